@@ -1,0 +1,267 @@
+//! The provider-neutral event type.
+//!
+//! Each agent adapter (Claude Code today; Codex and ACP agents next) translates its own wire
+//! lines into [`AgentEvent`]s, and the session state machine (`session_state`) reduces them.
+//! Nothing here names a provider's wire format.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// What an agent told us, in provider-neutral terms.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AgentEvent {
+    /// The agent answered the handshake: it is connected.
+    Connected(AgentInfo),
+    /// A turn begins (Claude: `system/init`, emitted before every turn).
+    TurnStarted {
+        agent_session_id: String,
+        model: Option<String>,
+        permission_mode: Option<String>,
+    },
+    /// A model request is going out.
+    Requesting,
+    PermissionModeChanged(String),
+    ModelChanged(Option<String>),
+    /// A failed model request is about to be retried.
+    Retrying(RetryInfo),
+    /// A new model message starts streaming: any partial text so far is void.
+    MessageStarted {
+        message_id: String,
+    },
+    /// Streamed text of the top-level agent.
+    TextDelta {
+        text: String,
+    },
+    /// Streamed thinking of the top-level agent.
+    ThinkingDelta {
+        text: String,
+    },
+    /// A completed block of a model message. `parent` is the tool-use id of the subagent call
+    /// that produced it (`None` for the top-level agent).
+    Block {
+        message_id: String,
+        parent: Option<String>,
+        block: AgentBlock,
+        usage: Option<TokenUsage>,
+        model: Option<String>,
+    },
+    /// The agent's own error message in place of a model answer (API error after retries).
+    ApiError {
+        parent: Option<String>,
+        message: String,
+        status: Option<u16>,
+        kind: Option<String>,
+    },
+    ToolResult {
+        parent: Option<String>,
+        tool_use_id: String,
+        text: String,
+        is_error: bool,
+        structured: Option<Value>,
+    },
+    /// A subagent's prompt (the first user message of its conversation).
+    SubagentPrompt {
+        parent: String,
+        text: String,
+    },
+    /// The agent echoed a user message it received (delivery acknowledgement).
+    UserEcho {
+        text: String,
+    },
+    /// The agent marked the conversation as interrupted.
+    InterruptMarker,
+    /// The agent continued by itself after a cut-off answer.
+    SyntheticContinuation,
+    PermissionRequest(PermissionRequest),
+    QuestionRequest(QuestionRequest),
+    /// A pending request (permission or question) was withdrawn by the agent.
+    RequestWithdrawn {
+        request_id: String,
+    },
+    SubagentStarted(SubagentStart),
+    SubagentProgress(SubagentProgress),
+    /// A subagent finished (any terminal status).
+    SubagentSettled {
+        task_id: String,
+        status: String,
+        summary: Option<String>,
+    },
+    /// The full set of live background tasks (replace semantics).
+    BackgroundTasks {
+        task_ids: Vec<String>,
+    },
+    Compacted {
+        trigger: Option<String>,
+        pre_tokens: Option<u64>,
+    },
+    /// The end of a turn.
+    TurnEnded(TurnEnd),
+    /// The answer to a host request such as set_model (informational).
+    RequestFailed {
+        what: String,
+        error: String,
+    },
+    /// Something worth a line in the log that fits no other event (unknown line kinds, …).
+    Note {
+        level: NoteLevel,
+        text: String,
+    },
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AgentInfo {
+    pub version: Option<String>,
+    pub models: Vec<ModelChoice>,
+    pub commands: Vec<CommandInfo>,
+    pub account: Option<Account>,
+    pub permission_mode: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModelChoice {
+    pub id: String,
+    pub display_name: Option<String>,
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CommandInfo {
+    pub name: String,
+    pub description: Option<String>,
+    pub argument_hint: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Account {
+    pub api_key_source: Option<String>,
+    pub api_provider: Option<String>,
+    pub email: Option<String>,
+    pub subscription: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RetryInfo {
+    pub attempt: u32,
+    pub max: u32,
+    pub delay_ms: u64,
+    pub status: Option<u16>,
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenUsage {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_creation: u64,
+}
+
+impl TokenUsage {
+    pub fn context(&self) -> u64 {
+        self.input + self.cache_read + self.cache_creation
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum AgentBlock {
+    Text(String),
+    Thinking(String),
+    ToolUse {
+        id: String,
+        name: String,
+        input: Value,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PermissionRequest {
+    pub request_id: String,
+    pub tool: String,
+    pub input: Value,
+    pub description: Option<String>,
+    /// Scopes the agent offers for "always allow", each echoed back unchanged when chosen.
+    pub suggestions: Vec<Value>,
+    pub tool_use_id: Option<String>,
+    /// Set when a subagent asks.
+    pub agent_id: Option<String>,
+    pub blocked_path: Option<String>,
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QuestionRequest {
+    pub request_id: String,
+    pub questions: Vec<Question>,
+    /// The tool input as the agent sent it (answers are merged into it).
+    pub input: Value,
+    pub tool_use_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Question {
+    pub question: String,
+    pub header: Option<String>,
+    pub options: Vec<QuestionOption>,
+    pub multi_select: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct QuestionOption {
+    pub label: String,
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubagentStart {
+    pub task_id: String,
+    pub tool_use_id: Option<String>,
+    pub description: Option<String>,
+    pub subagent_type: Option<String>,
+    pub background: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubagentProgress {
+    pub task_id: String,
+    pub last_tool: Option<String>,
+    pub tokens: u64,
+    pub tool_uses: u64,
+    pub elapsed_ms: u64,
+}
+
+/// How a turn ended, classified.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnEnd {
+    pub outcome: TurnOutcome,
+    pub agent_session_id: Option<String>,
+    /// Cumulative cost reported by this agent process, if the agent reports one.
+    pub process_cost_usd: Option<f64>,
+    pub context_window: Option<u64>,
+    pub denials: Vec<String>,
+    pub final_text: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TurnOutcome {
+    Completed,
+    /// Stopped by the user (or by codiva on their behalf).
+    Interrupted,
+    NeedsLogin {
+        message: String,
+    },
+    RateLimited {
+        message: String,
+    },
+    Failed {
+        message: String,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoteLevel {
+    Info,
+    Warning,
+    Error,
+}

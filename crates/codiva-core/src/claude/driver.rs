@@ -1,0 +1,651 @@
+//! The task behind a Claude Code session: owns the process, its stdin, the translator and the
+//! state machine. One task per session; front ends talk to it over channels only.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use codiva_wire::claude::{
+    self, CliRequest, HostRequest, Inbound, InputBlock, Outbound, PermissionDecision, UserInput,
+};
+use serde_json::{Map, Value, json};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use super::launch::{self, LaunchOptions};
+use super::translate::Translator;
+use crate::agent_event::{AgentEvent, NoteLevel, TurnOutcome};
+use crate::process::{
+    self, ExitInfo, LineReader, ProcessControl, ReadLine, SpawnSpec, StdinWriter,
+};
+use crate::session::{
+    ClaudeSessionConfig, PermissionResponse, QuestionResponse, SessionCommand, SessionHandle,
+};
+use crate::session_state::{Input, Prompt, PromptResolution, SessionEvent, SessionState};
+use crate::wire_log::{self, Direction, WireLog};
+
+/// How long an interrupted turn may take to end before the process is stopped.
+const INTERRUPT_GRACE: Duration = Duration::from_secs(10);
+/// How long a stopping process may take after stdin closed before it is signalled.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+const TICK: Duration = Duration::from_secs(15);
+/// Events buffered towards a slow front end before the session waits for it.
+const EVENT_BUFFER: usize = 1024;
+
+/// Starts a Claude Code session; `first` is sent as soon as the process runs.
+pub fn start(config: ClaudeSessionConfig, first: Option<UserInput>) -> SessionHandle {
+    let (command_tx, command_rx) = mpsc::unbounded_channel();
+    let (event_tx, event_rx) = mpsc::channel(EVENT_BUFFER);
+    let driver = Driver::new(config, event_tx);
+    let task = tokio::spawn(driver.run(command_rx, first));
+    SessionHandle::new(command_tx, event_rx, task)
+}
+
+type SharedWireLog = Arc<Mutex<WireLog>>;
+
+enum FromAgent {
+    Line {
+        epoch: u64,
+        line: Inbound,
+    },
+    Unreadable {
+        epoch: u64,
+        error: String,
+    },
+    Oversized {
+        epoch: u64,
+        bytes: u64,
+    },
+    Exited {
+        epoch: u64,
+        info: ExitInfo,
+        stderr: String,
+    },
+}
+
+struct Live {
+    /// `None` once closed (the process is stopping).
+    stdin: Option<StdinWriter>,
+    control: ProcessControl,
+    translator: Translator,
+}
+
+struct Driver {
+    config: ClaudeSessionConfig,
+    events: mpsc::Sender<SessionEvent>,
+    state: SessionState,
+    started: Instant,
+    live: Option<Live>,
+    epoch: u64,
+    stopping: bool,
+    restarts: u32,
+    request_seq: u64,
+    model: Option<String>,
+    permission_mode: Option<String>,
+    interrupt_deadline: Option<Instant>,
+    wire: Option<SharedWireLog>,
+    agent_tx: mpsc::Sender<FromAgent>,
+    agent_rx: mpsc::Receiver<FromAgent>,
+}
+
+impl Driver {
+    fn new(config: ClaudeSessionConfig, events: mpsc::Sender<SessionEvent>) -> Self {
+        let wire = config.wire_log.clone().and_then(|path| {
+            match WireLog::open(path.clone(), wire_log::DEFAULT_CAP) {
+                Ok(log) => Some(Arc::new(Mutex::new(log))),
+                Err(err) => {
+                    tracing::warn!(path = %path.display(), %err, "cannot open the wire log");
+                    None
+                }
+            }
+        });
+        let (agent_tx, agent_rx) = mpsc::channel(256);
+        Driver {
+            model: config.model.clone(),
+            permission_mode: config.permission_mode.clone(),
+            config,
+            events,
+            state: SessionState::new(),
+            started: Instant::now(),
+            live: None,
+            epoch: 0,
+            stopping: false,
+            restarts: 0,
+            request_seq: 0,
+            interrupt_deadline: None,
+            wire,
+            agent_tx,
+            agent_rx,
+        }
+    }
+
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    fn apply(&mut self, input: Input) {
+        let now = self.now_ms();
+        self.state.apply(now, input);
+    }
+
+    async fn flush(&mut self) {
+        for event in self.state.drain_events() {
+            // A front end that went away must not stop the session from cleaning up.
+            let _ = self.events.send(event).await;
+        }
+    }
+
+    async fn run(
+        mut self,
+        mut commands: mpsc::UnboundedReceiver<SessionCommand>,
+        first: Option<UserInput>,
+    ) {
+        if let Some(first) = first {
+            self.send_user(first).await;
+        } else {
+            self.flush().await;
+        }
+        let mut tick = tokio::time::interval(TICK);
+        tick.tick().await;
+        loop {
+            tokio::select! {
+                command = commands.recv() => match command {
+                    None | Some(SessionCommand::Shutdown) => break,
+                    Some(command) => self.command(command).await,
+                },
+                Some(message) = self.agent_rx.recv() => self.from_agent(message).await,
+                _ = tick.tick() => {
+                    self.apply(Input::Tick);
+                    self.check_interrupt_deadline().await;
+                }
+            }
+            self.flush().await;
+        }
+        self.shutdown().await;
+        self.flush().await;
+    }
+
+    // -- commands -----------------------------------------------------------------------------
+
+    async fn command(&mut self, command: SessionCommand) {
+        match command {
+            SessionCommand::Send(input) => self.send_user(input).await,
+            SessionCommand::Interrupt => self.interrupt().await,
+            SessionCommand::RespondPermission {
+                request_id,
+                response,
+            } => self.respond_permission(request_id, response).await,
+            SessionCommand::AnswerQuestion {
+                request_id,
+                response,
+            } => self.answer_question(request_id, response).await,
+            SessionCommand::SetModel(model) => {
+                self.model = model.clone();
+                if self.live.is_some() {
+                    self.request(HostRequest::SetModel(model)).await;
+                }
+            }
+            SessionCommand::SetPermissionMode(mode) => {
+                self.permission_mode = Some(mode.clone());
+                if self.live.is_some() {
+                    self.request(HostRequest::SetPermissionMode(mode)).await;
+                }
+            }
+            SessionCommand::Snapshot(reply) => {
+                let _ = reply.send(self.state.snapshot());
+            }
+            SessionCommand::Shutdown => {}
+        }
+    }
+
+    async fn send_user(&mut self, input: UserInput) {
+        if self.live.is_none() {
+            let resume = self
+                .state
+                .agent_session_id()
+                .map(str::to_owned)
+                .or_else(|| self.config.resume.clone());
+            if !self.spawn_process(resume).await {
+                return;
+            }
+        }
+        let text = input
+            .blocks
+            .iter()
+            .map(|block| match block {
+                InputBlock::Text(text) => text.as_str(),
+                InputBlock::Image { .. } => "[image]",
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        self.write(&Outbound::User(input)).await;
+        self.apply(Input::UserSent { text });
+    }
+
+    async fn interrupt(&mut self) {
+        if self.live.is_none() || !self.state.turn_open() {
+            return;
+        }
+        self.request(HostRequest::Interrupt).await;
+        self.apply(Input::InterruptRequested);
+        self.interrupt_deadline = Some(Instant::now() + INTERRUPT_GRACE);
+    }
+
+    async fn respond_permission(&mut self, request_id: String, response: PermissionResponse) {
+        let Some(Prompt::Permission(request)) = self.state.prompt(&request_id).cloned() else {
+            return;
+        };
+        let (decision, resolution, stop) = match response {
+            PermissionResponse::Allow => (
+                allow(request.input, Vec::new()),
+                PromptResolution::Allowed,
+                false,
+            ),
+            PermissionResponse::AllowAlways { suggestion } => {
+                let rules = match suggestion.and_then(|index| request.suggestions.get(index)) {
+                    Some(chosen) => vec![chosen.clone()],
+                    None => vec![json!({
+                        "type": "addRules",
+                        "rules": [{"toolName": request.tool}],
+                        "behavior": "allow",
+                        "destination": "session",
+                    })],
+                };
+                (
+                    allow(request.input, rules),
+                    PromptResolution::Allowed,
+                    false,
+                )
+            }
+            PermissionResponse::Deny { message } => (
+                PermissionDecision::Deny {
+                    message,
+                    interrupt: false,
+                },
+                PromptResolution::Denied,
+                false,
+            ),
+            PermissionResponse::DenyAndStop { message } => (
+                PermissionDecision::Deny {
+                    message,
+                    interrupt: true,
+                },
+                PromptResolution::Denied,
+                true,
+            ),
+        };
+        self.write(&Outbound::Permission {
+            request_id: request_id.clone(),
+            decision,
+        })
+        .await;
+        self.apply(Input::PromptAnswered {
+            request_id,
+            resolution,
+        });
+        if stop {
+            self.apply(Input::InterruptRequested);
+            self.interrupt_deadline = Some(Instant::now() + INTERRUPT_GRACE);
+        }
+    }
+
+    async fn answer_question(&mut self, request_id: String, response: QuestionResponse) {
+        let Some(Prompt::Question(request)) = self.state.prompt(&request_id).cloned() else {
+            return;
+        };
+        let (decision, resolution) = match response {
+            QuestionResponse::Answers(answers) => {
+                let mut input = match request.input {
+                    Value::Object(map) => map,
+                    _ => Map::new(),
+                };
+                let answers: Map<String, Value> = answers
+                    .into_iter()
+                    .map(|(question, labels)| (question, Value::String(labels.join(", "))))
+                    .collect();
+                input.insert("answers".to_owned(), Value::Object(answers));
+                (
+                    allow(Value::Object(input), Vec::new()),
+                    PromptResolution::Answered,
+                )
+            }
+            QuestionResponse::Decline { message } => (
+                PermissionDecision::Deny {
+                    message: message.unwrap_or_else(|| {
+                        "The user declined to answer these questions.".to_owned()
+                    }),
+                    interrupt: false,
+                },
+                PromptResolution::Declined,
+            ),
+        };
+        self.write(&Outbound::Permission {
+            request_id: request_id.clone(),
+            decision,
+        })
+        .await;
+        self.apply(Input::PromptAnswered {
+            request_id,
+            resolution,
+        });
+    }
+
+    // -- the process --------------------------------------------------------------------------
+
+    async fn spawn_process(&mut self, resume: Option<String>) -> bool {
+        self.epoch += 1;
+        self.stopping = false;
+        let options = LaunchOptions {
+            model: self.model.clone(),
+            permission_mode: self.permission_mode.clone(),
+            resume,
+            append_system_prompt: self.config.append_system_prompt.clone(),
+        };
+        let spec = SpawnSpec {
+            program: self.config.program.clone(),
+            args: launch::args(&options),
+            cwd: self.config.cwd.clone(),
+            env: self.config.env.clone(),
+            label: "claude".to_owned(),
+        };
+        let spawned = process::spawn(spec, self.config.registry.as_deref()).await;
+        let agent = match spawned {
+            Ok(agent) => agent,
+            Err(err) => {
+                self.apply(Input::SpawnFailed {
+                    message: format!("cannot start Claude Code: {err}"),
+                });
+                return false;
+            }
+        };
+        tokio::spawn(read_agent(
+            agent.stdout,
+            agent.control.clone(),
+            self.epoch,
+            self.agent_tx.clone(),
+            self.wire.clone(),
+        ));
+        self.live = Some(Live {
+            stdin: Some(agent.stdin),
+            control: agent.control,
+            translator: Translator::new(),
+        });
+        self.apply(Input::ProcessStarted);
+        self.request(HostRequest::Initialize).await;
+        true
+    }
+
+    async fn request(&mut self, request: HostRequest) {
+        self.request_seq += 1;
+        let request_id = format!("codiva_{}", self.request_seq);
+        if let Some(live) = self.live.as_mut() {
+            live.translator.sent_request(&request_id, &request);
+        }
+        self.write(&Outbound::Request {
+            request_id,
+            request,
+        })
+        .await;
+    }
+
+    /// The only path to the agent's stdin: one encoded line at a time.
+    async fn write(&mut self, message: &Outbound) {
+        let line = claude::encode(message);
+        if let Some(wire) = &self.wire
+            && let Ok(mut wire) = wire.lock()
+        {
+            wire.write(Direction::ToAgent, line.as_str().as_bytes());
+        }
+        let Some(stdin) = self.live.as_mut().and_then(|live| live.stdin.as_mut()) else {
+            return;
+        };
+        if let Err(err) = stdin.write_line(line.as_str()).await {
+            // The process is going away; its exit is reported by the reader.
+            tracing::debug!(%err, "write to the agent failed");
+        }
+    }
+
+    async fn from_agent(&mut self, message: FromAgent) {
+        match message {
+            FromAgent::Line { epoch, line } if epoch == self.epoch => self.agent_line(line).await,
+            FromAgent::Unreadable { epoch, error } if epoch == self.epoch => {
+                tracing::warn!(%error, "unreadable line from the agent");
+                self.apply(Input::Agent(AgentEvent::Note {
+                    level: NoteLevel::Warning,
+                    text: format!("skipped an unreadable line from the agent ({error})"),
+                }));
+            }
+            FromAgent::Oversized { epoch, bytes } if epoch == self.epoch => {
+                self.apply(Input::Agent(AgentEvent::Note {
+                    level: NoteLevel::Warning,
+                    text: format!(
+                        "skipped a line of {bytes} bytes from the agent (over the limit)"
+                    ),
+                }));
+            }
+            FromAgent::Exited {
+                epoch,
+                info,
+                stderr,
+            } if epoch == self.epoch => self.exited(info, stderr).await,
+            // Anything from an earlier process is fenced off.
+            _ => {}
+        }
+    }
+
+    async fn agent_line(&mut self, line: Inbound) {
+        if let Inbound::ControlRequest(request) = &line {
+            match &request.request {
+                CliRequest::CanUseTool(_) => {}
+                CliRequest::HookCallback { .. } => {
+                    let answer = Outbound::HookAnswer {
+                        request_id: request.request_id.clone(),
+                        output: json!({}),
+                    };
+                    self.write(&answer).await;
+                }
+                CliRequest::Unknown { subtype } => {
+                    let answer = Outbound::Unsupported {
+                        request_id: request.request_id.clone(),
+                        subtype: subtype.clone(),
+                    };
+                    self.write(&answer).await;
+                }
+            }
+        }
+        let Some(live) = self.live.as_mut() else {
+            return;
+        };
+        let events = live.translator.translate(line);
+        for event in events {
+            match event {
+                AgentEvent::PermissionRequest(request) if self.state.current_turn_cancelled() => {
+                    self.deny_late(request.request_id).await;
+                }
+                AgentEvent::QuestionRequest(request) if self.state.current_turn_cancelled() => {
+                    self.deny_late(request.request_id).await;
+                }
+                AgentEvent::TurnEnded(end) => {
+                    if end.outcome == TurnOutcome::Completed {
+                        self.restarts = 0;
+                    }
+                    self.apply(Input::Agent(AgentEvent::TurnEnded(end)));
+                    if !self.state.turn_open() {
+                        self.interrupt_deadline = None;
+                    }
+                }
+                event => self.apply(Input::Agent(event)),
+            }
+        }
+    }
+
+    /// A prompt of a turn the user already stopped: refuse it without asking anyone.
+    async fn deny_late(&mut self, request_id: String) {
+        self.write(&Outbound::Permission {
+            request_id,
+            decision: PermissionDecision::Deny {
+                message: "The user interrupted this turn.".to_owned(),
+                interrupt: true,
+            },
+        })
+        .await;
+    }
+
+    async fn exited(&mut self, info: ExitInfo, stderr: String) {
+        let requested = self.stopping;
+        self.live = None;
+        self.interrupt_deadline = None;
+        let (code, signal) = match info {
+            ExitInfo::Code(code) => (Some(code), None),
+            ExitInfo::Signal(signal) => (None, Some(signal)),
+            ExitInfo::Unknown => (None, None),
+        };
+        self.apply(Input::ProcessExited {
+            code,
+            signal,
+            stderr_tail: stderr,
+            requested,
+        });
+        if requested {
+            return;
+        }
+        let Some(resume) = self.state.agent_session_id().map(str::to_owned) else {
+            return;
+        };
+        if self.restarts >= self.config.max_restarts {
+            self.apply(Input::Agent(AgentEvent::Note {
+                level: NoteLevel::Warning,
+                text: format!(
+                    "the agent exited {} times in a row; it starts again on the next message",
+                    self.restarts + 1
+                ),
+            }));
+            return;
+        }
+        self.restarts += 1;
+        self.apply(Input::Agent(AgentEvent::Note {
+            level: NoteLevel::Info,
+            text: format!(
+                "restarting the agent ({}/{})",
+                self.restarts, self.config.max_restarts
+            ),
+        }));
+        self.flush().await;
+        self.spawn_process(Some(resume)).await;
+    }
+
+    async fn check_interrupt_deadline(&mut self) {
+        let Some(deadline) = self.interrupt_deadline else {
+            return;
+        };
+        if Instant::now() < deadline || !self.state.turn_open() {
+            return;
+        }
+        self.interrupt_deadline = None;
+        self.apply(Input::Agent(AgentEvent::Note {
+            level: NoteLevel::Warning,
+            text: "the agent did not stop after the interrupt; stopping its process".to_owned(),
+        }));
+        self.stop_process().await;
+    }
+
+    /// Stops the live process (graceful, then escalating) and applies everything it wrote
+    /// before it ended, then its exit.
+    async fn stop_process(&mut self) {
+        let Some(live) = self.live.as_mut() else {
+            return;
+        };
+        self.stopping = true;
+        let stdin = live.stdin.take();
+        let control = live.control.clone();
+        control.shutdown(stdin, SHUTDOWN_GRACE).await;
+        let epoch = self.epoch;
+        while let Ok(Some(message)) =
+            tokio::time::timeout(Duration::from_secs(5), self.agent_rx.recv()).await
+        {
+            let last = matches!(message, FromAgent::Exited { epoch: e, .. } if e == epoch);
+            self.from_agent(message).await;
+            if last {
+                break;
+            }
+        }
+        self.live = None;
+        self.stopping = false;
+    }
+
+    async fn shutdown(&mut self) {
+        if self.live.is_none() {
+            return;
+        }
+        if self.state.turn_open() {
+            self.request(HostRequest::Interrupt).await;
+            self.apply(Input::InterruptRequested);
+        }
+        self.stop_process().await;
+    }
+}
+
+fn allow(input: Value, updated_permissions: Vec<Value>) -> PermissionDecision {
+    PermissionDecision::Allow {
+        updated_input: Some(input),
+        updated_permissions,
+    }
+}
+
+/// Reads the agent's stdout until EOF, then waits for the process and reports its exit, so
+/// that the exit always comes after the last line.
+async fn read_agent(
+    mut reader: LineReader<tokio::process::ChildStdout>,
+    control: ProcessControl,
+    epoch: u64,
+    tx: mpsc::Sender<FromAgent>,
+    wire: Option<SharedWireLog>,
+) {
+    loop {
+        let message = match reader.next_line().await {
+            Ok(Some(ReadLine::Line(bytes))) => {
+                if bytes.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                if let Some(wire) = &wire
+                    && let Ok(mut wire) = wire.lock()
+                {
+                    wire.write(Direction::FromAgent, &bytes);
+                }
+                match claude::parse_line(&bytes) {
+                    Ok(line) => FromAgent::Line { epoch, line },
+                    Err(err) => FromAgent::Unreadable {
+                        epoch,
+                        error: err.to_string(),
+                    },
+                }
+            }
+            Ok(Some(ReadLine::Oversized { bytes })) => {
+                if let Some(wire) = &wire
+                    && let Ok(mut wire) = wire.lock()
+                {
+                    wire.write(
+                        Direction::Note,
+                        format!("skipped an oversized line of {bytes} bytes").as_bytes(),
+                    );
+                }
+                FromAgent::Oversized { epoch, bytes }
+            }
+            Ok(None) => break,
+            Err(err) => {
+                tracing::warn!(%err, "reading the agent's stdout failed");
+                break;
+            }
+        };
+        if tx.send(message).await.is_err() {
+            return;
+        }
+    }
+    let info = control.wait().await;
+    let _ = tx
+        .send(FromAgent::Exited {
+            epoch,
+            info,
+            stderr: control.stderr_tail(),
+        })
+        .await;
+}

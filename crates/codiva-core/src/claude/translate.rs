@@ -1,0 +1,418 @@
+//! Claude Code stream-json lines → provider-neutral [`AgentEvent`]s.
+
+use std::collections::HashMap;
+
+use codiva_wire::claude::{
+    ApiStreamEvent, AssistantLine, CliRequest, ContentBlock, Delta, HostRequest, Inbound,
+    InitializeResponse, ResultLine, System, UserLine,
+};
+use serde_json::Value;
+
+use crate::agent_event::{
+    Account, AgentBlock, AgentEvent, AgentInfo, CommandInfo, ModelChoice, NoteLevel,
+    PermissionRequest, Question, QuestionOption, QuestionRequest, RetryInfo, SubagentProgress,
+    SubagentStart, TokenUsage, TurnEnd, TurnOutcome,
+};
+
+/// The tool through which Claude Code asks the user questions.
+pub const ASK_USER_QUESTION: &str = "AskUserQuestion";
+
+/// Stateful translator for one CLI process.
+#[derive(Debug, Default)]
+pub struct Translator {
+    /// Host requests sent and not answered yet, by request id.
+    pending: HashMap<String, HostRequest>,
+    /// The last API error seen in the current turn (`error` of a synthetic message).
+    last_api_error: Option<(Option<String>, String)>,
+}
+
+impl Translator {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Remembers a host request so that its answer can be interpreted.
+    pub fn sent_request(&mut self, request_id: &str, request: &HostRequest) {
+        self.pending.insert(request_id.to_owned(), request.clone());
+    }
+
+    pub fn translate(&mut self, line: Inbound) -> Vec<AgentEvent> {
+        match line {
+            Inbound::System(system) => self.system(system),
+            Inbound::StreamEvent(event) => {
+                if event.parent_tool_use_id.is_some() {
+                    return Vec::new();
+                }
+                match event.event {
+                    ApiStreamEvent::MessageStart { message } => vec![AgentEvent::MessageStarted {
+                        message_id: message.id,
+                    }],
+                    ApiStreamEvent::ContentBlockDelta { delta, .. } => match delta {
+                        Delta::TextDelta { text } => vec![AgentEvent::TextDelta { text }],
+                        Delta::ThinkingDelta { thinking } => {
+                            vec![AgentEvent::ThinkingDelta { text: thinking }]
+                        }
+                        _ => Vec::new(),
+                    },
+                    _ => Vec::new(),
+                }
+            }
+            Inbound::Assistant(line) => self.assistant(line),
+            Inbound::User(line) => user(line),
+            Inbound::Result(result) => vec![self.result(result)],
+            Inbound::ControlRequest(request) => match request.request {
+                CliRequest::CanUseTool(ask) => {
+                    if ask.tool_name == ASK_USER_QUESTION {
+                        vec![AgentEvent::QuestionRequest(QuestionRequest {
+                            request_id: request.request_id,
+                            questions: parse_questions(&ask.input),
+                            input: ask.input,
+                            tool_use_id: ask.tool_use_id,
+                        })]
+                    } else {
+                        vec![AgentEvent::PermissionRequest(PermissionRequest {
+                            request_id: request.request_id,
+                            tool: ask.tool_name,
+                            input: ask.input,
+                            description: ask.description,
+                            suggestions: ask.permission_suggestions,
+                            tool_use_id: ask.tool_use_id,
+                            agent_id: ask.agent_id,
+                            blocked_path: ask.blocked_path,
+                            reason: ask.decision_reason,
+                        })]
+                    }
+                }
+                // Answered by the session (codiva registers no hooks / supports no other
+                // requests); nothing for the state machine.
+                CliRequest::HookCallback { .. } | CliRequest::Unknown { .. } => Vec::new(),
+            },
+            Inbound::ControlCancelRequest(cancel) => vec![AgentEvent::RequestWithdrawn {
+                request_id: cancel.request_id,
+            }],
+            Inbound::ControlResponse(response) => {
+                let body = response.response;
+                // Echoes of our own answers (--replay-user-messages) carry ids we never sent
+                // a request with: they are ignored here.
+                let Some(request) = self.pending.remove(&body.request_id) else {
+                    return Vec::new();
+                };
+                if !body.is_success() {
+                    return vec![AgentEvent::RequestFailed {
+                        what: request.subtype().to_owned(),
+                        error: body.error.unwrap_or_else(|| "unknown error".to_owned()),
+                    }];
+                }
+                let answer = body.response.unwrap_or(Value::Null);
+                match request {
+                    HostRequest::Initialize => vec![AgentEvent::Connected(agent_info(answer))],
+                    HostRequest::SetModel(_) => vec![AgentEvent::ModelChanged(
+                        answer
+                            .get("model")
+                            .and_then(Value::as_str)
+                            .map(str::to_owned),
+                    )],
+                    HostRequest::SetPermissionMode(mode) => {
+                        vec![AgentEvent::PermissionModeChanged(
+                            answer
+                                .get("mode")
+                                .and_then(Value::as_str)
+                                .map(str::to_owned)
+                                .unwrap_or(mode),
+                        )]
+                    }
+                    HostRequest::Interrupt => Vec::new(),
+                }
+            }
+            Inbound::Unknown { kind } => vec![AgentEvent::Note {
+                level: NoteLevel::Info,
+                text: format!("ignored an unknown line kind from the agent: {kind}"),
+            }],
+        }
+    }
+
+    fn system(&mut self, system: System) -> Vec<AgentEvent> {
+        match system {
+            System::Init(init) => {
+                self.last_api_error = None;
+                vec![AgentEvent::TurnStarted {
+                    agent_session_id: init.session_id,
+                    model: init.model,
+                    permission_mode: init.permission_mode,
+                }]
+            }
+            System::Status(status) => {
+                let mut events = Vec::new();
+                if status.status.as_deref() == Some("requesting") {
+                    events.push(AgentEvent::Requesting);
+                }
+                if let Some(mode) = status.permission_mode {
+                    events.push(AgentEvent::PermissionModeChanged(mode));
+                }
+                events
+            }
+            System::ApiRetry(retry) => vec![AgentEvent::Retrying(RetryInfo {
+                attempt: retry.attempt,
+                max: retry.max_retries,
+                delay_ms: retry.retry_delay_ms,
+                status: retry.error_status,
+                error: retry.error,
+            })],
+            System::ThinkingTokens(_) => Vec::new(),
+            System::TaskStarted(task) => vec![AgentEvent::SubagentStarted(SubagentStart {
+                task_id: task.task_id,
+                tool_use_id: task.tool_use_id,
+                description: task.description,
+                subagent_type: task.subagent_type,
+                background: task.is_backgrounded,
+            })],
+            System::TaskProgress(progress) => {
+                let usage = progress.usage.unwrap_or_default();
+                vec![AgentEvent::SubagentProgress(SubagentProgress {
+                    task_id: progress.task_id,
+                    last_tool: progress.last_tool_name,
+                    tokens: usage.total_tokens,
+                    tool_uses: usage.tool_uses,
+                    elapsed_ms: usage.duration_ms,
+                })]
+            }
+            System::TaskUpdated(update) => match update.patch.status.as_deref() {
+                // `paused` is still alive; only terminal statuses settle a task.
+                Some(status @ ("completed" | "failed" | "killed" | "stopped" | "cancelled")) => {
+                    vec![AgentEvent::SubagentSettled {
+                        task_id: update.task_id,
+                        status: status.to_owned(),
+                        summary: None,
+                    }]
+                }
+                _ => Vec::new(),
+            },
+            System::TaskNotification(note) => vec![AgentEvent::SubagentSettled {
+                task_id: note.task_id,
+                status: note.status.unwrap_or_else(|| "completed".to_owned()),
+                summary: note.summary,
+            }],
+            System::BackgroundTasksChanged(changed) => vec![AgentEvent::BackgroundTasks {
+                task_ids: changed.tasks.into_iter().map(|task| task.task_id).collect(),
+            }],
+            System::CompactBoundary(compact) => {
+                let meta = compact.compact_metadata.unwrap_or_default();
+                vec![AgentEvent::Compacted {
+                    trigger: meta.trigger,
+                    pre_tokens: meta.pre_tokens,
+                }]
+            }
+            System::Unknown { subtype } => vec![AgentEvent::Note {
+                level: NoteLevel::Info,
+                text: format!("ignored an unknown system line from the agent: {subtype}"),
+            }],
+        }
+    }
+
+    fn assistant(&mut self, line: AssistantLine) -> Vec<AgentEvent> {
+        if line.is_synthetic() {
+            let message = line
+                .message
+                .content
+                .iter()
+                .filter_map(|block| match block {
+                    ContentBlock::Text { text } => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            self.last_api_error = Some((line.error.clone(), message.clone()));
+            return vec![AgentEvent::ApiError {
+                parent: line.parent_tool_use_id,
+                message,
+                status: line.api_error_status,
+                kind: line.error,
+            }];
+        }
+        let usage = line.message.usage.map(|usage| TokenUsage {
+            input: usage.input_tokens,
+            output: usage.output_tokens,
+            cache_read: usage.cache_read_input_tokens,
+            cache_creation: usage.cache_creation_input_tokens,
+        });
+        let message_id = line.message.id;
+        let model = line.message.model;
+        line.message
+            .content
+            .into_iter()
+            .filter_map(|block| {
+                let block = match block {
+                    ContentBlock::Text { text } => AgentBlock::Text(text),
+                    ContentBlock::Thinking { thinking, .. } => AgentBlock::Thinking(thinking),
+                    ContentBlock::ToolUse { id, name, input } => {
+                        AgentBlock::ToolUse { id, name, input }
+                    }
+                    _ => return None,
+                };
+                Some(AgentEvent::Block {
+                    message_id: message_id.clone(),
+                    parent: line.parent_tool_use_id.clone(),
+                    block,
+                    usage,
+                    model: model.clone(),
+                })
+            })
+            .collect()
+    }
+
+    fn result(&mut self, result: ResultLine) -> AgentEvent {
+        let last_error = self.last_api_error.take();
+        let text = || {
+            result
+                .result
+                .clone()
+                .or_else(|| last_error.as_ref().map(|(_, message)| message.clone()))
+                .filter(|text| !text.is_empty())
+                .or_else(|| result.errors.first().cloned())
+                .unwrap_or_else(|| format!("the agent reported an error ({})", result.subtype))
+        };
+        let outcome = match result.terminal_reason.as_deref() {
+            Some("aborted_streaming" | "aborted_tools") => TurnOutcome::Interrupted,
+            _ if !result.is_error => TurnOutcome::Completed,
+            _ => {
+                let kind = last_error.as_ref().and_then(|(kind, _)| kind.as_deref());
+                match (result.api_error_status, kind) {
+                    (Some(401 | 403), _) | (_, Some("authentication_failed")) => {
+                        TurnOutcome::NeedsLogin { message: text() }
+                    }
+                    (Some(429), _) | (_, Some("rate_limit")) => {
+                        TurnOutcome::RateLimited { message: text() }
+                    }
+                    _ => TurnOutcome::Failed { message: text() },
+                }
+            }
+        };
+        let context_window = result
+            .model_usage
+            .values()
+            .filter_map(|usage| usage.context_window)
+            .max();
+        let final_text = match outcome {
+            TurnOutcome::Completed => result.result.clone(),
+            _ => None,
+        };
+        AgentEvent::TurnEnded(TurnEnd {
+            outcome,
+            agent_session_id: result.session_id.filter(|id| !id.is_empty()),
+            process_cost_usd: result.total_cost_usd,
+            context_window,
+            denials: result
+                .permission_denials
+                .into_iter()
+                .map(|denial| denial.tool_name)
+                .collect(),
+            final_text,
+        })
+    }
+}
+
+fn user(line: UserLine) -> Vec<AgentEvent> {
+    if line.is_replay {
+        // Echo of our own message, or of a local command (`<local-command-stdout>` after
+        // set_model): a delivery acknowledgement, nothing new to show.
+        return vec![AgentEvent::UserEcho { text: line.text() }];
+    }
+    if line.is_interrupt_marker() {
+        return vec![AgentEvent::InterruptMarker];
+    }
+    if line.is_synthetic {
+        return vec![AgentEvent::SyntheticContinuation];
+    }
+    let results: Vec<AgentEvent> = line
+        .tool_results()
+        .filter_map(|block| match block {
+            ContentBlock::ToolResult {
+                tool_use_id,
+                content,
+                is_error,
+            } => Some(AgentEvent::ToolResult {
+                parent: line.parent_tool_use_id.clone(),
+                tool_use_id: tool_use_id.clone(),
+                text: content.to_text(),
+                is_error: *is_error,
+                structured: line.tool_use_result.clone(),
+            }),
+            _ => None,
+        })
+        .collect();
+    if !results.is_empty() {
+        return results;
+    }
+    let text = line.text();
+    match line.parent_tool_use_id {
+        Some(parent) => vec![AgentEvent::SubagentPrompt { parent, text }],
+        None => Vec::new(),
+    }
+}
+
+fn agent_info(answer: Value) -> AgentInfo {
+    let init: InitializeResponse = serde_json::from_value(answer).unwrap_or_default();
+    AgentInfo {
+        version: init.claude_code_version,
+        models: init
+            .models
+            .into_iter()
+            .map(|model| ModelChoice {
+                id: model.value,
+                display_name: model.display_name,
+                description: model.description,
+            })
+            .collect(),
+        commands: init
+            .commands
+            .into_iter()
+            .map(|command| CommandInfo {
+                name: command.name,
+                description: command.description,
+                argument_hint: command.argument_hint,
+            })
+            .collect(),
+        account: init.account.map(|account| Account {
+            api_key_source: account.api_key_source,
+            api_provider: account.api_provider,
+            email: account.email,
+            subscription: account.subscription_type,
+        }),
+        permission_mode: init.current_permission_mode,
+    }
+}
+
+/// Reads AskUserQuestion's `questions` (1–4 questions of 2–4 options each).
+pub fn parse_questions(input: &Value) -> Vec<Question> {
+    let Some(questions) = input.get("questions").and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    questions
+        .iter()
+        .map(|question| Question {
+            question: str_field(question, "question").unwrap_or_default(),
+            header: str_field(question, "header"),
+            multi_select: question
+                .get("multiSelect")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            options: question
+                .get("options")
+                .and_then(Value::as_array)
+                .map(|options| {
+                    options
+                        .iter()
+                        .map(|option| QuestionOption {
+                            label: str_field(option, "label").unwrap_or_default(),
+                            description: str_field(option, "description"),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+        })
+        .collect()
+}
+
+fn str_field(value: &Value, key: &str) -> Option<String> {
+    value.get(key).and_then(Value::as_str).map(str::to_owned)
+}

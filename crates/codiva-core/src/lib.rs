@@ -1,0 +1,13 @@
+//! codiva's core: agent processes, the provider-neutral event model, and the session state
+//! machine. Front ends (the TUI, `codiva exec`, `codiva serve`) drive it through
+//! [`session::SessionCommand`]s and receive [`session_state::SessionEvent`]s; they never spawn
+//! processes themselves.
+
+pub mod agent_event;
+pub mod claude;
+pub mod paths;
+pub mod process;
+pub mod session;
+pub mod session_log;
+pub mod session_state;
+pub mod wire_log;

@@ -1,0 +1,24 @@
+//! The process layer: the only place that builds `Command`s for agents.
+//!
+//! - [`spawn`](spawn::spawn) starts an agent CLI in its own process group with a scrubbed
+//!   environment, piped stdio, a bounded stderr tail and an escalating shutdown
+//!   ([`ProcessControl`]); dropping the last control handle SIGKILLs the whole group.
+//! - [`LineReader`] reads JSON lines from the agent's stdout with a hard bound on line length.
+//! - [`ChildRegistry`] records every live child on disk so that a later run can kill what a
+//!   crashed run left behind.
+//! - [`locate_program`] / [`probe_version`] find the agent binary and check its version.
+
+pub mod child_registry;
+pub mod line_reader;
+pub mod locate;
+pub mod procfs;
+mod signal;
+pub mod spawn;
+
+pub use child_registry::{ChildRecord, ChildRegistry, ReapOutcome, ReapedChild};
+pub use line_reader::{DEFAULT_MAX_LINE, LineReader, READ_CHUNK, ReadLine};
+pub use locate::{LocateError, ProbeError, Version, locate_program, probe_version, version_check};
+pub use spawn::{
+    AgentProcess, EnvPolicy, ExitInfo, ProcessControl, SCRUBBED_VARS, STDERR_TAIL_BYTES,
+    SpawnError, SpawnSpec, StdinWriter, spawn,
+};

@@ -1,0 +1,150 @@
+//! Reading process facts from `/proc` (Linux). On other systems every query answers `None`
+//! (or an empty list), which makes callers take their conservative path: the registry never
+//! kills anything it cannot identify.
+
+use std::io;
+
+/// The fields of `/proc/<pid>/stat` that codiva needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcStat {
+    /// Field 1.
+    pub pid: u32,
+    /// Field 3: `R`, `S`, `D`, `Z`, `T`, `X`, …
+    pub state: char,
+    /// Field 4.
+    pub ppid: u32,
+    /// Field 5: the process group id.
+    pub pgid: u32,
+    /// Field 22: the start time after boot, in clock ticks. Together with the pid and the boot
+    /// id it identifies a process across pid reuse.
+    pub start_time: u64,
+}
+
+impl ProcStat {
+    /// Whether the process has exited (a zombie waiting to be reaped, or dead).
+    pub fn is_exited(&self) -> bool {
+        matches!(self.state, 'Z' | 'X' | 'x')
+    }
+}
+
+/// Parses the text of `/proc/<pid>/stat`.
+///
+/// The second field (`comm`, in parentheses) may itself contain spaces and `)`, so the fields
+/// after it are found from the *last* `)`.
+pub fn parse_stat(text: &str) -> Option<ProcStat> {
+    let open = text.find('(')?;
+    let close = text.rfind(')')?;
+    if close < open {
+        return None;
+    }
+    let pid = text[..open].trim().parse().ok()?;
+    // Fields 3.. follow the comm field; index 0 here is field 3.
+    let rest: Vec<&str> = text[close + 1..].split_ascii_whitespace().collect();
+    let field = |n: usize| rest.get(n - 3).copied();
+    let mut state_chars = field(3)?.chars();
+    let state = state_chars.next()?;
+    if state_chars.next().is_some() {
+        return None;
+    }
+    Some(ProcStat {
+        pid,
+        state,
+        ppid: field(4)?.parse().ok()?,
+        pgid: field(5)?.parse().ok()?,
+        start_time: field(22)?.parse().ok()?,
+    })
+}
+
+/// Reads `/proc/<pid>/stat`; `None` if the process does not exist (or on non-Linux systems).
+pub fn read_stat(pid: u32) -> Option<ProcStat> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    parse_stat(&text)
+}
+
+/// The stat of the current process.
+pub fn read_self_stat() -> io::Result<ProcStat> {
+    if !cfg!(target_os = "linux") {
+        return Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "/proc is only read on Linux",
+        ));
+    }
+    let text = std::fs::read_to_string("/proc/self/stat")?;
+    parse_stat(&text).ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("unparseable /proc/self/stat: {text:?}"),
+        )
+    })
+}
+
+/// The kernel's boot id (`/proc/sys/kernel/random/boot_id`), which changes on every boot.
+pub fn boot_id() -> Option<String> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let text = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
+    let id = text.trim();
+    (!id.is_empty()).then(|| id.to_owned())
+}
+
+/// The processes currently in process group `pgid` that have not exited (zombies are left out:
+/// they are dead and only wait for their parent to reap them). Empty on non-Linux systems.
+pub fn live_group_members(pgid: u32) -> Vec<u32> {
+    if !cfg!(target_os = "linux") {
+        return Vec::new();
+    }
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut members: Vec<u32> = entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(read_stat)
+        .filter(|stat| stat.pgid == pgid && !stat.is_exited())
+        .map(|stat| stat.pid)
+        .collect();
+    members.sort_unstable();
+    members
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = "4242 (we ird) (name)) S 1 4242 4242 0 -1 4194560 29047 375247 0 203 \
+                          33 160 882 716 20 0 13 0 987654 41332736 2837 18446744073709551615 1 1";
+
+    #[test]
+    fn parses_comm_with_spaces_and_parens() {
+        let stat = parse_stat(SAMPLE).unwrap();
+        assert_eq!(
+            stat,
+            ProcStat {
+                pid: 4242,
+                state: 'S',
+                ppid: 1,
+                pgid: 4242,
+                start_time: 987654,
+            }
+        );
+    }
+
+    #[test]
+    fn rejects_truncated_stat() {
+        assert_eq!(parse_stat("12 (x) S 1 2"), None);
+        assert_eq!(parse_stat("garbage"), None);
+        assert_eq!(parse_stat(""), None);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn reads_own_stat_and_boot_id() {
+        let me = read_self_stat().unwrap();
+        assert_eq!(me.pid, std::process::id());
+        assert_eq!(read_stat(me.pid).unwrap().start_time, me.start_time);
+        assert!(boot_id().is_some());
+    }
+}

@@ -1,0 +1,164 @@
+//! A session as front ends see it: a handle that takes [`SessionCommand`]s and yields
+//! [`SessionEvent`]s. The task behind it owns the agent process, its stdin and the state; front
+//! ends never touch those.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use codiva_wire::claude::UserInput;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::process::{ChildRegistry, EnvPolicy};
+use crate::session_state::{SessionEvent, SessionSnapshot};
+
+/// What a front end can ask of a session.
+#[derive(Debug)]
+pub enum SessionCommand {
+    /// Send a message: starts a turn, or is queued behind the running one (as the CLI does).
+    Send(UserInput),
+    /// Stop the running turn (the session stays usable).
+    Interrupt,
+    RespondPermission {
+        request_id: String,
+        response: PermissionResponse,
+    },
+    AnswerQuestion {
+        request_id: String,
+        response: QuestionResponse,
+    },
+    /// `None` returns to the agent's default model.
+    SetModel(Option<String>),
+    SetPermissionMode(String),
+    /// A copy of the state as it is now.
+    Snapshot(oneshot::Sender<SessionSnapshot>),
+    /// Stop the agent process gracefully and end the task.
+    Shutdown,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum PermissionResponse {
+    Allow,
+    /// Allow, and let the agent remember it: `suggestion` picks one of the scopes the agent
+    /// offered; `None` allows the tool everywhere for the rest of the session.
+    AllowAlways {
+        suggestion: Option<usize>,
+    },
+    Deny {
+        message: String,
+    },
+    /// Deny and end the turn.
+    DenyAndStop {
+        message: String,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum QuestionResponse {
+    /// Answers keyed by question text. Several labels answer a multi-select question; any
+    /// other text is a free-text answer.
+    Answers(BTreeMap<String, Vec<String>>),
+    /// The user would rather not answer.
+    Decline { message: Option<String> },
+}
+
+/// How to run one Claude Code session.
+#[derive(Debug, Clone)]
+pub struct ClaudeSessionConfig {
+    /// The `claude` binary.
+    pub program: PathBuf,
+    pub cwd: PathBuf,
+    pub env: EnvPolicy,
+    pub model: Option<String>,
+    pub permission_mode: Option<String>,
+    /// The agent session to continue (`--resume`).
+    pub resume: Option<String>,
+    /// Appended to the agent's system prompt.
+    pub append_system_prompt: Option<String>,
+    /// Where to write the wire log (`None`: no wire log).
+    pub wire_log: Option<PathBuf>,
+    pub registry: Option<Arc<ChildRegistry>>,
+    /// Restarts after an unexpected exit before the session gives up.
+    pub max_restarts: u32,
+}
+
+impl ClaudeSessionConfig {
+    pub fn new(program: PathBuf, cwd: PathBuf) -> Self {
+        ClaudeSessionConfig {
+            program,
+            cwd,
+            env: EnvPolicy::Inherit {
+                remove: Vec::new(),
+                set: Vec::new(),
+            },
+            model: None,
+            permission_mode: None,
+            resume: None,
+            append_system_prompt: None,
+            wire_log: None,
+            registry: None,
+            max_restarts: 3,
+        }
+    }
+}
+
+/// A running session: send commands, receive events. Dropping the handle shuts the session
+/// down (the agent process is stopped and reaped).
+pub struct SessionHandle {
+    commands: mpsc::UnboundedSender<SessionCommand>,
+    events: mpsc::Receiver<SessionEvent>,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl SessionHandle {
+    pub(crate) fn new(
+        commands: mpsc::UnboundedSender<SessionCommand>,
+        events: mpsc::Receiver<SessionEvent>,
+        task: tokio::task::JoinHandle<()>,
+    ) -> Self {
+        SessionHandle {
+            commands,
+            events,
+            task: Some(task),
+        }
+    }
+
+    /// Sends a command; `false` once the session has ended.
+    pub fn send(&self, command: SessionCommand) -> bool {
+        self.commands.send(command).is_ok()
+    }
+
+    /// A sender that can be handed to other tasks.
+    pub fn commands(&self) -> mpsc::UnboundedSender<SessionCommand> {
+        self.commands.clone()
+    }
+
+    /// The next event; `None` once the session task has ended and every event was read.
+    pub async fn next_event(&mut self) -> Option<SessionEvent> {
+        self.events.recv().await
+    }
+
+    pub async fn snapshot(&self) -> Option<SessionSnapshot> {
+        let (tx, rx) = oneshot::channel();
+        if !self.send(SessionCommand::Snapshot(tx)) {
+            return None;
+        }
+        rx.await.ok()
+    }
+
+    /// Stops the session and waits until its process is reaped.
+    pub async fn shutdown(mut self) {
+        let _ = self.commands.send(SessionCommand::Shutdown);
+        // Keep draining so the task never blocks on a full event channel.
+        while self.events.recv().await.is_some() {}
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+}
+
+impl Drop for SessionHandle {
+    fn drop(&mut self) {
+        let _ = self.commands.send(SessionCommand::Shutdown);
+    }
+}

@@ -1,0 +1,300 @@
+//! The session log: what a person reads about a session, with hard memory caps.
+//!
+//! Entries get stable ids (they survive the dropping of old entries); each entry's text is
+//! capped, and the whole log keeps within a byte budget by dropping its oldest entries. The
+//! conversation's full text lives in the agent's own transcript, not here.
+
+use std::collections::VecDeque;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::agent_event::NoteLevel;
+
+/// Longest text kept for one assistant message or thinking block.
+pub const MAX_MESSAGE_TEXT: usize = 256 * 1024;
+/// Longest text kept for one tool result.
+pub const MAX_TOOL_RESULT: usize = 16 * 1024;
+/// Largest tool input kept (as serialised JSON); larger inputs are replaced by a summary.
+pub const MAX_TOOL_INPUT: usize = 64 * 1024;
+/// Byte budget of one log; the oldest entries go first.
+pub const LOG_BUDGET: usize = 8 * 1024 * 1024;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LogEntry {
+    pub id: u64,
+    /// Milliseconds since the session was created.
+    pub at_ms: u64,
+    #[serde(flatten)]
+    pub kind: EntryKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EntryKind {
+    /// An instruction the user sent.
+    User {
+        text: String,
+    },
+    Assistant {
+        text: String,
+    },
+    Thinking {
+        text: String,
+    },
+    Tool(ToolEntry),
+    /// A subagent's prompt, as the top of its own log.
+    SubagentPrompt {
+        text: String,
+    },
+    Note {
+        level: NoteLevel,
+        text: String,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolEntry {
+    pub tool_use_id: String,
+    pub name: String,
+    /// One line: file name, command, pattern, description…
+    pub summary: String,
+    pub input: Value,
+    pub status: ToolStatus,
+    pub result: Option<String>,
+    pub duration_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolStatus {
+    Running,
+    Succeeded,
+    Failed,
+    Denied,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Log {
+    entries: VecDeque<LogEntry>,
+    next_id: u64,
+    bytes: usize,
+    dropped: u64,
+    budget: usize,
+}
+
+impl Log {
+    pub fn new() -> Self {
+        Log {
+            budget: LOG_BUDGET,
+            ..Log::default()
+        }
+    }
+
+    pub fn with_budget(budget: usize) -> Self {
+        Log {
+            budget,
+            ..Log::default()
+        }
+    }
+
+    /// Appends an entry and returns a copy of it (with its id).
+    pub fn push(&mut self, at_ms: u64, kind: EntryKind) -> LogEntry {
+        let entry = LogEntry {
+            id: self.next_id,
+            at_ms,
+            kind: capped(kind),
+        };
+        self.next_id += 1;
+        self.bytes += entry_size(&entry);
+        self.entries.push_back(entry.clone());
+        self.enforce_budget();
+        entry
+    }
+
+    /// Changes an entry in place; returns the updated copy (`None` if it was dropped).
+    pub fn update(&mut self, id: u64, change: impl FnOnce(&mut EntryKind)) -> Option<LogEntry> {
+        let first = self.entries.front()?.id;
+        let index = usize::try_from(id.checked_sub(first)?).ok()?;
+        let entry = self.entries.get_mut(index)?;
+        let before = entry_size(entry);
+        change(&mut entry.kind);
+        entry.kind = capped(std::mem::replace(
+            &mut entry.kind,
+            EntryKind::User {
+                text: String::new(),
+            },
+        ));
+        let after = entry_size(entry);
+        let copy = entry.clone();
+        self.bytes = self.bytes.saturating_sub(before) + after;
+        self.enforce_budget();
+        Some(copy)
+    }
+
+    pub fn get(&self, id: u64) -> Option<&LogEntry> {
+        let first = self.entries.front()?.id;
+        self.entries
+            .get(usize::try_from(id.checked_sub(first)?).ok()?)
+    }
+
+    pub fn entries(&self) -> impl Iterator<Item = &LogEntry> {
+        self.entries.iter()
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// How many old entries were dropped to stay within the budget.
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    fn enforce_budget(&mut self) {
+        while self.bytes > self.budget && self.entries.len() > 1 {
+            if let Some(old) = self.entries.pop_front() {
+                self.bytes = self.bytes.saturating_sub(entry_size(&old));
+                self.dropped += 1;
+            }
+        }
+    }
+}
+
+fn entry_size(entry: &LogEntry) -> usize {
+    64 + match &entry.kind {
+        EntryKind::User { text }
+        | EntryKind::Assistant { text }
+        | EntryKind::Thinking { text }
+        | EntryKind::SubagentPrompt { text }
+        | EntryKind::Note { text, .. } => text.len(),
+        EntryKind::Tool(tool) => {
+            tool.summary.len()
+                + tool.name.len()
+                + tool.result.as_ref().map_or(0, String::len)
+                + json_size(&tool.input)
+        }
+    }
+}
+
+fn json_size(value: &Value) -> usize {
+    match value {
+        Value::String(text) => text.len() + 2,
+        Value::Array(items) => items.iter().map(json_size).sum::<usize>() + 2,
+        Value::Object(map) => {
+            map.iter()
+                .map(|(k, v)| k.len() + 3 + json_size(v))
+                .sum::<usize>()
+                + 2
+        }
+        _ => 8,
+    }
+}
+
+fn capped(kind: EntryKind) -> EntryKind {
+    match kind {
+        EntryKind::Assistant { text } => EntryKind::Assistant {
+            text: truncate(text, MAX_MESSAGE_TEXT),
+        },
+        EntryKind::Thinking { text } => EntryKind::Thinking {
+            text: truncate(text, MAX_MESSAGE_TEXT),
+        },
+        EntryKind::User { text } => EntryKind::User {
+            text: truncate(text, MAX_MESSAGE_TEXT),
+        },
+        EntryKind::SubagentPrompt { text } => EntryKind::SubagentPrompt {
+            text: truncate(text, MAX_MESSAGE_TEXT),
+        },
+        EntryKind::Note { level, text } => EntryKind::Note {
+            level,
+            text: truncate(text, MAX_TOOL_RESULT),
+        },
+        EntryKind::Tool(mut tool) => {
+            tool.result = tool.result.map(|text| truncate(text, MAX_TOOL_RESULT));
+            if json_size(&tool.input) > MAX_TOOL_INPUT {
+                tool.input = Value::String(format!(
+                    "[input of about {} bytes not kept]",
+                    json_size(&tool.input)
+                ));
+            }
+            EntryKind::Tool(tool)
+        }
+    }
+}
+
+/// Cuts `text` to at most `max` bytes on a character boundary, saying how much was cut.
+pub fn truncate(mut text: String, max: usize) -> String {
+    if text.len() <= max {
+        return text;
+    }
+    let mut cut = max;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let total = text.len();
+    text.truncate(cut);
+    text.push_str(&format!("\n… [{} more bytes]", total - cut));
+    text
+}
+
+/// A one-line summary of a tool call for the log.
+pub fn tool_summary(name: &str, input: &Value) -> String {
+    let field = |key: &str| input.get(key).and_then(Value::as_str);
+    let file = |key: &str| {
+        field(key).map(|path| {
+            path.rsplit('/')
+                .next()
+                .filter(|name| !name.is_empty())
+                .unwrap_or(path)
+                .to_owned()
+        })
+    };
+    let summary = match name {
+        "Bash" => field("command").map(str::to_owned),
+        "Write" | "Edit" | "MultiEdit" | "Read" | "NotebookEdit" => {
+            file("file_path").or_else(|| file("notebook_path"))
+        }
+        "Glob" | "Grep" => field("pattern").map(str::to_owned),
+        "Agent" | "Task" => field("description").map(str::to_owned),
+        "WebFetch" => field("url").map(str::to_owned),
+        "WebSearch" => field("query").map(str::to_owned),
+        "TaskCreate" => field("subject").map(str::to_owned),
+        "TaskUpdate" => {
+            let id = input.get("taskId").map(|id| match id {
+                Value::String(id) => id.clone(),
+                other => other.to_string(),
+            });
+            id.map(|id| match field("status") {
+                Some(status) => format!("#{id} → {status}"),
+                None => format!("#{id}"),
+            })
+        }
+        _ => None,
+    }
+    .or_else(|| {
+        input
+            .as_object()
+            .and_then(|map| map.values().find_map(Value::as_str))
+            .map(str::to_owned)
+    })
+    .unwrap_or_default();
+    one_line(&summary, 200)
+}
+
+/// The first line of `text`, cut to `max` characters.
+pub fn one_line(text: &str, max: usize) -> String {
+    let line = text.lines().next().unwrap_or("");
+    let mut out: String = line.chars().take(max).collect();
+    if line.chars().count() > max || text.lines().nth(1).is_some() {
+        out.push('…');
+    }
+    out
+}

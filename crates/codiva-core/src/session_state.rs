@@ -1,0 +1,1211 @@
+//! The session state machine: a pure reducer from provider-neutral inputs to state and
+//! front-end events. No IO, no clock: time comes in with every input.
+//!
+//! Status is never stored as a free-standing field that events poke at. It is *derived* from
+//! the parts that hold the truth (open turns, the prompt queue, the background-task set, the
+//! last outcome, the process phase) after each batch of inputs, and a [`SessionEvent::Status`]
+//! is emitted only when the derived value changes. That is what keeps "Running forever" and
+//! "Completed while a subagent works" out by construction.
+
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::agent_event::{
+    AgentBlock, AgentEvent, AgentInfo, NoteLevel, PermissionRequest, QuestionRequest, RetryInfo,
+    TokenUsage, TurnEnd, TurnOutcome,
+};
+use crate::session_log::{EntryKind, Log, LogEntry, ToolEntry, ToolStatus, one_line, tool_summary};
+
+/// No output for this long while a turn runs (and nobody is asked anything) flags a stall.
+pub const STALL_AFTER_MS: u64 = 10 * 60 * 1000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Starting,
+    Running,
+    AwaitingPermission,
+    AwaitingAnswer,
+    Completed,
+    Interrupted,
+    RateLimited,
+    NeedsLogin,
+    Failed,
+}
+
+impl Status {
+    /// The session waits for the user.
+    pub fn awaits_user(self) -> bool {
+        matches!(self, Status::AwaitingPermission | Status::AwaitingAnswer)
+    }
+
+    /// Nothing is happening until the user acts.
+    pub fn is_settled(self) -> bool {
+        matches!(
+            self,
+            Status::Completed
+                | Status::Interrupted
+                | Status::RateLimited
+                | Status::NeedsLogin
+                | Status::Failed
+        )
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Starting => "starting",
+            Status::Running => "running",
+            Status::AwaitingPermission => "awaiting_permission",
+            Status::AwaitingAnswer => "awaiting_answer",
+            Status::Completed => "completed",
+            Status::Interrupted => "interrupted",
+            Status::RateLimited => "rate_limited",
+            Status::NeedsLogin => "needs_login",
+            Status::Failed => "failed",
+        }
+    }
+}
+
+/// Which log an entry belongs to: the session's own, or a subagent's (by its tool-use id).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(tag = "scope", content = "tool_use_id", rename_all = "snake_case")]
+pub enum Scope {
+    Main,
+    Subagent(String),
+}
+
+/// A request waiting for the user.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Prompt {
+    Permission(PermissionRequest),
+    Question(QuestionRequest),
+}
+
+impl Prompt {
+    pub fn request_id(&self) -> &str {
+        match self {
+            Prompt::Permission(request) => &request.request_id,
+            Prompt::Question(request) => &request.request_id,
+        }
+    }
+
+    fn tool_use_id(&self) -> Option<&str> {
+        match self {
+            Prompt::Permission(request) => request.tool_use_id.as_deref(),
+            Prompt::Question(request) => request.tool_use_id.as_deref(),
+        }
+    }
+}
+
+/// How a prompt left the queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PromptResolution {
+    Allowed,
+    Denied,
+    Answered,
+    Declined,
+    /// The agent withdrew it (interrupt) or the process went away.
+    Withdrawn,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct TodoProgress {
+    pub done: usize,
+    pub total: usize,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct UsageView {
+    pub tokens: TokenUsage,
+    pub context_used: u64,
+    pub context_window: Option<u64>,
+    pub cost_usd: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SubagentView {
+    pub tool_use_id: String,
+    pub task_id: Option<String>,
+    pub description: Option<String>,
+    pub subagent_type: Option<String>,
+    pub background: bool,
+    pub status: String,
+    pub last_tool: Option<String>,
+    pub tokens: u64,
+    pub tool_uses: u64,
+    pub elapsed_ms: u64,
+    pub summary: Option<String>,
+}
+
+/// What front ends receive. Serialised as JSON for `codiva exec --json` and `codiva serve`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum SessionEvent {
+    Status {
+        status: Status,
+        detail: Option<String>,
+    },
+    Connected {
+        agent: AgentInfo,
+    },
+    /// The agent's own session id (what `--resume` takes).
+    AgentSession {
+        id: String,
+    },
+    Model {
+        model: Option<String>,
+    },
+    PermissionMode {
+        mode: String,
+    },
+    /// A new or changed log entry.
+    Log {
+        #[serde(flatten)]
+        scope: Scope,
+        entry: LogEntry,
+        update: bool,
+    },
+    /// Streamed text of the message being written (`reset` drops what came before).
+    Stream {
+        text: String,
+        reset: bool,
+    },
+    PromptOpened {
+        prompt: Prompt,
+    },
+    PromptClosed {
+        request_id: String,
+        resolution: PromptResolution,
+    },
+    Todos {
+        progress: TodoProgress,
+    },
+    Usage {
+        usage: UsageView,
+    },
+    Subagent {
+        subagent: SubagentView,
+    },
+}
+
+/// Everything the reducer consumes: what the agent said and what the host did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Input {
+    Agent(AgentEvent),
+    /// A new agent process was started (first start, restart or resume).
+    ProcessStarted,
+    /// Starting the agent failed (binary missing, bad cwd, …).
+    SpawnFailed {
+        message: String,
+    },
+    /// The agent process ended. `requested` when codiva asked it to stop.
+    ProcessExited {
+        code: Option<i32>,
+        signal: Option<i32>,
+        stderr_tail: String,
+        requested: bool,
+    },
+    /// The user sent a message.
+    UserSent {
+        text: String,
+    },
+    /// The user asked to stop the running turn.
+    InterruptRequested,
+    /// The user (or a front end's policy) answered a prompt.
+    PromptAnswered {
+        request_id: String,
+        resolution: PromptResolution,
+    },
+    /// Time passes (drives the stall flag).
+    Tick,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ProcessPhase {
+    NotStarted,
+    Alive,
+    Exited,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct OpenTurn {
+    cancelled: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Subagent {
+    view: Option<SubagentView>,
+    log: Option<Log>,
+}
+
+#[derive(Debug, Clone)]
+struct ToolRef {
+    scope: Scope,
+    entry_id: u64,
+    started_ms: u64,
+    name: String,
+    input: Value,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Todo {
+    id: String,
+    done: bool,
+}
+
+/// One session's state.
+#[derive(Debug)]
+pub struct SessionState {
+    now_ms: u64,
+    process: ProcessPhase,
+    connected: bool,
+    agent: Option<AgentInfo>,
+    agent_session_id: Option<String>,
+    model: Option<String>,
+    permission_mode: Option<String>,
+    turns: VecDeque<OpenTurn>,
+    last_outcome: Option<TurnOutcome>,
+    exit_note: Option<String>,
+    prompts: VecDeque<Prompt>,
+    retry: Option<RetryInfo>,
+    stream_text: String,
+    thinking_text: String,
+    log: Log,
+    subagents: HashMap<String, Subagent>,
+    task_to_tool: HashMap<String, String>,
+    running_tasks: BTreeSet<String>,
+    background_tasks: BTreeSet<String>,
+    gate_pending: bool,
+    tools: HashMap<String, ToolRef>,
+    denied_tools: HashSet<String>,
+    todos: Vec<Todo>,
+    usage: UsageView,
+    seen_messages: HashSet<String>,
+    cost_base: f64,
+    last_activity_ms: u64,
+    stalled: bool,
+    status: Status,
+    detail: Option<String>,
+    outbox: Vec<SessionEvent>,
+}
+
+impl Default for SessionState {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SessionState {
+    pub fn new() -> Self {
+        SessionState {
+            now_ms: 0,
+            process: ProcessPhase::NotStarted,
+            connected: false,
+            agent: None,
+            agent_session_id: None,
+            model: None,
+            permission_mode: None,
+            turns: VecDeque::new(),
+            last_outcome: None,
+            exit_note: None,
+            prompts: VecDeque::new(),
+            retry: None,
+            stream_text: String::new(),
+            thinking_text: String::new(),
+            log: Log::new(),
+            subagents: HashMap::new(),
+            task_to_tool: HashMap::new(),
+            running_tasks: BTreeSet::new(),
+            background_tasks: BTreeSet::new(),
+            gate_pending: false,
+            tools: HashMap::new(),
+            denied_tools: HashSet::new(),
+            todos: Vec::new(),
+            usage: UsageView::default(),
+            seen_messages: HashSet::new(),
+            cost_base: 0.0,
+            last_activity_ms: 0,
+            stalled: false,
+            status: Status::Starting,
+            detail: None,
+            outbox: Vec::new(),
+        }
+    }
+
+    // -- queries ------------------------------------------------------------------------------
+
+    pub fn status(&self) -> Status {
+        self.status
+    }
+
+    pub fn detail(&self) -> Option<&str> {
+        self.detail.as_deref()
+    }
+
+    pub fn is_connected(&self) -> bool {
+        self.connected
+    }
+
+    pub fn agent(&self) -> Option<&AgentInfo> {
+        self.agent.as_ref()
+    }
+
+    pub fn agent_session_id(&self) -> Option<&str> {
+        self.agent_session_id.as_deref()
+    }
+
+    pub fn model(&self) -> Option<&str> {
+        self.model.as_deref()
+    }
+
+    pub fn permission_mode(&self) -> Option<&str> {
+        self.permission_mode.as_deref()
+    }
+
+    pub fn log(&self) -> &Log {
+        &self.log
+    }
+
+    pub fn subagent_log(&self, tool_use_id: &str) -> Option<&Log> {
+        self.subagents.get(tool_use_id)?.log.as_ref()
+    }
+
+    pub fn subagents(&self) -> impl Iterator<Item = &SubagentView> {
+        self.subagents.values().filter_map(|s| s.view.as_ref())
+    }
+
+    /// The prompt shown to the user now (FIFO: the oldest first).
+    pub fn current_prompt(&self) -> Option<&Prompt> {
+        self.prompts.front()
+    }
+
+    pub fn prompt(&self, request_id: &str) -> Option<&Prompt> {
+        self.prompts.iter().find(|p| p.request_id() == request_id)
+    }
+
+    pub fn pending_prompts(&self) -> usize {
+        self.prompts.len()
+    }
+
+    pub fn todo_progress(&self) -> TodoProgress {
+        TodoProgress {
+            done: self.todos.iter().filter(|todo| todo.done).count(),
+            total: self.todos.len(),
+        }
+    }
+
+    pub fn usage(&self) -> &UsageView {
+        &self.usage
+    }
+
+    pub fn streaming_text(&self) -> &str {
+        &self.stream_text
+    }
+
+    pub fn last_outcome(&self) -> Option<&TurnOutcome> {
+        self.last_outcome.as_ref()
+    }
+
+    /// A turn is open (sent, queued or running) in the agent.
+    pub fn turn_open(&self) -> bool {
+        !self.turns.is_empty()
+    }
+
+    /// The running turn was asked to stop; events until its end are late events.
+    pub fn current_turn_cancelled(&self) -> bool {
+        self.turns.front().is_some_and(|turn| turn.cancelled)
+    }
+
+    pub fn is_stalled(&self) -> bool {
+        self.stalled
+    }
+
+    pub fn running_subagents(&self) -> usize {
+        self.running_tasks.len()
+    }
+
+    // -- the reducer --------------------------------------------------------------------------
+
+    /// Applies one input at `now_ms` (milliseconds since the session was created). Events
+    /// accumulate until [`SessionState::drain_events`].
+    pub fn apply(&mut self, now_ms: u64, input: Input) {
+        self.now_ms = self.now_ms.max(now_ms);
+        match input {
+            Input::Agent(event) => {
+                self.last_activity_ms = self.now_ms;
+                if self.stalled {
+                    self.stalled = false;
+                }
+                self.agent_event(event);
+            }
+            Input::ProcessStarted => {
+                self.process = ProcessPhase::Alive;
+                self.connected = false;
+                self.exit_note = None;
+                // A new process knows nothing of the old one's tasks or turns.
+                self.turns.clear();
+                self.running_tasks.clear();
+                self.background_tasks.clear();
+                self.gate_pending = false;
+                self.cost_base = self.usage.cost_usd.unwrap_or(0.0);
+                self.last_activity_ms = self.now_ms;
+            }
+            Input::SpawnFailed { message } => {
+                self.process = ProcessPhase::Exited;
+                self.turns.clear();
+                self.note(Scope::Main, NoteLevel::Error, message.clone());
+                self.last_outcome = Some(TurnOutcome::Failed { message });
+            }
+            Input::ProcessExited {
+                code,
+                signal,
+                stderr_tail,
+                requested,
+            } => self.process_exited(code, signal, &stderr_tail, requested),
+            Input::UserSent { text } => {
+                self.last_activity_ms = self.now_ms;
+                self.turns.push_back(OpenTurn { cancelled: false });
+                self.push_entry(Scope::Main, EntryKind::User { text });
+            }
+            Input::InterruptRequested => {
+                if let Some(turn) = self.turns.front_mut() {
+                    turn.cancelled = true;
+                }
+            }
+            Input::PromptAnswered {
+                request_id,
+                resolution,
+            } => self.close_prompt(&request_id, resolution),
+            Input::Tick => {
+                if !self.turns.is_empty()
+                    && self.prompts.is_empty()
+                    && !self.stalled
+                    && self.now_ms.saturating_sub(self.last_activity_ms) >= STALL_AFTER_MS
+                {
+                    self.stalled = true;
+                    self.note(
+                        Scope::Main,
+                        NoteLevel::Warning,
+                        format!(
+                            "no output from the agent for {} minutes",
+                            STALL_AFTER_MS / 60_000
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Returns the events produced since the last call, with a status event at the end if the
+    /// derived status (or its detail) changed.
+    pub fn drain_events(&mut self) -> Vec<SessionEvent> {
+        let (status, detail) = self.derive_status();
+        if status != self.status || detail != self.detail {
+            self.status = status;
+            self.detail = detail.clone();
+            self.outbox.push(SessionEvent::Status { status, detail });
+        }
+        std::mem::take(&mut self.outbox)
+    }
+
+    fn derive_status(&self) -> (Status, Option<String>) {
+        if let Some(prompt) = self.prompts.front() {
+            let status = match prompt {
+                Prompt::Permission(_) => Status::AwaitingPermission,
+                Prompt::Question(_) => Status::AwaitingAnswer,
+            };
+            return (status, None);
+        }
+        if self.process == ProcessPhase::Alive && !self.connected && self.last_outcome.is_none() {
+            return (Status::Starting, None);
+        }
+        if !self.turns.is_empty() || self.gate_pending {
+            let detail = if let Some(retry) = &self.retry {
+                Some(format!("retrying ({}/{})", retry.attempt, retry.max))
+            } else if self.stalled {
+                Some(format!(
+                    "stalled: no output for {} minutes",
+                    STALL_AFTER_MS / 60_000
+                ))
+            } else if self.gate_pending && self.turns.is_empty() {
+                Some(format!(
+                    "waiting for {} background agent{}",
+                    self.running_tasks.len(),
+                    if self.running_tasks.len() == 1 {
+                        ""
+                    } else {
+                        "s"
+                    }
+                ))
+            } else {
+                let progress = self.todo_progress();
+                (progress.total > 0).then(|| format!("step {}/{}", progress.done, progress.total))
+            };
+            return (Status::Running, detail);
+        }
+        match &self.last_outcome {
+            None => (Status::Starting, None),
+            Some(TurnOutcome::Completed) => (Status::Completed, None),
+            Some(TurnOutcome::Interrupted) => (Status::Interrupted, self.exit_note.clone()),
+            Some(TurnOutcome::RateLimited { message }) => {
+                (Status::RateLimited, Some(message.clone()))
+            }
+            Some(TurnOutcome::NeedsLogin { message }) => {
+                (Status::NeedsLogin, Some(message.clone()))
+            }
+            Some(TurnOutcome::Failed { message }) => (Status::Failed, Some(message.clone())),
+        }
+    }
+
+    fn agent_event(&mut self, event: AgentEvent) {
+        match event {
+            AgentEvent::Connected(info) => {
+                self.connected = true;
+                if self.permission_mode.is_none() {
+                    self.permission_mode = info.permission_mode.clone();
+                }
+                self.outbox.push(SessionEvent::Connected {
+                    agent: info.clone(),
+                });
+                self.agent = Some(info);
+            }
+            AgentEvent::TurnStarted {
+                agent_session_id,
+                model,
+                permission_mode,
+            } => {
+                if self.turns.is_empty() {
+                    // The agent started a turn by itself (e.g. after a background agent).
+                    self.turns.push_back(OpenTurn { cancelled: false });
+                }
+                // A turn cannot begin before the handshake; some agents skip it.
+                self.connected = true;
+                if !agent_session_id.is_empty()
+                    && self.agent_session_id.as_deref() != Some(&agent_session_id)
+                {
+                    self.agent_session_id = Some(agent_session_id.clone());
+                    self.outbox.push(SessionEvent::AgentSession {
+                        id: agent_session_id,
+                    });
+                }
+                if model.is_some() && model != self.model {
+                    self.model = model.clone();
+                    self.outbox.push(SessionEvent::Model { model });
+                }
+                if let Some(mode) = permission_mode {
+                    self.set_permission_mode(mode);
+                }
+            }
+            AgentEvent::Requesting => {}
+            AgentEvent::PermissionModeChanged(mode) => self.set_permission_mode(mode),
+            AgentEvent::ModelChanged(model) => {
+                if model != self.model {
+                    self.model = model.clone();
+                    self.outbox.push(SessionEvent::Model { model });
+                }
+            }
+            AgentEvent::Retrying(retry) => {
+                self.reset_stream();
+                self.retry = Some(retry);
+            }
+            AgentEvent::MessageStarted { .. } => {
+                self.retry = None;
+                self.reset_stream();
+            }
+            AgentEvent::TextDelta { text } => {
+                if self.stream_text.len() < crate::session_log::MAX_MESSAGE_TEXT {
+                    self.stream_text.push_str(&text);
+                    self.outbox
+                        .push(SessionEvent::Stream { text, reset: false });
+                }
+            }
+            AgentEvent::ThinkingDelta { text } => {
+                if self.thinking_text.len() < crate::session_log::MAX_MESSAGE_TEXT {
+                    self.thinking_text.push_str(&text);
+                }
+            }
+            AgentEvent::Block {
+                message_id,
+                parent,
+                block,
+                usage,
+                model: _,
+            } => self.block(message_id, parent, block, usage),
+            AgentEvent::ApiError {
+                parent, message, ..
+            } => {
+                self.reset_stream();
+                let scope = scope_of(parent);
+                self.note(scope, NoteLevel::Error, message);
+            }
+            AgentEvent::ToolResult {
+                parent: _,
+                tool_use_id,
+                text,
+                is_error,
+                structured,
+            } => self.tool_result(&tool_use_id, text, is_error, structured),
+            AgentEvent::SubagentPrompt { parent, text } => {
+                self.push_entry(Scope::Subagent(parent), EntryKind::SubagentPrompt { text });
+            }
+            AgentEvent::UserEcho { .. } => {}
+            AgentEvent::InterruptMarker => {
+                self.reset_stream();
+                self.note(Scope::Main, NoteLevel::Info, "interrupted".to_owned());
+            }
+            AgentEvent::SyntheticContinuation => {
+                self.note(
+                    Scope::Main,
+                    NoteLevel::Info,
+                    "the answer was cut off; the agent continues".to_owned(),
+                );
+            }
+            AgentEvent::PermissionRequest(request) => {
+                self.open_prompt(Prompt::Permission(request));
+            }
+            AgentEvent::QuestionRequest(request) => {
+                self.open_prompt(Prompt::Question(request));
+            }
+            AgentEvent::RequestWithdrawn { request_id } => {
+                self.close_prompt(&request_id, PromptResolution::Withdrawn);
+            }
+            AgentEvent::SubagentStarted(start) => {
+                self.running_tasks.insert(start.task_id.clone());
+                if start.background {
+                    self.background_tasks.insert(start.task_id.clone());
+                }
+                let tool_use_id = start
+                    .tool_use_id
+                    .clone()
+                    .unwrap_or_else(|| start.task_id.clone());
+                self.task_to_tool
+                    .insert(start.task_id.clone(), tool_use_id.clone());
+                self.update_subagent(&tool_use_id, |view| {
+                    view.task_id = Some(start.task_id.clone());
+                    view.background = start.background;
+                    view.status = "running".to_owned();
+                    if start.description.is_some() {
+                        view.description = start.description.clone();
+                    }
+                    if start.subagent_type.is_some() {
+                        view.subagent_type = start.subagent_type.clone();
+                    }
+                });
+            }
+            AgentEvent::SubagentProgress(progress) => {
+                if let Some(tool_use_id) = self.task_to_tool.get(&progress.task_id).cloned() {
+                    self.update_subagent(&tool_use_id, |view| {
+                        view.last_tool = progress.last_tool.clone();
+                        view.tokens = progress.tokens;
+                        view.tool_uses = progress.tool_uses;
+                        view.elapsed_ms = progress.elapsed_ms;
+                    });
+                }
+            }
+            AgentEvent::SubagentSettled {
+                task_id,
+                status,
+                summary,
+            } => {
+                self.running_tasks.remove(&task_id);
+                self.background_tasks.remove(&task_id);
+                if let Some(tool_use_id) = self.task_to_tool.get(&task_id).cloned() {
+                    self.update_subagent(&tool_use_id, |view| {
+                        view.status = status.clone();
+                        if summary.is_some() {
+                            view.summary = summary.clone();
+                        }
+                    });
+                }
+                self.release_gate();
+            }
+            AgentEvent::BackgroundTasks { task_ids } => {
+                let live: BTreeSet<String> = task_ids.into_iter().collect();
+                let gone: Vec<String> = self.background_tasks.difference(&live).cloned().collect();
+                for task in gone {
+                    self.running_tasks.remove(&task);
+                }
+                self.running_tasks.extend(live.iter().cloned());
+                self.background_tasks = live;
+                self.release_gate();
+            }
+            AgentEvent::Compacted {
+                trigger,
+                pre_tokens,
+            } => {
+                let mut text = "conversation compacted".to_owned();
+                if let Some(trigger) = trigger {
+                    text.push_str(&format!(" ({trigger})"));
+                }
+                if let Some(tokens) = pre_tokens {
+                    text.push_str(&format!(", {tokens} tokens before"));
+                }
+                self.note(Scope::Main, NoteLevel::Info, text);
+            }
+            AgentEvent::TurnEnded(end) => self.turn_ended(end),
+            AgentEvent::RequestFailed { what, error } => {
+                self.note(
+                    Scope::Main,
+                    NoteLevel::Warning,
+                    format!("{what} failed: {error}"),
+                );
+            }
+            AgentEvent::Note { level, text } => self.note(Scope::Main, level, text),
+        }
+    }
+
+    fn block(
+        &mut self,
+        message_id: String,
+        parent: Option<String>,
+        block: AgentBlock,
+        usage: Option<TokenUsage>,
+    ) {
+        if let Some(usage) = usage
+            && self.seen_messages.insert(message_id)
+        {
+            self.usage.tokens.input += usage.input;
+            self.usage.tokens.output += usage.output;
+            self.usage.tokens.cache_read += usage.cache_read;
+            self.usage.tokens.cache_creation += usage.cache_creation;
+            if parent.is_none() {
+                self.usage.context_used = usage.context() + usage.output;
+            }
+            self.outbox.push(SessionEvent::Usage {
+                usage: self.usage.clone(),
+            });
+        }
+        let scope = scope_of(parent.clone());
+        match block {
+            AgentBlock::Text(text) => {
+                if scope == Scope::Main {
+                    self.reset_stream();
+                }
+                self.push_entry(scope, EntryKind::Assistant { text });
+            }
+            AgentBlock::Thinking(text) => {
+                if scope == Scope::Main {
+                    self.thinking_text.clear();
+                }
+                self.push_entry(scope, EntryKind::Thinking { text });
+            }
+            AgentBlock::ToolUse { id, name, input } => {
+                if scope == Scope::Main {
+                    self.reset_stream();
+                }
+                let summary = tool_summary(&name, &input);
+                if parent.is_none() && matches!(name.as_str(), "Agent" | "Task") {
+                    let description = input
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned);
+                    let subagent_type = input
+                        .get("subagent_type")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned);
+                    let background = input
+                        .get("run_in_background")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(true);
+                    self.update_subagent(&id, |view| {
+                        view.description = description.clone();
+                        view.subagent_type = subagent_type.clone();
+                        view.background = background;
+                    });
+                }
+                let entry = self.push_entry(
+                    scope.clone(),
+                    EntryKind::Tool(ToolEntry {
+                        tool_use_id: id.clone(),
+                        name: name.clone(),
+                        summary,
+                        input: input.clone(),
+                        status: ToolStatus::Running,
+                        result: None,
+                        duration_ms: None,
+                    }),
+                );
+                self.tools.insert(
+                    id,
+                    ToolRef {
+                        scope,
+                        entry_id: entry.id,
+                        started_ms: self.now_ms,
+                        name,
+                        input,
+                    },
+                );
+            }
+        }
+    }
+
+    fn tool_result(
+        &mut self,
+        tool_use_id: &str,
+        text: String,
+        is_error: bool,
+        structured: Option<Value>,
+    ) {
+        let Some(tool) = self.tools.remove(tool_use_id) else {
+            return;
+        };
+        let status = if self.denied_tools.remove(tool_use_id) {
+            ToolStatus::Denied
+        } else if is_error {
+            ToolStatus::Failed
+        } else {
+            ToolStatus::Succeeded
+        };
+        let duration = self.now_ms.saturating_sub(tool.started_ms);
+        self.update_entry(&tool.scope, tool.entry_id, |kind| {
+            if let EntryKind::Tool(entry) = kind {
+                entry.status = status;
+                entry.result = Some(text);
+                entry.duration_ms = Some(duration);
+            }
+        });
+        if tool.scope == Scope::Main && status == ToolStatus::Succeeded {
+            self.track_todos(&tool.name, &tool.input, structured.as_ref());
+        }
+    }
+
+    fn track_todos(&mut self, name: &str, input: &Value, structured: Option<&Value>) {
+        let before = self.todo_progress();
+        match name {
+            "TaskCreate" => {
+                let id = structured
+                    .and_then(|value| value.pointer("/task/id"))
+                    .and_then(json_id)
+                    .unwrap_or_else(|| (self.todos.len() + 1).to_string());
+                self.todos.push(Todo { id, done: false });
+            }
+            "TaskUpdate" => {
+                let Some(id) = input.get("taskId").and_then(json_id) else {
+                    return;
+                };
+                match input.get("status").and_then(Value::as_str) {
+                    Some("deleted") => self.todos.retain(|todo| todo.id != id),
+                    Some(status) => {
+                        if let Some(todo) = self.todos.iter_mut().find(|todo| todo.id == id) {
+                            todo.done = status == "completed";
+                        }
+                    }
+                    None => {}
+                }
+            }
+            "TodoWrite" => {
+                let todos = input
+                    .get("todos")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default();
+                self.todos = todos
+                    .iter()
+                    .enumerate()
+                    .map(|(index, todo)| Todo {
+                        id: index.to_string(),
+                        done: todo.get("status").and_then(Value::as_str) == Some("completed"),
+                    })
+                    .collect();
+            }
+            _ => return,
+        }
+        let after = self.todo_progress();
+        if after != before {
+            self.outbox.push(SessionEvent::Todos { progress: after });
+        }
+    }
+
+    fn turn_ended(&mut self, end: TurnEnd) {
+        self.reset_stream();
+        self.retry = None;
+        let cancelled = self.turns.pop_front().is_some_and(|turn| turn.cancelled);
+        if let Some(id) = end.agent_session_id
+            && self.agent_session_id.as_deref() != Some(&id)
+        {
+            self.agent_session_id = Some(id.clone());
+            self.outbox.push(SessionEvent::AgentSession { id });
+        }
+        if let Some(cost) = end.process_cost_usd {
+            self.usage.cost_usd = Some(self.cost_base + cost);
+        }
+        if end.context_window.is_some() {
+            self.usage.context_window = end.context_window;
+        }
+        self.outbox.push(SessionEvent::Usage {
+            usage: self.usage.clone(),
+        });
+        if !end.denials.is_empty() && end.outcome == TurnOutcome::Completed {
+            self.note(
+                Scope::Main,
+                NoteLevel::Info,
+                format!("denied: {}", end.denials.join(", ")),
+            );
+        }
+        match &end.outcome {
+            TurnOutcome::Failed { message }
+            | TurnOutcome::NeedsLogin { message }
+            | TurnOutcome::RateLimited { message } => {
+                // The agent's synthetic error message is usually logged already.
+                let already = self.log.entries().last().is_some_and(
+                    |entry| matches!(&entry.kind, EntryKind::Note { text, .. } if text == message),
+                );
+                if !already {
+                    self.note(Scope::Main, NoteLevel::Error, message.clone());
+                }
+            }
+            TurnOutcome::Interrupted if !cancelled => {}
+            _ => {}
+        }
+        // A turn that completed while background agents still run is not complete yet.
+        self.gate_pending = end.outcome == TurnOutcome::Completed && !self.running_tasks.is_empty();
+        self.last_outcome = Some(end.outcome);
+        if self.turns.is_empty() {
+            // Prompts cannot outlive their turn.
+            self.withdraw_all_prompts();
+        }
+    }
+
+    fn release_gate(&mut self) {
+        if self.gate_pending && self.running_tasks.is_empty() {
+            self.gate_pending = false;
+        }
+    }
+
+    fn process_exited(
+        &mut self,
+        code: Option<i32>,
+        signal: Option<i32>,
+        stderr_tail: &str,
+        requested: bool,
+    ) {
+        self.process = ProcessPhase::Exited;
+        self.connected = false;
+        self.reset_stream();
+        self.retry = None;
+        self.withdraw_all_prompts();
+        self.running_tasks.clear();
+        self.background_tasks.clear();
+        self.gate_pending = false;
+        let mid_turn = !self.turns.is_empty();
+        self.turns.clear();
+        let how = match (code, signal) {
+            (_, Some(signal)) => format!("killed by signal {signal}"),
+            (Some(code), None) => format!("exit code {code}"),
+            (None, None) => "unknown exit".to_owned(),
+        };
+        let tail = last_lines(stderr_tail, 3);
+        if mid_turn {
+            let mut note = format!("the agent process ended mid-turn ({how})");
+            if !requested && !tail.is_empty() {
+                note.push_str(": ");
+                note.push_str(&tail);
+            }
+            self.note(Scope::Main, NoteLevel::Warning, note.clone());
+            self.last_outcome = Some(TurnOutcome::Interrupted);
+            self.exit_note = (!requested).then_some(note);
+        } else if !requested && self.last_outcome.is_none() {
+            let mut message = format!("the agent exited before its first turn ({how})");
+            if !tail.is_empty() {
+                message.push_str(": ");
+                message.push_str(&tail);
+            }
+            self.note(Scope::Main, NoteLevel::Error, message.clone());
+            self.last_outcome = Some(TurnOutcome::Failed { message });
+        } else if !requested && code != Some(0) {
+            self.note(
+                Scope::Main,
+                NoteLevel::Info,
+                format!("the agent process ended ({how})"),
+            );
+        }
+    }
+
+    // -- helpers ------------------------------------------------------------------------------
+
+    fn open_prompt(&mut self, prompt: Prompt) {
+        if self
+            .prompts
+            .iter()
+            .any(|p| p.request_id() == prompt.request_id())
+        {
+            return;
+        }
+        self.prompts.push_back(prompt.clone());
+        self.outbox.push(SessionEvent::PromptOpened { prompt });
+    }
+
+    fn close_prompt(&mut self, request_id: &str, resolution: PromptResolution) {
+        let Some(index) = self
+            .prompts
+            .iter()
+            .position(|p| p.request_id() == request_id)
+        else {
+            return;
+        };
+        let Some(prompt) = self.prompts.remove(index) else {
+            return;
+        };
+        if resolution == PromptResolution::Denied
+            && let Some(tool_use_id) = prompt.tool_use_id()
+        {
+            self.denied_tools.insert(tool_use_id.to_owned());
+        }
+        self.outbox.push(SessionEvent::PromptClosed {
+            request_id: request_id.to_owned(),
+            resolution,
+        });
+    }
+
+    fn withdraw_all_prompts(&mut self) {
+        while let Some(prompt) = self.prompts.pop_front() {
+            self.outbox.push(SessionEvent::PromptClosed {
+                request_id: prompt.request_id().to_owned(),
+                resolution: PromptResolution::Withdrawn,
+            });
+        }
+    }
+
+    fn set_permission_mode(&mut self, mode: String) {
+        if self.permission_mode.as_deref() != Some(&mode) {
+            self.permission_mode = Some(mode.clone());
+            self.outbox.push(SessionEvent::PermissionMode { mode });
+        }
+    }
+
+    fn reset_stream(&mut self) {
+        self.thinking_text.clear();
+        if !self.stream_text.is_empty() {
+            self.stream_text.clear();
+            self.outbox.push(SessionEvent::Stream {
+                text: String::new(),
+                reset: true,
+            });
+        }
+    }
+
+    fn note(&mut self, scope: Scope, level: NoteLevel, text: String) {
+        self.push_entry(scope, EntryKind::Note { level, text });
+    }
+
+    fn log_mut(&mut self, scope: &Scope) -> &mut Log {
+        match scope {
+            Scope::Main => &mut self.log,
+            Scope::Subagent(id) => self
+                .subagents
+                .entry(id.clone())
+                .or_default()
+                .log
+                .get_or_insert_with(|| Log::with_budget(crate::session_log::LOG_BUDGET / 8)),
+        }
+    }
+
+    fn push_entry(&mut self, scope: Scope, kind: EntryKind) -> LogEntry {
+        let now = self.now_ms;
+        let entry = self.log_mut(&scope).push(now, kind);
+        self.outbox.push(SessionEvent::Log {
+            scope,
+            entry: entry.clone(),
+            update: false,
+        });
+        entry
+    }
+
+    fn update_entry(&mut self, scope: &Scope, id: u64, change: impl FnOnce(&mut EntryKind)) {
+        if let Some(entry) = self.log_mut(scope).update(id, change) {
+            self.outbox.push(SessionEvent::Log {
+                scope: scope.clone(),
+                entry,
+                update: true,
+            });
+        }
+    }
+
+    fn update_subagent(&mut self, tool_use_id: &str, change: impl FnOnce(&mut SubagentView)) {
+        let subagent = self.subagents.entry(tool_use_id.to_owned()).or_default();
+        let view = subagent.view.get_or_insert_with(|| SubagentView {
+            tool_use_id: tool_use_id.to_owned(),
+            task_id: None,
+            description: None,
+            subagent_type: None,
+            background: false,
+            status: "starting".to_owned(),
+            last_tool: None,
+            tokens: 0,
+            tool_uses: 0,
+            elapsed_ms: 0,
+            summary: None,
+        });
+        change(view);
+        let view = view.clone();
+        self.outbox.push(SessionEvent::Subagent { subagent: view });
+    }
+}
+
+fn scope_of(parent: Option<String>) -> Scope {
+    match parent {
+        Some(id) => Scope::Subagent(id),
+        None => Scope::Main,
+    }
+}
+
+fn json_id(value: &Value) -> Option<String> {
+    match value {
+        Value::String(id) => Some(id.clone()),
+        Value::Number(id) => Some(id.to_string()),
+        _ => None,
+    }
+}
+
+fn last_lines(text: &str, count: usize) -> String {
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .collect();
+    let start = lines.len().saturating_sub(count);
+    one_line(&lines[start..].join(" | "), 400)
+}
+
+/// A copy of a session's state for front ends (`session/read`, a TUI attaching late).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionSnapshot {
+    pub status: Status,
+    pub detail: Option<String>,
+    pub connected: bool,
+    pub agent_session_id: Option<String>,
+    pub model: Option<String>,
+    pub permission_mode: Option<String>,
+    pub prompts: Vec<Prompt>,
+    pub todos: TodoProgress,
+    pub usage: UsageView,
+    pub subagents: Vec<SubagentView>,
+    pub log: Vec<LogEntry>,
+    pub dropped_entries: u64,
+    pub streaming: String,
+}
+
+impl SessionState {
+    pub fn snapshot(&self) -> SessionSnapshot {
+        let mut subagents: Vec<SubagentView> = self.subagents().cloned().collect();
+        subagents.sort_by(|a, b| a.tool_use_id.cmp(&b.tool_use_id));
+        SessionSnapshot {
+            status: self.status,
+            detail: self.detail.clone(),
+            connected: self.connected,
+            agent_session_id: self.agent_session_id.clone(),
+            model: self.model.clone(),
+            permission_mode: self.permission_mode.clone(),
+            prompts: self.prompts.iter().cloned().collect(),
+            todos: self.todo_progress(),
+            usage: self.usage.clone(),
+            subagents,
+            log: self.log.entries().cloned().collect(),
+            dropped_entries: self.log.dropped(),
+            streaming: self.stream_text.clone(),
+        }
+    }
+}

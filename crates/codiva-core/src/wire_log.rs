@@ -1,0 +1,173 @@
+//! The per-session wire log: every line in both directions, timestamped, size-capped.
+//!
+//! Format, one record per line: `2026-11-30T05:40:00.123Z << {json…}` (`<<` from the agent,
+//! `>>` to the agent, `!!` for notes such as an oversized line). When the file passes its cap
+//! it is renamed to `<name>.1` (replacing an older one) and a new file is started, so a log
+//! never takes more than twice its cap on disk.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Default cap of one wire-log file.
+pub const DEFAULT_CAP: u64 = 16 * 1024 * 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    FromAgent,
+    ToAgent,
+    Note,
+}
+
+impl Direction {
+    fn marker(self) -> &'static [u8] {
+        match self {
+            Direction::FromAgent => b" << ",
+            Direction::ToAgent => b" >> ",
+            Direction::Note => b" !! ",
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct WireLog {
+    path: PathBuf,
+    file: Option<File>,
+    written: u64,
+    cap: u64,
+    failed: bool,
+}
+
+impl WireLog {
+    /// Opens (appends to) the log at `path`, creating its directory.
+    pub fn open(path: PathBuf, cap: u64) -> io::Result<WireLog> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let file = OpenOptions::new().create(true).append(true).open(&path)?;
+        let written = file.metadata().map(|m| m.len()).unwrap_or(0);
+        Ok(WireLog {
+            path,
+            file: Some(file),
+            written,
+            cap,
+            failed: false,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one record. A full disk or any other error disables the log (once, with a
+    /// warning) instead of disturbing the session.
+    pub fn write(&mut self, direction: Direction, line: &[u8]) {
+        if self.failed {
+            return;
+        }
+        if let Err(err) = self.try_write(direction, line) {
+            tracing::warn!(path = %self.path.display(), %err, "wire log disabled");
+            self.failed = true;
+            self.file = None;
+        }
+    }
+
+    fn try_write(&mut self, direction: Direction, line: &[u8]) -> io::Result<()> {
+        if self.written >= self.cap {
+            self.rotate()?;
+        }
+        let Some(file) = self.file.as_mut() else {
+            return Ok(());
+        };
+        let stamp = timestamp(SystemTime::now());
+        // Very long lines are kept whole up to the cap's size; the cap is what bounds the disk.
+        let body = &line[..line
+            .len()
+            .min(usize::try_from(self.cap).unwrap_or(usize::MAX))];
+        let mut record = Vec::with_capacity(stamp.len() + body.len() + 5);
+        record.extend_from_slice(stamp.as_bytes());
+        record.extend_from_slice(direction.marker());
+        record.extend_from_slice(body);
+        if body.len() < line.len() {
+            record.extend_from_slice(b" [cut]");
+        }
+        record.push(b'\n');
+        file.write_all(&record)?;
+        self.written += record.len() as u64;
+        Ok(())
+    }
+
+    fn rotate(&mut self) -> io::Result<()> {
+        self.file = None;
+        let mut old = self.path.clone().into_os_string();
+        old.push(".1");
+        std::fs::rename(&self.path, PathBuf::from(old))?;
+        self.file = Some(
+            OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&self.path)?,
+        );
+        self.written = 0;
+        Ok(())
+    }
+}
+
+/// RFC 3339 UTC timestamp with milliseconds.
+pub fn timestamp(time: SystemTime) -> String {
+    let since = time.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = since.as_secs();
+    let millis = since.subsec_millis();
+    let days = i64::try_from(secs / 86_400).unwrap_or(0);
+    let rem = secs % 86_400;
+    let (year, month, day) = civil_from_days(days);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Days since 1970-01-01 → (year, month, day), proleptic Gregorian (H. Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = u32::try_from(doy - (153 * mp + 2) / 5 + 1).unwrap_or(1);
+    let month = u32::try_from(if mp < 10 { mp + 3 } else { mp - 9 }).unwrap_or(1);
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn timestamps_are_rfc3339() {
+        let t = UNIX_EPOCH + Duration::from_millis(1_796_000_400_123);
+        assert_eq!(timestamp(t), "2026-11-30T01:00:00.123Z");
+        assert_eq!(timestamp(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
+    }
+
+    #[test]
+    fn rotates_at_the_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.wire.log");
+        let mut log = WireLog::open(path.clone(), 100).unwrap();
+        for _ in 0..10 {
+            log.write(Direction::FromAgent, br#"{"type":"x"}"#);
+        }
+        let rotated = dir.path().join("s.wire.log.1");
+        assert!(rotated.exists());
+        assert!(std::fs::metadata(&path).unwrap().len() <= 100 + 60);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.lines().all(|l| l.contains(" << {\"type\":\"x\"}")));
+    }
+}

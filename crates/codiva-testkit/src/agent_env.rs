@@ -1,0 +1,270 @@
+//! A controlled environment for running the real agent CLIs in tests.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::Context as _;
+use tempfile::TempDir;
+
+/// Flags for driving Claude Code over stream-json with permission prompts on stdio.
+pub const CLAUDE_STREAM_JSON_ARGS: &[&str] = &[
+    "-p",
+    "--input-format",
+    "stream-json",
+    "--output-format",
+    "stream-json",
+    "--verbose",
+    "--include-partial-messages",
+    "--replay-user-messages",
+    "--permission-prompt-tool",
+    "stdio",
+];
+
+/// The workspace root (`crates/codiva-testkit/../..`).
+pub fn workspace_root() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    root.canonicalize().unwrap_or(root)
+}
+
+/// The pinned Claude Code CLI: `$CODIVA_TEST_CLAUDE`, else
+/// `<workspace>/tools/agent-clis/node_modules/.bin/claude`.
+///
+/// # Panics
+/// If the binary does not exist: tests that need it must not skip silently.
+pub fn claude_binary() -> PathBuf {
+    let path = match std::env::var_os("CODIVA_TEST_CLAUDE") {
+        Some(p) if !p.is_empty() => PathBuf::from(p),
+        _ => workspace_root().join("tools/agent-clis/node_modules/.bin/claude"),
+    };
+    if !path.exists() {
+        panic!(
+            "the Claude Code CLI is not installed at {}: run `scripts/test` (it installs the \
+             pinned agent CLIs with `npm ci --prefix tools/agent-clis`), or point \
+             CODIVA_TEST_CLAUDE at a claude binary",
+            path.display()
+        );
+    }
+    path
+}
+
+fn node_dir() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("node"))
+        .find(|candidate| candidate.is_file())
+        .and_then(|node| node.parent().map(Path::to_path_buf))
+}
+
+/// A fresh `HOME` and `TMPDIR` plus an allowlisted environment for an agent CLI.
+pub struct AgentSandbox {
+    pub home: TempDir,
+    pub tmp: TempDir,
+    max_retries: u32,
+    extra: Vec<(String, String)>,
+}
+
+impl AgentSandbox {
+    pub fn new() -> anyhow::Result<Self> {
+        Ok(Self {
+            home: tempfile::Builder::new()
+                .prefix("codiva-home-")
+                .tempdir()
+                .context("creating the sandbox HOME")?,
+            tmp: tempfile::Builder::new()
+                .prefix("codiva-tmp-")
+                .tempdir()
+                .context("creating the sandbox TMPDIR")?,
+            max_retries: 2,
+            extra: Vec::new(),
+        })
+    }
+
+    /// `CLAUDE_CODE_MAX_RETRIES` (default 2).
+    pub fn with_max_retries(mut self, retries: u32) -> Self {
+        self.max_retries = retries;
+        self
+    }
+
+    /// An extra variable (e.g. `CLAUDE_CODE_ENABLE_TODO_TOOLS=1`); later ones win.
+    pub fn with_env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.extra.push((key.into(), value.into()));
+        self
+    }
+
+    /// The complete environment for `claude` talking to the mock at `mock_url`. Use it with
+    /// `Command::env_clear()`: nothing from the developer's shell is passed on.
+    pub fn claude_env(&self, mock_url: &str) -> Vec<(String, String)> {
+        let mut path = String::from("/usr/local/bin:/usr/bin:/bin");
+        if let Some(dir) = node_dir() {
+            let dir = dir.to_string_lossy();
+            if !path.split(':').any(|p| p == dir) {
+                path = format!("{dir}:{path}");
+            }
+        }
+        let mut env: Vec<(String, String)> = vec![
+            ("PATH".into(), path),
+            ("HOME".into(), self.home.path().to_string_lossy().into()),
+            ("TMPDIR".into(), self.tmp.path().to_string_lossy().into()),
+            ("LANG".into(), "C.UTF-8".into()),
+            ("ANTHROPIC_BASE_URL".into(), mock_url.into()),
+            ("ANTHROPIC_API_KEY".into(), "sk-mock".into()),
+            (
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(),
+                "1".into(),
+            ),
+            (
+                "CLAUDE_CODE_MAX_RETRIES".into(),
+                self.max_retries.to_string(),
+            ),
+        ];
+        for (k, v) in &self.extra {
+            env.retain(|(existing, _)| existing != k);
+            env.push((k.clone(), v.clone()));
+        }
+        env
+    }
+}
+
+/// A temporary git repository on `main` with one committed `README.md`.
+pub struct TestRepo {
+    dir: TempDir,
+}
+
+impl TestRepo {
+    pub fn new() -> anyhow::Result<Self> {
+        let dir = tempfile::Builder::new()
+            .prefix("codiva-repo-")
+            .tempdir()
+            .context("creating the test repo dir")?;
+        std::fs::write(dir.path().join("README.md"), "# test repo\n")?;
+        let repo = Self { dir };
+        repo.git(&["init", "-q", "-b", "main"])?;
+        repo.git(&["config", "user.name", "Codiva Test"])?;
+        repo.git(&["config", "user.email", "test@codiva.invalid"])?;
+        repo.git(&["config", "commit.gpgsign", "false"])?;
+        repo.git(&["add", "README.md"])?;
+        repo.git(&["commit", "-q", "-m", "initial"])?;
+        Ok(repo)
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Runs `git <args>` in the repo, isolated from the user's and system git config.
+    pub fn git(&self, args: &[&str]) -> anyhow::Result<String> {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(self.path())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .env_remove("GIT_INDEX_FILE")
+            .output()
+            .with_context(|| format!("running git {args:?}"))?;
+        anyhow::ensure!(
+            out.status.success(),
+            "git {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+}
+
+/// Sends SIGKILL to the process group `pgid` (spawn the child with `process_group(0)`; its
+/// pid is then the group id). Errors (e.g. the group is already gone) are ignored.
+pub fn kill_process_group(pgid: u32) {
+    let Ok(pgid) = libc::pid_t::try_from(pgid) else {
+        return;
+    };
+    if pgid <= 1 {
+        return;
+    }
+    // SAFETY: killpg only sends a signal; a stale or invalid group id yields an error code.
+    unsafe {
+        libc::killpg(pgid, libc::SIGKILL);
+    }
+}
+
+/// Kills a process group when dropped (so no CLI survives a failing test).
+pub struct ProcessGroupGuard {
+    pgid: Option<u32>,
+}
+
+impl ProcessGroupGuard {
+    pub fn new(pgid: Option<u32>) -> Self {
+        Self { pgid }
+    }
+
+    /// Pids of the group's processes that are still running (zombies excluded), from `/proc`.
+    pub fn live_members(&self) -> Vec<u32> {
+        let Some(pgid) = self.pgid else {
+            return Vec::new();
+        };
+        let Ok(dir) = std::fs::read_dir("/proc") else {
+            return Vec::new();
+        };
+        dir.filter_map(|entry| {
+            let pid: u32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // `pid (comm) state ppid pgrp ...`; comm may contain spaces and parentheses.
+            let rest = &stat[stat.rfind(')')? + 1..];
+            let mut fields = rest.split_whitespace();
+            let state = fields.next()?;
+            let pgrp: u32 = fields.nth(1)?.parse().ok()?;
+            (pgrp == pgid && state != "Z" && state != "X").then_some(pid)
+        })
+        .collect()
+    }
+}
+
+impl Drop for ProcessGroupGuard {
+    fn drop(&mut self) {
+        if let Some(pgid) = self.pgid.take() {
+            kill_process_group(pgid);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_is_an_allowlist() {
+        let sandbox = AgentSandbox::new()
+            .unwrap()
+            .with_max_retries(1)
+            .with_env("CLAUDE_CODE_ENABLE_TODO_TOOLS", "1")
+            .with_env("LANG", "ja_JP.UTF-8");
+        let env = sandbox.claude_env("http://127.0.0.1:1");
+        let get = |k: &str| {
+            env.iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.as_str())
+        };
+        assert_eq!(get("CLAUDE_CODE_MAX_RETRIES"), Some("1"));
+        assert_eq!(get("ANTHROPIC_BASE_URL"), Some("http://127.0.0.1:1"));
+        assert_eq!(get("CLAUDE_CODE_ENABLE_TODO_TOOLS"), Some("1"));
+        assert_eq!(get("LANG"), Some("ja_JP.UTF-8"));
+        assert_eq!(env.iter().filter(|(k, _)| k == "LANG").count(), 1);
+        assert!(get("PATH").unwrap().contains("/usr/bin"));
+        assert!(get("CLAUDECODE").is_none());
+        assert_eq!(env.len(), 9);
+    }
+
+    #[test]
+    fn test_repo_has_one_commit_on_main() {
+        let repo = TestRepo::new().unwrap();
+        assert_eq!(
+            repo.git(&["branch", "--show-current"]).unwrap().trim(),
+            "main"
+        );
+        assert_eq!(
+            repo.git(&["rev-list", "--count", "HEAD"]).unwrap().trim(),
+            "1"
+        );
+        assert_eq!(repo.git(&["status", "--porcelain"]).unwrap(), "");
+    }
+}

@@ -1,0 +1,43 @@
+//! `codiva-mock --script FILE.json [--port N]`: serve a mock script until killed.
+
+use std::path::PathBuf;
+
+use anyhow::{Context as _, bail};
+use codiva_testkit::{MockServer, Script};
+
+const USAGE: &str = "usage: codiva-mock --script FILE.json [--port N]";
+
+fn main() -> anyhow::Result<()> {
+    let mut script_path: Option<PathBuf> = None;
+    let mut port: u16 = 0;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--script" => script_path = Some(args.next().context(USAGE)?.into()),
+            "--port" => port = args.next().context(USAGE)?.parse().context("bad --port")?,
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return Ok(());
+            }
+            other => bail!("unknown argument {other:?}\n{USAGE}"),
+        }
+    }
+    let script = Script::from_file(&script_path.context(USAGE)?)?;
+    let server = MockServer::start_on(script, port)?;
+    println!("listening on {}", server.url());
+    let mut seen = 0;
+    loop {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let requests = server.requests();
+        let unmatched = server.unmatched();
+        for r in requests.iter().skip(seen) {
+            let note = match r.rule {
+                Some(i) => format!("rule {i}"),
+                None if unmatched.contains(r) => "UNMATCHED".to_owned(),
+                None => "builtin".to_owned(),
+            };
+            eprintln!("{} {} -> {note}", r.method, r.path);
+        }
+        seen = requests.len();
+    }
+}
