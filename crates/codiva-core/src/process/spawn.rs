@@ -6,6 +6,7 @@ use std::ffi::OsString;
 use std::io;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -238,6 +239,9 @@ struct Shared {
     pid: u32,
     label: String,
     exit: watch::Receiver<Option<ExitInfo>>,
+    /// Set by the reaper as soon as the leader is reaped: from then on its pid (the group id)
+    /// may be reused, so the group is never signalled again.
+    reaped: Arc<AtomicBool>,
     stderr: Arc<Mutex<StderrTail>>,
 }
 
@@ -245,7 +249,7 @@ impl Drop for Shared {
     fn drop(&mut self) {
         // The last handle is gone: no orphans. The reaper task will reap the leader and remove
         // the registry record.
-        if self.exit.borrow().is_none() {
+        if !self.reaped.load(Ordering::Acquire) {
             tracing::debug!(pid = self.pid, label = %self.label, "last handle dropped: killing group");
             let _ = signal_group(self.pid, SIGKILL);
         }
@@ -324,9 +328,9 @@ impl ProcessControl {
     }
 
     fn signal_if_running(&self, signal: i32) {
-        // After the exit is published the reaper has already killed the group, and the pgid
-        // may no longer be ours.
-        if self.try_exit().is_some() {
+        // Once the leader is reaped the reaper has killed the group, and the group id (the
+        // leader's pid) may be reused by an unrelated process.
+        if self.shared.reaped.load(Ordering::Acquire) {
             return;
         }
         if let Err(err) = signal_group(self.shared.pid, signal) {
@@ -396,9 +400,12 @@ pub async fn spawn(
     tokio::spawn(read_stderr(stderr, Arc::clone(&tail), stderr_done_tx));
 
     let (exit_tx, exit_rx) = watch::channel(None);
+    let reaped = Arc::new(AtomicBool::new(false));
+    let reaper_flag = Arc::clone(&reaped);
     let label = spec.label.clone();
     tokio::spawn(async move {
         let info = ExitInfo::from_status(child.wait().await);
+        reaper_flag.store(true, Ordering::Release);
         // The leader is gone; its background jobs (an agent's shells) must not outlive it.
         let _ = signal_group(pid, SIGKILL);
         let _ = tokio::time::timeout(STDERR_DRAIN, stderr_done_rx).await;
@@ -418,6 +425,7 @@ pub async fn spawn(
                 pid,
                 label: spec.label,
                 exit: exit_rx,
+                reaped,
                 stderr: tail,
             }),
         },
@@ -540,6 +548,14 @@ fn incomplete_suffix_len(bytes: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn handles_are_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<ProcessControl>();
+        assert_send_sync::<AgentProcess>();
+        assert_send_sync::<SpawnError>();
+    }
 
     #[test]
     fn tail_keeps_the_end_on_char_boundaries() {

@@ -1,0 +1,10 @@
+//! End-to-end tests: the real Claude Code CLI (pinned) against the project's mock model
+//! server, driven through the session engine.
+
+mod harness;
+
+mod basic;
+mod interrupts;
+mod permissions;
+mod questions;
+mod resume;

@@ -1,0 +1,40 @@
+//! Fixtures: sanitised captures of real CLI runs (`CODIVA_CAPTURE_FIXTURES=1` while running the
+//! end-to-end tests writes them), and the fast replay tests built on them.
+
+use std::path::{Path, PathBuf};
+
+pub fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/claude")
+}
+
+/// Writes the agent's stdout lines from a wire log as `<dir>/<name>.jsonl`, with the run's
+/// paths and the mock's address replaced by placeholders.
+pub fn capture(name: &str, wire_log: &Path, replacements: &[(&Path, &str)], mock_url: &str) {
+    let text = std::fs::read_to_string(wire_log).expect("wire log");
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for (path, placeholder) in replacements {
+        pairs.push((path.display().to_string(), (*placeholder).to_owned()));
+        if let Ok(real) = path.canonicalize() {
+            pairs.push((real.display().to_string(), (*placeholder).to_owned()));
+        }
+    }
+    // Longest first, so that a path inside another is replaced by the more specific name.
+    pairs.sort_by_key(|(from, _)| std::cmp::Reverse(from.len()));
+    pairs.push((mock_url.to_owned(), "http://127.0.0.1:<PORT>".to_owned()));
+    let port = mock_url.rsplit(':').next().unwrap_or_default().to_owned();
+    pairs.push((format!("127.0.0.1:{port}"), "127.0.0.1:<PORT>".to_owned()));
+    let mut out = String::new();
+    for line in text.lines() {
+        let Some((_, body)) = line.split_once(" << ") else {
+            continue;
+        };
+        let mut body = body.to_owned();
+        for (from, to) in &pairs {
+            body = body.replace(from.as_str(), to);
+        }
+        out.push_str(&body);
+        out.push('\n');
+    }
+    std::fs::create_dir_all(dir()).expect("fixture dir");
+    std::fs::write(dir().join(format!("{name}.jsonl")), out).expect("write fixture");
+}
