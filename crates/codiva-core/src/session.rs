@@ -32,6 +32,10 @@ pub enum SessionCommand {
     SetPermissionMode(String),
     /// A copy of the state as it is now.
     Snapshot(oneshot::Sender<SessionSnapshot>),
+    /// End the agent's input: it finishes what it is doing (including turns it starts by
+    /// itself, e.g. after background agents) and exits; the session stays usable and starts
+    /// the agent again (resuming) on the next message.
+    CloseInput,
     /// Stop the agent process gracefully and end the task.
     Shutdown,
 }

@@ -190,6 +190,12 @@ pub enum SessionEvent {
     Subagent {
         subagent: SubagentView,
     },
+    /// The agent process ended (`requested` when codiva asked it to).
+    AgentExited {
+        code: Option<i32>,
+        signal: Option<i32>,
+        requested: bool,
+    },
 }
 
 /// Everything the reducer consumes: what the agent said and what the host did.
@@ -445,7 +451,8 @@ impl SessionState {
             Input::ProcessStarted => {
                 self.process = ProcessPhase::Alive;
                 self.connected = false;
-                self.exit_note = None;
+                // `exit_note` stays: it explains the last outcome until the next turn ends
+                // (an automatic restart must not erase why the turn was interrupted).
                 // A new process knows nothing of the old one's tasks or turns.
                 self.turns.clear();
                 self.running_tasks.clear();
@@ -964,6 +971,7 @@ impl SessionState {
         // A turn that completed while background agents still run is not complete yet.
         self.gate_pending = end.outcome == TurnOutcome::Completed && !self.running_tasks.is_empty();
         self.last_outcome = Some(end.outcome);
+        self.exit_note = None;
         if self.turns.is_empty() {
             // Prompts cannot outlive their turn.
             self.withdraw_all_prompts();
@@ -985,6 +993,11 @@ impl SessionState {
     ) {
         self.process = ProcessPhase::Exited;
         self.connected = false;
+        self.outbox.push(SessionEvent::AgentExited {
+            code,
+            signal,
+            requested,
+        });
         self.reset_stream();
         self.retry = None;
         self.withdraw_all_prompts();

@@ -1,1 +1,74 @@
-fn main() {}
+//! The `codiva` binary: command-line parsing and wiring. Front ends drive the core through its
+//! session commands and events only.
+
+mod exec;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "codiva",
+    version,
+    about = "Run coding-agent sessions in parallel from one terminal"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run one agent session headless in the current directory and print its events.
+    Exec(exec::ExecArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging();
+    let Some(command) = cli.command else {
+        eprintln!(
+            "codiva: the terminal UI is not available yet in this build; run `codiva exec \"<instruction>\"` (see `codiva --help`)"
+        );
+        return ExitCode::from(2);
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("codiva: cannot start the async runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match command {
+        Command::Exec(args) => runtime.block_on(exec::run(args)),
+    }
+}
+
+/// Diagnostics go to `$CODIVA_LOG` (a file) when set, filtered by `RUST_LOG` (default `info`);
+/// never to stdout, which carries the front end's output.
+fn init_logging() {
+    let Some(path) = std::env::var_os("CODIVA_LOG").map(PathBuf::from) else {
+        return;
+    };
+    let Ok(file) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+    else {
+        eprintln!("codiva: cannot open the log file {}", path.display());
+        return;
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(false)
+        .with_writer(std::sync::Mutex::new(file))
+        .init();
+}

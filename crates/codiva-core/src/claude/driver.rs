@@ -45,7 +45,7 @@ type SharedWireLog = Arc<Mutex<WireLog>>;
 enum FromAgent {
     Line {
         epoch: u64,
-        line: Inbound,
+        line: Box<Inbound>,
     },
     Unreadable {
         epoch: u64,
@@ -152,7 +152,7 @@ impl Driver {
                     None | Some(SessionCommand::Shutdown) => break,
                     Some(command) => self.command(command).await,
                 },
-                Some(message) = self.agent_rx.recv() => self.from_agent(message).await,
+                Some(message) = self.agent_rx.recv() => self.on_agent_message(message).await,
                 _ = tick.tick() => {
                     self.apply(Input::Tick);
                     self.check_interrupt_deadline().await;
@@ -193,11 +193,23 @@ impl Driver {
             SessionCommand::Snapshot(reply) => {
                 let _ = reply.send(self.state.snapshot());
             }
+            SessionCommand::CloseInput => {
+                if let Some(live) = self.live.as_mut()
+                    && let Some(mut stdin) = live.stdin.take()
+                {
+                    self.stopping = true;
+                    stdin.close().await;
+                }
+            }
             SessionCommand::Shutdown => {}
         }
     }
 
     async fn send_user(&mut self, input: UserInput) {
+        if self.live.as_ref().is_some_and(|live| live.stdin.is_none()) {
+            // The agent's input was closed; it is on its way out. Let it finish, then resume.
+            self.stop_process().await;
+        }
         if self.live.is_none() {
             let resume = self
                 .state
@@ -404,9 +416,9 @@ impl Driver {
         }
     }
 
-    async fn from_agent(&mut self, message: FromAgent) {
+    async fn on_agent_message(&mut self, message: FromAgent) {
         match message {
-            FromAgent::Line { epoch, line } if epoch == self.epoch => self.agent_line(line).await,
+            FromAgent::Line { epoch, line } if epoch == self.epoch => self.agent_line(*line).await,
             FromAgent::Unreadable { epoch, error } if epoch == self.epoch => {
                 tracing::warn!(%error, "unreadable line from the agent");
                 self.apply(Input::Agent(AgentEvent::Note {
@@ -563,7 +575,7 @@ impl Driver {
             tokio::time::timeout(Duration::from_secs(5), self.agent_rx.recv()).await
         {
             let last = matches!(message, FromAgent::Exited { epoch: e, .. } if e == epoch);
-            self.from_agent(message).await;
+            self.on_agent_message(message).await;
             if last {
                 break;
             }
@@ -612,7 +624,10 @@ async fn read_agent(
                     wire.write(Direction::FromAgent, &bytes);
                 }
                 match claude::parse_line(&bytes) {
-                    Ok(line) => FromAgent::Line { epoch, line },
+                    Ok(line) => FromAgent::Line {
+                        epoch,
+                        line: Box::new(line),
+                    },
                     Err(err) => FromAgent::Unreadable {
                         epoch,
                         error: err.to_string(),

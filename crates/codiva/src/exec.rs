@@ -1,0 +1,479 @@
+//! `codiva exec`: a headless, one-shot front end. It runs one session in the current
+//! directory, answers prompts by policy (`--approve`, `--answers`), prints the session's events
+//! (JSON lines with `--json`, readable text otherwise) and exits with the session's outcome.
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+use codiva_core::agent_event::{NoteLevel, QuestionRequest};
+use codiva_core::process::{ChildRegistry, EnvPolicy};
+use codiva_core::session::{
+    ClaudeSessionConfig, PermissionResponse, QuestionResponse, SessionCommand, SessionHandle,
+};
+use codiva_core::session_log::{EntryKind, LogEntry, ToolStatus};
+use codiva_core::session_state::{Prompt, Scope, SessionEvent, Status};
+use codiva_core::{claude, paths, wire_log};
+use codiva_wire::claude::UserInput;
+use serde_json::Value;
+
+/// How long the agent may take to finish after its input is closed.
+const FINISH_TIMEOUT: Duration = Duration::from_secs(300);
+
+#[derive(Args, Debug)]
+pub struct ExecArgs {
+    /// The instruction for the agent.
+    prompt: String,
+    /// Model to use (e.g. `claude-sonnet-4-5`).
+    #[arg(long)]
+    model: Option<String>,
+    /// The agent's permission mode (`default`, `acceptEdits`, `plan`, …).
+    #[arg(long)]
+    permission_mode: Option<String>,
+    /// Which tool permissions to grant without asking.
+    #[arg(long, value_enum, default_value = "none")]
+    approve: Approve,
+    /// Continue an earlier agent session (its id, as printed in `agent_session` events).
+    #[arg(long)]
+    resume: Option<String>,
+    /// Print events as JSON lines.
+    #[arg(long)]
+    json: bool,
+    /// Answers for the agent's questions: a JSON object `{"<question>": "<answer>" | [..]}`.
+    /// Questions without an answer are declined.
+    #[arg(long)]
+    answers: Option<PathBuf>,
+    /// The `claude` binary (default: `$CODIVA_CLAUDE`, then `PATH` and the usual install dirs).
+    #[arg(long, env = "CODIVA_CLAUDE")]
+    claude: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Approve {
+    /// Allow every tool.
+    All,
+    /// Deny every tool that asks.
+    None,
+    /// Allow file edits (Write, Edit, MultiEdit, NotebookEdit); deny the rest.
+    Edits,
+}
+
+/// Exit codes (documented in the README).
+mod code {
+    pub const FAILED: u8 = 1;
+    pub const USAGE: u8 = 2;
+    pub const NEEDS_LOGIN: u8 = 3;
+    pub const RATE_LIMITED: u8 = 4;
+    pub const INTERRUPTED: u8 = 130;
+}
+
+pub async fn run(args: ExecArgs) -> ExitCode {
+    match run_inner(args).await {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("codiva: {message}");
+            ExitCode::from(code::USAGE)
+        }
+    }
+}
+
+async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
+    let answers = match &args.answers {
+        Some(path) => load_answers(path)?,
+        None => BTreeMap::new(),
+    };
+    let cwd = std::env::current_dir().map_err(|err| format!("no current directory: {err}"))?;
+    let (program, warning) = claude::launch::find_claude(args.claude.as_deref())
+        .await
+        .map_err(|err| err.to_string())?;
+    if let Some(warning) = warning {
+        eprintln!("codiva: warning: Claude Code {warning}");
+    }
+    let state_dir = paths::state_dir();
+    let registry = match ChildRegistry::open(state_dir.join("children")) {
+        Ok(registry) => {
+            for reaped in registry.reap_stale() {
+                tracing::info!(
+                    pid = reaped.record.pid,
+                    "reaped a process left by an earlier run"
+                );
+            }
+            Some(std::sync::Arc::new(registry))
+        }
+        Err(err) => {
+            eprintln!("codiva: warning: cannot use the child registry: {err}");
+            None
+        }
+    };
+    let mut config = ClaudeSessionConfig::new(program, cwd);
+    config.env = EnvPolicy::Inherit {
+        remove: codiva_own_vars(),
+        set: Vec::new(),
+    };
+    config.model = args.model.clone();
+    config.permission_mode = args.permission_mode.clone();
+    config.resume = args.resume.clone();
+    config.registry = registry;
+    config.wire_log = Some(state_dir.join("wire").join(format!(
+        "exec-{}-{}.log",
+        wire_log::timestamp(std::time::SystemTime::now()).replace(':', ""),
+        std::process::id()
+    )));
+    let session = claude::start(config, Some(UserInput::text(args.prompt.clone())));
+    let mut printer = Printer::new(args.json);
+    let outcome = drive(session, &args, &answers, &mut printer).await;
+    Ok(printer.finish(outcome))
+}
+
+/// Variables codiva reads for itself; the agent's shell must not inherit them.
+fn codiva_own_vars() -> Vec<String> {
+    std::env::vars_os()
+        .filter_map(|(key, _)| key.into_string().ok())
+        .filter(|key| key.starts_with("CODIVA_"))
+        .collect()
+}
+
+fn load_answers(path: &PathBuf) -> Result<BTreeMap<String, Vec<String>>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|err| format!("cannot read {}: {err}", path.display()))?;
+    let value: Value = serde_json::from_str(&text)
+        .map_err(|err| format!("{} is not valid JSON: {err}", path.display()))?;
+    let Value::Object(map) = value else {
+        return Err(format!(
+            "{} must hold a JSON object {{\"question\": \"answer\"}}",
+            path.display()
+        ));
+    };
+    map.into_iter()
+        .map(|(question, answer)| {
+            let labels = match answer {
+                Value::String(text) => vec![text],
+                Value::Array(items) => items
+                    .into_iter()
+                    .map(|item| match item {
+                        Value::String(text) => Ok(text),
+                        other => Err(format!("answer {other} to {question:?} is not a string")),
+                    })
+                    .collect::<Result<_, _>>()?,
+                other => return Err(format!("answer {other} to {question:?} is not a string")),
+            };
+            Ok((question, labels))
+        })
+        .collect()
+}
+
+struct Outcome {
+    status: Status,
+    detail: Option<String>,
+}
+
+async fn drive(
+    mut session: SessionHandle,
+    args: &ExecArgs,
+    answers: &BTreeMap<String, Vec<String>>,
+    printer: &mut Printer,
+) -> Outcome {
+    let mut status = Status::Starting;
+    let mut detail = None;
+    let mut closing = false;
+    let mut interrupted_by_user = false;
+    let ctrl_c = tokio::signal::ctrl_c();
+    tokio::pin!(ctrl_c);
+    let finish_deadline = tokio::time::sleep(Duration::MAX / 4);
+    tokio::pin!(finish_deadline);
+    loop {
+        let event = tokio::select! {
+            event = session.next_event() => event,
+            _ = &mut ctrl_c, if !interrupted_by_user => {
+                interrupted_by_user = true;
+                session.send(SessionCommand::Interrupt);
+                continue;
+            }
+            _ = &mut finish_deadline, if closing => {
+                printer.note("the agent did not exit after its input was closed; stopping it");
+                break;
+            }
+        };
+        let Some(event) = event else { break };
+        printer.event(&event);
+        match &event {
+            SessionEvent::Status {
+                status: s,
+                detail: d,
+            } => {
+                status = *s;
+                detail = d.clone();
+                if s.is_settled() && !closing {
+                    // Let the agent finish anything it still does by itself, then exit.
+                    closing = true;
+                    session.send(SessionCommand::CloseInput);
+                    finish_deadline
+                        .as_mut()
+                        .reset(tokio::time::Instant::now() + FINISH_TIMEOUT);
+                }
+            }
+            SessionEvent::PromptOpened { prompt } => {
+                let command = answer_prompt(prompt, args.approve, answers);
+                printer.decision(&command);
+                session.send(command);
+            }
+            SessionEvent::AgentExited { .. } if closing => break,
+            _ => {}
+        }
+    }
+    if let Some(snapshot) = session.snapshot().await {
+        status = snapshot.status;
+        detail = snapshot.detail;
+    }
+    session.shutdown().await;
+    if interrupted_by_user && !matches!(status, Status::Completed) {
+        status = Status::Interrupted;
+    }
+    Outcome { status, detail }
+}
+
+fn answer_prompt(
+    prompt: &Prompt,
+    approve: Approve,
+    answers: &BTreeMap<String, Vec<String>>,
+) -> SessionCommand {
+    match prompt {
+        Prompt::Permission(request) => {
+            let allowed = match approve {
+                Approve::All => true,
+                Approve::None => false,
+                Approve::Edits => matches!(
+                    request.tool.as_str(),
+                    "Write" | "Edit" | "MultiEdit" | "NotebookEdit"
+                ),
+            };
+            let response = if allowed {
+                PermissionResponse::Allow
+            } else {
+                PermissionResponse::Deny {
+                    message: format!(
+                        "codiva exec --approve {}: the user does not allow {} here.",
+                        approve_name(approve),
+                        request.tool
+                    ),
+                }
+            };
+            SessionCommand::RespondPermission {
+                request_id: request.request_id.clone(),
+                response,
+            }
+        }
+        Prompt::Question(request) => SessionCommand::AnswerQuestion {
+            request_id: request.request_id.clone(),
+            response: question_response(request, answers),
+        },
+    }
+}
+
+fn question_response(
+    request: &QuestionRequest,
+    answers: &BTreeMap<String, Vec<String>>,
+) -> QuestionResponse {
+    let given: BTreeMap<String, Vec<String>> = request
+        .questions
+        .iter()
+        .filter_map(|q| {
+            answers
+                .get(&q.question)
+                .map(|a| (q.question.clone(), a.clone()))
+        })
+        .collect();
+    if given.is_empty() {
+        QuestionResponse::Decline {
+            message: Some(
+                "The user is not available to answer questions (codiva exec); proceed with your best judgement."
+                    .to_owned(),
+            ),
+        }
+    } else {
+        QuestionResponse::Answers(given)
+    }
+}
+
+fn approve_name(approve: Approve) -> &'static str {
+    match approve {
+        Approve::All => "all",
+        Approve::None => "none",
+        Approve::Edits => "edits",
+    }
+}
+
+/// Writes events to stdout: JSON lines, or text for a person.
+struct Printer {
+    json: bool,
+    streamed: String,
+    out: std::io::Stdout,
+}
+
+impl Printer {
+    fn new(json: bool) -> Self {
+        Printer {
+            json,
+            streamed: String::new(),
+            out: std::io::stdout(),
+        }
+    }
+
+    fn write(&mut self, text: &str) {
+        // A closed stdout (a pipe whose reader left) must not stop the session's cleanup.
+        let mut out = self.out.lock();
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+    }
+
+    fn json_line(&mut self, value: &impl serde::Serialize) {
+        if let Ok(line) = serde_json::to_string(value) {
+            self.write(&format!("{line}\n"));
+        }
+    }
+
+    fn event(&mut self, event: &SessionEvent) {
+        if self.json {
+            self.json_line(event);
+            return;
+        }
+        match event {
+            SessionEvent::Stream { text, reset } => {
+                if *reset {
+                    if !self.streamed.is_empty() {
+                        self.write("\n");
+                    }
+                    self.streamed.clear();
+                } else {
+                    self.streamed.push_str(text);
+                    self.write(text);
+                }
+            }
+            SessionEvent::Log {
+                scope: Scope::Main,
+                entry,
+                update,
+            } => self.entry(entry, *update),
+            SessionEvent::Status { status, detail } => {
+                let mut line = format!("· {}", status.as_str());
+                if let Some(detail) = detail {
+                    line.push_str(&format!(" — {detail}"));
+                }
+                self.line(&line);
+            }
+            SessionEvent::Subagent { subagent } if subagent.status != "running" => {
+                let description = subagent.description.as_deref().unwrap_or("subagent");
+                self.line(&format!("  ↳ {description}: {}", subagent.status));
+            }
+            _ => {}
+        }
+    }
+
+    fn entry(&mut self, entry: &LogEntry, update: bool) {
+        match &entry.kind {
+            EntryKind::Assistant { text } => {
+                if !self.streamed.is_empty() && text.starts_with(self.streamed.as_str()) {
+                    let rest = text[self.streamed.len()..].to_owned();
+                    self.write(&rest);
+                    self.write("\n");
+                } else {
+                    self.line(text);
+                }
+                self.streamed.clear();
+            }
+            EntryKind::Tool(tool) if update => {
+                let mark = match tool.status {
+                    ToolStatus::Running => "…",
+                    ToolStatus::Succeeded => "✓",
+                    ToolStatus::Failed => "✗",
+                    ToolStatus::Denied => "denied",
+                };
+                let duration = tool
+                    .duration_ms
+                    .map(|ms| format!(" ({ms} ms)"))
+                    .unwrap_or_default();
+                self.line(&format!(
+                    "⏺ {} {} {mark}{duration}",
+                    tool.name, tool.summary
+                ));
+            }
+            EntryKind::Note { level, text } => {
+                let prefix = match level {
+                    NoteLevel::Info => "note",
+                    NoteLevel::Warning => "warning",
+                    NoteLevel::Error => "error",
+                };
+                self.line(&format!("! {prefix}: {text}"));
+            }
+            _ => {}
+        }
+    }
+
+    fn decision(&mut self, command: &SessionCommand) {
+        if self.json {
+            return;
+        }
+        let text = match command {
+            SessionCommand::RespondPermission { response, .. } => match response {
+                PermissionResponse::Allow | PermissionResponse::AllowAlways { .. } => "allowed",
+                _ => "denied",
+            },
+            SessionCommand::AnswerQuestion { response, .. } => match response {
+                QuestionResponse::Answers(_) => "answered from --answers",
+                QuestionResponse::Decline { .. } => "declined (no answers given)",
+            },
+            _ => return,
+        };
+        self.line(&format!("  → {text}"));
+    }
+
+    fn note(&mut self, text: &str) {
+        if !self.json {
+            self.line(&format!("! {text}"));
+        }
+    }
+
+    fn line(&mut self, text: &str) {
+        if !self.streamed.is_empty() {
+            self.write("\n");
+            self.streamed.clear();
+        }
+        self.write(&format!("{text}\n"));
+    }
+
+    /// Prints the final line and returns the exit code.
+    fn finish(&mut self, outcome: Outcome) -> ExitCode {
+        let code = match outcome.status {
+            Status::Completed => 0,
+            Status::NeedsLogin => code::NEEDS_LOGIN,
+            Status::RateLimited => code::RATE_LIMITED,
+            Status::Interrupted => code::INTERRUPTED,
+            _ => code::FAILED,
+        };
+        if self.json {
+            self.json_line(&serde_json::json!({
+                "event": "exit",
+                "status": outcome.status,
+                "detail": outcome.detail,
+                "code": code,
+            }));
+        }
+        if code != 0 {
+            let reason = match outcome.status {
+                Status::NeedsLogin => "needs login",
+                Status::RateLimited => "rate limited",
+                Status::Interrupted => "interrupted",
+                Status::Failed => "failed",
+                _ => "did not finish",
+            };
+            match outcome.detail {
+                Some(detail) => eprintln!("codiva: {reason}: {detail}"),
+                None => eprintln!("codiva: {reason}"),
+            }
+        }
+        ExitCode::from(code)
+    }
+}

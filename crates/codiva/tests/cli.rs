@@ -1,0 +1,224 @@
+//! The `codiva` binary end to end: `codiva exec` with the real Claude Code CLI against the
+//! project's mock model server.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use codiva_testkit::{
+    AgentSandbox, MockMessage, MockServer, Reply, Script, TestRepo, claude_binary,
+};
+use serde_json::{Value, json};
+
+struct Exec {
+    mock: MockServer,
+    repo: TestRepo,
+    sandbox: AgentSandbox,
+    state: tempfile::TempDir,
+}
+
+impl Exec {
+    fn new(make_script: impl FnOnce(&Path) -> Script) -> Exec {
+        Exec::with_sandbox(make_script, AgentSandbox::new().unwrap())
+    }
+
+    fn with_sandbox(make_script: impl FnOnce(&Path) -> Script, sandbox: AgentSandbox) -> Exec {
+        let repo = TestRepo::new().unwrap();
+        let mock = MockServer::start(make_script(repo.path())).unwrap();
+        Exec {
+            mock,
+            repo,
+            sandbox,
+            state: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        let output = Command::new(env!("CARGO_BIN_EXE_codiva"))
+            .arg("exec")
+            .args(args)
+            .current_dir(self.repo.path())
+            .env_clear()
+            .envs(self.sandbox.claude_env(&self.mock.url()))
+            .env("CODIVA_CLAUDE", claude_binary())
+            .env("CODIVA_STATE_DIR", self.state.path())
+            .output()
+            .expect("run codiva");
+        assert!(
+            self.mock.unmatched().is_empty(),
+            "the mock had no rule for a request"
+        );
+        output
+    }
+}
+
+fn json_lines(output: &Output) -> Vec<Value> {
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|err| panic!("{err}: {line}")))
+        .collect()
+}
+
+fn write_script(repo: &Path) -> Script {
+    Script::new()
+        .then(Reply::message(
+            MockMessage::new().text("Creating it.").tool_use(
+                "Write",
+                json!({"file_path": repo.join("hello.txt"), "content": "hello\n"}),
+            ),
+        ))
+        .then(Reply::text("Done."))
+}
+
+#[test]
+fn exec_json_approve_all_writes_the_file() {
+    let exec = Exec::new(write_script);
+    let output = exec.run(&["--json", "--approve", "all", "create hello.txt"]);
+    assert!(
+        output.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(exec.repo.path().join("hello.txt")).unwrap(),
+        "hello\n"
+    );
+    let events = json_lines(&output);
+    assert!(events.iter().any(|e| e["event"] == "prompt_opened"));
+    assert!(
+        events
+            .iter()
+            .any(|e| e["event"] == "status" && e["status"] == "completed")
+    );
+    let exit = events.last().unwrap();
+    assert_eq!(exit["event"], "exit");
+    assert_eq!(exit["status"], "completed");
+    assert_eq!(exit["code"], 0);
+    assert!(
+        std::fs::read_dir(exec.state.path().join("wire"))
+            .unwrap()
+            .count()
+            == 1,
+        "the wire log is written under the state dir"
+    );
+}
+
+#[test]
+fn exec_approve_none_denies_and_ends_cleanly() {
+    let exec = Exec::new(write_script);
+    let output = exec.run(&["--json", "--approve", "none", "create hello.txt"]);
+    assert!(
+        output.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!exec.repo.path().join("hello.txt").exists());
+    let events = json_lines(&output);
+    assert!(
+        events
+            .iter()
+            .any(|e| e["event"] == "prompt_closed" && e["resolution"] == "denied"),
+        "the denial is reported"
+    );
+    assert!(
+        events.iter().any(|e| e["event"] == "log"
+            && e["entry"]["kind"] == "tool"
+            && e["entry"]["status"] == "denied"),
+        "the tool shows as denied"
+    );
+    assert_eq!(events.last().unwrap()["status"], "completed");
+}
+
+#[test]
+fn exec_text_output_is_readable() {
+    let exec = Exec::new(write_script);
+    let output = exec.run(&["--approve", "edits", "create hello.txt"]);
+    assert!(output.status.success());
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("Creating it."), "{text}");
+    assert!(text.contains("⏺ Write hello.txt ✓"), "{text}");
+    assert!(text.contains("Done."), "{text}");
+    assert!(text.contains("· completed"), "{text}");
+}
+
+#[test]
+fn exec_401_reports_needs_login() {
+    let exec = Exec::with_sandbox(
+        |_| {
+            Script::new().always(Reply::error(
+                401,
+                "authentication_error",
+                "invalid x-api-key",
+            ))
+        },
+        AgentSandbox::new().unwrap().with_max_retries(1),
+    );
+    let output = exec.run(&["--json", "hello"]);
+    assert_eq!(output.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("needs login"), "{stderr}");
+    assert_eq!(json_lines(&output).last().unwrap()["status"], "needs_login");
+}
+
+#[test]
+fn exec_answers_questions_from_a_file() {
+    let question = "Which language should the greeting use?";
+    let exec = Exec::new(|_| {
+        Script::new()
+            .then(Reply::tool_use(
+                "AskUserQuestion",
+                json!({"questions": [{"question": question, "header": "Language", "multiSelect": false,
+                    "options": [{"label": "Japanese", "description": "日本語"}, {"label": "English", "description": "English"}]}]}),
+            ))
+            .then(Reply::text("こんにちは"))
+    });
+    let answers = exec.state.path().join("answers.json");
+    std::fs::write(&answers, json!({question: "Japanese"}).to_string()).unwrap();
+    let output = exec.run(&["--json", "--answers", answers.to_str().unwrap(), "greet me"]);
+    assert!(output.status.success());
+    let last = exec.mock.message_requests().last().cloned().unwrap();
+    assert!(
+        last.body
+            .to_string()
+            .contains(r#"\"Which language should the greeting use?\"=\"Japanese\""#)
+    );
+}
+
+#[test]
+fn exec_without_answers_declines_questions() {
+    let exec = Exec::new(|_| {
+        Script::new()
+            .then(Reply::tool_use(
+                "AskUserQuestion",
+                json!({"questions": [{"question": "Tabs or spaces?", "header": "Style", "multiSelect": false,
+                    "options": [{"label": "Tabs", "description": "t"}, {"label": "Spaces", "description": "s"}]}]}),
+            ))
+            .then(Reply::text("I'll pick spaces."))
+    });
+    let output = exec.run(&["--json", "format it"]);
+    assert!(output.status.success());
+    let events = json_lines(&output);
+    assert!(
+        events
+            .iter()
+            .any(|e| e["event"] == "prompt_closed" && e["resolution"] == "declined")
+    );
+}
+
+#[test]
+fn exec_with_a_missing_binary_says_so() {
+    let exec = Exec::new(|_| Script::new());
+    let output = Command::new(env!("CARGO_BIN_EXE_codiva"))
+        .args(["exec", "--claude", "/nonexistent/claude", "hi"])
+        .current_dir(exec.repo.path())
+        .env_clear()
+        .env("HOME", exec.sandbox.home.path())
+        .env("CODIVA_STATE_DIR", exec.state.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("/nonexistent/claude"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "one clear line: {stderr}");
+}
