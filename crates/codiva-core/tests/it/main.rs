@@ -1,5 +1,8 @@
 //! The integration tests of codiva-core, in one binary (one link per crate).
 
+// Test helpers outside `#[test]` functions panic on setup failures by design.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod claude;
 mod fixtures;
 mod process;

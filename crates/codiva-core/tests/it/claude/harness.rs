@@ -83,7 +83,7 @@ impl Run {
         config.wire_log = Some(state_dir.path().join("wire.log"));
         config.registry = Some(registry.clone());
         (setup.configure)(&mut config);
-        let session = codiva_core::claude::start(config, first.map(|text| UserInput::text(text)));
+        let session = codiva_core::claude::start(config, first.map(UserInput::text));
         Run {
             mock,
             sandbox,
