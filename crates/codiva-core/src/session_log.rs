@@ -169,22 +169,61 @@ impl Log {
     }
 }
 
+/// What an entry really costs in memory: the entry itself plus every heap allocation it owns
+/// (capacity plus allocator overhead), so that the budget bounds the process's memory, not just
+/// its text.
 fn entry_size(entry: &LogEntry) -> usize {
-    64 + match &entry.kind {
-        EntryKind::User { text }
-        | EntryKind::Assistant { text }
-        | EntryKind::Thinking { text }
-        | EntryKind::SubagentPrompt { text }
-        | EntryKind::Note { text, .. } => text.len(),
-        EntryKind::Tool(tool) => {
-            tool.summary.len()
-                + tool.name.len()
-                + tool.result.as_ref().map_or(0, String::len)
-                + json_size(&tool.input)
+    std::mem::size_of::<LogEntry>()
+        + match &entry.kind {
+            EntryKind::User { text }
+            | EntryKind::Assistant { text }
+            | EntryKind::Thinking { text }
+            | EntryKind::SubagentPrompt { text }
+            | EntryKind::Note { text, .. } => string_heap(text),
+            EntryKind::Tool(tool) => {
+                string_heap(&tool.tool_use_id)
+                    + string_heap(&tool.summary)
+                    + string_heap(&tool.name)
+                    + tool.result.as_ref().map_or(0, string_heap)
+                    + json_heap(&tool.input)
+            }
         }
+}
+
+/// Allocator overhead assumed per heap block.
+const ALLOCATION_OVERHEAD: usize = 16;
+
+fn string_heap(text: &String) -> usize {
+    match text.capacity() {
+        0 => 0,
+        capacity => capacity + ALLOCATION_OVERHEAD,
     }
 }
 
+fn json_heap(value: &Value) -> usize {
+    let value_size = std::mem::size_of::<Value>();
+    match value {
+        Value::String(text) => string_heap(text),
+        Value::Array(items) => {
+            items.capacity() * value_size
+                + ALLOCATION_OVERHEAD
+                + items.iter().map(json_heap).sum::<usize>()
+        }
+        Value::Object(map) => map
+            .iter()
+            .map(|(key, value)| {
+                std::mem::size_of::<String>()
+                    + string_heap(key)
+                    + value_size
+                    + ALLOCATION_OVERHEAD
+                    + json_heap(value)
+            })
+            .sum(),
+        _ => 0,
+    }
+}
+
+/// Roughly the size of `value` serialised (decides whether a tool input is kept).
 fn json_size(value: &Value) -> usize {
     match value {
         Value::String(text) => text.len() + 2,

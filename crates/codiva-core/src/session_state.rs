@@ -21,6 +21,11 @@ use crate::session_log::{EntryKind, Log, LogEntry, ToolEntry, ToolStatus, one_li
 /// No output for this long while a turn runs (and nobody is asked anything) flags a stall.
 pub const STALL_AFTER_MS: u64 = 10 * 60 * 1000;
 
+/// Once the background agents a finished turn waited for are done, Claude Code starts a turn
+/// by itself to hand their results to the parent. The session stays Running until that turn
+/// ends, or for at most this long if it never comes.
+pub const FOLLOW_UP_GRACE_MS: u64 = 60 * 1000;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
@@ -286,11 +291,14 @@ pub struct SessionState {
     running_tasks: BTreeSet<String>,
     background_tasks: BTreeSet<String>,
     gate_pending: bool,
+    /// Since when the turn the agent starts by itself after its background agents finished
+    /// is awaited (the second half of the completion gate).
+    follow_up_since: Option<u64>,
     tools: HashMap<String, ToolRef>,
     denied_tools: HashSet<String>,
     todos: Vec<Todo>,
     usage: UsageView,
-    seen_messages: HashSet<String>,
+    seen_messages: RecentIds,
     cost_base: f64,
     last_activity_ms: u64,
     stalled: bool,
@@ -328,11 +336,12 @@ impl SessionState {
             running_tasks: BTreeSet::new(),
             background_tasks: BTreeSet::new(),
             gate_pending: false,
+            follow_up_since: None,
             tools: HashMap::new(),
             denied_tools: HashSet::new(),
             todos: Vec::new(),
             usage: UsageView::default(),
-            seen_messages: HashSet::new(),
+            seen_messages: RecentIds::default(),
             cost_base: 0.0,
             last_activity_ms: 0,
             stalled: false,
@@ -458,12 +467,14 @@ impl SessionState {
                 self.running_tasks.clear();
                 self.background_tasks.clear();
                 self.gate_pending = false;
+                self.follow_up_since = None;
                 self.cost_base = self.usage.cost_usd.unwrap_or(0.0);
                 self.last_activity_ms = self.now_ms;
             }
             Input::SpawnFailed { message } => {
                 self.process = ProcessPhase::Exited;
                 self.turns.clear();
+                self.follow_up_since = None;
                 self.note(Scope::Main, NoteLevel::Error, message.clone());
                 self.last_outcome = Some(TurnOutcome::Failed { message });
             }
@@ -475,6 +486,7 @@ impl SessionState {
             } => self.process_exited(code, signal, &stderr_tail, requested),
             Input::UserSent { text } => {
                 self.last_activity_ms = self.now_ms;
+                self.follow_up_since = None;
                 self.turns.push_back(OpenTurn { cancelled: false });
                 self.push_entry(Scope::Main, EntryKind::User { text });
             }
@@ -486,8 +498,18 @@ impl SessionState {
             Input::PromptAnswered {
                 request_id,
                 resolution,
-            } => self.close_prompt(&request_id, resolution),
+            } => {
+                // The agent resumes now: the stall clock restarts at the answer, not at its
+                // last line before the prompt (which may be long ago).
+                self.last_activity_ms = self.now_ms;
+                self.close_prompt(&request_id, resolution);
+            }
             Input::Tick => {
+                if let Some(since) = self.follow_up_since
+                    && self.now_ms.saturating_sub(since) >= FOLLOW_UP_GRACE_MS
+                {
+                    self.follow_up_since = None;
+                }
                 if !self.turns.is_empty()
                     && self.prompts.is_empty()
                     && !self.stalled
@@ -530,7 +552,7 @@ impl SessionState {
         if self.process == ProcessPhase::Alive && !self.connected && self.last_outcome.is_none() {
             return (Status::Starting, None);
         }
-        if !self.turns.is_empty() || self.gate_pending {
+        if !self.turns.is_empty() || self.gate_pending || self.follow_up_since.is_some() {
             let detail = if let Some(retry) = &self.retry {
                 Some(format!("retrying ({}/{})", retry.attempt, retry.max))
             } else if self.stalled {
@@ -548,6 +570,8 @@ impl SessionState {
                         "s"
                     }
                 ))
+            } else if self.follow_up_since.is_some() && self.turns.is_empty() {
+                Some("collecting background results".to_owned())
             } else {
                 let progress = self.todo_progress();
                 (progress.total > 0).then(|| format!("step {}/{}", progress.done, progress.total))
@@ -589,6 +613,7 @@ impl SessionState {
                     // The agent started a turn by itself (e.g. after a background agent).
                     self.turns.push_back(OpenTurn { cancelled: false });
                 }
+                self.follow_up_since = None;
                 // A turn cannot begin before the handshake; some agents skip it.
                 self.connected = true;
                 if !agent_session_id.is_empty()
@@ -727,6 +752,11 @@ impl SessionState {
                             view.summary = summary.clone();
                         }
                     });
+                    if status == "completed"
+                        && let Some(report) = summary.filter(|text| !text.trim().is_empty())
+                    {
+                        self.log_subagent_report(tool_use_id, report);
+                    }
                 }
                 self.release_gate();
             }
@@ -970,6 +1000,7 @@ impl SessionState {
         }
         // A turn that completed while background agents still run is not complete yet.
         self.gate_pending = end.outcome == TurnOutcome::Completed && !self.running_tasks.is_empty();
+        self.follow_up_since = None;
         self.last_outcome = Some(end.outcome);
         self.exit_note = None;
         if self.turns.is_empty() {
@@ -978,9 +1009,26 @@ impl SessionState {
         }
     }
 
+    /// Claude Code does not print a foreground subagent's text messages, only its tool calls;
+    /// its final report arrives with the completion notice. The report ends the subagent's own
+    /// log unless one of its messages already said the same (background agents print it).
+    fn log_subagent_report(&mut self, tool_use_id: String, report: String) {
+        let scope = Scope::Subagent(tool_use_id);
+        let already = self.log_mut(&scope).entries().any(
+            |entry| matches!(&entry.kind, EntryKind::Assistant { text } if text.trim() == report.trim()),
+        );
+        if !already {
+            self.push_entry(scope, EntryKind::Assistant { text: report });
+        }
+    }
+
     fn release_gate(&mut self) {
         if self.gate_pending && self.running_tasks.is_empty() {
             self.gate_pending = false;
+            if self.turns.is_empty() {
+                // The agent hands the results over in a turn it starts by itself.
+                self.follow_up_since = Some(self.now_ms);
+            }
         }
     }
 
@@ -1004,6 +1052,7 @@ impl SessionState {
         self.running_tasks.clear();
         self.background_tasks.clear();
         self.gate_pending = false;
+        self.follow_up_since = None;
         let mid_turn = !self.turns.is_empty();
         self.turns.clear();
         let how = match (code, signal) {
@@ -1159,6 +1208,33 @@ impl SessionState {
     }
 }
 
+/// The ids of the most recent model messages, to count each message's usage once. Bounded:
+/// a message's blocks arrive together, so only recent ids can repeat.
+#[derive(Debug, Default)]
+struct RecentIds {
+    order: VecDeque<String>,
+    set: HashSet<String>,
+}
+
+impl RecentIds {
+    const CAPACITY: usize = 256;
+
+    /// `true` if `id` was not seen recently (and remembers it).
+    fn insert(&mut self, id: String) -> bool {
+        if self.set.contains(&id) {
+            return false;
+        }
+        if self.order.len() == Self::CAPACITY
+            && let Some(oldest) = self.order.pop_front()
+        {
+            self.set.remove(&oldest);
+        }
+        self.set.insert(id.clone());
+        self.order.push_back(id);
+        true
+    }
+}
+
 fn scope_of(parent: Option<String>) -> Scope {
     match parent {
         Some(id) => Scope::Subagent(id),
@@ -1222,3 +1298,7 @@ impl SessionState {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "session_state_tests.rs"]
+mod tests;

@@ -436,6 +436,31 @@ async fn respond(
         return Ok(After::KeepAlive);
     }
 
+    // Non-streaming requests are the CLI's own probes (set_model validates a model with one),
+    // not conversation turns: answer them with a minimal message and leave the script alone.
+    if recorded.body.get("stream").and_then(Value::as_bool) != Some(true) {
+        let model = recorded
+            .body
+            .get("model")
+            .and_then(Value::as_str)
+            .unwrap_or("claude-mock")
+            .to_owned();
+        lock(state).requests.push(recorded);
+        let message = json!({
+            "id": format!("msg_mock_{}", crate::sse::random_hex(24)),
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": [{"type": "text", "text": "ok"}],
+            "stop_reason": "end_turn",
+            "stop_sequence": null,
+            "usage": {"input_tokens": 1, "output_tokens": 1,
+                "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+        });
+        write_json(w, 200, &message, &[], false).await?;
+        return Ok(After::KeepAlive);
+    }
+
     // Pick the rule.
     let reply = {
         let mut st = lock(state);
