@@ -96,6 +96,12 @@ pub enum AgentEvent {
     },
     /// The end of a turn.
     TurnEnded(TurnEnd),
+    /// The agent could not continue the conversation it was asked to resume (it does not
+    /// exist, e.g. because the agent died before writing it). The agent exits without reading
+    /// its input.
+    ResumeFailed {
+        message: String,
+    },
     /// The answer to a host request such as set_model (informational).
     RequestFailed {
         what: String,

@@ -224,6 +224,11 @@ pub enum Input {
     UserSent {
         text: String,
     },
+    /// A message the user sent earlier was sent again to a new agent process (the old one
+    /// never read it): a turn opens, nothing new is logged.
+    UserResent,
+    /// The agent's conversation is gone (resume failed); the next process starts a new one.
+    ForgetAgentSession,
     /// The user asked to stop the running turn.
     InterruptRequested,
     /// The user (or a front end's policy) answered a prompt.
@@ -489,6 +494,13 @@ impl SessionState {
                 self.follow_up_since = None;
                 self.turns.push_back(OpenTurn { cancelled: false });
                 self.push_entry(Scope::Main, EntryKind::User { text });
+            }
+            Input::UserResent => {
+                self.last_activity_ms = self.now_ms;
+                self.turns.push_back(OpenTurn { cancelled: false });
+            }
+            Input::ForgetAgentSession => {
+                self.agent_session_id = None;
             }
             Input::InterruptRequested => {
                 if let Some(turn) = self.turns.front_mut() {
@@ -784,6 +796,13 @@ impl SessionState {
                 self.note(Scope::Main, NoteLevel::Info, text);
             }
             AgentEvent::TurnEnded(end) => self.turn_ended(end),
+            AgentEvent::ResumeFailed { message } => {
+                self.note(
+                    Scope::Main,
+                    NoteLevel::Warning,
+                    format!("the conversation could not be resumed ({message}); a new one starts"),
+                );
+            }
             AgentEvent::RequestFailed { what, error } => {
                 self.note(
                     Scope::Main,

@@ -82,6 +82,12 @@ struct Driver {
     model: Option<String>,
     permission_mode: Option<String>,
     interrupt_deadline: Option<Instant>,
+    /// User messages written to the current process (resent if it could not resume).
+    written: Vec<UserInput>,
+    /// The current process was started with `--resume` of an id learned from the agent.
+    resumed_learned_id: bool,
+    /// The current process reported that its resume failed; it exits by itself.
+    resume_failed: bool,
     wire: Option<SharedWireLog>,
     agent_tx: mpsc::Sender<FromAgent>,
     agent_rx: mpsc::Receiver<FromAgent>,
@@ -112,6 +118,9 @@ impl Driver {
             restarts: 0,
             request_seq: 0,
             interrupt_deadline: None,
+            written: Vec::new(),
+            resumed_learned_id: false,
+            resume_failed: false,
             wire,
             agent_tx,
             agent_rx,
@@ -210,15 +219,8 @@ impl Driver {
             // The agent's input was closed; it is on its way out. Let it finish, then resume.
             self.stop_process().await;
         }
-        if self.live.is_none() {
-            let resume = self
-                .state
-                .agent_session_id()
-                .map(str::to_owned)
-                .or_else(|| self.config.resume.clone());
-            if !self.spawn_process(resume).await {
-                return;
-            }
+        if self.live.is_none() && !self.spawn_resuming().await {
+            return;
         }
         let text = input
             .blocks
@@ -229,8 +231,18 @@ impl Driver {
             })
             .collect::<Vec<_>>()
             .join("\n");
-        self.write(&Outbound::User(input)).await;
+        self.write(&Outbound::User(input.clone())).await;
+        self.written.push(input);
         self.apply(Input::UserSent { text });
+    }
+
+    /// Starts a process that continues the session's conversation, if it has one.
+    async fn spawn_resuming(&mut self) -> bool {
+        let learned = self.state.agent_session_id().map(str::to_owned);
+        let resume = learned.clone().or_else(|| self.config.resume.clone());
+        let spawned = self.spawn_process(resume).await;
+        self.resumed_learned_id = learned.is_some();
+        spawned
     }
 
     async fn interrupt(&mut self) {
@@ -346,6 +358,9 @@ impl Driver {
     async fn spawn_process(&mut self, resume: Option<String>) -> bool {
         self.epoch += 1;
         self.stopping = false;
+        self.written.clear();
+        self.resume_failed = false;
+        self.resumed_learned_id = false;
         let options = LaunchOptions {
             model: self.model.clone(),
             permission_mode: self.permission_mode.clone(),
@@ -485,8 +500,33 @@ impl Driver {
                         self.interrupt_deadline = None;
                     }
                 }
+                AgentEvent::ResumeFailed { message } => self.resume_failed(message),
                 event => self.apply(Input::Agent(event)),
             }
+        }
+    }
+
+    fn resume_failed(&mut self, message: String) {
+        if self.resumed_learned_id {
+            // Our own conversation is gone (the agent died before writing it): start afresh
+            // once this process has exited, and send again what it never read.
+            self.resume_failed = true;
+            self.config.resume = None;
+            self.apply(Input::Agent(AgentEvent::ResumeFailed { message }));
+            self.apply(Input::ForgetAgentSession);
+        } else {
+            // The id the user asked for does not exist: say so, do not guess.
+            self.config.resume = None;
+            self.apply(Input::Agent(AgentEvent::TurnEnded(
+                crate::agent_event::TurnEnd {
+                    outcome: TurnOutcome::Failed { message },
+                    agent_session_id: None,
+                    process_cost_usd: None,
+                    context_window: None,
+                    denials: Vec::new(),
+                    final_text: None,
+                },
+            )));
         }
     }
 
@@ -506,6 +546,20 @@ impl Driver {
         let requested = self.stopping;
         self.live = None;
         self.interrupt_deadline = None;
+        if self.resume_failed {
+            self.resume_failed = false;
+            let unread = std::mem::take(&mut self.written);
+            if !unread.is_empty() && self.spawn_process(None).await {
+                for input in unread {
+                    self.write(&Outbound::User(input.clone())).await;
+                    self.written.push(input);
+                    self.apply(Input::UserResent);
+                }
+                return;
+            }
+            self.stopping = true;
+        }
+        let requested = requested || self.stopping;
         let (code, signal) = match info {
             ExitInfo::Code(code) => (Some(code), None),
             ExitInfo::Signal(signal) => (None, Some(signal)),
@@ -520,9 +574,9 @@ impl Driver {
         if requested {
             return;
         }
-        let Some(resume) = self.state.agent_session_id().map(str::to_owned) else {
+        if self.state.agent_session_id().is_none() {
             return;
-        };
+        }
         if self.restarts >= self.config.max_restarts {
             self.apply(Input::Agent(AgentEvent::Note {
                 level: NoteLevel::Warning,
@@ -542,7 +596,7 @@ impl Driver {
             ),
         }));
         self.flush().await;
-        self.spawn_process(Some(resume)).await;
+        self.spawn_resuming().await;
     }
 
     async fn check_interrupt_deadline(&mut self) {

@@ -262,6 +262,16 @@ impl Translator {
 
     fn result(&mut self, result: ResultLine) -> AgentEvent {
         let last_error = self.last_api_error.take();
+        if result.terminal_reason.is_none()
+            && let Some(message) = result
+                .errors
+                .iter()
+                .find(|error| error.starts_with("No conversation found"))
+        {
+            return AgentEvent::ResumeFailed {
+                message: message.clone(),
+            };
+        }
         let text = || {
             result
                 .result

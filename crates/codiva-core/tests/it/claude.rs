@@ -4,7 +4,11 @@
 mod harness;
 
 mod basic;
+mod controls;
+mod errors;
 mod interrupts;
 mod permissions;
 mod questions;
 mod resume;
+mod subagents;
+mod todos;
