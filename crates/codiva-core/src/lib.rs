@@ -6,6 +6,7 @@
 pub mod agent_event;
 pub mod claude;
 pub mod paths;
+pub mod persist;
 pub mod process;
 pub mod session;
 pub mod session_log;

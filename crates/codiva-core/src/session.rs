@@ -10,7 +10,17 @@ use codiva_wire::claude::UserInput;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::process::{ChildRegistry, EnvPolicy};
-use crate::session_state::{SessionEvent, SessionSnapshot};
+use crate::session_log::LogEntry;
+use crate::session_state::{Scope, SessionEvent, SessionSnapshot};
+
+/// A page of a session's log.
+#[derive(Debug, Clone, Default)]
+pub struct LogPage {
+    pub entries: Vec<LogEntry>,
+    /// The id to pass as `after` to read on; `None` at the end of the log.
+    pub next_after: Option<u64>,
+    pub dropped: u64,
+}
 
 /// What a front end can ask of a session.
 #[derive(Debug)]
@@ -32,6 +42,13 @@ pub enum SessionCommand {
     SetPermissionMode(String),
     /// A copy of the state as it is now.
     Snapshot(oneshot::Sender<SessionSnapshot>),
+    /// A page of a log: entries with ids after `after` (all when `None`), at most `limit`.
+    ReadLog {
+        scope: Scope,
+        after: Option<u64>,
+        limit: usize,
+        reply: oneshot::Sender<LogPage>,
+    },
     /// End the agent's input: it finishes what it is doing (including turns it starts by
     /// itself, e.g. after background agents) and exits; the session stays usable and starts
     /// the agent again (resuming) on the next message.

@@ -1278,6 +1278,77 @@ fn last_lines(text: &str, count: usize) -> String {
     one_line(&lines[start..].join(" | "), 400)
 }
 
+/// What a session brought back from disk starts with: its log (rebuilt from the agent's
+/// transcript), how its last turn ended, and the agent session to resume. No process runs
+/// until the next message.
+#[derive(Debug, Clone, Default)]
+pub struct RestoredSession {
+    pub main: Vec<EntryKind>,
+    /// Subagent logs by the tool-use id of their `Agent` call.
+    pub subagents: Vec<(String, Vec<EntryKind>)>,
+    pub outcome: Option<TurnOutcome>,
+    pub detail: Option<String>,
+    pub agent_session_id: Option<String>,
+    pub model: Option<String>,
+    pub permission_mode: Option<String>,
+    pub cost_usd: Option<f64>,
+}
+
+impl SessionState {
+    /// A page of the main log or of a subagent's log.
+    pub fn read_log(
+        &self,
+        scope: &Scope,
+        after: Option<u64>,
+        limit: usize,
+    ) -> crate::session::LogPage {
+        let log = match scope {
+            Scope::Main => Some(&self.log),
+            Scope::Subagent(id) => self.subagent_log(id),
+        };
+        let Some(log) = log else {
+            return crate::session::LogPage::default();
+        };
+        let limit = limit.max(1);
+        let mut entries: Vec<LogEntry> = log
+            .entries()
+            .filter(|entry| after.is_none_or(|after| entry.id > after))
+            .take(limit + 1)
+            .cloned()
+            .collect();
+        let more = entries.len() > limit;
+        entries.truncate(limit);
+        crate::session::LogPage {
+            next_after: if more { entries.last().map(|e| e.id) } else { None },
+            entries,
+            dropped: log.dropped(),
+        }
+    }
+
+    pub fn restored(restored: RestoredSession) -> Self {
+        let mut state = SessionState::new();
+        for kind in restored.main {
+            state.log.push(0, kind);
+        }
+        for (tool_use_id, entries) in restored.subagents {
+            let scope = Scope::Subagent(tool_use_id);
+            for kind in entries {
+                state.log_mut(&scope).push(0, kind);
+            }
+        }
+        state.agent_session_id = restored.agent_session_id;
+        state.model = restored.model;
+        state.permission_mode = restored.permission_mode;
+        state.usage.cost_usd = restored.cost_usd;
+        state.last_outcome = restored.outcome;
+        state.exit_note = restored.detail;
+        let (status, detail) = state.derive_status();
+        state.status = status;
+        state.detail = detail;
+        state
+    }
+}
+
 /// A copy of a session's state for front ends (`session/read`, a TUI attaching late).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SessionSnapshot {

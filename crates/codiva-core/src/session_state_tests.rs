@@ -1102,16 +1102,28 @@ fn no_stall_right_after_a_slow_answer() {
 
 // -- the log budget ---------------------------------------------------------------------------
 
+/// What one entry of `text` costs in a log (the accounting is the log's own business).
+fn entry_cost(text: &str) -> usize {
+    let mut log = Log::with_budget(usize::MAX);
+    log.push(
+        0,
+        EntryKind::Assistant {
+            text: text.to_owned(),
+        },
+    );
+    log.bytes()
+}
+
 #[test]
 fn log_budget_drops_the_oldest_entries() {
-    // Each entry costs 64 bytes of overhead plus its text.
-    let mut log = Log::with_budget(1000);
     let text = "x".repeat(100);
+    let budget = 6 * entry_cost(&text) + entry_cost(&text) / 2;
+    let mut log = Log::with_budget(budget);
     let ids: Vec<u64> = (0..10)
         .map(|_| log.push(0, EntryKind::Assistant { text: text.clone() }).id)
         .collect();
     assert_eq!(ids, (0..10).collect::<Vec<_>>());
-    assert!(log.bytes() <= 1000, "{}", log.bytes());
+    assert!(log.bytes() <= budget, "{}", log.bytes());
     assert_eq!(log.len(), 6);
     assert_eq!(log.dropped(), 4);
     assert_eq!(log.entries().next().unwrap().id, 4);
@@ -1129,7 +1141,7 @@ fn log_budget_drops_the_oldest_entries() {
         })
         .unwrap();
     assert_eq!(updated.id, 9);
-    assert!(log.bytes() <= 1000);
+    assert!(log.bytes() <= budget);
 }
 
 #[test]
@@ -1155,7 +1167,8 @@ fn log_budget_keeps_the_newest_entry_even_when_it_is_too_big() {
 #[test]
 fn snapshot_reports_dropped_entries() {
     let mut run = Run::of(running());
-    run.state.log = Log::with_budget(300);
+    // Room for one entry and a half.
+    run.state.log = Log::with_budget(entry_cost(&"y".repeat(150)) * 3 / 2);
     for index in 0..5 {
         run.apply(agent(AgentEvent::Block {
             message_id: format!("m{index}"),

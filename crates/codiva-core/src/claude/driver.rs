@@ -33,9 +33,20 @@ const EVENT_BUFFER: usize = 1024;
 
 /// Starts a Claude Code session; `first` is sent as soon as the process runs.
 pub fn start(config: ClaudeSessionConfig, first: Option<UserInput>) -> SessionHandle {
+    start_with_state(config, first, SessionState::new())
+}
+
+/// Starts a session task from an existing state (a session restored from disk). Without
+/// `first`, no process runs until the first message, which resumes the agent session.
+pub fn start_with_state(
+    config: ClaudeSessionConfig,
+    first: Option<UserInput>,
+    state: SessionState,
+) -> SessionHandle {
     let (command_tx, command_rx) = mpsc::unbounded_channel();
     let (event_tx, event_rx) = mpsc::channel(EVENT_BUFFER);
-    let driver = Driver::new(config, event_tx);
+    let mut driver = Driver::new(config, event_tx);
+    driver.state = state;
     let task = tokio::spawn(driver.run(command_rx, first));
     SessionHandle::new(command_tx, event_rx, task)
 }
@@ -201,6 +212,14 @@ impl Driver {
             }
             SessionCommand::Snapshot(reply) => {
                 let _ = reply.send(self.state.snapshot());
+            }
+            SessionCommand::ReadLog {
+                scope,
+                after,
+                limit,
+                reply,
+            } => {
+                let _ = reply.send(self.state.read_log(&scope, after, limit));
             }
             SessionCommand::CloseInput => {
                 if let Some(live) = self.live.as_mut()

@@ -6,3 +6,4 @@
 mod claude;
 mod fixtures;
 mod process;
+mod replay;

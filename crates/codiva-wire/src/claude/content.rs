@@ -25,14 +25,24 @@ pub enum ContentBlock {
     },
     ToolResult {
         tool_use_id: String,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "null_as_default")]
         content: ToolResultContent,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "null_as_default")]
         is_error: bool,
     },
     Image {},
     #[serde(other)]
     Unknown,
+}
+
+/// Deserialises `null` as the type's default (the CLI may write `null` where a list or string
+/// is usual; one such field must not cost the whole line).
+pub(crate) fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
 }
 
 /// The `content` of a `tool_result` block: a plain string or a list of blocks.

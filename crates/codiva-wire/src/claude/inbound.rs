@@ -552,6 +552,7 @@ pub struct CanUseTool {
     pub input: Value,
     pub description: Option<String>,
     /// Echoed back unchanged as `updatedPermissions` for an "always allow".
+    #[serde(deserialize_with = "super::content::null_as_default")]
     pub permission_suggestions: Vec<Value>,
     pub tool_use_id: Option<String>,
     pub agent_id: Option<String>,

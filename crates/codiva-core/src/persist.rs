@@ -1,0 +1,267 @@
+//! `<repo>/.codiva/state.json`: the session metadata that survives a restart.
+//!
+//! One writer (the session manager), atomic writes (temp file, fsync, rename), a schema
+//! version with migration. A corrupt file is never silently dropped: it is kept as a backup and
+//! the caller shows a warning. Conversation text is never stored here: each session's log is
+//! rebuilt from the agent's own transcript.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// The schema this build writes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StateFile {
+    pub version: u32,
+    pub sessions: Vec<PersistedSession>,
+}
+
+/// One session's metadata.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PersistedSession {
+    pub id: String,
+    pub title: String,
+    pub prompt: String,
+    pub slug: String,
+    pub branch: String,
+    pub worktree: PathBuf,
+    pub base: String,
+    /// The agent (`claude`).
+    pub agent: String,
+    /// The agent's own session id (what `--resume` takes).
+    pub agent_session_id: Option<String>,
+    /// `completed`, `interrupted`, `failed`, `rate_limited`, `needs_login` or `discarded`.
+    pub status: String,
+    pub detail: Option<String>,
+    /// Milliseconds since the Unix epoch.
+    pub created_at: u64,
+    /// Time spent preparing or running, in milliseconds.
+    pub active_ms: u64,
+    pub cost_usd: Option<f64>,
+    pub model: Option<String>,
+    pub permission_mode: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PersistError {
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// What loading found.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub state: StateFile,
+    /// A human-readable warning (corrupt file kept as a backup, newer schema, unreadable file).
+    pub warning: Option<String>,
+}
+
+pub fn state_path(repo_root: &Path) -> PathBuf {
+    repo_root.join(".codiva").join("state.json")
+}
+
+/// Loads the state file. Missing → empty. Corrupt → the file is renamed to
+/// `state.json.corrupt-<unix ms>` and a warning says so; nothing is deleted.
+pub fn load(path: &Path) -> Loaded {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Loaded::default(),
+        Err(err) => {
+            return Loaded {
+                state: StateFile::default(),
+                warning: Some(format!("cannot read {}: {err}", path.display())),
+            };
+        }
+    };
+    let value: serde_json::Value = match serde_json::from_slice(&bytes) {
+        Ok(value) => value,
+        Err(err) => return corrupt(path, &err.to_string()),
+    };
+    match migrate(value) {
+        Ok(state) => Loaded {
+            state,
+            warning: None,
+        },
+        Err(problem) => corrupt(path, &problem),
+    }
+}
+
+fn corrupt(path: &Path, problem: &str) -> Loaded {
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0);
+    let mut backup = path.as_os_str().to_owned();
+    backup.push(format!(".corrupt-{stamp}"));
+    let backup = PathBuf::from(backup);
+    let kept = match std::fs::rename(path, &backup) {
+        Ok(()) => format!("kept as {}", backup.display()),
+        Err(err) => format!("could not move it aside ({err}); it was left in place"),
+    };
+    Loaded {
+        state: StateFile::default(),
+        warning: Some(format!(
+            "{} is corrupt ({problem}); {kept}; starting with no saved sessions",
+            path.display()
+        )),
+    }
+}
+
+/// Brings any known schema to the current one.
+fn migrate(value: serde_json::Value) -> Result<StateFile, String> {
+    let version = value
+        .get("version")
+        .and_then(serde_json::Value::as_u64)
+        .ok_or("no schema version")?;
+    match version {
+        1 => serde_json::from_value(value).map_err(|err| err.to_string()),
+        newer => Err(format!(
+            "schema version {newer} is newer than this codiva understands ({SCHEMA_VERSION})"
+        )),
+    }
+}
+
+/// Writes the state atomically: a temp file in the same directory, fsync, rename, fsync of the
+/// directory. On any error the previous file is left untouched.
+pub fn save(path: &Path, state: &StateFile) -> Result<(), PersistError> {
+    let write_error = |source| PersistError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(write_error)?;
+    let text = serde_json::to_vec_pretty(state)
+        .map_err(|err| write_error(std::io::Error::other(err)))?;
+    let mut tmp = tempfile_in(dir).map_err(write_error)?;
+    let result = (|| {
+        tmp.1.write_all(&text)?;
+        tmp.1.write_all(b"\n")?;
+        tmp.1.sync_all()?;
+        std::fs::rename(&tmp.0, path)?;
+        if let Ok(dir) = std::fs::File::open(dir) {
+            let _ = dir.sync_all();
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp.0);
+    }
+    result.map_err(write_error)
+}
+
+fn tempfile_in(dir: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
+    for attempt in 0..16u32 {
+        let path = dir.join(format!(".state.json.tmp-{}-{attempt}", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(file) => return Ok((path, file)),
+            Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {
+                let _ = std::fs::remove_file(&path);
+            }
+            Err(err) => return Err(err),
+        }
+    }
+    Err(std::io::Error::other("no free temp file name"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(id: &str) -> PersistedSession {
+        PersistedSession {
+            id: id.into(),
+            title: "t".into(),
+            status: "completed".into(),
+            agent: "claude".into(),
+            ..PersistedSession::default()
+        }
+    }
+
+    #[test]
+    fn round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = state_path(dir.path());
+        let state = StateFile {
+            version: SCHEMA_VERSION,
+            sessions: vec![session("a"), session("b")],
+        };
+        save(&path, &state).unwrap();
+        let loaded = load(&path);
+        assert!(loaded.warning.is_none());
+        assert_eq!(loaded.state, state);
+        let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().contains("tmp"))
+            .collect();
+        assert!(leftovers.is_empty());
+    }
+
+    #[test]
+    fn missing_file_is_empty_without_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let loaded = load(&state_path(dir.path()));
+        assert!(loaded.warning.is_none());
+        assert!(loaded.state.sessions.is_empty());
+    }
+
+    #[test]
+    fn corrupt_file_is_kept_as_a_backup() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = state_path(dir.path());
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, b"{\"version\":1,\"sessions\":[{").unwrap();
+        let loaded = load(&path);
+        let warning = loaded.warning.unwrap();
+        assert!(warning.contains("corrupt"), "{warning}");
+        assert!(!path.exists());
+        let backups: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with("state.json.corrupt-"))
+            .collect();
+        assert_eq!(backups.len(), 1);
+        assert_eq!(
+            std::fs::read(backups[0].path()).unwrap(),
+            b"{\"version\":1,\"sessions\":[{"
+        );
+    }
+
+    #[test]
+    fn newer_schema_is_not_overwritten_silently() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = state_path(dir.path());
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, br#"{"version":99,"sessions":[]}"#).unwrap();
+        let loaded = load(&path);
+        assert!(loaded.warning.unwrap().contains("newer"));
+    }
+
+    #[test]
+    fn a_failed_write_keeps_the_old_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = state_path(dir.path());
+        let state = StateFile {
+            version: SCHEMA_VERSION,
+            sessions: vec![session("a")],
+        };
+        save(&path, &state).unwrap();
+        // A directory where the file should go makes the rename fail.
+        let blocked = dir.path().join("blocked.json");
+        std::fs::create_dir_all(blocked.join("x")).unwrap();
+        assert!(save(&blocked, &state).is_err());
+        assert_eq!(load(&path).state, state);
+    }
+}

@@ -1,0 +1,571 @@
+//! Fast replay of every captured Claude fixture: each stdout line is parsed, translated and
+//! reduced by the session state machine, without a process or a model server.
+//!
+//! The host's side is not in a capture, so it is reconstructed from what the CLI echoes
+//! (`--replay-user-messages`):
+//! * `Input::ProcessStarted` first;
+//! * `Input::UserSent` for every `isReplay` user echo, placed where the host sent it: before the
+//!   `system/init` that opened the echo's turn (the echo itself comes after the init, and a
+//!   turn the CLI starts by itself — no host message — opens its own turn in the reducer);
+//! * a `control_response` echo of a `can_use_tool` request id → `Input::PromptAnswered`
+//!   (`deny` with `interrupt:true` also → `Input::InterruptRequested`, as the driver does);
+//! * a `control_response` to one of codiva's own requests → the translator is told what was
+//!   asked (`initialize`, `interrupt` (+ `Input::InterruptRequested`), `set_model`,
+//!   `set_permission_mode`), judged by the answer's shape;
+//! * process boundaries (captures of restarts hold several processes' stdout in a row): a
+//!   second `initialize` answer means a new process (the previous one, if still up, was
+//!   killed: `ProcessExited` by signal 9, then `ProcessStarted`); a failed `--resume` result
+//!   (`No conversation found…`) comes from a process of its own that exits right after it.
+//!
+//! Where the host sent a message is only known up to the turn it opened, so a message queued
+//! behind a running turn (claude-queued-message) replays as if sent after that turn's end.
+//!
+//! Every fixture must be listed in [`EXPECTED`] with the status after each of its `result`
+//! lines, so a new capture cannot be silently skipped.
+
+use std::collections::{HashMap, HashSet};
+
+use codiva_core::agent_event::AgentEvent;
+use codiva_core::claude::translate::{ASK_USER_QUESTION, Translator};
+use codiva_core::session_log::{EntryKind, ToolStatus};
+use codiva_core::session_state::{
+    Input, PromptResolution, Scope, SessionEvent, SessionState, Status,
+};
+use codiva_wire::claude::{CliRequest, ContentBlock, HostRequest, Inbound, UserLine, parse_line};
+use serde_json::Value;
+
+use Status::{Completed, Failed, Interrupted, NeedsLogin, Running};
+
+/// The status after each `result` line of a fixture, in order (the last one is the final
+/// status). Written from each fixture's `result` lines: `completed` → Completed,
+/// `aborted_streaming`/`aborted_tools` → Interrupted, `api_error` → NeedsLogin (401),
+/// RateLimited (429) or Failed; a result while a background agent still runs → Running.
+const EXPECTED: &[(&str, &[Status])] = &[
+    ("claude-api-401", &[NeedsLogin]),
+    ("claude-api-529", &[Completed]),
+    ("claude-api-529-exhausted", &[Failed]),
+    ("claude-ask-user-question", &[Completed]),
+    ("claude-ask-user-question-decline", &[Completed]),
+    ("claude-bash", &[Completed]),
+    ("claude-basic-ja", &[Completed]),
+    ("claude-deny-and-stop", &[Interrupted, Completed]),
+    ("claude-interrupt", &[Interrupted, Completed]),
+    ("claude-interrupt-bash", &[Interrupted, Completed]),
+    (
+        "claude-interrupt-during-permission",
+        &[Interrupted, Completed],
+    ),
+    // Killed mid-turn (first process), a failed --resume (second process, its result is the
+    // resume failure: the kill's Interrupted stands), then a fresh third process.
+    ("claude-killed-before-transcript", &[Interrupted, Completed]),
+    // Killed mid-turn (no result), restarted, then a normal turn.
+    ("claude-killed-midturn", &[Completed]),
+    ("claude-parallel-tools", &[Completed]),
+    ("claude-queued-message", &[Completed, Completed]),
+    ("claude-resume", &[Completed]),
+    ("claude-resume-first", &[Completed]),
+    ("claude-set-model", &[Completed, Completed]),
+    ("claude-set-permission-mode", &[Completed, Completed]),
+    ("claude-stream-cut", &[Completed]),
+    ("claude-task-agent", &[Completed]),
+    // The parent turn ends while its background agent runs (completion gate); the agent
+    // finishes and the CLI starts the hand-back turn by itself.
+    ("claude-task-agent-bg", &[Running, Completed]),
+    ("claude-todo-tasks", &[Completed]),
+    ("claude-todo-write", &[Completed]),
+    ("claude-two-turns", &[Completed, Completed]),
+    ("claude-write-allow", &[Completed]),
+    ("claude-write-allow-always", &[Completed]),
+    ("claude-write-deny", &[Completed]),
+];
+
+struct Fixture {
+    name: String,
+    lines: Vec<String>,
+}
+
+fn fixtures() -> Vec<Fixture> {
+    let dir = crate::fixtures::dir();
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|err| panic!("{}: {err}", dir.display()))
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+        .collect();
+    paths.sort();
+    assert!(!paths.is_empty(), "no fixtures in {}", dir.display());
+    paths
+        .into_iter()
+        .map(|path| Fixture {
+            name: path.file_stem().unwrap().to_string_lossy().into_owned(),
+            lines: std::fs::read_to_string(&path)
+                .unwrap()
+                .lines()
+                .filter(|line| !line.trim().is_empty())
+                .map(str::to_owned)
+                .collect(),
+        })
+        .collect()
+}
+
+/// What the host did, reconstructed, or a line the CLI wrote.
+enum Step {
+    UserSent(String),
+    Line(usize),
+}
+
+/// `true` for the echo of a message the host sent (not the `<local-command-stdout>` echo that
+/// follows `set_model`).
+fn is_host_echo(line: &UserLine) -> bool {
+    line.is_replay && !line.text().starts_with("<local-command-stdout>")
+}
+
+fn plan(parsed: &[Inbound]) -> Vec<Step> {
+    let mut before: HashMap<usize, Vec<String>> = HashMap::new();
+    let mut turn_start: Option<usize> = None;
+    for (index, line) in parsed.iter().enumerate() {
+        match line {
+            Inbound::System(codiva_wire::claude::System::Init(_)) => turn_start = Some(index),
+            Inbound::Result(_) => turn_start = None,
+            Inbound::User(user) if is_host_echo(user) => {
+                let at = turn_start.unwrap_or(index);
+                before.entry(at).or_default().push(user.text());
+            }
+            _ => {}
+        }
+    }
+    let mut steps = Vec::new();
+    for index in 0..parsed.len() {
+        for text in before.remove(&index).unwrap_or_default() {
+            steps.push(Step::UserSent(text));
+        }
+        steps.push(Step::Line(index));
+    }
+    steps
+}
+
+/// The answer to `initialize` (the first thing a new process prints).
+fn is_initialize_answer(line: &Inbound) -> bool {
+    matches!(line, Inbound::ControlResponse(response)
+        if response.response.response.as_ref().is_some_and(|answer| answer.get("commands").is_some()))
+}
+
+/// The result a process started with `--resume <unknown id>` prints before exiting.
+fn is_resume_failure(line: &Inbound) -> bool {
+    matches!(line, Inbound::Result(result)
+        if result.terminal_reason.is_none()
+            && result.errors.iter().any(|error| error.starts_with("No conversation found")))
+}
+
+/// Texts a person could read in one log entry.
+fn entry_texts(kind: &EntryKind) -> Vec<&str> {
+    match kind {
+        EntryKind::User { text }
+        | EntryKind::Assistant { text }
+        | EntryKind::Thinking { text }
+        | EntryKind::SubagentPrompt { text }
+        | EntryKind::Note { text, .. } => vec![text.as_str()],
+        EntryKind::Tool(tool) => {
+            let mut texts = vec![tool.summary.as_str(), tool.tool_use_id.as_str()];
+            texts.extend(tool.result.as_deref());
+            texts
+        }
+    }
+}
+
+/// Texts a line carries (assistant blocks, user text, tool results and their ids).
+fn line_texts(line: &Inbound) -> Vec<String> {
+    let block_texts = |blocks: &[ContentBlock]| -> Vec<String> {
+        blocks
+            .iter()
+            .flat_map(|block| match block {
+                ContentBlock::Text { text } => vec![text.clone()],
+                ContentBlock::Thinking { thinking, .. } => vec![thinking.clone()],
+                ContentBlock::ToolUse { id, .. } => vec![id.clone()],
+                ContentBlock::ToolResult {
+                    tool_use_id,
+                    content,
+                    ..
+                } => vec![tool_use_id.clone(), content.to_text()],
+                _ => Vec::new(),
+            })
+            .collect()
+    };
+    match line {
+        Inbound::Assistant(assistant) => block_texts(&assistant.message.content),
+        Inbound::User(user) => {
+            let mut texts = vec![user.text()];
+            if let codiva_wire::claude::UserContent::Blocks(blocks) = &user.message.content {
+                texts.extend(block_texts(blocks));
+            }
+            texts
+        }
+        Inbound::Result(result) => result.result.iter().cloned().collect(),
+        _ => Vec::new(),
+    }
+    .into_iter()
+    .filter(|text| !text.trim().is_empty())
+    .collect()
+}
+
+fn parent_of(line: &Inbound) -> Option<&str> {
+    match line {
+        Inbound::Assistant(assistant) => assistant.parent_tool_use_id.as_deref(),
+        Inbound::User(user) => user.parent_tool_use_id.as_deref(),
+        Inbound::StreamEvent(event) => event.parent_tool_use_id.as_deref(),
+        _ => None,
+    }
+}
+
+/// Invariants that hold whenever nothing is happening.
+fn assert_settled_invariants(name: &str, at: &str, state: &SessionState) {
+    let snapshot = state.snapshot();
+    assert!(
+        snapshot.prompts.is_empty(),
+        "{name} {at}: status {:?} with pending prompts {:?}",
+        snapshot.status,
+        snapshot.prompts
+    );
+    for entry in state.log().entries() {
+        if let EntryKind::Tool(tool) = &entry.kind {
+            assert_ne!(
+                tool.status,
+                ToolStatus::Running,
+                "{name} {at}: tool {} ({}) still running while {:?}",
+                tool.name,
+                tool.tool_use_id,
+                snapshot.status
+            );
+        }
+    }
+}
+
+struct Replay {
+    statuses_after_results: Vec<Status>,
+    main_texts: Vec<String>,
+    /// How many texts only subagent lines carry (what the leak check looks for).
+    subagent_only: usize,
+}
+
+fn replay(fixture: &Fixture) -> Replay {
+    let name = fixture.name.as_str();
+    let parsed: Vec<Inbound> = fixture
+        .lines
+        .iter()
+        .enumerate()
+        .map(|(index, line)| {
+            parse_line(line.as_bytes()).unwrap_or_else(|err| {
+                panic!(
+                    "{name}:{}: a real capture must parse: {err}\n{line}",
+                    index + 1
+                )
+            })
+        })
+        .collect();
+
+    let mut state = SessionState::new();
+    let mut translator = Translator::new();
+    let mut now = 0u64;
+    state.apply(now, Input::ProcessStarted);
+    assert_eq!(state.status(), Status::Starting, "{name}");
+    let mut process_alive = true;
+    let mut initialized = false;
+
+    // can_use_tool request id → is it an AskUserQuestion?
+    let mut cli_requests: HashMap<String, bool> = HashMap::new();
+    let mut statuses_after_results = Vec::new();
+    let mut main_texts = Vec::new();
+    let mut sent_texts = Vec::new();
+
+    for step in plan(&parsed) {
+        now += 25;
+        let index = match step {
+            Step::UserSent(text) => {
+                sent_texts.push(text.clone());
+                state.apply(now, Input::UserSent { text });
+                collect_main(&mut state, &mut main_texts);
+                continue;
+            }
+            Step::Line(index) => index,
+        };
+        let at = format!("line {}", index + 1);
+        let line = parsed[index].clone();
+        let resume_failure = is_resume_failure(&line);
+        let new_process = if is_initialize_answer(&line) {
+            std::mem::replace(&mut initialized, true)
+        } else {
+            resume_failure
+        };
+        if new_process {
+            if process_alive {
+                state.apply(
+                    now,
+                    Input::ProcessExited {
+                        code: None,
+                        signal: Some(9),
+                        stderr_tail: String::new(),
+                        requested: false,
+                    },
+                );
+            }
+            state.apply(now, Input::ProcessStarted);
+            translator = Translator::new();
+            cli_requests.clear();
+            process_alive = true;
+        }
+        match &line {
+            Inbound::ControlRequest(request) => {
+                if let CliRequest::CanUseTool(ask) = &request.request {
+                    cli_requests.insert(
+                        request.request_id.clone(),
+                        ask.tool_name == ASK_USER_QUESTION,
+                    );
+                }
+            }
+            Inbound::ControlResponse(response) => {
+                let body = &response.response;
+                let answer = body.response.clone().unwrap_or(Value::Null);
+                if let Some(question) = cli_requests.remove(&body.request_id) {
+                    // The echo of the host's answer: the host answered just before.
+                    let allowed = answer["behavior"] == "allow";
+                    let resolution = match (question, allowed) {
+                        (false, true) => PromptResolution::Allowed,
+                        (false, false) => PromptResolution::Denied,
+                        (true, true) => PromptResolution::Answered,
+                        (true, false) => PromptResolution::Declined,
+                    };
+                    assert!(
+                        state.prompt(&body.request_id).is_some(),
+                        "{name} {at}: an answer to a prompt that is not open"
+                    );
+                    state.apply(
+                        now,
+                        Input::PromptAnswered {
+                            request_id: body.request_id.clone(),
+                            resolution,
+                        },
+                    );
+                    if answer["interrupt"] == true {
+                        state.apply(now, Input::InterruptRequested);
+                    }
+                } else {
+                    let request = if answer.get("commands").is_some() {
+                        Some(HostRequest::Initialize)
+                    } else if answer.get("still_queued").is_some() {
+                        state.apply(now, Input::InterruptRequested);
+                        Some(HostRequest::Interrupt)
+                    } else if answer.get("model").is_some() {
+                        Some(HostRequest::SetModel(None))
+                    } else {
+                        answer
+                            .get("mode")
+                            .and_then(Value::as_str)
+                            .map(|mode| HostRequest::SetPermissionMode(mode.to_owned()))
+                    };
+                    if let Some(request) = request {
+                        translator.sent_request(&body.request_id, &request);
+                    }
+                }
+            }
+            _ => {}
+        }
+        let is_result = matches!(line, Inbound::Result(_));
+        let prompt_kind = match &line {
+            Inbound::ControlRequest(request) => match &request.request {
+                CliRequest::CanUseTool(ask) if ask.tool_name == ASK_USER_QUESTION => {
+                    Some(Status::AwaitingAnswer)
+                }
+                CliRequest::CanUseTool(_) => Some(Status::AwaitingPermission),
+                _ => None,
+            },
+            _ => None,
+        };
+        for event in translator.translate(line) {
+            if let AgentEvent::Note { text, .. } = &event {
+                assert!(
+                    !text.contains("unknown"),
+                    "{name} {at}: a real capture has a line kind codiva does not know: {text}"
+                );
+            }
+            state.apply(now, Input::Agent(event));
+        }
+        if resume_failure {
+            // The driver forgets the lost conversation; the process exits without reading.
+            state.apply(now, Input::ForgetAgentSession);
+            state.apply(
+                now,
+                Input::ProcessExited {
+                    code: Some(1),
+                    signal: None,
+                    stderr_tail: String::new(),
+                    requested: true,
+                },
+            );
+            process_alive = false;
+        }
+        collect_main(&mut state, &mut main_texts);
+        let status = state.status();
+        if let Some(expected) = prompt_kind {
+            assert_eq!(status, expected, "{name} {at}");
+        }
+        if is_result {
+            statuses_after_results.push(status);
+        }
+        if status.is_settled() {
+            assert_settled_invariants(name, &at, &state);
+        }
+    }
+    assert_settled_invariants(name, "at the end", &state);
+
+    // What the user sent is in the main log.
+    let user_entries: Vec<&str> = state
+        .log()
+        .entries()
+        .filter_map(|entry| match &entry.kind {
+            EntryKind::User { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(user_entries, sent_texts, "{name}");
+
+    // A completed turn's final text is an assistant entry of the main log.
+    for line in &parsed {
+        if let Inbound::Result(result) = line
+            && !result.is_error
+            && let Some(text) = result.result.as_deref().filter(|text| !text.is_empty())
+        {
+            assert!(
+                state.log().entries().any(
+                    |entry| matches!(&entry.kind, EntryKind::Assistant { text: t } if t == text)
+                ),
+                "{name}: the final text {text:?} is not in the main log"
+            );
+        }
+    }
+
+    // Subagent lines never leak into the main log.
+    let mut main_line_texts: HashSet<String> = HashSet::new();
+    let mut sub_line_texts: HashSet<String> = HashSet::new();
+    for line in &parsed {
+        let texts = line_texts(line);
+        if parent_of(line).is_some() {
+            sub_line_texts.extend(texts);
+        } else {
+            main_line_texts.extend(texts);
+        }
+    }
+    // … and what a subagent wrote is in its own log.
+    for line in &parsed {
+        if let Inbound::Assistant(assistant) = line
+            && let Some(parent) = assistant.parent_tool_use_id.as_deref()
+        {
+            let log = state
+                .subagent_log(parent)
+                .unwrap_or_else(|| panic!("{name}: no log for subagent {parent}"));
+            for block in &assistant.message.content {
+                if let ContentBlock::Text { text } = block {
+                    assert!(
+                        log.entries().any(|entry| matches!(
+                            &entry.kind, EntryKind::Assistant { text: t } if t == text)),
+                        "{name}: subagent text {text:?} is not in the log of {parent}"
+                    );
+                }
+            }
+        }
+    }
+    let subagent_only = sub_line_texts.difference(&main_line_texts).count();
+    let leaked: Vec<&String> = main_texts
+        .iter()
+        .filter(|text| sub_line_texts.contains(*text) && !main_line_texts.contains(*text))
+        .collect();
+    assert!(
+        leaked.is_empty(),
+        "{name}: subagent text in the main log: {leaked:?}"
+    );
+
+    Replay {
+        statuses_after_results,
+        main_texts,
+        subagent_only,
+    }
+}
+
+/// Drains the state's events and keeps the texts of main-scope log entries (new and updated).
+fn collect_main(state: &mut SessionState, main_texts: &mut Vec<String>) {
+    for event in state.drain_events() {
+        if let SessionEvent::Log {
+            scope: Scope::Main,
+            entry,
+            ..
+        } = event
+        {
+            main_texts.extend(entry_texts(&entry.kind).into_iter().map(str::to_owned));
+        }
+    }
+}
+
+#[test]
+fn every_fixture_replays_to_its_expected_status() {
+    let table: HashMap<&str, &[Status]> = EXPECTED.iter().copied().collect();
+    let mut failures = Vec::new();
+    let mut subagent_only = 0;
+    for fixture in fixtures() {
+        let Some(expected) = table.get(fixture.name.as_str()) else {
+            failures.push(format!(
+                "fixture {} is not in the replay table: add it to EXPECTED in \
+                 crates/codiva-core/tests/it/replay.rs with the status after each of its \
+                 `result` lines",
+                fixture.name
+            ));
+            continue;
+        };
+        let replayed = replay(&fixture);
+        subagent_only += replayed.subagent_only;
+        if replayed.statuses_after_results.as_slice() != *expected {
+            failures.push(format!(
+                "{}: statuses after each result {:?}, expected {:?}",
+                fixture.name, replayed.statuses_after_results, expected
+            ));
+        }
+        assert!(!replayed.main_texts.is_empty(), "{}", fixture.name);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(
+        subagent_only > 0,
+        "no fixture has subagent lines: the leak check checked nothing"
+    );
+}
+
+#[test]
+fn every_table_entry_has_a_fixture() {
+    let names: HashSet<String> = fixtures().into_iter().map(|fixture| fixture.name).collect();
+    for (name, statuses) in EXPECTED {
+        assert!(
+            names.contains(*name),
+            "{name} is in the replay table but has no fixture"
+        );
+        assert!(!statuses.is_empty(), "{name}: no results listed");
+    }
+}
+
+/// A turn the agent starts by itself (no host message, e.g. after a background agent) opens
+/// at its `system/init` and closes at its `result`.
+#[test]
+fn a_turn_the_agent_starts_by_itself_opens_and_closes() {
+    let fixture = fixtures()
+        .into_iter()
+        .find(|fixture| fixture.name == "claude-basic-ja")
+        .expect("claude-basic-ja fixture");
+    let mut state = SessionState::new();
+    let mut translator = Translator::new();
+    state.apply(0, Input::ProcessStarted);
+    for line in &fixture.lines {
+        let line = parse_line(line.as_bytes()).unwrap();
+        // No UserSent at all: the init opens the turn, the result closes it.
+        for event in translator.translate(line) {
+            state.apply(1, Input::Agent(event));
+        }
+    }
+    state.drain_events();
+    assert_eq!(state.status(), Status::Completed);
+    assert!(!state.turn_open());
+}
