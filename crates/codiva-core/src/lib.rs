@@ -5,10 +5,15 @@
 
 pub mod agent_event;
 pub mod claude;
+pub mod config;
+pub mod git;
+pub mod manager;
 pub mod paths;
 pub mod persist;
 pub mod process;
 pub mod session;
 pub mod session_log;
 pub mod session_state;
+pub mod slug;
+pub mod transcript;
 pub mod wire_log;

@@ -138,8 +138,8 @@ pub fn save(path: &Path, state: &StateFile) -> Result<(), PersistError> {
     };
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(write_error)?;
-    let text = serde_json::to_vec_pretty(state)
-        .map_err(|err| write_error(std::io::Error::other(err)))?;
+    let text =
+        serde_json::to_vec_pretty(state).map_err(|err| write_error(std::io::Error::other(err)))?;
     let mut tmp = tempfile_in(dir).map_err(write_error)?;
     let result = (|| {
         tmp.1.write_all(&text)?;
@@ -230,7 +230,11 @@ mod tests {
         let backups: Vec<_> = std::fs::read_dir(path.parent().unwrap())
             .unwrap()
             .filter_map(|e| e.ok())
-            .filter(|e| e.file_name().to_string_lossy().starts_with("state.json.corrupt-"))
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with("state.json.corrupt-")
+            })
             .collect();
         assert_eq!(backups.len(), 1);
         assert_eq!(

@@ -98,6 +98,8 @@ pub struct ClaudeSessionConfig {
     pub append_system_prompt: Option<String>,
     /// Where to write the wire log (`None`: no wire log).
     pub wire_log: Option<PathBuf>,
+    /// Size at which the wire log is rotated.
+    pub wire_log_cap: u64,
     pub registry: Option<Arc<ChildRegistry>>,
     /// Restarts after an unexpected exit before the session gives up.
     pub max_restarts: u32,
@@ -117,6 +119,7 @@ impl ClaudeSessionConfig {
             resume: None,
             append_system_prompt: None,
             wire_log: None,
+            wire_log_cap: crate::wire_log::DEFAULT_CAP,
             registry: None,
             max_restarts: 3,
         }

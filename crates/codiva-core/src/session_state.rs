@@ -1319,7 +1319,11 @@ impl SessionState {
         let more = entries.len() > limit;
         entries.truncate(limit);
         crate::session::LogPage {
-            next_after: if more { entries.last().map(|e| e.id) } else { None },
+            next_after: if more {
+                entries.last().map(|e| e.id)
+            } else {
+                None
+            },
             entries,
             dropped: log.dropped(),
         }

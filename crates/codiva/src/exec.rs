@@ -16,7 +16,7 @@ use codiva_core::session::{
 };
 use codiva_core::session_log::{EntryKind, LogEntry, ToolStatus};
 use codiva_core::session_state::{Prompt, Scope, SessionEvent, Status};
-use codiva_core::{claude, paths, wire_log};
+use codiva_core::{claude, config, paths, wire_log};
 use codiva_wire::claude::UserInput;
 use serde_json::Value;
 
@@ -86,7 +86,12 @@ async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
         None => BTreeMap::new(),
     };
     let cwd = std::env::current_dir().map_err(|err| format!("no current directory: {err}"))?;
-    let (program, warning) = claude::launch::find_claude(args.claude.as_deref())
+    let (settings, warnings) = config::load(&config::config_path());
+    for warning in warnings {
+        eprintln!("codiva: warning: {warning}");
+    }
+    let configured = args.claude.clone().or(settings.claude_path.clone());
+    let (program, warning) = claude::launch::find_claude(configured.as_deref())
         .await
         .map_err(|err| err.to_string())?;
     if let Some(warning) = warning {
@@ -113,8 +118,10 @@ async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
         remove: codiva_own_vars(),
         set: Vec::new(),
     };
-    config.model = args.model.clone();
-    config.permission_mode = args.permission_mode.clone();
+    config.model = args.model.clone().or(settings.model);
+    config.permission_mode = args.permission_mode.clone().or(settings.permission_mode);
+    config.max_restarts = settings.max_restarts;
+    config.wire_log_cap = settings.wire_log_max_mb.saturating_mul(1024 * 1024);
     config.resume = args.resume.clone();
     config.registry = registry;
     config.wire_log = Some(state_dir.join("wire").join(format!(

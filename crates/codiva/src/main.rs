@@ -2,6 +2,7 @@
 //! session commands and events only.
 
 mod exec;
+mod serve;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -23,6 +24,8 @@ struct Cli {
 enum Command {
     /// Run one agent session headless in the current directory and print its events.
     Exec(exec::ExecArgs),
+    /// Serve the session manager of this repository as JSON-RPC (docs/serve-api.md).
+    Serve(serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -47,6 +50,7 @@ fn main() -> ExitCode {
     };
     match command {
         Command::Exec(args) => runtime.block_on(exec::run(args)),
+        Command::Serve(args) => runtime.block_on(serve::run(args)),
     }
 }
 

@@ -21,7 +21,7 @@ use crate::session::{
     ClaudeSessionConfig, PermissionResponse, QuestionResponse, SessionCommand, SessionHandle,
 };
 use crate::session_state::{Input, Prompt, PromptResolution, SessionEvent, SessionState};
-use crate::wire_log::{self, Direction, WireLog};
+use crate::wire_log::{Direction, WireLog};
 
 /// How long an interrupted turn may take to end before the process is stopped.
 const INTERRUPT_GRACE: Duration = Duration::from_secs(10);
@@ -107,7 +107,7 @@ struct Driver {
 impl Driver {
     fn new(config: ClaudeSessionConfig, events: mpsc::Sender<SessionEvent>) -> Self {
         let wire = config.wire_log.clone().and_then(|path| {
-            match WireLog::open(path.clone(), wire_log::DEFAULT_CAP) {
+            match WireLog::open(path.clone(), config.wire_log_cap) {
                 Ok(log) => Some(Arc::new(Mutex::new(log))),
                 Err(err) => {
                     tracing::warn!(path = %path.display(), %err, "cannot open the wire log");

@@ -211,6 +211,20 @@ impl ChildRegistry {
             }
             reaped.push(ReapedChild { record, outcome });
         }
+        // SIGKILL is asynchronous: give the killed processes a moment to actually end, so
+        // that "reaped" means gone when this returns.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+        for child in &reaped {
+            if child.outcome != ReapOutcome::Killed {
+                continue;
+            }
+            while procfs::read_stat(child.record.pid)
+                .is_some_and(|s| s.start_time == child.record.start_time && !s.is_exited())
+                && std::time::Instant::now() < deadline
+            {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+        }
         reaped
     }
 

@@ -5,5 +5,7 @@
 
 mod claude;
 mod fixtures;
+mod git;
 mod process;
 mod replay;
+mod transcript;

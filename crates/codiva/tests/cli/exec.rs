@@ -1,7 +1,5 @@
-//! The `codiva` binary end to end: `codiva exec` with the real Claude Code CLI against the
+//! `codiva exec` with the real Claude Code CLI against the
 //! project's mock model server.
-
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -1,0 +1,280 @@
+//! codiva's configuration file: `$CODIVA_CONFIG`, else `$XDG_CONFIG_HOME/codiva/config.toml`,
+//! else `~/.config/codiva/config.toml`. Every key is optional; the README's "Configuration"
+//! section lists them.
+//!
+//! Loading never fails: a missing file gives the defaults, invalid TOML gives the defaults and a
+//! warning naming the file and line, and a key with an invalid value keeps its default (with a
+//! warning naming the key) while the other keys still load.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use toml::{Table, Value};
+
+use crate::git::IgnoredMode;
+
+/// Permission modes Claude Code 2.1.332 accepts for `--permission-mode`.
+pub const PERMISSION_MODES: &[&str] = &[
+    "default",
+    "acceptEdits",
+    "plan",
+    "auto",
+    "dontAsk",
+    "bypassPermissions",
+];
+
+/// Largest `max_restarts` accepted.
+const MAX_RESTARTS_LIMIT: i64 = 100;
+/// Largest `wire_log_max_mb` accepted (1 TiB).
+const WIRE_LOG_MAX_MB_LIMIT: i64 = 1024 * 1024;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// `claude_path`: the Claude Code binary. Default: none (the usual search: `PATH`, …).
+    pub claude_path: Option<PathBuf>,
+    /// `model`: the model for new sessions (`--model`). Default: the CLI's own choice.
+    pub model: Option<String>,
+    /// `permission_mode`: for new sessions (`--permission-mode`). Default: the CLI's (`default`).
+    pub permission_mode: Option<String>,
+    /// `ignored_files`: how ignored files reach a new worktree. Default: `symlink`.
+    pub ignored_files: IgnoredMode,
+    /// `ignored_files_exclude`: extra names never carried (`!name` re-includes a default
+    /// exclude). Default: none.
+    pub ignored_files_exclude: Vec<String>,
+    /// `fetch_base`: fetch `origin/<base>` before creating a worktree. Default: `true`.
+    pub fetch_base: bool,
+    /// `max_restarts`: restarts of an agent process after an unexpected exit. Default: 3.
+    pub max_restarts: u32,
+    /// `wire_log_max_mb`: cap of one session's wire log in MiB (rotated once, so at most twice
+    /// this on disk); 0 = no wire log. Default: 16.
+    pub wire_log_max_mb: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            claude_path: None,
+            model: None,
+            permission_mode: None,
+            ignored_files: IgnoredMode::Symlink,
+            ignored_files_exclude: Vec::new(),
+            fetch_base: true,
+            max_restarts: 3,
+            wire_log_max_mb: crate::wire_log::DEFAULT_CAP / (1024 * 1024),
+        }
+    }
+}
+
+/// A problem found while loading the file; the affected key (or the whole file) has its default.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigWarning {
+    pub file: PathBuf,
+    /// The key whose value was rejected (`None`: the file as a whole).
+    pub key: Option<String>,
+    /// 1-based line of a syntax error.
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+impl fmt::Display for ConfigWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        match &self.key {
+            Some(key) => write!(f, ": {key}: {}", self.message),
+            None => write!(f, ": {}", self.message),
+        }
+    }
+}
+
+/// Where the configuration file is: `$CODIVA_CONFIG`, else `$XDG_CONFIG_HOME/codiva/config.toml`
+/// (if set to an absolute path), else `~/.config/codiva/config.toml`.
+pub fn config_path() -> PathBuf {
+    config_path_from(
+        |name| std::env::var_os(name).filter(|value| !value.is_empty()),
+        &crate::paths::home_dir(),
+    )
+}
+
+fn config_path_from(var: impl Fn(&str) -> Option<OsString>, home: &Path) -> PathBuf {
+    if let Some(path) = var("CODIVA_CONFIG") {
+        return PathBuf::from(path);
+    }
+    match var("XDG_CONFIG_HOME").map(PathBuf::from) {
+        Some(dir) if dir.is_absolute() => dir.join("codiva/config.toml"),
+        _ => home.join(".config/codiva/config.toml"),
+    }
+}
+
+/// Reads the configuration at `path` (see the module docs for how problems are handled).
+pub fn load(path: &Path) -> (Config, Vec<ConfigWarning>) {
+    match std::fs::read(path) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => parse(&text, path),
+            Err(_) => (
+                Config::default(),
+                vec![file_warning(
+                    path,
+                    None,
+                    "not UTF-8 text; using the defaults",
+                )],
+            ),
+        },
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => (Config::default(), vec![]),
+        Err(error) => (
+            Config::default(),
+            vec![file_warning(
+                path,
+                None,
+                &format!("cannot be read ({error}); using the defaults"),
+            )],
+        ),
+    }
+}
+
+/// Parses configuration text; `path` only names the file in warnings.
+pub fn parse(text: &str, path: &Path) -> (Config, Vec<ConfigWarning>) {
+    let mut config = Config::default();
+    let table = match text.parse::<Table>() {
+        Ok(table) => table,
+        Err(error) => {
+            let line = error
+                .span()
+                .map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
+            let message = format!(
+                "invalid TOML ({}); using the defaults",
+                error.message().trim()
+            );
+            return (config, vec![file_warning(path, line, &message)]);
+        }
+    };
+    let mut warnings = Vec::new();
+    for (key, value) in &table {
+        let result = match key.as_str() {
+            "claude_path" => non_empty_string(value).map(|path| {
+                config.claude_path = Some(expand_home(&path));
+            }),
+            "model" => non_empty_string(value).map(|model| config.model = Some(model)),
+            "permission_mode" => one_of(value, PERMISSION_MODES)
+                .map(|mode| config.permission_mode = Some(mode.to_owned())),
+            "ignored_files" => one_of(value, &["symlink", "copy", "none"]).map(|mode| {
+                config.ignored_files = match mode {
+                    "copy" => IgnoredMode::Copy,
+                    "none" => IgnoredMode::None,
+                    _ => IgnoredMode::Symlink,
+                };
+            }),
+            "ignored_files_exclude" => {
+                string_list(value).map(|list| config.ignored_files_exclude = list)
+            }
+            "fetch_base" => boolean(value).map(|flag| config.fetch_base = flag),
+            "max_restarts" => integer(value, 0, MAX_RESTARTS_LIMIT)
+                .map(|n| config.max_restarts = u32::try_from(n).unwrap_or(3)),
+            "wire_log_max_mb" => integer(value, 0, WIRE_LOG_MAX_MB_LIMIT)
+                .map(|n| config.wire_log_max_mb = u64::try_from(n).unwrap_or(16)),
+            _ => Err("unknown key (ignored)".to_owned()),
+        };
+        if let Err(message) = result {
+            warnings.push(ConfigWarning {
+                file: path.to_owned(),
+                key: Some(key.clone()),
+                line: None,
+                message,
+            });
+        }
+    }
+    (config, warnings)
+}
+
+fn file_warning(path: &Path, line: Option<usize>, message: &str) -> ConfigWarning {
+    ConfigWarning {
+        file: path.to_owned(),
+        key: None,
+        line,
+        message: message.to_owned(),
+    }
+}
+
+/// How a value is named in a warning: its type, and the value itself for short scalars.
+fn describe(value: &Value) -> String {
+    match value {
+        Value::String(text) => format!("{text:?}"),
+        Value::Integer(n) => format!("the integer {n}"),
+        Value::Float(n) => format!("the float {n}"),
+        Value::Boolean(flag) => format!("the boolean {flag}"),
+        Value::Datetime(date) => format!("the datetime {date}"),
+        Value::Array(_) => "an array".to_owned(),
+        Value::Table(_) => "a table".to_owned(),
+    }
+}
+
+fn non_empty_string(value: &Value) -> Result<String, String> {
+    match value {
+        Value::String(text) if !text.trim().is_empty() => Ok(text.trim().to_owned()),
+        Value::String(_) => Err("expected a non-empty string, found \"\"".to_owned()),
+        other => Err(format!("expected a string, found {}", describe(other))),
+    }
+}
+
+fn one_of<'a>(value: &Value, allowed: &[&'a str]) -> Result<&'a str, String> {
+    let expected = || format!("expected one of {}", allowed.join(", "));
+    match value {
+        Value::String(text) => allowed
+            .iter()
+            .find(|candidate| **candidate == text.as_str())
+            .copied()
+            .ok_or_else(|| format!("{}, found {text:?}", expected())),
+        other => Err(format!("{}, found {}", expected(), describe(other))),
+    }
+}
+
+fn string_list(value: &Value) -> Result<Vec<String>, String> {
+    let Value::Array(items) = value else {
+        return Err(format!(
+            "expected an array of strings, found {}",
+            describe(value)
+        ));
+    };
+    items
+        .iter()
+        .map(|item| match item {
+            Value::String(text) => Ok(text.clone()),
+            other => Err(format!(
+                "expected an array of strings, found {} in it",
+                describe(other)
+            )),
+        })
+        .collect()
+}
+
+fn boolean(value: &Value) -> Result<bool, String> {
+    match value {
+        Value::Boolean(flag) => Ok(*flag),
+        other => Err(format!("expected true or false, found {}", describe(other))),
+    }
+}
+
+fn integer(value: &Value, min: i64, max: i64) -> Result<i64, String> {
+    match value {
+        Value::Integer(n) if (min..=max).contains(n) => Ok(*n),
+        Value::Integer(n) => Err(format!(
+            "expected an integer from {min} to {max}, found {n}"
+        )),
+        other => Err(format!("expected an integer, found {}", describe(other))),
+    }
+}
+
+/// `~/x` → `<home>/x`.
+fn expand_home(path: &str) -> PathBuf {
+    match path.strip_prefix("~/") {
+        Some(rest) => crate::paths::home_dir().join(rest),
+        None => PathBuf::from(path),
+    }
+}
+
+#[cfg(test)]
+#[path = "config_tests.rs"]
+mod tests;

@@ -1,0 +1,220 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use super::*;
+
+fn file() -> &'static Path {
+    Path::new("/cfg/config.toml")
+}
+
+fn keys(warnings: &[ConfigWarning]) -> Vec<Option<&str>> {
+    warnings.iter().map(|w| w.key.as_deref()).collect()
+}
+
+#[test]
+fn defaults() {
+    let config = Config::default();
+    assert_eq!(config.claude_path, None);
+    assert_eq!(config.model, None);
+    assert_eq!(config.permission_mode, None);
+    assert_eq!(config.ignored_files, IgnoredMode::Symlink);
+    assert!(config.ignored_files_exclude.is_empty());
+    assert!(config.fetch_base);
+    assert_eq!(config.max_restarts, 3);
+    assert_eq!(config.wire_log_max_mb, 16);
+    assert_eq!(parse("", file()), (Config::default(), vec![]));
+}
+
+#[test]
+fn every_key() {
+    let text = r#"
+        claude_path = "/opt/claude/bin/claude"
+        model = "claude-sonnet-4-5"
+        permission_mode = "acceptEdits"
+        ignored_files = "copy"
+        ignored_files_exclude = ["tmp", "!dist"]
+        fetch_base = false
+        max_restarts = 0
+        wire_log_max_mb = 64
+    "#;
+    let (config, warnings) = parse(text, file());
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(
+        config,
+        Config {
+            claude_path: Some(PathBuf::from("/opt/claude/bin/claude")),
+            model: Some("claude-sonnet-4-5".into()),
+            permission_mode: Some("acceptEdits".into()),
+            ignored_files: IgnoredMode::Copy,
+            ignored_files_exclude: vec!["tmp".into(), "!dist".into()],
+            fetch_base: false,
+            max_restarts: 0,
+            wire_log_max_mb: 64,
+        }
+    );
+    let (none, _) = parse("ignored_files = \"none\"", file());
+    assert_eq!(none.ignored_files, IgnoredMode::None);
+}
+
+#[test]
+fn an_invalid_value_keeps_that_default_and_the_rest_loads() {
+    let text = r#"
+        ignored_files = "hardlink"
+        model = "claude-opus-5-5"
+        fetch_base = "yes"
+        max_restarts = -1
+        wire_log_max_mb = 1.5
+        permission_mode = "yolo"
+        ignored_files_exclude = ["ok", 3]
+        claude_path = ""
+    "#;
+    let (config, warnings) = parse(text, file());
+    assert_eq!(config.model.as_deref(), Some("claude-opus-5-5"));
+    assert_eq!(
+        Config {
+            model: None,
+            ..config
+        },
+        Config::default()
+    );
+    let mut found = keys(&warnings);
+    found.sort();
+    assert_eq!(
+        found,
+        vec![
+            Some("claude_path"),
+            Some("fetch_base"),
+            Some("ignored_files"),
+            Some("ignored_files_exclude"),
+            Some("max_restarts"),
+            Some("permission_mode"),
+            Some("wire_log_max_mb"),
+        ]
+    );
+    let shown: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+    assert!(
+        shown.contains(
+            &"/cfg/config.toml: ignored_files: expected one of symlink, copy, none, found \"hardlink\""
+                .to_owned()
+        ),
+        "{shown:#?}"
+    );
+    assert!(
+        shown.contains(
+            &"/cfg/config.toml: fetch_base: expected true or false, found \"yes\"".to_owned()
+        ),
+        "{shown:#?}"
+    );
+    assert!(
+        shown.contains(
+            &"/cfg/config.toml: max_restarts: expected an integer from 0 to 100, found -1"
+                .to_owned()
+        ),
+        "{shown:#?}"
+    );
+    assert!(
+        shown.iter().any(|w| w.starts_with(
+            "/cfg/config.toml: permission_mode: expected one of default, acceptEdits"
+        )),
+        "{shown:#?}"
+    );
+}
+
+#[test]
+fn unknown_keys_are_reported() {
+    let (config, warnings) = parse("modle = \"x\"\n[worktree]\nfetch = true\n", file());
+    assert_eq!(config, Config::default());
+    let mut found = keys(&warnings);
+    found.sort();
+    assert_eq!(found, vec![Some("modle"), Some("worktree")]);
+    assert!(
+        warnings
+            .iter()
+            .all(|w| w.message.starts_with("unknown key"))
+    );
+}
+
+#[test]
+fn invalid_toml_names_the_file_and_line() {
+    let (config, warnings) = parse(
+        "model = \"a\"\nfetch_base = true\nmax_restarts = = 3\n",
+        file(),
+    );
+    assert_eq!(config, Config::default());
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(warnings[0].key, None);
+    assert_eq!(warnings[0].line, Some(3));
+    let shown = warnings[0].to_string();
+    assert!(
+        shown.starts_with("/cfg/config.toml:3: invalid TOML ("),
+        "{shown}"
+    );
+}
+
+#[test]
+fn load_from_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope.toml");
+    assert_eq!(load(&missing), (Config::default(), vec![]));
+
+    let path = dir.path().join("config.toml");
+    std::fs::write(&path, "max_restarts = 5\n").unwrap();
+    let (config, warnings) = load(&path);
+    assert!(warnings.is_empty());
+    assert_eq!(config.max_restarts, 5);
+
+    std::fs::write(&path, [0xff, 0xfe, b'\n']).unwrap();
+    let (config, warnings) = load(&path);
+    assert_eq!(config, Config::default());
+    assert_eq!(warnings.len(), 1);
+
+    // A directory where the file should be: defaults and a warning, not a failure.
+    let (config, warnings) = load(dir.path());
+    assert_eq!(config, Config::default());
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].message.contains("cannot be read"));
+}
+
+#[test]
+fn path_resolution() {
+    let home = Path::new("/home/u");
+    let env = |pairs: &'static [(&'static str, &'static str)]| {
+        move |name: &str| {
+            pairs
+                .iter()
+                .find(|(key, _)| *key == name)
+                .map(|(_, value)| OsString::from(value))
+        }
+    };
+    assert_eq!(
+        config_path_from(env(&[]), home),
+        Path::new("/home/u/.config/codiva/config.toml")
+    );
+    assert_eq!(
+        config_path_from(env(&[("XDG_CONFIG_HOME", "/xdg")]), home),
+        Path::new("/xdg/codiva/config.toml")
+    );
+    assert_eq!(
+        config_path_from(env(&[("XDG_CONFIG_HOME", "relative")]), home),
+        Path::new("/home/u/.config/codiva/config.toml"),
+        "XDG: a relative path is ignored"
+    );
+    assert_eq!(
+        config_path_from(
+            env(&[
+                ("XDG_CONFIG_HOME", "/xdg"),
+                ("CODIVA_CONFIG", "/etc/c.toml")
+            ]),
+            home
+        ),
+        Path::new("/etc/c.toml")
+    );
+}
+
+#[test]
+fn tilde_in_claude_path() {
+    let (config, _) = parse("claude_path = \"~/bin/claude\"", file());
+    assert_eq!(
+        config.claude_path,
+        Some(crate::paths::home_dir().join("bin/claude"))
+    );
+}

@@ -1,0 +1,313 @@
+//! The session manager: every instruction becomes its own session on its own worktree and
+//! branch; many run at once; they survive a restart; their work is merged or discarded safely.
+//!
+//! One task (the actor) owns every session record, the git repository handle and the state
+//! file; front ends call it through [`Manager`] (requests with replies) and subscribe to its
+//! [`ManagerEvent`]s. `codiva serve` exposes exactly this over JSON-RPC.
+
+mod actor;
+mod info;
+
+use std::path::PathBuf;
+
+use codiva_wire::claude::UserInput;
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+pub use info::{DiscardPreview, ManagerEvent, ReadPage, SessionInfo, SessionPhase};
+
+use crate::git::{DiffStat, GitError, IgnoredMode};
+use crate::process::{ChildRegistry, EnvPolicy};
+use crate::session::{PermissionResponse, QuestionResponse};
+use crate::session_state::{Scope, SessionSnapshot};
+
+/// Everything the manager needs to run sessions in one repository.
+#[derive(Debug, Clone)]
+pub struct ManagerOptions {
+    /// Where `codiva` was started (any directory inside the repository).
+    pub cwd: PathBuf,
+    pub claude_program: PathBuf,
+    /// The agents' environment (codiva's own variables removed).
+    pub env: EnvPolicy,
+    /// Claude Code's home (`~/.claude`), where its transcripts are.
+    pub claude_home: PathBuf,
+    /// codiva's state directory (wire logs, child registry).
+    pub state_dir: PathBuf,
+    pub registry: Option<ChildRegistry>,
+    pub model: Option<String>,
+    pub permission_mode: Option<String>,
+    pub fetch_base: bool,
+    pub ignored_files: IgnoredMode,
+    pub ignored_files_exclude: Vec<String>,
+    pub max_restarts: u32,
+    /// Size at which a session's wire log is rotated.
+    pub wire_log_cap: u64,
+}
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ManagerError {
+    #[error("{0}")]
+    Git(String),
+    #[error("no session {0:?}")]
+    NoSuchSession(String),
+    #[error("{0}")]
+    Refused(String),
+    #[error("the session manager has stopped")]
+    Stopped,
+}
+
+impl From<GitError> for ManagerError {
+    fn from(err: GitError) -> Self {
+        ManagerError::Git(err.to_string())
+    }
+}
+
+/// Options for a new session.
+#[derive(Debug, Clone, Default)]
+pub struct CreateOptions {
+    pub prompt: String,
+    pub images: Vec<(String, String)>,
+    pub model: Option<String>,
+    pub permission_mode: Option<String>,
+}
+
+pub(crate) type Reply<T> = oneshot::Sender<Result<T, ManagerError>>;
+
+/// What the manager can be asked.
+pub(crate) enum Call {
+    Create(CreateOptions, Reply<SessionInfo>),
+    List(Reply<Vec<SessionInfo>>),
+    Read {
+        id: String,
+        scope: Scope,
+        after: Option<u64>,
+        limit: usize,
+        reply: Reply<ReadPage>,
+    },
+    Snapshot(String, Reply<SessionSnapshot>),
+    Send(String, UserInput, Reply<()>),
+    Interrupt(String, Reply<()>),
+    Resume(String, Option<String>, Reply<()>),
+    RespondPermission(String, String, PermissionResponse, Reply<()>),
+    AnswerQuestion(String, String, QuestionResponse, Reply<()>),
+    SetModel(String, Option<String>, Reply<()>),
+    SetPermissionMode(String, String, Reply<()>),
+    Diff(String, Reply<DiffStat>),
+    Merge(String, Reply<SessionInfo>),
+    Discard {
+        id: String,
+        confirm: Option<String>,
+        forget: bool,
+        reply: Reply<DiscardOutcome>,
+    },
+    Restore(String, Reply<SessionInfo>),
+    Sync(String, Reply<String>),
+    Shutdown(oneshot::Sender<()>),
+}
+
+/// The answer to a discard (or remove) request.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum DiscardOutcome {
+    /// Nothing was done: this is what would be lost; call again with the token to confirm.
+    NeedsConfirmation {
+        preview: DiscardPreview,
+        confirm_token: String,
+    },
+    Discarded {
+        session: Box<SessionInfo>,
+    },
+    Removed {
+        id: String,
+    },
+}
+
+/// A handle on the running manager. Cheap to clone.
+#[derive(Clone)]
+pub struct Manager {
+    calls: mpsc::UnboundedSender<Call>,
+    events: broadcast::Sender<ManagerEvent>,
+    root: PathBuf,
+    base: String,
+}
+
+impl Manager {
+    /// Opens the repository (a clear error when `cwd` is not in a git repository or it has no
+    /// commit yet), restores the saved sessions and starts the manager. Returns the warnings a
+    /// user should see (corrupt state file, pruned sessions, unreadable config…).
+    pub async fn start(options: ManagerOptions) -> Result<(Manager, Vec<String>), ManagerError> {
+        actor::start(options).await
+    }
+
+    pub(crate) fn new(
+        calls: mpsc::UnboundedSender<Call>,
+        events: broadcast::Sender<ManagerEvent>,
+        root: PathBuf,
+        base: String,
+    ) -> Self {
+        Manager {
+            calls,
+            events,
+            root,
+            base,
+        }
+    }
+
+    /// The main checkout's root.
+    pub fn root(&self) -> &std::path::Path {
+        &self.root
+    }
+
+    /// The branch sessions start from and merge into.
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<ManagerEvent> {
+        self.events.subscribe()
+    }
+
+    async fn call<T>(&self, make: impl FnOnce(Reply<T>) -> Call) -> Result<T, ManagerError> {
+        let (tx, rx) = oneshot::channel();
+        self.calls
+            .send(make(tx))
+            .map_err(|_| ManagerError::Stopped)?;
+        rx.await.map_err(|_| ManagerError::Stopped)?
+    }
+
+    /// Creates a session and returns at once (phase `preparing` while its worktree is made).
+    pub async fn create(&self, options: CreateOptions) -> Result<SessionInfo, ManagerError> {
+        self.call(|reply| Call::Create(options, reply)).await
+    }
+
+    pub async fn list(&self) -> Result<Vec<SessionInfo>, ManagerError> {
+        self.call(Call::List).await
+    }
+
+    pub async fn read(
+        &self,
+        id: &str,
+        scope: Scope,
+        after: Option<u64>,
+        limit: usize,
+    ) -> Result<ReadPage, ManagerError> {
+        self.call(|reply| Call::Read {
+            id: id.to_owned(),
+            scope,
+            after,
+            limit,
+            reply,
+        })
+        .await
+    }
+
+    pub async fn snapshot(&self, id: &str) -> Result<SessionSnapshot, ManagerError> {
+        self.call(|reply| Call::Snapshot(id.to_owned(), reply))
+            .await
+    }
+
+    pub async fn send(&self, id: &str, input: UserInput) -> Result<(), ManagerError> {
+        self.call(|reply| Call::Send(id.to_owned(), input, reply))
+            .await
+    }
+
+    pub async fn interrupt(&self, id: &str) -> Result<(), ManagerError> {
+        self.call(|reply| Call::Interrupt(id.to_owned(), reply))
+            .await
+    }
+
+    /// Continues an interrupted session: sends `text`, or a plain "continue" instruction.
+    pub async fn resume(&self, id: &str, text: Option<String>) -> Result<(), ManagerError> {
+        self.call(|reply| Call::Resume(id.to_owned(), text, reply))
+            .await
+    }
+
+    pub async fn respond_permission(
+        &self,
+        id: &str,
+        request_id: &str,
+        response: PermissionResponse,
+    ) -> Result<(), ManagerError> {
+        self.call(|reply| {
+            Call::RespondPermission(id.to_owned(), request_id.to_owned(), response, reply)
+        })
+        .await
+    }
+
+    pub async fn answer_question(
+        &self,
+        id: &str,
+        request_id: &str,
+        response: QuestionResponse,
+    ) -> Result<(), ManagerError> {
+        self.call(|reply| {
+            Call::AnswerQuestion(id.to_owned(), request_id.to_owned(), response, reply)
+        })
+        .await
+    }
+
+    pub async fn set_model(&self, id: &str, model: Option<String>) -> Result<(), ManagerError> {
+        self.call(|reply| Call::SetModel(id.to_owned(), model, reply))
+            .await
+    }
+
+    pub async fn set_permission_mode(&self, id: &str, mode: String) -> Result<(), ManagerError> {
+        self.call(|reply| Call::SetPermissionMode(id.to_owned(), mode, reply))
+            .await
+    }
+
+    pub async fn diff(&self, id: &str) -> Result<DiffStat, ManagerError> {
+        self.call(|reply| Call::Diff(id.to_owned(), reply)).await
+    }
+
+    pub async fn merge(&self, id: &str) -> Result<SessionInfo, ManagerError> {
+        self.call(|reply| Call::Merge(id.to_owned(), reply)).await
+    }
+
+    /// Without `confirm`: what would be lost, and a token. With the token: discards (the
+    /// branch tip stays under `refs/codiva/archive/<slug>`; `restore` undoes it).
+    pub async fn discard(
+        &self,
+        id: &str,
+        confirm: Option<String>,
+    ) -> Result<DiscardOutcome, ManagerError> {
+        self.call(|reply| Call::Discard {
+            id: id.to_owned(),
+            confirm,
+            forget: false,
+            reply,
+        })
+        .await
+    }
+
+    /// Discard and forget (two steps, like [`Manager::discard`]).
+    pub async fn remove(
+        &self,
+        id: &str,
+        confirm: Option<String>,
+    ) -> Result<DiscardOutcome, ManagerError> {
+        self.call(|reply| Call::Discard {
+            id: id.to_owned(),
+            confirm,
+            forget: true,
+            reply,
+        })
+        .await
+    }
+
+    pub async fn restore(&self, id: &str) -> Result<SessionInfo, ManagerError> {
+        self.call(|reply| Call::Restore(id.to_owned(), reply)).await
+    }
+
+    /// Merges the base into the session's worktree; returns what happened in one line.
+    pub async fn sync(&self, id: &str) -> Result<String, ManagerError> {
+        self.call(|reply| Call::Sync(id.to_owned(), reply)).await
+    }
+
+    /// Stops every session (their processes are stopped and reaped) and writes the state file.
+    pub async fn shutdown(&self) {
+        let (tx, rx) = oneshot::channel();
+        if self.calls.send(Call::Shutdown(tx)).is_ok() {
+            let _ = rx.await;
+        }
+    }
+}

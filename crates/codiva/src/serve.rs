@@ -1,0 +1,262 @@
+//! `codiva serve --stdio`: the session manager as JSON-RPC 2.0, one message per line.
+//!
+//! stdin carries requests (and notifications from the client, which are ignored), stdout
+//! carries responses and notifications only — never logs. Requests are handled concurrently;
+//! a bad request gets a JSON-RPC error and never stops the server. The API is documented in
+//! `docs/serve-api.md`.
+
+mod methods;
+mod rpc;
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use codiva_core::manager::{Manager, ManagerEvent, ManagerOptions};
+use codiva_core::process::{ChildRegistry, EnvPolicy, LineReader, ReadLine};
+use codiva_core::{claude, config, paths};
+use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt;
+use tokio::sync::mpsc;
+
+use rpc::{RpcError, error_response};
+
+/// Longest request line accepted; longer ones are skipped with an error response.
+const MAX_REQUEST: usize = 16 * 1024 * 1024;
+
+#[derive(clap::Args, Debug)]
+pub struct ServeArgs {
+    /// Speak JSON-RPC over stdin/stdout (the only transport so far).
+    #[arg(long)]
+    stdio: bool,
+    /// The repository to serve (default: the current directory).
+    #[arg(long)]
+    repo: Option<std::path::PathBuf>,
+}
+
+pub async fn run(args: ServeArgs) -> ExitCode {
+    if !args.stdio {
+        eprintln!("codiva: serve needs a transport: codiva serve --stdio");
+        return ExitCode::from(2);
+    }
+    let cwd = match args.repo.map_or_else(std::env::current_dir, Ok) {
+        Ok(cwd) => cwd,
+        Err(err) => {
+            eprintln!("codiva: no current directory: {err}");
+            return ExitCode::from(2);
+        }
+    };
+    let (config, mut warnings) = config::load(&config::config_path());
+    let warnings_text: Vec<String> = warnings.drain(..).map(|w| w.to_string()).collect();
+    let configured = std::env::var_os("CODIVA_CLAUDE")
+        .filter(|value| !value.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| config.claude_path.clone());
+    let claude_program = match claude::launch::find_claude(configured.as_deref()).await {
+        Ok((program, warning)) => {
+            if let Some(warning) = warning {
+                eprintln!("codiva: warning: Claude Code {warning}");
+            }
+            program
+        }
+        Err(err) => {
+            eprintln!("codiva: {err}");
+            return ExitCode::from(2);
+        }
+    };
+    let state_dir = paths::state_dir();
+    let registry = match ChildRegistry::open(state_dir.join("children")) {
+        Ok(registry) => {
+            for reaped in registry.reap_stale() {
+                tracing::info!(
+                    pid = reaped.record.pid,
+                    "reaped a process left by an earlier run"
+                );
+            }
+            Some(registry)
+        }
+        Err(err) => {
+            eprintln!("codiva: warning: cannot use the child registry: {err}");
+            None
+        }
+    };
+    let options = ManagerOptions {
+        cwd,
+        claude_program,
+        env: EnvPolicy::Inherit {
+            remove: std::env::vars_os()
+                .filter_map(|(key, _)| key.into_string().ok())
+                .filter(|key| key.starts_with("CODIVA_"))
+                .collect(),
+            set: Vec::new(),
+        },
+        claude_home: paths::home_dir().join(".claude"),
+        state_dir,
+        registry,
+        model: config.model.clone(),
+        permission_mode: config.permission_mode.clone(),
+        fetch_base: config.fetch_base,
+        ignored_files: config.ignored_files,
+        ignored_files_exclude: config.ignored_files_exclude.clone(),
+        max_restarts: config.max_restarts,
+        wire_log_cap: config.wire_log_max_mb.saturating_mul(1024 * 1024),
+    };
+    let (manager, manager_warnings) = match Manager::start(options).await {
+        Ok(started) => started,
+        Err(err) => {
+            eprintln!("codiva: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut all_warnings = warnings_text;
+    all_warnings.extend(manager_warnings);
+    serve_stdio(manager, Arc::new(all_warnings)).await;
+    ExitCode::SUCCESS
+}
+
+async fn serve_stdio(manager: Manager, warnings: Arc<Vec<String>>) {
+    let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Value>();
+    let writer = tokio::spawn(async move {
+        let mut stdout = tokio::io::stdout();
+        while let Some(message) = out_rx.recv().await {
+            let Ok(mut line) = serde_json::to_vec(&message) else {
+                continue;
+            };
+            line.push(b'\n');
+            if stdout.write_all(&line).await.is_err() || stdout.flush().await.is_err() {
+                break;
+            }
+        }
+    });
+    let notifier = tokio::spawn(forward_events(manager.subscribe(), out_tx.clone()));
+    for warning in warnings.iter() {
+        let _ = out_tx.send(rpc::notification("warning", json!({"message": warning})));
+    }
+
+    let mut reader = LineReader::with_max_line(tokio::io::stdin(), MAX_REQUEST);
+    let mut signals = Signals::new();
+    loop {
+        tokio::select! {
+            line = reader.next_line() => match line {
+                Ok(Some(ReadLine::Line(bytes))) => {
+                    if bytes.iter().all(u8::is_ascii_whitespace) {
+                        continue;
+                    }
+                    let manager = manager.clone();
+                    let out = out_tx.clone();
+                    let warnings = warnings.clone();
+                    tokio::spawn(async move {
+                        if let Some(response) = handle_line(&manager, &warnings, &bytes).await {
+                            let _ = out.send(response);
+                        }
+                    });
+                }
+                Ok(Some(ReadLine::Oversized { bytes })) => {
+                    let _ = out_tx.send(error_response(
+                        Value::Null,
+                        RpcError::invalid_request(format!(
+                            "request of {bytes} bytes is over the limit of {MAX_REQUEST} bytes; it was skipped"
+                        )),
+                    ));
+                }
+                Ok(None) | Err(_) => break,
+            },
+            _ = signals.recv() => break,
+        }
+    }
+    manager.shutdown().await;
+    notifier.abort();
+    drop(out_tx);
+    let _ = writer.await;
+}
+
+/// One request line → its response (`None` for a notification from the client).
+async fn handle_line(manager: &Manager, warnings: &[String], bytes: &[u8]) -> Option<Value> {
+    let message: Value = match serde_json::from_slice(bytes) {
+        Ok(message) => message,
+        Err(err) => {
+            return Some(error_response(
+                Value::Null,
+                RpcError::parse(format!("not JSON: {err}")),
+            ));
+        }
+    };
+    let id = message.get("id").cloned();
+    let Some(method) = message.get("method").and_then(Value::as_str) else {
+        return Some(error_response(
+            id.unwrap_or(Value::Null),
+            RpcError::invalid_request("a request needs a \"method\" string".to_owned()),
+        ));
+    };
+    if message.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Some(error_response(
+            id.unwrap_or(Value::Null),
+            RpcError::invalid_request("\"jsonrpc\" must be \"2.0\"".to_owned()),
+        ));
+    }
+    let params = message.get("params").cloned().unwrap_or(Value::Null);
+    let result = methods::dispatch(manager, warnings, method, params).await;
+    let id = id?;
+    Some(match result {
+        Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+        Err(error) => error_response(id, error),
+    })
+}
+
+/// Manager events → JSON-RPC notifications.
+async fn forward_events(
+    mut events: tokio::sync::broadcast::Receiver<ManagerEvent>,
+    out: mpsc::UnboundedSender<Value>,
+) {
+    loop {
+        match events.recv().await {
+            Ok(event) => {
+                for (method, params) in methods::notifications(event) {
+                    if out.send(rpc::notification(method, params)).is_err() {
+                        return;
+                    }
+                }
+            }
+            Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
+                let _ = out.send(rpc::notification(
+                    "warning",
+                    json!({"message": format!("{missed} events were dropped (the client reads too slowly); call session/list and session/read to catch up")}),
+                ));
+            }
+            Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+        }
+    }
+}
+
+/// SIGTERM, SIGHUP and SIGINT end the server gracefully (sessions stopped, state written).
+struct Signals {
+    term: Option<tokio::signal::unix::Signal>,
+    hup: Option<tokio::signal::unix::Signal>,
+    int: Option<tokio::signal::unix::Signal>,
+}
+
+impl Signals {
+    fn new() -> Self {
+        use tokio::signal::unix::{SignalKind, signal};
+        Signals {
+            term: signal(SignalKind::terminate()).ok(),
+            hup: signal(SignalKind::hangup()).ok(),
+            int: signal(SignalKind::interrupt()).ok(),
+        }
+    }
+
+    async fn recv(&mut self) {
+        async fn wait(signal: &mut Option<tokio::signal::unix::Signal>) {
+            match signal {
+                Some(signal) => {
+                    signal.recv().await;
+                }
+                None => std::future::pending().await,
+            }
+        }
+        tokio::select! {
+            _ = wait(&mut self.term) => {}
+            _ = wait(&mut self.hup) => {}
+            _ = wait(&mut self.int) => {}
+        }
+    }
+}

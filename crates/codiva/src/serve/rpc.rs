@@ -1,0 +1,77 @@
+//! JSON-RPC 2.0 framing: errors and notifications.
+
+use serde_json::{Value, json};
+
+/// A JSON-RPC error (standard codes, plus codiva's in the -32000 range).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RpcError {
+    pub code: i64,
+    pub message: String,
+}
+
+pub const PARSE_ERROR: i64 = -32700;
+pub const INVALID_REQUEST: i64 = -32600;
+pub const METHOD_NOT_FOUND: i64 = -32601;
+pub const INVALID_PARAMS: i64 = -32602;
+/// No session with that id.
+pub const NO_SUCH_SESSION: i64 = -32001;
+/// The request is valid but cannot be done now (merge refused, session busy, …).
+pub const REFUSED: i64 = -32002;
+/// git failed.
+pub const GIT_FAILED: i64 = -32003;
+/// The manager has stopped.
+pub const STOPPED: i64 = -32004;
+
+impl RpcError {
+    pub fn parse(message: String) -> Self {
+        RpcError {
+            code: PARSE_ERROR,
+            message,
+        }
+    }
+
+    pub fn invalid_request(message: String) -> Self {
+        RpcError {
+            code: INVALID_REQUEST,
+            message,
+        }
+    }
+
+    pub fn method_not_found(method: &str) -> Self {
+        RpcError {
+            code: METHOD_NOT_FOUND,
+            message: format!("unknown method {method:?}"),
+        }
+    }
+
+    pub fn invalid_params(message: String) -> Self {
+        RpcError {
+            code: INVALID_PARAMS,
+            message,
+        }
+    }
+}
+
+impl From<codiva_core::manager::ManagerError> for RpcError {
+    fn from(err: codiva_core::manager::ManagerError) -> Self {
+        use codiva_core::manager::ManagerError;
+        let code = match &err {
+            ManagerError::NoSuchSession(_) => NO_SUCH_SESSION,
+            ManagerError::Refused(_) => REFUSED,
+            ManagerError::Git(_) => GIT_FAILED,
+            ManagerError::Stopped => STOPPED,
+        };
+        RpcError {
+            code,
+            message: err.to_string(),
+        }
+    }
+}
+
+pub fn error_response(id: Value, error: RpcError) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": error.code, "message": error.message}})
+}
+
+pub fn notification(method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "method": method, "params": params})
+}

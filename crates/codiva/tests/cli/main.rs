@@ -1,0 +1,7 @@
+//! The `codiva` binary end to end: `codiva exec` and `codiva serve` with the real Claude Code
+//! CLI against the project's mock model server. One test binary for the crate.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod exec;
+mod serve;

@@ -1,0 +1,8 @@
+//! `codiva serve --stdio`: the JSON-RPC front end over the session manager.
+
+mod client;
+
+mod errors;
+mod lifecycle;
+mod parallel;
+mod restart;

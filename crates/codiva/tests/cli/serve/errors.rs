@@ -1,0 +1,139 @@
+//! Bad input gets a clear error and loses no session.
+
+use std::process::Stdio;
+
+use serde_json::json;
+
+use codiva_testkit::{Match, Reply, Script};
+
+use super::client::World;
+
+#[test]
+fn not_a_repo_and_no_commits_are_one_line_errors() {
+    let world = World::new(|_| Script::new());
+    let plain = tempfile::tempdir().unwrap();
+    let output = world
+        .command(plain.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("not inside a git repository"), "{stderr}");
+    assert!(output.stdout.is_empty(), "stdout carries protocol only");
+
+    let empty = tempfile::tempdir().unwrap();
+    world.git(empty.path(), &["init", "-q"]);
+    let output = world
+        .command(empty.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("no commit"), "{stderr}");
+}
+
+#[test]
+fn malformed_requests_get_json_rpc_errors() {
+    let world = World::new(|_| Script::new());
+    let mut server = world.serve();
+    let unknown = server.call("session/nope", json!({})).unwrap_err();
+    assert_eq!(unknown["code"], -32601);
+    let missing = server
+        .call("session/send", json!({"text": "x"}))
+        .unwrap_err();
+    assert_eq!(missing["code"], -32602);
+    assert!(missing["message"].as_str().unwrap().contains("session_id"));
+    let no_session = server
+        .call("session/send", json!({"session_id": "ghost", "text": "x"}))
+        .unwrap_err();
+    assert_eq!(no_session["code"], -32001);
+
+    server.write_raw(b"this is {not json\n");
+    let parse = server.response(json!(null)).unwrap_err();
+    assert_eq!(parse["code"], -32700);
+
+    // A 100 MB request line is skipped with an error; the server reads on.
+    let mut huge = Vec::with_capacity(100 * 1024 * 1024 + 64);
+    huge.extend_from_slice(
+        br#"{"jsonrpc":"2.0","id":99,"method":"session/create","params":{"prompt":""#,
+    );
+    huge.resize(100 * 1024 * 1024, b'a');
+    huge.extend_from_slice(b"\"}}\n");
+    server.write_raw(&huge);
+    drop(huge);
+    let too_big = server.response(json!(null)).unwrap_err();
+    assert_eq!(too_big["code"], -32600);
+    assert!(
+        too_big["message"]
+            .as_str()
+            .unwrap()
+            .contains("over the limit")
+    );
+    let list = server.ok("session/list", json!({}));
+    assert_eq!(list["sessions"], json!([]));
+    assert!(server.close().success());
+}
+
+#[test]
+fn corrupt_state_and_a_vanished_worktree_are_reported() {
+    let world = World::new(|_| {
+        Script::new()
+            .then_when(Match::FirstUserContains("KEEP".into()), Reply::text("kept"))
+            .then_when(Match::FirstUserContains("GONE".into()), Reply::text("gone"))
+    });
+    let mut server = world.serve();
+    server.ok("session/create", json!({"prompt": "KEEP this one"}));
+    server.ok("session/create", json!({"prompt": "GONE soon"}));
+    server.wait_status("keep-this-one", "completed");
+    server.wait_status("gone-soon", "completed");
+    assert!(server.close().success());
+
+    // A worktree deleted behind codiva's back: pruned with a warning, the other one stays.
+    std::fs::remove_dir_all(world.worktree("gone-soon")).unwrap();
+    let mut server = world.serve();
+    let init = server.ok("initialize", json!({}));
+    let warnings = init["warnings"].to_string();
+    assert!(
+        warnings.contains("gone-soon") && warnings.contains("gone"),
+        "{warnings}"
+    );
+    let list = server.ok("session/list", json!({}));
+    let ids: Vec<&str> = list["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["keep-this-one"]);
+    assert!(server.close().success());
+
+    // A corrupt state file: kept as a backup, a visible warning, and no session lost: the
+    // session is recovered from its worktree and the agent's transcript.
+    let state = world.repo.path().join(".codiva/state.json");
+    std::fs::write(&state, b"{\"version\":1,\"sessions\":[{\"id\":").unwrap();
+    let mut server = world.serve();
+    let init = server.ok("initialize", json!({}));
+    let warnings = init["warnings"].to_string();
+    assert!(warnings.contains("corrupt"), "{warnings}");
+    let backups = std::fs::read_dir(world.repo.path().join(".codiva"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("state.json.corrupt-")
+        })
+        .count();
+    assert_eq!(backups, 1);
+    let list = server.ok("session/list", json!({}));
+    let sessions = list["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 1, "{list}");
+    assert_eq!(sessions[0]["id"], "keep-this-one");
+    assert_eq!(sessions[0]["prompt"], "KEEP this one");
+    assert!(sessions[0]["agent_session_id"].is_string());
+    assert!(server.close().success());
+}
