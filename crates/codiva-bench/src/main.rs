@@ -11,6 +11,7 @@ mod corpus;
 mod mem;
 mod pipeline;
 mod profile;
+mod sessions;
 mod table;
 
 use std::path::PathBuf;
@@ -126,6 +127,7 @@ fn main() -> Result<()> {
     pipeline::check_sessions(&fixtures)?;
     memory(&options, sizes)?;
     throughput(&fixtures, sizes)?;
+    sessions::run(options.quick)?;
 
     println!(
         "MiB = 2^20 bytes. Total time {:.1} s.",
@@ -686,7 +688,7 @@ fn memory(options: &Options, sizes: Sizes) -> Result<()> {
 // -- formatting -------------------------------------------------------------------------------
 
 /// `12.3 MiB`, `456 KiB`, `789 B`.
-fn size(bytes: u64) -> String {
+pub(crate) fn size(bytes: u64) -> String {
     let b = bytes as f64;
     if b >= MIB as f64 {
         format!("{:.1} MiB", b / MIB as f64)

@@ -1,0 +1,217 @@
+//! The session manager's numbers: restoring many sessions with large transcripts, opening
+//! their logs, and how fast `create` answers (before the worktree is ready).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use codiva_core::git::{IgnoredMode, Repo, WorktreeOptions};
+use codiva_core::manager::{CreateOptions, Manager, ManagerOptions};
+use codiva_core::persist::{self, PersistedSession, StateFile};
+use codiva_core::process::EnvPolicy;
+use codiva_core::session_state::Scope;
+use codiva_core::transcript;
+
+use crate::table::{Align, Table};
+
+const TRANSCRIPT_BYTES: usize = 2 * 1024 * 1024;
+
+pub fn run(quick: bool) -> Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(measure(if quick { 10 } else { 50 }))
+}
+
+fn transcript_source() -> Result<Vec<String>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../codiva-core/tests/fixtures/claude-transcripts/write-allow/projects/-work-repo");
+    let file = std::fs::read_dir(&dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|entry| entry.ok())
+        .map(|entry| entry.path())
+        .find(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+        .context("no transcript fixture")?;
+    let text = std::fs::read_to_string(&file)?;
+    Ok(text.lines().map(str::to_owned).collect())
+}
+
+async fn measure(count: usize) -> Result<()> {
+    let dir = std::env::temp_dir().join(format!("codiva-bench-sessions-{}", std::process::id()));
+    let result = measure_in(&dir, count).await;
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+fn git(dir: &Path, args: &[&str]) -> Result<()> {
+    let status = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .status()?;
+    if !status.success() {
+        bail!("git {args:?} failed");
+    }
+    Ok(())
+}
+
+async fn measure_in(dir: &Path, count: usize) -> Result<()> {
+    let repo_dir = dir.join("repo");
+    let claude_home = dir.join("home/.claude");
+    std::fs::create_dir_all(&repo_dir)?;
+    git(&repo_dir, &["init", "-q", "-b", "main"])?;
+    git(&repo_dir, &["config", "user.name", "bench"])?;
+    git(
+        &repo_dir,
+        &["config", "user.email", "bench@example.invalid"],
+    )?;
+    std::fs::write(repo_dir.join("README.md"), "bench\n")?;
+    git(&repo_dir, &["add", "README.md"])?;
+    git(&repo_dir, &["commit", "-qm", "init"])?;
+    let repo_dir = repo_dir.canonicalize()?;
+
+    let repo = Repo::open(&repo_dir).await?;
+    let source = transcript_source()?;
+    let options = WorktreeOptions {
+        fetch: false,
+        ignored: IgnoredMode::None,
+        exclude: Vec::new(),
+    };
+    let mut sessions = Vec::new();
+    let mut transcript_bytes = 0;
+    for index in 0..count {
+        let slug = format!("bench-session-{index:02}");
+        let worktree = repo.create_worktree(&slug, "main", &options).await?;
+        let session_id = format!("00000000-0000-4000-8000-{index:012}");
+        let path = transcript::transcript_path(&claude_home, &worktree.path, &session_id);
+        std::fs::create_dir_all(path.parent().context("transcript dir")?)?;
+        let mut text = String::with_capacity(TRANSCRIPT_BYTES + 64 * 1024);
+        while text.len() < TRANSCRIPT_BYTES {
+            for line in &source {
+                text.push_str(line);
+                text.push('\n');
+            }
+        }
+        transcript_bytes = text.len();
+        std::fs::write(&path, text)?;
+        sessions.push(PersistedSession {
+            id: slug.clone(),
+            title: slug.clone(),
+            prompt: slug.clone(),
+            branch: worktree.branch.clone(),
+            slug,
+            worktree: worktree.path.clone(),
+            base: "main".into(),
+            agent: "claude".into(),
+            agent_session_id: Some(session_id),
+            status: "completed".into(),
+            ..PersistedSession::default()
+        });
+    }
+    persist::save(
+        &persist::state_path(&repo_dir),
+        &StateFile {
+            version: persist::SCHEMA_VERSION,
+            sessions,
+        },
+    )?;
+
+    let manager_options = ManagerOptions {
+        cwd: repo_dir.clone(),
+        claude_program: PathBuf::from("/bin/true"),
+        env: EnvPolicy::Exact(vec![("PATH".into(), "/usr/bin:/bin".into())]),
+        claude_home: claude_home.clone(),
+        state_dir: dir.join("state"),
+        registry: None,
+        model: None,
+        permission_mode: None,
+        fetch_base: false,
+        ignored_files: IgnoredMode::None,
+        ignored_files_exclude: Vec::new(),
+        max_restarts: 0,
+        wire_log_cap: 1024 * 1024,
+    };
+    let started = Instant::now();
+    let (manager, warnings) = Manager::start(manager_options).await?;
+    let listed = manager.list().await?;
+    let list_time = started.elapsed();
+    if listed.len() != count || !warnings.is_empty() {
+        bail!(
+            "restored {} of {count} sessions: {warnings:?}",
+            listed.len()
+        );
+    }
+    let mut opens = Vec::new();
+    let mut entries = 0;
+    for session in &listed {
+        let started = Instant::now();
+        let page = manager.read(&session.id, Scope::Main, None, 200).await?;
+        opens.push(started.elapsed());
+        entries = page.entries.len();
+    }
+    let mut creates = Vec::new();
+    for index in 0..5 {
+        let started = Instant::now();
+        manager
+            .create(CreateOptions {
+                prompt: format!("bench create number {index}"),
+                ..CreateOptions::default()
+            })
+            .await?;
+        creates.push(started.elapsed());
+    }
+    manager.shutdown().await;
+
+    println!(
+        "## Sessions: {count} restored sessions with {} transcripts each (a real capture repeated)",
+        crate::size(transcript_bytes as u64)
+    );
+    println!();
+    let mut table = Table::new(&[
+        ("measure", Align::Left),
+        ("median", Align::Right),
+        ("worst", Align::Right),
+        ("target", Align::Right),
+        ("result", Align::Left),
+    ]);
+    let ms = |d: Duration| format!("{:.1} ms", d.as_secs_f64() * 1000.0);
+    let verdict = |worst: Duration, target: Duration| {
+        if worst < target { "PASS" } else { "FAIL" }
+    };
+    table.row([
+        format!("start the manager and list {count} sessions"),
+        ms(list_time),
+        ms(list_time),
+        "< 1000 ms".into(),
+        verdict(list_time, Duration::from_secs(1)).into(),
+    ]);
+    let (median, worst) = median_worst(&mut opens);
+    table.row([
+        format!(
+            "open one session's log (first read: transcript → log, {entries} entries returned)"
+        ),
+        ms(median),
+        ms(worst),
+        "< 100 ms".into(),
+        verdict(worst, Duration::from_millis(100)).into(),
+    ]);
+    let (median, worst) = median_worst(&mut creates);
+    table.row([
+        "session/create answers (worktree still being made)".into(),
+        ms(median),
+        ms(worst),
+        "< 20 ms".into(),
+        verdict(worst, Duration::from_millis(20)).into(),
+    ]);
+    println!("{}", table.render());
+    Ok(())
+}
+
+fn median_worst(samples: &mut [Duration]) -> (Duration, Duration) {
+    samples.sort();
+    let median = samples.get(samples.len() / 2).copied().unwrap_or_default();
+    let worst = samples.last().copied().unwrap_or_default();
+    (median, worst)
+}
