@@ -242,7 +242,7 @@ fn rules_match_in_order_and_run_out() {
     assert_eq!(text_of(&post(&server, &user("a")).events()), "X");
     assert_eq!(text_of(&post(&server, &user("b")).events()), "B");
     assert_eq!(text_of(&post(&server, &user("b")).events()), "X");
-    let two = json!({"model": "m", "messages": [
+    let two = json!({"model": "m", "stream": true, "messages": [
         {"role": "user", "content": "sub prompt"},
         {"role": "assistant", "content": "ok"},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "b"}]}
@@ -259,6 +259,22 @@ fn rules_match_in_order_and_run_out() {
     assert_eq!(unmatched[0].last_user_text().as_deref(), Some("b"));
     let rules: Vec<Option<usize>> = server.requests().iter().map(|r| r.rule).collect();
     assert_eq!(rules, [Some(2), Some(0), Some(2), Some(1), None]);
+}
+
+#[test]
+fn non_streaming_probes_get_a_json_message_and_leave_the_script_alone() {
+    let server = MockServer::start(Script::new().then(Reply::text("scripted"))).unwrap();
+    let probe = json!({"model": "claude-sonnet-4-5", "max_tokens": 1,
+        "messages": [{"role": "user", "content": "quota"}]});
+    let answer = post(&server, &probe);
+    assert_eq!(answer.status, 200);
+    let message = answer.json();
+    assert_eq!(message["type"], "message");
+    assert_eq!(message["model"], "claude-sonnet-4-5");
+    assert_eq!(message["usage"]["input_tokens"], 1);
+    assert_eq!(text_of(&post(&server, &user("hi")).events()), "scripted");
+    assert!(server.unmatched().is_empty());
+    assert_eq!(server.requests().len(), 2);
 }
 
 #[test]

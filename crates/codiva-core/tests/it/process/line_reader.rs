@@ -3,7 +3,6 @@
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
-use std::time::Instant;
 
 use codiva_core::process::{DEFAULT_MAX_LINE, LineReader, READ_CHUNK, ReadLine};
 use proptest::prelude::*;
@@ -204,40 +203,4 @@ fn oversized_last_line_without_newline() {
         read_all(&mut reader),
         vec![ReadLine::Oversized { bytes: 300_000 }]
     );
-}
-
-/// Throughput on 1 KiB and 64 KiB lines. Run in release mode:
-/// `cargo nextest run -p codiva-core --release --run-ignored only line_reader_throughput --no-capture`.
-#[test]
-#[ignore = "a measurement, not a check"]
-fn line_reader_throughput() {
-    for line_len in [100usize, 1024, 64 * 1024] {
-        let mut line = vec![b'x'; line_len - 1];
-        line.push(b'\n');
-        let data: Vec<u8> = line
-            .iter()
-            .copied()
-            .cycle()
-            .take(256 * 1024 * 1024)
-            .collect();
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap();
-        let started = Instant::now();
-        let mut reader = LineReader::new(&data[..]);
-        let count = runtime.block_on(async {
-            let mut count = 0usize;
-            while let Some(item) = reader.next_line().await.unwrap() {
-                std::hint::black_box(item);
-                count += 1;
-            }
-            count
-        });
-        let elapsed = started.elapsed();
-        assert_eq!(count, data.len().div_ceil(line_len));
-        println!(
-            "lines of {line_len} B: {:.2} GB/s",
-            data.len() as f64 / elapsed.as_secs_f64() / 1e9
-        );
-    }
 }
