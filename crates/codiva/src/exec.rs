@@ -124,11 +124,13 @@ async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
     config.wire_log_cap = settings.wire_log_max_mb.saturating_mul(1024 * 1024);
     config.resume = args.resume.clone();
     config.registry = registry;
-    config.wire_log = Some(state_dir.join("wire").join(format!(
-        "exec-{}-{}.log",
-        wire_log::timestamp(std::time::SystemTime::now()).replace(':', ""),
-        std::process::id()
-    )));
+    config.wire_log = (config.wire_log_cap > 0).then(|| {
+        state_dir.join("wire").join(format!(
+            "exec-{}-{}.log",
+            wire_log::timestamp(std::time::SystemTime::now()).replace(':', ""),
+            std::process::id()
+        ))
+    });
     let session = claude::start(config, Some(UserInput::text(args.prompt.clone())));
     let mut printer = Printer::new(args.json);
     let outcome = drive(session, &args, &answers, &mut printer).await;
