@@ -6,3 +6,4 @@ mod errors;
 mod lifecycle;
 mod parallel;
 mod restart;
+mod worktree_setup;
