@@ -1,0 +1,10 @@
+//! codiva's terminal UI. A front end: it drives the session manager through its handle
+//! (`codiva_core::manager::Manager`) and renders what the manager's events say; it never spawns
+//! a process or runs git itself.
+//!
+//! Widths are computed by one function ([`width`]) shared by rendering and hit-testing; colours
+//! and glyphs come from one place ([`theme`]).
+
+pub mod markdown;
+pub mod theme;
+pub mod width;

@@ -1,0 +1,105 @@
+//! Colours and glyphs, in one place. Terminal palette colours only (they follow the user's
+//! terminal theme); named styles, so a widget never picks a colour itself.
+
+use ratatui::style::{Color, Modifier, Style};
+
+use codiva_core::session_state::Status;
+
+pub fn text() -> Style {
+    Style::default()
+}
+
+pub fn dim() -> Style {
+    Style::default().add_modifier(Modifier::DIM)
+}
+
+pub fn bold() -> Style {
+    Style::default().add_modifier(Modifier::BOLD)
+}
+
+pub fn accent() -> Style {
+    Style::default().fg(Color::Cyan)
+}
+
+pub fn selected() -> Style {
+    Style::default().add_modifier(Modifier::REVERSED)
+}
+
+pub fn user_text() -> Style {
+    Style::default().fg(Color::Cyan).add_modifier(Modifier::BOLD)
+}
+
+pub fn error() -> Style {
+    Style::default().fg(Color::Red)
+}
+
+pub fn warning() -> Style {
+    Style::default().fg(Color::Yellow)
+}
+
+pub fn success() -> Style {
+    Style::default().fg(Color::Green)
+}
+
+pub fn diff_added() -> Style {
+    Style::default().fg(Color::Green)
+}
+
+pub fn diff_removed() -> Style {
+    Style::default().fg(Color::Red)
+}
+
+pub fn code() -> Style {
+    Style::default().fg(Color::Yellow)
+}
+
+pub fn link() -> Style {
+    Style::default()
+        .fg(Color::Blue)
+        .add_modifier(Modifier::UNDERLINED)
+}
+
+pub fn heading() -> Style {
+    Style::default()
+        .fg(Color::Magenta)
+        .add_modifier(Modifier::BOLD)
+}
+
+pub fn quote() -> Style {
+    Style::default().fg(Color::Gray).add_modifier(Modifier::ITALIC)
+}
+
+pub fn border() -> Style {
+    Style::default().fg(Color::DarkGray)
+}
+
+/// Glyphs.
+pub mod glyph {
+    pub const TOOL: &str = "⏺";
+    pub const OK: &str = "✓";
+    pub const FAILED: &str = "✗";
+    pub const RUNNING: &str = "…";
+    pub const ATTENTION: &str = "●";
+    pub const PROMPT: &str = "›";
+    pub const MORE_ABOVE: &str = "↑";
+    pub const MORE_BELOW: &str = "↓";
+    pub const CHECKED: &str = "[x]";
+    pub const UNCHECKED: &str = "[ ]";
+    pub const RADIO_ON: &str = "(•)";
+    pub const RADIO_OFF: &str = "( )";
+}
+
+/// A status badge: its label and style.
+pub fn status_badge(status: Status) -> (&'static str, Style) {
+    match status {
+        Status::Starting => ("Starting", dim()),
+        Status::Running => ("Running", accent()),
+        Status::AwaitingPermission => ("Permission", warning().add_modifier(Modifier::BOLD)),
+        Status::AwaitingAnswer => ("Question", warning().add_modifier(Modifier::BOLD)),
+        Status::Completed => ("Completed", success()),
+        Status::Interrupted => ("Interrupted", warning()),
+        Status::RateLimited => ("Rate limited", warning()),
+        Status::NeedsLogin => ("Login needed", error()),
+        Status::Failed => ("Failed", error()),
+    }
+}
