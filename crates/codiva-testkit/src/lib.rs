@@ -4,6 +4,7 @@
 
 pub mod agent_env;
 pub mod mock_server;
+pub mod pty;
 pub mod script;
 pub mod sse;
 

@@ -5,6 +5,15 @@
 //! Widths are computed by one function ([`width`]) shared by rendering and hit-testing; colours
 //! and glyphs come from one place ([`theme`]).
 
+pub mod app;
+pub mod composer;
+pub mod dialog;
+pub mod diff_preview;
+pub mod log_view;
 pub mod markdown;
+pub mod permission_dialog;
+pub mod question_dialog;
+pub mod run;
+pub mod terminal;
 pub mod theme;
 pub mod width;

@@ -26,7 +26,9 @@ pub fn selected() -> Style {
 }
 
 pub fn user_text() -> Style {
-    Style::default().fg(Color::Cyan).add_modifier(Modifier::BOLD)
+    Style::default()
+        .fg(Color::Cyan)
+        .add_modifier(Modifier::BOLD)
 }
 
 pub fn error() -> Style {
@@ -66,7 +68,9 @@ pub fn heading() -> Style {
 }
 
 pub fn quote() -> Style {
-    Style::default().fg(Color::Gray).add_modifier(Modifier::ITALIC)
+    Style::default()
+        .fg(Color::Gray)
+        .add_modifier(Modifier::ITALIC)
 }
 
 pub fn border() -> Style {
@@ -87,6 +91,8 @@ pub mod glyph {
     pub const UNCHECKED: &str = "[ ]";
     pub const RADIO_ON: &str = "(•)";
     pub const RADIO_OFF: &str = "( )";
+    pub const THINKING: &str = "✻";
+    pub const SUBAGENT: &str = "↳";
 }
 
 /// A status badge: its label and style.
@@ -102,4 +108,37 @@ pub fn status_badge(status: Status) -> (&'static str, Style) {
         Status::NeedsLogin => ("Login needed", error()),
         Status::Failed => ("Failed", error()),
     }
+}
+
+/// A heading of `level` (1–6): level 1 underlined, 2 in the heading colour, 3 and below bold.
+pub fn heading_level(level: u8) -> Style {
+    match level {
+        1 => heading().add_modifier(Modifier::UNDERLINED),
+        2 => heading(),
+        _ => bold(),
+    }
+}
+
+/// List bullets and numbers.
+pub fn list_marker() -> Style {
+    accent()
+}
+
+/// Syntax classes inside code blocks (drawn over [`code`]).
+pub fn code_keyword() -> Style {
+    Style::default().fg(Color::Magenta)
+}
+
+pub fn code_string() -> Style {
+    Style::default().fg(Color::Green)
+}
+
+pub fn code_comment() -> Style {
+    Style::default()
+        .fg(Color::DarkGray)
+        .add_modifier(Modifier::ITALIC)
+}
+
+pub fn code_number() -> Style {
+    Style::default().fg(Color::Cyan)
 }

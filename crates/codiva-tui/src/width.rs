@@ -165,7 +165,10 @@ mod tests {
     fn wraps_at_words_then_graphemes() {
         assert_eq!(rows("hello world foo", 11), ["hello ", "world foo"]);
         assert_eq!(rows("abcdefghij", 4), ["abcd", "efgh", "ij"]);
-        assert_eq!(rows("日本語のテキスト", 5), ["日本", "語の", "テキ", "スト"]);
+        assert_eq!(
+            rows("日本語のテキスト", 5),
+            ["日本", "語の", "テキ", "スト"]
+        );
         assert_eq!(rows("", 10), [""]);
         assert_eq!(rows("a 👩‍💻 b", 3), ["a ", "👩‍💻 ", "b"]);
     }

@@ -115,7 +115,7 @@ async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
     };
     let mut config = ClaudeSessionConfig::new(program, cwd);
     config.env = EnvPolicy::Inherit {
-        remove: codiva_own_vars(),
+        remove: crate::bootstrap::codiva_own_vars(),
         set: Vec::new(),
     };
     config.model = args.model.clone().or(settings.model);
@@ -135,14 +135,6 @@ async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
     let mut printer = Printer::new(args.json);
     let outcome = drive(session, &args, &answers, &mut printer).await;
     Ok(printer.finish(outcome))
-}
-
-/// Variables codiva reads for itself; the agent's shell must not inherit them.
-fn codiva_own_vars() -> Vec<String> {
-    std::env::vars_os()
-        .filter_map(|(key, _)| key.into_string().ok())
-        .filter(|key| key.starts_with("CODIVA_"))
-        .collect()
 }
 
 fn load_answers(path: &PathBuf) -> Result<BTreeMap<String, Vec<String>>, String> {

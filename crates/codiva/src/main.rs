@@ -1,8 +1,10 @@
 //! The `codiva` binary: command-line parsing and wiring. Front ends drive the core through its
 //! session commands and events only.
 
+mod bootstrap;
 mod exec;
 mod serve;
+mod tui;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -18,6 +20,10 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// Put the terminal back in order after a crashed program (mouse reporting, raw mode,
+    /// alternate screen, bracketed paste) and exit.
+    #[arg(long)]
+    reset_terminal: bool,
 }
 
 #[derive(Subcommand)]
@@ -30,13 +36,16 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.reset_terminal {
+        return match codiva_tui::terminal::reset() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => {
+                eprintln!("codiva: cannot reset the terminal: {err}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     init_logging();
-    let Some(command) = cli.command else {
-        eprintln!(
-            "codiva: the terminal UI is not available yet in this build; run `codiva exec \"<instruction>\"` (see `codiva --help`)"
-        );
-        return ExitCode::from(2);
-    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -48,9 +57,10 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match command {
-        Command::Exec(args) => runtime.block_on(exec::run(args)),
-        Command::Serve(args) => runtime.block_on(serve::run(args)),
+    match cli.command {
+        None => runtime.block_on(tui::run()),
+        Some(Command::Exec(args)) => runtime.block_on(exec::run(args)),
+        Some(Command::Serve(args)) => runtime.block_on(serve::run(args)),
     }
 }
 

@@ -11,9 +11,8 @@ mod rpc;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use codiva_core::manager::{Manager, ManagerEvent, ManagerOptions};
-use codiva_core::process::{ChildRegistry, EnvPolicy, LineReader, ReadLine};
-use codiva_core::{claude, config, paths};
+use codiva_core::manager::{Manager, ManagerEvent};
+use codiva_core::process::{LineReader, ReadLine};
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
@@ -45,70 +44,15 @@ pub async fn run(args: ServeArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let (config, mut warnings) = config::load(&config::config_path());
-    let warnings_text: Vec<String> = warnings.drain(..).map(|w| w.to_string()).collect();
-    let configured = std::env::var_os("CODIVA_CLAUDE")
-        .filter(|value| !value.is_empty())
-        .map(std::path::PathBuf::from)
-        .or_else(|| config.claude_path.clone());
-    let claude_program = match claude::launch::find_claude(configured.as_deref()).await {
-        Ok((program, warning)) => {
-            if let Some(warning) = warning {
-                eprintln!("codiva: warning: Claude Code {warning}");
-            }
-            program
-        }
-        Err(err) => {
-            eprintln!("codiva: {err}");
-            return ExitCode::from(2);
-        }
-    };
-    let state_dir = paths::state_dir();
-    let registry = match ChildRegistry::open(state_dir.join("children")) {
-        Ok(registry) => {
-            for reaped in registry.reap_stale() {
-                tracing::info!(
-                    pid = reaped.record.pid,
-                    "reaped a process left by an earlier run"
-                );
-            }
-            Some(registry)
-        }
-        Err(err) => {
-            eprintln!("codiva: warning: cannot use the child registry: {err}");
-            None
-        }
-    };
-    let options = ManagerOptions {
-        cwd,
-        claude_program,
-        env: EnvPolicy::Inherit {
-            remove: std::env::vars_os()
-                .filter_map(|(key, _)| key.into_string().ok())
-                .filter(|key| key.starts_with("CODIVA_"))
-                .collect(),
-            set: Vec::new(),
-        },
-        claude_home: paths::home_dir().join(".claude"),
-        state_dir,
-        registry,
-        model: config.model.clone(),
-        permission_mode: config.permission_mode.clone(),
-        fetch_base: config.fetch_base,
-        ignored_files: config.ignored_files,
-        ignored_files_exclude: config.ignored_files_exclude.clone(),
-        max_restarts: config.max_restarts,
-        wire_log_cap: config.wire_log_max_mb.saturating_mul(1024 * 1024),
-    };
-    let (manager, manager_warnings) = match Manager::start(options).await {
+    let started = match crate::bootstrap::start(cwd).await {
         Ok(started) => started,
-        Err(err) => {
-            eprintln!("codiva: {err}");
+        Err(message) => {
+            eprintln!("codiva: {message}");
             return ExitCode::FAILURE;
         }
     };
-    let mut all_warnings = warnings_text;
-    all_warnings.extend(manager_warnings);
+    let manager = started.manager;
+    let all_warnings = started.warnings;
     serve_stdio(manager, Arc::new(all_warnings)).await;
     ExitCode::SUCCESS
 }

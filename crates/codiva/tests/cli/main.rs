@@ -5,3 +5,4 @@
 
 mod exec;
 mod serve;
+mod tui;

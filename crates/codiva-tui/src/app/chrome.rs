@@ -1,0 +1,312 @@
+//! The frame: header, body (list or detail), palette / confirmation, notice, composer, footer.
+
+use codiva_core::manager::SessionPhase;
+use ratatui::Frame;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+
+use super::pane::Dialog;
+use super::{App, Focus, RunMode, View, list_view};
+use crate::theme;
+use crate::width::{fit, truncate, wrap_text};
+
+/// Log rows that stay visible under a dialog.
+const LOG_RESERVE: u16 = 5;
+
+pub fn render(app: &mut App, frame: &mut Frame) {
+    let area = frame.area();
+    let buf = frame.buffer_mut();
+    let width = area.width;
+    let header = header_lines(app, width);
+    let footer = footer_line(app, width);
+    let notice = app.notice.as_ref().map(|(text, error)| {
+        let style = if *error { theme::error() } else { theme::dim() };
+        wrap_text(text, usize::from(width.saturating_sub(2)).max(1))
+            .into_iter()
+            .take(3)
+            .map(|row| Line::styled(format!("  {}", &text[row.start..row.end]), style))
+            .collect::<Vec<_>>()
+    });
+    let confirm_lines = app.confirm.as_ref().map(|confirm| {
+        let mut lines: Vec<Line> = Vec::new();
+        for text in &confirm.text {
+            for row in wrap_text(text, usize::from(width.saturating_sub(2)).max(1)) {
+                lines.push(Line::styled(
+                    format!("  {}", &text[row.start..row.end]),
+                    theme::warning(),
+                ));
+            }
+        }
+        lines.push(Line::styled("  y: yes · n: no", theme::bold()));
+        lines
+    });
+    let composer_height = if confirm_lines.is_some() {
+        0
+    } else {
+        app.composer.desired_height(width).clamp(1, 8)
+    };
+    let palette_height = if app.palette.is_open() {
+        u16::try_from(app.palette.matches().len())
+            .unwrap_or(6)
+            .min(6)
+    } else {
+        0
+    };
+    let notice_height = notice
+        .as_ref()
+        .map_or(0, |n| u16::try_from(n.len()).unwrap_or(1));
+    let confirm_height = confirm_lines
+        .as_ref()
+        .map_or(0, |c| u16::try_from(c.len()).unwrap_or(2));
+    let header_height = u16::try_from(header.len()).unwrap_or(2);
+    // header | body | palette | notice | confirm | separator | composer | footer
+    let fixed =
+        header_height + palette_height + notice_height + confirm_height + 1 + composer_height + 1;
+    let body_height = area.height.saturating_sub(fixed);
+    let mut y = area.y;
+    for line in &header {
+        put(buf, area.x, y, width, line);
+        y += 1;
+    }
+    let body = Rect::new(area.x, y, width, body_height);
+    y += body_height;
+    match app.view.clone() {
+        View::List => {
+            let focused = app.focus == Focus::List;
+            let selected = app.selected.min(app.sessions.len().saturating_sub(1));
+            app.selected = selected;
+            // The selected session's question or permission, answerable from the list.
+            let waiting = app
+                .sessions
+                .get(selected)
+                .filter(|s| s.status.awaits_user())
+                .map(|s| s.id.clone());
+            let dialog_height = match &waiting {
+                Some(id) => {
+                    dialog_height(app, id, body.width, body.height.saturating_sub(LOG_RESERVE))
+                }
+                None => 0,
+            };
+            let list_area = Rect::new(body.x, body.y, body.width, body.height - dialog_height);
+            list_view::render(&app.sessions, selected, focused, list_area, buf);
+            if let Some(id) = waiting
+                && dialog_height > 0
+            {
+                let area = Rect::new(body.x, list_area.bottom(), body.width, dialog_height);
+                render_dialog(app, &id, area, buf);
+            }
+        }
+        View::Detail(id) => detail(app, &id, body, buf),
+    }
+    if palette_height > 0 {
+        let view = app.view.clone();
+        for (index, command) in app.palette.matches().iter().take(6).enumerate() {
+            let selected = index == app.palette.selected_index();
+            let style = if selected {
+                theme::selected()
+            } else {
+                theme::text()
+            };
+            let text = format!("  /{:<8} {}", command.name(), command.description(&view));
+            put(
+                buf,
+                area.x,
+                y,
+                width,
+                &Line::styled(fit(&text, usize::from(width)), style),
+            );
+            y += 1;
+        }
+    }
+    if let Some(notice) = &notice {
+        for line in notice {
+            put(buf, area.x, y, width, line);
+            y += 1;
+        }
+    }
+    if let Some(lines) = &confirm_lines {
+        for line in lines {
+            put(buf, area.x, y, width, line);
+            y += 1;
+        }
+    }
+    let rule = "─".repeat(usize::from(width));
+    put(buf, area.x, y, width, &Line::styled(rule, theme::border()));
+    y += 1;
+    if composer_height > 0 {
+        let composer_area = Rect::new(area.x, y, width, composer_height);
+        let cursor = app.composer.render(composer_area, buf);
+        if app.focus == Focus::Composer
+            && let Some((x, cy)) = cursor
+        {
+            frame.set_cursor_position((x, cy));
+        }
+        y += composer_height;
+    }
+    let buf = frame.buffer_mut();
+    put(
+        buf,
+        area.x,
+        y.min(area.bottom().saturating_sub(1)),
+        width,
+        &footer,
+    );
+}
+
+fn put(buf: &mut Buffer, x: u16, y: u16, width: u16, line: &Line) {
+    if y < buf.area.bottom() {
+        buf.set_line(x, y, line, width);
+    }
+}
+
+fn header_lines(app: &App, width: u16) -> Vec<Line<'static>> {
+    let waiting = app
+        .sessions
+        .iter()
+        .filter(|s| s.status.awaits_user())
+        .count();
+    let cost: f64 = app.sessions.iter().filter_map(|s| s.cost_usd).sum();
+    let mut first = vec![
+        Span::styled(format!("codiva {}", app.info.version), theme::bold()),
+        Span::styled(
+            format!(
+                "  {} session{}",
+                app.sessions.len(),
+                if app.sessions.len() == 1 { "" } else { "s" }
+            ),
+            theme::text(),
+        ),
+    ];
+    if waiting > 0 {
+        first.push(Span::styled(
+            format!("  {} {waiting} waiting", theme::glyph::ATTENTION),
+            theme::warning(),
+        ));
+    }
+    if cost > 0.0 {
+        first.push(Span::styled(format!("  ${cost:.2}"), theme::dim()));
+    }
+    let model = app.info.model.as_deref().unwrap_or("default model");
+    let second = format!(
+        "{} · {} · base {} · {}",
+        app.info.agent, model, app.info.base, app.info.cwd
+    );
+    vec![
+        Line::from(first),
+        Line::styled(truncate(&second, usize::from(width)), theme::dim()),
+    ]
+}
+
+fn footer_line(app: &App, width: u16) -> Line<'static> {
+    let hints = match (&app.view, app.focus) {
+        (_, _) if app.confirm.is_some() => "y: yes · n: no",
+        (View::List, Focus::List) => {
+            "↑↓ select · Enter open · m merge · d discard · x remove · r resume · Tab focus"
+        }
+        (View::List, Focus::Dialog) => "answer the selected session · Tab: focus · Esc: composer",
+        (View::List, _) => "Enter: start · / commands · Tab: focus · Shift+Tab: mode",
+        (View::Detail(_), Focus::Dialog) => "answer · Tab: read the log · Esc: back",
+        (View::Detail(_), Focus::Log) => "↑↓ PgUp PgDn scroll · m d x r · Tab/Esc: back",
+        (View::Detail(_), _) => {
+            "Enter: send · Ctrl+C: interrupt · Ctrl+R: resume · Tab: log · Esc: back"
+        }
+    };
+    let mode = match app.run_mode {
+        RunMode::Confirm => "confirm",
+        RunMode::Auto => "auto",
+    };
+    let mode_text = format!(" mode: {mode} (Shift+Tab)");
+    let room = usize::from(width).saturating_sub(mode_text.chars().count() + 1);
+    Line::from(vec![
+        Span::styled(fit(&format!(" {hints}"), room), theme::dim()),
+        Span::styled(
+            mode_text,
+            if app.run_mode == RunMode::Auto {
+                theme::warning()
+            } else {
+                theme::dim()
+            },
+        ),
+    ])
+}
+
+fn detail(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
+    if area.height == 0 {
+        return;
+    }
+    let session = app.sessions.iter().find(|s| s.id == id).cloned();
+    let title = match &session {
+        Some(session) => {
+            let (badge, style) = list_view::badge(session);
+            let mut spans = vec![
+                Span::styled(format!("‹ {} ", session.title), theme::bold()),
+                Span::styled(badge, style),
+            ];
+            if let Some(detail) = &session.detail {
+                spans.push(Span::styled(format!(" · {detail}"), theme::dim()));
+            }
+            if let SessionPhase::Conflict { files } = &session.phase {
+                spans.push(Span::styled(
+                    format!(" · conflicts: {}", files.join(", ")),
+                    theme::error(),
+                ));
+            }
+            spans.push(Span::styled(format!(" · {}", session.branch), theme::dim()));
+            Line::from(spans)
+        }
+        None => Line::styled(format!("‹ {id}"), theme::bold()),
+    };
+    buf.set_line(area.x, area.y, &title, area.width);
+    let mut rest = Rect::new(area.x, area.y + 1, area.width, area.height - 1);
+    let focus = app.focus;
+    let pane = app.pane(id);
+    if let Some(diff) = pane.diff.clone() {
+        let lines: Vec<&str> = diff.lines().take(6).collect();
+        for line in &lines {
+            if rest.height == 0 {
+                break;
+            }
+            buf.set_line(
+                rest.x,
+                rest.y,
+                &Line::styled(format!("  {line}"), theme::dim()),
+                rest.width,
+            );
+            rest.y += 1;
+            rest.height -= 1;
+        }
+    }
+    let _ = pane;
+    let dialog_height = dialog_height(app, id, rest.width, rest.height.saturating_sub(LOG_RESERVE));
+    let log_area = Rect::new(rest.x, rest.y, rest.width, rest.height - dialog_height);
+    app.pane(id).log.render(log_area, buf);
+    if dialog_height > 0 {
+        let dialog_area = Rect::new(rest.x, rest.y + log_area.height, rest.width, dialog_height);
+        render_dialog(app, id, dialog_area, buf);
+        if focus != Focus::Dialog {
+            // The dialog waits; its first row says how to get back to it.
+            let hint = Line::styled(" (Tab: answer) ", theme::warning());
+            let x = dialog_area.right().saturating_sub(16);
+            buf.set_line(x, dialog_area.y, &hint, 16);
+        }
+    }
+}
+
+/// Rows the dialog of session `id` wants, at most `max`.
+fn dialog_height(app: &mut App, id: &str, width: u16, max: u16) -> u16 {
+    match app.pane(id).dialog() {
+        Some(Dialog::Permission(dialog)) => dialog.desired_height(width, max),
+        Some(Dialog::Question(dialog)) => dialog.desired_height(width, max),
+        None => 0,
+    }
+    .min(max)
+}
+
+fn render_dialog(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
+    match app.pane(id).dialog() {
+        Some(Dialog::Permission(dialog)) => dialog.render(area, buf),
+        Some(Dialog::Question(dialog)) => dialog.render(area, buf),
+        None => {}
+    }
+}

@@ -1,0 +1,495 @@
+//! Keyboard handling, by focus zone.
+
+use codiva_core::manager::SessionPhase;
+use codiva_core::session_state::Status;
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use super::palette::Command;
+use super::pane::Dialog;
+use super::{App, Confirm, Effect, Focus, RunMode, View};
+use crate::composer::ComposerAction;
+use crate::permission_dialog::DialogAction;
+
+impl App {
+    pub(super) fn key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        if key.kind == KeyEventKind::Release {
+            return Vec::new();
+        }
+        if let Some(confirm) = self.confirm.take() {
+            return match key.code {
+                KeyCode::Char('y' | 'Y') => confirm.on_yes,
+                KeyCode::Char('n' | 'N') | KeyCode::Esc => Vec::new(),
+                _ => {
+                    self.confirm = Some(confirm);
+                    Vec::new()
+                }
+            };
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Char('c') if ctrl => return self.interrupt_key(),
+            KeyCode::Char('r') if ctrl => return self.resume_current(),
+            KeyCode::BackTab => return self.cycle_run_mode(),
+            KeyCode::Tab if !self.palette.is_open() => {
+                self.cycle_focus();
+                return Vec::new();
+            }
+            _ => {}
+        }
+        match self.focus {
+            Focus::Dialog => self.dialog_key(key),
+            Focus::List => self.list_key(key),
+            Focus::Log => self.log_key(key),
+            Focus::Composer => self.composer_key(key),
+        }
+    }
+
+    fn interrupt_key(&mut self) -> Vec<Effect> {
+        if let View::Detail(id) = &self.view {
+            let id = id.clone();
+            let running = self
+                .sessions
+                .iter()
+                .find(|s| s.id == id)
+                .is_some_and(|s| !s.status.is_settled() && s.phase == SessionPhase::Active);
+            if running {
+                self.set_notice("interrupting…", false);
+                return vec![Effect::Interrupt { id }];
+            }
+        }
+        if !self.composer.is_empty() {
+            self.composer.clear();
+            self.palette.close();
+        } else {
+            self.set_notice(
+                "Ctrl+C interrupts a running session in its detail view; /exit quits codiva",
+                false,
+            );
+        }
+        Vec::new()
+    }
+
+    fn resume_current(&mut self) -> Vec<Effect> {
+        let Some(id) = self.current_id() else {
+            return Vec::new();
+        };
+        let resumable = self.sessions.iter().find(|s| s.id == id).is_some_and(|s| {
+            s.phase == SessionPhase::Active
+                && matches!(
+                    s.status,
+                    Status::Interrupted | Status::Failed | Status::RateLimited | Status::NeedsLogin
+                )
+        });
+        if resumable {
+            self.set_notice(format!("resuming {id}…"), false);
+            vec![Effect::Resume { id }]
+        } else {
+            self.set_notice("nothing to resume here", false);
+            Vec::new()
+        }
+    }
+
+    fn cycle_run_mode(&mut self) -> Vec<Effect> {
+        self.run_mode = match self.run_mode {
+            RunMode::Confirm => RunMode::Auto,
+            RunMode::Auto => RunMode::Confirm,
+        };
+        if self.run_mode == RunMode::Confirm {
+            return Vec::new();
+        }
+        // Auto applies live: permissions already waiting are allowed now.
+        let mut effects = Vec::new();
+        for (id, pane) in &mut self.panes {
+            let waiting: Vec<String> = pane
+                .prompts
+                .iter()
+                .filter_map(|prompt| match prompt {
+                    codiva_core::session_state::Prompt::Permission(request) => {
+                        Some(request.request_id.clone())
+                    }
+                    codiva_core::session_state::Prompt::Question(_) => None,
+                })
+                .collect();
+            for request_id in waiting {
+                effects.push(Effect::RespondPermission {
+                    id: id.clone(),
+                    request_id,
+                    response: codiva_core::session::PermissionResponse::Allow,
+                });
+            }
+        }
+        effects
+    }
+
+    fn cycle_focus(&mut self) {
+        let dialog = self
+            .current_id()
+            .is_some_and(|id| self.panes.get(&id).is_some_and(|p| p.has_dialog()));
+        self.focus = match (&self.view, self.focus) {
+            (View::List, Focus::Composer) if dialog => Focus::Dialog,
+            (View::List, Focus::Composer | Focus::Dialog) if !self.sessions.is_empty() => {
+                Focus::List
+            }
+            (View::List, _) => Focus::Composer,
+            (View::Detail(_), Focus::Composer) if dialog => Focus::Dialog,
+            (View::Detail(_), Focus::Composer | Focus::Dialog) => Focus::Log,
+            (View::Detail(_), _) => Focus::Composer,
+        };
+    }
+
+    fn dialog_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let Some(id) = self.current_id() else {
+            self.focus = Focus::Composer;
+            return Vec::new();
+        };
+        if key.code == KeyCode::Esc {
+            if self.view != View::List {
+                self.back_to_list();
+            } else {
+                self.focus = Focus::Composer;
+            }
+            return Vec::new();
+        }
+        let action = match self.pane(&id).dialog() {
+            Some(Dialog::Permission(dialog)) => dialog.handle_key(key),
+            Some(Dialog::Question(dialog)) => dialog.handle_key(key),
+            None => {
+                self.focus = Focus::Composer;
+                return Vec::new();
+            }
+        };
+        self.dialog_action(&id, action)
+    }
+
+    pub(super) fn dialog_action(&mut self, id: &str, action: DialogAction) -> Vec<Effect> {
+        let request_id = self
+            .panes
+            .get(id)
+            .and_then(|pane| pane.prompts.front())
+            .map(|prompt| prompt.request_id().to_owned());
+        let Some(request_id) = request_id else {
+            return Vec::new();
+        };
+        match action {
+            DialogAction::None => Vec::new(),
+            DialogAction::Respond(response) => vec![Effect::RespondPermission {
+                id: id.to_owned(),
+                request_id,
+                response,
+            }],
+            DialogAction::Answer(response) => vec![Effect::AnswerQuestion {
+                id: id.to_owned(),
+                request_id,
+                response,
+            }],
+            DialogAction::WantText { .. } => {
+                self.text_for_dialog = Some(id.to_owned());
+                self.focus = Focus::Composer;
+                self.set_notice(
+                    "type the text and press Enter (Esc: back to the dialog)",
+                    false,
+                );
+                Vec::new()
+            }
+        }
+    }
+
+    fn list_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let count = self.sessions.len();
+        match key.code {
+            KeyCode::Up | KeyCode::Char('k') => {
+                self.selected = self.selected.saturating_sub(1);
+                self.focus_dialog_if_waiting();
+            }
+            KeyCode::Down | KeyCode::Char('j') => {
+                self.selected = (self.selected + 1).min(count.saturating_sub(1));
+                self.focus_dialog_if_waiting();
+            }
+            KeyCode::Enter | KeyCode::Right => {
+                if let Some(session) = self.selected_session() {
+                    let id = session.id.clone();
+                    return self.open_detail(id);
+                }
+            }
+            KeyCode::Esc => self.focus = Focus::Composer,
+            KeyCode::Char('m') => return self.ask_merge(),
+            KeyCode::Char('d') => return self.ask_discard(false),
+            KeyCode::Char('x') => return self.ask_discard(true),
+            KeyCode::Char('r') => return self.resume_current(),
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                self.focus = Focus::Composer;
+                return self.composer_key(KeyEvent::new(KeyCode::Char(c), key.modifiers));
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn focus_dialog_if_waiting(&mut self) {
+        let waiting = self
+            .selected_session()
+            .map(|s| s.id.clone())
+            .is_some_and(|id| self.panes.get(&id).is_some_and(|pane| pane.has_dialog()));
+        if waiting {
+            self.focus = Focus::Dialog;
+        }
+    }
+
+    fn log_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let Some(id) = self.current_id() else {
+            return Vec::new();
+        };
+        match key.code {
+            KeyCode::Up | KeyCode::Char('k') => self.pane(&id).log.scroll_up(1),
+            KeyCode::Down | KeyCode::Char('j') => self.pane(&id).log.scroll_down(1),
+            KeyCode::PageUp => self.pane(&id).log.page_up(),
+            KeyCode::PageDown => self.pane(&id).log.page_down(),
+            KeyCode::Home | KeyCode::Char('g') => self.pane(&id).log.to_top(),
+            KeyCode::End | KeyCode::Char('G') => self.pane(&id).log.to_bottom(),
+            KeyCode::Char('m') => return self.ask_merge(),
+            KeyCode::Char('d') => return self.ask_discard(false),
+            KeyCode::Char('x') => return self.ask_discard(true),
+            KeyCode::Char('r') => return self.resume_current(),
+            KeyCode::Esc => {
+                self.focus = if self.pane(&id).has_dialog() {
+                    Focus::Dialog
+                } else {
+                    Focus::Composer
+                };
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn ask_merge(&mut self) -> Vec<Effect> {
+        let Some(session) = self
+            .current_id()
+            .and_then(|id| self.sessions.iter().find(|s| s.id == id).cloned())
+        else {
+            return Vec::new();
+        };
+        self.confirm = Some(Confirm {
+            text: vec![
+                format!("Merge {} into {}?", session.branch, session.base),
+                format!(
+                    "git merge --no-ff {} in the main checkout; then the worktree is removed.",
+                    session.branch
+                ),
+            ],
+            on_yes: vec![Effect::Merge { id: session.id }],
+        });
+        Vec::new()
+    }
+
+    fn ask_discard(&mut self, forget: bool) -> Vec<Effect> {
+        match self.current_id() {
+            Some(id) => vec![Effect::DiscardPreview { id, forget }],
+            None => Vec::new(),
+        }
+    }
+
+    fn composer_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        if self.palette.is_open() {
+            match key.code {
+                KeyCode::Up => {
+                    self.palette.previous();
+                    return Vec::new();
+                }
+                KeyCode::Down => {
+                    self.palette.next();
+                    return Vec::new();
+                }
+                KeyCode::Tab => {
+                    if let Some(command) = self.palette.selected() {
+                        self.composer.set_text(&format!("/{} ", command.name()));
+                        self.palette.update(self.composer.text(), &self.view);
+                    }
+                    return Vec::new();
+                }
+                KeyCode::Esc => {
+                    self.composer.clear();
+                    self.palette.close();
+                    return Vec::new();
+                }
+                _ => {}
+            }
+        }
+        // In the detail view an empty composer leaves ↑↓ to the log (history is the list's).
+        if matches!(self.view, View::Detail(_))
+            && self.composer.is_empty()
+            && matches!(key.code, KeyCode::Up | KeyCode::Down)
+        {
+            return self.log_key(key);
+        }
+        let action = self.composer.handle_key(key);
+        let effects = match action {
+            ComposerAction::Submit(text) => self.submit(text),
+            ComposerAction::Unhandled(key) => self.composer_unhandled(key),
+            ComposerAction::None | ComposerAction::Changed => Vec::new(),
+        };
+        self.palette.update(self.composer.text(), &self.view);
+        effects
+    }
+
+    fn composer_unhandled(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let detail = matches!(self.view, View::Detail(_));
+        match key.code {
+            KeyCode::Esc if self.editing_prompt => {
+                self.editing_prompt = false;
+                self.composer.clear();
+                self.set_notice("prompt.md unchanged", false);
+            }
+            KeyCode::Esc if self.text_for_dialog.is_some() => {
+                self.text_for_dialog = None;
+                self.focus = Focus::Dialog;
+            }
+            KeyCode::Esc if detail => self.back_to_list(),
+            KeyCode::Esc => {}
+            KeyCode::Up | KeyCode::Down | KeyCode::PageUp | KeyCode::PageDown if detail => {
+                return self.log_key(key);
+            }
+            KeyCode::Up | KeyCode::Down if !self.sessions.is_empty() => {
+                self.focus = Focus::List;
+                return self.list_key(key);
+            }
+            KeyCode::Enter if !detail && !self.sessions.is_empty() => {
+                self.focus = Focus::List;
+                self.focus_dialog_if_waiting();
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn submit(&mut self, text: String) -> Vec<Effect> {
+        if self.editing_prompt {
+            self.editing_prompt = false;
+            return vec![Effect::SavePrompt { text }];
+        }
+        let text = text.trim().to_owned();
+        if let Some(id) = self.text_for_dialog.take() {
+            let action = match self.pane(&id).dialog() {
+                Some(Dialog::Permission(dialog)) => dialog.provide_text(text),
+                Some(Dialog::Question(dialog)) => dialog.provide_text(text),
+                None => DialogAction::None,
+            };
+            self.focus = Focus::Dialog;
+            return self.dialog_action(&id, action);
+        }
+        if let Some(rest) = text.strip_prefix('/') {
+            let chosen = self.palette.selected();
+            self.palette.close();
+            return self.run_command(rest, chosen);
+        }
+        let mut effects = vec![Effect::SaveHistory];
+        match &self.view {
+            View::List => effects.push(Effect::Create { prompt: text }),
+            View::Detail(id) => effects.push(Effect::Send {
+                id: id.clone(),
+                text,
+            }),
+        }
+        effects
+    }
+
+    fn run_command(&mut self, line: &str, chosen: Option<Command>) -> Vec<Effect> {
+        let (name, argument) = line
+            .split_once(char::is_whitespace)
+            .map_or((line, ""), |(name, arg)| (name, arg.trim()));
+        let command = Command::parse(name).or(chosen.filter(|_| argument.is_empty()));
+        let Some(command) = command else {
+            self.set_notice(format!("unknown command /{name} (/help lists them)"), true);
+            return Vec::new();
+        };
+        if !command.available_in(&self.view) {
+            self.set_notice(format!("/{} is not available here", command.name()), true);
+            return Vec::new();
+        }
+        let id = self.current_id();
+        match command {
+            Command::Exit => {
+                if matches!(self.view, View::Detail(_)) {
+                    self.back_to_list();
+                    Vec::new()
+                } else {
+                    self.quit = true;
+                    vec![Effect::Quit]
+                }
+            }
+            Command::Help => {
+                self.set_notice(HELP, false);
+                Vec::new()
+            }
+            Command::Model => match (id, argument.is_empty()) {
+                (Some(id), false) if matches!(self.view, View::Detail(_)) => {
+                    let model = (argument != "default").then(|| argument.to_owned());
+                    vec![Effect::SetModel { id, model }]
+                }
+                (_, false) => {
+                    self.info.model = (argument != "default").then(|| argument.to_owned());
+                    self.set_notice(format!("new sessions use model {argument}"), false);
+                    Vec::new()
+                }
+                (_, true) => {
+                    let models = self
+                        .panes
+                        .values()
+                        .find_map(|p| p.agent.as_ref())
+                        .map(|agent| {
+                            agent
+                                .models
+                                .iter()
+                                .map(|m| m.id.clone())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        })
+                        .unwrap_or_else(|| "known once an agent has connected".to_owned());
+                    self.set_notice(format!("/model <id> — models: {models}"), false);
+                    Vec::new()
+                }
+            },
+            Command::Diff => id.map(|id| vec![Effect::Diff { id }]).unwrap_or_default(),
+            Command::Sync => id.map(|id| vec![Effect::Sync { id }]).unwrap_or_default(),
+            Command::Remove => self.ask_discard(true),
+            Command::Prompt => vec![Effect::EditPrompt],
+            Command::Config => vec![Effect::ShowConfig],
+            Command::Clear => {
+                let finished: Vec<String> = self
+                    .sessions
+                    .iter()
+                    .filter(|s| {
+                        matches!(
+                            s.phase,
+                            SessionPhase::Merged { .. } | SessionPhase::Discarded
+                        )
+                    })
+                    .map(|s| s.id.clone())
+                    .collect();
+                if finished.is_empty() {
+                    self.set_notice("no finished (merged or discarded) sessions to clear", false);
+                    return Vec::new();
+                }
+                self.confirm = Some(Confirm {
+                    text: vec![format!(
+                        "Clear {} finished session(s) from the list? Their branches stay archived.",
+                        finished.len()
+                    )],
+                    on_yes: finished
+                        .into_iter()
+                        .map(|id| Effect::Discard {
+                            id,
+                            token: String::new(),
+                            forget: true,
+                        })
+                        .collect(),
+                });
+                Vec::new()
+            }
+        }
+    }
+}
+
+const HELP: &str = "Enter: start/send · Shift+Enter: newline · Tab: switch focus · Esc: back · \
+Ctrl+C: interrupt · Ctrl+R: resume · Shift+Tab: auto/confirm · m/d/x: merge/discard/remove · \
+/model /diff /sync /remove /prompt /config /clear /exit";

@@ -1,0 +1,199 @@
+//! The session list: one row per session, columns chosen by the terminal's width.
+
+use codiva_core::manager::{SessionInfo, SessionPhase};
+use codiva_core::session_state::Status;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use crate::theme;
+use crate::width::fit;
+
+/// A row's badge: what a person needs to know at a glance.
+pub fn badge(session: &SessionInfo) -> (String, Style) {
+    match &session.phase {
+        SessionPhase::Preparing => ("Preparing".into(), theme::dim()),
+        SessionPhase::Conflict { .. } => ("Conflict".into(), theme::error()),
+        SessionPhase::Merged { .. } => ("Merged".into(), theme::success()),
+        SessionPhase::Discarded => ("Discarded".into(), theme::dim()),
+        SessionPhase::Active => {
+            if session.status == Status::Running && session.todos.total > 0 {
+                return (
+                    format!("Step {}/{}", session.todos.done, session.todos.total),
+                    theme::accent(),
+                );
+            }
+            let (label, style) = theme::status_badge(session.status);
+            (label.to_owned(), style)
+        }
+    }
+}
+
+/// `42s`, `3m 07s`, `1h 02m`.
+pub fn duration(ms: u64) -> String {
+    let secs = ms / 1000;
+    match secs {
+        0..60 => format!("{secs}s"),
+        60..3600 => format!("{}m {:02}s", secs / 60, secs % 60),
+        _ => format!("{}h {:02}m", secs / 3600, secs % 3600 / 60),
+    }
+}
+
+struct Columns {
+    badge: usize,
+    model: usize,
+    branch: usize,
+    time: usize,
+}
+
+fn columns(width: usize) -> Columns {
+    match width {
+        0..60 => Columns {
+            badge: 12,
+            model: 0,
+            branch: 0,
+            time: 7,
+        },
+        60..100 => Columns {
+            badge: 12,
+            model: 12,
+            branch: 0,
+            time: 7,
+        },
+        100..160 => Columns {
+            badge: 13,
+            model: 16,
+            branch: 28,
+            time: 8,
+        },
+        _ => Columns {
+            badge: 13,
+            model: 20,
+            branch: 44,
+            time: 8,
+        },
+    }
+}
+
+/// Draws the list into `area`, keeping `selected` visible. `focused`: the list has the keys.
+pub fn render(
+    sessions: &[SessionInfo],
+    selected: usize,
+    focused: bool,
+    area: Rect,
+    buf: &mut Buffer,
+) {
+    if area.height == 0 {
+        return;
+    }
+    if sessions.is_empty() {
+        let hint = Line::styled(
+            "  Type an instruction and press Enter to start your first session.",
+            theme::dim(),
+        );
+        buf.set_line(area.x, area.y, &hint, area.width);
+        return;
+    }
+    let width = usize::from(area.width);
+    let cols = columns(width);
+    let visible = usize::from(area.height);
+    // Scroll so the selection is visible, with room for the "more" markers.
+    let (first, rows) = if sessions.len() <= visible {
+        (0, visible)
+    } else {
+        let rows = visible.saturating_sub(2).max(1);
+        let first = selected
+            .saturating_sub(rows / 2)
+            .min(sessions.len().saturating_sub(rows));
+        (first, rows)
+    };
+    let mut y = area.y;
+    let scrolled = sessions.len() > visible;
+    if scrolled {
+        let text = if first > 0 {
+            format!("  {} {first} more", theme::glyph::MORE_ABOVE)
+        } else {
+            String::new()
+        };
+        buf.set_line(area.x, y, &Line::styled(text, theme::dim()), area.width);
+        y += 1;
+    }
+    for (index, session) in sessions.iter().enumerate().skip(first).take(rows) {
+        let line = row(session, index == selected, focused, width, &cols);
+        buf.set_line(area.x, y, &line, area.width);
+        y += 1;
+    }
+    if scrolled {
+        let below = sessions.len().saturating_sub(first + rows);
+        let text = if below > 0 {
+            format!("  {} {below} more", theme::glyph::MORE_BELOW)
+        } else {
+            String::new()
+        };
+        buf.set_line(area.x, y, &Line::styled(text, theme::dim()), area.width);
+    }
+}
+
+fn row(
+    session: &SessionInfo,
+    selected: bool,
+    focused: bool,
+    width: usize,
+    cols: &Columns,
+) -> Line<'static> {
+    let (badge_text, badge_style) = badge(session);
+    let attention = session.status.awaits_user()
+        || matches!(session.phase, SessionPhase::Conflict { .. })
+        || matches!(session.status, Status::NeedsLogin | Status::Failed);
+    let fixed = 4
+        + cols.badge
+        + 1
+        + cols.model
+        + usize::from(cols.model > 0)
+        + cols.branch
+        + usize::from(cols.branch > 0)
+        + 1
+        + cols.time;
+    let title_width = width.saturating_sub(fixed).max(8);
+    let marker = if selected { "›" } else { " " };
+    let dot = if attention {
+        theme::glyph::ATTENTION
+    } else {
+        " "
+    };
+    let row_style = if selected && focused {
+        theme::selected()
+    } else if selected {
+        theme::bold()
+    } else {
+        Style::default()
+    };
+    let mut spans = vec![
+        Span::styled(format!("{marker} "), row_style),
+        Span::styled(dot.to_owned(), theme::warning()),
+        Span::styled(" ", row_style),
+        Span::styled(fit(&session.title, title_width), row_style),
+        Span::raw(" "),
+        Span::styled(fit(&badge_text, cols.badge), badge_style),
+    ];
+    if cols.model > 0 {
+        let model = session.model.as_deref().unwrap_or("default");
+        spans.push(Span::styled(
+            format!(" {}", fit(model, cols.model)),
+            theme::dim(),
+        ));
+    }
+    if cols.branch > 0 {
+        spans.push(Span::styled(
+            format!(" {}", fit(&session.branch, cols.branch)),
+            theme::dim(),
+        ));
+    }
+    let time = duration(session.active_ms);
+    spans.push(Span::styled(
+        format!(" {time:>width$}", width = cols.time),
+        theme::dim(),
+    ));
+    Line::from(spans)
+}

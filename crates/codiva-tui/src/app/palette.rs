@@ -1,0 +1,139 @@
+//! The `/` command palette: filtered by prefix, showing only the commands the current view
+//! can run.
+
+use super::View;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    Model,
+    Prompt,
+    Config,
+    Diff,
+    Sync,
+    Remove,
+    Clear,
+    Help,
+    Exit,
+}
+
+impl Command {
+    pub const ALL: [Command; 9] = [
+        Command::Model,
+        Command::Prompt,
+        Command::Config,
+        Command::Diff,
+        Command::Sync,
+        Command::Remove,
+        Command::Clear,
+        Command::Help,
+        Command::Exit,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Command::Model => "model",
+            Command::Prompt => "prompt",
+            Command::Config => "config",
+            Command::Diff => "diff",
+            Command::Sync => "sync",
+            Command::Remove => "remove",
+            Command::Clear => "clear",
+            Command::Help => "help",
+            Command::Exit => "exit",
+        }
+    }
+
+    pub fn description(self, view: &View) -> &'static str {
+        match (self, view) {
+            (Command::Model, View::List) => "model for new sessions",
+            (Command::Model, View::Detail(_)) => "switch this session's model",
+            (Command::Prompt, _) => "edit .codiva/prompt.md (instructions for every session)",
+            (Command::Config, _) => "show the configuration",
+            (Command::Diff, _) => "what this session changed against its base",
+            (Command::Sync, _) => "merge the base into this session",
+            (Command::Remove, _) => "discard this session and forget it",
+            (Command::Clear, _) => "clear merged and discarded sessions from the list",
+            (Command::Help, _) => "keys and commands",
+            (Command::Exit, View::List) => "quit codiva (sessions are kept)",
+            (Command::Exit, View::Detail(_)) => "back to the list",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Command> {
+        Command::ALL.into_iter().find(|c| c.name() == name)
+    }
+
+    pub fn available_in(self, view: &View) -> bool {
+        match self {
+            Command::Diff | Command::Sync | Command::Remove => matches!(view, View::Detail(_)),
+            Command::Clear | Command::Prompt | Command::Config => matches!(view, View::List),
+            Command::Model | Command::Help | Command::Exit => true,
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct Palette {
+    open: bool,
+    matches: Vec<Command>,
+    selected: usize,
+}
+
+impl Palette {
+    pub fn is_open(&self) -> bool {
+        self.open && !self.matches.is_empty()
+    }
+
+    pub fn close(&mut self) {
+        self.open = false;
+        self.matches.clear();
+        self.selected = 0;
+    }
+
+    /// Follows the composer: open while it holds `/` and a command-name prefix.
+    pub fn update(&mut self, text: &str, view: &View) {
+        let Some(prefix) = text.strip_prefix('/') else {
+            self.close();
+            return;
+        };
+        if prefix.contains(char::is_whitespace) {
+            self.close();
+            return;
+        }
+        let matches: Vec<Command> = Command::ALL
+            .into_iter()
+            .filter(|c| c.available_in(view) && c.name().starts_with(prefix))
+            .collect();
+        if matches != self.matches {
+            self.selected = 0;
+        }
+        self.matches = matches;
+        self.open = true;
+    }
+
+    pub fn matches(&self) -> &[Command] {
+        &self.matches
+    }
+
+    pub fn selected_index(&self) -> usize {
+        self.selected
+    }
+
+    pub fn selected(&self) -> Option<Command> {
+        self.is_open()
+            .then(|| self.matches.get(self.selected).copied())
+            .flatten()
+    }
+
+    pub fn next(&mut self) {
+        if !self.matches.is_empty() {
+            self.selected = (self.selected + 1) % self.matches.len();
+        }
+    }
+
+    pub fn previous(&mut self) {
+        if !self.matches.is_empty() {
+            self.selected = (self.selected + self.matches.len() - 1) % self.matches.len();
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! One session's detail state: its log view, the prompts waiting for the user, and the dialog
+//! of the oldest one.
+
+use std::collections::VecDeque;
+
+use codiva_core::agent_event::AgentInfo;
+use codiva_core::session::PermissionResponse;
+use codiva_core::session_log::LogEntry;
+use codiva_core::session_state::{Prompt, Scope, SessionEvent};
+
+use super::Effect;
+use crate::log_view::LogView;
+use crate::permission_dialog::PermissionDialog;
+use crate::question_dialog::QuestionDialog;
+
+pub enum Dialog {
+    Permission(PermissionDialog),
+    Question(QuestionDialog),
+}
+
+#[derive(Default)]
+pub struct Pane {
+    pub log: LogView,
+    pub prompts: VecDeque<Prompt>,
+    dialog: Option<(String, Dialog)>,
+    /// The log was asked for (`session/read`); events before the answer are kept.
+    pub requested: bool,
+    loaded: bool,
+    early: Vec<(LogEntry, bool)>,
+    pub agent: Option<AgentInfo>,
+    pub diff: Option<String>,
+}
+
+impl Pane {
+    /// Applies one session event; returns effects the run mode asks for (auto-allow).
+    pub fn apply(&mut self, id: &str, event: SessionEvent, auto_allow: bool) -> Vec<Effect> {
+        match event {
+            SessionEvent::Log {
+                scope: Scope::Main,
+                entry,
+                update,
+            } => {
+                if self.loaded || !self.requested {
+                    self.log.apply(entry, update);
+                } else {
+                    self.early.push((entry, update));
+                }
+            }
+            SessionEvent::Stream { text, reset } => {
+                if reset {
+                    self.log.reset_stream();
+                } else {
+                    self.log.push_stream(&text);
+                }
+            }
+            SessionEvent::PromptOpened { prompt } => {
+                if auto_allow && let Prompt::Permission(request) = &prompt {
+                    return vec![Effect::RespondPermission {
+                        id: id.to_owned(),
+                        request_id: request.request_id.clone(),
+                        response: PermissionResponse::Allow,
+                    }];
+                }
+                self.prompts.push_back(prompt);
+            }
+            SessionEvent::PromptClosed { request_id, .. } => {
+                self.prompts.retain(|p| p.request_id() != request_id);
+                if self
+                    .dialog
+                    .as_ref()
+                    .is_some_and(|(open, _)| *open == request_id)
+                {
+                    self.dialog = None;
+                }
+            }
+            SessionEvent::Connected { agent } => self.agent = Some(agent),
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    /// The session's log arrived (`session/read`); entries seen meanwhile are applied after it.
+    pub fn load(&mut self, entries: Vec<LogEntry>) {
+        let last = entries.last().map(|e| e.id);
+        self.log.set_entries(entries);
+        for (entry, update) in std::mem::take(&mut self.early) {
+            if update || last.is_none_or(|last| entry.id > last) {
+                self.log.apply(entry, update);
+            }
+        }
+        self.loaded = true;
+    }
+
+    pub fn has_dialog(&self) -> bool {
+        !self.prompts.is_empty()
+    }
+
+    /// The dialog of the oldest waiting prompt (made when first needed; it keeps partial
+    /// answers while the user looks elsewhere).
+    pub fn dialog(&mut self) -> Option<&mut Dialog> {
+        let prompt = self.prompts.front()?;
+        let stale = self
+            .dialog
+            .as_ref()
+            .is_none_or(|(id, _)| id != prompt.request_id());
+        if stale {
+            let dialog = match prompt {
+                Prompt::Permission(request) => Dialog::Permission(PermissionDialog::new(request)),
+                Prompt::Question(request) => Dialog::Question(QuestionDialog::new(request)),
+            };
+            self.dialog = Some((prompt.request_id().to_owned(), dialog));
+        }
+        self.dialog.as_mut().map(|(_, dialog)| dialog)
+    }
+}

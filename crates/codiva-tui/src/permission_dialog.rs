@@ -1,0 +1,536 @@
+//! The permission dialog: which tool wants to run and what it will do (a Bash command, a file
+//! with a coloured preview of a Write or an Edit's diff, else the input as JSON), and the
+//! answers: `y` allow, `n` deny (the reason is typed in the app's composer), `a` always allow
+//! with a scope menu built from the agent's suggestions plus a tool-wide rule, `s` deny and stop
+//! the turn. A click only selects a choice; keys confirm.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use serde_json::Value;
+
+use codiva_core::agent_event::PermissionRequest;
+use codiva_core::session::PermissionResponse;
+
+use crate::dialog::{
+    BodyRow, INDENT, Sections, Slot, choice_rows, footer_line, slot_at, title_line, wrapped,
+};
+pub use crate::dialog::{DialogAction, TextPurpose};
+use crate::diff_preview::{self, DiffLine};
+use crate::theme;
+use crate::width;
+
+/// The message sent when the user denies without typing a reason.
+pub const DEFAULT_DENY_MESSAGE: &str = "Denied by the user";
+/// The message sent with "deny and stop".
+pub const STOP_MESSAGE: &str = "The user denied this and stopped the turn.";
+
+/// Rows a preview (diff, file content, JSON) takes at most before "… N more lines".
+const PREVIEW_ROWS: usize = 16;
+/// Unchanged lines shown around each change of a diff.
+const DIFF_CONTEXT: usize = 3;
+
+/// The main choices, in order: label and key.
+const CHOICES: [(&str, &str); 4] = [
+    ("Yes", "y"),
+    ("Yes, and don't ask again…", "a"),
+    ("No, and tell the agent what to do instead", "n"),
+    ("No, and stop this turn", "s"),
+];
+const CHOICE_ALLOW: usize = 0;
+const CHOICE_ALWAYS: usize = 1;
+const CHOICE_DENY: usize = 2;
+const CHOICE_STOP: usize = 3;
+
+/// What the tool will do, ready to draw at any width.
+#[derive(Debug, Clone)]
+enum Subject {
+    Command {
+        command: String,
+    },
+    /// A file and a diff per edit (one for Write, where every line is added).
+    File {
+        path: String,
+        note: Option<String>,
+        diffs: Vec<Vec<DiffLine>>,
+    },
+    Json {
+        text: String,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Main,
+    /// The always-allow scope menu is open.
+    Scope,
+}
+
+#[derive(Debug, Clone)]
+pub struct PermissionDialog {
+    request_id: String,
+    tool: String,
+    subagent: bool,
+    subject: Subject,
+    /// Dimmed lines under the subject: the description, the blocked path, the reason.
+    notes: Vec<String>,
+    /// The scope menu's entries: one per suggestion, then the tool-wide rule.
+    scopes: Vec<String>,
+    mode: Mode,
+    selected: usize,
+    scope_selected: usize,
+    scroll: usize,
+}
+
+impl PermissionDialog {
+    pub fn new(request: &PermissionRequest) -> Self {
+        let input = &request.input;
+        let str_field = |key: &str| input.get(key).and_then(Value::as_str);
+        let path = str_field("file_path")
+            .or_else(|| str_field("notebook_path"))
+            .or_else(|| str_field("path"))
+            .unwrap_or("(no path)")
+            .to_owned();
+        let mut notes = Vec::new();
+        let subject = match request.tool.as_str() {
+            "Bash" if str_field("command").is_some() => {
+                if let Some(description) = request
+                    .description
+                    .as_deref()
+                    .or_else(|| str_field("description"))
+                {
+                    notes.push(description.to_owned());
+                }
+                Subject::Command {
+                    command: str_field("command").unwrap_or_default().to_owned(),
+                }
+            }
+            "Write" if str_field("content").is_some() => {
+                let content = str_field("content").unwrap_or_default();
+                let lines = diff_preview::split_lines(content).len();
+                Subject::File {
+                    path,
+                    note: Some(format!(
+                        "{lines} {}",
+                        if lines == 1 { "line" } else { "lines" }
+                    )),
+                    diffs: vec![diff_preview::all_added(content)],
+                }
+            }
+            "Edit" if str_field("old_string").is_some() || str_field("new_string").is_some() => {
+                let replace_all = input.get("replace_all").and_then(Value::as_bool) == Some(true);
+                Subject::File {
+                    path,
+                    note: replace_all.then(|| "every occurrence".to_owned()),
+                    diffs: vec![edit_diff(input)],
+                }
+            }
+            "MultiEdit" if input.get("edits").is_some_and(Value::is_array) => {
+                let edits = input
+                    .get("edits")
+                    .and_then(Value::as_array)
+                    .map(Vec::as_slice)
+                    .unwrap_or_default();
+                Subject::File {
+                    path,
+                    note: Some(format!(
+                        "{} {}",
+                        edits.len(),
+                        if edits.len() == 1 { "edit" } else { "edits" }
+                    )),
+                    diffs: edits.iter().map(edit_diff).collect(),
+                }
+            }
+            _ => {
+                if let Some(description) = &request.description {
+                    notes.push(description.clone());
+                }
+                Subject::Json {
+                    text: serde_json::to_string_pretty(input).unwrap_or_else(|_| input.to_string()),
+                }
+            }
+        };
+        if let Some(blocked) = &request.blocked_path {
+            notes.push(format!("Blocked path: {blocked}"));
+        }
+        if let Some(reason) = &request.reason {
+            notes.push(reason.clone());
+        }
+        let mut scopes: Vec<String> = request
+            .suggestions
+            .iter()
+            .map(describe_suggestion)
+            .collect();
+        scopes.push(format!(
+            "Always allow every {} call in this session",
+            request.tool
+        ));
+        PermissionDialog {
+            request_id: request.request_id.clone(),
+            tool: request.tool.clone(),
+            subagent: request.agent_id.is_some(),
+            subject,
+            notes,
+            scopes,
+            mode: Mode::Main,
+            selected: 0,
+            scope_selected: 0,
+            scroll: 0,
+        }
+    }
+
+    pub fn request_id(&self) -> &str {
+        &self.request_id
+    }
+
+    /// Whether the always-allow scope menu is open.
+    pub fn scope_menu_open(&self) -> bool {
+        self.mode == Mode::Scope
+    }
+
+    /// The scope menu's entries in order; the last is the tool-wide rule.
+    pub fn scope_labels(&self) -> &[String] {
+        &self.scopes
+    }
+
+    pub fn handle_key(&mut self, key: KeyEvent) -> DialogAction {
+        if key.kind == KeyEventKind::Release
+            || key
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SUPER)
+        {
+            return DialogAction::None;
+        }
+        match self.mode {
+            Mode::Main => match key.code {
+                KeyCode::Char('y' | 'Y') => self.activate(CHOICE_ALLOW),
+                KeyCode::Char('a' | 'A') => self.activate(CHOICE_ALWAYS),
+                KeyCode::Char('n' | 'N') => self.activate(CHOICE_DENY),
+                KeyCode::Char('s' | 'S') => self.activate(CHOICE_STOP),
+                KeyCode::Enter => self.activate(self.selected),
+                code => {
+                    self.selected = moved(code, self.selected, CHOICES.len());
+                    DialogAction::None
+                }
+            },
+            Mode::Scope => match key.code {
+                KeyCode::Enter => self.pick_scope(self.scope_selected),
+                KeyCode::Esc => {
+                    self.mode = Mode::Main;
+                    self.scroll = 0;
+                    DialogAction::None
+                }
+                code => {
+                    self.scope_selected = moved(code, self.scope_selected, self.scopes.len());
+                    DialogAction::None
+                }
+            },
+        }
+    }
+
+    /// The text the app collected after `WantText { purpose: DenyReason }`: denies with it (an
+    /// empty text denies with [`DEFAULT_DENY_MESSAGE`]).
+    pub fn provide_text(&mut self, text: String) -> DialogAction {
+        let text = text.trim();
+        let message = if text.is_empty() {
+            DEFAULT_DENY_MESSAGE.to_owned()
+        } else {
+            text.to_owned()
+        };
+        DialogAction::Respond(PermissionResponse::Deny { message })
+    }
+
+    /// Selects choice `index` of what is shown (a click): never confirms.
+    pub fn select_choice(&mut self, index: usize) {
+        match self.mode {
+            Mode::Main if index < CHOICES.len() => self.selected = index,
+            Mode::Scope if index < self.scopes.len() => self.scope_selected = index,
+            _ => {}
+        }
+    }
+
+    /// Rows the dialog wants at `width`, never more than `max`.
+    pub fn desired_height(&self, width: u16, max: u16) -> u16 {
+        self.sections(usize::from(width)).desired_height(max)
+    }
+
+    pub fn render(&mut self, area: Rect, buf: &mut Buffer) {
+        let sections = self.sections(usize::from(area.width));
+        let (slots, scroll) = sections.place(usize::from(area.height), self.scroll);
+        self.scroll = scroll;
+        sections.draw(&slots, area, buf);
+    }
+
+    /// The choice drawn at (`column`, `row`) when the dialog was rendered into `area`.
+    pub fn choice_at(&self, area: Rect, column: u16, row: u16) -> Option<usize> {
+        let sections = self.sections(usize::from(area.width));
+        let (slots, _) = sections.place(usize::from(area.height), self.scroll);
+        match slot_at(&slots, area, column, row)? {
+            Slot::Choice { index, .. } => Some(index),
+            _ => None,
+        }
+    }
+
+    fn activate(&mut self, choice: usize) -> DialogAction {
+        self.selected = choice;
+        match choice {
+            CHOICE_ALLOW => DialogAction::Respond(PermissionResponse::Allow),
+            CHOICE_ALWAYS => {
+                self.mode = Mode::Scope;
+                self.scope_selected = 0;
+                self.scroll = 0;
+                DialogAction::None
+            }
+            CHOICE_DENY => DialogAction::WantText {
+                purpose: TextPurpose::DenyReason,
+            },
+            CHOICE_STOP => DialogAction::Respond(PermissionResponse::DenyAndStop {
+                message: STOP_MESSAGE.to_owned(),
+            }),
+            _ => DialogAction::None,
+        }
+    }
+
+    fn pick_scope(&mut self, index: usize) -> DialogAction {
+        let suggestions = self.scopes.len().saturating_sub(1);
+        let suggestion = (index < suggestions).then_some(index);
+        DialogAction::Respond(PermissionResponse::AllowAlways { suggestion })
+    }
+
+    fn sections(&self, width: usize) -> Sections {
+        let title = match self.mode {
+            Mode::Main => format!("Allow {}?", self.tool),
+            Mode::Scope => format!("Always allow {}: choose a scope", self.tool),
+        };
+        let note = self.subagent.then_some("(subagent)");
+        let (choices, selected, hint) = match self.mode {
+            Mode::Main => (
+                CHOICES
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (label, key))| {
+                        choice_rows(
+                            i == self.selected,
+                            None,
+                            label,
+                            Some(&format!("({key})")),
+                            width,
+                        )
+                    })
+                    .collect(),
+                self.selected,
+                "y allow · a always · n deny · s stop · ↑↓ Enter choose",
+            ),
+            Mode::Scope => (
+                self.scopes
+                    .iter()
+                    .enumerate()
+                    .map(|(i, label)| {
+                        choice_rows(i == self.scope_selected, None, label, None, width)
+                    })
+                    .collect(),
+                self.scope_selected,
+                "↑↓ choose · Enter allow · Esc back",
+            ),
+        };
+        Sections {
+            title: title_line(&title, note, width),
+            header: Vec::new(),
+            body: self.body(width),
+            choices,
+            selected,
+            footer: Some(footer_line(hint, width)),
+        }
+    }
+
+    fn body(&self, width: usize) -> Vec<BodyRow> {
+        let mut rows: Vec<BodyRow> = Vec::new();
+        let push_preview = |rows: &mut Vec<BodyRow>, preview: diff_preview::Preview| {
+            rows.extend(preview.rows.into_iter().map(BodyRow::new));
+            if preview.hidden_lines > 0 {
+                rows.push(BodyRow::more(preview.hidden_lines));
+            }
+        };
+        match &self.subject {
+            Subject::Command { command } => {
+                rows.extend(command_rows(command, width).into_iter().map(BodyRow::new));
+            }
+            Subject::File { path, note, diffs } => {
+                let mut spans = vec![
+                    Span::raw(" ".repeat(INDENT)),
+                    Span::styled(
+                        width::truncate(path, width.saturating_sub(INDENT)),
+                        theme::bold(),
+                    ),
+                ];
+                if let Some(note) = note {
+                    spans.push(Span::styled(format!(" · {note}"), theme::dim()));
+                }
+                rows.push(BodyRow::new(Line::from(spans)));
+                let preview =
+                    diff_preview::render_diffs(diffs, DIFF_CONTEXT, INDENT, width, PREVIEW_ROWS);
+                push_preview(&mut rows, preview);
+            }
+            Subject::Json { text } => {
+                let lines = wrapped(text, INDENT, width, theme::text());
+                let hidden = lines.len().saturating_sub(PREVIEW_ROWS);
+                rows.extend(lines.into_iter().take(PREVIEW_ROWS).map(BodyRow::new));
+                if hidden > 0 {
+                    rows.push(BodyRow::more(hidden));
+                }
+            }
+        }
+        for note in &self.notes {
+            rows.extend(
+                wrapped(note, INDENT, width, theme::dim())
+                    .into_iter()
+                    .map(BodyRow::new),
+            );
+        }
+        rows
+    }
+}
+
+/// `$ command`, wrapped with continuation rows under the command's first character, capped.
+fn command_rows(command: &str, width: usize) -> Vec<Line<'static>> {
+    let lead = INDENT + 2;
+    let mut rows: Vec<Line<'static>> = wrapped(command, lead, width, theme::code());
+    if let Some(pad) = rows.first_mut().and_then(|line| line.spans.first_mut()) {
+        *pad = Span::styled(format!("{}$ ", " ".repeat(INDENT)), theme::dim());
+    }
+    if rows.len() > PREVIEW_ROWS {
+        let hidden = rows.len() - PREVIEW_ROWS;
+        rows.truncate(PREVIEW_ROWS);
+        rows.push(Line::styled(
+            format!("{}… {hidden} more lines", " ".repeat(lead)),
+            theme::dim(),
+        ));
+    }
+    rows
+}
+
+fn edit_diff(edit: &Value) -> Vec<DiffLine> {
+    let field = |key: &str| edit.get(key).and_then(Value::as_str).unwrap_or_default();
+    diff_preview::diff_lines(field("old_string"), field("new_string"))
+}
+
+/// The cursor after a movement key; other keys leave it.
+fn moved(code: KeyCode, current: usize, len: usize) -> usize {
+    let last = len.saturating_sub(1);
+    match code {
+        KeyCode::Up | KeyCode::Char('k') => current.saturating_sub(1),
+        KeyCode::Down | KeyCode::Char('j') => (current + 1).min(last),
+        KeyCode::Home => 0,
+        KeyCode::End => last,
+        _ => current,
+    }
+}
+
+/// One of the agent's permission suggestions in words; an unknown shape as its JSON.
+pub fn describe_suggestion(suggestion: &Value) -> String {
+    let str_field = |key: &str| suggestion.get(key).and_then(Value::as_str);
+    let destination = str_field("destination");
+    let words = match str_field("type") {
+        Some("setMode") => str_field("mode").map(|mode| {
+            let what = match mode {
+                "acceptEdits" => "Allow all edits".to_owned(),
+                "bypassPermissions" => "Allow every tool".to_owned(),
+                "plan" => "Switch to plan mode".to_owned(),
+                "default" => "Ask for every tool".to_owned(),
+                other => format!("Switch to {other} mode"),
+            };
+            format!("{what}{} ({mode})", where_phrase(destination))
+        }),
+        Some("addRules") => {
+            let rules: Vec<String> = suggestion
+                .get("rules")
+                .and_then(Value::as_array)
+                .map(|rules| rules.iter().filter_map(describe_rule).collect())
+                .unwrap_or_default();
+            let verb = match str_field("behavior") {
+                Some("allow") | None => Some("Always allow"),
+                Some("deny") => Some("Always deny"),
+                Some("ask") => Some("Always ask before"),
+                Some(_) => None,
+            };
+            match verb {
+                Some(verb) if !rules.is_empty() => Some(format!(
+                    "{verb} {}{}",
+                    rules.join(", "),
+                    where_phrase(destination)
+                )),
+                _ => None,
+            }
+        }
+        Some("addDirectories") => {
+            let dirs: Vec<&str> = suggestion
+                .get("directories")
+                .and_then(Value::as_array)
+                .map(|dirs| dirs.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            (!dirs.is_empty()).then(|| {
+                format!(
+                    "Allow access to {}{}",
+                    dirs.join(", "),
+                    where_phrase(destination)
+                )
+            })
+        }
+        _ => None,
+    };
+    words.unwrap_or_else(|| suggestion.to_string())
+}
+
+fn describe_rule(rule: &Value) -> Option<String> {
+    let tool = rule.get("toolName").and_then(Value::as_str)?;
+    Some(match rule.get("ruleContent").and_then(Value::as_str) {
+        Some(content) => format!("{tool}({content})"),
+        None => tool.to_owned(),
+    })
+}
+
+/// Where a suggestion applies, as a phrase to append.
+fn where_phrase(destination: Option<&str>) -> String {
+    match destination {
+        None => String::new(),
+        Some("session") => " in this session".to_owned(),
+        Some("localSettings") => " (local settings)".to_owned(),
+        Some("projectSettings") => " (project settings)".to_owned(),
+        Some("userSettings") => " (user settings)".to_owned(),
+        Some("cliArg") => " (command line)".to_owned(),
+        Some(other) => format!(" ({other})"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn suggestions_in_words() {
+        assert_eq!(
+            describe_suggestion(
+                &json!({"type":"setMode","mode":"acceptEdits","destination":"session"})
+            ),
+            "Allow all edits in this session (acceptEdits)"
+        );
+        assert_eq!(
+            describe_suggestion(
+                &json!({"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"touch bash1.txt && echo created-1"}],"behavior":"allow","destination":"localSettings"})
+            ),
+            "Always allow Bash(touch bash1.txt && echo created-1) (local settings)"
+        );
+        assert_eq!(
+            describe_suggestion(
+                &json!({"type":"addDirectories","directories":["/repo"],"destination":"session"})
+            ),
+            "Allow access to /repo in this session"
+        );
+        assert_eq!(
+            describe_suggestion(&json!({"type":"removeRules","x":1})),
+            r#"{"type":"removeRules","x":1}"#
+        );
+    }
+}

@@ -1,0 +1,367 @@
+//! The event loop: terminal input, manager events and answers to calls feed the app; the app's
+//! effects become manager calls (run as tasks, so a slow merge never blocks typing). Redraws
+//! are coalesced: every pending event is handled first, then one frame is drawn, at most one
+//! frame per [`FRAME_INTERVAL`]; nothing is drawn while nothing changes.
+
+use std::io;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use codiva_core::manager::{CreateOptions, DiscardOutcome, Manager, ManagerEvent};
+use codiva_core::session_state::Scope;
+use codiva_wire::claude::UserInput;
+use crossterm::event::{Event, EventStream};
+use futures_util::StreamExt;
+use ratatui::backend::CrosstermBackend;
+use ratatui::{Terminal, TerminalOptions, Viewport};
+use tokio::sync::{broadcast, mpsc};
+use tokio::time::Instant;
+
+use crate::app::{App, AppInfo, Done, Effect, UiEvent};
+use crate::composer::History;
+use crate::terminal;
+
+/// At most ~60 frames a second.
+pub const FRAME_INTERVAL: Duration = Duration::from_millis(16);
+
+pub struct TuiOptions {
+    pub info: AppInfo,
+    /// Where the instruction history of this repository is kept.
+    pub history_path: PathBuf,
+    /// Shown by `/config`.
+    pub config_summary: String,
+    /// `.codiva/prompt.md` of the repository.
+    pub prompt_path: PathBuf,
+}
+
+/// Runs the UI until the user quits. The terminal is restored on every path out.
+pub async fn run(manager: Manager, options: TuiOptions) -> io::Result<()> {
+    let modes = terminal::enter()?;
+    terminal::restore_on_panic(modes);
+    let result = run_in_terminal(manager, options, modes.alternate_screen).await;
+    terminal::leave(modes);
+    result
+}
+
+async fn run_in_terminal(
+    manager: Manager,
+    options: TuiOptions,
+    alternate_screen: bool,
+) -> io::Result<()> {
+    let backend = CrosstermBackend::new(io::stdout());
+    let viewport = if alternate_screen {
+        Viewport::Fullscreen
+    } else {
+        let rows = crossterm::terminal::size().map_or(10, |(_, rows)| rows);
+        Viewport::Inline(rows)
+    };
+    let mut terminal = Terminal::with_options(backend, TerminalOptions { viewport })?;
+    let mut app = App::new(options.info.clone());
+    if let Ok(history) = History::load(&options.history_path) {
+        app.composer_mut().set_history(history);
+    }
+    let mut events = manager.subscribe();
+    for session in manager.list().await.unwrap_or_default() {
+        app.handle(UiEvent::Manager(Box::new(ManagerEvent::Session {
+            session,
+        })));
+    }
+    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<Done>();
+    let mut input = EventStream::new();
+    let mut signals = Signals::new();
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    let mut dirty = true;
+    let mut next_frame = Instant::now();
+    loop {
+        if dirty && Instant::now() >= next_frame {
+            terminal.draw(|frame| app.render(frame))?;
+            dirty = false;
+            next_frame = Instant::now() + FRAME_INTERVAL;
+        }
+        let frame_due = next_frame;
+        let event = tokio::select! {
+            event = input.next() => match event {
+                Some(Ok(event)) => ui_event(event),
+                Some(Err(_)) | None => break,
+            },
+            event = events.recv() => match event {
+                Ok(event) => Some(UiEvent::Manager(Box::new(event))),
+                Err(broadcast::error::RecvError::Lagged(_)) => {
+                    // Too slow to keep up: take the list again.
+                    for session in manager.list().await.unwrap_or_default() {
+                        app.handle(UiEvent::Manager(Box::new(ManagerEvent::Session { session })));
+                    }
+                    dirty = true;
+                    None
+                }
+                Err(broadcast::error::RecvError::Closed) => break,
+            },
+            Some(done) = done_rx.recv() => Some(UiEvent::Done(done)),
+            _ = tick.tick() => Some(UiEvent::Tick),
+            _ = tokio::time::sleep_until(frame_due), if dirty => None,
+            _ = signals.recv() => break,
+        };
+        if let Some(event) = event {
+            dirty = true;
+            let effects = app.handle(event);
+            run_effects(&manager, &options, &app, effects, &done_tx);
+            // Coalesce: everything already waiting is handled before the next frame.
+            while let Ok(event) = events.try_recv() {
+                let effects = app.handle(UiEvent::Manager(Box::new(event)));
+                run_effects(&manager, &options, &app, effects, &done_tx);
+            }
+        }
+        if app.should_quit() {
+            break;
+        }
+    }
+    let _ = app.composer_mut().history().save(&options.history_path);
+    Ok(())
+}
+
+fn ui_event(event: Event) -> Option<UiEvent> {
+    match event {
+        Event::Key(key) => Some(UiEvent::Key(key)),
+        Event::Paste(text) => Some(UiEvent::Paste(text)),
+        Event::Mouse(mouse) => Some(UiEvent::Mouse(mouse)),
+        Event::Resize(..) => Some(UiEvent::Resize),
+        Event::FocusGained | Event::FocusLost => None,
+    }
+}
+
+fn run_effects(
+    manager: &Manager,
+    options: &TuiOptions,
+    app: &App,
+    effects: Vec<Effect>,
+    done: &mpsc::UnboundedSender<Done>,
+) {
+    for effect in effects {
+        match effect {
+            Effect::SaveHistory => {
+                let _ = app.composer_history_save(&options.history_path);
+            }
+            Effect::ShowConfig => {
+                let _ = done.send(Done::Info(options.config_summary.clone()));
+            }
+            Effect::EditPrompt => {
+                let text = std::fs::read_to_string(&options.prompt_path).unwrap_or_default();
+                let _ = done.send(Done::EditPrompt(text));
+            }
+            Effect::SavePrompt { text } => {
+                let result = save_prompt(&options.prompt_path, &text);
+                let _ = done.send(match result {
+                    Ok(()) => Done::Info(format!(
+                        "saved {}; new sessions get it",
+                        options.prompt_path.display()
+                    )),
+                    Err(err) => Done::Error(format!(
+                        "cannot save {}: {err}",
+                        options.prompt_path.display()
+                    )),
+                });
+            }
+            Effect::Quit => {}
+            effect => {
+                let manager = manager.clone();
+                let done = done.clone();
+                let model = app.info.model.clone();
+                tokio::spawn(async move {
+                    if let Some(answer) = call(&manager, effect, model).await {
+                        let _ = done.send(answer);
+                    }
+                });
+            }
+        }
+    }
+}
+
+fn save_prompt(path: &std::path::Path, text: &str) -> io::Result<()> {
+    if text.trim().is_empty() {
+        return match std::fs::remove_file(path) {
+            Err(err) if err.kind() != io::ErrorKind::NotFound => Err(err),
+            _ => Ok(()),
+        };
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let tmp = path.with_extension("md.tmp");
+    std::fs::write(&tmp, format!("{}\n", text.trim_end()))?;
+    std::fs::rename(tmp, path)
+}
+
+/// Runs one manager call; returns what the app should hear about it.
+async fn call(manager: &Manager, effect: Effect, default_model: Option<String>) -> Option<Done> {
+    let error = |err: codiva_core::manager::ManagerError| Some(Done::Error(err.to_string()));
+    match effect {
+        Effect::Create { prompt } => manager
+            .create(CreateOptions {
+                prompt,
+                model: default_model,
+                ..CreateOptions::default()
+            })
+            .await
+            .err()
+            .and_then(error),
+        Effect::Send { id, text } => manager
+            .send(&id, UserInput::text(text))
+            .await
+            .err()
+            .and_then(error),
+        Effect::Interrupt { id } => manager.interrupt(&id).await.err().and_then(error),
+        Effect::Resume { id } => manager.resume(&id, None).await.err().and_then(error),
+        Effect::RespondPermission {
+            id,
+            request_id,
+            response,
+        } => manager
+            .respond_permission(&id, &request_id, response)
+            .await
+            .err()
+            .and_then(error),
+        Effect::AnswerQuestion {
+            id,
+            request_id,
+            response,
+        } => manager
+            .answer_question(&id, &request_id, response)
+            .await
+            .err()
+            .and_then(error),
+        Effect::SetModel { id, model } => match manager.set_model(&id, model.clone()).await {
+            Ok(()) => Some(Done::Info(format!(
+                "{id} now uses {}",
+                model.as_deref().unwrap_or("the default model")
+            ))),
+            Err(err) => error(err),
+        },
+        Effect::Read { id } => {
+            let mut entries = Vec::new();
+            let mut after = None;
+            loop {
+                match manager.read(&id, Scope::Main, after, 1000).await {
+                    Ok(page) => {
+                        entries.extend(page.entries);
+                        match page.next_after {
+                            Some(next) => after = Some(next),
+                            None => break,
+                        }
+                    }
+                    Err(err) => return error(err),
+                }
+            }
+            Some(Done::Read { id, entries })
+        }
+        Effect::Diff { id } => match manager.diff(&id).await {
+            Ok(diff) => {
+                let mut text = format!(
+                    "{} file(s), +{} −{}, {} commit(s) ahead",
+                    diff.files.len(),
+                    diff.insertions,
+                    diff.deletions,
+                    diff.commits_ahead
+                );
+                for file in diff.files.iter().take(8) {
+                    text.push_str(&format!(
+                        "\n{} +{} −{}",
+                        file.path,
+                        file.added.unwrap_or(0),
+                        file.deleted.unwrap_or(0)
+                    ));
+                }
+                if !diff.uncommitted.is_empty() {
+                    text.push_str(&format!("\n{} uncommitted file(s)", diff.uncommitted.len()));
+                }
+                Some(Done::Diff { id, text })
+            }
+            Err(err) => error(err),
+        },
+        Effect::Merge { id } => match manager.merge(&id).await {
+            Ok(session) => Some(Done::Info(format!(
+                "merged {} into {}",
+                session.branch, session.base
+            ))),
+            Err(err) => error(err),
+        },
+        Effect::DiscardPreview { id, forget } => {
+            let result = if forget {
+                manager.remove(&id, None).await
+            } else {
+                manager.discard(&id, None).await
+            };
+            match result {
+                Ok(DiscardOutcome::NeedsConfirmation {
+                    preview,
+                    confirm_token,
+                }) => Some(Done::DiscardPreview {
+                    id,
+                    forget,
+                    preview,
+                    token: confirm_token,
+                }),
+                Ok(DiscardOutcome::Removed { id }) => Some(Done::Info(format!("removed {id}"))),
+                Ok(DiscardOutcome::Discarded { session }) => {
+                    Some(Done::Info(format!("discarded {}", session.id)))
+                }
+                Err(err) => error(err),
+            }
+        }
+        Effect::Discard { id, token, forget } => {
+            let result = if forget {
+                manager.remove(&id, Some(token)).await
+            } else {
+                manager.discard(&id, Some(token)).await
+            };
+            match result {
+                Ok(DiscardOutcome::Discarded { session }) => Some(Done::Info(format!(
+                    "discarded {} (restorable: refs/codiva/archive/{})",
+                    session.id, session.id
+                ))),
+                Ok(DiscardOutcome::Removed { id }) => Some(Done::Info(format!("removed {id}"))),
+                Ok(DiscardOutcome::NeedsConfirmation { .. }) => None,
+                Err(err) => error(err),
+            }
+        }
+        Effect::Sync { id } => match manager.sync(&id).await {
+            Ok(message) => Some(Done::Info(message)),
+            Err(err) => error(err),
+        },
+        Effect::SaveHistory
+        | Effect::ShowConfig
+        | Effect::EditPrompt
+        | Effect::SavePrompt { .. }
+        | Effect::Quit => None,
+    }
+}
+
+/// SIGTERM and SIGHUP end the UI gracefully (the terminal is restored, sessions are saved).
+struct Signals {
+    term: Option<tokio::signal::unix::Signal>,
+    hup: Option<tokio::signal::unix::Signal>,
+}
+
+impl Signals {
+    fn new() -> Self {
+        use tokio::signal::unix::{SignalKind, signal};
+        Signals {
+            term: signal(SignalKind::terminate()).ok(),
+            hup: signal(SignalKind::hangup()).ok(),
+        }
+    }
+
+    async fn recv(&mut self) {
+        async fn wait(signal: &mut Option<tokio::signal::unix::Signal>) {
+            match signal {
+                Some(signal) => {
+                    signal.recv().await;
+                }
+                None => std::future::pending().await,
+            }
+        }
+        tokio::select! {
+            _ = wait(&mut self.term) => {}
+            _ = wait(&mut self.hup) => {}
+        }
+    }
+}

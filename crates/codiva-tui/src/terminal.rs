@@ -1,0 +1,104 @@
+//! The terminal: entering and leaving raw mode, the alternate screen, bracketed paste and
+//! keyboard enhancements — and restoring all of it on every exit path (normal exit, error,
+//! panic, signal). At start-up mouse reporting left on by a crashed program is switched off.
+
+use std::io::{self, Write};
+
+use crossterm::event::{
+    DisableBracketedPaste, DisableFocusChange, DisableMouseCapture, EnableBracketedPaste,
+    KeyboardEnhancementFlags, PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+};
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+    supports_keyboard_enhancement,
+};
+use crossterm::{cursor, execute};
+
+/// Below this many rows codiva draws inline (under the shell prompt) instead of taking over
+/// the screen.
+pub const ALT_SCREEN_MIN_ROWS: u16 = 12;
+
+/// How codiva took the terminal, so that it gives back exactly that.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TerminalModes {
+    pub alternate_screen: bool,
+    pub keyboard_enhancement: bool,
+}
+
+/// Every sequence that undoes what any codiva run (or a crashed one) may have left on:
+/// mouse reporting of all kinds, bracketed paste, focus events, keyboard enhancement, the
+/// alternate screen; and a visible cursor.
+pub const RESET_SEQUENCE: &str = concat!(
+    "\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1005l\x1b[?1006l\x1b[?1015l", // mouse reporting
+    "\x1b[?2004l",                                                        // bracketed paste
+    "\x1b[?1004l",                                                        // focus events
+    "\x1b[<u",     // pop keyboard enhancement (kitty)
+    "\x1b[>4;0m",  // modifyOtherKeys off
+    "\x1b[?1049l", // alternate screen
+    "\x1b[?25h",   // cursor visible
+);
+
+/// Takes the terminal for the UI.
+pub fn enter() -> io::Result<TerminalModes> {
+    let mut out = io::stdout();
+    // A crashed run may have left mouse reporting on: switch it off before anything else.
+    execute!(out, DisableMouseCapture)?;
+    enable_raw_mode()?;
+    let rows = crossterm::terminal::size()
+        .map(|(_, rows)| rows)
+        .unwrap_or(24);
+    let alternate_screen = rows >= ALT_SCREEN_MIN_ROWS;
+    if alternate_screen {
+        execute!(out, EnterAlternateScreen)?;
+    }
+    execute!(out, EnableBracketedPaste)?;
+    let keyboard_enhancement = supports_keyboard_enhancement().unwrap_or(false);
+    if keyboard_enhancement {
+        execute!(
+            out,
+            PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
+        )?;
+    }
+    Ok(TerminalModes {
+        alternate_screen,
+        keyboard_enhancement,
+    })
+}
+
+/// Gives the terminal back. Safe to call more than once and from a panic hook.
+pub fn leave(modes: TerminalModes) {
+    let mut out = io::stdout();
+    if modes.keyboard_enhancement {
+        let _ = execute!(out, PopKeyboardEnhancementFlags);
+    }
+    let _ = execute!(
+        out,
+        DisableBracketedPaste,
+        DisableFocusChange,
+        DisableMouseCapture
+    );
+    if modes.alternate_screen {
+        let _ = execute!(out, LeaveAlternateScreen);
+    }
+    let _ = execute!(out, cursor::Show);
+    let _ = disable_raw_mode();
+    let _ = out.flush();
+}
+
+/// `codiva --reset-terminal`: fixes a terminal a crashed program left in a bad state.
+pub fn reset() -> io::Result<()> {
+    let mut out = io::stdout();
+    out.write_all(RESET_SEQUENCE.as_bytes())?;
+    out.flush()?;
+    let _ = disable_raw_mode();
+    Ok(())
+}
+
+/// Installs a panic hook that restores the terminal before the panic message is printed.
+pub fn restore_on_panic(modes: TerminalModes) {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        leave(modes);
+        previous(info);
+    }));
+}

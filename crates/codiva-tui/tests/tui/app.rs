@@ -1,0 +1,415 @@
+//! Whole-screen snapshots of the app: the list in every state, the detail view with dialogs,
+//! the palette, a confirmation, at 80×24, 120×40 and a narrow terminal.
+
+use std::path::PathBuf;
+
+use codiva_core::agent_event::{
+    NoteLevel, PermissionRequest, Question, QuestionOption, QuestionRequest,
+};
+use codiva_core::manager::{ManagerEvent, SessionInfo, SessionPhase};
+use codiva_core::session_log::{EntryKind, LogEntry, ToolEntry, ToolStatus};
+use codiva_core::session_state::{Prompt, Scope, SessionEvent, Status, TodoProgress};
+use codiva_tui::app::{App, AppInfo, Done, UiEvent};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::json;
+
+fn info() -> AppInfo {
+    AppInfo {
+        version: "0.1.0".into(),
+        cwd: "~/work/app".into(),
+        base: "main".into(),
+        agent: "claude".into(),
+        model: None,
+        warnings: Vec::new(),
+    }
+}
+
+fn session(id: &str, title: &str, status: Status, phase: SessionPhase, minute: u64) -> SessionInfo {
+    SessionInfo {
+        id: id.into(),
+        title: title.into(),
+        prompt: title.into(),
+        branch: format!("codiva/{id}"),
+        worktree: PathBuf::from(format!("/work/app/.codiva/worktrees/{id}")),
+        base: "main".into(),
+        phase,
+        status,
+        detail: None,
+        agent: "claude".into(),
+        agent_session_id: Some("0000".into()),
+        model: Some("claude-sonnet-4-5".into()),
+        cost_usd: Some(0.05),
+        active_ms: minute * 61_000,
+        created_at: minute,
+        pending_prompts: 0,
+        todos: TodoProgress::default(),
+    }
+}
+
+fn add(app: &mut App, session: SessionInfo) {
+    app.handle(UiEvent::Manager(Box::new(ManagerEvent::Session {
+        session,
+    })));
+}
+
+fn event(app: &mut App, id: &str, event: SessionEvent) {
+    app.handle(UiEvent::Manager(Box::new(ManagerEvent::Event {
+        id: id.into(),
+        event,
+    })));
+}
+
+fn key(app: &mut App, code: KeyCode) {
+    app.handle(UiEvent::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+}
+
+fn typed(app: &mut App, text: &str) {
+    for c in text.chars() {
+        key(app, KeyCode::Char(c));
+    }
+}
+
+fn draw(app: &mut App, width: u16, height: u16) -> Terminal<TestBackend> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|frame| app.render(frame)).unwrap();
+    terminal
+}
+
+fn busy_app() -> App {
+    let mut app = App::new(info());
+    add(
+        &mut app,
+        session(
+            "fix-login",
+            "Fix the login redirect loop",
+            Status::Completed,
+            SessionPhase::Active,
+            1,
+        ),
+    );
+    let mut running = session(
+        "add-tests",
+        "Add tests for the parser",
+        Status::Running,
+        SessionPhase::Active,
+        2,
+    );
+    running.todos = TodoProgress { done: 2, total: 5 };
+    add(&mut app, running);
+    add(
+        &mut app,
+        session(
+            "ask-perm",
+            "Refactor the config loader into modules",
+            Status::AwaitingPermission,
+            SessionPhase::Active,
+            3,
+        ),
+    );
+    add(
+        &mut app,
+        session(
+            "ask-q",
+            "日本語のドキュメントを更新する 🎌",
+            Status::AwaitingAnswer,
+            SessionPhase::Active,
+            4,
+        ),
+    );
+    add(
+        &mut app,
+        session(
+            "prep",
+            "Upgrade dependencies",
+            Status::Starting,
+            SessionPhase::Preparing,
+            5,
+        ),
+    );
+    add(
+        &mut app,
+        session(
+            "broken",
+            "Investigate the flaky CI job",
+            Status::Failed,
+            SessionPhase::Active,
+            6,
+        ),
+    );
+    add(
+        &mut app,
+        session(
+            "conflict",
+            "Rename the user model",
+            Status::Completed,
+            SessionPhase::Conflict {
+                files: vec!["src/user.rs".into()],
+            },
+            7,
+        ),
+    );
+    add(
+        &mut app,
+        session(
+            "paused",
+            "Write the changelog",
+            Status::Interrupted,
+            SessionPhase::Active,
+            8,
+        ),
+    );
+    add(
+        &mut app,
+        session(
+            "limit",
+            "Port the CLI to clap 4",
+            Status::RateLimited,
+            SessionPhase::Active,
+            9,
+        ),
+    );
+    add(
+        &mut app,
+        session(
+            "login",
+            "Document the API",
+            Status::NeedsLogin,
+            SessionPhase::Active,
+            10,
+        ),
+    );
+    add(
+        &mut app,
+        session(
+            "merged",
+            "Bump the version",
+            Status::Completed,
+            SessionPhase::Merged {
+                commit: "abc".into(),
+            },
+            11,
+        ),
+    );
+    app
+}
+
+#[test]
+fn list_empty() {
+    let mut app = App::new(info());
+    insta::assert_snapshot!("list_empty_80x24", draw(&mut app, 80, 24).backend());
+}
+
+#[test]
+fn list_with_every_status() {
+    let mut app = busy_app();
+    insta::assert_snapshot!("list_every_status_80x24", draw(&mut app, 80, 24).backend());
+    insta::assert_snapshot!(
+        "list_every_status_120x40",
+        draw(&mut app, 120, 40).backend()
+    );
+    insta::assert_snapshot!(
+        "list_every_status_200x30",
+        draw(&mut app, 200, 30).backend()
+    );
+    insta::assert_snapshot!(
+        "list_every_status_narrow_50x20",
+        draw(&mut app, 50, 20).backend()
+    );
+}
+
+#[test]
+fn list_scrolls_with_more_markers() {
+    let mut app = App::new(info());
+    for index in 0..30 {
+        add(
+            &mut app,
+            session(
+                &format!("s{index:02}"),
+                &format!("Session number {index}"),
+                Status::Completed,
+                SessionPhase::Active,
+                index,
+            ),
+        );
+    }
+    // Focus the list and walk down.
+    key(&mut app, KeyCode::Tab);
+    for _ in 0..15 {
+        key(&mut app, KeyCode::Down);
+    }
+    insta::assert_snapshot!("list_scrolled_80x24", draw(&mut app, 80, 24).backend());
+}
+
+#[test]
+fn palette_shows_only_commands_of_the_view() {
+    let mut app = busy_app();
+    typed(&mut app, "/");
+    insta::assert_snapshot!("palette_list_80x24", draw(&mut app, 80, 24).backend());
+    typed(&mut app, "c");
+    insta::assert_snapshot!(
+        "palette_list_filtered_80x24",
+        draw(&mut app, 80, 24).backend()
+    );
+}
+
+fn log(id: u64, kind: EntryKind) -> LogEntry {
+    LogEntry {
+        id,
+        at_ms: id * 1000,
+        kind,
+    }
+}
+
+fn detail_app() -> App {
+    let mut app = busy_app();
+    let id = "ask-perm";
+    // Open the session: focus the list, select it, press Enter.
+    key(&mut app, KeyCode::Tab);
+    for _ in 0..2 {
+        key(&mut app, KeyCode::Down);
+    }
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.view, codiva_tui::app::View::Detail(id.into()));
+    app.handle(UiEvent::Done(Done::Read {
+        id: id.into(),
+        entries: vec![
+            log(0, EntryKind::User { text: "Refactor the config loader into modules".into() }),
+            log(1, EntryKind::Assistant { text: "I'll split `config.rs` into **three** modules:\n\n- `parse.rs`\n- `validate.rs`\n- `defaults.rs`".into() }),
+            log(2, EntryKind::Tool(ToolEntry {
+                tool_use_id: "t1".into(),
+                name: "Read".into(),
+                summary: "config.rs".into(),
+                input: json!({"file_path": "/work/app/src/config.rs"}),
+                status: ToolStatus::Succeeded,
+                result: Some("…".into()),
+                duration_ms: Some(12),
+            })),
+            log(3, EntryKind::Note { level: NoteLevel::Info, text: "denied: Bash".into() }),
+        ],
+    }));
+    app
+}
+
+#[test]
+fn detail_with_a_permission_dialog_with_a_diff() {
+    let mut app = detail_app();
+    event(
+        &mut app,
+        "ask-perm",
+        SessionEvent::PromptOpened {
+            prompt: Prompt::Permission(PermissionRequest {
+                request_id: "r1".into(),
+                tool: "Edit".into(),
+                input: json!({"file_path": "/work/app/src/config.rs",
+                "old_string": "fn load() -> Config {\n    parse(read())\n}",
+                "new_string": "fn load() -> Result<Config> {\n    let text = read()?;\n    parse(&text)\n}"}),
+                description: None,
+                suggestions: vec![
+                    json!({"type": "setMode", "mode": "acceptEdits", "destination": "session"}),
+                ],
+                tool_use_id: Some("t2".into()),
+                agent_id: None,
+                blocked_path: None,
+                reason: None,
+            }),
+        },
+    );
+    insta::assert_snapshot!(
+        "detail_permission_diff_80x24",
+        draw(&mut app, 80, 24).backend()
+    );
+    insta::assert_snapshot!(
+        "detail_permission_diff_120x40",
+        draw(&mut app, 120, 40).backend()
+    );
+}
+
+#[test]
+fn detail_with_a_multi_select_question() {
+    let mut app = detail_app();
+    event(
+        &mut app,
+        "ask-perm",
+        SessionEvent::PromptOpened {
+            prompt: Prompt::Question(QuestionRequest {
+                request_id: "q1".into(),
+                questions: vec![Question {
+                    question: "Which modules should get tests?".into(),
+                    header: Some("Tests".into()),
+                    multi_select: true,
+                    options: ["parse", "validate", "defaults", "全部 (all)"]
+                        .iter()
+                        .map(|label| QuestionOption {
+                            label: (*label).into(),
+                            description: Some(format!("tests for {label}")),
+                        })
+                        .collect(),
+                }],
+                input: json!({}),
+                tool_use_id: None,
+            }),
+        },
+    );
+    key(&mut app, KeyCode::Char(' '));
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Char('\u{3000}'));
+    insta::assert_snapshot!(
+        "detail_question_multi_80x24",
+        draw(&mut app, 80, 24).backend()
+    );
+    insta::assert_snapshot!(
+        "detail_question_multi_120x40",
+        draw(&mut app, 120, 40).backend()
+    );
+}
+
+#[test]
+fn detail_streaming_a_long_reply_follows_the_tail() {
+    let mut app = detail_app();
+    let mut text = String::new();
+    for line in 0..500 {
+        text.push_str(&format!("streamed line {line} 日本語 🎌\n"));
+    }
+    event(
+        &mut app,
+        "ask-perm",
+        SessionEvent::Stream { text, reset: false },
+    );
+    insta::assert_snapshot!(
+        "detail_streaming_500_80x24",
+        draw(&mut app, 80, 24).backend()
+    );
+}
+
+#[test]
+fn merge_confirmation() {
+    let mut app = busy_app();
+    key(&mut app, KeyCode::Tab);
+    key(&mut app, KeyCode::Char('m'));
+    insta::assert_snapshot!("confirm_merge_80x24", draw(&mut app, 80, 24).backend());
+}
+
+#[test]
+fn log_entries_of_subagents_stay_out_of_the_main_log() {
+    let mut app = detail_app();
+    event(
+        &mut app,
+        "ask-perm",
+        SessionEvent::Log {
+            scope: Scope::Subagent("agent-1".into()),
+            entry: log(
+                10,
+                EntryKind::Assistant {
+                    text: "SUBAGENT TEXT".into(),
+                },
+            ),
+            update: false,
+        },
+    );
+    let terminal = draw(&mut app, 80, 24);
+    let screen = format!("{}", terminal.backend());
+    assert!(!screen.contains("SUBAGENT TEXT"));
+}

@@ -1,0 +1,7 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod app;
+mod composer;
+mod dialogs;
+mod log_view;
+mod markdown;

@@ -1,0 +1,86 @@
+//! Starting the session manager for a repository: configuration, the agent binary, the child
+//! registry (reaping what a crashed run left), and the manager itself. Shared by every front end
+//! that manages sessions (`serve`, the TUI).
+
+use std::path::PathBuf;
+
+use codiva_core::config::{self, Config};
+use codiva_core::manager::{Manager, ManagerOptions};
+use codiva_core::process::{ChildRegistry, EnvPolicy};
+use codiva_core::{claude, paths};
+
+pub struct Started {
+    pub manager: Manager,
+    /// Warnings for the user: config problems, an agent version outside the tested range, a
+    /// corrupt state file, pruned or recovered sessions.
+    pub warnings: Vec<String>,
+    pub config: Config,
+    pub config_path: PathBuf,
+}
+
+/// Starts the manager for the repository containing `cwd`. The error is one line for the user.
+pub async fn start(cwd: PathBuf) -> Result<Started, String> {
+    let config_path = config::config_path();
+    let (config, config_warnings) = config::load(&config_path);
+    let mut warnings: Vec<String> = config_warnings.iter().map(ToString::to_string).collect();
+    let configured = std::env::var_os("CODIVA_CLAUDE")
+        .filter(|value| !value.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| config.claude_path.clone());
+    let (claude_program, version_warning) = claude::launch::find_claude(configured.as_deref())
+        .await
+        .map_err(|err| err.to_string())?;
+    warnings.extend(version_warning.map(|warning| format!("Claude Code {warning}")));
+    let state_dir = paths::state_dir();
+    let registry = match ChildRegistry::open(state_dir.join("children")) {
+        Ok(registry) => {
+            for reaped in registry.reap_stale() {
+                tracing::info!(
+                    pid = reaped.record.pid,
+                    "reaped a process left by an earlier run"
+                );
+            }
+            Some(registry)
+        }
+        Err(err) => {
+            warnings.push(format!("cannot use the child registry: {err}"));
+            None
+        }
+    };
+    let options = ManagerOptions {
+        cwd,
+        claude_program,
+        env: EnvPolicy::Inherit {
+            remove: codiva_own_vars(),
+            set: Vec::new(),
+        },
+        claude_home: paths::home_dir().join(".claude"),
+        state_dir,
+        registry,
+        model: config.model.clone(),
+        permission_mode: config.permission_mode.clone(),
+        fetch_base: config.fetch_base,
+        ignored_files: config.ignored_files,
+        ignored_files_exclude: config.ignored_files_exclude.clone(),
+        max_restarts: config.max_restarts,
+        wire_log_cap: config.wire_log_max_mb.saturating_mul(1024 * 1024),
+    };
+    let (manager, manager_warnings) = Manager::start(options)
+        .await
+        .map_err(|err| err.to_string())?;
+    warnings.extend(manager_warnings);
+    Ok(Started {
+        manager,
+        warnings,
+        config,
+        config_path,
+    })
+}
+
+/// Variables codiva reads for itself; agents must not inherit them.
+pub fn codiva_own_vars() -> Vec<String> {
+    std::env::vars_os()
+        .filter_map(|(key, _)| key.into_string().ok())
+        .filter(|key| key.starts_with("CODIVA_"))
+        .collect()
+}
