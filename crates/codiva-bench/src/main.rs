@@ -13,6 +13,7 @@ mod pipeline;
 mod profile;
 mod sessions;
 mod table;
+mod tui;
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -58,6 +59,7 @@ struct Sizes {
 #[derive(Debug)]
 struct Options {
     quick: bool,
+    tui_memory_child: bool,
     fixtures: PathBuf,
     replay_child: Option<usize>,
 }
@@ -65,6 +67,7 @@ struct Options {
 fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Options> {
     let mut options = Options {
         quick: false,
+        tui_memory_child: false,
         fixtures: default_fixture_dir(),
         replay_child: None,
     };
@@ -74,6 +77,12 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Options> {
             "--quick" => options.quick = true,
             "--fixtures" => {
                 options.fixtures = args.next().context("--fixtures needs a directory")?.into();
+            }
+            "--tui-memory-child" => {
+                return Ok(Options {
+                    tui_memory_child: true,
+                    ..options
+                });
             }
             "--replay-child" => {
                 let bytes = args.next().context("--replay-child needs a byte count")?;
@@ -93,6 +102,9 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Options> {
 
 fn main() -> Result<()> {
     let options = parse_args(std::env::args().skip(1))?;
+    if options.tui_memory_child {
+        return tui::memory_child_main();
+    }
     let fixtures = Fixtures::load(&options.fixtures)?;
     if let Some(bytes) = options.replay_child {
         return replay_child(&fixtures, bytes);
@@ -128,6 +140,7 @@ fn main() -> Result<()> {
     memory(&options, sizes)?;
     throughput(&fixtures, sizes)?;
     sessions::run(options.quick)?;
+    tui::run(options.quick)?;
 
     println!(
         "MiB = 2^20 bytes. Total time {:.1} s.",

@@ -57,7 +57,14 @@ fn git(dir: &Path, args: &[&str]) -> Result<()> {
     Ok(())
 }
 
-async fn measure_in(dir: &Path, count: usize) -> Result<()> {
+/// A repository with `count` sessions in `state.json`, each with its worktree and a
+/// transcript of about `transcript_bytes` (a real capture repeated). Returns the repository
+/// and Claude's home.
+pub async fn restored_repo(
+    dir: &Path,
+    count: usize,
+    transcript_bytes: usize,
+) -> Result<(PathBuf, PathBuf, usize)> {
     let repo_dir = dir.join("repo");
     let claude_home = dir.join("home/.claude");
     std::fs::create_dir_all(&repo_dir)?;
@@ -80,21 +87,21 @@ async fn measure_in(dir: &Path, count: usize) -> Result<()> {
         exclude: Vec::new(),
     };
     let mut sessions = Vec::new();
-    let mut transcript_bytes = 0;
+    let mut written = 0;
     for index in 0..count {
         let slug = format!("bench-session-{index:02}");
         let worktree = repo.create_worktree(&slug, "main", &options).await?;
         let session_id = format!("00000000-0000-4000-8000-{index:012}");
         let path = transcript::transcript_path(&claude_home, &worktree.path, &session_id);
         std::fs::create_dir_all(path.parent().context("transcript dir")?)?;
-        let mut text = String::with_capacity(TRANSCRIPT_BYTES + 64 * 1024);
-        while text.len() < TRANSCRIPT_BYTES {
+        let mut text = String::with_capacity(transcript_bytes + 64 * 1024);
+        while text.len() < transcript_bytes {
             for line in &source {
                 text.push_str(line);
                 text.push('\n');
             }
         }
-        transcript_bytes = text.len();
+        written = text.len();
         std::fs::write(&path, text)?;
         sessions.push(PersistedSession {
             id: slug.clone(),
@@ -117,13 +124,17 @@ async fn measure_in(dir: &Path, count: usize) -> Result<()> {
             sessions,
         },
     )?;
+    Ok((repo_dir, claude_home, written))
+}
 
-    let manager_options = ManagerOptions {
-        cwd: repo_dir.clone(),
+/// Options for a manager over a bench repository (the agent binary is never started).
+pub fn manager_options(repo_dir: &Path, claude_home: &Path, state_dir: PathBuf) -> ManagerOptions {
+    ManagerOptions {
+        cwd: repo_dir.to_path_buf(),
         claude_program: PathBuf::from("/bin/true"),
         env: EnvPolicy::Exact(vec![("PATH".into(), "/usr/bin:/bin".into())]),
-        claude_home: claude_home.clone(),
-        state_dir: dir.join("state"),
+        claude_home: claude_home.to_path_buf(),
+        state_dir,
         registry: None,
         model: None,
         permission_mode: None,
@@ -132,7 +143,14 @@ async fn measure_in(dir: &Path, count: usize) -> Result<()> {
         ignored_files_exclude: Vec::new(),
         max_restarts: 0,
         wire_log_cap: 1024 * 1024,
-    };
+    }
+}
+
+async fn measure_in(dir: &Path, count: usize) -> Result<()> {
+    let (repo_dir, claude_home, transcript_bytes) =
+        restored_repo(dir, count, TRANSCRIPT_BYTES).await?;
+
+    let manager_options = manager_options(&repo_dir, &claude_home, dir.join("state"));
     let started = Instant::now();
     let (manager, warnings) = Manager::start(manager_options).await?;
     let listed = manager.list().await?;

@@ -1,0 +1,392 @@
+//! The terminal UI's numbers: first frame, frame cost against log length, frame time while
+//! sessions stream, idle CPU, memory with large logs.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use codiva_core::agent_event::NoteLevel;
+use codiva_core::manager::{Manager, ManagerEvent, SessionInfo, SessionPhase};
+use codiva_core::session_log::{EntryKind, LogEntry};
+use codiva_core::session_state::{Scope, SessionEvent, Status, TodoProgress};
+use codiva_testkit::pty::Pty;
+use codiva_tui::app::{App, AppInfo, Done, UiEvent, View};
+use codiva_tui::log_view::LogView;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+
+use crate::table::{Align, Table};
+
+fn info() -> AppInfo {
+    AppInfo {
+        version: env!("CARGO_PKG_VERSION").into(),
+        cwd: "~/bench".into(),
+        base: "main".into(),
+        agent: "claude".into(),
+        model: None,
+        warnings: Vec::new(),
+    }
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn verdict(ok: bool) -> String {
+    if ok { "PASS" } else { "FAIL" }.to_owned()
+}
+
+pub fn run(quick: bool) -> Result<()> {
+    let mut table = Table::new(&[
+        ("measure", Align::Left),
+        ("value", Align::Right),
+        ("target", Align::Right),
+        ("result", Align::Left),
+    ]);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let dir = std::env::temp_dir().join(format!("codiva-bench-tui-{}", std::process::id()));
+    let result = (|| -> Result<()> {
+        let (repo, claude_home, _) =
+            runtime.block_on(crate::sessions::restored_repo(&dir, 20, 256 * 1024))?;
+        let first = runtime.block_on(first_frame_in_process(&repo, &claude_home, &dir))?;
+        table.row([
+            "first frame, 20 restored sessions (in process: manager start + list + draw)".into(),
+            ms(first),
+            "≤ 50 ms".into(),
+            verdict(first <= Duration::from_millis(50)),
+        ]);
+        match binary() {
+            Some(codiva) => {
+                let (first, idle) = binary_in_pty(&codiva, &repo, &dir, quick)?;
+                table.row([
+                    "first frame of the real binary in a pty, 20 restored sessions".into(),
+                    ms(first),
+                    "≤ 50 ms".into(),
+                    verdict(first <= Duration::from_millis(50)),
+                ]);
+                table.row([
+                    "idle CPU, nothing streaming".into(),
+                    format!("{idle:.2} %"),
+                    "< 1 %".into(),
+                    verdict(idle < 1.0),
+                ]);
+            }
+            None => table.row([
+                "the real binary (first frame, idle CPU)".to_owned(),
+                "not built".to_owned(),
+                "run scripts/bench".to_owned(),
+                "NOT MEASURED".to_owned(),
+            ]),
+        }
+        Ok(())
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    result?;
+
+    let (small, large) = frame_cost_by_log_length();
+    let ratio = large.as_secs_f64() / small.as_secs_f64().max(1e-9);
+    table.row([
+        "detail frame at 120×40, log of 100 lines".into(),
+        ms(small),
+        String::new(),
+        String::new(),
+    ]);
+    table.row([
+        "detail frame at 120×40, log of 200,000 lines".into(),
+        format!("{} ({ratio:.2}×)", ms(large)),
+        "≤ 2× the 100-line frame".into(),
+        verdict(ratio <= 2.0),
+    ]);
+    let p99 = streaming_frames(if quick { 500 } else { 2000 });
+    table.row([
+        "p99 frame at 120×40 while 20 sessions stream at full speed".into(),
+        ms(p99),
+        "≤ 4 ms".into(),
+        verdict(p99 <= Duration::from_millis(4)),
+    ]);
+    let rss = memory_child()?;
+    table.row([
+        "RSS with 20 sessions holding 10,000 log lines each (fresh process)".into(),
+        crate::size(rss),
+        "≤ 30 MiB".into(),
+        verdict(rss <= 30 * 1024 * 1024),
+    ]);
+    println!("## Terminal UI (release build)");
+    println!();
+    println!("{}", table.render());
+    Ok(())
+}
+
+/// The `codiva` binary built next to this bench (`scripts/bench` builds both).
+fn binary() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let codiva = exe.parent()?.join("codiva");
+    codiva.is_file().then_some(codiva)
+}
+
+async fn first_frame_in_process(repo: &Path, claude_home: &Path, dir: &Path) -> Result<Duration> {
+    let started = Instant::now();
+    let options = crate::sessions::manager_options(repo, claude_home, dir.join("state-tui"));
+    let (manager, _) = Manager::start(options).await?;
+    let mut app = App::new(info());
+    for session in manager.list().await? {
+        app.handle(UiEvent::Manager(Box::new(ManagerEvent::Session {
+            session,
+        })));
+    }
+    let mut terminal = Terminal::new(TestBackend::new(120, 40))?;
+    terminal.draw(|frame| app.render(frame))?;
+    let elapsed = started.elapsed();
+    manager.shutdown().await;
+    Ok(elapsed)
+}
+
+/// Time to the first frame of the real binary, and its CPU use while idle.
+fn binary_in_pty(codiva: &Path, repo: &Path, dir: &Path, quick: bool) -> Result<(Duration, f64)> {
+    let home = dir.join("home");
+    let config = dir.join("config.toml");
+    std::fs::write(&config, "fetch_base = false\n")?;
+    let mut command = Command::new(codiva);
+    command
+        .current_dir(repo)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", &home)
+        .env("TERM", "xterm-256color")
+        .env("CODIVA_CLAUDE", "/bin/true")
+        .env("CODIVA_CONFIG", &config)
+        .env("CODIVA_STATE_DIR", dir.join("state-pty"));
+    let started = Instant::now();
+    let mut pty = Pty::spawn(command, 40, 120)?;
+    let header = format!("codiva {}", env!("CARGO_PKG_VERSION"));
+    while !pty.screen().contains(&header) {
+        if started.elapsed() > Duration::from_secs(10) {
+            anyhow::bail!("codiva did not draw its first frame:\n{}", pty.screen());
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let first = started.elapsed();
+    // Let start-up settle, then measure CPU time over an idle stretch.
+    std::thread::sleep(Duration::from_millis(500));
+    let pid = pty.pid();
+    let before = cpu_ticks(pid)?;
+    let window = if quick {
+        Duration::from_secs(2)
+    } else {
+        Duration::from_secs(5)
+    };
+    std::thread::sleep(window);
+    let after = cpu_ticks(pid)?;
+    let ticks_per_second = USER_HZ;
+    let idle = (after - before) as f64 / ticks_per_second / window.as_secs_f64() * 100.0;
+    pty.type_line("/exit");
+    let _ = pty.wait_exit(Duration::from_secs(10));
+    Ok((first, idle))
+}
+
+/// Clock ticks per second in /proc/<pid>/stat (USER_HZ: 100 on every Linux this runs on).
+const USER_HZ: f64 = 100.0;
+
+fn cpu_ticks(pid: u32) -> Result<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    let rest = stat.rsplit_once(')').context("stat format")?.1;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // After the comm: state is field 3; utime 14, stime 15 (1-based) → indices 11, 12.
+    let utime: u64 = fields.get(11).context("utime")?.parse()?;
+    let stime: u64 = fields.get(12).context("stime")?.parse()?;
+    Ok(utime + stime)
+}
+
+fn note(id: u64, text: String) -> LogEntry {
+    LogEntry {
+        id,
+        at_ms: id,
+        kind: EntryKind::Note {
+            level: NoteLevel::Info,
+            text,
+        },
+    }
+}
+
+/// Entries of ten rows each.
+fn big_log(entries: u64) -> Vec<LogEntry> {
+    (0..entries)
+        .map(|id| {
+            let text: Vec<String> = (1..=9)
+                .map(|l| format!("entry {id} line {l} with some words"))
+                .collect();
+            note(id, text.join("\n"))
+        })
+        .collect()
+}
+
+/// Average frame of a log view following its tail: 100 lines, then 200,000 lines.
+fn frame_cost_by_log_length() -> (Duration, Duration) {
+    let area = Rect::new(0, 0, 120, 40);
+    let mut results = Vec::new();
+    for entries in [10, 20_000] {
+        let mut view = LogView::new();
+        view.set_entries(big_log(entries));
+        let mut buffer = Buffer::empty(area);
+        view.render(area, &mut buffer);
+        let frames = 3_000u32;
+        let started = Instant::now();
+        for i in 0..frames {
+            if i % 2 == 0 {
+                view.scroll_up(3);
+            } else {
+                view.scroll_down(3);
+            }
+            buffer.reset();
+            view.render(area, &mut buffer);
+        }
+        results.push(started.elapsed() / frames);
+    }
+    (results[0], results[1])
+}
+
+fn session(index: usize) -> SessionInfo {
+    SessionInfo {
+        id: format!("s{index:02}"),
+        title: format!("streaming session {index}"),
+        prompt: String::new(),
+        branch: format!("codiva/s{index:02}"),
+        worktree: PathBuf::new(),
+        base: "main".into(),
+        phase: SessionPhase::Active,
+        status: Status::Running,
+        detail: None,
+        agent: "claude".into(),
+        agent_session_id: None,
+        model: None,
+        cost_usd: None,
+        active_ms: 0,
+        created_at: index as u64,
+        pending_prompts: 0,
+        todos: TodoProgress::default(),
+    }
+}
+
+/// 20 sessions stream deltas as fast as they come; one of them is on screen. Returns the p99
+/// of the time spent per frame (handling the events since the last frame plus drawing).
+fn streaming_frames(frames: usize) -> Duration {
+    let mut app = App::new(info());
+    for index in 0..20 {
+        app.handle(UiEvent::Manager(Box::new(ManagerEvent::Session {
+            session: session(index),
+        })));
+    }
+    app.handle(UiEvent::Key(KeyEvent::new(
+        KeyCode::Tab,
+        KeyModifiers::NONE,
+    )));
+    app.handle(UiEvent::Key(KeyEvent::new(
+        KeyCode::Enter,
+        KeyModifiers::NONE,
+    )));
+    debug_assert_eq!(app.view, View::Detail("s00".into()));
+    app.handle(UiEvent::Done(Done::Read {
+        id: "s00".into(),
+        entries: big_log(200),
+    }));
+    let Ok(mut terminal) = Terminal::new(TestBackend::new(120, 40));
+    let mut times = Vec::with_capacity(frames);
+    let mut next_id = 1_000;
+    for frame in 0..frames {
+        let started = Instant::now();
+        for index in 0..20 {
+            let id = format!("s{index:02}");
+            let event = if frame % 50 == 49 {
+                next_id += 1;
+                SessionEvent::Log {
+                    scope: Scope::Main,
+                    entry: LogEntry {
+                        id: next_id,
+                        at_ms: 0,
+                        kind: EntryKind::Assistant {
+                            text: format!("A **finished** message {frame}, with `code`."),
+                        },
+                    },
+                    update: false,
+                }
+            } else {
+                SessionEvent::Stream {
+                    text: format!("word{frame} and more words, "),
+                    reset: false,
+                }
+            };
+            app.handle(UiEvent::Manager(Box::new(ManagerEvent::Event {
+                id,
+                event,
+            })));
+        }
+        let _ = terminal.draw(|f| app.render(f));
+        times.push(started.elapsed());
+    }
+    times.sort();
+    times[(times.len() * 99 / 100).min(times.len() - 1)]
+}
+
+/// RSS of a fresh process holding 20 sessions of 10,000 log lines, each drawn once.
+fn memory_child() -> Result<u64> {
+    let exe = std::env::current_exe()?;
+    let output = Command::new(exe).arg("--tui-memory-child").output()?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    text.trim()
+        .parse()
+        .with_context(|| format!("memory child said {text:?}"))
+}
+
+/// Run in the child: build the state, draw, print VmRSS in bytes.
+pub fn memory_child_main() -> Result<()> {
+    let mut app = App::new(info());
+    let mut terminal = Terminal::new(TestBackend::new(120, 40))?;
+    for index in 0..20 {
+        app.handle(UiEvent::Manager(Box::new(ManagerEvent::Session {
+            session: session(index),
+        })));
+    }
+    app.handle(UiEvent::Key(KeyEvent::new(
+        KeyCode::Tab,
+        KeyModifiers::NONE,
+    )));
+    for index in 0..20 {
+        app.handle(UiEvent::Key(KeyEvent::new(
+            KeyCode::Enter,
+            KeyModifiers::NONE,
+        )));
+        app.handle(UiEvent::Done(Done::Read {
+            id: format!("s{index:02}"),
+            // 1,000 entries of 10 rows: 10,000 lines.
+            entries: big_log(1_000),
+        }));
+        terminal.draw(|f| app.render(f))?;
+        app.handle(UiEvent::Key(KeyEvent::new(
+            KeyCode::Esc,
+            KeyModifiers::NONE,
+        )));
+        app.handle(UiEvent::Key(KeyEvent::new(
+            KeyCode::Tab,
+            KeyModifiers::NONE,
+        )));
+        app.handle(UiEvent::Key(KeyEvent::new(
+            KeyCode::Down,
+            KeyModifiers::NONE,
+        )));
+    }
+    let status = std::fs::read_to_string("/proc/self/status")?;
+    let rss_kib: u64 = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .context("VmRSS")?;
+    println!("{}", rss_kib * 1024);
+    Ok(())
+}
