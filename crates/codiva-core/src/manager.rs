@@ -127,7 +127,7 @@ pub struct Manager {
     calls: mpsc::UnboundedSender<Call>,
     events: broadcast::Sender<ManagerEvent>,
     root: PathBuf,
-    base: String,
+    base: std::sync::Arc<std::sync::RwLock<String>>,
 }
 
 impl Manager {
@@ -148,7 +148,7 @@ impl Manager {
             calls,
             events,
             root,
-            base,
+            base: std::sync::Arc::new(std::sync::RwLock::new(base)),
         }
     }
 
@@ -157,9 +157,14 @@ impl Manager {
         &self.root
     }
 
-    /// The branch sessions start from and merge into.
-    pub fn base(&self) -> &str {
-        &self.base
+    /// The branch new sessions start from and merge into: the one checked out in the main
+    /// checkout (followed within seconds).
+    pub fn base(&self) -> String {
+        self.base.read().map(|b| b.clone()).unwrap_or_default()
+    }
+
+    pub(crate) fn base_cell(&self) -> std::sync::Arc<std::sync::RwLock<String>> {
+        self.base.clone()
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<ManagerEvent> {

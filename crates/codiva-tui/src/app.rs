@@ -278,6 +278,10 @@ impl App {
                 self.selected = self.selected.min(self.sessions.len().saturating_sub(1));
                 Vec::new()
             }
+            ManagerEvent::Base { branch } => {
+                self.info.base = branch;
+                Vec::new()
+            }
             ManagerEvent::Warning { message } => {
                 self.set_notice(format!("warning: {message}"), true);
                 Vec::new()

@@ -22,6 +22,8 @@ use crate::{claude, slug, transcript};
 
 /// State is written this long after the last change (coalescing bursts of events).
 const PERSIST_DEBOUNCE: Duration = Duration::from_millis(300);
+/// How often the main checkout's branch is checked.
+const BASE_CHECK: Duration = Duration::from_secs(2);
 /// What `session/resume` sends when the caller gives no text.
 const CONTINUE: &str = "Continue where you left off.";
 
@@ -68,7 +70,9 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
         repo.root().to_path_buf(),
         base.clone(),
     );
+    let base_cell = manager.base_cell();
     let actor = Actor {
+        base_cell,
         options,
         repo,
         base,
@@ -320,6 +324,8 @@ impl Record {
 }
 
 struct Actor {
+    /// Shared with the `Manager` handles, so `Manager::base` is current.
+    base_cell: std::sync::Arc<std::sync::RwLock<String>>,
     options: ManagerOptions,
     repo: Repo,
     base: String,
@@ -342,9 +348,12 @@ impl Actor {
     ) {
         // Pruned sessions leave the file right away.
         self.mark_dirty();
+        let mut base_check = tokio::time::interval(BASE_CHECK);
+        base_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             let persist_at = self.persist_at;
             tokio::select! {
+                _ = base_check.tick() => self.follow_base().await,
                 call = calls.recv() => match call {
                     Some(Call::Shutdown(done)) => {
                         self.shutdown().await;
@@ -363,6 +372,20 @@ impl Actor {
                     self.save().await;
                 }
             }
+        }
+    }
+
+    /// Follows the branch checked out in the main checkout (a detached HEAD keeps the last).
+    async fn follow_base(&mut self) {
+        let Ok(Some(branch)) = self.repo.current_branch().await else {
+            return;
+        };
+        if branch != self.base {
+            self.base = branch.clone();
+            if let Ok(mut cell) = self.base_cell.write() {
+                cell.clone_from(&branch);
+            }
+            self.emit(ManagerEvent::Base { branch });
         }
     }
 

@@ -67,6 +67,10 @@ pub enum ManagerEvent {
     Warning {
         message: String,
     },
+    /// The main checkout switched branches: new sessions start from (and merge into) this one.
+    Base {
+        branch: String,
+    },
 }
 
 /// What discarding a session would lose.

@@ -301,6 +301,7 @@ pub fn notifications(event: ManagerEvent) -> Vec<(&'static str, Value)> {
         }
         ManagerEvent::Removed { id } => vec![("session/removed", json!({"session_id": id}))],
         ManagerEvent::Warning { message } => vec![("warning", json!({"message": message}))],
+        ManagerEvent::Base { branch } => vec![("repo/base", json!({"base": branch}))],
         ManagerEvent::Event { id, event } => {
             let method = match &event {
                 SessionEvent::Status { .. } => "session/status",

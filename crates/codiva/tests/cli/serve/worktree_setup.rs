@@ -117,3 +117,22 @@ fn setup_prompt_carry_sync_and_remove() {
     assert!(server.close().success());
     assert!(world.mock.unmatched().is_empty());
 }
+
+#[test]
+fn the_base_follows_the_checked_out_branch() {
+    let world = World::new(|_| {
+        Script::new().then_when(
+            Match::FirstUserContains("ON DEVELOP".into()),
+            Reply::text("ok"),
+        )
+    });
+    let mut server = world.serve();
+    assert_eq!(server.ok("initialize", json!({}))["repo"]["base"], "main");
+    world.git(world.repo.path(), &["checkout", "-q", "-b", "develop"]);
+    let base = server.wait("the new base", |m, _| m == "repo/base");
+    assert_eq!(base["base"], "develop");
+    let session = server.ok("session/create", json!({"prompt": "ON DEVELOP work"}));
+    assert_eq!(session["session"]["base"], "develop");
+    server.wait_status("on-develop-work", "completed");
+    assert!(server.close().success());
+}
