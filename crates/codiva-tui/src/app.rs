@@ -176,6 +176,8 @@ pub struct App {
     text_for_dialog: Option<String>,
     /// The composer edits `.codiva/prompt.md`; Enter saves it.
     editing_prompt: bool,
+    /// Counts manager events (orders waiting prompts for the inbox).
+    seq: u64,
     quit: bool,
 }
 
@@ -199,6 +201,7 @@ impl App {
             notice,
             text_for_dialog: None,
             editing_prompt: false,
+            seq: 0,
             quit: false,
         }
     }
@@ -292,7 +295,9 @@ impl App {
                     event,
                     codiva_core::session_state::SessionEvent::PromptOpened { .. }
                 );
-                let effects = self.pane(&id).apply(&id, event, auto);
+                self.seq += 1;
+                let seq = self.seq;
+                let effects = self.pane(&id).apply(&id, event, auto, seq);
                 // A question for the session on screen takes the keys, unless the user is typing.
                 if opened
                     && self.pane(&id).has_dialog()
@@ -399,6 +404,47 @@ impl App {
         self.text_for_dialog = None;
         self.composer.set_placeholder(LIST_PLACEHOLDER);
         self.palette.close();
+    }
+
+    /// Sessions waiting for the user, oldest prompt first.
+    pub fn inbox(&self) -> Vec<String> {
+        let mut waiting: Vec<(u64, String)> = self
+            .panes
+            .iter()
+            .filter_map(|(id, pane)| pane.waiting_since.map(|since| (since, id.clone())))
+            .collect();
+        waiting.sort();
+        waiting.into_iter().map(|(_, id)| id).collect()
+    }
+
+    /// The inbox key: to the session that has waited longest, its dialog in front. From the
+    /// list it stays in the list (the dialog shows under it); from a session it opens that one.
+    fn next_in_inbox(&mut self) -> Vec<Effect> {
+        let inbox = self.inbox();
+        let Some(id) = inbox.first().cloned() else {
+            self.set_notice("nobody is waiting for you", false);
+            return Vec::new();
+        };
+        let remaining = inbox.len() - 1;
+        if remaining > 0 {
+            self.set_notice(format!("{remaining} more waiting (Ctrl+N: next)"), false);
+        } else {
+            self.notice = None;
+        }
+        match self.view {
+            View::List => {
+                if let Some(index) = self.sessions.iter().position(|s| s.id == id) {
+                    self.selected = index;
+                }
+                self.focus = Focus::Dialog;
+                Vec::new()
+            }
+            View::Detail(_) => {
+                let effects = self.open_detail(id);
+                self.focus = Focus::Dialog;
+                effects
+            }
+        }
     }
 
     /// Draws the whole screen.

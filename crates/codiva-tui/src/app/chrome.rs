@@ -59,10 +59,20 @@ pub fn render(app: &mut App, frame: &mut Frame) {
     let confirm_height = confirm_lines
         .as_ref()
         .map_or(0, |c| u16::try_from(c.len()).unwrap_or(2));
+    let status_bar = match &app.view {
+        View::Detail(id) => Some(status_bar(app, &id.clone(), width)),
+        View::List => None,
+    };
     let header_height = u16::try_from(header.len()).unwrap_or(2);
     // header | body | palette | notice | confirm | separator | composer | footer
-    let fixed =
-        header_height + palette_height + notice_height + confirm_height + 1 + composer_height + 1;
+    let fixed = header_height
+        + palette_height
+        + notice_height
+        + confirm_height
+        + u16::from(status_bar.is_some())
+        + 1
+        + composer_height
+        + 1;
     let body_height = area.height.saturating_sub(fixed);
     let mut y = area.y;
     for line in &header {
@@ -131,6 +141,10 @@ pub fn render(app: &mut App, frame: &mut Frame) {
             y += 1;
         }
     }
+    if let Some(line) = &status_bar {
+        put(buf, area.x, y, width, line);
+        y += 1;
+    }
     let rule = "─".repeat(usize::from(width));
     put(buf, area.x, y, width, &Line::styled(rule, theme::border()));
     y += 1;
@@ -196,6 +210,78 @@ fn header_lines(app: &App, width: u16) -> Vec<Line<'static>> {
         Line::from(first),
         Line::styled(truncate(&second, usize::from(width)), theme::dim()),
     ]
+}
+
+/// Context meter, tokens, cost (hidden without one or on a subscription), model, permission
+/// mode.
+fn status_bar(app: &mut App, id: &str, width: u16) -> Line<'static> {
+    let model = app
+        .sessions
+        .iter()
+        .find(|s| s.id == id)
+        .and_then(|s| s.model.clone());
+    let pane = app.pane(id);
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    if let Some(usage) = &pane.usage {
+        if let Some(window) = usage.context_window.filter(|w| *w > 0) {
+            let used = usage.context_used.min(window);
+            let cells = 10usize;
+            let filled = usize::try_from(used.saturating_mul(10) / window)
+                .unwrap_or(cells)
+                .min(cells);
+            let percent = used * 100 / window;
+            let style = match percent {
+                0..60 => theme::success(),
+                60..85 => theme::warning(),
+                _ => theme::error(),
+            };
+            spans.push(Span::styled(" ctx ", theme::dim()));
+            spans.push(Span::styled("█".repeat(filled), style));
+            spans.push(Span::styled("░".repeat(cells - filled), theme::dim()));
+            spans.push(Span::styled(
+                format!(" {percent}% {}/{}", tokens(used), tokens(window)),
+                theme::dim(),
+            ));
+        }
+        let total = usage.tokens.input
+            + usage.tokens.output
+            + usage.tokens.cache_read
+            + usage.tokens.cache_creation;
+        spans.push(Span::styled(
+            format!(" · {} tokens", tokens(total)),
+            theme::dim(),
+        ));
+        let subscription = pane
+            .agent
+            .as_ref()
+            .and_then(|agent| agent.account.as_ref())
+            .is_some_and(|account| account.subscription.is_some());
+        if let Some(cost) = usage.cost_usd.filter(|_| !subscription) {
+            spans.push(Span::styled(format!(" · ${cost:.2}"), theme::dim()));
+        }
+    }
+    let separator = if spans.is_empty() { " " } else { " · " };
+    spans.push(Span::styled(
+        format!("{separator}{}", model.as_deref().unwrap_or("default model")),
+        theme::dim(),
+    ));
+    if let Some(mode) = &pane.permission_mode {
+        spans.push(Span::styled(format!(" · {mode}"), theme::dim()));
+    }
+    let text: String = spans.iter().map(|s| s.content.as_ref()).collect();
+    if crate::width::str_width(&text) > usize::from(width) {
+        return Line::styled(truncate(&text, usize::from(width)), theme::dim());
+    }
+    Line::from(spans)
+}
+
+/// `950`, `12.3k`, `1.2M`.
+fn tokens(count: u64) -> String {
+    match count {
+        0..1_000 => count.to_string(),
+        1_000..1_000_000 => format!("{:.1}k", count as f64 / 1_000.0),
+        _ => format!("{:.1}M", count as f64 / 1_000_000.0),
+    }
 }
 
 fn footer_line(app: &App, width: u16) -> Line<'static> {

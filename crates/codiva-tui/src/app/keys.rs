@@ -4,7 +4,7 @@ use codiva_core::manager::SessionPhase;
 use codiva_core::session_state::Status;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use super::palette::Command;
+use super::palette::{Command, Item};
 use super::pane::Dialog;
 use super::{App, Confirm, Effect, Focus, RunMode, View};
 use crate::composer::ComposerAction;
@@ -29,6 +29,7 @@ impl App {
         match key.code {
             KeyCode::Char('c') if ctrl => return self.interrupt_key(),
             KeyCode::Char('r') if ctrl => return self.resume_current(),
+            KeyCode::Char('n') if ctrl => return self.next_in_inbox(),
             KeyCode::BackTab => return self.cycle_run_mode(),
             KeyCode::Tab if !self.palette.is_open() => {
                 self.cycle_focus();
@@ -301,9 +302,11 @@ impl App {
                     return Vec::new();
                 }
                 KeyCode::Tab => {
-                    if let Some(command) = self.palette.selected() {
-                        self.composer.set_text(&format!("/{} ", command.name()));
-                        self.palette.update(self.composer.text(), &self.view);
+                    if let Some(item) = self.palette.selected() {
+                        self.composer.set_text(&format!("/{} ", item.name()));
+                        let agent = self.agent_commands();
+                        self.palette
+                            .update(self.composer.text(), &self.view, &agent);
                     }
                     return Vec::new();
                 }
@@ -328,8 +331,28 @@ impl App {
             ComposerAction::Unhandled(key) => self.composer_unhandled(key),
             ComposerAction::None | ComposerAction::Changed => Vec::new(),
         };
-        self.palette.update(self.composer.text(), &self.view);
+        let agent = self.agent_commands();
+        self.palette
+            .update(self.composer.text(), &self.view, &agent);
         effects
+    }
+
+    /// The agent's own slash commands (from its handshake), for the session on screen.
+    pub(super) fn agent_commands(&self) -> Vec<(String, String)> {
+        let View::Detail(id) = &self.view else {
+            return Vec::new();
+        };
+        self.panes
+            .get(id)
+            .and_then(|pane| pane.agent.as_ref())
+            .map(|agent| {
+                agent
+                    .commands
+                    .iter()
+                    .map(|c| (c.name.clone(), c.description.clone().unwrap_or_default()))
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     fn composer_unhandled(&mut self, key: KeyEvent) -> Vec<Effect> {
@@ -393,11 +416,34 @@ impl App {
         effects
     }
 
-    fn run_command(&mut self, line: &str, chosen: Option<Command>) -> Vec<Effect> {
+    fn run_command(&mut self, line: &str, chosen: Option<Item>) -> Vec<Effect> {
         let (name, argument) = line
             .split_once(char::is_whitespace)
             .map_or((line, ""), |(name, arg)| (name, arg.trim()));
-        let command = Command::parse(name).or(chosen.filter(|_| argument.is_empty()));
+        let chosen_codiva = match &chosen {
+            Some(Item::Codiva(command)) if argument.is_empty() => Some(*command),
+            _ => None,
+        };
+        let command = Command::parse(name).or(chosen_codiva);
+        // The agent's own commands (e.g. /compact) are forwarded to it as a message.
+        let agent_name = match (&command, &chosen) {
+            (None, Some(Item::Agent { name, .. })) if argument.is_empty() => Some(name.clone()),
+            (None, _) if self.agent_commands().iter().any(|(n, _)| n == name) => {
+                Some(name.to_owned())
+            }
+            _ => None,
+        };
+        if let (Some(agent_name), View::Detail(id)) = (agent_name, &self.view) {
+            let text = if argument.is_empty() {
+                format!("/{agent_name}")
+            } else {
+                format!("/{agent_name} {argument}")
+            };
+            return vec![Effect::Send {
+                id: id.clone(),
+                text,
+            }];
+        }
         let Some(command) = command else {
             self.set_notice(format!("unknown command /{name} (/help lists them)"), true);
             return Vec::new();

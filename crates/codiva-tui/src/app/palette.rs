@@ -72,10 +72,33 @@ impl Command {
     }
 }
 
+/// One palette row: a codiva command, or one of the agent's own (forwarded as a message).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Item {
+    Codiva(Command),
+    Agent { name: String, description: String },
+}
+
+impl Item {
+    pub fn name(&self) -> &str {
+        match self {
+            Item::Codiva(command) => command.name(),
+            Item::Agent { name, .. } => name,
+        }
+    }
+
+    pub fn description(&self, view: &View) -> String {
+        match self {
+            Item::Codiva(command) => command.description(view).to_owned(),
+            Item::Agent { description, .. } => format!("{description} (agent)"),
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct Palette {
     open: bool,
-    matches: Vec<Command>,
+    matches: Vec<Item>,
     selected: usize,
 }
 
@@ -90,8 +113,9 @@ impl Palette {
         self.selected = 0;
     }
 
-    /// Follows the composer: open while it holds `/` and a command-name prefix.
-    pub fn update(&mut self, text: &str, view: &View) {
+    /// Follows the composer: open while it holds `/` and a command-name prefix. `agent` are the
+    /// agent's own commands (offered in a session's view only).
+    pub fn update(&mut self, text: &str, view: &View, agent: &[(String, String)]) {
         let Some(prefix) = text.strip_prefix('/') else {
             self.close();
             return;
@@ -100,10 +124,22 @@ impl Palette {
             self.close();
             return;
         }
-        let matches: Vec<Command> = Command::ALL
+        let mut matches: Vec<Item> = Command::ALL
             .into_iter()
             .filter(|c| c.available_in(view) && c.name().starts_with(prefix))
+            .map(Item::Codiva)
             .collect();
+        if matches!(view, View::Detail(_)) {
+            matches.extend(
+                agent
+                    .iter()
+                    .filter(|(name, _)| name.starts_with(prefix) && Command::parse(name).is_none())
+                    .map(|(name, description)| Item::Agent {
+                        name: name.clone(),
+                        description: description.clone(),
+                    }),
+            );
+        }
         if matches != self.matches {
             self.selected = 0;
         }
@@ -111,7 +147,7 @@ impl Palette {
         self.open = true;
     }
 
-    pub fn matches(&self) -> &[Command] {
+    pub fn matches(&self) -> &[Item] {
         &self.matches
     }
 
@@ -119,9 +155,9 @@ impl Palette {
         self.selected
     }
 
-    pub fn selected(&self) -> Option<Command> {
+    pub fn selected(&self) -> Option<Item> {
         self.is_open()
-            .then(|| self.matches.get(self.selected).copied())
+            .then(|| self.matches.get(self.selected).cloned())
             .flatten()
     }
 

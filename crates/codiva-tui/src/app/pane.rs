@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use codiva_core::agent_event::AgentInfo;
 use codiva_core::session::PermissionResponse;
 use codiva_core::session_log::LogEntry;
-use codiva_core::session_state::{Prompt, Scope, SessionEvent};
+use codiva_core::session_state::{Prompt, Scope, SessionEvent, UsageView};
 
 use super::Effect;
 use crate::log_view::LogView;
@@ -29,11 +29,21 @@ pub struct Pane {
     early: Vec<(LogEntry, bool)>,
     pub agent: Option<AgentInfo>,
     pub diff: Option<String>,
+    pub usage: Option<UsageView>,
+    pub permission_mode: Option<String>,
+    /// When the oldest waiting prompt arrived (an app-wide sequence number), for the inbox.
+    pub waiting_since: Option<u64>,
 }
 
 impl Pane {
     /// Applies one session event; returns effects the run mode asks for (auto-allow).
-    pub fn apply(&mut self, id: &str, event: SessionEvent, auto_allow: bool) -> Vec<Effect> {
+    pub fn apply(
+        &mut self,
+        id: &str,
+        event: SessionEvent,
+        auto_allow: bool,
+        seq: u64,
+    ) -> Vec<Effect> {
         match event {
             SessionEvent::Log {
                 scope: Scope::Main,
@@ -61,10 +71,19 @@ impl Pane {
                         response: PermissionResponse::Allow,
                     }];
                 }
+                if self.prompts.is_empty() {
+                    self.waiting_since = Some(seq);
+                }
                 self.prompts.push_back(prompt);
             }
             SessionEvent::PromptClosed { request_id, .. } => {
                 self.prompts.retain(|p| p.request_id() != request_id);
+                if self.prompts.is_empty() {
+                    self.waiting_since = None;
+                } else {
+                    // The next prompt of this session waits from now on.
+                    self.waiting_since = Some(seq);
+                }
                 if self
                     .dialog
                     .as_ref()
@@ -73,7 +92,14 @@ impl Pane {
                     self.dialog = None;
                 }
             }
-            SessionEvent::Connected { agent } => self.agent = Some(agent),
+            SessionEvent::Connected { agent } => {
+                if self.permission_mode.is_none() {
+                    self.permission_mode = agent.permission_mode.clone();
+                }
+                self.agent = Some(agent);
+            }
+            SessionEvent::Usage { usage } => self.usage = Some(usage),
+            SessionEvent::PermissionMode { mode } => self.permission_mode = Some(mode),
             _ => {}
         }
         Vec::new()

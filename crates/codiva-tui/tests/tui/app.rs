@@ -413,3 +413,174 @@ fn log_entries_of_subagents_stay_out_of_the_main_log() {
     let screen = format!("{}", terminal.backend());
     assert!(!screen.contains("SUBAGENT TEXT"));
 }
+
+fn connect(app: &mut App, id: &str, subscription: Option<&str>) {
+    use codiva_core::agent_event::{Account, AgentInfo, CommandInfo};
+    event(
+        app,
+        id,
+        SessionEvent::Connected {
+            agent: AgentInfo {
+                version: Some("2.1.332".into()),
+                models: Vec::new(),
+                commands: vec![
+                    CommandInfo {
+                        name: "compact".into(),
+                        description: Some("Clear history but keep a summary".into()),
+                        argument_hint: None,
+                    },
+                    CommandInfo {
+                        name: "context".into(),
+                        description: Some("Show context usage".into()),
+                        argument_hint: None,
+                    },
+                ],
+                account: Some(Account {
+                    api_key_source: subscription.is_none().then(|| "ANTHROPIC_API_KEY".into()),
+                    api_provider: Some("firstParty".into()),
+                    email: None,
+                    subscription: subscription.map(Into::into),
+                }),
+                permission_mode: Some("default".into()),
+            },
+        },
+    );
+}
+
+fn usage(app: &mut App, id: &str, cost: Option<f64>) {
+    use codiva_core::agent_event::TokenUsage;
+    use codiva_core::session_state::UsageView;
+    event(
+        app,
+        id,
+        SessionEvent::Usage {
+            usage: UsageView {
+                tokens: TokenUsage {
+                    input: 84_200,
+                    output: 3_100,
+                    cache_read: 0,
+                    cache_creation: 0,
+                },
+                context_used: 84_200,
+                context_window: Some(200_000),
+                cost_usd: cost,
+            },
+        },
+    );
+}
+
+#[test]
+fn status_bar_with_and_without_cost() {
+    let mut app = detail_app();
+    connect(&mut app, "ask-perm", None);
+    usage(&mut app, "ask-perm", Some(0.4213));
+    insta::assert_snapshot!("status_bar_cost_120x40", draw(&mut app, 120, 40).backend());
+    let mut app = detail_app();
+    connect(&mut app, "ask-perm", Some("Claude Max"));
+    usage(&mut app, "ask-perm", Some(0.4213));
+    let terminal = draw(&mut app, 120, 40);
+    let screen = format!("{}", terminal.backend());
+    assert!(!screen.contains("$0.42"), "no cost on a subscription");
+    insta::assert_snapshot!(
+        "status_bar_subscription_80x24",
+        draw(&mut app, 80, 24).backend()
+    );
+}
+
+fn permission(request_id: &str, command: &str) -> Prompt {
+    Prompt::Permission(PermissionRequest {
+        request_id: request_id.into(),
+        tool: "Bash".into(),
+        input: json!({"command": command}),
+        description: None,
+        suggestions: Vec::new(),
+        tool_use_id: None,
+        agent_id: None,
+        blocked_path: None,
+        reason: None,
+    })
+}
+
+#[test]
+fn inbox_walks_waiting_sessions_oldest_first_without_opening_them() {
+    let mut app = busy_app();
+    event(
+        &mut app,
+        "ask-q",
+        SessionEvent::PromptOpened {
+            prompt: permission("r-old", "make test"),
+        },
+    );
+    event(
+        &mut app,
+        "ask-perm",
+        SessionEvent::PromptOpened {
+            prompt: permission("r-new", "cargo fmt"),
+        },
+    );
+    assert_eq!(app.inbox(), ["ask-q", "ask-perm"]);
+    let ctrl_n = KeyEvent::new(KeyCode::Char('n'), KeyModifiers::CONTROL);
+    app.handle(UiEvent::Key(ctrl_n));
+    assert_eq!(
+        app.view,
+        codiva_tui::app::View::List,
+        "the inbox does not open the session"
+    );
+    insta::assert_snapshot!("inbox_first_80x24", draw(&mut app, 80, 24).backend());
+    let effects = app.handle(UiEvent::Key(KeyEvent::new(
+        KeyCode::Char('y'),
+        KeyModifiers::NONE,
+    )));
+    assert_eq!(
+        effects,
+        [codiva_tui::app::Effect::RespondPermission {
+            id: "ask-q".into(),
+            request_id: "r-old".into(),
+            response: codiva_core::session::PermissionResponse::Allow,
+        }]
+    );
+    event(
+        &mut app,
+        "ask-q",
+        SessionEvent::PromptClosed {
+            request_id: "r-old".into(),
+            resolution: codiva_core::session_state::PromptResolution::Allowed,
+        },
+    );
+    app.handle(UiEvent::Key(ctrl_n));
+    let effects = app.handle(UiEvent::Key(KeyEvent::new(
+        KeyCode::Char('y'),
+        KeyModifiers::NONE,
+    )));
+    assert_eq!(
+        effects,
+        [codiva_tui::app::Effect::RespondPermission {
+            id: "ask-perm".into(),
+            request_id: "r-new".into(),
+            response: codiva_core::session::PermissionResponse::Allow,
+        }]
+    );
+}
+
+#[test]
+fn agent_commands_are_offered_and_forwarded() {
+    let mut app = detail_app();
+    connect(&mut app, "ask-perm", None);
+    typed(&mut app, "/co");
+    insta::assert_snapshot!(
+        "palette_agent_commands_80x24",
+        draw(&mut app, 80, 24).backend()
+    );
+    typed(&mut app, "mpact");
+    let effects = app.handle(UiEvent::Key(KeyEvent::new(
+        KeyCode::Enter,
+        KeyModifiers::NONE,
+    )));
+    assert_eq!(
+        effects,
+        [codiva_tui::app::Effect::Send {
+            id: "ask-perm".into(),
+            text: "/compact".into()
+        }]
+    );
+}
