@@ -295,6 +295,7 @@ fn streaming_frames(frames: usize) -> Duration {
     app.handle(UiEvent::Done(Done::Read {
         id: "s00".into(),
         entries: big_log(200),
+        subagents: Vec::new(),
     }));
     let Ok(mut terminal) = Terminal::new(TestBackend::new(120, 40));
     let mut times = Vec::with_capacity(frames);
@@ -366,6 +367,7 @@ pub fn memory_child_main() -> Result<()> {
             id: format!("s{index:02}"),
             // 1,000 entries of 10 rows: 10,000 lines.
             entries: big_log(1_000),
+            subagents: Vec::new(),
         }));
         terminal.draw(|f| app.render(f))?;
         app.handle(UiEvent::Key(KeyEvent::new(

@@ -49,6 +49,16 @@ pub struct Config {
     /// `wire_log_max_mb`: cap of one session's wire log in MiB (rotated once, so at most twice
     /// this on disk); 0 = no wire log. Default: 16.
     pub wire_log_max_mb: u64,
+    /// `notifications`: the terminal UI notifies (terminal escape sequence, else `notify-send`
+    /// / `osascript`) when a session waits for the user, completes, fails or is interrupted
+    /// while the terminal is not focused. Default: `true`.
+    pub notifications: bool,
+    /// `mouse`: the terminal UI takes mouse events (click, wheel, drag-select); `false` leaves
+    /// the mouse to the terminal (native selection). Default: `true`.
+    pub mouse: bool,
+    /// `language`: the terminal UI's language, `en`, `ja` or `auto` (the locale decides;
+    /// `CODIVA_LANG` overrides this key). Default: `auto` (`None`).
+    pub language: Option<String>,
 }
 
 impl Default for Config {
@@ -62,6 +72,9 @@ impl Default for Config {
             fetch_base: true,
             max_restarts: 3,
             wire_log_max_mb: crate::wire_log::DEFAULT_CAP / (1024 * 1024),
+            notifications: true,
+            mouse: true,
+            language: None,
         }
     }
 }
@@ -175,6 +188,10 @@ pub fn parse(text: &str, path: &Path) -> (Config, Vec<ConfigWarning>) {
                 .map(|n| config.max_restarts = u32::try_from(n).unwrap_or(3)),
             "wire_log_max_mb" => integer(value, 0, WIRE_LOG_MAX_MB_LIMIT)
                 .map(|n| config.wire_log_max_mb = u64::try_from(n).unwrap_or(16)),
+            "notifications" => boolean(value).map(|flag| config.notifications = flag),
+            "mouse" => boolean(value).map(|flag| config.mouse = flag),
+            "language" => one_of(value, &["auto", "en", "ja"])
+                .map(|lang| config.language = (lang != "auto").then(|| lang.to_owned())),
             _ => Err("unknown key (ignored)".to_owned()),
         };
         if let Err(message) = result {

@@ -21,6 +21,8 @@ fn defaults() {
     assert!(config.fetch_base);
     assert_eq!(config.max_restarts, 3);
     assert_eq!(config.wire_log_max_mb, 16);
+    assert!(config.notifications);
+    assert!(config.mouse);
     assert_eq!(parse("", file()), (Config::default(), vec![]));
 }
 
@@ -35,6 +37,9 @@ fn every_key() {
         fetch_base = false
         max_restarts = 0
         wire_log_max_mb = 64
+        notifications = false
+        mouse = false
+        language = "ja"
     "#;
     let (config, warnings) = parse(text, file());
     assert!(warnings.is_empty(), "{warnings:?}");
@@ -49,6 +54,9 @@ fn every_key() {
             fetch_base: false,
             max_restarts: 0,
             wire_log_max_mb: 64,
+            notifications: false,
+            mouse: false,
+            language: Some("ja".into()),
         }
     );
     let (none, _) = parse("ignored_files = \"none\"", file());
@@ -66,6 +74,8 @@ fn an_invalid_value_keeps_that_default_and_the_rest_loads() {
         permission_mode = "yolo"
         ignored_files_exclude = ["ok", 3]
         claude_path = ""
+        notifications = "off"
+        mouse = 1
     "#;
     let (config, warnings) = parse(text, file());
     assert_eq!(config.model.as_deref(), Some("claude-opus-5-5"));
@@ -86,6 +96,8 @@ fn an_invalid_value_keeps_that_default_and_the_rest_loads() {
             Some("ignored_files"),
             Some("ignored_files_exclude"),
             Some("max_restarts"),
+            Some("mouse"),
+            Some("notifications"),
             Some("permission_mode"),
             Some("wire_log_max_mb"),
         ]
@@ -217,4 +229,17 @@ fn tilde_in_claude_path() {
         config.claude_path,
         Some(crate::paths::home_dir().join("bin/claude"))
     );
+}
+
+#[test]
+fn language_key() {
+    let (config, warnings) = parse("language = \"ja\"\n", file());
+    assert!(warnings.is_empty());
+    assert_eq!(config.language.as_deref(), Some("ja"));
+    let (config, warnings) = parse("language = \"auto\"\n", file());
+    assert!(warnings.is_empty());
+    assert_eq!(config.language, None);
+    let (config, warnings) = parse("language = \"fr\"\n", file());
+    assert_eq!(config.language, None);
+    assert!(warnings[0].to_string().contains("language"));
 }

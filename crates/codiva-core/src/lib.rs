@@ -6,6 +6,7 @@
 pub mod agent_event;
 pub mod claude;
 pub mod config;
+pub mod desktop_notify;
 pub mod git;
 pub mod manager;
 pub mod paths;

@@ -101,6 +101,8 @@ pub(crate) enum Call {
     },
     Restore(String, Reply<SessionInfo>),
     Sync(String, Reply<String>),
+    /// Write the state file now; answered on a std channel so that a panic hook can wait.
+    SaveNow(std::sync::mpsc::Sender<()>),
     Shutdown(oneshot::Sender<()>),
 }
 
@@ -306,6 +308,18 @@ impl Manager {
     /// Merges the base into the session's worktree; returns what happened in one line.
     pub async fn sync(&self, id: &str) -> Result<String, ManagerError> {
         self.call(|reply| Call::Sync(id.to_owned(), reply)).await
+    }
+
+    /// Writes the state file now and waits for it, blocking this thread at most `timeout`;
+    /// `false` when the save did not finish in time (or the manager has stopped). For a panic
+    /// hook: it needs no runtime on this thread, and a manager task that cannot run (it is on the
+    /// panicking thread) only costs the timeout. Never call it from an async task.
+    pub fn save_now_blocking(&self, timeout: std::time::Duration) -> bool {
+        let (done_tx, done_rx) = std::sync::mpsc::channel();
+        if self.calls.send(Call::SaveNow(done_tx)).is_err() {
+            return false;
+        }
+        done_rx.recv_timeout(timeout).is_ok()
     }
 
     /// Stops every session (their processes are stopped and reaped) and writes the state file.

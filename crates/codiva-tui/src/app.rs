@@ -6,6 +6,7 @@
 mod chrome;
 mod keys;
 mod list_view;
+mod mouse;
 mod palette;
 mod pane;
 
@@ -14,10 +15,13 @@ use std::collections::HashMap;
 use codiva_core::manager::{DiscardPreview, ManagerEvent, SessionInfo};
 use codiva_core::session::{PermissionResponse, QuestionResponse};
 use codiva_core::session_log::LogEntry;
+use codiva_core::session_state::SubagentView;
 use crossterm::event::{KeyEvent, MouseEvent};
 use ratatui::Frame;
 
 use crate::composer::Composer;
+use crate::i18n::{Key, t, tf};
+pub use mouse::{Selection, osc52};
 pub use palette::Command;
 use pane::Pane;
 
@@ -92,6 +96,8 @@ pub enum Done {
     Read {
         id: String,
         entries: Vec<LogEntry>,
+        /// Each subagent's view and its own log.
+        subagents: Vec<(SubagentView, Vec<LogEntry>)>,
     },
     DiscardPreview {
         id: String,
@@ -118,6 +124,8 @@ pub enum UiEvent {
     Manager(Box<ManagerEvent>),
     Done(Done),
     Tick,
+    /// The next frame of spinners (sent only while [`App::is_animating`]).
+    Animate,
 }
 
 /// Static facts shown in the header.
@@ -178,6 +186,13 @@ pub struct App {
     editing_prompt: bool,
     /// Counts manager events (orders waiting prompts for the inbox).
     seq: u64,
+    /// Where things were in the last frame (for the mouse).
+    layout: mouse::Layout,
+    selection: Option<Selection>,
+    /// Text a finished selection copied, for the loop to put on the clipboard.
+    clipboard: Option<String>,
+    /// Spinner frames.
+    frame_tick: u64,
     quit: bool,
 }
 
@@ -186,7 +201,7 @@ impl App {
         let notice = info
             .warnings
             .first()
-            .map(|warning| (format!("warning: {warning}"), true));
+            .map(|warning| (tf(Key::Warning, &[warning]), true));
         App {
             info,
             sessions: Vec::new(),
@@ -194,7 +209,7 @@ impl App {
             view: View::List,
             focus: Focus::Composer,
             selected: 0,
-            composer: Composer::new().with_placeholder(LIST_PLACEHOLDER),
+            composer: Composer::new().with_placeholder(list_placeholder()),
             palette: palette::Palette::default(),
             confirm: None,
             run_mode: RunMode::Confirm,
@@ -202,6 +217,10 @@ impl App {
             text_for_dialog: None,
             editing_prompt: false,
             seq: 0,
+            layout: mouse::Layout::default(),
+            selection: None,
+            clipboard: None,
+            frame_tick: 0,
             quit: false,
         }
     }
@@ -253,7 +272,16 @@ impl App {
                 self.composer.handle_paste(&text);
                 Vec::new()
             }
-            UiEvent::Mouse(_) | UiEvent::Resize | UiEvent::Tick => Vec::new(),
+            UiEvent::Mouse(event) => self.mouse(event),
+            UiEvent::Resize | UiEvent::Tick => Vec::new(),
+            UiEvent::Animate => {
+                self.frame_tick += 1;
+                let tick = self.frame_tick;
+                if let View::Detail(id) = self.view.clone() {
+                    self.pane(&id).log.set_tick(tick);
+                }
+                Vec::new()
+            }
             UiEvent::Manager(event) => self.manager_event(*event),
             UiEvent::Done(done) => self.done(done),
         }
@@ -286,7 +314,7 @@ impl App {
                 Vec::new()
             }
             ManagerEvent::Warning { message } => {
-                self.set_notice(format!("warning: {message}"), true);
+                self.set_notice(tf(Key::Warning, &[&message]), true);
                 Vec::new()
             }
             ManagerEvent::Event { id, event } => {
@@ -307,8 +335,9 @@ impl App {
                 {
                     self.focus = Focus::Dialog;
                 }
+                // The dialog that had the keys is gone: they go back to the composer.
                 if self.focus == Focus::Dialog
-                    && self.view == View::Detail(id.clone())
+                    && self.current_id().as_deref() == Some(id.as_str())
                     && !self.pane(&id).has_dialog()
                 {
                     self.focus = Focus::Composer;
@@ -320,8 +349,12 @@ impl App {
 
     fn done(&mut self, done: Done) -> Vec<Effect> {
         match done {
-            Done::Read { id, entries } => {
-                self.pane(&id).load(entries);
+            Done::Read {
+                id,
+                entries,
+                subagents,
+            } => {
+                self.pane(&id).load(entries, subagents);
                 Vec::new()
             }
             Done::DiscardPreview {
@@ -330,21 +363,22 @@ impl App {
                 preview,
                 token,
             } => {
-                let verb = if forget { "Remove" } else { "Discard" };
-                let mut text = vec![format!("{verb} session {id}?")];
+                let title = if forget {
+                    Key::RemoveTitle
+                } else {
+                    Key::DiscardTitle
+                };
+                let mut text = vec![tf(title, &[&id])];
                 if preview.uncommitted.is_empty() && preview.unmerged_commits.is_empty() {
-                    text.push("Nothing would be lost.".to_owned());
+                    text.push(t(Key::NothingLost).to_owned());
                 } else {
                     if !preview.uncommitted.is_empty() {
-                        text.push(format!(
-                            "Uncommitted files that will be lost: {}",
-                            preview.uncommitted.join(", ")
-                        ));
+                        text.push(tf(Key::UncommittedLost, &[&preview.uncommitted.join(", ")]));
                     }
                     if !preview.unmerged_commits.is_empty() {
-                        text.push(format!(
-                            "Commits not on the base (kept under refs/codiva/archive, /restore-able): {}",
-                            preview.unmerged_commits.join("; ")
+                        text.push(tf(
+                            Key::CommitsArchived,
+                            &[&preview.unmerged_commits.join("; ")],
                         ));
                     }
                 }
@@ -362,10 +396,7 @@ impl App {
                 self.editing_prompt = true;
                 self.focus = Focus::Composer;
                 self.composer.set_text(text.trim_end());
-                self.set_notice(
-                    "editing .codiva/prompt.md — Enter saves (empty removes it), Esc cancels",
-                    false,
-                );
+                self.set_notice(t(Key::EditingPrompt), false);
                 Vec::new()
             }
             Done::Info(text) => {
@@ -393,7 +424,7 @@ impl App {
         };
         self.view = View::Detail(id);
         self.composer.clear();
-        self.composer.set_placeholder(DETAIL_PLACEHOLDER);
+        self.composer.set_placeholder(detail_placeholder());
         self.palette.close();
         effects
     }
@@ -402,7 +433,7 @@ impl App {
         self.view = View::List;
         self.focus = Focus::Composer;
         self.text_for_dialog = None;
-        self.composer.set_placeholder(LIST_PLACEHOLDER);
+        self.composer.set_placeholder(list_placeholder());
         self.palette.close();
     }
 
@@ -422,12 +453,12 @@ impl App {
     fn next_in_inbox(&mut self) -> Vec<Effect> {
         let inbox = self.inbox();
         let Some(id) = inbox.first().cloned() else {
-            self.set_notice("nobody is waiting for you", false);
+            self.set_notice(t(Key::InboxEmpty), false);
             return Vec::new();
         };
         let remaining = inbox.len() - 1;
         if remaining > 0 {
-            self.set_notice(format!("{remaining} more waiting (Ctrl+N: next)"), false);
+            self.set_notice(tf(Key::InboxMore, &[&remaining.to_string()]), false);
         } else {
             self.notice = None;
         }
@@ -450,9 +481,34 @@ impl App {
     /// Draws the whole screen.
     pub fn render(&mut self, frame: &mut Frame) {
         chrome::render(self, frame);
+        if let Some(selection) = self.selection {
+            if selection.done {
+                self.clipboard = Some(selection.text(frame.buffer_mut()));
+                self.selection = None;
+            } else {
+                selection.highlight(frame.buffer_mut());
+            }
+        }
+    }
+
+    /// Something on screen moves (a spinner): the loop sends [`UiEvent::Animate`] ~10×/s.
+    pub fn is_animating(&self) -> bool {
+        match &self.view {
+            View::Detail(id) => self.panes.get(id).is_some_and(|p| p.log.is_animating()),
+            View::List => false,
+        }
+    }
+
+    /// Text copied by a finished selection (once).
+    pub fn take_clipboard(&mut self) -> Option<String> {
+        self.clipboard.take()
     }
 }
 
-const LIST_PLACEHOLDER: &str =
-    "Type an instruction and press Enter to start a session (/ for commands)";
-const DETAIL_PLACEHOLDER: &str = "Enter a follow-up instruction… (Esc: back · Ctrl+C: interrupt)";
+fn list_placeholder() -> &'static str {
+    t(Key::ListPlaceholder)
+}
+
+fn detail_placeholder() -> &'static str {
+    t(Key::DetailPlaceholder)
+}

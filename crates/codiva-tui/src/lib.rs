@@ -7,10 +7,13 @@
 
 pub mod app;
 pub mod composer;
+pub mod crash;
 pub mod dialog;
 pub mod diff_preview;
+pub mod i18n;
 pub mod log_view;
 pub mod markdown;
+pub mod notify;
 pub mod permission_dialog;
 pub mod question_dialog;
 pub mod run;

@@ -12,21 +12,33 @@
 //!   empty line keeps its height) and is clipped at the right edge, never squeezed.
 //! - **Streaming.** The message being written is plain wrapped text after the last entry,
 //!   re-wrapped only from its last row on each delta ([`stream`]); the completed assistant entry
-//!   (Markdown) replaces it.
+//!   (Markdown) replaces it. A retrying request shows as one dim row after it.
+//! - **Cards.** Tool calls, folds of calls, subagents and thinking blocks are cards that open
+//!   and close ([`cards`], [`cursor`]). Opening, closing, selecting or animating a card changes
+//!   its entry's revision and re-measures that entry alone (a fold: its calls); a subagent's own
+//!   entries live inside the view, never at the top level.
 
+mod ansi;
 mod cache;
+mod cards;
 mod cells;
+mod cursor;
+mod fold;
 mod layout;
 mod stream;
 
-use codiva_core::session_log::LogEntry;
+use std::collections::{BTreeSet, HashMap};
+
+use codiva_core::session_log::{EntryKind, LogEntry};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use crate::theme::{self, glyph};
-use crate::width::byte_at_column;
+use crate::width::{byte_at_column, truncate};
 use cache::LineCache;
+use cells::{Block, Look};
+use fold::Fold;
 use layout::HeightIndex;
 use stream::StreamText;
 
@@ -50,6 +62,8 @@ pub enum RowPlace {
     Gap { after: u64 },
     /// Row `row` of the streaming text.
     Stream { row: usize },
+    /// The "retrying" row at the end.
+    Retry,
     /// The "↓ N more lines" status row.
     Status,
 }
@@ -59,16 +73,18 @@ pub enum RowPlace {
 enum Anchor {
     /// Row `row` of entry `id`'s block (its lines, then the gap row).
     Entry { id: u64, row: usize },
-    /// Row `row` of the streaming text (becomes the next entry's row when the stream
-    /// completes into it).
+    /// Row `row` after the entries: the streaming text, then the retry row (a streaming row
+    /// becomes the next entry's row when the stream completes into it).
     Stream { row: usize },
 }
 
 #[derive(Debug)]
 struct Stored {
     entry: LogEntry,
-    /// Unique across the view's life: a changed entry never matches a stale cache line.
+    /// Unique across the view's life: a changed entry (or a change in how it looks) never
+    /// matches a stale cached block.
     revision: u64,
+    fold: Fold,
 }
 
 /// The rows a frame shows.
@@ -91,6 +107,14 @@ pub struct LogView {
     index: HeightIndex,
     cache: LineCache,
     stream: StreamText,
+    /// Open cards, the card cursor, the spinner frame, the subagents.
+    look: Look,
+    /// Top-level entries that draw a spinner (ids).
+    animated: BTreeSet<u64>,
+    /// The `Agent`/`Task` call of each subagent: tool-use id → entry id.
+    agent_calls: HashMap<String, u64>,
+    /// The "retrying" row.
+    retry: Option<String>,
     follow: bool,
     anchor: Anchor,
     /// The view's height at the last frame.
@@ -113,6 +137,10 @@ impl LogView {
             index: HeightIndex::default(),
             cache: LineCache::default(),
             stream: StreamText::default(),
+            look: Look::default(),
+            animated: BTreeSet::new(),
+            agent_calls: HashMap::new(),
+            retry: None,
             follow: true,
             anchor: Anchor::Entry { id: 0, row: 0 },
             height: 0,
@@ -127,13 +155,23 @@ impl LogView {
             entries.sort_by_key(|e| e.id);
         }
         entries.dedup_by_key(|e| e.id);
+        let roles = fold::roles(entries.iter());
+        self.agent_calls.clear();
         self.entries = entries
             .into_iter()
-            .map(|entry| {
+            .zip(roles)
+            .map(|(entry, fold)| {
+                note_agent_call(&mut self.agent_calls, &entry);
                 let revision = self.bump();
-                Stored { entry, revision }
+                Stored {
+                    entry,
+                    revision,
+                    fold,
+                }
             })
             .collect();
+        self.refresh_animated();
+        self.settle_selection();
         self.cache.clear();
         self.reindex();
     }
@@ -141,23 +179,26 @@ impl LogView {
     /// Appends `entry`, or replaces the entry with its id (an update may hit any entry).
     pub fn apply(&mut self, entry: LogEntry, update: bool) {
         let _ = update; // The id decides: a known id is replaced, a new one is added.
-        let revision = self.bump();
+        note_agent_call(&mut self.agent_calls, &entry);
         match self.position(entry.id) {
             Ok(index) => {
-                self.cache.remove(entry.id);
-                self.entries[index] = Stored { entry, revision };
-                if self.index_width > 0 {
-                    let height = self.measure(index);
-                    self.index.set(index, height);
-                }
+                self.entries[index].entry = entry;
+                self.refold_around(index);
+                self.touch(index);
             }
             Err(index) if index == self.entries.len() => {
                 let id = entry.id;
-                self.entries.push(Stored { entry, revision });
+                let revision = self.bump();
+                self.entries.push(Stored {
+                    entry,
+                    revision,
+                    fold: Fold::None,
+                });
                 if self.index_width > 0 {
-                    let height = self.measure(index);
-                    self.index.push(height);
+                    self.index.push(0);
                 }
+                self.refold_around(index);
+                self.touch(index);
                 if let Anchor::Stream { row } = self.anchor
                     && self.stream.is_empty()
                 {
@@ -166,7 +207,25 @@ impl LogView {
                 }
             }
             Err(index) => {
-                self.entries.insert(index, Stored { entry, revision });
+                let revision = self.bump();
+                self.entries.insert(
+                    index,
+                    Stored {
+                        entry,
+                        revision,
+                        fold: Fold::None,
+                    },
+                );
+                let roles = fold::roles(self.entries.iter().map(|s| &s.entry));
+                for (stored, role) in self.entries.iter_mut().zip(roles) {
+                    if stored.fold != role {
+                        stored.fold = role;
+                        stored.revision = self.next_revision + 1;
+                        self.next_revision += 1;
+                    }
+                }
+                self.refresh_animated();
+                self.settle_selection();
                 self.reindex();
             }
         }
@@ -211,33 +270,39 @@ impl LogView {
         let (mut index, mut offset) = self.index.find(view.top);
         let mut y = 0;
         while y < view.rows && index < self.entries.len() {
+            if self.index.height(index) == 0 {
+                // A call folded away.
+                index += 1;
+                continue;
+            }
             let stored = &self.entries[index];
-            let lines = self.cache.get_or_render(
+            let (entries, look) = (&self.entries, &self.look);
+            let block = self.cache.get_or_render(
                 stored.entry.id,
                 stored.revision,
                 area.width,
                 self.frame,
-                || cells::render(&stored.entry, area.width),
+                || cells::block(entries, index, area.width, look),
             );
-            for line in lines.iter().skip(offset) {
+            for line in block.lines.iter().skip(offset) {
                 if y == view.rows {
                     break;
                 }
                 buf.set_line(area.x, area.y + row16(y), line, area.width);
                 y += 1;
             }
-            // The gap row after the entry.
-            y += 1;
+            if block.gap {
+                y += 1;
+            }
             index += 1;
             offset = 0;
         }
         if index == self.entries.len() {
             let mut row = offset;
             while y < view.rows {
-                let Some(text) = self.stream.row(row) else {
+                let Some(line) = self.tail_line(row) else {
                     break;
                 };
-                let line = Line::from(Span::styled(cells::display(text), theme::text()));
                 buf.set_line(area.x, area.y + row16(y), &line, area.width);
                 y += 1;
                 row += 1;
@@ -248,6 +313,27 @@ impl LogView {
             buf.set_line(area.x, area.bottom() - 1, &status, area.width);
         }
         self.cache.trim(self.frame);
+    }
+
+    /// Row `row` after the entries: the streaming text, then the retry row.
+    fn tail_line(&self, row: usize) -> Option<Line<'static>> {
+        if let Some(text) = self.stream.row(row) {
+            return Some(Line::from(Span::styled(
+                cells::display(text),
+                theme::text(),
+            )));
+        }
+        let retry = self.retry.as_ref().filter(|_| row == self.stream.rows())?;
+        let width = usize::from(self.index_width.max(1));
+        Some(Line::from(Span::styled(
+            truncate(retry, width),
+            theme::dim(),
+        )))
+    }
+
+    /// Rows after the entries: the streaming text and the retry row.
+    fn tail_rows(&self) -> usize {
+        self.stream.rows() + usize::from(self.retry.is_some())
     }
 
     pub fn scroll_up(&mut self, rows: usize) {
@@ -314,17 +400,14 @@ impl LogView {
         if width == self.index_width {
             return self.total();
         }
-        let entries: usize = self
-            .entries
-            .iter()
-            .map(|s| cells::height(&s.entry, width) + 1)
+        let entries: usize = (0..self.entries.len())
+            .map(|index| cells::height(&self.entries, index, width, &self.look))
             .sum();
-        let stream = if self.stream.is_empty() {
-            0
-        } else {
-            crate::width::wrap_text(self.stream.text(), usize::from(width.max(1))).len()
-        };
-        trailing(entries, stream, self.entries.len())
+        let mut tail = usize::from(self.retry.is_some());
+        if !self.stream.is_empty() {
+            tail += crate::width::wrap_text(self.stream.text(), usize::from(width.max(1))).len();
+        }
+        trailing(entries, tail, self.entries.len())
     }
 
     /// What is drawn at (`column`, `row`) in `area`, with the layout of the last frame drawn in
@@ -349,8 +432,9 @@ impl LogView {
                 Some(stored) => {
                     let id = stored.entry.id;
                     let line = match self.cache.peek(id, stored.revision, area.width) {
-                        Some(lines) => lines.get(offset).map(line_text),
-                        None => cells::render(&stored.entry, area.width)
+                        Some(block) => block.lines.get(offset).map(line_text),
+                        None => cells::block(&self.entries, index, area.width, &self.look)
+                            .lines
                             .get(offset)
                             .map(line_text),
                     };
@@ -359,10 +443,14 @@ impl LogView {
                         None => (RowPlace::Gap { after: id }, String::new()),
                     }
                 }
-                None => (
-                    RowPlace::Stream { row: offset },
-                    cells::display(self.stream.row(offset)?),
-                ),
+                None => {
+                    let text = line_text(&self.tail_line(offset)?);
+                    if offset < self.stream.rows() {
+                        (RowPlace::Stream { row: offset }, text)
+                    } else {
+                        (RowPlace::Retry, text)
+                    }
+                }
             }
         };
         let byte = byte_at_column(&text, column);
@@ -384,17 +472,94 @@ impl LogView {
         self.entries.binary_search_by_key(&id, |s| s.entry.id)
     }
 
-    /// Block height of entry `index` at the index width; its lines go to the cache, as the
+    /// Block height of entry `index` at the index width; its block goes to the cache, as the
     /// entry is probably about to be drawn.
     fn measure(&mut self, index: usize) -> usize {
         let width = self.index_width;
-        let stored = &self.entries[index];
-        let lines =
-            self.cache
-                .get_or_render(stored.entry.id, stored.revision, width, self.frame, || {
-                    cells::render(&stored.entry, width)
-                });
-        lines.len() + 1
+        if self.folded_away(index) {
+            return 0;
+        }
+        let (entries, look) = (&self.entries, &self.look);
+        let stored = &entries[index];
+        self.cache
+            .get_or_render(stored.entry.id, stored.revision, width, self.frame, || {
+                cells::block(entries, index, width, look)
+            })
+            .height()
+    }
+
+    /// The block of entry `index` at the index width (cached).
+    fn block(&mut self, index: usize) -> &Block {
+        let width = self.index_width;
+        let (entries, look) = (&self.entries, &self.look);
+        let stored = &entries[index];
+        self.cache
+            .get_or_render(stored.entry.id, stored.revision, width, self.frame, || {
+                cells::block(entries, index, width, look)
+            })
+    }
+
+    /// A call inside a closed fold (it draws nothing).
+    fn folded_away(&self, index: usize) -> bool {
+        matches!(self.entries[index].fold, Fold::Member { head, .. }
+            if !self.look.is_open(cells::CardKey::Fold(head)))
+    }
+
+    /// Entry `index` looks different: a new revision, and its height measured again.
+    fn touch(&mut self, index: usize) {
+        let revision = self.bump();
+        let stored = &mut self.entries[index];
+        stored.revision = revision;
+        if cards::animated(&stored.entry, &self.look) {
+            self.animated.insert(stored.entry.id);
+        } else {
+            self.animated.remove(&stored.entry.id);
+        }
+        if self.index_width > 0 {
+            let height = self.measure(index);
+            self.index.set(index, height);
+        }
+    }
+
+    fn refresh_animated(&mut self) {
+        self.animated = self
+            .entries
+            .iter()
+            .filter(|s| cards::animated(&s.entry, &self.look))
+            .map(|s| s.entry.id)
+            .collect();
+    }
+
+    /// Recomputes the folds around entry `index` (the stretch of calls it is in or between)
+    /// after it changed or arrived; entries whose part changed, and the heads of folds that
+    /// may show it, are touched (`index` itself is the caller's).
+    fn refold_around(&mut self, index: usize) {
+        let foldable = |i: usize| fold::foldable(&self.entries[i].entry);
+        let mut lo = index;
+        while lo > 0 && foldable(lo - 1) {
+            lo -= 1;
+        }
+        let mut hi = index + 1;
+        while hi < self.entries.len() && foldable(hi) {
+            hi += 1;
+        }
+        let inside = foldable(index);
+        let roles = fold::roles(self.entries[lo..hi].iter().map(|s| &s.entry));
+        let mut touched = Vec::new();
+        for (k, role) in roles.into_iter().enumerate() {
+            let i = lo + k;
+            let stored = &mut self.entries[i];
+            let changed = stored.fold != role;
+            stored.fold = role;
+            if i != index && (changed || (inside && matches!(role, Fold::Head { .. }))) {
+                touched.push(i);
+            }
+        }
+        // Every part is settled before any is drawn: a head draws its members.
+        for i in touched {
+            self.touch(i);
+        }
+        self.settle_selection();
     }
 
     fn set_width(&mut self, width: u16) {
@@ -411,15 +576,13 @@ impl LogView {
         if width == 0 {
             return;
         }
-        let heights = self
-            .entries
-            .iter()
-            .map(|s| {
-                let lines = match self.cache.peek(s.entry.id, s.revision, width) {
-                    Some(lines) => lines.len(),
-                    None => cells::height(&s.entry, width),
-                };
-                lines + 1
+        let heights = (0..self.entries.len())
+            .map(|index| {
+                let s = &self.entries[index];
+                match self.cache.peek(s.entry.id, s.revision, width) {
+                    Some(block) => block.height(),
+                    None => cells::height(&self.entries, index, width, &self.look),
+                }
             })
             .collect();
         self.index = HeightIndex::from_heights(heights);
@@ -427,7 +590,7 @@ impl LogView {
 
     /// All rows at the index width.
     fn total(&self) -> usize {
-        trailing(self.index.total(), self.stream.rows(), self.entries.len())
+        trailing(self.index.total(), self.tail_rows(), self.entries.len())
     }
 
     fn page(&self) -> usize {
@@ -464,7 +627,7 @@ impl LogView {
                 Err(index) => self.index.prefix(index),
             },
             Anchor::Stream { row } => {
-                self.index.total() + row.min(self.stream.rows().saturating_sub(1))
+                self.index.total() + row.min(self.tail_rows().saturating_sub(1))
             }
         }
     }
@@ -481,13 +644,22 @@ impl LogView {
     }
 }
 
-/// All rows: the entries' blocks and the streaming text; without a stream the last entry's gap
-/// row is not shown.
-fn trailing(entry_rows: usize, stream_rows: usize, entries: usize) -> usize {
-    if stream_rows == 0 && entries > 0 {
-        entry_rows - 1
+/// All rows: the entries' blocks and the rows after them (streaming text, retry row); without
+/// rows after them the last entry's gap row is not shown.
+fn trailing(entry_rows: usize, tail_rows: usize, entries: usize) -> usize {
+    if tail_rows == 0 && entries > 0 {
+        entry_rows.saturating_sub(1)
     } else {
-        entry_rows + stream_rows
+        entry_rows + tail_rows
+    }
+}
+
+/// Remembers which entry is the `Agent`/`Task` call of a subagent.
+fn note_agent_call(calls: &mut HashMap<String, u64>, entry: &LogEntry) {
+    if let EntryKind::Tool(tool) = &entry.kind
+        && cards::is_agent(&tool.name)
+    {
+        calls.insert(tool.tool_use_id.clone(), entry.id);
     }
 }
 
@@ -507,9 +679,126 @@ fn row16(row: usize) -> u16 {
 #[cfg(test)]
 mod tests {
     use codiva_core::agent_event::NoteLevel;
-    use codiva_core::session_log::EntryKind;
+    use codiva_core::session_log::{EntryKind, ToolEntry, ToolStatus};
+    use codiva_core::session_state::SubagentView;
 
     use super::*;
+
+    /// The height index says what drawing every entry afresh gives.
+    fn assert_index_matches_blocks(view: &LogView) {
+        for index in 0..view.entries.len() {
+            let fresh = if view.folded_away(index) {
+                0
+            } else {
+                cells::block(&view.entries, index, view.index_width, &view.look).height()
+            };
+            assert_eq!(view.index.height(index), fresh, "entry {index}");
+            let cheap = cells::height(&view.entries, index, view.index_width, &view.look);
+            assert_eq!(cheap, fresh, "entry {index}");
+        }
+    }
+
+    fn call(id: u64, name: &str, status: ToolStatus, result: &str) -> LogEntry {
+        LogEntry {
+            id,
+            at_ms: 0,
+            kind: EntryKind::Tool(ToolEntry {
+                tool_use_id: format!("t{id}"),
+                name: name.into(),
+                summary: format!("call {id}"),
+                input: serde_json::json!({"command": format!("echo {id}")}),
+                status,
+                result: Some(result.into()),
+                duration_ms: Some(id),
+            }),
+        }
+    }
+
+    /// Calls arriving, finishing, folding; cards opening, closing, getting the cursor; a
+    /// subagent's log growing inside its open card: after each step the index agrees with the
+    /// blocks.
+    #[test]
+    fn heights_follow_every_change() {
+        let mut view = LogView::new();
+        let area = Rect::new(0, 0, 60, 20);
+        let mut buf = Buffer::empty(area);
+        view.render(area, &mut buf);
+        let long: String = (0..40).map(|i| format!("line {i}\n")).collect();
+        let mut id = 0;
+        for round in 0..6u64 {
+            for k in 0..4 {
+                let status = if k == 3 {
+                    ToolStatus::Running
+                } else {
+                    ToolStatus::Succeeded
+                };
+                view.apply(call(id, "Bash", status, &long), false);
+                id += 1;
+                assert_index_matches_blocks(&view);
+            }
+            // The running call finishes: the four fold.
+            view.apply(call(id - 1, "Bash", ToolStatus::Failed, "boom"), true);
+            assert_index_matches_blocks(&view);
+            view.render(area, &mut buf);
+            let fold_area_rows = view.select_previous_card();
+            assert!(fold_area_rows);
+            for _ in 0..3 {
+                view.toggle_selected();
+                view.render(area, &mut buf);
+                assert_index_matches_blocks(&view);
+            }
+            view.select_next_card();
+            view.toggle_selected();
+            assert_index_matches_blocks(&view);
+            // A subagent.
+            let agent = id;
+            view.apply(call(agent, "Agent", ToolStatus::Running, ""), false);
+            id += 1;
+            view.set_subagent(SubagentView {
+                tool_use_id: format!("t{agent}"),
+                task_id: None,
+                description: Some(format!("round {round}")),
+                subagent_type: Some("Explore".into()),
+                background: false,
+                status: "running".into(),
+                last_tool: None,
+                tokens: 0,
+                tool_uses: 0,
+                elapsed_ms: 0,
+                summary: None,
+            });
+            view.render(area, &mut buf);
+            view.select_next_card();
+            view.toggle_selected();
+            for n in 0..5 {
+                view.apply_subagent_entry(
+                    &format!("t{agent}"),
+                    call(n, "Read", ToolStatus::Succeeded, "text"),
+                    false,
+                );
+                assert_index_matches_blocks(&view);
+            }
+            view.set_tick(round);
+            view.apply(
+                LogEntry {
+                    id,
+                    at_ms: 0,
+                    kind: EntryKind::Assistant {
+                        text: "Done.".into(),
+                    },
+                },
+                false,
+            );
+            id += 1;
+            view.render(area, &mut buf);
+            assert_index_matches_blocks(&view);
+        }
+        // Another width: measured again, still in agreement.
+        let wide = Rect::new(0, 0, 100, 20);
+        let mut buf = Buffer::empty(wide);
+        view.render(wide, &mut buf);
+        assert_index_matches_blocks(&view);
+    }
 
     /// Scrolling through a long log keeps the line cache within its budget (the cache does not
     /// grow with every frame).

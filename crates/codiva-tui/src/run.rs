@@ -23,6 +23,8 @@ use crate::terminal;
 
 /// At most ~60 frames a second.
 pub const FRAME_INTERVAL: Duration = Duration::from_millis(16);
+/// Spinner frames, only while something on screen spins.
+pub const ANIMATION_INTERVAL: Duration = Duration::from_millis(100);
 
 pub struct TuiOptions {
     pub info: AppInfo,
@@ -32,11 +34,17 @@ pub struct TuiOptions {
     pub config_summary: String,
     /// `.codiva/prompt.md` of the repository.
     pub prompt_path: PathBuf,
+    /// Take mouse events (config `mouse`, default on).
+    pub mouse: bool,
+    /// Notifications (config `notifications`; the channel detected from the terminal).
+    pub notifier: crate::notify::Notifier,
+    /// Session status counts for the crash log (`crate::crash`); the loop keeps them current.
+    pub status_counts: crate::crash::StatusCounts,
 }
 
 /// Runs the UI until the user quits. The terminal is restored on every path out.
 pub async fn run(manager: Manager, options: TuiOptions) -> io::Result<()> {
-    let modes = terminal::enter()?;
+    let modes = terminal::enter(options.mouse)?;
     terminal::restore_on_panic(modes);
     let result = run_in_terminal(manager, options, modes.alternate_screen).await;
     terminal::leave(modes);
@@ -61,35 +69,62 @@ async fn run_in_terminal(
         app.composer_mut().set_history(history);
     }
     let mut events = manager.subscribe();
+    let mut alerts = Alerts {
+        notifier: options.notifier.clone(),
+        watch: crate::notify::StatusWatch::default(),
+        counts: options.status_counts.clone(),
+    };
     for session in manager.list().await.unwrap_or_default() {
-        app.handle(UiEvent::Manager(Box::new(ManagerEvent::Session {
-            session,
-        })));
+        let event = ManagerEvent::Session { session };
+        alerts.observe(&event, &app);
+        app.handle(UiEvent::Manager(Box::new(event)));
     }
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<Done>();
     let mut input = EventStream::new();
     let mut signals = Signals::new();
     let mut tick = tokio::time::interval(Duration::from_secs(1));
+    let mut animation = tokio::time::interval(ANIMATION_INTERVAL);
+    animation.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut dirty = true;
     let mut next_frame = Instant::now();
     loop {
         if dirty && Instant::now() >= next_frame {
             terminal.draw(|frame| app.render(frame))?;
+            if let Some(text) = app.take_clipboard() {
+                use std::io::Write as _;
+                let in_tmux = std::env::var_os("TMUX").is_some();
+                let mut out = io::stdout();
+                out.write_all(crate::app::osc52(&text, in_tmux).as_bytes())?;
+                out.flush()?;
+            }
             dirty = false;
             next_frame = Instant::now() + FRAME_INTERVAL;
         }
         let frame_due = next_frame;
         let event = tokio::select! {
             event = input.next() => match event {
+                Some(Ok(Event::FocusGained)) => {
+                    alerts.notifier.on_focus(true);
+                    None
+                }
+                Some(Ok(Event::FocusLost)) => {
+                    alerts.notifier.on_focus(false);
+                    None
+                }
                 Some(Ok(event)) => ui_event(event),
                 Some(Err(_)) | None => break,
             },
             event = events.recv() => match event {
-                Ok(event) => Some(UiEvent::Manager(Box::new(event))),
+                Ok(event) => {
+                    alerts.observe(&event, &app);
+                    Some(UiEvent::Manager(Box::new(event)))
+                }
                 Err(broadcast::error::RecvError::Lagged(_)) => {
                     // Too slow to keep up: take the list again.
                     for session in manager.list().await.unwrap_or_default() {
-                        app.handle(UiEvent::Manager(Box::new(ManagerEvent::Session { session })));
+                        let event = ManagerEvent::Session { session };
+                        alerts.observe(&event, &app);
+                        app.handle(UiEvent::Manager(Box::new(event)));
                     }
                     dirty = true;
                     None
@@ -98,6 +133,7 @@ async fn run_in_terminal(
             },
             Some(done) = done_rx.recv() => Some(UiEvent::Done(done)),
             _ = tick.tick() => Some(UiEvent::Tick),
+            _ = animation.tick(), if app.is_animating() => Some(UiEvent::Animate),
             _ = tokio::time::sleep_until(frame_due), if dirty => None,
             _ = signals.recv() => break,
         };
@@ -107,6 +143,7 @@ async fn run_in_terminal(
             run_effects(&manager, &options, &app, effects, &done_tx);
             // Coalesce: everything already waiting is handled before the next frame.
             while let Ok(event) = events.try_recv() {
+                alerts.observe(&event, &app);
                 let effects = app.handle(UiEvent::Manager(Box::new(event)));
                 run_effects(&manager, &options, &app, effects, &done_tx);
             }
@@ -117,6 +154,37 @@ async fn run_in_terminal(
     }
     let _ = app.composer_mut().history().save(&options.history_path);
     Ok(())
+}
+
+/// Notifications when a session starts waiting, completes, fails or is interrupted (only while
+/// the terminal is not focused, when it tells), and the status counts a crash report shows.
+struct Alerts {
+    notifier: crate::notify::Notifier,
+    watch: crate::notify::StatusWatch,
+    counts: crate::crash::StatusCounts,
+}
+
+impl Alerts {
+    fn observe(&mut self, event: &ManagerEvent, app: &App) {
+        match event {
+            ManagerEvent::Session { session } => {
+                if let Some(reason) = self.watch.observe(&session.id, session.status) {
+                    // In auto mode codiva answers permissions itself: nothing to tell.
+                    let answered_by_codiva = app.run_mode == crate::app::RunMode::Auto
+                        && session.status == codiva_core::session_state::Status::AwaitingPermission;
+                    if !answered_by_codiva {
+                        crate::notify::deliver(self.notifier.notification(&session.title, reason));
+                    }
+                }
+                self.counts.set(self.watch.counts());
+            }
+            ManagerEvent::Removed { id } => {
+                self.watch.forget(id);
+                self.counts.set(self.watch.counts());
+            }
+            _ => {}
+        }
+    }
 }
 
 fn ui_event(event: Event) -> Option<UiEvent> {
@@ -251,7 +319,23 @@ async fn call(manager: &Manager, effect: Effect, default_model: Option<String>) 
                     Err(err) => return error(err),
                 }
             }
-            Some(Done::Read { id, entries })
+            // Each subagent's own log, for its card.
+            let mut subagents = Vec::new();
+            if let Ok(snapshot) = manager.snapshot(&id).await {
+                for view in snapshot.subagents {
+                    let scope = Scope::Subagent(view.tool_use_id.clone());
+                    let entries = match manager.read(&id, scope, None, 1000).await {
+                        Ok(page) => page.entries,
+                        Err(_) => Vec::new(),
+                    };
+                    subagents.push((view, entries));
+                }
+            }
+            Some(Done::Read {
+                id,
+                entries,
+                subagents,
+            })
         }
         Effect::Diff { id } => match manager.diff(&id).await {
             Ok(diff) => {

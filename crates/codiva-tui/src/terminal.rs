@@ -6,7 +6,8 @@ use std::io::{self, Write};
 
 use crossterm::event::{
     DisableBracketedPaste, DisableFocusChange, DisableMouseCapture, EnableBracketedPaste,
-    KeyboardEnhancementFlags, PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+    EnableMouseCapture, KeyboardEnhancementFlags, PopKeyboardEnhancementFlags,
+    PushKeyboardEnhancementFlags,
 };
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
@@ -38,8 +39,9 @@ pub const RESET_SEQUENCE: &str = concat!(
     "\x1b[?25h",   // cursor visible
 );
 
-/// Takes the terminal for the UI.
-pub fn enter() -> io::Result<TerminalModes> {
+/// Takes the terminal for the UI. With `mouse`, clicks, the wheel and drags come to codiva
+/// (Shift+drag still selects natively in most terminals); without, the terminal keeps them.
+pub fn enter(mouse: bool) -> io::Result<TerminalModes> {
     let mut out = io::stdout();
     // A crashed run may have left mouse reporting on: switch it off before anything else.
     execute!(out, DisableMouseCapture)?;
@@ -51,7 +53,15 @@ pub fn enter() -> io::Result<TerminalModes> {
     if alternate_screen {
         execute!(out, EnterAlternateScreen)?;
     }
-    execute!(out, EnableBracketedPaste)?;
+    // Focus events (`FocusGained`/`FocusLost`) tell notifications whether the user is looking.
+    execute!(
+        out,
+        EnableBracketedPaste,
+        crossterm::event::EnableFocusChange
+    )?;
+    if mouse {
+        execute!(out, EnableMouseCapture)?;
+    }
     let keyboard_enhancement = supports_keyboard_enhancement().unwrap_or(false);
     if keyboard_enhancement {
         execute!(

@@ -77,6 +77,21 @@ pub fn border() -> Style {
     Style::default().fg(Color::DarkGray)
 }
 
+/// The card under the log's card cursor (its header row).
+pub fn card_selected() -> Style {
+    Style::default().add_modifier(Modifier::REVERSED)
+}
+
+/// An opened thinking block's text.
+pub fn thinking() -> Style {
+    Style::default().add_modifier(Modifier::DIM | Modifier::ITALIC)
+}
+
+/// A divider across the log (where the conversation was compacted).
+pub fn divider() -> Style {
+    Style::default().fg(Color::DarkGray)
+}
+
 /// Glyphs.
 pub mod glyph {
     pub const TOOL: &str = "⏺";
@@ -93,20 +108,35 @@ pub mod glyph {
     pub const RADIO_OFF: &str = "( )";
     pub const THINKING: &str = "✻";
     pub const SUBAGENT: &str = "↳";
+    /// Before the first row of a tool's result.
+    pub const RESULT: &str = "⎿";
+    /// Replaces a card's glyph on the row of the card cursor.
+    pub const CARD_SELECTED: &str = "▸";
+    /// Horizontal rule of a divider.
+    pub const RULE: &str = "─";
+    /// A running call, one frame per animation tick.
+    pub const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 }
 
 /// A status badge: its label and style.
 pub fn status_badge(status: Status) -> (&'static str, Style) {
+    use crate::i18n::{Key, t};
     match status {
-        Status::Starting => ("Starting", dim()),
-        Status::Running => ("Running", accent()),
-        Status::AwaitingPermission => ("Permission", warning().add_modifier(Modifier::BOLD)),
-        Status::AwaitingAnswer => ("Question", warning().add_modifier(Modifier::BOLD)),
-        Status::Completed => ("Completed", success()),
-        Status::Interrupted => ("Interrupted", warning()),
-        Status::RateLimited => ("Rate limited", warning()),
-        Status::NeedsLogin => ("Login needed", error()),
-        Status::Failed => ("Failed", error()),
+        Status::Starting => (t(Key::BadgeStarting), dim()),
+        Status::Running => (t(Key::BadgeRunning), accent()),
+        Status::AwaitingPermission => (
+            t(Key::BadgePermission),
+            warning().add_modifier(Modifier::BOLD),
+        ),
+        Status::AwaitingAnswer => (
+            t(Key::BadgeQuestion),
+            warning().add_modifier(Modifier::BOLD),
+        ),
+        Status::Completed => (t(Key::BadgeCompleted), success()),
+        Status::Interrupted => (t(Key::BadgeInterrupted), warning()),
+        Status::RateLimited => (t(Key::BadgeRateLimited), warning()),
+        Status::NeedsLogin => (t(Key::BadgeLoginNeeded), error()),
+        Status::Failed => (t(Key::BadgeFailed), error()),
     }
 }
 

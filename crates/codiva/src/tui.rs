@@ -1,9 +1,15 @@
 //! `codiva` with no arguments: the terminal UI over this repository's session manager.
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use codiva_tui::app::AppInfo;
+use codiva_tui::crash::CrashInfo;
+use codiva_tui::notify::Notifier;
 use codiva_tui::run::TuiOptions;
+
+/// How long a crash waits for the session state to be written.
+const CRASH_SAVE_TIMEOUT: Duration = Duration::from_secs(2);
 
 pub async fn run() -> ExitCode {
     let cwd = match std::env::current_dir() {
@@ -21,6 +27,13 @@ pub async fn run() -> ExitCode {
         }
     };
     let manager = started.manager;
+    let codiva_lang = std::env::var("CODIVA_LANG").ok();
+    let locale = codiva_tui::i18n::locale_from_env();
+    codiva_tui::i18n::init(codiva_tui::i18n::choose(
+        codiva_lang.as_deref(),
+        started.config.language.as_deref(),
+        locale.as_deref(),
+    ));
     let root = manager.root().to_path_buf();
     let home = codiva_core::paths::home_dir();
     let shown_cwd = match root.strip_prefix(&home) {
@@ -29,13 +42,31 @@ pub async fn run() -> ExitCode {
     };
     let config = &started.config;
     let config_summary = format!(
-        "config {}: model {}, permission mode {}, ignored files {:?}, fetch base {}, max restarts {}",
+        "config {}: model {}, permission mode {}, ignored files {:?}, fetch base {}, max restarts {}, notifications {}, mouse {}",
         started.config_path.display(),
         config.model.as_deref().unwrap_or("default"),
         config.permission_mode.as_deref().unwrap_or("default"),
         config.ignored_files,
         config.fetch_base,
         config.max_restarts,
+        config.notifications,
+        config.mouse,
+    );
+    // A panic writes a crash log and saves the sessions first. The save runs on the manager's
+    // task (a tokio worker; the UI runs on this thread) and the hook waits at most
+    // CRASH_SAVE_TIMEOUT on a std channel, so a manager that cannot answer (it is the one that
+    // panicked, or the runtime is gone) only costs the timeout.
+    let status_counts = codiva_tui::crash::status_counts_handle();
+    let saver = manager.clone();
+    codiva_tui::crash::install(
+        codiva_core::paths::state_dir(),
+        CrashInfo {
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            status_counts: status_counts.clone(),
+            flush: Some(Box::new(move || {
+                let _ = saver.save_now_blocking(CRASH_SAVE_TIMEOUT);
+            })),
+        },
     );
     let options = TuiOptions {
         info: AppInfo {
@@ -49,6 +80,9 @@ pub async fn run() -> ExitCode {
         history_path: codiva_tui::composer::History::path_for(&root),
         config_summary,
         prompt_path: root.join(".codiva").join("prompt.md"),
+        mouse: config.mouse,
+        notifier: Notifier::from_env(config.notifications),
+        status_counts,
     };
     let result = codiva_tui::run::run(manager.clone(), options).await;
     manager.shutdown().await;

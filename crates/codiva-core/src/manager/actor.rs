@@ -557,6 +557,10 @@ impl Actor {
                 let result = self.sync(&id).await;
                 let _ = reply.send(result);
             }
+            Call::SaveNow(done) => {
+                self.save().await;
+                let _ = done.send(());
+            }
             Call::Shutdown(_) => {}
         }
     }

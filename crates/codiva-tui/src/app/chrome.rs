@@ -8,6 +8,7 @@ use ratatui::text::{Line, Span};
 
 use super::pane::Dialog;
 use super::{App, Focus, RunMode, View, list_view};
+use crate::i18n::{Key, t, tf};
 use crate::theme;
 use crate::width::{fit, truncate, wrap_text};
 
@@ -38,7 +39,7 @@ pub fn render(app: &mut App, frame: &mut Frame) {
                 ));
             }
         }
-        lines.push(Line::styled("  y: yes · n: no", theme::bold()));
+        lines.push(Line::styled(format!("  {}", t(Key::YesNo)), theme::bold()));
         lines
     });
     let composer_height = if confirm_lines.is_some() {
@@ -75,6 +76,10 @@ pub fn render(app: &mut App, frame: &mut Frame) {
         + 1;
     let body_height = area.height.saturating_sub(fixed);
     let mut y = area.y;
+    app.layout = super::mouse::Layout {
+        header: Rect::new(area.x, area.y, width, header_height),
+        ..super::mouse::Layout::default()
+    };
     for line in &header {
         put(buf, area.x, y, width, line);
         y += 1;
@@ -99,11 +104,13 @@ pub fn render(app: &mut App, frame: &mut Frame) {
                 None => 0,
             };
             let list_area = Rect::new(body.x, body.y, body.width, body.height - dialog_height);
-            list_view::render(&app.sessions, selected, focused, list_area, buf);
+            let first = list_view::render(&app.sessions, selected, focused, list_area, buf);
+            app.layout.list = Some(first);
             if let Some(id) = waiting
                 && dialog_height > 0
             {
                 let area = Rect::new(body.x, list_area.bottom(), body.width, dialog_height);
+                app.layout.dialog = Some(area);
                 render_dialog(app, &id, area, buf);
             }
         }
@@ -150,6 +157,7 @@ pub fn render(app: &mut App, frame: &mut Frame) {
     y += 1;
     if composer_height > 0 {
         let composer_area = Rect::new(area.x, y, width, composer_height);
+        app.layout.composer = Some(composer_area);
         let cursor = app.composer.render(composer_area, buf);
         if app.focus == Focus::Composer
             && let Some((x, cy)) = cursor
@@ -185,26 +193,28 @@ fn header_lines(app: &App, width: u16) -> Vec<Line<'static>> {
         Span::styled(format!("codiva {}", app.info.version), theme::bold()),
         Span::styled(
             format!(
-                "  {} session{}",
-                app.sessions.len(),
-                if app.sessions.len() == 1 { "" } else { "s" }
+                "  {}",
+                tf(Key::Sessions, &[&app.sessions.len().to_string()])
             ),
             theme::text(),
         ),
     ];
     if waiting > 0 {
         first.push(Span::styled(
-            format!("  {} {waiting} waiting", theme::glyph::ATTENTION),
+            format!("  {}", tf(Key::Waiting, &[&waiting.to_string()])),
             theme::warning(),
         ));
     }
     if cost > 0.0 {
         first.push(Span::styled(format!("  ${cost:.2}"), theme::dim()));
     }
-    let model = app.info.model.as_deref().unwrap_or("default model");
+    let model = app.info.model.as_deref().unwrap_or(t(Key::DefaultModel));
     let second = format!(
-        "{} · {} · base {} · {}",
-        app.info.agent, model, app.info.base, app.info.cwd
+        "{} · {} · {} · {}",
+        app.info.agent,
+        model,
+        tf(Key::Base, &[&app.info.base]),
+        app.info.cwd
     );
     vec![
         Line::from(first),
@@ -248,7 +258,7 @@ fn status_bar(app: &mut App, id: &str, width: u16) -> Line<'static> {
             + usage.tokens.cache_read
             + usage.tokens.cache_creation;
         spans.push(Span::styled(
-            format!(" · {} tokens", tokens(total)),
+            format!(" · {}", tf(Key::Tokens, &[&tokens(total)])),
             theme::dim(),
         ));
         let subscription = pane
@@ -262,7 +272,10 @@ fn status_bar(app: &mut App, id: &str, width: u16) -> Line<'static> {
     }
     let separator = if spans.is_empty() { " " } else { " · " };
     spans.push(Span::styled(
-        format!("{separator}{}", model.as_deref().unwrap_or("default model")),
+        format!(
+            "{separator}{}",
+            model.as_deref().unwrap_or(t(Key::DefaultModel))
+        ),
         theme::dim(),
     ));
     if let Some(mode) = &pane.permission_mode {
@@ -285,25 +298,21 @@ fn tokens(count: u64) -> String {
 }
 
 fn footer_line(app: &App, width: u16) -> Line<'static> {
-    let hints = match (&app.view, app.focus) {
-        (_, _) if app.confirm.is_some() => "y: yes · n: no",
-        (View::List, Focus::List) => {
-            "↑↓ select · Enter open · m merge · d discard · x remove · r resume · Tab focus"
-        }
-        (View::List, Focus::Dialog) => "answer the selected session · Tab: focus · Esc: composer",
-        (View::List, _) => "Enter: start · / commands · Tab: focus · Shift+Tab: mode",
-        (View::Detail(_), Focus::Dialog) => "answer · Tab: read the log · Esc: back",
-        (View::Detail(_), Focus::Log) => "↑↓ PgUp PgDn scroll · m d x r · Tab/Esc: back",
-        (View::Detail(_), _) => {
-            "Enter: send · Ctrl+C: interrupt · Ctrl+R: resume · Tab: log · Esc: back"
-        }
-    };
-    let mode = match app.run_mode {
-        RunMode::Confirm => "confirm",
-        RunMode::Auto => "auto",
-    };
-    let mode_text = format!(" mode: {mode} (Shift+Tab)");
-    let room = usize::from(width).saturating_sub(mode_text.chars().count() + 1);
+    let hints = t(match (&app.view, app.focus) {
+        (_, _) if app.confirm.is_some() => Key::YesNo,
+        (View::List, Focus::List) => Key::HintListFocus,
+        (View::List, Focus::Dialog) => Key::HintListDialog,
+        (View::List, _) => Key::HintList,
+        (View::Detail(_), Focus::Dialog) => Key::HintDetailDialog,
+        (View::Detail(_), Focus::Log) => Key::HintDetailLog,
+        (View::Detail(_), _) => Key::HintDetail,
+    });
+    let mode = t(match app.run_mode {
+        RunMode::Confirm => Key::ModeConfirm,
+        RunMode::Auto => Key::ModeAuto,
+    });
+    let mode_text = tf(Key::ModeLabel, &[mode]);
+    let room = usize::from(width).saturating_sub(crate::width::str_width(&mode_text) + 1);
     Line::from(vec![
         Span::styled(fit(&format!(" {hints}"), room), theme::dim()),
         Span::styled(
@@ -334,7 +343,7 @@ fn detail(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
             }
             if let SessionPhase::Conflict { files } = &session.phase {
                 spans.push(Span::styled(
-                    format!(" · conflicts: {}", files.join(", ")),
+                    tf(Key::Conflicts, &[&files.join(", ")]),
                     theme::error(),
                 ));
             }
@@ -366,13 +375,15 @@ fn detail(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
     let _ = pane;
     let dialog_height = dialog_height(app, id, rest.width, rest.height.saturating_sub(LOG_RESERVE));
     let log_area = Rect::new(rest.x, rest.y, rest.width, rest.height - dialog_height);
+    app.layout.log = Some(log_area);
     app.pane(id).log.render(log_area, buf);
     if dialog_height > 0 {
         let dialog_area = Rect::new(rest.x, rest.y + log_area.height, rest.width, dialog_height);
+        app.layout.dialog = Some(dialog_area);
         render_dialog(app, id, dialog_area, buf);
         if focus != Focus::Dialog {
             // The dialog waits; its first row says how to get back to it.
-            let hint = Line::styled(" (Tab: answer) ", theme::warning());
+            let hint = Line::styled(t(Key::TabToAnswer), theme::warning());
             let x = dialog_area.right().saturating_sub(16);
             buf.set_line(x, dialog_area.y, &hint, 16);
         }

@@ -8,6 +8,7 @@ use super::palette::{Command, Item};
 use super::pane::Dialog;
 use super::{App, Confirm, Effect, Focus, RunMode, View};
 use crate::composer::ComposerAction;
+use crate::i18n::{Key, t, tf};
 use crate::permission_dialog::DialogAction;
 
 impl App {
@@ -54,7 +55,7 @@ impl App {
                 .find(|s| s.id == id)
                 .is_some_and(|s| !s.status.is_settled() && s.phase == SessionPhase::Active);
             if running {
-                self.set_notice("interrupting…", false);
+                self.set_notice(t(Key::Interrupting), false);
                 return vec![Effect::Interrupt { id }];
             }
         }
@@ -62,10 +63,7 @@ impl App {
             self.composer.clear();
             self.palette.close();
         } else {
-            self.set_notice(
-                "Ctrl+C interrupts a running session in its detail view; /exit quits codiva",
-                false,
-            );
+            self.set_notice(t(Key::CtrlCHelp), false);
         }
         Vec::new()
     }
@@ -82,10 +80,10 @@ impl App {
                 )
         });
         if resumable {
-            self.set_notice(format!("resuming {id}…"), false);
+            self.set_notice(tf(Key::Resuming, &[&id]), false);
             vec![Effect::Resume { id }]
         } else {
-            self.set_notice("nothing to resume here", false);
+            self.set_notice(t(Key::NothingToResume), false);
             Vec::new()
         }
     }
@@ -186,10 +184,7 @@ impl App {
             DialogAction::WantText { .. } => {
                 self.text_for_dialog = Some(id.to_owned());
                 self.focus = Focus::Composer;
-                self.set_notice(
-                    "type the text and press Enter (Esc: back to the dialog)",
-                    false,
-                );
+                self.set_notice(t(Key::TypeTextForDialog), false);
                 Vec::new()
             }
         }
@@ -243,6 +238,19 @@ impl App {
         match key.code {
             KeyCode::Up | KeyCode::Char('k') => self.pane(&id).log.scroll_up(1),
             KeyCode::Down | KeyCode::Char('j') => self.pane(&id).log.scroll_down(1),
+            // Tool and subagent cards: move between them, open and close.
+            KeyCode::Char('n') => {
+                self.pane(&id).log.select_next_card();
+            }
+            KeyCode::Char('p') => {
+                self.pane(&id).log.select_previous_card();
+            }
+            KeyCode::Enter => {
+                self.pane(&id).log.toggle_selected();
+            }
+            KeyCode::Esc if self.pane(&id).log.has_selected_card() => {
+                self.pane(&id).log.clear_selection();
+            }
             KeyCode::PageUp => self.pane(&id).log.page_up(),
             KeyCode::PageDown => self.pane(&id).log.page_down(),
             KeyCode::Home | KeyCode::Char('g') => self.pane(&id).log.to_top(),
@@ -258,6 +266,11 @@ impl App {
                     Focus::Composer
                 };
             }
+            // Typing goes to the composer (a command starts with `/`).
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                self.focus = Focus::Composer;
+                return self.composer_key(KeyEvent::new(KeyCode::Char(c), key.modifiers));
+            }
             _ => {}
         }
         Vec::new()
@@ -272,11 +285,8 @@ impl App {
         };
         self.confirm = Some(Confirm {
             text: vec![
-                format!("Merge {} into {}?", session.branch, session.base),
-                format!(
-                    "git merge --no-ff {} in the main checkout; then the worktree is removed.",
-                    session.branch
-                ),
+                tf(Key::MergeTitle, &[&session.branch, &session.base]),
+                tf(Key::MergeDetail, &[&session.branch]),
             ],
             on_yes: vec![Effect::Merge { id: session.id }],
         });
@@ -361,7 +371,7 @@ impl App {
             KeyCode::Esc if self.editing_prompt => {
                 self.editing_prompt = false;
                 self.composer.clear();
-                self.set_notice("prompt.md unchanged", false);
+                self.set_notice(t(Key::PromptUnchanged), false);
             }
             KeyCode::Esc if self.text_for_dialog.is_some() => {
                 self.text_for_dialog = None;
@@ -445,11 +455,11 @@ impl App {
             }];
         }
         let Some(command) = command else {
-            self.set_notice(format!("unknown command /{name} (/help lists them)"), true);
+            self.set_notice(tf(Key::UnknownCommand, &[name]), true);
             return Vec::new();
         };
         if !command.available_in(&self.view) {
-            self.set_notice(format!("/{} is not available here", command.name()), true);
+            self.set_notice(tf(Key::CommandNotHere, &[command.name()]), true);
             return Vec::new();
         }
         let id = self.current_id();
@@ -464,7 +474,7 @@ impl App {
                 }
             }
             Command::Help => {
-                self.set_notice(HELP, false);
+                self.set_notice(t(Key::Help), false);
                 Vec::new()
             }
             Command::Model => match (id, argument.is_empty()) {
@@ -474,7 +484,7 @@ impl App {
                 }
                 (_, false) => {
                     self.info.model = (argument != "default").then(|| argument.to_owned());
-                    self.set_notice(format!("new sessions use model {argument}"), false);
+                    self.set_notice(tf(Key::ModelForNew, &[argument]), false);
                     Vec::new()
                 }
                 (_, true) => {
@@ -490,8 +500,8 @@ impl App {
                                 .collect::<Vec<_>>()
                                 .join(", ")
                         })
-                        .unwrap_or_else(|| "known once an agent has connected".to_owned());
-                    self.set_notice(format!("/model <id> — models: {models}"), false);
+                        .unwrap_or_else(|| t(Key::ModelsUnknown).to_owned());
+                    self.set_notice(tf(Key::ModelHelp, &[&models]), false);
                     Vec::new()
                 }
             },
@@ -513,14 +523,11 @@ impl App {
                     .map(|s| s.id.clone())
                     .collect();
                 if finished.is_empty() {
-                    self.set_notice("no finished (merged or discarded) sessions to clear", false);
+                    self.set_notice(t(Key::NothingToClear), false);
                     return Vec::new();
                 }
                 self.confirm = Some(Confirm {
-                    text: vec![format!(
-                        "Clear {} finished session(s) from the list? Their branches stay archived.",
-                        finished.len()
-                    )],
+                    text: vec![tf(Key::ClearConfirm, &[&finished.len().to_string()])],
                     on_yes: finished
                         .into_iter()
                         .map(|id| Effect::Discard {
@@ -535,7 +542,3 @@ impl App {
         }
     }
 }
-
-const HELP: &str = "Enter: start/send · Shift+Enter: newline · Tab: switch focus · Esc: back · \
-Ctrl+C: interrupt · Ctrl+R: resume · Shift+Tab: auto/confirm · m/d/x: merge/discard/remove · \
-/model /diff /sync /remove /prompt /config /clear /exit";

@@ -7,20 +7,27 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
+use crate::i18n::{Key, t, tf};
 use crate::theme;
 use crate::width::fit;
 
 /// A row's badge: what a person needs to know at a glance.
 pub fn badge(session: &SessionInfo) -> (String, Style) {
     match &session.phase {
-        SessionPhase::Preparing => ("Preparing".into(), theme::dim()),
-        SessionPhase::Conflict { .. } => ("Conflict".into(), theme::error()),
-        SessionPhase::Merged { .. } => ("Merged".into(), theme::success()),
-        SessionPhase::Discarded => ("Discarded".into(), theme::dim()),
+        SessionPhase::Preparing => (t(Key::BadgePreparing).into(), theme::dim()),
+        SessionPhase::Conflict { .. } => (t(Key::BadgeConflict).into(), theme::error()),
+        SessionPhase::Merged { .. } => (t(Key::BadgeMerged).into(), theme::success()),
+        SessionPhase::Discarded => (t(Key::BadgeDiscarded).into(), theme::dim()),
         SessionPhase::Active => {
             if session.status == Status::Running && session.todos.total > 0 {
                 return (
-                    format!("Step {}/{}", session.todos.done, session.todos.total),
+                    tf(
+                        Key::BadgeStep,
+                        &[
+                            &session.todos.done.to_string(),
+                            &session.todos.total.to_string(),
+                        ],
+                    ),
                     theme::accent(),
                 );
             }
@@ -77,23 +84,22 @@ fn columns(width: usize) -> Columns {
 }
 
 /// Draws the list into `area`, keeping `selected` visible. `focused`: the list has the keys.
+/// Returns where the session rows are and the index of the session on the first of them (for
+/// hit-testing).
 pub fn render(
     sessions: &[SessionInfo],
     selected: usize,
     focused: bool,
     area: Rect,
     buf: &mut Buffer,
-) {
+) -> (Rect, usize) {
     if area.height == 0 {
-        return;
+        return (area, 0);
     }
     if sessions.is_empty() {
-        let hint = Line::styled(
-            "  Type an instruction and press Enter to start your first session.",
-            theme::dim(),
-        );
+        let hint = Line::styled(format!("  {}", t(Key::EmptyHint)), theme::dim());
         buf.set_line(area.x, area.y, &hint, area.width);
-        return;
+        return (Rect::new(area.x, area.y, area.width, 0), 0);
     }
     let width = usize::from(area.width);
     let cols = columns(width);
@@ -110,9 +116,11 @@ pub fn render(
     };
     let mut y = area.y;
     let scrolled = sessions.len() > visible;
+    let shown = u16::try_from(rows.min(sessions.len() - first)).unwrap_or(0);
+    let rows_area = Rect::new(area.x, area.y + u16::from(scrolled), area.width, shown);
     if scrolled {
         let text = if first > 0 {
-            format!("  {} {first} more", theme::glyph::MORE_ABOVE)
+            format!("  {}", tf(Key::MoreAbove, &[&first.to_string()]))
         } else {
             String::new()
         };
@@ -127,12 +135,13 @@ pub fn render(
     if scrolled {
         let below = sessions.len().saturating_sub(first + rows);
         let text = if below > 0 {
-            format!("  {} {below} more", theme::glyph::MORE_BELOW)
+            format!("  {}", tf(Key::MoreBelow, &[&below.to_string()]))
         } else {
             String::new()
         };
         buf.set_line(area.x, y, &Line::styled(text, theme::dim()), area.width);
     }
+    (rows_area, first)
 }
 
 fn row(

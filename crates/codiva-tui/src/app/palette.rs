@@ -2,6 +2,7 @@
 //! can run.
 
 use super::View;
+use crate::i18n::{Key, t, tf};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
@@ -44,19 +45,19 @@ impl Command {
     }
 
     pub fn description(self, view: &View) -> &'static str {
-        match (self, view) {
-            (Command::Model, View::List) => "model for new sessions",
-            (Command::Model, View::Detail(_)) => "switch this session's model",
-            (Command::Prompt, _) => "edit .codiva/prompt.md (instructions for every session)",
-            (Command::Config, _) => "show the configuration",
-            (Command::Diff, _) => "what this session changed against its base",
-            (Command::Sync, _) => "merge the base into this session",
-            (Command::Remove, _) => "discard this session and forget it",
-            (Command::Clear, _) => "clear merged and discarded sessions from the list",
-            (Command::Help, _) => "keys and commands",
-            (Command::Exit, View::List) => "quit codiva (sessions are kept)",
-            (Command::Exit, View::Detail(_)) => "back to the list",
-        }
+        t(match (self, view) {
+            (Command::Model, View::List) => Key::CmdModelList,
+            (Command::Model, View::Detail(_)) => Key::CmdModelDetail,
+            (Command::Prompt, _) => Key::CmdPrompt,
+            (Command::Config, _) => Key::CmdConfig,
+            (Command::Diff, _) => Key::CmdDiff,
+            (Command::Sync, _) => Key::CmdSync,
+            (Command::Remove, _) => Key::CmdRemove,
+            (Command::Clear, _) => Key::CmdClear,
+            (Command::Help, _) => Key::CmdHelp,
+            (Command::Exit, View::List) => Key::CmdExitList,
+            (Command::Exit, View::Detail(_)) => Key::CmdExitDetail,
+        })
     }
 
     pub fn parse(name: &str) -> Option<Command> {
@@ -90,7 +91,7 @@ impl Item {
     pub fn description(&self, view: &View) -> String {
         match self {
             Item::Codiva(command) => command.description(view).to_owned(),
-            Item::Agent { description, .. } => format!("{description} (agent)"),
+            Item::Agent { description, .. } => tf(Key::AgentCommand, &[description]),
         }
     }
 }

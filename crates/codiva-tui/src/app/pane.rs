@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use codiva_core::agent_event::AgentInfo;
 use codiva_core::session::PermissionResponse;
 use codiva_core::session_log::LogEntry;
-use codiva_core::session_state::{Prompt, Scope, SessionEvent, UsageView};
+use codiva_core::session_state::{Prompt, Scope, SessionEvent, SubagentView, UsageView};
 
 use super::Effect;
 use crate::log_view::LogView;
@@ -55,6 +55,16 @@ impl Pane {
                 } else {
                     self.early.push((entry, update));
                 }
+            }
+            SessionEvent::Log {
+                scope: Scope::Subagent(tool_use_id),
+                entry,
+                update,
+            } => self.log.apply_subagent_entry(&tool_use_id, entry, update),
+            SessionEvent::Subagent { subagent } => self.log.set_subagent(subagent),
+            SessionEvent::Status { detail, .. } => {
+                self.log
+                    .set_retry(detail.filter(|detail| detail.starts_with("retrying")));
             }
             SessionEvent::Stream { text, reset } => {
                 if reset {
@@ -106,7 +116,12 @@ impl Pane {
     }
 
     /// The session's log arrived (`session/read`); entries seen meanwhile are applied after it.
-    pub fn load(&mut self, entries: Vec<LogEntry>) {
+    pub fn load(&mut self, entries: Vec<LogEntry>, subagents: Vec<(SubagentView, Vec<LogEntry>)>) {
+        for (view, entries) in subagents {
+            let id = view.tool_use_id.clone();
+            self.log.set_subagent(view);
+            self.log.set_subagent_entries(&id, entries);
+        }
         let last = entries.last().map(|e| e.id);
         self.log.set_entries(entries);
         for (entry, update) in std::mem::take(&mut self.early) {

@@ -1,11 +1,11 @@
-//! The rendered lines of recently drawn entries, keyed by entry id and valid for one
+//! The rendered blocks of recently drawn entries, keyed by entry id and valid for one
 //! (revision, width). Bounded by a soft budget of rows: when over it, the entries used longest
 //! ago go first, but never one drawn in the current frame (evicting what the frame is about to
 //! draw would re-render everything every frame).
 
 use std::collections::HashMap;
 
-use ratatui::text::Line;
+use super::cells::Block;
 
 /// Rows kept across frames (soft: a frame that shows more keeps what it shows).
 pub(crate) const MAX_CACHED_ROWS: usize = 8_000;
@@ -16,8 +16,8 @@ pub(crate) const MAX_CACHED_ENTRIES: usize = 2_000;
 struct Cached {
     revision: u64,
     width: u16,
-    lines: Vec<Line<'static>>,
-    /// The frame that last used these lines.
+    block: Block,
+    /// The frame that last used this block.
     used: u64,
 }
 
@@ -28,15 +28,15 @@ pub(crate) struct LineCache {
 }
 
 impl LineCache {
-    /// The cached lines of entry `id` if they are for `revision` and `width`.
-    pub(crate) fn peek(&self, id: u64, revision: u64, width: u16) -> Option<&[Line<'static>]> {
+    /// The cached block of entry `id` if it is for `revision` and `width`.
+    pub(crate) fn peek(&self, id: u64, revision: u64, width: u16) -> Option<&Block> {
         self.entries
             .get(&id)
             .filter(|c| c.revision == revision && c.width == width)
-            .map(|c| c.lines.as_slice())
+            .map(|c| &c.block)
     }
 
-    /// The lines of entry `id`, rendered by `render` when they are missing or stale; marks them
+    /// The block of entry `id`, rendered by `render` when they are missing or stale; marks them
     /// used in `frame`.
     pub(crate) fn get_or_render(
         &mut self,
@@ -44,41 +44,32 @@ impl LineCache {
         revision: u64,
         width: u16,
         frame: u64,
-        render: impl FnOnce() -> Vec<Line<'static>>,
-    ) -> &[Line<'static>] {
-        let fresh = self
-            .entries
-            .get(&id)
-            .is_some_and(|c| c.revision == revision && c.width == width);
-        if !fresh {
-            let lines = render();
-            self.rows += lines.len();
-            let old = self.entries.insert(
-                id,
-                Cached {
-                    revision,
-                    width,
-                    lines,
-                    used: frame,
-                },
-            );
-            if let Some(old) = old {
-                self.rows = self.rows.saturating_sub(old.lines.len());
-            }
+        render: impl FnOnce() -> Block,
+    ) -> &Block {
+        let cached = self.entries.entry(id).or_insert_with(|| Cached {
+            revision: 0,
+            width: 0,
+            block: Block::default(),
+            used: frame,
+        });
+        if cached.revision != revision || cached.width != width {
+            let block = render();
+            self.rows = (self.rows + block.lines.len()).saturating_sub(cached.block.lines.len());
+            *cached = Cached {
+                revision,
+                width,
+                block,
+                used: frame,
+            };
         }
-        match self.entries.get_mut(&id) {
-            Some(cached) => {
-                cached.used = cached.used.max(frame);
-                &cached.lines
-            }
-            None => &[],
-        }
+        cached.used = cached.used.max(frame);
+        &cached.block
     }
 
     /// Drops entry `id` (it changed or went away).
     pub(crate) fn remove(&mut self, id: u64) {
         if let Some(old) = self.entries.remove(&id) {
-            self.rows = self.rows.saturating_sub(old.lines.len());
+            self.rows = self.rows.saturating_sub(old.block.lines.len());
         }
     }
 

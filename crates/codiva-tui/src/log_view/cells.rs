@@ -1,48 +1,267 @@
-//! One log entry → its terminal rows at one width: one function per kind. Every function returns
-//! at least one line, and every line is one row (an empty line is an empty row, never zero
-//! rows); lines may be wider than the width only where the buffer clips them.
+//! One log entry → its terminal rows at one width (a [`Block`]): one function per kind, the
+//! cards in [`super::cards`]. Every line is one row (an empty line is an empty row, never zero
+//! rows); lines may be wider than the width only where the buffer clips them. A block is empty
+//! only for a tool call folded away into an "N tools" line.
+
+use std::collections::HashMap;
 
 use codiva_core::agent_event::NoteLevel;
-use codiva_core::session_log::{EntryKind, LogEntry, ToolEntry, ToolStatus};
+use codiva_core::session_log::{EntryKind, LogEntry, ToolStatus};
+use codiva_core::session_state::SubagentView;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
+use super::Stored;
+use super::cards;
+use super::fold::Fold;
 use crate::markdown;
 use crate::theme::{self, glyph};
 use crate::width::{str_width, truncate, wrap_text};
 
 /// Cells taken by a prefix such as `› ` in front of wrapped text.
-const INDENT: usize = 2;
+pub(crate) const INDENT: usize = 2;
 
-/// The rows of `entry` at `width` cells.
-pub(crate) fn render(entry: &LogEntry, width: u16) -> Vec<Line<'static>> {
-    let width = usize::from(width.max(1));
-    let lines = match &entry.kind {
-        EntryKind::User { text } => user(text, width),
-        EntryKind::Assistant { text } => assistant(text, width),
-        EntryKind::Thinking { text } => thinking(text, width),
-        EntryKind::Tool(tool) => vec![tool_line(tool, width)],
-        EntryKind::SubagentPrompt { text } => vec![subagent_prompt(text, width)],
-        EntryKind::Note { level, text } => note(*level, text, width),
-    };
-    if lines.is_empty() {
-        vec![Line::default()]
-    } else {
-        lines
+/// A card that opens and closes: a top-level entry, the "N tools" line of the fold that starts
+/// at an entry, or an entry of a subagent's log inside the card of its `Agent` call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum CardKey {
+    Entry(u64),
+    Fold(u64),
+    Nested { parent: u64, id: u64 },
+}
+
+impl CardKey {
+    /// The top-level entry whose block shows the card.
+    pub(crate) fn entry(self) -> u64 {
+        match self {
+            CardKey::Entry(id) | CardKey::Fold(id) => id,
+            CardKey::Nested { parent, .. } => parent,
+        }
     }
 }
 
-/// How many rows [`render`] gives, without building the lines where that is cheap.
-pub(crate) fn height(entry: &LogEntry, width: u16) -> usize {
-    let cells = usize::from(width.max(1));
-    let rows = match &entry.kind {
-        EntryKind::User { text } => wrap_text(text, cells.saturating_sub(INDENT).max(1)).len(),
-        EntryKind::Note { text, .. } => wrap_text(text, cells).len(),
-        EntryKind::Tool(_) | EntryKind::SubagentPrompt { .. } => 1,
-        EntryKind::Thinking { text } => 1 + usize::from(first_line(text).is_some()),
-        EntryKind::Assistant { text } => assistant(text, cells).len(),
+/// How far a card is open (closed cards have no entry in [`Look::open`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Openness {
+    /// Input and result, the result cut to [`cards::BODY_ROWS`] rows.
+    Open,
+    /// Everything.
+    Full,
+}
+
+/// What a click on a row of a block does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Action {
+    /// The card's header: opens or closes it.
+    Toggle,
+    /// The "… N more lines" row: shows everything.
+    ShowMore,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Hit {
+    pub(crate) row: usize,
+    pub(crate) key: CardKey,
+    pub(crate) action: Action,
+}
+
+/// An entry's rows at one width, the clickable rows among them, and whether an empty row
+/// follows (not inside an open fold, nor after a folded-away call).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Block {
+    pub(crate) lines: Vec<Line<'static>>,
+    pub(crate) hits: Vec<Hit>,
+    pub(crate) gap: bool,
+}
+
+impl Block {
+    /// Rows taken, the gap row included.
+    pub(crate) fn height(&self) -> usize {
+        self.lines.len() + usize::from(self.gap)
+    }
+
+    pub(crate) fn hit(&mut self, key: CardKey, action: Action) {
+        self.hits.push(Hit {
+            row: self.lines.len(),
+            key,
+            action,
+        });
+    }
+
+    /// Appends `lines` shifted right by `indent` cells.
+    pub(crate) fn push_indented(&mut self, indent: usize, lines: Vec<Line<'static>>) {
+        self.lines
+            .extend(lines.into_iter().map(|line| indented(indent, line)));
+    }
+}
+
+/// A subagent as the view knows it: its latest status and its own log.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Subagent {
+    pub(crate) view: Option<SubagentView>,
+    /// Sorted by id (a subagent's log has its own ids).
+    pub(crate) entries: Vec<LogEntry>,
+}
+
+/// What rendering consults besides the entry: which cards are open, the selected card, the
+/// spinner frame, the subagents.
+#[derive(Debug, Default)]
+pub(crate) struct Look {
+    pub(crate) open: HashMap<CardKey, Openness>,
+    pub(crate) selected: Option<CardKey>,
+    pub(crate) spinner: usize,
+    /// By the tool-use id of their `Agent` call.
+    pub(crate) subagents: HashMap<String, Subagent>,
+}
+
+impl Look {
+    pub(crate) fn openness(&self, key: CardKey) -> Option<Openness> {
+        self.open.get(&key).copied()
+    }
+
+    pub(crate) fn is_open(&self, key: CardKey) -> bool {
+        self.open.contains_key(&key)
+    }
+
+    pub(crate) fn is_selected(&self, key: CardKey) -> bool {
+        self.selected == Some(key)
+    }
+}
+
+/// The block of entry `index` at `width` cells.
+pub(crate) fn block(entries: &[Stored], index: usize, width: u16, look: &Look) -> Block {
+    let stored = &entries[index];
+    let id = stored.entry.id;
+    let width = usize::from(width.max(1));
+    let mut block = Block {
+        gap: true,
+        ..Block::default()
     };
-    rows.max(1)
+    match stored.fold {
+        Fold::Member { head, last } => {
+            if look.is_open(CardKey::Fold(head)) {
+                block.gap = last;
+                entry_rows(
+                    &mut block,
+                    &stored.entry,
+                    CardKey::Entry(id),
+                    INDENT,
+                    width,
+                    look,
+                );
+            } else {
+                block.gap = false;
+            }
+        }
+        Fold::Head { len } => {
+            let members = entries[index..(index + len).min(entries.len())]
+                .iter()
+                .filter_map(|s| match &s.entry.kind {
+                    EntryKind::Tool(tool) => Some(tool),
+                    _ => None,
+                });
+            cards::fold_line(&mut block, CardKey::Fold(id), members, width, look);
+            if look.is_open(CardKey::Fold(id)) {
+                block.gap = false;
+                entry_rows(
+                    &mut block,
+                    &stored.entry,
+                    CardKey::Entry(id),
+                    INDENT,
+                    width,
+                    look,
+                );
+            }
+        }
+        Fold::None => entry_rows(
+            &mut block,
+            &stored.entry,
+            CardKey::Entry(id),
+            0,
+            width,
+            look,
+        ),
+    }
+    block
+}
+
+/// The rows of one entry, `indent` cells in, as the card `key` where it is one.
+pub(crate) fn entry_rows(
+    block: &mut Block,
+    entry: &LogEntry,
+    key: CardKey,
+    indent: usize,
+    width: usize,
+    look: &Look,
+) {
+    let room = width.saturating_sub(indent).max(1);
+    let lines = match &entry.kind {
+        EntryKind::User { text } => user(text, room),
+        EntryKind::Assistant { text } => assistant(text, room),
+        EntryKind::Note { level, text } => note(*level, text, room),
+        EntryKind::SubagentPrompt { text } => vec![subagent_prompt(text, room)],
+        EntryKind::Thinking { text } => {
+            return cards::thinking(block, key, text, indent, width, look);
+        }
+        EntryKind::Tool(tool) => {
+            return if cards::is_agent(&tool.name) && !matches!(key, CardKey::Nested { .. }) {
+                cards::subagent(block, key, tool, indent, width, look)
+            } else {
+                cards::tool(block, key, tool, indent, width, look)
+            };
+        }
+    };
+    let lines = if lines.is_empty() {
+        vec![Line::default()]
+    } else {
+        lines
+    };
+    block.push_indented(indent, lines);
+}
+
+/// Rows of entry `index`'s block, without building the lines where that is cheap.
+pub(crate) fn height(entries: &[Stored], index: usize, width: u16, look: &Look) -> usize {
+    let stored = &entries[index];
+    let cells = usize::from(width.max(1));
+    let rows = match (&stored.fold, &stored.entry.kind) {
+        (Fold::Member { head, .. }, _) if !look.is_open(CardKey::Fold(*head)) => return 0,
+        (Fold::None, EntryKind::User { text }) => {
+            wrap_text(text, cells.saturating_sub(INDENT).max(1)).len()
+        }
+        (Fold::None, EntryKind::Note { text, .. }) if !is_divider(text) => {
+            wrap_text(text, cells).len()
+        }
+        (Fold::None, EntryKind::SubagentPrompt { .. }) => 1,
+        (Fold::None, EntryKind::Thinking { .. })
+            if !look.is_open(CardKey::Entry(stored.entry.id)) =>
+        {
+            1
+        }
+        (Fold::None, EntryKind::Tool(tool))
+            if !cards::is_agent(&tool.name)
+                && tool.status != ToolStatus::Failed
+                && !look.is_open(CardKey::Entry(stored.entry.id)) =>
+        {
+            1
+        }
+        _ => return block(entries, index, width, look).height(),
+    };
+    rows.max(1) + 1
+}
+
+/// `line` with `indent` spaces in front.
+pub(crate) fn indented(indent: usize, line: Line<'static>) -> Line<'static> {
+    if indent == 0 {
+        return line;
+    }
+    let mut spans = Vec::with_capacity(line.spans.len() + 1);
+    spans.push(Span::raw(" ".repeat(indent)));
+    spans.extend(line.spans);
+    Line {
+        spans,
+        style: line.style,
+        alignment: line.alignment,
+    }
 }
 
 /// The text of a source slice as it is drawn: tabs become 4 spaces (the width [`crate::width`]
@@ -52,7 +271,7 @@ pub(crate) fn display(text: &str) -> String {
     for c in text.chars() {
         match c {
             '\t' => out.push_str("    "),
-            c if c.is_control() => {}
+            c if super::ansi::is_unsafe(c) => {}
             c => out.push(c),
         }
     }
@@ -90,7 +309,7 @@ fn user(text: &str, width: usize) -> Vec<Line<'static>> {
 
 /// A completed message: Markdown, without blank rows at its ends (the gap between entries is
 /// the view's).
-fn assistant(text: &str, width: usize) -> Vec<Line<'static>> {
+pub(crate) fn assistant(text: &str, width: usize) -> Vec<Line<'static>> {
     let cells = u16::try_from(width).unwrap_or(u16::MAX);
     let mut lines = markdown::render(text, cells);
     let blank = |line: &Line<'_>| line.spans.iter().all(|s| s.content.trim().is_empty());
@@ -99,23 +318,6 @@ fn assistant(text: &str, width: usize) -> Vec<Line<'static>> {
     }
     let leading = lines.iter().take_while(|line| blank(line)).count();
     lines.drain(..leading);
-    lines
-}
-
-/// Collapsed: `✻ Thinking…` and the first line of the text.
-fn thinking(text: &str, width: usize) -> Vec<Line<'static>> {
-    let style = theme::dim();
-    let mut lines = vec![Line::from(Span::styled(
-        truncate(&format!("{} Thinking…", glyph::THINKING), width),
-        style,
-    ))];
-    if let Some(first) = first_line(text) {
-        let room = width.saturating_sub(INDENT);
-        lines.push(Line::from(vec![
-            Span::styled(" ".repeat(INDENT.min(width)), style),
-            Span::styled(truncate(&display(first), room), style),
-        ]));
-    }
     lines
 }
 
@@ -132,7 +334,15 @@ fn subagent_prompt(text: &str, width: usize) -> Line<'static> {
     ])
 }
 
+/// The note the session writes when the conversation was compacted.
+fn is_divider(text: &str) -> bool {
+    text.starts_with("conversation compacted")
+}
+
 fn note(level: NoteLevel, text: &str, width: usize) -> Vec<Line<'static>> {
+    if is_divider(text) {
+        return vec![divider(text, width)];
+    }
     let style = match level {
         NoteLevel::Info => theme::dim(),
         NoteLevel::Warning => theme::warning(),
@@ -141,40 +351,17 @@ fn note(level: NoteLevel, text: &str, width: usize) -> Vec<Line<'static>> {
     wrapped(text, width, style)
 }
 
-/// One row: glyph, name, summary cut to fit, status mark, duration.
-pub(crate) fn tool_line(tool: &ToolEntry, width: usize) -> Line<'static> {
-    let (mark, mark_style) = match tool.status {
-        ToolStatus::Running => (glyph::RUNNING, theme::dim()),
-        ToolStatus::Succeeded => (glyph::OK, theme::success()),
-        ToolStatus::Failed => (glyph::FAILED, theme::error()),
-        ToolStatus::Denied => ("denied", theme::warning()),
-    };
-    let duration = tool.duration_ms.map(format_duration);
-    // What always shows after the name: " <mark>" and " <duration>".
-    let tail = 1 + str_width(mark) + duration.as_ref().map_or(0, |d| 1 + str_width(d));
-    let head = str_width(glyph::TOOL) + 1;
-    let name_room = width.saturating_sub(head + tail);
-    let name = truncate(&display(&tool.name), name_room);
-    let summary_room = name_room.saturating_sub(str_width(&name) + 1);
-    let summary = display(&tool.summary);
-    let mut spans = vec![
-        Span::styled(format!("{} ", glyph::TOOL), theme::text()),
-        Span::styled(name, theme::bold()),
-    ];
-    if summary_room > 0 && !summary.is_empty() {
-        spans.push(Span::raw(" "));
-        spans.push(Span::styled(
-            truncate(&summary, summary_room),
-            theme::text(),
-        ));
-    }
-    spans.push(Span::raw(" "));
-    spans.push(Span::styled(mark, mark_style));
-    if let Some(duration) = duration {
-        spans.push(Span::raw(" "));
-        spans.push(Span::styled(duration, theme::dim()));
-    }
-    Line::from(spans)
+/// `── conversation compacted (auto) ──────…` across the width.
+fn divider(text: &str, width: usize) -> Line<'static> {
+    let rule = glyph::RULE;
+    let label = truncate(
+        &display(first_line(text).unwrap_or(text)),
+        width.saturating_sub(6),
+    );
+    let used = 2 * str_width(rule) + 2 + str_width(&label);
+    let rest = width.saturating_sub(used) / str_width(rule).max(1);
+    let text = format!("{rule}{rule} {label} {}", rule.repeat(rest.max(2)));
+    Line::from(Span::styled(truncate(&text, width), theme::divider()))
 }
 
 /// `850ms`, `1.2s`, `42s`, `3m 05s`.
@@ -188,7 +375,7 @@ pub(crate) fn format_duration(ms: u64) -> String {
 }
 
 /// The first line with something on it.
-fn first_line(text: &str) -> Option<&str> {
+pub(crate) fn first_line(text: &str) -> Option<&str> {
     text.lines().map(str::trim).find(|line| !line.is_empty())
 }
 
@@ -206,6 +393,19 @@ mod tests {
 
     #[test]
     fn display_expands_tabs_and_drops_controls() {
-        assert_eq!(display("a\tb\r"), "a    b");
+        assert_eq!(display("a\tb\r\u{202e}"), "a    b");
+    }
+
+    #[test]
+    fn divider_fills_the_width() {
+        let line = divider("conversation compacted (auto)", 40);
+        assert_eq!(line.to_string(), "── conversation compacted (auto) ───────");
+        assert!(
+            divider("conversation compacted", 5)
+                .to_string()
+                .chars()
+                .count()
+                <= 5
+        );
     }
 }

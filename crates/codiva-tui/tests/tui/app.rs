@@ -288,6 +288,7 @@ fn detail_app() -> App {
             })),
             log(3, EntryKind::Note { level: NoteLevel::Info, text: "denied: Bash".into() }),
         ],
+        subagents: Vec::new(),
     }));
     app
 }
@@ -583,4 +584,53 @@ fn agent_commands_are_offered_and_forwarded() {
             text: "/compact".into()
         }]
     );
+}
+
+#[test]
+fn japanese_screens() {
+    use codiva_tui::i18n::{Lang, with_lang};
+    with_lang(Lang::Ja, || {
+        let mut app = busy_app();
+        insta::assert_snapshot!("ja_list_80x24", draw(&mut app, 80, 24).backend());
+        let mut app = detail_app();
+        connect(&mut app, "ask-perm", None);
+        usage(&mut app, "ask-perm", Some(0.12));
+        insta::assert_snapshot!("ja_detail_120x40", draw(&mut app, 120, 40).backend());
+    });
+}
+
+#[test]
+fn when_the_dialog_closes_the_keys_return_to_the_composer() {
+    let mut app = busy_app();
+    event(
+        &mut app,
+        "ask-q",
+        SessionEvent::PromptOpened {
+            prompt: permission("r1", "make"),
+        },
+    );
+    app.handle(UiEvent::Key(KeyEvent::new(
+        KeyCode::Char('n'),
+        KeyModifiers::CONTROL,
+    )));
+    assert_eq!(app.focus, codiva_tui::app::Focus::Dialog);
+    event(
+        &mut app,
+        "ask-q",
+        SessionEvent::PromptClosed {
+            request_id: "r1".into(),
+            resolution: codiva_core::session_state::PromptResolution::Allowed,
+        },
+    );
+    assert_eq!(
+        app.focus,
+        codiva_tui::app::Focus::Composer,
+        "not a dialog that is gone"
+    );
+    typed(&mut app, "/exit");
+    let effects = app.handle(UiEvent::Key(KeyEvent::new(
+        KeyCode::Enter,
+        KeyModifiers::NONE,
+    )));
+    assert_eq!(effects, [codiva_tui::app::Effect::Quit]);
 }

@@ -286,7 +286,7 @@ fn updating_a_running_tool_changes_only_its_row() {
         .filter(|&y| row(&before, y) != row(&after, y))
         .collect();
     assert_eq!(changed, [23]);
-    assert_eq!(row(&before, 23), "⏺ Edit README.md …");
+    assert_eq!(row(&before, 23), "⏺ Edit README.md ⠋");
     assert_eq!(row(&after, 23), "⏺ Edit README.md ✓ 1.2s");
     // Styles elsewhere are untouched too.
     assert_eq!(cells(&after, 23), cells(&before, 23));
@@ -385,8 +385,8 @@ fn hit_testing_uses_the_drawn_layout() {
     draw(&mut term, &mut view);
     let last = view.row_at(area, 2, 23).unwrap();
     assert_eq!(last.place, RowPlace::Entry { id: 12, row: 0 });
-    assert_eq!(last.text, "⏺ Edit README.md …");
-    assert_eq!(&last.text[last.byte..], "Edit README.md …");
+    assert_eq!(last.text, "⏺ Edit README.md ⠋");
+    assert_eq!(&last.text[last.byte..], "Edit README.md ⠋");
     assert_eq!(
         view.row_at(area, 0, 22).unwrap().place,
         RowPlace::Gap { after: 11 }
@@ -424,3 +424,6 @@ fn big_log(entries: u64) -> Vec<LogEntry> {
         })
         .collect()
 }
+
+/// Tool, fold, subagent and thinking cards; the compaction divider and the retry row.
+mod cards;

@@ -5,3 +5,4 @@ mod composer;
 mod dialogs;
 mod log_view;
 mod markdown;
+mod notify;

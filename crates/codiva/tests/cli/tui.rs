@@ -62,6 +62,12 @@ impl Ui {
     }
 
     fn quit(mut self) {
+        // Back to the list if a session is open (there `/exit` would only close it), then quit.
+        // (Esc from the log returns to the composer, a second one leaves the session.)
+        for _ in 0..2 {
+            self.pty.send(ESC);
+            std::thread::sleep(Duration::from_millis(100));
+        }
         self.pty.type_line("/exit");
         let status = self
             .pty
@@ -197,5 +203,181 @@ fn three_instructions_back_to_back() {
         assert!(screen.contains(title), "{title} is listed:\n{screen}");
     }
     assert!(screen.contains("3 sessions"), "{screen}");
+    ui.quit();
+}
+
+#[test]
+fn the_inbox_answers_two_waiting_sessions_without_opening_them() {
+    let mut ui = start(|_| {
+        let bash = |command: &str| {
+            Reply::tool_use(
+                "Bash",
+                json!({"command": command, "description": "Touch a file"}),
+            )
+        };
+        Script::new()
+            .then_when(
+                Match::FirstUserContains("FIRST".into()),
+                bash("touch first.txt"),
+            )
+            .then_when(
+                Match::FirstUserContains("FIRST".into()),
+                Reply::text("First done."),
+            )
+            .then_when(
+                Match::FirstUserContains("SECOND".into()),
+                bash("touch second.txt"),
+            )
+            .then_when(
+                Match::FirstUserContains("SECOND".into()),
+                Reply::text("Second done."),
+            )
+    });
+    ui.pty.type_line("FIRST asks");
+    ui.pty.type_line("SECOND asks");
+    ui.pty.wait_for_text("● 2 waiting", WAIT);
+    ui.pty.send(b"\x0e"); // Ctrl+N: the inbox
+    let screen = ui.pty.wait_for_text("touch first.txt", WAIT);
+    assert!(!screen.contains('‹'), "no session was opened:\n{screen}");
+    ui.pty.send(b"y");
+    ui.pty.wait_for_text("● 1 waiting", WAIT);
+    ui.pty.send(b"\x0e");
+    ui.pty.wait_for_text("touch second.txt", WAIT);
+    ui.pty.send(b"y");
+    let screen = ui.pty.wait_for("both completed", WAIT, |s| {
+        s.matches("Completed").count() >= 2
+    });
+    assert!(!screen.contains('‹'), "still the list:\n{screen}");
+    assert!(
+        ui.repo
+            .path()
+            .join(".codiva/worktrees/first-asks/first.txt")
+            .exists()
+    );
+    assert!(
+        ui.repo
+            .path()
+            .join(".codiva/worktrees/second-asks/second.txt")
+            .exists()
+    );
+    ui.quit();
+}
+
+#[test]
+fn a_drag_over_the_log_copies_the_visible_text() {
+    use base64::Engine as _;
+    let mut ui = start(|_| {
+        Script::new().then_when(
+            Match::FirstUserContains("copy".into()),
+            Reply::text("Copy this exact line: 日本語 and 🎌 emoji.\n\nAnd a second line."),
+        )
+    });
+    ui.pty.type_line("copy test");
+    ui.pty.wait_for_text("Completed", WAIT);
+    ui.pty.send(b"\r");
+    ui.pty.send(b"\r");
+    let screen = ui.pty.wait_for_text("And a second line.", WAIT);
+    let lines: Vec<&str> = screen.lines().collect();
+    let first = lines
+        .iter()
+        .position(|l| l.contains("Copy this exact line"))
+        .expect("the first line is on screen");
+    let second = lines
+        .iter()
+        .position(|l| l.contains("And a second line."))
+        .expect("the second line is on screen");
+    assert_eq!(
+        second,
+        first + 2,
+        "two paragraphs, one empty row between:\n{screen}"
+    );
+    // Drag from the start of the first line to the end of the second (SGR mouse, 1-based).
+    let start_col = 1;
+    let end_col = codiva_tui::width::str_width(lines[second]);
+    let (y1, y2) = (first + 1, second + 1);
+    ui.pty.send(format!("\x1b[<0;{start_col};{y1}M").as_bytes());
+    ui.pty.send(format!("\x1b[<32;{};{y1}M", 10).as_bytes());
+    ui.pty.send(format!("\x1b[<32;{end_col};{y2}M").as_bytes());
+    ui.pty.send(format!("\x1b[<0;{end_col};{y2}m").as_bytes());
+    let deadline = std::time::Instant::now() + WAIT;
+    let payload = loop {
+        let output = ui.pty.output();
+        let text = String::from_utf8_lossy(&output);
+        if let Some(at) = text.find("\x1b]52;c;") {
+            let rest = &text[at + 7..];
+            let end = rest.find('\x07').expect("a terminated OSC 52");
+            break rest[..end].to_owned();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no OSC 52 was written"
+        );
+        std::thread::sleep(Duration::from_millis(30));
+    };
+    let copied = String::from_utf8(
+        base64::engine::general_purpose::STANDARD
+            .decode(payload)
+            .unwrap(),
+    )
+    .unwrap();
+    let expected = lines[first..=second]
+        .iter()
+        .map(|line| line.trim_end())
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_eq!(copied, expected, "exactly the visible text");
+    assert!(copied.contains("日本語 and 🎌 emoji."));
+    ui.quit();
+}
+
+#[test]
+fn a_background_subagent_card_is_live_then_settles() {
+    let mut ui = start(|_| {
+        Script::new()
+            .then_when(
+                Match::FirstUserContains("SUBAGENT-PROMPT".into()),
+                Reply::text_slow("The repository has a README only. ", 2, 150),
+            )
+            .then_when(
+                Match::AnyUserContains("<task-notification>".into()),
+                Reply::text("All done."),
+            )
+            .then_when(
+                Match::FirstUserContains("inspect in the background".into()),
+                Reply::message(MockMessage::new().tool_use_with_id(
+                    "toolu_bg_agent_ui01",
+                    "Agent",
+                    json!({"description": "Inspect the repo", "prompt": "SUBAGENT-PROMPT list files",
+                           "subagent_type": "general-purpose", "run_in_background": true}),
+                )),
+            )
+            .then_when(
+                Match::FirstUserContains("inspect in the background".into()),
+                Reply::text("Parent done while the agent works."),
+            )
+    });
+    ui.pty.type_line("inspect in the background");
+    ui.pty.wait_for_text("Running", WAIT);
+    ui.pty.send(b"\r");
+    ui.pty.send(b"\r");
+    // The card is live: its description, a spinner or progress line while the agent works.
+    let live = ui.pty.wait_for("a live subagent card", WAIT, |screen| {
+        screen.contains("Inspect the repo") && screen.contains("Parent done while the agent works.")
+    });
+    assert!(
+        live.contains("waiting for 1 background agent") || live.contains("Running"),
+        "the session is not complete while the agent works:\n{live}"
+    );
+    // It settles when the agent finishes; the session completes after the agent's follow-up.
+    let done = ui.pty.wait_for("the settled card", WAIT, |screen| {
+        screen.contains("All done.") && screen.contains("Completed")
+    });
+    assert!(done.contains("Inspect the repo"), "{done}");
+    assert!(
+        !done
+            .lines()
+            .any(|l| l.contains("Inspect the repo") && l.contains('⠋')),
+        "no spinner once settled:\n{done}"
+    );
     ui.quit();
 }

@@ -1,0 +1,266 @@
+//! The mouse: click selects (rows, the caret, dialog choices — a click never confirms), the
+//! wheel scrolls, a drag selects text, which is copied exactly as shown (through OSC 52, the
+//! terminal's clipboard). Hit-testing uses the layout of the last frame and `width`, the same
+//! function drawing uses.
+
+use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Position, Rect};
+use ratatui::style::Modifier;
+
+use super::pane::Dialog;
+use super::{App, Effect, Focus, View};
+use crate::width::str_width;
+
+/// Where things were in the last frame.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Layout {
+    pub header: Rect,
+    /// The list rows and the index of the session on the first row.
+    pub list: Option<(Rect, usize)>,
+    pub log: Option<Rect>,
+    pub dialog: Option<Rect>,
+    pub composer: Option<Rect>,
+}
+
+/// A text selection in screen cells, from where the drag began to where it is now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Selection {
+    /// The region the drag started in; the selection stays inside it.
+    pub region: Rect,
+    pub anchor: (u16, u16),
+    pub head: (u16, u16),
+    /// Released: copy it with the next frame.
+    pub done: bool,
+}
+
+/// Lines scrolled per wheel notch.
+const WHEEL_LINES: usize = 3;
+
+fn contains(area: Rect, column: u16, row: u16) -> bool {
+    area.contains(Position::new(column, row))
+}
+
+impl App {
+    pub(super) fn mouse(&mut self, event: MouseEvent) -> Vec<Effect> {
+        let (column, row) = (event.column, event.row);
+        let layout = self.layout;
+        match event.kind {
+            MouseEventKind::ScrollUp | MouseEventKind::ScrollDown => {
+                let up = event.kind == MouseEventKind::ScrollUp;
+                match &self.view {
+                    View::Detail(id) => {
+                        let id = id.clone();
+                        let log = &mut self.pane(&id).log;
+                        if up {
+                            log.scroll_up(WHEEL_LINES);
+                        } else {
+                            log.scroll_down(WHEEL_LINES);
+                        }
+                    }
+                    View::List => {
+                        self.selected = if up {
+                            self.selected.saturating_sub(1)
+                        } else {
+                            (self.selected + 1).min(self.sessions.len().saturating_sub(1))
+                        };
+                    }
+                }
+                Vec::new()
+            }
+            MouseEventKind::Down(MouseButton::Left) => {
+                self.selection = None;
+                if let Some(area) = layout.dialog
+                    && contains(area, column, row)
+                {
+                    self.focus = Focus::Dialog;
+                    if let Some(id) = self.current_id() {
+                        match self.pane(&id).dialog() {
+                            Some(Dialog::Permission(dialog)) => {
+                                if let Some(choice) = dialog.choice_at(area, column, row) {
+                                    dialog.select_choice(choice);
+                                }
+                            }
+                            Some(Dialog::Question(dialog)) => {
+                                if let Some(tab) = dialog.tab_at(area, column, row) {
+                                    dialog.select_tab(tab);
+                                } else if let Some(choice) = dialog.choice_at(area, column, row) {
+                                    dialog.select_choice(choice);
+                                }
+                            }
+                            None => {}
+                        }
+                    }
+                    return Vec::new();
+                }
+                if let Some(area) = layout.composer
+                    && contains(area, column, row)
+                {
+                    self.focus = Focus::Composer;
+                    self.composer.cursor_from_click(area, column, row);
+                    return Vec::new();
+                }
+                if let Some((area, first)) = layout.list
+                    && contains(area, column, row)
+                {
+                    let index = first + usize::from(row - area.y);
+                    if index < self.sessions.len() {
+                        self.selected = index;
+                        self.focus = Focus::List;
+                        let waiting = self
+                            .panes
+                            .get(&self.sessions[index].id)
+                            .is_some_and(|pane| pane.has_dialog());
+                        if waiting {
+                            self.focus = Focus::Dialog;
+                        }
+                    }
+                    return Vec::new();
+                }
+                // A click on a card opens or closes it.
+                if let (Some(area), View::Detail(id)) = (layout.log, &self.view)
+                    && contains(area, column, row)
+                {
+                    let id = id.clone();
+                    if self.pane(&id).log.toggle_at(area, column, row) {
+                        self.focus = Focus::Log;
+                        return Vec::new();
+                    }
+                }
+                // Text selection starts in the log or the header.
+                let region = layout
+                    .log
+                    .filter(|area| contains(*area, column, row))
+                    .or_else(|| Some(layout.header).filter(|area| contains(*area, column, row)));
+                if let Some(region) = region {
+                    if layout.log == Some(region) {
+                        self.focus = Focus::Log;
+                    }
+                    self.selection = Some(Selection {
+                        region,
+                        anchor: (column, row),
+                        head: (column, row),
+                        done: false,
+                    });
+                }
+                Vec::new()
+            }
+            MouseEventKind::Drag(MouseButton::Left) => {
+                let Some(mut selection) = self.selection else {
+                    return Vec::new();
+                };
+                let region = selection.region;
+                // Past the log's edge, the log scrolls and the selection follows.
+                if layout.log == Some(region)
+                    && let View::Detail(id) = &self.view
+                {
+                    let id = id.clone();
+                    if row < region.y {
+                        self.pane(&id).log.scroll_up(1);
+                        selection.anchor.1 = selection
+                            .anchor
+                            .1
+                            .saturating_add(1)
+                            .min(region.bottom() - 1);
+                    } else if row >= region.bottom() {
+                        self.pane(&id).log.scroll_down(1);
+                        selection.anchor.1 = selection.anchor.1.saturating_sub(1).max(region.y);
+                    }
+                }
+                selection.head = (
+                    column.clamp(region.x, region.right().saturating_sub(1)),
+                    row.clamp(region.y, region.bottom().saturating_sub(1)),
+                );
+                self.selection = Some(selection);
+                Vec::new()
+            }
+            MouseEventKind::Up(MouseButton::Left) => {
+                if let Some(selection) = &mut self.selection {
+                    if selection.anchor == selection.head {
+                        self.selection = None;
+                    } else {
+                        selection.done = true;
+                    }
+                }
+                Vec::new()
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+impl Selection {
+    /// (start, end) in reading order.
+    fn ordered(&self) -> ((u16, u16), (u16, u16)) {
+        let (a, b) = (self.anchor, self.head);
+        if (a.1, a.0) <= (b.1, b.0) {
+            (a, b)
+        } else {
+            (b, a)
+        }
+    }
+
+    /// The cells of row `y` that are selected: `start..end` columns.
+    fn columns(&self, y: u16) -> Option<(u16, u16)> {
+        let (start, end) = self.ordered();
+        if y < start.1 || y > end.1 {
+            return None;
+        }
+        let from = if y == start.1 { start.0 } else { self.region.x };
+        let to = if y == end.1 {
+            end.0 + 1
+        } else {
+            self.region.right()
+        };
+        Some((from, to.min(self.region.right())))
+    }
+
+    /// Shows the selection (reversed cells).
+    pub fn highlight(&self, buf: &mut Buffer) {
+        for y in self.region.y..self.region.bottom() {
+            if let Some((from, to)) = self.columns(y) {
+                for x in from..to {
+                    if let Some(cell) = buf.cell_mut(Position::new(x, y)) {
+                        cell.modifier.insert(Modifier::REVERSED);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The selected text exactly as shown: each row's symbols (a wide character once, not its
+    /// padding cell), trailing blanks trimmed, rows joined by newlines.
+    pub fn text(&self, buf: &Buffer) -> String {
+        let mut lines = Vec::new();
+        for y in self.region.y..self.region.bottom() {
+            let Some((from, to)) = self.columns(y) else {
+                continue;
+            };
+            let mut line = String::new();
+            let mut x = from;
+            while x < to {
+                let symbol = buf
+                    .cell(Position::new(x, y))
+                    .map(|cell| cell.symbol().to_owned())
+                    .unwrap_or_default();
+                let width = str_width(&symbol).max(1);
+                line.push_str(&symbol);
+                x = x.saturating_add(u16::try_from(width).unwrap_or(1));
+            }
+            lines.push(line.trim_end().to_owned());
+        }
+        lines.join("\n")
+    }
+}
+
+/// The OSC 52 sequence that puts `text` on the clipboard (wrapped for tmux when inside it).
+pub fn osc52(text: &str, in_tmux: bool) -> String {
+    use base64::Engine as _;
+    let payload = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+    let sequence = format!("\x1b]52;c;{payload}\x07");
+    if in_tmux {
+        format!("\x1bPtmux;{}\x1b\\", sequence.replace('\x1b', "\x1b\x1b"))
+    } else {
+        sequence
+    }
+}

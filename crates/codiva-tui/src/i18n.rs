@@ -1,0 +1,389 @@
+//! The UI's words in English and Japanese. Every string a person reads in codiva's own screens
+//! comes from here. Each language is an exhaustive `match` over [`Key`], so a key missing from
+//! one language does not compile; a test checks that both languages use the same
+//! placeholders (`{0}`, `{1}`, …).
+//!
+//! The language: `CODIVA_LANG`, then the config's `language`, then the locale (`LC_ALL`,
+//! `LC_MESSAGES`, `LANG`); `ja…` means Japanese, anything else English.
+
+use std::sync::OnceLock;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lang {
+    En,
+    Ja,
+}
+
+static LANG: OnceLock<Lang> = OnceLock::new();
+
+/// Picks the language once for the process (later calls keep the first choice).
+pub fn init(lang: Lang) {
+    let _ = LANG.set(lang);
+}
+
+thread_local! {
+    static OVERRIDE: std::cell::Cell<Option<Lang>> = const { std::cell::Cell::new(None) };
+}
+
+pub fn lang() -> Lang {
+    OVERRIDE
+        .with(std::cell::Cell::get)
+        .unwrap_or_else(|| *LANG.get().unwrap_or(&Lang::En))
+}
+
+/// Runs `f` with `lang` on this thread only (tests and previews; the process keeps its own).
+pub fn with_lang<T>(lang: Lang, f: impl FnOnce() -> T) -> T {
+    let previous = OVERRIDE.with(|cell| cell.replace(Some(lang)));
+    let result = f();
+    OVERRIDE.with(|cell| cell.set(previous));
+    result
+}
+
+/// `CODIVA_LANG`, then `config` (the config file's `language`), then the locale.
+pub fn choose(codiva_lang: Option<&str>, config: Option<&str>, locale: Option<&str>) -> Lang {
+    let pick = |value: &str| -> Option<Lang> {
+        let value = value.trim().to_ascii_lowercase();
+        if value.is_empty() || value == "auto" {
+            None
+        } else if value.starts_with("ja") {
+            Some(Lang::Ja)
+        } else {
+            Some(Lang::En)
+        }
+    };
+    codiva_lang
+        .and_then(pick)
+        .or_else(|| config.and_then(pick))
+        .or_else(|| locale.and_then(pick))
+        .unwrap_or(Lang::En)
+}
+
+/// The locale from the environment, as the C library would pick it.
+pub fn locale_from_env() -> Option<String> {
+    ["LC_ALL", "LC_MESSAGES", "LANG"]
+        .iter()
+        .filter_map(|name| std::env::var(name).ok())
+        .find(|value| !value.is_empty())
+}
+
+macro_rules! keys {
+    ($($key:ident),* $(,)?) => {
+        /// Every UI string.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Key { $($key),* }
+        impl Key {
+            pub const ALL: &'static [Key] = &[$(Key::$key),*];
+        }
+    };
+}
+
+keys![
+    ListPlaceholder,
+    DetailPlaceholder,
+    EmptyHint,
+    MoreAbove,
+    MoreBelow,
+    Sessions,
+    Waiting,
+    DefaultModel,
+    Base,
+    YesNo,
+    TabToAnswer,
+    Conflicts,
+    Tokens,
+    ModeLabel,
+    ModeConfirm,
+    ModeAuto,
+    HintListFocus,
+    HintListDialog,
+    HintList,
+    HintDetailDialog,
+    HintDetailLog,
+    HintDetail,
+    BadgeStarting,
+    BadgeRunning,
+    BadgePermission,
+    BadgeQuestion,
+    BadgeCompleted,
+    BadgeInterrupted,
+    BadgeRateLimited,
+    BadgeLoginNeeded,
+    BadgeFailed,
+    BadgePreparing,
+    BadgeConflict,
+    BadgeMerged,
+    BadgeDiscarded,
+    BadgeStep,
+    Warning,
+    DiscardTitle,
+    RemoveTitle,
+    NothingLost,
+    UncommittedLost,
+    CommitsArchived,
+    EditingPrompt,
+    PromptUnchanged,
+    Interrupting,
+    CtrlCHelp,
+    Resuming,
+    NothingToResume,
+    TypeTextForDialog,
+    MergeTitle,
+    MergeDetail,
+    UnknownCommand,
+    CommandNotHere,
+    ModelForNew,
+    ModelHelp,
+    ModelsUnknown,
+    NothingToClear,
+    ClearConfirm,
+    Help,
+    InboxEmpty,
+    InboxMore,
+    CmdModelList,
+    CmdModelDetail,
+    CmdPrompt,
+    CmdConfig,
+    CmdDiff,
+    CmdSync,
+    CmdRemove,
+    CmdClear,
+    CmdHelp,
+    CmdExitList,
+    CmdExitDetail,
+    AgentCommand,
+];
+
+/// The text of `key` in the current language.
+pub fn t(key: Key) -> &'static str {
+    text(lang(), key)
+}
+
+/// The text of `key` with `{0}`, `{1}`, … replaced by `args`.
+pub fn tf(key: Key, args: &[&str]) -> String {
+    let mut out = t(key).to_owned();
+    for (index, arg) in args.iter().enumerate() {
+        out = out.replace(&format!("{{{index}}}"), arg);
+    }
+    out
+}
+
+pub fn text(lang: Lang, key: Key) -> &'static str {
+    match lang {
+        Lang::En => en(key),
+        Lang::Ja => ja(key),
+    }
+}
+
+fn en(key: Key) -> &'static str {
+    use Key::*;
+    match key {
+        ListPlaceholder => {
+            "Type an instruction and press Enter to start a session (/ for commands)"
+        }
+        DetailPlaceholder => "Enter a follow-up instruction… (Esc: back · Ctrl+C: interrupt)",
+        EmptyHint => "Type an instruction and press Enter to start your first session.",
+        MoreAbove => "↑ {0} more",
+        MoreBelow => "↓ {0} more",
+        Sessions => "{0} sessions",
+        Waiting => "● {0} waiting",
+        DefaultModel => "default model",
+        Base => "base {0}",
+        YesNo => "y: yes · n: no",
+        TabToAnswer => " (Tab: answer) ",
+        Conflicts => " · conflicts: {0}",
+        Tokens => "{0} tokens",
+        ModeLabel => " mode: {0} (Shift+Tab)",
+        ModeConfirm => "confirm",
+        ModeAuto => "auto",
+        HintListFocus => {
+            "↑↓ select · Enter open · m merge · d discard · x remove · r resume · Tab focus"
+        }
+        HintListDialog => "answer the selected session · Tab: focus · Esc: composer",
+        HintList => {
+            "Enter: start · / commands · Ctrl+N: next waiting · Tab: focus · Shift+Tab: mode"
+        }
+        HintDetailDialog => "answer · Tab: read the log · Esc: back",
+        HintDetailLog => "↑↓ PgUp PgDn scroll · m d x r · Tab/Esc: back",
+        HintDetail => "Enter: send · Ctrl+C: interrupt · Ctrl+R: resume · Tab: log · Esc: back",
+        BadgeStarting => "Starting",
+        BadgeRunning => "Running",
+        BadgePermission => "Permission",
+        BadgeQuestion => "Question",
+        BadgeCompleted => "Completed",
+        BadgeInterrupted => "Interrupted",
+        BadgeRateLimited => "Rate limited",
+        BadgeLoginNeeded => "Login needed",
+        BadgeFailed => "Failed",
+        BadgePreparing => "Preparing",
+        BadgeConflict => "Conflict",
+        BadgeMerged => "Merged",
+        BadgeDiscarded => "Discarded",
+        BadgeStep => "Step {0}/{1}",
+        Warning => "warning: {0}",
+        DiscardTitle => "Discard session {0}?",
+        RemoveTitle => "Remove session {0}?",
+        NothingLost => "Nothing would be lost.",
+        UncommittedLost => "Uncommitted files that will be lost: {0}",
+        CommitsArchived => {
+            "Commits not on the base (kept under refs/codiva/archive, restorable): {0}"
+        }
+        EditingPrompt => "editing .codiva/prompt.md — Enter saves (empty removes it), Esc cancels",
+        PromptUnchanged => "prompt.md unchanged",
+        Interrupting => "interrupting…",
+        CtrlCHelp => "Ctrl+C interrupts a running session in its detail view; /exit quits codiva",
+        Resuming => "resuming {0}…",
+        NothingToResume => "nothing to resume here",
+        TypeTextForDialog => "type the text and press Enter (Esc: back to the dialog)",
+        MergeTitle => "Merge {0} into {1}?",
+        MergeDetail => "git merge --no-ff {0} in the main checkout; then the worktree is removed.",
+        UnknownCommand => "unknown command /{0} (/help lists them)",
+        CommandNotHere => "/{0} is not available here",
+        ModelForNew => "new sessions use model {0}",
+        ModelHelp => "/model <id> — models: {0}",
+        ModelsUnknown => "known once an agent has connected",
+        NothingToClear => "no finished (merged or discarded) sessions to clear",
+        ClearConfirm => {
+            "Clear {0} finished session(s) from the list? Their branches stay archived."
+        }
+        Help => {
+            "Enter: start/send · Shift+Enter: newline · Tab: switch focus · Esc: back · Ctrl+C: interrupt · Ctrl+R: resume · Ctrl+N: next waiting · Shift+Tab: auto/confirm · m/d/x: merge/discard/remove · /model /diff /sync /remove /prompt /config /clear /exit"
+        }
+        InboxEmpty => "nobody is waiting for you",
+        InboxMore => "{0} more waiting (Ctrl+N: next)",
+        CmdModelList => "model for new sessions",
+        CmdModelDetail => "switch this session's model",
+        CmdPrompt => "edit .codiva/prompt.md (instructions for every session)",
+        CmdConfig => "show the configuration",
+        CmdDiff => "what this session changed against its base",
+        CmdSync => "merge the base into this session",
+        CmdRemove => "discard this session and forget it",
+        CmdClear => "clear merged and discarded sessions from the list",
+        CmdHelp => "keys and commands",
+        CmdExitList => "quit codiva (sessions are kept)",
+        CmdExitDetail => "back to the list",
+        AgentCommand => "{0} (agent)",
+    }
+}
+
+fn ja(key: Key) -> &'static str {
+    use Key::*;
+    match key {
+        ListPlaceholder => "指示を入力して Enter でセッション開始（/ でコマンド）",
+        DetailPlaceholder => "追加の指示を入力…（Esc: 戻る · Ctrl+C: 中断）",
+        EmptyHint => "指示を入力して Enter を押すと、最初のセッションが始まります。",
+        MoreAbove => "↑ ほか {0} 件",
+        MoreBelow => "↓ ほか {0} 件",
+        Sessions => "{0} セッション",
+        Waiting => "● {0} 件が応答待ち",
+        DefaultModel => "既定のモデル",
+        Base => "ベース {0}",
+        YesNo => "y: はい · n: いいえ",
+        TabToAnswer => "（Tab: 応答）",
+        Conflicts => " · 競合: {0}",
+        Tokens => "{0} トークン",
+        ModeLabel => " モード: {0}（Shift+Tab）",
+        ModeConfirm => "確認",
+        ModeAuto => "自動",
+        HintListFocus => "↑↓ 選択 · Enter 開く · m マージ · d 破棄 · x 削除 · r 再開 · Tab 移動",
+        HintListDialog => "選択中のセッションに応答 · Tab: 移動 · Esc: 入力欄",
+        HintList => {
+            "Enter: 開始 · / コマンド · Ctrl+N: 次の応答待ち · Tab: 移動 · Shift+Tab: モード"
+        }
+        HintDetailDialog => "応答 · Tab: ログを読む · Esc: 戻る",
+        HintDetailLog => "↑↓ PgUp PgDn スクロール · m d x r · Tab/Esc: 戻る",
+        HintDetail => "Enter: 送信 · Ctrl+C: 中断 · Ctrl+R: 再開 · Tab: ログ · Esc: 戻る",
+        BadgeStarting => "起動中",
+        BadgeRunning => "実行中",
+        BadgePermission => "許可待ち",
+        BadgeQuestion => "質問あり",
+        BadgeCompleted => "完了",
+        BadgeInterrupted => "中断",
+        BadgeRateLimited => "レート制限",
+        BadgeLoginNeeded => "要ログイン",
+        BadgeFailed => "失敗",
+        BadgePreparing => "準備中",
+        BadgeConflict => "競合",
+        BadgeMerged => "マージ済み",
+        BadgeDiscarded => "破棄済み",
+        BadgeStep => "ステップ {0}/{1}",
+        Warning => "警告: {0}",
+        DiscardTitle => "セッション {0} を破棄しますか？",
+        RemoveTitle => "セッション {0} を削除しますか？",
+        NothingLost => "失われるものはありません。",
+        UncommittedLost => "失われる未コミットのファイル: {0}",
+        CommitsArchived => "ベースにないコミット（refs/codiva/archive に保存、復元可能）: {0}",
+        EditingPrompt => ".codiva/prompt.md を編集中 — Enter で保存（空なら削除）、Esc で取消",
+        PromptUnchanged => "prompt.md は変更していません",
+        Interrupting => "中断しています…",
+        CtrlCHelp => "Ctrl+C は詳細画面で実行中のセッションを中断します。終了は /exit です",
+        Resuming => "{0} を再開しています…",
+        NothingToResume => "再開できるものはありません",
+        TypeTextForDialog => "テキストを入力して Enter（Esc: ダイアログに戻る）",
+        MergeTitle => "{0} を {1} にマージしますか？",
+        MergeDetail => {
+            "メインのチェックアウトで git merge --no-ff {0} を実行し、worktree を削除します。"
+        }
+        UnknownCommand => "不明なコマンド /{0}（/help で一覧）",
+        CommandNotHere => "/{0} はここでは使えません",
+        ModelForNew => "新しいセッションはモデル {0} を使います",
+        ModelHelp => "/model <id> — モデル: {0}",
+        ModelsUnknown => "エージェント接続後にわかります",
+        NothingToClear => "片付ける完了済み（マージ済み・破棄済み）のセッションはありません",
+        ClearConfirm => {
+            "完了済みのセッション {0} 件を一覧から片付けますか？ブランチは保存されたままです。"
+        }
+        Help => {
+            "Enter: 開始/送信 · Shift+Enter: 改行 · Tab: 移動 · Esc: 戻る · Ctrl+C: 中断 · Ctrl+R: 再開 · Ctrl+N: 次の応答待ち · Shift+Tab: 自動/確認 · m/d/x: マージ/破棄/削除 · /model /diff /sync /remove /prompt /config /clear /exit"
+        }
+        InboxEmpty => "応答待ちのセッションはありません",
+        InboxMore => "ほかに {0} 件が応答待ち（Ctrl+N: 次へ）",
+        CmdModelList => "新しいセッションのモデル",
+        CmdModelDetail => "このセッションのモデルを切り替え",
+        CmdPrompt => ".codiva/prompt.md を編集（全セッション共通の指示）",
+        CmdConfig => "設定を表示",
+        CmdDiff => "このセッションがベースから変えた内容",
+        CmdSync => "ベースをこのセッションにマージ",
+        CmdRemove => "このセッションを破棄して一覧から削除",
+        CmdClear => "マージ済み・破棄済みのセッションを一覧から片付け",
+        CmdHelp => "キーとコマンド",
+        CmdExitList => "codiva を終了（セッションは保存されます）",
+        CmdExitDetail => "一覧に戻る",
+        AgentCommand => "{0}（エージェント）",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn placeholders(text: &str) -> Vec<usize> {
+        let mut found: Vec<usize> = (0..10)
+            .filter(|index| text.contains(&format!("{{{index}}}")))
+            .collect();
+        found.sort_unstable();
+        found
+    }
+
+    #[test]
+    fn both_languages_have_every_key_with_the_same_placeholders() {
+        for key in Key::ALL {
+            let (en, ja) = (text(Lang::En, *key), text(Lang::Ja, *key));
+            assert!(!en.is_empty() && !ja.is_empty(), "{key:?} is empty");
+            assert_eq!(
+                placeholders(en),
+                placeholders(ja),
+                "{key:?}: {en:?} vs {ja:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn choice_order() {
+        assert_eq!(choose(Some("ja"), Some("en"), Some("C.UTF-8")), Lang::Ja);
+        assert_eq!(choose(None, Some("ja"), Some("en_US.UTF-8")), Lang::Ja);
+        assert_eq!(choose(None, None, Some("ja_JP.UTF-8")), Lang::Ja);
+        assert_eq!(choose(Some("auto"), None, Some("ja_JP.UTF-8")), Lang::Ja);
+        assert_eq!(choose(None, None, Some("C")), Lang::En);
+        assert_eq!(choose(None, None, None), Lang::En);
+    }
+}

@@ -1,0 +1,660 @@
+//! Cards: a tool call, a fold of calls, a thinking block and a subagent, each one header row
+//! that opens (Enter or a click) to what is behind it.
+//!
+//! - **Tool call.** `⏺ Name summary <mark> <duration>`: a spinner frame while running, then
+//!   ✓/✗/denied. Open: the input (Bash: the command; Read/Glob/Grep: path and pattern;
+//!   Edit/MultiEdit/Write: a coloured diff; others: compact JSON) and the result (terminal
+//!   colours kept, see [`super::ansi`]), cut to [`BODY_ROWS`] rows with a "show more" row.
+//!   Closed, a failed call shows the first line of its error.
+//! - **Fold.** `⏺ N tools: Read ×2, Bash, Edit ✓`; open, the calls as cards below it.
+//! - **Subagent.** `⏺ <type> <description> <mark>` and a progress line (last tool, tool uses,
+//!   tokens, elapsed) while it runs, its summary once done; open, the subagent's own log nested
+//!   inside (its prompt, its calls as cards, its text).
+//! - **Thinking.** `✻ Thinking… <first line>`; open, the whole text.
+
+use codiva_core::session_log::{EntryKind, LogEntry, ToolEntry, ToolStatus};
+use codiva_core::session_state::SubagentView;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use serde_json::Value;
+
+use super::ansi;
+use super::cells::{
+    Action, Block, CardKey, INDENT, Look, Openness, display, entry_rows, first_line,
+    format_duration, indented, wrapped,
+};
+use crate::diff_preview::{self, DiffLine};
+use crate::theme::{self, glyph};
+use crate::width::{str_width, truncate};
+
+/// Rows of an open card's body before "… N more lines".
+pub(crate) const BODY_ROWS: usize = 20;
+/// Entries of a subagent's log shown in its open card (the latest ones).
+const MAX_NESTED: usize = 120;
+/// Unchanged lines around each change of a diff.
+const DIFF_CONTEXT: usize = 3;
+
+/// A call that runs a subagent.
+pub(crate) fn is_agent(name: &str) -> bool {
+    matches!(name, "Agent" | "Task")
+}
+
+/// The spinner frame for `tick` (the app's animation clock).
+pub(crate) fn spinner(frame: usize) -> &'static str {
+    glyph::SPINNER[frame % glyph::SPINNER.len()]
+}
+
+/// Whether entry `entry` (top level) draws a spinner: it changes with every frame of it.
+pub(crate) fn animated(entry: &LogEntry, look: &Look) -> bool {
+    let EntryKind::Tool(tool) = &entry.kind else {
+        return false;
+    };
+    if !is_agent(&tool.name) {
+        return tool.status == ToolStatus::Running;
+    }
+    let subagent = look.subagents.get(&tool.tool_use_id);
+    let running = agent_state(tool, subagent.and_then(|s| s.view.as_ref())) == State::Running;
+    running
+        || (look.is_open(CardKey::Entry(entry.id))
+            && subagent.is_some_and(|s| {
+                s.entries.iter().any(
+                    |e| matches!(&e.kind, EntryKind::Tool(t) if t.status == ToolStatus::Running),
+                )
+            }))
+}
+
+/// How a call or a subagent stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Running,
+    Succeeded,
+    Failed,
+    Denied,
+    Stopped,
+}
+
+impl From<ToolStatus> for State {
+    fn from(status: ToolStatus) -> Self {
+        match status {
+            ToolStatus::Running => State::Running,
+            ToolStatus::Succeeded => State::Succeeded,
+            ToolStatus::Failed => State::Failed,
+            ToolStatus::Denied => State::Denied,
+        }
+    }
+}
+
+fn mark(state: State, look: &Look) -> (&'static str, Style) {
+    match state {
+        State::Running => (spinner(look.spinner), theme::accent()),
+        State::Succeeded => (glyph::OK, theme::success()),
+        State::Failed => (glyph::FAILED, theme::error()),
+        State::Denied => ("denied", theme::warning()),
+        State::Stopped => ("stopped", theme::warning()),
+    }
+}
+
+/// A subagent's state: its own status when known, else its call's.
+fn agent_state(tool: &ToolEntry, view: Option<&SubagentView>) -> State {
+    match view.map(|v| v.status.as_str()) {
+        Some("completed") => State::Succeeded,
+        Some("failed") => State::Failed,
+        Some("killed" | "stopped" | "cancelled") => State::Stopped,
+        Some(_) => State::Running,
+        None => tool.status.into(),
+    }
+}
+
+/// A card's header row: glyph, name, summary cut to fit, mark, duration. The selected card's
+/// row shows [`glyph::CARD_SELECTED`] and is drawn reversed.
+#[allow(clippy::too_many_arguments)]
+fn header(
+    block: &mut Block,
+    key: CardKey,
+    look: &Look,
+    indent: usize,
+    width: usize,
+    name: (&str, Style),
+    summary: &str,
+    mark: (&str, Style),
+    duration: Option<String>,
+) {
+    let width = width.saturating_sub(indent);
+    let selected = look.is_selected(key);
+    let lead = if selected {
+        glyph::CARD_SELECTED
+    } else {
+        glyph::TOOL
+    };
+    // What always shows after the name: " <mark>" and " <duration>".
+    let tail = 1 + str_width(mark.0) + duration.as_ref().map_or(0, |d| 1 + str_width(d));
+    let head = str_width(lead) + 1;
+    let name_room = width.saturating_sub(head + tail);
+    let name_text = truncate(&display(name.0), name_room);
+    let summary_room = name_room.saturating_sub(str_width(&name_text) + 1);
+    let summary = display(summary);
+    let mut spans = vec![
+        Span::styled(format!("{lead} "), theme::text()),
+        Span::styled(name_text, name.1),
+    ];
+    if summary_room > 0 && !summary.is_empty() {
+        spans.push(Span::raw(" "));
+        spans.push(Span::styled(
+            truncate(&summary, summary_room),
+            theme::text(),
+        ));
+    }
+    spans.push(Span::raw(" "));
+    spans.push(Span::styled(mark.0.to_owned(), mark.1));
+    if let Some(duration) = duration {
+        spans.push(Span::raw(" "));
+        spans.push(Span::styled(duration, theme::dim()));
+    }
+    push_header(block, key, look, indent, spans);
+}
+
+fn push_header(
+    block: &mut Block,
+    key: CardKey,
+    look: &Look,
+    indent: usize,
+    mut spans: Vec<Span<'static>>,
+) {
+    if look.is_selected(key) {
+        for span in &mut spans {
+            span.style = span.style.patch(theme::card_selected());
+        }
+    }
+    block.hit(key, Action::Toggle);
+    block.lines.push(indented(indent, Line::from(spans)));
+}
+
+/// A tool call's card.
+pub(crate) fn tool(
+    block: &mut Block,
+    key: CardKey,
+    tool: &ToolEntry,
+    indent: usize,
+    width: usize,
+    look: &Look,
+) {
+    header(
+        block,
+        key,
+        look,
+        indent,
+        width,
+        (&tool.name, theme::bold()),
+        &tool.summary,
+        mark(tool.status.into(), look),
+        tool.duration_ms.map(format_duration),
+    );
+    let body_indent = indent + INDENT;
+    let room = width.saturating_sub(body_indent).max(1);
+    match look.openness(key) {
+        None => {
+            if tool.status == ToolStatus::Failed
+                && let Some(error) = tool.result.as_deref().and_then(first_text_line)
+            {
+                let line = result_line(
+                    vec![Span::styled(
+                        truncate(&error, room.saturating_sub(2)),
+                        theme::error(),
+                    )],
+                    true,
+                );
+                block.push_indented(body_indent, vec![line]);
+            }
+        }
+        Some(openness) => {
+            let mut rows = input_rows(tool, room);
+            rows.extend(result_rows(tool, room));
+            push_body(block, key, body_indent, rows, openness);
+        }
+    }
+}
+
+/// `rows` under a card, cut to [`BODY_ROWS`] (with a "show more" row) unless fully open.
+fn push_body(
+    block: &mut Block,
+    key: CardKey,
+    indent: usize,
+    mut rows: Vec<Line<'static>>,
+    openness: Openness,
+) {
+    // Cutting a single row to say "1 more line" would save nothing.
+    if openness == Openness::Open && rows.len() > BODY_ROWS + 1 {
+        let hidden = rows.len() - BODY_ROWS;
+        rows.truncate(BODY_ROWS);
+        block.push_indented(indent, rows);
+        block.hit(key, Action::ShowMore);
+        let noun = if hidden == 1 { "line" } else { "lines" };
+        block.push_indented(
+            indent,
+            vec![Line::styled(
+                format!("… {hidden} more {noun} (Enter: show more)"),
+                theme::accent(),
+            )],
+        );
+    } else {
+        block.push_indented(indent, rows);
+    }
+}
+
+/// The input of an open call, as rows of `room` cells.
+fn input_rows(tool: &ToolEntry, room: usize) -> Vec<Line<'static>> {
+    let input = &tool.input;
+    let field = |key: &str| input.get(key).and_then(Value::as_str);
+    let number = |key: &str| input.get(key).and_then(Value::as_u64);
+    let path = |rows: &mut Vec<Line<'static>>| {
+        if let Some(path) = field("file_path").or_else(|| field("notebook_path")) {
+            rows.extend(wrapped(path, room, theme::dim()));
+        }
+    };
+    let mut rows = Vec::new();
+    match tool.name.as_str() {
+        "Bash" => {
+            if let Some(command) = field("command") {
+                rows.extend(command_rows(command, room));
+            }
+        }
+        "Read" => {
+            let mut text = field("file_path").unwrap_or_default().to_owned();
+            if let Some(offset) = number("offset") {
+                text.push_str(&format!(" · from line {offset}"));
+            }
+            if let Some(limit) = number("limit") {
+                text.push_str(&format!(" · {limit} lines"));
+            }
+            rows.extend(wrapped(&text, room, theme::dim()));
+        }
+        "Glob" | "Grep" => {
+            let mut text = field("pattern").unwrap_or_default().to_owned();
+            if let Some(path) = field("path") {
+                text.push_str(&format!(" in {path}"));
+            }
+            if let Some(glob) = field("glob") {
+                text.push_str(&format!(" · {glob}"));
+            }
+            rows.extend(wrapped(&text, room, theme::dim()));
+        }
+        "Edit" => {
+            path(&mut rows);
+            let diff = diff_preview::diff_lines(
+                field("old_string").unwrap_or_default(),
+                field("new_string").unwrap_or_default(),
+            );
+            rows.extend(diff_rows(&[diff], room));
+        }
+        "MultiEdit" => {
+            path(&mut rows);
+            let diffs: Vec<Vec<DiffLine>> = input
+                .get("edits")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(|edit| {
+                    let text = |key: &str| edit.get(key).and_then(Value::as_str).unwrap_or("");
+                    diff_preview::diff_lines(text("old_string"), text("new_string"))
+                })
+                .collect();
+            rows.extend(diff_rows(&diffs, room));
+        }
+        "Write" => {
+            path(&mut rows);
+            let content = field("content").unwrap_or_default();
+            rows.extend(diff_rows(&[diff_preview::all_added(content)], room));
+        }
+        _ => {
+            let empty = match input {
+                Value::Null => true,
+                Value::Object(map) => map.is_empty(),
+                _ => false,
+            };
+            if !empty {
+                let json = serde_json::to_string(input).unwrap_or_default();
+                rows.extend(wrapped(&json, room, theme::dim()));
+            }
+        }
+    }
+    rows
+}
+
+/// `$ command`, continuation rows indented under the command.
+fn command_rows(command: &str, room: usize) -> Vec<Line<'static>> {
+    let text_room = room.saturating_sub(2).max(1);
+    wrapped(command, text_room, theme::text())
+        .into_iter()
+        .enumerate()
+        .map(|(i, line)| {
+            let prompt = if i == 0 { "$ " } else { "  " };
+            indented_with(Span::styled(prompt, theme::dim()), line)
+        })
+        .collect()
+}
+
+fn diff_rows(diffs: &[Vec<DiffLine>], room: usize) -> Vec<Line<'static>> {
+    diff_preview::render_diffs(diffs, DIFF_CONTEXT, 0, room, usize::MAX).rows
+}
+
+/// The result of an open call: terminal colours kept, `⎿ ` before the first row. An edit that
+/// worked says nothing its diff did not.
+fn result_rows(tool: &ToolEntry, room: usize) -> Vec<Line<'static>> {
+    let Some(result) = tool.result.as_deref().filter(|r| !r.trim().is_empty()) else {
+        return Vec::new();
+    };
+    let edits = matches!(
+        tool.name.as_str(),
+        "Edit" | "MultiEdit" | "Write" | "NotebookEdit"
+    );
+    if edits && tool.status == ToolStatus::Succeeded {
+        return Vec::new();
+    }
+    let base = if tool.status == ToolStatus::Failed {
+        theme::error()
+    } else {
+        theme::text()
+    };
+    let mut lines = ansi::parse(result, base);
+    while lines.last().is_some_and(|l| l.text.trim().is_empty()) {
+        lines.pop();
+    }
+    let text_room = room.saturating_sub(2).max(1);
+    let mut rows = Vec::new();
+    for line in &lines {
+        for spans in line.rows(text_room) {
+            rows.push(result_line(spans, rows.is_empty()));
+        }
+    }
+    rows
+}
+
+/// A result row: `⎿ ` before the first, two spaces before the others.
+fn result_line(spans: Vec<Span<'static>>, first: bool) -> Line<'static> {
+    let lead = if first {
+        format!("{} ", glyph::RESULT)
+    } else {
+        "  ".to_owned()
+    };
+    indented_with(Span::styled(lead, theme::dim()), Line::from(spans))
+}
+
+fn indented_with(lead: Span<'static>, line: Line<'static>) -> Line<'static> {
+    let mut spans = Vec::with_capacity(line.spans.len() + 1);
+    spans.push(lead);
+    spans.extend(line.spans);
+    Line::from(spans)
+}
+
+/// The first line of `text` with something on it, escapes and controls removed.
+fn first_text_line(text: &str) -> Option<String> {
+    ansi::parse(text, Style::default())
+        .into_iter()
+        .map(|line| line.text.trim().to_owned())
+        .find(|line| !line.is_empty())
+}
+
+/// `⏺ N tools: Read ×2, Bash, Edit ✓`.
+pub(crate) fn fold_line<'a>(
+    block: &mut Block,
+    key: CardKey,
+    calls: impl Iterator<Item = &'a ToolEntry>,
+    width: usize,
+    look: &Look,
+) {
+    let mut names: Vec<(&str, usize)> = Vec::new();
+    let (mut count, mut failed, mut denied) = (0, 0, 0);
+    for call in calls {
+        count += 1;
+        match names.iter_mut().find(|(name, _)| *name == call.name) {
+            Some((_, n)) => *n += 1,
+            None => names.push((&call.name, 1)),
+        }
+        match call.status {
+            ToolStatus::Failed => failed += 1,
+            ToolStatus::Denied => denied += 1,
+            ToolStatus::Running | ToolStatus::Succeeded => {}
+        }
+    }
+    let list: Vec<String> = names
+        .iter()
+        .map(|&(name, n)| {
+            if n > 1 {
+                format!("{name} ×{n}")
+            } else {
+                name.to_owned()
+            }
+        })
+        .collect();
+    // ✓ when every call worked; else what went wrong, which a fold must not hide.
+    let mut problems = Vec::new();
+    if failed > 0 {
+        problems.push(format!("{} {failed} failed", glyph::FAILED));
+    }
+    if denied > 0 {
+        problems.push(format!("{denied} denied"));
+    }
+    let (mark, style) = if problems.is_empty() {
+        (glyph::OK.to_owned(), theme::success())
+    } else if failed > 0 {
+        (problems.join(", "), theme::error())
+    } else {
+        (problems.join(", "), theme::warning())
+    };
+    header(
+        block,
+        key,
+        look,
+        0,
+        width,
+        (&format!("{count} tools:"), theme::bold()),
+        &list.join(", "),
+        (&mark, style),
+        None,
+    );
+}
+
+/// `✻ Thinking… <first line>`; open, the whole text (dim).
+pub(crate) fn thinking(
+    block: &mut Block,
+    key: CardKey,
+    text: &str,
+    indent: usize,
+    width: usize,
+    look: &Look,
+) {
+    let room = width.saturating_sub(indent);
+    let style = theme::dim();
+    let lead = if look.is_selected(key) {
+        glyph::CARD_SELECTED
+    } else {
+        glyph::THINKING
+    };
+    let title = format!("{lead} Thinking…");
+    let mut spans = vec![Span::styled(truncate(&title, room), style)];
+    let summary = first_line(text);
+    if let Some(summary) = summary {
+        let rest = room.saturating_sub(str_width(&title) + 1);
+        if rest > 0 {
+            spans.push(Span::styled(
+                format!(" {}", truncate(&display(summary), rest)),
+                style,
+            ));
+        }
+    }
+    if summary.is_none() {
+        // Nothing to open: the CLI sent no thinking text.
+        block.lines.push(indented(indent, Line::from(spans)));
+        return;
+    }
+    push_header(block, key, look, indent, spans);
+    if let Some(openness) = look.openness(key) {
+        let body_indent = indent + INDENT;
+        let rows = wrapped(
+            text.trim(),
+            width.saturating_sub(body_indent).max(1),
+            theme::thinking(),
+        );
+        push_body(block, key, body_indent, rows, openness);
+    }
+}
+
+/// The card of an `Agent`/`Task` call.
+pub(crate) fn subagent(
+    block: &mut Block,
+    key: CardKey,
+    tool: &ToolEntry,
+    indent: usize,
+    width: usize,
+    look: &Look,
+) {
+    let subagent = look.subagents.get(&tool.tool_use_id);
+    let view = subagent.and_then(|s| s.view.as_ref());
+    let input = |field: &str| tool.input.get(field).and_then(Value::as_str);
+    let kind = view
+        .and_then(|v| v.subagent_type.as_deref())
+        .or_else(|| input("subagent_type"))
+        .unwrap_or(&tool.name);
+    let description = view
+        .and_then(|v| v.description.as_deref())
+        .or_else(|| input("description"))
+        .unwrap_or(&tool.summary);
+    let state = agent_state(tool, view);
+    let duration = match state {
+        State::Running => None,
+        _ => tool
+            .duration_ms
+            .or_else(|| view.map(|v| v.elapsed_ms).filter(|&ms| ms > 0))
+            .map(format_duration),
+    };
+    header(
+        block,
+        key,
+        look,
+        indent,
+        width,
+        (kind, theme::bold().patch(theme::accent())),
+        description,
+        mark(state, look),
+        duration,
+    );
+    let body_indent = indent + INDENT;
+    let room = width.saturating_sub(body_indent).max(1);
+    let summary = view
+        .and_then(|v| v.summary.as_deref())
+        .or(tool
+            .result
+            .as_deref()
+            .filter(|_| !view.is_some_and(|v| v.background)))
+        .filter(|s| !s.trim().is_empty());
+    let open = look.is_open(key);
+    if open {
+        let entries = subagent.map_or(&[][..], |s| s.entries.as_slice());
+        if entries.is_empty() {
+            if let Some(summary) = summary.filter(|_| state != State::Running) {
+                block.push_indented(body_indent, super::cells::assistant(summary, room));
+            }
+        } else {
+            nested(block, key.entry(), entries, body_indent, width, look);
+        }
+    }
+    let line = if state == State::Running {
+        Some(progress(view, room))
+    } else if open {
+        None
+    } else {
+        summary.and_then(first_text_line).map(|summary| {
+            result_line(
+                vec![Span::styled(
+                    truncate(&summary, room.saturating_sub(2)),
+                    theme::dim(),
+                )],
+                true,
+            )
+        })
+    };
+    if let Some(line) = line {
+        block.push_indented(body_indent, vec![line]);
+    }
+}
+
+/// `⎿ Grep · 12 tool uses · 8.1k tokens · 42s` while a subagent runs.
+fn progress(view: Option<&SubagentView>, room: usize) -> Line<'static> {
+    let mut parts: Vec<String> = Vec::new();
+    match view {
+        Some(view) if view.tool_uses > 0 || view.tokens > 0 || view.last_tool.is_some() => {
+            if let Some(tool) = &view.last_tool {
+                parts.push(display(tool));
+            }
+            let noun = if view.tool_uses == 1 { "use" } else { "uses" };
+            parts.push(format!("{} tool {noun}", view.tool_uses));
+            parts.push(format!("{} tokens", format_tokens(view.tokens)));
+            if view.elapsed_ms > 0 {
+                parts.push(format_duration(view.elapsed_ms));
+            }
+        }
+        _ => parts.push("starting…".to_owned()),
+    }
+    if view.is_some_and(|v| v.background) {
+        parts.push("background".to_owned());
+    }
+    let text = truncate(&parts.join(" · "), room.saturating_sub(2));
+    result_line(vec![Span::styled(text, theme::dim())], true)
+}
+
+/// `950`, `8.1k`, `1.2M`.
+pub(crate) fn format_tokens(tokens: u64) -> String {
+    match tokens {
+        0..1_000 => tokens.to_string(),
+        1_000..1_000_000 => format!("{}.{}k", tokens / 1_000, (tokens % 1_000) / 100),
+        _ => format!("{}.{}M", tokens / 1_000_000, (tokens % 1_000_000) / 100_000),
+    }
+}
+
+/// A subagent's own log inside its open card: the latest [`MAX_NESTED`] entries, calls and
+/// thinking as cards of their own.
+fn nested(
+    block: &mut Block,
+    parent: u64,
+    entries: &[LogEntry],
+    indent: usize,
+    width: usize,
+    look: &Look,
+) {
+    let skip = entries.len().saturating_sub(MAX_NESTED);
+    if skip > 0 {
+        let noun = if skip == 1 { "entry" } else { "entries" };
+        block.push_indented(
+            indent,
+            vec![Line::styled(
+                format!("… {skip} earlier {noun}"),
+                theme::dim(),
+            )],
+        );
+    }
+    for entry in &entries[skip..] {
+        let key = CardKey::Nested {
+            parent,
+            id: entry.id,
+        };
+        entry_rows(block, entry, key, indent, width, look);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens() {
+        assert_eq!(format_tokens(950), "950");
+        assert_eq!(format_tokens(8_150), "8.1k");
+        assert_eq!(format_tokens(1_234_567), "1.2M");
+    }
+
+    #[test]
+    fn the_spinner_is_a_function_of_the_frame() {
+        assert_eq!(spinner(0), spinner(glyph::SPINNER.len()));
+        assert_ne!(spinner(0), spinner(1));
+    }
+}
