@@ -104,6 +104,13 @@ pub fn run(quick: bool) -> Result<()> {
         "≤ 2× the 100-line frame".into(),
         verdict(ratio <= 2.0),
     ]);
+    let card = card_toggle_frame();
+    table.row([
+        "open or close a card + frame at 120×40, 300-message log".into(),
+        ms(card),
+        "< 4 ms".into(),
+        verdict(card < Duration::from_millis(4)),
+    ]);
     let p99 = streaming_frames(if quick { 500 } else { 2000 });
     table.row([
         "p99 frame at 120×40 while 20 sessions stream at full speed".into(),
@@ -213,6 +220,53 @@ fn note(id: u64, text: String) -> LogEntry {
             text,
         },
     }
+}
+
+/// A 300-message log (text, tool calls with results, a subagent call); the average time to
+/// open or close a card and draw the frame.
+fn card_toggle_frame() -> Duration {
+    use codiva_core::session_log::{ToolEntry, ToolStatus};
+    let mut entries = Vec::new();
+    for id in 0..300u64 {
+        let kind = match id % 3 {
+            0 => EntryKind::Assistant {
+                text: format!("Message {id} with **bold** text and `code`.\n\n- one\n- two"),
+            },
+            1 => EntryKind::Tool(ToolEntry {
+                tool_use_id: format!("t{id}"),
+                name: "Bash".into(),
+                summary: format!("cargo test --package p{id}"),
+                input: serde_json::json!({"command": format!("cargo test --package p{id}")}),
+                status: ToolStatus::Succeeded,
+                result: Some((0..60).map(|l| format!("test line {l} ... ok\n")).collect()),
+                duration_ms: Some(1200),
+            }),
+            _ => EntryKind::Note {
+                level: NoteLevel::Info,
+                text: format!("note {id}"),
+            },
+        };
+        entries.push(LogEntry {
+            id,
+            at_ms: id,
+            kind,
+        });
+    }
+    let area = Rect::new(0, 0, 120, 40);
+    let mut view = LogView::new();
+    view.set_entries(entries);
+    let mut buffer = Buffer::empty(area);
+    view.render(area, &mut buffer);
+    // Cards near the tail are on screen: select one and open/close it repeatedly.
+    view.select_previous_card();
+    let frames = 1_000u32;
+    let started = Instant::now();
+    for _ in 0..frames {
+        view.toggle_selected();
+        buffer.reset();
+        view.render(area, &mut buffer);
+    }
+    started.elapsed() / frames
 }
 
 /// Entries of ten rows each.

@@ -25,8 +25,38 @@ pub async fn notify(title: &str, body: &str) -> io::Result<()> {
             "no desktop notifier on this platform",
         ));
     };
+    run(program, &args).await
+}
+
+/// Opens `url` (only `http`, `https` and `mailto` links) with the desktop's handler:
+/// `xdg-open` on Linux and the BSDs, `open` on macOS. The URL comes from model output: it is
+/// passed as one argument (never through a shell), after `--` where the opener takes it.
+pub async fn open_url(url: &str) -> io::Result<()> {
+    if !is_openable(url) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("not opening {url:?}: only http, https and mailto links are opened"),
+        ));
+    }
+    let (program, args): (&str, Vec<OsString>) = if cfg!(target_os = "macos") {
+        ("open", vec![OsString::from(url)])
+    } else {
+        ("xdg-open", vec![OsString::from(url)])
+    };
+    run(program, &args).await
+}
+
+/// A link codiva opens on a click: a web or mail address without control characters.
+pub fn is_openable(url: &str) -> bool {
+    let lower = url.to_ascii_lowercase();
+    (lower.starts_with("http://") || lower.starts_with("https://") || lower.starts_with("mailto:"))
+        && !url.chars().any(char::is_control)
+        && !url.starts_with('-')
+}
+
+async fn run(program: &'static str, args: &[OsString]) -> io::Result<()> {
     let mut child = Command::new(program)
-        .args(&args)
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -142,5 +172,20 @@ mod tests {
                 .map(OsString::from)
                 .to_vec()
         );
+    }
+}
+
+#[cfg(test)]
+mod open_tests {
+    use super::is_openable;
+
+    #[test]
+    fn only_web_and_mail_links_open() {
+        assert!(is_openable("https://example.invalid/a?b=c"));
+        assert!(is_openable("mailto:someone@example.invalid"));
+        assert!(!is_openable("file:///etc/passwd"));
+        assert!(!is_openable("javascript:alert(1)"));
+        assert!(!is_openable("https://example.invalid/\x1b]0;x"));
+        assert!(!is_openable("--help"));
     }
 }

@@ -87,6 +87,10 @@ pub enum Effect {
     /// Show the configuration file path and the active values.
     ShowConfig,
     SaveHistory,
+    /// Open a link with the desktop's handler.
+    OpenUrl {
+        url: String,
+    },
     Quit,
 }
 
@@ -488,6 +492,18 @@ impl App {
             } else {
                 selection.highlight(frame.buffer_mut());
             }
+        }
+    }
+
+    /// The links on screen, for OSC 8 hyperlinks (the session's log only).
+    pub fn visible_links(&self) -> Vec<crate::log_view::VisibleLink> {
+        match (&self.view, self.layout.log) {
+            (View::Detail(id), Some(area)) => self
+                .panes
+                .get(id)
+                .map(|pane| pane.log.visible_links(area))
+                .unwrap_or_default(),
+            _ => Vec::new(),
         }
     }
 

@@ -42,6 +42,15 @@ use fold::Fold;
 use layout::HeightIndex;
 use stream::StreamText;
 
+/// A piece of a link on screen (see [`LogView::visible_links`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VisibleLink {
+    pub x: u16,
+    pub y: u16,
+    pub width: u16,
+    pub url: String,
+}
+
 /// What is drawn at a cell of the view (see [`LogView::row_at`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RowRef {
@@ -413,6 +422,58 @@ impl LogView {
     /// What is drawn at (`column`, `row`) in `area`, with the layout of the last frame drawn in
     /// an area of that width (`None` outside the area, below the content, or at a width not
     /// drawn yet).
+    /// The URL under a cell (a link in a completed message), with the same layout as `render`:
+    /// every row of a link that wraps answers with the whole URL.
+    pub fn link_at(&self, area: Rect, column: u16, row: u16) -> Option<String> {
+        self.visible_links(area)
+            .into_iter()
+            .find(|link| link.y == row && (link.x..link.x + link.width).contains(&column))
+            .map(|link| link.url)
+    }
+
+    /// The links on screen (for OSC 8 hyperlinks and clicks): one per row piece.
+    pub fn visible_links(&self, area: Rect) -> Vec<VisibleLink> {
+        if area.width != self.index_width || area.height == 0 {
+            return Vec::new();
+        }
+        let height = usize::from(area.height);
+        let view = self.viewport(height);
+        let mut links = Vec::new();
+        for y in 0..view.rows.min(height) {
+            if view.top + y >= self.total() {
+                break;
+            }
+            let (index, offset) = self.index.find(view.top + y);
+            let Some(stored) = self.entries.get(index) else {
+                continue;
+            };
+            let built;
+            let block = match self
+                .cache
+                .peek(stored.entry.id, stored.revision, area.width)
+            {
+                Some(block) => block,
+                None => {
+                    built = cells::block(&self.entries, index, area.width, &self.look);
+                    &built
+                }
+            };
+            for link in block.links.iter().filter(|link| link.row == offset) {
+                let x = area.x + link.start_col;
+                if x >= area.right() {
+                    continue;
+                }
+                links.push(VisibleLink {
+                    x,
+                    y: area.y + u16::try_from(y).unwrap_or(0),
+                    width: link.end_col.min(area.width).saturating_sub(link.start_col),
+                    url: link.url.clone(),
+                });
+            }
+        }
+        links
+    }
+
     pub fn row_at(&self, area: Rect, column: u16, row: u16) -> Option<RowRef> {
         if !area.contains((column, row).into()) || area.width != self.index_width {
             return None;

@@ -89,7 +89,14 @@ async fn run_in_terminal(
     let mut next_frame = Instant::now();
     loop {
         if dirty && Instant::now() >= next_frame {
-            terminal.draw(|frame| app.render(frame))?;
+            let completed = terminal.draw(|frame| app.render(frame))?;
+            let hyperlinks = hyperlinks(&app, completed.buffer);
+            if !hyperlinks.is_empty() {
+                use std::io::Write as _;
+                let mut out = io::stdout();
+                out.write_all(hyperlinks.as_bytes())?;
+                out.flush()?;
+            }
             if let Some(text) = app.take_clipboard() {
                 use std::io::Write as _;
                 let in_tmux = std::env::var_os("TMUX").is_some();
@@ -154,6 +161,45 @@ async fn run_in_terminal(
     }
     let _ = app.composer_mut().history().save(&options.history_path);
     Ok(())
+}
+
+/// OSC 8 hyperlinks over the links on screen: the same text, rewritten inside a hyperlink, with
+/// the cursor saved and restored around it (so the caret stays where the frame put it).
+fn hyperlinks(app: &App, buffer: &ratatui::buffer::Buffer) -> String {
+    let links = app.visible_links();
+    if links.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("\x1b7");
+    for link in links {
+        if link.url.chars().any(char::is_control) {
+            continue;
+        }
+        let mut text = String::new();
+        let mut x = link.x;
+        while x < link.x + link.width {
+            let Some(cell) = buffer.cell((x, link.y)) else {
+                break;
+            };
+            let symbol = cell.symbol();
+            text.push_str(symbol);
+            let width = u16::try_from(crate::width::str_width(symbol).max(1)).unwrap_or(1);
+            x = x.saturating_add(width);
+        }
+        if text.trim().is_empty() {
+            continue;
+        }
+        out.push_str(&format!(
+            // Underlined and blue, as `theme::link` draws it; reset after.
+            "\x1b[{};{}H\x1b[34;4m\x1b]8;;{}\x1b\\{}\x1b]8;;\x1b\\\x1b[0m",
+            link.y + 1,
+            link.x + 1,
+            link.url,
+            text
+        ));
+    }
+    out.push_str("\x1b8");
+    out
 }
 
 /// Notifications when a session starts waiting, completes, fails or is interrupted (only while
@@ -227,6 +273,14 @@ fn run_effects(
                         "cannot save {}: {err}",
                         options.prompt_path.display()
                     )),
+                });
+            }
+            Effect::OpenUrl { url } => {
+                let done = done.clone();
+                tokio::spawn(async move {
+                    if let Err(err) = codiva_core::desktop_notify::open_url(&url).await {
+                        let _ = done.send(Done::Error(format!("cannot open {url}: {err}")));
+                    }
                 });
             }
             Effect::Quit => {}
@@ -412,6 +466,7 @@ async fn call(manager: &Manager, effect: Effect, default_model: Option<String>) 
             Err(err) => error(err),
         },
         Effect::SaveHistory
+        | Effect::OpenUrl { .. }
         | Effect::ShowConfig
         | Effect::EditPrompt
         | Effect::SavePrompt { .. }

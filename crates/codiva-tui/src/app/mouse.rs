@@ -117,7 +117,7 @@ impl App {
                     }
                     return Vec::new();
                 }
-                // A click on a card opens or closes it.
+                // A click on a card opens or closes it; on a link, opens the link.
                 if let (Some(area), View::Detail(id)) = (layout.log, &self.view)
                     && contains(area, column, row)
                 {
@@ -125,6 +125,9 @@ impl App {
                     if self.pane(&id).log.toggle_at(area, column, row) {
                         self.focus = Focus::Log;
                         return Vec::new();
+                    }
+                    if let Some(url) = self.pane(&id).log.link_at(area, column, row) {
+                        return vec![Effect::OpenUrl { url }];
                     }
                 }
                 // Text selection starts in the log or the header.

@@ -72,6 +72,8 @@ pub(crate) struct Block {
     pub(crate) lines: Vec<Line<'static>>,
     pub(crate) hits: Vec<Hit>,
     pub(crate) gap: bool,
+    /// Links in the rows (Markdown links and URLs of completed messages).
+    pub(crate) links: Vec<crate::markdown::LinkSpan>,
 }
 
 impl Block {
@@ -197,6 +199,17 @@ pub(crate) fn entry_rows(
     let room = width.saturating_sub(indent).max(1);
     let lines = match &entry.kind {
         EntryKind::User { text } => user(text, room),
+        EntryKind::Assistant { text } if indent == 0 => {
+            let (lines, links) = assistant_with_links(text, room);
+            let base = block.lines.len();
+            block
+                .links
+                .extend(links.into_iter().map(|link| crate::markdown::LinkSpan {
+                    row: link.row + base,
+                    ..link
+                }));
+            lines
+        }
         EntryKind::Assistant { text } => assistant(text, room),
         EntryKind::Note { level, text } => note(*level, text, room),
         EntryKind::SubagentPrompt { text } => vec![subagent_prompt(text, room)],
@@ -310,15 +323,27 @@ fn user(text: &str, width: usize) -> Vec<Line<'static>> {
 /// A completed message: Markdown, without blank rows at its ends (the gap between entries is
 /// the view's).
 pub(crate) fn assistant(text: &str, width: usize) -> Vec<Line<'static>> {
+    assistant_with_links(text, width).0
+}
+
+/// [`assistant`], with where its links are (rows counted from its first line).
+pub(crate) fn assistant_with_links(
+    text: &str,
+    width: usize,
+) -> (Vec<Line<'static>>, Vec<crate::markdown::LinkSpan>) {
     let cells = u16::try_from(width).unwrap_or(u16::MAX);
-    let mut lines = markdown::render(text, cells);
+    let (mut lines, mut links) = markdown::render_with_links(text, cells);
     let blank = |line: &Line<'_>| line.spans.iter().all(|s| s.content.trim().is_empty());
     while lines.last().is_some_and(blank) {
         lines.pop();
     }
     let leading = lines.iter().take_while(|line| blank(line)).count();
     lines.drain(..leading);
-    lines
+    links.retain(|link| link.row >= leading && link.row - leading < lines.len());
+    for link in &mut links {
+        link.row -= leading;
+    }
+    (lines, links)
 }
 
 /// `↳ ` and the first line of a subagent's prompt.

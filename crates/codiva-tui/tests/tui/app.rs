@@ -634,3 +634,26 @@ fn when_the_dialog_closes_the_keys_return_to_the_composer() {
     )));
     assert_eq!(effects, [codiva_tui::app::Effect::Quit]);
 }
+
+#[test]
+fn links_of_the_open_session_are_listed() {
+    let mut app = detail_app();
+    event(
+        &mut app,
+        "ask-perm",
+        SessionEvent::Log {
+            scope: Scope::Main,
+            entry: log(
+                20,
+                EntryKind::Assistant {
+                    text: "Read [the docs](https://example.invalid/docs) first.".into(),
+                },
+            ),
+            update: false,
+        },
+    );
+    draw(&mut app, 80, 24);
+    let links = app.visible_links();
+    assert_eq!(links.len(), 1, "{links:?}");
+    assert_eq!(links[0].url, "https://example.invalid/docs");
+}

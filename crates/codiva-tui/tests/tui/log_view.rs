@@ -427,3 +427,42 @@ fn big_log(entries: u64) -> Vec<LogEntry> {
 
 /// Tool, fold, subagent and thinking cards; the compaction divider and the retry row.
 mod cards;
+
+#[test]
+fn a_long_url_wrapped_over_two_rows_opens_whole_from_either_row() {
+    let url = "https://example.invalid/a/very/long/path/that/cannot/fit/on/one/row/of/forty/cells/index.html";
+    let mut view = LogView::new();
+    view.set_entries(vec![LogEntry {
+        id: 1,
+        at_ms: 0,
+        kind: EntryKind::Assistant {
+            text: format!("See <{url}> for details."),
+        },
+    }]);
+    let area = Rect::new(0, 0, 40, 12);
+    let mut buffer = Buffer::empty(area);
+    view.render(area, &mut buffer);
+    let links = view.visible_links(area);
+    let rows: std::collections::BTreeSet<u16> = links.iter().map(|l| l.y).collect();
+    assert!(
+        rows.len() >= 2,
+        "the URL wraps over several rows: {links:?}"
+    );
+    for link in &links {
+        assert_eq!(link.url, url);
+        assert_eq!(view.link_at(area, link.x, link.y).as_deref(), Some(url));
+        assert_eq!(
+            view.link_at(area, link.x + link.width - 1, link.y)
+                .as_deref(),
+            Some(url)
+        );
+    }
+    let first = links.first().unwrap();
+    if first.x > 0 {
+        assert_eq!(
+            view.link_at(area, first.x - 1, first.y),
+            None,
+            "not before the link"
+        );
+    }
+}

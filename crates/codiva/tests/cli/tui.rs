@@ -381,3 +381,40 @@ fn a_background_subagent_card_is_live_then_settles() {
     );
     ui.quit();
 }
+
+#[test]
+fn links_in_a_message_become_terminal_hyperlinks() {
+    let mut ui = start(|_| {
+        Script::new().then_when(
+            Match::FirstUserContains("link please".into()),
+            Reply::text("Read [the docs](https://example.invalid/docs) first."),
+        )
+    });
+    ui.pty.type_line("link please");
+    ui.pty.wait_for_text("Completed", WAIT);
+    ui.pty.send(b"\r");
+    ui.pty.send(b"\r");
+    ui.pty.wait_for_text("the docs", WAIT);
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let output = String::from_utf8_lossy(&ui.pty.output()).into_owned();
+        if let Some(at) = output.find("\x1b]8;;https://example.invalid/docs\x1b\\") {
+            let rest = &output[at..];
+            let end = rest
+                .find("\x1b]8;;\x1b\\")
+                .expect("the hyperlink is closed");
+            assert!(
+                rest[..end].contains("the docs"),
+                "the link text is inside: {:?}",
+                &rest[..end]
+            );
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no OSC 8 hyperlink was written"
+        );
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    ui.quit();
+}
