@@ -186,6 +186,12 @@ impl Pty {
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
+
+    /// Kills the program (SIGKILL) and reaps it.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 impl Drop for Pty {

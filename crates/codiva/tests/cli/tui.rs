@@ -51,6 +51,24 @@ fn start(script: impl FnOnce(&Path) -> Script) -> Ui {
     }
 }
 
+impl Drop for Ui {
+    /// A test that fails half-way kills codiva (the pty does); its agents must not outlive it.
+    fn drop(&mut self) {
+        // codiva first (it would restart an agent it sees die), then what it left behind.
+        self.pty.kill();
+        if let Ok(entries) = std::fs::read_dir(self.state.path().join("children")) {
+            for entry in entries.filter_map(|e| e.ok()) {
+                if let Ok(text) = std::fs::read_to_string(entry.path())
+                    && let Ok(record) = serde_json::from_str::<serde_json::Value>(&text)
+                    && let Some(pgid) = record["pgid"].as_u64()
+                {
+                    codiva_testkit::kill_process_group(u32::try_from(pgid).unwrap_or(0));
+                }
+            }
+        }
+    }
+}
+
 impl Ui {
     fn git(&self, args: &[&str]) -> String {
         let output = Command::new("git")
@@ -236,14 +254,24 @@ fn the_inbox_answers_two_waiting_sessions_without_opening_them() {
     ui.pty.type_line("FIRST asks");
     ui.pty.type_line("SECOND asks");
     ui.pty.wait_for_text("● 2 waiting", WAIT);
-    ui.pty.send(b"\x0e"); // Ctrl+N: the inbox
-    let screen = ui.pty.wait_for_text("touch first.txt", WAIT);
-    assert!(!screen.contains('‹'), "no session was opened:\n{screen}");
-    ui.pty.send(b"y");
-    ui.pty.wait_for_text("● 1 waiting", WAIT);
-    ui.pty.send(b"\x0e");
-    ui.pty.wait_for_text("touch second.txt", WAIT);
-    ui.pty.send(b"y");
+    // The inbox takes the one that has waited longest — either may have asked first.
+    let mut answered = Vec::new();
+    for remaining in ["● 1 waiting", "Completed"] {
+        ui.pty.send(b"\x0e"); // Ctrl+N
+        let screen = ui.pty.wait_for("a dialog from the inbox", WAIT, |s| {
+            ["touch first.txt", "touch second.txt"]
+                .iter()
+                .any(|c| s.contains(c) && !answered.contains(c))
+        });
+        assert!(!screen.contains('‹'), "no session was opened:\n{screen}");
+        let command = ["touch first.txt", "touch second.txt"]
+            .into_iter()
+            .find(|c| screen.contains(c) && !answered.contains(c))
+            .unwrap();
+        answered.push(command);
+        ui.pty.send(b"y");
+        ui.pty.wait_for_text(remaining, WAIT);
+    }
     let screen = ui.pty.wait_for("both completed", WAIT, |s| {
         s.matches("Completed").count() >= 2
     });
