@@ -46,10 +46,8 @@ impl TextPurpose {
     /// A placeholder for the composer while it collects this text.
     pub fn hint(self) -> &'static str {
         match self {
-            TextPurpose::DenyReason => {
-                "Tell the agent what to do instead (Enter sends; empty just denies)"
-            }
-            TextPurpose::FreeText { .. } => "Type your answer (Enter sends)",
+            TextPurpose::DenyReason => crate::i18n::t(crate::i18n::Key::TextDenyReason),
+            TextPurpose::FreeText { .. } => crate::i18n::t(crate::i18n::Key::TextFreeAnswer),
         }
     }
 }

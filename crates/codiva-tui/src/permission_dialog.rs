@@ -18,6 +18,7 @@ use crate::dialog::{
 };
 pub use crate::dialog::{DialogAction, TextPurpose};
 use crate::diff_preview::{self, DiffLine};
+use crate::i18n::{Key, t, tf};
 use crate::theme;
 use crate::width;
 
@@ -32,11 +33,11 @@ const PREVIEW_ROWS: usize = 16;
 const DIFF_CONTEXT: usize = 3;
 
 /// The main choices, in order: label and key.
-const CHOICES: [(&str, &str); 4] = [
-    ("Yes", "y"),
-    ("Yes, and don't ask again…", "a"),
-    ("No, and tell the agent what to do instead", "n"),
-    ("No, and stop this turn", "s"),
+const CHOICES: [(Key, &str); 4] = [
+    (Key::PermYes, "y"),
+    (Key::PermAlways, "a"),
+    (Key::PermDeny, "n"),
+    (Key::PermStop, "s"),
 ];
 const CHOICE_ALLOW: usize = 0;
 const CHOICE_ALWAYS: usize = 1;
@@ -152,7 +153,7 @@ impl PermissionDialog {
             }
         };
         if let Some(blocked) = &request.blocked_path {
-            notes.push(format!("Blocked path: {blocked}"));
+            notes.push(tf(Key::PermBlockedPath, &[blocked]));
         }
         if let Some(reason) = &request.reason {
             notes.push(reason.clone());
@@ -162,10 +163,7 @@ impl PermissionDialog {
             .iter()
             .map(describe_suggestion)
             .collect();
-        scopes.push(format!(
-            "Always allow every {} call in this session",
-            request.tool
-        ));
+        scopes.push(tf(Key::PermEveryCall, &[&request.tool]));
         PermissionDialog {
             request_id: request.request_id.clone(),
             tool: request.tool.clone(),
@@ -300,10 +298,10 @@ impl PermissionDialog {
 
     fn sections(&self, width: usize) -> Sections {
         let title = match self.mode {
-            Mode::Main => format!("Allow {}?", self.tool),
-            Mode::Scope => format!("Always allow {}: choose a scope", self.tool),
+            Mode::Main => tf(Key::PermTitle, &[&self.tool]),
+            Mode::Scope => tf(Key::PermScopeTitle, &[&self.tool]),
         };
-        let note = self.subagent.then_some("(subagent)");
+        let note = self.subagent.then_some(t(Key::PermSubagent));
         let (choices, selected, hint) = match self.mode {
             Mode::Main => (
                 CHOICES
@@ -313,14 +311,14 @@ impl PermissionDialog {
                         choice_rows(
                             i == self.selected,
                             None,
-                            label,
+                            t(*label),
                             Some(&format!("({key})")),
                             width,
                         )
                     })
                     .collect(),
                 self.selected,
-                "y allow · a always · n deny · s stop · ↑↓ Enter choose",
+                t(Key::PermHint),
             ),
             Mode::Scope => (
                 self.scopes
@@ -434,11 +432,11 @@ pub fn describe_suggestion(suggestion: &Value) -> String {
     let words = match str_field("type") {
         Some("setMode") => str_field("mode").map(|mode| {
             let what = match mode {
-                "acceptEdits" => "Allow all edits".to_owned(),
-                "bypassPermissions" => "Allow every tool".to_owned(),
-                "plan" => "Switch to plan mode".to_owned(),
-                "default" => "Ask for every tool".to_owned(),
-                other => format!("Switch to {other} mode"),
+                "acceptEdits" => t(Key::ScopeAllEdits).to_owned(),
+                "bypassPermissions" => t(Key::ScopeEveryTool).to_owned(),
+                "plan" => t(Key::ScopePlan).to_owned(),
+                "default" => t(Key::ScopeAskEvery).to_owned(),
+                other => tf(Key::ScopeSwitchMode, &[other]),
             };
             format!("{what}{} ({mode})", where_phrase(destination))
         }),
@@ -449,9 +447,9 @@ pub fn describe_suggestion(suggestion: &Value) -> String {
                 .map(|rules| rules.iter().filter_map(describe_rule).collect())
                 .unwrap_or_default();
             let verb = match str_field("behavior") {
-                Some("allow") | None => Some("Always allow"),
-                Some("deny") => Some("Always deny"),
-                Some("ask") => Some("Always ask before"),
+                Some("allow") | None => Some(t(Key::ScopeAlwaysAllow)),
+                Some("deny") => Some(t(Key::ScopeAlwaysDeny)),
+                Some("ask") => Some(t(Key::ScopeAlwaysAsk)),
                 Some(_) => None,
             };
             match verb {
@@ -471,8 +469,8 @@ pub fn describe_suggestion(suggestion: &Value) -> String {
                 .unwrap_or_default();
             (!dirs.is_empty()).then(|| {
                 format!(
-                    "Allow access to {}{}",
-                    dirs.join(", "),
+                    "{}{}",
+                    tf(Key::ScopeAccess, &[&dirs.join(", ")]),
                     where_phrase(destination)
                 )
             })
@@ -494,10 +492,10 @@ fn describe_rule(rule: &Value) -> Option<String> {
 fn where_phrase(destination: Option<&str>) -> String {
     match destination {
         None => String::new(),
-        Some("session") => " in this session".to_owned(),
-        Some("localSettings") => " (local settings)".to_owned(),
-        Some("projectSettings") => " (project settings)".to_owned(),
-        Some("userSettings") => " (user settings)".to_owned(),
+        Some("session") => t(Key::WhereSession).to_owned(),
+        Some("localSettings") => t(Key::WhereLocal).to_owned(),
+        Some("projectSettings") => t(Key::WhereProject).to_owned(),
+        Some("userSettings") => t(Key::WhereUser).to_owned(),
         Some("cliArg") => " (command line)".to_owned(),
         Some(other) => format!(" ({other})"),
     }

@@ -18,14 +18,23 @@ use crate::dialog::{
     BodyRow, INDENT, Sections, Slot, choice_rows, footer_line, slot_at, title_line, wrapped,
 };
 pub use crate::dialog::{DialogAction, TextPurpose};
+use crate::i18n::{Key, t, tf};
 use crate::theme::{self, glyph};
 use crate::width;
 
 /// The message sent when the user picks "Chat about this".
 pub const CHAT_MESSAGE: &str = "The user wants to discuss this before answering.";
-const TYPE_LABEL: &str = "Type something…";
-const CHAT_LABEL: &str = "Chat about this";
-const SUBMIT_LABEL: &str = "Submit answers";
+fn type_label() -> &'static str {
+    t(Key::QTypeSomething)
+}
+
+fn chat_label() -> &'static str {
+    t(Key::QChat)
+}
+
+fn submit_label() -> &'static str {
+    t(Key::QSubmitAnswers)
+}
 /// Cells a tab's header takes at most.
 const TAB_MAX: usize = 16;
 
@@ -353,7 +362,7 @@ impl QuestionDialog {
                 }
             })
             .collect();
-        titles.push("Submit".to_owned());
+        titles.push(t(Key::QSubmit).to_owned());
         titles
     }
 
@@ -413,27 +422,33 @@ impl QuestionDialog {
         let (title, body, hint) = match self.questions.get(self.current) {
             Some(question) => {
                 let title = if self.questions.len() > 1 {
-                    format!("Question {}/{}", self.current + 1, self.questions.len())
+                    tf(
+                        Key::QTitleN,
+                        &[
+                            &(self.current + 1).to_string(),
+                            &self.questions.len().to_string(),
+                        ],
+                    )
                 } else {
-                    "Question".to_owned()
+                    t(Key::QTitle).to_owned()
                 };
                 let body = wrapped(&question.question, INDENT, width, theme::bold())
                     .into_iter()
                     .map(BodyRow::new)
                     .collect();
                 let hint = if question.multi_select {
-                    "Space toggle · Enter next · ↑↓ move · ←→ questions"
+                    t(Key::QHintMulti)
                 } else if self.has_submit_step() {
-                    "Enter pick · ↑↓ move · ←→ questions"
+                    t(Key::QHintSingleTabs)
                 } else {
-                    "Enter pick · ↑↓ move"
+                    t(Key::QHintSingle)
                 };
                 (title, body, hint)
             }
             None => (
-                "Review your answers".to_owned(),
+                t(Key::QReview).to_owned(),
                 self.review_rows(width),
-                "Enter submit · ←→ questions",
+                t(Key::QHintReview),
             ),
         };
         let rows = choices
@@ -481,12 +496,12 @@ impl QuestionDialog {
                 choice_rows(
                     selected,
                     Some(marker(text.is_some())),
-                    TYPE_LABEL,
+                    type_label(),
                     text,
                     width,
                 )
             }
-            Choice::Chat => choice_rows(selected, Some("   "), CHAT_LABEL, None, width),
+            Choice::Chat => choice_rows(selected, Some("   "), chat_label(), None, width),
             Choice::Submit => {
                 let unanswered = self.answers.iter().filter(|a| a.is_empty()).count();
                 let note = match unanswered {
@@ -494,7 +509,7 @@ impl QuestionDialog {
                     1 => Some("1 question unanswered".to_owned()),
                     n => Some(format!("{n} questions unanswered")),
                 };
-                choice_rows(selected, None, SUBMIT_LABEL, note.as_deref(), width)
+                choice_rows(selected, None, submit_label(), note.as_deref(), width)
             }
         }
     }

@@ -24,6 +24,7 @@ use super::cells::{
     format_duration, indented, wrapped,
 };
 use crate::diff_preview::{self, DiffLine};
+use crate::i18n::{Key, t, tf};
 use crate::theme::{self, glyph};
 use crate::width::{str_width, truncate};
 
@@ -89,8 +90,8 @@ fn mark(state: State, look: &Look) -> (&'static str, Style) {
         State::Running => (spinner(look.spinner), theme::accent()),
         State::Succeeded => (glyph::OK, theme::success()),
         State::Failed => (glyph::FAILED, theme::error()),
-        State::Denied => ("denied", theme::warning()),
-        State::Stopped => ("stopped", theme::warning()),
+        State::Denied => (t(Key::CardDenied), theme::warning()),
+        State::Stopped => (t(Key::CardStopped), theme::warning()),
     }
 }
 
@@ -228,11 +229,15 @@ fn push_body(
         rows.truncate(BODY_ROWS);
         block.push_indented(indent, rows);
         block.hit(key, Action::ShowMore);
-        let noun = if hidden == 1 { "line" } else { "lines" };
+        let key = if hidden == 1 {
+            Key::CardShowMoreOne
+        } else {
+            Key::CardShowMore
+        };
         block.push_indented(
             indent,
             vec![Line::styled(
-                format!("… {hidden} more {noun} (Enter: show more)"),
+                tf(key, &[&hidden.to_string()]),
                 theme::accent(),
             )],
         );
@@ -447,7 +452,7 @@ pub(crate) fn fold_line<'a>(
         look,
         0,
         width,
-        (&format!("{count} tools:"), theme::bold()),
+        (&tf(Key::CardTools, &[&count.to_string()]), theme::bold()),
         &list.join(", "),
         (&mark, style),
         None,
@@ -470,7 +475,7 @@ pub(crate) fn thinking(
     } else {
         glyph::THINKING
     };
-    let title = format!("{lead} Thinking…");
+    let title = format!("{lead} {}", t(Key::CardThinking));
     let mut spans = vec![Span::styled(truncate(&title, room), style)];
     let summary = first_line(text);
     if let Some(summary) = summary {
@@ -586,17 +591,21 @@ fn progress(view: Option<&SubagentView>, room: usize) -> Line<'static> {
             if let Some(tool) = &view.last_tool {
                 parts.push(display(tool));
             }
-            let noun = if view.tool_uses == 1 { "use" } else { "uses" };
-            parts.push(format!("{} tool {noun}", view.tool_uses));
-            parts.push(format!("{} tokens", format_tokens(view.tokens)));
+            let key = if view.tool_uses == 1 {
+                Key::CardToolUse
+            } else {
+                Key::CardToolUses
+            };
+            parts.push(tf(key, &[&view.tool_uses.to_string()]));
+            parts.push(tf(Key::Tokens, &[&format_tokens(view.tokens)]));
             if view.elapsed_ms > 0 {
                 parts.push(format_duration(view.elapsed_ms));
             }
         }
-        _ => parts.push("starting…".to_owned()),
+        _ => parts.push(t(Key::CardStarting).to_owned()),
     }
     if view.is_some_and(|v| v.background) {
-        parts.push("background".to_owned());
+        parts.push(t(Key::CardBackground).to_owned());
     }
     let text = truncate(&parts.join(" · "), room.saturating_sub(2));
     result_line(vec![Span::styled(text, theme::dim())], true)
@@ -623,13 +632,14 @@ fn nested(
 ) {
     let skip = entries.len().saturating_sub(MAX_NESTED);
     if skip > 0 {
-        let noun = if skip == 1 { "entry" } else { "entries" };
+        let key = if skip == 1 {
+            Key::CardEarlierOne
+        } else {
+            Key::CardEarlier
+        };
         block.push_indented(
             indent,
-            vec![Line::styled(
-                format!("… {skip} earlier {noun}"),
-                theme::dim(),
-            )],
+            vec![Line::styled(tf(key, &[&skip.to_string()]), theme::dim())],
         );
     }
     for entry in &entries[skip..] {

@@ -596,6 +596,46 @@ fn japanese_screens() {
         connect(&mut app, "ask-perm", None);
         usage(&mut app, "ask-perm", Some(0.12));
         insta::assert_snapshot!("ja_detail_120x40", draw(&mut app, 120, 40).backend());
+        event(
+            &mut app,
+            "ask-perm",
+            SessionEvent::PromptOpened {
+                prompt: permission("r-ja", "cargo test"),
+            },
+        );
+        insta::assert_snapshot!("ja_permission_80x24", draw(&mut app, 80, 24).backend());
+        event(
+            &mut app,
+            "ask-perm",
+            SessionEvent::PromptClosed {
+                request_id: "r-ja".into(),
+                resolution: codiva_core::session_state::PromptResolution::Allowed,
+            },
+        );
+        event(
+            &mut app,
+            "ask-perm",
+            SessionEvent::PromptOpened {
+                prompt: Prompt::Question(QuestionRequest {
+                    request_id: "q-ja".into(),
+                    questions: vec![Question {
+                        question: "どの言語で書きますか？".into(),
+                        header: Some("言語".into()),
+                        multi_select: false,
+                        options: ["日本語", "English"]
+                            .iter()
+                            .map(|label| QuestionOption {
+                                label: (*label).into(),
+                                description: None,
+                            })
+                            .collect(),
+                    }],
+                    input: json!({}),
+                    tool_use_id: None,
+                }),
+            },
+        );
+        insta::assert_snapshot!("ja_question_80x24", draw(&mut app, 80, 24).backend());
     });
 }
 
