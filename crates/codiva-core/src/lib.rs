@@ -15,6 +15,7 @@ pub mod process;
 pub mod session;
 pub mod session_log;
 pub mod session_state;
+pub mod shutdown_signals;
 pub mod slug;
 pub mod transcript;
 pub mod wire_log;

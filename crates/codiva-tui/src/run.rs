@@ -81,7 +81,7 @@ async fn run_in_terminal(
     }
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<Done>();
     let mut input = EventStream::new();
-    let mut signals = Signals::new();
+    let mut signals = codiva_core::shutdown_signals::ShutdownSignals::new(false);
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     let mut animation = tokio::time::interval(ANIMATION_INTERVAL);
     animation.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
@@ -471,36 +471,5 @@ async fn call(manager: &Manager, effect: Effect, default_model: Option<String>) 
         | Effect::EditPrompt
         | Effect::SavePrompt { .. }
         | Effect::Quit => None,
-    }
-}
-
-/// SIGTERM and SIGHUP end the UI gracefully (the terminal is restored, sessions are saved).
-struct Signals {
-    term: Option<tokio::signal::unix::Signal>,
-    hup: Option<tokio::signal::unix::Signal>,
-}
-
-impl Signals {
-    fn new() -> Self {
-        use tokio::signal::unix::{SignalKind, signal};
-        Signals {
-            term: signal(SignalKind::terminate()).ok(),
-            hup: signal(SignalKind::hangup()).ok(),
-        }
-    }
-
-    async fn recv(&mut self) {
-        async fn wait(signal: &mut Option<tokio::signal::unix::Signal>) {
-            match signal {
-                Some(signal) => {
-                    signal.recv().await;
-                }
-                None => std::future::pending().await,
-            }
-        }
-        tokio::select! {
-            _ = wait(&mut self.term) => {}
-            _ = wait(&mut self.hup) => {}
-        }
     }
 }

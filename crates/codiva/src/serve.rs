@@ -77,7 +77,7 @@ async fn serve_stdio(manager: Manager, warnings: Arc<Vec<String>>) {
     }
 
     let mut reader = LineReader::with_max_line(tokio::io::stdin(), MAX_REQUEST);
-    let mut signals = Signals::new();
+    let mut signals = codiva_core::shutdown_signals::ShutdownSignals::new(true);
     loop {
         tokio::select! {
             line = reader.next_line() => match line {
@@ -167,40 +167,6 @@ async fn forward_events(
                 ));
             }
             Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
-        }
-    }
-}
-
-/// SIGTERM, SIGHUP and SIGINT end the server gracefully (sessions stopped, state written).
-struct Signals {
-    term: Option<tokio::signal::unix::Signal>,
-    hup: Option<tokio::signal::unix::Signal>,
-    int: Option<tokio::signal::unix::Signal>,
-}
-
-impl Signals {
-    fn new() -> Self {
-        use tokio::signal::unix::{SignalKind, signal};
-        Signals {
-            term: signal(SignalKind::terminate()).ok(),
-            hup: signal(SignalKind::hangup()).ok(),
-            int: signal(SignalKind::interrupt()).ok(),
-        }
-    }
-
-    async fn recv(&mut self) {
-        async fn wait(signal: &mut Option<tokio::signal::unix::Signal>) {
-            match signal {
-                Some(signal) => {
-                    signal.recv().await;
-                }
-                None => std::future::pending().await,
-            }
-        }
-        tokio::select! {
-            _ = wait(&mut self.term) => {}
-            _ = wait(&mut self.hup) => {}
-            _ = wait(&mut self.int) => {}
         }
     }
 }
