@@ -149,7 +149,24 @@ impl Renderer {
             return;
         }
         let (style, link) = (self.style(), self.link_id());
-        self.inline.push(text, style, link);
+        if link.is_some() {
+            self.inline.push(text, style, link);
+            return;
+        }
+        // Bare URLs in prose are links too (underlined, clickable, OSC 8).
+        let mut rest = text;
+        while let Some((before, url, after)) = split_url(rest) {
+            if !before.is_empty() {
+                self.inline.push(before, style, None);
+            }
+            let id = self.urls.len();
+            self.urls.push(sanitize(url));
+            self.inline.push(url, style.patch(theme::link()), Some(id));
+            rest = after;
+        }
+        if !rest.is_empty() {
+            self.inline.push(rest, style, None);
+        }
     }
 
     fn block_end(&mut self) {
@@ -570,4 +587,54 @@ fn count_items(rest: &[Event<'_>]) -> u64 {
         }
     }
     items
+}
+
+/// The first `http(s)://` URL in `text`: (before, url, after). A URL ends at whitespace or a
+/// character that cannot be in one; trailing punctuation (`.`, `,`, `)` without its `(` …) is
+/// left outside.
+fn split_url(text: &str) -> Option<(&str, &str, &str)> {
+    let start = ["https://", "http://"]
+        .iter()
+        .filter_map(|scheme| text.find(scheme))
+        .min()?;
+    let tail = &text[start..];
+    let mut end = tail
+        .find(|c: char| c.is_whitespace() || matches!(c, '<' | '>' | '"' | '`'))
+        .unwrap_or(tail.len());
+    loop {
+        let url = &tail[..end];
+        let Some(last) = url.chars().last() else {
+            break;
+        };
+        let unbalanced = last == ')' && url.matches('(').count() < url.matches(')').count();
+        if matches!(last, '.' | ',' | ';' | ':' | '!' | '?' | '\'' | ']' | '}') || unbalanced {
+            end -= last.len_utf8();
+        } else {
+            break;
+        }
+    }
+    let url = &tail[..end];
+    if url.len() <= "https://".len() {
+        return None;
+    }
+    Some((&text[..start], url, &tail[end..]))
+}
+
+#[cfg(test)]
+mod url_tests {
+    use super::split_url;
+
+    #[test]
+    fn bare_urls_are_found_without_trailing_punctuation() {
+        assert_eq!(
+            split_url("see https://example.invalid/a. Then"),
+            Some(("see ", "https://example.invalid/a", ". Then"))
+        );
+        assert_eq!(
+            split_url("(docs: https://example.invalid/x_(y))"),
+            Some(("(docs: ", "https://example.invalid/x_(y)", ")"))
+        );
+        assert_eq!(split_url("no links here"), None);
+        assert_eq!(split_url("just https:// alone"), None);
+    }
 }

@@ -96,8 +96,15 @@ impl App {
                 if let Some(area) = layout.composer
                     && contains(area, column, row)
                 {
+                    // A click places the caret; a drag from here selects (and copies) text.
                     self.focus = Focus::Composer;
                     self.composer.cursor_from_click(area, column, row);
+                    self.selection = Some(Selection {
+                        region: area,
+                        anchor: (column, row),
+                        head: (column, row),
+                        done: false,
+                    });
                     return Vec::new();
                 }
                 if let Some((area, first)) = layout.list

@@ -199,6 +199,7 @@ fn busy_app() -> App {
 fn list_empty() {
     let mut app = App::new(info());
     insta::assert_snapshot!("list_empty_80x24", draw(&mut app, 80, 24).backend());
+    insta::assert_snapshot!("list_empty_120x40", draw(&mut app, 120, 40).backend());
 }
 
 #[test]
@@ -240,6 +241,7 @@ fn list_scrolls_with_more_markers() {
         key(&mut app, KeyCode::Down);
     }
     insta::assert_snapshot!("list_scrolled_80x24", draw(&mut app, 80, 24).backend());
+    insta::assert_snapshot!("list_scrolled_120x40", draw(&mut app, 120, 40).backend());
 }
 
 #[test]
@@ -247,6 +249,7 @@ fn palette_shows_only_commands_of_the_view() {
     let mut app = busy_app();
     typed(&mut app, "/");
     insta::assert_snapshot!("palette_list_80x24", draw(&mut app, 80, 24).backend());
+    insta::assert_snapshot!("palette_list_120x40", draw(&mut app, 120, 40).backend());
     typed(&mut app, "c");
     insta::assert_snapshot!(
         "palette_list_filtered_80x24",
@@ -383,6 +386,10 @@ fn detail_streaming_a_long_reply_follows_the_tail() {
         "detail_streaming_500_80x24",
         draw(&mut app, 80, 24).backend()
     );
+    insta::assert_snapshot!(
+        "detail_streaming_500_120x40",
+        draw(&mut app, 120, 40).backend()
+    );
 }
 
 #[test]
@@ -391,6 +398,7 @@ fn merge_confirmation() {
     key(&mut app, KeyCode::Tab);
     key(&mut app, KeyCode::Char('m'));
     insta::assert_snapshot!("confirm_merge_80x24", draw(&mut app, 80, 24).backend());
+    insta::assert_snapshot!("confirm_merge_120x40", draw(&mut app, 120, 40).backend());
 }
 
 #[test]
@@ -528,6 +536,7 @@ fn inbox_walks_waiting_sessions_oldest_first_without_opening_them() {
         "the inbox does not open the session"
     );
     insta::assert_snapshot!("inbox_first_80x24", draw(&mut app, 80, 24).backend());
+    insta::assert_snapshot!("inbox_first_120x40", draw(&mut app, 120, 40).backend());
     let effects = app.handle(UiEvent::Key(KeyEvent::new(
         KeyCode::Char('y'),
         KeyModifiers::NONE,
@@ -572,6 +581,10 @@ fn agent_commands_are_offered_and_forwarded() {
         "palette_agent_commands_80x24",
         draw(&mut app, 80, 24).backend()
     );
+    insta::assert_snapshot!(
+        "palette_agent_commands_120x40",
+        draw(&mut app, 120, 40).backend()
+    );
     typed(&mut app, "mpact");
     let effects = app.handle(UiEvent::Key(KeyEvent::new(
         KeyCode::Enter,
@@ -592,6 +605,7 @@ fn japanese_screens() {
     with_lang(Lang::Ja, || {
         let mut app = busy_app();
         insta::assert_snapshot!("ja_list_80x24", draw(&mut app, 80, 24).backend());
+        insta::assert_snapshot!("ja_list_120x40", draw(&mut app, 120, 40).backend());
         let mut app = detail_app();
         connect(&mut app, "ask-perm", None);
         usage(&mut app, "ask-perm", Some(0.12));
@@ -696,4 +710,26 @@ fn links_of_the_open_session_are_listed() {
     let links = app.visible_links();
     assert_eq!(links.len(), 1, "{links:?}");
     assert_eq!(links[0].url, "https://example.invalid/docs");
+}
+
+#[test]
+fn a_drag_in_the_composer_copies_its_text() {
+    use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+    let mut app = App::new(info());
+    typed(&mut app, "copy me from the composer");
+    draw(&mut app, 80, 24);
+    let mouse = |kind, column, row| {
+        UiEvent::Mouse(MouseEvent {
+            kind,
+            column,
+            row,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    // The composer is the row above the footer; its text starts after the prompt gutter.
+    app.handle(mouse(MouseEventKind::Down(MouseButton::Left), 2, 22));
+    app.handle(mouse(MouseEventKind::Drag(MouseButton::Left), 8, 22));
+    app.handle(mouse(MouseEventKind::Up(MouseButton::Left), 8, 22));
+    draw(&mut app, 80, 24);
+    assert_eq!(app.take_clipboard().as_deref(), Some("copy me"));
 }

@@ -319,3 +319,21 @@ fn large_document_renders() {
     let lines = render(&markdown, 100);
     assert!(lines.len() >= 2000);
 }
+
+#[test]
+fn bare_urls_in_prose_are_links() {
+    let (lines, links) = codiva_tui::markdown::render_with_links(
+        "Open https://example.invalid/docs, then reply.",
+        80,
+    );
+    assert_eq!(lines.len(), 1);
+    assert_eq!(links.len(), 1, "{links:?}");
+    assert_eq!(links[0].url, "https://example.invalid/docs");
+    let text: String = lines[0].spans.iter().map(|s| s.content.as_ref()).collect();
+    let start = codiva_tui::width::str_width(&text[..text.find("https").unwrap()]);
+    assert_eq!(usize::from(links[0].start_col), start);
+    assert_eq!(
+        usize::from(links[0].end_col - links[0].start_col),
+        "https://example.invalid/docs".len()
+    );
+}
