@@ -90,6 +90,7 @@ impl<'f> Pipeline<'f> {
         self.apply(Input::Agent(AgentEvent::Note {
             level: NoteLevel::Warning,
             text: format!("skipped an oversized line ({bytes} bytes)"),
+            code: None,
         }));
         self.counts.lines += 1;
         self.counts.bytes += bytes + 1;
@@ -118,6 +119,7 @@ impl<'f> Pipeline<'f> {
                 let note = AgentEvent::Note {
                     level: NoteLevel::Warning,
                     text: format!("skipped an unreadable line from the agent ({err})"),
+                    code: None,
                 };
                 (vec![note], TIMED.then(Instant::now))
             }

@@ -218,6 +218,7 @@ fn note(id: u64, text: String) -> LogEntry {
         kind: EntryKind::Note {
             level: NoteLevel::Info,
             text,
+            code: None,
         },
     }
 }
@@ -244,6 +245,7 @@ fn card_toggle_frame() -> Duration {
             _ => EntryKind::Note {
                 level: NoteLevel::Info,
                 text: format!("note {id}"),
+                code: None,
             },
         };
         entries.push(LogEntry {

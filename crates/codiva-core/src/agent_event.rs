@@ -111,6 +111,8 @@ pub enum AgentEvent {
     Note {
         level: NoteLevel,
         text: String,
+        /// A stable kind, for front ends that word notes in their own language.
+        code: Option<crate::session_log::NoteCode>,
     },
 }
 

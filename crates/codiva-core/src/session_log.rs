@@ -50,7 +50,27 @@ pub enum EntryKind {
     Note {
         level: NoteLevel,
         text: String,
+        /// What kind of note this is, for front ends that show it in another language.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        code: Option<NoteCode>,
     },
+}
+
+/// A note's stable name and values (`restarting` with `["1", "3"]`): `text` is its English
+/// wording; a front end may word it otherwise.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct NoteCode {
+    pub name: String,
+    pub args: Vec<String>,
+}
+
+impl NoteCode {
+    pub fn new(name: &str, args: &[&str]) -> Self {
+        NoteCode {
+            name: name.to_owned(),
+            args: args.iter().map(|arg| (*arg).to_owned()).collect(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -252,9 +272,10 @@ fn capped(kind: EntryKind) -> EntryKind {
         EntryKind::SubagentPrompt { text } => EntryKind::SubagentPrompt {
             text: truncate(text, MAX_MESSAGE_TEXT),
         },
-        EntryKind::Note { level, text } => EntryKind::Note {
+        EntryKind::Note { level, text, code } => EntryKind::Note {
             level,
             text: truncate(text, MAX_TOOL_RESULT),
+            code,
         },
         EntryKind::Tool(mut tool) => {
             tool.result = tool.result.map(|text| truncate(text, MAX_TOOL_RESULT));

@@ -16,7 +16,9 @@ use crate::agent_event::{
     AgentBlock, AgentEvent, AgentInfo, NoteLevel, PermissionRequest, QuestionRequest, RetryInfo,
     TokenUsage, TurnEnd, TurnOutcome,
 };
-use crate::session_log::{EntryKind, Log, LogEntry, ToolEntry, ToolStatus, one_line, tool_summary};
+use crate::session_log::{
+    EntryKind, Log, LogEntry, NoteCode, ToolEntry, ToolStatus, one_line, tool_summary,
+};
 
 /// No output for this long while a turn runs (and nobody is asked anything) flags a stall.
 pub const STALL_AFTER_MS: u64 = 10 * 60 * 1000;
@@ -528,13 +530,12 @@ impl SessionState {
                     && self.now_ms.saturating_sub(self.last_activity_ms) >= STALL_AFTER_MS
                 {
                     self.stalled = true;
-                    self.note(
+                    let minutes = (STALL_AFTER_MS / 60_000).to_string();
+                    self.coded_note(
                         Scope::Main,
                         NoteLevel::Warning,
-                        format!(
-                            "no output from the agent for {} minutes",
-                            STALL_AFTER_MS / 60_000
-                        ),
+                        NoteCode::new("stalled", &[&minutes]),
+                        format!("no output from the agent for {minutes} minutes"),
                     );
                 }
             }
@@ -699,12 +700,18 @@ impl SessionState {
             AgentEvent::UserEcho { .. } => {}
             AgentEvent::InterruptMarker => {
                 self.reset_stream();
-                self.note(Scope::Main, NoteLevel::Info, "interrupted".to_owned());
-            }
-            AgentEvent::SyntheticContinuation => {
-                self.note(
+                self.coded_note(
                     Scope::Main,
                     NoteLevel::Info,
+                    NoteCode::new("interrupted", &[]),
+                    "interrupted".to_owned(),
+                );
+            }
+            AgentEvent::SyntheticContinuation => {
+                self.coded_note(
+                    Scope::Main,
+                    NoteLevel::Info,
+                    NoteCode::new("continued_after_cut", &[]),
                     "the answer was cut off; the agent continues".to_owned(),
                 );
             }
@@ -797,20 +804,24 @@ impl SessionState {
             }
             AgentEvent::TurnEnded(end) => self.turn_ended(end),
             AgentEvent::ResumeFailed { message } => {
-                self.note(
+                self.coded_note(
                     Scope::Main,
                     NoteLevel::Warning,
+                    NoteCode::new("resume_failed", &[&message]),
                     format!("the conversation could not be resumed ({message}); a new one starts"),
                 );
             }
             AgentEvent::RequestFailed { what, error } => {
-                self.note(
+                self.coded_note(
                     Scope::Main,
                     NoteLevel::Warning,
+                    NoteCode::new("request_failed", &[&what, &error]),
                     format!("{what} failed: {error}"),
                 );
             }
-            AgentEvent::Note { level, text } => self.note(Scope::Main, level, text),
+            AgentEvent::Note { level, text, code } => {
+                self.push_entry(Scope::Main, EntryKind::Note { level, text, code });
+            }
         }
     }
 
@@ -996,10 +1007,12 @@ impl SessionState {
             usage: self.usage.clone(),
         });
         if !end.denials.is_empty() && end.outcome == TurnOutcome::Completed {
-            self.note(
+            let denied = end.denials.join(", ");
+            self.coded_note(
                 Scope::Main,
                 NoteLevel::Info,
-                format!("denied: {}", end.denials.join(", ")),
+                NoteCode::new("denied", &[&denied]),
+                format!("denied: {denied}"),
             );
         }
         match &end.outcome {
@@ -1081,26 +1094,39 @@ impl SessionState {
         };
         let tail = last_lines(stderr_tail, 3);
         if mid_turn {
-            let mut note = format!("the agent process ended mid-turn ({how})");
-            if !requested && !tail.is_empty() {
-                note.push_str(": ");
-                note.push_str(&tail);
-            }
-            self.note(Scope::Main, NoteLevel::Warning, note.clone());
+            let detail = if !requested && !tail.is_empty() {
+                format!(": {tail}")
+            } else {
+                String::new()
+            };
+            let note = format!("the agent process ended mid-turn ({how}){detail}");
+            self.coded_note(
+                Scope::Main,
+                NoteLevel::Warning,
+                NoteCode::new("ended_mid_turn", &[&how, &detail]),
+                note.clone(),
+            );
             self.last_outcome = Some(TurnOutcome::Interrupted);
             self.exit_note = (!requested).then_some(note);
         } else if !requested && self.last_outcome.is_none() {
-            let mut message = format!("the agent exited before its first turn ({how})");
-            if !tail.is_empty() {
-                message.push_str(": ");
-                message.push_str(&tail);
-            }
-            self.note(Scope::Main, NoteLevel::Error, message.clone());
+            let detail = if tail.is_empty() {
+                String::new()
+            } else {
+                format!(": {tail}")
+            };
+            let message = format!("the agent exited before its first turn ({how}){detail}");
+            self.coded_note(
+                Scope::Main,
+                NoteLevel::Error,
+                NoteCode::new("exited_before_first_turn", &[&how, &detail]),
+                message.clone(),
+            );
             self.last_outcome = Some(TurnOutcome::Failed { message });
         } else if !requested && code != Some(0) {
-            self.note(
+            self.coded_note(
                 Scope::Main,
                 NoteLevel::Info,
+                NoteCode::new("process_ended", &[&how]),
                 format!("the agent process ended ({how})"),
             );
         }
@@ -1170,7 +1196,26 @@ impl SessionState {
     }
 
     fn note(&mut self, scope: Scope, level: NoteLevel, text: String) {
-        self.push_entry(scope, EntryKind::Note { level, text });
+        self.push_entry(
+            scope,
+            EntryKind::Note {
+                level,
+                text,
+                code: None,
+            },
+        );
+    }
+
+    /// A note of a known kind (front ends may word it in their language).
+    fn coded_note(&mut self, scope: Scope, level: NoteLevel, code: NoteCode, text: String) {
+        self.push_entry(
+            scope,
+            EntryKind::Note {
+                level,
+                text,
+                code: Some(code),
+            },
+        );
     }
 
     fn log_mut(&mut self, scope: &Scope) -> &mut Log {

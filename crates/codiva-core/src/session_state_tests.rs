@@ -233,7 +233,7 @@ impl Run {
             .log()
             .entries()
             .filter_map(|entry| match &entry.kind {
-                EntryKind::Note { level, text } => Some((*level, text.clone())),
+                EntryKind::Note { level, text, .. } => Some((*level, text.clone())),
                 _ => None,
             })
             .collect()

@@ -850,6 +850,7 @@ fn note(level: NoteLevel, text: &str) -> EntryKind {
     EntryKind::Note {
         level,
         text: text.to_owned(),
+        code: None,
     }
 }
 

@@ -197,6 +197,9 @@ pub struct App {
     clipboard: Option<String>,
     /// Spinner frames.
     frame_tick: u64,
+    /// The session whose dialog the last frame showed: dialog keys go to that one (what you
+    /// see is what you answer).
+    shown_dialog: Option<String>,
     quit: bool,
 }
 
@@ -225,6 +228,7 @@ impl App {
             selection: None,
             clipboard: None,
             frame_tick: 0,
+            shown_dialog: None,
             quit: false,
         }
     }
@@ -297,9 +301,16 @@ impl App {
                 match self.sessions.iter_mut().find(|s| s.id == session.id) {
                     Some(existing) => *existing = session,
                     None => {
+                        // The selection stays on the same session when the order changes.
+                        let selected = self.selected_session().map(|s| s.id.clone());
                         self.sessions.push(session);
                         self.sessions
                             .sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
+                        if let Some(id) = selected
+                            && let Some(index) = self.sessions.iter().position(|s| s.id == id)
+                        {
+                            self.selected = index;
+                        }
                     }
                 }
                 Vec::new()

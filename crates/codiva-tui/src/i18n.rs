@@ -199,6 +199,21 @@ keys![
     CardEarlier,
     CardTools,
     CardThinking,
+    NoteInterrupted,
+    NoteContinued,
+    NoteDenied,
+    NoteStalled,
+    NoteResumeFailed,
+    NoteRequestFailed,
+    NoteEndedMidTurn,
+    NoteExitedFirst,
+    NoteProcessEnded,
+    NoteUnreadable,
+    NoteOversized,
+    NoteRestartLimit,
+    NoteRestarting,
+    NoteStopAfterInterrupt,
+    NoteUnknownLine,
 ];
 
 /// The text of `key` in the current language.
@@ -358,6 +373,25 @@ fn en(key: Key) -> &'static str {
         CardEarlier => "… {0} earlier entries",
         CardTools => "{0} tools:",
         CardThinking => "Thinking…",
+        NoteInterrupted => "interrupted",
+        NoteContinued => "the answer was cut off; the agent continues",
+        NoteDenied => "denied: {0}",
+        NoteStalled => "no output from the agent for {0} minutes",
+        NoteResumeFailed => "the conversation could not be resumed ({0}); a new one starts",
+        NoteRequestFailed => "{0} failed: {1}",
+        NoteEndedMidTurn => "the agent process ended mid-turn ({0}){1}",
+        NoteExitedFirst => "the agent exited before its first turn ({0}){1}",
+        NoteProcessEnded => "the agent process ended ({0})",
+        NoteUnreadable => "skipped an unreadable line from the agent ({0})",
+        NoteOversized => "skipped a line of {0} bytes from the agent (over the limit)",
+        NoteRestartLimit => {
+            "the agent exited {0} times in a row; it starts again on the next message"
+        }
+        NoteRestarting => "restarting the agent ({0}/{1})",
+        NoteStopAfterInterrupt => {
+            "the agent did not stop after the interrupt; stopping its process"
+        }
+        NoteUnknownLine => "ignored an unknown line kind from the agent: {0}",
     }
 }
 
@@ -495,7 +529,55 @@ fn ja(key: Key) -> &'static str {
         CardEarlier => "… それ以前の {0} 件",
         CardTools => "{0} 個のツール:",
         CardThinking => "思考中…",
+        NoteInterrupted => "中断しました",
+        NoteContinued => "回答が途中で切れたため、エージェントが続きを書きます",
+        NoteDenied => "拒否: {0}",
+        NoteStalled => "エージェントから {0} 分間出力がありません",
+        NoteResumeFailed => "会話を再開できませんでした（{0}）。新しい会話を始めます",
+        NoteRequestFailed => "{0} に失敗しました: {1}",
+        NoteEndedMidTurn => "エージェントのプロセスがターンの途中で終了しました（{0}）{1}",
+        NoteExitedFirst => "エージェントが最初のターンの前に終了しました（{0}）{1}",
+        NoteProcessEnded => "エージェントのプロセスが終了しました（{0}）",
+        NoteUnreadable => "エージェントの読めない行を読み飛ばしました（{0}）",
+        NoteOversized => "上限を超える {0} バイトの行を読み飛ばしました",
+        NoteRestartLimit => {
+            "エージェントが {0} 回続けて終了しました。次のメッセージで再び起動します"
+        }
+        NoteRestarting => "エージェントを再起動しています（{0}/{1}）",
+        NoteStopAfterInterrupt => "中断後もエージェントが止まらないため、プロセスを停止します",
+        NoteUnknownLine => "エージェントの未知の行を無視しました: {0}",
     }
+}
+
+/// A note of the engine in the current language: by its code when it has a known one, else
+/// its own (English) text.
+pub fn note_text<'a>(
+    text: &'a str,
+    code: Option<&codiva_core::session_log::NoteCode>,
+) -> std::borrow::Cow<'a, str> {
+    let Some(code) = code else {
+        return std::borrow::Cow::Borrowed(text);
+    };
+    let key = match code.name.as_str() {
+        "interrupted" => Key::NoteInterrupted,
+        "continued_after_cut" => Key::NoteContinued,
+        "denied" => Key::NoteDenied,
+        "stalled" => Key::NoteStalled,
+        "resume_failed" => Key::NoteResumeFailed,
+        "request_failed" => Key::NoteRequestFailed,
+        "ended_mid_turn" => Key::NoteEndedMidTurn,
+        "exited_before_first_turn" => Key::NoteExitedFirst,
+        "process_ended" => Key::NoteProcessEnded,
+        "unreadable_line" => Key::NoteUnreadable,
+        "oversized_line" => Key::NoteOversized,
+        "restart_limit" => Key::NoteRestartLimit,
+        "restarting" => Key::NoteRestarting,
+        "stop_after_interrupt" => Key::NoteStopAfterInterrupt,
+        "unknown_line" => Key::NoteUnknownLine,
+        _ => return std::borrow::Cow::Borrowed(text),
+    };
+    let args: Vec<&str> = code.args.iter().map(String::as_str).collect();
+    std::borrow::Cow::Owned(tf(key, &args))
 }
 
 #[cfg(test)]
@@ -521,6 +603,20 @@ mod tests {
                 "{key:?}: {en:?} vs {ja:?}"
             );
         }
+    }
+
+    #[test]
+    fn notes_by_code() {
+        use codiva_core::session_log::NoteCode;
+        let code = NoteCode::new("restarting", &["1", "3"]);
+        assert_eq!(note_text("x", Some(&code)), "restarting the agent (1/3)");
+        let ja = with_lang(Lang::Ja, || note_text("x", Some(&code)).into_owned());
+        assert_eq!(ja, "エージェントを再起動しています（1/3）");
+        assert_eq!(note_text("plain", None), "plain");
+        assert_eq!(
+            note_text("odd", Some(&NoteCode::new("not-a-code", &[]))),
+            "odd"
+        );
     }
 
     #[test]

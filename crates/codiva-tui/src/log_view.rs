@@ -872,6 +872,7 @@ mod tests {
                 kind: EntryKind::Note {
                     level: NoteLevel::Info,
                     text: "a\nb\nc".into(),
+                    code: None,
                 },
             })
             .collect();

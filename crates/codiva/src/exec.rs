@@ -401,7 +401,7 @@ impl Printer {
                     tool.name, tool.summary
                 ));
             }
-            EntryKind::Note { level, text } => {
+            EntryKind::Note { level, text, .. } => {
                 let prefix = match level {
                     NoteLevel::Info => "note",
                     NoteLevel::Warning => "warning",

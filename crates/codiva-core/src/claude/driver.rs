@@ -20,6 +20,7 @@ use crate::process::{
 use crate::session::{
     ClaudeSessionConfig, PermissionResponse, QuestionResponse, SessionCommand, SessionHandle,
 };
+use crate::session_log::NoteCode;
 use crate::session_state::{Input, Prompt, PromptResolution, SessionEvent, SessionState};
 use crate::wire_log::{Direction, WireLog};
 
@@ -458,6 +459,7 @@ impl Driver {
                 self.apply(Input::Agent(AgentEvent::Note {
                     level: NoteLevel::Warning,
                     text: format!("skipped an unreadable line from the agent ({error})"),
+                    code: Some(NoteCode::new("unreadable_line", &[&error])),
                 }));
             }
             FromAgent::Oversized { epoch, bytes } if epoch == self.epoch => {
@@ -466,6 +468,7 @@ impl Driver {
                     text: format!(
                         "skipped a line of {bytes} bytes from the agent (over the limit)"
                     ),
+                    code: Some(NoteCode::new("oversized_line", &[&bytes.to_string()])),
                 }));
             }
             FromAgent::Exited {
@@ -603,6 +606,10 @@ impl Driver {
                     "the agent exited {} times in a row; it starts again on the next message",
                     self.restarts + 1
                 ),
+                code: Some(NoteCode::new(
+                    "restart_limit",
+                    &[&(self.restarts + 1).to_string()],
+                )),
             }));
             return;
         }
@@ -613,6 +620,13 @@ impl Driver {
                 "restarting the agent ({}/{})",
                 self.restarts, self.config.max_restarts
             ),
+            code: Some(NoteCode::new(
+                "restarting",
+                &[
+                    &self.restarts.to_string(),
+                    &self.config.max_restarts.to_string(),
+                ],
+            )),
         }));
         self.flush().await;
         self.spawn_resuming().await;
@@ -629,6 +643,7 @@ impl Driver {
         self.apply(Input::Agent(AgentEvent::Note {
             level: NoteLevel::Warning,
             text: "the agent did not stop after the interrupt; stopping its process".to_owned(),
+            code: Some(NoteCode::new("stop_after_interrupt", &[])),
         }));
         self.stop_process().await;
     }

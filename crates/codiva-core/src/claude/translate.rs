@@ -127,6 +127,7 @@ impl Translator {
             Inbound::Unknown { kind } => vec![AgentEvent::Note {
                 level: NoteLevel::Info,
                 text: format!("ignored an unknown line kind from the agent: {kind}"),
+                code: Some(crate::session_log::NoteCode::new("unknown_line", &[&kind])),
             }],
         }
     }
@@ -205,6 +206,10 @@ impl Translator {
             System::Unknown { subtype } => vec![AgentEvent::Note {
                 level: NoteLevel::Info,
                 text: format!("ignored an unknown system line from the agent: {subtype}"),
+                code: Some(crate::session_log::NoteCode::new(
+                    "unknown_line",
+                    &[&subtype],
+                )),
             }],
         }
     }

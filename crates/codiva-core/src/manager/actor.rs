@@ -769,6 +769,7 @@ impl Actor {
             restored.main.push(crate::session_log::EntryKind::Note {
                 level: crate::agent_event::NoteLevel::Warning,
                 text: note,
+                code: None,
             });
         }
         let state = SessionState::restored(restored);
@@ -1140,6 +1141,7 @@ impl Actor {
                         crate::session_state::Input::Agent(crate::agent_event::AgentEvent::Note {
                             level: crate::agent_event::NoteLevel::Info,
                             text: note,
+                            code: None,
                         }),
                     );
                 }

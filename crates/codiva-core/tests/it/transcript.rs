@@ -51,6 +51,7 @@ fn note(level: NoteLevel, text: &str) -> EntryKind {
     EntryKind::Note {
         level,
         text: text.into(),
+        code: None,
     }
 }
 
@@ -152,7 +153,7 @@ fn api_error_becomes_an_error_note() {
     let log = read_fixture("api-error");
     assert_eq!(log.main.len(), 2, "{:#?}", log.main);
     assert_eq!(log.main[0], user("say hi"));
-    let EntryKind::Note { level, text } = &log.main[1] else {
+    let EntryKind::Note { level, text, .. } = &log.main[1] else {
         panic!("{:?}", log.main[1])
     };
     assert_eq!(*level, NoteLevel::Error);

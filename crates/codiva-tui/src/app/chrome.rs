@@ -76,6 +76,7 @@ pub fn render(app: &mut App, frame: &mut Frame) {
         + 1;
     let body_height = area.height.saturating_sub(fixed);
     let mut y = area.y;
+    app.shown_dialog = None;
     app.layout = super::mouse::Layout {
         header: Rect::new(area.x, area.y, width, header_height),
         ..super::mouse::Layout::default()
@@ -401,6 +402,7 @@ fn dialog_height(app: &mut App, id: &str, width: u16, max: u16) -> u16 {
 }
 
 fn render_dialog(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
+    app.shown_dialog = Some(id.to_owned());
     match app.pane(id).dialog() {
         Some(Dialog::Permission(dialog)) => dialog.render(area, buf),
         Some(Dialog::Question(dialog)) => dialog.render(area, buf),

@@ -137,7 +137,7 @@ impl App {
     }
 
     fn dialog_key(&mut self, key: KeyEvent) -> Vec<Effect> {
-        let Some(id) = self.current_id() else {
+        let Some(id) = self.shown_dialog.clone().or_else(|| self.current_id()) else {
             self.focus = Focus::Composer;
             return Vec::new();
         };

@@ -74,7 +74,7 @@ impl App {
                     && contains(area, column, row)
                 {
                     self.focus = Focus::Dialog;
-                    if let Some(id) = self.current_id() {
+                    if let Some(id) = self.shown_dialog.clone().or_else(|| self.current_id()) {
                         match self.pane(&id).dialog() {
                             Some(Dialog::Permission(dialog)) => {
                                 if let Some(choice) = dialog.choice_at(area, column, row) {

@@ -211,7 +211,9 @@ pub(crate) fn entry_rows(
             lines
         }
         EntryKind::Assistant { text } => assistant(text, room),
-        EntryKind::Note { level, text } => note(*level, text, room),
+        EntryKind::Note { level, text, code } => {
+            note(*level, &crate::i18n::note_text(text, code.as_ref()), room)
+        }
         EntryKind::SubagentPrompt { text } => vec![subagent_prompt(text, room)],
         EntryKind::Thinking { text } => {
             return cards::thinking(block, key, text, indent, width, look);

@@ -93,6 +93,7 @@ mod tests {
             kind: EntryKind::Note {
                 level: NoteLevel::Info,
                 text: "x".into(),
+                code: None,
             },
         };
         let log = [

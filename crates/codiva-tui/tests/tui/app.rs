@@ -289,7 +289,7 @@ fn detail_app() -> App {
                 result: Some("…".into()),
                 duration_ms: Some(12),
             })),
-            log(3, EntryKind::Note { level: NoteLevel::Info, text: "denied: Bash".into() }),
+            log(3, EntryKind::Note { level: NoteLevel::Info, text: "denied: Bash".into(), code: None }),
         ],
         subagents: Vec::new(),
     }));
@@ -732,4 +732,45 @@ fn a_drag_in_the_composer_copies_its_text() {
     app.handle(mouse(MouseEventKind::Up(MouseButton::Left), 8, 22));
     draw(&mut app, 80, 24);
     assert_eq!(app.take_clipboard().as_deref(), Some("copy me"));
+}
+
+#[test]
+fn dialog_keys_go_to_the_dialog_on_screen_even_if_the_list_reorders() {
+    let mut app = busy_app();
+    event(
+        &mut app,
+        "ask-q",
+        SessionEvent::PromptOpened {
+            prompt: permission("r-q", "make"),
+        },
+    );
+    app.handle(UiEvent::Key(KeyEvent::new(
+        KeyCode::Char('n'),
+        KeyModifiers::CONTROL,
+    )));
+    let screen = format!("{}", draw(&mut app, 80, 24).backend());
+    assert!(screen.contains("$ make"), "{screen}");
+    // A session created earlier arrives late and sorts in front of the others.
+    add(
+        &mut app,
+        session(
+            "early",
+            "An early session",
+            Status::Running,
+            SessionPhase::Active,
+            0,
+        ),
+    );
+    let effects = app.handle(UiEvent::Key(KeyEvent::new(
+        KeyCode::Char('y'),
+        KeyModifiers::NONE,
+    )));
+    assert_eq!(
+        effects,
+        [codiva_tui::app::Effect::RespondPermission {
+            id: "ask-q".into(),
+            request_id: "r-q".into(),
+            response: codiva_core::session::PermissionResponse::Allow,
+        }]
+    );
 }

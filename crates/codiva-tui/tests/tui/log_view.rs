@@ -31,6 +31,7 @@ fn note(id: u64, level: NoteLevel, text: &str) -> LogEntry {
         EntryKind::Note {
             level,
             text: text.into(),
+            code: None,
         },
     )
 }

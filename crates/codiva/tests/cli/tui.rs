@@ -258,10 +258,12 @@ fn the_inbox_answers_two_waiting_sessions_without_opening_them() {
     let mut answered = Vec::new();
     for remaining in ["● 1 waiting", "Completed"] {
         ui.pty.send(b"\x0e"); // Ctrl+N
+        // The footer says when the dialog has the keys: only then is the screen the inbox's.
         let screen = ui.pty.wait_for("a dialog from the inbox", WAIT, |s| {
-            ["touch first.txt", "touch second.txt"]
-                .iter()
-                .any(|c| s.contains(c) && !answered.contains(c))
+            s.contains("answer the selected session")
+                && ["touch first.txt", "touch second.txt"]
+                    .iter()
+                    .any(|c| s.contains(c) && !answered.contains(c))
         });
         assert!(!screen.contains('‹'), "no session was opened:\n{screen}");
         let command = ["touch first.txt", "touch second.txt"]

@@ -30,7 +30,7 @@ fn status_events(run: &Run) -> Vec<(Status, Option<String>)> {
 fn notes(log: &[LogEntry], level: NoteLevel) -> Vec<String> {
     log.iter()
         .filter_map(|entry| match &entry.kind {
-            EntryKind::Note { level: l, text } if *l == level => Some(text.clone()),
+            EntryKind::Note { level: l, text, .. } if *l == level => Some(text.clone()),
             _ => None,
         })
         .collect()
