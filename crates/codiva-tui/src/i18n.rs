@@ -214,6 +214,16 @@ keys![
     NoteRestarting,
     NoteStopAfterInterrupt,
     NoteUnknownLine,
+    InfoPromptSaved,
+    ErrPromptSave,
+    ErrOpenUrl,
+    InfoModelSet,
+    DiffSummary,
+    DiffUncommitted,
+    InfoMerged,
+    InfoRemoved,
+    InfoDiscarded,
+    InfoDiscardedRestorable,
 ];
 
 /// The text of `key` in the current language.
@@ -392,6 +402,16 @@ fn en(key: Key) -> &'static str {
             "the agent did not stop after the interrupt; stopping its process"
         }
         NoteUnknownLine => "ignored an unknown line kind from the agent: {0}",
+        InfoPromptSaved => "saved {0}; new sessions get it",
+        ErrPromptSave => "cannot save {0}: {1}",
+        ErrOpenUrl => "cannot open {0}: {1}",
+        InfoModelSet => "{0} now uses {1}",
+        DiffSummary => "{0} file(s), +{1} −{2}, {3} commit(s) ahead",
+        DiffUncommitted => "{0} uncommitted file(s)",
+        InfoMerged => "merged {0} into {1}",
+        InfoRemoved => "removed {0}",
+        InfoDiscarded => "discarded {0}",
+        InfoDiscardedRestorable => "discarded {0} (restorable: refs/codiva/archive/{0})",
     }
 }
 
@@ -546,6 +566,16 @@ fn ja(key: Key) -> &'static str {
         NoteRestarting => "エージェントを再起動しています（{0}/{1}）",
         NoteStopAfterInterrupt => "中断後もエージェントが止まらないため、プロセスを停止します",
         NoteUnknownLine => "エージェントの未知の行を無視しました: {0}",
+        InfoPromptSaved => "{0} を保存しました。新しいセッションから使われます",
+        ErrPromptSave => "{0} を保存できません: {1}",
+        ErrOpenUrl => "{0} を開けません: {1}",
+        InfoModelSet => "{0} は {1} を使います",
+        DiffSummary => "{0} ファイル、+{1} −{2}、ベースより {3} コミット先行",
+        DiffUncommitted => "未コミットのファイル {0} 件",
+        InfoMerged => "{0} を {1} にマージしました",
+        InfoRemoved => "{0} を削除しました",
+        InfoDiscarded => "{0} を破棄しました",
+        InfoDiscardedRestorable => "{0} を破棄しました（refs/codiva/archive/{0} から復元できます）",
     }
 }
 

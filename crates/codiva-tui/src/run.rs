@@ -19,6 +19,7 @@ use tokio::time::Instant;
 
 use crate::app::{App, AppInfo, Done, Effect, UiEvent};
 use crate::composer::History;
+use crate::i18n::{Key, t, tf};
 use crate::terminal;
 
 /// At most ~60 frames a second.
@@ -265,13 +266,13 @@ fn run_effects(
             Effect::SavePrompt { text } => {
                 let result = save_prompt(&options.prompt_path, &text);
                 let _ = done.send(match result {
-                    Ok(()) => Done::Info(format!(
-                        "saved {}; new sessions get it",
-                        options.prompt_path.display()
+                    Ok(()) => Done::Info(tf(
+                        Key::InfoPromptSaved,
+                        &[&options.prompt_path.display().to_string()],
                     )),
-                    Err(err) => Done::Error(format!(
-                        "cannot save {}: {err}",
-                        options.prompt_path.display()
+                    Err(err) => Done::Error(tf(
+                        Key::ErrPromptSave,
+                        &[&options.prompt_path.display().to_string(), &err.to_string()],
                     )),
                 });
             }
@@ -279,7 +280,8 @@ fn run_effects(
                 let done = done.clone();
                 tokio::spawn(async move {
                     if let Err(err) = codiva_core::desktop_notify::open_url(&url).await {
-                        let _ = done.send(Done::Error(format!("cannot open {url}: {err}")));
+                        let _ =
+                            done.send(Done::Error(tf(Key::ErrOpenUrl, &[&url, &err.to_string()])));
                     }
                 });
             }
@@ -352,9 +354,9 @@ async fn call(manager: &Manager, effect: Effect, default_model: Option<String>) 
             .err()
             .and_then(error),
         Effect::SetModel { id, model } => match manager.set_model(&id, model.clone()).await {
-            Ok(()) => Some(Done::Info(format!(
-                "{id} now uses {}",
-                model.as_deref().unwrap_or("the default model")
+            Ok(()) => Some(Done::Info(tf(
+                Key::InfoModelSet,
+                &[&id, model.as_deref().unwrap_or(t(Key::DefaultModel))],
             ))),
             Err(err) => error(err),
         },
@@ -393,12 +395,14 @@ async fn call(manager: &Manager, effect: Effect, default_model: Option<String>) 
         }
         Effect::Diff { id } => match manager.diff(&id).await {
             Ok(diff) => {
-                let mut text = format!(
-                    "{} file(s), +{} −{}, {} commit(s) ahead",
-                    diff.files.len(),
-                    diff.insertions,
-                    diff.deletions,
-                    diff.commits_ahead
+                let mut text = tf(
+                    Key::DiffSummary,
+                    &[
+                        &diff.files.len().to_string(),
+                        &diff.insertions.to_string(),
+                        &diff.deletions.to_string(),
+                        &diff.commits_ahead.to_string(),
+                    ],
                 );
                 for file in diff.files.iter().take(8) {
                     text.push_str(&format!(
@@ -409,16 +413,20 @@ async fn call(manager: &Manager, effect: Effect, default_model: Option<String>) 
                     ));
                 }
                 if !diff.uncommitted.is_empty() {
-                    text.push_str(&format!("\n{} uncommitted file(s)", diff.uncommitted.len()));
+                    text.push('\n');
+                    text.push_str(&tf(
+                        Key::DiffUncommitted,
+                        &[&diff.uncommitted.len().to_string()],
+                    ));
                 }
                 Some(Done::Diff { id, text })
             }
             Err(err) => error(err),
         },
         Effect::Merge { id } => match manager.merge(&id).await {
-            Ok(session) => Some(Done::Info(format!(
-                "merged {} into {}",
-                session.branch, session.base
+            Ok(session) => Some(Done::Info(tf(
+                Key::InfoMerged,
+                &[&session.branch, &session.base],
             ))),
             Err(err) => error(err),
         },
@@ -438,9 +446,11 @@ async fn call(manager: &Manager, effect: Effect, default_model: Option<String>) 
                     preview,
                     token: confirm_token,
                 }),
-                Ok(DiscardOutcome::Removed { id }) => Some(Done::Info(format!("removed {id}"))),
+                Ok(DiscardOutcome::Removed { id }) => {
+                    Some(Done::Info(tf(Key::InfoRemoved, &[&id])))
+                }
                 Ok(DiscardOutcome::Discarded { session }) => {
-                    Some(Done::Info(format!("discarded {}", session.id)))
+                    Some(Done::Info(tf(Key::InfoDiscarded, &[&session.id])))
                 }
                 Err(err) => error(err),
             }
@@ -452,11 +462,12 @@ async fn call(manager: &Manager, effect: Effect, default_model: Option<String>) 
                 manager.discard(&id, Some(token)).await
             };
             match result {
-                Ok(DiscardOutcome::Discarded { session }) => Some(Done::Info(format!(
-                    "discarded {} (restorable: refs/codiva/archive/{})",
-                    session.id, session.id
-                ))),
-                Ok(DiscardOutcome::Removed { id }) => Some(Done::Info(format!("removed {id}"))),
+                Ok(DiscardOutcome::Discarded { session }) => {
+                    Some(Done::Info(tf(Key::InfoDiscardedRestorable, &[&session.id])))
+                }
+                Ok(DiscardOutcome::Removed { id }) => {
+                    Some(Done::Info(tf(Key::InfoRemoved, &[&id])))
+                }
                 Ok(DiscardOutcome::NeedsConfirmation { .. }) => None,
                 Err(err) => error(err),
             }
