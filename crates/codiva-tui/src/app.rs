@@ -471,6 +471,8 @@ impl App {
             self.set_notice(t(Key::InboxEmpty), false);
             return Vec::new();
         };
+        // Its dialog is the one the next keys answer, even before the next frame shows it.
+        self.shown_dialog = Some(id.clone());
         let remaining = inbox.len() - 1;
         if remaining > 0 {
             self.set_notice(tf(Key::InboxMore, &[&remaining.to_string()]), false);

@@ -137,7 +137,12 @@ impl App {
     }
 
     fn dialog_key(&mut self, key: KeyEvent) -> Vec<Effect> {
-        let Some(id) = self.shown_dialog.clone().or_else(|| self.current_id()) else {
+        // The dialog on screen, while it is still open; else the selected session's.
+        let shown = self
+            .shown_dialog
+            .clone()
+            .filter(|id| self.panes.get(id).is_some_and(|pane| pane.has_dialog()));
+        let Some(id) = shown.or_else(|| self.current_id()) else {
             self.focus = Focus::Composer;
             return Vec::new();
         };
