@@ -49,8 +49,8 @@ pub enum ManagerError {
     Git(String),
     #[error("no session {0:?}")]
     NoSuchSession(String),
-    #[error("{0}")]
-    Refused(String),
+    #[error("{}", .0.message)]
+    Refused(Refusal),
     #[error("the session manager has stopped")]
     Stopped,
 }
@@ -59,6 +59,15 @@ impl From<GitError> for ManagerError {
     fn from(err: GitError) -> Self {
         ManagerError::Git(err.to_string())
     }
+}
+
+/// Why a valid request cannot be done now: a stable `code` with its `args` (for front ends that
+/// word it in their language) and the English `message`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    pub code: &'static str,
+    pub args: Vec<String>,
+    pub message: String,
 }
 
 /// Options for a new session.

@@ -224,6 +224,25 @@ keys![
     InfoRemoved,
     InfoDiscarded,
     InfoDiscardedRestorable,
+    RefEmptyInstruction,
+    RefNoAgentYet,
+    RefMergedStartNew,
+    RefDiscardedRestore,
+    RefNotRunning,
+    RefNoWorktree,
+    RefCannotMerge,
+    RefStillWorking,
+    RefMergeConflict,
+    RefNothingToMerge,
+    RefMergeRefused,
+    RefAlreadyMerged,
+    RefAlreadyDiscarded,
+    RefStillPreparing,
+    RefTokenMismatch,
+    RefNotDiscarded,
+    RefSyncBusy,
+    ErrNoSuchSession,
+    ErrStopped,
 ];
 
 /// The text of `key` in the current language.
@@ -412,6 +431,31 @@ fn en(key: Key) -> &'static str {
         InfoRemoved => "removed {0}",
         InfoDiscarded => "discarded {0}",
         InfoDiscardedRestorable => "discarded {0} (restorable: refs/codiva/archive/{0})",
+        RefEmptyInstruction => "the instruction is empty",
+        RefNoAgentYet => "session {0} has no agent yet",
+        RefMergedStartNew => "session {0} was merged; start a new session",
+        RefDiscardedRestore => "session {0} was discarded; restore it first",
+        RefNotRunning => "session {0} is not running an agent",
+        RefNoWorktree => "session {0} has no worktree",
+        RefCannotMerge => "session {0} cannot be merged now",
+        RefStillWorking => "session {0} is still working; interrupt it or wait until it finishes",
+        RefMergeConflict => {
+            "merging {0} into {1} conflicts in {2}; the merge was aborted and {1} is unchanged"
+        }
+        RefNothingToMerge => {
+            "nothing to merge: {0} has no commits that {1} lacks (uncommitted changes stay in the session's worktree)"
+        }
+        RefMergeRefused => "{0}",
+        RefAlreadyMerged => "session {0} is already merged",
+        RefAlreadyDiscarded => "session {0} is already discarded",
+        RefStillPreparing => "session {0} is still being prepared",
+        RefTokenMismatch => "the confirmation token does not match; ask again without one",
+        RefNotDiscarded => "session {0} is not discarded",
+        RefSyncBusy => {
+            "session {0} is working; sync needs the agent's help, try again when it is idle"
+        }
+        ErrNoSuchSession => "no session {0}",
+        ErrStopped => "the session manager has stopped",
     }
 }
 
@@ -576,6 +620,31 @@ fn ja(key: Key) -> &'static str {
         InfoRemoved => "{0} を削除しました",
         InfoDiscarded => "{0} を破棄しました",
         InfoDiscardedRestorable => "{0} を破棄しました（refs/codiva/archive/{0} から復元できます）",
+        RefEmptyInstruction => "指示が空です",
+        RefNoAgentYet => "セッション {0} にはまだエージェントがありません",
+        RefMergedStartNew => "セッション {0} はマージ済みです。新しいセッションを始めてください",
+        RefDiscardedRestore => "セッション {0} は破棄済みです。先に復元してください",
+        RefNotRunning => "セッション {0} ではエージェントが動いていません",
+        RefNoWorktree => "セッション {0} には worktree がありません",
+        RefCannotMerge => "セッション {0} は今はマージできません",
+        RefStillWorking => "セッション {0} はまだ作業中です。中断するか、終わるまで待ってください",
+        RefMergeConflict => {
+            "{0} を {1} にマージすると {2} で競合します。マージは中止し、{1} は変わっていません"
+        }
+        RefNothingToMerge => {
+            "マージするものがありません: {0} には {1} にないコミットがありません（未コミットの変更はセッションの worktree に残っています）"
+        }
+        RefMergeRefused => "マージできません: {0}",
+        RefAlreadyMerged => "セッション {0} はマージ済みです",
+        RefAlreadyDiscarded => "セッション {0} は破棄済みです",
+        RefStillPreparing => "セッション {0} はまだ準備中です",
+        RefTokenMismatch => "確認トークンが一致しません。トークンなしでもう一度依頼してください",
+        RefNotDiscarded => "セッション {0} は破棄されていません",
+        RefSyncBusy => {
+            "セッション {0} は作業中です。同期にはエージェントの手が要るので、手が空いてからもう一度"
+        }
+        ErrNoSuchSession => "セッション {0} はありません",
+        ErrStopped => "セッションマネージャーが停止しています",
     }
 }
 
@@ -608,6 +677,40 @@ pub fn note_text<'a>(
     };
     let args: Vec<&str> = code.args.iter().map(String::as_str).collect();
     std::borrow::Cow::Owned(tf(key, &args))
+}
+
+/// A manager error in the current language (git's own messages stay as git wrote them).
+pub fn manager_error(error: &codiva_core::manager::ManagerError) -> String {
+    use codiva_core::manager::ManagerError;
+    match error {
+        ManagerError::Refused(refusal) => {
+            let key = match refusal.code {
+                "empty_instruction" => Key::RefEmptyInstruction,
+                "no_agent_yet" => Key::RefNoAgentYet,
+                "merged_start_new" => Key::RefMergedStartNew,
+                "discarded_restore_first" => Key::RefDiscardedRestore,
+                "not_running_agent" => Key::RefNotRunning,
+                "no_worktree" => Key::RefNoWorktree,
+                "cannot_merge_now" => Key::RefCannotMerge,
+                "still_working" => Key::RefStillWorking,
+                "merge_conflict" => Key::RefMergeConflict,
+                "nothing_to_merge" => Key::RefNothingToMerge,
+                "merge_refused" => Key::RefMergeRefused,
+                "already_merged" => Key::RefAlreadyMerged,
+                "already_discarded" => Key::RefAlreadyDiscarded,
+                "still_preparing" => Key::RefStillPreparing,
+                "token_mismatch" => Key::RefTokenMismatch,
+                "not_discarded" => Key::RefNotDiscarded,
+                "sync_busy" => Key::RefSyncBusy,
+                _ => return refusal.message.clone(),
+            };
+            let args: Vec<&str> = refusal.args.iter().map(String::as_str).collect();
+            tf(key, &args)
+        }
+        ManagerError::NoSuchSession(id) => tf(Key::ErrNoSuchSession, &[id]),
+        ManagerError::Stopped => t(Key::ErrStopped).to_owned(),
+        ManagerError::Git(message) => message.clone(),
+    }
 }
 
 #[cfg(test)]
@@ -647,6 +750,22 @@ mod tests {
             note_text("odd", Some(&NoteCode::new("not-a-code", &[]))),
             "odd"
         );
+    }
+
+    #[test]
+    fn refusals_by_code() {
+        use codiva_core::manager::{ManagerError, Refusal};
+        let error = ManagerError::Refused(Refusal {
+            code: "still_working",
+            args: vec!["fix-login".into()],
+            message: "English".into(),
+        });
+        assert_eq!(
+            manager_error(&error),
+            "session fix-login is still working; interrupt it or wait until it finishes"
+        );
+        let ja = with_lang(Lang::Ja, || manager_error(&error));
+        assert!(ja.starts_with("セッション fix-login はまだ作業中"), "{ja}");
     }
 
     #[test]

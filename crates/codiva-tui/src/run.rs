@@ -317,7 +317,9 @@ fn save_prompt(path: &std::path::Path, text: &str) -> io::Result<()> {
 
 /// Runs one manager call; returns what the app should hear about it.
 async fn call(manager: &Manager, effect: Effect, default_model: Option<String>) -> Option<Done> {
-    let error = |err: codiva_core::manager::ManagerError| Some(Done::Error(err.to_string()));
+    let error = |err: codiva_core::manager::ManagerError| {
+        Some(Done::Error(crate::i18n::manager_error(&err)))
+    };
     match effect {
         Effect::Create { prompt } => manager
             .create(CreateOptions {

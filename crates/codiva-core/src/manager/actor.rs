@@ -568,7 +568,11 @@ impl Actor {
     async fn create(&mut self, options: CreateOptions) -> Result<SessionInfo, ManagerError> {
         let prompt = options.prompt.trim().to_owned();
         if prompt.is_empty() {
-            return Err(ManagerError::Refused("the instruction is empty".to_owned()));
+            return Err(refused(
+                "empty_instruction",
+                &[],
+                "the instruction is empty".to_owned(),
+            ));
         }
         let mut taken: BTreeSet<String> = self.repo.taken_slugs().await?;
         taken.extend(self.records.values().map(|record| record.slug.clone()));
@@ -666,7 +670,13 @@ impl Actor {
         self.ensure_task(id).await?;
         self.ask(id, SessionCommand::Snapshot)
             .await?
-            .ok_or_else(|| ManagerError::Refused(format!("session {id} has no agent yet")))
+            .ok_or_else(|| {
+                refused(
+                    "no_agent_yet",
+                    &[id],
+                    format!("session {id} has no agent yet"),
+                )
+            })
     }
 
     /// Sends a command that answers through a oneshot; `None` when the session has no task
@@ -695,14 +705,18 @@ impl Actor {
                 return Ok(());
             }
             SessionPhase::Merged { .. } => {
-                return Err(ManagerError::Refused(format!(
-                    "session {id} was merged; start a new session"
-                )));
+                return Err(refused(
+                    "merged_start_new",
+                    &[id],
+                    format!("session {id} was merged; start a new session"),
+                ));
             }
             SessionPhase::Discarded => {
-                return Err(ManagerError::Refused(format!(
-                    "session {id} was discarded; restore it first"
-                )));
+                return Err(refused(
+                    "discarded_restore_first",
+                    &[id],
+                    format!("session {id} was discarded; restore it first"),
+                ));
             }
             SessionPhase::Active | SessionPhase::Conflict { .. } => {}
         }
@@ -717,9 +731,11 @@ impl Actor {
         let record = self.record(id)?;
         match &record.commands {
             Some(commands) if commands.send(command).is_ok() => Ok(()),
-            _ => Err(ManagerError::Refused(format!(
-                "session {id} is not running an agent"
-            ))),
+            _ => Err(refused(
+                "not_running_agent",
+                &[id],
+                format!("session {id} is not running an agent"),
+            )),
         }
     }
 
@@ -866,9 +882,11 @@ impl Actor {
             record.phase,
             SessionPhase::Active | SessionPhase::Conflict { .. }
         ) {
-            return Err(ManagerError::Refused(format!(
-                "session {id} has no worktree"
-            )));
+            return Err(refused(
+                "no_worktree",
+                &[id],
+                format!("session {id} has no worktree"),
+            ));
         }
         Ok(self.repo.diff_stat(&worktree, &base).await?)
     }
@@ -879,14 +897,18 @@ impl Actor {
             record.phase,
             SessionPhase::Active | SessionPhase::Conflict { .. }
         ) {
-            return Err(ManagerError::Refused(format!(
-                "session {id} cannot be merged now"
-            )));
+            return Err(refused(
+                "cannot_merge_now",
+                &[id],
+                format!("session {id} cannot be merged now"),
+            ));
         }
         if !record.status.is_settled() {
-            return Err(ManagerError::Refused(format!(
-                "session {id} is still working; interrupt it or wait until it finishes"
-            )));
+            return Err(refused(
+                "still_working",
+                &[id],
+                format!("session {id} is still working; interrupt it or wait until it finishes"),
+            ));
         }
         let (branch, base, worktree, slug) = (
             record.branch.clone(),
@@ -919,15 +941,25 @@ impl Actor {
                     files: files.clone(),
                 };
                 self.emit_info(id);
-                Err(ManagerError::Refused(format!(
-                    "merging {branch} into {base} conflicts in {}; the merge was aborted and {base} is unchanged",
-                    files.join(", ")
-                )))
+                let files = files.join(", ");
+                Err(refused(
+                    "merge_conflict",
+                    &[&branch, &base, &files],
+                    format!(
+                        "merging {branch} into {base} conflicts in {files}; the merge was aborted and {base} is unchanged"
+                    ),
+                ))
             }
-            MergeOutcome::UpToDate => Err(ManagerError::Refused(format!(
-                "nothing to merge: {branch} has no commits that {base} lacks (uncommitted changes stay in the session's worktree)"
-            ))),
-            MergeOutcome::Refused { reason } => Err(ManagerError::Refused(reason)),
+            MergeOutcome::UpToDate => Err(refused(
+                "nothing_to_merge",
+                &[&branch, &base],
+                format!(
+                    "nothing to merge: {branch} has no commits that {base} lacks (uncommitted changes stay in the session's worktree)"
+                ),
+            )),
+            MergeOutcome::Refused { reason } => {
+                Err(refused("merge_refused", &[&reason], reason.clone()))
+            }
         }
     }
 
@@ -949,18 +981,22 @@ impl Actor {
                 self.mark_dirty();
                 return Ok(DiscardOutcome::Removed { id: id.to_owned() });
             }
-            return Err(ManagerError::Refused(format!(
-                "session {id} is already {}",
-                match record.phase {
-                    SessionPhase::Merged { .. } => "merged",
-                    _ => "discarded",
-                }
-            )));
+            let (code, what) = match record.phase {
+                SessionPhase::Merged { .. } => ("already_merged", "merged"),
+                _ => ("already_discarded", "discarded"),
+            };
+            return Err(refused(
+                code,
+                &[id],
+                format!("session {id} is already {what}"),
+            ));
         }
         if matches!(record.phase, SessionPhase::Preparing) {
-            return Err(ManagerError::Refused(format!(
-                "session {id} is still being prepared"
-            )));
+            return Err(refused(
+                "still_preparing",
+                &[id],
+                format!("session {id} is still being prepared"),
+            ));
         }
         let expected = record.confirm_token.clone();
         let (worktree, branch, base, slug) = (
@@ -972,7 +1008,9 @@ impl Actor {
         match (confirm, expected) {
             (Some(given), Some(expected)) if given == expected => {}
             (Some(_), _) => {
-                return Err(ManagerError::Refused(
+                return Err(refused(
+                    "token_mismatch",
+                    &[],
                     "the confirmation token does not match; ask again without one".to_owned(),
                 ));
             }
@@ -1031,9 +1069,11 @@ impl Actor {
     async fn restore(&mut self, id: &str) -> Result<SessionInfo, ManagerError> {
         let record = self.record(id)?;
         if record.phase != SessionPhase::Discarded {
-            return Err(ManagerError::Refused(format!(
-                "session {id} is not discarded"
-            )));
+            return Err(refused(
+                "not_discarded",
+                &[id],
+                format!("session {id} is not discarded"),
+            ));
         }
         let slug = record.slug.clone();
         let worktree = {
@@ -1058,9 +1098,11 @@ impl Actor {
             record.phase,
             SessionPhase::Active | SessionPhase::Conflict { .. }
         ) {
-            return Err(ManagerError::Refused(format!(
-                "session {id} has no worktree"
-            )));
+            return Err(refused(
+                "no_worktree",
+                &[id],
+                format!("session {id} has no worktree"),
+            ));
         }
         let (worktree, base) = (record.worktree.clone(), record.base.clone());
         let busy = !record.status.is_settled();
@@ -1085,9 +1127,13 @@ impl Actor {
             ),
         };
         if busy {
-            return Err(ManagerError::Refused(format!(
-                "session {id} is working; sync needs the agent's help, try again when it is idle"
-            )));
+            return Err(refused(
+                "sync_busy",
+                &[id],
+                format!(
+                    "session {id} is working; sync needs the agent's help, try again when it is idle"
+                ),
+            ));
         }
         self.send(id, UserInput::text(message.clone())).await?;
         Ok(format!("asked the agent: {message}"))
@@ -1234,6 +1280,14 @@ impl Actor {
         }
         self.save().await;
     }
+}
+
+fn refused(code: &'static str, args: &[&str], message: String) -> ManagerError {
+    ManagerError::Refused(super::Refusal {
+        code,
+        args: args.iter().map(|arg| (*arg).to_owned()).collect(),
+        message,
+    })
 }
 
 async fn sleep_until(at: Option<Instant>) {

@@ -27,6 +27,7 @@ fn to_value(value: impl serde::Serialize) -> Result<Value, RpcError> {
     serde_json::to_value(value).map_err(|err| RpcError {
         code: -32603,
         message: format!("cannot encode the result: {err}"),
+        data: None,
     })
 }
 

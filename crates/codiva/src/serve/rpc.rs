@@ -7,6 +7,8 @@ use serde_json::{Value, json};
 pub struct RpcError {
     pub code: i64,
     pub message: String,
+    /// For refusals: `{"reason": <code>, "args": [...]}`, so a client can word it itself.
+    pub data: Option<Value>,
 }
 
 pub const PARSE_ERROR: i64 = -32700;
@@ -27,6 +29,7 @@ impl RpcError {
         RpcError {
             code: PARSE_ERROR,
             message,
+            data: None,
         }
     }
 
@@ -34,6 +37,7 @@ impl RpcError {
         RpcError {
             code: INVALID_REQUEST,
             message,
+            data: None,
         }
     }
 
@@ -41,6 +45,7 @@ impl RpcError {
         RpcError {
             code: METHOD_NOT_FOUND,
             message: format!("unknown method {method:?}"),
+            data: None,
         }
     }
 
@@ -48,6 +53,7 @@ impl RpcError {
         RpcError {
             code: INVALID_PARAMS,
             message,
+            data: None,
         }
     }
 }
@@ -61,15 +67,26 @@ impl From<codiva_core::manager::ManagerError> for RpcError {
             ManagerError::Git(_) => GIT_FAILED,
             ManagerError::Stopped => STOPPED,
         };
+        let data = match &err {
+            ManagerError::Refused(refusal) => {
+                Some(json!({"reason": refusal.code, "args": refusal.args}))
+            }
+            _ => None,
+        };
         RpcError {
             code,
             message: err.to_string(),
+            data,
         }
     }
 }
 
 pub fn error_response(id: Value, error: RpcError) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": {"code": error.code, "message": error.message}})
+    let mut body = json!({"code": error.code, "message": error.message});
+    if let Some(data) = error.data {
+        body["data"] = data;
+    }
+    json!({"jsonrpc": "2.0", "id": id, "error": body})
 }
 
 pub fn notification(method: &str, params: Value) -> Value {

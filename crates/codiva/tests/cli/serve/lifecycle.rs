@@ -88,6 +88,8 @@ fn merge_conflict_discard_and_restore() {
         .call("session/merge", json!({"session_id": two}))
         .unwrap_err();
     assert_eq!(conflict["code"], -32002);
+    assert_eq!(conflict["data"]["reason"], "merge_conflict");
+    assert_eq!(conflict["data"]["args"][2], "README.md");
     assert!(
         conflict["message"].as_str().unwrap().contains("README.md"),
         "{conflict}"
