@@ -256,11 +256,15 @@ fn the_inbox_answers_two_waiting_sessions_without_opening_them() {
     ui.pty.wait_for_text("● 2 waiting", WAIT);
     // The inbox takes the one that has waited longest — either may have asked first.
     let mut answered = Vec::new();
-    for remaining in ["● 1 waiting", "Completed"] {
+    // Before the first Ctrl+N the selected session's own dialog may already hold the keys (a
+    // prompt opening for the selected row takes them), so that screen is only the inbox's once
+    // its notice of the other waiting session shows; the second time, nothing held the keys.
+    for (remaining, inbox_notice) in [("● 1 waiting", "1 more waiting"), ("Completed", "")] {
         ui.pty.send(b"\x0e"); // Ctrl+N
         // The footer says when the dialog has the keys: only then is the screen the inbox's.
         let screen = ui.pty.wait_for("a dialog from the inbox", WAIT, |s| {
             s.contains("answer the selected session")
+                && s.contains(inbox_notice)
                 && ["touch first.txt", "touch second.txt"]
                     .iter()
                     .any(|c| s.contains(c) && !answered.contains(c))
