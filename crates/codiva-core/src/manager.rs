@@ -61,6 +61,28 @@ impl From<GitError> for ManagerError {
     }
 }
 
+/// Every [`Refusal::code`] the manager gives; front ends that word refusals themselves cover
+/// them all (a test in `codiva-tui` holds its catalogue to this list).
+pub const REFUSAL_CODES: &[&str] = &[
+    "already_discarded",
+    "already_merged",
+    "cannot_merge_now",
+    "discarded_restore_first",
+    "empty_instruction",
+    "merge_conflict",
+    "merge_refused",
+    "merged_start_new",
+    "no_agent_yet",
+    "no_worktree",
+    "not_discarded",
+    "not_running_agent",
+    "nothing_to_merge",
+    "still_preparing",
+    "still_working",
+    "sync_busy",
+    "token_mismatch",
+];
+
 /// Why a valid request cannot be done now: a stable `code` with its `args` (for front ends that
 /// word it in their language) and the English `message`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -679,34 +679,41 @@ pub fn note_text<'a>(
     std::borrow::Cow::Owned(tf(key, &args))
 }
 
+/// The catalogue key for a manager refusal code, if it has one.
+fn refusal_key(code: &str) -> Option<Key> {
+    Some(match code {
+        "empty_instruction" => Key::RefEmptyInstruction,
+        "no_agent_yet" => Key::RefNoAgentYet,
+        "merged_start_new" => Key::RefMergedStartNew,
+        "discarded_restore_first" => Key::RefDiscardedRestore,
+        "not_running_agent" => Key::RefNotRunning,
+        "no_worktree" => Key::RefNoWorktree,
+        "cannot_merge_now" => Key::RefCannotMerge,
+        "still_working" => Key::RefStillWorking,
+        "merge_conflict" => Key::RefMergeConflict,
+        "nothing_to_merge" => Key::RefNothingToMerge,
+        "merge_refused" => Key::RefMergeRefused,
+        "already_merged" => Key::RefAlreadyMerged,
+        "already_discarded" => Key::RefAlreadyDiscarded,
+        "still_preparing" => Key::RefStillPreparing,
+        "token_mismatch" => Key::RefTokenMismatch,
+        "not_discarded" => Key::RefNotDiscarded,
+        "sync_busy" => Key::RefSyncBusy,
+        _ => return None,
+    })
+}
+
 /// A manager error in the current language (git's own messages stay as git wrote them).
 pub fn manager_error(error: &codiva_core::manager::ManagerError) -> String {
     use codiva_core::manager::ManagerError;
     match error {
-        ManagerError::Refused(refusal) => {
-            let key = match refusal.code {
-                "empty_instruction" => Key::RefEmptyInstruction,
-                "no_agent_yet" => Key::RefNoAgentYet,
-                "merged_start_new" => Key::RefMergedStartNew,
-                "discarded_restore_first" => Key::RefDiscardedRestore,
-                "not_running_agent" => Key::RefNotRunning,
-                "no_worktree" => Key::RefNoWorktree,
-                "cannot_merge_now" => Key::RefCannotMerge,
-                "still_working" => Key::RefStillWorking,
-                "merge_conflict" => Key::RefMergeConflict,
-                "nothing_to_merge" => Key::RefNothingToMerge,
-                "merge_refused" => Key::RefMergeRefused,
-                "already_merged" => Key::RefAlreadyMerged,
-                "already_discarded" => Key::RefAlreadyDiscarded,
-                "still_preparing" => Key::RefStillPreparing,
-                "token_mismatch" => Key::RefTokenMismatch,
-                "not_discarded" => Key::RefNotDiscarded,
-                "sync_busy" => Key::RefSyncBusy,
-                _ => return refusal.message.clone(),
-            };
-            let args: Vec<&str> = refusal.args.iter().map(String::as_str).collect();
-            tf(key, &args)
-        }
+        ManagerError::Refused(refusal) => match refusal_key(refusal.code) {
+            Some(key) => {
+                let args: Vec<&str> = refusal.args.iter().map(String::as_str).collect();
+                tf(key, &args)
+            }
+            None => refusal.message.clone(),
+        },
         ManagerError::NoSuchSession(id) => tf(Key::ErrNoSuchSession, &[id]),
         ManagerError::Stopped => t(Key::ErrStopped).to_owned(),
         ManagerError::Git(message) => message.clone(),
@@ -766,6 +773,13 @@ mod tests {
         );
         let ja = with_lang(Lang::Ja, || manager_error(&error));
         assert!(ja.starts_with("セッション fix-login はまだ作業中"), "{ja}");
+    }
+
+    #[test]
+    fn every_refusal_code_of_the_manager_has_a_key() {
+        for code in codiva_core::manager::REFUSAL_CODES {
+            assert!(refusal_key(code).is_some(), "no catalogue key for {code:?}");
+        }
     }
 
     #[test]

@@ -1283,6 +1283,10 @@ impl Actor {
 }
 
 fn refused(code: &'static str, args: &[&str], message: String) -> ManagerError {
+    debug_assert!(
+        super::REFUSAL_CODES.contains(&code),
+        "refusal code {code:?} missing from REFUSAL_CODES"
+    );
     ManagerError::Refused(super::Refusal {
         code,
         args: args.iter().map(|arg| (*arg).to_owned()).collect(),
