@@ -1,5 +1,6 @@
 //! Crash handling: a panic hook that writes a crash log under the state directory, asks for the
-//! session state to be saved, and prints a short report on the normal screen.
+//! session state to be saved, and prints a short report on the normal screen. A panic off the UI
+//! thread (a task codiva survives) only writes the log; the UI shows it as an error notice.
 //!
 //! Install it before [`crate::run::run`]: `run` installs the terminal's hook
 //! ([`crate::terminal::restore_on_panic`]) on top of this one, so the terminal is already
@@ -222,9 +223,35 @@ fn log_order(name: &str) -> Option<(u64, u32)> {
     }
 }
 
+/// Panics on other threads than the UI's (a tokio task, a reader thread) that the program
+/// survived: the message and where its crash log went, for the UI to show.
+static CONTAINED: Mutex<Vec<ContainedPanic>> = Mutex::new(Vec::new());
+
+/// A panic off the UI thread: the program goes on, so nothing is printed over the screen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContainedPanic {
+    pub message: String,
+    /// The crash log, or why it could not be written.
+    pub log: Result<PathBuf, String>,
+}
+
+/// The contained panics since the last call, oldest first.
+pub fn take_contained() -> Vec<ContainedPanic> {
+    std::mem::take(
+        &mut *CONTAINED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    )
+}
+
 /// Installs the crash hook (see the module docs). It replaces the hook installed before (the
 /// standard one prints the message and a backtrace hint; the report says more).
+///
+/// Call it on the UI thread: a panic there ends codiva (state saved, short report printed); a
+/// panic on any other thread only kills that thread or task, so the hook writes the crash log
+/// and leaves the report to the UI ([`take_contained`]) instead of printing over its screen.
 pub fn install(state_dir: PathBuf, info: CrashInfo) {
+    let ui_thread = std::thread::current().id();
     std::panic::set_hook(Box::new(move |panic| {
         let env = |name: &str| std::env::var(name).ok();
         let mut report = CrashReport::new(
@@ -238,6 +265,17 @@ pub fn install(state_dir: PathBuf, info: CrashInfo) {
         report.status_counts = info.status_counts.get();
         report.thread = std::thread::current().name().map(str::to_owned);
         let written = write_crash_log(&state_dir, &report);
+        if std::thread::current().id() != ui_thread {
+            let contained = ContainedPanic {
+                message: crate::notify::sanitize_title(&report.message, 300),
+                log: written.map_err(|err| err.to_string()),
+            };
+            CONTAINED
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(contained);
+            return;
+        }
         if let Some(flush) = &info.flush {
             flush();
         }

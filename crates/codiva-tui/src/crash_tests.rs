@@ -113,3 +113,35 @@ fn the_short_report_is_one_safe_paragraph() {
     let failed = short_report("boom", &Err(io::Error::other("disk full")));
     assert!(failed.contains("The crash log could not be written (disk full)."));
 }
+
+#[test]
+fn a_panic_off_the_ui_thread_is_logged_and_left_to_the_ui() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let dir = tempfile::tempdir().unwrap();
+    let flushed = Arc::new(AtomicBool::new(false));
+    let flag = flushed.clone();
+    let previous = std::panic::take_hook();
+    install(
+        dir.path().to_owned(),
+        CrashInfo {
+            version: "9.8.7".to_owned(),
+            status_counts: status_counts_handle(),
+            flush: Some(Box::new(move || flag.store(true, Ordering::SeqCst))),
+        },
+    );
+    let joined = std::thread::spawn(|| panic!("task failed\x1b[2J")).join();
+    std::panic::set_hook(previous);
+    assert!(joined.is_err());
+    let contained = take_contained();
+    assert_eq!(contained.len(), 1, "{contained:?}");
+    // Printed into a notice: no escape reaches the terminal.
+    assert!(!contained[0].message.contains('\x1b'), "{contained:?}");
+    assert!(contained[0].message.starts_with("task failed"));
+    let log = contained[0].log.clone().unwrap();
+    assert!(log.starts_with(dir.path().join("crashes")), "{log:?}");
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("task failed"), "{text}");
+    // The UI goes on: the state is saved as usual, not by the hook.
+    assert!(!flushed.load(Ordering::SeqCst));
+    assert!(take_contained().is_empty());
+}

@@ -243,6 +243,8 @@ keys![
     RefSyncBusy,
     ErrNoSuchSession,
     ErrStopped,
+    ErrContainedPanic,
+    ErrContainedPanicNoLog,
 ];
 
 /// The text of `key` in the current language.
@@ -456,6 +458,12 @@ fn en(key: Key) -> &'static str {
         }
         ErrNoSuchSession => "no session {0}",
         ErrStopped => "the session manager has stopped",
+        ErrContainedPanic => {
+            "internal error: {0}. codiva keeps running; a crash log was written to {1}"
+        }
+        ErrContainedPanicNoLog => {
+            "internal error: {0}. codiva keeps running; the crash log could not be written ({1})"
+        }
     }
 }
 
@@ -645,6 +653,10 @@ fn ja(key: Key) -> &'static str {
         }
         ErrNoSuchSession => "セッション {0} はありません",
         ErrStopped => "セッションマネージャーが停止しています",
+        ErrContainedPanic => "内部エラー: {0}。codiva は動作を続けます。クラッシュログ: {1}",
+        ErrContainedPanicNoLog => {
+            "内部エラー: {0}。codiva は動作を続けます。クラッシュログを書けませんでした（{1}）"
+        }
     }
 }
 
@@ -677,6 +689,17 @@ pub fn note_text<'a>(
     };
     let args: Vec<&str> = code.args.iter().map(String::as_str).collect();
     std::borrow::Cow::Owned(tf(key, &args))
+}
+
+/// The notice for a panic codiva survived (see [`crate::crash::take_contained`]).
+pub fn contained_panic(panic: &crate::crash::ContainedPanic) -> String {
+    match &panic.log {
+        Ok(path) => tf(
+            Key::ErrContainedPanic,
+            &[&panic.message, &path.display().to_string()],
+        ),
+        Err(err) => tf(Key::ErrContainedPanicNoLog, &[&panic.message, err]),
+    }
 }
 
 /// The catalogue key for a manager refusal code, if it has one.

@@ -140,7 +140,14 @@ async fn run_in_terminal(
                 Err(broadcast::error::RecvError::Closed) => break,
             },
             Some(done) = done_rx.recv() => Some(UiEvent::Done(done)),
-            _ = tick.tick() => Some(UiEvent::Tick),
+            _ = tick.tick() => {
+                // A task that panicked (codiva survived it): say so, with its crash log.
+                for panic in crate::crash::take_contained() {
+                    let text = crate::i18n::contained_panic(&panic);
+                    app.handle(UiEvent::Done(Done::Error(text)));
+                }
+                Some(UiEvent::Tick)
+            }
             _ = animation.tick(), if app.is_animating() => Some(UiEvent::Animate),
             _ = tokio::time::sleep_until(frame_due), if dirty => None,
             _ = signals.recv() => break,

@@ -104,11 +104,16 @@ pub fn reset() -> io::Result<()> {
     Ok(())
 }
 
-/// Installs a panic hook that restores the terminal before the panic message is printed.
+/// Installs a panic hook that restores the terminal before the panic message is printed. Only
+/// a panic on the calling (UI) thread ends the UI; one in another thread or task leaves the
+/// terminal as it is, since the UI keeps running on it.
 pub fn restore_on_panic(modes: TerminalModes) {
     let previous = std::panic::take_hook();
+    let ui_thread = std::thread::current().id();
     std::panic::set_hook(Box::new(move |info| {
-        leave(modes);
+        if std::thread::current().id() == ui_thread {
+            leave(modes);
+        }
         previous(info);
     }));
 }
