@@ -1,10 +1,12 @@
 //! Test kit: a mock of the Anthropic Messages API ([`MockServer`], driven by a [`Script`])
 //! and helpers to run the real agent CLIs in a controlled environment ([`AgentSandbox`],
-//! [`TestRepo`], [`claude_binary`]). See `docs/mock-server.md`.
+//! [`TestRepo`], [`claude_binary`], and [`RawClaude`] to drive the CLI line by line without
+//! codiva). See `docs/mock-server.md`.
 
 pub mod agent_env;
 pub mod mock_server;
 pub mod pty;
+pub mod raw_claude;
 pub mod script;
 pub mod sse;
 
@@ -13,4 +15,5 @@ pub use agent_env::{
     kill_process_group, workspace_root,
 };
 pub use mock_server::{MockServer, RecordedRequest};
+pub use raw_claude::RawClaude;
 pub use script::{Block, Match, MockMessage, Reply, Rule, Script, Times};

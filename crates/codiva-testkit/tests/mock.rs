@@ -4,15 +4,12 @@
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use codiva_testkit::{
-    AgentSandbox, CLAUDE_STREAM_JSON_ARGS, Match, MockMessage, MockServer, ProcessGroupGuard,
-    Reply, Rule, Script, TestRepo, Times, claude_binary,
+    AgentSandbox, Match, MockMessage, MockServer, RawClaude, Reply, Rule, Script, TestRepo, Times,
 };
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 // ---------------------------------------------------------------------------------------------
 // Raw HTTP client helpers
@@ -463,132 +460,13 @@ async fn works_inside_a_tokio_runtime() {
 // ---------------------------------------------------------------------------------------------
 // The real Claude Code CLI
 
-struct Claude {
-    child: tokio::process::Child,
-    stdin: Option<tokio::process::ChildStdin>,
-    lines: tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
-    group: ProcessGroupGuard,
-    seen: Vec<Value>,
-    _sandbox: AgentSandbox,
-}
-
-const LINE_TIMEOUT: Duration = Duration::from_secs(90);
-
-impl Claude {
-    fn spawn(sandbox: AgentSandbox, server: &MockServer, repo: &TestRepo) -> Claude {
-        let stderr = std::fs::File::create(sandbox.tmp.path().join("claude.stderr")).unwrap();
-        let mut child = tokio::process::Command::new(claude_binary())
-            .args(CLAUDE_STREAM_JSON_ARGS)
-            .env_clear()
-            .envs(sandbox.claude_env(&server.url()))
-            .current_dir(repo.path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(stderr)
-            .process_group(0)
-            .kill_on_drop(true)
-            .spawn()
-            .unwrap();
-        let group = ProcessGroupGuard::new(child.id());
-        let stdout = child.stdout.take().unwrap();
-        Claude {
-            stdin: child.stdin.take(),
-            child,
-            lines: BufReader::new(stdout).lines(),
-            group,
-            seen: Vec::new(),
-            _sandbox: sandbox,
-        }
-    }
-
-    async fn send(&mut self, value: Value) {
-        let stdin = self.stdin.as_mut().unwrap();
-        stdin
-            .write_all(format!("{value}\n").as_bytes())
-            .await
-            .unwrap();
-        stdin.flush().await.unwrap();
-    }
-
-    async fn say(&mut self, text: &str) {
-        self.send(
-            json!({"type": "user", "message": {"role": "user", "content": text},
-                         "parent_tool_use_id": null, "session_id": ""}),
-        )
-        .await;
-    }
-
-    fn close_stdin(&mut self) {
-        self.stdin = None;
-    }
-
-    fn stderr(&self) -> String {
-        std::fs::read_to_string(self._sandbox.tmp.path().join("claude.stderr")).unwrap_or_default()
-    }
-
-    async fn next_line(&mut self) -> Option<Value> {
-        let line = tokio::time::timeout(LINE_TIMEOUT, self.lines.next_line())
-            .await
-            .unwrap_or_else(|_| {
-                panic!(
-                    "no stdout line for {LINE_TIMEOUT:?}; stderr: {}",
-                    self.stderr()
-                )
-            })
-            .unwrap()?;
-        let value: Value = serde_json::from_str(&line)
-            .unwrap_or_else(|e| panic!("non-JSON stdout line {line:?}: {e}"));
-        self.seen.push(value.clone());
-        Some(value)
-    }
-
-    /// Reads up to the next `result`, answering each `can_use_tool` with `on_permission`.
-    async fn until_result(&mut self, mut on_permission: impl FnMut(&Value) -> Value) -> Value {
-        while let Some(line) = self.next_line().await {
-            match line["type"].as_str() {
-                Some("result") => return line,
-                Some("control_request") if line["request"]["subtype"] == "can_use_tool" => {
-                    let response = json!({"type": "control_response", "response": {
-                        "subtype": "success",
-                        "request_id": line["request_id"],
-                        "response": on_permission(&line["request"]),
-                    }});
-                    self.send(response).await;
-                }
-                _ => {}
-            }
-        }
-        panic!("stdout closed before a result; stderr: {}", self.stderr());
-    }
-
-    /// Waits for exit (stdin must be closed) and checks that no process of the group survives.
-    async fn finish(mut self) -> std::process::ExitStatus {
-        self.close_stdin();
-        while self.next_line().await.is_some() {}
-        let status = tokio::time::timeout(LINE_TIMEOUT, self.child.wait())
-            .await
-            .expect("claude did not exit")
-            .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while !self.group.live_members().is_empty() && Instant::now() < deadline {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        let survivors = self.group.live_members();
-        drop(self.group);
-        assert!(
-            survivors.is_empty(),
-            "processes survived claude: {survivors:?}"
-        );
-        status
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn claude_says_hi_with_cjk_and_emoji() {
     let text = "こんにちは、世界！🌸👋🏽 done";
     let server = MockServer::start(Script::new().then(Reply::text_slow(text, 3, 5))).unwrap();
     let repo = TestRepo::new().unwrap();
-    let mut claude = Claude::spawn(AgentSandbox::new().unwrap(), &server, &repo);
+    let sandbox = AgentSandbox::new().unwrap();
+    let mut claude = RawClaude::spawn(&sandbox, &server, repo.path());
     claude.say("say hi").await;
     claude.close_stdin();
     let result = claude
@@ -623,7 +501,7 @@ async fn claude_gives_up_after_529s() {
     let server = MockServer::start(Script::new().always(Reply::overloaded())).unwrap();
     let repo = TestRepo::new().unwrap();
     let sandbox = AgentSandbox::new().unwrap().with_max_retries(1);
-    let mut claude = Claude::spawn(sandbox, &server, &repo);
+    let mut claude = RawClaude::spawn(&sandbox, &server, repo.path());
     claude.say("say hi").await;
     claude.close_stdin();
     let result = claude
@@ -655,7 +533,8 @@ async fn claude_retries_after_a_cut_stream() {
         .then(Reply::text_slow(text, 4, 0));
     let server = MockServer::start(script).unwrap();
     let repo = TestRepo::new().unwrap();
-    let mut claude = Claude::spawn(AgentSandbox::new().unwrap(), &server, &repo);
+    let sandbox = AgentSandbox::new().unwrap();
+    let mut claude = RawClaude::spawn(&sandbox, &server, repo.path());
     claude.say("say hi").await;
     claude.close_stdin();
     let result = claude
@@ -702,7 +581,8 @@ async fn claude_writes_a_file_after_permission() {
         )
         .then(Reply::text("Done: wrote hello.txt"));
     let server = MockServer::start(script).unwrap();
-    let mut claude = Claude::spawn(AgentSandbox::new().unwrap(), &server, &repo);
+    let sandbox = AgentSandbox::new().unwrap();
+    let mut claude = RawClaude::spawn(&sandbox, &server, repo.path());
     claude.say("please write the file").await;
     let mut prompts = Vec::new();
     let result = claude
@@ -756,7 +636,8 @@ async fn claude_continues_after_an_sse_error() {
         );
     let server = MockServer::start(script).unwrap();
     let repo = TestRepo::new().unwrap();
-    let mut claude = Claude::spawn(AgentSandbox::new().unwrap(), &server, &repo);
+    let sandbox = AgentSandbox::new().unwrap();
+    let mut claude = RawClaude::spawn(&sandbox, &server, repo.path());
     claude.say("say hi").await;
     claude.close_stdin();
     let result = claude

@@ -7,16 +7,12 @@
 //! `CODIVA_CAPTURE_FIXTURES=1 cargo test -p codiva-core --test it transcript::capture` re-captures.
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::time::Duration;
 
 use codiva_core::transcript;
 use codiva_testkit::{
-    AgentSandbox, CLAUDE_STREAM_JSON_ARGS, Match, MockMessage, MockServer, ProcessGroupGuard,
-    Reply, Script, TestRepo, claude_binary,
+    AgentSandbox, Match, MockMessage, MockServer, RawClaude, Reply, Script, TestRepo,
 };
-use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use serde_json::json;
 
 /// Where the sanitised transcripts go: one fake `~/.claude` per scenario.
 pub fn fixtures_dir() -> PathBuf {
@@ -27,108 +23,6 @@ pub fn fixtures_dir() -> PathBuf {
 pub const REPO: &str = "/work/repo";
 const HOME: &str = "/home/user";
 const TMP: &str = "/tmp/agent-tmp";
-
-const LINE_TIMEOUT: Duration = Duration::from_secs(90);
-
-/// One raw `claude` process in stream-json mode.
-struct Claude {
-    child: tokio::process::Child,
-    stdin: Option<tokio::process::ChildStdin>,
-    lines: tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
-    _group: ProcessGroupGuard,
-}
-
-impl Claude {
-    fn spawn(sandbox: &AgentSandbox, server: &MockServer, cwd: &Path) -> Claude {
-        let stderr = std::fs::File::create(sandbox.tmp.path().join("claude.stderr")).unwrap();
-        let mut child = tokio::process::Command::new(claude_binary())
-            .args(CLAUDE_STREAM_JSON_ARGS)
-            .env_clear()
-            .envs(sandbox.claude_env(&server.url()))
-            .current_dir(cwd)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(stderr)
-            .process_group(0)
-            .kill_on_drop(true)
-            .spawn()
-            .unwrap();
-        let group = ProcessGroupGuard::new(child.id());
-        let stdout = child.stdout.take().unwrap();
-        Claude {
-            stdin: child.stdin.take(),
-            child,
-            lines: BufReader::new(stdout).lines(),
-            _group: group,
-        }
-    }
-
-    async fn send(&mut self, value: Value) {
-        let stdin = self.stdin.as_mut().unwrap();
-        stdin
-            .write_all(format!("{value}\n").as_bytes())
-            .await
-            .unwrap();
-        stdin.flush().await.unwrap();
-    }
-
-    async fn say(&mut self, text: &str) {
-        self.send(
-            json!({"type": "user", "message": {"role": "user", "content": text},
-                         "parent_tool_use_id": null, "session_id": ""}),
-        )
-        .await;
-    }
-
-    async fn next_line(&mut self) -> Option<Value> {
-        let line = tokio::time::timeout(LINE_TIMEOUT, self.lines.next_line())
-            .await
-            .expect("no stdout line in time")
-            .unwrap()?;
-        Some(serde_json::from_str(&line).unwrap())
-    }
-
-    /// Reads up to the next `result` (returned), answering every `can_use_tool` (allow, or
-    /// deny); sends an interrupt after the line for which `interrupt_when` is true.
-    async fn until_result(
-        &mut self,
-        deny: bool,
-        mut interrupt_when: impl FnMut(&Value) -> bool,
-    ) -> Value {
-        while let Some(line) = self.next_line().await {
-            if line["type"] == "result" {
-                return line;
-            }
-            if line["type"] == "control_request" && line["request"]["subtype"] == "can_use_tool" {
-                let answer = if deny {
-                    json!({"behavior": "deny", "message": "Not now, thanks."})
-                } else {
-                    json!({"behavior": "allow"})
-                };
-                self.send(json!({"type": "control_response", "response": {
-                    "subtype": "success", "request_id": line["request_id"],
-                    "response": answer}}))
-                    .await;
-            }
-            if interrupt_when(&line) {
-                self.send(json!({"type": "control_request", "request_id": "i1",
-                                 "request": {"subtype": "interrupt"}}))
-                    .await;
-            }
-        }
-        panic!("stdout closed before a result");
-    }
-
-    /// Closes stdin and waits for the exit (the transcript is complete after that).
-    async fn finish(mut self) {
-        self.stdin = None;
-        while self.next_line().await.is_some() {}
-        tokio::time::timeout(LINE_TIMEOUT, self.child.wait())
-            .await
-            .expect("claude did not exit")
-            .unwrap();
-    }
-}
 
 /// A scenario: its script (given the repo path) and its turns.
 struct Scenario {
@@ -331,17 +225,26 @@ async fn run(scenario: &Scenario, out: &Path) {
     for (key, value) in scenario.env {
         sandbox = sandbox.with_env(*key, *value);
     }
-    let mut claude = Claude::spawn(&sandbox, &server, repo.path());
+    let mut claude = RawClaude::spawn(&sandbox, &server, repo.path());
     let mut session_id = String::new();
     for (text, interrupt) in scenario.turns {
         claude.say(text).await;
         let mut deltas = 0;
         let result = claude
-            .until_result(scenario.deny, |line| {
-                let is_delta = line["event"]["delta"]["type"] == "text_delta";
-                deltas += usize::from(is_delta);
-                *interrupt && is_delta && deltas == 5
-            })
+            .until_result_interrupting(
+                |_| {
+                    if scenario.deny {
+                        json!({"behavior": "deny", "message": "Not now, thanks."})
+                    } else {
+                        json!({"behavior": "allow"})
+                    }
+                },
+                |line| {
+                    let is_delta = line["event"]["delta"]["type"] == "text_delta";
+                    deltas += usize::from(is_delta);
+                    *interrupt && is_delta && deltas == 5
+                },
+            )
             .await;
         session_id = result["session_id"].as_str().unwrap().to_owned();
     }
@@ -433,9 +336,9 @@ async fn project_dir_matches_the_cli_for_odd_and_long_paths() {
     assert!(cwd.to_string_lossy().encode_utf16().count() > 200);
     let server = MockServer::start(Script::new().then(Reply::text("はい"))).unwrap();
     let sandbox = AgentSandbox::new().unwrap();
-    let mut claude = Claude::spawn(&sandbox, &server, &cwd);
+    let mut claude = RawClaude::spawn(&sandbox, &server, &cwd);
     claude.say("hi").await;
-    let result = claude.until_result(false, |_| false).await;
+    let result = claude.until_result(|_| json!({"behavior": "allow"})).await;
     let session = result["session_id"].as_str().unwrap().to_owned();
     claude.finish().await;
     let home = sandbox.home.path().join(".claude");
