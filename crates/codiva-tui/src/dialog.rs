@@ -324,6 +324,27 @@ impl Sections {
         (slots, scroll)
     }
 
+    /// Places and draws the dialog into `area`, keeping `scroll` (the dialog's own) current.
+    pub fn render(&self, area: Rect, buf: &mut Buffer, scroll: &mut usize) {
+        let (slots, placed) = self.place(usize::from(area.height), *scroll);
+        *scroll = placed;
+        self.draw(&slots, area, buf);
+    }
+
+    /// The slot drawn at (`column`, `row`) when the dialog was rendered into `area` at `scroll`.
+    pub fn slot_at(&self, area: Rect, scroll: usize, column: u16, row: u16) -> Option<Slot> {
+        let (slots, _) = self.place(usize::from(area.height), scroll);
+        slot_at(&slots, area, column, row)
+    }
+
+    /// The choice drawn at (`column`, `row`), as [`Sections::slot_at`].
+    pub fn choice_at(&self, area: Rect, scroll: usize, column: u16, row: u16) -> Option<usize> {
+        match self.slot_at(area, scroll, column, row)? {
+            Slot::Choice { index, .. } => Some(index),
+            _ => None,
+        }
+    }
+
     /// Draws the rows `place` chose into `area`, clearing it first.
     pub fn draw(&self, slots: &[Slot], area: Rect, buf: &mut Buffer) {
         Clear.render(area, buf);
@@ -361,7 +382,7 @@ impl Sections {
 }
 
 /// The slot under a cell, if the cell is inside the dialog.
-pub(crate) fn slot_at(slots: &[Slot], area: Rect, column: u16, row: u16) -> Option<Slot> {
+fn slot_at(slots: &[Slot], area: Rect, column: u16, row: u16) -> Option<Slot> {
     if column < area.left() || column >= area.right() || row < area.top() || row >= area.bottom() {
         return None;
     }

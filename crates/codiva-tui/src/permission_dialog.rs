@@ -13,9 +13,7 @@ use serde_json::Value;
 use codiva_core::agent_event::PermissionRequest;
 use codiva_core::session::PermissionResponse;
 
-use crate::dialog::{
-    BodyRow, INDENT, Sections, Slot, choice_rows, footer_line, slot_at, title_line, wrapped,
-};
+use crate::dialog::{BodyRow, INDENT, Sections, choice_rows, footer_line, title_line, wrapped};
 pub use crate::dialog::{DialogAction, TextPurpose};
 use crate::diff_preview::{self, DiffLine};
 use crate::i18n::{Key, t, tf};
@@ -255,19 +253,13 @@ impl PermissionDialog {
 
     pub fn render(&mut self, area: Rect, buf: &mut Buffer) {
         let sections = self.sections(usize::from(area.width));
-        let (slots, scroll) = sections.place(usize::from(area.height), self.scroll);
-        self.scroll = scroll;
-        sections.draw(&slots, area, buf);
+        sections.render(area, buf, &mut self.scroll);
     }
 
     /// The choice drawn at (`column`, `row`) when the dialog was rendered into `area`.
     pub fn choice_at(&self, area: Rect, column: u16, row: u16) -> Option<usize> {
-        let sections = self.sections(usize::from(area.width));
-        let (slots, _) = sections.place(usize::from(area.height), self.scroll);
-        match slot_at(&slots, area, column, row)? {
-            Slot::Choice { index, .. } => Some(index),
-            _ => None,
-        }
+        self.sections(usize::from(area.width))
+            .choice_at(area, self.scroll, column, row)
     }
 
     fn activate(&mut self, choice: usize) -> DialogAction {

@@ -15,7 +15,7 @@ use codiva_core::agent_event::{Question, QuestionRequest};
 use codiva_core::session::QuestionResponse;
 
 use crate::dialog::{
-    BodyRow, INDENT, Sections, Slot, choice_rows, footer_line, slot_at, title_line, wrapped,
+    BodyRow, INDENT, Sections, Slot, choice_rows, footer_line, title_line, wrapped,
 };
 pub use crate::dialog::{DialogAction, TextPurpose};
 use crate::i18n::{Key, t, tf};
@@ -228,26 +228,19 @@ impl QuestionDialog {
 
     pub fn render(&mut self, area: Rect, buf: &mut Buffer) {
         let sections = self.sections(usize::from(area.width));
-        let (slots, scroll) = sections.place(usize::from(area.height), self.scroll);
-        self.scroll = scroll;
-        sections.draw(&slots, area, buf);
+        sections.render(area, buf, &mut self.scroll);
     }
 
     /// The choice drawn at (`column`, `row`) when the dialog was rendered into `area`.
     pub fn choice_at(&self, area: Rect, column: u16, row: u16) -> Option<usize> {
-        let sections = self.sections(usize::from(area.width));
-        let (slots, _) = sections.place(usize::from(area.height), self.scroll);
-        match slot_at(&slots, area, column, row)? {
-            Slot::Choice { index, .. } => Some(index),
-            _ => None,
-        }
+        self.sections(usize::from(area.width))
+            .choice_at(area, self.scroll, column, row)
     }
 
     /// The tab (question index; `questions.len()` = Submit) drawn at (`column`, `row`).
     pub fn tab_at(&self, area: Rect, column: u16, row: u16) -> Option<usize> {
         let sections = self.sections(usize::from(area.width));
-        let (slots, _) = sections.place(usize::from(area.height), self.scroll);
-        match slot_at(&slots, area, column, row)? {
+        match sections.slot_at(area, self.scroll, column, row)? {
             Slot::Header(0) => {
                 let x = usize::from(column - area.x);
                 self.tab_cells(usize::from(area.width))
