@@ -2,7 +2,7 @@
 //! registry (reaping what a crashed run left), and the manager itself. Shared by every front end
 //! that manages sessions (`serve`, the TUI).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use codiva_core::config::{self, Config};
 use codiva_core::manager::{Manager, ManagerOptions};
@@ -16,6 +16,19 @@ pub struct Started {
     pub warnings: Vec<String>,
     pub config: Config,
     pub config_path: PathBuf,
+}
+
+/// Opens the registry of live agent processes under `state_dir`, first killing the ones an
+/// earlier run left behind.
+pub fn open_registry(state_dir: &Path) -> std::io::Result<ChildRegistry> {
+    let registry = ChildRegistry::open(state_dir.join("children"))?;
+    for reaped in registry.reap_stale() {
+        tracing::info!(
+            pid = reaped.record.pid,
+            "reaped a process left by an earlier run"
+        );
+    }
+    Ok(registry)
 }
 
 /// Starts the manager for the repository containing `cwd`. The error is one line for the user.
@@ -32,16 +45,8 @@ pub async fn start(cwd: PathBuf) -> Result<Started, String> {
         .map_err(|err| err.to_string())?;
     warnings.extend(version_warning.map(|warning| format!("Claude Code {warning}")));
     let state_dir = paths::state_dir();
-    let registry = match ChildRegistry::open(state_dir.join("children")) {
-        Ok(registry) => {
-            for reaped in registry.reap_stale() {
-                tracing::info!(
-                    pid = reaped.record.pid,
-                    "reaped a process left by an earlier run"
-                );
-            }
-            Some(registry)
-        }
+    let registry = match open_registry(&state_dir) {
+        Ok(registry) => Some(registry),
         Err(err) => {
             warnings.push(format!("cannot use the child registry: {err}"));
             None

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use codiva_core::agent_event::{NoteLevel, QuestionRequest};
-use codiva_core::process::{ChildRegistry, EnvPolicy};
+use codiva_core::process::EnvPolicy;
 use codiva_core::session::{
     ClaudeSessionConfig, PermissionResponse, QuestionResponse, SessionCommand, SessionHandle,
 };
@@ -98,16 +98,8 @@ async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
         eprintln!("codiva: warning: Claude Code {warning}");
     }
     let state_dir = paths::state_dir();
-    let registry = match ChildRegistry::open(state_dir.join("children")) {
-        Ok(registry) => {
-            for reaped in registry.reap_stale() {
-                tracing::info!(
-                    pid = reaped.record.pid,
-                    "reaped a process left by an earlier run"
-                );
-            }
-            Some(std::sync::Arc::new(registry))
-        }
+    let registry = match crate::bootstrap::open_registry(&state_dir) {
+        Ok(registry) => Some(std::sync::Arc::new(registry)),
         Err(err) => {
             eprintln!("codiva: warning: cannot use the child registry: {err}");
             None
