@@ -556,14 +556,7 @@ impl Rebuild {
             UserContent::Text(text) => vec![ContentBlock::Text { text }],
         };
         if message.model.as_deref() == Some("<synthetic>") || line.is_api_error_message {
-            let text = blocks
-                .iter()
-                .filter_map(|block| match block {
-                    ContentBlock::Text { text } => Some(text.as_str()),
-                    _ => None,
-                })
-                .collect::<Vec<_>>()
-                .join("\n");
+            let text = codiva_wire::claude::blocks_text(&blocks);
             if !text.trim().is_empty() {
                 self.push(&target, note(NoteLevel::Error, &text));
             }

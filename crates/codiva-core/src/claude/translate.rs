@@ -216,16 +216,7 @@ impl Translator {
 
     fn assistant(&mut self, line: AssistantLine) -> Vec<AgentEvent> {
         if line.is_synthetic() {
-            let message = line
-                .message
-                .content
-                .iter()
-                .filter_map(|block| match block {
-                    ContentBlock::Text { text } => Some(text.as_str()),
-                    _ => None,
-                })
-                .collect::<Vec<_>>()
-                .join("\n");
+            let message = codiva_wire::claude::blocks_text(&line.message.content);
             self.last_api_error = Some((line.error.clone(), message.clone()));
             return vec![AgentEvent::ApiError {
                 parent: line.parent_tool_use_id,

@@ -413,19 +413,24 @@ pub const INTERRUPT_MARKERS: [&str; 2] = [
     "[Request interrupted by user for tool use]",
 ];
 
+/// The text blocks among `blocks`, joined by newlines.
+pub fn blocks_text(blocks: &[ContentBlock]) -> String {
+    blocks
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 impl UserLine {
     /// Text blocks (or the plain string) of the message, joined by newlines.
     pub fn text(&self) -> String {
         match &self.message.content {
             UserContent::Text(text) => text.clone(),
-            UserContent::Blocks(blocks) => blocks
-                .iter()
-                .filter_map(|block| match block {
-                    ContentBlock::Text { text } => Some(text.as_str()),
-                    _ => None,
-                })
-                .collect::<Vec<_>>()
-                .join("\n"),
+            UserContent::Blocks(blocks) => blocks_text(blocks),
         }
     }
 
