@@ -77,6 +77,12 @@ fn draw(app: &mut App, width: u16, height: u16) -> Terminal<TestBackend> {
     terminal
 }
 
+/// Snapshots `app` at 80×24 and 120×40, as `<name>_80x24` and `<name>_120x40`.
+fn snapshot_at_both_sizes(app: &mut App, name: &str) {
+    insta::assert_snapshot!(format!("{name}_80x24"), draw(app, 80, 24).backend());
+    insta::assert_snapshot!(format!("{name}_120x40"), draw(app, 120, 40).backend());
+}
+
 fn busy_app() -> App {
     let mut app = App::new(info());
     add(
@@ -198,18 +204,13 @@ fn busy_app() -> App {
 #[test]
 fn list_empty() {
     let mut app = App::new(info());
-    insta::assert_snapshot!("list_empty_80x24", draw(&mut app, 80, 24).backend());
-    insta::assert_snapshot!("list_empty_120x40", draw(&mut app, 120, 40).backend());
+    snapshot_at_both_sizes(&mut app, "list_empty");
 }
 
 #[test]
 fn list_with_every_status() {
     let mut app = busy_app();
-    insta::assert_snapshot!("list_every_status_80x24", draw(&mut app, 80, 24).backend());
-    insta::assert_snapshot!(
-        "list_every_status_120x40",
-        draw(&mut app, 120, 40).backend()
-    );
+    snapshot_at_both_sizes(&mut app, "list_every_status");
     insta::assert_snapshot!(
         "list_every_status_200x30",
         draw(&mut app, 200, 30).backend()
@@ -240,16 +241,14 @@ fn list_scrolls_with_more_markers() {
     for _ in 0..15 {
         key(&mut app, KeyCode::Down);
     }
-    insta::assert_snapshot!("list_scrolled_80x24", draw(&mut app, 80, 24).backend());
-    insta::assert_snapshot!("list_scrolled_120x40", draw(&mut app, 120, 40).backend());
+    snapshot_at_both_sizes(&mut app, "list_scrolled");
 }
 
 #[test]
 fn palette_shows_only_commands_of_the_view() {
     let mut app = busy_app();
     typed(&mut app, "/");
-    insta::assert_snapshot!("palette_list_80x24", draw(&mut app, 80, 24).backend());
-    insta::assert_snapshot!("palette_list_120x40", draw(&mut app, 120, 40).backend());
+    snapshot_at_both_sizes(&mut app, "palette_list");
     typed(&mut app, "c");
     insta::assert_snapshot!(
         "palette_list_filtered_80x24",
@@ -320,14 +319,7 @@ fn detail_with_a_permission_dialog_with_a_diff() {
             }),
         },
     );
-    insta::assert_snapshot!(
-        "detail_permission_diff_80x24",
-        draw(&mut app, 80, 24).backend()
-    );
-    insta::assert_snapshot!(
-        "detail_permission_diff_120x40",
-        draw(&mut app, 120, 40).backend()
-    );
+    snapshot_at_both_sizes(&mut app, "detail_permission_diff");
 }
 
 #[test]
@@ -360,14 +352,7 @@ fn detail_with_a_multi_select_question() {
     key(&mut app, KeyCode::Down);
     key(&mut app, KeyCode::Down);
     key(&mut app, KeyCode::Char('\u{3000}'));
-    insta::assert_snapshot!(
-        "detail_question_multi_80x24",
-        draw(&mut app, 80, 24).backend()
-    );
-    insta::assert_snapshot!(
-        "detail_question_multi_120x40",
-        draw(&mut app, 120, 40).backend()
-    );
+    snapshot_at_both_sizes(&mut app, "detail_question_multi");
 }
 
 #[test]
@@ -382,14 +367,7 @@ fn detail_streaming_a_long_reply_follows_the_tail() {
         "ask-perm",
         SessionEvent::Stream { text, reset: false },
     );
-    insta::assert_snapshot!(
-        "detail_streaming_500_80x24",
-        draw(&mut app, 80, 24).backend()
-    );
-    insta::assert_snapshot!(
-        "detail_streaming_500_120x40",
-        draw(&mut app, 120, 40).backend()
-    );
+    snapshot_at_both_sizes(&mut app, "detail_streaming_500");
 }
 
 #[test]
@@ -397,8 +375,7 @@ fn merge_confirmation() {
     let mut app = busy_app();
     key(&mut app, KeyCode::Tab);
     key(&mut app, KeyCode::Char('m'));
-    insta::assert_snapshot!("confirm_merge_80x24", draw(&mut app, 80, 24).backend());
-    insta::assert_snapshot!("confirm_merge_120x40", draw(&mut app, 120, 40).backend());
+    snapshot_at_both_sizes(&mut app, "confirm_merge");
 }
 
 #[test]
@@ -535,8 +512,7 @@ fn inbox_walks_waiting_sessions_oldest_first_without_opening_them() {
         codiva_tui::app::View::List,
         "the inbox does not open the session"
     );
-    insta::assert_snapshot!("inbox_first_80x24", draw(&mut app, 80, 24).backend());
-    insta::assert_snapshot!("inbox_first_120x40", draw(&mut app, 120, 40).backend());
+    snapshot_at_both_sizes(&mut app, "inbox_first");
     let effects = app.handle(UiEvent::Key(KeyEvent::new(
         KeyCode::Char('y'),
         KeyModifiers::NONE,
@@ -577,14 +553,7 @@ fn agent_commands_are_offered_and_forwarded() {
     let mut app = detail_app();
     connect(&mut app, "ask-perm", None);
     typed(&mut app, "/co");
-    insta::assert_snapshot!(
-        "palette_agent_commands_80x24",
-        draw(&mut app, 80, 24).backend()
-    );
-    insta::assert_snapshot!(
-        "palette_agent_commands_120x40",
-        draw(&mut app, 120, 40).backend()
-    );
+    snapshot_at_both_sizes(&mut app, "palette_agent_commands");
     typed(&mut app, "mpact");
     let effects = app.handle(UiEvent::Key(KeyEvent::new(
         KeyCode::Enter,
@@ -604,8 +573,7 @@ fn japanese_screens() {
     use codiva_tui::i18n::{Lang, with_lang};
     with_lang(Lang::Ja, || {
         let mut app = busy_app();
-        insta::assert_snapshot!("ja_list_80x24", draw(&mut app, 80, 24).backend());
-        insta::assert_snapshot!("ja_list_120x40", draw(&mut app, 120, 40).backend());
+        snapshot_at_both_sizes(&mut app, "ja_list");
         let mut app = detail_app();
         connect(&mut app, "ask-perm", None);
         usage(&mut app, "ask-perm", Some(0.12));
