@@ -167,7 +167,10 @@ impl<'f> Pipeline<'f> {
                 stderr_tail: String::new(),
                 requested: true,
             }),
-            HostAction::UserSent(text) => self.apply(Input::UserSent { text: text.clone() }),
+            HostAction::UserSent(text) => self.apply(Input::UserSent {
+                text: text.clone(),
+                echo: text.clone(),
+            }),
             HostAction::PromptAnswered {
                 request_id,
                 resolution,

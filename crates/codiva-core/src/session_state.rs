@@ -222,13 +222,17 @@ pub enum Input {
         stderr_tail: String,
         requested: bool,
     },
-    /// The user sent a message.
+    /// The user sent a message: `text` is what the log shows, `echo` the text the agent's
+    /// echo of it will carry (its text parts, joined by newlines).
     UserSent {
         text: String,
+        echo: String,
     },
     /// A message the user sent earlier was sent again to a new agent process (the old one
-    /// never read it): a turn opens, nothing new is logged.
-    UserResent,
+    /// never read it): it is awaited again, nothing new is logged.
+    UserResent {
+        echo: String,
+    },
     /// The agent's conversation is gone (resume failed); the next process starts a new one.
     ForgetAgentSession,
     /// The user asked to stop the running turn.
@@ -252,6 +256,19 @@ enum ProcessPhase {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct OpenTurn {
     cancelled: bool,
+}
+
+/// A message written to the agent that it has not taken up yet: no echo of it and no turn
+/// that it started has been seen. The agent decides what becomes of it — folded into the
+/// running turn (its echo arrives mid-turn) or queued for a turn of its own (a `system/init`,
+/// then the echo) — so the session keeps running until one of those ends it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Unacked {
+    echo: String,
+    /// The agent started a turn while this message was the oldest one waiting: the message
+    /// is that turn's (slash commands such as `/cost` are never echoed), and the turn's end
+    /// settles it.
+    started_turn: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -285,7 +302,11 @@ pub struct SessionState {
     agent_session_id: Option<String>,
     model: Option<String>,
     permission_mode: Option<String>,
-    turns: VecDeque<OpenTurn>,
+    /// The turn the agent is running (from its `system/init`, or the echo of a message when
+    /// none runs, until its `result`).
+    turn: Option<OpenTurn>,
+    /// Messages the agent has not taken up yet, oldest first.
+    unacked: VecDeque<Unacked>,
     last_outcome: Option<TurnOutcome>,
     exit_note: Option<String>,
     prompts: VecDeque<Prompt>,
@@ -330,7 +351,8 @@ impl SessionState {
             agent_session_id: None,
             model: None,
             permission_mode: None,
-            turns: VecDeque::new(),
+            turn: None,
+            unacked: VecDeque::new(),
             last_outcome: None,
             exit_note: None,
             prompts: VecDeque::new(),
@@ -432,14 +454,19 @@ impl SessionState {
         self.last_outcome.as_ref()
     }
 
-    /// A turn is open (sent, queued or running) in the agent.
+    /// A turn is open in the agent, or a message it has not taken up yet waits for one.
     pub fn turn_open(&self) -> bool {
-        !self.turns.is_empty()
+        self.turn.is_some() || !self.unacked.is_empty()
+    }
+
+    /// The agent is running a turn (not only holding messages it has not taken up yet).
+    pub fn turn_running(&self) -> bool {
+        self.turn.is_some()
     }
 
     /// The running turn was asked to stop; events until its end are late events.
     pub fn current_turn_cancelled(&self) -> bool {
-        self.turns.front().is_some_and(|turn| turn.cancelled)
+        self.turn.is_some_and(|turn| turn.cancelled)
     }
 
     pub fn is_stalled(&self) -> bool {
@@ -469,8 +496,9 @@ impl SessionState {
                 self.connected = false;
                 // `exit_note` stays: it explains the last outcome until the next turn ends
                 // (an automatic restart must not erase why the turn was interrupted).
-                // A new process knows nothing of the old one's tasks or turns.
-                self.turns.clear();
+                // A new process knows nothing of the old one's tasks, turns or messages.
+                self.turn = None;
+                self.unacked.clear();
                 self.running_tasks.clear();
                 self.background_tasks.clear();
                 self.gate_pending = false;
@@ -480,7 +508,8 @@ impl SessionState {
             }
             Input::SpawnFailed { message } => {
                 self.process = ProcessPhase::Exited;
-                self.turns.clear();
+                self.turn = None;
+                self.unacked.clear();
                 self.follow_up_since = None;
                 self.note(Scope::Main, NoteLevel::Error, message.clone());
                 self.last_outcome = Some(TurnOutcome::Failed { message });
@@ -491,21 +520,27 @@ impl SessionState {
                 stderr_tail,
                 requested,
             } => self.process_exited(code, signal, &stderr_tail, requested),
-            Input::UserSent { text } => {
+            Input::UserSent { text, echo } => {
                 self.last_activity_ms = self.now_ms;
                 self.follow_up_since = None;
-                self.turns.push_back(OpenTurn { cancelled: false });
+                self.unacked.push_back(Unacked {
+                    echo,
+                    started_turn: false,
+                });
                 self.push_entry(Scope::Main, EntryKind::User { text });
             }
-            Input::UserResent => {
+            Input::UserResent { echo } => {
                 self.last_activity_ms = self.now_ms;
-                self.turns.push_back(OpenTurn { cancelled: false });
+                self.unacked.push_back(Unacked {
+                    echo,
+                    started_turn: false,
+                });
             }
             Input::ForgetAgentSession => {
                 self.agent_session_id = None;
             }
             Input::InterruptRequested => {
-                if let Some(turn) = self.turns.front_mut() {
+                if let Some(turn) = self.turn.as_mut() {
                     turn.cancelled = true;
                 }
             }
@@ -524,7 +559,7 @@ impl SessionState {
                 {
                     self.follow_up_since = None;
                 }
-                if !self.turns.is_empty()
+                if self.turn_open()
                     && self.prompts.is_empty()
                     && !self.stalled
                     && self.now_ms.saturating_sub(self.last_activity_ms) >= STALL_AFTER_MS
@@ -565,7 +600,8 @@ impl SessionState {
         if self.process == ProcessPhase::Alive && !self.connected && self.last_outcome.is_none() {
             return (Status::Starting, None);
         }
-        if !self.turns.is_empty() || self.gate_pending || self.follow_up_since.is_some() {
+        let turn_open = self.turn_open();
+        if turn_open || self.gate_pending || self.follow_up_since.is_some() {
             let detail = if let Some(retry) = &self.retry {
                 Some(format!("retrying ({}/{})", retry.attempt, retry.max))
             } else if self.stalled {
@@ -573,7 +609,7 @@ impl SessionState {
                     "stalled: no output for {} minutes",
                     STALL_AFTER_MS / 60_000
                 ))
-            } else if self.gate_pending && self.turns.is_empty() {
+            } else if self.gate_pending && !turn_open {
                 Some(format!(
                     "waiting for {} background agent{}",
                     self.running_tasks.len(),
@@ -583,7 +619,7 @@ impl SessionState {
                         "s"
                     }
                 ))
-            } else if self.follow_up_since.is_some() && self.turns.is_empty() {
+            } else if self.follow_up_since.is_some() && !turn_open {
                 Some("collecting background results".to_owned())
             } else {
                 let progress = self.todo_progress();
@@ -622,9 +658,13 @@ impl SessionState {
                 model,
                 permission_mode,
             } => {
-                if self.turns.is_empty() {
-                    // The agent started a turn by itself (e.g. after a background agent).
-                    self.turns.push_back(OpenTurn { cancelled: false });
+                if self.turn.is_none() {
+                    // A turn for the oldest message waiting, or one the agent started by
+                    // itself (e.g. after a background agent).
+                    self.turn = Some(OpenTurn { cancelled: false });
+                    if let Some(message) = self.unacked.iter_mut().find(|m| !m.started_turn) {
+                        message.started_turn = true;
+                    }
                 }
                 self.follow_up_since = None;
                 // A turn cannot begin before the handshake; some agents skip it.
@@ -697,7 +737,7 @@ impl SessionState {
             AgentEvent::SubagentPrompt { parent, text } => {
                 self.push_entry(Scope::Subagent(parent), EntryKind::SubagentPrompt { text });
             }
-            AgentEvent::UserEcho { .. } => {}
+            AgentEvent::UserEcho { text } => self.user_echo(&text),
             AgentEvent::InterruptMarker => {
                 self.reset_stream();
                 self.coded_note(
@@ -990,7 +1030,9 @@ impl SessionState {
     fn turn_ended(&mut self, end: TurnEnd) {
         self.reset_stream();
         self.retry = None;
-        let cancelled = self.turns.pop_front().is_some_and(|turn| turn.cancelled);
+        let cancelled = self.turn.take().is_some_and(|turn| turn.cancelled);
+        // The messages that started this turn are settled with it, echoed or not.
+        self.unacked.retain(|message| !message.started_turn);
         if let Some(id) = end.agent_session_id
             && self.agent_session_id.as_deref() != Some(&id)
         {
@@ -1035,9 +1077,25 @@ impl SessionState {
         self.follow_up_since = None;
         self.last_outcome = Some(end.outcome);
         self.exit_note = None;
-        if self.turns.is_empty() {
-            // Prompts cannot outlive their turn.
-            self.withdraw_all_prompts();
+        // Prompts cannot outlive their turn.
+        self.withdraw_all_prompts();
+    }
+
+    /// The agent took up a message: it is no longer waiting. Its echo arrives inside the
+    /// turn that answers it — one the agent was already running (the message was folded into
+    /// it: no new turn, one `result` answers both) or a new one. Echoes of anything else (a
+    /// local command's output) match no message and change nothing.
+    fn user_echo(&mut self, text: &str) {
+        let Some(index) = self
+            .unacked
+            .iter()
+            .position(|message| message.echo.trim() == text.trim())
+        else {
+            return;
+        };
+        self.unacked.remove(index);
+        if self.turn.is_none() {
+            self.turn = Some(OpenTurn { cancelled: false });
         }
     }
 
@@ -1057,7 +1115,7 @@ impl SessionState {
     fn release_gate(&mut self) {
         if self.gate_pending && self.running_tasks.is_empty() {
             self.gate_pending = false;
-            if self.turns.is_empty() {
+            if !self.turn_open() {
                 // The agent hands the results over in a turn it starts by itself.
                 self.follow_up_since = Some(self.now_ms);
             }
@@ -1085,8 +1143,9 @@ impl SessionState {
         self.background_tasks.clear();
         self.gate_pending = false;
         self.follow_up_since = None;
-        let mid_turn = !self.turns.is_empty();
-        self.turns.clear();
+        let mid_turn = self.turn_open();
+        self.turn = None;
+        self.unacked.clear();
         let how = match (code, signal) {
             (_, Some(signal)) => format!("killed by signal {signal}"),
             (Some(code), None) => format!("exit code {code}"),

@@ -28,7 +28,14 @@ fn turn_started() -> Input {
 fn sent(text: &str) -> Input {
     Input::UserSent {
         text: text.to_owned(),
+        echo: text.to_owned(),
     }
+}
+
+fn echo(text: &str) -> Input {
+    agent(AgentEvent::UserEcho {
+        text: text.to_owned(),
+    })
 }
 
 fn end(outcome: TurnOutcome) -> Input {
@@ -502,6 +509,84 @@ fn derived_status_table() {
             "queued turn keeps running",
             with(running(), [sent("and then?"), completed()]),
             Status::Running,
+            None,
+        ),
+        (
+            "a message echoed mid-turn is folded into it: one result ends both",
+            with(
+                running(),
+                [
+                    echo("hi"),
+                    permission("p1"),
+                    sent("also this"),
+                    echo("also this"),
+                ],
+            ),
+            Status::AwaitingPermission,
+            None,
+        ),
+        (
+            "a folded message ends with the turn it joined",
+            with(
+                running(),
+                [
+                    echo("hi"),
+                    sent("also this"),
+                    echo("also this"),
+                    completed(),
+                ],
+            ),
+            Status::Completed,
+            None,
+        ),
+        (
+            "a message not yet taken up keeps the session running after a result",
+            with(running(), [echo("hi"), sent("also this"), completed()]),
+            Status::Running,
+            None,
+        ),
+        (
+            "a message sent just after a result is a new turn",
+            with(
+                running(),
+                [
+                    echo("hi"),
+                    completed(),
+                    sent("next"),
+                    turn_started(),
+                    echo("next"),
+                    completed(),
+                ],
+            ),
+            Status::Completed,
+            None,
+        ),
+        (
+            "an echo of something never sent (local command output) changes nothing",
+            with(
+                running(),
+                [
+                    echo("hi"),
+                    completed(),
+                    echo("<local-command-stdout>Set model</local-command-stdout>"),
+                ],
+            ),
+            Status::Completed,
+            None,
+        ),
+        (
+            "a message that is never echoed (a slash command) ends with the turn it started",
+            with(
+                running(),
+                [
+                    echo("hi"),
+                    completed(),
+                    sent("/cost"),
+                    turn_started(),
+                    completed(),
+                ],
+            ),
+            Status::Completed,
             None,
         ),
         (

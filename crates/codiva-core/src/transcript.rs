@@ -423,6 +423,17 @@ struct RawLine<'a> {
     message: Option<&'a RawValue>,
     #[serde(rename = "toolUseResult", default, borrow)]
     tool_use_result: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    attachment: Option<&'a RawValue>,
+}
+
+/// An `attachment` line's body; only a message the user sent mid-turn matters here.
+#[derive(Deserialize)]
+struct Attachment {
+    #[serde(rename = "type", default)]
+    kind: String,
+    #[serde(default)]
+    prompt: Option<UserContent>,
 }
 
 #[derive(Deserialize)]
@@ -517,8 +528,9 @@ impl Rebuild {
                 }
                 true
             }
-            // queue-operation, attachment, api-request*, tools-used, last-prompt, atis-latch,
-            // cost-state, summary and kinds added later: nothing a person reads.
+            "attachment" => self.attachment(&line, target),
+            // queue-operation, api-request*, tools-used, last-prompt, atis-latch, cost-state,
+            // summary and kinds added later: nothing a person reads.
             _ => true,
         };
         if !ok {
@@ -703,6 +715,38 @@ impl Rebuild {
             EntryKind::User { text }
         };
         self.push(&target, kind);
+        true
+    }
+
+    /// A message the user sent while a turn ran, which the CLI folded into that turn, is kept
+    /// as a `queued_command` attachment (no `user` line of its own): it is the user's message.
+    fn attachment(&mut self, line: &RawLine, target: Target) -> bool {
+        let Some(attachment) = line
+            .attachment
+            .and_then(|raw| serde_json::from_str::<Attachment>(raw.get()).ok())
+        else {
+            return false;
+        };
+        if attachment.kind != "queued_command" || target != Target::Main {
+            return true;
+        }
+        let text = match attachment.prompt {
+            Some(UserContent::Text(text)) => text.trim().to_owned(),
+            Some(UserContent::Blocks(blocks)) => blocks
+                .iter()
+                .filter_map(|block| match block {
+                    ContentBlock::Text { text } => Some(text.trim()),
+                    ContentBlock::Image {} => Some("[image]"),
+                    _ => None,
+                })
+                .filter(|part| !part.is_empty())
+                .collect::<Vec<_>>()
+                .join("\n"),
+            None => String::new(),
+        };
+        if !text.is_empty() && !is_command_echo(&text) {
+            self.push(&target, EntryKind::User { text });
+        }
         true
     }
 

@@ -251,9 +251,10 @@ impl Driver {
             })
             .collect::<Vec<_>>()
             .join("\n");
+        let echo = echo_text(&input);
         self.write(&Outbound::User(input.clone())).await;
         self.written.push(input);
-        self.apply(Input::UserSent { text });
+        self.apply(Input::UserSent { text, echo });
     }
 
     /// Starts a process that continues the session's conversation, if it has one.
@@ -271,7 +272,11 @@ impl Driver {
         }
         self.request(HostRequest::Interrupt).await;
         self.apply(Input::InterruptRequested);
-        self.interrupt_deadline = Some(Instant::now() + INTERRUPT_GRACE);
+        // Only a turn that runs can be held to the grace: a message the agent has not taken
+        // up yet is not stopped by an interrupt (the CLI runs it afterwards).
+        if self.state.turn_running() {
+            self.interrupt_deadline = Some(Instant::now() + INTERRUPT_GRACE);
+        }
     }
 
     async fn respond_permission(&mut self, request_id: String, response: PermissionResponse) {
@@ -518,9 +523,9 @@ impl Driver {
                         self.restarts = 0;
                     }
                     self.apply(Input::Agent(AgentEvent::TurnEnded(end)));
-                    if !self.state.turn_open() {
-                        self.interrupt_deadline = None;
-                    }
+                    // The interrupted turn ended: the grace is over, also when a message
+                    // still waits for a turn of its own (it runs unhurried).
+                    self.interrupt_deadline = None;
                 }
                 AgentEvent::ResumeFailed { message } => self.resume_failed(message),
                 event => self.apply(Input::Agent(event)),
@@ -573,9 +578,10 @@ impl Driver {
             let unread = std::mem::take(&mut self.written);
             if !unread.is_empty() && self.spawn_process(None).await {
                 for input in unread {
+                    let echo = echo_text(&input);
                     self.write(&Outbound::User(input.clone())).await;
                     self.written.push(input);
-                    self.apply(Input::UserResent);
+                    self.apply(Input::UserResent { echo });
                 }
                 return;
             }
@@ -751,4 +757,18 @@ async fn read_agent(
             stderr: control.stderr_tail(),
         })
         .await;
+}
+
+/// The text the agent's echo of `input` carries: its text parts, joined by newlines (images
+/// are not echoed as text).
+fn echo_text(input: &UserInput) -> String {
+    input
+        .blocks
+        .iter()
+        .filter_map(|block| match block {
+            InputBlock::Text(text) => Some(text.as_str()),
+            InputBlock::Image { .. } => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }

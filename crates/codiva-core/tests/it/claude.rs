@@ -6,6 +6,7 @@ mod harness;
 mod basic;
 mod controls;
 mod errors;
+mod folded;
 mod interrupts;
 mod permissions;
 mod questions;

@@ -18,7 +18,9 @@
 //!   (`No conversation found…`) comes from a process of its own that exits right after it.
 //!
 //! Where the host sent a message is only known up to the turn it opened, so a message queued
-//! behind a running turn (claude-queued-message) replays as if sent after that turn's end.
+//! behind a running turn (claude-queued-message) replays as if sent after that turn's end; a
+//! second echo inside one turn is a message the CLI folded into it (claude-folded-*), replayed
+//! as sent just before its echo.
 //!
 //! Every fixture must be listed in [`EXPECTED`] with the status after each of its `result`
 //! lines, so a new capture cannot be silently skipped.
@@ -49,6 +51,10 @@ const EXPECTED: &[(&str, &[Status])] = &[
     ("claude-bash", &[Completed]),
     ("claude-basic-ja", &[Completed]),
     ("claude-deny-and-stop", &[Interrupted, Completed]),
+    // A message sent mid-turn is folded into it: one result for both, then a next turn.
+    ("claude-folded-during-bash", &[Completed, Completed]),
+    ("claude-folded-during-permission", &[Completed, Completed]),
+    ("claude-folded-during-question", &[Completed, Completed]),
     ("claude-interrupt", &[Interrupted, Completed]),
     ("claude-interrupt-bash", &[Interrupted, Completed]),
     (
@@ -60,6 +66,10 @@ const EXPECTED: &[(&str, &[Status])] = &[
     ("claude-killed-before-transcript", &[Interrupted, Completed]),
     // Killed mid-turn (no result), restarted, then a normal turn.
     ("claude-killed-midturn", &[Completed]),
+    (
+        "claude-message-after-result",
+        &[Completed, Completed, Completed],
+    ),
     ("claude-parallel-tools", &[Completed]),
     ("claude-queued-message", &[Completed, Completed]),
     ("claude-resume", &[Completed]),
@@ -122,12 +132,22 @@ fn is_host_echo(line: &UserLine) -> bool {
 fn plan(parsed: &[Inbound]) -> Vec<Step> {
     let mut before: HashMap<usize, Vec<String>> = HashMap::new();
     let mut turn_start: Option<usize> = None;
+    let mut echoed_in_turn = false;
     for (index, line) in parsed.iter().enumerate() {
         match line {
-            Inbound::System(codiva_wire::claude::System::Init(_)) => turn_start = Some(index),
+            Inbound::System(codiva_wire::claude::System::Init(_)) => {
+                turn_start = Some(index);
+                echoed_in_turn = false;
+            }
             Inbound::Result(_) => turn_start = None,
             Inbound::User(user) if is_host_echo(user) => {
-                let at = turn_start.unwrap_or(index);
+                // A second echo in one turn is a message the CLI folded into it: the host
+                // sent it while the turn ran, any time before its echo.
+                let at = match turn_start {
+                    Some(start) if !echoed_in_turn => start,
+                    _ => index,
+                };
+                echoed_in_turn = true;
                 before.entry(at).or_default().push(user.text());
             }
             _ => {}
@@ -281,7 +301,13 @@ fn replay(fixture: &Fixture) -> Replay {
         let index = match step {
             Step::UserSent(text) => {
                 sent_texts.push(text.clone());
-                state.apply(now, Input::UserSent { text });
+                state.apply(
+                    now,
+                    Input::UserSent {
+                        echo: text.clone(),
+                        text,
+                    },
+                );
                 collect_main(&mut state, &mut main_texts);
                 continue;
             }

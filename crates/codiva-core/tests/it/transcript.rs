@@ -125,6 +125,50 @@ fn failing_bash() {
     assert_eq!(log.main[2], said("The command failed with exit code 3."));
 }
 
+/// A message the CLI folded into the running turn (sent during a permission prompt) is in the
+/// rebuilt log — the CLI keeps it as a `queued_command` attachment, not a `user` line — after
+/// the tool it waited for, as the live log has it.
+#[test]
+fn a_message_folded_into_a_turn_is_kept() {
+    let log = read_fixture("folded-message");
+    let users: Vec<&EntryKind> = log
+        .main
+        .iter()
+        .filter(|entry| matches!(entry, EntryKind::User { .. }))
+        .collect();
+    assert_eq!(
+        users,
+        vec![&user("write notes.txt"), &user(capture::FOLDED)],
+        "{:#?}",
+        log.main
+    );
+    let folded = log.main.iter().position(|e| *e == user(capture::FOLDED));
+    let write = log
+        .main
+        .iter()
+        .position(|e| matches!(e, EntryKind::Tool(tool) if tool.name == "Write"));
+    assert!(write < folded, "{:#?}", log.main);
+    assert_eq!(log.main.last(), Some(&said("Written, and it is sunny.")));
+}
+
+/// A message queued behind streaming text gets a turn of its own: it is in the log once.
+#[test]
+fn a_message_queued_behind_a_turn_is_kept_once() {
+    let log = read_fixture("queued-message");
+    let users: Vec<&EntryKind> = log
+        .main
+        .iter()
+        .filter(|entry| matches!(entry, EntryKind::User { .. }))
+        .collect();
+    assert_eq!(
+        users,
+        vec![&user("first"), &user(capture::QUEUED)],
+        "{:#?}",
+        log.main
+    );
+    assert_eq!(log.main.last(), Some(&said("The queued answer.")));
+}
+
 #[test]
 fn interrupted_turn_keeps_the_partial_text() {
     let log = read_fixture("interrupt");

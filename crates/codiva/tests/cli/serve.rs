@@ -3,6 +3,7 @@
 mod client;
 
 mod errors;
+mod folded;
 mod lifecycle;
 mod parallel;
 mod restart;

@@ -4,7 +4,8 @@
 //! copied with the run's paths replaced by placeholders (`/work/repo`, `/home/user`,
 //! `/tmp/agent-tmp`, and their mangled forms).
 //!
-//! `CODIVA_CAPTURE_FIXTURES=1 cargo test -p codiva-core --test it transcript::capture` re-captures.
+//! `CODIVA_CAPTURE_FIXTURES=1 cargo test -p codiva-core --test it transcript::capture` re-captures
+//! (`CODIVA_CAPTURE_SCENARIOS=a,b` only those scenarios).
 
 use std::path::{Path, PathBuf};
 
@@ -32,10 +33,22 @@ struct Scenario {
     turns: &'static [(&'static str, bool)],
     /// Deny every permission prompt instead of allowing it.
     deny: bool,
+    /// A message the user sends during the first turn, and when.
+    during: Option<(&'static str, During)>,
     env: &'static [(&'static str, &'static str)],
 }
 
 pub const SUB_PROMPT: &str = "SUBAGENT-PROMPT list the files";
+pub const FOLDED: &str = "FOLDED also mention the weather";
+pub const QUEUED: &str = "QUEUED and then the next one";
+
+#[derive(Clone, Copy)]
+enum During {
+    /// While the first permission prompt is open (answered right after).
+    Prompt,
+    /// While the answer's text streams.
+    Stream,
+}
 
 fn scenarios() -> Vec<Scenario> {
     vec![
@@ -50,6 +63,7 @@ fn scenarios() -> Vec<Scenario> {
             },
             turns: &[("日本語で挨拶して", false)],
             deny: false,
+            during: None,
             env: &[],
         },
         Scenario {
@@ -67,6 +81,7 @@ fn scenarios() -> Vec<Scenario> {
             },
             turns: &[("create hello.txt", false)],
             deny: false,
+            during: None,
             env: &[],
         },
         Scenario {
@@ -82,6 +97,7 @@ fn scenarios() -> Vec<Scenario> {
             },
             turns: &[("run the failing command", false)],
             deny: false,
+            during: None,
             env: &[],
         },
         Scenario {
@@ -97,6 +113,7 @@ fn scenarios() -> Vec<Scenario> {
             },
             turns: &[("tell me a long story", true), ("continue", false)],
             deny: false,
+            during: None,
             env: &[],
         },
         Scenario {
@@ -135,6 +152,7 @@ fn scenarios() -> Vec<Scenario> {
             },
             turns: &[("PARENT-PROMPT inspect the repo", false)],
             deny: false,
+            during: None,
             env: &[],
         },
         Scenario {
@@ -144,6 +162,7 @@ fn scenarios() -> Vec<Scenario> {
             },
             turns: &[("say hi", false)],
             deny: false,
+            during: None,
             env: &[],
         },
         Scenario {
@@ -159,6 +178,7 @@ fn scenarios() -> Vec<Scenario> {
             },
             turns: &[("create nope.txt", false)],
             deny: true,
+            during: None,
             env: &[],
         },
         Scenario {
@@ -179,6 +199,7 @@ fn scenarios() -> Vec<Scenario> {
             },
             turns: &[("plan and write the tests", false)],
             deny: false,
+            during: None,
             env: &[("CLAUDE_CODE_ENABLE_TODO_TOOLS", "1")],
         },
         Scenario {
@@ -213,9 +234,93 @@ fn scenarios() -> Vec<Scenario> {
             },
             turns: &[("PARENT-PROMPT inspect the repo in the background", false)],
             deny: false,
+            during: None,
+            env: &[],
+        },
+        Scenario {
+            name: "folded-message",
+            script: |repo| {
+                Script::new()
+                    .then_when(
+                        Match::LastUserContains("write notes.txt".into()),
+                        Reply::tool_use(
+                            "Write",
+                            json!({"file_path": repo.join("notes.txt"), "content": "notes\n"}),
+                        ),
+                    )
+                    .then_when(
+                        Match::LastUserContains(FOLDED.into()),
+                        Reply::text("Written, and it is sunny."),
+                    )
+            },
+            turns: &[("write notes.txt", false)],
+            deny: false,
+            during: Some((FOLDED, During::Prompt)),
+            env: &[],
+        },
+        Scenario {
+            name: "queued-message",
+            script: |_| {
+                Script::new()
+                    .then(Reply::text_slow("A slow first answer. ".repeat(10), 5, 40))
+                    .then_when(
+                        Match::LastUserContains(QUEUED.into()),
+                        Reply::text("The queued answer."),
+                    )
+            },
+            turns: &[("first", false)],
+            deny: false,
+            during: Some((QUEUED, During::Stream)),
             env: &[],
         },
     ]
+}
+
+/// Runs a turn in which the user sends `message` at `when`, until both are answered: one
+/// result when the CLI folds it into the turn, two when it queues it for a turn of its own.
+async fn turn_with_message(claude: &mut RawClaude, message: &str, when: During) -> String {
+    let mut sent = false;
+    let mut deltas = 0;
+    let mut session_id = String::new();
+    while let Some(line) = claude.next_line().await {
+        let is_prompt =
+            line["type"] == "control_request" && line["request"]["subtype"] == "can_use_tool";
+        let is_delta = line["event"]["delta"]["type"] == "text_delta";
+        deltas += usize::from(is_delta);
+        let now = match when {
+            During::Prompt => is_prompt,
+            During::Stream => is_delta && deltas == 3,
+        };
+        if now && !sent {
+            sent = true;
+            // As codiva sends it: content blocks.
+            claude
+                .send(
+                    json!({"type": "user", "parent_tool_use_id": null, "session_id": "",
+                    "message": {"role": "user", "content": [{"type": "text", "text": message}]}}),
+                )
+                .await;
+        }
+        if is_prompt {
+            claude
+                .send(json!({"type": "control_response", "response": {
+                    "subtype": "success", "request_id": line["request_id"],
+                    "response": {"behavior": "allow"}}}))
+                .await;
+        }
+        if line["type"] == "result" {
+            session_id = line["session_id"].as_str().unwrap().to_owned();
+            let answered = claude.seen.iter().any(|seen| {
+                seen["type"] == "user"
+                    && seen["isReplay"] == true
+                    && seen.to_string().contains(message)
+            });
+            if answered {
+                break;
+            }
+        }
+    }
+    session_id
 }
 
 async fn run(scenario: &Scenario, out: &Path) {
@@ -227,8 +332,12 @@ async fn run(scenario: &Scenario, out: &Path) {
     }
     let mut claude = RawClaude::spawn(&sandbox, &server, repo.path());
     let mut session_id = String::new();
-    for (text, interrupt) in scenario.turns {
+    for (index, (text, interrupt)) in scenario.turns.iter().enumerate() {
         claude.say(text).await;
+        if let (0, Some((message, when))) = (index, scenario.during) {
+            session_id = turn_with_message(&mut claude, message, when).await;
+            continue;
+        }
         let mut deltas = 0;
         let result = claude
             .until_result_interrupting(
@@ -320,7 +429,11 @@ async fn capture_transcript_fixtures() {
     if std::env::var_os("CODIVA_CAPTURE_FIXTURES").is_none_or(|v| v != "1") {
         return;
     }
+    let only = std::env::var("CODIVA_CAPTURE_SCENARIOS").unwrap_or_default();
     for scenario in scenarios() {
+        if !only.is_empty() && !only.split(',').any(|name| name == scenario.name) {
+            continue;
+        }
         run(&scenario, &fixtures_dir()).await;
     }
 }
