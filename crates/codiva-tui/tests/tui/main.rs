@@ -3,6 +3,8 @@
 mod app;
 mod composer;
 mod dialogs;
+mod focus;
 mod log_view;
 mod markdown;
 mod notify;
+mod support;
