@@ -83,6 +83,23 @@ fn a_dialog_that_appears_while_typing_takes_no_keys() {
     );
 }
 
+/// Regression: a prompt of the selected session arriving while the composer was empty took
+/// the keys, so the next instruction's first letter answered it.
+#[test]
+fn a_dialog_that_appears_before_typing_takes_no_keys_either() {
+    let mut app = busy_app();
+    ask(&mut app, "fix-login", "r1");
+    let effects = type_all(&mut app, "now stop it");
+    assert!(effects.is_empty(), "{effects:?}");
+    assert_eq!(app.focus, Focus::Composer);
+    assert_eq!(app.composer_mut().text(), "now stop it");
+    let mut app = detail_app();
+    ask(&mut app, "ask-perm", "r2");
+    let effects = type_all(&mut app, "say no");
+    assert!(effects.is_empty(), "{effects:?}");
+    assert_eq!(app.composer_mut().text(), "say no");
+}
+
 #[test]
 fn a_dialog_of_the_open_session_waits_for_tab() {
     let mut app = detail_app();
