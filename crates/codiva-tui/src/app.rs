@@ -8,6 +8,7 @@ mod chrome;
 mod keys;
 mod list_view;
 mod mouse;
+mod notice;
 mod palette;
 mod pane;
 
@@ -187,7 +188,7 @@ pub struct App {
     palette: palette::Palette,
     confirm: Option<Confirm>,
     pub run_mode: RunMode,
-    notice: Option<(String, bool)>,
+    notice: Option<notice::Notice>,
     /// Composer text goes to the dialog of this session (a deny reason, a free-text answer).
     text_for_dialog: Option<String>,
     /// The composer edits `.codiva/prompt.md`; Enter saves it.
@@ -214,10 +215,12 @@ pub struct App {
 
 impl App {
     pub fn new(info: AppInfo) -> Self {
-        let notice = info
-            .warnings
-            .first()
-            .map(|warning| (tf(Key::Warning, &[warning]), true));
+        let notice = info.warnings.first().map(|warning| notice::Notice {
+            text: tf(Key::Warning, &[warning]),
+            error: true,
+            place: notice::Place::Everywhere,
+            until: notice::Until::Deadline(notice::ERROR_TIMEOUT),
+        });
         App {
             info,
             sessions: Vec::new(),
@@ -297,12 +300,67 @@ impl App {
         self.panes.entry(id.to_owned()).or_default()
     }
 
+    /// A notice for the view on screen, gone after a timeout.
     fn set_notice(&mut self, text: impl Into<String>, error: bool) {
-        self.notice = Some((text.into(), error));
+        let timeout = if error {
+            notice::ERROR_TIMEOUT
+        } else {
+            notice::INFO_TIMEOUT
+        };
+        self.notice_until(text, error, notice::Until::Deadline(self.now + timeout));
+    }
+
+    /// A notice for the view on screen, gone when `until` says.
+    fn notice_until(&mut self, text: impl Into<String>, error: bool, until: notice::Until) {
+        self.notice = Some(notice::Notice {
+            text: text.into(),
+            error,
+            place: notice::Place::View(self.view.clone()),
+            until,
+        });
+    }
+
+    /// A notice about codiva itself (a warning, an internal error): in every view.
+    fn notice_everywhere(&mut self, text: impl Into<String>) {
+        self.notice = Some(notice::Notice {
+            text: text.into(),
+            error: true,
+            place: notice::Place::Everywhere,
+            until: notice::Until::Deadline(self.now + notice::ERROR_TIMEOUT),
+        });
+    }
+
+    /// The notice of the view on screen, if it still holds: `(text, error)`.
+    pub fn notice(&self) -> Option<(&str, bool)> {
+        self.notice
+            .as_ref()
+            .filter(|n| n.shows_in(&self.view))
+            .map(|n| (n.text.as_str(), n.error))
+    }
+
+    /// Drops the notice once what it describes changed. Returns whether it went.
+    fn expire_notice(&mut self) -> bool {
+        let holds = self.notice.as_ref().is_none_or(|n| {
+            n.holds(
+                self.now,
+                |id| self.sessions.iter().find(|s| s.id == id).map(|s| s.status),
+                self.text_for_dialog.is_some(),
+            )
+        });
+        if !holds {
+            self.notice = None;
+        }
+        !holds
     }
 
     /// Handles one event; returns what the loop should do.
     pub fn handle(&mut self, event: UiEvent) -> Vec<Effect> {
+        let effects = self.handle_event(event);
+        self.expire_notice();
+        effects
+    }
+
+    fn handle_event(&mut self, event: UiEvent) -> Vec<Effect> {
         match event {
             UiEvent::Key(key) => self.key(key),
             UiEvent::Paste(text) => {
@@ -368,7 +426,7 @@ impl App {
                 Vec::new()
             }
             ManagerEvent::Warning { message } => {
-                self.set_notice(tf(Key::Warning, &[&message]), true);
+                self.notice_everywhere(tf(Key::Warning, &[&message]));
                 Vec::new()
             }
             ManagerEvent::Event { id, event } => {
@@ -590,7 +648,7 @@ impl App {
 
     /// Once a second: notices whose time is up go. Returns whether the screen changed.
     pub fn on_tick(&mut self) -> bool {
-        false
+        self.expire_notice()
     }
 
     /// The loop's clock (time since it started), before each event and frame: running times

@@ -21,8 +21,8 @@ pub fn render(app: &mut App, frame: &mut Frame) {
     let width = area.width;
     let header = header_lines(app, width);
     let footer = footer_line(app, width);
-    let notice = app.notice.as_ref().map(|(text, error)| {
-        let style = if *error { theme::error() } else { theme::dim() };
+    let notice = app.notice().map(|(text, error)| {
+        let style = if error { theme::error() } else { theme::dim() };
         wrap_text(text, usize::from(width.saturating_sub(2)).max(1))
             .into_iter()
             .take(3)

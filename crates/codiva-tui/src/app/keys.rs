@@ -63,7 +63,20 @@ impl App {
                 .find(|s| s.id == id)
                 .is_some_and(|s| !s.status.is_settled() && s.phase == SessionPhase::Active);
             if running {
-                self.set_notice(t(Key::Interrupting), false);
+                // Until the session's status moves (interrupted, or the turn ended anyway).
+                let from = self
+                    .sessions
+                    .iter()
+                    .find(|s| s.id == id)
+                    .map_or(Status::Running, |s| s.status);
+                self.notice_until(
+                    t(Key::Interrupting),
+                    false,
+                    super::notice::Until::StatusLeaves {
+                        id: id.clone(),
+                        from,
+                    },
+                );
                 return vec![Effect::Interrupt { id }];
             }
         }
@@ -93,7 +106,19 @@ impl App {
                 )
         });
         if resumable {
-            self.set_notice(tf(Key::Resuming, &[&id]), false);
+            let from = self
+                .sessions
+                .iter()
+                .find(|s| s.id == id)
+                .map_or(Status::Interrupted, |s| s.status);
+            self.notice_until(
+                tf(Key::Resuming, &[&id]),
+                false,
+                super::notice::Until::StatusLeaves {
+                    id: id.clone(),
+                    from,
+                },
+            );
             vec![Effect::Resume { id }]
         } else {
             self.set_notice(t(Key::NothingToResume), false);
@@ -212,7 +237,11 @@ impl App {
             DialogAction::WantText { .. } => {
                 self.text_for_dialog = Some(id.to_owned());
                 self.focus = Focus::Composer;
-                self.set_notice(t(Key::TypeTextForDialog), false);
+                self.notice_until(
+                    t(Key::TypeTextForDialog),
+                    false,
+                    super::notice::Until::TextGiven,
+                );
                 Vec::new()
             }
         }

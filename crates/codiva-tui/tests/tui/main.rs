@@ -6,5 +6,6 @@ mod dialogs;
 mod focus;
 mod log_view;
 mod markdown;
+mod notices;
 mod notify;
 mod support;
