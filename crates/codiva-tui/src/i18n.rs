@@ -132,15 +132,6 @@ keys![
     CtrlCQuitHint,
     CtrlCIdle,
     ExitConfirm,
-    FollowUpPlaceholder,
-    DenyReasonPlaceholder,
-    AnswerPlaceholder,
-    PromptPlaceholder,
-    HintDenyReason,
-    HintAnswer,
-    HintPrompt,
-    MergedFollowUp,
-    DiscardedFollowUp,
     Resuming,
     NothingToResume,
     TypeTextForDialog,
@@ -358,23 +349,6 @@ fn en(key: Key) -> &'static str {
         ExitConfirm => {
             "{0} session(s) still working: quitting stops them (they come back interrupted and resume on your next message). Quit codiva?"
         }
-        FollowUpPlaceholder => "Follow-up for {0} — Enter sends it to this session (Esc: back)",
-        DenyReasonPlaceholder => {
-            "Why deny? Tell the agent what to do instead — Enter denies (empty: just deny), Esc: back to the dialog"
-        }
-        AnswerPlaceholder => "Your answer — Enter sends it, Esc: back to the question",
-        PromptPlaceholder => {
-            ".codiva/prompt.md is empty — Enter saves (empty removes it), Esc cancels"
-        }
-        HintDenyReason => "Enter: deny with this reason · Esc: back to the dialog",
-        HintAnswer => "Enter: send the answer · Esc: back to the question",
-        HintPrompt => "Enter: save .codiva/prompt.md · Shift+Enter: new line · Esc: cancel",
-        MergedFollowUp => {
-            "{0} is merged: it takes no more messages. Start a new session with this instruction instead?"
-        }
-        DiscardedFollowUp => {
-            "{0} is discarded: it takes no more messages. Start a new session with this instruction instead?"
-        }
         Resuming => "resuming {0}…",
         NothingToResume => "nothing to resume here",
         TypeTextForDialog => "type the text and press Enter (Esc: back to the dialog)",
@@ -583,21 +557,6 @@ fn ja(key: Key) -> &'static str {
         }
         ExitConfirm => {
             "{0} 件のセッションが作業中です。終了すると止まります（次回は中断状態で戻り、次のメッセージで再開します）。codiva を終了しますか？"
-        }
-        FollowUpPlaceholder => "{0} への追加の指示 — Enter でこのセッションに送信（Esc: 戻る）",
-        DenyReasonPlaceholder => {
-            "拒否の理由（代わりにすべきこと）— Enter で拒否（空なら理由なし）、Esc でダイアログへ"
-        }
-        AnswerPlaceholder => "回答を入力 — Enter で送信、Esc で質問へ戻る",
-        PromptPlaceholder => ".codiva/prompt.md は空です — Enter で保存（空なら削除）、Esc で取消",
-        HintDenyReason => "Enter: この理由で拒否 · Esc: ダイアログへ戻る",
-        HintAnswer => "Enter: 回答を送信 · Esc: 質問へ戻る",
-        HintPrompt => "Enter: .codiva/prompt.md を保存 · Shift+Enter: 改行 · Esc: 取消",
-        MergedFollowUp => {
-            "{0} はマージ済みのため、もうメッセージを受け付けません。この指示で新しいセッションを始めますか？"
-        }
-        DiscardedFollowUp => {
-            "{0} は破棄済みのため、もうメッセージを受け付けません。この指示で新しいセッションを始めますか？"
         }
         Resuming => "{0} を再開しています…",
         NothingToResume => "再開できるものはありません",
