@@ -64,7 +64,7 @@ pub fn run(quick: bool) -> Result<()> {
         ]);
         match binary() {
             Some(codiva) => {
-                let (first, idle) = binary_in_pty(&codiva, &repo, &dir, quick)?;
+                let (first, idle, spinning) = binary_in_pty(&codiva, &repo, &dir, quick)?;
                 table.row([
                     "first frame of the real binary in a pty, 20 restored sessions".into(),
                     ms(first),
@@ -76,6 +76,12 @@ pub fn run(quick: bool) -> Result<()> {
                     format!("{idle:.2} %"),
                     "< 1 %".into(),
                     verdict(idle < 1.0),
+                ]);
+                table.row([
+                    "idle CPU with a running (spinner) session, nothing streaming".into(),
+                    format!("{spinning:.2} %"),
+                    "< 1 %".into(),
+                    verdict(spinning < 1.0),
                 ]);
             }
             None => table.row([
@@ -155,11 +161,24 @@ async fn first_frame_in_process(repo: &Path, claude_home: &Path, dir: &Path) -> 
     Ok(elapsed)
 }
 
-/// Time to the first frame of the real binary, and its CPU use while idle.
-fn binary_in_pty(codiva: &Path, repo: &Path, dir: &Path, quick: bool) -> Result<(Duration, f64)> {
+/// Time to the first frame of the real binary, its CPU use while idle, and while one session
+/// works without output (its spinner and time move; nothing else changes).
+fn binary_in_pty(
+    codiva: &Path,
+    repo: &Path,
+    dir: &Path,
+    quick: bool,
+) -> Result<(Duration, f64, f64)> {
     let home = dir.join("home");
     let config = dir.join("config.toml");
     std::fs::write(&config, "fetch_base = false\n")?;
+    // An agent that takes its prompt and never answers: the session stays working, silent.
+    let agent = dir.join("silent-agent");
+    std::fs::write(&agent, "#!/bin/sh\nexec cat >/dev/null\n")?;
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755))?;
+    }
     let mut command = Command::new(codiva);
     command
         .current_dir(repo)
@@ -167,7 +186,7 @@ fn binary_in_pty(codiva: &Path, repo: &Path, dir: &Path, quick: bool) -> Result<
         .env("PATH", "/usr/bin:/bin")
         .env("HOME", &home)
         .env("TERM", "xterm-256color")
-        .env("CODIVA_CLAUDE", "/bin/true")
+        .env("CODIVA_CLAUDE", &agent)
         .env("CODIVA_CONFIG", &config)
         .env("CODIVA_STATE_DIR", dir.join("state-pty"));
     let started = Instant::now();
@@ -191,11 +210,37 @@ fn binary_in_pty(codiva: &Path, repo: &Path, dir: &Path, quick: bool) -> Result<
     };
     std::thread::sleep(window);
     let after = cpu_ticks(pid)?;
-    let ticks_per_second = USER_HZ;
-    let idle = (after - before) as f64 / ticks_per_second / window.as_secs_f64() * 100.0;
+    let idle = percent(after - before, window);
+    // One session that works: wait for its spinner, settle, measure again.
+    pty.type_line("a silent task");
+    let started = Instant::now();
+    let spinning = |screen: &str| {
+        screen.contains("a silent task")
+            && codiva_tui::theme::glyph::SPINNER
+                .iter()
+                .any(|frame| screen.contains(frame))
+    };
+    while !spinning(&pty.screen()) {
+        if started.elapsed() > Duration::from_secs(20) {
+            anyhow::bail!("no running session showed a spinner:\n{}", pty.screen());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let before = cpu_ticks(pid)?;
+    std::thread::sleep(window);
+    let after = cpu_ticks(pid)?;
+    let running = percent(after - before, window);
+    // Quit: it asks first, since the session works.
     pty.type_line("/exit");
+    std::thread::sleep(Duration::from_millis(300));
+    pty.send(b"y");
     let _ = pty.wait_exit(Duration::from_secs(10));
-    Ok((first, idle))
+    Ok((first, idle, running))
+}
+
+fn percent(ticks: u64, window: Duration) -> f64 {
+    ticks as f64 / USER_HZ / window.as_secs_f64() * 100.0
 }
 
 /// Clock ticks per second in /proc/<pid>/stat (USER_HZ: 100 on every Linux this runs on).

@@ -3,14 +3,17 @@
 //! manager, which the loop runs and answers with [`UiEvent::Done`]. `App::render` draws a frame.
 //! No IO here, so every screen state is a snapshot test away.
 
+mod activity;
 mod chrome;
 mod keys;
 mod list_view;
 mod mouse;
+mod notice;
 mod palette;
 mod pane;
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use codiva_core::manager::{DiscardPreview, ManagerEvent, SessionInfo};
 use codiva_core::session::{PermissionResponse, QuestionResponse};
@@ -170,6 +173,8 @@ pub enum RunMode {
 pub struct Confirm {
     pub text: Vec<String>,
     pub on_yes: Vec<Effect>,
+    /// Text the composer gets back on "no" (it was taken for the question).
+    pub restore: Option<String>,
 }
 
 pub struct App {
@@ -183,11 +188,13 @@ pub struct App {
     palette: palette::Palette,
     confirm: Option<Confirm>,
     pub run_mode: RunMode,
-    notice: Option<(String, bool)>,
+    notice: Option<notice::Notice>,
     /// Composer text goes to the dialog of this session (a deny reason, a free-text answer).
     text_for_dialog: Option<String>,
     /// The composer edits `.codiva/prompt.md`; Enter saves it.
     editing_prompt: bool,
+    /// What was typed in a view the user left: `""` the list, else a session id.
+    drafts: HashMap<String, String>,
     /// Counts manager events (orders waiting prompts for the inbox).
     seq: u64,
     /// Where things were in the last frame (for the mouse).
@@ -197,6 +204,9 @@ pub struct App {
     clipboard: Option<String>,
     /// Spinner frames.
     frame_tick: u64,
+    /// The loop's clock ([`App::set_now`]); when each session's info last arrived by it.
+    now: Duration,
+    seen_at: HashMap<String, Duration>,
     /// The session whose dialog the last frame showed: dialog keys go to that one (what you
     /// see is what you answer).
     shown_dialog: Option<String>,
@@ -205,10 +215,12 @@ pub struct App {
 
 impl App {
     pub fn new(info: AppInfo) -> Self {
-        let notice = info
-            .warnings
-            .first()
-            .map(|warning| (tf(Key::Warning, &[warning]), true));
+        let notice = info.warnings.first().map(|warning| notice::Notice {
+            text: tf(Key::Warning, &[warning]),
+            error: true,
+            place: notice::Place::Everywhere,
+            until: notice::Until::Deadline(notice::ERROR_TIMEOUT),
+        });
         App {
             info,
             sessions: Vec::new(),
@@ -223,11 +235,14 @@ impl App {
             notice,
             text_for_dialog: None,
             editing_prompt: false,
+            drafts: HashMap::new(),
             seq: 0,
             layout: mouse::Layout::default(),
             selection: None,
             clipboard: None,
             frame_tick: 0,
+            now: Duration::ZERO,
+            seen_at: HashMap::new(),
             shown_dialog: None,
             quit: false,
         }
@@ -261,16 +276,91 @@ impl App {
         }
     }
 
+    /// A session's title, for messages (its id if it is unknown).
+    fn title_of(&self, id: &str) -> String {
+        self.sessions
+            .iter()
+            .find(|s| s.id == id)
+            .map_or_else(|| id.to_owned(), |s| s.title.clone())
+    }
+
+    /// Sessions that stop when codiva quits: being prepared, running or waiting for the user.
+    fn working_count(&self) -> usize {
+        self.sessions
+            .iter()
+            .filter(|s| match s.phase {
+                codiva_core::manager::SessionPhase::Preparing => true,
+                codiva_core::manager::SessionPhase::Active => !s.status.is_settled(),
+                _ => false,
+            })
+            .count()
+    }
+
     fn pane(&mut self, id: &str) -> &mut Pane {
         self.panes.entry(id.to_owned()).or_default()
     }
 
+    /// A notice for the view on screen, gone after a timeout.
     fn set_notice(&mut self, text: impl Into<String>, error: bool) {
-        self.notice = Some((text.into(), error));
+        let timeout = if error {
+            notice::ERROR_TIMEOUT
+        } else {
+            notice::INFO_TIMEOUT
+        };
+        self.notice_until(text, error, notice::Until::Deadline(self.now + timeout));
+    }
+
+    /// A notice for the view on screen, gone when `until` says.
+    fn notice_until(&mut self, text: impl Into<String>, error: bool, until: notice::Until) {
+        self.notice = Some(notice::Notice {
+            text: text.into(),
+            error,
+            place: notice::Place::View(self.view.clone()),
+            until,
+        });
+    }
+
+    /// A notice about codiva itself (a warning, an internal error): in every view.
+    fn notice_everywhere(&mut self, text: impl Into<String>) {
+        self.notice = Some(notice::Notice {
+            text: text.into(),
+            error: true,
+            place: notice::Place::Everywhere,
+            until: notice::Until::Deadline(self.now + notice::ERROR_TIMEOUT),
+        });
+    }
+
+    /// The notice of the view on screen, if it still holds: `(text, error)`.
+    pub fn notice(&self) -> Option<(&str, bool)> {
+        self.notice
+            .as_ref()
+            .filter(|n| n.shows_in(&self.view))
+            .map(|n| (n.text.as_str(), n.error))
+    }
+
+    /// Drops the notice once what it describes changed. Returns whether it went.
+    fn expire_notice(&mut self) -> bool {
+        let holds = self.notice.as_ref().is_none_or(|n| {
+            n.holds(
+                self.now,
+                |id| self.sessions.iter().find(|s| s.id == id).map(|s| s.status),
+                self.text_for_dialog.is_some(),
+            )
+        });
+        if !holds {
+            self.notice = None;
+        }
+        !holds
     }
 
     /// Handles one event; returns what the loop should do.
     pub fn handle(&mut self, event: UiEvent) -> Vec<Effect> {
+        let effects = self.handle_event(event);
+        self.expire_notice();
+        effects
+    }
+
+    fn handle_event(&mut self, event: UiEvent) -> Vec<Effect> {
         match event {
             UiEvent::Key(key) => self.key(key),
             UiEvent::Paste(text) => {
@@ -281,7 +371,11 @@ impl App {
                 Vec::new()
             }
             UiEvent::Mouse(event) => self.mouse(event),
-            UiEvent::Resize | UiEvent::Tick => Vec::new(),
+            UiEvent::Resize => Vec::new(),
+            UiEvent::Tick => {
+                self.on_tick();
+                Vec::new()
+            }
             UiEvent::Animate => {
                 self.frame_tick += 1;
                 let tick = self.frame_tick;
@@ -298,6 +392,7 @@ impl App {
     fn manager_event(&mut self, event: ManagerEvent) -> Vec<Effect> {
         match event {
             ManagerEvent::Session { session } => {
+                self.seen_at.insert(session.id.clone(), self.now);
                 match self.sessions.iter_mut().find(|s| s.id == session.id) {
                     Some(existing) => *existing = session,
                     None => {
@@ -317,7 +412,9 @@ impl App {
             }
             ManagerEvent::Removed { id } => {
                 self.sessions.retain(|s| s.id != id);
+                self.seen_at.remove(&id);
                 self.panes.remove(&id);
+                self.drafts.remove(&id);
                 if self.view == View::Detail(id) {
                     self.back_to_list();
                 }
@@ -329,27 +426,16 @@ impl App {
                 Vec::new()
             }
             ManagerEvent::Warning { message } => {
-                self.set_notice(tf(Key::Warning, &[&message]), true);
+                self.notice_everywhere(tf(Key::Warning, &[&message]));
                 Vec::new()
             }
             ManagerEvent::Event { id, event } => {
                 let auto = self.run_mode == RunMode::Auto;
-                let opened = matches!(
-                    event,
-                    codiva_core::session_state::SessionEvent::PromptOpened { .. }
-                );
                 self.seq += 1;
                 let seq = self.seq;
+                // A dialog that appears never takes the keys: the user moves to it (Tab, Ctrl+N,
+                // a click, opening its session), so what was typed for the composer stays there.
                 let effects = self.pane(&id).apply(&id, event, auto, seq);
-                // A question for the session on screen takes the keys, unless the user is typing.
-                if opened
-                    && self.pane(&id).has_dialog()
-                    && self.focus == Focus::Composer
-                    && self.composer.is_empty()
-                    && self.current_id().as_deref() == Some(id.as_str())
-                {
-                    self.focus = Focus::Dialog;
-                }
                 // The dialog that had the keys is gone: they go back to the composer.
                 if self.focus == Focus::Dialog
                     && self.current_id().as_deref() == Some(id.as_str())
@@ -400,6 +486,7 @@ impl App {
                 self.confirm = Some(Confirm {
                     text,
                     on_yes: vec![Effect::Discard { id, token, forget }],
+                    restore: None,
                 });
                 Vec::new()
             }
@@ -432,24 +519,48 @@ impl App {
             pane.requested = true;
             effects.push(Effect::Read { id: id.clone() });
         }
-        self.focus = if self.pane(&id).has_dialog() {
+        self.keep_draft();
+        self.composer
+            .set_text(&self.drafts.remove(&id).unwrap_or_default());
+        // Opening a waiting session with nothing typed for it moves the keys to its dialog.
+        self.focus = if self.pane(&id).has_dialog() && self.composer.is_empty() {
             Focus::Dialog
         } else {
             Focus::Composer
         };
         self.view = View::Detail(id);
-        self.composer.clear();
         self.composer.set_placeholder(detail_placeholder());
         self.palette.close();
         effects
     }
 
     fn back_to_list(&mut self) {
+        self.keep_draft();
         self.view = View::List;
         self.focus = Focus::Composer;
         self.text_for_dialog = None;
+        self.composer
+            .set_text(&self.drafts.remove("").unwrap_or_default());
         self.composer.set_placeholder(list_placeholder());
         self.palette.close();
+    }
+
+    /// Keeps what is typed in the composer for the view being left (the list's instruction,
+    /// a session's follow-up); the composer comes back with it when that view opens again.
+    fn keep_draft(&mut self) {
+        if self.text_for_dialog.is_some() || self.editing_prompt {
+            return;
+        }
+        let key = match &self.view {
+            View::List => String::new(),
+            View::Detail(id) => id.clone(),
+        };
+        let text = self.composer.text().to_owned();
+        if text.trim().is_empty() {
+            self.drafts.remove(&key);
+        } else {
+            self.drafts.insert(key, text);
+        }
     }
 
     /// Sessions waiting for the user, oldest prompt first.
@@ -520,11 +631,37 @@ impl App {
         }
     }
 
-    /// Something on screen moves (a spinner): the loop sends [`UiEvent::Animate`] ~10×/s.
+    /// Something on screen moves (a spinner, a running time): the loop sends
+    /// [`UiEvent::Animate`] ~10×/s, and has no timer running when nothing does.
     pub fn is_animating(&self) -> bool {
         match &self.view {
-            View::Detail(id) => self.panes.get(id).is_some_and(|p| p.log.is_animating()),
-            View::List => false,
+            View::Detail(id) => {
+                self.panes.get(id).is_some_and(|p| p.log.is_animating())
+                    || self
+                        .sessions
+                        .iter()
+                        .any(|s| s.id == *id && activity::is_working(s))
+            }
+            View::List => self.sessions.iter().any(activity::is_working),
+        }
+    }
+
+    /// Once a second: notices whose time is up go. Returns whether the screen changed.
+    pub fn on_tick(&mut self) -> bool {
+        self.expire_notice()
+    }
+
+    /// The loop's clock (time since it started), before each event and frame: running times
+    /// tick by it.
+    pub fn set_now(&mut self, now: Duration) {
+        self.now = now;
+    }
+
+    fn activity(&self) -> activity::Activity<'_> {
+        activity::Activity {
+            now: self.now,
+            seen_at: &self.seen_at,
+            frame: self.frame_tick,
         }
     }
 

@@ -128,6 +128,11 @@ impl Composer {
         self.recall = None;
     }
 
+    /// A history entry is shown (↑↓ walk the history, not the text).
+    pub fn is_recalling(&self) -> bool {
+        self.recall.is_some()
+    }
+
     pub fn history(&self) -> &History {
         &self.history
     }

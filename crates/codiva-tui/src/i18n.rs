@@ -123,7 +123,15 @@ keys![
     EditingPrompt,
     PromptUnchanged,
     Interrupting,
-    CtrlCHelp,
+    DialogDraftPending,
+    FocusComposer,
+    FocusDialog,
+    FocusList,
+    FocusLog,
+    FocusConfirm,
+    CtrlCQuitHint,
+    CtrlCIdle,
+    ExitConfirm,
     Resuming,
     NothingToResume,
     TypeTextForDialog,
@@ -324,7 +332,23 @@ fn en(key: Key) -> &'static str {
         EditingPrompt => "editing .codiva/prompt.md — Enter saves (empty removes it), Esc cancels",
         PromptUnchanged => "prompt.md unchanged",
         Interrupting => "interrupting…",
-        CtrlCHelp => "Ctrl+C interrupts a running session in its detail view; /exit quits codiva",
+        DialogDraftPending => {
+            "letters answer the dialog only with an empty composer: send or clear what you typed (Ctrl+U), or choose with ↑↓ and Enter"
+        }
+        FocusComposer => "composer",
+        FocusDialog => "dialog",
+        FocusList => "list",
+        FocusLog => "log",
+        FocusConfirm => "confirm",
+        CtrlCQuitHint => {
+            "Ctrl+C does not quit: type /exit and press Enter (in a session, Ctrl+C interrupts its turn)"
+        }
+        CtrlCIdle => {
+            "{0} is not working: nothing to interrupt (Esc: back to the list, where /exit quits)"
+        }
+        ExitConfirm => {
+            "{0} session(s) still working: quitting stops them (they come back interrupted and resume on your next message). Quit codiva?"
+        }
         Resuming => "resuming {0}…",
         NothingToResume => "nothing to resume here",
         TypeTextForDialog => "type the text and press Enter (Esc: back to the dialog)",
@@ -517,7 +541,23 @@ fn ja(key: Key) -> &'static str {
         EditingPrompt => ".codiva/prompt.md を編集中 — Enter で保存（空なら削除）、Esc で取消",
         PromptUnchanged => "prompt.md は変更していません",
         Interrupting => "中断しています…",
-        CtrlCHelp => "Ctrl+C は詳細画面で実行中のセッションを中断します。終了は /exit です",
+        DialogDraftPending => {
+            "入力欄が空のときだけ文字キーでダイアログに応答します。入力を送信するか消去（Ctrl+U）するか、↑↓ と Enter で選んでください"
+        }
+        FocusComposer => "入力欄",
+        FocusDialog => "ダイアログ",
+        FocusList => "一覧",
+        FocusLog => "ログ",
+        FocusConfirm => "確認",
+        CtrlCQuitHint => {
+            "Ctrl+C では終了しません。/exit と入力して Enter（セッション内の Ctrl+C はターンの中断）"
+        }
+        CtrlCIdle => {
+            "{0} は作業していないため中断するものはありません（Esc: 一覧へ。終了は一覧で /exit）"
+        }
+        ExitConfirm => {
+            "{0} 件のセッションが作業中です。終了すると止まります（次回は中断状態で戻り、次のメッセージで再開します）。codiva を終了しますか？"
+        }
         Resuming => "{0} を再開しています…",
         NothingToResume => "再開できるものはありません",
         TypeTextForDialog => "テキストを入力して Enter（Esc: ダイアログに戻る）",
@@ -744,74 +784,5 @@ pub fn manager_error(error: &codiva_core::manager::ManagerError) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn placeholders(text: &str) -> Vec<usize> {
-        let mut found: Vec<usize> = (0..10)
-            .filter(|index| text.contains(&format!("{{{index}}}")))
-            .collect();
-        found.sort_unstable();
-        found
-    }
-
-    #[test]
-    fn both_languages_have_every_key_with_the_same_placeholders() {
-        for key in Key::ALL {
-            let (en, ja) = (text(Lang::En, *key), text(Lang::Ja, *key));
-            assert!(!en.is_empty() && !ja.is_empty(), "{key:?} is empty");
-            assert_eq!(
-                placeholders(en),
-                placeholders(ja),
-                "{key:?}: {en:?} vs {ja:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn notes_by_code() {
-        use codiva_core::session_log::NoteCode;
-        let code = NoteCode::new("restarting", &["1", "3"]);
-        assert_eq!(note_text("x", Some(&code)), "restarting the agent (1/3)");
-        let ja = with_lang(Lang::Ja, || note_text("x", Some(&code)).into_owned());
-        assert_eq!(ja, "エージェントを再起動しています（1/3）");
-        assert_eq!(note_text("plain", None), "plain");
-        assert_eq!(
-            note_text("odd", Some(&NoteCode::new("not-a-code", &[]))),
-            "odd"
-        );
-    }
-
-    #[test]
-    fn refusals_by_code() {
-        use codiva_core::manager::{ManagerError, Refusal};
-        let error = ManagerError::Refused(Refusal {
-            code: "still_working",
-            args: vec!["fix-login".into()],
-            message: "English".into(),
-        });
-        assert_eq!(
-            manager_error(&error),
-            "session fix-login is still working; interrupt it or wait until it finishes"
-        );
-        let ja = with_lang(Lang::Ja, || manager_error(&error));
-        assert!(ja.starts_with("セッション fix-login はまだ作業中"), "{ja}");
-    }
-
-    #[test]
-    fn every_refusal_code_of_the_manager_has_a_key() {
-        for code in codiva_core::manager::REFUSAL_CODES {
-            assert!(refusal_key(code).is_some(), "no catalogue key for {code:?}");
-        }
-    }
-
-    #[test]
-    fn choice_order() {
-        assert_eq!(choose(Some("ja"), Some("en"), Some("C.UTF-8")), Lang::Ja);
-        assert_eq!(choose(None, Some("ja"), Some("en_US.UTF-8")), Lang::Ja);
-        assert_eq!(choose(None, None, Some("ja_JP.UTF-8")), Lang::Ja);
-        assert_eq!(choose(Some("auto"), None, Some("ja_JP.UTF-8")), Lang::Ja);
-        assert_eq!(choose(None, None, Some("C")), Lang::En);
-        assert_eq!(choose(None, None, None), Lang::En);
-    }
-}
+#[path = "i18n_tests.rs"]
+mod tests;

@@ -88,7 +88,9 @@ async fn run_in_terminal(
     animation.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut dirty = true;
     let mut next_frame = Instant::now();
+    let started = Instant::now();
     loop {
+        app.set_now(started.elapsed());
         if dirty && Instant::now() >= next_frame {
             let completed = terminal.draw(|frame| app.render(frame))?;
             let hyperlinks = hyperlinks(&app, completed.buffer);
@@ -145,8 +147,12 @@ async fn run_in_terminal(
                 for panic in crate::crash::take_contained() {
                     let text = crate::i18n::contained_panic(&panic);
                     app.handle(UiEvent::Done(Done::Error(text)));
+                    dirty = true;
                 }
-                Some(UiEvent::Tick)
+                // No frame unless something changed (a notice that timed out): idle costs nothing.
+                app.set_now(started.elapsed());
+                dirty |= app.on_tick();
+                None
             }
             _ = animation.tick(), if app.is_animating() => Some(UiEvent::Animate),
             _ = tokio::time::sleep_until(frame_due), if dirty => None,
@@ -154,6 +160,7 @@ async fn run_in_terminal(
         };
         if let Some(event) = event {
             dirty = true;
+            app.set_now(started.elapsed());
             let effects = app.handle(event);
             run_effects(&manager, &options, &app, effects, &done_tx);
             // Coalesce: everything already waiting is handled before the next frame.

@@ -77,6 +77,20 @@ pub fn border() -> Style {
     Style::default().fg(Color::DarkGray)
 }
 
+/// The border of the area that has the keys (the composer's rule, a dialog's title rule).
+pub fn focused_border() -> Style {
+    Style::default()
+        .fg(Color::Cyan)
+        .add_modifier(Modifier::BOLD)
+}
+
+/// The footer's label of where the keys go.
+pub fn focus_label() -> Style {
+    Style::default()
+        .fg(Color::Cyan)
+        .add_modifier(Modifier::REVERSED)
+}
+
 /// The card under the log's card cursor (its header row).
 pub fn card_selected() -> Style {
     Style::default().add_modifier(Modifier::REVERSED)
@@ -114,6 +128,8 @@ pub mod glyph {
     pub const CARD_SELECTED: &str = "▸";
     /// Horizontal rule of a divider.
     pub const RULE: &str = "─";
+    /// The rule of the area that has the keys.
+    pub const RULE_FOCUSED: &str = "━";
     /// A running call, one frame per animation tick.
     pub const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 }

@@ -21,8 +21,8 @@ pub fn render(app: &mut App, frame: &mut Frame) {
     let width = area.width;
     let header = header_lines(app, width);
     let footer = footer_line(app, width);
-    let notice = app.notice.as_ref().map(|(text, error)| {
-        let style = if *error { theme::error() } else { theme::dim() };
+    let notice = app.notice().map(|(text, error)| {
+        let style = if error { theme::error() } else { theme::dim() };
         wrap_text(text, usize::from(width.saturating_sub(2)).max(1))
             .into_iter()
             .take(3)
@@ -105,7 +105,14 @@ pub fn render(app: &mut App, frame: &mut Frame) {
                 None => 0,
             };
             let list_area = Rect::new(body.x, body.y, body.width, body.height - dialog_height);
-            let first = list_view::render(&app.sessions, selected, focused, list_area, buf);
+            let first = list_view::render(
+                &app.sessions,
+                selected,
+                focused,
+                app.activity(),
+                list_area,
+                buf,
+            );
             app.layout.list = Some(first);
             if let Some(id) = waiting
                 && dialog_height > 0
@@ -153,8 +160,19 @@ pub fn render(app: &mut App, frame: &mut Frame) {
         put(buf, area.x, y, width, line);
         y += 1;
     }
-    let rule = "─".repeat(usize::from(width));
-    put(buf, area.x, y, width, &Line::styled(rule, theme::border()));
+    // The rule over the composer is heavy while the composer has the keys.
+    let rule = if app.focus == Focus::Composer && composer_height > 0 {
+        Line::styled(
+            theme::glyph::RULE_FOCUSED.repeat(usize::from(width)),
+            theme::focused_border(),
+        )
+    } else {
+        Line::styled(
+            theme::glyph::RULE.repeat(usize::from(width)),
+            theme::border(),
+        )
+    };
+    put(buf, area.x, y, width, &rule);
     y += 1;
     if composer_height > 0 {
         let composer_area = Rect::new(area.x, y, width, composer_height);
@@ -313,8 +331,21 @@ fn footer_line(app: &App, width: u16) -> Line<'static> {
         RunMode::Auto => Key::ModeAuto,
     });
     let mode_text = tf(Key::ModeLabel, &[mode]);
-    let room = usize::from(width).saturating_sub(crate::width::str_width(&mode_text) + 1);
+    // Where the keys go, first and highlighted: typing never lands somewhere unseen.
+    let label = format!(
+        " {} ",
+        t(match app.focus {
+            _ if app.confirm.is_some() => Key::FocusConfirm,
+            Focus::Composer => Key::FocusComposer,
+            Focus::Dialog => Key::FocusDialog,
+            Focus::List => Key::FocusList,
+            Focus::Log => Key::FocusLog,
+        })
+    );
+    let room = usize::from(width)
+        .saturating_sub(crate::width::str_width(&mode_text) + crate::width::str_width(&label) + 1);
     Line::from(vec![
+        Span::styled(label, theme::focus_label()),
         Span::styled(fit(&format!(" {hints}"), room), theme::dim()),
         Span::styled(
             mode_text,
@@ -335,10 +366,16 @@ fn detail(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
     let title = match &session {
         Some(session) => {
             let (badge, style) = list_view::badge(session);
-            let mut spans = vec![
-                Span::styled(format!("‹ {} ", session.title), theme::bold()),
-                Span::styled(badge, style),
-            ];
+            let activity = app.activity();
+            let mut spans = vec![Span::styled(format!("‹ {} ", session.title), theme::bold())];
+            if let Some(frame) = activity.spinner(session) {
+                spans.push(Span::styled(format!("{frame} "), theme::accent()));
+            }
+            spans.push(Span::styled(badge, style));
+            spans.push(Span::styled(
+                format!(" · {}", list_view::duration(activity.elapsed_ms(session))),
+                theme::dim(),
+            ));
             if let Some(detail) = &session.detail {
                 spans.push(Span::styled(format!(" · {detail}"), theme::dim()));
             }
@@ -355,7 +392,6 @@ fn detail(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
     };
     buf.set_line(area.x, area.y, &title, area.width);
     let mut rest = Rect::new(area.x, area.y + 1, area.width, area.height - 1);
-    let focus = app.focus;
     let pane = app.pane(id);
     if let Some(diff) = pane.diff.clone() {
         let lines: Vec<&str> = diff.lines().take(6).collect();
@@ -382,12 +418,6 @@ fn detail(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
         let dialog_area = Rect::new(rest.x, rest.y + log_area.height, rest.width, dialog_height);
         app.layout.dialog = Some(dialog_area);
         render_dialog(app, id, dialog_area, buf);
-        if focus != Focus::Dialog {
-            // The dialog waits; its first row says how to get back to it.
-            let hint = Line::styled(t(Key::TabToAnswer), theme::warning());
-            let x = dialog_area.right().saturating_sub(16);
-            buf.set_line(x, dialog_area.y, &hint, 16);
-        }
     }
 }
 
@@ -401,11 +431,29 @@ fn dialog_height(app: &mut App, id: &str, width: u16, max: u16) -> u16 {
     .min(max)
 }
 
+/// Draws the dialog; its title rule is heavy while it has the keys, else its first row says
+/// how to get to it.
 fn render_dialog(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
     app.shown_dialog = Some(id.to_owned());
+    let focused = app.focus == Focus::Dialog;
     match app.pane(id).dialog() {
         Some(Dialog::Permission(dialog)) => dialog.render(area, buf),
         Some(Dialog::Question(dialog)) => dialog.render(area, buf),
-        None => {}
+        None => return,
+    }
+    if focused {
+        for x in area.left()..area.right() {
+            if let Some(cell) = buf.cell_mut((x, area.y))
+                && cell.symbol() == theme::glyph::RULE
+            {
+                cell.set_symbol(theme::glyph::RULE_FOCUSED);
+                cell.set_style(theme::focused_border());
+            }
+        }
+    } else {
+        let hint = t(Key::TabToAnswer);
+        let cells = u16::try_from(crate::width::str_width(hint)).unwrap_or(16);
+        let x = area.right().saturating_sub(cells + 1);
+        buf.set_line(x, area.y, &Line::styled(hint, theme::warning()), cells);
     }
 }

@@ -18,8 +18,16 @@ impl App {
         }
         if let Some(confirm) = self.confirm.take() {
             return match key.code {
-                KeyCode::Char('y' | 'Y') => confirm.on_yes,
-                KeyCode::Char('n' | 'N') | KeyCode::Esc => Vec::new(),
+                KeyCode::Char('y' | 'Y') => {
+                    self.quit |= confirm.on_yes.contains(&Effect::Quit);
+                    confirm.on_yes
+                }
+                KeyCode::Char('n' | 'N') | KeyCode::Esc => {
+                    if let Some(text) = confirm.restore {
+                        self.composer.set_text(&text);
+                    }
+                    Vec::new()
+                }
                 _ => {
                     self.confirm = Some(confirm);
                     Vec::new()
@@ -55,16 +63,34 @@ impl App {
                 .find(|s| s.id == id)
                 .is_some_and(|s| !s.status.is_settled() && s.phase == SessionPhase::Active);
             if running {
-                self.set_notice(t(Key::Interrupting), false);
+                // Until the session's status moves (interrupted, or the turn ended anyway).
+                let from = self
+                    .sessions
+                    .iter()
+                    .find(|s| s.id == id)
+                    .map_or(Status::Running, |s| s.status);
+                self.notice_until(
+                    t(Key::Interrupting),
+                    false,
+                    super::notice::Until::StatusLeaves {
+                        id: id.clone(),
+                        from,
+                    },
+                );
                 return vec![Effect::Interrupt { id }];
             }
         }
         if !self.composer.is_empty() {
             self.composer.clear();
             self.palette.close();
-        } else {
-            self.set_notice(t(Key::CtrlCHelp), false);
+            return Vec::new();
         }
+        // Nothing to interrupt: say what Ctrl+C does here, and how to quit.
+        let text = match &self.view {
+            View::List => t(Key::CtrlCQuitHint).to_owned(),
+            View::Detail(id) => tf(Key::CtrlCIdle, &[&self.title_of(id)]),
+        };
+        self.set_notice(text, false);
         Vec::new()
     }
 
@@ -80,7 +106,19 @@ impl App {
                 )
         });
         if resumable {
-            self.set_notice(tf(Key::Resuming, &[&id]), false);
+            let from = self
+                .sessions
+                .iter()
+                .find(|s| s.id == id)
+                .map_or(Status::Interrupted, |s| s.status);
+            self.notice_until(
+                tf(Key::Resuming, &[&id]),
+                false,
+                super::notice::Until::StatusLeaves {
+                    id: id.clone(),
+                    from,
+                },
+            );
             vec![Effect::Resume { id }]
         } else {
             self.set_notice(t(Key::NothingToResume), false);
@@ -154,6 +192,16 @@ impl App {
             }
             return Vec::new();
         }
+        // A letter answers only when nothing is being typed: with a draft in the composer it
+        // could be the next word of an instruction, never a decision.
+        let letter = matches!(key.code, KeyCode::Char(_))
+            && !key
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+        if letter && !self.composer.is_empty() {
+            self.set_notice(t(Key::DialogDraftPending), false);
+            return Vec::new();
+        }
         let action = match self.pane(&id).dialog() {
             Some(Dialog::Permission(dialog)) => dialog.handle_key(key),
             Some(Dialog::Question(dialog)) => dialog.handle_key(key),
@@ -189,7 +237,11 @@ impl App {
             DialogAction::WantText { .. } => {
                 self.text_for_dialog = Some(id.to_owned());
                 self.focus = Focus::Composer;
-                self.set_notice(t(Key::TypeTextForDialog), false);
+                self.notice_until(
+                    t(Key::TypeTextForDialog),
+                    false,
+                    super::notice::Until::TextGiven,
+                );
                 Vec::new()
             }
         }
@@ -198,14 +250,13 @@ impl App {
     fn list_key(&mut self, key: KeyEvent) -> Vec<Effect> {
         let count = self.sessions.len();
         match key.code {
-            KeyCode::Up | KeyCode::Char('k') => {
-                self.selected = self.selected.saturating_sub(1);
-                self.focus_dialog_if_waiting();
-            }
+            // Moving over a waiting session shows its dialog; the keys stay in the list.
+            KeyCode::Up | KeyCode::Char('k') => self.selected = self.selected.saturating_sub(1),
             KeyCode::Down | KeyCode::Char('j') => {
                 self.selected = (self.selected + 1).min(count.saturating_sub(1));
-                self.focus_dialog_if_waiting();
             }
+            KeyCode::Home => self.selected = 0,
+            KeyCode::End => self.selected = count.saturating_sub(1),
             KeyCode::Enter | KeyCode::Right => {
                 if let Some(session) = self.selected_session() {
                     let id = session.id.clone();
@@ -224,16 +275,6 @@ impl App {
             _ => {}
         }
         Vec::new()
-    }
-
-    fn focus_dialog_if_waiting(&mut self) {
-        let waiting = self
-            .selected_session()
-            .map(|s| s.id.clone())
-            .is_some_and(|id| self.panes.get(&id).is_some_and(|pane| pane.has_dialog()));
-        if waiting {
-            self.focus = Focus::Dialog;
-        }
     }
 
     fn log_key(&mut self, key: KeyEvent) -> Vec<Effect> {
@@ -294,6 +335,7 @@ impl App {
                 tf(Key::MergeDetail, &[&session.branch]),
             ],
             on_yes: vec![Effect::Merge { id: session.id }],
+            restore: None,
         });
         Vec::new()
     }
@@ -306,7 +348,9 @@ impl App {
     }
 
     fn composer_key(&mut self, key: KeyEvent) -> Vec<Effect> {
-        if self.palette.is_open() {
+        // While walking the history, ↑↓ stay in it even on a `/command` entry (its palette
+        // shows, but does not take the arrows).
+        if self.palette.is_open() && !self.composer.is_recalling() {
             match key.code {
                 KeyCode::Up => {
                     self.palette.previous();
@@ -391,10 +435,7 @@ impl App {
                 self.focus = Focus::List;
                 return self.list_key(key);
             }
-            KeyCode::Enter if !detail && !self.sessions.is_empty() => {
-                self.focus = Focus::List;
-                self.focus_dialog_if_waiting();
-            }
+            KeyCode::Enter if !detail && !self.sessions.is_empty() => self.focus = Focus::List,
             _ => {}
         }
         Vec::new()
@@ -473,6 +514,14 @@ impl App {
                 if matches!(self.view, View::Detail(_)) {
                     self.back_to_list();
                     Vec::new()
+                } else if self.working_count() > 0 {
+                    // Sessions stop with codiva: ask first.
+                    self.confirm = Some(Confirm {
+                        text: vec![tf(Key::ExitConfirm, &[&self.working_count().to_string()])],
+                        on_yes: vec![Effect::Quit],
+                        restore: None,
+                    });
+                    Vec::new()
                 } else {
                     self.quit = true;
                     vec![Effect::Quit]
@@ -541,6 +590,7 @@ impl App {
                             forget: true,
                         })
                         .collect(),
+                    restore: None,
                 });
                 Vec::new()
             }

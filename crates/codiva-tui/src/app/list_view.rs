@@ -7,6 +7,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
+use super::activity::Activity;
 use crate::i18n::{Key, t, tf};
 use crate::theme;
 use crate::width::fit;
@@ -90,6 +91,7 @@ pub fn render(
     sessions: &[SessionInfo],
     selected: usize,
     focused: bool,
+    activity: Activity<'_>,
     area: Rect,
     buf: &mut Buffer,
 ) -> (Rect, usize) {
@@ -128,7 +130,7 @@ pub fn render(
         y += 1;
     }
     for (index, session) in sessions.iter().enumerate().skip(first).take(rows) {
-        let line = row(session, index == selected, focused, width, &cols);
+        let line = row(session, index == selected, focused, activity, width, &cols);
         buf.set_line(area.x, y, &line, area.width);
         y += 1;
     }
@@ -148,6 +150,7 @@ fn row(
     session: &SessionInfo,
     selected: bool,
     focused: bool,
+    activity: Activity<'_>,
     width: usize,
     cols: &Columns,
 ) -> Line<'static> {
@@ -166,10 +169,12 @@ fn row(
         + cols.time;
     let title_width = width.saturating_sub(fixed).max(8);
     let marker = if selected { "›" } else { " " };
-    let dot = if attention {
-        theme::glyph::ATTENTION
-    } else {
-        " "
+    // The dot column: who waits for you, else who is working (a spinner).
+    let spinner = activity.spinner(session);
+    let (dot, dot_style) = match spinner {
+        _ if attention => (theme::glyph::ATTENTION, theme::warning()),
+        Some(frame) => (frame, theme::accent()),
+        None => (" ", theme::dim()),
     };
     let row_style = if selected && focused {
         theme::selected()
@@ -180,7 +185,7 @@ fn row(
     };
     let mut spans = vec![
         Span::styled(format!("{marker} "), row_style),
-        Span::styled(dot.to_owned(), theme::warning()),
+        Span::styled(dot.to_owned(), dot_style),
         Span::styled(" ", row_style),
         Span::styled(fit(&session.title, title_width), row_style),
         Span::raw(" "),
@@ -199,7 +204,7 @@ fn row(
             theme::dim(),
         ));
     }
-    let time = duration(session.active_ms);
+    let time = duration(activity.elapsed_ms(session));
     spans.push(Span::styled(
         format!(" {time:>width$}", width = cols.time),
         theme::dim(),

@@ -1,216 +1,26 @@
 //! Whole-screen snapshots of the app: the list in every state, the detail view with dialogs,
 //! the palette, a confirmation, at 80×24, 120×40 and a narrow terminal.
 
-use std::path::PathBuf;
-
-use codiva_core::agent_event::{
-    NoteLevel, PermissionRequest, Question, QuestionOption, QuestionRequest,
-};
-use codiva_core::manager::{ManagerEvent, SessionInfo, SessionPhase};
-use codiva_core::session_log::{EntryKind, LogEntry, ToolEntry, ToolStatus};
-use codiva_core::session_state::{Prompt, Scope, SessionEvent, Status, TodoProgress};
-use codiva_tui::app::{App, AppInfo, Done, UiEvent};
+use codiva_core::agent_event::{PermissionRequest, Question, QuestionOption, QuestionRequest};
+use codiva_core::manager::SessionPhase;
+use codiva_core::session_log::EntryKind;
+use codiva_core::session_state::{Prompt, Scope, SessionEvent, Status};
+use codiva_tui::app::{App, UiEvent};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use serde_json::json;
 
-fn info() -> AppInfo {
-    AppInfo {
-        version: "0.1.0".into(),
-        cwd: "~/work/app".into(),
-        base: "main".into(),
-        agent: "claude".into(),
-        model: None,
-        warnings: Vec::new(),
-    }
-}
-
-fn session(id: &str, title: &str, status: Status, phase: SessionPhase, minute: u64) -> SessionInfo {
-    SessionInfo {
-        id: id.into(),
-        title: title.into(),
-        prompt: title.into(),
-        branch: format!("codiva/{id}"),
-        worktree: PathBuf::from(format!("/work/app/.codiva/worktrees/{id}")),
-        base: "main".into(),
-        phase,
-        status,
-        detail: None,
-        agent: "claude".into(),
-        agent_session_id: Some("0000".into()),
-        model: Some("claude-sonnet-4-5".into()),
-        cost_usd: Some(0.05),
-        active_ms: minute * 61_000,
-        created_at: minute,
-        pending_prompts: 0,
-        todos: TodoProgress::default(),
-    }
-}
-
-fn add(app: &mut App, session: SessionInfo) {
-    app.handle(UiEvent::Manager(Box::new(ManagerEvent::Session {
-        session,
-    })));
-}
-
-fn event(app: &mut App, id: &str, event: SessionEvent) {
-    app.handle(UiEvent::Manager(Box::new(ManagerEvent::Event {
-        id: id.into(),
-        event,
-    })));
-}
-
-fn key(app: &mut App, code: KeyCode) {
-    app.handle(UiEvent::Key(KeyEvent::new(code, KeyModifiers::NONE)));
-}
-
-fn typed(app: &mut App, text: &str) {
-    for c in text.chars() {
-        key(app, KeyCode::Char(c));
-    }
-}
-
-fn draw(app: &mut App, width: u16, height: u16) -> Terminal<TestBackend> {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal.draw(|frame| app.render(frame)).unwrap();
-    terminal
-}
-
-/// Snapshots `app` at 80×24 and 120×40, as `<name>_80x24` and `<name>_120x40`.
-fn snapshot_at_both_sizes(app: &mut App, name: &str) {
-    insta::assert_snapshot!(format!("{name}_80x24"), draw(app, 80, 24).backend());
-    insta::assert_snapshot!(format!("{name}_120x40"), draw(app, 120, 40).backend());
-}
-
-fn busy_app() -> App {
-    let mut app = App::new(info());
-    add(
-        &mut app,
-        session(
-            "fix-login",
-            "Fix the login redirect loop",
-            Status::Completed,
-            SessionPhase::Active,
-            1,
-        ),
-    );
-    let mut running = session(
-        "add-tests",
-        "Add tests for the parser",
-        Status::Running,
-        SessionPhase::Active,
-        2,
-    );
-    running.todos = TodoProgress { done: 2, total: 5 };
-    add(&mut app, running);
-    add(
-        &mut app,
-        session(
-            "ask-perm",
-            "Refactor the config loader into modules",
-            Status::AwaitingPermission,
-            SessionPhase::Active,
-            3,
-        ),
-    );
-    add(
-        &mut app,
-        session(
-            "ask-q",
-            "日本語のドキュメントを更新する 🎌",
-            Status::AwaitingAnswer,
-            SessionPhase::Active,
-            4,
-        ),
-    );
-    add(
-        &mut app,
-        session(
-            "prep",
-            "Upgrade dependencies",
-            Status::Starting,
-            SessionPhase::Preparing,
-            5,
-        ),
-    );
-    add(
-        &mut app,
-        session(
-            "broken",
-            "Investigate the flaky CI job",
-            Status::Failed,
-            SessionPhase::Active,
-            6,
-        ),
-    );
-    add(
-        &mut app,
-        session(
-            "conflict",
-            "Rename the user model",
-            Status::Completed,
-            SessionPhase::Conflict {
-                files: vec!["src/user.rs".into()],
-            },
-            7,
-        ),
-    );
-    add(
-        &mut app,
-        session(
-            "paused",
-            "Write the changelog",
-            Status::Interrupted,
-            SessionPhase::Active,
-            8,
-        ),
-    );
-    add(
-        &mut app,
-        session(
-            "limit",
-            "Port the CLI to clap 4",
-            Status::RateLimited,
-            SessionPhase::Active,
-            9,
-        ),
-    );
-    add(
-        &mut app,
-        session(
-            "login",
-            "Document the API",
-            Status::NeedsLogin,
-            SessionPhase::Active,
-            10,
-        ),
-    );
-    add(
-        &mut app,
-        session(
-            "merged",
-            "Bump the version",
-            Status::Completed,
-            SessionPhase::Merged {
-                commit: "abc".into(),
-            },
-            11,
-        ),
-    );
-    app
-}
+use crate::support::*;
 
 #[test]
 fn list_empty() {
     let mut app = App::new(info());
-    snapshot_at_both_sizes(&mut app, "list_empty");
+    snapshot_at_both_sizes!(&mut app, "list_empty");
 }
 
 #[test]
 fn list_with_every_status() {
     let mut app = busy_app();
-    snapshot_at_both_sizes(&mut app, "list_every_status");
+    snapshot_at_both_sizes!(&mut app, "list_every_status");
     insta::assert_snapshot!(
         "list_every_status_200x30",
         draw(&mut app, 200, 30).backend()
@@ -241,58 +51,19 @@ fn list_scrolls_with_more_markers() {
     for _ in 0..15 {
         key(&mut app, KeyCode::Down);
     }
-    snapshot_at_both_sizes(&mut app, "list_scrolled");
+    snapshot_at_both_sizes!(&mut app, "list_scrolled");
 }
 
 #[test]
 fn palette_shows_only_commands_of_the_view() {
     let mut app = busy_app();
     typed(&mut app, "/");
-    snapshot_at_both_sizes(&mut app, "palette_list");
+    snapshot_at_both_sizes!(&mut app, "palette_list");
     typed(&mut app, "c");
     insta::assert_snapshot!(
         "palette_list_filtered_80x24",
         draw(&mut app, 80, 24).backend()
     );
-}
-
-fn log(id: u64, kind: EntryKind) -> LogEntry {
-    LogEntry {
-        id,
-        at_ms: id * 1000,
-        kind,
-    }
-}
-
-fn detail_app() -> App {
-    let mut app = busy_app();
-    let id = "ask-perm";
-    // Open the session: focus the list, select it, press Enter.
-    key(&mut app, KeyCode::Tab);
-    for _ in 0..2 {
-        key(&mut app, KeyCode::Down);
-    }
-    key(&mut app, KeyCode::Enter);
-    assert_eq!(app.view, codiva_tui::app::View::Detail(id.into()));
-    app.handle(UiEvent::Done(Done::Read {
-        id: id.into(),
-        entries: vec![
-            log(0, EntryKind::User { text: "Refactor the config loader into modules".into() }),
-            log(1, EntryKind::Assistant { text: "I'll split `config.rs` into **three** modules:\n\n- `parse.rs`\n- `validate.rs`\n- `defaults.rs`".into() }),
-            log(2, EntryKind::Tool(ToolEntry {
-                tool_use_id: "t1".into(),
-                name: "Read".into(),
-                summary: "config.rs".into(),
-                input: json!({"file_path": "/work/app/src/config.rs"}),
-                status: ToolStatus::Succeeded,
-                result: Some("…".into()),
-                duration_ms: Some(12),
-            })),
-            log(3, EntryKind::Note { level: NoteLevel::Info, text: "denied: Bash".into(), code: None }),
-        ],
-        subagents: Vec::new(),
-    }));
-    app
 }
 
 #[test]
@@ -319,7 +90,7 @@ fn detail_with_a_permission_dialog_with_a_diff() {
             }),
         },
     );
-    snapshot_at_both_sizes(&mut app, "detail_permission_diff");
+    snapshot_at_both_sizes!(&mut app, "detail_permission_diff");
 }
 
 #[test]
@@ -348,11 +119,13 @@ fn detail_with_a_multi_select_question() {
             }),
         },
     );
+    // The question that appeared waits for the user to move to it.
+    key(&mut app, KeyCode::Tab);
     key(&mut app, KeyCode::Char(' '));
     key(&mut app, KeyCode::Down);
     key(&mut app, KeyCode::Down);
     key(&mut app, KeyCode::Char('\u{3000}'));
-    snapshot_at_both_sizes(&mut app, "detail_question_multi");
+    snapshot_at_both_sizes!(&mut app, "detail_question_multi");
 }
 
 #[test]
@@ -367,7 +140,7 @@ fn detail_streaming_a_long_reply_follows_the_tail() {
         "ask-perm",
         SessionEvent::Stream { text, reset: false },
     );
-    snapshot_at_both_sizes(&mut app, "detail_streaming_500");
+    snapshot_at_both_sizes!(&mut app, "detail_streaming_500");
 }
 
 #[test]
@@ -375,7 +148,7 @@ fn merge_confirmation() {
     let mut app = busy_app();
     key(&mut app, KeyCode::Tab);
     key(&mut app, KeyCode::Char('m'));
-    snapshot_at_both_sizes(&mut app, "confirm_merge");
+    snapshot_at_both_sizes!(&mut app, "confirm_merge");
 }
 
 #[test]
@@ -473,20 +246,6 @@ fn status_bar_with_and_without_cost() {
     );
 }
 
-fn permission(request_id: &str, command: &str) -> Prompt {
-    Prompt::Permission(PermissionRequest {
-        request_id: request_id.into(),
-        tool: "Bash".into(),
-        input: json!({"command": command}),
-        description: None,
-        suggestions: Vec::new(),
-        tool_use_id: None,
-        agent_id: None,
-        blocked_path: None,
-        reason: None,
-    })
-}
-
 #[test]
 fn inbox_walks_waiting_sessions_oldest_first_without_opening_them() {
     let mut app = busy_app();
@@ -512,7 +271,7 @@ fn inbox_walks_waiting_sessions_oldest_first_without_opening_them() {
         codiva_tui::app::View::List,
         "the inbox does not open the session"
     );
-    snapshot_at_both_sizes(&mut app, "inbox_first");
+    snapshot_at_both_sizes!(&mut app, "inbox_first");
     let effects = app.handle(UiEvent::Key(KeyEvent::new(
         KeyCode::Char('y'),
         KeyModifiers::NONE,
@@ -553,7 +312,7 @@ fn agent_commands_are_offered_and_forwarded() {
     let mut app = detail_app();
     connect(&mut app, "ask-perm", None);
     typed(&mut app, "/co");
-    snapshot_at_both_sizes(&mut app, "palette_agent_commands");
+    snapshot_at_both_sizes!(&mut app, "palette_agent_commands");
     typed(&mut app, "mpact");
     let effects = app.handle(UiEvent::Key(KeyEvent::new(
         KeyCode::Enter,
@@ -573,7 +332,7 @@ fn japanese_screens() {
     use codiva_tui::i18n::{Lang, with_lang};
     with_lang(Lang::Ja, || {
         let mut app = busy_app();
-        snapshot_at_both_sizes(&mut app, "ja_list");
+        snapshot_at_both_sizes!(&mut app, "ja_list");
         let mut app = detail_app();
         connect(&mut app, "ask-perm", None);
         usage(&mut app, "ask-perm", Some(0.12));
@@ -654,7 +413,17 @@ fn when_the_dialog_closes_the_keys_return_to_the_composer() {
         KeyCode::Enter,
         KeyModifiers::NONE,
     )));
+    // Sessions are working: quitting would stop them, so codiva asks first.
+    assert!(effects.is_empty(), "{effects:?}");
+    assert!(!app.should_quit());
+    let screen = format!("{:?}", draw(&mut app, 80, 24).backend());
+    assert!(screen.contains("still working"), "{screen}");
+    let effects = app.handle(UiEvent::Key(KeyEvent::new(
+        KeyCode::Char('y'),
+        KeyModifiers::NONE,
+    )));
     assert_eq!(effects, [codiva_tui::app::Effect::Quit]);
+    assert!(app.should_quit());
 }
 
 #[test]

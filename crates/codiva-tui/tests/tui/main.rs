@@ -3,6 +3,9 @@
 mod app;
 mod composer;
 mod dialogs;
+mod focus;
 mod log_view;
 mod markdown;
+mod notices;
 mod notify;
+mod support;

@@ -141,11 +141,15 @@ fn a_session_from_instruction_to_merge() {
     ui.pty.send(b"\r");
     ui.pty.wait_for_text("‹ build the greeting file", WAIT);
     ui.pty.wait_for_text("Streaming the plan", WAIT);
-    // The permission: allowed with `y`.
+    // The permission: the dialog waits for the user to move to it (Tab), then `y` allows.
     ui.pty.wait_for_text("Allow Bash?", WAIT);
+    ui.pty.send(b"\t");
+    ui.pty.wait_for_text("answer · Tab", WAIT);
     ui.pty.send(b"y");
-    // The question: pick the first option, then submit.
+    // The question: to it with Tab, pick the first option, then submit.
     ui.pty.wait_for_text("Which greeting?", WAIT);
+    ui.pty.send(b"\t");
+    ui.pty.wait_for_text("answer · Tab", WAIT);
     ui.pty.send(b"\r");
     std::thread::sleep(Duration::from_millis(200));
     if ui.pty.screen().contains("Which greeting?") {
@@ -221,6 +225,72 @@ fn three_instructions_back_to_back() {
         assert!(screen.contains(title), "{title} is listed:\n{screen}");
     }
     assert!(screen.contains("3 sessions"), "{screen}");
+    ui.quit();
+}
+
+/// Regression: letters typed for the next instruction answered a permission that appeared
+/// meanwhile (`n` denied with the rest of the sentence as the reason, `s` stopped the turn).
+#[test]
+fn typing_while_another_session_asks_lands_in_the_composer() {
+    let mut ui = start(|_| {
+        Script::new()
+            .then_when(
+                Match::FirstUserContains("FIRST".into()),
+                Reply::tool_use(
+                    "Bash",
+                    json!({"command": "touch first.txt", "description": "Touch a file"}),
+                ),
+            )
+            .then_when(
+                Match::FirstUserContains("FIRST".into()),
+                Reply::text("First done."),
+            )
+            .then_when(
+                Match::FirstUserContains("NEXT".into()),
+                Reply::text("Next done."),
+            )
+    });
+    ui.pty.type_line("FIRST asks");
+    // Half of the next instruction, then the first session's request arrives.
+    ui.pty.send(b"NEXT: say ");
+    ui.pty.wait_for_text("● 1 waiting", WAIT);
+    ui.pty.wait_for_text("Allow Bash?", WAIT);
+    ui.pty.send(b"yes, no, stop, always [[scenario]] ok");
+    let screen = ui
+        .pty
+        .wait_for_text("NEXT: say yes, no, stop, always [[scenario]] ok", WAIT);
+    assert!(
+        screen.contains("Allow Bash?"),
+        "the request waits:\n{screen}"
+    );
+    ui.pty.send(b"\r");
+    let screen = ui
+        .pty
+        .wait_for("the instruction became a session", WAIT, |s| {
+            s.contains("2 sessions") && s.contains("Completed")
+        });
+    assert!(screen.contains("● 1 waiting"), "still pending:\n{screen}");
+    assert!(
+        !ui.repo
+            .path()
+            .join(".codiva/worktrees/first-asks/first.txt")
+            .exists()
+    );
+    // Ctrl+N moves to the dialog; now `y` allows.
+    ui.pty.send(b"\x0e");
+    ui.pty.wait_for("the dialog has the keys", WAIT, |s| {
+        s.contains("answer the selected session") && s.contains("touch first.txt")
+    });
+    ui.pty.send(b"y");
+    ui.pty.wait_for("both completed", WAIT, |s| {
+        s.matches("Completed").count() >= 2
+    });
+    assert!(
+        ui.repo
+            .path()
+            .join(".codiva/worktrees/first-asks/first.txt")
+            .exists()
+    );
     ui.quit();
 }
 

@@ -1,0 +1,74 @@
+//! The catalogue's checks: both languages complete with the same placeholders, notes and
+//! refusals by code, the language choice.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use super::*;
+
+fn placeholders(text: &str) -> Vec<usize> {
+    let mut found: Vec<usize> = (0..10)
+        .filter(|index| text.contains(&format!("{{{index}}}")))
+        .collect();
+    found.sort_unstable();
+    found
+}
+
+#[test]
+fn both_languages_have_every_key_with_the_same_placeholders() {
+    for key in Key::ALL {
+        let (en, ja) = (text(Lang::En, *key), text(Lang::Ja, *key));
+        assert!(!en.is_empty() && !ja.is_empty(), "{key:?} is empty");
+        assert_eq!(
+            placeholders(en),
+            placeholders(ja),
+            "{key:?}: {en:?} vs {ja:?}"
+        );
+    }
+}
+
+#[test]
+fn notes_by_code() {
+    use codiva_core::session_log::NoteCode;
+    let code = NoteCode::new("restarting", &["1", "3"]);
+    assert_eq!(note_text("x", Some(&code)), "restarting the agent (1/3)");
+    let ja = with_lang(Lang::Ja, || note_text("x", Some(&code)).into_owned());
+    assert_eq!(ja, "エージェントを再起動しています（1/3）");
+    assert_eq!(note_text("plain", None), "plain");
+    assert_eq!(
+        note_text("odd", Some(&NoteCode::new("not-a-code", &[]))),
+        "odd"
+    );
+}
+
+#[test]
+fn refusals_by_code() {
+    use codiva_core::manager::{ManagerError, Refusal};
+    let error = ManagerError::Refused(Refusal {
+        code: "still_working",
+        args: vec!["fix-login".into()],
+        message: "English".into(),
+    });
+    assert_eq!(
+        manager_error(&error),
+        "session fix-login is still working; interrupt it or wait until it finishes"
+    );
+    let ja = with_lang(Lang::Ja, || manager_error(&error));
+    assert!(ja.starts_with("セッション fix-login はまだ作業中"), "{ja}");
+}
+
+#[test]
+fn every_refusal_code_of_the_manager_has_a_key() {
+    for code in codiva_core::manager::REFUSAL_CODES {
+        assert!(refusal_key(code).is_some(), "no catalogue key for {code:?}");
+    }
+}
+
+#[test]
+fn choice_order() {
+    assert_eq!(choose(Some("ja"), Some("en"), Some("C.UTF-8")), Lang::Ja);
+    assert_eq!(choose(None, Some("ja"), Some("en_US.UTF-8")), Lang::Ja);
+    assert_eq!(choose(None, None, Some("ja_JP.UTF-8")), Lang::Ja);
+    assert_eq!(choose(Some("auto"), None, Some("ja_JP.UTF-8")), Lang::Ja);
+    assert_eq!(choose(None, None, Some("C")), Lang::En);
+    assert_eq!(choose(None, None, None), Lang::En);
+}

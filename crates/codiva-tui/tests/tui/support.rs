@@ -1,0 +1,271 @@
+//! The screens the app tests share: sessions in every state, an open session with a log and
+//! a permission, keys and drawing at the two standard sizes.
+
+use std::path::PathBuf;
+
+use codiva_core::agent_event::{NoteLevel, PermissionRequest};
+use codiva_core::manager::{ManagerEvent, SessionInfo, SessionPhase};
+use codiva_core::session_log::{EntryKind, LogEntry, ToolEntry, ToolStatus};
+use codiva_core::session_state::{Prompt, SessionEvent, Status, TodoProgress};
+use codiva_tui::app::{App, AppInfo, Done, UiEvent};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::json;
+
+pub fn info() -> AppInfo {
+    AppInfo {
+        version: "0.1.0".into(),
+        cwd: "~/work/app".into(),
+        base: "main".into(),
+        agent: "claude".into(),
+        model: None,
+        warnings: Vec::new(),
+    }
+}
+
+pub fn session(
+    id: &str,
+    title: &str,
+    status: Status,
+    phase: SessionPhase,
+    minute: u64,
+) -> SessionInfo {
+    SessionInfo {
+        id: id.into(),
+        title: title.into(),
+        prompt: title.into(),
+        branch: format!("codiva/{id}"),
+        worktree: PathBuf::from(format!("/work/app/.codiva/worktrees/{id}")),
+        base: "main".into(),
+        phase,
+        status,
+        detail: None,
+        agent: "claude".into(),
+        agent_session_id: Some("0000".into()),
+        model: Some("claude-sonnet-4-5".into()),
+        cost_usd: Some(0.05),
+        active_ms: minute * 61_000,
+        created_at: minute,
+        pending_prompts: 0,
+        todos: TodoProgress::default(),
+    }
+}
+
+pub fn add(app: &mut App, session: SessionInfo) {
+    app.handle(UiEvent::Manager(Box::new(ManagerEvent::Session {
+        session,
+    })));
+}
+
+pub fn event(app: &mut App, id: &str, event: SessionEvent) {
+    app.handle(UiEvent::Manager(Box::new(ManagerEvent::Event {
+        id: id.into(),
+        event,
+    })));
+}
+
+pub fn key(app: &mut App, code: KeyCode) {
+    app.handle(UiEvent::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+}
+
+pub fn typed(app: &mut App, text: &str) {
+    for c in text.chars() {
+        key(app, KeyCode::Char(c));
+    }
+}
+
+pub fn draw(app: &mut App, width: u16, height: u16) -> Terminal<TestBackend> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|frame| app.render(frame)).unwrap();
+    terminal
+}
+
+/// Snapshots `app` at 80×24 and 120×40, as `<name>_80x24` and `<name>_120x40` (a macro, so
+/// the snapshots are named after the calling test module).
+macro_rules! snapshot_at_both_sizes {
+    ($app:expr, $name:expr) => {{
+        let app: &mut codiva_tui::app::App = $app;
+        let name: &str = $name;
+        insta::assert_snapshot!(
+            format!("{name}_80x24"),
+            $crate::support::draw(app, 80, 24).backend()
+        );
+        insta::assert_snapshot!(
+            format!("{name}_120x40"),
+            $crate::support::draw(app, 120, 40).backend()
+        );
+    }};
+}
+pub(crate) use snapshot_at_both_sizes;
+
+pub fn busy_app() -> App {
+    let mut app = App::new(info());
+    add(
+        &mut app,
+        session(
+            "fix-login",
+            "Fix the login redirect loop",
+            Status::Completed,
+            SessionPhase::Active,
+            1,
+        ),
+    );
+    let mut running = session(
+        "add-tests",
+        "Add tests for the parser",
+        Status::Running,
+        SessionPhase::Active,
+        2,
+    );
+    running.todos = TodoProgress { done: 2, total: 5 };
+    add(&mut app, running);
+    add(
+        &mut app,
+        session(
+            "ask-perm",
+            "Refactor the config loader into modules",
+            Status::AwaitingPermission,
+            SessionPhase::Active,
+            3,
+        ),
+    );
+    add(
+        &mut app,
+        session(
+            "ask-q",
+            "日本語のドキュメントを更新する 🎌",
+            Status::AwaitingAnswer,
+            SessionPhase::Active,
+            4,
+        ),
+    );
+    add(
+        &mut app,
+        session(
+            "prep",
+            "Upgrade dependencies",
+            Status::Starting,
+            SessionPhase::Preparing,
+            5,
+        ),
+    );
+    add(
+        &mut app,
+        session(
+            "broken",
+            "Investigate the flaky CI job",
+            Status::Failed,
+            SessionPhase::Active,
+            6,
+        ),
+    );
+    add(
+        &mut app,
+        session(
+            "conflict",
+            "Rename the user model",
+            Status::Completed,
+            SessionPhase::Conflict {
+                files: vec!["src/user.rs".into()],
+            },
+            7,
+        ),
+    );
+    add(
+        &mut app,
+        session(
+            "paused",
+            "Write the changelog",
+            Status::Interrupted,
+            SessionPhase::Active,
+            8,
+        ),
+    );
+    add(
+        &mut app,
+        session(
+            "limit",
+            "Port the CLI to clap 4",
+            Status::RateLimited,
+            SessionPhase::Active,
+            9,
+        ),
+    );
+    add(
+        &mut app,
+        session(
+            "login",
+            "Document the API",
+            Status::NeedsLogin,
+            SessionPhase::Active,
+            10,
+        ),
+    );
+    add(
+        &mut app,
+        session(
+            "merged",
+            "Bump the version",
+            Status::Completed,
+            SessionPhase::Merged {
+                commit: "abc".into(),
+            },
+            11,
+        ),
+    );
+    app
+}
+
+pub fn log(id: u64, kind: EntryKind) -> LogEntry {
+    LogEntry {
+        id,
+        at_ms: id * 1000,
+        kind,
+    }
+}
+
+pub fn detail_app() -> App {
+    let mut app = busy_app();
+    let id = "ask-perm";
+    // Open the session: focus the list, select it, press Enter.
+    key(&mut app, KeyCode::Tab);
+    for _ in 0..2 {
+        key(&mut app, KeyCode::Down);
+    }
+    key(&mut app, KeyCode::Enter);
+    assert_eq!(app.view, codiva_tui::app::View::Detail(id.into()));
+    app.handle(UiEvent::Done(Done::Read {
+        id: id.into(),
+        entries: vec![
+            log(0, EntryKind::User { text: "Refactor the config loader into modules".into() }),
+            log(1, EntryKind::Assistant { text: "I'll split `config.rs` into **three** modules:\n\n- `parse.rs`\n- `validate.rs`\n- `defaults.rs`".into() }),
+            log(2, EntryKind::Tool(ToolEntry {
+                tool_use_id: "t1".into(),
+                name: "Read".into(),
+                summary: "config.rs".into(),
+                input: json!({"file_path": "/work/app/src/config.rs"}),
+                status: ToolStatus::Succeeded,
+                result: Some("…".into()),
+                duration_ms: Some(12),
+            })),
+            log(3, EntryKind::Note { level: NoteLevel::Info, text: "denied: Bash".into(), code: None }),
+        ],
+        subagents: Vec::new(),
+    }));
+    app
+}
+
+pub fn permission(request_id: &str, command: &str) -> Prompt {
+    Prompt::Permission(PermissionRequest {
+        request_id: request_id.into(),
+        tool: "Bash".into(),
+        input: json!({"command": command}),
+        description: None,
+        suggestions: Vec::new(),
+        tool_use_id: None,
+        agent_id: None,
+        blocked_path: None,
+        reason: None,
+    })
+}
