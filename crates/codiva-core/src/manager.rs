@@ -53,6 +53,9 @@ pub enum ManagerError {
     Refused(Refusal),
     #[error("the session manager has stopped")]
     Stopped,
+    /// The state file cannot be used (written by a newer codiva); the manager does not start.
+    #[error("{0}")]
+    StateFile(String),
 }
 
 impl From<GitError> for ManagerError {

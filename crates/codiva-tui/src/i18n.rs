@@ -739,7 +739,7 @@ pub fn manager_error(error: &codiva_core::manager::ManagerError) -> String {
         },
         ManagerError::NoSuchSession(id) => tf(Key::ErrNoSuchSession, &[id]),
         ManagerError::Stopped => t(Key::ErrStopped).to_owned(),
-        ManagerError::Git(message) => message.clone(),
+        ManagerError::Git(message) | ManagerError::StateFile(message) => message.clone(),
     }
 }
 

@@ -38,7 +38,8 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
         .await?
         .unwrap_or_else(|| "HEAD".to_owned());
     let state_path = persist::state_path(repo.root());
-    let loaded = persist::load(&state_path);
+    let loaded =
+        persist::load(&state_path).map_err(|err| ManagerError::StateFile(err.to_string()))?;
     warnings.extend(loaded.warning);
     let mut records = BTreeMap::new();
     for saved in loaded.state.sessions {

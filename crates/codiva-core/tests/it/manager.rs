@@ -51,3 +51,31 @@ async fn save_now_blocking_writes_the_state_file_at_once() {
             .unwrap();
     assert!(!saved, "a stopped manager cannot save");
 }
+
+/// A state file written by a newer codiva is neither moved aside nor overwritten: the manager
+/// refuses to start and says which file and which schema.
+#[tokio::test]
+async fn a_state_file_of_a_newer_schema_stops_the_start() {
+    let repo = TestRepo::new();
+    let state = persist::state_path(&repo.root);
+    std::fs::create_dir_all(state.parent().unwrap()).unwrap();
+    let newer = br#"{"version":99,"sessions":[{"id":"from-the-future"}]}"#;
+    std::fs::write(&state, newer).unwrap();
+
+    let Err(err) = Manager::start(options(&repo)).await else {
+        panic!("the manager started over a newer state file");
+    };
+    let message = err.to_string();
+    assert!(
+        message.contains(&state.display().to_string()) && message.contains("99"),
+        "{message}"
+    );
+    assert_eq!(std::fs::read(&state).unwrap(), newer, "the file is left alone");
+    let others: Vec<_> = std::fs::read_dir(state.parent().unwrap())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("state.json."))
+        .collect();
+    assert!(others.is_empty(), "nothing moved aside: {others:?}");
+}

@@ -65,7 +65,7 @@ impl From<codiva_core::manager::ManagerError> for RpcError {
             ManagerError::NoSuchSession(_) => NO_SUCH_SESSION,
             ManagerError::Refused(_) => REFUSED,
             ManagerError::Git(_) => GIT_FAILED,
-            ManagerError::Stopped => STOPPED,
+            ManagerError::Stopped | ManagerError::StateFile(_) => STOPPED,
         };
         let data = match &err {
             ManagerError::Refused(refusal) => {
