@@ -276,7 +276,10 @@ mod tests {
         let err = load(&path).unwrap_err();
         assert!(matches!(err, LoadError::NewerSchema { version: 99, .. }));
         assert!(err.to_string().contains("newer"), "{err}");
-        assert_eq!(std::fs::read(&path).unwrap(), br#"{"version":99,"sessions":[]}"#);
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            br#"{"version":99,"sessions":[]}"#
+        );
     }
 
     #[test]

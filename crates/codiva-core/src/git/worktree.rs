@@ -158,7 +158,14 @@ impl Repo {
         let branch = branch_name(slug);
         self.git_worktree_add(&path, &branch, start_point).await?;
         Ok(self
-            .carry_into(slug, path, branch, start_point.to_string(), options, warnings)
+            .carry_into(
+                slug,
+                path,
+                branch,
+                start_point.to_string(),
+                options,
+                warnings,
+            )
             .await)
     }
 

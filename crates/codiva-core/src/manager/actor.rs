@@ -206,7 +206,9 @@ struct Record {
     queued: Vec<UserInput>,
     /// Restored from disk: its task starts (log from the transcript) when first needed.
     restored_outcome: Option<TurnOutcome>,
-    confirm_token: Option<String>,
+    /// The tokens of this session's latest discard previews (newest last, a few kept): a
+    /// stale one is told apart from a token that was never given.
+    issued_tokens: Vec<String>,
 }
 
 impl Record {
@@ -256,7 +258,7 @@ impl Record {
             forwarder: None,
             queued: Vec::new(),
             restored_outcome: outcome,
-            confirm_token: None,
+            issued_tokens: Vec::new(),
         }
     }
 
@@ -614,7 +616,7 @@ impl Actor {
             forwarder: None,
             queued: vec![input],
             restored_outcome: None,
-            confirm_token: None,
+            issued_tokens: Vec::new(),
         };
         record.track_activity();
         let info = record.info();

@@ -69,7 +69,13 @@ impl From<codiva_core::manager::ManagerError> for RpcError {
         };
         let data = match &err {
             ManagerError::Refused(refusal) => {
-                Some(json!({"reason": refusal.code, "args": refusal.args}))
+                let mut data = json!({"reason": refusal.code, "args": refusal.args});
+                // A stale discard token: what would be archived now, and the token for that.
+                if let Some(fresh) = &refusal.fresh_preview {
+                    data["preview"] = json!(fresh.preview);
+                    data["confirm_token"] = json!(fresh.confirm_token);
+                }
+                Some(data)
             }
             _ => None,
         };

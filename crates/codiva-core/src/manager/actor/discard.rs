@@ -7,7 +7,7 @@
 //! agent is stopped (a stale token leaves the session running) and again after (what the agent
 //! wrote in between is caught too). Everything discarded is archived, uncommitted work included.
 
-use super::{Actor, refused};
+use super::{Actor, Record, refused};
 use crate::agent_event::TurnOutcome;
 use crate::git::{self, DiscardResult};
 use crate::manager::info::{DiscardPreview, ManagerEvent, SessionInfo, SessionPhase};
@@ -62,7 +62,7 @@ impl Actor {
             .discard_preview(&worktree, &branch, &base, &slug)
             .await?;
         let Some(given) = confirm else {
-            self.record(id)?.confirm_token = Some(preview.token.clone());
+            self.record(id)?.issue(&preview.token);
             let fresh = fresh_preview(preview);
             return Ok(DiscardOutcome::NeedsConfirmation {
                 preview: fresh.preview,
@@ -90,7 +90,7 @@ impl Actor {
         }
         let record = self.record(id)?;
         record.phase = SessionPhase::Discarded;
-        record.confirm_token = None;
+        record.issued_tokens.clear();
         record.track_activity();
         // The agent's conversation stays resumable after a restore.
         record.restored_outcome = Some(match record.status {
@@ -117,10 +117,9 @@ impl Actor {
         let issued = self
             .records
             .get(id)
-            .and_then(|record| record.confirm_token.as_deref())
-            == Some(given);
+            .is_some_and(|record| record.issued_tokens.iter().any(|token| token == given));
         if let Some(record) = self.records.get_mut(id) {
-            record.confirm_token = Some(preview.token.clone());
+            record.issue(&preview.token);
         }
         let what = if forget { "removed" } else { "discarded" };
         let (code, message) = if issued {
@@ -170,6 +169,18 @@ impl Actor {
         let info = record.info();
         self.emit_info(id);
         Ok(info)
+    }
+}
+
+impl Record {
+    /// Remembers a token this session's preview gave out.
+    fn issue(&mut self, token: &str) {
+        const KEPT: usize = 8;
+        self.issued_tokens.retain(|issued| issued != token);
+        self.issued_tokens.push(token.to_owned());
+        if self.issued_tokens.len() > KEPT {
+            self.issued_tokens.remove(0);
+        }
     }
 }
 

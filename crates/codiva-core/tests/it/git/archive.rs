@@ -81,7 +81,13 @@ async fn token(repo: &Repo, wt: &Worktree) -> String {
 async fn discard_then_restore_gives_back_the_worktree_exactly() {
     let t = TestRepo::new();
     write(&t.root, ".gitignore", "node_modules/\n*.log\n");
-    for name in ["staged.txt", "both.txt", "unstaged.txt", "gone.txt", "removed.txt"] {
+    for name in [
+        "staged.txt",
+        "both.txt",
+        "unstaged.txt",
+        "gone.txt",
+        "removed.txt",
+    ] {
         write(&t.root, name, &format!("{name} original\n"));
     }
     write(&t.root, "tool.sh", "#!/bin/sh\necho tool\n");
@@ -122,10 +128,17 @@ async fn discard_then_restore_gives_back_the_worktree_exactly() {
     let mut files_before = tree_listing(p, &t.root);
     let ignored = files_before.len();
     files_before.retain(|(path, _)| path.as_slice() != b"build.log");
-    assert_eq!(files_before.len(), ignored - 1, "the ignored file is not expected back");
+    assert_eq!(
+        files_before.len(),
+        ignored - 1,
+        "the ignored file is not expected back"
+    );
     let git_before = git_state(p);
     let tip = git(p, &["rev-parse", "HEAD"]);
-    let index_file = git(p, &["rev-parse", "--path-format=absolute", "--git-path", "index"]);
+    let index_file = git(
+        p,
+        &["rev-parse", "--path-format=absolute", "--git-path", "index"],
+    );
     let index_bytes = std::fs::read(&index_file).unwrap();
 
     let preview = repo
@@ -137,7 +150,14 @@ async fn discard_then_restore_gives_back_the_worktree_exactly() {
         .iter()
         .map(|e| e.path.as_str())
         .collect();
-    for path in ["new/", "empty", "run.sh", "both.txt", "gone.txt", "removed.txt"] {
+    for path in [
+        "new/",
+        "empty",
+        "run.sh",
+        "both.txt",
+        "gone.txt",
+        "removed.txt",
+    ] {
         assert!(shown.contains(&path), "{path} not in {shown:?}");
     }
     assert!(!shown.contains(&"build.log") && !shown.contains(&"node_modules"));
@@ -177,7 +197,12 @@ async fn discard_then_restore_gives_back_the_worktree_exactly() {
     assert!(
         !git_try(
             &t.root,
-            &["rev-parse", "--verify", "--quiet", "refs/codiva/archive/everything"]
+            &[
+                "rev-parse",
+                "--verify",
+                "--quiet",
+                "refs/codiva/archive/everything"
+            ]
         )
         .0
     );
@@ -198,7 +223,11 @@ async fn a_stale_token_removes_nothing_and_comes_back_with_a_fresh_preview() {
     let p = &wt.path;
     write(p, "notes.txt", "first\n");
     let first = token(&repo, &wt).await;
-    assert_eq!(first, token(&repo, &wt).await, "the same state, the same token");
+    assert_eq!(
+        first,
+        token(&repo, &wt).await,
+        "the same state, the same token"
+    );
 
     // A file appeared after the preview.
     write(p, "late.txt", "written after the preview\n");
@@ -241,7 +270,12 @@ async fn a_stale_token_removes_nothing_and_comes_back_with_a_fresh_preview() {
     assert!(
         !git_try(
             &t.root,
-            &["rev-parse", "--verify", "--quiet", "refs/codiva/archive/stale"]
+            &[
+                "rev-parse",
+                "--verify",
+                "--quiet",
+                "refs/codiva/archive/stale"
+            ]
         )
         .0,
         "nothing was archived"
