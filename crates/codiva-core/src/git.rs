@@ -11,10 +11,12 @@
 //! - [`Repo::create_worktree`] makes `.codiva/worktrees/<slug>` on branch `codiva/<slug>` and
 //!   carries the ignored files ([`ignored`]).
 //! - [`Repo::run_setup`] runs the optional `.codiva/setup` script in a new worktree.
-//! - [`finish`]: diff stat, merge, discard (with an archive ref), restore, sync.
+//! - [`finish`]: diff stat, merge, sync; [`archive`]: discard and remove with an archive ref that
+//!   keeps the branch tip and the uncommitted work, for [`Repo::restore`].
 //!
 //! See `docs/git.md` for the commands in order.
 
+pub mod archive;
 pub mod finish;
 pub mod ignored;
 mod repo;
@@ -24,9 +26,8 @@ pub mod worktree;
 
 use std::path::PathBuf;
 
-pub use finish::{
-    CommitSummary, DiffStat, DiscardPreview, FileStat, MergeOutcome, StatusEntry, SyncOutcome,
-};
+pub use archive::{CommitSummary, DiscardPreview, DiscardResult};
+pub use finish::{DiffStat, FileStat, MergeOutcome, StatusEntry, SyncOutcome};
 pub use ignored::{DEFAULT_IGNORED_EXCLUDES, IgnoredMode, SHARED_SYMLINK_NOTICE, is_excluded};
 pub use repo::Repo;
 pub use setup::{SETUP_OUTPUT_CAP, SETUP_TIMEOUT, SetupResult};

@@ -53,6 +53,9 @@ pub enum ManagerError {
     Refused(Refusal),
     #[error("the session manager has stopped")]
     Stopped,
+    /// The state file cannot be used (written by a newer codiva); the manager does not start.
+    #[error("{0}")]
+    StateFile(String),
 }
 
 impl From<GitError> for ManagerError {
@@ -67,6 +70,7 @@ pub const REFUSAL_CODES: &[&str] = &[
     "already_discarded",
     "already_merged",
     "cannot_merge_now",
+    "changed_since_preview",
     "discarded_restore_first",
     "empty_instruction",
     "merge_conflict",
@@ -90,6 +94,17 @@ pub struct Refusal {
     pub code: &'static str,
     pub args: Vec<String>,
     pub message: String,
+    /// For a discard or remove whose token no longer names the session's state
+    /// (`changed_since_preview`, `token_mismatch`): what it would archive now, and the token
+    /// that confirms that.
+    pub fresh_preview: Option<Box<FreshPreview>>,
+}
+
+/// A discard preview with the token that confirms exactly it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct FreshPreview {
+    pub preview: DiscardPreview,
+    pub confirm_token: String,
 }
 
 /// Options for a new session.

@@ -2,8 +2,10 @@
 //!
 //! One writer (the session manager), atomic writes (temp file, fsync, rename), a schema
 //! version with migration. A corrupt file is never silently dropped: it is kept as a backup and
-//! the caller shows a warning. Conversation text is never stored here: each session's log is
-//! rebuilt from the agent's own transcript.
+//! the caller shows a warning. A file of a newer schema is left exactly as it is and loading
+//! fails ([`LoadError::NewerSchema`]): the manager refuses to start rather than overwrite what a
+//! newer codiva wrote. Conversation text is never stored here: each session's log is rebuilt
+//! from the agent's own transcript.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -56,11 +58,24 @@ pub enum PersistError {
     },
 }
 
+/// Why the state file cannot be used at all.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// Written by a newer codiva: left alone, and nothing may overwrite it.
+    #[error(
+        "{} has schema version {version}, newer than this codiva understands ({SCHEMA_VERSION}); \
+         it was left untouched: run a newer codiva, or move the file away to start without its \
+         sessions",
+        path.display()
+    )]
+    NewerSchema { path: PathBuf, version: u64 },
+}
+
 /// What loading found.
 #[derive(Debug, Default)]
 pub struct Loaded {
     pub state: StateFile,
-    /// A human-readable warning (corrupt file kept as a backup, newer schema, unreadable file).
+    /// A human-readable warning (corrupt file kept as a backup, unreadable file).
     pub warning: Option<String>,
 }
 
@@ -69,29 +84,40 @@ pub fn state_path(repo_root: &Path) -> PathBuf {
 }
 
 /// Loads the state file. Missing → empty. Corrupt → the file is renamed to
-/// `state.json.corrupt-<unix ms>` and a warning says so; nothing is deleted.
-pub fn load(path: &Path) -> Loaded {
+/// `state.json.corrupt-<unix ms>` and a warning says so; nothing is deleted. A newer schema →
+/// [`LoadError::NewerSchema`], the file untouched.
+pub fn load(path: &Path) -> Result<Loaded, LoadError> {
     let bytes = match std::fs::read(path) {
         Ok(bytes) => bytes,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Loaded::default(),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Loaded::default()),
         Err(err) => {
-            return Loaded {
+            return Ok(Loaded {
                 state: StateFile::default(),
                 warning: Some(format!("cannot read {}: {err}", path.display())),
-            };
+            });
         }
     };
     let value: serde_json::Value = match serde_json::from_slice(&bytes) {
         Ok(value) => value,
-        Err(err) => return corrupt(path, &err.to_string()),
+        Err(err) => return Ok(corrupt(path, &err.to_string())),
     };
-    match migrate(value) {
+    if let Some(version) = value
+        .get("version")
+        .and_then(serde_json::Value::as_u64)
+        .filter(|version| *version > u64::from(SCHEMA_VERSION))
+    {
+        return Err(LoadError::NewerSchema {
+            path: path.to_path_buf(),
+            version,
+        });
+    }
+    Ok(match migrate(value) {
         Ok(state) => Loaded {
             state,
             warning: None,
         },
         Err(problem) => corrupt(path, &problem),
-    }
+    })
 }
 
 fn corrupt(path: &Path, problem: &str) -> Loaded {
@@ -115,7 +141,7 @@ fn corrupt(path: &Path, problem: &str) -> Loaded {
     }
 }
 
-/// Brings any known schema to the current one.
+/// Brings any known older schema to the current one (a newer one never gets here).
 fn migrate(value: serde_json::Value) -> Result<StateFile, String> {
     let version = value
         .get("version")
@@ -123,9 +149,7 @@ fn migrate(value: serde_json::Value) -> Result<StateFile, String> {
         .ok_or("no schema version")?;
     match version {
         1 => serde_json::from_value(value).map_err(|err| err.to_string()),
-        newer => Err(format!(
-            "schema version {newer} is newer than this codiva understands ({SCHEMA_VERSION})"
-        )),
+        unknown => Err(format!("unknown schema version {unknown}")),
     }
 }
 
@@ -198,7 +222,7 @@ mod tests {
             sessions: vec![session("a"), session("b")],
         };
         save(&path, &state).unwrap();
-        let loaded = load(&path);
+        let loaded = load(&path).unwrap();
         assert!(loaded.warning.is_none());
         assert_eq!(loaded.state, state);
         let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap())
@@ -212,7 +236,7 @@ mod tests {
     #[test]
     fn missing_file_is_empty_without_warning() {
         let dir = tempfile::tempdir().unwrap();
-        let loaded = load(&state_path(dir.path()));
+        let loaded = load(&state_path(dir.path())).unwrap();
         assert!(loaded.warning.is_none());
         assert!(loaded.state.sessions.is_empty());
     }
@@ -223,7 +247,7 @@ mod tests {
         let path = state_path(dir.path());
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, b"{\"version\":1,\"sessions\":[{").unwrap();
-        let loaded = load(&path);
+        let loaded = load(&path).unwrap();
         let warning = loaded.warning.unwrap();
         assert!(warning.contains("corrupt"), "{warning}");
         assert!(!path.exists());
@@ -244,13 +268,18 @@ mod tests {
     }
 
     #[test]
-    fn newer_schema_is_not_overwritten_silently() {
+    fn newer_schema_is_an_error_and_the_file_stays() {
         let dir = tempfile::tempdir().unwrap();
         let path = state_path(dir.path());
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, br#"{"version":99,"sessions":[]}"#).unwrap();
-        let loaded = load(&path);
-        assert!(loaded.warning.unwrap().contains("newer"));
+        let err = load(&path).unwrap_err();
+        assert!(matches!(err, LoadError::NewerSchema { version: 99, .. }));
+        assert!(err.to_string().contains("newer"), "{err}");
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            br#"{"version":99,"sessions":[]}"#
+        );
     }
 
     #[test]
@@ -266,6 +295,6 @@ mod tests {
         let blocked = dir.path().join("blocked.json");
         std::fs::create_dir_all(blocked.join("x")).unwrap();
         assert!(save(&blocked, &state).is_err());
-        assert_eq!(load(&path).state, state);
+        assert_eq!(load(&path).unwrap().state, state);
     }
 }

@@ -111,6 +111,9 @@ pub enum Done {
         forget: bool,
         preview: DiscardPreview,
         token: String,
+        /// A confirmation came too late: the session changed since its preview, nothing was
+        /// done, and this is the fresh preview (asked again, never a dead end).
+        changed: bool,
     },
     Diff {
         id: String,
@@ -463,13 +466,18 @@ impl App {
                 forget,
                 preview,
                 token,
+                changed,
             } => {
                 let title = if forget {
                     Key::RemoveTitle
                 } else {
                     Key::DiscardTitle
                 };
-                let mut text = vec![tf(title, &[&id])];
+                let mut text = Vec::new();
+                if changed {
+                    text.push(tf(Key::RefChangedSincePreview, &[&id]));
+                }
+                text.push(tf(title, &[&id]));
                 if preview.uncommitted.is_empty() && preview.unmerged_commits.is_empty() {
                     text.push(t(Key::NothingLost).to_owned());
                 } else {

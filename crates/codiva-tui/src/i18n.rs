@@ -247,6 +247,7 @@ keys![
     RefAlreadyDiscarded,
     RefStillPreparing,
     RefTokenMismatch,
+    RefChangedSincePreview,
     RefNotDiscarded,
     RefSyncBusy,
     ErrNoSuchSession,
@@ -325,7 +326,7 @@ fn en(key: Key) -> &'static str {
         DiscardTitle => "Discard session {0}?",
         RemoveTitle => "Remove session {0}?",
         NothingLost => "Nothing would be lost.",
-        UncommittedLost => "Uncommitted files that will be lost: {0}",
+        UncommittedLost => "Uncommitted files (kept in refs/codiva/archive, restorable): {0}",
         CommitsArchived => {
             "Commits not on the base (kept under refs/codiva/archive, restorable): {0}"
         }
@@ -475,7 +476,8 @@ fn en(key: Key) -> &'static str {
         RefAlreadyMerged => "session {0} is already merged",
         RefAlreadyDiscarded => "session {0} is already discarded",
         RefStillPreparing => "session {0} is still being prepared",
-        RefTokenMismatch => "the confirmation token does not match; ask again without one",
+        RefTokenMismatch => "the confirmation token does not match; nothing was done",
+        RefChangedSincePreview => "Session {0} changed since the preview; nothing was done.",
         RefNotDiscarded => "session {0} is not discarded",
         RefSyncBusy => {
             "session {0} is working; sync needs the agent's help, try again when it is idle"
@@ -536,7 +538,7 @@ fn ja(key: Key) -> &'static str {
         DiscardTitle => "セッション {0} を破棄しますか？",
         RemoveTitle => "セッション {0} を削除しますか？",
         NothingLost => "失われるものはありません。",
-        UncommittedLost => "失われる未コミットのファイル: {0}",
+        UncommittedLost => "未コミットのファイル（refs/codiva/archive に保存、復元可能）: {0}",
         CommitsArchived => "ベースにないコミット（refs/codiva/archive に保存、復元可能）: {0}",
         EditingPrompt => ".codiva/prompt.md を編集中 — Enter で保存（空なら削除）、Esc で取消",
         PromptUnchanged => "prompt.md は変更していません",
@@ -686,7 +688,10 @@ fn ja(key: Key) -> &'static str {
         RefAlreadyMerged => "セッション {0} はマージ済みです",
         RefAlreadyDiscarded => "セッション {0} は破棄済みです",
         RefStillPreparing => "セッション {0} はまだ準備中です",
-        RefTokenMismatch => "確認トークンが一致しません。トークンなしでもう一度依頼してください",
+        RefTokenMismatch => "確認トークンが一致しません。何も実行していません",
+        RefChangedSincePreview => {
+            "セッション {0} はプレビューの後に変わりました。何も実行していません。"
+        }
         RefNotDiscarded => "セッション {0} は破棄されていません",
         RefSyncBusy => {
             "セッション {0} は作業中です。同期にはエージェントの手が要るので、手が空いてからもう一度"
@@ -760,6 +765,7 @@ fn refusal_key(code: &str) -> Option<Key> {
         "already_discarded" => Key::RefAlreadyDiscarded,
         "still_preparing" => Key::RefStillPreparing,
         "token_mismatch" => Key::RefTokenMismatch,
+        "changed_since_preview" => Key::RefChangedSincePreview,
         "not_discarded" => Key::RefNotDiscarded,
         "sync_busy" => Key::RefSyncBusy,
         _ => return None,
@@ -779,7 +785,7 @@ pub fn manager_error(error: &codiva_core::manager::ManagerError) -> String {
         },
         ManagerError::NoSuchSession(id) => tf(Key::ErrNoSuchSession, &[id]),
         ManagerError::Stopped => t(Key::ErrStopped).to_owned(),
-        ManagerError::Git(message) => message.clone(),
+        ManagerError::Git(message) | ManagerError::StateFile(message) => message.clone(),
     }
 }
 

@@ -47,6 +47,7 @@ fn refusals_by_code() {
         code: "still_working",
         args: vec!["fix-login".into()],
         message: "English".into(),
+        fresh_preview: None,
     });
     assert_eq!(
         manager_error(&error),

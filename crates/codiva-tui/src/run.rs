@@ -329,6 +329,26 @@ fn save_prompt(path: &std::path::Path, text: &str) -> io::Result<()> {
     std::fs::rename(tmp, path)
 }
 
+/// A discard or remove refused because the session changed since its preview: the fresh
+/// preview the refusal carries, to confirm again. `None` for any other error.
+pub fn stale_discard(
+    id: &str,
+    forget: bool,
+    err: &codiva_core::manager::ManagerError,
+) -> Option<Done> {
+    let codiva_core::manager::ManagerError::Refused(refusal) = err else {
+        return None;
+    };
+    let fresh = refusal.fresh_preview.as_deref()?;
+    Some(Done::DiscardPreview {
+        id: id.to_owned(),
+        forget,
+        preview: fresh.preview.clone(),
+        token: fresh.confirm_token.clone(),
+        changed: true,
+    })
+}
+
 /// Runs one manager call; returns what the app should hear about it.
 async fn call(manager: &Manager, effect: Effect, default_model: Option<String>) -> Option<Done> {
     let error = |err: codiva_core::manager::ManagerError| {
@@ -461,6 +481,7 @@ async fn call(manager: &Manager, effect: Effect, default_model: Option<String>) 
                     forget,
                     preview,
                     token: confirm_token,
+                    changed: false,
                 }),
                 Ok(DiscardOutcome::Removed { id }) => {
                     Some(Done::Info(tf(Key::InfoRemoved, &[&id])))
@@ -485,7 +506,7 @@ async fn call(manager: &Manager, effect: Effect, default_model: Option<String>) 
                     Some(Done::Info(tf(Key::InfoRemoved, &[&id])))
                 }
                 Ok(DiscardOutcome::NeedsConfirmation { .. }) => None,
-                Err(err) => error(err),
+                Err(err) => stale_discard(&id, forget, &err).or_else(|| error(err)),
             }
         }
         Effect::Sync { id } => match manager.sync(&id).await {

@@ -1,17 +1,15 @@
-//! Finishing a session's work: diff stat, merge into the base, discard (kept under an archive
-//! ref), remove after merge, sync the base into the worktree.
+//! Finishing a session's work: diff stat, merge into the base, sync the base into the worktree.
+//! Discard and remove-after-merge (kept under an archive ref) are in [`super::archive`].
 
 use std::path::Path;
 use std::time::Duration;
 
-use super::repo::{current_branch_in, same_path};
+use super::repo::current_branch_in;
 use super::runner::{Git, split_nul};
-use super::{GitError, Repo, archive_ref, check_name, check_slug};
+use super::{GitError, Repo, check_name};
 
 /// `git merge` may run hooks; give it longer than an ordinary call.
 const MERGE_TIMEOUT: Duration = Duration::from_secs(120);
-/// `git worktree remove` deletes a whole directory tree (a copied `node_modules`).
-const REMOVE_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// One file of `git diff --numstat`.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -51,31 +49,6 @@ pub struct DiffStat {
     pub uncommitted: Vec<StatusEntry>,
     /// Commits in `base..HEAD`.
     pub commits_ahead: u64,
-}
-
-/// A commit in a discard preview.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct CommitSummary {
-    /// The abbreviated id.
-    pub id: String,
-    /// The subject line.
-    pub subject: String,
-}
-
-/// What a discard would lose (or, for commits, move to the archive ref).
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct DiscardPreview {
-    /// Uncommitted and untracked files in the worktree: lost by a discard.
-    pub uncommitted: Vec<StatusEntry>,
-    /// Commits on the branch that are not on the base: kept under the archive ref.
-    pub commits: Vec<CommitSummary>,
-}
-
-impl DiscardPreview {
-    /// Nothing would be lost or archived.
-    pub fn is_empty(&self) -> bool {
-        self.uncommitted.is_empty() && self.commits.is_empty()
-    }
 }
 
 /// The result of [`Repo::merge`].
@@ -214,101 +187,6 @@ impl Repo {
         }
     }
 
-    /// What [`Repo::discard`] would lose: uncommitted (and untracked) files in the worktree, and
-    /// the commits on `branch` that are not on `base` (these stay reachable from the archive ref).
-    pub async fn discard_preview(
-        &self,
-        worktree: &Path,
-        branch: &str,
-        base: &str,
-    ) -> Result<DiscardPreview, GitError> {
-        check_name(branch)?;
-        check_name(base)?;
-        let uncommitted = if worktree.is_dir() {
-            self.uncommitted(worktree).await?
-        } else {
-            Vec::new()
-        };
-        let commits = if self.branch_exists(branch).await? {
-            let log = Git::new(self.root())
-                .args(["log", "-z", "--format=%h%x1f%s"])
-                .arg(format!("{base}..{branch}"))
-                .run()
-                .await?;
-            log.nul_fields()
-                .iter()
-                .map(|record| {
-                    let (id, subject) = record.split_once('\u{1f}').unwrap_or((record, ""));
-                    CommitSummary {
-                        id: id.trim().to_string(),
-                        subject: subject.to_string(),
-                    }
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
-        Ok(DiscardPreview {
-            uncommitted,
-            commits,
-        })
-    }
-
-    /// Removes a session's worktree and branch, keeping the branch tip under
-    /// `refs/codiva/archive/<slug>` (see [`Repo::restore`]). Uncommitted changes are lost. A
-    /// worktree directory that is already gone is pruned from git's records; a branch that is
-    /// already gone is skipped.
-    pub async fn discard(&self, worktree: &Path, branch: &str, slug: &str) -> Result<(), GitError> {
-        check_name(branch)?;
-        check_slug(slug)?;
-        let inside = worktree
-            .parent()
-            .is_some_and(|parent| same_path(parent, &self.worktrees_dir()));
-        if !inside {
-            return Err(GitError::InvalidName {
-                name: worktree.display().to_string(),
-                reason: "not a worktree under .codiva/worktrees",
-            });
-        }
-        let root = self.root();
-        if self.branch_exists(branch).await? {
-            let tip = Git::new(root)
-                .args(["rev-parse", "--verify"])
-                .arg(format!("refs/heads/{branch}^{{commit}}"))
-                .text()
-                .await?;
-            Git::new(root)
-                .args(["update-ref", "-m", "codiva: discard"])
-                .arg(archive_ref(slug))
-                .arg(&tip)
-                .run()
-                .await?;
-        }
-        if worktree.symlink_metadata().is_ok() {
-            Git::new(root)
-                .args(["worktree", "remove", "--force"])
-                .arg(worktree)
-                .timeout(REMOVE_TIMEOUT)
-                .run()
-                .await?;
-        }
-        Git::new(root).args(["worktree", "prune"]).run().await?;
-        if self.branch_exists(branch).await? {
-            Git::new(root).args(["branch", "-D", branch]).run().await?;
-        }
-        Ok(())
-    }
-
-    /// After a merge: the same as [`Repo::discard`] (the archive ref is kept too).
-    pub async fn remove_after_merge(
-        &self,
-        worktree: &Path,
-        branch: &str,
-        slug: &str,
-    ) -> Result<(), GitError> {
-        self.discard(worktree, branch, slug).await
-    }
-
     /// Merges the local `base` into the worktree's branch. A worktree with uncommitted changes to
     /// tracked files is left alone ([`SyncOutcome::Dirty`]); on a conflict the markers are left in
     /// place for the agent to resolve.
@@ -346,7 +224,7 @@ impl Repo {
 
     /// `git status` of a worktree, untracked files included, minus the symlinks codiva carried
     /// (an untracked link whose target is the same path in the main checkout).
-    async fn uncommitted(&self, worktree: &Path) -> Result<Vec<StatusEntry>, GitError> {
+    pub(super) async fn uncommitted(&self, worktree: &Path) -> Result<Vec<StatusEntry>, GitError> {
         let output = Git::new(worktree)
             .args(["status", "--porcelain=v1", "-z", "--untracked-files=normal"])
             .run()

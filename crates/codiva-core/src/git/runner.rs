@@ -28,7 +28,7 @@ pub(crate) struct Git {
     cwd: PathBuf,
     args: Vec<OsString>,
     timeout: Duration,
-    env: Vec<(&'static str, &'static str)>,
+    env: Vec<(&'static str, OsString)>,
 }
 
 /// What a finished git call produced.
@@ -106,8 +106,8 @@ impl Git {
         self
     }
 
-    pub(crate) fn env(mut self, key: &'static str, value: &'static str) -> Self {
-        self.env.push((key, value));
+    pub(crate) fn env(mut self, key: &'static str, value: impl AsRef<OsStr>) -> Self {
+        self.env.push((key, value.as_ref().to_os_string()));
         self
     }
 
@@ -132,7 +132,10 @@ impl Git {
             .kill_on_drop(true)
             // Its own group, so that a timeout also kills what git started (ssh, helpers).
             .process_group(0);
-        for (key, value) in GIT_ENV.iter().chain(self.env.iter()) {
+        for (key, value) in GIT_ENV {
+            command.env(key, value);
+        }
+        for (key, value) in &self.env {
             command.env(key, value);
         }
         tracing::debug!(cwd = %self.cwd.display(), "git {label}");

@@ -1,6 +1,6 @@
 //! Creating a session's worktree (and restoring a discarded one).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::ignored::{IgnoredMode, carry_ignored};
 use super::runner::{FETCH_TIMEOUT, Git};
@@ -66,9 +66,12 @@ impl Repo {
             .await
     }
 
-    /// Brings a discarded session back: branch `codiva/<slug>` from `refs/codiva/archive/<slug>`
-    /// and its worktree at `.codiva/worktrees/<slug>`, ignored files carried per `options`
-    /// (`options.fetch` is not used). The archive ref is deleted once the branch exists.
+    /// Brings a discarded session back from `refs/codiva/archive/<slug>`: branch
+    /// `codiva/<slug>` at the archived tip, its worktree at `.codiva/worktrees/<slug>` with the
+    /// archived uncommitted work put back into the index and the files (see [`super::archive`]),
+    /// ignored files carried per `options` (`options.fetch` is not used). The archive ref is
+    /// deleted once all of that is done; if putting the work back fails, the new worktree and
+    /// branch are removed again and the archive stays.
     pub async fn restore(
         &self,
         slug: &str,
@@ -76,17 +79,17 @@ impl Repo {
     ) -> Result<Worktree, GitError> {
         check_slug(slug)?;
         let archive = archive_ref(slug);
-        let tip = Git::new(self.root())
+        let commit = Git::new(self.root())
             .args(["rev-parse", "--verify", "--quiet"])
             .arg(format!("{archive}^{{commit}}"))
             .output()
             .await?;
-        if !tip.success() {
+        if !commit.success() {
             return Err(GitError::NoArchive {
                 slug: slug.to_string(),
             });
         }
-        let tip = tip.text();
+        let commit = commit.text();
         let branch = branch_name(slug);
         if self.branch_exists(&branch).await? {
             return Err(GitError::AlreadyExists {
@@ -101,19 +104,47 @@ impl Repo {
                 what: format!("directory {}", path.display()),
             });
         }
+        let archived = self.archived(&commit, &branch).await?;
         self.ensure_codiva_dir()?;
         // A registration left behind by a worktree deleted behind our back would block `add`.
         Git::new(self.root())
             .args(["worktree", "prune"])
             .run()
             .await?;
-        let mut worktree = self.add_worktree(slug, &tip, options, Vec::new()).await?;
+        self.git_worktree_add(&path, &branch, &archived.tip).await?;
+        if let Some((index_tree, worktree_tree)) = &archived.work
+            && let Err(err) = self
+                .apply_archived_work(&path, index_tree, worktree_tree)
+                .await
+        {
+            self.undo_restore(&path, &branch).await;
+            return Err(err);
+        }
+        let mut worktree = self
+            .carry_into(slug, path, branch, archive.clone(), options, Vec::new())
+            .await;
         worktree.start_point = archive;
         Git::new(self.root())
-            .args(["update-ref", "-d", &worktree.start_point, &tip])
+            .args(["update-ref", "-d", &worktree.start_point, &commit])
             .run()
             .await?;
         Ok(worktree)
+    }
+
+    /// Best effort: removes a half-restored worktree and its branch (the archive is untouched).
+    async fn undo_restore(&self, path: &Path, branch: &str) {
+        let removed = Git::new(self.root())
+            .args(["worktree", "remove", "--force"])
+            .arg(path)
+            .run()
+            .await;
+        let deleted = Git::new(self.root())
+            .args(["branch", "-D", branch])
+            .run()
+            .await;
+        for err in [removed.err(), deleted.err()].into_iter().flatten() {
+            tracing::warn!("cannot undo a failed restore: {err}");
+        }
     }
 
     async fn add_worktree(
@@ -121,27 +152,59 @@ impl Repo {
         slug: &str,
         start_point: &str,
         options: &WorktreeOptions,
-        mut warnings: Vec<String>,
+        warnings: Vec<String>,
     ) -> Result<Worktree, GitError> {
         let path = self.worktree_path(slug);
         let branch = branch_name(slug);
+        self.git_worktree_add(&path, &branch, start_point).await?;
+        Ok(self
+            .carry_into(
+                slug,
+                path,
+                branch,
+                start_point.to_string(),
+                options,
+                warnings,
+            )
+            .await)
+    }
+
+    async fn git_worktree_add(
+        &self,
+        path: &Path,
+        branch: &str,
+        start_point: &str,
+    ) -> Result<(), GitError> {
         Git::new(self.root())
             .args(["worktree", "add", "--no-track"])
-            .arg(&path)
-            .args(["-b", &branch, start_point])
+            .arg(path)
+            .args(["-b", branch, start_point])
             .run()
             .await?;
+        Ok(())
+    }
+
+    /// Carries the ignored files into a new worktree and describes it.
+    async fn carry_into(
+        &self,
+        slug: &str,
+        path: PathBuf,
+        branch: String,
+        start_point: String,
+        options: &WorktreeOptions,
+        mut warnings: Vec<String>,
+    ) -> Worktree {
         let (carried, carry_warnings) =
             carry_ignored(self.root(), &path, options.ignored, &options.exclude).await;
         warnings.extend(carry_warnings);
-        Ok(Worktree {
+        Worktree {
             path,
             branch,
             slug: slug.to_string(),
-            start_point: start_point.to_string(),
+            start_point,
             carried,
             warnings,
-        })
+        }
     }
 
     /// `origin/<base>` after a successful fetch, else `<base>`, else `HEAD`.

@@ -1,5 +1,7 @@
 //! The manager's task: owns the session records, the repository and the state file.
 
+mod discard;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -9,8 +11,8 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use super::info::{DiscardPreview, ManagerEvent, ReadPage, SessionInfo, SessionPhase};
-use super::{Call, CreateOptions, DiscardOutcome, Manager, ManagerError, ManagerOptions};
+use super::info::{ManagerEvent, ReadPage, SessionInfo, SessionPhase};
+use super::{Call, CreateOptions, Manager, ManagerError, ManagerOptions};
 use crate::agent_event::TurnOutcome;
 use crate::git::{self, MergeOutcome, Repo, SyncOutcome, WorktreeOptions};
 use crate::persist::{self, PersistedSession, StateFile};
@@ -38,7 +40,8 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
         .await?
         .unwrap_or_else(|| "HEAD".to_owned());
     let state_path = persist::state_path(repo.root());
-    let loaded = persist::load(&state_path);
+    let loaded =
+        persist::load(&state_path).map_err(|err| ManagerError::StateFile(err.to_string()))?;
     warnings.extend(loaded.warning);
     let mut records = BTreeMap::new();
     for saved in loaded.state.sessions {
@@ -203,7 +206,9 @@ struct Record {
     queued: Vec<UserInput>,
     /// Restored from disk: its task starts (log from the transcript) when first needed.
     restored_outcome: Option<TurnOutcome>,
-    confirm_token: Option<String>,
+    /// The tokens of this session's latest discard previews (newest last, a few kept): a
+    /// stale one is told apart from a token that was never given.
+    issued_tokens: Vec<String>,
 }
 
 impl Record {
@@ -253,7 +258,7 @@ impl Record {
             forwarder: None,
             queued: Vec::new(),
             restored_outcome: outcome,
-            confirm_token: None,
+            issued_tokens: Vec::new(),
         }
     }
 
@@ -611,7 +616,7 @@ impl Actor {
             forwarder: None,
             queued: vec![input],
             restored_outcome: None,
-            confirm_token: None,
+            issued_tokens: Vec::new(),
         };
         record.track_activity();
         let info = record.info();
@@ -923,7 +928,7 @@ impl Actor {
                 self.stop_task(id).await;
                 let cleanup = self
                     .repo
-                    .remove_after_merge(&worktree, &branch, &slug)
+                    .remove_after_merge(&worktree, &branch, &base, &slug)
                     .await;
                 let record = self.record(id)?;
                 record.phase = SessionPhase::Merged { commit };
@@ -961,135 +966,6 @@ impl Actor {
                 Err(refused("merge_refused", &[&reason], reason.clone()))
             }
         }
-    }
-
-    async fn discard(
-        &mut self,
-        id: &str,
-        confirm: Option<String>,
-        forget: bool,
-    ) -> Result<DiscardOutcome, ManagerError> {
-        let record = self.record(id)?;
-        let already_gone = matches!(
-            record.phase,
-            SessionPhase::Discarded | SessionPhase::Merged { .. }
-        );
-        if already_gone {
-            if forget {
-                self.records.remove(id);
-                self.emit(ManagerEvent::Removed { id: id.to_owned() });
-                self.mark_dirty();
-                return Ok(DiscardOutcome::Removed { id: id.to_owned() });
-            }
-            let (code, what) = match record.phase {
-                SessionPhase::Merged { .. } => ("already_merged", "merged"),
-                _ => ("already_discarded", "discarded"),
-            };
-            return Err(refused(
-                code,
-                &[id],
-                format!("session {id} is already {what}"),
-            ));
-        }
-        if matches!(record.phase, SessionPhase::Preparing) {
-            return Err(refused(
-                "still_preparing",
-                &[id],
-                format!("session {id} is still being prepared"),
-            ));
-        }
-        let expected = record.confirm_token.clone();
-        let (worktree, branch, base, slug) = (
-            record.worktree.clone(),
-            record.branch.clone(),
-            record.base.clone(),
-            record.slug.clone(),
-        );
-        match (confirm, expected) {
-            (Some(given), Some(expected)) if given == expected => {}
-            (Some(_), _) => {
-                return Err(refused(
-                    "token_mismatch",
-                    &[],
-                    "the confirmation token does not match; ask again without one".to_owned(),
-                ));
-            }
-            (None, _) => {
-                let preview = match self.repo.discard_preview(&worktree, &branch, &base).await {
-                    Ok(preview) => DiscardPreview {
-                        uncommitted: preview
-                            .uncommitted
-                            .into_iter()
-                            .map(|entry| entry.path)
-                            .collect(),
-                        unmerged_commits: preview
-                            .commits
-                            .into_iter()
-                            .map(|commit| commit.subject)
-                            .collect(),
-                    },
-                    // A worktree deleted behind our back: nothing left to lose there.
-                    Err(_) => DiscardPreview::default(),
-                };
-                let token = random_token();
-                self.record(id)?.confirm_token = Some(token.clone());
-                return Ok(DiscardOutcome::NeedsConfirmation {
-                    preview,
-                    confirm_token: token,
-                });
-            }
-        }
-        self.stop_task(id).await;
-        {
-            let _guard = self.git_lock.lock().await;
-            self.repo.discard(&worktree, &branch, &slug).await?;
-        }
-        if forget {
-            self.records.remove(id);
-            self.emit(ManagerEvent::Removed { id: id.to_owned() });
-            self.mark_dirty();
-            return Ok(DiscardOutcome::Removed { id: id.to_owned() });
-        }
-        let record = self.record(id)?;
-        record.phase = SessionPhase::Discarded;
-        record.confirm_token = None;
-        record.track_activity();
-        // The agent's conversation stays resumable after a restore.
-        record.restored_outcome = Some(match record.status {
-            Status::Completed => TurnOutcome::Completed,
-            _ => TurnOutcome::Interrupted,
-        });
-        let info = record.info();
-        self.emit_info(id);
-        Ok(DiscardOutcome::Discarded {
-            session: Box::new(info),
-        })
-    }
-
-    async fn restore(&mut self, id: &str) -> Result<SessionInfo, ManagerError> {
-        let record = self.record(id)?;
-        if record.phase != SessionPhase::Discarded {
-            return Err(refused(
-                "not_discarded",
-                &[id],
-                format!("session {id} is not discarded"),
-            ));
-        }
-        let slug = record.slug.clone();
-        let worktree = {
-            let _guard = self.git_lock.lock().await;
-            self.repo.restore(&slug, &self.worktree_options()).await?
-        };
-        let record = self.record(id)?;
-        record.worktree = worktree.path;
-        record.branch = worktree.branch;
-        record.phase = SessionPhase::Active;
-        if record.restored_outcome.is_none() {
-            record.restored_outcome = Some(TurnOutcome::Interrupted);
-        }
-        let info = record.info();
-        self.emit_info(id);
-        Ok(info)
     }
 
     async fn sync(&mut self, id: &str) -> Result<String, ManagerError> {
@@ -1291,6 +1167,7 @@ fn refused(code: &'static str, args: &[&str], message: String) -> ManagerError {
         code,
         args: args.iter().map(|arg| (*arg).to_owned()).collect(),
         message,
+        fresh_preview: None,
     })
 }
 
@@ -1310,19 +1187,6 @@ fn unix_ms() -> u64 {
         .duration_since(UNIX_EPOCH)
         .map(|d| u64::try_from(d.as_millis()).unwrap_or(0))
         .unwrap_or(0)
-}
-
-/// A short unguessable token (discard confirmations).
-fn random_token() -> String {
-    use std::hash::{BuildHasher, Hasher};
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u128(
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0),
-    );
-    format!("{:016x}", hasher.finish())
 }
 
 /// A stable short name for a repository (wire-log file names).

@@ -73,8 +73,9 @@ pub enum ManagerEvent {
     },
 }
 
-/// What discarding a session would lose.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+/// What discarding a session would remove from its worktree and branch (all of it is kept under
+/// `refs/codiva/archive/<slug>`, which restore brings back).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct DiscardPreview {
     pub uncommitted: Vec<String>,
     pub unmerged_commits: Vec<String>,

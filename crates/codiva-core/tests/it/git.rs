@@ -4,6 +4,7 @@
 //! configure identity locally in each repository (linked worktrees share that config), so the
 //! repositories do not depend on the machine; the module under test honours the user's config.
 
+mod archive;
 mod finish;
 mod worktree;
 

@@ -4,7 +4,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use codiva_core::git::IgnoredMode;
-use codiva_core::manager::{Manager, ManagerOptions};
+use codiva_core::manager::{
+    CreateOptions, DiscardOutcome, Manager, ManagerError, ManagerOptions, Refusal, SessionPhase,
+};
 use codiva_core::persist;
 use codiva_core::process::EnvPolicy;
 
@@ -50,4 +52,140 @@ async fn save_now_blocking_writes_the_state_file_at_once() {
             .await
             .unwrap();
     assert!(!saved, "a stopped manager cannot save");
+}
+
+/// A state file written by a newer codiva is neither moved aside nor overwritten: the manager
+/// refuses to start and says which file and which schema.
+#[tokio::test]
+async fn a_state_file_of_a_newer_schema_stops_the_start() {
+    let repo = TestRepo::new();
+    let state = persist::state_path(&repo.root);
+    std::fs::create_dir_all(state.parent().unwrap()).unwrap();
+    let newer = br#"{"version":99,"sessions":[{"id":"from-the-future"}]}"#;
+    std::fs::write(&state, newer).unwrap();
+
+    let Err(err) = Manager::start(options(&repo)).await else {
+        panic!("the manager started over a newer state file");
+    };
+    let message = err.to_string();
+    assert!(
+        message.contains(&state.display().to_string()) && message.contains("99"),
+        "{message}"
+    );
+    assert_eq!(
+        std::fs::read(&state).unwrap(),
+        newer,
+        "the file is left alone"
+    );
+    let others: Vec<_> = std::fs::read_dir(state.parent().unwrap())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("state.json."))
+        .collect();
+    assert!(others.is_empty(), "nothing moved aside: {others:?}");
+}
+
+/// The session's phase, once it has left `preparing`.
+async fn wait_prepared(manager: &Manager, id: &str) -> SessionPhase {
+    for _ in 0..600 {
+        let list = manager.list().await.unwrap();
+        let phase = list.iter().find(|s| s.id == id).unwrap().phase.clone();
+        if phase != SessionPhase::Preparing {
+            return phase;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("session {id} is still preparing");
+}
+
+fn refusal(err: ManagerError) -> Refusal {
+    match err {
+        ManagerError::Refused(refusal) => refusal,
+        other => panic!("not a refusal: {other:?}"),
+    }
+}
+
+/// A token from an old preview discards (or removes) nothing: the refusal carries the fresh
+/// preview, whose token works; restore brings the uncommitted file back.
+#[tokio::test]
+async fn a_stale_discard_token_is_refused_with_a_fresh_preview() {
+    let repo = TestRepo::new();
+    let (manager, _) = Manager::start(options(&repo)).await.unwrap();
+    let info = manager
+        .create(CreateOptions {
+            prompt: "keep notes".into(),
+            ..CreateOptions::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        wait_prepared(&manager, &info.id).await,
+        SessionPhase::Active
+    );
+    let worktree = info.worktree.clone();
+    std::fs::write(worktree.join("notes.txt"), "shown\n").unwrap();
+
+    let DiscardOutcome::NeedsConfirmation {
+        preview,
+        confirm_token: old,
+    } = manager.discard(&info.id, None).await.unwrap()
+    else {
+        panic!("no preview");
+    };
+    assert_eq!(preview.uncommitted, vec!["notes.txt"]);
+    std::fs::write(worktree.join("late.txt"), "not shown\n").unwrap();
+
+    for forget in [false, true] {
+        let err = if forget {
+            manager.remove(&info.id, Some(old.clone())).await
+        } else {
+            manager.discard(&info.id, Some(old.clone())).await
+        }
+        .unwrap_err();
+        let refused = refusal(err);
+        assert_eq!(refused.code, "changed_since_preview", "{refused:?}");
+        assert_eq!(refused.args, vec![info.id.clone()]);
+        let fresh = refused.fresh_preview.unwrap();
+        assert_eq!(fresh.preview.uncommitted, vec!["late.txt", "notes.txt"]);
+        assert_ne!(fresh.confirm_token, old);
+        assert!(worktree.join("late.txt").is_file() && worktree.join("notes.txt").is_file());
+    }
+    // A token never issued: also refused, also with the fresh preview.
+    let refused = refusal(
+        manager
+            .discard(&info.id, Some("nope".into()))
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(refused.code, "token_mismatch");
+    let fresh = refused.fresh_preview.unwrap();
+
+    let outcome = manager
+        .discard(&info.id, Some(fresh.confirm_token))
+        .await
+        .unwrap();
+    assert!(matches!(outcome, DiscardOutcome::Discarded { .. }));
+    assert!(!worktree.exists());
+    manager.restore(&info.id).await.unwrap();
+    assert_eq!(
+        std::fs::read_to_string(worktree.join("late.txt")).unwrap(),
+        "not shown\n"
+    );
+
+    // remove = discard + forget; the archive ref stays, so the work is never lost.
+    let DiscardOutcome::NeedsConfirmation { confirm_token, .. } =
+        manager.remove(&info.id, None).await.unwrap()
+    else {
+        panic!("no preview");
+    };
+    let outcome = manager.remove(&info.id, Some(confirm_token)).await.unwrap();
+    assert!(matches!(outcome, DiscardOutcome::Removed { .. }));
+    assert!(manager.list().await.unwrap().is_empty());
+    let archive = format!("refs/codiva/archive/{}:late.txt", info.id);
+    assert_eq!(
+        crate::git::git(&repo.root, &["show", &archive]),
+        "not shown"
+    );
+    manager.shutdown().await;
 }

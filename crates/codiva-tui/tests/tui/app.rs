@@ -511,3 +511,41 @@ fn dialog_keys_go_to_the_dialog_on_screen_even_if_the_list_reorders() {
         }]
     );
 }
+
+/// A confirmation that came too late (the session changed since its preview) shows the fresh
+/// preview to confirm again; yes confirms with the fresh token.
+#[test]
+fn a_stale_discard_asks_again_with_the_fresh_preview() {
+    use codiva_core::manager::{DiscardPreview, FreshPreview, ManagerError, Refusal};
+    use codiva_tui::app::Effect;
+
+    let mut app = busy_app();
+    let refused = ManagerError::Refused(Refusal {
+        code: "changed_since_preview",
+        args: vec!["fix-login".into()],
+        message: "session fix-login changed since the preview".into(),
+        fresh_preview: Some(Box::new(FreshPreview {
+            preview: DiscardPreview {
+                uncommitted: vec!["notes.txt".into(), "late 日本語.txt".into()],
+                unmerged_commits: vec!["Keep notes".into()],
+            },
+            confirm_token: "fresh-token".into(),
+        })),
+    });
+    let done = codiva_tui::run::stale_discard("fix-login", false, &refused).unwrap();
+    app.handle(UiEvent::Done(done));
+    snapshot_at_both_sizes!(&mut app, "confirm_discard_changed");
+    let effects = app.handle(UiEvent::Key(KeyEvent::new(
+        KeyCode::Char('y'),
+        KeyModifiers::NONE,
+    )));
+    assert!(
+        effects.iter().any(|effect| matches!(
+            effect,
+            Effect::Discard { id, token, forget: false } if id == "fix-login" && token == "fresh-token"
+        )),
+        "{effects:?}"
+    );
+    // Any other error is not a preview.
+    assert!(codiva_tui::run::stale_discard("fix-login", false, &ManagerError::Stopped).is_none());
+}

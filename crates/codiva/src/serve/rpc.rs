@@ -65,11 +65,17 @@ impl From<codiva_core::manager::ManagerError> for RpcError {
             ManagerError::NoSuchSession(_) => NO_SUCH_SESSION,
             ManagerError::Refused(_) => REFUSED,
             ManagerError::Git(_) => GIT_FAILED,
-            ManagerError::Stopped => STOPPED,
+            ManagerError::Stopped | ManagerError::StateFile(_) => STOPPED,
         };
         let data = match &err {
             ManagerError::Refused(refusal) => {
-                Some(json!({"reason": refusal.code, "args": refusal.args}))
+                let mut data = json!({"reason": refusal.code, "args": refusal.args});
+                // A stale discard token: what would be archived now, and the token for that.
+                if let Some(fresh) = &refusal.fresh_preview {
+                    data["preview"] = json!(fresh.preview);
+                    data["confirm_token"] = json!(fresh.confirm_token);
+                }
+                Some(data)
             }
             _ => None,
         };

@@ -1,10 +1,12 @@
 //! Diff stat, merge, discard (preview, archive, restore), sync.
 
-use codiva_core::git::{IgnoredMode, MergeOutcome, Repo, SyncOutcome, Worktree, WorktreeOptions};
+use codiva_core::git::{
+    DiscardResult, IgnoredMode, MergeOutcome, Repo, SyncOutcome, Worktree, WorktreeOptions,
+};
 
 use super::{TestRepo, commit_all, git, git_try, write};
 
-fn options() -> WorktreeOptions {
+pub(crate) fn options() -> WorktreeOptions {
     WorktreeOptions {
         fetch: false,
         ignored: IgnoredMode::Symlink,
@@ -12,7 +14,7 @@ fn options() -> WorktreeOptions {
     }
 }
 
-async fn session(repo: &Repo, slug: &str) -> Worktree {
+pub(crate) async fn session(repo: &Repo, slug: &str) -> Worktree {
     repo.create_worktree(slug, "main", &options())
         .await
         .unwrap()
@@ -46,7 +48,7 @@ async fn diff_stat_counts_commits_lines_and_uncommitted_files() {
 }
 
 /// Commits explicit paths (never `add -A` in a symlink-mode worktree).
-fn commit_all_explicit(dir: &std::path::Path, paths: &[&str], message: &str) {
+pub(crate) fn commit_all_explicit(dir: &std::path::Path, paths: &[&str], message: &str) {
     let mut args = vec!["add", "--"];
     args.extend_from_slice(paths);
     git(dir, &args);
@@ -76,7 +78,7 @@ async fn merge_lands_a_no_ff_merge_commit_on_the_base() {
         repo.merge("codiva/feature", "main").await.unwrap(),
         MergeOutcome::UpToDate
     );
-    repo.remove_after_merge(&wt.path, &wt.branch, &wt.slug)
+    repo.remove_after_merge(&wt.path, &wt.branch, "main", &wt.slug)
         .await
         .unwrap();
     assert!(!wt.path.exists());
@@ -162,7 +164,7 @@ async fn discard_previews_keeps_an_archive_and_restore_brings_it_back() {
     write(&wt.path, "lost.txt", "uncommitted\n");
 
     let preview = repo
-        .discard_preview(&wt.path, &wt.branch, "main")
+        .discard_preview(&wt.path, &wt.branch, "main", &wt.slug)
         .await
         .unwrap();
     let lost: Vec<_> = preview
@@ -175,7 +177,11 @@ async fn discard_previews_keeps_an_archive_and_restore_brings_it_back() {
     assert_eq!(preview.commits[0].subject, "unmerged work");
     let tip = git(&wt.path, &["rev-parse", "HEAD"]);
 
-    repo.discard(&wt.path, &wt.branch, &wt.slug).await.unwrap();
+    let archive = repo
+        .discard(&wt.path, &wt.branch, "main", &wt.slug, &preview.token)
+        .await
+        .unwrap();
+    assert_eq!(archive, DiscardResult::Discarded);
     assert!(!wt.path.exists());
     assert!(
         !git_try(
@@ -184,8 +190,9 @@ async fn discard_previews_keeps_an_archive_and_restore_brings_it_back() {
         )
         .0
     );
+    // The archive keeps the tip as its first parent (the uncommitted file made an archive commit).
     assert_eq!(
-        git(&t.root, &["rev-parse", "refs/codiva/archive/gone"]),
+        git(&t.root, &["rev-parse", "refs/codiva/archive/gone^1"]),
         tip
     );
     // Removing the worktree did not follow the shared link.
@@ -200,7 +207,11 @@ async fn discard_previews_keeps_an_archive_and_restore_brings_it_back() {
     assert_eq!(restored.branch, "codiva/gone");
     assert_eq!(git(&restored.path, &["rev-parse", "HEAD"]), tip);
     assert!(restored.path.join("kept.txt").is_file());
-    assert!(!restored.path.join("lost.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(restored.path.join("lost.txt")).unwrap(),
+        "uncommitted\n",
+        "uncommitted work comes back too"
+    );
     assert_eq!(
         std::fs::read_link(restored.path.join("node_modules")).unwrap(),
         t.root.join("node_modules")
@@ -230,7 +241,16 @@ async fn discard_works_when_the_worktree_was_deleted_behind_our_back() {
     std::fs::remove_dir_all(&wt.path).unwrap();
     assert!(!repo.worktree_exists(&wt.path).await);
 
-    repo.discard(&wt.path, &wt.branch, &wt.slug).await.unwrap();
+    let token = repo
+        .discard_preview(&wt.path, &wt.branch, "main", &wt.slug)
+        .await
+        .unwrap()
+        .token;
+    let discarded = repo
+        .discard(&wt.path, &wt.branch, "main", &wt.slug, &token)
+        .await
+        .unwrap();
+    assert_eq!(discarded, DiscardResult::Discarded);
     assert_eq!(
         git(&t.root, &["rev-parse", "refs/codiva/archive/deleted"]),
         tip
@@ -248,10 +268,25 @@ async fn discard_works_when_the_worktree_was_deleted_behind_our_back() {
         )
         .0
     );
-    // Discarding twice is harmless.
-    repo.discard(&wt.path, &wt.branch, &wt.slug).await.unwrap();
+    // Discarding twice is harmless and keeps the archive.
+    let token = repo
+        .discard_preview(&wt.path, &wt.branch, "main", &wt.slug)
+        .await
+        .unwrap()
+        .token;
+    repo.discard(&wt.path, &wt.branch, "main", &wt.slug, &token)
+        .await
+        .unwrap();
+    assert_eq!(
+        git(&t.root, &["rev-parse", "refs/codiva/archive/deleted"]),
+        tip
+    );
     // A path outside .codiva/worktrees is refused.
-    assert!(repo.discard(&t.root, "main", "main").await.is_err());
+    assert!(
+        repo.discard(&t.root, "main", "main", "main", &token)
+            .await
+            .is_err()
+    );
 }
 
 #[tokio::test]

@@ -161,3 +161,118 @@ fn merge_conflict_discard_and_restore() {
     );
     assert!(server.close().success());
 }
+
+/// A stale token discards nothing and comes back with a fresh preview; discard then restore gives
+/// back the worktree as it was: commits, staged and unstaged changes, untracked files.
+#[test]
+fn discard_is_tied_to_the_preview_and_restore_is_exact() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let world = World::new(|_| script());
+    let mut server = world.serve();
+    server.ok("initialize", json!({}));
+    server.ok(
+        "session/create",
+        json!({"prompt": "ONE keeps a scratchpad"}),
+    );
+    let id = "one-keeps-a-scratchpad";
+    server.wait_status(id, "completed");
+    let worktree = world.worktree(id);
+    std::fs::write(worktree.join("kept.txt"), "committed\n").unwrap();
+    world.git(&worktree, &["add", "kept.txt"]);
+    world.git(&worktree, &["commit", "-qm", "Keep notes"]);
+    std::fs::write(worktree.join("README.md"), "staged\n").unwrap();
+    world.git(&worktree, &["add", "README.md"]);
+    std::fs::write(worktree.join("README.md"), "staged, then edited\n").unwrap();
+    std::fs::create_dir_all(worktree.join("scratch/メモ")).unwrap();
+    std::fs::write(worktree.join("scratch/メモ/today.txt"), "uncommitted\n").unwrap();
+    std::fs::write(worktree.join("run.sh"), "#!/bin/sh\n").unwrap();
+    std::fs::set_permissions(
+        worktree.join("run.sh"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+
+    let preview = server.ok("session/discard", json!({"session_id": id}));
+    assert_eq!(preview["outcome"], "needs_confirmation");
+    assert_eq!(
+        preview["preview"]["uncommitted"],
+        json!(["README.md", "run.sh", "scratch/"])
+    );
+    let old = preview["confirm_token"].clone();
+
+    // A file appears after the preview: the old token discards nothing.
+    std::fs::write(worktree.join("late.txt"), "not in the preview\n").unwrap();
+    let refused = server
+        .call(
+            "session/discard",
+            json!({"session_id": id, "confirm_token": old}),
+        )
+        .unwrap_err();
+    assert_eq!(refused["code"], -32002, "{refused}");
+    assert_eq!(refused["data"]["reason"], "changed_since_preview");
+    assert_eq!(refused["data"]["args"], json!([id]));
+    assert_eq!(
+        refused["data"]["preview"]["uncommitted"],
+        json!(["README.md", "late.txt", "run.sh", "scratch/"])
+    );
+    assert_eq!(
+        refused["data"]["preview"]["unmerged_commits"],
+        json!(["Keep notes"])
+    );
+    let fresh = refused["data"]["confirm_token"].clone();
+    assert!(fresh.is_string() && fresh != old, "{refused}");
+    assert!(worktree.join("late.txt").is_file(), "nothing was removed");
+    // Remove (discard + forget) refuses the old token the same way.
+    let refused = server
+        .call(
+            "session/remove",
+            json!({"session_id": id, "confirm_token": old}),
+        )
+        .unwrap_err();
+    assert_eq!(refused["data"]["reason"], "changed_since_preview");
+    assert_eq!(refused["data"]["confirm_token"], fresh);
+
+    let state = |world: &World| {
+        [
+            vec!["rev-parse", "HEAD"],
+            vec!["status", "--porcelain=v1", "--untracked-files=all"],
+            vec!["diff", "--cached"],
+            vec!["diff"],
+        ]
+        .iter()
+        .map(|args| world.git(&worktree, args))
+        .collect::<Vec<_>>()
+    };
+    let before = state(&world);
+    let discarded = server.ok(
+        "session/discard",
+        json!({"session_id": id, "confirm_token": fresh}),
+    );
+    assert_eq!(discarded["outcome"], "discarded");
+    assert!(!worktree.exists());
+
+    let restored = server.ok("session/restore", json!({"session_id": id}));
+    assert_eq!(restored["session"]["phase"], "active");
+    assert_eq!(state(&world), before);
+    assert_eq!(
+        std::fs::read_to_string(worktree.join("scratch/メモ/today.txt")).unwrap(),
+        "uncommitted\n"
+    );
+    let mode = std::fs::metadata(worktree.join("run.sh"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o111, 0o111, "the executable bit is back");
+    assert_eq!(
+        world
+            .git(
+                world.repo.path(),
+                &["rev-list", "--count", &format!("main..codiva/{id}")]
+            )
+            .trim(),
+        "1",
+        "the archive commits are not on the branch"
+    );
+    assert!(server.close().success());
+}
