@@ -222,7 +222,22 @@ impl Record {
                     message: saved.detail.clone().unwrap_or_default(),
                 }),
             ),
-            // Running, awaiting, rate-limited, needs-login: the process is gone; resumable.
+            // Still true after a restart, and the detail says what to do about it.
+            "needs_login" => (
+                SessionPhase::Active,
+                Status::NeedsLogin,
+                Some(TurnOutcome::NeedsLogin {
+                    message: saved.detail.clone().unwrap_or_default(),
+                }),
+            ),
+            "rate_limited" => (
+                SessionPhase::Active,
+                Status::RateLimited,
+                Some(TurnOutcome::RateLimited {
+                    message: saved.detail.clone().unwrap_or_default(),
+                }),
+            ),
+            // Running or awaiting: the process is gone; resumable.
             _ => (
                 SessionPhase::Active,
                 Status::Interrupted,

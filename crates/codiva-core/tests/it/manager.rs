@@ -51,3 +51,77 @@ async fn save_now_blocking_writes_the_state_file_at_once() {
             .unwrap();
     assert!(!saved, "a stopped manager cannot save");
 }
+
+/// A session that needed a login or hit the rate limit when codiva stopped comes back as such,
+/// with its detail — not as `interrupted` — in the list and in its state once opened.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn login_and_rate_limit_survive_a_restart() {
+    use codiva_core::persist::{PersistedSession, SCHEMA_VERSION, StateFile};
+    use codiva_core::session_state::Status;
+
+    let repo = TestRepo::new();
+    let saved = |id: &str, status: &str, detail: &str| {
+        let worktree = repo.tmp.path().join(id);
+        std::fs::create_dir_all(&worktree).unwrap();
+        PersistedSession {
+            id: id.to_owned(),
+            title: id.to_owned(),
+            prompt: id.to_owned(),
+            slug: id.to_owned(),
+            branch: format!("codiva/{id}"),
+            worktree,
+            base: "main".to_owned(),
+            agent: "claude".to_owned(),
+            status: status.to_owned(),
+            detail: Some(detail.to_owned()),
+            ..PersistedSession::default()
+        }
+    };
+    let state = StateFile {
+        version: SCHEMA_VERSION,
+        sessions: vec![
+            saved(
+                "login",
+                "needs_login",
+                "Invalid API key · Please run /login",
+            ),
+            saved("limited", "rate_limited", "API Error: 429 rate_limit_error"),
+        ],
+    };
+    persist::save(&persist::state_path(&repo.root), &state).unwrap();
+
+    let (manager, _) = Manager::start(options(&repo)).await.unwrap();
+    let list = manager.list().await.unwrap();
+    let status = |id: &str| {
+        let info = list.iter().find(|s| s.id == id).unwrap();
+        (info.status, info.detail.clone())
+    };
+    assert_eq!(
+        status("login"),
+        (
+            Status::NeedsLogin,
+            Some("Invalid API key · Please run /login".to_owned())
+        )
+    );
+    assert_eq!(
+        status("limited"),
+        (
+            Status::RateLimited,
+            Some("API Error: 429 rate_limit_error".to_owned())
+        )
+    );
+    let snapshot = manager.snapshot("limited").await.unwrap();
+    assert_eq!(snapshot.status, Status::RateLimited);
+    assert_eq!(
+        snapshot.detail.as_deref(),
+        Some("API Error: 429 rate_limit_error")
+    );
+    let snapshot = manager.snapshot("login").await.unwrap();
+    assert_eq!(snapshot.status, Status::NeedsLogin);
+    manager.shutdown().await;
+
+    // And it is saved as such again.
+    let saved = persist::load(&persist::state_path(&repo.root)).state;
+    let statuses: Vec<&str> = saved.sessions.iter().map(|s| s.status.as_str()).collect();
+    assert_eq!(statuses, ["rate_limited", "needs_login"]);
+}
