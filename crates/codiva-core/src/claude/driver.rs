@@ -11,6 +11,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use super::accepts::InvalidInput;
 use super::launch::{self, LaunchOptions};
 use super::translate::Translator;
 use crate::agent_event::{AgentEvent, NoteLevel, TurnOutcome};
@@ -18,7 +19,8 @@ use crate::process::{
     self, ExitInfo, LineReader, ProcessControl, ReadLine, SpawnSpec, StdinWriter,
 };
 use crate::session::{
-    ClaudeSessionConfig, PermissionResponse, QuestionResponse, SessionCommand, SessionHandle,
+    AnswerError, ClaudeSessionConfig, PermissionResponse, QuestionResponse, SessionCommand,
+    SessionHandle,
 };
 use crate::session_log::NoteCode;
 use crate::session_state::{Input, Prompt, PromptResolution, SessionEvent, SessionState};
@@ -194,11 +196,23 @@ impl Driver {
             SessionCommand::RespondPermission {
                 request_id,
                 response,
-            } => self.respond_permission(request_id, response).await,
+                reply,
+            } => {
+                let result = self.respond_permission(request_id, response).await;
+                if let Some(reply) = reply {
+                    let _ = reply.send(result);
+                }
+            }
             SessionCommand::AnswerQuestion {
                 request_id,
                 response,
-            } => self.answer_question(request_id, response).await,
+                reply,
+            } => {
+                let result = self.answer_question(request_id, response).await;
+                if let Some(reply) = reply {
+                    let _ = reply.send(result);
+                }
+            }
             SessionCommand::SetModel(model) => {
                 self.model = model.clone();
                 if self.live.is_some() {
@@ -274,10 +288,53 @@ impl Driver {
         self.interrupt_deadline = Some(Instant::now() + INTERRUPT_GRACE);
     }
 
-    async fn respond_permission(&mut self, request_id: String, response: PermissionResponse) {
-        let Some(Prompt::Permission(request)) = self.state.prompt(&request_id).cloned() else {
-            return;
+    /// The pending prompt `request_id` if it is of the `expected` kind; nothing is written.
+    fn pending_prompt(
+        &self,
+        request_id: &str,
+        expected: &'static str,
+    ) -> Result<Prompt, AnswerError> {
+        let prompt = self
+            .state
+            .prompt(request_id)
+            .cloned()
+            .ok_or_else(|| AnswerError::NoSuchPrompt(request_id.to_owned()))?;
+        let actual = match &prompt {
+            Prompt::Permission(_) => "permission",
+            Prompt::Question(_) => "question",
         };
+        if actual != expected {
+            return Err(AnswerError::WrongKind {
+                request_id: request_id.to_owned(),
+                expected,
+                actual,
+            });
+        }
+        Ok(prompt)
+    }
+
+    async fn respond_permission(
+        &mut self,
+        request_id: String,
+        response: PermissionResponse,
+    ) -> Result<(), AnswerError> {
+        let Prompt::Permission(request) = self.pending_prompt(&request_id, "permission")? else {
+            return Err(AnswerError::NoSuchPrompt(request_id));
+        };
+        if let PermissionResponse::AllowAlways {
+            suggestion: Some(index),
+        } = response
+            && index >= request.suggestions.len()
+        {
+            // Never widen a choice: an unknown scope is not "the whole tool".
+            return Err(AnswerError::Invalid(InvalidInput::new(
+                "suggestion",
+                format!(
+                    "expected the index of one of the request's {} suggestions, got {index}",
+                    request.suggestions.len()
+                ),
+            )));
+        }
         let (decision, resolution, stop) = match response {
             PermissionResponse::Allow => (
                 allow(request.input, Vec::new()),
@@ -330,11 +387,16 @@ impl Driver {
             self.apply(Input::InterruptRequested);
             self.interrupt_deadline = Some(Instant::now() + INTERRUPT_GRACE);
         }
+        Ok(())
     }
 
-    async fn answer_question(&mut self, request_id: String, response: QuestionResponse) {
-        let Some(Prompt::Question(request)) = self.state.prompt(&request_id).cloned() else {
-            return;
+    async fn answer_question(
+        &mut self,
+        request_id: String,
+        response: QuestionResponse,
+    ) -> Result<(), AnswerError> {
+        let Prompt::Question(request) = self.pending_prompt(&request_id, "question")? else {
+            return Err(AnswerError::NoSuchPrompt(request_id));
         };
         let (decision, resolution) = match response {
             QuestionResponse::Answers(answers) => {
@@ -371,6 +433,7 @@ impl Driver {
             request_id,
             resolution,
         });
+        Ok(())
     }
 
     // -- the process --------------------------------------------------------------------------

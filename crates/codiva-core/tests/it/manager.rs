@@ -125,3 +125,58 @@ async fn login_and_rate_limit_survive_a_restart() {
     let statuses: Vec<&str> = saved.sessions.iter().map(|s| s.status.as_str()).collect();
     assert_eq!(statuses, ["rate_limited", "needs_login"]);
 }
+
+/// Values the agent cannot take are refused by the manager itself, naming the field, before a
+/// session (or anything of it) exists.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bogus_modes_and_images_are_refused_naming_the_field() {
+    use codiva_core::manager::{CreateOptions, ManagerError};
+
+    let repo = TestRepo::new();
+    let (manager, _) = Manager::start(options(&repo)).await.unwrap();
+    fn field<T: std::fmt::Debug>(result: Result<T, ManagerError>) -> String {
+        match result {
+            Err(ManagerError::Invalid(invalid)) => invalid.field,
+            other => panic!("{other:?}"),
+        }
+    }
+    let create = |mode: Option<&str>, images: Vec<(&str, &str)>| CreateOptions {
+        prompt: "hello".to_owned(),
+        images: images
+            .into_iter()
+            .map(|(t, d)| (t.to_owned(), d.to_owned()))
+            .collect(),
+        model: None,
+        permission_mode: mode.map(str::to_owned),
+    };
+    assert_eq!(
+        field(manager.create(create(Some("bogus"), vec![])).await),
+        "permission_mode"
+    );
+    assert_eq!(
+        field(
+            manager
+                .create(create(None, vec![("image/png", "!!")]))
+                .await
+        ),
+        "images[0].data"
+    );
+    assert_eq!(
+        field(
+            manager
+                .create(create(None, vec![("text/plain", "aGk=")]))
+                .await
+        ),
+        "images[0].media_type"
+    );
+    assert!(manager.list().await.unwrap().is_empty());
+    assert_eq!(
+        field(
+            manager
+                .set_permission_mode("anything", "bogus".into())
+                .await
+        ),
+        "mode"
+    );
+    manager.shutdown().await;
+}

@@ -6,4 +6,5 @@ mod errors;
 mod lifecycle;
 mod parallel;
 mod restart;
+mod validation;
 mod worktree_setup;
