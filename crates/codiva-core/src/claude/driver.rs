@@ -103,17 +103,24 @@ struct Driver {
     /// The current process reported that its resume failed; it exits by itself.
     resume_failed: bool,
     wire: Option<SharedWireLog>,
+    /// A wire-log failure not reported yet.
+    wire_warning: Option<String>,
     agent_tx: mpsc::Sender<FromAgent>,
     agent_rx: mpsc::Receiver<FromAgent>,
 }
 
 impl Driver {
     fn new(config: ClaudeSessionConfig, events: mpsc::Sender<SessionEvent>) -> Self {
+        let mut wire_warning = None;
         let wire = config.wire_log.clone().and_then(|path| {
             match WireLog::open(path.clone(), config.wire_log_cap) {
                 Ok(log) => Some(Arc::new(Mutex::new(log))),
                 Err(err) => {
                     tracing::warn!(path = %path.display(), %err, "cannot open the wire log");
+                    wire_warning = Some(format!(
+                        "the wire log {} cannot be opened ({err}); the session runs without one",
+                        path.display()
+                    ));
                     None
                 }
             }
@@ -136,6 +143,7 @@ impl Driver {
             resumed_learned_id: false,
             resume_failed: false,
             wire,
+            wire_warning,
             agent_tx,
             agent_rx,
         }
@@ -151,6 +159,13 @@ impl Driver {
     }
 
     async fn flush(&mut self) {
+        let failed = self
+            .wire
+            .as_ref()
+            .and_then(|wire| wire.lock().ok().and_then(|mut wire| wire.take_failure()));
+        if let Some(message) = self.wire_warning.take().or(failed) {
+            let _ = self.events.send(SessionEvent::Warning { message }).await;
+        }
         for event in self.state.drain_events() {
             // A front end that went away must not stop the session from cleaning up.
             let _ = self.events.send(event).await;

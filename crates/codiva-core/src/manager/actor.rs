@@ -1284,6 +1284,12 @@ impl Actor {
         let Some(record) = self.records.get_mut(id) else {
             return;
         };
+        if let SessionEvent::Warning { message } = event {
+            self.emit(ManagerEvent::Warning {
+                message: format!("session {id}: {message}"),
+            });
+            return;
+        }
         let mut changed = false;
         match &event {
             SessionEvent::Status { status, detail } => {

@@ -356,6 +356,7 @@ pub fn notifications(event: ManagerEvent) -> Vec<(&'static str, Value)> {
                 SessionEvent::Usage { .. } => "session/usage",
                 SessionEvent::Subagent { .. } => "session/subagent",
                 SessionEvent::AgentExited { .. } => "session/agentExited",
+                SessionEvent::Warning { .. } => "warning",
             };
             let mut params = serde_json::to_value(&event).unwrap_or(Value::Null);
             if let Value::Object(map) = &mut params {

@@ -284,3 +284,40 @@ fn bogus_permission_modes_and_bad_images_never_reach_the_agent() {
     assert_eq!(page["entries"].as_array().unwrap().len(), 1);
     assert!(server.close().success());
 }
+
+/// What an empty answer does (documented in serve-api.md): codiva passes it on (the prompt
+/// closes as `answered`), and Claude Code tells the model that the user did not answer — in a
+/// tool result that is not an error, unlike a decline.
+#[test]
+fn an_empty_answer_tells_the_model_the_user_did_not_answer() {
+    let world = World::new(|_| {
+        Script::new()
+            .then_when(
+                Match::LastUserContains("ASK".into()),
+                Reply::tool_use(
+                    "AskUserQuestion",
+                    json!({"questions": [{"question": "Which greeting?", "header": "Greeting", "multiSelect": false,
+                        "options": [{"label": "Hello", "description": "plain"}, {"label": "Hi", "description": "short"}]}]}),
+                ),
+            )
+            .then_when(Match::Any, Reply::text("Answered."))
+    });
+    let mut server = world.serve();
+    server.ok("session/create", json!({"prompt": "ASK me"}));
+    let question = server.wait_prompt("ask-me", "question");
+    server.ok(
+        "session/answerQuestion",
+        json!({"session_id": "ask-me", "request_id": question["request_id"], "answers": {"Which greeting?": ""}}),
+    );
+    let closed = server.wait("the prompt closed", |m, _| m == "session/promptClosed");
+    assert_eq!(closed["resolution"], "answered");
+    server.wait_status("ask-me", "completed");
+    let last = world.mock.message_requests().last().cloned().unwrap();
+    let body = last.body.to_string();
+    assert!(
+        body.contains(r#""content":"The user did not answer the questions.","tool_use_id""#),
+        "{body}"
+    );
+    assert!(!body.contains(r#""is_error":true"#), "not an error result");
+    assert!(server.close().success());
+}
