@@ -1,6 +1,7 @@
 //! The Claude Code adapter: launch flags, the translation of its wire lines into
 //! [`crate::agent_event::AgentEvent`]s, and the session task that drives one CLI process.
 
+pub mod accepts;
 pub mod driver;
 pub mod launch;
 pub mod translate;

@@ -14,16 +14,6 @@ use toml::{Table, Value};
 
 use crate::git::IgnoredMode;
 
-/// Permission modes Claude Code 2.1.332 accepts for `--permission-mode`.
-pub const PERMISSION_MODES: &[&str] = &[
-    "default",
-    "acceptEdits",
-    "plan",
-    "auto",
-    "dontAsk",
-    "bypassPermissions",
-];
-
 /// Largest `max_restarts` accepted.
 const MAX_RESTARTS_LIMIT: i64 = 100;
 /// Largest `wire_log_max_mb` accepted (1 TiB).
@@ -171,7 +161,7 @@ pub fn parse(text: &str, path: &Path) -> (Config, Vec<ConfigWarning>) {
                 config.claude_path = Some(expand_home(&path));
             }),
             "model" => non_empty_string(value).map(|model| config.model = Some(model)),
-            "permission_mode" => one_of(value, PERMISSION_MODES)
+            "permission_mode" => one_of(value, crate::claude::accepts::permission_modes())
                 .map(|mode| config.permission_mode = Some(mode.to_owned())),
             "ignored_files" => one_of(value, &["symlink", "copy", "none"]).map(|mode| {
                 config.ignored_files = match mode {

@@ -15,6 +15,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 
 pub use info::{DiscardPreview, ManagerEvent, ReadPage, SessionInfo, SessionPhase};
 
+use crate::claude::accepts::InvalidInput;
 use crate::git::{DiffStat, GitError, IgnoredMode};
 use crate::process::{ChildRegistry, EnvPolicy};
 use crate::session::{PermissionResponse, QuestionResponse};
@@ -51,6 +52,9 @@ pub enum ManagerError {
     NoSuchSession(String),
     #[error("{}", .0.message)]
     Refused(Refusal),
+    /// The request names a value the agent cannot take (nothing was sent to it).
+    #[error(transparent)]
+    Invalid(#[from] InvalidInput),
     #[error("the session manager has stopped")]
     Stopped,
     /// The state file cannot be used (written by a newer codiva); the manager does not start.
@@ -77,6 +81,7 @@ pub const REFUSAL_CODES: &[&str] = &[
     "merge_refused",
     "merged_start_new",
     "no_agent_yet",
+    "no_pending_prompt",
     "no_worktree",
     "not_discarded",
     "not_running_agent",
@@ -85,6 +90,7 @@ pub const REFUSAL_CODES: &[&str] = &[
     "still_working",
     "sync_busy",
     "token_mismatch",
+    "wrong_prompt_kind",
 ];
 
 /// Why a valid request cannot be done now: a stable `code` with its `args` (for front ends that

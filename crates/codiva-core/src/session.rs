@@ -9,6 +9,7 @@ use std::sync::Arc;
 use codiva_wire::claude::UserInput;
 use tokio::sync::{mpsc, oneshot};
 
+use crate::claude::accepts::InvalidInput;
 use crate::process::{ChildRegistry, EnvPolicy};
 use crate::session_log::LogEntry;
 use crate::session_state::{Scope, SessionEvent, SessionSnapshot};
@@ -29,13 +30,18 @@ pub enum SessionCommand {
     Send(UserInput),
     /// Stop the running turn (the session stays usable).
     Interrupt,
+    /// Answers a pending permission request; `reply` hears whether the answer was taken
+    /// (nothing reaches the agent when it was not).
     RespondPermission {
         request_id: String,
         response: PermissionResponse,
+        reply: Option<oneshot::Sender<Result<(), AnswerError>>>,
     },
+    /// Answers a pending question; `reply` as for [`SessionCommand::RespondPermission`].
     AnswerQuestion {
         request_id: String,
         response: QuestionResponse,
+        reply: Option<oneshot::Sender<Result<(), AnswerError>>>,
     },
     /// `None` returns to the agent's default model.
     SetModel(Option<String>),
@@ -57,11 +63,30 @@ pub enum SessionCommand {
     Shutdown,
 }
 
+/// Why an answer to a prompt was not taken.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AnswerError {
+    /// No pending prompt has that id: unknown, already answered, or withdrawn by the agent.
+    #[error("no pending prompt {0:?} (unknown, already answered or withdrawn)")]
+    NoSuchPrompt(String),
+    /// The id is a prompt of the other kind (a permission answer to a question, or back).
+    #[error("prompt {request_id:?} is a {actual} prompt, not a {expected} prompt")]
+    WrongKind {
+        request_id: String,
+        expected: &'static str,
+        actual: &'static str,
+    },
+    /// The answer itself is not valid for this prompt (a suggestion it does not offer).
+    #[error(transparent)]
+    Invalid(#[from] InvalidInput),
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum PermissionResponse {
     Allow,
     /// Allow, and let the agent remember it: `suggestion` picks one of the scopes the agent
-    /// offered; `None` allows the tool everywhere for the rest of the session.
+    /// offered (an index it does not offer is refused); `None` allows the tool everywhere for
+    /// the rest of the session.
     AllowAlways {
         suggestion: Option<usize>,
     },

@@ -291,8 +291,11 @@ fn capped(kind: EntryKind) -> EntryKind {
 }
 
 /// Cuts `text` to at most `max` bytes on a character boundary, saying how much was cut.
+/// Idempotent: a text this function already cut keeps its marker (the real size), so an
+/// entry capped again (copied into another log on restore, or updated) does not report the
+/// size of the marker instead.
 pub fn truncate(mut text: String, max: usize) -> String {
-    if text.len() <= max {
+    if text.len() <= max || already_truncated(&text, max) {
         return text;
     }
     let mut cut = max;
@@ -301,9 +304,24 @@ pub fn truncate(mut text: String, max: usize) -> String {
     }
     let total = text.len();
     text.truncate(cut);
-    text.push_str(&format!("\n… [{} more bytes]", total - cut));
+    text.push_str(&format!(
+        "{TRUNCATION_MARKER_START}{} more bytes]",
+        total - cut
+    ));
     text
 }
+
+/// `text` is what [`truncate`] made of a longer text: at most `max` bytes, then its marker.
+fn already_truncated(text: &str, max: usize) -> bool {
+    let Some(start) = text.rfind(TRUNCATION_MARKER_START) else {
+        return false;
+    };
+    let count = text[start + TRUNCATION_MARKER_START.len()..].strip_suffix(" more bytes]");
+    start <= max && count.is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// How [`truncate`]'s marker starts.
+const TRUNCATION_MARKER_START: &str = "\n… [";
 
 /// A one-line summary of a tool call for the log.
 pub fn tool_summary(name: &str, input: &Value) -> String {

@@ -203,6 +203,11 @@ pub enum SessionEvent {
         signal: Option<i32>,
         requested: bool,
     },
+    /// Something the user should know that is not part of the conversation (the wire log
+    /// cannot be written); the manager passes it on as a warning.
+    Warning {
+        message: String,
+    },
 }
 
 /// Everything the reducer consumes: what the agent said and what the host did.

@@ -294,3 +294,48 @@ fn todo_write_replaces_the_list() {
         ])
     );
 }
+
+/// A message over the cap says how much was cut: the log rebuilt on restore gives the same
+/// marker (the real size) as the live log of that message, not the size of the live marker.
+#[test]
+fn the_truncation_marker_of_a_restored_message_matches_the_live_one() {
+    use crate::agent_event::{AgentBlock, AgentEvent};
+    use crate::session_state::{Input, RestoredSession, Scope, SessionState};
+
+    let text = "é".repeat(crate::session_log::MAX_MESSAGE_TEXT); // twice the cap in bytes
+    let mut live = SessionState::new();
+    live.apply(
+        0,
+        Input::Agent(AgentEvent::Block {
+            message_id: "m1".into(),
+            parent: None,
+            block: AgentBlock::Text(text.clone()),
+            usage: None,
+            model: None,
+        }),
+    );
+    let live_text = match &live.read_log(&Scope::Main, None, 10).entries[0].kind {
+        EntryKind::Assistant { text } => text.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert!(
+        live_text.ends_with(&format!("[{} more bytes]", text.len() / 2)),
+        "{}",
+        &live_text[live_text.len() - 40..]
+    );
+
+    let rebuilt = rebuild(&[assistant(json!([{"type": "text", "text": text}]))]);
+    let restored = SessionState::restored(RestoredSession {
+        main: export(&rebuilt.main.log),
+        ..RestoredSession::default()
+    });
+    let restored_text = match &restored.read_log(&Scope::Main, None, 10).entries[0].kind {
+        EntryKind::Assistant { text } => text.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        &restored_text[restored_text.len() - 40..],
+        &live_text[live_text.len() - 40..]
+    );
+    assert_eq!(restored_text, live_text);
+}

@@ -37,6 +37,8 @@ pub struct WireLog {
     written: u64,
     cap: u64,
     failed: bool,
+    /// Why the log stopped, until [`WireLog::take_failure`] reports it.
+    failure: Option<String>,
 }
 
 impl WireLog {
@@ -53,6 +55,7 @@ impl WireLog {
             written,
             cap,
             failed: false,
+            failure: None,
         })
     }
 
@@ -70,7 +73,16 @@ impl WireLog {
             tracing::warn!(path = %self.path.display(), %err, "wire log disabled");
             self.failed = true;
             self.file = None;
+            self.failure = Some(format!(
+                "the wire log {} cannot be written ({err}); it is off for this session",
+                self.path.display()
+            ));
         }
+    }
+
+    /// Why the log stopped, once (a warning for the user).
+    pub fn take_failure(&mut self) -> Option<String> {
+        self.failure.take()
     }
 
     fn try_write(&mut self, direction: Direction, line: &[u8]) -> io::Result<()> {

@@ -250,6 +250,8 @@ keys![
     RefChangedSincePreview,
     RefNotDiscarded,
     RefSyncBusy,
+    RefNoPendingPrompt,
+    RefWrongPromptKind,
     ErrNoSuchSession,
     ErrStopped,
     ErrContainedPanic,
@@ -482,6 +484,10 @@ fn en(key: Key) -> &'static str {
         RefSyncBusy => {
             "session {0} is working; sync needs the agent's help, try again when it is idle"
         }
+        RefNoPendingPrompt => {
+            "no pending prompt {0} (unknown, already answered or withdrawn); nothing was sent"
+        }
+        RefWrongPromptKind => "prompt {0} is not a {1} prompt; nothing was sent",
         ErrNoSuchSession => "no session {0}",
         ErrStopped => "the session manager has stopped",
         ErrContainedPanic => {
@@ -696,6 +702,10 @@ fn ja(key: Key) -> &'static str {
         RefSyncBusy => {
             "セッション {0} は作業中です。同期にはエージェントの手が要るので、手が空いてからもう一度"
         }
+        RefNoPendingPrompt => {
+            "待っている確認 {0} はありません（不明、回答済み、または取り下げ済み）。何も送っていません"
+        }
+        RefWrongPromptKind => "確認 {0} は種類 {1} ではありません。何も送っていません",
         ErrNoSuchSession => "セッション {0} はありません",
         ErrStopped => "セッションマネージャーが停止しています",
         ErrContainedPanic => "内部エラー: {0}。codiva は動作を続けます。クラッシュログ: {1}",
@@ -768,6 +778,8 @@ fn refusal_key(code: &str) -> Option<Key> {
         "changed_since_preview" => Key::RefChangedSincePreview,
         "not_discarded" => Key::RefNotDiscarded,
         "sync_busy" => Key::RefSyncBusy,
+        "no_pending_prompt" => Key::RefNoPendingPrompt,
+        "wrong_prompt_kind" => Key::RefWrongPromptKind,
         _ => return None,
     })
 }
@@ -786,6 +798,7 @@ pub fn manager_error(error: &codiva_core::manager::ManagerError) -> String {
         ManagerError::NoSuchSession(id) => tf(Key::ErrNoSuchSession, &[id]),
         ManagerError::Stopped => t(Key::ErrStopped).to_owned(),
         ManagerError::Git(message) | ManagerError::StateFile(message) => message.clone(),
+        ManagerError::Invalid(invalid) => invalid.to_string(),
     }
 }
 

@@ -81,6 +81,10 @@ pub async fn run(args: ExecArgs) -> ExitCode {
 }
 
 async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
+    if let Some(mode) = &args.permission_mode {
+        claude::accepts::check_permission_mode("--permission-mode", mode)
+            .map_err(|err| err.to_string())?;
+    }
     let answers = match &args.answers {
         Some(path) => load_answers(path)?,
         None => BTreeMap::new(),
@@ -257,11 +261,13 @@ fn answer_prompt(
             SessionCommand::RespondPermission {
                 request_id: request.request_id.clone(),
                 response,
+                reply: None,
             }
         }
         Prompt::Question(request) => SessionCommand::AnswerQuestion {
             request_id: request.request_id.clone(),
             response: question_response(request, answers),
+            reply: None,
         },
     }
 }

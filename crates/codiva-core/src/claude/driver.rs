@@ -11,6 +11,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use super::accepts::InvalidInput;
 use super::launch::{self, LaunchOptions};
 use super::translate::Translator;
 use crate::agent_event::{AgentEvent, NoteLevel, TurnOutcome};
@@ -18,7 +19,8 @@ use crate::process::{
     self, ExitInfo, LineReader, ProcessControl, ReadLine, SpawnSpec, StdinWriter,
 };
 use crate::session::{
-    ClaudeSessionConfig, PermissionResponse, QuestionResponse, SessionCommand, SessionHandle,
+    AnswerError, ClaudeSessionConfig, PermissionResponse, QuestionResponse, SessionCommand,
+    SessionHandle,
 };
 use crate::session_log::NoteCode;
 use crate::session_state::{Input, Prompt, PromptResolution, SessionEvent, SessionState};
@@ -101,17 +103,24 @@ struct Driver {
     /// The current process reported that its resume failed; it exits by itself.
     resume_failed: bool,
     wire: Option<SharedWireLog>,
+    /// A wire-log failure not reported yet.
+    wire_warning: Option<String>,
     agent_tx: mpsc::Sender<FromAgent>,
     agent_rx: mpsc::Receiver<FromAgent>,
 }
 
 impl Driver {
     fn new(config: ClaudeSessionConfig, events: mpsc::Sender<SessionEvent>) -> Self {
+        let mut wire_warning = None;
         let wire = config.wire_log.clone().and_then(|path| {
             match WireLog::open(path.clone(), config.wire_log_cap) {
                 Ok(log) => Some(Arc::new(Mutex::new(log))),
                 Err(err) => {
                     tracing::warn!(path = %path.display(), %err, "cannot open the wire log");
+                    wire_warning = Some(format!(
+                        "the wire log {} cannot be opened ({err}); the session runs without one",
+                        path.display()
+                    ));
                     None
                 }
             }
@@ -134,6 +143,7 @@ impl Driver {
             resumed_learned_id: false,
             resume_failed: false,
             wire,
+            wire_warning,
             agent_tx,
             agent_rx,
         }
@@ -149,6 +159,13 @@ impl Driver {
     }
 
     async fn flush(&mut self) {
+        let failed = self
+            .wire
+            .as_ref()
+            .and_then(|wire| wire.lock().ok().and_then(|mut wire| wire.take_failure()));
+        if let Some(message) = self.wire_warning.take().or(failed) {
+            let _ = self.events.send(SessionEvent::Warning { message }).await;
+        }
         for event in self.state.drain_events() {
             // A front end that went away must not stop the session from cleaning up.
             let _ = self.events.send(event).await;
@@ -194,11 +211,23 @@ impl Driver {
             SessionCommand::RespondPermission {
                 request_id,
                 response,
-            } => self.respond_permission(request_id, response).await,
+                reply,
+            } => {
+                let result = self.respond_permission(request_id, response).await;
+                if let Some(reply) = reply {
+                    let _ = reply.send(result);
+                }
+            }
             SessionCommand::AnswerQuestion {
                 request_id,
                 response,
-            } => self.answer_question(request_id, response).await,
+                reply,
+            } => {
+                let result = self.answer_question(request_id, response).await;
+                if let Some(reply) = reply {
+                    let _ = reply.send(result);
+                }
+            }
             SessionCommand::SetModel(model) => {
                 self.model = model.clone();
                 if self.live.is_some() {
@@ -279,10 +308,53 @@ impl Driver {
         }
     }
 
-    async fn respond_permission(&mut self, request_id: String, response: PermissionResponse) {
-        let Some(Prompt::Permission(request)) = self.state.prompt(&request_id).cloned() else {
-            return;
+    /// The pending prompt `request_id` if it is of the `expected` kind; nothing is written.
+    fn pending_prompt(
+        &self,
+        request_id: &str,
+        expected: &'static str,
+    ) -> Result<Prompt, AnswerError> {
+        let prompt = self
+            .state
+            .prompt(request_id)
+            .cloned()
+            .ok_or_else(|| AnswerError::NoSuchPrompt(request_id.to_owned()))?;
+        let actual = match &prompt {
+            Prompt::Permission(_) => "permission",
+            Prompt::Question(_) => "question",
         };
+        if actual != expected {
+            return Err(AnswerError::WrongKind {
+                request_id: request_id.to_owned(),
+                expected,
+                actual,
+            });
+        }
+        Ok(prompt)
+    }
+
+    async fn respond_permission(
+        &mut self,
+        request_id: String,
+        response: PermissionResponse,
+    ) -> Result<(), AnswerError> {
+        let Prompt::Permission(request) = self.pending_prompt(&request_id, "permission")? else {
+            return Err(AnswerError::NoSuchPrompt(request_id));
+        };
+        if let PermissionResponse::AllowAlways {
+            suggestion: Some(index),
+        } = response
+            && index >= request.suggestions.len()
+        {
+            // Never widen a choice: an unknown scope is not "the whole tool".
+            return Err(AnswerError::Invalid(InvalidInput::new(
+                "suggestion",
+                format!(
+                    "expected the index of one of the request's {} suggestions, got {index}",
+                    request.suggestions.len()
+                ),
+            )));
+        }
         let (decision, resolution, stop) = match response {
             PermissionResponse::Allow => (
                 allow(request.input, Vec::new()),
@@ -335,11 +407,16 @@ impl Driver {
             self.apply(Input::InterruptRequested);
             self.interrupt_deadline = Some(Instant::now() + INTERRUPT_GRACE);
         }
+        Ok(())
     }
 
-    async fn answer_question(&mut self, request_id: String, response: QuestionResponse) {
-        let Some(Prompt::Question(request)) = self.state.prompt(&request_id).cloned() else {
-            return;
+    async fn answer_question(
+        &mut self,
+        request_id: String,
+        response: QuestionResponse,
+    ) -> Result<(), AnswerError> {
+        let Prompt::Question(request) = self.pending_prompt(&request_id, "question")? else {
+            return Err(AnswerError::NoSuchPrompt(request_id));
         };
         let (decision, resolution) = match response {
             QuestionResponse::Answers(answers) => {
@@ -376,6 +453,7 @@ impl Driver {
             request_id,
             resolution,
         });
+        Ok(())
     }
 
     // -- the process --------------------------------------------------------------------------

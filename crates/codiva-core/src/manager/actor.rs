@@ -16,7 +16,7 @@ use super::{Call, CreateOptions, Manager, ManagerError, ManagerOptions};
 use crate::agent_event::TurnOutcome;
 use crate::git::{self, MergeOutcome, Repo, SyncOutcome, WorktreeOptions};
 use crate::persist::{self, PersistedSession, StateFile};
-use crate::session::{ClaudeSessionConfig, LogPage, SessionCommand};
+use crate::session::{AnswerError, ClaudeSessionConfig, LogPage, SessionCommand};
 use crate::session_state::{
     RestoredSession, Scope, SessionEvent, SessionState, Status, TodoProgress,
 };
@@ -227,7 +227,22 @@ impl Record {
                     message: saved.detail.clone().unwrap_or_default(),
                 }),
             ),
-            // Running, awaiting, rate-limited, needs-login: the process is gone; resumable.
+            // Still true after a restart, and the detail says what to do about it.
+            "needs_login" => (
+                SessionPhase::Active,
+                Status::NeedsLogin,
+                Some(TurnOutcome::NeedsLogin {
+                    message: saved.detail.clone().unwrap_or_default(),
+                }),
+            ),
+            "rate_limited" => (
+                SessionPhase::Active,
+                Status::RateLimited,
+                Some(TurnOutcome::RateLimited {
+                    message: saved.detail.clone().unwrap_or_default(),
+                }),
+            ),
+            // Running or awaiting: the process is gone; resumable.
             _ => (
                 SessionPhase::Active,
                 Status::Interrupted,
@@ -498,25 +513,21 @@ impl Actor {
             }
             Call::RespondPermission(id, request_id, response, reply) => {
                 let result = self
-                    .command(
-                        &id,
-                        SessionCommand::RespondPermission {
-                            request_id,
-                            response,
-                        },
-                    )
+                    .answer(&id, |answered| SessionCommand::RespondPermission {
+                        request_id,
+                        response,
+                        reply: Some(answered),
+                    })
                     .await;
                 let _ = reply.send(result);
             }
             Call::AnswerQuestion(id, request_id, response, reply) => {
                 let result = self
-                    .command(
-                        &id,
-                        SessionCommand::AnswerQuestion {
-                            request_id,
-                            response,
-                        },
-                    )
+                    .answer(&id, |answered| SessionCommand::AnswerQuestion {
+                        request_id,
+                        response,
+                        reply: Some(answered),
+                    })
                     .await;
                 let _ = reply.send(result);
             }
@@ -529,6 +540,10 @@ impl Actor {
                 let _ = reply.send(result);
             }
             Call::SetPermissionMode(id, mode, reply) => {
+                if let Err(err) = claude::accepts::check_permission_mode("mode", &mode) {
+                    let _ = reply.send(Err(err.into()));
+                    return;
+                }
                 if let Ok(record) = self.record(&id) {
                     record.permission_mode = Some(mode.clone());
                 }
@@ -578,6 +593,12 @@ impl Actor {
                 &[],
                 "the instruction is empty".to_owned(),
             ));
+        }
+        if let Some(mode) = &options.permission_mode {
+            claude::accepts::check_permission_mode("permission_mode", mode)?;
+        }
+        for (index, (media_type, data)) in options.images.iter().enumerate() {
+            claude::accepts::check_image(&format!("images[{index}]"), media_type, data)?;
         }
         let mut taken: BTreeSet<String> = self.repo.taken_slugs().await?;
         taken.extend(self.records.values().map(|record| record.slug.clone()));
@@ -703,6 +724,16 @@ impl Actor {
     }
 
     async fn send(&mut self, id: &str, input: UserInput) -> Result<(), ManagerError> {
+        let images = input.blocks.iter().filter_map(|block| match block {
+            InputBlock::Image {
+                media_type,
+                data_base64,
+            } => Some((media_type, data_base64)),
+            InputBlock::Text(_) => None,
+        });
+        for (index, (media_type, data)) in images.enumerate() {
+            claude::accepts::check_image(&format!("images[{index}]"), media_type, data)?;
+        }
         let record = self.record(id)?;
         match &record.phase {
             SessionPhase::Preparing => {
@@ -742,6 +773,39 @@ impl Actor {
                 format!("session {id} is not running an agent"),
             )),
         }
+    }
+
+    /// Sends an answer to one of the session's prompts and waits until the session task has
+    /// taken it or said why not (an unknown, answered or other-kind prompt; a bad answer).
+    async fn answer(
+        &mut self,
+        id: &str,
+        make: impl FnOnce(oneshot::Sender<Result<(), AnswerError>>) -> SessionCommand,
+    ) -> Result<(), ManagerError> {
+        self.ensure_task(id).await?;
+        let not_running = || {
+            refused(
+                "not_running_agent",
+                &[id],
+                format!("session {id} is not running an agent"),
+            )
+        };
+        let answered = self.ask(id, make).await?.ok_or_else(not_running)?;
+        answered.map_err(|err| match err {
+            AnswerError::NoSuchPrompt(ref request_id) => {
+                refused("no_pending_prompt", &[request_id], err.to_string())
+            }
+            AnswerError::WrongKind {
+                ref request_id,
+                expected,
+                ..
+            } => refused(
+                "wrong_prompt_kind",
+                &[request_id, expected],
+                err.to_string(),
+            ),
+            AnswerError::Invalid(invalid) => ManagerError::Invalid(invalid),
+        })
     }
 
     /// Starts the session task of a restored session (its log rebuilt from the agent's
@@ -1096,6 +1160,12 @@ impl Actor {
         let Some(record) = self.records.get_mut(id) else {
             return;
         };
+        if let SessionEvent::Warning { message } = event {
+            self.emit(ManagerEvent::Warning {
+                message: format!("session {id}: {message}"),
+            });
+            return;
+        }
         let mut changed = false;
         match &event {
             SessionEvent::Status { status, detail } => {

@@ -189,3 +189,134 @@ async fn a_stale_discard_token_is_refused_with_a_fresh_preview() {
     );
     manager.shutdown().await;
 }
+
+/// A session that needed a login or hit the rate limit when codiva stopped comes back as such,
+/// with its detail — not as `interrupted` — in the list and in its state once opened.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn login_and_rate_limit_survive_a_restart() {
+    use codiva_core::persist::{PersistedSession, SCHEMA_VERSION, StateFile};
+    use codiva_core::session_state::Status;
+
+    let repo = TestRepo::new();
+    let saved = |id: &str, status: &str, detail: &str| {
+        let worktree = repo.tmp.path().join(id);
+        std::fs::create_dir_all(&worktree).unwrap();
+        PersistedSession {
+            id: id.to_owned(),
+            title: id.to_owned(),
+            prompt: id.to_owned(),
+            slug: id.to_owned(),
+            branch: format!("codiva/{id}"),
+            worktree,
+            base: "main".to_owned(),
+            agent: "claude".to_owned(),
+            status: status.to_owned(),
+            detail: Some(detail.to_owned()),
+            ..PersistedSession::default()
+        }
+    };
+    let state = StateFile {
+        version: SCHEMA_VERSION,
+        sessions: vec![
+            saved(
+                "login",
+                "needs_login",
+                "Invalid API key · Please run /login",
+            ),
+            saved("limited", "rate_limited", "API Error: 429 rate_limit_error"),
+        ],
+    };
+    persist::save(&persist::state_path(&repo.root), &state).unwrap();
+
+    let (manager, _) = Manager::start(options(&repo)).await.unwrap();
+    let list = manager.list().await.unwrap();
+    let status = |id: &str| {
+        let info = list.iter().find(|s| s.id == id).unwrap();
+        (info.status, info.detail.clone())
+    };
+    assert_eq!(
+        status("login"),
+        (
+            Status::NeedsLogin,
+            Some("Invalid API key · Please run /login".to_owned())
+        )
+    );
+    assert_eq!(
+        status("limited"),
+        (
+            Status::RateLimited,
+            Some("API Error: 429 rate_limit_error".to_owned())
+        )
+    );
+    let snapshot = manager.snapshot("limited").await.unwrap();
+    assert_eq!(snapshot.status, Status::RateLimited);
+    assert_eq!(
+        snapshot.detail.as_deref(),
+        Some("API Error: 429 rate_limit_error")
+    );
+    let snapshot = manager.snapshot("login").await.unwrap();
+    assert_eq!(snapshot.status, Status::NeedsLogin);
+    manager.shutdown().await;
+
+    // And it is saved as such again.
+    let saved = persist::load(&persist::state_path(&repo.root))
+        .unwrap()
+        .state;
+    let statuses: Vec<&str> = saved.sessions.iter().map(|s| s.status.as_str()).collect();
+    assert_eq!(statuses, ["rate_limited", "needs_login"]);
+}
+
+/// Values the agent cannot take are refused by the manager itself, naming the field, before a
+/// session (or anything of it) exists.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bogus_modes_and_images_are_refused_naming_the_field() {
+    use codiva_core::manager::{CreateOptions, ManagerError};
+
+    let repo = TestRepo::new();
+    let (manager, _) = Manager::start(options(&repo)).await.unwrap();
+    fn field<T: std::fmt::Debug>(result: Result<T, ManagerError>) -> String {
+        match result {
+            Err(ManagerError::Invalid(invalid)) => invalid.field,
+            other => panic!("{other:?}"),
+        }
+    }
+    let create = |mode: Option<&str>, images: Vec<(&str, &str)>| CreateOptions {
+        prompt: "hello".to_owned(),
+        images: images
+            .into_iter()
+            .map(|(t, d)| (t.to_owned(), d.to_owned()))
+            .collect(),
+        model: None,
+        permission_mode: mode.map(str::to_owned),
+    };
+    assert_eq!(
+        field(manager.create(create(Some("bogus"), vec![])).await),
+        "permission_mode"
+    );
+    assert_eq!(
+        field(
+            manager
+                .create(create(None, vec![("image/png", "!!")]))
+                .await
+        ),
+        "images[0].data"
+    );
+    assert_eq!(
+        field(
+            manager
+                .create(create(None, vec![("text/plain", "aGk=")]))
+                .await
+        ),
+        "images[0].media_type"
+    );
+    assert!(manager.list().await.unwrap().is_empty());
+    assert_eq!(
+        field(
+            manager
+                .set_permission_mode("anything", "bogus".into())
+                .await
+        ),
+        "mode"
+    );
+    manager.shutdown().await;
+}

@@ -20,7 +20,36 @@ const MAX_READ: usize = 1000;
 
 fn params<T: DeserializeOwned>(params: Value) -> Result<T, RpcError> {
     let params = if params.is_null() { json!({}) } else { params };
-    serde_json::from_value(params).map_err(|err| RpcError::invalid_params(err.to_string()))
+    match T::deserialize(&params) {
+        Ok(value) => Ok(value),
+        Err(err) => Err(match faulty_field::<T>(&params, &err) {
+            Some(field) => RpcError::invalid_field(&field, err.to_string()),
+            None => RpcError::invalid_params(err.to_string()),
+        }),
+    }
+}
+
+/// The top-level field a params error is about. serde does not name a field of the wrong type
+/// (nor the outer field of a nested error): that is the key without which the error changes
+/// (serde stops at the first bad field in key order, and reports missing fields only after
+/// reading every key). Otherwise it is a missing field, which serde names.
+fn faulty_field<T: DeserializeOwned>(params: &Value, err: &serde_json::Error) -> Option<String> {
+    let message = err.to_string();
+    let culprit = match params {
+        Value::Object(map) => map.keys().find(|key| {
+            let mut without = map.clone();
+            without.remove(*key);
+            match T::deserialize(&Value::Object(without)) {
+                Ok(_) => true,
+                Err(other) => other.to_string() != message,
+            }
+        }),
+        _ => None,
+    };
+    culprit.cloned().or_else(|| {
+        let rest = message.strip_prefix("missing field `")?;
+        rest.split('`').next().map(str::to_owned)
+    })
 }
 
 fn to_value(value: impl serde::Serialize) -> Result<Value, RpcError> {
@@ -191,7 +220,10 @@ pub async fn dispatch(
         "session/send" => {
             let p: SendParams = params(raw)?;
             if p.text.trim().is_empty() && p.images.is_empty() {
-                return Err(RpcError::invalid_params("the message is empty".to_owned()));
+                return Err(RpcError::invalid_field(
+                    "text",
+                    "expected a non-empty message (or images)".to_owned(),
+                ));
             }
             manager
                 .send(&p.session_id, user_input(p.text, p.images))
@@ -234,8 +266,9 @@ pub async fn dispatch(
                 QuestionResponse::Decline { message: p.message }
             } else {
                 if p.answers.is_empty() {
-                    return Err(RpcError::invalid_params(
-                        "give \"answers\" or \"decline\": true".to_owned(),
+                    return Err(RpcError::invalid_field(
+                        "answers",
+                        "expected answers keyed by question text, or \"decline\": true".to_owned(),
                     ));
                 }
                 QuestionResponse::Answers(
@@ -323,6 +356,7 @@ pub fn notifications(event: ManagerEvent) -> Vec<(&'static str, Value)> {
                 SessionEvent::Usage { .. } => "session/usage",
                 SessionEvent::Subagent { .. } => "session/subagent",
                 SessionEvent::AgentExited { .. } => "session/agentExited",
+                SessionEvent::Warning { .. } => "warning",
             };
             let mut params = serde_json::to_value(&event).unwrap_or(Value::Null);
             if let Value::Object(map) = &mut params {

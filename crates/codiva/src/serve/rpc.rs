@@ -7,7 +7,8 @@ use serde_json::{Value, json};
 pub struct RpcError {
     pub code: i64,
     pub message: String,
-    /// For refusals: `{"reason": <code>, "args": [...]}`, so a client can word it itself.
+    /// For refusals: `{"reason": <code>, "args": [...]}`, so a client can word it itself; for
+    /// invalid params: `{"field"}` when one field is at fault.
     pub data: Option<Value>,
 }
 
@@ -56,6 +57,15 @@ impl RpcError {
             data: None,
         }
     }
+
+    /// Invalid params, naming the field (`data: {"field"}`) for clients that point at it.
+    pub fn invalid_field(field: &str, message: String) -> Self {
+        RpcError {
+            code: INVALID_PARAMS,
+            message: format!("{field}: {message}"),
+            data: Some(json!({"field": field})),
+        }
+    }
 }
 
 impl From<codiva_core::manager::ManagerError> for RpcError {
@@ -66,6 +76,7 @@ impl From<codiva_core::manager::ManagerError> for RpcError {
             ManagerError::Refused(_) => REFUSED,
             ManagerError::Git(_) => GIT_FAILED,
             ManagerError::Stopped | ManagerError::StateFile(_) => STOPPED,
+            ManagerError::Invalid(_) => INVALID_PARAMS,
         };
         let data = match &err {
             ManagerError::Refused(refusal) => {
@@ -77,6 +88,7 @@ impl From<codiva_core::manager::ManagerError> for RpcError {
                 }
                 Some(data)
             }
+            ManagerError::Invalid(invalid) => Some(json!({"field": invalid.field})),
             _ => None,
         };
         RpcError {

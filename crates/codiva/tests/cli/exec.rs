@@ -220,3 +220,24 @@ fn exec_with_a_missing_binary_says_so() {
     assert!(stderr.contains("/nonexistent/claude"), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "one clear line: {stderr}");
 }
+
+/// A permission mode the agent does not have is a usage error before anything starts (the
+/// agent would exit with a usage error at every restart, shown as "interrupted mid-turn").
+#[test]
+fn exec_refuses_a_bogus_permission_mode_before_starting_the_agent() {
+    let exec = Exec::new(|_| Script::new().always(Reply::text("never")));
+    let output = exec.run(&["--json", "--permission-mode", "bogus", "hello"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("--permission-mode") && stderr.contains("acceptEdits"),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty(), "no event: no agent ran");
+    assert!(exec.mock.requests().is_empty(), "the agent never started");
+    assert!(
+        !exec.state.path().join("wire").exists(),
+        "no wire log: no agent"
+    );
+}

@@ -7,4 +7,5 @@ mod folded;
 mod lifecycle;
 mod parallel;
 mod restart;
+mod validation;
 mod worktree_setup;

@@ -93,8 +93,12 @@ impl Actor {
         record.issued_tokens.clear();
         record.track_activity();
         // The agent's conversation stays resumable after a restore.
+        // A session that needed a login or hit the rate limit comes back as such.
+        let message = record.detail.clone().unwrap_or_default();
         record.restored_outcome = Some(match record.status {
             Status::Completed => TurnOutcome::Completed,
+            Status::NeedsLogin => TurnOutcome::NeedsLogin { message },
+            Status::RateLimited => TurnOutcome::RateLimited { message },
             _ => TurnOutcome::Interrupted,
         });
         let info = record.info();

@@ -117,6 +117,7 @@ impl Run {
         self.command(SessionCommand::RespondPermission {
             request_id: request_id.to_owned(),
             response,
+            reply: None,
         });
     }
 
@@ -124,6 +125,7 @@ impl Run {
         self.command(SessionCommand::AnswerQuestion {
             request_id: request_id.to_owned(),
             response,
+            reply: None,
         });
     }
 

@@ -137,3 +137,22 @@ fn corrupt_state_and_a_vanished_worktree_are_reported() {
     assert!(sessions[0]["agent_session_id"].is_string());
     assert!(server.close().success());
 }
+
+/// A wire log that cannot be written is no reason to stop a session, but the client hears of
+/// it as a `warning` notification (not only in codiva's own log).
+#[test]
+fn a_wire_log_failure_reaches_the_client_as_a_warning() {
+    let world = World::new(|_| Script::new().always(Reply::text("Fine.")));
+    // A file where the wire-log directory should be: the log cannot be opened.
+    std::fs::write(world.state.path().join("wire"), b"not a directory").unwrap();
+    let mut server = world.serve();
+    server.ok("session/create", json!({"prompt": "hello"}));
+    let warning = server.wait("a wire-log warning", |m, _| m == "warning");
+    let message = warning["message"].as_str().unwrap();
+    assert!(
+        message.contains("wire log") && message.contains("hello"),
+        "{warning}"
+    );
+    server.wait_status("hello", "completed");
+    assert!(server.close().success());
+}

@@ -98,3 +98,33 @@ fn sigkill_mid_turn_then_restart_resumes() {
     assert!(last.body.to_string().contains("SLOW keep streaming"));
     assert!(server.close().success());
 }
+
+/// A session that needs a login when codiva stops still needs it after a restart, with the
+/// agent's own detail, instead of showing as interrupted.
+#[test]
+fn needs_login_survives_a_restart() {
+    let mut world = World::new(|_| {
+        Script::new().always(Reply::error(
+            401,
+            "authentication_error",
+            "invalid x-api-key",
+        ))
+    });
+    world.sandbox = codiva_testkit::AgentSandbox::new()
+        .unwrap()
+        .with_max_retries(1);
+    let mut server = world.serve();
+    server.ok("session/create", json!({"prompt": "say hello"}));
+    server.wait_status("say-hello", "needs_login");
+    let before = server.ok("session/list", json!({}))["sessions"][0].clone();
+    assert!(before["detail"].is_string(), "{before}");
+    assert!(server.close().success());
+
+    let mut server = world.serve();
+    let after = server.ok("session/list", json!({}))["sessions"][0].clone();
+    assert_eq!(after["status"], "needs_login", "{after}");
+    assert_eq!(after["detail"], before["detail"]);
+    let snapshot = server.ok("session/snapshot", json!({"session_id": "say-hello"}));
+    assert_eq!(snapshot["status"], "needs_login", "{snapshot}");
+    assert!(server.close().success());
+}
