@@ -39,7 +39,7 @@ fn send_signal(pid: u32, signal: &str) {
 }
 
 /// The agents codiva has recorded as live: (pid, pgid).
-fn recorded_agents(state_dir: &Path) -> Vec<(u32, u32)> {
+pub fn recorded_agents(state_dir: &Path) -> Vec<(u32, u32)> {
     let Ok(entries) = std::fs::read_dir(state_dir.join("children")) else {
         return Vec::new();
     };
@@ -72,7 +72,7 @@ fn processes_with(marker: &str) -> Vec<u32> {
 
 /// Polls until every agent (its pid and its whole group), and every process whose command
 /// line holds `marker`, is gone; panics with what is left once `since + BOUND` has passed.
-fn assert_agents_gone(agents: &[(u32, u32)], marker: Option<&str>, since: Instant) {
+pub fn assert_agents_gone(agents: &[(u32, u32)], marker: Option<&str>, since: Instant) {
     loop {
         let left: Vec<u32> = agents
             .iter()
