@@ -12,6 +12,7 @@ pub mod manager;
 pub mod paths;
 pub mod persist;
 pub mod process;
+pub mod repo_lock;
 pub mod session;
 pub mod session_log;
 pub mod session_state;

@@ -42,6 +42,9 @@ pub struct ManagerOptions {
     pub max_restarts: u32,
     /// Size at which a session's wire log is rotated.
     pub wire_log_cap: u64,
+    /// What this manager is (`codiva serve`, …), written in the repository's lock for a second
+    /// one to name.
+    pub holder: String,
 }
 
 #[derive(Debug, Clone, thiserror::Error)]
@@ -60,6 +63,22 @@ pub enum ManagerError {
     /// The state file cannot be used (written by a newer codiva); the manager does not start.
     #[error("{0}")]
     StateFile(String),
+}
+
+/// Why a manager could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Manager(#[from] ManagerError),
+    /// Another manager runs on this repository ([`crate::repo_lock`]); the message names it.
+    #[error(transparent)]
+    Locked(crate::repo_lock::LockError),
+}
+
+impl From<GitError> for StartError {
+    fn from(err: GitError) -> Self {
+        StartError::Manager(err.into())
+    }
 }
 
 impl From<GitError> for ManagerError {
@@ -186,9 +205,10 @@ pub struct Manager {
 
 impl Manager {
     /// Opens the repository (a clear error when `cwd` is not in a git repository or it has no
-    /// commit yet), restores the saved sessions and starts the manager. Returns the warnings a
+    /// commit yet), takes the repository's lock (refused while another manager holds it),
+    /// restores the saved sessions and starts the manager. Returns the warnings a
     /// user should see (corrupt state file, pruned sessions, unreadable config…).
-    pub async fn start(options: ManagerOptions) -> Result<(Manager, Vec<String>), ManagerError> {
+    pub async fn start(options: ManagerOptions) -> Result<(Manager, Vec<String>), StartError> {
         actor::start(options).await
     }
 

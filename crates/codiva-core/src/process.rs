@@ -2,7 +2,8 @@
 //!
 //! - [`spawn`](spawn::spawn) starts an agent CLI in its own process group with a scrubbed
 //!   environment, piped stdio, a bounded stderr tail and an escalating shutdown
-//!   ([`ProcessControl`]); dropping the last control handle SIGKILLs the whole group.
+//!   ([`ProcessControl`]); dropping the last control handle SIGKILLs the whole group, and a
+//!   watcher next to each agent stops its group when codiva's process ends without cleanup.
 //! - [`LineReader`] reads JSON lines from the agent's stdout with a hard bound on line length.
 //! - [`ChildRegistry`] records every live child on disk so that a later run can kill what a
 //!   crashed run left behind.
@@ -11,6 +12,7 @@
 pub mod child_registry;
 pub mod line_reader;
 pub mod locate;
+mod parent_watch;
 pub mod procfs;
 mod signal;
 pub mod spawn;

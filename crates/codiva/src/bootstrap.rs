@@ -31,8 +31,9 @@ pub fn open_registry(state_dir: &Path) -> std::io::Result<ChildRegistry> {
     Ok(registry)
 }
 
-/// Starts the manager for the repository containing `cwd`. The error is one line for the user.
-pub async fn start(cwd: PathBuf) -> Result<Started, String> {
+/// Starts the manager for the repository containing `cwd`, as `holder` (`codiva serve`, …: what
+/// a second manager refused on this repository is told). The error is one line for the user.
+pub async fn start(cwd: PathBuf, holder: &str) -> Result<Started, String> {
     let config_path = config::config_path();
     let (config, config_warnings) = config::load(&config_path);
     let mut warnings: Vec<String> = config_warnings.iter().map(ToString::to_string).collect();
@@ -69,6 +70,7 @@ pub async fn start(cwd: PathBuf) -> Result<Started, String> {
         ignored_files_exclude: config.ignored_files_exclude.clone(),
         max_restarts: config.max_restarts,
         wire_log_cap: config.wire_log_max_mb.saturating_mul(1024 * 1024),
+        holder: holder.to_owned(),
     };
     let (manager, manager_warnings) = Manager::start(options)
         .await

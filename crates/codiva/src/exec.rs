@@ -16,6 +16,7 @@ use codiva_core::session::{
 };
 use codiva_core::session_log::{EntryKind, LogEntry, ToolStatus};
 use codiva_core::session_state::{Prompt, Scope, SessionEvent, Status};
+use codiva_core::shutdown_signals::{self, ShutdownSignals};
 use codiva_core::{claude, config, paths, wire_log};
 use codiva_wire::claude::UserInput;
 use serde_json::Value;
@@ -165,6 +166,8 @@ fn load_answers(path: &PathBuf) -> Result<BTreeMap<String, Vec<String>>, String>
 struct Outcome {
     status: Status,
     detail: Option<String>,
+    /// The signal that stopped codiva (the agent was stopped and reaped first).
+    signal: Option<i32>,
 }
 
 async fn drive(
@@ -177,17 +180,23 @@ async fn drive(
     let mut detail = None;
     let mut closing = false;
     let mut interrupted_by_user = false;
-    let ctrl_c = tokio::signal::ctrl_c();
-    tokio::pin!(ctrl_c);
+    let mut stopped_by = None;
+    // Every signal that would end codiva stops the agent first: none outlives `codiva exec`.
+    // The first SIGINT (Ctrl+C) only interrupts the turn; a second one stops like SIGTERM.
+    let mut signals = ShutdownSignals::all_terminating();
     let finish_deadline = tokio::time::sleep(Duration::MAX / 4);
     tokio::pin!(finish_deadline);
     loop {
         let event = tokio::select! {
             event = session.next_event() => event,
-            _ = &mut ctrl_c, if !interrupted_by_user => {
-                interrupted_by_user = true;
-                session.send(SessionCommand::Interrupt);
-                continue;
+            signal = signals.recv() => {
+                if signal == shutdown_signals::SIGINT && !interrupted_by_user {
+                    interrupted_by_user = true;
+                    session.send(SessionCommand::Interrupt);
+                    continue;
+                }
+                stopped_by = Some(signal);
+                break;
             }
             _ = &mut finish_deadline, if closing => {
                 printer.note("the agent did not exit after its input was closed; stopping it");
@@ -225,11 +234,20 @@ async fn drive(
         status = snapshot.status;
         detail = snapshot.detail;
     }
-    session.shutdown().await;
+    tokio::select! {
+        () = session.shutdown() => {}
+        // Another signal while the agent stops: exit now. The agent's watcher (process::spawn)
+        // stops its group as soon as this process is gone.
+        signal = signals.recv() => stopped_by = stopped_by.or(Some(signal)),
+    }
     if interrupted_by_user && !matches!(status, Status::Completed) {
         status = Status::Interrupted;
     }
-    Outcome { status, detail }
+    Outcome {
+        status,
+        detail,
+        signal: stopped_by,
+    }
 }
 
 fn answer_prompt(
@@ -446,6 +464,9 @@ impl Printer {
     /// Prints the final line and returns the exit code.
     fn finish(&mut self, outcome: Outcome) -> ExitCode {
         let code = match outcome.status {
+            _ if outcome.signal.is_some() => outcome
+                .signal
+                .map_or(code::FAILED, shutdown_signals::exit_status),
             Status::Completed => 0,
             Status::NeedsLogin => code::NEEDS_LOGIN,
             Status::RateLimited => code::RATE_LIMITED,
@@ -460,7 +481,12 @@ impl Printer {
                 "code": code,
             }));
         }
-        if code != 0 {
+        if let Some(signal) = outcome.signal {
+            eprintln!(
+                "codiva: stopped by {}; the agent was stopped",
+                shutdown_signals::name(signal)
+            );
+        } else if code != 0 {
             let reason = match outcome.status {
                 Status::NeedsLogin => "needs login",
                 Status::RateLimited => "rate limited",

@@ -57,11 +57,16 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match cli.command {
+    let code = match cli.command {
         None => runtime.block_on(tui::run()),
         Some(Command::Exec(args)) => runtime.block_on(exec::run(args)),
         Some(Command::Serve(args)) => runtime.block_on(serve::run(args)),
-    }
+    };
+    // The front end has stopped its agents and written its state. Do not wait for the runtime's
+    // blocking threads: one may sit in a read of stdin (serve's requests, the terminal) that
+    // only a line or EOF would end, which kept `codiva serve` alive after a SIGTERM.
+    runtime.shutdown_background();
+    code
 }
 
 /// Diagnostics go to `$CODIVA_LOG` (a file) when set, filtered by `RUST_LOG` (default `info`);

@@ -44,7 +44,7 @@ pub async fn run(args: ServeArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let started = match crate::bootstrap::start(cwd).await {
+    let started = match crate::bootstrap::start(cwd, "codiva serve").await {
         Ok(started) => started,
         Err(message) => {
             eprintln!("codiva: {message}");
@@ -53,11 +53,15 @@ pub async fn run(args: ServeArgs) -> ExitCode {
     };
     let manager = started.manager;
     let all_warnings = started.warnings;
-    serve_stdio(manager, Arc::new(all_warnings)).await;
-    ExitCode::SUCCESS
+    match serve_stdio(manager, Arc::new(all_warnings)).await {
+        None => ExitCode::SUCCESS,
+        Some(signal) => ExitCode::from(codiva_core::shutdown_signals::exit_status(signal)),
+    }
 }
 
-async fn serve_stdio(manager: Manager, warnings: Arc<Vec<String>>) {
+/// Serves until stdin ends (`None`) or a shutdown signal arrives (its number); then stops every
+/// session and writes the state.
+async fn serve_stdio(manager: Manager, warnings: Arc<Vec<String>>) -> Option<i32> {
     let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Value>();
     let writer = tokio::spawn(async move {
         let mut stdout = tokio::io::stdout();
@@ -78,6 +82,7 @@ async fn serve_stdio(manager: Manager, warnings: Arc<Vec<String>>) {
 
     let mut reader = LineReader::with_max_line(tokio::io::stdin(), MAX_REQUEST);
     let mut signals = codiva_core::shutdown_signals::ShutdownSignals::new(true);
+    let mut stopped_by = None;
     loop {
         tokio::select! {
             line = reader.next_line() => match line {
@@ -104,13 +109,17 @@ async fn serve_stdio(manager: Manager, warnings: Arc<Vec<String>>) {
                 }
                 Ok(None) | Err(_) => break,
             },
-            _ = signals.recv() => break,
+            signal = signals.recv() => {
+                stopped_by = Some(signal);
+                break;
+            }
         }
     }
     manager.shutdown().await;
     notifier.abort();
     drop(out_tx);
     let _ = writer.await;
+    stopped_by
 }
 
 /// One request line → its response (`None` for a notification from the client).

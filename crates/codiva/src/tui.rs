@@ -19,7 +19,7 @@ pub async fn run() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let started = match crate::bootstrap::start(cwd.clone()).await {
+    let started = match crate::bootstrap::start(cwd.clone(), "codiva (terminal UI)").await {
         Ok(started) => started,
         Err(message) => {
             eprintln!("codiva: {message}");

@@ -12,10 +12,11 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::info::{ManagerEvent, ReadPage, SessionInfo, SessionPhase};
-use super::{Call, CreateOptions, Manager, ManagerError, ManagerOptions};
+use super::{Call, CreateOptions, Manager, ManagerError, ManagerOptions, StartError};
 use crate::agent_event::TurnOutcome;
 use crate::git::{self, MergeOutcome, Repo, SyncOutcome, WorktreeOptions};
 use crate::persist::{self, PersistedSession, StateFile};
+use crate::repo_lock::{LockError, RepoLock};
 use crate::session::{AnswerError, ClaudeSessionConfig, LogPage, SessionCommand};
 use crate::session_state::{
     RestoredSession, Scope, SessionEvent, SessionState, Status, TodoProgress,
@@ -29,12 +30,23 @@ const BASE_CHECK: Duration = Duration::from_secs(2);
 /// What `session/resume` sends when the caller gives no text.
 const CONTINUE: &str = "Continue where you left off.";
 
-pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<String>), ManagerError> {
+pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<String>), StartError> {
     let repo = Repo::open(&options.cwd).await?;
     let mut warnings = Vec::new();
     if let Err(err) = repo.ensure_codiva_dir() {
         warnings.push(format!("cannot write .codiva/.gitignore: {err}"));
     }
+    // Before the state file is read: one manager per repository (repo_lock.rs).
+    let lock = match RepoLock::acquire(&repo.root().join(".codiva"), &options.holder) {
+        Ok(lock) => Some(lock),
+        Err(err @ LockError::Held { .. }) => return Err(StartError::Locked(err)),
+        Err(err @ LockError::Io { .. }) => {
+            warnings.push(format!(
+                "{err}; a second codiva on this repository is not refused"
+            ));
+            None
+        }
+    };
     let base = repo
         .current_branch()
         .await?
@@ -86,6 +98,7 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
         persist_at: None,
         persist_failed: false,
         git_lock: std::sync::Arc::new(tokio::sync::Mutex::new(())),
+        repo_lock: lock,
     };
     tokio::spawn(actor.run(calls_rx, internal_rx));
     Ok((manager, warnings))
@@ -358,6 +371,8 @@ struct Actor {
     /// Held around git operations that write refs, config or worktree metadata: git takes
     /// those locks without waiting, so two concurrent `worktree add`s can fail.
     git_lock: std::sync::Arc<tokio::sync::Mutex<()>>,
+    /// This manager's claim on the repository, released when it stops.
+    repo_lock: Option<RepoLock>,
 }
 
 impl Actor {
@@ -377,6 +392,8 @@ impl Actor {
                 call = calls.recv() => match call {
                     Some(Call::Shutdown(done)) => {
                         self.shutdown().await;
+                        // Released before the caller hears back: it may start the next manager.
+                        self.repo_lock = None;
                         let _ = done.send(());
                         return;
                     }

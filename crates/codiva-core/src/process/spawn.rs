@@ -16,6 +16,7 @@ use tokio::sync::{oneshot, watch};
 
 use super::child_registry::ChildRegistry;
 use super::line_reader::LineReader;
+use super::parent_watch::ParentWatch;
 use super::signal::{SIGKILL, SIGTERM, signal_group};
 
 /// Variables that are removed from every agent's environment, whatever the [`EnvPolicy`]: they
@@ -399,6 +400,11 @@ pub async fn spawn(
     let (stderr_done_tx, stderr_done_rx) = oneshot::channel::<()>();
     tokio::spawn(read_stderr(stderr, Arc::clone(&tail), stderr_done_tx));
 
+    // Stops the group if codiva itself dies without cleaning up (parent_watch.rs).
+    let parent_watch = ParentWatch::start(pid)
+        .inspect_err(|err| tracing::warn!(pid, %err, "cannot start the agent's watcher"))
+        .ok();
+
     let (exit_tx, exit_rx) = watch::channel(None);
     let reaped = Arc::new(AtomicBool::new(false));
     let reaper_flag = Arc::clone(&reaped);
@@ -406,8 +412,12 @@ pub async fn spawn(
     tokio::spawn(async move {
         let info = ExitInfo::from_status(child.wait().await);
         reaper_flag.store(true, Ordering::Release);
-        // The leader is gone; its background jobs (an agent's shells) must not outlive it.
+        // The leader is gone; its background jobs (an agent's shells) and the watcher must not
+        // outlive it. The watcher keeps the group id from being reused until this signal.
         let _ = signal_group(pid, SIGKILL);
+        if let Some(parent_watch) = parent_watch {
+            parent_watch.reap().await;
+        }
         let _ = tokio::time::timeout(STDERR_DRAIN, stderr_done_rx).await;
         if let Some(Err(err)) = registry.map(|r| r.remove(pid)) {
             tracing::warn!(pid, %err, "cannot remove child from the registry");

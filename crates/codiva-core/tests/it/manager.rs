@@ -27,6 +27,7 @@ fn options(repo: &TestRepo) -> ManagerOptions {
         ignored_files_exclude: Vec::new(),
         max_restarts: 0,
         wire_log_cap: 1024 * 1024,
+        holder: "codiva test".to_owned(),
     }
 }
 

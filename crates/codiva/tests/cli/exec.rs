@@ -9,15 +9,15 @@ use codiva_testkit::{
 };
 use serde_json::{Value, json};
 
-struct Exec {
-    mock: MockServer,
-    repo: TestRepo,
-    sandbox: AgentSandbox,
-    state: tempfile::TempDir,
+pub struct Exec {
+    pub mock: MockServer,
+    pub repo: TestRepo,
+    pub sandbox: AgentSandbox,
+    pub state: tempfile::TempDir,
 }
 
 impl Exec {
-    fn new(make_script: impl FnOnce(&Path) -> Script) -> Exec {
+    pub fn new(make_script: impl FnOnce(&Path) -> Script) -> Exec {
         Exec::with_sandbox(make_script, AgentSandbox::new().unwrap())
     }
 

@@ -4,5 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod exec;
+mod one_manager;
+mod orphans;
 mod serve;
 mod tui;

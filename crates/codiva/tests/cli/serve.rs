@@ -1,6 +1,6 @@
 //! `codiva serve --stdio`: the JSON-RPC front end over the session manager.
 
-mod client;
+pub mod client;
 
 mod errors;
 mod folded;

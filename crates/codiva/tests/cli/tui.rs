@@ -522,3 +522,38 @@ fn links_in_a_message_become_terminal_hyperlinks() {
     }
     ui.quit();
 }
+
+/// The terminal UI spawns through the same core code as `serve`: SIGKILLed mid-stream, it
+/// leaves no agent working (each agent's watcher stops it).
+#[test]
+fn sigkill_of_the_ui_mid_stream_leaves_no_agent() {
+    let mut ui = start(|_| {
+        Script::new().then_when(
+            Match::LastUserContains("SLOW".into()),
+            Reply::message(MockMessage::new().text_slow("slow words ".repeat(300), 4, 50)),
+        )
+    });
+    ui.pty.type_line("SLOW keep streaming");
+    let deadline = std::time::Instant::now() + WAIT;
+    let agents = loop {
+        let agents = crate::orphans::recorded_agents(ui.state.path());
+        let streaming = ui
+            .mock
+            .message_requests()
+            .iter()
+            .any(|r| r.body.to_string().contains("SLOW keep streaming"));
+        if !agents.is_empty() && streaming {
+            break agents;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the turn never started"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    // Well into the stream.
+    std::thread::sleep(Duration::from_millis(500));
+    let killed = std::time::Instant::now();
+    ui.pty.kill();
+    crate::orphans::assert_agents_gone(&agents, None, killed);
+}

@@ -144,7 +144,9 @@ async fn a_remaining_control_clone_keeps_the_child_alive() {
     let control = process.control.clone();
     drop(process);
     tokio::time::sleep(Duration::from_millis(200)).await;
-    assert_eq!(live_group_members(pgid), vec![pgid]);
+    // The agent and its watcher (parent_watch.rs).
+    assert!(live_group_members(pgid).contains(&pgid));
+    assert_eq!(live_group_members(pgid).len(), 2);
     assert_eq!(control.try_exit(), None);
     drop(control);
     assert!(group_gone_within(pgid, Duration::from_secs(3)).await);
@@ -301,4 +303,54 @@ async fn cwd_is_set() {
     .await;
     let lines = all_lines(&mut process).await;
     assert_eq!(lines, vec![canonical.display().to_string()]);
+}
+
+/// Starts `script` (which prints `ready`) on a runtime of its own, then drops the runtime with
+/// the handles forgotten: no `Drop` and no reaper runs, as when codiva is SIGKILLed. Returns the
+/// group id and how long the group took to disappear (`None`: still there after 5 s).
+fn abandon(script: &str) -> (u32, Option<Duration>) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let pgid = runtime.block_on(async {
+        let mut process = start(sh(script)).await;
+        until_ready(&mut process).await;
+        let pgid = process.pid;
+        std::mem::forget(process);
+        pgid
+    });
+    let abandoned = Instant::now();
+    drop(runtime);
+    while abandoned.elapsed() < Duration::from_secs(5) {
+        if live_group_members(pgid).is_empty() {
+            return (pgid, Some(abandoned.elapsed()));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (pgid, None)
+}
+
+#[test]
+fn an_abandoned_agent_gets_sigterm_and_its_group_goes() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("term");
+    let (pgid, gone) = abandon(&format!(
+        "sleep 1000 & trap 'echo term > {}; exit 0' TERM; echo ready; while :; do sleep 0.1; done",
+        marker.display()
+    ));
+    let gone = gone.unwrap_or_else(|| panic!("left: {:?}", live_group_members(pgid)));
+    assert!(gone < Duration::from_secs(2), "{gone:?}");
+    assert_eq!(
+        std::fs::read_to_string(&marker).unwrap(),
+        "term\n",
+        "the leader is asked to stop first (Claude Code then ends its tools)"
+    );
+}
+
+#[test]
+fn an_abandoned_agent_that_ignores_sigterm_is_killed() {
+    let (pgid, gone) = abandon("trap '' TERM; echo ready; while :; do sleep 0.1; done");
+    let gone = gone.unwrap_or_else(|| panic!("left: {:?}", live_group_members(pgid)));
+    assert!(gone < Duration::from_secs(2), "{gone:?}");
 }
