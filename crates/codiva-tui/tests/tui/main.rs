@@ -2,6 +2,7 @@
 
 mod app;
 mod composer;
+mod composer_modes;
 mod dialogs;
 mod focus;
 mod log_view;
