@@ -278,6 +278,7 @@ keys![
     RefSyncBusy,
     ErrNoSuchSession,
     ErrStopped,
+    ErrAgentMissing,
     ErrContainedPanic,
     ErrContainedPanicNoLog,
 ];

@@ -244,6 +244,9 @@ pub(super) fn en(key: Key) -> &'static str {
         }
         ErrNoSuchSession => "no session {0}",
         ErrStopped => "the session manager has stopped",
+        ErrAgentMissing => {
+            "Claude Code (the `claude` command) is not installed: install it with `npm install -g @anthropic-ai/claude-code`, or set CODIVA_CLAUDE to its path"
+        }
         ErrContainedPanic => {
             "internal error: {0}. codiva keeps running; a crash log was written to {1}"
         }

@@ -238,6 +238,9 @@ pub(super) fn ja(key: Key) -> &'static str {
         }
         ErrNoSuchSession => "セッション {0} はありません",
         ErrStopped => "セッションマネージャーが停止しています",
+        ErrAgentMissing => {
+            "Claude Code（`claude` コマンド）がインストールされていません。`npm install -g @anthropic-ai/claude-code` でインストールするか、CODIVA_CLAUDE にそのパスを指定してください"
+        }
         ErrContainedPanic => "内部エラー: {0}。codiva は動作を続けます。クラッシュログ: {1}",
         ErrContainedPanicNoLog => {
             "内部エラー: {0}。codiva は動作を続けます。クラッシュログを書けませんでした（{1}）"
