@@ -8,6 +8,7 @@ mod chrome;
 mod composer_mode;
 mod keys;
 mod list_view;
+mod login;
 mod mouse;
 mod notice;
 mod palette;

@@ -279,6 +279,9 @@ keys![
     ErrNoSuchSession,
     ErrStopped,
     ErrAgentMissing,
+    LoginApiKey,
+    LoginToken,
+    LoginNone,
     ErrContainedPanic,
     ErrContainedPanicNoLog,
 ];

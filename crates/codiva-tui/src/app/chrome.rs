@@ -204,10 +204,13 @@ fn put(buf: &mut Buffer, x: u16, y: u16, width: u16, line: &Line) {
 }
 
 fn header_lines(app: &App, width: u16) -> Vec<Line<'static>> {
+    // Waiting for the user: a question, a permission, or a login only they can give.
     let waiting = app
         .sessions
         .iter()
-        .filter(|s| s.status.awaits_user())
+        .filter(|s| {
+            s.status.awaits_user() || s.status == codiva_core::session_state::Status::NeedsLogin
+        })
         .count();
     let cost: f64 = app.sessions.iter().filter_map(|s| s.cost_usd).sum();
     let mut first = vec![
@@ -419,6 +422,24 @@ fn detail(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
     };
     buf.set_line(area.x, area.y, &title, area.width);
     let mut rest = Rect::new(area.x, area.y + 1, area.width, area.height - 1);
+    // A session that needs a login says which credential failed and how to fix it.
+    if session
+        .as_ref()
+        .is_some_and(|s| s.status == codiva_core::session_state::Status::NeedsLogin)
+    {
+        let account = app.pane(id).agent.as_ref().and_then(|a| a.account.clone());
+        let text = super::login::help(account.as_ref());
+        let room = usize::from(rest.width.saturating_sub(2)).max(1);
+        for row in wrap_text(&text, room).into_iter().take(3) {
+            if rest.height <= LOG_RESERVE {
+                break;
+            }
+            let line = Line::styled(format!("  {}", &text[row.start..row.end]), theme::error());
+            buf.set_line(rest.x, rest.y, &line, rest.width);
+            rest.y += 1;
+            rest.height -= 1;
+        }
+    }
     let pane = app.pane(id);
     if let Some(diff) = pane.diff.clone() {
         let lines: Vec<&str> = diff.lines().take(6).collect();

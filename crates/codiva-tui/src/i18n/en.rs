@@ -247,6 +247,15 @@ pub(super) fn en(key: Key) -> &'static str {
         ErrAgentMissing => {
             "Claude Code (the `claude` command) is not installed: install it with `npm install -g @anthropic-ai/claude-code`, or set CODIVA_CLAUDE to its path"
         }
+        LoginApiKey => {
+            "Login needed: the API key from {0} was refused. Fix: set a valid key in {0} (or remove it and run `claude /login`), then Ctrl+R resumes."
+        }
+        LoginToken => {
+            "Login needed: the login token from {0} was refused. Fix: run `claude /login` (or renew {0}), then Ctrl+R resumes."
+        }
+        LoginNone => {
+            "Login needed: Claude Code has no credential. Fix: run `claude /login` in a terminal, or set ANTHROPIC_API_KEY, then Ctrl+R resumes."
+        }
         ErrContainedPanic => {
             "internal error: {0}. codiva keeps running; a crash log was written to {1}"
         }

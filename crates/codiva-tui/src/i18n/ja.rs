@@ -241,6 +241,15 @@ pub(super) fn ja(key: Key) -> &'static str {
         ErrAgentMissing => {
             "Claude Code（`claude` コマンド）がインストールされていません。`npm install -g @anthropic-ai/claude-code` でインストールするか、CODIVA_CLAUDE にそのパスを指定してください"
         }
+        LoginApiKey => {
+            "ログインが必要です: {0} の API キーが拒否されました。対処: {0} に有効なキーを設定する（または外して `claude /login` を実行する）と、Ctrl+R で再開できます。"
+        }
+        LoginToken => {
+            "ログインが必要です: {0} のログイントークンが拒否されました。対処: `claude /login` を実行する（または {0} を更新する）と、Ctrl+R で再開できます。"
+        }
+        LoginNone => {
+            "ログインが必要です: Claude Code に認証情報がありません。対処: 端末で `claude /login` を実行するか ANTHROPIC_API_KEY を設定すると、Ctrl+R で再開できます。"
+        }
         ErrContainedPanic => "内部エラー: {0}。codiva は動作を続けます。クラッシュログ: {1}",
         ErrContainedPanicNoLog => {
             "内部エラー: {0}。codiva は動作を続けます。クラッシュログを書けませんでした（{1}）"

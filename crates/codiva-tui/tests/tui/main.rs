@@ -4,6 +4,7 @@ mod app;
 mod composer;
 mod composer_modes;
 mod dialogs;
+mod errors;
 mod focus;
 mod log_view;
 mod markdown;
