@@ -6,6 +6,7 @@
 mod activity;
 mod chrome;
 mod composer_mode;
+mod help;
 mod keys;
 mod list_view;
 mod login;
@@ -189,6 +190,8 @@ pub struct App {
     composer: Composer,
     palette: palette::Palette,
     confirm: Option<Confirm>,
+    /// The `/help` overlay, while open.
+    help: Option<help::Help>,
     pub run_mode: RunMode,
     notice: Option<notice::Notice>,
     /// The composer collects a deny reason, a free-text answer or `.codiva/prompt.md`.
@@ -233,6 +236,7 @@ impl App {
             composer: Composer::new(),
             palette: palette::Palette::default(),
             confirm: None,
+            help: None,
             run_mode: RunMode::Confirm,
             notice,
             collecting: None,

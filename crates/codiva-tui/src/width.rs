@@ -40,19 +40,23 @@ pub fn wrap_line(line: &str, width: usize) -> Vec<Row> {
     let mut rows = Vec::new();
     let mut start = 0;
     let mut row_width = 0;
-    // Byte offsets where a row may begin, in order (the end of the line is not one). Between
-    // two narrow characters only after a space: a URL or `well-known` stays whole, as before.
+    // Byte offsets where the Unicode rules let a row begin next to a wide character, in order
+    // (the end of the line is not one). Between two narrow characters a row begins only after
+    // a space, as it always did: a URL or `well-known` stays whole.
     let mut breaks = unicode_linebreak::linebreaks(line)
         .map(|(at, _)| at)
-        .filter(|at| *at < line.len() && breakable(line, *at))
+        .filter(|at| *at < line.len() && next_to_wide(line, *at))
         .peekable();
+    let mut after_space = false;
     // The last break opportunity in the current row: (byte offset, width up to it).
     let mut last_break: Option<(usize, usize)> = None;
     for (offset, grapheme) in line.grapheme_indices(true) {
         while breaks.next_if(|at| *at < offset).is_some() {}
-        if breaks.next_if_eq(&offset).is_some() && offset > start {
+        let opportunity = breaks.next_if_eq(&offset).is_some();
+        if (opportunity || after_space) && offset > start {
             last_break = Some((offset, row_width));
         }
+        after_space = grapheme.chars().all(char::is_whitespace);
         let w = grapheme_width(grapheme);
         if row_width + w > width && row_width > 0 {
             match last_break {
@@ -87,14 +91,11 @@ pub fn wrap_line(line: &str, width: usize) -> Vec<Row> {
     rows
 }
 
-/// Whether a row may begin at `at`, a break opportunity of the Unicode rules: after
-/// whitespace, or next to a wide (East Asian) character.
-fn breakable(line: &str, at: usize) -> bool {
-    let before = line[..at].chars().next_back();
-    let after = line[at..].chars().next();
+/// Whether `at` is next to a wide (East Asian) character.
+fn next_to_wide(line: &str, at: usize) -> bool {
     let wide =
         |c: Option<char>| c.is_some_and(|c| unicode_width::UnicodeWidthChar::width(c) == Some(2));
-    before.is_some_and(char::is_whitespace) || wide(before) || wide(after)
+    wide(line[..at].chars().next_back()) || wide(line[at..].chars().next())
 }
 
 /// Wraps text that may contain newlines: the rows of each line, in order, with byte ranges
@@ -213,6 +214,8 @@ mod tests {
             rows("see https://example.com/docs now", 26),
             ["see ", "https://example.com/docs ", "now"]
         );
+        // After a space even where the Unicode rules would not break (before `/`).
+        assert_eq!(rows("run /model /prompt", 12), ["run /model ", "/prompt"]);
         // A long word with no place to break is cut at a grapheme.
         assert_eq!(
             rows("日本語のsupercalifragilistic", 10),

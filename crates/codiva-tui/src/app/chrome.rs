@@ -181,6 +181,7 @@ pub fn render(app: &mut App, frame: &mut Frame) {
         app.layout.composer = Some(composer_area);
         let cursor = app.composer.render(composer_area, buf);
         if app.focus == Focus::Composer
+            && app.help.is_none()
             && let Some((x, cy)) = cursor
         {
             frame.set_cursor_position((x, cy));
@@ -195,6 +196,9 @@ pub fn render(app: &mut App, frame: &mut Frame) {
         width,
         &footer,
     );
+    if app.help.is_some() {
+        super::help::render(app, area, frame.buffer_mut());
+    }
 }
 
 fn put(buf: &mut Buffer, x: u16, y: u16, width: u16, line: &Line) {

@@ -17,6 +17,10 @@ impl App {
         if key.kind == KeyEventKind::Release {
             return Vec::new();
         }
+        if self.help.is_some() {
+            self.help_key(key);
+            return Vec::new();
+        }
         if let Some(confirm) = self.confirm.take() {
             return match key.code {
                 KeyCode::Char('y' | 'Y') => {
@@ -545,7 +549,7 @@ impl App {
                 }
             }
             Command::Help => {
-                self.set_notice(t(Key::Help), false);
+                self.open_help();
                 Vec::new()
             }
             Command::Model => match (id, argument.is_empty()) {

@@ -6,6 +6,7 @@ mod composer_modes;
 mod dialogs;
 mod errors;
 mod focus;
+mod help;
 mod log_view;
 mod markdown;
 mod notices;
