@@ -144,12 +144,12 @@ fn a_session_from_instruction_to_merge() {
     // The permission: the dialog waits for the user to move to it (Tab), then `y` allows.
     ui.pty.wait_for_text("Allow Bash?", WAIT);
     ui.pty.send(b"\t");
-    ui.pty.wait_for_text("answer · Tab", WAIT);
+    ui.pty.wait_for_text("answer · Esc", WAIT);
     ui.pty.send(b"y");
     // The question: to it with Tab, pick the first option, then submit.
     ui.pty.wait_for_text("Which greeting?", WAIT);
     ui.pty.send(b"\t");
-    ui.pty.wait_for_text("answer · Tab", WAIT);
+    ui.pty.wait_for_text("answer · Esc", WAIT);
     ui.pty.send(b"\r");
     std::thread::sleep(Duration::from_millis(200));
     if ui.pty.screen().contains("Which greeting?") {
