@@ -141,7 +141,10 @@ pub struct CommandInfo {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Account {
+    /// Where the API key in use comes from (`ANTHROPIC_API_KEY`, `apiKeyHelper`, …; `none`).
     pub api_key_source: Option<String>,
+    /// Where the login token in use comes from (`CLAUDE_CODE_OAUTH_TOKEN`, …; `none`).
+    pub token_source: Option<String>,
     pub api_provider: Option<String>,
     pub email: Option<String>,
     pub subscription: Option<String>,

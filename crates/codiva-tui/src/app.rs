@@ -5,8 +5,11 @@
 
 mod activity;
 mod chrome;
+mod composer_mode;
+mod help;
 mod keys;
 mod list_view;
+mod login;
 mod mouse;
 mod notice;
 mod palette;
@@ -190,12 +193,14 @@ pub struct App {
     composer: Composer,
     palette: palette::Palette,
     confirm: Option<Confirm>,
+    /// The `/help` overlay, while open.
+    help: Option<help::Help>,
     pub run_mode: RunMode,
     notice: Option<notice::Notice>,
-    /// Composer text goes to the dialog of this session (a deny reason, a free-text answer).
-    text_for_dialog: Option<String>,
-    /// The composer edits `.codiva/prompt.md`; Enter saves it.
-    editing_prompt: bool,
+    /// The composer collects a deny reason, a free-text answer or `.codiva/prompt.md`.
+    collecting: Option<composer_mode::Collecting>,
+    /// What the composer held before it started collecting (given back after).
+    set_aside: Option<String>,
     /// What was typed in a view the user left: `""` the list, else a session id.
     drafts: HashMap<String, String>,
     /// Counts manager events (orders waiting prompts for the inbox).
@@ -231,13 +236,14 @@ impl App {
             view: View::List,
             focus: Focus::Composer,
             selected: 0,
-            composer: Composer::new().with_placeholder(list_placeholder()),
+            composer: Composer::new(),
             palette: palette::Palette::default(),
             confirm: None,
+            help: None,
             run_mode: RunMode::Confirm,
             notice,
-            text_for_dialog: None,
-            editing_prompt: false,
+            collecting: None,
+            set_aside: None,
             drafts: HashMap::new(),
             seq: 0,
             layout: mouse::Layout::default(),
@@ -347,7 +353,10 @@ impl App {
             n.holds(
                 self.now,
                 |id| self.sessions.iter().find(|s| s.id == id).map(|s| s.status),
-                self.text_for_dialog.is_some(),
+                matches!(
+                    self.collecting,
+                    Some(composer_mode::Collecting::Dialog { .. })
+                ),
             )
         });
         if !holds {
@@ -503,10 +512,7 @@ impl App {
                 Vec::new()
             }
             Done::EditPrompt(text) => {
-                self.editing_prompt = true;
-                self.focus = Focus::Composer;
-                self.composer.set_text(text.trim_end());
-                self.set_notice(t(Key::EditingPrompt), false);
+                self.start_collecting(composer_mode::Collecting::Prompt, text.trim_end());
                 Vec::new()
             }
             Done::Info(text) => {
@@ -537,7 +543,6 @@ impl App {
             Focus::Composer
         };
         self.view = View::Detail(id);
-        self.composer.set_placeholder(detail_placeholder());
         self.palette.close();
         effects
     }
@@ -546,19 +551,17 @@ impl App {
         self.keep_draft();
         self.view = View::List;
         self.focus = Focus::Composer;
-        self.text_for_dialog = None;
         self.composer
             .set_text(&self.drafts.remove("").unwrap_or_default());
-        self.composer.set_placeholder(list_placeholder());
         self.palette.close();
     }
 
     /// Keeps what is typed in the composer for the view being left (the list's instruction,
     /// a session's follow-up); the composer comes back with it when that view opens again.
     fn keep_draft(&mut self) {
-        if self.text_for_dialog.is_some() || self.editing_prompt {
-            return;
-        }
+        // Text being collected for a dialog or the prompt is dropped; the view keeps the
+        // draft that was set aside for it.
+        self.stop_collecting();
         let key = match &self.view {
             View::List => String::new(),
             View::Detail(id) => id.clone(),
@@ -677,12 +680,4 @@ impl App {
     pub fn take_clipboard(&mut self) -> Option<String> {
         self.clipboard.take()
     }
-}
-
-fn list_placeholder() -> &'static str {
-    t(Key::ListPlaceholder)
-}
-
-fn detail_placeholder() -> &'static str {
-    t(Key::DetailPlaceholder)
 }

@@ -21,6 +21,19 @@ pub async fn run() -> ExitCode {
     };
     let started = match crate::bootstrap::start(cwd.clone(), "codiva (terminal UI)").await {
         Ok(started) => started,
+        Err(crate::bootstrap::StartError::AgentMissing { language }) => {
+            // One line that says what to do, in the user's language.
+            let codiva_lang = std::env::var("CODIVA_LANG").ok();
+            let locale = codiva_tui::i18n::locale_from_env();
+            let lang = codiva_tui::i18n::choose(
+                codiva_lang.as_deref(),
+                language.as_deref(),
+                locale.as_deref(),
+            );
+            let line = codiva_tui::i18n::text(lang, codiva_tui::i18n::Key::ErrAgentMissing);
+            eprintln!("codiva: {line}");
+            return ExitCode::FAILURE;
+        }
         Err(message) => {
             eprintln!("codiva: {message}");
             return ExitCode::FAILURE;

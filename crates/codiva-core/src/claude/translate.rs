@@ -380,6 +380,7 @@ fn agent_info(answer: Value) -> AgentInfo {
             .collect(),
         account: init.account.map(|account| Account {
             api_key_source: account.api_key_source,
+            token_source: account.token_source,
             api_provider: account.api_provider,
             email: account.email,
             subscription: account.subscription_type,

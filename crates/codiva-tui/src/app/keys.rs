@@ -4,6 +4,7 @@ use codiva_core::manager::SessionPhase;
 use codiva_core::session_state::Status;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
+use super::composer_mode::{Collecting, ComposerMode};
 use super::palette::{Command, Item};
 use super::pane::Dialog;
 use super::{App, Confirm, Effect, Focus, RunMode, View};
@@ -16,10 +17,22 @@ impl App {
         if key.kind == KeyEventKind::Release {
             return Vec::new();
         }
+        if self.help.is_some() {
+            self.help_key(key);
+            return Vec::new();
+        }
         if let Some(confirm) = self.confirm.take() {
             return match key.code {
                 KeyCode::Char('y' | 'Y') => {
                     self.quit |= confirm.on_yes.contains(&Effect::Quit);
+                    // A new session started from a finished one's view: the list shows it.
+                    let creates = confirm
+                        .on_yes
+                        .iter()
+                        .any(|effect| matches!(effect, Effect::Create { .. }));
+                    if creates && self.view != View::List {
+                        self.back_to_list();
+                    }
                     confirm.on_yes
                 }
                 KeyCode::Char('n' | 'N') | KeyCode::Esc => {
@@ -234,9 +247,12 @@ impl App {
                 request_id,
                 response,
             }],
-            DialogAction::WantText { .. } => {
-                self.text_for_dialog = Some(id.to_owned());
-                self.focus = Focus::Composer;
+            DialogAction::WantText { purpose } => {
+                let what = Collecting::Dialog {
+                    id: id.to_owned(),
+                    purpose,
+                };
+                self.start_collecting(what, "");
                 self.notice_until(
                     t(Key::TypeTextForDialog),
                     false,
@@ -417,13 +433,13 @@ impl App {
     fn composer_unhandled(&mut self, key: KeyEvent) -> Vec<Effect> {
         let detail = matches!(self.view, View::Detail(_));
         match key.code {
-            KeyCode::Esc if self.editing_prompt => {
-                self.editing_prompt = false;
-                self.composer.clear();
+            // Esc leaves what the composer collects: the prompt unchanged, the dialog as it was.
+            KeyCode::Esc if self.collecting == Some(Collecting::Prompt) => {
+                self.stop_collecting();
                 self.set_notice(t(Key::PromptUnchanged), false);
             }
-            KeyCode::Esc if self.text_for_dialog.is_some() => {
-                self.text_for_dialog = None;
+            KeyCode::Esc if self.collecting.is_some() => {
+                self.stop_collecting();
                 self.focus = Focus::Dialog;
             }
             KeyCode::Esc if detail => self.back_to_list(),
@@ -442,12 +458,13 @@ impl App {
     }
 
     fn submit(&mut self, text: String) -> Vec<Effect> {
-        if self.editing_prompt {
-            self.editing_prompt = false;
+        let mode = self.composer_mode();
+        if self.collecting == Some(Collecting::Prompt) {
+            self.stop_collecting();
             return vec![Effect::SavePrompt { text }];
         }
         let text = text.trim().to_owned();
-        if let Some(id) = self.text_for_dialog.take() {
+        if let Some(Collecting::Dialog { id, .. }) = self.stop_collecting() {
             let action = match self.pane(&id).dialog() {
                 Some(Dialog::Permission(dialog)) => dialog.provide_text(text),
                 Some(Dialog::Question(dialog)) => dialog.provide_text(text),
@@ -460,6 +477,10 @@ impl App {
             let chosen = self.palette.selected();
             self.palette.close();
             return self.run_command(rest, chosen);
+        }
+        if let ComposerMode::Finished { title, merged } = mode {
+            self.offer_new_session(&title, merged, text);
+            return Vec::new();
         }
         let mut effects = vec![Effect::SaveHistory];
         match &self.view {
@@ -528,7 +549,7 @@ impl App {
                 }
             }
             Command::Help => {
-                self.set_notice(t(Key::Help), false);
+                self.open_help();
                 Vec::new()
             }
             Command::Model => match (id, argument.is_empty()) {

@@ -196,6 +196,7 @@ fn connect(app: &mut App, id: &str, subscription: Option<&str>) {
                 ],
                 account: Some(Account {
                     api_key_source: subscription.is_none().then(|| "ANTHROPIC_API_KEY".into()),
+                    token_source: None,
                     api_provider: Some("firstParty".into()),
                     email: None,
                     subscription: subscription.map(Into::into),

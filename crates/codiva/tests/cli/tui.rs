@@ -144,12 +144,12 @@ fn a_session_from_instruction_to_merge() {
     // The permission: the dialog waits for the user to move to it (Tab), then `y` allows.
     ui.pty.wait_for_text("Allow Bash?", WAIT);
     ui.pty.send(b"\t");
-    ui.pty.wait_for_text("answer · Tab", WAIT);
+    ui.pty.wait_for_text("answer · Esc", WAIT);
     ui.pty.send(b"y");
     // The question: to it with Tab, pick the first option, then submit.
     ui.pty.wait_for_text("Which greeting?", WAIT);
     ui.pty.send(b"\t");
-    ui.pty.wait_for_text("answer · Tab", WAIT);
+    ui.pty.wait_for_text("answer · Esc", WAIT);
     ui.pty.send(b"\r");
     std::thread::sleep(Duration::from_millis(200));
     if ui.pty.screen().contains("Which greeting?") {
@@ -556,4 +556,50 @@ fn sigkill_of_the_ui_mid_stream_leaves_no_agent() {
     let killed = std::time::Instant::now();
     ui.pty.kill();
     crate::orphans::assert_agents_gone(&agents, None, killed);
+}
+
+/// Without Claude Code anywhere, `codiva` in a git repository says in one line how to install
+/// it (not which directories it searched), in the UI's language.
+#[test]
+fn a_missing_claude_gives_the_install_command() {
+    let repo = TestRepo::new().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let config = state.path().join("config.toml");
+    std::fs::write(&config, "fetch_base = false\n").unwrap();
+    let run = |lang: Option<&str>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_codiva"));
+        command
+            .current_dir(repo.path())
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", home.path())
+            .env("CODIVA_STATE_DIR", state.path())
+            .env("CODIVA_CONFIG", &config);
+        if let Some(lang) = lang {
+            command.env("CODIVA_LANG", lang);
+        }
+        let output = command.output().unwrap();
+        assert!(!output.status.success());
+        assert!(output.stdout.is_empty());
+        String::from_utf8(output.stderr).unwrap()
+    };
+    let english = run(None);
+    assert_eq!(english.lines().count(), 1, "{english}");
+    assert!(
+        english.contains("npm install -g @anthropic-ai/claude-code"),
+        "{english}"
+    );
+    assert!(english.contains("not installed"), "{english}");
+    assert!(!english.contains("searched"), "{english}");
+    let japanese = run(Some("ja"));
+    assert_eq!(japanese.lines().count(), 1, "{japanese}");
+    assert!(
+        japanese.contains("npm install -g @anthropic-ai/claude-code"),
+        "{japanese}"
+    );
+    assert!(
+        japanese.contains("インストールされていません"),
+        "{japanese}"
+    );
 }
