@@ -12,9 +12,11 @@
 //!   carries the ignored files ([`ignored`]).
 //! - [`Repo::run_setup`] runs the optional `.codiva/setup` script in a new worktree.
 //! - [`finish`]: diff stat, merge, discard (with an archive ref), restore, sync.
+//! - [`diff_text`]: a session's whole diff (commits, uncommitted, untracked), bounded.
 //!
 //! See `docs/git.md` for the commands in order.
 
+pub mod diff_text;
 pub mod finish;
 pub mod ignored;
 mod repo;
@@ -24,6 +26,7 @@ pub mod worktree;
 
 use std::path::PathBuf;
 
+pub use diff_text::{DIFF_TEXT_CAP, DiffText};
 pub use finish::{
     CommitSummary, DiffStat, DiscardPreview, FileStat, MergeOutcome, StatusEntry, SyncOutcome,
 };
