@@ -9,3 +9,4 @@ mod markdown;
 mod notices;
 mod notify;
 mod support;
+mod views;
