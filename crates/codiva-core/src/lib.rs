@@ -6,7 +6,9 @@
 pub mod agent_event;
 pub mod claude;
 pub mod config;
+pub mod config_edit;
 pub mod desktop_notify;
+pub mod foreground;
 pub mod git;
 pub mod manager;
 pub mod paths;

@@ -16,7 +16,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 pub use info::{DiscardPreview, ManagerEvent, ReadPage, SessionInfo, SessionPhase};
 
 use crate::claude::accepts::InvalidInput;
-use crate::git::{DiffStat, GitError, IgnoredMode};
+use crate::git::{DiffStat, DiffText, GitError, IgnoredMode};
 use crate::process::{ChildRegistry, EnvPolicy};
 use crate::session::{PermissionResponse, QuestionResponse};
 use crate::session_state::{Scope, SessionSnapshot};
@@ -132,6 +132,29 @@ pub struct FreshPreview {
     pub confirm_token: String,
 }
 
+/// The longest session title, in characters.
+pub const MAX_TITLE_CHARS: usize = 80;
+
+/// A title fit for a list row and a terminal title (it may come from model output): control
+/// and bidirectional-override characters dropped, whitespace runs made one space, trimmed, at
+/// most [`MAX_TITLE_CHARS`] characters. `None` when nothing is left.
+pub fn sanitize_title(text: &str) -> Option<String> {
+    let bidi = |c: char| matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+    let mut out = String::new();
+    for word in text
+        .split(|c: char| c.is_whitespace() || c.is_control())
+        .filter(|w| !w.is_empty())
+    {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.extend(word.chars().filter(|c| !bidi(*c) && !c.is_control()));
+    }
+    let out: String = out.trim().chars().take(MAX_TITLE_CHARS).collect();
+    let out = out.trim_end().to_owned();
+    (!out.is_empty()).then_some(out)
+}
+
 /// Options for a new session.
 #[derive(Debug, Clone, Default)]
 pub struct CreateOptions {
@@ -163,6 +186,8 @@ pub(crate) enum Call {
     SetModel(String, Option<String>, Reply<()>),
     SetPermissionMode(String, String, Reply<()>),
     Diff(String, Reply<DiffStat>),
+    DiffText(String, Reply<DiffText>),
+    Rename(String, String, Reply<SessionInfo>),
     Merge(String, Reply<SessionInfo>),
     Discard {
         id: String,
@@ -338,6 +363,20 @@ impl Manager {
         self.call(|reply| Call::Diff(id.to_owned(), reply)).await
     }
 
+    /// The session's whole diff against its base (commits, uncommitted and untracked files),
+    /// at most [`crate::git::DIFF_TEXT_CAP`] bytes.
+    pub async fn diff_text(&self, id: &str) -> Result<DiffText, ManagerError> {
+        self.call(|reply| Call::DiffText(id.to_owned(), reply))
+            .await
+    }
+
+    /// Gives the session a new title (sanitised: one line, no control characters, at most
+    /// [`MAX_TITLE_CHARS`] characters; an empty one goes back to the title from its prompt).
+    pub async fn rename(&self, id: &str, title: &str) -> Result<SessionInfo, ManagerError> {
+        self.call(|reply| Call::Rename(id.to_owned(), title.to_owned(), reply))
+            .await
+    }
+
     pub async fn merge(&self, id: &str) -> Result<SessionInfo, ManagerError> {
         self.call(|reply| Call::Merge(id.to_owned(), reply)).await
     }
@@ -400,5 +439,28 @@ impl Manager {
         if self.calls.send(Call::Shutdown(tx)).is_ok() {
             let _ = rx.await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_are_one_clean_line() {
+        assert_eq!(
+            sanitize_title("  Fix\tthe\n\nlogin \u{1b}[31mloop ").as_deref(),
+            Some("Fix the login [31mloop")
+        );
+        assert_eq!(
+            sanitize_title("a\u{202e}b\u{2066}c").as_deref(),
+            Some("abc")
+        );
+        assert_eq!(sanitize_title(" \n\t "), None);
+        let long = "長".repeat(200);
+        assert_eq!(
+            sanitize_title(&long).map(|t| t.chars().count()),
+            Some(MAX_TITLE_CHARS)
+        );
     }
 }

@@ -6,18 +6,25 @@
 mod activity;
 mod chrome;
 mod composer_mode;
+mod config_view;
+mod diff_view;
+mod filter;
+mod finish;
 mod help;
 mod keys;
 mod list_view;
 mod login;
 mod mouse;
 mod notice;
+mod overlay;
 mod palette;
 mod pane;
+mod picker;
 
 use std::collections::HashMap;
 use std::time::Duration;
 
+use codiva_core::git::DiffStat;
 use codiva_core::manager::{DiscardPreview, ManagerEvent, SessionInfo};
 use codiva_core::session::{PermissionResponse, QuestionResponse};
 use codiva_core::session_log::LogEntry;
@@ -28,6 +35,7 @@ use ratatui::Frame;
 use crate::composer::Composer;
 use crate::i18n::{Key, t, tf};
 pub use mouse::{Selection, osc52};
+pub use overlay::config_error;
 pub use palette::Command;
 use pane::Pane;
 
@@ -65,11 +73,34 @@ pub enum Effect {
         id: String,
         model: Option<String>,
     },
+    /// The session's whole diff, for the diff view.
     Diff {
+        id: String,
+    },
+    /// What a merge would take (commits ahead, uncommitted files), for its confirmation.
+    MergePreview {
         id: String,
     },
     Merge {
         id: String,
+    },
+    /// Bring a discarded session back.
+    Restore {
+        id: String,
+    },
+    Rename {
+        id: String,
+        title: String,
+    },
+    /// Write one key of the configuration file (keeping the rest of it).
+    SaveConfig {
+        key: String,
+        value: String,
+    },
+    /// Hand the terminal to `$SHELL` or `$EDITOR` in `cwd` until it exits.
+    Foreground {
+        what: Foreground,
+        cwd: std::path::PathBuf,
     },
     /// First step of discard/remove: ask what would be lost.
     DiscardPreview {
@@ -90,7 +121,7 @@ pub enum Effect {
     SavePrompt {
         text: String,
     },
-    /// Show the configuration file path and the active values.
+    /// Read the configuration file for the config view.
     ShowConfig,
     SaveHistory,
     /// Open a link with the desktop's handler.
@@ -121,11 +152,32 @@ pub enum Done {
     Diff {
         id: String,
         text: String,
+        truncated: bool,
+    },
+    MergePreview {
+        id: String,
+        stat: DiffStat,
+    },
+    /// The configuration file's text (`saved`: after writing this key).
+    Config {
+        path: String,
+        text: String,
+        saved: Option<String>,
     },
     /// The current `.codiva/prompt.md`, to edit in the composer.
     EditPrompt(String),
     Info(String),
     Error(String),
+}
+
+/// A program that gets the terminal in a session's worktree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Foreground {
+    Shell,
+    /// `$EDITOR` on this path (relative to the worktree), else on the worktree.
+    Editor {
+        path: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -219,6 +271,14 @@ pub struct App {
     /// see is what you answer).
     shown_dialog: Option<String>,
     quit: bool,
+    /// A view over the body that has the keys (pickers, diff, config).
+    overlay: Option<overlay::Overlay>,
+    /// The session list's filter.
+    filter: Option<filter::ListFilter>,
+    /// A third answer to the open confirmation: its key, effects and the choices line.
+    confirm_extra: Option<(char, Vec<Effect>, String)>,
+    /// The session indices of the list rows the last frame showed (for the mouse).
+    list_rows: Vec<usize>,
 }
 
 impl App {
@@ -254,6 +314,10 @@ impl App {
             seen_at: HashMap::new(),
             shown_dialog: None,
             quit: false,
+            overlay: None,
+            filter: None,
+            confirm_extra: None,
+            list_rows: Vec::new(),
         }
     }
 
@@ -507,8 +571,20 @@ impl App {
                 });
                 Vec::new()
             }
-            Done::Diff { id, text } => {
-                self.pane(&id).diff = Some(text);
+            Done::Diff {
+                id,
+                text,
+                truncated,
+            } => {
+                self.diff_arrived(&id, &text, truncated);
+                Vec::new()
+            }
+            Done::MergePreview { id, stat } => {
+                self.merge_preview_arrived(id, stat);
+                Vec::new()
+            }
+            Done::Config { path, text, saved } => {
+                self.config_arrived(path, &text, saved);
                 Vec::new()
             }
             Done::EditPrompt(text) => {

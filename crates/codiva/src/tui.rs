@@ -54,17 +54,6 @@ pub async fn run() -> ExitCode {
         Err(_) => root.display().to_string(),
     };
     let config = &started.config;
-    let config_summary = format!(
-        "config {}: model {}, permission mode {}, ignored files {:?}, fetch base {}, max restarts {}, notifications {}, mouse {}",
-        started.config_path.display(),
-        config.model.as_deref().unwrap_or("default"),
-        config.permission_mode.as_deref().unwrap_or("default"),
-        config.ignored_files,
-        config.fetch_base,
-        config.max_restarts,
-        config.notifications,
-        config.mouse,
-    );
     // A panic writes a crash log and saves the sessions first. The save runs on the manager's
     // task (a tokio worker; the UI runs on this thread) and the hook waits at most
     // CRASH_SAVE_TIMEOUT on a std channel, so a manager that cannot answer (it is the one that
@@ -91,7 +80,7 @@ pub async fn run() -> ExitCode {
             warnings: started.warnings,
         },
         history_path: codiva_tui::composer::History::path_for(&root),
-        config_summary,
+        config_path: started.config_path.clone(),
         prompt_path: root.join(".codiva").join("prompt.md"),
         mouse: config.mouse,
         notifier: Notifier::from_env(config.notifications),

@@ -40,7 +40,7 @@ impl InvalidInput {
 }
 
 /// The permission modes the agent accepts.
-pub fn permission_modes() -> &'static [&'static str] {
+pub const fn permission_modes() -> &'static [&'static str] {
     PERMISSION_MODES
 }
 

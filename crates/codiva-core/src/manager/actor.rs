@@ -573,6 +573,14 @@ impl Actor {
                 let result = self.diff(&id).await;
                 let _ = reply.send(result);
             }
+            Call::DiffText(id, reply) => {
+                let result = self.diff_text(&id).await;
+                let _ = reply.send(result);
+            }
+            Call::Rename(id, title, reply) => {
+                let result = self.rename(&id, &title);
+                let _ = reply.send(result);
+            }
             Call::Merge(id, reply) => {
                 let result = self.merge(&id).await;
                 let _ = reply.send(result);
@@ -830,12 +838,7 @@ impl Actor {
     async fn ensure_task(&mut self, id: &str) -> Result<(), ManagerError> {
         let home = self.options.claude_home.clone();
         let record = self.record(id)?;
-        if record.commands.is_some()
-            || matches!(
-                record.phase,
-                SessionPhase::Preparing | SessionPhase::Discarded | SessionPhase::Merged { .. }
-            )
-        {
+        if record.commands.is_some() || matches!(record.phase, SessionPhase::Preparing) {
             return Ok(());
         }
         let mut restored = RestoredSession {
@@ -975,6 +978,33 @@ impl Actor {
             ));
         }
         Ok(self.repo.diff_stat(&worktree, &base).await?)
+    }
+
+    async fn diff_text(&mut self, id: &str) -> Result<git::DiffText, ManagerError> {
+        let record = self.record(id)?;
+        let (worktree, base) = (record.worktree.clone(), record.base.clone());
+        if !matches!(
+            record.phase,
+            SessionPhase::Active | SessionPhase::Conflict { .. }
+        ) {
+            return Err(refused(
+                "no_worktree",
+                &[id],
+                format!("session {id} has no worktree"),
+            ));
+        }
+        Ok(self
+            .repo
+            .diff_text(&worktree, &base, git::DIFF_TEXT_CAP)
+            .await?)
+    }
+
+    fn rename(&mut self, id: &str, title: &str) -> Result<SessionInfo, ManagerError> {
+        let record = self.record(id)?;
+        record.title = super::sanitize_title(title).unwrap_or_else(|| title_of(&record.prompt));
+        let info = record.info();
+        self.emit_info(id);
+        Ok(info)
     }
 
     async fn merge(&mut self, id: &str) -> Result<SessionInfo, ManagerError> {

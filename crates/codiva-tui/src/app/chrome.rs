@@ -41,10 +41,14 @@ pub fn render(app: &mut App, frame: &mut Frame) {
                 ));
             }
         }
-        lines.push(Line::styled(format!("  {}", t(Key::YesNo)), theme::bold()));
+        let choices = app
+            .confirm_extra
+            .as_ref()
+            .map_or(t(Key::YesNo), |(_, _, choices)| choices.as_str());
+        lines.push(Line::styled(format!("  {choices}"), theme::bold()));
         lines
     });
-    let composer_height = if confirm_lines.is_some() {
+    let composer_height = if confirm_lines.is_some() || app.overlay.is_some() {
         0
     } else {
         app.composer.desired_height(width).clamp(1, 8)
@@ -89,7 +93,13 @@ pub fn render(app: &mut App, frame: &mut Frame) {
     }
     let body = Rect::new(area.x, y, width, body_height);
     y += body_height;
+    let overlay_cursor = if app.overlay.is_some() {
+        app.render_overlay(body, buf)
+    } else {
+        None
+    };
     match app.view.clone() {
+        _ if app.overlay.is_some() => {}
         View::List => {
             let focused = app.focus == Focus::List;
             let selected = app.selected.min(app.sessions.len().saturating_sub(1));
@@ -107,14 +117,7 @@ pub fn render(app: &mut App, frame: &mut Frame) {
                 None => 0,
             };
             let list_area = Rect::new(body.x, body.y, body.width, body.height - dialog_height);
-            let first = list_view::render(
-                &app.sessions,
-                selected,
-                focused,
-                app.activity(),
-                list_area,
-                buf,
-            );
+            let first = super::filter::render_list(app, selected, focused, list_area, buf);
             app.layout.list = Some(first);
             if let Some(id) = waiting
                 && dialog_height > 0
@@ -187,6 +190,9 @@ pub fn render(app: &mut App, frame: &mut Frame) {
             frame.set_cursor_position((x, cy));
         }
         y += composer_height;
+    }
+    if let Some((x, cy)) = overlay_cursor {
+        frame.set_cursor_position((x, cy));
     }
     let buf = frame.buffer_mut();
     put(
@@ -338,6 +344,9 @@ fn tokens(count: u64) -> String {
 }
 
 fn footer_line(app: &App, width: u16) -> Line<'static> {
+    if let Some(hint) = app.overlay_hint() {
+        return footer_with(app, width, &hint);
+    }
     let hints = t(match (&app.view, app.focus) {
         (_, _) if app.confirm.is_some() => Key::YesNo,
         (_, Focus::Composer) => return footer_with(app, width, app.composer_mode().hints()),
@@ -362,13 +371,17 @@ fn footer_with(app: &App, width: u16, hints: &str) -> Line<'static> {
     // Where the keys go, first and highlighted: typing never lands somewhere unseen.
     let label = format!(
         " {} ",
-        t(match app.focus {
-            _ if app.confirm.is_some() => Key::FocusConfirm,
-            Focus::Composer => Key::FocusComposer,
-            Focus::Dialog => Key::FocusDialog,
-            Focus::List => Key::FocusList,
-            Focus::Log => Key::FocusLog,
-        })
+        if app.confirm.is_none() && app.overlay.is_some() {
+            crate::i18n_views::vt(crate::i18n_views::V::FocusView)
+        } else {
+            t(match app.focus {
+                _ if app.confirm.is_some() => Key::FocusConfirm,
+                Focus::Composer => Key::FocusComposer,
+                Focus::Dialog => Key::FocusDialog,
+                Focus::List => Key::FocusList,
+                Focus::Log => Key::FocusLog,
+            })
+        }
     );
     let short_mode = tf(Key::ModeLabelShort, &[mode]);
     let width = usize::from(width);
@@ -444,24 +457,6 @@ fn detail(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
             rest.height -= 1;
         }
     }
-    let pane = app.pane(id);
-    if let Some(diff) = pane.diff.clone() {
-        let lines: Vec<&str> = diff.lines().take(6).collect();
-        for line in &lines {
-            if rest.height == 0 {
-                break;
-            }
-            buf.set_line(
-                rest.x,
-                rest.y,
-                &Line::styled(format!("  {line}"), theme::dim()),
-                rest.width,
-            );
-            rest.y += 1;
-            rest.height -= 1;
-        }
-    }
-    let _ = pane;
     let dialog_height = dialog_height(app, id, rest.width, rest.height.saturating_sub(LOG_RESERVE));
     let log_area = Rect::new(rest.x, rest.y, rest.width, rest.height - dialog_height);
     app.layout.log = Some(log_area);

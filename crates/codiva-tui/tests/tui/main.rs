@@ -12,3 +12,4 @@ mod markdown;
 mod notices;
 mod notify;
 mod support;
+mod views;

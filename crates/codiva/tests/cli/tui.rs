@@ -603,3 +603,59 @@ fn a_missing_claude_gives_the_install_command() {
         "{japanese}"
     );
 }
+
+/// `/diff` on a session that changed a file shows the real diff (the file is uncommitted, so
+/// it comes from the worktree); `/shell` hands the terminal to a shell in the worktree and
+/// codiva's screen comes back when it exits.
+#[test]
+fn diff_view_and_a_shell_in_the_worktree() {
+    let mut ui = start(|_| {
+        let first = || Match::FirstUserContains("write the notes".into());
+        Script::new()
+            .then_when(
+                first(),
+                Reply::tool_use(
+                    "Bash",
+                    json!({"command": "printf 'DIFF-LINE one\\nDIFF-LINE two\\n' > notes.txt",
+                           "description": "Write the notes"}),
+                ),
+            )
+            .then_when(first(), Reply::text("Notes written."))
+    });
+    // Auto mode: the Bash call is allowed without a question.
+    ui.pty.send(b"\x1b[Z");
+    ui.pty.wait_for_text("mode: auto", WAIT);
+    ui.pty.type_line("write the notes");
+    ui.pty.wait_for_text("Completed", WAIT);
+    ui.pty.send(b"\r");
+    ui.pty.send(b"\r");
+    ui.pty.wait_for_text("Notes written.", WAIT);
+    ui.pty.type_line("/diff");
+    let screen = ui.pty.wait_for_text("+DIFF-LINE two", WAIT);
+    assert!(screen.contains("notes.txt"), "{screen}");
+    assert!(screen.contains("1 files"), "{screen}");
+    ui.pty.send(ESC);
+    ui.pty
+        .wait_for("the diff closed", WAIT, |s| !s.contains("+DIFF-LINE two"));
+    ui.pty.type_line("/shell");
+    // The shell has the terminal: codiva's screen is gone until it exits.
+    ui.pty.wait_for("the shell has the terminal", WAIT, |s| {
+        !s.contains("Notes written.")
+    });
+    ui.pty
+        .send(b"echo from-the-shell > shell-was-here.txt; exit 3\r");
+    let screen = ui.pty.wait_for_text("(exit 3)", WAIT);
+    assert!(screen.contains("Notes written."), "redrawn:\n{screen}");
+    assert!(
+        ui.repo
+            .path()
+            .join(".codiva/worktrees/write-the-notes/shell-was-here.txt")
+            .exists(),
+        "the shell ran in the worktree"
+    );
+    // The keys are codiva's again.
+    ui.pty.type_line("/diff");
+    ui.pty.wait_for_text("shell-was-here.txt", WAIT);
+    ui.pty.send(ESC);
+    ui.quit();
+}
