@@ -4,6 +4,8 @@
 pub mod accepts;
 pub mod driver;
 pub mod launch;
+pub mod tools;
+pub mod transcript;
 pub mod translate;
 
 pub use driver::start;

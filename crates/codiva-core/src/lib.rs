@@ -18,5 +18,6 @@ pub mod session_log;
 pub mod session_state;
 pub mod shutdown_signals;
 pub mod slug;
-pub mod transcript;
+/// Claude Code's transcript format lives with the Claude adapter; the old path stays.
+pub use claude::transcript;
 pub mod wire_log;
