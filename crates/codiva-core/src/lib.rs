@@ -12,10 +12,12 @@ pub mod manager;
 pub mod paths;
 pub mod persist;
 pub mod process;
+pub mod provider;
 pub mod repo_lock;
 pub mod session;
 pub mod session_log;
 pub mod session_state;
+pub mod session_task;
 pub mod shutdown_signals;
 pub mod slug;
 /// Claude Code's transcript format lives with the Claude adapter; the old path stays.

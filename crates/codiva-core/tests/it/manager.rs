@@ -15,9 +15,11 @@ use crate::git::TestRepo;
 fn options(repo: &TestRepo) -> ManagerOptions {
     ManagerOptions {
         cwd: repo.root.clone(),
-        claude_program: PathBuf::from("/bin/true"),
+        provider: std::sync::Arc::new(codiva_core::claude::ClaudeProvider::new(
+            PathBuf::from("/bin/true"),
+            repo.tmp.path().join("claude-home"),
+        )),
         env: EnvPolicy::Exact(vec![("PATH".into(), "/usr/bin:/bin".into())]),
-        claude_home: repo.tmp.path().join("claude-home"),
         state_dir: repo.tmp.path().join("state"),
         registry: None,
         model: None,
