@@ -183,7 +183,7 @@ pub enum AgentBlock {
         /// A one-line summary for the log, worded by the provider that knows the tool.
         summary: String,
         /// Set when the call starts a subagent (the provider knows which tools do).
-        subagent: Option<SubagentCall>,
+        subagent: Option<Box<SubagentCall>>,
     },
 }
 

@@ -156,7 +156,7 @@ pub enum SessionEvent {
     Connected {
         agent: AgentInfo,
     },
-    /// The agent's own session id (what `--resume` takes).
+    /// The agent's own session id (what a resumed process continues).
     AgentSession {
         id: String,
     },

@@ -90,7 +90,7 @@ struct Driver {
     interrupt_deadline: Option<Instant>,
     /// User messages written to the current process (resent if it could not resume).
     written: Vec<UserInput>,
-    /// The current process was started with `--resume` of an id learned from the agent.
+    /// The current process resumes a conversation whose id was learned from the agent.
     resumed_learned_id: bool,
     /// The current process reported that its resume failed; it exits by itself.
     resume_failed: bool,

@@ -21,19 +21,19 @@ pub fn keeps_todos(name: &str) -> bool {
 }
 
 /// The subagent a top-level call of `name` starts, if it is the subagent tool.
-pub fn subagent_call(name: &str, input: &Value) -> Option<SubagentCall> {
+pub fn subagent_call(name: &str, input: &Value) -> Option<Box<SubagentCall>> {
     if !matches!(name, "Agent" | "Task") {
         return None;
     }
     let text = |key: &str| input.get(key).and_then(Value::as_str).map(str::to_owned);
-    Some(SubagentCall {
+    Some(Box::new(SubagentCall {
         description: text("description"),
         subagent_type: text("subagent_type"),
         background: input
             .get("run_in_background")
             .and_then(Value::as_bool)
             .unwrap_or(true),
-    })
+    }))
 }
 
 /// What a successful call of `name` with `input` did to the TODO list; `structured` is the
