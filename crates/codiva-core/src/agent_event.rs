@@ -57,7 +57,9 @@ pub enum AgentEvent {
         tool_use_id: String,
         text: String,
         is_error: bool,
-        structured: Option<Value>,
+        /// What the call did to the agent's TODO list, applied when it succeeded at the top
+        /// level (the provider knows which of its tools keep one).
+        todo: Option<TodoChange>,
     },
     /// A subagent's prompt (the first user message of its conversation).
     SubagentPrompt {
@@ -181,6 +183,39 @@ pub enum AgentBlock {
         id: String,
         name: String,
         input: Value,
+        /// A one-line summary for the log, worded by the provider that knows the tool.
+        summary: String,
+        /// Set when the call starts a subagent (the provider knows which tools do).
+        subagent: Option<Box<SubagentCall>>,
+    },
+}
+
+/// A tool call that starts a subagent: what the log shows of it before the agent reports it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SubagentCall {
+    pub description: Option<String>,
+    pub subagent_type: Option<String>,
+    pub background: bool,
+}
+
+/// A change to the agent's TODO list, in provider-neutral terms.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TodoChange {
+    /// One item added; without an id, it is numbered after the items there are.
+    Created {
+        id: Option<String>,
+    },
+    /// One item marked done or not done.
+    Updated {
+        id: String,
+        done: bool,
+    },
+    Deleted {
+        id: String,
+    },
+    /// The whole list replaced: one flag per item, whether it is done.
+    Replaced {
+        done: Vec<bool>,
     },
 }
 

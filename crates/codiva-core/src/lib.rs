@@ -14,11 +14,14 @@ pub mod manager;
 pub mod paths;
 pub mod persist;
 pub mod process;
+pub mod provider;
 pub mod repo_lock;
 pub mod session;
 pub mod session_log;
 pub mod session_state;
+pub mod session_task;
 pub mod shutdown_signals;
 pub mod slug;
-pub mod transcript;
+/// Claude Code's transcript format lives with the Claude adapter; the old path stays.
+pub use claude::transcript;
 pub mod wire_log;

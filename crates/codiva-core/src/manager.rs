@@ -9,15 +9,16 @@ mod actor;
 mod info;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use codiva_wire::claude::UserInput;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 pub use info::{DiscardPreview, ManagerEvent, ReadPage, SessionInfo, SessionPhase};
 
-use crate::claude::accepts::InvalidInput;
 use crate::git::{DiffStat, DiffText, GitError, IgnoredMode};
 use crate::process::{ChildRegistry, EnvPolicy};
+use crate::provider::{InvalidInput, Provider};
 use crate::session::{PermissionResponse, QuestionResponse};
 use crate::session_state::{Scope, SessionSnapshot};
 
@@ -26,11 +27,10 @@ use crate::session_state::{Scope, SessionSnapshot};
 pub struct ManagerOptions {
     /// Where `codiva` was started (any directory inside the repository).
     pub cwd: PathBuf,
-    pub claude_program: PathBuf,
+    /// The agent every session runs (the binary builds Claude Code's).
+    pub provider: Arc<dyn Provider>,
     /// The agents' environment (codiva's own variables removed).
     pub env: EnvPolicy,
-    /// Claude Code's home (`~/.claude`), where its transcripts are.
-    pub claude_home: PathBuf,
     /// codiva's state directory (wire logs, child registry).
     pub state_dir: PathBuf,
     pub registry: Option<ChildRegistry>,

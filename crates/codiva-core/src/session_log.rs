@@ -323,50 +323,6 @@ fn already_truncated(text: &str, max: usize) -> bool {
 /// How [`truncate`]'s marker starts.
 const TRUNCATION_MARKER_START: &str = "\n… [";
 
-/// A one-line summary of a tool call for the log.
-pub fn tool_summary(name: &str, input: &Value) -> String {
-    let field = |key: &str| input.get(key).and_then(Value::as_str);
-    let file = |key: &str| {
-        field(key).map(|path| {
-            path.rsplit('/')
-                .next()
-                .filter(|name| !name.is_empty())
-                .unwrap_or(path)
-                .to_owned()
-        })
-    };
-    let summary = match name {
-        "Bash" => field("command").map(str::to_owned),
-        "Write" | "Edit" | "MultiEdit" | "Read" | "NotebookEdit" => {
-            file("file_path").or_else(|| file("notebook_path"))
-        }
-        "Glob" | "Grep" => field("pattern").map(str::to_owned),
-        "Agent" | "Task" => field("description").map(str::to_owned),
-        "WebFetch" => field("url").map(str::to_owned),
-        "WebSearch" => field("query").map(str::to_owned),
-        "TaskCreate" => field("subject").map(str::to_owned),
-        "TaskUpdate" => {
-            let id = input.get("taskId").map(|id| match id {
-                Value::String(id) => id.clone(),
-                other => other.to_string(),
-            });
-            id.map(|id| match field("status") {
-                Some(status) => format!("#{id} → {status}"),
-                None => format!("#{id}"),
-            })
-        }
-        _ => None,
-    }
-    .or_else(|| {
-        input
-            .as_object()
-            .and_then(|map| map.values().find_map(Value::as_str))
-            .map(str::to_owned)
-    })
-    .unwrap_or_default();
-    one_line(&summary, 200)
-}
-
 /// The first line of `text`, cut to `max` characters.
 pub fn one_line(text: &str, max: usize) -> String {
     let line = text.lines().next().unwrap_or("");

@@ -10,15 +10,12 @@
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::agent_event::{
     AgentBlock, AgentEvent, AgentInfo, NoteLevel, PermissionRequest, QuestionRequest, RetryInfo,
-    TokenUsage, TurnEnd, TurnOutcome,
+    TodoChange, TokenUsage, TurnEnd, TurnOutcome,
 };
-use crate::session_log::{
-    EntryKind, Log, LogEntry, NoteCode, ToolEntry, ToolStatus, one_line, tool_summary,
-};
+use crate::session_log::{EntryKind, Log, LogEntry, NoteCode, ToolEntry, ToolStatus, one_line};
 
 /// No output for this long while a turn runs (and nobody is asked anything) flags a stall.
 pub const STALL_AFTER_MS: u64 = 10 * 60 * 1000;
@@ -159,7 +156,7 @@ pub enum SessionEvent {
     Connected {
         agent: AgentInfo,
     },
-    /// The agent's own session id (what `--resume` takes).
+    /// The agent's own session id (what a resumed process continues).
     AgentSession {
         id: String,
     },
@@ -287,8 +284,6 @@ struct ToolRef {
     scope: Scope,
     entry_id: u64,
     started_ms: u64,
-    name: String,
-    input: Value,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -737,8 +732,8 @@ impl SessionState {
                 tool_use_id,
                 text,
                 is_error,
-                structured,
-            } => self.tool_result(&tool_use_id, text, is_error, structured),
+                todo,
+            } => self.tool_result(&tool_use_id, text, is_error, todo),
             AgentEvent::SubagentPrompt { parent, text } => {
                 self.push_entry(Scope::Subagent(parent), EntryKind::SubagentPrompt { text });
             }
@@ -905,37 +900,32 @@ impl SessionState {
                 }
                 self.push_entry(scope, EntryKind::Thinking { text });
             }
-            AgentBlock::ToolUse { id, name, input } => {
+            AgentBlock::ToolUse {
+                id,
+                name,
+                input,
+                summary,
+                subagent,
+            } => {
                 if scope == Scope::Main {
                     self.reset_stream();
                 }
-                let summary = tool_summary(&name, &input);
-                if parent.is_none() && matches!(name.as_str(), "Agent" | "Task") {
-                    let description = input
-                        .get("description")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned);
-                    let subagent_type = input
-                        .get("subagent_type")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned);
-                    let background = input
-                        .get("run_in_background")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(true);
+                if parent.is_none()
+                    && let Some(call) = subagent
+                {
                     self.update_subagent(&id, |view| {
-                        view.description = description.clone();
-                        view.subagent_type = subagent_type.clone();
-                        view.background = background;
+                        view.description = call.description.clone();
+                        view.subagent_type = call.subagent_type.clone();
+                        view.background = call.background;
                     });
                 }
                 let entry = self.push_entry(
                     scope.clone(),
                     EntryKind::Tool(ToolEntry {
                         tool_use_id: id.clone(),
-                        name: name.clone(),
+                        name,
                         summary,
-                        input: input.clone(),
+                        input,
                         status: ToolStatus::Running,
                         result: None,
                         duration_ms: None,
@@ -947,8 +937,6 @@ impl SessionState {
                         scope,
                         entry_id: entry.id,
                         started_ms: self.now_ms,
-                        name,
-                        input,
                     },
                 );
             }
@@ -960,7 +948,7 @@ impl SessionState {
         tool_use_id: &str,
         text: String,
         is_error: bool,
-        structured: Option<Value>,
+        todo: Option<TodoChange>,
     ) {
         let Some(tool) = self.tools.remove(tool_use_id) else {
             return;
@@ -980,51 +968,37 @@ impl SessionState {
                 entry.duration_ms = Some(duration);
             }
         });
-        if tool.scope == Scope::Main && status == ToolStatus::Succeeded {
-            self.track_todos(&tool.name, &tool.input, structured.as_ref());
+        if tool.scope == Scope::Main
+            && status == ToolStatus::Succeeded
+            && let Some(change) = todo
+        {
+            self.track_todos(change);
         }
     }
 
-    fn track_todos(&mut self, name: &str, input: &Value, structured: Option<&Value>) {
+    fn track_todos(&mut self, change: TodoChange) {
         let before = self.todo_progress();
-        match name {
-            "TaskCreate" => {
-                let id = structured
-                    .and_then(|value| value.pointer("/task/id"))
-                    .and_then(json_id)
-                    .unwrap_or_else(|| (self.todos.len() + 1).to_string());
+        match change {
+            TodoChange::Created { id } => {
+                let id = id.unwrap_or_else(|| (self.todos.len() + 1).to_string());
                 self.todos.push(Todo { id, done: false });
             }
-            "TaskUpdate" => {
-                let Some(id) = input.get("taskId").and_then(json_id) else {
-                    return;
-                };
-                match input.get("status").and_then(Value::as_str) {
-                    Some("deleted") => self.todos.retain(|todo| todo.id != id),
-                    Some(status) => {
-                        if let Some(todo) = self.todos.iter_mut().find(|todo| todo.id == id) {
-                            todo.done = status == "completed";
-                        }
-                    }
-                    None => {}
+            TodoChange::Updated { id, done } => {
+                if let Some(todo) = self.todos.iter_mut().find(|todo| todo.id == id) {
+                    todo.done = done;
                 }
             }
-            "TodoWrite" => {
-                let todos = input
-                    .get("todos")
-                    .and_then(Value::as_array)
-                    .cloned()
-                    .unwrap_or_default();
-                self.todos = todos
-                    .iter()
+            TodoChange::Deleted { id } => self.todos.retain(|todo| todo.id != id),
+            TodoChange::Replaced { done } => {
+                self.todos = done
+                    .into_iter()
                     .enumerate()
-                    .map(|(index, todo)| Todo {
+                    .map(|(index, done)| Todo {
                         id: index.to_string(),
-                        done: todo.get("status").and_then(Value::as_str) == Some("completed"),
+                        done,
                     })
                     .collect();
             }
-            _ => return,
         }
         let after = self.todo_progress();
         if after != before {
@@ -1367,14 +1341,6 @@ fn scope_of(parent: Option<String>) -> Scope {
     match parent {
         Some(id) => Scope::Subagent(id),
         None => Scope::Main,
-    }
-}
-
-fn json_id(value: &Value) -> Option<String> {
-    match value {
-        Value::String(id) => Some(id.clone()),
-        Value::Number(id) => Some(id.to_string()),
-        _ => None,
     }
 }
 

@@ -82,12 +82,14 @@ pub async fn start(cwd: PathBuf, holder: &str) -> Result<Started, StartError> {
     };
     let options = ManagerOptions {
         cwd,
-        claude_program,
+        provider: std::sync::Arc::new(claude::ClaudeProvider::new(
+            claude_program,
+            paths::home_dir().join(".claude"),
+        )),
         env: EnvPolicy::Inherit {
             remove: codiva_own_vars(),
             set: Vec::new(),
         },
-        claude_home: paths::home_dir().join(".claude"),
         state_dir,
         registry,
         model: config.model.clone(),

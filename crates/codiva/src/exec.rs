@@ -10,10 +10,9 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use codiva_core::agent_event::{NoteLevel, QuestionRequest};
+use codiva_core::claude::ClaudeSessionConfig;
 use codiva_core::process::EnvPolicy;
-use codiva_core::session::{
-    ClaudeSessionConfig, PermissionResponse, QuestionResponse, SessionCommand, SessionHandle,
-};
+use codiva_core::session::{PermissionResponse, QuestionResponse, SessionCommand, SessionHandle};
 use codiva_core::session_log::{EntryKind, LogEntry, ToolStatus};
 use codiva_core::session_state::{Prompt, Scope, SessionEvent, Status};
 use codiva_core::shutdown_signals::{self, ShutdownSignals};

@@ -16,12 +16,13 @@ use super::{Call, CreateOptions, Manager, ManagerError, ManagerOptions, StartErr
 use crate::agent_event::TurnOutcome;
 use crate::git::{self, MergeOutcome, Repo, SyncOutcome, WorktreeOptions};
 use crate::persist::{self, PersistedSession, StateFile};
+use crate::provider::Provider;
 use crate::repo_lock::{LockError, RepoLock};
-use crate::session::{AnswerError, ClaudeSessionConfig, LogPage, SessionCommand};
+use crate::session::{AnswerError, LogPage, SessionCommand, SessionConfig};
 use crate::session_state::{
     RestoredSession, Scope, SessionEvent, SessionState, Status, TodoProgress,
 };
-use crate::{claude, slug, transcript};
+use crate::{session_task, slug};
 
 /// State is written this long after the last change (coalescing bursts of events).
 const PERSIST_DEBOUNCE: Duration = Duration::from_millis(300);
@@ -70,7 +71,7 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
     }
     adopt_orphan_worktrees(
         &repo,
-        &options.claude_home,
+        options.provider.as_ref(),
         &base,
         &mut records,
         &mut warnings,
@@ -109,7 +110,7 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
 /// conversation is found in the CLI's transcript directory for that worktree (the newest one).
 async fn adopt_orphan_worktrees(
     repo: &Repo,
-    claude_home: &Path,
+    provider: &dyn Provider,
     base: &str,
     records: &mut BTreeMap<String, Record>,
     warnings: &mut Vec<String>,
@@ -132,10 +133,10 @@ async fn adopt_orphan_worktrees(
         if known.contains(&path) || records.contains_key(&slug) || !path.is_dir() {
             continue;
         }
-        let agent_session_id = newest_transcript(&transcript::project_dir(claude_home, &path));
+        let agent_session_id = provider.latest_conversation(&path);
         let prompt = agent_session_id
             .as_deref()
-            .and_then(|id| transcript::read_transcript(claude_home, &path, id).ok())
+            .and_then(|id| provider.restore(&path, id)?.ok())
             .and_then(|log| {
                 log.main.into_iter().find_map(|entry| match entry {
                     crate::session_log::EntryKind::User { text } => Some(text),
@@ -156,7 +157,7 @@ async fn adopt_orphan_worktrees(
                 slug,
                 worktree: path,
                 base: base.to_owned(),
-                agent: "claude".to_owned(),
+                agent: provider.id().to_owned(),
                 agent_session_id,
                 status: "interrupted".to_owned(),
                 created_at: unix_ms(),
@@ -164,21 +165,6 @@ async fn adopt_orphan_worktrees(
             }),
         );
     }
-}
-
-/// The session id of the most recently written transcript in a CLI project directory.
-fn newest_transcript(project_dir: &Path) -> Option<String> {
-    std::fs::read_dir(project_dir)
-        .ok()?
-        .filter_map(|entry| entry.ok())
-        .filter(|entry| entry.path().extension().is_some_and(|ext| ext == "jsonl"))
-        .filter_map(|entry| {
-            let modified = entry.metadata().ok()?.modified().ok()?;
-            let stem = entry.path().file_stem()?.to_str()?.to_owned();
-            Some((modified, stem))
-        })
-        .max()
-        .map(|(_, stem)| stem)
 }
 
 /// Messages from the manager's own helper tasks.
@@ -557,7 +543,7 @@ impl Actor {
                 let _ = reply.send(result);
             }
             Call::SetPermissionMode(id, mode, reply) => {
-                if let Err(err) = claude::accepts::check_permission_mode("mode", &mode) {
+                if let Err(err) = self.options.provider.check_permission_mode("mode", &mode) {
                     let _ = reply.send(Err(err.into()));
                     return;
                 }
@@ -620,10 +606,14 @@ impl Actor {
             ));
         }
         if let Some(mode) = &options.permission_mode {
-            claude::accepts::check_permission_mode("permission_mode", mode)?;
+            self.options
+                .provider
+                .check_permission_mode("permission_mode", mode)?;
         }
         for (index, (media_type, data)) in options.images.iter().enumerate() {
-            claude::accepts::check_image(&format!("images[{index}]"), media_type, data)?;
+            self.options
+                .provider
+                .check_image(&format!("images[{index}]"), media_type, data)?;
         }
         let mut taken: BTreeSet<String> = self.repo.taken_slugs().await?;
         taken.extend(self.records.values().map(|record| record.slug.clone()));
@@ -757,7 +747,9 @@ impl Actor {
             InputBlock::Text(_) => None,
         });
         for (index, (media_type, data)) in images.enumerate() {
-            claude::accepts::check_image(&format!("images[{index}]"), media_type, data)?;
+            self.options
+                .provider
+                .check_image(&format!("images[{index}]"), media_type, data)?;
         }
         let record = self.record(id)?;
         match &record.phase {
@@ -836,7 +828,7 @@ impl Actor {
     /// Starts the session task of a restored session (its log rebuilt from the agent's
     /// transcript); the agent process itself starts on the next message.
     async fn ensure_task(&mut self, id: &str) -> Result<(), ManagerError> {
-        let home = self.options.claude_home.clone();
+        let provider = self.options.provider.clone();
         let record = self.record(id)?;
         if record.commands.is_some() || matches!(record.phase, SessionPhase::Preparing) {
             return Ok(());
@@ -853,20 +845,15 @@ impl Actor {
         let mut note = None;
         if let Some(session_id) = record.agent_session_id.clone() {
             let cwd = record.worktree.clone();
-            let read = tokio::task::spawn_blocking(move || {
-                transcript::read_transcript(&home, &cwd, &session_id)
-            })
-            .await;
+            let read =
+                tokio::task::spawn_blocking(move || provider.restore(&cwd, &session_id)).await;
             match read {
-                Ok(Ok(log)) => {
+                Ok(Some(Ok(log))) => {
                     restored.main = log.main;
-                    restored.subagents = log
-                        .subagents
-                        .into_iter()
-                        .map(|(tool_use_id, sub)| (tool_use_id, sub.entries))
-                        .collect();
+                    restored.subagents = log.subagents;
                 }
-                Ok(Err(err)) => note = Some(format!("the log could not be rebuilt: {err}")),
+                Ok(None) => {}
+                Ok(Some(Err(err))) => note = Some(format!("the log could not be rebuilt: {err}")),
                 Err(err) => note = Some(format!("the log could not be rebuilt: {err}")),
             }
         }
@@ -890,9 +877,8 @@ impl Actor {
         }
     }
 
-    fn session_config(&self, record: &Record) -> ClaudeSessionConfig {
-        let mut config =
-            ClaudeSessionConfig::new(self.options.claude_program.clone(), record.worktree.clone());
+    fn session_config(&self, record: &Record) -> SessionConfig {
+        let mut config = SessionConfig::new(self.options.provider.clone(), record.worktree.clone());
         config.env = self.options.env.clone();
         config.model = record.model.clone();
         config.permission_mode = record.permission_mode.clone();
@@ -929,7 +915,7 @@ impl Actor {
             return;
         };
         let config = self.session_config(record);
-        let handle = claude::driver::start_with_state(config, first, state);
+        let handle = session_task::start_with_state(config, first, state);
         let commands = handle.commands();
         let internal = self.internal_tx.clone();
         let owned_id = id.to_owned();

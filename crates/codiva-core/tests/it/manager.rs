@@ -15,9 +15,11 @@ use crate::git::TestRepo;
 fn options(repo: &TestRepo) -> ManagerOptions {
     ManagerOptions {
         cwd: repo.root.clone(),
-        claude_program: PathBuf::from("/bin/true"),
+        provider: std::sync::Arc::new(codiva_core::claude::ClaudeProvider::new(
+            PathBuf::from("/bin/true"),
+            repo.tmp.path().join("claude-home"),
+        )),
         env: EnvPolicy::Exact(vec![("PATH".into(), "/usr/bin:/bin".into())]),
-        claude_home: repo.tmp.path().join("claude-home"),
         state_dir: repo.tmp.path().join("state"),
         registry: None,
         model: None,
@@ -336,8 +338,11 @@ async fn a_discarded_sessions_log_is_readable_and_renames_persist() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/claude-transcripts/text-ja/projects/-work-repo/17bbd0c1-f3c5-4be9-84d0-349f4f247ddf.jsonl"
     );
-    let transcript =
-        codiva_core::transcript::transcript_path(&options.claude_home, &worktree, session_id);
+    let transcript = codiva_core::transcript::transcript_path(
+        &repo.tmp.path().join("claude-home"),
+        &worktree,
+        session_id,
+    );
     std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
     std::fs::copy(fixture, &transcript).unwrap();
     let state = persist::StateFile {

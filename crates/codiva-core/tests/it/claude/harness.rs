@@ -5,10 +5,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use codiva_core::claude::ClaudeSessionConfig;
 use codiva_core::process::{ChildRegistry, EnvPolicy};
-use codiva_core::session::{
-    ClaudeSessionConfig, PermissionResponse, QuestionResponse, SessionCommand, SessionHandle,
-};
+use codiva_core::session::{PermissionResponse, QuestionResponse, SessionCommand, SessionHandle};
 use codiva_core::session_log::{EntryKind, LogEntry, ToolEntry};
 use codiva_core::session_state::{Prompt, Scope, SessionEvent, SessionSnapshot, Status};
 use codiva_testkit::{AgentSandbox, MockServer, Script, TestRepo, claude_binary};
