@@ -13,7 +13,10 @@ use std::path::PathBuf;
 use codiva_wire::claude::UserInput;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
-pub use info::{DiscardPreview, ManagerEvent, ReadPage, SessionInfo, SessionPhase};
+pub use info::{
+    DiscardPreview, ManagerEvent, ManagerSnapshot, ReadPage, SequencedEvent, SessionInfo,
+    SessionPhase,
+};
 
 use crate::claude::accepts::InvalidInput;
 use crate::git::{DiffStat, GitError, IgnoredMode};
@@ -87,30 +90,7 @@ impl From<GitError> for ManagerError {
     }
 }
 
-/// Every [`Refusal::code`] the manager gives; front ends that word refusals themselves cover
-/// them all (a test in `codiva-tui` holds its catalogue to this list).
-pub const REFUSAL_CODES: &[&str] = &[
-    "already_discarded",
-    "already_merged",
-    "cannot_merge_now",
-    "changed_since_preview",
-    "discarded_restore_first",
-    "empty_instruction",
-    "merge_conflict",
-    "merge_refused",
-    "merged_start_new",
-    "no_agent_yet",
-    "no_pending_prompt",
-    "no_worktree",
-    "not_discarded",
-    "not_running_agent",
-    "nothing_to_merge",
-    "still_preparing",
-    "still_working",
-    "sync_busy",
-    "token_mismatch",
-    "wrong_prompt_kind",
-];
+pub use codiva_protocol::manager::REFUSAL_CODES;
 
 /// Why a valid request cannot be done now: a stable `code` with its `args` (for front ends that
 /// word it in their language) and the English `message`.
@@ -125,12 +105,7 @@ pub struct Refusal {
     pub fresh_preview: Option<Box<FreshPreview>>,
 }
 
-/// A discard preview with the token that confirms exactly it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct FreshPreview {
-    pub preview: DiscardPreview,
-    pub confirm_token: String,
-}
+pub use codiva_protocol::manager::FreshPreview;
 
 /// Options for a new session.
 #[derive(Debug, Clone, Default)]
@@ -177,22 +152,7 @@ pub(crate) enum Call {
     Shutdown(oneshot::Sender<()>),
 }
 
-/// The answer to a discard (or remove) request.
-#[derive(Debug, Clone, serde::Serialize)]
-#[serde(tag = "outcome", rename_all = "snake_case")]
-pub enum DiscardOutcome {
-    /// Nothing was done: this is what would be lost; call again with the token to confirm.
-    NeedsConfirmation {
-        preview: DiscardPreview,
-        confirm_token: String,
-    },
-    Discarded {
-        session: Box<SessionInfo>,
-    },
-    Removed {
-        id: String,
-    },
-}
+pub use codiva_protocol::manager::DiscardOutcome;
 
 /// A handle on the running manager. Cheap to clone.
 #[derive(Clone)]
