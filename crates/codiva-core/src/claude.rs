@@ -3,6 +3,7 @@
 
 pub mod accepts;
 pub mod driver;
+pub mod input;
 pub mod launch;
 pub mod translate;
 

@@ -6,11 +6,12 @@
 //! [`ManagerEvent`]s. `codiva serve` exposes exactly this over JSON-RPC.
 
 mod actor;
+mod events;
 mod info;
 
 use std::path::PathBuf;
 
-use codiva_wire::claude::UserInput;
+use codiva_protocol::UserInput;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 pub use info::{
@@ -122,6 +123,8 @@ pub(crate) type Reply<T> = oneshot::Sender<Result<T, ManagerError>>;
 pub(crate) enum Call {
     Create(CreateOptions, Reply<SessionInfo>),
     List(Reply<Vec<SessionInfo>>),
+    /// Every row plus the `seq` of the last event they reflect.
+    SnapshotAll(Reply<ManagerSnapshot>),
     Read {
         id: String,
         scope: Scope,
@@ -159,6 +162,7 @@ pub use codiva_protocol::manager::DiscardOutcome;
 pub struct Manager {
     calls: mpsc::UnboundedSender<Call>,
     events: broadcast::Sender<ManagerEvent>,
+    sequenced: broadcast::Sender<SequencedEvent>,
     root: PathBuf,
     base: std::sync::Arc<std::sync::RwLock<String>>,
 }
@@ -174,13 +178,17 @@ impl Manager {
 
     pub(crate) fn new(
         calls: mpsc::UnboundedSender<Call>,
-        events: broadcast::Sender<ManagerEvent>,
+        (events, sequenced): (
+            broadcast::Sender<ManagerEvent>,
+            broadcast::Sender<SequencedEvent>,
+        ),
         root: PathBuf,
         base: String,
     ) -> Self {
         Manager {
             calls,
             events,
+            sequenced,
             root,
             base: std::sync::Arc::new(std::sync::RwLock::new(base)),
         }
@@ -203,6 +211,17 @@ impl Manager {
 
     pub fn subscribe(&self) -> broadcast::Receiver<ManagerEvent> {
         self.events.subscribe()
+    }
+
+    /// The events with their `seq` (+1 per event, per manager): a skipped number is a gap,
+    /// and [`Manager::snapshot_all`] resyncs. Subscribe before taking the snapshot.
+    pub fn subscribe_sequenced(&self) -> broadcast::Receiver<SequencedEvent> {
+        self.sequenced.subscribe()
+    }
+
+    /// Every session's row, consistent with the events up to the `seq` it carries.
+    pub async fn snapshot_all(&self) -> Result<ManagerSnapshot, ManagerError> {
+        self.call(Call::SnapshotAll).await
     }
 
     async fn call<T>(&self, make: impl FnOnce(Reply<T>) -> Call) -> Result<T, ManagerError> {

@@ -11,6 +11,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 use codiva_core::agent_event::{NoteLevel, QuestionRequest};
 use codiva_core::process::EnvPolicy;
+use codiva_core::session::UserInput;
 use codiva_core::session::{
     ClaudeSessionConfig, PermissionResponse, QuestionResponse, SessionCommand, SessionHandle,
 };
@@ -18,7 +19,6 @@ use codiva_core::session_log::{EntryKind, LogEntry, ToolStatus};
 use codiva_core::session_state::{Prompt, Scope, SessionEvent, Status};
 use codiva_core::shutdown_signals::{self, ShutdownSignals};
 use codiva_core::{claude, config, paths, wire_log};
-use codiva_wire::claude::UserInput;
 use serde_json::Value;
 
 /// How long the agent may take to finish after its input is closed.

@@ -35,7 +35,10 @@ const TICK: Duration = Duration::from_secs(15);
 const EVENT_BUFFER: usize = 1024;
 
 /// Starts a Claude Code session; `first` is sent as soon as the process runs.
-pub fn start(config: ClaudeSessionConfig, first: Option<UserInput>) -> SessionHandle {
+pub fn start(
+    config: ClaudeSessionConfig,
+    first: Option<codiva_protocol::UserInput>,
+) -> SessionHandle {
     start_with_state(config, first, SessionState::new())
 }
 
@@ -43,9 +46,10 @@ pub fn start(config: ClaudeSessionConfig, first: Option<UserInput>) -> SessionHa
 /// `first`, no process runs until the first message, which resumes the agent session.
 pub fn start_with_state(
     config: ClaudeSessionConfig,
-    first: Option<UserInput>,
+    first: Option<codiva_protocol::UserInput>,
     state: SessionState,
 ) -> SessionHandle {
+    let first = first.map(super::input::to_claude);
     let (command_tx, command_rx) = mpsc::unbounded_channel();
     let (event_tx, event_rx) = mpsc::channel(EVENT_BUFFER);
     let mut driver = Driver::new(config, event_tx);
@@ -206,7 +210,7 @@ impl Driver {
 
     async fn command(&mut self, command: SessionCommand) {
         match command {
-            SessionCommand::Send(input) => self.send_user(input).await,
+            SessionCommand::Send(input) => self.send_user(super::input::to_claude(input)).await,
             SessionCommand::Interrupt => self.interrupt().await,
             SessionCommand::RespondPermission {
                 request_id,
