@@ -8,7 +8,7 @@ use codiva_core::manager::{
     DiscardOutcome, DiscardPreview, FreshPreview, ManagerEvent, ManagerSnapshot, ReadPage,
     SequencedEvent, SessionInfo, SessionPhase,
 };
-use codiva_core::session_state::{SessionEvent, Status, TodoProgress};
+use codiva_core::session_state::{Status, TodoProgress};
 use codiva_protocol::error::{ErrorBody, ErrorData, InvalidFieldData, RefusalData};
 use codiva_protocol::manager::{DiffStat, FileStat, StatusEntry};
 use codiva_protocol::params::SessionEventParams;

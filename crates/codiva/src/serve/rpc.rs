@@ -16,7 +16,7 @@ pub struct RpcError {
     pub message: String,
     /// For refusals: the reason and its args, so a client can word it itself; for invalid
     /// params: the field when one is at fault.
-    pub data: Option<ErrorData>,
+    pub data: Option<Box<ErrorData>>,
 }
 
 impl RpcError {
@@ -53,9 +53,9 @@ impl RpcError {
         RpcError {
             code: INVALID_PARAMS,
             message: format!("{field}: {message}"),
-            data: Some(ErrorData::InvalidField(InvalidFieldData {
+            data: Some(Box::new(ErrorData::InvalidField(InvalidFieldData {
                 field: field.to_owned(),
-            })),
+            }))),
         }
     }
 }
@@ -71,15 +71,17 @@ impl From<codiva_core::manager::ManagerError> for RpcError {
             ManagerError::Invalid(_) => INVALID_PARAMS,
         };
         let data = match &err {
-            ManagerError::Refused(refusal) => Some(ErrorData::Refusal(RefusalData {
+            ManagerError::Refused(refusal) => Some(Box::new(ErrorData::Refusal(RefusalData {
                 reason: refusal.code.to_owned(),
                 args: refusal.args.clone(),
                 // A stale discard token: what would be archived now, and the token for that.
                 fresh: refusal.fresh_preview.as_deref().cloned(),
-            })),
-            ManagerError::Invalid(invalid) => Some(ErrorData::InvalidField(InvalidFieldData {
-                field: invalid.field.clone(),
-            })),
+            }))),
+            ManagerError::Invalid(invalid) => {
+                Some(Box::new(ErrorData::InvalidField(InvalidFieldData {
+                    field: invalid.field.clone(),
+                })))
+            }
             _ => None,
         };
         RpcError {
@@ -94,7 +96,7 @@ pub fn error_response(id: Value, error: RpcError) -> Value {
     let body = ErrorBody {
         code: error.code,
         message: error.message,
-        data: error.data,
+        data: error.data.map(|data| *data),
     };
     json!({"jsonrpc": "2.0", "id": id, "error": body})
 }
