@@ -5,6 +5,7 @@
 
 pub mod accepts;
 pub mod connection;
+pub mod input;
 pub mod launch;
 pub mod tools;
 pub mod transcript;
@@ -13,7 +14,7 @@ pub mod translate;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use codiva_wire::claude::UserInput;
+use codiva_protocol::UserInput;
 
 pub use connection::ClaudeProvider;
 

@@ -6,15 +6,19 @@
 //! [`ManagerEvent`]s. `codiva serve` exposes exactly this over JSON-RPC.
 
 mod actor;
+mod events;
 mod info;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use codiva_wire::claude::UserInput;
+use codiva_protocol::UserInput;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
-pub use info::{DiscardPreview, ManagerEvent, ReadPage, SessionInfo, SessionPhase};
+pub use info::{
+    DiscardPreview, ManagerEvent, ManagerSnapshot, ReadPage, SequencedEvent, SessionInfo,
+    SessionPhase,
+};
 
 use crate::git::{DiffStat, DiffText, GitError, IgnoredMode};
 use crate::process::{ChildRegistry, EnvPolicy};
@@ -87,30 +91,7 @@ impl From<GitError> for ManagerError {
     }
 }
 
-/// Every [`Refusal::code`] the manager gives; front ends that word refusals themselves cover
-/// them all (a test in `codiva-tui` holds its catalogue to this list).
-pub const REFUSAL_CODES: &[&str] = &[
-    "already_discarded",
-    "already_merged",
-    "cannot_merge_now",
-    "changed_since_preview",
-    "discarded_restore_first",
-    "empty_instruction",
-    "merge_conflict",
-    "merge_refused",
-    "merged_start_new",
-    "no_agent_yet",
-    "no_pending_prompt",
-    "no_worktree",
-    "not_discarded",
-    "not_running_agent",
-    "nothing_to_merge",
-    "still_preparing",
-    "still_working",
-    "sync_busy",
-    "token_mismatch",
-    "wrong_prompt_kind",
-];
+pub use codiva_protocol::manager::REFUSAL_CODES;
 
 /// Why a valid request cannot be done now: a stable `code` with its `args` (for front ends that
 /// word it in their language) and the English `message`.
@@ -125,12 +106,7 @@ pub struct Refusal {
     pub fresh_preview: Option<Box<FreshPreview>>,
 }
 
-/// A discard preview with the token that confirms exactly it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct FreshPreview {
-    pub preview: DiscardPreview,
-    pub confirm_token: String,
-}
+pub use codiva_protocol::manager::FreshPreview;
 
 /// The longest session title, in characters.
 pub const MAX_TITLE_CHARS: usize = 80;
@@ -170,6 +146,8 @@ pub(crate) type Reply<T> = oneshot::Sender<Result<T, ManagerError>>;
 pub(crate) enum Call {
     Create(CreateOptions, Reply<SessionInfo>),
     List(Reply<Vec<SessionInfo>>),
+    /// Every row plus the `seq` of the last event they reflect.
+    SnapshotAll(Reply<ManagerSnapshot>),
     Read {
         id: String,
         scope: Scope,
@@ -202,28 +180,14 @@ pub(crate) enum Call {
     Shutdown(oneshot::Sender<()>),
 }
 
-/// The answer to a discard (or remove) request.
-#[derive(Debug, Clone, serde::Serialize)]
-#[serde(tag = "outcome", rename_all = "snake_case")]
-pub enum DiscardOutcome {
-    /// Nothing was done: this is what would be lost; call again with the token to confirm.
-    NeedsConfirmation {
-        preview: DiscardPreview,
-        confirm_token: String,
-    },
-    Discarded {
-        session: Box<SessionInfo>,
-    },
-    Removed {
-        id: String,
-    },
-}
+pub use codiva_protocol::manager::DiscardOutcome;
 
 /// A handle on the running manager. Cheap to clone.
 #[derive(Clone)]
 pub struct Manager {
     calls: mpsc::UnboundedSender<Call>,
     events: broadcast::Sender<ManagerEvent>,
+    sequenced: broadcast::Sender<SequencedEvent>,
     root: PathBuf,
     base: std::sync::Arc<std::sync::RwLock<String>>,
 }
@@ -239,13 +203,17 @@ impl Manager {
 
     pub(crate) fn new(
         calls: mpsc::UnboundedSender<Call>,
-        events: broadcast::Sender<ManagerEvent>,
+        (events, sequenced): (
+            broadcast::Sender<ManagerEvent>,
+            broadcast::Sender<SequencedEvent>,
+        ),
         root: PathBuf,
         base: String,
     ) -> Self {
         Manager {
             calls,
             events,
+            sequenced,
             root,
             base: std::sync::Arc::new(std::sync::RwLock::new(base)),
         }
@@ -268,6 +236,17 @@ impl Manager {
 
     pub fn subscribe(&self) -> broadcast::Receiver<ManagerEvent> {
         self.events.subscribe()
+    }
+
+    /// The events with their `seq` (+1 per event, per manager): a skipped number is a gap,
+    /// and [`Manager::snapshot_all`] resyncs. Subscribe before taking the snapshot.
+    pub fn subscribe_sequenced(&self) -> broadcast::Receiver<SequencedEvent> {
+        self.sequenced.subscribe()
+    }
+
+    /// Every session's row, consistent with the events up to the `seq` it carries.
+    pub async fn snapshot_all(&self) -> Result<ManagerSnapshot, ManagerError> {
+        self.call(Call::SnapshotAll).await
     }
 
     async fn call<T>(&self, make: impl FnOnce(Reply<T>) -> Call) -> Result<T, ManagerError> {

@@ -14,7 +14,7 @@ use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use codiva_wire::claude::UserInput;
+use codiva_protocol::UserInput;
 
 use crate::agent_event::{AgentEvent, PermissionRequest, QuestionRequest};
 use crate::session::{PermissionResponse, QuestionResponse};

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use codiva_wire::claude::UserInput;
+pub use codiva_protocol::UserInput;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::process::{ChildRegistry, EnvPolicy};

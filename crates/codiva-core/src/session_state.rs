@@ -9,11 +9,9 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
-use serde::Serialize;
-
 use crate::agent_event::{
-    AgentBlock, AgentEvent, AgentInfo, NoteLevel, PermissionRequest, QuestionRequest, RetryInfo,
-    TodoChange, TokenUsage, TurnEnd, TurnOutcome,
+    AgentBlock, AgentEvent, AgentInfo, NoteLevel, RetryInfo, TodoChange, TokenUsage, TurnEnd,
+    TurnOutcome,
 };
 use crate::session_log::{EntryKind, Log, LogEntry, NoteCode, ToolEntry, ToolStatus, one_line};
 
@@ -25,187 +23,10 @@ pub const STALL_AFTER_MS: u64 = 10 * 60 * 1000;
 /// ends, or for at most this long if it never comes.
 pub const FOLLOW_UP_GRACE_MS: u64 = 60 * 1000;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    Starting,
-    Running,
-    AwaitingPermission,
-    AwaitingAnswer,
-    Completed,
-    Interrupted,
-    RateLimited,
-    NeedsLogin,
-    Failed,
-}
-
-impl Status {
-    /// The session waits for the user.
-    pub fn awaits_user(self) -> bool {
-        matches!(self, Status::AwaitingPermission | Status::AwaitingAnswer)
-    }
-
-    /// Nothing is happening until the user acts.
-    pub fn is_settled(self) -> bool {
-        matches!(
-            self,
-            Status::Completed
-                | Status::Interrupted
-                | Status::RateLimited
-                | Status::NeedsLogin
-                | Status::Failed
-        )
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Starting => "starting",
-            Status::Running => "running",
-            Status::AwaitingPermission => "awaiting_permission",
-            Status::AwaitingAnswer => "awaiting_answer",
-            Status::Completed => "completed",
-            Status::Interrupted => "interrupted",
-            Status::RateLimited => "rate_limited",
-            Status::NeedsLogin => "needs_login",
-            Status::Failed => "failed",
-        }
-    }
-}
-
-/// Which log an entry belongs to: the session's own, or a subagent's (by its tool-use id).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-#[serde(tag = "scope", content = "tool_use_id", rename_all = "snake_case")]
-pub enum Scope {
-    Main,
-    Subagent(String),
-}
-
-/// A request waiting for the user.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Prompt {
-    Permission(PermissionRequest),
-    Question(QuestionRequest),
-}
-
-impl Prompt {
-    pub fn request_id(&self) -> &str {
-        match self {
-            Prompt::Permission(request) => &request.request_id,
-            Prompt::Question(request) => &request.request_id,
-        }
-    }
-
-    fn tool_use_id(&self) -> Option<&str> {
-        match self {
-            Prompt::Permission(request) => request.tool_use_id.as_deref(),
-            Prompt::Question(request) => request.tool_use_id.as_deref(),
-        }
-    }
-}
-
-/// How a prompt left the queue.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PromptResolution {
-    Allowed,
-    Denied,
-    Answered,
-    Declined,
-    /// The agent withdrew it (interrupt) or the process went away.
-    Withdrawn,
-}
-
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct TodoProgress {
-    pub done: usize,
-    pub total: usize,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct UsageView {
-    pub tokens: TokenUsage,
-    pub context_used: u64,
-    pub context_window: Option<u64>,
-    pub cost_usd: Option<f64>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SubagentView {
-    pub tool_use_id: String,
-    pub task_id: Option<String>,
-    pub description: Option<String>,
-    pub subagent_type: Option<String>,
-    pub background: bool,
-    pub status: String,
-    pub last_tool: Option<String>,
-    pub tokens: u64,
-    pub tool_uses: u64,
-    pub elapsed_ms: u64,
-    pub summary: Option<String>,
-}
-
-/// What front ends receive. Serialised as JSON for `codiva exec --json` and `codiva serve`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "event", rename_all = "snake_case")]
-pub enum SessionEvent {
-    Status {
-        status: Status,
-        detail: Option<String>,
-    },
-    Connected {
-        agent: AgentInfo,
-    },
-    /// The agent's own session id (what a resumed process continues).
-    AgentSession {
-        id: String,
-    },
-    Model {
-        model: Option<String>,
-    },
-    PermissionMode {
-        mode: String,
-    },
-    /// A new or changed log entry.
-    Log {
-        #[serde(flatten)]
-        scope: Scope,
-        entry: LogEntry,
-        update: bool,
-    },
-    /// Streamed text of the message being written (`reset` drops what came before).
-    Stream {
-        text: String,
-        reset: bool,
-    },
-    PromptOpened {
-        prompt: Prompt,
-    },
-    PromptClosed {
-        request_id: String,
-        resolution: PromptResolution,
-    },
-    Todos {
-        progress: TodoProgress,
-    },
-    Usage {
-        usage: UsageView,
-    },
-    Subagent {
-        subagent: SubagentView,
-    },
-    /// The agent process ended (`requested` when codiva asked it to).
-    AgentExited {
-        code: Option<i32>,
-        signal: Option<i32>,
-        requested: bool,
-    },
-    /// Something the user should know that is not part of the conversation (the wire log
-    /// cannot be written); the manager passes it on as a warning.
-    Warning {
-        message: String,
-    },
-}
+pub use codiva_protocol::session::{
+    Prompt, PromptResolution, Scope, SessionEvent, SessionSnapshot, Status, SubagentView,
+    TodoProgress, UsageView,
+};
 
 /// Everything the reducer consumes: what the agent said and what the host did.
 #[derive(Debug, Clone, PartialEq)]
@@ -1426,24 +1247,6 @@ impl SessionState {
         state.detail = detail;
         state
     }
-}
-
-/// A copy of a session's state for front ends (`session/read`, a TUI attaching late).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SessionSnapshot {
-    pub status: Status,
-    pub detail: Option<String>,
-    pub connected: bool,
-    pub agent_session_id: Option<String>,
-    pub model: Option<String>,
-    pub permission_mode: Option<String>,
-    pub prompts: Vec<Prompt>,
-    pub todos: TodoProgress,
-    pub usage: UsageView,
-    pub subagents: Vec<SubagentView>,
-    pub log: Vec<LogEntry>,
-    pub dropped_entries: u64,
-    pub streaming: String,
 }
 
 impl SessionState {

@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::*;
-use crate::agent_event::{SubagentStart, TurnEnd};
+use crate::agent_event::{PermissionRequest, QuestionRequest, SubagentStart, TurnEnd};
 use crate::claude::tools;
 
 // -- builders ---------------------------------------------------------------------------------

@@ -7,7 +7,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use codiva_wire::claude::{InputBlock, UserInput};
+use codiva_protocol::UserInput;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
@@ -264,16 +264,12 @@ impl Driver {
         if self.live.is_none() && !self.spawn_resuming().await {
             return;
         }
-        let text = input
-            .blocks
-            .iter()
-            .map(|block| match block {
-                InputBlock::Text(text) => text.as_str(),
-                InputBlock::Image { .. } => "[image]",
-            })
+        let echo = echo_text(&input);
+        let text = std::iter::once(echo.as_str())
+            .chain(input.images.iter().map(|_| "[image]"))
+            .filter(|part| !part.is_empty())
             .collect::<Vec<_>>()
             .join("\n");
-        let echo = echo_text(&input);
         self.write_input(&input).await;
         self.written.push(input);
         self.apply(Input::UserSent { text, echo });
@@ -755,16 +751,12 @@ async fn read_agent(
         .await;
 }
 
-/// The text the agent's echo of `input` carries: its text parts, joined by newlines (images
-/// are not echoed as text).
+/// The text the agent's echo of `input` carries: its text (an agent command as `/name args`;
+/// images are not echoed as text).
 fn echo_text(input: &UserInput) -> String {
-    input
-        .blocks
-        .iter()
-        .filter_map(|block| match block {
-            InputBlock::Text(text) => Some(text.as_str()),
-            InputBlock::Image { .. } => None,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    match &input.command {
+        Some(command) if input.text.is_empty() => format!("/{command}"),
+        Some(command) => format!("/{command} {}", input.text),
+        None => input.text.clone(),
+    }
 }

@@ -12,9 +12,9 @@ use codiva_core::agent_event::{
 use codiva_core::provider::{
     Capabilities, CommandLine, Connection, ConversationLog, Launch, OutLine, Provider, Received,
 };
+use codiva_core::session::UserInput;
 use codiva_core::session::{PermissionResponse, QuestionResponse};
 use codiva_core::session_log::EntryKind;
-use codiva_wire::claude::{InputBlock, UserInput};
 use serde_json::{Value, json};
 
 /// The fake agent at `program`, recording its conversations under `home`.
@@ -191,15 +191,7 @@ impl Connection for ScriptedConnection {
     }
 
     fn send(&mut self, input: &UserInput) -> Vec<OutLine> {
-        let text: Vec<&str> = input
-            .blocks
-            .iter()
-            .filter_map(|block| match block {
-                InputBlock::Text(text) => Some(text.as_str()),
-                InputBlock::Image { .. } => None,
-            })
-            .collect();
-        line(json!({"type": "user", "text": text.join("\n")}))
+        line(json!({"type": "user", "text": input.text}))
     }
 
     fn interrupt(&mut self) -> Vec<OutLine> {

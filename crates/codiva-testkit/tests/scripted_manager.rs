@@ -13,11 +13,11 @@ use std::time::Duration;
 use codiva_core::git::IgnoredMode;
 use codiva_core::manager::{CreateOptions, Manager, ManagerEvent, ManagerOptions};
 use codiva_core::process::EnvPolicy;
+use codiva_core::session::UserInput;
 use codiva_core::session::{PermissionResponse, QuestionResponse};
 use codiva_core::session_log::EntryKind;
 use codiva_core::session_state::{Prompt, Scope, SessionEvent, Status};
 use codiva_testkit::{ScriptedProvider, TestRepo};
-use codiva_wire::claude::UserInput;
 use tokio::sync::broadcast;
 
 fn options(repo: &TestRepo, home: PathBuf) -> ManagerOptions {

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use codiva_core::manager::{CreateOptions, DiscardOutcome, Manager, ManagerEvent};
+use codiva_core::session::UserInput;
 use codiva_core::session_state::Scope;
-use codiva_wire::claude::UserInput;
 use crossterm::event::{Event, EventStream};
 use futures_util::StreamExt;
 use ratatui::backend::CrosstermBackend;

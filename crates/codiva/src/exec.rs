@@ -12,12 +12,12 @@ use clap::{Args, ValueEnum};
 use codiva_core::agent_event::{NoteLevel, QuestionRequest};
 use codiva_core::claude::ClaudeSessionConfig;
 use codiva_core::process::EnvPolicy;
+use codiva_core::session::UserInput;
 use codiva_core::session::{PermissionResponse, QuestionResponse, SessionCommand, SessionHandle};
 use codiva_core::session_log::{EntryKind, LogEntry, ToolStatus};
 use codiva_core::session_state::{Prompt, Scope, SessionEvent, Status};
 use codiva_core::shutdown_signals::{self, ShutdownSignals};
 use codiva_core::{claude, config, paths, wire_log};
-use codiva_wire::claude::UserInput;
 use serde_json::Value;
 
 /// How long the agent may take to finish after its input is closed.

@@ -4,9 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use codiva_wire::claude::{
-    self, CliRequest, HostRequest, Inbound, Outbound, PermissionDecision, UserInput,
-};
+use codiva_wire::claude::{self, CliRequest, HostRequest, Inbound, Outbound, PermissionDecision};
 use serde_json::{Map, Value, json};
 
 use super::launch::{self, LaunchOptions};
@@ -167,8 +165,8 @@ impl Connection for ClaudeConnection {
         })
     }
 
-    fn send(&mut self, input: &UserInput) -> Vec<OutLine> {
-        encode(&Outbound::User(input.clone()))
+    fn send(&mut self, input: &codiva_protocol::UserInput) -> Vec<OutLine> {
+        encode(&Outbound::User(super::input::to_claude(input.clone())))
     }
 
     fn interrupt(&mut self) -> Vec<OutLine> {

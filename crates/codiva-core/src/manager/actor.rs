@@ -6,12 +6,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use codiva_wire::claude::{InputBlock, UserInput};
-use tokio::sync::{broadcast, mpsc, oneshot};
+use codiva_protocol::{ImageInput, UserInput};
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use super::info::{ManagerEvent, ReadPage, SessionInfo, SessionPhase};
+use super::events::EventBus;
+use super::info::{ManagerEvent, ManagerSnapshot, ReadPage, SessionInfo, SessionPhase};
 use super::{Call, CreateOptions, Manager, ManagerError, ManagerOptions, StartError};
 use crate::agent_event::TurnOutcome;
 use crate::git::{self, MergeOutcome, Repo, SyncOutcome, WorktreeOptions};
@@ -78,11 +79,11 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
     )
     .await;
     let (calls_tx, calls_rx) = mpsc::unbounded_channel();
-    let (events_tx, _) = broadcast::channel(8192);
+    let events = EventBus::new();
     let (internal_tx, internal_rx) = mpsc::unbounded_channel();
     let manager = Manager::new(
         calls_tx,
-        events_tx.clone(),
+        events.senders(),
         repo.root().to_path_buf(),
         base.clone(),
     );
@@ -94,7 +95,7 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
         base,
         state_path,
         records,
-        events: events_tx,
+        events,
         internal_tx,
         persist_at: None,
         persist_failed: false,
@@ -350,7 +351,7 @@ struct Actor {
     base: String,
     state_path: PathBuf,
     records: BTreeMap<String, Record>,
-    events: broadcast::Sender<ManagerEvent>,
+    events: EventBus,
     internal_tx: mpsc::UnboundedSender<Internal>,
     persist_at: Option<Instant>,
     persist_failed: bool,
@@ -412,9 +413,9 @@ impl Actor {
         }
     }
 
+    /// The one way events leave the manager: each gets the next `seq`.
     fn emit(&self, event: ManagerEvent) {
-        // No subscriber is fine.
-        let _ = self.events.send(event);
+        self.events.send(event);
     }
 
     fn emit_info(&mut self, id: &str) {
@@ -486,6 +487,13 @@ impl Actor {
             }
             Call::List(reply) => {
                 let _ = reply.send(Ok(self.records.values().map(Record::info).collect()));
+            }
+            Call::SnapshotAll(reply) => {
+                // Between two events: the rows reflect exactly the events up to `seq`.
+                let _ = reply.send(Ok(ManagerSnapshot {
+                    seq: self.events.last_seq(),
+                    sessions: self.records.values().map(Record::info).collect(),
+                }));
             }
             Call::Read {
                 id,
@@ -619,13 +627,12 @@ impl Actor {
         taken.extend(self.records.values().map(|record| record.slug.clone()));
         let slug = slug::slugify(&prompt, &taken);
         let id = slug.clone();
-        let mut input = UserInput::text(prompt.clone());
-        for (media_type, data_base64) in options.images {
-            input.blocks.push(InputBlock::Image {
-                media_type,
-                data_base64,
-            });
-        }
+        let images = options
+            .images
+            .into_iter()
+            .map(|(media_type, data)| ImageInput { media_type, data })
+            .collect();
+        let input = UserInput::with_images(prompt.clone(), images);
         let mut record = Record {
             id: id.clone(),
             title: title_of(&prompt),
@@ -739,17 +746,12 @@ impl Actor {
     }
 
     async fn send(&mut self, id: &str, input: UserInput) -> Result<(), ManagerError> {
-        let images = input.blocks.iter().filter_map(|block| match block {
-            InputBlock::Image {
-                media_type,
-                data_base64,
-            } => Some((media_type, data_base64)),
-            InputBlock::Text(_) => None,
-        });
-        for (index, (media_type, data)) in images.enumerate() {
-            self.options
-                .provider
-                .check_image(&format!("images[{index}]"), media_type, data)?;
+        for (index, image) in input.images.iter().enumerate() {
+            self.options.provider.check_image(
+                &format!("images[{index}]"),
+                &image.media_type,
+                &image.data,
+            )?;
         }
         let record = self.record(id)?;
         match &record.phase {

@@ -8,5 +8,6 @@ mod fixtures;
 mod git;
 mod manager;
 mod process;
+mod protocol;
 mod replay;
 mod transcript;

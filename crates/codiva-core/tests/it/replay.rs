@@ -259,7 +259,12 @@ fn assert_settled_invariants(name: &str, at: &str, state: &SessionState) {
     }
 }
 
-struct Replay {
+pub(crate) struct Replay {
+    pub(crate) name: String,
+    /// Every event the state machine emitted, in order.
+    pub(crate) events: Vec<SessionEvent>,
+    /// The state at the end.
+    pub(crate) snapshot: codiva_core::session_state::SessionSnapshot,
     statuses_after_results: Vec<Status>,
     main_texts: Vec<String>,
     /// How many texts only subagent lines carry (what the leak check looks for).
@@ -294,6 +299,7 @@ fn replay(fixture: &Fixture) -> Replay {
     let mut cli_requests: HashMap<String, bool> = HashMap::new();
     let mut statuses_after_results = Vec::new();
     let mut main_texts = Vec::new();
+    let mut events = Vec::new();
     let mut sent_texts = Vec::new();
 
     for step in plan(&parsed) {
@@ -308,7 +314,7 @@ fn replay(fixture: &Fixture) -> Replay {
                         text,
                     },
                 );
-                collect_main(&mut state, &mut main_texts);
+                collect_main(&mut state, &mut main_texts, &mut events);
                 continue;
             }
             Step::Line(index) => index,
@@ -428,7 +434,7 @@ fn replay(fixture: &Fixture) -> Replay {
             );
             process_alive = false;
         }
-        collect_main(&mut state, &mut main_texts);
+        collect_main(&mut state, &mut main_texts, &mut events);
         let status = state.status();
         if let Some(expected) = prompt_kind {
             assert_eq!(status, expected, "{name} {at}");
@@ -509,6 +515,9 @@ fn replay(fixture: &Fixture) -> Replay {
     );
 
     Replay {
+        name: name.to_owned(),
+        events,
+        snapshot: state.snapshot(),
         statuses_after_results,
         main_texts,
         subagent_only,
@@ -516,17 +525,27 @@ fn replay(fixture: &Fixture) -> Replay {
 }
 
 /// Drains the state's events and keeps the texts of main-scope log entries (new and updated).
-fn collect_main(state: &mut SessionState, main_texts: &mut Vec<String>) {
+fn collect_main(
+    state: &mut SessionState,
+    main_texts: &mut Vec<String>,
+    events: &mut Vec<SessionEvent>,
+) {
     for event in state.drain_events() {
         if let SessionEvent::Log {
             scope: Scope::Main,
             entry,
             ..
-        } = event
+        } = &event
         {
             main_texts.extend(entry_texts(&entry.kind).into_iter().map(str::to_owned));
         }
+        events.push(event);
     }
+}
+
+/// Every fixture, replayed.
+pub(crate) fn replay_all() -> Vec<Replay> {
+    fixtures().iter().map(replay).collect()
 }
 
 #[test]
