@@ -8,6 +8,8 @@ pub mod claude;
 pub mod config;
 pub mod desktop_notify;
 pub mod git;
+pub mod history;
+pub mod history_file;
 pub mod manager;
 pub mod paths;
 pub mod persist;
