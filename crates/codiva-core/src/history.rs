@@ -289,6 +289,13 @@ impl History {
         self.items.is_empty() && self.dropped_turns == 0
     }
 
+    /// The user messages of the turns kept (counted, not all kept: see `user_omitted`).
+    pub fn user_messages(&self) -> usize {
+        self.turns()
+            .map(|turn| turn.user.len() + turn.user_omitted)
+            .sum()
+    }
+
     pub fn turns(&self) -> impl DoubleEndedIterator<Item = &TurnRecord> {
         self.items.iter().filter_map(|item| match item {
             HistoryItem::Turn(turn) => Some(turn),
