@@ -5,7 +5,8 @@
 //! the caller shows a warning. A file of a newer schema is left exactly as it is and loading
 //! fails ([`LoadError::NewerSchema`]): the manager refuses to start rather than overwrite what a
 //! newer codiva wrote. Conversation text is never stored here: each session's log is rebuilt
-//! from the agent's own transcript.
+//! from the agent's own transcript, or without one from codiva's capped history
+//! (`history_file.rs`, written with [`write_atomic`] like this file).
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
