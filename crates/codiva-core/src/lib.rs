@@ -10,6 +10,8 @@ pub mod config_edit;
 pub mod desktop_notify;
 pub mod foreground;
 pub mod git;
+pub mod history;
+pub mod history_file;
 pub mod manager;
 pub mod paths;
 pub mod persist;

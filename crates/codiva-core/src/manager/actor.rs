@@ -1,6 +1,7 @@
 //! The manager's task: owns the session records, the repository and the state file.
 
 mod discard;
+mod histories;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -89,6 +90,7 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
     );
     let base_cell = manager.base_cell();
     let actor = Actor {
+        histories: histories::Histories::new(repo.root().to_path_buf()),
         base_cell,
         options,
         repo,
@@ -355,6 +357,8 @@ struct Actor {
     internal_tx: mpsc::UnboundedSender<Internal>,
     persist_at: Option<Instant>,
     persist_failed: bool,
+    /// Each session's neutral history (`history.rs`), saved with the state file.
+    histories: histories::Histories,
     /// Held around git operations that write refs, config or worktree metadata: git takes
     /// those locks without waiting, so two concurrent `worktree add`s can fail.
     git_lock: std::sync::Arc<tokio::sync::Mutex<()>>,
@@ -445,6 +449,14 @@ impl Actor {
     }
 
     async fn save(&mut self) {
+        let live = self.records.keys().cloned().collect();
+        let saved = self.histories.save(live).await;
+        for message in saved.warnings {
+            self.emit(ManagerEvent::Warning { message });
+        }
+        if saved.retry {
+            self.persist_at = Some(Instant::now() + Duration::from_secs(5));
+        }
         let state = self.state_file();
         let path = self.state_path.clone();
         let result = tokio::task::spawn_blocking(move || persist::save(&path, &state)).await;
@@ -844,28 +856,25 @@ impl Actor {
             cost_usd: record.cost_usd,
             ..RestoredSession::default()
         };
-        let mut note = None;
-        if let Some(session_id) = record.agent_session_id.clone() {
-            let cwd = record.worktree.clone();
-            let read =
-                tokio::task::spawn_blocking(move || provider.restore(&cwd, &session_id)).await;
-            match read {
-                Ok(Some(Ok(log))) => {
-                    restored.main = log.main;
-                    restored.subagents = log.subagents;
+        let (session_id, cwd) = (record.agent_session_id.clone(), record.worktree.clone());
+        let transcript = match session_id {
+            Some(session_id) => {
+                match tokio::task::spawn_blocking(move || provider.restore(&cwd, &session_id)).await
+                {
+                    Ok(read) => read,
+                    Err(err) => Some(Err(err.to_string())),
                 }
-                Ok(None) => {}
-                Ok(Some(Err(err))) => note = Some(format!("the log could not be rebuilt: {err}")),
-                Err(err) => note = Some(format!("the log could not be rebuilt: {err}")),
             }
+            None => None,
+        };
+        let (history, warning) = self.histories.get(id, unix_ms());
+        let summary = history
+            .filter(|history| !history.is_empty())
+            .map(|history| (history.user_messages(), history.log_entries()));
+        if let Some(message) = warning {
+            self.emit(ManagerEvent::Warning { message });
         }
-        if let Some(note) = note {
-            restored.main.push(crate::session_log::EntryKind::Note {
-                level: crate::agent_event::NoteLevel::Warning,
-                text: note,
-                code: None,
-            });
-        }
+        restored.main = histories::restored_log(transcript, summary, &mut restored.subagents);
         let state = SessionState::restored(restored);
         self.start_task(id, None, state);
         Ok(())
@@ -1192,15 +1201,25 @@ impl Actor {
     }
 
     fn session_event(&mut self, id: &str, event: SessionEvent) {
-        let Some(record) = self.records.get_mut(id) else {
+        if !self.records.contains_key(id) {
             return;
-        };
+        }
         if let SessionEvent::Warning { message } = event {
             self.emit(ManagerEvent::Warning {
                 message: format!("session {id}: {message}"),
             });
             return;
         }
+        let (history_changed, warning) = self.histories.apply(id, unix_ms(), &event);
+        if let Some(message) = warning {
+            self.emit(ManagerEvent::Warning { message });
+        }
+        if history_changed {
+            self.mark_dirty();
+        }
+        let Some(record) = self.records.get_mut(id) else {
+            return;
+        };
         let mut changed = false;
         match &event {
             SessionEvent::Status { status, detail } => {

@@ -6,6 +6,7 @@
 mod claude;
 mod fixtures;
 mod git;
+mod history;
 mod manager;
 mod process;
 mod protocol;

@@ -12,7 +12,7 @@ use codiva_core::process::EnvPolicy;
 
 use crate::git::TestRepo;
 
-fn options(repo: &TestRepo) -> ManagerOptions {
+pub(crate) fn options(repo: &TestRepo) -> ManagerOptions {
     ManagerOptions {
         cwd: repo.root.clone(),
         provider: std::sync::Arc::new(codiva_core::claude::ClaudeProvider::new(
