@@ -40,7 +40,7 @@ use cache::LineCache;
 use cells::{Block, Look};
 use fold::Fold;
 use layout::HeightIndex;
-use stream::StreamText;
+use stream::{StreamRow, StreamText};
 
 /// A piece of a link on screen (see [`LogView::visible_links`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -326,11 +326,20 @@ impl LogView {
 
     /// Row `row` after the entries: the streaming text, then the retry row.
     fn tail_line(&self, row: usize) -> Option<Line<'static>> {
-        if let Some(text) = self.stream.row(row) {
-            return Some(Line::from(Span::styled(
-                cells::display(text),
-                theme::text(),
-            )));
+        match self.stream.row(row) {
+            Some(StreamRow::Text(text)) => {
+                return Some(Line::from(Span::styled(
+                    cells::display(text),
+                    theme::text(),
+                )));
+            }
+            Some(StreamRow::Hidden(bytes)) => {
+                return Some(Line::from(Span::styled(
+                    hidden_text(bytes),
+                    theme::dim(),
+                )));
+            }
+            None => {}
         }
         let retry = self.retry.as_ref().filter(|_| row == self.stream.rows())?;
         let width = usize::from(self.index_width.max(1));
@@ -413,9 +422,7 @@ impl LogView {
             .map(|index| cells::height(&self.entries, index, width, &self.look))
             .sum();
         let mut tail = usize::from(self.retry.is_some());
-        if !self.stream.is_empty() {
-            tail += crate::width::wrap_text(self.stream.text(), usize::from(width.max(1))).len();
-        }
+        tail += self.stream.rows_at(width);
         trailing(entries, tail, self.entries.len())
     }
 
@@ -727,6 +734,11 @@ fn note_agent_call(calls: &mut HashMap<String, u64>, entry: &LogEntry) {
 fn status_text(below: usize) -> String {
     let noun = if below == 1 { "line" } else { "lines" };
     format!("{} {below} more {noun}", glyph::MORE_BELOW)
+}
+
+/// The first row of a streaming reply longer than the memory cap.
+fn hidden_text(bytes: usize) -> String {
+    format!("{} {bytes} earlier bytes not kept", glyph::MORE_ABOVE)
 }
 
 fn line_text(line: &Line<'_>) -> String {
