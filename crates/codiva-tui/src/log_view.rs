@@ -293,11 +293,22 @@ impl LogView {
                 self.frame,
                 || cells::block(entries, index, area.width, look),
             );
-            for line in block.lines.iter().skip(offset) {
+            let mut code = block.code.iter().skip_while(|code| code.row < offset).peekable();
+            for (row, line) in block.lines.iter().enumerate().skip(offset) {
                 if y == view.rows {
                     break;
                 }
-                buf.set_line(area.x, area.y + row16(y), line, area.width);
+                // A code row: painted by the highlighter once its block is done.
+                let painted = match code.next_if(|code| code.row == row) {
+                    Some(code) => crate::markdown::restyle(line, code),
+                    None => None,
+                };
+                buf.set_line(
+                    area.x,
+                    area.y + row16(y),
+                    painted.as_ref().unwrap_or(line),
+                    area.width,
+                );
                 y += 1;
             }
             if block.gap {

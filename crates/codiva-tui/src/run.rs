@@ -86,6 +86,10 @@ async fn run_in_terminal(
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     let mut animation = tokio::time::interval(ANIMATION_INTERVAL);
     animation.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    // Code highlighted off the UI thread: draw again when a block is done.
+    let highlighted = std::sync::Arc::new(tokio::sync::Notify::new());
+    let notify = highlighted.clone();
+    crate::markdown::set_waker(move || notify.notify_one());
     let mut dirty = true;
     let mut next_frame = Instant::now();
     loop {
@@ -149,6 +153,10 @@ async fn run_in_terminal(
                 Some(UiEvent::Tick)
             }
             _ = animation.tick(), if app.is_animating() => Some(UiEvent::Animate),
+            _ = highlighted.notified() => {
+                dirty = true;
+                None
+            }
             _ = tokio::time::sleep_until(frame_due), if dirty => None,
             _ = signals.recv() => break,
         };
