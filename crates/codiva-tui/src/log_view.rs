@@ -293,7 +293,11 @@ impl LogView {
                 self.frame,
                 || cells::block(entries, index, area.width, look),
             );
-            let mut code = block.code.iter().skip_while(|code| code.row < offset).peekable();
+            let mut code = block
+                .code
+                .iter()
+                .skip_while(|code| code.row < offset)
+                .peekable();
             for (row, line) in block.lines.iter().enumerate().skip(offset) {
                 if y == view.rows {
                     break;
@@ -345,10 +349,7 @@ impl LogView {
                 )));
             }
             Some(StreamRow::Hidden(bytes)) => {
-                return Some(Line::from(Span::styled(
-                    hidden_text(bytes),
-                    theme::dim(),
-                )));
+                return Some(Line::from(Span::styled(hidden_text(bytes), theme::dim())));
             }
             None => {}
         }

@@ -16,8 +16,8 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
 use crate::theme;
-pub use paint::{CodeRow, IDLE_DROP, restyle, set_waker, wait_idle};
 use inline::{Piece, StyledText, cut, measure, sanitize, sanitize_code_line};
+pub use paint::{CodeRow, IDLE_DROP, restyle, set_waker, wait_idle};
 use table::Table;
 
 /// Where a link sits in the rendered lines, for hit-testing: `row` indexes the lines,

@@ -183,5 +183,7 @@ pub fn code_function() -> Style {
 
 /// A diff's hunk and file headers, a Markdown heading inside a code block.
 pub fn code_heading() -> Style {
-    Style::default().fg(Color::Cyan).add_modifier(Modifier::BOLD)
+    Style::default()
+        .fg(Color::Cyan)
+        .add_modifier(Modifier::BOLD)
 }

@@ -212,12 +212,15 @@ pub(crate) fn entry_rows(
                     }
                 }));
             }
-            block
-                .code
-                .extend(rendered.code.into_iter().map(|code| crate::markdown::CodeRow {
-                    row: code.row + base,
-                    ..code
-                }));
+            block.code.extend(
+                rendered
+                    .code
+                    .into_iter()
+                    .map(|code| crate::markdown::CodeRow {
+                        row: code.row + base,
+                        ..code
+                    }),
+            );
             rendered.lines
         }
         EntryKind::Note { level, text, code } => {

@@ -7,7 +7,6 @@
 //! lines in order. It runs on the highlighter thread only ([`super::paint`]), which owns the
 //! loaded set.
 
-
 use ratatui::style::Style;
 use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxReference, SyntaxSet};
 

@@ -34,13 +34,51 @@ fn of(runs: &[(String, Class)], class: Class) -> Vec<String> {
 #[test]
 fn every_language_people_paste_is_known_by_its_fence_names() {
     let fences = [
-        "rust", "rs", "ts", "typescript", "tsx", "js", "javascript", "jsx", "mjs", "python",
-        "py", "python3", "go", "golang", "c", "h", "cpp", "c++", "hpp", "cs", "csharp", "c#",
-        "sh", "bash", "shell", "zsh", "console", "json", "jsonc", "yaml", "yml", "toml", "diff",
-        "patch", "sql", "md", "markdown", "rust,ignore", "{.python}",
+        "rust",
+        "rs",
+        "ts",
+        "typescript",
+        "tsx",
+        "js",
+        "javascript",
+        "jsx",
+        "mjs",
+        "python",
+        "py",
+        "python3",
+        "go",
+        "golang",
+        "c",
+        "h",
+        "cpp",
+        "c++",
+        "hpp",
+        "cs",
+        "csharp",
+        "c#",
+        "sh",
+        "bash",
+        "shell",
+        "zsh",
+        "console",
+        "json",
+        "jsonc",
+        "yaml",
+        "yml",
+        "toml",
+        "diff",
+        "patch",
+        "sql",
+        "md",
+        "markdown",
+        "rust,ignore",
+        "{.python}",
     ];
     for fence in fences {
-        assert!(syntaxes().syntax(fence).is_some(), "no syntax for ```{fence}");
+        assert!(
+            syntaxes().syntax(fence).is_some(),
+            "no syntax for ```{fence}"
+        );
     }
     assert!(syntaxes().syntax("").is_none());
     assert!(syntaxes().syntax("brainfuck-but-not-really").is_none());

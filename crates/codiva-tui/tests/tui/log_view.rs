@@ -271,12 +271,21 @@ fn a_reply_past_the_memory_cap_keeps_following_and_counts_what_is_hidden() {
             }
         }
         let screen = draw(&mut term, &mut view);
-        let last = format!("line {:05}: the quick brown fox jumps over the lazy dog", line - 1);
+        let last = format!(
+            "line {:05}: the quick brown fox jumps over the lazy dog",
+            line - 1
+        );
         assert_eq!(row(&screen, height - 1), last);
-        insta::assert_snapshot!(format!("stream_past_cap_tail_{width}x{height}"), term.backend());
+        insta::assert_snapshot!(
+            format!("stream_past_cap_tail_{width}x{height}"),
+            term.backend()
+        );
         view.to_top();
         draw(&mut term, &mut view);
-        insta::assert_snapshot!(format!("stream_past_cap_top_{width}x{height}"), term.backend());
+        insta::assert_snapshot!(
+            format!("stream_past_cap_top_{width}x{height}"),
+            term.backend()
+        );
     }
 }
 

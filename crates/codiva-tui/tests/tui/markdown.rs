@@ -217,7 +217,10 @@ public static int F(string s) { return s.Length; } // c
 fn 1 "plain"
 ```"#;
     // Drawn plain first; painted once the highlighter thread is done.
-    assert_snapshot!("syntax_colour_styled", styled(&render_highlighted(markdown, 80)));
+    assert_snapshot!(
+        "syntax_colour_styled",
+        styled(&render_highlighted(markdown, 80))
+    );
     let plain = styled(&render(markdown, 80));
     assert!(plain.contains("⟨fn add(a: u32, b: u32) -> u32 { a + b } // sum⟩{yellow}"));
 }

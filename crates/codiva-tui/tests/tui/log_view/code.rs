@@ -95,23 +95,27 @@ fn highlighted_code_at_both_sizes() {
         );
         if index == 0 {
             // (At the second size the blocks are highlighted already: the cache is shared.)
-            assert_ne!(styled_rows(&plain), styled_rows(&top), "the code is painted");
+            assert_ne!(
+                styled_rows(&plain),
+                styled_rows(&top),
+                "the code is painted"
+            );
         }
         insta::assert_snapshot!(format!("code_top_{width}x{height}"), styled_rows(&top));
         view.scroll_down(1_000);
         draw(&mut term, &mut view);
         codiva_tui::markdown::wait_idle();
         let bottom = draw(&mut term, &mut view);
-        insta::assert_snapshot!(format!("code_bottom_{width}x{height}"), styled_rows(&bottom));
+        insta::assert_snapshot!(
+            format!("code_bottom_{width}x{height}"),
+            styled_rows(&bottom)
+        );
     }
 }
 
 #[test]
 fn a_cut_code_line_keeps_its_ellipsis_and_colours() {
-    let long = format!(
-        "```rust\nlet s = \"{}\"; // end\n```",
-        "x".repeat(100)
-    );
+    let long = format!("```rust\nlet s = \"{}\"; // end\n```", "x".repeat(100));
     let mut view = LogView::new();
     view.set_entries(vec![assistant(1, &long)]);
     let mut term = terminal(40, 5);
