@@ -77,6 +77,7 @@ pub fn run(quick: bool) -> Result<()> {
                     "< 1 %".into(),
                     verdict(idle < 1.0),
                 ]);
+                streaming_rows(&mut table, &codiva)?;
             }
             None => table.row([
                 "the real binary (first frame, idle CPU)".to_owned(),
@@ -217,10 +218,42 @@ fn binary_in_pty(codiva: &Path, repo: &Path, dir: &Path, quick: bool) -> Result<
     Ok((first, idle))
 }
 
-/// Clock ticks per second in /proc/<pid>/stat (USER_HZ: 100 on every Linux this runs on).
-const USER_HZ: f64 = 100.0;
+/// codiva's CPU per streamed MB, a 1 MB reply paced over 16 s and over 1 s, its log open.
+fn streaming_rows(table: &mut Table, codiva: &Path) -> Result<()> {
+    use crate::stream_replay::{FAST, PACED, REPLY_BYTES, measure};
+    let mb = REPLY_BYTES as f64 / (1024.0 * 1024.0);
+    for (name, pace, target) in [
+        ("paced over 16 s", PACED, 0.25),
+        ("fast, over 1 s", FAST, 0.1),
+    ] {
+        let run = measure(codiva, REPLY_BYTES, pace)?;
+        let per_mb = run.cpu_s / mb;
+        table.row([
+            format!("CPU per streamed MB in the real binary, log open, 1 MB reply {name}"),
+            format!("{per_mb:.2} s"),
+            format!("≤ {target} s"),
+            verdict(per_mb <= target),
+        ]);
+        let fps = run.frames as f64 / run.seconds.max(1e-9);
+        table.row([
+            format!("  frames / bytes to the terminal ({name})"),
+            format!(
+                "{} frames ({fps:.0}/s), {} ({} per frame)",
+                run.frames,
+                crate::size(run.written as u64),
+                crate::size((run.written / run.frames.max(1)) as u64)
+            ),
+            String::new(),
+            String::new(),
+        ]);
+    }
+    Ok(())
+}
 
-fn cpu_ticks(pid: u32) -> Result<u64> {
+/// Clock ticks per second in /proc/<pid>/stat (USER_HZ: 100 on every Linux this runs on).
+pub(crate) const USER_HZ: f64 = 100.0;
+
+pub(crate) fn cpu_ticks(pid: u32) -> Result<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
     let rest = stat.rsplit_once(')').context("stat format")?.1;
     let fields: Vec<&str> = rest.split_whitespace().collect();
