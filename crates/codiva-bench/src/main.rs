@@ -12,6 +12,7 @@ mod mem;
 mod pipeline;
 mod profile;
 mod sessions;
+mod stream_replay;
 mod table;
 mod tui;
 
@@ -45,6 +46,7 @@ usage: codiva-bench [--quick] [--fixtures DIR]
 
   --quick          32 MiB throughput corpus, 16/64 MiB replays (for CI)
   --fixtures DIR   the *.jsonl captures (default: codiva-core's tests/fixtures/claude)
+  --tui-only       only the terminal UI's table
 ";
 
 #[derive(Debug, Clone, Copy)]
@@ -60,6 +62,7 @@ struct Sizes {
 struct Options {
     quick: bool,
     tui_memory_child: bool,
+    tui_only: bool,
     fixtures: PathBuf,
     replay_child: Option<usize>,
 }
@@ -68,6 +71,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Options> {
     let mut options = Options {
         quick: false,
         tui_memory_child: false,
+        tui_only: false,
         fixtures: default_fixture_dir(),
         replay_child: None,
     };
@@ -75,6 +79,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Options> {
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--quick" => options.quick = true,
+            "--tui-only" => options.tui_only = true,
             "--fixtures" => {
                 options.fixtures = args.next().context("--fixtures needs a directory")?.into();
             }
@@ -101,9 +106,16 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Options> {
 }
 
 fn main() -> Result<()> {
-    let options = parse_args(std::env::args().skip(1))?;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--fake-claude") {
+        return stream_replay::fake_claude_main(&args[1..]);
+    }
+    let options = parse_args(args)?;
     if options.tui_memory_child {
         return tui::memory_child_main();
+    }
+    if options.tui_only {
+        return tui::run(options.quick);
     }
     let fixtures = Fixtures::load(&options.fixtures)?;
     if let Some(bytes) = options.replay_child {

@@ -523,11 +523,13 @@ impl SessionState {
                 self.reset_stream();
             }
             AgentEvent::TextDelta { text } => {
+                // The snapshot's copy is capped; the deltas always go out, so a front end
+                // keeps following a reply longer than the cap (it caps its own copy).
                 if self.stream_text.len() < crate::session_log::MAX_MESSAGE_TEXT {
                     self.stream_text.push_str(&text);
-                    self.outbox
-                        .push(SessionEvent::Stream { text, reset: false });
                 }
+                self.outbox
+                    .push(SessionEvent::Stream { text, reset: false });
             }
             AgentEvent::ThinkingDelta { text } => {
                 if self.thinking_text.len() < crate::session_log::MAX_MESSAGE_TEXT {

@@ -919,6 +919,27 @@ fn message_start_and_retry_reset_the_stream() {
     }));
 }
 
+/// Regression: past the per-message cap the deltas stopped, and the UI's tail froze while the
+/// session still ran. The snapshot's copy stays capped; every delta is still sent.
+#[test]
+fn deltas_past_the_message_cap_are_still_sent() {
+    let mut run = Run::of(running());
+    let delta = "x".repeat(64 * 1024);
+    let count = 2 * crate::session_log::MAX_MESSAGE_TEXT / delta.len();
+    for _ in 0..count {
+        run.apply(agent(AgentEvent::TextDelta {
+            text: delta.clone(),
+        }));
+    }
+    let sent = run
+        .events
+        .iter()
+        .filter(|event| matches!(event, SessionEvent::Stream { reset: false, .. }))
+        .count();
+    assert_eq!(sent, count);
+    assert!(run.state.streaming_text().len() <= crate::session_log::MAX_MESSAGE_TEXT);
+}
+
 #[test]
 fn usage_is_counted_once_per_message() {
     let block = |message_id: &str, text: &str, input: u64, output: u64| {

@@ -40,7 +40,7 @@ use cache::LineCache;
 use cells::{Block, Look};
 use fold::Fold;
 use layout::HeightIndex;
-use stream::StreamText;
+use stream::{StreamRow, StreamText};
 
 /// A piece of a link on screen (see [`LogView::visible_links`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -293,11 +293,26 @@ impl LogView {
                 self.frame,
                 || cells::block(entries, index, area.width, look),
             );
-            for line in block.lines.iter().skip(offset) {
+            let mut code = block
+                .code
+                .iter()
+                .skip_while(|code| code.row < offset)
+                .peekable();
+            for (row, line) in block.lines.iter().enumerate().skip(offset) {
                 if y == view.rows {
                     break;
                 }
-                buf.set_line(area.x, area.y + row16(y), line, area.width);
+                // A code row: painted by the highlighter once its block is done.
+                let painted = match code.next_if(|code| code.row == row) {
+                    Some(code) => crate::markdown::restyle(line, code),
+                    None => None,
+                };
+                buf.set_line(
+                    area.x,
+                    area.y + row16(y),
+                    painted.as_ref().unwrap_or(line),
+                    area.width,
+                );
                 y += 1;
             }
             if block.gap {
@@ -326,11 +341,17 @@ impl LogView {
 
     /// Row `row` after the entries: the streaming text, then the retry row.
     fn tail_line(&self, row: usize) -> Option<Line<'static>> {
-        if let Some(text) = self.stream.row(row) {
-            return Some(Line::from(Span::styled(
-                cells::display(text),
-                theme::text(),
-            )));
+        match self.stream.row(row) {
+            Some(StreamRow::Text(text)) => {
+                return Some(Line::from(Span::styled(
+                    cells::display(text),
+                    theme::text(),
+                )));
+            }
+            Some(StreamRow::Hidden(bytes)) => {
+                return Some(Line::from(Span::styled(hidden_text(bytes), theme::dim())));
+            }
+            None => {}
         }
         let retry = self.retry.as_ref().filter(|_| row == self.stream.rows())?;
         let width = usize::from(self.index_width.max(1));
@@ -413,9 +434,7 @@ impl LogView {
             .map(|index| cells::height(&self.entries, index, width, &self.look))
             .sum();
         let mut tail = usize::from(self.retry.is_some());
-        if !self.stream.is_empty() {
-            tail += crate::width::wrap_text(self.stream.text(), usize::from(width.max(1))).len();
-        }
+        tail += self.stream.rows_at(width);
         trailing(entries, tail, self.entries.len())
     }
 
@@ -733,6 +752,11 @@ fn status_text(below: usize) -> String {
     format!("{} {more}", glyph::MORE_BELOW)
 }
 
+/// The first row of a streaming reply longer than the memory cap.
+fn hidden_text(bytes: usize) -> String {
+    format!("{} {bytes} earlier bytes not kept", glyph::MORE_ABOVE)
+}
+
 fn line_text(line: &Line<'_>) -> String {
     line.spans.iter().map(|s| s.content.as_ref()).collect()
 }
@@ -742,155 +766,5 @@ fn row16(row: usize) -> u16 {
 }
 
 #[cfg(test)]
-mod tests {
-    use codiva_core::agent_event::NoteLevel;
-    use codiva_core::session_log::{EntryKind, ToolEntry, ToolStatus};
-    use codiva_core::session_state::SubagentView;
-
-    use super::*;
-
-    /// The height index says what drawing every entry afresh gives.
-    fn assert_index_matches_blocks(view: &LogView) {
-        for index in 0..view.entries.len() {
-            let fresh = if view.folded_away(index) {
-                0
-            } else {
-                cells::block(&view.entries, index, view.index_width, &view.look).height()
-            };
-            assert_eq!(view.index.height(index), fresh, "entry {index}");
-            let cheap = cells::height(&view.entries, index, view.index_width, &view.look);
-            assert_eq!(cheap, fresh, "entry {index}");
-        }
-    }
-
-    fn call(id: u64, name: &str, status: ToolStatus, result: &str) -> LogEntry {
-        LogEntry {
-            id,
-            at_ms: 0,
-            kind: EntryKind::Tool(ToolEntry {
-                tool_use_id: format!("t{id}"),
-                name: name.into(),
-                summary: format!("call {id}"),
-                input: serde_json::json!({"command": format!("echo {id}")}),
-                status,
-                result: Some(result.into()),
-                duration_ms: Some(id),
-            }),
-        }
-    }
-
-    /// Calls arriving, finishing, folding; cards opening, closing, getting the cursor; a
-    /// subagent's log growing inside its open card: after each step the index agrees with the
-    /// blocks.
-    #[test]
-    fn heights_follow_every_change() {
-        let mut view = LogView::new();
-        let area = Rect::new(0, 0, 60, 20);
-        let mut buf = Buffer::empty(area);
-        view.render(area, &mut buf);
-        let long: String = (0..40).map(|i| format!("line {i}\n")).collect();
-        let mut id = 0;
-        for round in 0..6u64 {
-            for k in 0..4 {
-                let status = if k == 3 {
-                    ToolStatus::Running
-                } else {
-                    ToolStatus::Succeeded
-                };
-                view.apply(call(id, "Bash", status, &long), false);
-                id += 1;
-                assert_index_matches_blocks(&view);
-            }
-            // The running call finishes: the four fold.
-            view.apply(call(id - 1, "Bash", ToolStatus::Failed, "boom"), true);
-            assert_index_matches_blocks(&view);
-            view.render(area, &mut buf);
-            let fold_area_rows = view.select_previous_card();
-            assert!(fold_area_rows);
-            for _ in 0..3 {
-                view.toggle_selected();
-                view.render(area, &mut buf);
-                assert_index_matches_blocks(&view);
-            }
-            view.select_next_card();
-            view.toggle_selected();
-            assert_index_matches_blocks(&view);
-            // A subagent.
-            let agent = id;
-            view.apply(call(agent, "Agent", ToolStatus::Running, ""), false);
-            id += 1;
-            view.set_subagent(SubagentView {
-                tool_use_id: format!("t{agent}"),
-                task_id: None,
-                description: Some(format!("round {round}")),
-                subagent_type: Some("Explore".into()),
-                background: false,
-                status: "running".into(),
-                last_tool: None,
-                tokens: 0,
-                tool_uses: 0,
-                elapsed_ms: 0,
-                summary: None,
-            });
-            view.render(area, &mut buf);
-            view.select_next_card();
-            view.toggle_selected();
-            for n in 0..5 {
-                view.apply_subagent_entry(
-                    &format!("t{agent}"),
-                    call(n, "Read", ToolStatus::Succeeded, "text"),
-                    false,
-                );
-                assert_index_matches_blocks(&view);
-            }
-            view.set_tick(round);
-            view.apply(
-                LogEntry {
-                    id,
-                    at_ms: 0,
-                    kind: EntryKind::Assistant {
-                        text: "Done.".into(),
-                    },
-                },
-                false,
-            );
-            id += 1;
-            view.render(area, &mut buf);
-            assert_index_matches_blocks(&view);
-        }
-        // Another width: measured again, still in agreement.
-        let wide = Rect::new(0, 0, 100, 20);
-        let mut buf = Buffer::empty(wide);
-        view.render(wide, &mut buf);
-        assert_index_matches_blocks(&view);
-    }
-
-    /// Scrolling through a long log keeps the line cache within its budget (the cache does not
-    /// grow with every frame).
-    #[test]
-    fn the_line_cache_stays_bounded() {
-        let entries = (0..20_000)
-            .map(|id| LogEntry {
-                id,
-                at_ms: 0,
-                kind: EntryKind::Note {
-                    level: NoteLevel::Info,
-                    text: "a\nb\nc".into(),
-                    code: None,
-                },
-            })
-            .collect();
-        let mut view = LogView::new();
-        view.set_entries(entries);
-        let area = Rect::new(0, 0, 80, 40);
-        let mut buf = Buffer::empty(area);
-        view.render(area, &mut buf);
-        view.to_top();
-        while !view.is_following() {
-            view.page_down();
-            view.render(area, &mut buf);
-            assert!(view.cache.rows() <= cache::MAX_CACHED_ROWS + 80);
-            assert!(view.cache.len() <= cache::MAX_CACHED_ENTRIES + 40);
-        }
-    }
-}
+#[path = "log_view_tests.rs"]
+mod tests;

@@ -8,6 +8,7 @@
 
 mod highlight;
 mod inline;
+mod paint;
 mod table;
 
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd};
@@ -15,8 +16,8 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
 use crate::theme;
-use highlight::Highlighter;
 use inline::{Piece, StyledText, cut, measure, sanitize, sanitize_code_line};
+pub use paint::{CodeRow, IDLE_DROP, restyle, set_waker, wait_idle};
 use table::Table;
 
 /// Where a link sits in the rendered lines, for hit-testing: `row` indexes the lines,
@@ -36,6 +37,20 @@ pub fn render(markdown: &str, width: u16) -> Vec<Line<'static>> {
 
 /// [`render`], plus where each link landed.
 pub fn render_with_links(markdown: &str, width: u16) -> (Vec<Line<'static>>, Vec<LinkSpan>) {
+    let rendered = render_full(markdown, width);
+    (rendered.lines, rendered.links)
+}
+
+/// Rendered Markdown: its rows, where its links landed and which rows show code (drawn plain
+/// here; [`restyle`] paints them when they are on screen).
+#[derive(Debug, Default)]
+pub struct Rendered {
+    pub lines: Vec<Line<'static>>,
+    pub links: Vec<LinkSpan>,
+    pub code: Vec<CodeRow>,
+}
+
+pub fn render_full(markdown: &str, width: u16) -> Rendered {
     let options =
         Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
     let events: Vec<Event<'_>> = Parser::new_ext(markdown, options).collect();
@@ -44,6 +59,25 @@ pub fn render_with_links(markdown: &str, width: u16) -> (Vec<Line<'static>>, Vec
         renderer.event(event, &events[index + 1..]);
     }
     renderer.finish()
+}
+
+/// [`render`] with its code highlighted: waits for the highlighter (tests, the bench).
+pub fn render_highlighted(markdown: &str, width: u16) -> Vec<Line<'static>> {
+    let mut rendered = render_full(markdown, width);
+    for row in &rendered.code {
+        if let Some(line) = rendered.lines.get(row.row) {
+            let _ = restyle(line, row);
+        }
+    }
+    wait_idle();
+    for row in &rendered.code {
+        if let Some(line) = rendered.lines.get(row.row)
+            && let Some(painted) = restyle(line, row)
+        {
+            rendered.lines[row.row] = painted;
+        }
+    }
+    rendered.lines
 }
 
 const BULLETS: [&str; 3] = ["•", "◦", "▪"];
@@ -85,6 +119,7 @@ struct Renderer {
     width: usize,
     lines: Vec<Line<'static>>,
     links: Vec<LinkSpan>,
+    code_rows: Vec<CodeRow>,
     urls: Vec<String>,
     containers: Vec<Container>,
     lists: Vec<List>,
@@ -105,6 +140,7 @@ impl Renderer {
             width,
             lines: Vec::new(),
             links: Vec::new(),
+            code_rows: Vec::new(),
             urls: Vec::new(),
             containers: Vec::new(),
             lists: Vec::new(),
@@ -119,9 +155,13 @@ impl Renderer {
         }
     }
 
-    fn finish(mut self) -> (Vec<Line<'static>>, Vec<LinkSpan>) {
+    fn finish(mut self) -> Rendered {
         self.flush();
-        (self.lines, self.links)
+        Rendered {
+            lines: self.lines,
+            links: self.links,
+            code: self.code_rows,
+        }
     }
 
     fn style(&self) -> Style {
@@ -474,14 +514,28 @@ impl Renderer {
         }
         self.emit(top);
         let width = self.content_width().saturating_sub(2).max(1);
-        let mut highlighter = Highlighter::new(&code.language);
         let text = code.text.strip_suffix('\n').unwrap_or(&code.text);
-        for line in text.split('\n') {
-            let line = sanitize_code_line(line);
-            let (pieces, _) = cut(highlighter.line(&line), width, theme::dim());
+        let lines: Vec<String> = text.split('\n').map(sanitize_code_line).collect();
+        let block = std::sync::Arc::new(paint::Code::new(&code.language, lines));
+        for (index, line) in text.split('\n').enumerate() {
+            let line = block.line(index).unwrap_or(line).to_owned();
+            let (pieces, _) = cut(vec![Piece::new(line, theme::code())], width, theme::dim());
+            // The code piece (before a `…`), if any of it is shown.
+            let shown = pieces
+                .first()
+                .is_some_and(|piece| !piece.text.is_empty() && piece.text != "…");
+            let from_end = pieces.len();
             let mut row = vec![Piece::new("│ ", frame)];
             row.extend(pieces);
             self.emit(row);
+            if shown {
+                self.code_rows.push(CodeRow {
+                    row: self.lines.len() - 1,
+                    from_end,
+                    code: block.clone(),
+                    line: index,
+                });
+            }
         }
         self.emit(vec![Piece::new("╰─", frame)]);
     }

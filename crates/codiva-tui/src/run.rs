@@ -1,7 +1,10 @@
 //! The event loop: terminal input, manager events and answers to calls feed the app; the app's
 //! effects become manager calls (run as tasks, so a slow merge never blocks typing). Redraws
 //! are coalesced: every pending event is handled first, then one frame is drawn, at most one
-//! frame per [`FRAME_INTERVAL`]; nothing is drawn while nothing changes.
+//! frame per [`FRAME_INTERVAL`] ([`STREAM_FRAME_INTERVAL`] while only streamed text changed);
+//! nothing is drawn while nothing changes. While a frame is owed, manager events are not
+//! waited for one by one: they are taken in one go before the frame (a streaming reply wakes
+//! the loop per frame, not per line). Frames go out in one write each.
 
 use std::io;
 use std::path::PathBuf;
@@ -24,6 +27,15 @@ use crate::terminal;
 
 /// At most ~60 frames a second.
 pub const FRAME_INTERVAL: Duration = Duration::from_millis(16);
+/// At most ~30 frames a second while only streamed text changed (the tail follows as smoothly
+/// to the eye, for half the drawing).
+pub const STREAM_FRAME_INTERVAL: Duration = Duration::from_millis(33);
+/// Bytes of terminal output buffered per frame.
+const FRAME_BUFFER: usize = 64 * 1024;
+/// While a frame is owed, manager events wait for it (one wake-up per frame, not per
+/// streamed line) unless the last frame found at least this many waiting: then they are taken
+/// as they come, so a burst never overruns the event channel.
+const BATCH_LIMIT: usize = 512;
 /// Spinner frames, only while something on screen spins.
 pub const ANIMATION_INTERVAL: Duration = Duration::from_millis(100);
 
@@ -58,7 +70,9 @@ async fn run_in_terminal(
     options: TuiOptions,
     modes: &mut terminal::TerminalModes,
 ) -> io::Result<()> {
-    let backend = CrosstermBackend::new(io::stdout());
+    // One write per frame: stdout alone is line-buffered in 1 KiB pieces (a frame that
+    // scrolls the log is several KiB of cells).
+    let backend = CrosstermBackend::new(io::BufWriter::with_capacity(FRAME_BUFFER, io::stdout()));
     let viewport = if modes.alternate_screen {
         Viewport::Fullscreen
     } else {
@@ -87,12 +101,36 @@ async fn run_in_terminal(
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     let mut animation = tokio::time::interval(ANIMATION_INTERVAL);
     animation.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    // Code highlighted off the UI thread: draw again when a block is done.
+    let highlighted = std::sync::Arc::new(tokio::sync::Notify::new());
+    let notify = highlighted.clone();
+    crate::markdown::set_waker(move || notify.notify_one());
     let mut dirty = true;
-    let mut next_frame = Instant::now();
+    // Whether something besides streamed text changed since the last frame.
+    let mut urgent = true;
+    let mut last_frame = Instant::now();
+    let mut backlog = 0;
     let started = Instant::now();
     loop {
         app.set_now(started.elapsed());
-        if dirty && Instant::now() >= next_frame {
+        if dirty && Instant::now() >= frame_due(last_frame, urgent) {
+            // What arrived while the frame was owed.
+            backlog = 0;
+            loop {
+                match events.try_recv() {
+                    Ok(event) => {
+                        backlog += 1;
+                        alerts.observe(&event, &app);
+                        let effects = app.handle(UiEvent::Manager(Box::new(event)));
+                        run_effects(&manager, &options, &app, effects, &done_tx);
+                    }
+                    Err(broadcast::error::TryRecvError::Lagged(_)) => {
+                        backlog = BATCH_LIMIT;
+                        relist(&manager, &mut alerts, &mut app).await;
+                    }
+                    Err(_) => break,
+                }
+            }
             let completed = terminal.draw(|frame| app.render(frame))?;
             let hyperlinks = hyperlinks(&app, completed.buffer);
             if !hyperlinks.is_empty() {
@@ -109,9 +147,10 @@ async fn run_in_terminal(
                 out.flush()?;
             }
             dirty = false;
-            next_frame = Instant::now() + FRAME_INTERVAL;
+            urgent = false;
+            last_frame = Instant::now();
         }
-        let frame_due = next_frame;
+        let due = frame_due(last_frame, urgent);
         let event = tokio::select! {
             event = input.next() => match event {
                 Some(Ok(Event::FocusGained)) => {
@@ -125,18 +164,13 @@ async fn run_in_terminal(
                 Some(Ok(event)) => ui_event(event),
                 Some(Err(_)) | None => break,
             },
-            event = events.recv() => match event {
+            event = events.recv(), if !dirty || backlog >= BATCH_LIMIT => match event {
                 Ok(event) => {
                     alerts.observe(&event, &app);
                     Some(UiEvent::Manager(Box::new(event)))
                 }
                 Err(broadcast::error::RecvError::Lagged(_)) => {
-                    // Too slow to keep up: take the list again.
-                    for session in manager.list().await.unwrap_or_default() {
-                        let event = ManagerEvent::Session { session };
-                        alerts.observe(&event, &app);
-                        app.handle(UiEvent::Manager(Box::new(event)));
-                    }
+                    relist(&manager, &mut alerts, &mut app).await;
                     dirty = true;
                     None
                 }
@@ -156,12 +190,17 @@ async fn run_in_terminal(
                 None
             }
             _ = animation.tick(), if app.is_animating() => Some(UiEvent::Animate),
-            _ = tokio::time::sleep_until(frame_due), if dirty => None,
+            _ = highlighted.notified() => {
+                dirty = true;
+                None
+            }
+            _ = tokio::time::sleep_until(due), if dirty => None,
             _ = signals.recv() => break,
         };
         if let Some(event) = event {
             dirty = true;
             app.set_now(started.elapsed());
+            urgent |= !matches!(&event, UiEvent::Manager(event) if is_stream(event));
             let effects = app.handle(event);
             // A program that takes the terminal runs here, in the loop: input stops being read
             // (it is the program's) and the screen is redrawn whole after.
@@ -183,6 +222,7 @@ async fn run_in_terminal(
             }
             // Coalesce: everything already waiting is handled before the next frame.
             while let Ok(event) = events.try_recv() {
+                urgent |= !is_stream(&event);
                 alerts.observe(&event, &app);
                 let effects = app.handle(UiEvent::Manager(Box::new(event)));
                 run_effects(&manager, &options, &app, effects, &done_tx);
@@ -194,6 +234,36 @@ async fn run_in_terminal(
     }
     let _ = app.composer_mut().history().save(&options.history_path);
     Ok(())
+}
+
+/// When the next frame may be drawn.
+fn frame_due(last_frame: Instant, urgent: bool) -> Instant {
+    last_frame
+        + if urgent {
+            FRAME_INTERVAL
+        } else {
+            STREAM_FRAME_INTERVAL
+        }
+}
+
+/// Streamed text only (drawn at [`STREAM_FRAME_INTERVAL`]).
+fn is_stream(event: &ManagerEvent) -> bool {
+    matches!(
+        event,
+        ManagerEvent::Event {
+            event: codiva_core::session_state::SessionEvent::Stream { .. },
+            ..
+        }
+    )
+}
+
+/// Too slow to keep up with the manager's events: take the list again.
+async fn relist(manager: &Manager, alerts: &mut Alerts, app: &mut App) {
+    for session in manager.list().await.unwrap_or_default() {
+        let event = ManagerEvent::Session { session };
+        alerts.observe(&event, app);
+        app.handle(UiEvent::Manager(Box::new(event)));
+    }
 }
 
 /// OSC 8 hyperlinks over the links on screen: the same text, rewritten inside a hyperlink, with

@@ -188,3 +188,18 @@ pub fn code_comment() -> Style {
 pub fn code_number() -> Style {
     Style::default().fg(Color::Cyan)
 }
+
+pub fn code_type() -> Style {
+    Style::default().fg(Color::Blue)
+}
+
+pub fn code_function() -> Style {
+    Style::default().fg(Color::LightBlue)
+}
+
+/// A diff's hunk and file headers, a Markdown heading inside a code block.
+pub fn code_heading() -> Style {
+    Style::default()
+        .fg(Color::Cyan)
+        .add_modifier(Modifier::BOLD)
+}

@@ -7,7 +7,16 @@ use unicode_width::UnicodeWidthStr;
 
 /// Cells `text` takes on one line (tabs count as 4, control characters as 0).
 pub fn str_width(text: &str) -> usize {
+    if is_plain_ascii(text) {
+        return text.len();
+    }
     text.graphemes(true).map(grapheme_width).sum()
+}
+
+/// Printable ASCII only: every byte is a grapheme of one cell (the fast path of wrapping and
+/// measuring; grapheme segmentation was most of a streamed reply's wrapping cost).
+fn is_plain_ascii(text: &str) -> bool {
+    text.bytes().all(|b| (0x20..0x7f).contains(&b))
 }
 
 /// Cells one grapheme cluster takes.
@@ -36,6 +45,18 @@ pub struct Row {
 /// lines keep their height). Trailing spaces stay on the row that ends with them, so the caret
 /// after them has a place.
 pub fn wrap_line(line: &str, width: usize) -> Vec<Row> {
+    if is_plain_ascii(line) {
+        wrap_graphemes(line, width, (0..line.len()).map(|i| (i, &line[i..i + 1])))
+    } else {
+        wrap_graphemes(line, width, line.grapheme_indices(true))
+    }
+}
+
+fn wrap_graphemes<'a>(
+    line: &str,
+    width: usize,
+    graphemes: impl Iterator<Item = (usize, &'a str)>,
+) -> Vec<Row> {
     let width = width.max(1);
     let mut rows = Vec::new();
     let mut start = 0;
@@ -43,14 +64,20 @@ pub fn wrap_line(line: &str, width: usize) -> Vec<Row> {
     // Byte offsets where the Unicode rules let a row begin next to a wide character, in order
     // (the end of the line is not one). Between two narrow characters a row begins only after
     // a space, as it always did: a URL or `well-known` stays whole.
-    let mut breaks = unicode_linebreak::linebreaks(line)
-        .map(|(at, _)| at)
-        .filter(|at| *at < line.len() && next_to_wide(line, *at))
-        .peekable();
+    // (Printable ASCII has no wide character: no such place, and no need to look.)
+    let wide_breaks: Vec<usize> = if is_plain_ascii(line) {
+        Vec::new()
+    } else {
+        unicode_linebreak::linebreaks(line)
+            .map(|(at, _)| at)
+            .filter(|at| *at < line.len() && next_to_wide(line, *at))
+            .collect()
+    };
+    let mut breaks = wide_breaks.into_iter().peekable();
     let mut after_space = false;
     // The last break opportunity in the current row: (byte offset, width up to it).
     let mut last_break: Option<(usize, usize)> = None;
-    for (offset, grapheme) in line.grapheme_indices(true) {
+    for (offset, grapheme) in graphemes {
         while breaks.next_if(|at| *at < offset).is_some() {}
         let opportunity = breaks.next_if_eq(&offset).is_some();
         if (opportunity || after_space) && offset > start {
@@ -179,6 +206,30 @@ mod tests {
         assert_eq!(str_width("👩‍💻"), 2);
         assert_eq!(str_width("e\u{301}"), 1);
         assert_eq!(str_width("\u{3000}"), 2);
+    }
+
+    #[test]
+    fn the_ascii_fast_path_wraps_as_grapheme_segmentation_does() {
+        let samples = [
+            "",
+            " ",
+            "a",
+            "The **parser** reads line 12 of the input and hands each `event` to the reducer.",
+            "averyveryverylongwordwithoutanybreakopportunityatall and then words",
+            "  leading and trailing spaces   ",
+            "x = [1, 2, 3]; // {braces} ~tilde~ |pipes| \\backslash",
+        ];
+        for text in samples {
+            assert!(is_plain_ascii(text));
+            for width in [1, 3, 7, 10, 40, 120] {
+                let slow = wrap_graphemes(text, width, text.grapheme_indices(true));
+                assert_eq!(wrap_line(text, width), slow, "{text:?} at {width}");
+            }
+            let slow: usize = text.graphemes(true).map(grapheme_width).sum();
+            assert_eq!(str_width(text), slow);
+        }
+        assert!(!is_plain_ascii("tab\there"));
+        assert!(!is_plain_ascii("日本"));
     }
 
     #[test]

@@ -46,8 +46,12 @@ fn main() -> ExitCode {
         };
     }
     init_logging();
+    // The terminal UI runs on the main thread (`block_on`); one worker for the sessions keeps
+    // a streamed line from waking a second worker to steal it (most of the CPU a streaming
+    // reply cost was those wake-ups, see docs/performance.md).
+    let workers = if cli.command.is_none() { 1 } else { 2 };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+        .worker_threads(workers)
         .enable_all()
         .build()
     {

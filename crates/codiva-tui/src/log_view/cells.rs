@@ -74,6 +74,8 @@ pub(crate) struct Block {
     pub(crate) gap: bool,
     /// Links in the rows (Markdown links and URLs of completed messages).
     pub(crate) links: Vec<crate::markdown::LinkSpan>,
+    /// Rows that show code, by row (painted by the highlighter when drawn).
+    pub(crate) code: Vec<crate::markdown::CodeRow>,
 }
 
 impl Block {
@@ -199,18 +201,28 @@ pub(crate) fn entry_rows(
     let room = width.saturating_sub(indent).max(1);
     let lines = match &entry.kind {
         EntryKind::User { text } => user(text, room),
-        EntryKind::Assistant { text } if indent == 0 => {
-            let (lines, links) = assistant_with_links(text, room);
+        EntryKind::Assistant { text } => {
+            let rendered = assistant_rendered(text, room);
             let base = block.lines.len();
-            block
-                .links
-                .extend(links.into_iter().map(|link| crate::markdown::LinkSpan {
-                    row: link.row + base,
-                    ..link
+            if indent == 0 {
+                block.links.extend(rendered.links.into_iter().map(|link| {
+                    crate::markdown::LinkSpan {
+                        row: link.row + base,
+                        ..link
+                    }
                 }));
-            lines
+            }
+            block.code.extend(
+                rendered
+                    .code
+                    .into_iter()
+                    .map(|code| crate::markdown::CodeRow {
+                        row: code.row + base,
+                        ..code
+                    }),
+            );
+            rendered.lines
         }
-        EntryKind::Assistant { text } => assistant(text, room),
         EntryKind::Note { level, text, code } => {
             note(*level, &crate::i18n::note_text(text, code.as_ref()), room)
         }
@@ -325,27 +337,34 @@ fn user(text: &str, width: usize) -> Vec<Line<'static>> {
 /// A completed message: Markdown, without blank rows at its ends (the gap between entries is
 /// the view's).
 pub(crate) fn assistant(text: &str, width: usize) -> Vec<Line<'static>> {
-    assistant_with_links(text, width).0
+    assistant_rendered(text, width).lines
 }
 
-/// [`assistant`], with where its links are (rows counted from its first line).
-pub(crate) fn assistant_with_links(
-    text: &str,
-    width: usize,
-) -> (Vec<Line<'static>>, Vec<crate::markdown::LinkSpan>) {
+/// [`assistant`], with where its links and code rows are (rows counted from its first line).
+pub(crate) fn assistant_rendered(text: &str, width: usize) -> markdown::Rendered {
     let cells = u16::try_from(width).unwrap_or(u16::MAX);
-    let (mut lines, mut links) = markdown::render_with_links(text, cells);
+    let mut rendered = markdown::render_full(text, cells);
+    let lines = &mut rendered.lines;
     let blank = |line: &Line<'_>| line.spans.iter().all(|s| s.content.trim().is_empty());
     while lines.last().is_some_and(blank) {
         lines.pop();
     }
     let leading = lines.iter().take_while(|line| blank(line)).count();
     lines.drain(..leading);
-    links.retain(|link| link.row >= leading && link.row - leading < lines.len());
-    for link in &mut links {
+    let rows = lines.len();
+    rendered
+        .links
+        .retain(|link| link.row >= leading && link.row - leading < rows);
+    for link in &mut rendered.links {
         link.row -= leading;
     }
-    (lines, links)
+    rendered
+        .code
+        .retain(|code| code.row >= leading && code.row - leading < rows);
+    for code in &mut rendered.code {
+        code.row -= leading;
+    }
+    rendered
 }
 
 /// `↳ ` and the first line of a subagent's prompt.

@@ -2,6 +2,13 @@
 //! wrapping decides a row only from the text before it, so a delta can change nothing but the
 //! last row: appending re-wraps from the last row's start, and the rows above keep their byte
 //! ranges (a delta costs the size of the last row plus the delta, not of the message).
+//!
+//! Memory is capped like a log entry's text ([`MAX_MESSAGE_TEXT`]), but from the other end: a
+//! reply longer than the cap keeps its newest half-cap and a first row says how many bytes went
+//! before, so the tail keeps following however long the reply (the completed entry then shows
+//! the message's head, cut by the core, with the count of what is not kept).
+
+use codiva_core::session_log::MAX_MESSAGE_TEXT;
 
 use crate::width::{Row, wrap_text};
 
@@ -11,6 +18,16 @@ pub(crate) struct StreamText {
     rows: Vec<Row>,
     /// The width `rows` are wrapped at; 0 before the first wrap.
     width: u16,
+    /// Bytes of the message dropped from the front to keep within the cap.
+    hidden: usize,
+}
+
+/// One row of the streaming text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StreamRow<'a> {
+    /// The first row of a message cut at the cap: how many bytes are not shown.
+    Hidden(usize),
+    Text(&'a str),
 }
 
 impl StreamText {
@@ -27,8 +44,7 @@ impl StreamText {
         match text.strip_prefix(self.text.as_str()) {
             Some(delta) if !self.text.is_empty() => self.push(delta),
             _ => {
-                self.text.clear();
-                self.rows.clear();
+                self.clear();
                 self.push(text);
             }
         }
@@ -43,11 +59,38 @@ impl StreamText {
         if self.width > 0 {
             self.wrap_from(start);
         }
+        if self.text.len() > MAX_MESSAGE_TEXT {
+            self.drop_front(self.text.len() - MAX_MESSAGE_TEXT / 2);
+        }
+    }
+
+    /// Drops the text before byte `want` (rounded up to a row start, so the rows after keep
+    /// their wrapping); the cost is paid once per half-cap of growth.
+    fn drop_front(&mut self, want: usize) {
+        let at_row = self.rows.iter().map(|row| row.start).find(|&s| s >= want);
+        let cut = at_row
+            .or_else(|| self.text[want..].find('\n').map(|i| want + i + 1))
+            .unwrap_or_else(|| {
+                let mut cut = want;
+                while !self.text.is_char_boundary(cut) {
+                    cut += 1;
+                }
+                cut
+            });
+        self.text.drain(..cut);
+        self.hidden += cut;
+        let first = self.rows.partition_point(|row| row.start < cut);
+        self.rows.drain(..first);
+        for row in &mut self.rows {
+            row.start -= cut;
+            row.end -= cut;
+        }
     }
 
     pub(crate) fn clear(&mut self) {
         self.text = String::new();
         self.rows = Vec::new();
+        self.hidden = 0;
     }
 
     /// Wraps at `width` (the whole text once when the width changes).
@@ -78,20 +121,35 @@ impl StreamText {
     /// Rows at the width last set. A final newline does not show an empty row (the next
     /// delta fills it).
     pub(crate) fn rows(&self) -> usize {
-        match self.rows.last() {
+        let text_rows = match self.rows.last() {
             Some(last) if last.start == self.text.len() && self.text.ends_with('\n') => {
                 self.rows.len() - 1
             }
             _ => self.rows.len(),
-        }
+        };
+        text_rows + usize::from(self.hidden > 0)
     }
 
-    /// The source text of row `row`.
-    pub(crate) fn row(&self, row: usize) -> Option<&str> {
+    /// Rows at another width (a full wrap).
+    pub(crate) fn rows_at(&self, width: u16) -> usize {
+        if self.text.is_empty() {
+            return 0;
+        }
+        wrap_text(&self.text, usize::from(width.max(1))).len() + usize::from(self.hidden > 0)
+    }
+
+    /// Row `row`: the note of what is hidden first (if anything is), then the text's rows.
+    pub(crate) fn row(&self, row: usize) -> Option<StreamRow<'_>> {
         if row >= self.rows() {
             return None;
         }
-        self.rows.get(row).map(|r| &self.text[r.start..r.end])
+        let row = match row.checked_sub(usize::from(self.hidden > 0)) {
+            Some(row) => row,
+            None => return Some(StreamRow::Hidden(self.hidden)),
+        };
+        self.rows
+            .get(row)
+            .map(|r| StreamRow::Text(&self.text[r.start..r.end]))
     }
 }
 
@@ -112,5 +170,41 @@ mod tests {
         once.set_width(9);
         assert_eq!(stream.rows, once.rows);
         assert_eq!(stream.rows, wrap_text(text, 9));
+    }
+
+    /// Regression: a reply longer than the cap kept growing in the core but froze on screen.
+    /// Past the cap the newest text is kept, the tail follows, and a first row counts the rest.
+    #[test]
+    fn a_reply_past_the_cap_keeps_its_tail_and_counts_what_is_hidden() {
+        let mut stream = StreamText::default();
+        stream.set_width(40);
+        let mut sent = 0;
+        let mut line = 0;
+        while sent < 3 * MAX_MESSAGE_TEXT {
+            let delta = format!("line {line} of a long reply, with some words\n");
+            sent += delta.len();
+            stream.push(&delta);
+            line += 1;
+        }
+        assert!(stream.text().len() <= MAX_MESSAGE_TEXT);
+        // The last line sent is the last row on screen (wrapped in two at 40 columns).
+        let rows = stream.rows();
+        let text_of = |row| match stream.row(row) {
+            Some(StreamRow::Text(text)) => text.trim_end().to_owned(),
+            other => panic!("expected text, got {other:?}"),
+        };
+        assert_eq!(
+            format!("{} {}", text_of(rows - 2), text_of(rows - 1)),
+            format!("line {} of a long reply, with some words", line - 1)
+        );
+        let Some(StreamRow::Hidden(hidden)) = stream.row(0) else {
+            panic!("the first row says what is hidden");
+        };
+        assert_eq!(hidden + stream.text().len(), sent);
+        // The kept rows are exactly the wrap of the kept text (cut at a row start).
+        let mut once = StreamText::default();
+        once.set(stream.text());
+        once.set_width(40);
+        assert_eq!(stream.rows, once.rows);
     }
 }

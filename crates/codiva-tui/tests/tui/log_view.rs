@@ -249,6 +249,46 @@ fn scrolled_up_the_view_does_not_move_while_output_grows() {
     assert!(!view.is_following());
 }
 
+/// Regression: a reply past the per-message memory cap froze on screen after its first
+/// 256 KiB while the session still ran. The tail follows to the last delta; scrolled to the top
+/// of the stream, its first row says how much of the reply is no longer kept.
+#[test]
+fn a_reply_past_the_memory_cap_keeps_following_and_counts_what_is_hidden() {
+    for (width, height) in [(80, 24), (120, 40)] {
+        let mut view = LogView::new();
+        view.set_entries(vec![user(0, "Write a very long answer.")]);
+        let mut term = terminal(width, height);
+        draw(&mut term, &mut view);
+        let mut line = 0;
+        let mut sent = 0;
+        while sent < 1024 * 1024 {
+            let delta = format!("line {line:05}: the quick brown fox jumps over the lazy dog\n");
+            sent += delta.len();
+            view.push_stream(&delta);
+            line += 1;
+            if line % 1000 == 0 {
+                draw(&mut term, &mut view);
+            }
+        }
+        let screen = draw(&mut term, &mut view);
+        let last = format!(
+            "line {:05}: the quick brown fox jumps over the lazy dog",
+            line - 1
+        );
+        assert_eq!(row(&screen, height - 1), last);
+        insta::assert_snapshot!(
+            format!("stream_past_cap_tail_{width}x{height}"),
+            term.backend()
+        );
+        view.to_top();
+        draw(&mut term, &mut view);
+        insta::assert_snapshot!(
+            format!("stream_past_cap_top_{width}x{height}"),
+            term.backend()
+        );
+    }
+}
+
 #[test]
 fn scrolled_inside_the_stream_the_view_stays_when_it_completes() {
     // Paragraphs: the same rows plain and as Markdown.
@@ -428,6 +468,7 @@ fn big_log(entries: u64) -> Vec<LogEntry> {
 
 /// Tool, fold, subagent and thinking cards; the compaction divider and the retry row.
 mod cards;
+mod code;
 
 #[test]
 fn a_long_url_wrapped_over_two_rows_opens_whole_from_either_row() {

@@ -1,7 +1,7 @@
 //! Markdown rendering: snapshots of every construct at 80 and 40 columns (the drawn buffer),
 //! style snapshots where colour is the point, and the safety and size properties.
 
-use codiva_tui::markdown::{LinkSpan, render, render_with_links};
+use codiva_tui::markdown::{LinkSpan, render, render_highlighted, render_with_links};
 use codiva_tui::width::str_width;
 use insta::assert_snapshot;
 use ratatui::Terminal;
@@ -195,10 +195,34 @@ func main() { fmt.Println("hi", 3) } // c
 int main(void) { return 0; /* c */ }
 ```
 
+```diff
+@@ -1,2 +1,2 @@
+-old line
++new line
+```
+
+```sql
+SELECT name, 42 FROM users WHERE id = 'x'; -- c
+```
+
+```csharp
+public static int F(string s) { return s.Length; } // c
+```
+
+```markdown
+# Title with **bold**
+```
+
 ```unknown
 fn 1 "plain"
 ```"#;
-    assert_snapshot!("syntax_colour_styled", styled(&render(markdown, 80)));
+    // Drawn plain first; painted once the highlighter thread is done.
+    assert_snapshot!(
+        "syntax_colour_styled",
+        styled(&render_highlighted(markdown, 80))
+    );
+    let plain = styled(&render(markdown, 80));
+    assert!(plain.contains("⟨fn add(a: u32, b: u32) -> u32 { a + b } // sum⟩{yellow}"));
 }
 
 #[test]

@@ -1,0 +1,308 @@
+//! What streaming a long reply costs the real `codiva` binary, without the agent: the binary's
+//! terminal UI runs in a pty with the session's log open, and its `claude` is this bench
+//! (`--fake-claude`), which answers the handshake and then replays one turn of a real capture
+//! (`claude-two-turns.jsonl`) with its one text delta stretched into a reply of markdown, paced
+//! (about 700 lines a second, as Claude Code writes a long answer) or fast (in one second). The figure is
+//! codiva's own CPU time (user + system, not its children) per streamed MB, plus what it wrote
+//! to the terminal.
+
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use codiva_testkit::pty::Pty;
+use serde_json::{Value, json};
+
+/// Bytes of reply text (as in the side-by-side measurement: a 1 MB reply).
+pub const REPLY_BYTES: usize = 1024 * 1024;
+/// Text per delta line: a 1 MB reply is ~11k lines, as Claude Code streams it.
+const DELTA_BYTES: usize = 95;
+/// How long the paced reply takes (as Claude Code writes a long answer).
+pub const PACED: Duration = Duration::from_secs(16);
+/// How long the fast reply takes (as Claude Code relays a fast model: ~11 lines a ms).
+pub const FAST: Duration = Duration::from_secs(1);
+
+/// One run's figures.
+#[derive(Debug, Clone, Copy)]
+pub struct Streamed {
+    /// codiva's CPU seconds from the first delta until it settled after the last line.
+    pub cpu_s: f64,
+    /// Bytes codiva wrote to the terminal over the same stretch.
+    pub written: usize,
+    /// Frames drawn (cursor placements; ratatui places the caret once per frame).
+    pub frames: usize,
+    pub seconds: f64,
+}
+
+/// The reply: markdown paragraphs, lists and code, numbered so no two stretches are alike.
+pub fn reply_text(bytes: usize) -> String {
+    let mut out = String::with_capacity(bytes + 2048);
+    let mut n = 0;
+    while out.len() < bytes {
+        n += 1;
+        out.push_str(&format!(
+            "## Step {n}\n\nThe **parser** reads line {n} of the input and hands each `event` to the \
+             reducer, which keeps the session's state; nothing else is shared between tasks.\n\n\
+             - first, check the header of block {n}\n- then the body (see `src/lib.rs`)\n\n\
+             ```rust\nfn step_{n}(input: &str) -> usize {{\n    input.lines().filter(|l| !l.is_empty()).count()\n}}\n```\n\n"
+        ));
+    }
+    out
+}
+
+/// `codiva-bench --fake-claude BYTES PACE_MS DIR [claude flags…]`: a Claude Code that answers
+/// every prompt with the reply; writes `DIR/started` before the first delta and `DIR/done`
+/// after the result line.
+pub fn fake_claude_main(args: &[String]) -> Result<()> {
+    if args.iter().any(|a| a == "--version") {
+        println!("2.1.332 (Claude Code)");
+        return Ok(());
+    }
+    let bytes: usize = args.first().context("BYTES")?.parse()?;
+    let pace = Duration::from_millis(args.get(1).context("PACE_MS")?.parse()?);
+    let dir = PathBuf::from(args.get(2).context("DIR")?);
+    let capture = std::fs::read_to_string(
+        crate::corpus::default_fixture_dir().join("claude-two-turns.jsonl"),
+    )?;
+    let lines: Vec<Value> = capture
+        .lines()
+        .take(12)
+        .map(serde_json::from_str)
+        .collect::<Result<_, _>>()?;
+    if lines.len() < 12 {
+        bail!("the capture is shorter than one turn");
+    }
+    let text = reply_text(bytes);
+    let stdin = std::io::stdin();
+    let mut out = std::io::stdout().lock();
+    for line in stdin.lock().lines() {
+        let line = line?;
+        let Ok(input) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        match input["type"].as_str() {
+            Some("control_request") => {
+                let mut answer = lines[0].clone();
+                answer["response"]["request_id"] = input["request_id"].clone();
+                writeln!(out, "{answer}")?;
+                out.flush()?;
+            }
+            Some("user") => {
+                turn(&mut out, &lines, &input, &text, pace, &dir)?;
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn turn(
+    out: &mut impl Write,
+    lines: &[Value],
+    input: &Value,
+    text: &str,
+    pace: Duration,
+    dir: &Path,
+) -> Result<()> {
+    let session = lines[1]["session_id"].clone();
+    let mut echo = input.clone();
+    echo["session_id"] = session;
+    echo["isReplay"] = json!(true);
+    if echo.get("uuid").is_none() {
+        echo["uuid"] = lines[3]["uuid"].clone();
+    }
+    for line in [&lines[1], &lines[2], &echo, &lines[4], &lines[5]] {
+        writeln!(out, "{line}")?;
+    }
+    out.flush()?;
+    std::fs::write(dir.join("started"), "")?;
+    let chunks = text_chunks(text);
+    let started = Instant::now();
+    let step = pace / u32::try_from(chunks.len().max(1)).unwrap_or(u32::MAX);
+    let mut delta = lines[6].clone();
+    for (i, chunk) in chunks.iter().enumerate() {
+        delta["event"]["delta"]["text"] = json!(chunk);
+        writeln!(out, "{delta}")?;
+        if !pace.is_zero() {
+            out.flush()?;
+            let due = started + step * u32::try_from(i + 1).unwrap_or(u32::MAX);
+            if let Some(wait) = due.checked_duration_since(Instant::now()) {
+                std::thread::sleep(wait);
+            }
+        }
+    }
+    let mut assistant = lines[7].clone();
+    assistant["message"]["content"][0]["text"] = json!(text);
+    let mut result = lines[11].clone();
+    result["result"] = json!(text);
+    for line in [&assistant, &lines[8], &lines[9], &lines[10], &result] {
+        writeln!(out, "{line}")?;
+    }
+    out.flush()?;
+    std::fs::write(dir.join("done"), "")?;
+    Ok(())
+}
+
+/// The text in pieces of about [`DELTA_BYTES`], cut on character boundaries.
+fn text_chunks(text: &str) -> Vec<&str> {
+    let mut chunks = Vec::new();
+    let mut start = 0;
+    while start < text.len() {
+        let mut end = (start + DELTA_BYTES).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        chunks.push(&text[start..end]);
+        start = end;
+    }
+    chunks
+}
+
+/// Streams one reply of `bytes` into the real binary with its log open (paced over `pace`, or
+/// at once for zero) and measures codiva's side of it.
+pub fn measure(codiva: &Path, bytes: usize, pace: Duration) -> Result<Streamed> {
+    let dir = std::env::temp_dir().join(format!(
+        "codiva-bench-stream-{}-{}",
+        std::process::id(),
+        pace.as_millis()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir)?;
+    let result = measure_in(codiva, bytes, pace, &dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+fn measure_in(codiva: &Path, bytes: usize, pace: Duration, dir: &Path) -> Result<Streamed> {
+    let repo = dir.join("repo");
+    std::fs::create_dir_all(&repo)?;
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &["config", "user.name", "bench"],
+        &["config", "user.email", "bench@example.invalid"],
+        &["commit", "-q", "--allow-empty", "-m", "init"],
+    ] {
+        let status = Command::new("git").args(args).current_dir(&repo).status()?;
+        if !status.success() {
+            bail!("git {args:?} failed");
+        }
+    }
+    let bench = std::env::current_exe()?;
+    let fake = dir.join("claude");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\nexec '{}' --fake-claude {bytes} {} '{}' \"$@\"\n",
+            bench.display(),
+            pace.as_millis(),
+            dir.display()
+        ),
+    )?;
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755))?;
+    }
+    let config = dir.join("config.toml");
+    std::fs::write(&config, "fetch_base = false\n")?;
+    let mut command = Command::new(codiva);
+    command
+        .current_dir(&repo)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", dir.join("home"))
+        .env("TERM", "xterm-256color")
+        .env("CODIVA_CLAUDE", &fake)
+        .env("CODIVA_CONFIG", &config)
+        .env("CODIVA_STATE_DIR", dir.join("state"));
+    let mut pty = Pty::spawn(command, 40, 120)?;
+    let header = format!("codiva {}", env!("CARGO_PKG_VERSION"));
+    wait(&pty, Duration::from_secs(20), |s| s.contains(&header))?;
+    pty.type_line("write the long answer");
+    wait(&pty, Duration::from_secs(20), |s| s.contains("Running"))?;
+    // Enter on the empty composer focuses the list; Enter again opens the session.
+    pty.send(b"\r");
+    pty.send(b"\r");
+    wait(&pty, Duration::from_secs(20), |s| {
+        s.contains("‹ write the long answer")
+    })?;
+    let started_file = dir.join("started");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !started_file.exists() {
+        if Instant::now() > deadline {
+            bail!("the fake claude never started:\n{}", pty.screen());
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let pid = pty.pid();
+    let t0 = Instant::now();
+    let cpu0 = crate::tui::cpu_ticks(pid)?;
+    let out0 = pty.output();
+    let done_file = dir.join("done");
+    let deadline = Instant::now() + pace + Duration::from_secs(60);
+    while !done_file.exists() {
+        if Instant::now() > deadline {
+            bail!("the reply never ended:\n{}", pty.screen());
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // Settled: codiva's CPU no longer moves (it has drawn the completed message).
+    let mut last = crate::tui::cpu_ticks(pid)?;
+    for _ in 0..50 {
+        std::thread::sleep(Duration::from_millis(100));
+        let now = crate::tui::cpu_ticks(pid)?;
+        if now == last {
+            break;
+        }
+        last = now;
+    }
+    let seconds = t0.elapsed().as_secs_f64();
+    let out = pty.output();
+    let written = &out[out0.len().min(out.len())..];
+    let frames = count(written, b"\x1b[?25h").max(count(written, b"\x1b[?25l"));
+    let screen = pty.screen();
+    pty.kill();
+    if !screen.contains("Completed") && !screen.contains("Step") {
+        bail!("the reply is not on screen:\n{screen}");
+    }
+    Ok(Streamed {
+        cpu_s: (last - cpu0) as f64 / crate::tui::USER_HZ,
+        written: written.len(),
+        frames,
+        seconds,
+    })
+}
+
+fn count(haystack: &[u8], needle: &[u8]) -> usize {
+    haystack
+        .windows(needle.len())
+        .filter(|w| w == &needle)
+        .count()
+}
+
+fn wait(pty: &Pty, timeout: Duration, pred: impl Fn(&str) -> bool) -> Result<()> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if pred(&pty.screen()) {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            bail!("timed out; the screen:\n{}", pty.screen());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_cover_the_reply() {
+        let text = reply_text(10_000);
+        let chunks = text_chunks(&text);
+        assert_eq!(chunks.concat(), text);
+        assert!(chunks.iter().all(|c| c.len() <= DELTA_BYTES + 3));
+    }
+}

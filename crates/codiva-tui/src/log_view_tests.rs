@@ -1,0 +1,153 @@
+//! The log view's own invariants: the height index against drawing every entry afresh, the
+//! bounded line cache.
+
+use codiva_core::agent_event::NoteLevel;
+use codiva_core::session_log::{EntryKind, ToolEntry, ToolStatus};
+use codiva_core::session_state::SubagentView;
+
+use super::*;
+
+/// The height index says what drawing every entry afresh gives.
+fn assert_index_matches_blocks(view: &LogView) {
+    for index in 0..view.entries.len() {
+        let fresh = if view.folded_away(index) {
+            0
+        } else {
+            cells::block(&view.entries, index, view.index_width, &view.look).height()
+        };
+        assert_eq!(view.index.height(index), fresh, "entry {index}");
+        let cheap = cells::height(&view.entries, index, view.index_width, &view.look);
+        assert_eq!(cheap, fresh, "entry {index}");
+    }
+}
+
+fn call(id: u64, name: &str, status: ToolStatus, result: &str) -> LogEntry {
+    LogEntry {
+        id,
+        at_ms: 0,
+        kind: EntryKind::Tool(ToolEntry {
+            tool_use_id: format!("t{id}"),
+            name: name.into(),
+            summary: format!("call {id}"),
+            input: serde_json::json!({"command": format!("echo {id}")}),
+            status,
+            result: Some(result.into()),
+            duration_ms: Some(id),
+        }),
+    }
+}
+
+/// Calls arriving, finishing, folding; cards opening, closing, getting the cursor; a
+/// subagent's log growing inside its open card: after each step the index agrees with the
+/// blocks.
+#[test]
+fn heights_follow_every_change() {
+    let mut view = LogView::new();
+    let area = Rect::new(0, 0, 60, 20);
+    let mut buf = Buffer::empty(area);
+    view.render(area, &mut buf);
+    let long: String = (0..40).map(|i| format!("line {i}\n")).collect();
+    let mut id = 0;
+    for round in 0..6u64 {
+        for k in 0..4 {
+            let status = if k == 3 {
+                ToolStatus::Running
+            } else {
+                ToolStatus::Succeeded
+            };
+            view.apply(call(id, "Bash", status, &long), false);
+            id += 1;
+            assert_index_matches_blocks(&view);
+        }
+        // The running call finishes: the four fold.
+        view.apply(call(id - 1, "Bash", ToolStatus::Failed, "boom"), true);
+        assert_index_matches_blocks(&view);
+        view.render(area, &mut buf);
+        let fold_area_rows = view.select_previous_card();
+        assert!(fold_area_rows);
+        for _ in 0..3 {
+            view.toggle_selected();
+            view.render(area, &mut buf);
+            assert_index_matches_blocks(&view);
+        }
+        view.select_next_card();
+        view.toggle_selected();
+        assert_index_matches_blocks(&view);
+        // A subagent.
+        let agent = id;
+        view.apply(call(agent, "Agent", ToolStatus::Running, ""), false);
+        id += 1;
+        view.set_subagent(SubagentView {
+            tool_use_id: format!("t{agent}"),
+            task_id: None,
+            description: Some(format!("round {round}")),
+            subagent_type: Some("Explore".into()),
+            background: false,
+            status: "running".into(),
+            last_tool: None,
+            tokens: 0,
+            tool_uses: 0,
+            elapsed_ms: 0,
+            summary: None,
+        });
+        view.render(area, &mut buf);
+        view.select_next_card();
+        view.toggle_selected();
+        for n in 0..5 {
+            view.apply_subagent_entry(
+                &format!("t{agent}"),
+                call(n, "Read", ToolStatus::Succeeded, "text"),
+                false,
+            );
+            assert_index_matches_blocks(&view);
+        }
+        view.set_tick(round);
+        view.apply(
+            LogEntry {
+                id,
+                at_ms: 0,
+                kind: EntryKind::Assistant {
+                    text: "Done.".into(),
+                },
+            },
+            false,
+        );
+        id += 1;
+        view.render(area, &mut buf);
+        assert_index_matches_blocks(&view);
+    }
+    // Another width: measured again, still in agreement.
+    let wide = Rect::new(0, 0, 100, 20);
+    let mut buf = Buffer::empty(wide);
+    view.render(wide, &mut buf);
+    assert_index_matches_blocks(&view);
+}
+
+/// Scrolling through a long log keeps the line cache within its budget (the cache does not
+/// grow with every frame).
+#[test]
+fn the_line_cache_stays_bounded() {
+    let entries = (0..20_000)
+        .map(|id| LogEntry {
+            id,
+            at_ms: 0,
+            kind: EntryKind::Note {
+                level: NoteLevel::Info,
+                text: "a\nb\nc".into(),
+                code: None,
+            },
+        })
+        .collect();
+    let mut view = LogView::new();
+    view.set_entries(entries);
+    let area = Rect::new(0, 0, 80, 40);
+    let mut buf = Buffer::empty(area);
+    view.render(area, &mut buf);
+    view.to_top();
+    while !view.is_following() {
+        view.page_down();
+        view.render(area, &mut buf);
+        assert!(view.cache.rows() <= cache::MAX_CACHED_ROWS + 80);
+        assert!(view.cache.len() <= cache::MAX_CACHED_ENTRIES + 40);
+    }
+}
