@@ -7,6 +7,7 @@ mod claude;
 mod fixtures;
 mod git;
 mod manager;
+mod manager_jobs;
 mod process;
 mod replay;
 mod transcript;
