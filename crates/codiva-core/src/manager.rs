@@ -15,6 +15,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 
 pub use info::{DiscardPreview, ManagerEvent, ReadPage, SessionInfo, SessionPhase};
 
+use crate::approval::ApprovalPolicy;
 use crate::claude::accepts::InvalidInput;
 use crate::git::{DiffStat, GitError, IgnoredMode};
 use crate::process::{ChildRegistry, EnvPolicy};
@@ -139,6 +140,8 @@ pub struct CreateOptions {
     pub images: Vec<(String, String)>,
     pub model: Option<String>,
     pub permission_mode: Option<String>,
+    /// The session's approval policy (`None`: the manager's default for new sessions).
+    pub approval: Option<ApprovalPolicy>,
 }
 
 pub(crate) type Reply<T> = oneshot::Sender<Result<T, ManagerError>>;
@@ -162,6 +165,8 @@ pub(crate) enum Call {
     AnswerQuestion(String, String, QuestionResponse, Reply<()>),
     SetModel(String, Option<String>, Reply<()>),
     SetPermissionMode(String, String, Reply<()>),
+    /// A session's approval policy, or (`None`) the default for new sessions.
+    SetApprovalPolicy(Option<String>, ApprovalPolicy, Reply<()>),
     Diff(String, Reply<DiffStat>),
     Merge(String, Reply<SessionInfo>),
     Discard {
@@ -331,6 +336,18 @@ impl Manager {
 
     pub async fn set_permission_mode(&self, id: &str, mode: String) -> Result<(), ManagerError> {
         self.call(|reply| Call::SetPermissionMode(id.to_owned(), mode, reply))
+            .await
+    }
+
+    /// Sets the approval policy of session `id`, or with `None` the default for sessions
+    /// created from now on. The manager keeps it (it holds when the client that set it goes
+    /// away); the session allows what it allows without asking (`approval.rs`).
+    pub async fn set_approval_policy(
+        &self,
+        id: Option<&str>,
+        policy: ApprovalPolicy,
+    ) -> Result<(), ManagerError> {
+        self.call(|reply| Call::SetApprovalPolicy(id.map(str::to_owned), policy, reply))
             .await
     }
 

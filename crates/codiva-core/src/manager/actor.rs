@@ -24,6 +24,7 @@ use tokio::time::Instant;
 
 use super::info::ManagerEvent;
 use super::{Call, Manager, ManagerError, ManagerOptions, StartError};
+use crate::approval::ApprovalPolicy;
 use crate::git::Repo;
 use crate::persist;
 use crate::repo_lock::{LockError, RepoLock};
@@ -97,6 +98,7 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
         jobs_running: 0,
         checking_base: false,
         stopping: false,
+        default_approval: ApprovalPolicy::Ask,
     };
     tokio::spawn(actor.run(calls_rx, internal_rx));
     Ok((manager, warnings))
@@ -144,6 +146,8 @@ struct Actor {
     checking_base: bool,
     /// Shutting down: no new session task starts, no waiting call runs.
     stopping: bool,
+    /// The approval policy of sessions created without one.
+    default_approval: ApprovalPolicy,
 }
 
 impl Actor {

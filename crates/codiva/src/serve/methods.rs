@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use codiva_core::approval::ApprovalPolicy;
 use codiva_core::manager::{CreateOptions, Manager, ManagerEvent};
 use codiva_core::session::{PermissionResponse, QuestionResponse};
 use codiva_core::session_state::{Prompt, Scope, SessionEvent};
@@ -72,6 +73,15 @@ struct CreateParams {
     images: Vec<ImageParam>,
     model: Option<String>,
     permission_mode: Option<String>,
+    /// The session's approval policy (none: the server's default for new sessions).
+    approval_policy: Option<ApprovalPolicy>,
+}
+
+#[derive(Deserialize)]
+struct ApprovalParams {
+    /// None: the default for sessions created from now on.
+    session_id: Option<String>,
+    policy: ApprovalPolicy,
 }
 
 #[derive(Deserialize)]
@@ -201,6 +211,7 @@ pub async fn dispatch(
                         .collect(),
                     model: p.model,
                     permission_mode: p.permission_mode,
+                    approval: p.approval_policy,
                 })
                 .await?;
             Ok(json!({"session": to_value(session)?}))
@@ -297,6 +308,13 @@ pub async fn dispatch(
         "session/setPermissionMode" => {
             let p: ModeParams = params(raw)?;
             manager.set_permission_mode(&p.session_id, p.mode).await?;
+            Ok(json!({}))
+        }
+        "session/setApprovalPolicy" => {
+            let p: ApprovalParams = params(raw)?;
+            manager
+                .set_approval_policy(p.session_id.as_deref(), p.policy)
+                .await?;
             Ok(json!({}))
         }
         "session/diff" => {

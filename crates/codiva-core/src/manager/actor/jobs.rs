@@ -37,11 +37,16 @@ impl Call {
             | Call::AnswerQuestion(id, _, _, _)
             | Call::SetModel(id, _, _)
             | Call::SetPermissionMode(id, _, _)
+            | Call::SetApprovalPolicy(Some(id), _, _)
             | Call::Diff(id, _)
             | Call::Merge(id, _)
             | Call::Restore(id, _)
             | Call::Sync(id, _) => Some(id),
-            Call::Create(..) | Call::List(_) | Call::SaveNow(_) | Call::Shutdown(_) => None,
+            Call::Create(..)
+            | Call::List(_)
+            | Call::SetApprovalPolicy(None, _, _)
+            | Call::SaveNow(_)
+            | Call::Shutdown(_) => None,
         }
     }
 
@@ -249,6 +254,9 @@ impl Actor {
                 }
                 let result = self.command(&id, SessionCommand::SetPermissionMode(mode));
                 let _ = reply.send(result);
+            }
+            Call::SetApprovalPolicy(id, policy, reply) => {
+                let _ = reply.send(self.set_approval_policy(id.as_deref(), policy));
             }
             Call::Diff(id, reply) => self.diff(&id, reply),
             Call::Merge(id, reply) => self.merge(&id, reply),

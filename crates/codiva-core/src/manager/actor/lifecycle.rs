@@ -12,6 +12,7 @@ use tokio::task::JoinHandle;
 use super::jobs::reply_later;
 use super::record::Record;
 use super::{Actor, Internal, refused, repo_key, title_of, unix_ms};
+use crate::approval::ApprovalPolicy;
 use crate::git::{self, WorktreeOptions};
 use crate::manager::info::{ManagerEvent, SessionInfo, SessionPhase};
 use crate::manager::{CreateOptions, ManagerError, Reply};
@@ -101,6 +102,9 @@ impl Actor {
             permission_mode: options
                 .permission_mode
                 .or_else(|| self.options.permission_mode.clone()),
+            approval: options
+                .approval
+                .unwrap_or_else(|| self.default_approval.clone()),
             cost_usd: None,
             active_ms: 0,
             active_since: None,
@@ -389,6 +393,7 @@ impl Actor {
         config.env = self.options.env.clone();
         config.model = record.model.clone();
         config.permission_mode = record.permission_mode.clone();
+        config.approval = record.approval.clone();
         config.resume = record.agent_session_id.clone();
         config.append_system_prompt = self.system_prompt();
         config.registry = self.options.registry.clone().map(std::sync::Arc::new);
@@ -458,6 +463,25 @@ impl Actor {
             let _ = commands.send(SessionCommand::Shutdown);
         }
         record.forwarder.take()
+    }
+
+    /// A session's policy (its task takes it now), or the default for new sessions.
+    pub(super) fn set_approval_policy(
+        &mut self,
+        id: Option<&str>,
+        policy: ApprovalPolicy,
+    ) -> Result<(), ManagerError> {
+        let Some(id) = id else {
+            self.default_approval = policy;
+            return Ok(());
+        };
+        let record = self.record(id)?;
+        record.approval = policy.clone();
+        if let Some(commands) = &record.commands {
+            let _ = commands.send(SessionCommand::SetApprovalPolicy(policy));
+        }
+        self.mark_dirty();
+        Ok(())
     }
 
     pub(super) fn session_event(&mut self, id: &str, event: SessionEvent) {

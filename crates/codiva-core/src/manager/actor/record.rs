@@ -9,6 +9,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use crate::agent_event::TurnOutcome;
+use crate::approval::ApprovalPolicy;
 use crate::manager::info::{SessionInfo, SessionPhase};
 use crate::persist::PersistedSession;
 use crate::session::SessionCommand;
@@ -29,6 +30,7 @@ pub(super) struct Record {
     pub(super) agent_session_id: Option<String>,
     pub(super) model: Option<String>,
     pub(super) permission_mode: Option<String>,
+    pub(super) approval: ApprovalPolicy,
     pub(super) cost_usd: Option<f64>,
     pub(super) active_ms: u64,
     pub(super) active_since: Option<Instant>,
@@ -101,6 +103,7 @@ impl Record {
             agent_session_id: saved.agent_session_id,
             model: saved.model,
             permission_mode: saved.permission_mode,
+            approval: saved.approval,
             cost_usd: saved.cost_usd,
             active_ms: saved.active_ms,
             active_since: None,
@@ -163,6 +166,7 @@ impl Record {
             cost_usd: self.cost_usd,
             model: self.model.clone(),
             permission_mode: self.permission_mode.clone(),
+            approval: self.approval.clone(),
         })
     }
 
