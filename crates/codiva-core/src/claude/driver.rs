@@ -14,8 +14,7 @@ use tokio::time::Instant;
 use super::accepts::InvalidInput;
 use super::launch::{self, LaunchOptions};
 use super::translate::Translator;
-use crate::agent_event::{AgentEvent, NoteLevel, PermissionRequest, TurnOutcome};
-use crate::approval::ApprovalPolicy;
+use crate::agent_event::{AgentEvent, NoteLevel, TurnOutcome};
 use crate::process::{
     self, ExitInfo, LineReader, ProcessControl, ReadLine, SpawnSpec, StdinWriter,
 };
@@ -54,6 +53,8 @@ pub fn start_with_state(
     let task = tokio::spawn(driver.run(command_rx, first));
     SessionHandle::new(command_tx, event_rx, task)
 }
+
+mod policy;
 
 type SharedWireLog = Arc<Mutex<WireLog>>;
 
@@ -640,55 +641,6 @@ impl Driver {
                     final_text: None,
                 },
             )));
-        }
-    }
-
-    /// A request the approval policy allows: allowed now, without a prompt; the log says so.
-    async fn allow_by_policy(&mut self, request: PermissionRequest, reason: String) {
-        self.write(&Outbound::Permission {
-            request_id: request.request_id,
-            decision: allow(request.input, Vec::new()),
-        })
-        .await;
-        self.apply(Input::Agent(AgentEvent::Note {
-            level: NoteLevel::Info,
-            text: format!("{} allowed by the approval policy ({reason})", request.tool),
-            code: Some(NoteCode::new(
-                "allowed_by_policy",
-                &[&request.tool, &reason],
-            )),
-        }));
-    }
-
-    /// Takes a new approval policy; the permission prompts waiting that it allows are
-    /// allowed now.
-    async fn set_approval_policy(&mut self, policy: ApprovalPolicy) {
-        self.config.approval = policy;
-        let waiting: Vec<(String, String, String)> = self
-            .state
-            .snapshot()
-            .prompts
-            .into_iter()
-            .filter_map(|prompt| match prompt {
-                Prompt::Permission(request) => {
-                    let reason = self.config.approval.allows(&request.tool, &request.input)?;
-                    Some((request.request_id, request.tool, reason))
-                }
-                Prompt::Question(_) => None,
-            })
-            .collect();
-        for (request_id, tool, reason) in waiting {
-            if self
-                .respond_permission(request_id, PermissionResponse::Allow)
-                .await
-                .is_ok()
-            {
-                self.apply(Input::Agent(AgentEvent::Note {
-                    level: NoteLevel::Info,
-                    text: format!("{tool} allowed by the approval policy ({reason})"),
-                    code: Some(NoteCode::new("allowed_by_policy", &[&tool, &reason])),
-                }));
-            }
         }
     }
 
