@@ -7,6 +7,11 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use codiva_protocol::agent::{
+    Account, AgentInfo, CommandInfo, ModelChoice, NoteLevel, PermissionRequest, Question,
+    QuestionOption, QuestionRequest, RetryInfo, TokenUsage,
+};
+
 /// What an agent told us, in provider-neutral terms.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AgentEvent {
@@ -57,7 +62,9 @@ pub enum AgentEvent {
         tool_use_id: String,
         text: String,
         is_error: bool,
-        structured: Option<Value>,
+        /// What the call did to the agent's TODO list, applied when it succeeded at the top
+        /// level (the provider knows which of its tools keep one).
+        todo: Option<TodoChange>,
     },
     /// A subagent's prompt (the first user message of its conversation).
     SubagentPrompt {
@@ -116,60 +123,6 @@ pub enum AgentEvent {
     },
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct AgentInfo {
-    pub version: Option<String>,
-    pub models: Vec<ModelChoice>,
-    pub commands: Vec<CommandInfo>,
-    pub account: Option<Account>,
-    pub permission_mode: Option<String>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ModelChoice {
-    pub id: String,
-    pub display_name: Option<String>,
-    pub description: Option<String>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct CommandInfo {
-    pub name: String,
-    pub description: Option<String>,
-    pub argument_hint: Option<String>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Account {
-    pub api_key_source: Option<String>,
-    pub api_provider: Option<String>,
-    pub email: Option<String>,
-    pub subscription: Option<String>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct RetryInfo {
-    pub attempt: u32,
-    pub max: u32,
-    pub delay_ms: u64,
-    pub status: Option<u16>,
-    pub error: Option<String>,
-}
-
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TokenUsage {
-    pub input: u64,
-    pub output: u64,
-    pub cache_read: u64,
-    pub cache_creation: u64,
-}
-
-impl TokenUsage {
-    pub fn context(&self) -> u64 {
-        self.input + self.cache_read + self.cache_creation
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub enum AgentBlock {
     Text(String),
@@ -178,45 +131,40 @@ pub enum AgentBlock {
         id: String,
         name: String,
         input: Value,
+        /// A one-line summary for the log, worded by the provider that knows the tool.
+        summary: String,
+        /// Set when the call starts a subagent (the provider knows which tools do).
+        subagent: Option<Box<SubagentCall>>,
     },
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PermissionRequest {
-    pub request_id: String,
-    pub tool: String,
-    pub input: Value,
+/// A tool call that starts a subagent: what the log shows of it before the agent reports it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SubagentCall {
     pub description: Option<String>,
-    /// Scopes the agent offers for "always allow", each echoed back unchanged when chosen.
-    pub suggestions: Vec<Value>,
-    pub tool_use_id: Option<String>,
-    /// Set when a subagent asks.
-    pub agent_id: Option<String>,
-    pub blocked_path: Option<String>,
-    pub reason: Option<String>,
+    pub subagent_type: Option<String>,
+    pub background: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct QuestionRequest {
-    pub request_id: String,
-    pub questions: Vec<Question>,
-    /// The tool input as the agent sent it (answers are merged into it).
-    pub input: Value,
-    pub tool_use_id: Option<String>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Question {
-    pub question: String,
-    pub header: Option<String>,
-    pub options: Vec<QuestionOption>,
-    pub multi_select: bool,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct QuestionOption {
-    pub label: String,
-    pub description: Option<String>,
+/// A change to the agent's TODO list, in provider-neutral terms.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TodoChange {
+    /// One item added; without an id, it is numbered after the items there are.
+    Created {
+        id: Option<String>,
+    },
+    /// One item marked done or not done.
+    Updated {
+        id: String,
+        done: bool,
+    },
+    Deleted {
+        id: String,
+    },
+    /// The whole list replaced: one flag per item, whether it is done.
+    Replaced {
+        done: Vec<bool>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -264,12 +212,4 @@ pub enum TurnOutcome {
     Failed {
         message: String,
     },
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum NoteLevel {
-    Info,
-    Warning,
-    Error,
 }

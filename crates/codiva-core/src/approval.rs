@@ -4,100 +4,75 @@
 //! sets it, and it holds when that client goes away). The session task applies it: a request
 //! the policy allows is answered at once, logged as allowed by the policy, and never reaches a
 //! client; everything else is asked as before. The policy only ever allows: it never denies,
-//! and questions (AskUserQuestion) are never answered by it.
+//! and questions are never answered by it.
+//!
+//! The policy names no agent's tools: what a tool does ([`ToolKind`]: an edit, a question) is
+//! the provider's to say ([`crate::provider::Provider::tool_kind`]), and rules are data.
 //!
 //! * `ask`: every request is asked.
-//! * `allow_edits`: file edits (Write, Edit, MultiEdit, NotebookEdit) are allowed.
+//! * `allow_edits`: file edits (the tools the provider calls [`ToolKind::Edit`]) are allowed.
 //! * `allow_all`: every tool is allowed.
 //! * `rules`: a list of tool names, each optionally with a command prefix for shell tools
 //!   (`{"tool": "Bash", "command_prefix": "cargo test"}` allows `cargo test` and
 //!   `cargo test -p x`, not `cargo testing` nor a command that chains another one with `;`,
 //!   `&&`, `|`, a redirection, a substitution or a newline).
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// The tools `allow_edits` allows.
-pub const EDIT_TOOLS: &[&str] = &["Write", "Edit", "MultiEdit", "NotebookEdit"];
-/// The tool that asks the user questions: never answered by a policy.
-const QUESTION_TOOL: &str = "AskUserQuestion";
+pub use crate::provider::ToolKind;
+pub use codiva_protocol::approval::{ApprovalPolicy, ApprovalRule};
+
 /// What makes one shell command line run more than the command it starts with.
 const SHELL_CHAINING: &[&str] = &[";", "&", "|", "`", "$(", ">", "<", "\n", "\r"];
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "mode", rename_all = "snake_case")]
-pub enum ApprovalPolicy {
-    #[default]
-    Ask,
-    AllowEdits,
-    AllowAll,
-    Rules {
-        rules: Vec<ApprovalRule>,
-    },
+/// The decision of a policy.
+pub trait Decide {
+    /// Why the policy allows a request of `tool` (of `kind`, as its provider says) with
+    /// `input` without asking (for the log), or `None`: ask.
+    fn allows(&self, tool: &str, kind: ToolKind, input: &Value) -> Option<String>;
 }
 
-/// Allows one tool; for a shell tool with `command_prefix`, only commands that start with it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ApprovalRule {
-    pub tool: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub command_prefix: Option<String>,
-}
-
-impl ApprovalPolicy {
-    /// Why the policy allows this request without asking (for the log), or `None`: ask.
-    pub fn allows(&self, tool: &str, input: &Value) -> Option<String> {
-        if tool == QUESTION_TOOL {
+impl Decide for ApprovalPolicy {
+    fn allows(&self, tool: &str, kind: ToolKind, input: &Value) -> Option<String> {
+        if kind == ToolKind::Question {
             return None;
         }
         match self {
             ApprovalPolicy::Ask => None,
             ApprovalPolicy::AllowEdits => {
-                EDIT_TOOLS.contains(&tool).then(|| "allow edits".to_owned())
+                (kind == ToolKind::Edit).then(|| "allow edits".to_owned())
             }
             ApprovalPolicy::AllowAll => Some("allow all".to_owned()),
             ApprovalPolicy::Rules { rules } => rules
                 .iter()
-                .find(|rule| rule.matches(tool, input))
+                .find(|rule| matches(rule, tool, input))
                 .map(|rule| match &rule.command_prefix {
                     Some(prefix) => format!("rule {} {prefix:?}", rule.tool),
                     None => format!("rule {}", rule.tool),
                 }),
         }
     }
-
-    /// The policy's name (`ask`, `allow_edits`, `allow_all`, `rules`).
-    pub fn name(&self) -> &'static str {
-        match self {
-            ApprovalPolicy::Ask => "ask",
-            ApprovalPolicy::AllowEdits => "allow_edits",
-            ApprovalPolicy::AllowAll => "allow_all",
-            ApprovalPolicy::Rules { .. } => "rules",
-        }
-    }
 }
 
-impl ApprovalRule {
-    fn matches(&self, tool: &str, input: &Value) -> bool {
-        if self.tool != tool {
-            return false;
-        }
-        let Some(prefix) = self.command_prefix.as_deref() else {
-            return true;
-        };
-        let Some(command) = input.get("command").and_then(Value::as_str) else {
-            return false;
-        };
-        let command = command.trim();
-        let prefix = prefix.trim();
-        if prefix.is_empty() || SHELL_CHAINING.iter().any(|op| command.contains(op)) {
-            return false;
-        }
-        command == prefix
-            || command
-                .strip_prefix(prefix)
-                .is_some_and(|rest| rest.starts_with(char::is_whitespace))
+fn matches(rule: &ApprovalRule, tool: &str, input: &Value) -> bool {
+    if rule.tool != tool {
+        return false;
     }
+    let Some(prefix) = rule.command_prefix.as_deref() else {
+        return true;
+    };
+    let Some(command) = input.get("command").and_then(Value::as_str) else {
+        return false;
+    };
+    let command = command.trim();
+    let prefix = prefix.trim();
+    if prefix.is_empty() || SHELL_CHAINING.iter().any(|op| command.contains(op)) {
+        return false;
+    }
+    command == prefix
+        || command
+            .strip_prefix(prefix)
+            .is_some_and(|rest| rest.starts_with(char::is_whitespace))
 }
 
 #[cfg(test)]
@@ -113,22 +88,27 @@ mod tests {
         }
     }
 
+    // The kinds a provider would give these tools (Claude Code's names as sample data).
+    const EDIT: ToolKind = ToolKind::Edit;
+    const OTHER: ToolKind = ToolKind::Other;
+    const QUESTION: ToolKind = ToolKind::Question;
+
     #[test]
     fn decisions() {
-        let write = ("Write", json!({"file_path": "/a", "content": "x"}));
-        let bash = |command: &str| ("Bash", json!({ "command": command }));
-        let question = ("AskUserQuestion", json!({"questions": []}));
+        let write = ("Write", EDIT, json!({"file_path": "/a", "content": "x"}));
+        let bash = |command: &str| ("Bash", OTHER, json!({ "command": command }));
+        let question = ("AskUserQuestion", QUESTION, json!({"questions": []}));
         let rules = ApprovalPolicy::Rules {
             rules: vec![rule("Bash", Some("cargo test")), rule("WebFetch", None)],
         };
-        let table: Vec<(&ApprovalPolicy, (&str, Value), bool)> = vec![
+        let table: Vec<(&ApprovalPolicy, (&str, ToolKind, Value), bool)> = vec![
             (&ApprovalPolicy::Ask, write.clone(), false),
             (&ApprovalPolicy::Ask, bash("ls"), false),
             (&ApprovalPolicy::AllowEdits, write.clone(), true),
-            (&ApprovalPolicy::AllowEdits, ("Edit", json!({})), true),
+            (&ApprovalPolicy::AllowEdits, ("Edit", EDIT, json!({})), true),
             (
                 &ApprovalPolicy::AllowEdits,
-                ("NotebookEdit", json!({})),
+                ("NotebookEdit", EDIT, json!({})),
                 true,
             ),
             (&ApprovalPolicy::AllowEdits, bash("ls"), false),
@@ -144,14 +124,18 @@ mod tests {
             (&rules, bash("cargo test $(evil)"), false),
             (&rules, bash("cargo test\nrm x"), false),
             (&rules, bash("cargo build"), false),
-            (&rules, ("Bash", json!({})), false),
-            (&rules, ("WebFetch", json!({"url": "https://x"})), true),
+            (&rules, ("Bash", OTHER, json!({})), false),
+            (
+                &rules,
+                ("WebFetch", OTHER, json!({"url": "https://x"})),
+                true,
+            ),
             (&rules, write.clone(), false),
             (&rules, question, false),
         ];
-        for (policy, (tool, input), allowed) in table {
+        for (policy, (tool, kind, input), allowed) in table {
             assert_eq!(
-                policy.allows(tool, &input).is_some(),
+                policy.allows(tool, kind, &input).is_some(),
                 allowed,
                 "{} {tool} {input}",
                 policy.name()
@@ -165,11 +149,11 @@ mod tests {
             rules: vec![rule("Bash", Some("make"))],
         };
         assert_eq!(
-            rules.allows("Bash", &json!({"command": "make all"})),
+            rules.allows("Bash", OTHER, &json!({"command": "make all"})),
             Some("rule Bash \"make\"".to_owned())
         );
         assert_eq!(
-            ApprovalPolicy::AllowEdits.allows("Write", &json!({})),
+            ApprovalPolicy::AllowEdits.allows("Write", EDIT, &json!({})),
             Some("allow edits".to_owned())
         );
     }

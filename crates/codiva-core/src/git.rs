@@ -13,10 +13,12 @@
 //! - [`Repo::run_setup`] runs the optional `.codiva/setup` script in a new worktree.
 //! - [`finish`]: diff stat, merge, sync; [`archive`]: discard and remove with an archive ref that
 //!   keeps the branch tip and the uncommitted work, for [`Repo::restore`].
+//! - [`diff_text`]: a session's whole diff (commits, uncommitted, untracked), bounded.
 //!
 //! See `docs/git.md` for the commands in order.
 
 pub mod archive;
+pub mod diff_text;
 pub mod finish;
 pub mod ignored;
 mod repo;
@@ -27,6 +29,7 @@ pub mod worktree;
 use std::path::PathBuf;
 
 pub use archive::{CommitSummary, DiscardPreview, DiscardResult};
+pub use diff_text::{DIFF_TEXT_CAP, DiffText};
 pub use finish::{DiffStat, FileStat, MergeOutcome, StatusEntry, SyncOutcome};
 pub use ignored::{DEFAULT_IGNORED_EXCLUDES, IgnoredMode, SHARED_SYMLINK_NOTICE, is_excluded};
 pub use repo::Repo;

@@ -6,19 +6,24 @@
 //! [`ManagerEvent`]s. `codiva serve` exposes exactly this over JSON-RPC.
 
 mod actor;
+mod events;
 mod info;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
-use codiva_wire::claude::UserInput;
+use codiva_protocol::UserInput;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
-pub use info::{DiscardPreview, ManagerEvent, ReadPage, SessionInfo, SessionPhase};
+pub use info::{
+    DiscardPreview, ManagerEvent, ManagerSnapshot, ReadPage, SequencedEvent, SessionInfo,
+    SessionPhase,
+};
 
 use crate::approval::ApprovalPolicy;
-use crate::claude::accepts::InvalidInput;
-use crate::git::{DiffStat, GitError, IgnoredMode};
+use crate::git::{DiffStat, DiffText, GitError, IgnoredMode};
 use crate::process::{ChildRegistry, EnvPolicy};
+use crate::provider::{InvalidInput, Provider};
 use crate::session::{PermissionResponse, QuestionResponse};
 use crate::session_state::{Scope, SessionSnapshot};
 
@@ -27,11 +32,10 @@ use crate::session_state::{Scope, SessionSnapshot};
 pub struct ManagerOptions {
     /// Where `codiva` was started (any directory inside the repository).
     pub cwd: PathBuf,
-    pub claude_program: PathBuf,
+    /// The agent every session runs (the binary builds Claude Code's).
+    pub provider: Arc<dyn Provider>,
     /// The agents' environment (codiva's own variables removed).
     pub env: EnvPolicy,
-    /// Claude Code's home (`~/.claude`), where its transcripts are.
-    pub claude_home: PathBuf,
     /// codiva's state directory (wire logs, child registry).
     pub state_dir: PathBuf,
     pub registry: Option<ChildRegistry>,
@@ -88,30 +92,7 @@ impl From<GitError> for ManagerError {
     }
 }
 
-/// Every [`Refusal::code`] the manager gives; front ends that word refusals themselves cover
-/// them all (a test in `codiva-tui` holds its catalogue to this list).
-pub const REFUSAL_CODES: &[&str] = &[
-    "already_discarded",
-    "already_merged",
-    "cannot_merge_now",
-    "changed_since_preview",
-    "discarded_restore_first",
-    "empty_instruction",
-    "merge_conflict",
-    "merge_refused",
-    "merged_start_new",
-    "no_agent_yet",
-    "no_pending_prompt",
-    "no_worktree",
-    "not_discarded",
-    "not_running_agent",
-    "nothing_to_merge",
-    "still_preparing",
-    "still_working",
-    "sync_busy",
-    "token_mismatch",
-    "wrong_prompt_kind",
-];
+pub use codiva_protocol::manager::REFUSAL_CODES;
 
 /// Why a valid request cannot be done now: a stable `code` with its `args` (for front ends that
 /// word it in their language) and the English `message`.
@@ -126,11 +107,29 @@ pub struct Refusal {
     pub fresh_preview: Option<Box<FreshPreview>>,
 }
 
-/// A discard preview with the token that confirms exactly it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct FreshPreview {
-    pub preview: DiscardPreview,
-    pub confirm_token: String,
+pub use codiva_protocol::manager::FreshPreview;
+
+/// The longest session title, in characters.
+pub const MAX_TITLE_CHARS: usize = 80;
+
+/// A title fit for a list row and a terminal title (it may come from model output): control
+/// and bidirectional-override characters dropped, whitespace runs made one space, trimmed, at
+/// most [`MAX_TITLE_CHARS`] characters. `None` when nothing is left.
+pub fn sanitize_title(text: &str) -> Option<String> {
+    let bidi = |c: char| matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+    let mut out = String::new();
+    for word in text
+        .split(|c: char| c.is_whitespace() || c.is_control())
+        .filter(|w| !w.is_empty())
+    {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.extend(word.chars().filter(|c| !bidi(*c) && !c.is_control()));
+    }
+    let out: String = out.trim().chars().take(MAX_TITLE_CHARS).collect();
+    let out = out.trim_end().to_owned();
+    (!out.is_empty()).then_some(out)
 }
 
 /// Options for a new session.
@@ -150,6 +149,8 @@ pub(crate) type Reply<T> = oneshot::Sender<Result<T, ManagerError>>;
 pub(crate) enum Call {
     Create(CreateOptions, Reply<SessionInfo>),
     List(Reply<Vec<SessionInfo>>),
+    /// Every row plus the `seq` of the last event they reflect.
+    SnapshotAll(Reply<ManagerSnapshot>),
     Read {
         id: String,
         scope: Scope,
@@ -168,6 +169,8 @@ pub(crate) enum Call {
     /// A session's approval policy, or (`None`) the default for new sessions.
     SetApprovalPolicy(Option<String>, ApprovalPolicy, Reply<()>),
     Diff(String, Reply<DiffStat>),
+    DiffText(String, Reply<DiffText>),
+    Rename(String, String, Reply<SessionInfo>),
     Merge(String, Reply<SessionInfo>),
     Discard {
         id: String,
@@ -182,28 +185,14 @@ pub(crate) enum Call {
     Shutdown(oneshot::Sender<()>),
 }
 
-/// The answer to a discard (or remove) request.
-#[derive(Debug, Clone, serde::Serialize)]
-#[serde(tag = "outcome", rename_all = "snake_case")]
-pub enum DiscardOutcome {
-    /// Nothing was done: this is what would be lost; call again with the token to confirm.
-    NeedsConfirmation {
-        preview: DiscardPreview,
-        confirm_token: String,
-    },
-    Discarded {
-        session: Box<SessionInfo>,
-    },
-    Removed {
-        id: String,
-    },
-}
+pub use codiva_protocol::manager::DiscardOutcome;
 
 /// A handle on the running manager. Cheap to clone.
 #[derive(Clone)]
 pub struct Manager {
     calls: mpsc::UnboundedSender<Call>,
     events: broadcast::Sender<ManagerEvent>,
+    sequenced: broadcast::Sender<SequencedEvent>,
     root: PathBuf,
     base: std::sync::Arc<std::sync::RwLock<String>>,
 }
@@ -219,13 +208,17 @@ impl Manager {
 
     pub(crate) fn new(
         calls: mpsc::UnboundedSender<Call>,
-        events: broadcast::Sender<ManagerEvent>,
+        (events, sequenced): (
+            broadcast::Sender<ManagerEvent>,
+            broadcast::Sender<SequencedEvent>,
+        ),
         root: PathBuf,
         base: String,
     ) -> Self {
         Manager {
             calls,
             events,
+            sequenced,
             root,
             base: std::sync::Arc::new(std::sync::RwLock::new(base)),
         }
@@ -248,6 +241,17 @@ impl Manager {
 
     pub fn subscribe(&self) -> broadcast::Receiver<ManagerEvent> {
         self.events.subscribe()
+    }
+
+    /// The events with their `seq` (+1 per event, per manager): a skipped number is a gap,
+    /// and [`Manager::snapshot_all`] resyncs. Subscribe before taking the snapshot.
+    pub fn subscribe_sequenced(&self) -> broadcast::Receiver<SequencedEvent> {
+        self.sequenced.subscribe()
+    }
+
+    /// Every session's row, consistent with the events up to the `seq` it carries.
+    pub async fn snapshot_all(&self) -> Result<ManagerSnapshot, ManagerError> {
+        self.call(Call::SnapshotAll).await
     }
 
     async fn call<T>(&self, make: impl FnOnce(Reply<T>) -> Call) -> Result<T, ManagerError> {
@@ -355,6 +359,20 @@ impl Manager {
         self.call(|reply| Call::Diff(id.to_owned(), reply)).await
     }
 
+    /// The session's whole diff against its base (commits, uncommitted and untracked files),
+    /// at most [`crate::git::DIFF_TEXT_CAP`] bytes.
+    pub async fn diff_text(&self, id: &str) -> Result<DiffText, ManagerError> {
+        self.call(|reply| Call::DiffText(id.to_owned(), reply))
+            .await
+    }
+
+    /// Gives the session a new title (sanitised: one line, no control characters, at most
+    /// [`MAX_TITLE_CHARS`] characters; an empty one goes back to the title from its prompt).
+    pub async fn rename(&self, id: &str, title: &str) -> Result<SessionInfo, ManagerError> {
+        self.call(|reply| Call::Rename(id.to_owned(), title.to_owned(), reply))
+            .await
+    }
+
     pub async fn merge(&self, id: &str) -> Result<SessionInfo, ManagerError> {
         self.call(|reply| Call::Merge(id.to_owned(), reply)).await
     }
@@ -417,5 +435,28 @@ impl Manager {
         if self.calls.send(Call::Shutdown(tx)).is_ok() {
             let _ = rx.await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_are_one_clean_line() {
+        assert_eq!(
+            sanitize_title("  Fix\tthe\n\nlogin \u{1b}[31mloop ").as_deref(),
+            Some("Fix the login [31mloop")
+        );
+        assert_eq!(
+            sanitize_title("a\u{202e}b\u{2066}c").as_deref(),
+            Some("abc")
+        );
+        assert_eq!(sanitize_title(" \n\t "), None);
+        let long = "長".repeat(200);
+        assert_eq!(
+            sanitize_title(&long).map(|t| t.chars().count()),
+            Some(MAX_TITLE_CHARS)
+        );
     }
 }

@@ -5,7 +5,8 @@
 //! the caller shows a warning. A file of a newer schema is left exactly as it is and loading
 //! fails ([`LoadError::NewerSchema`]): the manager refuses to start rather than overwrite what a
 //! newer codiva wrote. Conversation text is never stored here: each session's log is rebuilt
-//! from the agent's own transcript.
+//! from the agent's own transcript, or without one from codiva's capped history
+//! (`history_file.rs`, written with [`write_atomic`] like this file).
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -123,17 +124,7 @@ pub fn load(path: &Path) -> Result<Loaded, LoadError> {
 }
 
 fn corrupt(path: &Path, problem: &str) -> Loaded {
-    let stamp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis())
-        .unwrap_or(0);
-    let mut backup = path.as_os_str().to_owned();
-    backup.push(format!(".corrupt-{stamp}"));
-    let backup = PathBuf::from(backup);
-    let kept = match std::fs::rename(path, &backup) {
-        Ok(()) => format!("kept as {}", backup.display()),
-        Err(err) => format!("could not move it aside ({err}); it was left in place"),
-    };
+    let kept = move_aside(path);
     Loaded {
         state: StateFile::default(),
         warning: Some(format!(
@@ -158,17 +149,30 @@ fn migrate(value: serde_json::Value) -> Result<StateFile, String> {
 /// Writes the state atomically: a temp file in the same directory, fsync, rename, fsync of the
 /// directory. On any error the previous file is left untouched.
 pub fn save(path: &Path, state: &StateFile) -> Result<(), PersistError> {
+    let text = serde_json::to_vec_pretty(state).map_err(|err| PersistError::Write {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(err),
+    })?;
+    write_atomic(path, &text)
+}
+
+/// Writes `bytes` (and a final newline) to `path` atomically: a temp file in the same
+/// directory, fsync, rename, fsync of the directory. On any error the previous file is left
+/// untouched and the temp file is removed.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), PersistError> {
     let write_error = |source| PersistError::Write {
         path: path.to_path_buf(),
         source,
     };
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(write_error)?;
-    let text =
-        serde_json::to_vec_pretty(state).map_err(|err| write_error(std::io::Error::other(err)))?;
-    let mut tmp = tempfile_in(dir).map_err(write_error)?;
+    let name = path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut tmp = tempfile_in(dir, &name).map_err(write_error)?;
     let result = (|| {
-        tmp.1.write_all(&text)?;
+        tmp.1.write_all(bytes)?;
         tmp.1.write_all(b"\n")?;
         tmp.1.sync_all()?;
         std::fs::rename(&tmp.0, path)?;
@@ -183,9 +187,9 @@ pub fn save(path: &Path, state: &StateFile) -> Result<(), PersistError> {
     result.map_err(write_error)
 }
 
-fn tempfile_in(dir: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
+fn tempfile_in(dir: &Path, name: &str) -> std::io::Result<(PathBuf, std::fs::File)> {
     for attempt in 0..16u32 {
-        let path = dir.join(format!(".state.json.tmp-{}-{attempt}", std::process::id()));
+        let path = dir.join(format!(".{name}.tmp-{}-{attempt}", std::process::id()));
         match std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -199,6 +203,21 @@ fn tempfile_in(dir: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
         }
     }
     Err(std::io::Error::other("no free temp file name"))
+}
+
+/// Moves a file that cannot be read aside as `<name>.corrupt-<unix ms>`; says where it went.
+pub fn move_aside(path: &Path) -> String {
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0);
+    let mut backup = path.as_os_str().to_owned();
+    backup.push(format!(".corrupt-{stamp}"));
+    let backup = PathBuf::from(backup);
+    match std::fs::rename(path, &backup) {
+        Ok(()) => format!("kept as {}", backup.display()),
+        Err(err) => format!("could not move it aside ({err}); it was left in place"),
+    }
 }
 
 #[cfg(test)]

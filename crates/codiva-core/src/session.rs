@@ -6,12 +6,12 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use codiva_wire::claude::UserInput;
+pub use codiva_protocol::UserInput;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::approval::ApprovalPolicy;
-use crate::claude::accepts::InvalidInput;
 use crate::process::{ChildRegistry, EnvPolicy};
+use crate::provider::{InvalidInput, Provider};
 use crate::session_log::LogEntry;
 use crate::session_state::{Scope, SessionEvent, SessionSnapshot};
 
@@ -112,16 +112,16 @@ pub enum QuestionResponse {
     Decline { message: Option<String> },
 }
 
-/// How to run one Claude Code session.
+/// How to run one session, whatever its agent.
 #[derive(Debug, Clone)]
-pub struct ClaudeSessionConfig {
-    /// The `claude` binary.
-    pub program: PathBuf,
+pub struct SessionConfig {
+    /// The kind of agent, and how to start and speak to it.
+    pub provider: Arc<dyn Provider>,
     pub cwd: PathBuf,
     pub env: EnvPolicy,
     pub model: Option<String>,
     pub permission_mode: Option<String>,
-    /// The agent session to continue (`--resume`).
+    /// The agent conversation to continue.
     pub resume: Option<String>,
     /// Appended to the agent's system prompt.
     pub append_system_prompt: Option<String>,
@@ -136,10 +136,10 @@ pub struct ClaudeSessionConfig {
     pub approval: ApprovalPolicy,
 }
 
-impl ClaudeSessionConfig {
-    pub fn new(program: PathBuf, cwd: PathBuf) -> Self {
-        ClaudeSessionConfig {
-            program,
+impl SessionConfig {
+    pub fn new(provider: Arc<dyn Provider>, cwd: PathBuf) -> Self {
+        SessionConfig {
+            provider,
             cwd,
             env: EnvPolicy::Inherit {
                 remove: Vec::new(),

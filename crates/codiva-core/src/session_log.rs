@@ -6,10 +6,7 @@
 
 use std::collections::VecDeque;
 
-use serde::Serialize;
 use serde_json::Value;
-
-use crate::agent_event::NoteLevel;
 
 /// Longest text kept for one assistant message or thinking block.
 pub const MAX_MESSAGE_TEXT: usize = 256 * 1024;
@@ -20,79 +17,7 @@ pub const MAX_TOOL_INPUT: usize = 64 * 1024;
 /// Byte budget of one log; the oldest entries go first.
 pub const LOG_BUDGET: usize = 8 * 1024 * 1024;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct LogEntry {
-    pub id: u64,
-    /// Milliseconds since the session was created.
-    pub at_ms: u64,
-    #[serde(flatten)]
-    pub kind: EntryKind,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum EntryKind {
-    /// An instruction the user sent.
-    User {
-        text: String,
-    },
-    Assistant {
-        text: String,
-    },
-    Thinking {
-        text: String,
-    },
-    Tool(ToolEntry),
-    /// A subagent's prompt, as the top of its own log.
-    SubagentPrompt {
-        text: String,
-    },
-    Note {
-        level: NoteLevel,
-        text: String,
-        /// What kind of note this is, for front ends that show it in another language.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        code: Option<NoteCode>,
-    },
-}
-
-/// A note's stable name and values (`restarting` with `["1", "3"]`): `text` is its English
-/// wording; a front end may word it otherwise.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct NoteCode {
-    pub name: String,
-    pub args: Vec<String>,
-}
-
-impl NoteCode {
-    pub fn new(name: &str, args: &[&str]) -> Self {
-        NoteCode {
-            name: name.to_owned(),
-            args: args.iter().map(|arg| (*arg).to_owned()).collect(),
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ToolEntry {
-    pub tool_use_id: String,
-    pub name: String,
-    /// One line: file name, command, pattern, description…
-    pub summary: String,
-    pub input: Value,
-    pub status: ToolStatus,
-    pub result: Option<String>,
-    pub duration_ms: Option<u64>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ToolStatus {
-    Running,
-    Succeeded,
-    Failed,
-    Denied,
-}
+pub use codiva_protocol::log::{EntryKind, LogEntry, NoteCode, ToolEntry, ToolStatus};
 
 #[derive(Debug, Clone, Default)]
 pub struct Log {
@@ -322,50 +247,6 @@ fn already_truncated(text: &str, max: usize) -> bool {
 
 /// How [`truncate`]'s marker starts.
 const TRUNCATION_MARKER_START: &str = "\n… [";
-
-/// A one-line summary of a tool call for the log.
-pub fn tool_summary(name: &str, input: &Value) -> String {
-    let field = |key: &str| input.get(key).and_then(Value::as_str);
-    let file = |key: &str| {
-        field(key).map(|path| {
-            path.rsplit('/')
-                .next()
-                .filter(|name| !name.is_empty())
-                .unwrap_or(path)
-                .to_owned()
-        })
-    };
-    let summary = match name {
-        "Bash" => field("command").map(str::to_owned),
-        "Write" | "Edit" | "MultiEdit" | "Read" | "NotebookEdit" => {
-            file("file_path").or_else(|| file("notebook_path"))
-        }
-        "Glob" | "Grep" => field("pattern").map(str::to_owned),
-        "Agent" | "Task" => field("description").map(str::to_owned),
-        "WebFetch" => field("url").map(str::to_owned),
-        "WebSearch" => field("query").map(str::to_owned),
-        "TaskCreate" => field("subject").map(str::to_owned),
-        "TaskUpdate" => {
-            let id = input.get("taskId").map(|id| match id {
-                Value::String(id) => id.clone(),
-                other => other.to_string(),
-            });
-            id.map(|id| match field("status") {
-                Some(status) => format!("#{id} → {status}"),
-                None => format!("#{id}"),
-            })
-        }
-        _ => None,
-    }
-    .or_else(|| {
-        input
-            .as_object()
-            .and_then(|map| map.values().find_map(Value::as_str))
-            .map(str::to_owned)
-    })
-    .unwrap_or_default();
-    one_line(&summary, 200)
-}
 
 /// The first line of `text`, cut to `max` characters.
 pub fn one_line(text: &str, max: usize) -> String {

@@ -9,16 +9,11 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
-use serde::Serialize;
-use serde_json::Value;
-
 use crate::agent_event::{
-    AgentBlock, AgentEvent, AgentInfo, NoteLevel, PermissionRequest, QuestionRequest, RetryInfo,
-    TokenUsage, TurnEnd, TurnOutcome,
+    AgentBlock, AgentEvent, AgentInfo, NoteLevel, RetryInfo, TodoChange, TokenUsage, TurnEnd,
+    TurnOutcome,
 };
-use crate::session_log::{
-    EntryKind, Log, LogEntry, NoteCode, ToolEntry, ToolStatus, one_line, tool_summary,
-};
+use crate::session_log::{EntryKind, Log, LogEntry, NoteCode, ToolEntry, ToolStatus, one_line};
 
 /// No output for this long while a turn runs (and nobody is asked anything) flags a stall.
 pub const STALL_AFTER_MS: u64 = 10 * 60 * 1000;
@@ -28,187 +23,10 @@ pub const STALL_AFTER_MS: u64 = 10 * 60 * 1000;
 /// ends, or for at most this long if it never comes.
 pub const FOLLOW_UP_GRACE_MS: u64 = 60 * 1000;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    Starting,
-    Running,
-    AwaitingPermission,
-    AwaitingAnswer,
-    Completed,
-    Interrupted,
-    RateLimited,
-    NeedsLogin,
-    Failed,
-}
-
-impl Status {
-    /// The session waits for the user.
-    pub fn awaits_user(self) -> bool {
-        matches!(self, Status::AwaitingPermission | Status::AwaitingAnswer)
-    }
-
-    /// Nothing is happening until the user acts.
-    pub fn is_settled(self) -> bool {
-        matches!(
-            self,
-            Status::Completed
-                | Status::Interrupted
-                | Status::RateLimited
-                | Status::NeedsLogin
-                | Status::Failed
-        )
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Starting => "starting",
-            Status::Running => "running",
-            Status::AwaitingPermission => "awaiting_permission",
-            Status::AwaitingAnswer => "awaiting_answer",
-            Status::Completed => "completed",
-            Status::Interrupted => "interrupted",
-            Status::RateLimited => "rate_limited",
-            Status::NeedsLogin => "needs_login",
-            Status::Failed => "failed",
-        }
-    }
-}
-
-/// Which log an entry belongs to: the session's own, or a subagent's (by its tool-use id).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-#[serde(tag = "scope", content = "tool_use_id", rename_all = "snake_case")]
-pub enum Scope {
-    Main,
-    Subagent(String),
-}
-
-/// A request waiting for the user.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Prompt {
-    Permission(PermissionRequest),
-    Question(QuestionRequest),
-}
-
-impl Prompt {
-    pub fn request_id(&self) -> &str {
-        match self {
-            Prompt::Permission(request) => &request.request_id,
-            Prompt::Question(request) => &request.request_id,
-        }
-    }
-
-    fn tool_use_id(&self) -> Option<&str> {
-        match self {
-            Prompt::Permission(request) => request.tool_use_id.as_deref(),
-            Prompt::Question(request) => request.tool_use_id.as_deref(),
-        }
-    }
-}
-
-/// How a prompt left the queue.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PromptResolution {
-    Allowed,
-    Denied,
-    Answered,
-    Declined,
-    /// The agent withdrew it (interrupt) or the process went away.
-    Withdrawn,
-}
-
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct TodoProgress {
-    pub done: usize,
-    pub total: usize,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct UsageView {
-    pub tokens: TokenUsage,
-    pub context_used: u64,
-    pub context_window: Option<u64>,
-    pub cost_usd: Option<f64>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SubagentView {
-    pub tool_use_id: String,
-    pub task_id: Option<String>,
-    pub description: Option<String>,
-    pub subagent_type: Option<String>,
-    pub background: bool,
-    pub status: String,
-    pub last_tool: Option<String>,
-    pub tokens: u64,
-    pub tool_uses: u64,
-    pub elapsed_ms: u64,
-    pub summary: Option<String>,
-}
-
-/// What front ends receive. Serialised as JSON for `codiva exec --json` and `codiva serve`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "event", rename_all = "snake_case")]
-pub enum SessionEvent {
-    Status {
-        status: Status,
-        detail: Option<String>,
-    },
-    Connected {
-        agent: AgentInfo,
-    },
-    /// The agent's own session id (what `--resume` takes).
-    AgentSession {
-        id: String,
-    },
-    Model {
-        model: Option<String>,
-    },
-    PermissionMode {
-        mode: String,
-    },
-    /// A new or changed log entry.
-    Log {
-        #[serde(flatten)]
-        scope: Scope,
-        entry: LogEntry,
-        update: bool,
-    },
-    /// Streamed text of the message being written (`reset` drops what came before).
-    Stream {
-        text: String,
-        reset: bool,
-    },
-    PromptOpened {
-        prompt: Prompt,
-    },
-    PromptClosed {
-        request_id: String,
-        resolution: PromptResolution,
-    },
-    Todos {
-        progress: TodoProgress,
-    },
-    Usage {
-        usage: UsageView,
-    },
-    Subagent {
-        subagent: SubagentView,
-    },
-    /// The agent process ended (`requested` when codiva asked it to).
-    AgentExited {
-        code: Option<i32>,
-        signal: Option<i32>,
-        requested: bool,
-    },
-    /// Something the user should know that is not part of the conversation (the wire log
-    /// cannot be written); the manager passes it on as a warning.
-    Warning {
-        message: String,
-    },
-}
+pub use codiva_protocol::session::{
+    Prompt, PromptResolution, Scope, SessionEvent, SessionSnapshot, Status, SubagentView,
+    TodoProgress, UsageView,
+};
 
 /// Everything the reducer consumes: what the agent said and what the host did.
 #[derive(Debug, Clone, PartialEq)]
@@ -287,8 +105,6 @@ struct ToolRef {
     scope: Scope,
     entry_id: u64,
     started_ms: u64,
-    name: String,
-    input: Value,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -737,8 +553,8 @@ impl SessionState {
                 tool_use_id,
                 text,
                 is_error,
-                structured,
-            } => self.tool_result(&tool_use_id, text, is_error, structured),
+                todo,
+            } => self.tool_result(&tool_use_id, text, is_error, todo),
             AgentEvent::SubagentPrompt { parent, text } => {
                 self.push_entry(Scope::Subagent(parent), EntryKind::SubagentPrompt { text });
             }
@@ -905,37 +721,32 @@ impl SessionState {
                 }
                 self.push_entry(scope, EntryKind::Thinking { text });
             }
-            AgentBlock::ToolUse { id, name, input } => {
+            AgentBlock::ToolUse {
+                id,
+                name,
+                input,
+                summary,
+                subagent,
+            } => {
                 if scope == Scope::Main {
                     self.reset_stream();
                 }
-                let summary = tool_summary(&name, &input);
-                if parent.is_none() && matches!(name.as_str(), "Agent" | "Task") {
-                    let description = input
-                        .get("description")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned);
-                    let subagent_type = input
-                        .get("subagent_type")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned);
-                    let background = input
-                        .get("run_in_background")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(true);
+                if parent.is_none()
+                    && let Some(call) = subagent
+                {
                     self.update_subagent(&id, |view| {
-                        view.description = description.clone();
-                        view.subagent_type = subagent_type.clone();
-                        view.background = background;
+                        view.description = call.description.clone();
+                        view.subagent_type = call.subagent_type.clone();
+                        view.background = call.background;
                     });
                 }
                 let entry = self.push_entry(
                     scope.clone(),
                     EntryKind::Tool(ToolEntry {
                         tool_use_id: id.clone(),
-                        name: name.clone(),
+                        name,
                         summary,
-                        input: input.clone(),
+                        input,
                         status: ToolStatus::Running,
                         result: None,
                         duration_ms: None,
@@ -947,8 +758,6 @@ impl SessionState {
                         scope,
                         entry_id: entry.id,
                         started_ms: self.now_ms,
-                        name,
-                        input,
                     },
                 );
             }
@@ -960,7 +769,7 @@ impl SessionState {
         tool_use_id: &str,
         text: String,
         is_error: bool,
-        structured: Option<Value>,
+        todo: Option<TodoChange>,
     ) {
         let Some(tool) = self.tools.remove(tool_use_id) else {
             return;
@@ -980,51 +789,37 @@ impl SessionState {
                 entry.duration_ms = Some(duration);
             }
         });
-        if tool.scope == Scope::Main && status == ToolStatus::Succeeded {
-            self.track_todos(&tool.name, &tool.input, structured.as_ref());
+        if tool.scope == Scope::Main
+            && status == ToolStatus::Succeeded
+            && let Some(change) = todo
+        {
+            self.track_todos(change);
         }
     }
 
-    fn track_todos(&mut self, name: &str, input: &Value, structured: Option<&Value>) {
+    fn track_todos(&mut self, change: TodoChange) {
         let before = self.todo_progress();
-        match name {
-            "TaskCreate" => {
-                let id = structured
-                    .and_then(|value| value.pointer("/task/id"))
-                    .and_then(json_id)
-                    .unwrap_or_else(|| (self.todos.len() + 1).to_string());
+        match change {
+            TodoChange::Created { id } => {
+                let id = id.unwrap_or_else(|| (self.todos.len() + 1).to_string());
                 self.todos.push(Todo { id, done: false });
             }
-            "TaskUpdate" => {
-                let Some(id) = input.get("taskId").and_then(json_id) else {
-                    return;
-                };
-                match input.get("status").and_then(Value::as_str) {
-                    Some("deleted") => self.todos.retain(|todo| todo.id != id),
-                    Some(status) => {
-                        if let Some(todo) = self.todos.iter_mut().find(|todo| todo.id == id) {
-                            todo.done = status == "completed";
-                        }
-                    }
-                    None => {}
+            TodoChange::Updated { id, done } => {
+                if let Some(todo) = self.todos.iter_mut().find(|todo| todo.id == id) {
+                    todo.done = done;
                 }
             }
-            "TodoWrite" => {
-                let todos = input
-                    .get("todos")
-                    .and_then(Value::as_array)
-                    .cloned()
-                    .unwrap_or_default();
-                self.todos = todos
-                    .iter()
+            TodoChange::Deleted { id } => self.todos.retain(|todo| todo.id != id),
+            TodoChange::Replaced { done } => {
+                self.todos = done
+                    .into_iter()
                     .enumerate()
-                    .map(|(index, todo)| Todo {
+                    .map(|(index, done)| Todo {
                         id: index.to_string(),
-                        done: todo.get("status").and_then(Value::as_str) == Some("completed"),
+                        done,
                     })
                     .collect();
             }
-            _ => return,
         }
         let after = self.todo_progress();
         if after != before {
@@ -1370,14 +1165,6 @@ fn scope_of(parent: Option<String>) -> Scope {
     }
 }
 
-fn json_id(value: &Value) -> Option<String> {
-    match value {
-        Value::String(id) => Some(id.clone()),
-        Value::Number(id) => Some(id.to_string()),
-        _ => None,
-    }
-}
-
 fn last_lines(text: &str, count: usize) -> String {
     let lines: Vec<&str> = text
         .lines()
@@ -1460,24 +1247,6 @@ impl SessionState {
         state.detail = detail;
         state
     }
-}
-
-/// A copy of a session's state for front ends (`session/read`, a TUI attaching late).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SessionSnapshot {
-    pub status: Status,
-    pub detail: Option<String>,
-    pub connected: bool,
-    pub agent_session_id: Option<String>,
-    pub model: Option<String>,
-    pub permission_mode: Option<String>,
-    pub prompts: Vec<Prompt>,
-    pub todos: TodoProgress,
-    pub usage: UsageView,
-    pub subagents: Vec<SubagentView>,
-    pub log: Vec<LogEntry>,
-    pub dropped_entries: u64,
-    pub streaming: String,
 }
 
 impl SessionState {

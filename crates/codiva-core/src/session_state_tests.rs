@@ -2,10 +2,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::*;
-use crate::agent_event::{SubagentStart, TurnEnd};
+use crate::agent_event::{PermissionRequest, QuestionRequest, SubagentStart, TurnEnd};
+use crate::claude::tools;
 
 // -- builders ---------------------------------------------------------------------------------
 
@@ -138,13 +139,26 @@ fn message_started(id: &str) -> Input {
     })
 }
 
+thread_local! {
+    /// The calls [`tool_use`] made, by id, for [`tool_result`] to word its TODO change.
+    static CALLS: std::cell::RefCell<HashMap<String, (String, Value)>> = Default::default();
+}
+
+/// A top-level tool call as the Claude translator words it (summary, subagent call).
 fn tool_use(id: &str, name: &str, input: Value) -> Input {
+    CALLS.with(|calls| {
+        calls
+            .borrow_mut()
+            .insert(id.to_owned(), (name.to_owned(), input.clone()))
+    });
     agent(AgentEvent::Block {
         message_id: format!("msg_{id}"),
         parent: None,
         block: AgentBlock::ToolUse {
             id: id.to_owned(),
             name: name.to_owned(),
+            summary: tools::tool_summary(name, &input),
+            subagent: tools::subagent_call(name, &input),
             input,
         },
         usage: None,
@@ -152,13 +166,18 @@ fn tool_use(id: &str, name: &str, input: Value) -> Input {
     })
 }
 
+/// A successful result of the call [`tool_use`] made with `id`; `structured` is Claude's
+/// `tool_use_result`, from which the translator words the call's TODO change.
 fn tool_result(id: &str, structured: Option<Value>) -> Input {
+    let call = CALLS.with(|calls| calls.borrow().get(id).cloned());
+    let todo =
+        call.and_then(|(name, input)| tools::todo_change(&name, &input, structured.as_ref()));
     agent(AgentEvent::ToolResult {
         parent: None,
         tool_use_id: id.to_owned(),
         text: "ok".to_owned(),
         is_error: false,
-        structured,
+        todo,
     })
 }
 
@@ -733,7 +752,7 @@ fn a_denied_prompt_marks_its_tool_denied() {
                 tool_use_id: "toolu_p1".to_owned(),
                 text: "The user does not want new files right now.".to_owned(),
                 is_error: true,
-                structured: None,
+                todo: None,
             }),
             completed(),
         ],
@@ -1000,7 +1019,7 @@ fn task_tools_drive_the_todo_progress() {
             tool_use_id: "u4".to_owned(),
             text: "InputValidationError".to_owned(),
             is_error: true,
-            structured: None,
+            todo: None,
         }),
     ]);
     assert_eq!(

@@ -8,6 +8,7 @@ pub mod mock_server;
 pub mod pty;
 pub mod raw_claude;
 pub mod script;
+pub mod scripted_provider;
 pub mod sse;
 
 pub use agent_env::{
@@ -17,3 +18,4 @@ pub use agent_env::{
 pub use mock_server::{MockServer, RecordedRequest};
 pub use raw_claude::RawClaude;
 pub use script::{Block, Match, MockMessage, Reply, Rule, Script, Times};
+pub use scripted_provider::ScriptedProvider;

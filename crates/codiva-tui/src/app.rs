@@ -5,16 +5,26 @@
 
 mod activity;
 mod chrome;
+mod composer_mode;
+mod config_view;
+mod diff_view;
+mod filter;
+mod finish;
+mod help;
 mod keys;
 mod list_view;
+mod login;
 mod mouse;
 mod notice;
+mod overlay;
 mod palette;
 mod pane;
+mod picker;
 
 use std::collections::HashMap;
 use std::time::Duration;
 
+use codiva_core::git::DiffStat;
 use codiva_core::manager::{DiscardPreview, ManagerEvent, SessionInfo};
 use codiva_core::session::{PermissionResponse, QuestionResponse};
 use codiva_core::session_log::LogEntry;
@@ -25,6 +35,7 @@ use ratatui::Frame;
 use crate::composer::Composer;
 use crate::i18n::{Key, t, tf};
 pub use mouse::{Selection, osc52};
+pub use overlay::config_error;
 pub use palette::Command;
 use pane::Pane;
 
@@ -67,11 +78,34 @@ pub enum Effect {
         id: Option<String>,
         policy: codiva_core::approval::ApprovalPolicy,
     },
+    /// The session's whole diff, for the diff view.
     Diff {
+        id: String,
+    },
+    /// What a merge would take (commits ahead, uncommitted files), for its confirmation.
+    MergePreview {
         id: String,
     },
     Merge {
         id: String,
+    },
+    /// Bring a discarded session back.
+    Restore {
+        id: String,
+    },
+    Rename {
+        id: String,
+        title: String,
+    },
+    /// Write one key of the configuration file (keeping the rest of it).
+    SaveConfig {
+        key: String,
+        value: String,
+    },
+    /// Hand the terminal to `$SHELL` or `$EDITOR` in `cwd` until it exits.
+    Foreground {
+        what: Foreground,
+        cwd: std::path::PathBuf,
     },
     /// First step of discard/remove: ask what would be lost.
     DiscardPreview {
@@ -92,7 +126,7 @@ pub enum Effect {
     SavePrompt {
         text: String,
     },
-    /// Show the configuration file path and the active values.
+    /// Read the configuration file for the config view.
     ShowConfig,
     SaveHistory,
     /// Open a link with the desktop's handler.
@@ -123,11 +157,32 @@ pub enum Done {
     Diff {
         id: String,
         text: String,
+        truncated: bool,
+    },
+    MergePreview {
+        id: String,
+        stat: DiffStat,
+    },
+    /// The configuration file's text (`saved`: after writing this key).
+    Config {
+        path: String,
+        text: String,
+        saved: Option<String>,
     },
     /// The current `.codiva/prompt.md`, to edit in the composer.
     EditPrompt(String),
     Info(String),
     Error(String),
+}
+
+/// A program that gets the terminal in a session's worktree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Foreground {
+    Shell,
+    /// `$EDITOR` on this path (relative to the worktree), else on the worktree.
+    Editor {
+        path: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -195,12 +250,14 @@ pub struct App {
     composer: Composer,
     palette: palette::Palette,
     confirm: Option<Confirm>,
+    /// The `/help` overlay, while open.
+    help: Option<help::Help>,
     pub run_mode: RunMode,
     notice: Option<notice::Notice>,
-    /// Composer text goes to the dialog of this session (a deny reason, a free-text answer).
-    text_for_dialog: Option<String>,
-    /// The composer edits `.codiva/prompt.md`; Enter saves it.
-    editing_prompt: bool,
+    /// The composer collects a deny reason, a free-text answer or `.codiva/prompt.md`.
+    collecting: Option<composer_mode::Collecting>,
+    /// What the composer held before it started collecting (given back after).
+    set_aside: Option<String>,
     /// What was typed in a view the user left: `""` the list, else a session id.
     drafts: HashMap<String, String>,
     /// Counts manager events (orders waiting prompts for the inbox).
@@ -219,6 +276,14 @@ pub struct App {
     /// see is what you answer).
     shown_dialog: Option<String>,
     quit: bool,
+    /// A view over the body that has the keys (pickers, diff, config).
+    overlay: Option<overlay::Overlay>,
+    /// The session list's filter.
+    filter: Option<filter::ListFilter>,
+    /// A third answer to the open confirmation: its key, effects and the choices line.
+    confirm_extra: Option<(char, Vec<Effect>, String)>,
+    /// The session indices of the list rows the last frame showed (for the mouse).
+    list_rows: Vec<usize>,
 }
 
 impl App {
@@ -236,13 +301,14 @@ impl App {
             view: View::List,
             focus: Focus::Composer,
             selected: 0,
-            composer: Composer::new().with_placeholder(list_placeholder()),
+            composer: Composer::new(),
             palette: palette::Palette::default(),
             confirm: None,
+            help: None,
             run_mode: RunMode::Confirm,
             notice,
-            text_for_dialog: None,
-            editing_prompt: false,
+            collecting: None,
+            set_aside: None,
             drafts: HashMap::new(),
             seq: 0,
             layout: mouse::Layout::default(),
@@ -253,6 +319,10 @@ impl App {
             seen_at: HashMap::new(),
             shown_dialog: None,
             quit: false,
+            overlay: None,
+            filter: None,
+            confirm_extra: None,
+            list_rows: Vec::new(),
         }
     }
 
@@ -352,7 +422,10 @@ impl App {
             n.holds(
                 self.now,
                 |id| self.sessions.iter().find(|s| s.id == id).map(|s| s.status),
-                self.text_for_dialog.is_some(),
+                matches!(
+                    self.collecting,
+                    Some(composer_mode::Collecting::Dialog { .. })
+                ),
             )
         });
         if !holds {
@@ -502,15 +575,24 @@ impl App {
                 });
                 Vec::new()
             }
-            Done::Diff { id, text } => {
-                self.pane(&id).diff = Some(text);
+            Done::Diff {
+                id,
+                text,
+                truncated,
+            } => {
+                self.diff_arrived(&id, &text, truncated);
+                Vec::new()
+            }
+            Done::MergePreview { id, stat } => {
+                self.merge_preview_arrived(id, stat);
+                Vec::new()
+            }
+            Done::Config { path, text, saved } => {
+                self.config_arrived(path, &text, saved);
                 Vec::new()
             }
             Done::EditPrompt(text) => {
-                self.editing_prompt = true;
-                self.focus = Focus::Composer;
-                self.composer.set_text(text.trim_end());
-                self.set_notice(t(Key::EditingPrompt), false);
+                self.start_collecting(composer_mode::Collecting::Prompt, text.trim_end());
                 Vec::new()
             }
             Done::Info(text) => {
@@ -541,7 +623,6 @@ impl App {
             Focus::Composer
         };
         self.view = View::Detail(id);
-        self.composer.set_placeholder(detail_placeholder());
         self.palette.close();
         effects
     }
@@ -550,19 +631,17 @@ impl App {
         self.keep_draft();
         self.view = View::List;
         self.focus = Focus::Composer;
-        self.text_for_dialog = None;
         self.composer
             .set_text(&self.drafts.remove("").unwrap_or_default());
-        self.composer.set_placeholder(list_placeholder());
         self.palette.close();
     }
 
     /// Keeps what is typed in the composer for the view being left (the list's instruction,
     /// a session's follow-up); the composer comes back with it when that view opens again.
     fn keep_draft(&mut self) {
-        if self.text_for_dialog.is_some() || self.editing_prompt {
-            return;
-        }
+        // Text being collected for a dialog or the prompt is dropped; the view keeps the
+        // draft that was set aside for it.
+        self.stop_collecting();
         let key = match &self.view {
             View::List => String::new(),
             View::Detail(id) => id.clone(),
@@ -681,12 +760,4 @@ impl App {
     pub fn take_clipboard(&mut self) -> Option<String> {
         self.clipboard.take()
     }
-}
-
-fn list_placeholder() -> &'static str {
-    t(Key::ListPlaceholder)
-}
-
-fn detail_placeholder() -> &'static str {
-    t(Key::DetailPlaceholder)
 }

@@ -725,8 +725,12 @@ fn note_agent_call(calls: &mut HashMap<String, u64>, entry: &LogEntry) {
 }
 
 fn status_text(below: usize) -> String {
-    let noun = if below == 1 { "line" } else { "lines" };
-    format!("{} {below} more {noun}", glyph::MORE_BELOW)
+    let more = crate::i18n::tn(
+        below,
+        crate::i18n::Key::MoreLineBelow,
+        crate::i18n::Key::MoreLinesBelow,
+    );
+    format!("{} {more}", glyph::MORE_BELOW)
 }
 
 fn line_text(line: &Line<'_>) -> String {

@@ -321,7 +321,7 @@ impl PermissionDialog {
                     })
                     .collect(),
                 self.scope_selected,
-                "↑↓ choose · Enter allow · Esc back",
+                t(Key::PermScopeHint),
             ),
         };
         Sections {

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use codiva_core::manager::{CreateOptions, DiscardOutcome, Manager, ManagerEvent};
+use codiva_core::session::UserInput;
 use codiva_core::session_state::Scope;
-use codiva_wire::claude::UserInput;
 use crossterm::event::{Event, EventStream};
 use futures_util::StreamExt;
 use ratatui::backend::CrosstermBackend;
@@ -31,8 +31,8 @@ pub struct TuiOptions {
     pub info: AppInfo,
     /// Where the instruction history of this repository is kept.
     pub history_path: PathBuf,
-    /// Shown by `/config`.
-    pub config_summary: String,
+    /// The configuration file (`/config` edits it).
+    pub config_path: PathBuf,
     /// `.codiva/prompt.md` of the repository.
     pub prompt_path: PathBuf,
     /// Take mouse events (config `mouse`, default on).
@@ -47,7 +47,8 @@ pub struct TuiOptions {
 pub async fn run(manager: Manager, options: TuiOptions) -> io::Result<()> {
     let modes = terminal::enter(options.mouse)?;
     terminal::restore_on_panic(modes);
-    let result = run_in_terminal(manager, options, modes.alternate_screen).await;
+    let mut modes = modes;
+    let result = run_in_terminal(manager, options, &mut modes).await;
     terminal::leave(modes);
     result
 }
@@ -55,10 +56,10 @@ pub async fn run(manager: Manager, options: TuiOptions) -> io::Result<()> {
 async fn run_in_terminal(
     manager: Manager,
     options: TuiOptions,
-    alternate_screen: bool,
+    modes: &mut terminal::TerminalModes,
 ) -> io::Result<()> {
     let backend = CrosstermBackend::new(io::stdout());
-    let viewport = if alternate_screen {
+    let viewport = if modes.alternate_screen {
         Viewport::Fullscreen
     } else {
         let rows = crossterm::terminal::size().map_or(10, |(_, rows)| rows);
@@ -162,7 +163,24 @@ async fn run_in_terminal(
             dirty = true;
             app.set_now(started.elapsed());
             let effects = app.handle(event);
+            // A program that takes the terminal runs here, in the loop: input stops being read
+            // (it is the program's) and the screen is redrawn whole after.
+            let (handover, effects): (Vec<Effect>, Vec<Effect>) = effects
+                .into_iter()
+                .partition(|effect| matches!(effect, Effect::Foreground { .. }));
             run_effects(&manager, &options, &app, effects, &done_tx);
+            for effect in handover {
+                let Effect::Foreground { what, cwd } = effect else {
+                    continue;
+                };
+                drop(input);
+                let (done, now) =
+                    terminal::hand_over(*modes, options.mouse, run_foreground(what, cwd)).await?;
+                *modes = now;
+                input = EventStream::new();
+                terminal.clear()?;
+                app.handle(UiEvent::Done(done));
+            }
             // Coalesce: everything already waiting is handled before the next frame.
             while let Ok(event) = events.try_recv() {
                 alerts.observe(&event, &app);
@@ -271,8 +289,23 @@ fn run_effects(
                 let _ = app.composer_history_save(&options.history_path);
             }
             Effect::ShowConfig => {
-                let _ = done.send(Done::Info(options.config_summary.clone()));
+                let path = options.config_path.display().to_string();
+                let _ = done.send(match read_config(&options.config_path) {
+                    Ok(text) => Done::Config {
+                        path,
+                        text,
+                        saved: None,
+                    },
+                    Err(err) => Done::Error(crate::i18n_views::vtf(
+                        crate::i18n_views::V::ConfigReadError,
+                        &[&path, &err.to_string()],
+                    )),
+                });
             }
+            Effect::SaveConfig { key, value } => {
+                let _ = done.send(save_config(&options.config_path, &key, &value));
+            }
+            Effect::Foreground { .. } => {}
             Effect::EditPrompt => {
                 let text = std::fs::read_to_string(&options.prompt_path).unwrap_or_default();
                 let _ = done.send(Done::EditPrompt(text));
@@ -314,6 +347,79 @@ fn run_effects(
     }
 }
 
+/// The configuration file's text; a missing file is an empty one.
+fn read_config(path: &std::path::Path) -> io::Result<String> {
+    match std::fs::read_to_string(path) {
+        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(String::new()),
+        other => other,
+    }
+}
+
+/// Writes one key of the configuration file (the rest as the user wrote it), atomically.
+fn save_config(path: &std::path::Path, key: &str, value: &str) -> Done {
+    let shown = path.display().to_string();
+    let io_error = |err: io::Error| {
+        Done::Error(crate::i18n_views::vtf(
+            crate::i18n_views::V::ConfigReadError,
+            &[&shown, &err.to_string()],
+        ))
+    };
+    let text = match read_config(path) {
+        Ok(text) => text,
+        Err(err) => return io_error(err),
+    };
+    let edited = match codiva_core::config_edit::set(&text, key, value) {
+        Ok(edited) => edited,
+        Err(err) => return Done::Error(crate::app::config_error(&shown, &err)),
+    };
+    let write = || -> io::Result<()> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let tmp = path.with_extension("toml.tmp");
+        std::fs::write(&tmp, &edited)?;
+        std::fs::rename(tmp, path)
+    };
+    match write() {
+        Ok(()) => Done::Config {
+            path: shown,
+            text: edited,
+            saved: Some(key.to_owned()),
+        },
+        Err(err) => io_error(err),
+    }
+}
+
+/// Runs `$SHELL` or `$EDITOR` in `cwd` with the terminal (through the core, which spawns and
+/// reaps it); says how it ended.
+async fn run_foreground(what: crate::app::Foreground, cwd: PathBuf) -> Done {
+    use crate::i18n_views::{V, vtf};
+    let env = |name: &str| std::env::var(name).ok();
+    let argv = match &what {
+        crate::app::Foreground::Shell => {
+            codiva_core::foreground::shell_command(env("SHELL").as_deref())
+        }
+        crate::app::Foreground::Editor { path } => {
+            let mut argv = codiva_core::foreground::editor_command(
+                env("VISUAL").as_deref(),
+                env("EDITOR").as_deref(),
+            );
+            argv.push(path.clone().unwrap_or_else(|| ".".to_owned()));
+            argv
+        }
+    };
+    let name = argv.first().cloned().unwrap_or_default();
+    match codiva_core::foreground::run(&argv, &cwd, &[]).await {
+        Ok(status) => {
+            let code = status
+                .code()
+                .map_or_else(|| "signal".to_owned(), |code| code.to_string());
+            Done::Info(vtf(V::ShellBack, &[&name, &code]))
+        }
+        Err(err) => Done::Error(vtf(V::ShellFailed, &[&name, &err.to_string()])),
+    }
+}
+
 fn save_prompt(path: &std::path::Path, text: &str) -> io::Result<()> {
     if text.trim().is_empty() {
         return match std::fs::remove_file(path) {
@@ -351,8 +457,11 @@ pub fn stale_discard(
 
 /// Runs one manager call; returns what the app should hear about it.
 async fn call(manager: &Manager, effect: Effect, default_model: Option<String>) -> Option<Done> {
+    // A git error comes with its fix when it has a known one (committer identity, a lock…).
     let error = |err: codiva_core::manager::ManagerError| {
-        Some(Done::Error(crate::i18n::manager_error(&err)))
+        Some(Done::Error(crate::i18n_views::with_git_fix(
+            &crate::i18n::manager_error(&err),
+        )))
     };
     match effect {
         Effect::Create { prompt } => manager
@@ -434,34 +543,30 @@ async fn call(manager: &Manager, effect: Effect, default_model: Option<String>) 
                 subagents,
             })
         }
-        Effect::Diff { id } => match manager.diff(&id).await {
-            Ok(diff) => {
-                let mut text = tf(
-                    Key::DiffSummary,
-                    &[
-                        &diff.files.len().to_string(),
-                        &diff.insertions.to_string(),
-                        &diff.deletions.to_string(),
-                        &diff.commits_ahead.to_string(),
-                    ],
-                );
-                for file in diff.files.iter().take(8) {
-                    text.push_str(&format!(
-                        "\n{} +{} −{}",
-                        file.path,
-                        file.added.unwrap_or(0),
-                        file.deleted.unwrap_or(0)
-                    ));
-                }
-                if !diff.uncommitted.is_empty() {
-                    text.push('\n');
-                    text.push_str(&tf(
-                        Key::DiffUncommitted,
-                        &[&diff.uncommitted.len().to_string()],
-                    ));
-                }
-                Some(Done::Diff { id, text })
-            }
+        Effect::Diff { id } => match manager.diff_text(&id).await {
+            Ok(diff) => Some(Done::Diff {
+                id,
+                text: diff.text,
+                truncated: diff.truncated,
+            }),
+            Err(err) => error(err),
+        },
+        Effect::MergePreview { id } => match manager.diff(&id).await {
+            Ok(stat) => Some(Done::MergePreview { id, stat }),
+            Err(err) => error(err),
+        },
+        Effect::Restore { id } => match manager.restore(&id).await {
+            Ok(session) => Some(Done::Info(crate::i18n_views::vtf(
+                crate::i18n_views::V::InfoRestored,
+                &[&session.title],
+            ))),
+            Err(err) => error(err),
+        },
+        Effect::Rename { id, title } => match manager.rename(&id, &title).await {
+            Ok(session) => Some(Done::Info(crate::i18n_views::vtf(
+                crate::i18n_views::V::InfoRenamed,
+                &[&session.title],
+            ))),
             Err(err) => error(err),
         },
         Effect::Merge { id } => match manager.merge(&id).await {
@@ -520,6 +625,8 @@ async fn call(manager: &Manager, effect: Effect, default_model: Option<String>) 
         },
         Effect::SaveHistory
         | Effect::OpenUrl { .. }
+        | Effect::SaveConfig { .. }
+        | Effect::Foreground { .. }
         | Effect::ShowConfig
         | Effect::EditPrompt
         | Effect::SavePrompt { .. }

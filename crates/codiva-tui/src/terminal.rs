@@ -95,6 +95,22 @@ pub fn leave(modes: TerminalModes) {
     let _ = out.flush();
 }
 
+/// Hands the terminal to a program the user runs (`$SHELL`, `$EDITOR`) until `child` ends:
+/// codiva's modes are undone first (keyboard enhancement, paste, focus and mouse reporting,
+/// the alternate screen, raw mode), so the program finds the terminal as a shell leaves it;
+/// then they are taken again. The caller stops reading input before (the program reads it)
+/// and redraws the whole screen after. Returns the modes now in force.
+pub async fn hand_over<F: std::future::Future>(
+    modes: TerminalModes,
+    mouse: bool,
+    child: F,
+) -> io::Result<(F::Output, TerminalModes)> {
+    leave(modes);
+    let output = child.await;
+    let modes = enter(mouse)?;
+    Ok((output, modes))
+}
+
 /// `codiva --reset-terminal`: fixes a terminal a crashed program left in a bad state.
 pub fn reset() -> io::Result<()> {
     let mut out = io::stdout();

@@ -29,18 +29,34 @@ pub struct Row {
     pub width: usize,
 }
 
-/// Wraps one logical line (no `\n` inside) into rows of at most `width` cells, breaking after
-/// whitespace when a word fits on the next row, else at a grapheme boundary. An empty line is
-/// one empty row (empty lines keep their height). Trailing spaces stay on the row that ends
-/// with them, so the caret after them has a place.
+/// Wraps one logical line (no `\n` inside) into rows of at most `width` cells. Rows break
+/// where the Unicode line breaking rules (UAX #14) allow it — after a space, between two
+/// ideographs or kana, never before `。` or `、` — taking the last such place that fits; a run
+/// with no place to break is cut at a grapheme boundary. An empty line is one empty row (empty
+/// lines keep their height). Trailing spaces stay on the row that ends with them, so the caret
+/// after them has a place.
 pub fn wrap_line(line: &str, width: usize) -> Vec<Row> {
     let width = width.max(1);
     let mut rows = Vec::new();
     let mut start = 0;
     let mut row_width = 0;
+    // Byte offsets where the Unicode rules let a row begin next to a wide character, in order
+    // (the end of the line is not one). Between two narrow characters a row begins only after
+    // a space, as it always did: a URL or `well-known` stays whole.
+    let mut breaks = unicode_linebreak::linebreaks(line)
+        .map(|(at, _)| at)
+        .filter(|at| *at < line.len() && next_to_wide(line, *at))
+        .peekable();
+    let mut after_space = false;
     // The last break opportunity in the current row: (byte offset, width up to it).
     let mut last_break: Option<(usize, usize)> = None;
     for (offset, grapheme) in line.grapheme_indices(true) {
+        while breaks.next_if(|at| *at < offset).is_some() {}
+        let opportunity = breaks.next_if_eq(&offset).is_some();
+        if (opportunity || after_space) && offset > start {
+            last_break = Some((offset, row_width));
+        }
+        after_space = grapheme.chars().all(char::is_whitespace);
         let w = grapheme_width(grapheme);
         if row_width + w > width && row_width > 0 {
             match last_break {
@@ -66,9 +82,6 @@ pub fn wrap_line(line: &str, width: usize) -> Vec<Row> {
             last_break = None;
         }
         row_width += w;
-        if grapheme.chars().all(char::is_whitespace) {
-            last_break = Some((offset + grapheme.len(), row_width));
-        }
     }
     rows.push(Row {
         start,
@@ -76,6 +89,13 @@ pub fn wrap_line(line: &str, width: usize) -> Vec<Row> {
         width: row_width,
     });
     rows
+}
+
+/// Whether `at` is next to a wide (East Asian) character.
+fn next_to_wide(line: &str, at: usize) -> bool {
+    let wide =
+        |c: Option<char>| c.is_some_and(|c| unicode_width::UnicodeWidthChar::width(c) == Some(2));
+    wide(line[..at].chars().next_back()) || wide(line[at..].chars().next())
 }
 
 /// Wraps text that may contain newlines: the rows of each line, in order, with byte ranges
@@ -171,6 +191,36 @@ mod tests {
         );
         assert_eq!(rows("", 10), [""]);
         assert_eq!(rows("a 👩‍💻 b", 3), ["a ", "👩‍💻 ", "b"]);
+    }
+
+    #[test]
+    fn japanese_breaks_by_the_unicode_rules() {
+        // Between kana and ideographs, never before `。` or `、`; English words stay whole.
+        assert_eq!(
+            rows(
+                "設定ファイルを読みました。codiva を再起動してください。",
+                16
+            ),
+            [
+                "設定ファイルを読",
+                "みました。",
+                "codiva を再起動",
+                "してください。"
+            ]
+        );
+        assert_eq!(rows("これは、テスト。", 6), ["これ", "は、テ", "スト。"]);
+        // Between narrow characters only at spaces: a URL stays whole.
+        assert_eq!(
+            rows("see https://example.com/docs now", 26),
+            ["see ", "https://example.com/docs ", "now"]
+        );
+        // After a space even where the Unicode rules would not break (before `/`).
+        assert_eq!(rows("run /model /prompt", 12), ["run /model ", "/prompt"]);
+        // A long word with no place to break is cut at a grapheme.
+        assert_eq!(
+            rows("日本語のsupercalifragilistic", 10),
+            ["日本語の", "supercalif", "ragilistic"]
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use codiva_core::config::{self, Config};
 use codiva_core::manager::{Manager, ManagerOptions};
-use codiva_core::process::{ChildRegistry, EnvPolicy};
+use codiva_core::process::{ChildRegistry, EnvPolicy, LocateError};
 use codiva_core::{claude, paths};
 
 pub struct Started {
@@ -16,6 +16,28 @@ pub struct Started {
     pub warnings: Vec<String>,
     pub config: Config,
     pub config_path: PathBuf,
+}
+
+/// Why the manager could not start.
+#[derive(Debug)]
+pub enum StartError {
+    /// No `claude` binary anywhere it was looked for: the user installs it. `language` is the
+    /// config's, so the front end can say it in the user's language.
+    AgentMissing { language: Option<String> },
+    /// Anything else, as one line for the user.
+    Other(String),
+}
+
+impl std::fmt::Display for StartError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StartError::AgentMissing { .. } => f.write_str(codiva_tui::i18n::text(
+                codiva_tui::i18n::Lang::En,
+                codiva_tui::i18n::Key::ErrAgentMissing,
+            )),
+            StartError::Other(message) => f.write_str(message),
+        }
+    }
 }
 
 /// Opens the registry of live agent processes under `state_dir`, first killing the ones an
@@ -33,7 +55,7 @@ pub fn open_registry(state_dir: &Path) -> std::io::Result<ChildRegistry> {
 
 /// Starts the manager for the repository containing `cwd`, as `holder` (`codiva serve`, …: what
 /// a second manager refused on this repository is told). The error is one line for the user.
-pub async fn start(cwd: PathBuf, holder: &str) -> Result<Started, String> {
+pub async fn start(cwd: PathBuf, holder: &str) -> Result<Started, StartError> {
     let config_path = config::config_path();
     let (config, config_warnings) = config::load(&config_path);
     let mut warnings: Vec<String> = config_warnings.iter().map(ToString::to_string).collect();
@@ -43,7 +65,12 @@ pub async fn start(cwd: PathBuf, holder: &str) -> Result<Started, String> {
         .or_else(|| config.claude_path.clone());
     let (claude_program, version_warning) = claude::launch::find_claude(configured.as_deref())
         .await
-        .map_err(|err| err.to_string())?;
+        .map_err(|err| match err {
+            LocateError::NotFound { .. } => StartError::AgentMissing {
+                language: config.language.clone(),
+            },
+            err => StartError::Other(err.to_string()),
+        })?;
     warnings.extend(version_warning.map(|warning| format!("Claude Code {warning}")));
     let state_dir = paths::state_dir();
     let registry = match open_registry(&state_dir) {
@@ -55,12 +82,14 @@ pub async fn start(cwd: PathBuf, holder: &str) -> Result<Started, String> {
     };
     let options = ManagerOptions {
         cwd,
-        claude_program,
+        provider: std::sync::Arc::new(claude::ClaudeProvider::new(
+            claude_program,
+            paths::home_dir().join(".claude"),
+        )),
         env: EnvPolicy::Inherit {
             remove: codiva_own_vars(),
             set: Vec::new(),
         },
-        claude_home: paths::home_dir().join(".claude"),
         state_dir,
         registry,
         model: config.model.clone(),
@@ -74,7 +103,7 @@ pub async fn start(cwd: PathBuf, holder: &str) -> Result<Started, String> {
     };
     let (manager, manager_warnings) = Manager::start(options)
         .await
-        .map_err(|err| err.to_string())?;
+        .map_err(|err| StartError::Other(err.to_string()))?;
     warnings.extend(manager_warnings);
     Ok(Started {
         manager,

@@ -10,16 +10,15 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use codiva_core::agent_event::{NoteLevel, QuestionRequest};
-use codiva_core::approval::ApprovalPolicy;
+use codiva_core::approval::{ApprovalPolicy, Decide};
+use codiva_core::claude::ClaudeSessionConfig;
 use codiva_core::process::EnvPolicy;
-use codiva_core::session::{
-    ClaudeSessionConfig, PermissionResponse, QuestionResponse, SessionCommand, SessionHandle,
-};
+use codiva_core::session::UserInput;
+use codiva_core::session::{PermissionResponse, QuestionResponse, SessionCommand, SessionHandle};
 use codiva_core::session_log::{EntryKind, LogEntry, ToolStatus};
 use codiva_core::session_state::{Prompt, Scope, SessionEvent, Status};
 use codiva_core::shutdown_signals::{self, ShutdownSignals};
 use codiva_core::{claude, config, paths, wire_log};
-use codiva_wire::claude::UserInput;
 use serde_json::Value;
 
 /// How long the agent may take to finish after its input is closed.
@@ -271,9 +270,11 @@ fn answer_prompt(
             // The same decision the manager's sessions take (`approval.rs`). exec runs one
             // session without a manager and prints every prompt with its answer, so it asks
             // the policy itself; what the policy does not allow is denied (nobody to ask).
+            // exec runs Claude Code: its tools' kinds are Claude's.
+            let kind = claude::tools::tool_kind(&request.tool);
             let allowed = approve
                 .policy()
-                .allows(&request.tool, &request.input)
+                .allows(&request.tool, kind, &request.input)
                 .is_some();
             let response = if allowed {
                 PermissionResponse::Allow

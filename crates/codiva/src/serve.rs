@@ -11,8 +11,10 @@ mod rpc;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use codiva_core::manager::{Manager, ManagerEvent};
+use codiva_core::manager::{Manager, SequencedEvent};
 use codiva_core::process::{LineReader, ReadLine};
+use codiva_protocol::ServerNotification;
+use codiva_protocol::params::WarningParams;
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
@@ -75,9 +77,17 @@ async fn serve_stdio(manager: Manager, warnings: Arc<Vec<String>>) -> Option<i32
             }
         }
     });
-    let notifier = tokio::spawn(forward_events(manager.subscribe(), out_tx.clone()));
+    let notifier = tokio::spawn(forward_events(
+        manager.subscribe_sequenced(),
+        out_tx.clone(),
+    ));
     for warning in warnings.iter() {
-        let _ = out_tx.send(rpc::notification("warning", json!({"message": warning})));
+        let _ = out_tx.send(rpc::notification(&ServerNotification::Warning(
+            WarningParams {
+                seq: None,
+                message: warning.clone(),
+            },
+        )));
     }
 
     let mut reader = LineReader::with_max_line(tokio::io::stdin(), MAX_REQUEST);
@@ -155,25 +165,27 @@ async fn handle_line(manager: &Manager, warnings: &[String], bytes: &[u8]) -> Op
     })
 }
 
-/// Manager events → JSON-RPC notifications.
+/// Manager events → JSON-RPC notifications, each with its `seq`.
 async fn forward_events(
-    mut events: tokio::sync::broadcast::Receiver<ManagerEvent>,
+    mut events: tokio::sync::broadcast::Receiver<SequencedEvent>,
     out: mpsc::UnboundedSender<Value>,
 ) {
     loop {
         match events.recv().await {
             Ok(event) => {
-                for (method, params) in methods::notifications(event) {
-                    if out.send(rpc::notification(method, params)).is_err() {
-                        return;
-                    }
+                let notification = methods::notification(event);
+                if out.send(rpc::notification(&notification)).is_err() {
+                    return;
                 }
             }
             Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
-                let _ = out.send(rpc::notification(
-                    "warning",
-                    json!({"message": format!("{missed} events were dropped (the client reads too slowly); call session/list and session/read to catch up")}),
-                ));
+                // The next event's `seq` shows the gap too.
+                let _ = out.send(rpc::notification(&ServerNotification::Warning(
+                    WarningParams {
+                        seq: None,
+                        message: format!("{missed} events were dropped (the client reads too slowly); call manager/snapshot and session/read to catch up"),
+                    },
+                )));
             }
             Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
         }

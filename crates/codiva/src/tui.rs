@@ -21,6 +21,19 @@ pub async fn run() -> ExitCode {
     };
     let started = match crate::bootstrap::start(cwd.clone(), "codiva (terminal UI)").await {
         Ok(started) => started,
+        Err(crate::bootstrap::StartError::AgentMissing { language }) => {
+            // One line that says what to do, in the user's language.
+            let codiva_lang = std::env::var("CODIVA_LANG").ok();
+            let locale = codiva_tui::i18n::locale_from_env();
+            let lang = codiva_tui::i18n::choose(
+                codiva_lang.as_deref(),
+                language.as_deref(),
+                locale.as_deref(),
+            );
+            let line = codiva_tui::i18n::text(lang, codiva_tui::i18n::Key::ErrAgentMissing);
+            eprintln!("codiva: {line}");
+            return ExitCode::FAILURE;
+        }
         Err(message) => {
             eprintln!("codiva: {message}");
             return ExitCode::FAILURE;
@@ -41,17 +54,6 @@ pub async fn run() -> ExitCode {
         Err(_) => root.display().to_string(),
     };
     let config = &started.config;
-    let config_summary = format!(
-        "config {}: model {}, permission mode {}, ignored files {:?}, fetch base {}, max restarts {}, notifications {}, mouse {}",
-        started.config_path.display(),
-        config.model.as_deref().unwrap_or("default"),
-        config.permission_mode.as_deref().unwrap_or("default"),
-        config.ignored_files,
-        config.fetch_base,
-        config.max_restarts,
-        config.notifications,
-        config.mouse,
-    );
     // A panic writes a crash log and saves the sessions first. The save runs on the manager's
     // task (a tokio worker; the UI runs on this thread) and the hook waits at most
     // CRASH_SAVE_TIMEOUT on a std channel, so a manager that cannot answer (it is the one that
@@ -78,7 +80,7 @@ pub async fn run() -> ExitCode {
             warnings: started.warnings,
         },
         history_path: codiva_tui::composer::History::path_for(&root),
-        config_summary,
+        config_path: started.config_path.clone(),
         prompt_path: root.join(".codiva").join("prompt.md"),
         mouse: config.mouse,
         notifier: Notifier::from_env(config.notifications),

@@ -21,26 +21,10 @@ const PERMISSION_MODES: &[&str] = &[
 /// Image types the model API takes (`source.media_type` of a base64 image block).
 pub const IMAGE_TYPES: &[&str] = &["image/png", "image/jpeg", "image/gif", "image/webp"];
 
-/// An input that cannot be used: which field, and what was expected there.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{field}: {message}")]
-pub struct InvalidInput {
-    /// The field as the caller named it (`permission_mode`, `images[0].data`, `suggestion`).
-    pub field: String,
-    pub message: String,
-}
-
-impl InvalidInput {
-    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        InvalidInput {
-            field: field.into(),
-            message: message.into(),
-        }
-    }
-}
+pub use crate::provider::InvalidInput;
 
 /// The permission modes the agent accepts.
-pub fn permission_modes() -> &'static [&'static str] {
+pub const fn permission_modes() -> &'static [&'static str] {
     PERMISSION_MODES
 }
 

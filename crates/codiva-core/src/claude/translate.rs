@@ -14,8 +14,8 @@ use crate::agent_event::{
     SubagentStart, TokenUsage, TurnEnd, TurnOutcome,
 };
 
-/// The tool through which Claude Code asks the user questions.
-pub const ASK_USER_QUESTION: &str = "AskUserQuestion";
+use super::tools;
+pub use super::tools::ASK_USER_QUESTION;
 
 /// Stateful translator for one CLI process.
 #[derive(Debug, Default)]
@@ -24,6 +24,8 @@ pub struct Translator {
     pending: HashMap<String, HostRequest>,
     /// The last API error seen in the current turn (`error` of a synthetic message).
     last_api_error: Option<(Option<String>, String)>,
+    /// Top-level calls of the TODO tools not answered yet: name and input, by tool-use id.
+    todo_calls: HashMap<String, (String, Value)>,
 }
 
 impl Translator {
@@ -58,7 +60,7 @@ impl Translator {
                 }
             }
             Inbound::Assistant(line) => self.assistant(line),
-            Inbound::User(line) => user(line),
+            Inbound::User(line) => self.user(line),
             Inbound::Result(result) => vec![self.result(result)],
             Inbound::ControlRequest(request) => match request.request {
                 CliRequest::CanUseTool(ask) => {
@@ -241,7 +243,20 @@ impl Translator {
                     ContentBlock::Text { text } => AgentBlock::Text(text),
                     ContentBlock::Thinking { thinking, .. } => AgentBlock::Thinking(thinking),
                     ContentBlock::ToolUse { id, name, input } => {
-                        AgentBlock::ToolUse { id, name, input }
+                        let top_level = line.parent_tool_use_id.is_none();
+                        if top_level && tools::keeps_todos(&name) {
+                            self.todo_calls
+                                .insert(id.clone(), (name.clone(), input.clone()));
+                        }
+                        AgentBlock::ToolUse {
+                            summary: tools::tool_summary(&name, &input),
+                            subagent: top_level
+                                .then(|| tools::subagent_call(&name, &input))
+                                .flatten(),
+                            id,
+                            name,
+                            input,
+                        }
                     }
                     _ => return None,
                 };
@@ -315,44 +330,49 @@ impl Translator {
             final_text,
         })
     }
-}
 
-fn user(line: UserLine) -> Vec<AgentEvent> {
-    if line.is_replay {
-        // Echo of our own message, or of a local command (`<local-command-stdout>` after
-        // set_model): a delivery acknowledgement, nothing new to show.
-        return vec![AgentEvent::UserEcho { text: line.text() }];
-    }
-    if line.is_interrupt_marker() {
-        return vec![AgentEvent::InterruptMarker];
-    }
-    if line.is_synthetic {
-        return vec![AgentEvent::SyntheticContinuation];
-    }
-    let results: Vec<AgentEvent> = line
-        .tool_results()
-        .filter_map(|block| match block {
-            ContentBlock::ToolResult {
-                tool_use_id,
-                content,
-                is_error,
-            } => Some(AgentEvent::ToolResult {
-                parent: line.parent_tool_use_id.clone(),
-                tool_use_id: tool_use_id.clone(),
-                text: content.to_text(),
-                is_error: *is_error,
-                structured: line.tool_use_result.clone(),
-            }),
-            _ => None,
-        })
-        .collect();
-    if !results.is_empty() {
-        return results;
-    }
-    let text = line.text();
-    match line.parent_tool_use_id {
-        Some(parent) => vec![AgentEvent::SubagentPrompt { parent, text }],
-        None => Vec::new(),
+    fn user(&mut self, line: UserLine) -> Vec<AgentEvent> {
+        if line.is_replay {
+            // Echo of our own message, or of a local command (`<local-command-stdout>` after
+            // set_model): a delivery acknowledgement, nothing new to show.
+            return vec![AgentEvent::UserEcho { text: line.text() }];
+        }
+        if line.is_interrupt_marker() {
+            return vec![AgentEvent::InterruptMarker];
+        }
+        if line.is_synthetic {
+            return vec![AgentEvent::SyntheticContinuation];
+        }
+        let results: Vec<AgentEvent> = line
+            .tool_results()
+            .filter_map(|block| match block {
+                ContentBlock::ToolResult {
+                    tool_use_id,
+                    content,
+                    is_error,
+                } => Some(AgentEvent::ToolResult {
+                    parent: line.parent_tool_use_id.clone(),
+                    tool_use_id: tool_use_id.clone(),
+                    text: content.to_text(),
+                    is_error: *is_error,
+                    todo: self
+                        .todo_calls
+                        .remove(tool_use_id)
+                        .and_then(|(name, input)| {
+                            tools::todo_change(&name, &input, line.tool_use_result.as_ref())
+                        }),
+                }),
+                _ => None,
+            })
+            .collect();
+        if !results.is_empty() {
+            return results;
+        }
+        let text = line.text();
+        match line.parent_tool_use_id {
+            Some(parent) => vec![AgentEvent::SubagentPrompt { parent, text }],
+            None => Vec::new(),
+        }
     }
 }
 
@@ -380,6 +400,7 @@ fn agent_info(answer: Value) -> AgentInfo {
             .collect(),
         account: init.account.map(|account| Account {
             api_key_source: account.api_key_source,
+            token_source: account.token_source,
             api_provider: account.api_provider,
             email: account.email,
             subscription: account.subscription_type,

@@ -11,45 +11,7 @@ use super::{GitError, Repo, check_name};
 /// `git merge` may run hooks; give it longer than an ordinary call.
 const MERGE_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// One file of `git diff --numstat`.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct FileStat {
-    /// The path (the new path of a rename).
-    pub path: String,
-    /// The old path of a rename or copy.
-    pub old_path: Option<String>,
-    /// Lines added; `None` for a binary file.
-    pub added: Option<u64>,
-    /// Lines deleted; `None` for a binary file.
-    pub deleted: Option<u64>,
-}
-
-/// One entry of `git status --porcelain=v1`.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct StatusEntry {
-    /// The two status letters `XY` (`??` untracked, ` M` modified, `A ` added, `UU` unmerged…).
-    pub status: String,
-    /// The path (a directory ends with `/`).
-    pub path: String,
-    /// The original path of a rename or copy.
-    pub orig_path: Option<String>,
-}
-
-/// What a session changed relative to its base.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct DiffStat {
-    /// Committed changes, `base...HEAD`.
-    pub files: Vec<FileStat>,
-    /// Sum of `files[].added`.
-    pub insertions: u64,
-    /// Sum of `files[].deleted`.
-    pub deletions: u64,
-    /// Uncommitted changes in the worktree, untracked files included (the symlinks codiva
-    /// carried are left out).
-    pub uncommitted: Vec<StatusEntry>,
-    /// Commits in `base..HEAD`.
-    pub commits_ahead: u64,
-}
+pub use codiva_protocol::manager::{DiffStat, FileStat, StatusEntry};
 
 /// The result of [`Repo::merge`].
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]

@@ -176,6 +176,83 @@ impl Git {
         }
     }
 
+    /// Runs git and keeps at most `cap` bytes of its stdout (a diff can be any size): past the
+    /// cap git is killed and the output is marked truncated. Whatever the exit status.
+    pub(crate) async fn output_capped(self, cap: usize) -> Result<(GitOutput, bool), GitError> {
+        use tokio::io::AsyncReadExt as _;
+        let label = self.args_label();
+        let mut command = Command::new("git");
+        command
+            .args(&self.args)
+            .current_dir(&self.cwd)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .process_group(0);
+        for (key, value) in GIT_ENV {
+            command.env(key, value);
+        }
+        for (key, value) in &self.env {
+            command.env(key, value);
+        }
+        tracing::debug!(cwd = %self.cwd.display(), "git {label} (stdout capped at {cap})");
+        let mut child = command.spawn().map_err(|err| {
+            if err.kind() == io::ErrorKind::NotFound && self.cwd.is_dir() {
+                GitError::GitNotFound
+            } else {
+                GitError::Io(err)
+            }
+        })?;
+        let pid = child.id();
+        let (Some(stdout), Some(mut stderr)) = (child.stdout.take(), child.stderr.take()) else {
+            return Err(GitError::Io(io::Error::other("git's output was not piped")));
+        };
+        let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
+        let run = async {
+            let mut err = Vec::new();
+            // Past the cap git is killed at once (else it would block on a full pipe and
+            // stderr would never end).
+            let read_out = async {
+                let mut out = Vec::new();
+                stdout.take(limit).read_to_end(&mut out).await?;
+                if out.len() > cap
+                    && let Some(pid) = pid
+                {
+                    kill_group(pid);
+                }
+                Ok::<_, io::Error>(out)
+            };
+            let (read_out, _) = tokio::join!(read_out, stderr.read_to_end(&mut err));
+            let mut out = read_out?;
+            let truncated = out.len() > cap;
+            out.truncate(cap);
+            let status = child.wait().await?;
+            Ok::<_, io::Error>((out, err, status, truncated))
+        };
+        match tokio::time::timeout(self.timeout, run).await {
+            Ok(Ok((stdout, stderr, status, truncated))) => Ok((
+                GitOutput {
+                    code: status.code(),
+                    stdout,
+                    stderr: cap_stderr(&stderr),
+                    args: label,
+                },
+                truncated,
+            )),
+            Ok(Err(err)) => Err(GitError::Io(err)),
+            Err(_elapsed) => {
+                if let Some(pid) = pid {
+                    kill_group(pid);
+                }
+                Err(GitError::Timeout {
+                    args: label,
+                    secs: self.timeout.as_secs(),
+                })
+            }
+        }
+    }
+
     /// Runs git; a non-zero exit is a [`GitError::Command`].
     pub(crate) async fn run(self) -> Result<GitOutput, GitError> {
         let output = self.output().await?;

@@ -5,11 +5,14 @@
 //! back; while one runs for a session, later calls for that session wait in its lane, and
 //! every other session's calls and events go on. The parts: records (`record.rs`), sessions'
 //! lifecycle (`lifecycle.rs`), finishing work (`finish.rs`, `discard.rs`), sessions found at
-//! start (`adoption.rs`), the state file (`persistence.rs`).
+//! start (`adoption.rs`), the state file and each session's neutral history (`persistence.rs`,
+//! `histories.rs`). Events leave through one function, [`Actor::emit`], which stamps their
+//! `seq` (`manager/events.rs`).
 
 mod adoption;
 mod discard;
 mod finish;
+mod histories;
 mod jobs;
 mod lifecycle;
 mod persistence;
@@ -19,9 +22,10 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use super::events::EventBus;
 use super::info::ManagerEvent;
 use super::{Call, Manager, ManagerError, ManagerOptions, StartError};
 use crate::approval::ApprovalPolicy;
@@ -62,30 +66,31 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
     let mut records = adoption::saved_records(loaded.state.sessions, &mut warnings);
     adoption::adopt_orphan_worktrees(
         &repo,
-        &options.claude_home,
+        options.provider.as_ref(),
         &base,
         &mut records,
         &mut warnings,
     )
     .await;
     let (calls_tx, calls_rx) = mpsc::unbounded_channel();
-    let (events_tx, _) = broadcast::channel(8192);
+    let events = EventBus::new();
     let (internal_tx, internal_rx) = mpsc::unbounded_channel();
     let manager = Manager::new(
         calls_tx,
-        events_tx.clone(),
+        events.senders(),
         repo.root().to_path_buf(),
         base.clone(),
     );
     let base_cell = manager.base_cell();
     let actor = Actor {
+        histories: histories::Histories::new(repo.root().to_path_buf()),
         base_cell,
         options,
         repo,
         base,
         state_path,
         records,
-        events: events_tx,
+        events,
         internal_tx,
         persist_at: None,
         persist_failed: false,
@@ -126,7 +131,7 @@ struct Actor {
     base: String,
     state_path: PathBuf,
     records: BTreeMap<String, Record>,
-    events: broadcast::Sender<ManagerEvent>,
+    events: EventBus,
     internal_tx: mpsc::UnboundedSender<Internal>,
     persist_at: Option<Instant>,
     persist_failed: bool,
@@ -134,6 +139,8 @@ struct Actor {
     saving: Option<Vec<std::sync::mpsc::Sender<()>>>,
     /// Another write is due when the running one ends; these wait for that one.
     save_again: Option<Vec<std::sync::mpsc::Sender<()>>>,
+    /// Each session's neutral history (`history.rs`), saved with the state file.
+    histories: histories::Histories,
     /// Held around git operations that write refs, config or worktree metadata: git takes
     /// those locks without waiting, so two concurrent `worktree add`s can fail.
     git_lock: std::sync::Arc<tokio::sync::Mutex<()>>,
@@ -228,9 +235,9 @@ impl Actor {
         );
     }
 
+    /// The one way events leave the manager: each gets the next `seq`.
     fn emit(&self, event: ManagerEvent) {
-        // No subscriber is fine.
-        let _ = self.events.send(event);
+        self.events.send(event);
     }
 
     fn emit_info(&mut self, id: &str) {

@@ -6,8 +6,10 @@
 mod claude;
 mod fixtures;
 mod git;
+mod history;
 mod manager;
 mod manager_jobs;
 mod process;
+mod protocol;
 mod replay;
 mod transcript;

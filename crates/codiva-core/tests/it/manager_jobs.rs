@@ -144,9 +144,11 @@ async fn a_slow_merge_and_a_slow_stop_do_not_delay_another_sessions_events() {
     .unwrap();
     let (manager, _) = Manager::start(ManagerOptions {
         cwd: repo.path().to_path_buf(),
-        claude_program: wrapper(tmp.path()),
+        provider: std::sync::Arc::new(codiva_core::claude::ClaudeProvider::new(
+            wrapper(tmp.path()),
+            sandbox.home.path().join(".claude"),
+        )),
         env: EnvPolicy::Exact(sandbox.claude_env(&mock.url())),
-        claude_home: sandbox.home.path().join(".claude"),
         state_dir: tmp.path().join("state"),
         registry: None,
         model: None,

@@ -29,6 +29,7 @@ use std::collections::{HashMap, HashSet};
 
 use codiva_core::agent_event::AgentEvent;
 use codiva_core::claude::translate::{ASK_USER_QUESTION, Translator};
+use codiva_core::history::{History, Outcome};
 use codiva_core::session_log::{EntryKind, ToolStatus};
 use codiva_core::session_state::{
     Input, PromptResolution, Scope, SessionEvent, SessionState, Status,
@@ -259,7 +260,12 @@ fn assert_settled_invariants(name: &str, at: &str, state: &SessionState) {
     }
 }
 
-struct Replay {
+pub(crate) struct Replay {
+    pub(crate) name: String,
+    /// Every event the state machine emitted, in order.
+    pub(crate) events: Vec<SessionEvent>,
+    /// The state at the end.
+    pub(crate) snapshot: codiva_core::session_state::SessionSnapshot,
     statuses_after_results: Vec<Status>,
     main_texts: Vec<String>,
     /// How many texts only subagent lines carry (what the leak check looks for).
@@ -294,7 +300,9 @@ fn replay(fixture: &Fixture) -> Replay {
     let mut cli_requests: HashMap<String, bool> = HashMap::new();
     let mut statuses_after_results = Vec::new();
     let mut main_texts = Vec::new();
+    let mut events = Vec::new();
     let mut sent_texts = Vec::new();
+    let mut history = History::new("claude");
 
     for step in plan(&parsed) {
         now += 25;
@@ -308,7 +316,7 @@ fn replay(fixture: &Fixture) -> Replay {
                         text,
                     },
                 );
-                collect_main(&mut state, &mut main_texts);
+                collect_main(&mut state, &mut main_texts, &mut events, &mut history, now);
                 continue;
             }
             Step::Line(index) => index,
@@ -428,7 +436,7 @@ fn replay(fixture: &Fixture) -> Replay {
             );
             process_alive = false;
         }
-        collect_main(&mut state, &mut main_texts);
+        collect_main(&mut state, &mut main_texts, &mut events, &mut history, now);
         let status = state.status();
         if let Some(expected) = prompt_kind {
             assert_eq!(status, expected, "{name} {at}");
@@ -508,25 +516,94 @@ fn replay(fixture: &Fixture) -> Replay {
         "{name}: subagent text in the main log: {leaked:?}"
     );
 
+    check_history(name, &history, &parsed, &sent_texts, state.status());
+
     Replay {
+        name: name.to_owned(),
+        events,
+        snapshot: state.snapshot(),
         statuses_after_results,
         main_texts,
         subagent_only,
     }
 }
 
+/// The history folded from a fixture's events: every message sent, in order, in the turns;
+/// every turn settled once the session is; the last turn ends as the session does, with the
+/// agent's last answer as its final text.
+fn check_history(
+    name: &str,
+    history: &History,
+    parsed: &[Inbound],
+    sent_texts: &[String],
+    status: Status,
+) {
+    let users: Vec<&str> = history
+        .turns()
+        .flat_map(|turn| turn.user.iter().map(|message| message.text.as_str()))
+        .collect();
+    assert_eq!(users, sent_texts, "{name}: the history's messages");
+    assert_eq!(history.dropped_turns, 0, "{name}");
+    if !status.is_settled() {
+        return;
+    }
+    assert!(history.open_turn().is_none(), "{name}: a turn left open");
+    let last = history
+        .turns()
+        .last()
+        .unwrap_or_else(|| panic!("{name}: no turn"));
+    let expected = match status {
+        Completed => Outcome::Completed,
+        Interrupted => Outcome::Interrupted,
+        Failed => Outcome::Failed,
+        NeedsLogin => Outcome::NeedsLogin,
+        _ => Outcome::RateLimited,
+    };
+    assert_eq!(last.outcome, Some(expected), "{name}");
+    let last_result = parsed.iter().rev().find_map(|line| match line {
+        Inbound::Result(result) => Some(result),
+        _ => None,
+    });
+    if status == Completed
+        && let Some(text) = last_result
+            .filter(|result| !result.is_error)
+            .and_then(|result| result.result.as_deref())
+            .filter(|text| !text.is_empty())
+    {
+        assert_eq!(
+            last.final_text.as_ref().map(|text| text.text.as_str()),
+            Some(text),
+            "{name}: the last turn's final text"
+        );
+    }
+}
+
 /// Drains the state's events and keeps the texts of main-scope log entries (new and updated).
-fn collect_main(state: &mut SessionState, main_texts: &mut Vec<String>) {
+/// Every event also goes into the session's neutral history.
+fn collect_main(
+    state: &mut SessionState,
+    main_texts: &mut Vec<String>,
+    events: &mut Vec<SessionEvent>,
+    history: &mut History,
+    now: u64,
+) {
     for event in state.drain_events() {
+        history.apply(now, &event);
         if let SessionEvent::Log {
             scope: Scope::Main,
             entry,
             ..
-        } = event
+        } = &event
         {
             main_texts.extend(entry_texts(&entry.kind).into_iter().map(str::to_owned));
         }
+        events.push(event);
     }
+}
+
+/// Every fixture, replayed.
+pub(crate) fn replay_all() -> Vec<Replay> {
+    fixtures().iter().map(replay).collect()
 }
 
 #[test]

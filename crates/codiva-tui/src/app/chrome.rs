@@ -19,6 +19,8 @@ pub fn render(app: &mut App, frame: &mut Frame) {
     let area = frame.area();
     let buf = frame.buffer_mut();
     let width = area.width;
+    let mode = app.composer_mode();
+    app.composer.set_placeholder(mode.placeholder());
     let header = header_lines(app, width);
     let footer = footer_line(app, width);
     let notice = app.notice().map(|(text, error)| {
@@ -39,10 +41,14 @@ pub fn render(app: &mut App, frame: &mut Frame) {
                 ));
             }
         }
-        lines.push(Line::styled(format!("  {}", t(Key::YesNo)), theme::bold()));
+        let choices = app
+            .confirm_extra
+            .as_ref()
+            .map_or(t(Key::YesNo), |(_, _, choices)| choices.as_str());
+        lines.push(Line::styled(format!("  {choices}"), theme::bold()));
         lines
     });
-    let composer_height = if confirm_lines.is_some() {
+    let composer_height = if confirm_lines.is_some() || app.overlay.is_some() {
         0
     } else {
         app.composer.desired_height(width).clamp(1, 8)
@@ -87,7 +93,13 @@ pub fn render(app: &mut App, frame: &mut Frame) {
     }
     let body = Rect::new(area.x, y, width, body_height);
     y += body_height;
+    let overlay_cursor = if app.overlay.is_some() {
+        app.render_overlay(body, buf)
+    } else {
+        None
+    };
     match app.view.clone() {
+        _ if app.overlay.is_some() => {}
         View::List => {
             let focused = app.focus == Focus::List;
             let selected = app.selected.min(app.sessions.len().saturating_sub(1));
@@ -105,14 +117,7 @@ pub fn render(app: &mut App, frame: &mut Frame) {
                 None => 0,
             };
             let list_area = Rect::new(body.x, body.y, body.width, body.height - dialog_height);
-            let first = list_view::render(
-                &app.sessions,
-                selected,
-                focused,
-                app.activity(),
-                list_area,
-                buf,
-            );
+            let first = super::filter::render_list(app, selected, focused, list_area, buf);
             app.layout.list = Some(first);
             if let Some(id) = waiting
                 && dialog_height > 0
@@ -179,11 +184,15 @@ pub fn render(app: &mut App, frame: &mut Frame) {
         app.layout.composer = Some(composer_area);
         let cursor = app.composer.render(composer_area, buf);
         if app.focus == Focus::Composer
+            && app.help.is_none()
             && let Some((x, cy)) = cursor
         {
             frame.set_cursor_position((x, cy));
         }
         y += composer_height;
+    }
+    if let Some((x, cy)) = overlay_cursor {
+        frame.set_cursor_position((x, cy));
     }
     let buf = frame.buffer_mut();
     put(
@@ -193,6 +202,9 @@ pub fn render(app: &mut App, frame: &mut Frame) {
         width,
         &footer,
     );
+    if app.help.is_some() {
+        super::help::render(app, area, frame.buffer_mut());
+    }
 }
 
 fn put(buf: &mut Buffer, x: u16, y: u16, width: u16, line: &Line) {
@@ -202,10 +214,13 @@ fn put(buf: &mut Buffer, x: u16, y: u16, width: u16, line: &Line) {
 }
 
 fn header_lines(app: &App, width: u16) -> Vec<Line<'static>> {
+    // Waiting for the user: a question, a permission, or a login only they can give.
     let waiting = app
         .sessions
         .iter()
-        .filter(|s| s.status.awaits_user())
+        .filter(|s| {
+            s.status.awaits_user() || s.status == codiva_core::session_state::Status::NeedsLogin
+        })
         .count();
     let cost: f64 = app.sessions.iter().filter_map(|s| s.cost_usd).sum();
     let mut first = vec![
@@ -213,7 +228,7 @@ fn header_lines(app: &App, width: u16) -> Vec<Line<'static>> {
         Span::styled(
             format!(
                 "  {}",
-                tf(Key::Sessions, &[&app.sessions.len().to_string()])
+                crate::i18n::tn(app.sessions.len(), Key::SessionOne, Key::Sessions)
             ),
             theme::text(),
         ),
@@ -277,7 +292,11 @@ fn status_bar(app: &mut App, id: &str, width: u16) -> Line<'static> {
             + usage.tokens.cache_read
             + usage.tokens.cache_creation;
         spans.push(Span::styled(
-            format!(" · {}", tf(Key::Tokens, &[&tokens(total)])),
+            format!(
+                "{}{}",
+                separator(&spans),
+                tf(Key::Tokens, &[&tokens(total)])
+            ),
             theme::dim(),
         ));
         let subscription = pane
@@ -286,13 +305,16 @@ fn status_bar(app: &mut App, id: &str, width: u16) -> Line<'static> {
             .and_then(|agent| agent.account.as_ref())
             .is_some_and(|account| account.subscription.is_some());
         if let Some(cost) = usage.cost_usd.filter(|_| !subscription) {
-            spans.push(Span::styled(format!(" · ${cost:.2}"), theme::dim()));
+            spans.push(Span::styled(
+                format!("{}${cost:.2}", separator(&spans)),
+                theme::dim(),
+            ));
         }
     }
-    let separator = if spans.is_empty() { " " } else { " · " };
     spans.push(Span::styled(
         format!(
-            "{separator}{}",
+            "{}{}",
+            separator(&spans),
             model.as_deref().unwrap_or(t(Key::DefaultModel))
         ),
         theme::dim(),
@@ -307,6 +329,11 @@ fn status_bar(app: &mut App, id: &str, width: u16) -> Line<'static> {
     Line::from(spans)
 }
 
+/// What goes before the next part of the status bar: a space at its start, else ` · `.
+fn separator(spans: &[Span]) -> &'static str {
+    if spans.is_empty() { " " } else { " · " }
+}
+
 /// `950`, `12.3k`, `1.2M`.
 fn tokens(count: u64) -> String {
     match count {
@@ -317,8 +344,12 @@ fn tokens(count: u64) -> String {
 }
 
 fn footer_line(app: &App, width: u16) -> Line<'static> {
+    if let Some(hint) = app.overlay_hint() {
+        return footer_with(app, width, &hint);
+    }
     let hints = t(match (&app.view, app.focus) {
         (_, _) if app.confirm.is_some() => Key::YesNo,
+        (_, Focus::Composer) => return footer_with(app, width, app.composer_mode().hints()),
         (View::List, Focus::List) => Key::HintListFocus,
         (View::List, Focus::Dialog) => Key::HintListDialog,
         (View::List, _) => Key::HintList,
@@ -326,27 +357,43 @@ fn footer_line(app: &App, width: u16) -> Line<'static> {
         (View::Detail(_), Focus::Log) => Key::HintDetailLog,
         (View::Detail(_), _) => Key::HintDetail,
     });
+    footer_with(app, width, hints)
+}
+
+/// The footer: where the keys are, the hints that fit (most important first, whole hints
+/// only), and the run mode (shortened when room is tight).
+fn footer_with(app: &App, width: u16, hints: &str) -> Line<'static> {
     let mode = t(match app.run_mode {
         RunMode::Confirm => Key::ModeConfirm,
         RunMode::Auto => Key::ModeAuto,
     });
-    let mode_text = tf(Key::ModeLabel, &[mode]);
+    let full_mode = tf(Key::ModeLabel, &[mode]);
     // Where the keys go, first and highlighted: typing never lands somewhere unseen.
     let label = format!(
         " {} ",
-        t(match app.focus {
-            _ if app.confirm.is_some() => Key::FocusConfirm,
-            Focus::Composer => Key::FocusComposer,
-            Focus::Dialog => Key::FocusDialog,
-            Focus::List => Key::FocusList,
-            Focus::Log => Key::FocusLog,
-        })
+        if app.confirm.is_none() && app.overlay.is_some() {
+            crate::i18n_views::vt(crate::i18n_views::V::FocusView)
+        } else {
+            t(match app.focus {
+                _ if app.confirm.is_some() => Key::FocusConfirm,
+                Focus::Composer => Key::FocusComposer,
+                Focus::Dialog => Key::FocusDialog,
+                Focus::List => Key::FocusList,
+                Focus::Log => Key::FocusLog,
+            })
+        }
     );
-    let room = usize::from(width)
-        .saturating_sub(crate::width::str_width(&mode_text) + crate::width::str_width(&label) + 1);
+    let short_mode = tf(Key::ModeLabelShort, &[mode]);
+    let width = usize::from(width);
+    let room_with = |mode: &str| {
+        width.saturating_sub(crate::width::str_width(mode) + crate::width::str_width(&label) + 1)
+    };
+    let all_fit = crate::width::str_width(hints) < room_with(&full_mode);
+    let mode_text = if all_fit { full_mode } else { short_mode };
+    let room = room_with(&mode_text);
     Line::from(vec![
         Span::styled(label, theme::focus_label()),
-        Span::styled(fit(&format!(" {hints}"), room), theme::dim()),
+        Span::styled(fit(&fitting_hints(hints, room), room), theme::dim()),
         Span::styled(
             mode_text,
             if app.run_mode == RunMode::Auto {
@@ -392,24 +439,24 @@ fn detail(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
     };
     buf.set_line(area.x, area.y, &title, area.width);
     let mut rest = Rect::new(area.x, area.y + 1, area.width, area.height - 1);
-    let pane = app.pane(id);
-    if let Some(diff) = pane.diff.clone() {
-        let lines: Vec<&str> = diff.lines().take(6).collect();
-        for line in &lines {
-            if rest.height == 0 {
+    // A session that needs a login says which credential failed and how to fix it.
+    if session
+        .as_ref()
+        .is_some_and(|s| s.status == codiva_core::session_state::Status::NeedsLogin)
+    {
+        let account = app.pane(id).agent.as_ref().and_then(|a| a.account.clone());
+        let text = super::login::help(account.as_ref());
+        let room = usize::from(rest.width.saturating_sub(2)).max(1);
+        for row in wrap_text(&text, room).into_iter().take(3) {
+            if rest.height <= LOG_RESERVE {
                 break;
             }
-            buf.set_line(
-                rest.x,
-                rest.y,
-                &Line::styled(format!("  {line}"), theme::dim()),
-                rest.width,
-            );
+            let line = Line::styled(format!("  {}", &text[row.start..row.end]), theme::error());
+            buf.set_line(rest.x, rest.y, &line, rest.width);
             rest.y += 1;
             rest.height -= 1;
         }
     }
-    let _ = pane;
     let dialog_height = dialog_height(app, id, rest.width, rest.height.saturating_sub(LOG_RESERVE));
     let log_area = Rect::new(rest.x, rest.y, rest.width, rest.height - dialog_height);
     app.layout.log = Some(log_area);
@@ -456,4 +503,21 @@ fn render_dialog(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
         let x = area.right().saturating_sub(cells + 1);
         buf.set_line(x, area.y, &Line::styled(hint, theme::warning()), cells);
     }
+}
+
+/// ` a · b · c` cut to the hints that fit in `room` cells, whole ones from the first.
+fn fitting_hints(hints: &str, room: usize) -> String {
+    let mut out = String::new();
+    for hint in hints.split(" · ") {
+        let next = if out.is_empty() {
+            format!(" {hint}")
+        } else {
+            format!("{out} · {hint}")
+        };
+        if crate::width::str_width(&next) >= room {
+            break;
+        }
+        out = next;
+    }
+    out
 }

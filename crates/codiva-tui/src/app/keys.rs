@@ -4,6 +4,7 @@ use codiva_core::manager::SessionPhase;
 use codiva_core::session_state::Status;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
+use super::composer_mode::{Collecting, ComposerMode};
 use super::palette::{Command, Item};
 use super::pane::Dialog;
 use codiva_core::approval::ApprovalPolicy;
@@ -18,10 +19,26 @@ impl App {
         if key.kind == KeyEventKind::Release {
             return Vec::new();
         }
+        if self.help.is_some() {
+            self.help_key(key);
+            return Vec::new();
+        }
         if let Some(confirm) = self.confirm.take() {
+            let extra = self.confirm_extra.take();
             return match key.code {
+                KeyCode::Char(c) if extra.as_ref().is_some_and(|(k, _, _)| *k == c) => {
+                    extra.map(|(_, effects, _)| effects).unwrap_or_default()
+                }
                 KeyCode::Char('y' | 'Y') => {
                     self.quit |= confirm.on_yes.contains(&Effect::Quit);
+                    // A new session started from a finished one's view: the list shows it.
+                    let creates = confirm
+                        .on_yes
+                        .iter()
+                        .any(|effect| matches!(effect, Effect::Create { .. }));
+                    if creates && self.view != View::List {
+                        self.back_to_list();
+                    }
                     confirm.on_yes
                 }
                 KeyCode::Char('n' | 'N') | KeyCode::Esc => {
@@ -32,9 +49,13 @@ impl App {
                 }
                 _ => {
                     self.confirm = Some(confirm);
+                    self.confirm_extra = extra;
                     Vec::new()
                 }
             };
+        }
+        if self.overlay.is_some() {
+            return self.overlay_key(key);
         }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         match key.code {
@@ -225,9 +246,12 @@ impl App {
                 request_id,
                 response,
             }],
-            DialogAction::WantText { .. } => {
-                self.text_for_dialog = Some(id.to_owned());
-                self.focus = Focus::Composer;
+            DialogAction::WantText { purpose } => {
+                let what = Collecting::Dialog {
+                    id: id.to_owned(),
+                    purpose,
+                };
+                self.start_collecting(what, "");
                 self.notice_until(
                     t(Key::TypeTextForDialog),
                     false,
@@ -239,25 +263,27 @@ impl App {
     }
 
     fn list_key(&mut self, key: KeyEvent) -> Vec<Effect> {
-        let count = self.sessions.len();
+        if self.filter_editing() {
+            return self.filter_key(key);
+        }
         match key.code {
             // Moving over a waiting session shows its dialog; the keys stay in the list.
-            KeyCode::Up | KeyCode::Char('k') => self.selected = self.selected.saturating_sub(1),
-            KeyCode::Down | KeyCode::Char('j') => {
-                self.selected = (self.selected + 1).min(count.saturating_sub(1));
-            }
-            KeyCode::Home => self.selected = 0,
-            KeyCode::End => self.selected = count.saturating_sub(1),
+            KeyCode::Up | KeyCode::Char('k') => self.move_selection(-1),
+            KeyCode::Down | KeyCode::Char('j') => self.move_selection(1),
+            KeyCode::Home => self.move_selection(isize::MIN),
+            KeyCode::End => self.move_selection(isize::MAX),
+            KeyCode::Char('f') => self.start_filter(),
             KeyCode::Enter | KeyCode::Right => {
                 if let Some(session) = self.selected_session() {
                     let id = session.id.clone();
                     return self.open_detail(id);
                 }
             }
+            KeyCode::Esc if self.filter.is_some() => self.filter = None,
             KeyCode::Esc => self.focus = Focus::Composer,
             KeyCode::Char('m') => return self.ask_merge(),
             KeyCode::Char('d') => return self.ask_discard(false),
-            KeyCode::Char('x') => return self.ask_discard(true),
+            KeyCode::Char('x') => return self.ask_remove(),
             KeyCode::Char('r') => return self.resume_current(),
             KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
                 self.focus = Focus::Composer;
@@ -294,7 +320,7 @@ impl App {
             KeyCode::End | KeyCode::Char('G') => self.pane(&id).log.to_bottom(),
             KeyCode::Char('m') => return self.ask_merge(),
             KeyCode::Char('d') => return self.ask_discard(false),
-            KeyCode::Char('x') => return self.ask_discard(true),
+            KeyCode::Char('x') => return self.ask_remove(),
             KeyCode::Char('r') => return self.resume_current(),
             KeyCode::Esc => {
                 self.focus = if self.pane(&id).has_dialog() {
@@ -310,24 +336,6 @@ impl App {
             }
             _ => {}
         }
-        Vec::new()
-    }
-
-    fn ask_merge(&mut self) -> Vec<Effect> {
-        let Some(session) = self
-            .current_id()
-            .and_then(|id| self.sessions.iter().find(|s| s.id == id).cloned())
-        else {
-            return Vec::new();
-        };
-        self.confirm = Some(Confirm {
-            text: vec![
-                tf(Key::MergeTitle, &[&session.branch, &session.base]),
-                tf(Key::MergeDetail, &[&session.branch]),
-            ],
-            on_yes: vec![Effect::Merge { id: session.id }],
-            restore: None,
-        });
         Vec::new()
     }
 
@@ -408,13 +416,13 @@ impl App {
     fn composer_unhandled(&mut self, key: KeyEvent) -> Vec<Effect> {
         let detail = matches!(self.view, View::Detail(_));
         match key.code {
-            KeyCode::Esc if self.editing_prompt => {
-                self.editing_prompt = false;
-                self.composer.clear();
+            // Esc leaves what the composer collects: the prompt unchanged, the dialog as it was.
+            KeyCode::Esc if self.collecting == Some(Collecting::Prompt) => {
+                self.stop_collecting();
                 self.set_notice(t(Key::PromptUnchanged), false);
             }
-            KeyCode::Esc if self.text_for_dialog.is_some() => {
-                self.text_for_dialog = None;
+            KeyCode::Esc if self.collecting.is_some() => {
+                self.stop_collecting();
                 self.focus = Focus::Dialog;
             }
             KeyCode::Esc if detail => self.back_to_list(),
@@ -433,12 +441,13 @@ impl App {
     }
 
     fn submit(&mut self, text: String) -> Vec<Effect> {
-        if self.editing_prompt {
-            self.editing_prompt = false;
+        let mode = self.composer_mode();
+        if self.collecting == Some(Collecting::Prompt) {
+            self.stop_collecting();
             return vec![Effect::SavePrompt { text }];
         }
         let text = text.trim().to_owned();
-        if let Some(id) = self.text_for_dialog.take() {
+        if let Some(Collecting::Dialog { id, .. }) = self.stop_collecting() {
             let action = match self.pane(&id).dialog() {
                 Some(Dialog::Permission(dialog)) => dialog.provide_text(text),
                 Some(Dialog::Question(dialog)) => dialog.provide_text(text),
@@ -451,6 +460,10 @@ impl App {
             let chosen = self.palette.selected();
             self.palette.close();
             return self.run_command(rest, chosen);
+        }
+        if let ComposerMode::Finished { title, merged } = mode {
+            self.offer_new_session(&title, merged, text);
+            return Vec::new();
         }
         let mut effects = vec![Effect::SaveHistory];
         match &self.view {
@@ -519,7 +532,7 @@ impl App {
                 }
             }
             Command::Help => {
-                self.set_notice(t(Key::Help), false);
+                self.open_help();
                 Vec::new()
             }
             Command::Model => match (id, argument.is_empty()) {
@@ -533,26 +546,22 @@ impl App {
                     Vec::new()
                 }
                 (_, true) => {
-                    let models = self
-                        .panes
-                        .values()
-                        .find_map(|p| p.agent.as_ref())
-                        .map(|agent| {
-                            agent
-                                .models
-                                .iter()
-                                .map(|m| m.id.clone())
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        })
-                        .unwrap_or_else(|| t(Key::ModelsUnknown).to_owned());
-                    self.set_notice(tf(Key::ModelHelp, &[&models]), false);
+                    self.open_model_picker();
                     Vec::new()
                 }
             },
-            Command::Diff => id.map(|id| vec![Effect::Diff { id }]).unwrap_or_default(),
+            Command::Diff => id.map(|id| self.open_diff(id)).unwrap_or_default(),
             Command::Sync => id.map(|id| vec![Effect::Sync { id }]).unwrap_or_default(),
-            Command::Remove => self.ask_discard(true),
+            Command::Remove => self.ask_remove(),
+            Command::Restore => {
+                self.open_restore();
+                Vec::new()
+            }
+            Command::Rename => self.rename(argument),
+            Command::Shell => self.run_in_worktree(super::Foreground::Shell),
+            Command::Edit => self.run_in_worktree(super::Foreground::Editor {
+                path: (!argument.is_empty()).then(|| argument.to_owned()),
+            }),
             Command::Prompt => vec![Effect::EditPrompt],
             Command::Config => vec![Effect::ShowConfig],
             Command::Clear => {

@@ -43,6 +43,9 @@ fn contains(area: Rect, column: u16, row: u16) -> bool {
 
 impl App {
     pub(super) fn mouse(&mut self, event: MouseEvent) -> Vec<Effect> {
+        if self.overlay_open() {
+            return self.overlay_mouse(event);
+        }
         let (column, row) = (event.column, event.row);
         let layout = self.layout;
         match event.kind {
@@ -58,13 +61,7 @@ impl App {
                             log.scroll_down(WHEEL_LINES);
                         }
                     }
-                    View::List => {
-                        self.selected = if up {
-                            self.selected.saturating_sub(1)
-                        } else {
-                            (self.selected + 1).min(self.sessions.len().saturating_sub(1))
-                        };
-                    }
+                    View::List => self.move_selection(if up { -1 } else { 1 }),
                 }
                 Vec::new()
             }
@@ -110,8 +107,12 @@ impl App {
                 if let Some((area, first)) = layout.list
                     && contains(area, column, row)
                 {
-                    let index = first + usize::from(row - area.y);
-                    if index < self.sessions.len() {
+                    // The list may be filtered: rows map to sessions through the last frame.
+                    let shown = self
+                        .list_rows
+                        .get(first + usize::from(row - area.y))
+                        .copied();
+                    if let Some(index) = shown.filter(|index| *index < self.sessions.len()) {
                         self.selected = index;
                         self.focus = Focus::List;
                         let waiting = self

@@ -12,19 +12,27 @@ pub enum Command {
     Diff,
     Sync,
     Remove,
+    Restore,
+    Rename,
+    Shell,
+    Edit,
     Clear,
     Help,
     Exit,
 }
 
 impl Command {
-    pub const ALL: [Command; 9] = [
+    pub const ALL: [Command; 13] = [
         Command::Model,
         Command::Prompt,
         Command::Config,
         Command::Diff,
         Command::Sync,
         Command::Remove,
+        Command::Restore,
+        Command::Rename,
+        Command::Shell,
+        Command::Edit,
         Command::Clear,
         Command::Help,
         Command::Exit,
@@ -38,6 +46,10 @@ impl Command {
             Command::Diff => "diff",
             Command::Sync => "sync",
             Command::Remove => "remove",
+            Command::Restore => "restore",
+            Command::Rename => "rename",
+            Command::Shell => "shell",
+            Command::Edit => "edit",
             Command::Clear => "clear",
             Command::Help => "help",
             Command::Exit => "exit",
@@ -45,6 +57,14 @@ impl Command {
     }
 
     pub fn description(self, view: &View) -> &'static str {
+        use crate::i18n_views::{V, vt};
+        match self {
+            Command::Restore => return vt(V::CmdRestore),
+            Command::Rename => return vt(V::CmdRename),
+            Command::Shell => return vt(V::CmdShell),
+            Command::Edit => return vt(V::CmdEdit),
+            _ => {}
+        }
         t(match (self, view) {
             (Command::Model, View::List) => Key::CmdModelList,
             (Command::Model, View::Detail(_)) => Key::CmdModelDetail,
@@ -57,6 +77,9 @@ impl Command {
             (Command::Help, _) => Key::CmdHelp,
             (Command::Exit, View::List) => Key::CmdExitList,
             (Command::Exit, View::Detail(_)) => Key::CmdExitDetail,
+            (Command::Restore | Command::Rename | Command::Shell | Command::Edit, _) => {
+                Key::CmdHelp
+            }
         })
     }
 
@@ -66,8 +89,15 @@ impl Command {
 
     pub fn available_in(self, view: &View) -> bool {
         match self {
-            Command::Diff | Command::Sync | Command::Remove => matches!(view, View::Detail(_)),
-            Command::Clear | Command::Prompt | Command::Config => matches!(view, View::List),
+            Command::Diff
+            | Command::Sync
+            | Command::Remove
+            | Command::Rename
+            | Command::Shell
+            | Command::Edit => matches!(view, View::Detail(_)),
+            Command::Clear | Command::Prompt | Command::Config | Command::Restore => {
+                matches!(view, View::List)
+            }
             Command::Model | Command::Help | Command::Exit => true,
         }
     }

@@ -27,7 +27,6 @@ pub struct Pane {
     loaded: bool,
     early: Vec<(LogEntry, bool)>,
     pub agent: Option<AgentInfo>,
-    pub diff: Option<String>,
     pub usage: Option<UsageView>,
     pub permission_mode: Option<String>,
     /// When the oldest waiting prompt arrived (an app-wide sequence number), for the inbox.

@@ -24,7 +24,7 @@ use super::cells::{
     format_duration, indented, wrapped,
 };
 use crate::diff_preview::{self, DiffLine};
-use crate::i18n::{Key, t, tf};
+use crate::i18n::{Key, t, tf, tn};
 use crate::theme::{self, glyph};
 use crate::width::{str_width, truncate};
 
@@ -266,17 +266,21 @@ fn input_rows(tool: &ToolEntry, room: usize) -> Vec<Line<'static>> {
         "Read" => {
             let mut text = field("file_path").unwrap_or_default().to_owned();
             if let Some(offset) = number("offset") {
-                text.push_str(&format!(" · from line {offset}"));
+                text.push_str(&tf(Key::CardFromLine, &[&offset.to_string()]));
             }
             if let Some(limit) = number("limit") {
-                text.push_str(&format!(" · {limit} lines"));
+                text.push_str(&tn(
+                    usize::try_from(limit).unwrap_or(usize::MAX),
+                    Key::CardLimitLine,
+                    Key::CardLimitLines,
+                ));
             }
             rows.extend(wrapped(&text, room, theme::dim()));
         }
         "Glob" | "Grep" => {
             let mut text = field("pattern").unwrap_or_default().to_owned();
             if let Some(path) = field("path") {
-                text.push_str(&format!(" in {path}"));
+                text.push_str(&tf(Key::CardSearchIn, &[path]));
             }
             if let Some(glob) = field("glob") {
                 text.push_str(&format!(" · {glob}"));
@@ -434,10 +438,11 @@ pub(crate) fn fold_line<'a>(
     // ✓ when every call worked; else what went wrong, which a fold must not hide.
     let mut problems = Vec::new();
     if failed > 0 {
-        problems.push(format!("{} {failed} failed", glyph::FAILED));
+        let text = tf(Key::CardFailedN, &[&failed.to_string()]);
+        problems.push(format!("{} {text}", glyph::FAILED));
     }
     if denied > 0 {
-        problems.push(format!("{denied} denied"));
+        problems.push(tf(Key::CardDeniedN, &[&denied.to_string()]));
     }
     let (mark, style) = if problems.is_empty() {
         (glyph::OK.to_owned(), theme::success())

@@ -144,14 +144,6 @@ fn detail_streaming_a_long_reply_follows_the_tail() {
 }
 
 #[test]
-fn merge_confirmation() {
-    let mut app = busy_app();
-    key(&mut app, KeyCode::Tab);
-    key(&mut app, KeyCode::Char('m'));
-    snapshot_at_both_sizes!(&mut app, "confirm_merge");
-}
-
-#[test]
 fn log_entries_of_subagents_stay_out_of_the_main_log() {
     let mut app = detail_app();
     event(
@@ -196,6 +188,7 @@ fn connect(app: &mut App, id: &str, subscription: Option<&str>) {
                 ],
                 account: Some(Account {
                     api_key_source: subscription.is_none().then(|| "ANTHROPIC_API_KEY".into()),
+                    token_source: None,
                     api_provider: Some("firstParty".into()),
                     email: None,
                     subscription: subscription.map(Into::into),

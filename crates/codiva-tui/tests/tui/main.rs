@@ -2,10 +2,14 @@
 
 mod app;
 mod composer;
+mod composer_modes;
 mod dialogs;
+mod errors;
 mod focus;
+mod help;
 mod log_view;
 mod markdown;
 mod notices;
 mod notify;
 mod support;
+mod views;

@@ -1,387 +1,333 @@
-//! The JSON-RPC methods and notifications of `codiva serve` (see `docs/serve-api.md`).
+//! The handlers of `codiva serve`: one per request of the protocol's method table
+//! (`codiva_protocol::methods`), and the manager's events as notifications (see
+//! `docs/serve-api.md`).
 
-use std::collections::BTreeMap;
-
-use codiva_core::approval::ApprovalPolicy;
-use codiva_core::manager::{CreateOptions, Manager, ManagerEvent};
+use codiva_core::manager::{CreateOptions, Manager, ManagerEvent, SequencedEvent};
 use codiva_core::session::{PermissionResponse, QuestionResponse};
 use codiva_core::session_state::{Prompt, Scope, SessionEvent};
-use codiva_wire::claude::{InputBlock, UserInput};
-use serde::Deserialize;
-use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
+use codiva_protocol::methods::request;
+use codiva_protocol::params::{
+    Answer, BaseParams, Capabilities, ConfirmParams, CreateParams, Decision, Done,
+    InitializeResult, ModeParams, ModelParams, PermissionParams, QuestionParams, ReadParams,
+    RepoInfo, ResumeParams, SendParams, ServerInfo, SessionEventParams, SessionListResult,
+    SessionParams, SessionRemovedParams, SessionResult, SessionUpdatedParams, SyncResult,
+    WarningParams,
+};
+use codiva_protocol::{
+    ClientRequest, PROTOCOL_VERSION, ParseError, Request, ServerNotification, UserInput,
+};
+use serde_json::Value;
 
 use super::rpc::RpcError;
-
-/// The protocol version `initialize` reports; bumped on incompatible changes.
-pub const PROTOCOL_VERSION: &str = "1";
 
 /// Most entries one `session/read` returns.
 const MAX_READ: usize = 1000;
 
-fn params<T: DeserializeOwned>(params: Value) -> Result<T, RpcError> {
-    let params = if params.is_null() { json!({}) } else { params };
-    match T::deserialize(&params) {
-        Ok(value) => Ok(value),
-        Err(err) => Err(match faulty_field::<T>(&params, &err) {
-            Some(field) => RpcError::invalid_field(&field, err.to_string()),
-            None => RpcError::invalid_params(err.to_string()),
-        }),
-    }
-}
+/// The result a handler gives, typed by the method table.
+type Answered<R> = Result<<R as Request>::Result, RpcError>;
 
-/// The top-level field a params error is about. serde does not name a field of the wrong type
-/// (nor the outer field of a nested error): that is the key without which the error changes
-/// (serde stops at the first bad field in key order, and reports missing fields only after
-/// reading every key). Otherwise it is a missing field, which serde names.
-fn faulty_field<T: DeserializeOwned>(params: &Value, err: &serde_json::Error) -> Option<String> {
-    let message = err.to_string();
-    let culprit = match params {
-        Value::Object(map) => map.keys().find(|key| {
-            let mut without = map.clone();
-            without.remove(*key);
-            match T::deserialize(&Value::Object(without)) {
-                Ok(_) => true,
-                Err(other) => other.to_string() != message,
-            }
-        }),
-        _ => None,
-    };
-    culprit.cloned().or_else(|| {
-        let rest = message.strip_prefix("missing field `")?;
-        rest.split('`').next().map(str::to_owned)
-    })
-}
-
-fn to_value(value: impl serde::Serialize) -> Result<Value, RpcError> {
-    serde_json::to_value(value).map_err(|err| RpcError {
-        code: -32603,
-        message: format!("cannot encode the result: {err}"),
-        data: None,
-    })
-}
-
-#[derive(Deserialize)]
-struct SessionParams {
-    session_id: String,
-}
-
-#[derive(Deserialize)]
-struct CreateParams {
-    prompt: String,
-    #[serde(default)]
-    images: Vec<ImageParam>,
-    model: Option<String>,
-    permission_mode: Option<String>,
-    /// The session's approval policy (none: the server's default for new sessions).
-    approval_policy: Option<ApprovalPolicy>,
-}
-
-#[derive(Deserialize)]
-struct ApprovalParams {
-    /// None: the default for sessions created from now on.
-    session_id: Option<String>,
-    policy: ApprovalPolicy,
-}
-
-#[derive(Deserialize)]
-struct ImageParam {
-    media_type: String,
-    data: String,
-}
-
-#[derive(Deserialize)]
-struct ReadParams {
-    session_id: String,
-    after: Option<u64>,
-    limit: Option<usize>,
-    /// Read a subagent's log (the tool-use id of its `Agent` call) instead of the main log.
-    subagent: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct SendParams {
-    session_id: String,
-    text: String,
-    #[serde(default)]
-    images: Vec<ImageParam>,
-}
-
-#[derive(Deserialize)]
-struct ResumeParams {
-    session_id: String,
-    text: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "snake_case")]
-enum Decision {
-    Allow,
-    AllowAlways,
-    Deny,
-    DenyAndStop,
-}
-
-#[derive(Deserialize)]
-struct PermissionParams {
-    session_id: String,
-    request_id: String,
-    decision: Decision,
-    /// For `allow_always`: the index of the agent's suggested scope (none: the whole tool).
-    suggestion: Option<usize>,
-    message: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum Answer {
-    One(String),
-    Many(Vec<String>),
-}
-
-#[derive(Deserialize)]
-struct QuestionParams {
-    session_id: String,
-    request_id: String,
-    #[serde(default)]
-    answers: BTreeMap<String, Answer>,
-    #[serde(default)]
-    decline: bool,
-    message: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct ModelParams {
-    session_id: String,
-    model: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct ModeParams {
-    session_id: String,
-    mode: String,
-}
-
-#[derive(Deserialize)]
-struct ConfirmParams {
-    session_id: String,
-    confirm_token: Option<String>,
-}
-
-fn user_input(text: String, images: Vec<ImageParam>) -> UserInput {
-    let mut input = UserInput::text(text);
-    input
-        .blocks
-        .extend(images.into_iter().map(|image| InputBlock::Image {
-            media_type: image.media_type,
-            data_base64: image.data,
-        }));
-    input
-}
-
+/// Runs one request: the protocol's table parses it, one handler per method answers.
 pub async fn dispatch(
     manager: &Manager,
     warnings: &[String],
     method: &str,
-    raw: Value,
+    params: Value,
 ) -> Result<Value, RpcError> {
-    match method {
-        "initialize" => Ok(json!({
-            "protocol_version": PROTOCOL_VERSION,
-            "server": {"name": "codiva", "version": env!("CARGO_PKG_VERSION")},
-            "repo": {"root": manager.root(), "base": manager.base()},
-            "capabilities": {
-                "agents": ["claude"],
-                "images": true,
-                "merge": true,
-                "discard_confirmation": true,
-                "subagent_logs": true,
-            },
-            "warnings": warnings,
-        })),
-        "session/create" => {
-            let p: CreateParams = params(raw)?;
-            let session = manager
-                .create(CreateOptions {
-                    prompt: p.prompt,
-                    images: p
-                        .images
-                        .into_iter()
-                        .map(|image| (image.media_type, image.data))
-                        .collect(),
-                    model: p.model,
-                    permission_mode: p.permission_mode,
-                    approval: p.approval_policy,
-                })
-                .await?;
-            Ok(json!({"session": to_value(session)?}))
+    let request = ClientRequest::parse(method, params).map_err(|err| match err {
+        ParseError::UnknownMethod(method) => RpcError::method_not_found(&method),
+        ParseError::InvalidParams {
+            field: Some(field),
+            message,
+        } => RpcError::invalid_field(&field, message),
+        ParseError::InvalidParams {
+            field: None,
+            message,
+        } => RpcError::invalid_params(message),
+    })?;
+    match request {
+        ClientRequest::Initialize(_) => {
+            encode::<request::Initialize>(Ok(initialize(manager, warnings)))
         }
-        "session/list" => Ok(json!({"sessions": to_value(manager.list().await?)?})),
-        "session/read" => {
-            let p: ReadParams = params(raw)?;
-            let scope = p.subagent.map_or(Scope::Main, Scope::Subagent);
-            let limit = p.limit.unwrap_or(200).clamp(1, MAX_READ);
-            let page = manager.read(&p.session_id, scope, p.after, limit).await?;
-            to_value(page)
+        ClientRequest::SessionCreate(p) => {
+            encode::<request::SessionCreate>(create(manager, p).await)
         }
-        "session/snapshot" => {
-            let p: SessionParams = params(raw)?;
-            to_value(manager.snapshot(&p.session_id).await?)
-        }
-        "session/send" => {
-            let p: SendParams = params(raw)?;
-            if p.text.trim().is_empty() && p.images.is_empty() {
-                return Err(RpcError::invalid_field(
-                    "text",
-                    "expected a non-empty message (or images)".to_owned(),
-                ));
-            }
+        ClientRequest::SessionList(_) => encode::<request::SessionList>(
             manager
-                .send(&p.session_id, user_input(p.text, p.images))
-                .await?;
-            Ok(json!({}))
-        }
-        "session/interrupt" => {
-            let p: SessionParams = params(raw)?;
-            manager.interrupt(&p.session_id).await?;
-            Ok(json!({}))
-        }
-        "session/resume" => {
-            let p: ResumeParams = params(raw)?;
-            manager.resume(&p.session_id, p.text).await?;
-            Ok(json!({}))
-        }
-        "session/respondPermission" => {
-            let p: PermissionParams = params(raw)?;
-            let message = || {
-                p.message
-                    .clone()
-                    .unwrap_or_else(|| "The user denied this tool use.".to_owned())
-            };
-            let response = match p.decision {
-                Decision::Allow => PermissionResponse::Allow,
-                Decision::AllowAlways => PermissionResponse::AllowAlways {
-                    suggestion: p.suggestion,
-                },
-                Decision::Deny => PermissionResponse::Deny { message: message() },
-                Decision::DenyAndStop => PermissionResponse::DenyAndStop { message: message() },
-            };
+                .list()
+                .await
+                .map(|sessions| SessionListResult { sessions })
+                .map_err(RpcError::from),
+        ),
+        ClientRequest::SessionRead(p) => encode::<request::SessionRead>(read(manager, p).await),
+        ClientRequest::SessionSnapshot(p) => encode::<request::SessionSnapshot>(
             manager
-                .respond_permission(&p.session_id, &p.request_id, response)
-                .await?;
-            Ok(json!({}))
+                .snapshot(&p.session_id)
+                .await
+                .map_err(RpcError::from),
+        ),
+        ClientRequest::SessionSend(p) => encode::<request::SessionSend>(send(manager, p).await),
+        ClientRequest::SessionInterrupt(p) => {
+            encode::<request::SessionInterrupt>(done(manager.interrupt(&p.session_id).await))
         }
-        "session/answerQuestion" => {
-            let p: QuestionParams = params(raw)?;
-            let response = if p.decline {
-                QuestionResponse::Decline { message: p.message }
-            } else {
-                if p.answers.is_empty() {
-                    return Err(RpcError::invalid_field(
-                        "answers",
-                        "expected answers keyed by question text, or \"decline\": true".to_owned(),
-                    ));
-                }
-                QuestionResponse::Answers(
-                    p.answers
-                        .into_iter()
-                        .map(|(question, answer)| {
-                            let labels = match answer {
-                                Answer::One(text) => vec![text],
-                                Answer::Many(labels) => labels,
-                            };
-                            (question, labels)
-                        })
-                        .collect(),
-                )
-            };
-            manager
-                .answer_question(&p.session_id, &p.request_id, response)
-                .await?;
-            Ok(json!({}))
+        ClientRequest::SessionResume(p) => {
+            encode::<request::SessionResume>(resume(manager, p).await)
         }
-        "session/setModel" => {
-            let p: ModelParams = params(raw)?;
-            manager.set_model(&p.session_id, p.model).await?;
-            Ok(json!({}))
+        ClientRequest::SessionRespondPermission(p) => {
+            encode::<request::SessionRespondPermission>(respond_permission(manager, p).await)
         }
-        "session/setPermissionMode" => {
-            let p: ModeParams = params(raw)?;
-            manager.set_permission_mode(&p.session_id, p.mode).await?;
-            Ok(json!({}))
+        ClientRequest::SessionAnswerQuestion(p) => {
+            encode::<request::SessionAnswerQuestion>(answer_question(manager, p).await)
         }
-        "session/setApprovalPolicy" => {
-            let p: ApprovalParams = params(raw)?;
-            manager
-                .set_approval_policy(p.session_id.as_deref(), p.policy)
-                .await?;
-            Ok(json!({}))
+        ClientRequest::SessionSetModel(p) => {
+            encode::<request::SessionSetModel>(set_model(manager, p).await)
         }
-        "session/diff" => {
-            let p: SessionParams = params(raw)?;
-            to_value(manager.diff(&p.session_id).await?)
+        ClientRequest::SessionSetPermissionMode(p) => {
+            encode::<request::SessionSetPermissionMode>(set_permission_mode(manager, p).await)
         }
-        "session/merge" => {
-            let p: SessionParams = params(raw)?;
-            Ok(json!({"session": to_value(manager.merge(&p.session_id).await?)?}))
+        ClientRequest::SessionSetApprovalPolicy(p) => {
+            encode::<request::SessionSetApprovalPolicy>(done(
+                manager
+                    .set_approval_policy(p.session_id.as_deref(), p.policy)
+                    .await,
+            ))
         }
-        "session/discard" => {
-            let p: ConfirmParams = params(raw)?;
-            to_value(manager.discard(&p.session_id, p.confirm_token).await?)
+        ClientRequest::SessionDiff(p) => encode::<request::SessionDiff>(
+            manager.diff(&p.session_id).await.map_err(RpcError::from),
+        ),
+        ClientRequest::SessionMerge(p) => {
+            encode::<request::SessionMerge>(session(manager.merge(&p.session_id).await))
         }
-        "session/remove" => {
-            let p: ConfirmParams = params(raw)?;
-            to_value(manager.remove(&p.session_id, p.confirm_token).await?)
+        ClientRequest::SessionDiscard(p) => {
+            encode::<request::SessionDiscard>(discard(manager, p, false).await)
         }
-        "session/restore" => {
-            let p: SessionParams = params(raw)?;
-            Ok(json!({"session": to_value(manager.restore(&p.session_id).await?)?}))
+        ClientRequest::SessionRemove(p) => {
+            encode::<request::SessionRemove>(discard(manager, p, true).await)
         }
-        "session/sync" => {
-            let p: SessionParams = params(raw)?;
-            Ok(json!({"message": manager.sync(&p.session_id).await?}))
+        ClientRequest::SessionRestore(p) => {
+            encode::<request::SessionRestore>(session(manager.restore(&p.session_id).await))
         }
-        other => Err(RpcError::method_not_found(other)),
+        ClientRequest::SessionSync(p) => encode::<request::SessionSync>(sync(manager, p).await),
+        ClientRequest::ManagerSnapshot(_) => {
+            encode::<request::ManagerSnapshot>(manager.snapshot_all().await.map_err(RpcError::from))
+        }
     }
 }
 
-/// One manager event → the notifications a client receives.
-pub fn notifications(event: ManagerEvent) -> Vec<(&'static str, Value)> {
-    match event {
-        ManagerEvent::Session { session } => {
-            vec![("session/updated", json!({"session": session}))]
+fn encode<R: Request>(result: Answered<R>) -> Result<Value, RpcError> {
+    serde_json::to_value(result?)
+        .map_err(|err| RpcError::internal(format!("cannot encode the result: {err}")))
+}
+
+fn done(result: Result<(), codiva_core::manager::ManagerError>) -> Result<Done, RpcError> {
+    result.map(|()| Done {}).map_err(RpcError::from)
+}
+
+fn session(
+    result: Result<codiva_core::manager::SessionInfo, codiva_core::manager::ManagerError>,
+) -> Result<SessionResult, RpcError> {
+    result
+        .map(|session| SessionResult { session })
+        .map_err(RpcError::from)
+}
+
+fn initialize(manager: &Manager, warnings: &[String]) -> InitializeResult {
+    InitializeResult {
+        protocol_version: PROTOCOL_VERSION.to_owned(),
+        server: ServerInfo {
+            name: "codiva".to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+        },
+        repo: RepoInfo {
+            root: manager.root().to_path_buf(),
+            base: manager.base(),
+        },
+        capabilities: Capabilities {
+            agents: vec!["claude".to_owned()],
+            images: true,
+            merge: true,
+            discard_confirmation: true,
+            subagent_logs: true,
+            event_seq: true,
+        },
+        warnings: warnings.to_vec(),
+    }
+}
+
+async fn create(manager: &Manager, p: CreateParams) -> Answered<request::SessionCreate> {
+    let session = manager
+        .create(CreateOptions {
+            prompt: p.prompt,
+            images: p
+                .images
+                .into_iter()
+                .map(|image| (image.media_type, image.data))
+                .collect(),
+            model: p.model,
+            permission_mode: p.permission_mode,
+            approval: p.approval_policy,
+        })
+        .await?;
+    Ok(SessionResult { session })
+}
+
+async fn read(manager: &Manager, p: ReadParams) -> Answered<request::SessionRead> {
+    let scope = p.subagent.map_or(Scope::Main, Scope::Subagent);
+    let limit = p.limit.unwrap_or(200).clamp(1, MAX_READ);
+    Ok(manager.read(&p.session_id, scope, p.after, limit).await?)
+}
+
+async fn send(manager: &Manager, p: SendParams) -> Answered<request::SessionSend> {
+    if p.text.trim().is_empty() && p.images.is_empty() {
+        return Err(RpcError::invalid_field(
+            "text",
+            "expected a non-empty message (or images)".to_owned(),
+        ));
+    }
+    let input = UserInput::with_images(p.text, p.images);
+    done(manager.send(&p.session_id, input).await)
+}
+
+async fn resume(manager: &Manager, p: ResumeParams) -> Answered<request::SessionResume> {
+    done(manager.resume(&p.session_id, p.text).await)
+}
+
+async fn respond_permission(
+    manager: &Manager,
+    p: PermissionParams,
+) -> Answered<request::SessionRespondPermission> {
+    let message = || {
+        p.message
+            .clone()
+            .unwrap_or_else(|| "The user denied this tool use.".to_owned())
+    };
+    let response = match p.decision {
+        Decision::Allow => PermissionResponse::Allow,
+        Decision::AllowAlways => PermissionResponse::AllowAlways {
+            suggestion: p.suggestion,
+        },
+        Decision::Deny => PermissionResponse::Deny { message: message() },
+        Decision::DenyAndStop => PermissionResponse::DenyAndStop { message: message() },
+    };
+    done(
+        manager
+            .respond_permission(&p.session_id, &p.request_id, response)
+            .await,
+    )
+}
+
+async fn answer_question(
+    manager: &Manager,
+    p: QuestionParams,
+) -> Answered<request::SessionAnswerQuestion> {
+    let response = if p.decline {
+        QuestionResponse::Decline { message: p.message }
+    } else {
+        if p.answers.is_empty() {
+            return Err(RpcError::invalid_field(
+                "answers",
+                "expected answers keyed by question text, or \"decline\": true".to_owned(),
+            ));
         }
-        ManagerEvent::Removed { id } => vec![("session/removed", json!({"session_id": id}))],
-        ManagerEvent::Warning { message } => vec![("warning", json!({"message": message}))],
-        ManagerEvent::Base { branch } => vec![("repo/base", json!({"base": branch}))],
+        QuestionResponse::Answers(
+            p.answers
+                .into_iter()
+                .map(|(question, answer)| {
+                    let labels = match answer {
+                        Answer::One(text) => vec![text],
+                        Answer::Many(labels) => labels,
+                    };
+                    (question, labels)
+                })
+                .collect(),
+        )
+    };
+    done(
+        manager
+            .answer_question(&p.session_id, &p.request_id, response)
+            .await,
+    )
+}
+
+async fn set_model(manager: &Manager, p: ModelParams) -> Answered<request::SessionSetModel> {
+    done(manager.set_model(&p.session_id, p.model).await)
+}
+
+async fn set_permission_mode(
+    manager: &Manager,
+    p: ModeParams,
+) -> Answered<request::SessionSetPermissionMode> {
+    done(manager.set_permission_mode(&p.session_id, p.mode).await)
+}
+
+async fn discard(
+    manager: &Manager,
+    p: ConfirmParams,
+    forget: bool,
+) -> Answered<request::SessionDiscard> {
+    let outcome = if forget {
+        manager.remove(&p.session_id, p.confirm_token).await
+    } else {
+        manager.discard(&p.session_id, p.confirm_token).await
+    };
+    Ok(outcome?)
+}
+
+async fn sync(manager: &Manager, p: SessionParams) -> Answered<request::SessionSync> {
+    let message = manager.sync(&p.session_id).await?;
+    Ok(SyncResult { message })
+}
+
+/// One manager event → the notification a client receives.
+pub fn notification(sequenced: SequencedEvent) -> ServerNotification {
+    let seq = sequenced.seq;
+    match sequenced.event {
+        ManagerEvent::Session { session } => {
+            ServerNotification::SessionUpdated(SessionUpdatedParams { seq, session })
+        }
+        ManagerEvent::Removed { id } => ServerNotification::SessionRemoved(SessionRemovedParams {
+            seq,
+            session_id: id,
+        }),
+        ManagerEvent::Warning { message } => ServerNotification::Warning(WarningParams {
+            seq: Some(seq),
+            message,
+        }),
+        ManagerEvent::Base { branch } => {
+            ServerNotification::RepoBase(BaseParams { seq, base: branch })
+        }
         ManagerEvent::Event { id, event } => {
-            let method = match &event {
-                SessionEvent::Status { .. } => "session/status",
-                SessionEvent::Log { .. } => "session/log",
-                SessionEvent::Stream { .. } => "session/stream",
+            let kind: fn(SessionEventParams) -> ServerNotification = match &event {
+                SessionEvent::Status { .. } => ServerNotification::SessionStatus,
+                SessionEvent::Log { .. } => ServerNotification::SessionLog,
+                SessionEvent::Stream { .. } => ServerNotification::SessionStream,
                 SessionEvent::PromptOpened {
                     prompt: Prompt::Permission(_),
-                } => "session/permission",
+                } => ServerNotification::SessionPermission,
                 SessionEvent::PromptOpened {
                     prompt: Prompt::Question(_),
-                } => "session/question",
-                SessionEvent::PromptClosed { .. } => "session/promptClosed",
-                SessionEvent::Connected { .. } => "session/connected",
-                SessionEvent::AgentSession { .. } => "session/agentSession",
-                SessionEvent::Model { .. } => "session/model",
-                SessionEvent::PermissionMode { .. } => "session/permissionMode",
-                SessionEvent::Todos { .. } => "session/todos",
-                SessionEvent::Usage { .. } => "session/usage",
-                SessionEvent::Subagent { .. } => "session/subagent",
-                SessionEvent::AgentExited { .. } => "session/agentExited",
-                SessionEvent::Warning { .. } => "warning",
+                } => ServerNotification::SessionQuestion,
+                SessionEvent::PromptClosed { .. } => ServerNotification::SessionPromptClosed,
+                SessionEvent::Connected { .. } => ServerNotification::SessionConnected,
+                SessionEvent::AgentSession { .. } => ServerNotification::SessionAgentSession,
+                SessionEvent::Model { .. } => ServerNotification::SessionModel,
+                SessionEvent::PermissionMode { .. } => ServerNotification::SessionPermissionMode,
+                SessionEvent::Todos { .. } => ServerNotification::SessionTodos,
+                SessionEvent::Usage { .. } => ServerNotification::SessionUsage,
+                SessionEvent::Subagent { .. } => ServerNotification::SessionSubagent,
+                SessionEvent::AgentExited { .. } => ServerNotification::SessionAgentExited,
+                // The manager turns a session's warnings into its own.
+                SessionEvent::Warning { message } => {
+                    return ServerNotification::Warning(WarningParams {
+                        seq: Some(seq),
+                        message: format!("session {id}: {message}"),
+                    });
+                }
             };
-            let mut params = serde_json::to_value(&event).unwrap_or(Value::Null);
-            if let Value::Object(map) = &mut params {
-                map.remove("event");
-                map.insert("session_id".to_owned(), Value::String(id));
-            }
-            vec![(method, params)]
+            kind(SessionEventParams {
+                seq,
+                session_id: id,
+                event,
+            })
         }
     }
 }

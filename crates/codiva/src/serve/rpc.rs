@@ -1,5 +1,12 @@
-//! JSON-RPC 2.0 framing: errors and notifications.
+//! JSON-RPC 2.0 framing: errors and notifications. The codes and the error `data` are the
+//! protocol's (`codiva_protocol::error`).
 
+use codiva_protocol::ServerNotification;
+use codiva_protocol::error::{
+    ErrorBody, ErrorData, GIT_FAILED, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST,
+    InvalidFieldData, METHOD_NOT_FOUND, NO_SUCH_SESSION, PARSE_ERROR, REFUSED, RefusalData,
+    STOPPED,
+};
 use serde_json::{Value, json};
 
 /// A JSON-RPC error (standard codes, plus codiva's in the -32000 range).
@@ -7,55 +14,38 @@ use serde_json::{Value, json};
 pub struct RpcError {
     pub code: i64,
     pub message: String,
-    /// For refusals: `{"reason": <code>, "args": [...]}`, so a client can word it itself; for
-    /// invalid params: `{"field"}` when one field is at fault.
-    pub data: Option<Value>,
+    /// For refusals: the reason and its args, so a client can word it itself; for invalid
+    /// params: the field when one is at fault.
+    pub data: Option<Box<ErrorData>>,
 }
 
-pub const PARSE_ERROR: i64 = -32700;
-pub const INVALID_REQUEST: i64 = -32600;
-pub const METHOD_NOT_FOUND: i64 = -32601;
-pub const INVALID_PARAMS: i64 = -32602;
-/// No session with that id.
-pub const NO_SUCH_SESSION: i64 = -32001;
-/// The request is valid but cannot be done now (merge refused, session busy, …).
-pub const REFUSED: i64 = -32002;
-/// git failed.
-pub const GIT_FAILED: i64 = -32003;
-/// The manager has stopped.
-pub const STOPPED: i64 = -32004;
-
 impl RpcError {
-    pub fn parse(message: String) -> Self {
+    fn plain(code: i64, message: String) -> Self {
         RpcError {
-            code: PARSE_ERROR,
+            code,
             message,
             data: None,
         }
+    }
+
+    pub fn parse(message: String) -> Self {
+        Self::plain(PARSE_ERROR, message)
     }
 
     pub fn invalid_request(message: String) -> Self {
-        RpcError {
-            code: INVALID_REQUEST,
-            message,
-            data: None,
-        }
+        Self::plain(INVALID_REQUEST, message)
     }
 
     pub fn method_not_found(method: &str) -> Self {
-        RpcError {
-            code: METHOD_NOT_FOUND,
-            message: format!("unknown method {method:?}"),
-            data: None,
-        }
+        Self::plain(METHOD_NOT_FOUND, format!("unknown method {method:?}"))
     }
 
     pub fn invalid_params(message: String) -> Self {
-        RpcError {
-            code: INVALID_PARAMS,
-            message,
-            data: None,
-        }
+        Self::plain(INVALID_PARAMS, message)
+    }
+
+    pub fn internal(message: String) -> Self {
+        Self::plain(INTERNAL_ERROR, message)
     }
 
     /// Invalid params, naming the field (`data: {"field"}`) for clients that point at it.
@@ -63,7 +53,9 @@ impl RpcError {
         RpcError {
             code: INVALID_PARAMS,
             message: format!("{field}: {message}"),
-            data: Some(json!({"field": field})),
+            data: Some(Box::new(ErrorData::InvalidField(InvalidFieldData {
+                field: field.to_owned(),
+            }))),
         }
     }
 }
@@ -79,16 +71,17 @@ impl From<codiva_core::manager::ManagerError> for RpcError {
             ManagerError::Invalid(_) => INVALID_PARAMS,
         };
         let data = match &err {
-            ManagerError::Refused(refusal) => {
-                let mut data = json!({"reason": refusal.code, "args": refusal.args});
+            ManagerError::Refused(refusal) => Some(Box::new(ErrorData::Refusal(RefusalData {
+                reason: refusal.code.to_owned(),
+                args: refusal.args.clone(),
                 // A stale discard token: what would be archived now, and the token for that.
-                if let Some(fresh) = &refusal.fresh_preview {
-                    data["preview"] = json!(fresh.preview);
-                    data["confirm_token"] = json!(fresh.confirm_token);
-                }
-                Some(data)
+                fresh: refusal.fresh_preview.as_deref().cloned(),
+            }))),
+            ManagerError::Invalid(invalid) => {
+                Some(Box::new(ErrorData::InvalidField(InvalidFieldData {
+                    field: invalid.field.clone(),
+                })))
             }
-            ManagerError::Invalid(invalid) => Some(json!({"field": invalid.field})),
             _ => None,
         };
         RpcError {
@@ -100,13 +93,19 @@ impl From<codiva_core::manager::ManagerError> for RpcError {
 }
 
 pub fn error_response(id: Value, error: RpcError) -> Value {
-    let mut body = json!({"code": error.code, "message": error.message});
-    if let Some(data) = error.data {
-        body["data"] = data;
-    }
+    let body = ErrorBody {
+        code: error.code,
+        message: error.message,
+        data: error.data.map(|data| *data),
+    };
     json!({"jsonrpc": "2.0", "id": id, "error": body})
 }
 
-pub fn notification(method: &str, params: Value) -> Value {
-    json!({"jsonrpc": "2.0", "method": method, "params": params})
+/// A notification as one JSON-RPC message (`method` and `params` from the protocol's table).
+pub fn notification(notification: &ServerNotification) -> Value {
+    let mut message = serde_json::to_value(notification).unwrap_or(Value::Null);
+    if let Value::Object(map) = &mut message {
+        map.insert("jsonrpc".to_owned(), json!("2.0"));
+    }
+    message
 }

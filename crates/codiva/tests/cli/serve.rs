@@ -8,5 +8,6 @@ mod folded;
 mod lifecycle;
 mod parallel;
 mod restart;
+mod sequence;
 mod validation;
 mod worktree_setup;

@@ -144,12 +144,12 @@ fn a_session_from_instruction_to_merge() {
     // The permission: the dialog waits for the user to move to it (Tab), then `y` allows.
     ui.pty.wait_for_text("Allow Bash?", WAIT);
     ui.pty.send(b"\t");
-    ui.pty.wait_for_text("answer · Tab", WAIT);
+    ui.pty.wait_for_text("answer · Esc", WAIT);
     ui.pty.send(b"y");
     // The question: to it with Tab, pick the first option, then submit.
     ui.pty.wait_for_text("Which greeting?", WAIT);
     ui.pty.send(b"\t");
-    ui.pty.wait_for_text("answer · Tab", WAIT);
+    ui.pty.wait_for_text("answer · Esc", WAIT);
     ui.pty.send(b"\r");
     std::thread::sleep(Duration::from_millis(200));
     if ui.pty.screen().contains("Which greeting?") {
@@ -556,4 +556,106 @@ fn sigkill_of_the_ui_mid_stream_leaves_no_agent() {
     let killed = std::time::Instant::now();
     ui.pty.kill();
     crate::orphans::assert_agents_gone(&agents, None, killed);
+}
+
+/// Without Claude Code anywhere, `codiva` in a git repository says in one line how to install
+/// it (not which directories it searched), in the UI's language.
+#[test]
+fn a_missing_claude_gives_the_install_command() {
+    let repo = TestRepo::new().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let config = state.path().join("config.toml");
+    std::fs::write(&config, "fetch_base = false\n").unwrap();
+    let run = |lang: Option<&str>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_codiva"));
+        command
+            .current_dir(repo.path())
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", home.path())
+            .env("CODIVA_STATE_DIR", state.path())
+            .env("CODIVA_CONFIG", &config);
+        if let Some(lang) = lang {
+            command.env("CODIVA_LANG", lang);
+        }
+        let output = command.output().unwrap();
+        assert!(!output.status.success());
+        assert!(output.stdout.is_empty());
+        String::from_utf8(output.stderr).unwrap()
+    };
+    let english = run(None);
+    assert_eq!(english.lines().count(), 1, "{english}");
+    assert!(
+        english.contains("npm install -g @anthropic-ai/claude-code"),
+        "{english}"
+    );
+    assert!(english.contains("not installed"), "{english}");
+    assert!(!english.contains("searched"), "{english}");
+    let japanese = run(Some("ja"));
+    assert_eq!(japanese.lines().count(), 1, "{japanese}");
+    assert!(
+        japanese.contains("npm install -g @anthropic-ai/claude-code"),
+        "{japanese}"
+    );
+    assert!(
+        japanese.contains("インストールされていません"),
+        "{japanese}"
+    );
+}
+
+/// `/diff` on a session that changed a file shows the real diff (the file is uncommitted, so
+/// it comes from the worktree); `/shell` hands the terminal to a shell in the worktree and
+/// codiva's screen comes back when it exits.
+#[test]
+fn diff_view_and_a_shell_in_the_worktree() {
+    let mut ui = start(|_| {
+        let first = || Match::FirstUserContains("write the notes".into());
+        Script::new()
+            .then_when(
+                first(),
+                Reply::tool_use(
+                    "Bash",
+                    json!({"command": "printf 'DIFF-LINE one\\nDIFF-LINE two\\n' > notes.txt",
+                           "description": "Write the notes"}),
+                ),
+            )
+            .then_when(first(), Reply::text("Notes written."))
+    });
+    // Auto mode: the Bash call is allowed without a question.
+    ui.pty.send(b"\x1b[Z");
+    ui.pty.wait_for_text("mode: auto", WAIT);
+    ui.pty.type_line("write the notes");
+    ui.pty.wait_for_text("Completed", WAIT);
+    ui.pty.send(b"\r");
+    ui.pty.send(b"\r");
+    ui.pty.wait_for_text("Notes written.", WAIT);
+    ui.pty.type_line("/diff");
+    let screen = ui.pty.wait_for_text("+DIFF-LINE two", WAIT);
+    assert!(screen.contains("notes.txt"), "{screen}");
+    assert!(screen.contains("1 files"), "{screen}");
+    ui.pty.send(ESC);
+    ui.pty
+        .wait_for("the diff closed", WAIT, |s| !s.contains("+DIFF-LINE two"));
+    ui.pty.type_line("/shell");
+    // The shell has the terminal: codiva's screen is gone until it exits.
+    ui.pty.wait_for("the shell has the terminal", WAIT, |s| {
+        !s.contains("Notes written.")
+    });
+    ui.pty
+        .send(b"echo from-the-shell > shell-was-here.txt; exit 3\r");
+    let screen = ui.pty.wait_for_text("(exit 3)", WAIT);
+    assert!(screen.contains("Notes written."), "redrawn:\n{screen}");
+    assert!(
+        ui.repo
+            .path()
+            .join(".codiva/worktrees/write-the-notes/shell-was-here.txt")
+            .exists(),
+        "the shell ran in the worktree"
+    );
+    // The keys are codiva's again.
+    ui.pty.type_line("/diff");
+    ui.pty.wait_for_text("shell-was-here.txt", WAIT);
+    ui.pty.send(ESC);
+    ui.quit();
 }

@@ -2,13 +2,13 @@
 //! the state file does not list, adopted back with their conversation.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::record::Record;
 use super::{title_of, unix_ms};
 use crate::git::{self, Repo};
 use crate::persist::PersistedSession;
-use crate::transcript;
+use crate::provider::Provider;
 
 /// The records of the saved sessions whose worktree still exists (a discarded one has none).
 pub(super) fn saved_records(
@@ -33,10 +33,10 @@ pub(super) fn saved_records(
 
 /// Sessions whose worktree exists but which the state file does not list (a corrupt or lost
 /// state file, a crash before the first save) are taken back: no session is lost. The agent
-/// conversation is found in the CLI's transcript directory for that worktree (the newest one).
+/// conversation is the one the agent recorded last for that worktree (the provider knows where).
 pub(super) async fn adopt_orphan_worktrees(
     repo: &Repo,
-    claude_home: &Path,
+    provider: &dyn Provider,
     base: &str,
     records: &mut BTreeMap<String, Record>,
     warnings: &mut Vec<String>,
@@ -59,10 +59,10 @@ pub(super) async fn adopt_orphan_worktrees(
         if known.contains(&path) || records.contains_key(&slug) || !path.is_dir() {
             continue;
         }
-        let agent_session_id = newest_transcript(&transcript::project_dir(claude_home, &path));
+        let agent_session_id = provider.latest_conversation(&path);
         let prompt = agent_session_id
             .as_deref()
-            .and_then(|id| transcript::read_transcript(claude_home, &path, id).ok())
+            .and_then(|id| provider.restore(&path, id)?.ok())
             .and_then(|log| {
                 log.main.into_iter().find_map(|entry| match entry {
                     crate::session_log::EntryKind::User { text } => Some(text),
@@ -83,7 +83,7 @@ pub(super) async fn adopt_orphan_worktrees(
                 slug,
                 worktree: path,
                 base: base.to_owned(),
-                agent: "claude".to_owned(),
+                agent: provider.id().to_owned(),
                 agent_session_id,
                 status: "interrupted".to_owned(),
                 created_at: unix_ms(),
@@ -91,19 +91,4 @@ pub(super) async fn adopt_orphan_worktrees(
             }),
         );
     }
-}
-
-/// The session id of the most recently written transcript in a CLI project directory.
-fn newest_transcript(project_dir: &Path) -> Option<String> {
-    std::fs::read_dir(project_dir)
-        .ok()?
-        .filter_map(|entry| entry.ok())
-        .filter(|entry| entry.path().extension().is_some_and(|ext| ext == "jsonl"))
-        .filter_map(|entry| {
-            let modified = entry.metadata().ok()?.modified().ok()?;
-            let stem = entry.path().file_stem()?.to_str()?.to_owned();
-            Some((modified, stem))
-        })
-        .max()
-        .map(|(_, stem)| stem)
 }

@@ -1,12 +1,13 @@
-//! Finishing work: diff, merge and sync, each a job on the session's lane. A merge is two
+//! Finishing work: diff (its stat and its text), merge and sync, each a job on the session's
+//! lane, and renaming (at once). A merge is two
 //! jobs: the git merge (under the git lock), then, once merged, stopping the agent and
 //! removing the worktree; the actor only applies what they found.
 
-use codiva_wire::claude::UserInput;
+use codiva_protocol::UserInput;
 use tokio::sync::oneshot;
 
 use super::lifecycle::wait_stopped;
-use super::{Actor, refused};
+use super::{Actor, refused, title_of};
 use crate::git::{self, GitError, MergeOutcome, SyncOutcome};
 use crate::manager::info::{SessionInfo, SessionPhase};
 use crate::manager::{Call, ManagerError, Reply};
@@ -35,6 +36,42 @@ impl Actor {
             async move { repo.diff_stat(&worktree, &base).await },
             move |_, result| drop(reply.send(result.map_err(ManagerError::from))),
         );
+    }
+
+    /// The session's whole diff against its base (bounded: `git::DIFF_TEXT_CAP`).
+    pub(super) fn diff_text(&mut self, id: &str, reply: Reply<git::DiffText>) {
+        let record = match self.record(id) {
+            Ok(record) => record,
+            Err(err) => return drop(reply.send(Err(err))),
+        };
+        let (worktree, base) = (record.worktree.clone(), record.base.clone());
+        if !matches!(
+            record.phase,
+            SessionPhase::Active | SessionPhase::Conflict { .. }
+        ) {
+            let _ = reply.send(Err(refused(
+                "no_worktree",
+                &[id],
+                format!("session {id} has no worktree"),
+            )));
+            return;
+        }
+        let repo = self.repo.clone();
+        self.job(
+            Some(id),
+            async move { repo.diff_text(&worktree, &base, git::DIFF_TEXT_CAP).await },
+            move |_, result| drop(reply.send(result.map_err(ManagerError::from))),
+        );
+    }
+
+    /// A new title (sanitised; an empty one goes back to the prompt's first line).
+    pub(super) fn rename(&mut self, id: &str, title: &str) -> Result<SessionInfo, ManagerError> {
+        let record = self.record(id)?;
+        record.title =
+            crate::manager::sanitize_title(title).unwrap_or_else(|| title_of(&record.prompt));
+        let info = record.info();
+        self.emit_info(id);
+        Ok(info)
     }
 
     pub(super) fn merge(&mut self, id: &str, reply: Reply<SessionInfo>) {

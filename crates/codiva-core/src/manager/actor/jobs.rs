@@ -9,13 +9,14 @@
 
 use std::future::Future;
 
-use codiva_wire::claude::{InputBlock, UserInput};
+use codiva_protocol::UserInput;
 use tokio::sync::oneshot;
 
 use super::record::Record;
 use super::{Actor, Internal};
-use crate::claude::accepts;
+use crate::manager::info::{ManagerSnapshot, SessionPhase};
 use crate::manager::{Call, ManagerError};
+use crate::provider::Provider;
 use crate::session::{LogPage, SessionCommand};
 
 /// What a job does to the actor when it reports back.
@@ -39,11 +40,14 @@ impl Call {
             | Call::SetPermissionMode(id, _, _)
             | Call::SetApprovalPolicy(Some(id), _, _)
             | Call::Diff(id, _)
+            | Call::DiffText(id, _)
+            | Call::Rename(id, _, _)
             | Call::Merge(id, _)
             | Call::Restore(id, _)
             | Call::Sync(id, _) => Some(id),
             Call::Create(..)
             | Call::List(_)
+            | Call::SnapshotAll(_)
             | Call::SetApprovalPolicy(None, _, _)
             | Call::SaveNow(_)
             | Call::Shutdown(_) => None,
@@ -52,43 +56,43 @@ impl Call {
 
     /// Checks the values the agent could not take, before anything else (also before the
     /// session is looked up): nothing is sent when one is bad.
-    fn validate(&self) -> Result<(), ManagerError> {
+    fn validate(&self, provider: &dyn Provider) -> Result<(), ManagerError> {
         match self {
             Call::Send(_, input, _) => {
-                let images = input.blocks.iter().filter_map(|block| match block {
-                    InputBlock::Image {
-                        media_type,
-                        data_base64,
-                    } => Some((media_type, data_base64)),
-                    InputBlock::Text(_) => None,
-                });
-                for (index, (media_type, data)) in images.enumerate() {
-                    accepts::check_image(&format!("images[{index}]"), media_type, data)?;
+                for (index, image) in input.images.iter().enumerate() {
+                    provider.check_image(
+                        &format!("images[{index}]"),
+                        &image.media_type,
+                        &image.data,
+                    )?;
                 }
                 Ok(())
             }
             Call::SetPermissionMode(_, mode, _) => {
-                accepts::check_permission_mode("mode", mode)?;
+                provider.check_permission_mode("mode", mode)?;
                 Ok(())
             }
             _ => Ok(()),
         }
     }
 
-    /// Whether the call needs the session's task (a restored session's is started first).
-    fn needs_task(&self) -> bool {
-        matches!(
-            self,
+    /// Whether the call needs the session's task (a restored session's is started first; a
+    /// discarded or merged session's too, for its log). A message to a discarded or merged
+    /// session is refused without one.
+    fn needs_task(&self, phase: &SessionPhase) -> bool {
+        match self {
+            Call::Send(..) | Call::Resume(..) => {
+                !matches!(phase, SessionPhase::Discarded | SessionPhase::Merged { .. })
+            }
             Call::Read { .. }
-                | Call::Snapshot(..)
-                | Call::Send(..)
-                | Call::Interrupt(..)
-                | Call::Resume(..)
-                | Call::RespondPermission(..)
-                | Call::AnswerQuestion(..)
-                | Call::SetModel(..)
-                | Call::SetPermissionMode(..)
-        )
+            | Call::Snapshot(..)
+            | Call::Interrupt(..)
+            | Call::RespondPermission(..)
+            | Call::AnswerQuestion(..)
+            | Call::SetModel(..)
+            | Call::SetPermissionMode(..) => true,
+            _ => false,
+        }
     }
 }
 
@@ -149,7 +153,7 @@ impl Actor {
         if self.stopping {
             return;
         }
-        if let Err(err) = call.validate() {
+        if let Err(err) = call.validate(self.options.provider.as_ref()) {
             reply_err(call, err);
             return;
         }
@@ -158,7 +162,11 @@ impl Actor {
                 self.waiting.entry(id).or_default().push_back(call);
                 return;
             }
-            if call.needs_task() {
+            let needs_task = self
+                .records
+                .get(&id)
+                .is_some_and(|record| call.needs_task(&record.phase));
+            if needs_task {
                 match self.ensure_task(&id) {
                     Ok(true) => {}
                     Ok(false) => {
@@ -181,6 +189,13 @@ impl Actor {
             Call::Create(options, reply) => self.create(options, reply),
             Call::List(reply) => {
                 let _ = reply.send(Ok(self.records.values().map(Record::info).collect()));
+            }
+            Call::SnapshotAll(reply) => {
+                // Between two events: the rows reflect exactly the events up to `seq`.
+                let _ = reply.send(Ok(ManagerSnapshot {
+                    seq: self.events.last_seq(),
+                    sessions: self.records.values().map(Record::info).collect(),
+                }));
             }
             Call::Read {
                 id,
@@ -259,6 +274,10 @@ impl Actor {
                 let _ = reply.send(self.set_approval_policy(id.as_deref(), policy));
             }
             Call::Diff(id, reply) => self.diff(&id, reply),
+            Call::DiffText(id, reply) => self.diff_text(&id, reply),
+            Call::Rename(id, title, reply) => {
+                let _ = reply.send(self.rename(&id, &title));
+            }
             Call::Merge(id, reply) => self.merge(&id, reply),
             Call::Discard {
                 id,

@@ -1,14 +1,16 @@
 //! A session's life in the manager: created (its worktree made by a job), its task started,
-//! its events reduced into the record, messages and answers passed to it, its log rebuilt
-//! from the transcript when a restored session is first used (a job), its task stopped.
+//! its events reduced into the record (and its neutral history), messages and answers passed
+//! to it, its log rebuilt from the agent's transcript or codiva's history when a restored
+//! session is first used (a job), its task stopped.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use codiva_wire::claude::{InputBlock, UserInput};
+use codiva_protocol::{ImageInput, UserInput};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+use super::histories;
 use super::jobs::reply_later;
 use super::record::Record;
 use super::{Actor, Internal, refused, repo_key, title_of, unix_ms};
@@ -16,9 +18,9 @@ use crate::approval::ApprovalPolicy;
 use crate::git::{self, WorktreeOptions};
 use crate::manager::info::{ManagerEvent, SessionInfo, SessionPhase};
 use crate::manager::{CreateOptions, ManagerError, Reply};
-use crate::session::{AnswerError, ClaudeSessionConfig, SessionCommand};
+use crate::session::{AnswerError, SessionCommand, SessionConfig};
 use crate::session_state::{RestoredSession, SessionEvent, SessionState, Status, TodoProgress};
-use crate::{claude, slug, transcript};
+use crate::{session_task, slug};
 
 /// How long a stopping session task may take before the manager goes on without it.
 const STOP_WAIT: Duration = Duration::from_secs(15);
@@ -41,12 +43,13 @@ impl Actor {
             )));
             return;
         }
+        let provider = self.options.provider.as_ref();
         let checked = (|| {
             if let Some(mode) = &options.permission_mode {
-                claude::accepts::check_permission_mode("permission_mode", mode)?;
+                provider.check_permission_mode("permission_mode", mode)?;
             }
             for (index, (media_type, data)) in options.images.iter().enumerate() {
-                claude::accepts::check_image(&format!("images[{index}]"), media_type, data)?;
+                provider.check_image(&format!("images[{index}]"), media_type, data)?;
             }
             Ok::<(), ManagerError>(())
         })();
@@ -78,13 +81,12 @@ impl Actor {
         taken.extend(self.records.values().map(|record| record.slug.clone()));
         let slug = slug::slugify(&prompt, &taken);
         let id = slug.clone();
-        let mut input = UserInput::text(prompt.clone());
-        for (media_type, data_base64) in options.images {
-            input.blocks.push(InputBlock::Image {
-                media_type,
-                data_base64,
-            });
-        }
+        let images = options
+            .images
+            .into_iter()
+            .map(|(media_type, data)| ImageInput { media_type, data })
+            .collect();
+        let input = UserInput::with_images(prompt.clone(), images);
         let mut record = Record {
             id: id.clone(),
             title: title_of(&prompt),
@@ -306,18 +308,14 @@ impl Actor {
         });
     }
 
-    /// `true` when the session's task runs or needs none. Otherwise (a restored session) a
-    /// job rebuilds its log from the agent's transcript and starts the task (the agent
+    /// `true` when the session's task runs or needs none. Otherwise (a restored, discarded or
+    /// merged session) a job rebuilds its log, from the agent's transcript or, where that holds
+    /// less, codiva's own history (`histories::restored_log`), and starts the task (the agent
     /// process itself starts on the next message); the caller waits in the session's lane.
     pub(super) fn ensure_task(&mut self, id: &str) -> Result<bool, ManagerError> {
-        let home = self.options.claude_home.clone();
+        let provider = self.options.provider.clone();
         let record = self.record(id)?;
-        if record.commands.is_some()
-            || matches!(
-                record.phase,
-                SessionPhase::Preparing | SessionPhase::Discarded | SessionPhase::Merged { .. }
-            )
-        {
+        if record.commands.is_some() || matches!(record.phase, SessionPhase::Preparing) {
             return Ok(true);
         }
         let restored = RestoredSession {
@@ -331,41 +329,30 @@ impl Actor {
         };
         let session_id = record.agent_session_id.clone();
         let cwd = record.worktree.clone();
+        // The history is the actor's (read from its file the first time it is needed).
+        let (history, warning) = self.histories.get(id, unix_ms());
+        let summary = history
+            .filter(|history| !history.is_empty())
+            .map(|history| (history.user_messages(), history.log_entries()));
+        if let Some(message) = warning {
+            self.emit(ManagerEvent::Warning { message });
+        }
         let owned_id = id.to_owned();
         self.job(
             Some(id),
             async move {
                 let session_id = session_id?;
-                let read = tokio::task::spawn_blocking(move || {
-                    transcript::read_transcript(&home, &cwd, &session_id)
-                })
-                .await;
-                Some(match read {
-                    Ok(Ok(log)) => Ok(log),
-                    Ok(Err(err)) => Err(err.to_string()),
-                    Err(err) => Err(err.to_string()),
-                })
-            },
-            move |actor, read| {
-                let mut restored = restored;
+                let read =
+                    tokio::task::spawn_blocking(move || provider.restore(&cwd, &session_id)).await;
                 match read {
-                    Some(Ok(log)) => {
-                        restored.main = log.main;
-                        restored.subagents = log
-                            .subagents
-                            .into_iter()
-                            .map(|(tool_use_id, sub)| (tool_use_id, sub.entries))
-                            .collect();
-                    }
-                    Some(Err(err)) => {
-                        restored.main.push(crate::session_log::EntryKind::Note {
-                            level: crate::agent_event::NoteLevel::Warning,
-                            text: format!("the log could not be rebuilt: {err}"),
-                            code: None,
-                        });
-                    }
-                    None => {}
+                    Ok(read) => read,
+                    Err(err) => Some(Err(err.to_string())),
                 }
+            },
+            move |actor, transcript| {
+                let mut restored = restored;
+                restored.main =
+                    histories::restored_log(transcript, summary, &mut restored.subagents);
                 if actor
                     .records
                     .get(&owned_id)
@@ -387,9 +374,8 @@ impl Actor {
         }
     }
 
-    fn session_config(&self, record: &Record) -> ClaudeSessionConfig {
-        let mut config =
-            ClaudeSessionConfig::new(self.options.claude_program.clone(), record.worktree.clone());
+    fn session_config(&self, record: &Record) -> SessionConfig {
+        let mut config = SessionConfig::new(self.options.provider.clone(), record.worktree.clone());
         config.env = self.options.env.clone();
         config.model = record.model.clone();
         config.permission_mode = record.permission_mode.clone();
@@ -431,7 +417,7 @@ impl Actor {
         };
         let config = self.session_config(record);
         let epoch = record.task_epoch + 1;
-        let handle = claude::driver::start_with_state(config, first, state);
+        let handle = session_task::start_with_state(config, first, state);
         let commands = handle.commands();
         let internal = self.internal_tx.clone();
         let owned_id = id.to_owned();
@@ -485,15 +471,25 @@ impl Actor {
     }
 
     pub(super) fn session_event(&mut self, id: &str, event: SessionEvent) {
-        let Some(record) = self.records.get_mut(id) else {
+        if !self.records.contains_key(id) {
             return;
-        };
+        }
         if let SessionEvent::Warning { message } = event {
             self.emit(ManagerEvent::Warning {
                 message: format!("session {id}: {message}"),
             });
             return;
         }
+        let (history_changed, warning) = self.histories.apply(id, unix_ms(), &event);
+        if let Some(message) = warning {
+            self.emit(ManagerEvent::Warning { message });
+        }
+        if history_changed {
+            self.mark_dirty();
+        }
+        let Some(record) = self.records.get_mut(id) else {
+            return;
+        };
         let mut changed = false;
         match &event {
             SessionEvent::Status { status, detail } => {

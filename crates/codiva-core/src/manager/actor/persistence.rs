@@ -1,6 +1,7 @@
 //! The state file from the actor's side: changes mark it dirty, a debounced write runs as a
 //! job (one at a time; a change meanwhile writes again after it), a failed write warns once
-//! and retries, and shutdown writes it one last time.
+//! and retries, and shutdown writes it one last time. The sessions' neutral histories
+//! (`histories.rs`) are written in the same job, before the state file.
 
 use std::sync::mpsc::Sender;
 use std::time::Duration;
@@ -8,6 +9,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::Actor;
+use super::histories::SaveDone;
 use super::record::Record;
 use crate::manager::info::ManagerEvent;
 use crate::persist::{self, PersistError, StateFile};
@@ -44,19 +46,30 @@ impl Actor {
             return;
         }
         self.saving = Some(done.into_iter().collect());
+        let live = self.records.keys().cloned().collect();
+        let histories = self.histories.begin_save(live);
         let state = self.state_file();
         let path = self.state_path.clone();
         self.job(
             None,
             async move {
-                tokio::task::spawn_blocking(move || persist::save(&path, &state))
-                    .await
-                    .map_err(|err| err.to_string())
+                tokio::task::spawn_blocking(move || {
+                    let histories = histories.run();
+                    (histories, persist::save(&path, &state))
+                })
+                .await
+                .map_err(|err| err.to_string())
             },
             |actor, result| {
                 match result {
-                    Ok(result) => actor.saved(result),
-                    Err(err) => tracing::warn!(%err, "the state writer panicked"),
+                    Ok((histories, result)) => {
+                        actor.histories_saved(Some(histories));
+                        actor.saved(result);
+                    }
+                    Err(err) => {
+                        tracing::warn!(%err, "the state writer panicked");
+                        actor.histories_saved(None);
+                    }
                 }
                 for waiter in actor.saving.take().unwrap_or_default() {
                     let _ = waiter.send(());
@@ -71,6 +84,17 @@ impl Actor {
                 }
             },
         );
+    }
+
+    /// What the histories' part of a save found (`None`: the writer panicked).
+    fn histories_saved(&mut self, done: Option<SaveDone>) {
+        let saved = self.histories.finish_save(done);
+        for message in saved.warnings {
+            self.emit(ManagerEvent::Warning { message });
+        }
+        if saved.retry {
+            self.persist_at = Some(Instant::now() + PERSIST_RETRY);
+        }
     }
 
     fn saved(&mut self, result: Result<(), PersistError>) {
@@ -98,11 +122,24 @@ impl Actor {
 
     /// The last write, at shutdown (after the jobs under way have ended).
     pub(super) async fn save_final(&mut self) {
+        let live = self.records.keys().cloned().collect();
+        let histories = self.histories.begin_save(live);
         let state = self.state_file();
         let path = self.state_path.clone();
-        match tokio::task::spawn_blocking(move || persist::save(&path, &state)).await {
-            Ok(result) => self.saved(result),
-            Err(err) => tracing::warn!(%err, "the state writer panicked"),
+        let written = tokio::task::spawn_blocking(move || {
+            let histories = histories.run();
+            (histories, persist::save(&path, &state))
+        })
+        .await;
+        match written {
+            Ok((histories, result)) => {
+                self.histories_saved(Some(histories));
+                self.saved(result);
+            }
+            Err(err) => {
+                tracing::warn!(%err, "the state writer panicked");
+                self.histories_saved(None);
+            }
         }
     }
 }

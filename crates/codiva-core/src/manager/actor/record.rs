@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use codiva_wire::claude::UserInput;
+use codiva_protocol::UserInput;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;

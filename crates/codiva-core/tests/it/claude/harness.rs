@@ -5,14 +5,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use codiva_core::claude::ClaudeSessionConfig;
 use codiva_core::process::{ChildRegistry, EnvPolicy};
-use codiva_core::session::{
-    ClaudeSessionConfig, PermissionResponse, QuestionResponse, SessionCommand, SessionHandle,
-};
+use codiva_core::session::UserInput;
+use codiva_core::session::{PermissionResponse, QuestionResponse, SessionCommand, SessionHandle};
 use codiva_core::session_log::{EntryKind, LogEntry, ToolEntry};
 use codiva_core::session_state::{Prompt, Scope, SessionEvent, SessionSnapshot, Status};
 use codiva_testkit::{AgentSandbox, MockServer, Script, TestRepo, claude_binary};
-use codiva_wire::claude::UserInput;
 
 /// Generous: the CLI starts in about a second, retries take a few.
 const WAIT: Duration = Duration::from_secs(90);

@@ -100,6 +100,8 @@ pub struct Server {
     pub notes: Vec<Value>,
     /// Notifications that `wait` returned.
     pub seen: Vec<Value>,
+    /// Every notification, in the order the server wrote them.
+    pub arrived: Vec<Value>,
     next_id: u64,
     state_dir: PathBuf,
 }
@@ -130,6 +132,7 @@ impl Server {
             lines: rx,
             notes: Vec::new(),
             seen: Vec::new(),
+            arrived: Vec::new(),
             next_id: 1,
             state_dir: state_dir.to_path_buf(),
         }
@@ -177,7 +180,12 @@ impl Server {
     fn next_message(&mut self, deadline: Instant, what: &str) -> Value {
         let left = deadline.saturating_duration_since(Instant::now());
         match self.lines.recv_timeout(left) {
-            Ok(message) => message,
+            Ok(message) => {
+                if message.get("id").is_none() {
+                    self.arrived.push(message.clone());
+                }
+                message
+            }
             Err(mpsc::RecvTimeoutError::Disconnected) => {
                 let _ = self.child.wait();
                 let mut stderr = String::new();

@@ -1,26 +1,23 @@
-//! The task behind a Claude Code session: owns the process, its stdin, the translator and the
-//! state machine. One task per session; front ends talk to it over channels only.
+//! The generic task behind a session, the same for every provider: it owns the agent process
+//! (through `process::spawn`), its stdin, the process epochs, restarts (resuming through the
+//! provider), the interrupt grace and fence, stop escalation, the wire log, and the
+//! [`SessionState`] reducer that the provider's events feed. The provider's [`Connection`]
+//! only translates: lines in, events and lines out. Front ends talk to the task over channels.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use codiva_wire::claude::{
-    self, CliRequest, HostRequest, Inbound, InputBlock, Outbound, PermissionDecision, UserInput,
-};
-use serde_json::{Map, Value, json};
+use codiva_protocol::UserInput;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::accepts::InvalidInput;
-use super::launch::{self, LaunchOptions};
-use super::translate::Translator;
 use crate::agent_event::{AgentEvent, NoteLevel, TurnOutcome};
 use crate::process::{
-    self, ExitInfo, LineReader, ProcessControl, ReadLine, SpawnSpec, StdinWriter,
+    self, EnvPolicy, ExitInfo, LineReader, ProcessControl, ReadLine, SpawnSpec, StdinWriter,
 };
+use crate::provider::{Connection, InvalidInput, Launch, OutLine};
 use crate::session::{
-    AnswerError, ClaudeSessionConfig, PermissionResponse, QuestionResponse, SessionCommand,
-    SessionHandle,
+    AnswerError, PermissionResponse, QuestionResponse, SessionCommand, SessionConfig, SessionHandle,
 };
 use crate::session_log::NoteCode;
 use crate::session_state::{Input, Prompt, PromptResolution, SessionEvent, SessionState};
@@ -34,15 +31,15 @@ const TICK: Duration = Duration::from_secs(15);
 /// Events buffered towards a slow front end before the session waits for it.
 const EVENT_BUFFER: usize = 1024;
 
-/// Starts a Claude Code session; `first` is sent as soon as the process runs.
-pub fn start(config: ClaudeSessionConfig, first: Option<UserInput>) -> SessionHandle {
+/// Starts a session; `first` is sent as soon as the process runs.
+pub fn start(config: SessionConfig, first: Option<UserInput>) -> SessionHandle {
     start_with_state(config, first, SessionState::new())
 }
 
 /// Starts a session task from an existing state (a session restored from disk). Without
 /// `first`, no process runs until the first message, which resumes the agent session.
 pub fn start_with_state(
-    config: ClaudeSessionConfig,
+    config: SessionConfig,
     first: Option<UserInput>,
     state: SessionState,
 ) -> SessionHandle {
@@ -61,11 +58,7 @@ type SharedWireLog = Arc<Mutex<WireLog>>;
 enum FromAgent {
     Line {
         epoch: u64,
-        line: Box<Inbound>,
-    },
-    Unreadable {
-        epoch: u64,
-        error: String,
+        line: Vec<u8>,
     },
     Oversized {
         epoch: u64,
@@ -82,11 +75,11 @@ struct Live {
     /// `None` once closed (the process is stopping).
     stdin: Option<StdinWriter>,
     control: ProcessControl,
-    translator: Translator,
+    connection: Box<dyn Connection>,
 }
 
 struct Driver {
-    config: ClaudeSessionConfig,
+    config: SessionConfig,
     events: mpsc::Sender<SessionEvent>,
     state: SessionState,
     started: Instant,
@@ -94,13 +87,12 @@ struct Driver {
     epoch: u64,
     stopping: bool,
     restarts: u32,
-    request_seq: u64,
     model: Option<String>,
     permission_mode: Option<String>,
     interrupt_deadline: Option<Instant>,
     /// User messages written to the current process (resent if it could not resume).
     written: Vec<UserInput>,
-    /// The current process was started with `--resume` of an id learned from the agent.
+    /// The current process resumes a conversation whose id was learned from the agent.
     resumed_learned_id: bool,
     /// The current process reported that its resume failed; it exits by itself.
     resume_failed: bool,
@@ -112,7 +104,7 @@ struct Driver {
 }
 
 impl Driver {
-    fn new(config: ClaudeSessionConfig, events: mpsc::Sender<SessionEvent>) -> Self {
+    fn new(config: SessionConfig, events: mpsc::Sender<SessionEvent>) -> Self {
         let mut wire_warning = None;
         let wire = config.wire_log.clone().and_then(|path| {
             match WireLog::open(path.clone(), config.wire_log_cap) {
@@ -139,7 +131,6 @@ impl Driver {
             epoch: 0,
             stopping: false,
             restarts: 0,
-            request_seq: 0,
             interrupt_deadline: None,
             written: Vec::new(),
             resumed_learned_id: false,
@@ -232,14 +223,16 @@ impl Driver {
             }
             SessionCommand::SetModel(model) => {
                 self.model = model.clone();
-                if self.live.is_some() {
-                    self.request(HostRequest::SetModel(model)).await;
+                if let Some(live) = self.live.as_mut() {
+                    let lines = live.connection.set_model(model.as_deref());
+                    self.write_all(lines).await;
                 }
             }
             SessionCommand::SetPermissionMode(mode) => {
                 self.permission_mode = Some(mode.clone());
-                if self.live.is_some() {
-                    self.request(HostRequest::SetPermissionMode(mode)).await;
+                if let Some(live) = self.live.as_mut() {
+                    let lines = live.connection.set_permission_mode(&mode);
+                    self.write_all(lines).await;
                 }
             }
             SessionCommand::SetApprovalPolicy(policy) => self.set_approval_policy(policy).await,
@@ -274,17 +267,13 @@ impl Driver {
         if self.live.is_none() && !self.spawn_resuming().await {
             return;
         }
-        let text = input
-            .blocks
-            .iter()
-            .map(|block| match block {
-                InputBlock::Text(text) => text.as_str(),
-                InputBlock::Image { .. } => "[image]",
-            })
+        let echo = echo_text(&input);
+        let text = std::iter::once(echo.as_str())
+            .chain(input.images.iter().map(|_| "[image]"))
+            .filter(|part| !part.is_empty())
             .collect::<Vec<_>>()
             .join("\n");
-        let echo = echo_text(&input);
-        self.write(&Outbound::User(input.clone())).await;
+        self.write_input(&input).await;
         self.written.push(input);
         self.apply(Input::UserSent { text, echo });
     }
@@ -302,7 +291,7 @@ impl Driver {
         if self.live.is_none() || !self.state.turn_open() {
             return;
         }
-        self.request(HostRequest::Interrupt).await;
+        self.write_interrupt().await;
         self.apply(Input::InterruptRequested);
         // Only a turn that runs can be held to the grace: a message the agent has not taken
         // up yet is not stopped by an interrupt (the CLI runs it afterwards).
@@ -358,50 +347,17 @@ impl Driver {
                 ),
             )));
         }
-        let (decision, resolution, stop) = match response {
-            PermissionResponse::Allow => (
-                allow(request.input, Vec::new()),
-                PromptResolution::Allowed,
-                false,
-            ),
-            PermissionResponse::AllowAlways { suggestion } => {
-                let rules = match suggestion.and_then(|index| request.suggestions.get(index)) {
-                    Some(chosen) => vec![chosen.clone()],
-                    None => vec![json!({
-                        "type": "addRules",
-                        "rules": [{"toolName": request.tool}],
-                        "behavior": "allow",
-                        "destination": "session",
-                    })],
-                };
-                (
-                    allow(request.input, rules),
-                    PromptResolution::Allowed,
-                    false,
-                )
+        let (resolution, stop) = match response {
+            PermissionResponse::Allow | PermissionResponse::AllowAlways { .. } => {
+                (PromptResolution::Allowed, false)
             }
-            PermissionResponse::Deny { message } => (
-                PermissionDecision::Deny {
-                    message,
-                    interrupt: false,
-                },
-                PromptResolution::Denied,
-                false,
-            ),
-            PermissionResponse::DenyAndStop { message } => (
-                PermissionDecision::Deny {
-                    message,
-                    interrupt: true,
-                },
-                PromptResolution::Denied,
-                true,
-            ),
+            PermissionResponse::Deny { .. } => (PromptResolution::Denied, false),
+            PermissionResponse::DenyAndStop { .. } => (PromptResolution::Denied, true),
         };
-        self.write(&Outbound::Permission {
-            request_id: request_id.clone(),
-            decision,
-        })
-        .await;
+        if let Some(live) = self.live.as_mut() {
+            let lines = live.connection.answer_permission(&request, &response);
+            self.write_all(lines).await;
+        }
         self.apply(Input::PromptAnswered {
             request_id,
             resolution,
@@ -421,37 +377,14 @@ impl Driver {
         let Prompt::Question(request) = self.pending_prompt(&request_id, "question")? else {
             return Err(AnswerError::NoSuchPrompt(request_id));
         };
-        let (decision, resolution) = match response {
-            QuestionResponse::Answers(answers) => {
-                let mut input = match request.input {
-                    Value::Object(map) => map,
-                    _ => Map::new(),
-                };
-                let answers: Map<String, Value> = answers
-                    .into_iter()
-                    .map(|(question, labels)| (question, Value::String(labels.join(", "))))
-                    .collect();
-                input.insert("answers".to_owned(), Value::Object(answers));
-                (
-                    allow(Value::Object(input), Vec::new()),
-                    PromptResolution::Answered,
-                )
-            }
-            QuestionResponse::Decline { message } => (
-                PermissionDecision::Deny {
-                    message: message.unwrap_or_else(|| {
-                        "The user declined to answer these questions.".to_owned()
-                    }),
-                    interrupt: false,
-                },
-                PromptResolution::Declined,
-            ),
+        let resolution = match response {
+            QuestionResponse::Answers(_) => PromptResolution::Answered,
+            QuestionResponse::Decline { .. } => PromptResolution::Declined,
         };
-        self.write(&Outbound::Permission {
-            request_id: request_id.clone(),
-            decision,
-        })
-        .await;
+        if let Some(live) = self.live.as_mut() {
+            let lines = live.connection.answer_question(&request, &response);
+            self.write_all(lines).await;
+        }
         self.apply(Input::PromptAnswered {
             request_id,
             resolution,
@@ -467,25 +400,33 @@ impl Driver {
         self.written.clear();
         self.resume_failed = false;
         self.resumed_learned_id = false;
-        let options = LaunchOptions {
+        let launch = Launch {
             model: self.model.clone(),
             permission_mode: self.permission_mode.clone(),
             resume,
             append_system_prompt: self.config.append_system_prompt.clone(),
         };
+        let provider = self.config.provider.clone();
+        let command = provider.command(&launch);
+        let mut env = self.config.env.clone();
+        match &mut env {
+            EnvPolicy::Inherit { set, .. } | EnvPolicy::Exact(set) => {
+                set.extend(command.env);
+            }
+        }
         let spec = SpawnSpec {
-            program: self.config.program.clone(),
-            args: launch::args(&options),
+            program: command.program,
+            args: command.args,
             cwd: self.config.cwd.clone(),
-            env: self.config.env.clone(),
-            label: "claude".to_owned(),
+            env,
+            label: provider.id().to_owned(),
         };
         let spawned = process::spawn(spec, self.config.registry.as_deref()).await;
         let agent = match spawned {
             Ok(agent) => agent,
             Err(err) => {
                 self.apply(Input::SpawnFailed {
-                    message: format!("cannot start Claude Code: {err}"),
+                    message: format!("cannot start {}: {err}", provider.display_name()),
                 });
                 return false;
             }
@@ -500,54 +441,51 @@ impl Driver {
         self.live = Some(Live {
             stdin: Some(agent.stdin),
             control: agent.control,
-            translator: Translator::new(),
+            connection: provider.connect(),
         });
         self.apply(Input::ProcessStarted);
-        self.request(HostRequest::Initialize).await;
+        if let Some(live) = self.live.as_mut() {
+            let lines = live.connection.opening();
+            self.write_all(lines).await;
+        }
         true
     }
 
-    async fn request(&mut self, request: HostRequest) {
-        self.request_seq += 1;
-        let request_id = format!("codiva_{}", self.request_seq);
+    async fn write_input(&mut self, input: &UserInput) {
         if let Some(live) = self.live.as_mut() {
-            live.translator.sent_request(&request_id, &request);
+            let lines = live.connection.send(input);
+            self.write_all(lines).await;
         }
-        self.write(&Outbound::Request {
-            request_id,
-            request,
-        })
-        .await;
     }
 
-    /// The only path to the agent's stdin: one encoded line at a time.
-    async fn write(&mut self, message: &Outbound) {
-        let line = claude::encode(message);
-        if let Some(wire) = &self.wire
-            && let Ok(mut wire) = wire.lock()
-        {
-            wire.write(Direction::ToAgent, line.as_str().as_bytes());
+    async fn write_interrupt(&mut self) {
+        if let Some(live) = self.live.as_mut() {
+            let lines = live.connection.interrupt();
+            self.write_all(lines).await;
         }
-        let Some(stdin) = self.live.as_mut().and_then(|live| live.stdin.as_mut()) else {
-            return;
-        };
-        if let Err(err) = stdin.write_line(line.as_str()).await {
-            // The process is going away; its exit is reported by the reader.
-            tracing::debug!(%err, "write to the agent failed");
+    }
+
+    /// The only path to the agent's stdin: one line at a time, each logged.
+    async fn write_all(&mut self, lines: Vec<OutLine>) {
+        for line in lines {
+            if let Some(wire) = &self.wire
+                && let Ok(mut wire) = wire.lock()
+            {
+                wire.write(Direction::ToAgent, line.as_str().as_bytes());
+            }
+            let Some(stdin) = self.live.as_mut().and_then(|live| live.stdin.as_mut()) else {
+                return;
+            };
+            if let Err(err) = stdin.write_line(line.as_str()).await {
+                // The process is going away; its exit is reported by the reader.
+                tracing::debug!(%err, "write to the agent failed");
+            }
         }
     }
 
     async fn on_agent_message(&mut self, message: FromAgent) {
         match message {
-            FromAgent::Line { epoch, line } if epoch == self.epoch => self.agent_line(*line).await,
-            FromAgent::Unreadable { epoch, error } if epoch == self.epoch => {
-                tracing::warn!(%error, "unreadable line from the agent");
-                self.apply(Input::Agent(AgentEvent::Note {
-                    level: NoteLevel::Warning,
-                    text: format!("skipped an unreadable line from the agent ({error})"),
-                    code: Some(NoteCode::new("unreadable_line", &[&error])),
-                }));
-            }
+            FromAgent::Line { epoch, line } if epoch == self.epoch => self.agent_line(&line).await,
             FromAgent::Oversized { epoch, bytes } if epoch == self.epoch => {
                 self.apply(Input::Agent(AgentEvent::Note {
                     level: NoteLevel::Warning,
@@ -567,30 +505,24 @@ impl Driver {
         }
     }
 
-    async fn agent_line(&mut self, line: Inbound) {
-        if let Inbound::ControlRequest(request) = &line {
-            match &request.request {
-                CliRequest::CanUseTool(_) => {}
-                CliRequest::HookCallback { .. } => {
-                    let answer = Outbound::HookAnswer {
-                        request_id: request.request_id.clone(),
-                        output: json!({}),
-                    };
-                    self.write(&answer).await;
-                }
-                CliRequest::Unknown { subtype } => {
-                    let answer = Outbound::Unsupported {
-                        request_id: request.request_id.clone(),
-                        subtype: subtype.clone(),
-                    };
-                    self.write(&answer).await;
-                }
-            }
-        }
+    async fn agent_line(&mut self, line: &[u8]) {
         let Some(live) = self.live.as_mut() else {
             return;
         };
-        let events = live.translator.translate(line);
+        let received = match live.connection.receive(line) {
+            Ok(received) => received,
+            Err(error) => {
+                tracing::warn!(%error, "unreadable line from the agent");
+                self.apply(Input::Agent(AgentEvent::Note {
+                    level: NoteLevel::Warning,
+                    text: format!("skipped an unreadable line from the agent ({error})"),
+                    code: Some(NoteCode::new("unreadable_line", &[&error])),
+                }));
+                return;
+            }
+        };
+        self.write_all(received.replies).await;
+        let events = received.events;
         for event in events {
             match event {
                 AgentEvent::PermissionRequest(request) if self.state.current_turn_cancelled() => {
@@ -599,12 +531,10 @@ impl Driver {
                 AgentEvent::QuestionRequest(request) if self.state.current_turn_cancelled() => {
                     self.deny_late(request.request_id).await;
                 }
-                AgentEvent::PermissionRequest(request) => {
-                    match self.config.approval.allows(&request.tool, &request.input) {
-                        Some(reason) => self.allow_by_policy(request, reason).await,
-                        None => self.apply(Input::Agent(AgentEvent::PermissionRequest(request))),
-                    }
-                }
+                AgentEvent::PermissionRequest(request) => match self.policy_allows(&request) {
+                    Some(reason) => self.allow_by_policy(request, reason).await,
+                    None => self.apply(Input::Agent(AgentEvent::PermissionRequest(request))),
+                },
                 AgentEvent::TurnEnded(end) => {
                     if end.outcome == TurnOutcome::Completed {
                         self.restarts = 0;
@@ -646,14 +576,12 @@ impl Driver {
 
     /// A prompt of a turn the user already stopped: refuse it without asking anyone.
     async fn deny_late(&mut self, request_id: String) {
-        self.write(&Outbound::Permission {
-            request_id,
-            decision: PermissionDecision::Deny {
-                message: "The user interrupted this turn.".to_owned(),
-                interrupt: true,
-            },
-        })
-        .await;
+        if let Some(live) = self.live.as_mut() {
+            let lines = live
+                .connection
+                .refuse(&request_id, "The user interrupted this turn.");
+            self.write_all(lines).await;
+        }
     }
 
     async fn exited(&mut self, info: ExitInfo, stderr: String) {
@@ -666,7 +594,7 @@ impl Driver {
             if !unread.is_empty() && self.spawn_process(None).await {
                 for input in unread {
                     let echo = echo_text(&input);
-                    self.write(&Outbound::User(input.clone())).await;
+                    self.write_input(&input).await;
                     self.written.push(input);
                     self.apply(Input::UserResent { echo });
                 }
@@ -770,17 +698,10 @@ impl Driver {
             return;
         }
         if self.state.turn_open() {
-            self.request(HostRequest::Interrupt).await;
+            self.write_interrupt().await;
             self.apply(Input::InterruptRequested);
         }
         self.stop_process().await;
-    }
-}
-
-fn allow(input: Value, updated_permissions: Vec<Value>) -> PermissionDecision {
-    PermissionDecision::Allow {
-        updated_input: Some(input),
-        updated_permissions,
     }
 }
 
@@ -804,16 +725,7 @@ async fn read_agent(
                 {
                     wire.write(Direction::FromAgent, &bytes);
                 }
-                match claude::parse_line(&bytes) {
-                    Ok(line) => FromAgent::Line {
-                        epoch,
-                        line: Box::new(line),
-                    },
-                    Err(err) => FromAgent::Unreadable {
-                        epoch,
-                        error: err.to_string(),
-                    },
-                }
+                FromAgent::Line { epoch, line: bytes }
             }
             Ok(Some(ReadLine::Oversized { bytes })) => {
                 if let Some(wire) = &wire
@@ -846,16 +758,12 @@ async fn read_agent(
         .await;
 }
 
-/// The text the agent's echo of `input` carries: its text parts, joined by newlines (images
-/// are not echoed as text).
+/// The text the agent's echo of `input` carries: its text (an agent command as `/name args`;
+/// images are not echoed as text).
 fn echo_text(input: &UserInput) -> String {
-    input
-        .blocks
-        .iter()
-        .filter_map(|block| match block {
-            InputBlock::Text(text) => Some(text.as_str()),
-            InputBlock::Image { .. } => None,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    match &input.command {
+        Some(command) if input.text.is_empty() => format!("/{command}"),
+        Some(command) => format!("/{command} {}", input.text),
+        None => input.text.clone(),
+    }
 }

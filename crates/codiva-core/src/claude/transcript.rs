@@ -17,8 +17,9 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::tools::tool_summary;
 use crate::agent_event::NoteLevel;
-use crate::session_log::{EntryKind, LOG_BUDGET, Log, ToolEntry, ToolStatus, tool_summary};
+use crate::session_log::{EntryKind, LOG_BUDGET, Log, ToolEntry, ToolStatus};
 
 /// Lines longer than this are skipped (and counted) without being held in memory.
 pub const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;

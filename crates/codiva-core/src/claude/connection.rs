@@ -1,0 +1,276 @@
+//! Claude Code as a [`Provider`]: its command line (`launch`), its stream-json lines turned
+//! into events (`translate`), codiva's commands encoded as its control protocol, and its
+//! transcripts (`transcript`) for restoring a conversation's log.
+
+use std::path::{Path, PathBuf};
+
+use codiva_wire::claude::{self, CliRequest, HostRequest, Inbound, Outbound, PermissionDecision};
+use serde_json::{Map, Value, json};
+
+use super::launch::{self, LaunchOptions};
+use super::translate::Translator;
+use super::{accepts, transcript};
+use crate::agent_event::{PermissionRequest, QuestionRequest};
+use crate::provider::{
+    Capabilities, CommandLine, Connection, ConversationLog, InvalidInput, Launch, OutLine,
+    Provider, Received, ToolKind,
+};
+use crate::session::{PermissionResponse, QuestionResponse};
+
+/// Claude Code, run from `program`, keeping its transcripts under `home` (`~/.claude`).
+#[derive(Debug, Clone)]
+pub struct ClaudeProvider {
+    program: PathBuf,
+    home: PathBuf,
+}
+
+impl ClaudeProvider {
+    pub fn new(program: PathBuf, home: PathBuf) -> Self {
+        ClaudeProvider { program, home }
+    }
+}
+
+impl Provider for ClaudeProvider {
+    fn id(&self) -> &'static str {
+        "claude"
+    }
+
+    fn display_name(&self) -> &'static str {
+        "Claude Code"
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            permissions: true,
+            interrupt: true,
+            set_model: true,
+            set_mode: true,
+            resume: true,
+            model_catalog: true,
+            usage: true,
+            cost: true,
+            transcript_restore: true,
+        }
+    }
+
+    fn command(&self, launch: &Launch) -> CommandLine {
+        let options = LaunchOptions {
+            model: launch.model.clone(),
+            permission_mode: launch.permission_mode.clone(),
+            resume: launch.resume.clone(),
+            append_system_prompt: launch.append_system_prompt.clone(),
+        };
+        CommandLine {
+            program: self.program.clone(),
+            args: launch::args(&options),
+            env: Vec::new(),
+        }
+    }
+
+    fn connect(&self) -> Box<dyn Connection> {
+        Box::new(ClaudeConnection::default())
+    }
+
+    fn check_permission_mode(&self, field: &str, mode: &str) -> Result<(), InvalidInput> {
+        accepts::check_permission_mode(field, mode)
+    }
+
+    fn check_image(&self, field: &str, media_type: &str, data: &str) -> Result<(), InvalidInput> {
+        accepts::check_image(field, media_type, data)
+    }
+
+    fn restore(&self, cwd: &Path, id: &str) -> Option<Result<ConversationLog, String>> {
+        let read = transcript::read_transcript(&self.home, cwd, id);
+        Some(
+            read.map(|log| ConversationLog {
+                main: log.main,
+                subagents: log
+                    .subagents
+                    .into_iter()
+                    .map(|(tool_use_id, sub)| (tool_use_id, sub.entries))
+                    .collect(),
+            })
+            .map_err(|err| err.to_string()),
+        )
+    }
+
+    fn tool_kind(&self, tool: &str) -> ToolKind {
+        super::tools::tool_kind(tool)
+    }
+
+    fn latest_conversation(&self, cwd: &Path) -> Option<String> {
+        newest_transcript(&transcript::project_dir(&self.home, cwd))
+    }
+}
+
+/// The session id of the most recently written transcript in a CLI project directory.
+fn newest_transcript(project_dir: &Path) -> Option<String> {
+    std::fs::read_dir(project_dir)
+        .ok()?
+        .filter_map(|entry| entry.ok())
+        .filter(|entry| entry.path().extension().is_some_and(|ext| ext == "jsonl"))
+        .filter_map(|entry| {
+            let modified = entry.metadata().ok()?.modified().ok()?;
+            let stem = entry.path().file_stem()?.to_str()?.to_owned();
+            Some((modified, stem))
+        })
+        .max()
+        .map(|(_, stem)| stem)
+}
+
+/// One Claude Code process: the translator and the ids of codiva's own requests.
+#[derive(Debug, Default)]
+pub struct ClaudeConnection {
+    translator: Translator,
+    request_seq: u64,
+}
+
+impl ClaudeConnection {
+    fn request(&mut self, request: HostRequest) -> Vec<OutLine> {
+        self.request_seq += 1;
+        let request_id = format!("codiva_{}", self.request_seq);
+        self.translator.sent_request(&request_id, &request);
+        encode(&Outbound::Request {
+            request_id,
+            request,
+        })
+    }
+}
+
+impl Connection for ClaudeConnection {
+    fn opening(&mut self) -> Vec<OutLine> {
+        self.request(HostRequest::Initialize)
+    }
+
+    fn receive(&mut self, line: &[u8]) -> Result<Received, String> {
+        let line = claude::parse_line(line).map_err(|err| err.to_string())?;
+        let mut replies = Vec::new();
+        if let Inbound::ControlRequest(request) = &line {
+            match &request.request {
+                CliRequest::CanUseTool(_) => {}
+                // codiva registers no hooks and supports no other requests.
+                CliRequest::HookCallback { .. } => {
+                    replies = encode(&Outbound::HookAnswer {
+                        request_id: request.request_id.clone(),
+                        output: json!({}),
+                    })
+                }
+                CliRequest::Unknown { subtype } => {
+                    replies = encode(&Outbound::Unsupported {
+                        request_id: request.request_id.clone(),
+                        subtype: subtype.clone(),
+                    })
+                }
+            }
+        }
+        Ok(Received {
+            replies,
+            events: self.translator.translate(line),
+        })
+    }
+
+    fn send(&mut self, input: &codiva_protocol::UserInput) -> Vec<OutLine> {
+        encode(&Outbound::User(super::input::to_claude(input.clone())))
+    }
+
+    fn interrupt(&mut self) -> Vec<OutLine> {
+        self.request(HostRequest::Interrupt)
+    }
+
+    fn answer_permission(
+        &mut self,
+        request: &PermissionRequest,
+        response: &PermissionResponse,
+    ) -> Vec<OutLine> {
+        let decision = match response {
+            PermissionResponse::Allow => allow(request.input.clone(), Vec::new()),
+            PermissionResponse::AllowAlways { suggestion } => {
+                let rules = match suggestion.and_then(|index| request.suggestions.get(index)) {
+                    Some(chosen) => vec![chosen.clone()],
+                    None => vec![json!({
+                        "type": "addRules",
+                        "rules": [{"toolName": request.tool}],
+                        "behavior": "allow",
+                        "destination": "session",
+                    })],
+                };
+                allow(request.input.clone(), rules)
+            }
+            PermissionResponse::Deny { message } => PermissionDecision::Deny {
+                message: message.clone(),
+                interrupt: false,
+            },
+            PermissionResponse::DenyAndStop { message } => PermissionDecision::Deny {
+                message: message.clone(),
+                interrupt: true,
+            },
+        };
+        encode(&Outbound::Permission {
+            request_id: request.request_id.clone(),
+            decision,
+        })
+    }
+
+    fn answer_question(
+        &mut self,
+        request: &QuestionRequest,
+        response: &QuestionResponse,
+    ) -> Vec<OutLine> {
+        let decision = match response {
+            QuestionResponse::Answers(answers) => {
+                let mut input = match &request.input {
+                    Value::Object(map) => map.clone(),
+                    _ => Map::new(),
+                };
+                let answers: Map<String, Value> = answers
+                    .iter()
+                    .map(|(question, labels)| (question.clone(), Value::String(labels.join(", "))))
+                    .collect();
+                input.insert("answers".to_owned(), Value::Object(answers));
+                allow(Value::Object(input), Vec::new())
+            }
+            QuestionResponse::Decline { message } => PermissionDecision::Deny {
+                message: message
+                    .clone()
+                    .unwrap_or_else(|| "The user declined to answer these questions.".to_owned()),
+                interrupt: false,
+            },
+        };
+        encode(&Outbound::Permission {
+            request_id: request.request_id.clone(),
+            decision,
+        })
+    }
+
+    fn refuse(&mut self, request_id: &str, message: &str) -> Vec<OutLine> {
+        encode(&Outbound::Permission {
+            request_id: request_id.to_owned(),
+            decision: PermissionDecision::Deny {
+                message: message.to_owned(),
+                interrupt: true,
+            },
+        })
+    }
+
+    fn set_model(&mut self, model: Option<&str>) -> Vec<OutLine> {
+        self.request(HostRequest::SetModel(model.map(str::to_owned)))
+    }
+
+    fn set_permission_mode(&mut self, mode: &str) -> Vec<OutLine> {
+        self.request(HostRequest::SetPermissionMode(mode.to_owned()))
+    }
+}
+
+fn allow(input: Value, updated_permissions: Vec<Value>) -> PermissionDecision {
+    PermissionDecision::Allow {
+        updated_input: Some(input),
+        updated_permissions,
+    }
+}
+
+/// Claude's one serializer; its output is always one line.
+fn encode(message: &Outbound) -> Vec<OutLine> {
+    OutLine::new(claude::encode(message).into_string())
+        .into_iter()
+        .collect()
+}

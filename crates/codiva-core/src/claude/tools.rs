@@ -1,0 +1,157 @@
+//! What codiva knows of Claude Code's own tools: how a call is summarised in the log, which
+//! calls start a subagent (`Agent`, formerly `Task`), which keep the TODO list (`TaskCreate` /
+//! `TaskUpdate`, incremental; `TodoWrite`, replacing), through which it asks questions
+//! (`AskUserQuestion`) and which edit files (for the approval policy's `allow_edits`). The
+//! translator turns these into provider-neutral events and kinds, so that nothing outside this
+//! module names a Claude tool.
+
+use serde_json::Value;
+
+use crate::agent_event::{SubagentCall, TodoChange};
+use crate::provider::ToolKind;
+use crate::session_log::one_line;
+
+/// The tool through which Claude Code asks the user questions.
+pub const ASK_USER_QUESTION: &str = "AskUserQuestion";
+
+/// The tools that edit files (what the approval policy's `allow_edits` allows).
+const EDIT_TOOLS: &[&str] = &["Write", "Edit", "MultiEdit", "NotebookEdit"];
+
+/// What a call of `name` does, for the approval policy.
+pub fn tool_kind(name: &str) -> ToolKind {
+    if EDIT_TOOLS.contains(&name) {
+        ToolKind::Edit
+    } else if name == ASK_USER_QUESTION {
+        ToolKind::Question
+    } else {
+        ToolKind::Other
+    }
+}
+
+/// The tools whose successful calls change the TODO list.
+const TODO_TOOLS: &[&str] = &["TaskCreate", "TaskUpdate", "TodoWrite"];
+
+/// Whether a call of `name` may change the TODO list (its result decides how).
+pub fn keeps_todos(name: &str) -> bool {
+    TODO_TOOLS.contains(&name)
+}
+
+/// The subagent a top-level call of `name` starts, if it is the subagent tool.
+pub fn subagent_call(name: &str, input: &Value) -> Option<Box<SubagentCall>> {
+    if !matches!(name, "Agent" | "Task") {
+        return None;
+    }
+    let text = |key: &str| input.get(key).and_then(Value::as_str).map(str::to_owned);
+    Some(Box::new(SubagentCall {
+        description: text("description"),
+        subagent_type: text("subagent_type"),
+        background: input
+            .get("run_in_background")
+            .and_then(Value::as_bool)
+            .unwrap_or(true),
+    }))
+}
+
+/// What a successful call of `name` with `input` did to the TODO list; `structured` is the
+/// result's `tool_use_result` (`TaskCreate` reports the new task's id there).
+pub fn todo_change(name: &str, input: &Value, structured: Option<&Value>) -> Option<TodoChange> {
+    match name {
+        "TaskCreate" => Some(TodoChange::Created {
+            id: structured
+                .and_then(|value| value.pointer("/task/id"))
+                .and_then(json_id),
+        }),
+        "TaskUpdate" => {
+            let id = input.get("taskId").and_then(json_id)?;
+            match input.get("status").and_then(Value::as_str)? {
+                "deleted" => Some(TodoChange::Deleted { id }),
+                status => Some(TodoChange::Updated {
+                    id,
+                    done: status == "completed",
+                }),
+            }
+        }
+        "TodoWrite" => {
+            let todos = input
+                .get("todos")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            Some(TodoChange::Replaced {
+                done: todos
+                    .iter()
+                    .map(|todo| todo.get("status").and_then(Value::as_str) == Some("completed"))
+                    .collect(),
+            })
+        }
+        _ => None,
+    }
+}
+
+/// A one-line summary of a tool call for the log.
+pub fn tool_summary(name: &str, input: &Value) -> String {
+    let field = |key: &str| input.get(key).and_then(Value::as_str);
+    let file = |key: &str| {
+        field(key).map(|path| {
+            path.rsplit('/')
+                .next()
+                .filter(|name| !name.is_empty())
+                .unwrap_or(path)
+                .to_owned()
+        })
+    };
+    let summary = match name {
+        "Bash" => field("command").map(str::to_owned),
+        "Write" | "Edit" | "MultiEdit" | "Read" | "NotebookEdit" => {
+            file("file_path").or_else(|| file("notebook_path"))
+        }
+        "Glob" | "Grep" => field("pattern").map(str::to_owned),
+        "Agent" | "Task" => field("description").map(str::to_owned),
+        "WebFetch" => field("url").map(str::to_owned),
+        "WebSearch" => field("query").map(str::to_owned),
+        "TaskCreate" => field("subject").map(str::to_owned),
+        "TaskUpdate" => {
+            let id = input.get("taskId").map(|id| match id {
+                Value::String(id) => id.clone(),
+                other => other.to_string(),
+            });
+            id.map(|id| match field("status") {
+                Some(status) => format!("#{id} → {status}"),
+                None => format!("#{id}"),
+            })
+        }
+        _ => None,
+    }
+    .or_else(|| {
+        input
+            .as_object()
+            .and_then(|map| map.values().find_map(Value::as_str))
+            .map(str::to_owned)
+    })
+    .unwrap_or_default();
+    one_line(&summary, 200)
+}
+
+fn json_id(value: &Value) -> Option<String> {
+    match value {
+        Value::String(id) => Some(id.clone()),
+        Value::Number(id) => Some(id.to_string()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_for_the_approval_policy() {
+        for edit in ["Write", "Edit", "MultiEdit", "NotebookEdit"] {
+            assert_eq!(tool_kind(edit), ToolKind::Edit, "{edit}");
+        }
+        assert_eq!(tool_kind(ASK_USER_QUESTION), ToolKind::Question);
+        for other in ["Bash", "Read", "WebFetch", "Agent", "TodoWrite"] {
+            assert_eq!(tool_kind(other), ToolKind::Other, "{other}");
+        }
+    }
+}

@@ -1,0 +1,198 @@
+//! The seam between codiva and an agent: a [`Provider`] (one per kind of agent: Claude Code
+//! today, Codex and ACP agents next) and the [`Connection`] it opens for each agent process.
+//!
+//! The generic session task (`session_task`) owns everything with a clock or a file
+//! descriptor — the process, its stdin, epochs, restarts, the interrupt grace, stop escalation
+//! and the wire log — for every provider. A provider is pure translation: the command line
+//! for a fresh or resumed start; each line the agent writes turned into provider-neutral
+//! [`AgentEvent`]s (and the answers to the agent's own requests); codiva's commands (a message,
+//! an interrupt, a prompt's answer, a model or mode) encoded into lines. What a provider cannot
+//! do is data ([`Capabilities`]) and optional parts answer `None`, so front ends show a feature
+//! only when it is there.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use codiva_protocol::UserInput;
+
+use crate::agent_event::{AgentEvent, PermissionRequest, QuestionRequest};
+use crate::session::{PermissionResponse, QuestionResponse};
+use crate::session_log::EntryKind;
+
+/// What an agent can do, as data. A front end offers a feature only when it is `true`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Capabilities {
+    /// It asks before using tools, and takes answers.
+    pub permissions: bool,
+    /// A running turn can be stopped while the process lives.
+    pub interrupt: bool,
+    /// The model can be changed in a running process.
+    pub set_model: bool,
+    /// The permission mode can be changed in a running process.
+    pub set_mode: bool,
+    /// A new process can continue an earlier conversation.
+    pub resume: bool,
+    /// It reports the models it offers.
+    pub model_catalog: bool,
+    /// It reports token usage.
+    pub usage: bool,
+    /// It reports what its turns cost.
+    pub cost: bool,
+    /// A conversation's log can be rebuilt from the agent's own records
+    /// ([`Provider::restore`]).
+    pub transcript_restore: bool,
+}
+
+/// An input that cannot be used: which field, and what was expected there.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {message}")]
+pub struct InvalidInput {
+    /// The field as the caller named it (`permission_mode`, `images[0].data`, `suggestion`).
+    pub field: String,
+    pub message: String,
+}
+
+impl InvalidInput {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        InvalidInput {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// What one agent process is started for.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Launch {
+    pub model: Option<String>,
+    pub permission_mode: Option<String>,
+    /// The agent conversation to continue (an id the agent gave; see [`TurnEnd`]).
+    ///
+    /// [`TurnEnd`]: crate::agent_event::TurnEnd
+    pub resume: Option<String>,
+    /// Appended to the agent's system prompt.
+    pub append_system_prompt: Option<String>,
+}
+
+/// How to start one agent process; the process module builds the `Command` from it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommandLine {
+    pub program: PathBuf,
+    pub args: Vec<OsString>,
+    /// Variables set for this agent on top of the session's environment.
+    pub env: Vec<(String, String)>,
+}
+
+/// One line to the agent's stdin, without its newline. It never contains one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutLine(String);
+
+impl OutLine {
+    /// `None` when `text` holds a line break (it would be two lines to the agent).
+    pub fn new(text: String) -> Option<Self> {
+        (!text.contains(['\n', '\r'])).then_some(OutLine(text))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// What one line from the agent means.
+#[derive(Debug, Default, PartialEq)]
+pub struct Received {
+    /// Answers to the agent's own requests, written at once, before the events are applied.
+    pub replies: Vec<OutLine>,
+    pub events: Vec<AgentEvent>,
+}
+
+/// A conversation's log rebuilt from the agent's own records.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ConversationLog {
+    pub main: Vec<EntryKind>,
+    /// Each subagent's entries, by the tool-use id of the call that started it.
+    pub subagents: Vec<(String, Vec<EntryKind>)>,
+}
+
+/// What one of an agent's tools does, as far as codiva's approval policy cares
+/// (`approval.rs`); only the provider knows its tools' names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ToolKind {
+    /// It changes files (allowed by `allow_edits`).
+    Edit,
+    /// It asks the user questions (never answered by a policy).
+    Question,
+    #[default]
+    Other,
+}
+
+/// A kind of agent: how to start its processes and how to talk to each one.
+pub trait Provider: Send + Sync + fmt::Debug {
+    /// A short stable name (`claude`), kept with each session.
+    fn id(&self) -> &'static str;
+    /// The agent's name for people (`Claude Code`).
+    fn display_name(&self) -> &'static str;
+    fn capabilities(&self) -> Capabilities;
+    /// The command line of one process, fresh or resuming.
+    fn command(&self, launch: &Launch) -> CommandLine;
+    /// The translator for one new process.
+    fn connect(&self) -> Box<dyn Connection>;
+    /// `Ok` when the agent takes `mode` as its permission mode; `field` names the input.
+    fn check_permission_mode(&self, field: &str, mode: &str) -> Result<(), InvalidInput> {
+        let _ = (field, mode);
+        Ok(())
+    }
+    /// `Ok` when the agent takes this image; `field` names it (`images[0]`).
+    fn check_image(&self, field: &str, media_type: &str, data: &str) -> Result<(), InvalidInput> {
+        let _ = (field, media_type, data);
+        Ok(())
+    }
+    /// The log of conversation `id` run in `cwd`, rebuilt from the agent's own records
+    /// (blocking IO); `None` when the agent keeps none ([`Capabilities::transcript_restore`]).
+    fn restore(&self, cwd: &Path, id: &str) -> Option<Result<ConversationLog, String>> {
+        let _ = (cwd, id);
+        None
+    }
+    /// What the agent's tool `tool` does (for the approval policy); `Other` when unknown.
+    fn tool_kind(&self, tool: &str) -> ToolKind {
+        let _ = tool;
+        ToolKind::Other
+    }
+    /// The most recent conversation the agent recorded for `cwd` (blocking IO), to adopt a
+    /// worktree whose session codiva lost.
+    fn latest_conversation(&self, cwd: &Path) -> Option<String> {
+        let _ = cwd;
+        None
+    }
+}
+
+/// One agent process as the provider speaks to it. Pure translation: the session task does
+/// all the IO and calls these in order. Each method returns the lines to write, in order.
+pub trait Connection: Send {
+    /// Written as soon as the process runs (a handshake).
+    fn opening(&mut self) -> Vec<OutLine>;
+    /// One line the agent wrote (never blank). `Err` with a reason when it cannot be read.
+    fn receive(&mut self, line: &[u8]) -> Result<Received, String>;
+    /// A user message.
+    fn send(&mut self, input: &UserInput) -> Vec<OutLine>;
+    /// Stop the running turn.
+    fn interrupt(&mut self) -> Vec<OutLine>;
+    /// The user's answer to a permission request (already checked against the request).
+    fn answer_permission(
+        &mut self,
+        request: &PermissionRequest,
+        response: &PermissionResponse,
+    ) -> Vec<OutLine>;
+    /// The user's answer to a question.
+    fn answer_question(
+        &mut self,
+        request: &QuestionRequest,
+        response: &QuestionResponse,
+    ) -> Vec<OutLine>;
+    /// Refuse a prompt without asking anyone (its turn was interrupted), and stop the turn.
+    fn refuse(&mut self, request_id: &str, message: &str) -> Vec<OutLine>;
+    /// `None`: back to the agent's default model.
+    fn set_model(&mut self, model: Option<&str>) -> Vec<OutLine>;
+    fn set_permission_mode(&mut self, mode: &str) -> Vec<OutLine>;
+}

@@ -1,0 +1,307 @@
+//! Every protocol type survives serialize → deserialize unchanged, over what the real captures
+//! produce: each fixture's events (bare, as a manager event, numbered, as a notification) and
+//! its final snapshot and log page, plus the shapes the manager and serve answer with.
+
+use std::fmt::Debug;
+
+use codiva_core::manager::{
+    DiscardOutcome, DiscardPreview, FreshPreview, ManagerEvent, ManagerSnapshot, ReadPage,
+    SequencedEvent, SessionInfo, SessionPhase,
+};
+use codiva_core::session_state::{Status, TodoProgress};
+use codiva_protocol::error::{ErrorBody, ErrorData, InvalidFieldData, RefusalData};
+use codiva_protocol::manager::{DiffStat, FileStat, StatusEntry};
+use codiva_protocol::params::SessionEventParams;
+use codiva_protocol::{ClientRequest, ImageInput, ServerNotification, UserInput};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::json;
+
+fn round_trip<T: Serialize + DeserializeOwned + PartialEq + Debug>(what: &str, value: &T) {
+    let text = serde_json::to_string(value).unwrap();
+    let back: T = serde_json::from_str(&text)
+        .unwrap_or_else(|err| panic!("{what}: does not read back ({err}): {text}"));
+    assert_eq!(&back, value, "{what}: changed on the way: {text}");
+}
+
+fn session(phase: SessionPhase) -> SessionInfo {
+    SessionInfo {
+        id: "add-health".to_owned(),
+        title: "add health".to_owned(),
+        prompt: "add a health check".to_owned(),
+        branch: "codiva/add-health".to_owned(),
+        worktree: "/r/.codiva/worktrees/add-health".into(),
+        base: "main".to_owned(),
+        phase,
+        status: Status::Completed,
+        detail: Some("step 2/5".to_owned()),
+        agent: "claude".to_owned(),
+        agent_session_id: Some("9b1c".to_owned()),
+        model: None,
+        cost_usd: Some(0.0125),
+        active_ms: 1840,
+        created_at: 1_796_000_400_123,
+        pending_prompts: 1,
+        todos: TodoProgress { done: 2, total: 5 },
+    }
+}
+
+#[test]
+fn every_captured_event_and_snapshot_round_trips() {
+    let replays = crate::replay::replay_all();
+    let mut events = 0;
+    let mut seq = 0;
+    for replay in &replays {
+        let name = &replay.name;
+        for event in &replay.events {
+            seq += 1;
+            let what = format!("{name} event {seq}");
+            round_trip(&what, event);
+            let manager = ManagerEvent::Event {
+                id: "s".to_owned(),
+                event: event.clone(),
+            };
+            round_trip(&what, &manager);
+            round_trip(
+                &what,
+                &SequencedEvent {
+                    seq,
+                    event: manager,
+                },
+            );
+            let params = SessionEventParams {
+                seq,
+                session_id: "s".to_owned(),
+                event: event.clone(),
+            };
+            round_trip(&what, &params);
+            // The variant is the method name; every session notification has these params.
+            round_trip(&what, &ServerNotification::SessionLog(params));
+            events += 1;
+        }
+        round_trip(&format!("{name} snapshot"), &replay.snapshot);
+        round_trip(
+            &format!("{name} page"),
+            &ReadPage {
+                entries: replay.snapshot.log.clone(),
+                next_after: None,
+                dropped_entries: replay.snapshot.dropped_entries,
+            },
+        );
+    }
+    assert!(replays.len() >= 20, "only {} fixtures", replays.len());
+    // Every kind of event the captures produce was covered.
+    let kinds: std::collections::BTreeSet<String> = replays
+        .iter()
+        .flat_map(|replay| &replay.events)
+        .map(|event| serde_json::to_value(event).unwrap()["event"].to_string())
+        .collect();
+    for kind in [
+        "status",
+        "log",
+        "stream",
+        "prompt_opened",
+        "prompt_closed",
+        "connected",
+        "usage",
+        "subagent",
+        "todos",
+    ] {
+        assert!(
+            kinds.contains(&format!("\"{kind}\"")),
+            "no {kind} event in the captures: {kinds:?}"
+        );
+    }
+    assert!(events > 500, "only {events} events");
+}
+
+#[test]
+fn manager_answers_and_errors_round_trip() {
+    let phases = [
+        SessionPhase::Preparing,
+        SessionPhase::Active,
+        SessionPhase::Conflict {
+            files: vec!["README.md".to_owned()],
+        },
+        SessionPhase::Merged {
+            commit: "abc123".to_owned(),
+        },
+        SessionPhase::Discarded,
+    ];
+    for phase in phases {
+        let info = session(phase);
+        round_trip("session info", &info);
+        round_trip(
+            "updated",
+            &ManagerEvent::Session {
+                session: info.clone(),
+            },
+        );
+        round_trip(
+            "discarded",
+            &DiscardOutcome::Discarded {
+                session: Box::new(info),
+            },
+        );
+    }
+    round_trip(
+        "snapshot",
+        &ManagerSnapshot {
+            seq: 41,
+            sessions: vec![session(SessionPhase::Active)],
+        },
+    );
+    let preview = DiscardPreview {
+        uncommitted: vec!["notes.txt".to_owned()],
+        unmerged_commits: vec!["Add health check".to_owned()],
+    };
+    round_trip(
+        "needs confirmation",
+        &DiscardOutcome::NeedsConfirmation {
+            preview: preview.clone(),
+            confirm_token: "9f2c".to_owned(),
+        },
+    );
+    round_trip("removed", &DiscardOutcome::Removed { id: "x".to_owned() });
+    for event in [
+        ManagerEvent::Removed { id: "x".to_owned() },
+        ManagerEvent::Warning {
+            message: "the state file cannot be written".to_owned(),
+        },
+        ManagerEvent::Base {
+            branch: "trunk".to_owned(),
+        },
+    ] {
+        round_trip("manager event", &SequencedEvent { seq: 7, event });
+    }
+    round_trip(
+        "diff",
+        &DiffStat {
+            files: vec![FileStat {
+                path: "b.rs".to_owned(),
+                old_path: Some("a.rs".to_owned()),
+                added: None,
+                deleted: Some(1),
+            }],
+            insertions: 0,
+            deletions: 1,
+            uncommitted: vec![StatusEntry {
+                status: "??".to_owned(),
+                path: "scratch/".to_owned(),
+                orig_path: None,
+            }],
+            commits_ahead: 1,
+        },
+    );
+    for data in [
+        None,
+        Some(ErrorData::InvalidField(InvalidFieldData {
+            field: "images[0].data".to_owned(),
+        })),
+        Some(ErrorData::Refusal(RefusalData {
+            reason: "merge_conflict".to_owned(),
+            args: vec!["codiva/two".to_owned(), "main".to_owned()],
+            fresh: None,
+        })),
+        Some(ErrorData::Refusal(RefusalData {
+            reason: "changed_since_preview".to_owned(),
+            args: vec!["s".to_owned()],
+            fresh: Some(FreshPreview {
+                preview: preview.clone(),
+                confirm_token: "41be".to_owned(),
+            }),
+        })),
+    ] {
+        round_trip(
+            "error",
+            &ErrorBody {
+                code: -32002,
+                message: "refused".to_owned(),
+                data,
+            },
+        );
+    }
+    round_trip(
+        "input",
+        &UserInput {
+            text: "look".to_owned(),
+            images: vec![ImageInput {
+                media_type: "image/png".to_owned(),
+                data: "iVBO".to_owned(),
+            }],
+            command: Some("review".to_owned()),
+        },
+    );
+}
+
+#[test]
+fn every_request_round_trips_through_the_method_table() {
+    let requests = [
+        ("initialize", json!({})),
+        (
+            "session/create",
+            json!({"prompt": "p", "images": [{"media_type": "image/png", "data": "iVBO"}], "model": null, "permission_mode": "plan"}),
+        ),
+        ("session/list", json!({})),
+        (
+            "session/read",
+            json!({"session_id": "s", "after": 3, "limit": 10, "subagent": "toolu_1"}),
+        ),
+        ("session/snapshot", json!({"session_id": "s"})),
+        (
+            "session/send",
+            json!({"session_id": "s", "text": "t", "images": []}),
+        ),
+        ("session/interrupt", json!({"session_id": "s"})),
+        ("session/resume", json!({"session_id": "s", "text": null})),
+        (
+            "session/respondPermission",
+            json!({"session_id": "s", "request_id": "r", "decision": "allow_always", "suggestion": 0, "message": null}),
+        ),
+        (
+            "session/answerQuestion",
+            json!({"session_id": "s", "request_id": "r", "answers": {"Which?": "A", "Extras?": ["B", "C"]}, "decline": false, "message": null}),
+        ),
+        (
+            "session/setModel",
+            json!({"session_id": "s", "model": "opus"}),
+        ),
+        (
+            "session/setPermissionMode",
+            json!({"session_id": "s", "mode": "plan"}),
+        ),
+        (
+            "session/setApprovalPolicy",
+            json!({"session_id": "s", "policy": {"mode": "rules", "rules": [{"tool": "Bash", "command_prefix": "cargo test"}, {"tool": "Edit"}]}}),
+        ),
+        ("session/diff", json!({"session_id": "s"})),
+        ("session/merge", json!({"session_id": "s"})),
+        (
+            "session/discard",
+            json!({"session_id": "s", "confirm_token": "9f2c"}),
+        ),
+        (
+            "session/remove",
+            json!({"session_id": "s", "confirm_token": null}),
+        ),
+        ("session/restore", json!({"session_id": "s"})),
+        ("session/sync", json!({"session_id": "s"})),
+        ("manager/snapshot", json!({})),
+    ];
+    assert_eq!(
+        requests.len(),
+        ClientRequest::METHODS.len(),
+        "a request is not covered"
+    );
+    for (method, params) in requests {
+        let request = ClientRequest::parse(method, params.clone())
+            .unwrap_or_else(|err| panic!("{method}: {err:?}"));
+        assert_eq!(request.method(), method);
+        round_trip(method, &request);
+        assert_eq!(
+            serde_json::to_value(&request).unwrap(),
+            json!({"method": method, "params": params}),
+            "{method}: the params on the wire changed"
+        );
+    }
+}

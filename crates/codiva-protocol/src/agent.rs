@@ -1,0 +1,114 @@
+//! What clients see of an agent: its handshake, its requests for permission and answers, and
+//! the retry and usage figures it reports. Provider-neutral; no agent's wire format is named.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// What the agent said about itself when it connected.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AgentInfo {
+    pub version: Option<String>,
+    pub models: Vec<ModelChoice>,
+    pub commands: Vec<CommandInfo>,
+    pub account: Option<Account>,
+    pub permission_mode: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ModelChoice {
+    pub id: String,
+    pub display_name: Option<String>,
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CommandInfo {
+    pub name: String,
+    pub description: Option<String>,
+    pub argument_hint: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Account {
+    /// Where the API key in use comes from (`ANTHROPIC_API_KEY`, `apiKeyHelper`, …; `none`).
+    pub api_key_source: Option<String>,
+    /// Where the login token in use comes from (`CLAUDE_CODE_OAUTH_TOKEN`, …; `none`).
+    pub token_source: Option<String>,
+    pub api_provider: Option<String>,
+    pub email: Option<String>,
+    pub subscription: Option<String>,
+}
+
+/// A failed model request that the agent is about to retry.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RetryInfo {
+    pub attempt: u32,
+    pub max: u32,
+    pub delay_ms: u64,
+    pub status: Option<u16>,
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TokenUsage {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_creation: u64,
+}
+
+impl TokenUsage {
+    /// The prompt's size: what the model read, cached or not.
+    pub fn context(&self) -> u64 {
+        self.input + self.cache_read + self.cache_creation
+    }
+}
+
+/// The agent asks whether it may use a tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PermissionRequest {
+    pub request_id: String,
+    pub tool: String,
+    pub input: Value,
+    pub description: Option<String>,
+    /// Scopes the agent offers for "always allow", each echoed back unchanged when chosen.
+    pub suggestions: Vec<Value>,
+    pub tool_use_id: Option<String>,
+    /// Set when a subagent asks.
+    pub agent_id: Option<String>,
+    pub blocked_path: Option<String>,
+    pub reason: Option<String>,
+}
+
+/// The agent asks the user questions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct QuestionRequest {
+    pub request_id: String,
+    pub questions: Vec<Question>,
+    /// The tool input as the agent sent it (answers are merged into it).
+    pub input: Value,
+    pub tool_use_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Question {
+    pub question: String,
+    pub header: Option<String>,
+    pub options: Vec<QuestionOption>,
+    pub multi_select: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct QuestionOption {
+    pub label: String,
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NoteLevel {
+    Info,
+    Warning,
+    Error,
+}

@@ -1,0 +1,199 @@
+//! What clients see of the session manager: session rows and phases, its events (each with a
+//! sequence number), log pages, diffs, discard previews and the stable names of its refusals.
+
+use std::path::PathBuf;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::log::LogEntry;
+use crate::session::{SessionEvent, Status, TodoProgress};
+
+/// Where a session is in its life, beyond the agent's own status.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "phase", rename_all = "snake_case")]
+pub enum SessionPhase {
+    /// Its worktree is being made.
+    Preparing,
+    /// The agent session runs or waits (see `status`).
+    Active,
+    /// Merging into the base hit conflicts; the merge was aborted.
+    Conflict { files: Vec<String> },
+    /// Merged into the base; the worktree is gone.
+    Merged { commit: String },
+    /// Discarded; `restore` brings the branch and worktree back.
+    Discarded,
+}
+
+/// One row of `session/list`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SessionInfo {
+    pub id: String,
+    pub title: String,
+    pub prompt: String,
+    pub branch: String,
+    pub worktree: PathBuf,
+    pub base: String,
+    #[serde(flatten)]
+    pub phase: SessionPhase,
+    pub status: Status,
+    pub detail: Option<String>,
+    pub agent: String,
+    pub agent_session_id: Option<String>,
+    pub model: Option<String>,
+    pub cost_usd: Option<f64>,
+    /// Time spent preparing or running, in milliseconds.
+    pub active_ms: u64,
+    /// Milliseconds since the Unix epoch.
+    pub created_at: u64,
+    pub pending_prompts: usize,
+    pub todos: TodoProgress,
+}
+
+/// What the manager tells front ends.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ManagerEvent {
+    /// A session was created, changed phase, status or metadata.
+    Session {
+        session: SessionInfo,
+    },
+    /// Something happened inside a session (log entries, stream, prompts, …).
+    Event {
+        id: String,
+        event: SessionEvent,
+    },
+    Removed {
+        id: String,
+    },
+    Warning {
+        message: String,
+    },
+    /// The main checkout switched branches: new sessions start from (and merge into) this one.
+    Base {
+        branch: String,
+    },
+}
+
+/// A manager event with its place in the manager's stream: `seq` grows by one per event, so a
+/// client that sees a number skipped knows it missed events and resyncs (`manager/snapshot`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SequencedEvent {
+    pub seq: u64,
+    #[serde(flatten)]
+    pub event: ManagerEvent,
+}
+
+/// Every session's row, consistent with the event stream up to and including `seq`: apply the
+/// events with a greater `seq` on top of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ManagerSnapshot {
+    pub seq: u64,
+    pub sessions: Vec<SessionInfo>,
+}
+
+/// What discarding a session would remove from its worktree and branch (all of it is kept under
+/// `refs/codiva/archive/<slug>`, which restore brings back).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct DiscardPreview {
+    pub uncommitted: Vec<String>,
+    pub unmerged_commits: Vec<String>,
+}
+
+/// A discard preview with the token that confirms exactly it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct FreshPreview {
+    pub preview: DiscardPreview,
+    pub confirm_token: String,
+}
+
+/// The answer to a discard (or remove) request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum DiscardOutcome {
+    /// Nothing was done: this is what would be lost; call again with the token to confirm.
+    NeedsConfirmation {
+        preview: DiscardPreview,
+        confirm_token: String,
+    },
+    Discarded {
+        session: Box<SessionInfo>,
+    },
+    Removed {
+        id: String,
+    },
+}
+
+/// A page of a session's log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ReadPage {
+    pub entries: Vec<LogEntry>,
+    /// Pass as `after` to read on; `None` at the end.
+    pub next_after: Option<u64>,
+    pub dropped_entries: u64,
+}
+
+/// One file of `git diff --numstat`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct FileStat {
+    /// The path (the new path of a rename).
+    pub path: String,
+    /// The old path of a rename or copy.
+    pub old_path: Option<String>,
+    /// Lines added; `None` for a binary file.
+    pub added: Option<u64>,
+    /// Lines deleted; `None` for a binary file.
+    pub deleted: Option<u64>,
+}
+
+/// One entry of `git status --porcelain=v1`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct StatusEntry {
+    /// The two status letters `XY` (`??` untracked, ` M` modified, `A ` added, `UU` unmerged…).
+    pub status: String,
+    /// The path (a directory ends with `/`).
+    pub path: String,
+    /// The original path of a rename or copy.
+    pub orig_path: Option<String>,
+}
+
+/// What a session changed relative to its base.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct DiffStat {
+    /// Committed changes, `base...HEAD`.
+    pub files: Vec<FileStat>,
+    /// Sum of `files[].added`.
+    pub insertions: u64,
+    /// Sum of `files[].deleted`.
+    pub deletions: u64,
+    /// Uncommitted changes in the worktree, untracked files included (the symlinks codiva
+    /// carried are left out).
+    pub uncommitted: Vec<StatusEntry>,
+    /// Commits in `base..HEAD`.
+    pub commits_ahead: u64,
+}
+
+/// Every refusal `reason` the manager gives; front ends that word refusals themselves cover
+/// them all (a test in `codiva-tui` holds its catalogue to this list).
+pub const REFUSAL_CODES: &[&str] = &[
+    "already_discarded",
+    "already_merged",
+    "cannot_merge_now",
+    "changed_since_preview",
+    "discarded_restore_first",
+    "empty_instruction",
+    "merge_conflict",
+    "merge_refused",
+    "merged_start_new",
+    "no_agent_yet",
+    "no_pending_prompt",
+    "no_worktree",
+    "not_discarded",
+    "not_running_agent",
+    "nothing_to_merge",
+    "still_preparing",
+    "still_working",
+    "sync_busy",
+    "token_mismatch",
+    "wrong_prompt_kind",
+];

@@ -1,0 +1,199 @@
+//! The method table: each request declared once (method name ↔ params type ↔ result type), each
+//! notification likewise. The server matches on [`ClientRequest`]; [`crate::schema`] exports
+//! the whole table. Adding a request is one line here and one handler in the server.
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::manager::{DiffStat, DiscardOutcome, ReadPage};
+use crate::params::*;
+
+/// A request's types, for handlers that must answer with exactly the declared result.
+pub trait Request {
+    const METHOD: &'static str;
+    type Params: Serialize + DeserializeOwned + JsonSchema;
+    type Result: Serialize + DeserializeOwned + JsonSchema;
+}
+
+macro_rules! client_requests {
+    ($( $(#[$doc:meta])* $variant:ident => $method:literal ($params:ty) -> $result:ty; )*) => {
+        /// Every request a client can make, with its params.
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+        #[serde(tag = "method", content = "params")]
+        pub enum ClientRequest {
+            $( $(#[$doc])* #[serde(rename = $method)] $variant($params), )*
+        }
+
+        /// One marker type per request, tying its name to its params and result.
+        pub mod request {
+            #[allow(unused_imports)]
+            use super::*;
+            $(
+                $(#[$doc])*
+                pub struct $variant;
+                impl super::Request for $variant {
+                    const METHOD: &'static str = $method;
+                    type Params = $params;
+                    type Result = $result;
+                }
+            )*
+        }
+
+        impl ClientRequest {
+            /// Every request method, in declaration order.
+            pub const METHODS: &[&str] = &[$($method),*];
+
+            pub fn method(&self) -> &'static str {
+                match self {
+                    $( ClientRequest::$variant(_) => $method, )*
+                }
+            }
+
+            /// A request from its method name and params (`null` reads as `{}`).
+            pub fn parse(method: &str, params: Value) -> Result<Self, ParseError> {
+                match method {
+                    $( $method => Ok(ClientRequest::$variant(parse_params(params)?)), )*
+                    other => Err(ParseError::UnknownMethod(other.to_owned())),
+                }
+            }
+
+            /// `(method, params schema, result schema)` for every request.
+            pub(crate) fn schemas(
+                generator: &mut schemars::SchemaGenerator,
+            ) -> Vec<(&'static str, schemars::Schema, schemars::Schema)> {
+                vec![$( (
+                    $method,
+                    generator.subschema_for::<$params>(),
+                    generator.subschema_for::<$result>(),
+                ), )*]
+            }
+        }
+    };
+}
+
+client_requests! {
+    Initialize => "initialize" (NoParams) -> InitializeResult;
+    /// A new session on its own worktree and branch; answers at once (`preparing`).
+    SessionCreate => "session/create" (CreateParams) -> SessionResult;
+    SessionList => "session/list" (NoParams) -> SessionListResult;
+    /// A page of a session's (or a subagent's) log.
+    SessionRead => "session/read" (ReadParams) -> ReadPage;
+    /// One session's whole state.
+    SessionSnapshot => "session/snapshot" (SessionParams) -> crate::session::SessionSnapshot;
+    SessionSend => "session/send" (SendParams) -> Done;
+    SessionInterrupt => "session/interrupt" (SessionParams) -> Done;
+    SessionResume => "session/resume" (ResumeParams) -> Done;
+    SessionRespondPermission => "session/respondPermission" (PermissionParams) -> Done;
+    SessionAnswerQuestion => "session/answerQuestion" (QuestionParams) -> Done;
+    SessionSetModel => "session/setModel" (ModelParams) -> Done;
+    SessionSetPermissionMode => "session/setPermissionMode" (ModeParams) -> Done;
+    /// A session's approval policy, or (no `session_id`) the default for new sessions.
+    SessionSetApprovalPolicy => "session/setApprovalPolicy" (ApprovalParams) -> Done;
+    SessionDiff => "session/diff" (SessionParams) -> DiffStat;
+    SessionMerge => "session/merge" (SessionParams) -> SessionResult;
+    /// Two steps: a preview and its token, then the token.
+    SessionDiscard => "session/discard" (ConfirmParams) -> DiscardOutcome;
+    SessionRemove => "session/remove" (ConfirmParams) -> DiscardOutcome;
+    SessionRestore => "session/restore" (SessionParams) -> SessionResult;
+    SessionSync => "session/sync" (SessionParams) -> SyncResult;
+    /// Every session's row and the `seq` of the last event they reflect.
+    ManagerSnapshot => "manager/snapshot" (NoParams) -> crate::manager::ManagerSnapshot;
+}
+
+macro_rules! server_notifications {
+    ($( $(#[$doc:meta])* $variant:ident => $method:literal ($params:ty); )*) => {
+        /// Every notification the server sends, with its params.
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+        #[serde(tag = "method", content = "params")]
+        pub enum ServerNotification {
+            $( $(#[$doc])* #[serde(rename = $method)] $variant($params), )*
+        }
+
+        impl ServerNotification {
+            /// Every notification method, in declaration order.
+            pub const METHODS: &[&str] = &[$($method),*];
+
+            pub fn method(&self) -> &'static str {
+                match self {
+                    $( ServerNotification::$variant(_) => $method, )*
+                }
+            }
+
+            /// `(method, params schema)` for every notification.
+            pub(crate) fn schemas(
+                generator: &mut schemars::SchemaGenerator,
+            ) -> Vec<(&'static str, schemars::Schema)> {
+                vec![$( ($method, generator.subschema_for::<$params>()), )*]
+            }
+        }
+    };
+}
+
+server_notifications! {
+    SessionUpdated => "session/updated" (SessionUpdatedParams);
+    SessionRemoved => "session/removed" (SessionRemovedParams);
+    SessionStatus => "session/status" (SessionEventParams);
+    SessionLog => "session/log" (SessionEventParams);
+    SessionStream => "session/stream" (SessionEventParams);
+    SessionPermission => "session/permission" (SessionEventParams);
+    SessionQuestion => "session/question" (SessionEventParams);
+    SessionPromptClosed => "session/promptClosed" (SessionEventParams);
+    SessionConnected => "session/connected" (SessionEventParams);
+    SessionAgentSession => "session/agentSession" (SessionEventParams);
+    SessionModel => "session/model" (SessionEventParams);
+    SessionPermissionMode => "session/permissionMode" (SessionEventParams);
+    SessionTodos => "session/todos" (SessionEventParams);
+    SessionUsage => "session/usage" (SessionEventParams);
+    SessionSubagent => "session/subagent" (SessionEventParams);
+    SessionAgentExited => "session/agentExited" (SessionEventParams);
+    RepoBase => "repo/base" (BaseParams);
+    Warning => "warning" (WarningParams);
+}
+
+/// Why a request could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParseError {
+    UnknownMethod(String),
+    /// `field`: the top-level field at fault, when one is.
+    InvalidParams {
+        field: Option<String>,
+        message: String,
+    },
+}
+
+fn parse_params<T: DeserializeOwned>(params: Value) -> Result<T, ParseError> {
+    let params = if params.is_null() {
+        Value::Object(serde_json::Map::new())
+    } else {
+        params
+    };
+    T::deserialize(&params).map_err(|err| ParseError::InvalidParams {
+        field: faulty_field::<T>(&params, &err),
+        message: err.to_string(),
+    })
+}
+
+/// The top-level field a params error is about. serde does not name a field of the wrong type
+/// (nor the outer field of a nested error): that is the key without which the error changes
+/// (serde stops at the first bad field in key order, and reports missing fields only after
+/// reading every key). Otherwise it is a missing field, which serde names.
+fn faulty_field<T: DeserializeOwned>(params: &Value, err: &serde_json::Error) -> Option<String> {
+    let message = err.to_string();
+    let culprit = match params {
+        Value::Object(map) => map.keys().find(|key| {
+            let mut without = map.clone();
+            without.remove(*key);
+            match T::deserialize(&Value::Object(without)) {
+                Ok(_) => true,
+                Err(other) => other.to_string() != message,
+            }
+        }),
+        _ => None,
+    };
+    culprit.cloned().or_else(|| {
+        let rest = message.strip_prefix("missing field `")?;
+        rest.split('`').next().map(str::to_owned)
+    })
+}

@@ -1,0 +1,219 @@
+//! The params and results of the requests in [`crate::methods`], and the params of the
+//! notifications.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::approval::ApprovalPolicy;
+use crate::input::ImageInput;
+use crate::manager::SessionInfo;
+use crate::session::SessionEvent;
+
+/// Params of a request that takes none (`{}` or absent).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct NoParams {}
+
+/// The result of a request that only succeeds or fails: `{}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Done {}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct InitializeResult {
+    /// Bumped on incompatible changes.
+    pub protocol_version: String,
+    pub server: ServerInfo,
+    pub repo: RepoInfo,
+    pub capabilities: Capabilities,
+    /// What the user should see from start-up (a corrupt state file, pruned sessions, …).
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ServerInfo {
+    pub name: String,
+    pub version: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RepoInfo {
+    pub root: PathBuf,
+    pub base: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Capabilities {
+    pub agents: Vec<String>,
+    pub images: bool,
+    pub merge: bool,
+    pub discard_confirmation: bool,
+    pub subagent_logs: bool,
+    /// Notifications carry `seq`; `manager/snapshot` answers with the `seq` it reflects.
+    pub event_seq: bool,
+}
+
+/// Params naming one session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SessionParams {
+    pub session_id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CreateParams {
+    pub prompt: String,
+    #[serde(default)]
+    pub images: Vec<ImageInput>,
+    pub model: Option<String>,
+    pub permission_mode: Option<String>,
+    /// The session's approval policy (none: the server's default for new sessions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval_policy: Option<ApprovalPolicy>,
+}
+
+/// Params of `session/setApprovalPolicy`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ApprovalParams {
+    /// The session whose policy this is; none: the default for sessions created from now on.
+    pub session_id: Option<String>,
+    pub policy: ApprovalPolicy,
+}
+
+/// A result carrying one session's row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SessionResult {
+    pub session: SessionInfo,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SessionListResult {
+    pub sessions: Vec<SessionInfo>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ReadParams {
+    pub session_id: String,
+    pub after: Option<u64>,
+    /// Default 200, clamped to 1–1000.
+    pub limit: Option<usize>,
+    /// Read a subagent's log (the tool-use id of its `Agent` call) instead of the main log.
+    pub subagent: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SendParams {
+    pub session_id: String,
+    pub text: String,
+    #[serde(default)]
+    pub images: Vec<ImageInput>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ResumeParams {
+    pub session_id: String,
+    pub text: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    Allow,
+    AllowAlways,
+    Deny,
+    DenyAndStop,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PermissionParams {
+    pub session_id: String,
+    pub request_id: String,
+    pub decision: Decision,
+    /// For `allow_always`: the index of the agent's suggested scope (none: the whole tool).
+    pub suggestion: Option<usize>,
+    pub message: Option<String>,
+}
+
+/// One answer: a label or free text, or several labels of a multi-select question.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Answer {
+    One(String),
+    Many(Vec<String>),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct QuestionParams {
+    pub session_id: String,
+    pub request_id: String,
+    /// Keyed by question text.
+    #[serde(default)]
+    pub answers: BTreeMap<String, Answer>,
+    #[serde(default)]
+    pub decline: bool,
+    pub message: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ModelParams {
+    pub session_id: String,
+    /// `null`: the agent's default.
+    pub model: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ModeParams {
+    pub session_id: String,
+    pub mode: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ConfirmParams {
+    pub session_id: String,
+    /// Absent: preview only. The token of a preview: confirm exactly that.
+    pub confirm_token: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SyncResult {
+    /// What happened, in one line.
+    pub message: String,
+}
+
+// -- notification params ----------------------------------------------------------------------
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SessionUpdatedParams {
+    pub seq: u64,
+    pub session: SessionInfo,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SessionRemovedParams {
+    pub seq: u64,
+    pub session_id: String,
+}
+
+/// A session's event (`session/status`, `session/log`, …): the event's fields, its
+/// `event` name, the session and the event's place in the stream.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SessionEventParams {
+    pub seq: u64,
+    pub session_id: String,
+    #[serde(flatten)]
+    pub event: SessionEvent,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct BaseParams {
+    pub seq: u64,
+    pub base: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct WarningParams {
+    /// Absent for the start-up warnings sent before any event, and for "events were dropped".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq: Option<u64>,
+    pub message: String,
+}

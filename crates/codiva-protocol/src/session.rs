@@ -1,0 +1,211 @@
+//! One agent session as clients see it: its status, the prompts that wait for the user, its
+//! events and a snapshot of its whole state. The reducer that produces them is the core's
+//! (`session_state.rs`).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::agent::{AgentInfo, PermissionRequest, QuestionRequest, TokenUsage};
+use crate::log::LogEntry;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Starting,
+    Running,
+    AwaitingPermission,
+    AwaitingAnswer,
+    Completed,
+    Interrupted,
+    RateLimited,
+    NeedsLogin,
+    Failed,
+}
+
+impl Status {
+    /// The session waits for the user.
+    pub fn awaits_user(self) -> bool {
+        matches!(self, Status::AwaitingPermission | Status::AwaitingAnswer)
+    }
+
+    /// Nothing is happening until the user acts.
+    pub fn is_settled(self) -> bool {
+        matches!(
+            self,
+            Status::Completed
+                | Status::Interrupted
+                | Status::RateLimited
+                | Status::NeedsLogin
+                | Status::Failed
+        )
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Starting => "starting",
+            Status::Running => "running",
+            Status::AwaitingPermission => "awaiting_permission",
+            Status::AwaitingAnswer => "awaiting_answer",
+            Status::Completed => "completed",
+            Status::Interrupted => "interrupted",
+            Status::RateLimited => "rate_limited",
+            Status::NeedsLogin => "needs_login",
+            Status::Failed => "failed",
+        }
+    }
+}
+
+/// Which log an entry belongs to: the session's own, or a subagent's (by its tool-use id).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "scope", content = "tool_use_id", rename_all = "snake_case")]
+pub enum Scope {
+    Main,
+    Subagent(String),
+}
+
+/// A request waiting for the user.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Prompt {
+    Permission(PermissionRequest),
+    Question(QuestionRequest),
+}
+
+impl Prompt {
+    pub fn request_id(&self) -> &str {
+        match self {
+            Prompt::Permission(request) => &request.request_id,
+            Prompt::Question(request) => &request.request_id,
+        }
+    }
+
+    /// The tool call the prompt is about, when the agent names it.
+    pub fn tool_use_id(&self) -> Option<&str> {
+        match self {
+            Prompt::Permission(request) => request.tool_use_id.as_deref(),
+            Prompt::Question(request) => request.tool_use_id.as_deref(),
+        }
+    }
+}
+
+/// How a prompt left the queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PromptResolution {
+    Allowed,
+    Denied,
+    Answered,
+    Declined,
+    /// The agent withdrew it (interrupt) or the process went away.
+    Withdrawn,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TodoProgress {
+    pub done: usize,
+    pub total: usize,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct UsageView {
+    pub tokens: TokenUsage,
+    pub context_used: u64,
+    pub context_window: Option<u64>,
+    pub cost_usd: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SubagentView {
+    pub tool_use_id: String,
+    pub task_id: Option<String>,
+    pub description: Option<String>,
+    pub subagent_type: Option<String>,
+    pub background: bool,
+    pub status: String,
+    pub last_tool: Option<String>,
+    pub tokens: u64,
+    pub tool_uses: u64,
+    pub elapsed_ms: u64,
+    pub summary: Option<String>,
+}
+
+/// What front ends receive from one session. Serialised as JSON for `codiva exec --json`; the
+/// params of `codiva serve`'s `session/…` notifications (without `event`, with `session_id`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum SessionEvent {
+    Status {
+        status: Status,
+        detail: Option<String>,
+    },
+    Connected {
+        agent: AgentInfo,
+    },
+    /// The agent's own session id (what `--resume` takes).
+    AgentSession {
+        id: String,
+    },
+    Model {
+        model: Option<String>,
+    },
+    PermissionMode {
+        mode: String,
+    },
+    /// A new or changed log entry.
+    Log {
+        #[serde(flatten)]
+        scope: Scope,
+        entry: LogEntry,
+        update: bool,
+    },
+    /// Streamed text of the message being written (`reset` drops what came before).
+    Stream {
+        text: String,
+        reset: bool,
+    },
+    PromptOpened {
+        prompt: Prompt,
+    },
+    PromptClosed {
+        request_id: String,
+        resolution: PromptResolution,
+    },
+    Todos {
+        progress: TodoProgress,
+    },
+    Usage {
+        usage: UsageView,
+    },
+    Subagent {
+        subagent: SubagentView,
+    },
+    /// The agent process ended (`requested` when codiva asked it to).
+    AgentExited {
+        code: Option<i32>,
+        signal: Option<i32>,
+        requested: bool,
+    },
+    /// Something the user should know that is not part of the conversation (the wire log
+    /// cannot be written); the manager passes it on as a warning.
+    Warning {
+        message: String,
+    },
+}
+
+/// A copy of a session's state for front ends (`session/snapshot`, a TUI attaching late).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SessionSnapshot {
+    pub status: Status,
+    pub detail: Option<String>,
+    pub connected: bool,
+    pub agent_session_id: Option<String>,
+    pub model: Option<String>,
+    pub permission_mode: Option<String>,
+    pub prompts: Vec<Prompt>,
+    pub todos: TodoProgress,
+    pub usage: UsageView,
+    pub subagents: Vec<SubagentView>,
+    pub log: Vec<LogEntry>,
+    pub dropped_entries: u64,
+    pub streaming: String,
+}

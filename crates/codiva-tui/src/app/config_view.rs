@@ -1,0 +1,171 @@
+//! `/config`: the configuration file as a list of its keys — what the file says, or the
+//! default — drawn over the body. Enter edits the selected key in a one-line editor; Enter
+//! there asks the loop to write that one key back (through `codiva_core::config_edit`, which
+//! keeps the user's comments and layout). Saved values apply the next time codiva starts.
+
+use codiva_core::config_edit::FieldValue;
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+
+use crate::composer::{Composer, ComposerAction};
+use crate::dialog::sanitize;
+use crate::i18n_views::{V, vtf};
+use crate::theme;
+use crate::width::{fit, truncate};
+
+pub struct ConfigView {
+    pub path: String,
+    fields: Vec<FieldValue>,
+    selected: usize,
+    /// The key being edited and its editor.
+    editing: Option<Composer>,
+}
+
+pub enum ConfigAction {
+    None,
+    Close,
+    Save { key: String, value: String },
+}
+
+impl ConfigView {
+    pub fn new(path: String, fields: Vec<FieldValue>) -> Self {
+        ConfigView {
+            path,
+            fields,
+            selected: 0,
+            editing: None,
+        }
+    }
+
+    /// New contents after a save; the selection stays on the same key.
+    pub fn replace(&mut self, fields: Vec<FieldValue>) {
+        self.fields = fields;
+        self.selected = self.selected.min(self.fields.len().saturating_sub(1));
+        self.editing = None;
+    }
+
+    pub fn key(&mut self, key: KeyEvent) -> ConfigAction {
+        if let Some(editor) = &mut self.editing {
+            if key.code == KeyCode::Esc {
+                self.editing = None;
+                return ConfigAction::None;
+            }
+            if key.code == KeyCode::Enter {
+                let value = editor.text().to_owned();
+                let Some(field) = self.fields.get(self.selected) else {
+                    return ConfigAction::None;
+                };
+                return ConfigAction::Save {
+                    key: field.field.key.to_owned(),
+                    value,
+                };
+            }
+            if let ComposerAction::Submit(value) = editor.handle_key(key)
+                && let Some(field) = self.fields.get(self.selected)
+            {
+                return ConfigAction::Save {
+                    key: field.field.key.to_owned(),
+                    value,
+                };
+            }
+            return ConfigAction::None;
+        }
+        let last = self.fields.len().saturating_sub(1);
+        match key.code {
+            KeyCode::Up | KeyCode::Char('k') => self.selected = self.selected.saturating_sub(1),
+            KeyCode::Down | KeyCode::Char('j') => self.selected = (self.selected + 1).min(last),
+            KeyCode::Home => self.selected = 0,
+            KeyCode::End => self.selected = last,
+            KeyCode::Enter => {
+                if let Some(field) = self.fields.get(self.selected) {
+                    let mut editor = Composer::new();
+                    editor.set_text(field.value.as_deref().unwrap_or(""));
+                    self.editing = Some(editor);
+                }
+            }
+            KeyCode::Esc | KeyCode::Char('q') => return ConfigAction::Close,
+            _ => {}
+        }
+        ConfigAction::None
+    }
+
+    /// Draws the view; returns where the caret goes while a value is edited.
+    pub fn render(&mut self, area: Rect, buf: &mut Buffer) -> Option<(u16, u16)> {
+        if area.height == 0 {
+            return None;
+        }
+        let width = usize::from(area.width);
+        buf.set_line(
+            area.x,
+            area.y,
+            &Line::styled(
+                truncate(&format!(" {}", vtf(V::ConfigTitle, &[&self.path])), width),
+                theme::bold(),
+            ),
+            area.width,
+        );
+        let editor_rows: u16 = if self.editing.is_some() { 2 } else { 0 };
+        let rows = usize::from(area.height.saturating_sub(1 + editor_rows));
+        let key_width = self
+            .fields
+            .iter()
+            .map(|f| f.field.key.len())
+            .max()
+            .unwrap_or(0);
+        let first = self.selected.saturating_sub(rows.saturating_sub(1));
+        for (row, (index, field)) in self.fields.iter().enumerate().skip(first).enumerate() {
+            if row >= rows {
+                break;
+            }
+            let y = area.y + 1 + u16::try_from(row).unwrap_or(0);
+            let selected = index == self.selected;
+            let style = if selected {
+                theme::selected()
+            } else {
+                theme::text()
+            };
+            let marker = if selected { "›" } else { " " };
+            let value_width = width.saturating_sub(key_width + 5) / 2;
+            let mut spans = vec![
+                Span::styled(format!("{marker} "), style),
+                Span::styled(fit(field.field.key, key_width), style),
+                Span::raw("  "),
+            ];
+            match &field.value {
+                Some(value) => spans.push(Span::styled(
+                    fit(&sanitize(value), value_width),
+                    theme::accent(),
+                )),
+                None => spans.push(Span::styled(fit("", value_width), theme::dim())),
+            }
+            let default = match field.field.default {
+                "searched" => crate::i18n_views::vt(V::ConfigDefaultSearched),
+                "the CLI's default" => crate::i18n_views::vt(V::ConfigDefaultCli),
+                other => other,
+            };
+            spans.push(Span::styled(
+                format!(" {}", vtf(V::ConfigDefault, &[default])),
+                theme::dim(),
+            ));
+            buf.set_line(area.x, y, &Line::from(spans), area.width);
+        }
+        let editor = self.editing.as_mut()?;
+        let key = self
+            .fields
+            .get(self.selected)
+            .map_or("", |field| field.field.key);
+        let y = area.bottom().saturating_sub(2);
+        buf.set_line(
+            area.x,
+            y,
+            &Line::styled(
+                truncate(&format!(" {}", vtf(V::ConfigEditHint, &[key])), width),
+                theme::warning(),
+            ),
+            area.width,
+        );
+        editor.render(Rect::new(area.x, y + 1, area.width, 1), buf)
+    }
+}

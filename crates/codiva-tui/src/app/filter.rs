@@ -1,0 +1,210 @@
+//! The session list's filter (`f` in the list): the rows whose title, branch or status (the
+//! status word, or the badge as shown in the UI's language) contain what was typed, ignoring
+//! case. The selection and the mouse follow the rows shown.
+
+use codiva_core::manager::{SessionInfo, SessionPhase};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+
+use super::{App, list_view};
+use crate::i18n_views::{V, vtf};
+use crate::theme;
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListFilter {
+    pub query: String,
+    /// Keys go to the query (else back to the list, the filter kept).
+    pub editing: bool,
+}
+
+pub enum FilterAction {
+    None,
+    /// Leave the query, keep the filter.
+    Done,
+    /// Drop the filter.
+    Clear,
+}
+
+/// Whether `session` matches `query` (empty matches everything).
+pub fn matches(session: &SessionInfo, query: &str) -> bool {
+    let query = query.trim().to_lowercase();
+    if query.is_empty() {
+        return true;
+    }
+    let phase = match &session.phase {
+        SessionPhase::Preparing => "preparing",
+        SessionPhase::Active => "",
+        SessionPhase::Conflict { .. } => "conflict",
+        SessionPhase::Merged { .. } => "merged",
+        SessionPhase::Discarded => "discarded",
+    };
+    [
+        session.title.as_str(),
+        session.branch.as_str(),
+        session.status.as_str(),
+        phase,
+        list_view::badge(session).0.as_str(),
+    ]
+    .iter()
+    .any(|field| field.to_lowercase().contains(&query))
+}
+
+/// Draws the list (under its filter line when there is a filter): returns the rows' area and
+/// the first row's position in [`App::visible_rows`], which the app keeps for the mouse.
+pub(super) fn render_list(
+    app: &mut App,
+    selected: usize,
+    focused: bool,
+    area: Rect,
+    buf: &mut Buffer,
+) -> (Rect, usize) {
+    if app.filter.is_none() {
+        app.list_rows = (0..app.sessions.len()).collect();
+        return list_view::render(&app.sessions, selected, focused, app.activity(), area, buf);
+    }
+    let rows = app.visible_rows();
+    let mut area = area;
+    if let Some(filter) = &app.filter
+        && area.height > 0
+    {
+        let caret = if filter.editing { "▏" } else { "" };
+        let text = vtf(
+            V::FilterLine,
+            &[
+                &format!("{}{caret}", filter.query),
+                &rows.len().to_string(),
+                &app.sessions.len().to_string(),
+            ],
+        );
+        let style = if filter.editing {
+            theme::warning()
+        } else {
+            theme::dim()
+        };
+        buf.set_line(
+            area.x,
+            area.y,
+            &Line::styled(format!("  {text}"), style),
+            area.width,
+        );
+        area = Rect::new(area.x, area.y + 1, area.width, area.height - 1);
+        if rows.is_empty() && area.height > 0 {
+            buf.set_line(
+                area.x,
+                area.y,
+                &Line::styled(
+                    format!("  {}", vtf(V::FilterNoMatch, &[&filter.query])),
+                    theme::dim(),
+                ),
+                area.width,
+            );
+            app.list_rows = rows;
+            return (Rect::new(area.x, area.y, area.width, 0), 0);
+        }
+    }
+    let shown: Vec<SessionInfo> = rows.iter().map(|i| app.sessions[*i].clone()).collect();
+    let position = rows.iter().position(|i| *i == selected).unwrap_or(0);
+    let first = list_view::render(&shown, position, focused, app.activity(), area, buf);
+    app.list_rows = rows;
+    first
+}
+
+impl ListFilter {
+    pub fn key(&mut self, key: KeyEvent) -> FilterAction {
+        match key.code {
+            KeyCode::Esc => return FilterAction::Clear,
+            KeyCode::Enter | KeyCode::Down | KeyCode::Up | KeyCode::Tab => {
+                self.editing = false;
+                return FilterAction::Done;
+            }
+            KeyCode::Backspace => {
+                self.query.pop();
+            }
+            KeyCode::Char('u') if key.modifiers.contains(KeyModifiers::CONTROL) => {
+                self.query.clear();
+            }
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                self.query.push(c);
+            }
+            _ => {}
+        }
+        FilterAction::None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use codiva_core::session_state::{Status, TodoProgress};
+
+    fn session(title: &str, branch: &str, status: Status, phase: SessionPhase) -> SessionInfo {
+        SessionInfo {
+            id: branch.into(),
+            title: title.into(),
+            prompt: title.into(),
+            branch: format!("codiva/{branch}"),
+            worktree: std::path::PathBuf::new(),
+            base: "main".into(),
+            phase,
+            status,
+            detail: None,
+            agent: "claude".into(),
+            agent_session_id: None,
+            model: None,
+            cost_usd: None,
+            active_ms: 0,
+            created_at: 0,
+            pending_prompts: 0,
+            todos: TodoProgress::default(),
+        }
+    }
+
+    #[test]
+    fn by_title_branch_or_status_ignoring_case() {
+        let login = session(
+            "Fix the Login loop",
+            "fix-login",
+            Status::Completed,
+            SessionPhase::Active,
+        );
+        let docs = session(
+            "日本語のドキュメント",
+            "docs",
+            Status::Failed,
+            SessionPhase::Discarded,
+        );
+        assert!(matches(&login, "login"));
+        assert!(matches(&login, "LOGIN"));
+        assert!(matches(&login, "codiva/fix"));
+        assert!(matches(&login, "completed"));
+        assert!(!matches(&login, "failed"));
+        assert!(matches(&docs, "ドキュメント"));
+        assert!(matches(&docs, "discarded"));
+        assert!(matches(&docs, " "));
+        assert!(!matches(&docs, "login"));
+    }
+
+    #[test]
+    fn typing_editing_and_leaving() {
+        let mut filter = ListFilter {
+            query: String::new(),
+            editing: true,
+        };
+        for c in "lox".chars() {
+            filter.key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+        }
+        filter.key(KeyEvent::new(KeyCode::Backspace, KeyModifiers::NONE));
+        assert_eq!(filter.query, "lo");
+        assert!(matches!(
+            filter.key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)),
+            FilterAction::Done
+        ));
+        assert!(!filter.editing);
+        assert!(matches!(
+            filter.key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)),
+            FilterAction::Clear
+        ));
+    }
+}

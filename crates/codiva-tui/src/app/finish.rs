@@ -1,0 +1,219 @@
+//! Finishing work without leaving codiva: the merge confirmation that says what will happen
+//! (commits ahead, uncommitted files that would be lost, and `c` to ask the agent to commit
+//! them first), removing a finished session only after a y/n, renaming, and handing the
+//! terminal to `$SHELL` / `$EDITOR` in a session's worktree. Also the list filter's keys.
+
+use codiva_core::git::DiffStat;
+use codiva_core::manager::SessionPhase;
+use crossterm::event::KeyEvent;
+
+use super::filter::{FilterAction, ListFilter, matches};
+use super::{App, Confirm, Effect, Foreground, View};
+use crate::i18n::{Key, tf};
+use crate::i18n_views::{COMMIT_INSTRUCTION, V, vt, vtf};
+
+/// Files named in a confirmation, at most.
+const FILES_SHOWN: usize = 6;
+
+impl App {
+    /// `m`: first ask the core what the merge would take (the answer opens the confirmation).
+    pub(super) fn ask_merge(&mut self) -> Vec<Effect> {
+        match self.current_id() {
+            Some(id) => vec![Effect::MergePreview { id }],
+            None => Vec::new(),
+        }
+    }
+
+    /// What a merge of `id` would do, before `y`: the commits that go to the base, and the
+    /// uncommitted files that would not (they go with the worktree), with `c` to have the agent
+    /// commit them first.
+    pub(super) fn merge_preview_arrived(&mut self, id: String, stat: DiffStat) {
+        let Some(session) = self.sessions.iter().find(|s| s.id == id).cloned() else {
+            return;
+        };
+        let mut text = vec![tf(Key::MergeTitle, &[&session.branch, &session.base])];
+        let ahead = stat.commits_ahead;
+        if ahead > 0 {
+            text.push(vtf(
+                V::MergeAhead,
+                &[&ahead.to_string(), &session.branch, &session.base],
+            ));
+        } else {
+            text.push(vtf(V::MergeNothing, &[&session.branch, &session.base]));
+        }
+        let uncommitted = stat.uncommitted.len();
+        let can_ask = session.phase == SessionPhase::Active && session.status.is_settled();
+        if uncommitted > 0 {
+            let mut files: Vec<&str> = stat
+                .uncommitted
+                .iter()
+                .take(FILES_SHOWN)
+                .map(|entry| entry.path.as_str())
+                .collect();
+            let more = format!("+{}", uncommitted.saturating_sub(FILES_SHOWN));
+            if uncommitted > FILES_SHOWN {
+                files.push(&more);
+            }
+            text.push(vtf(
+                V::MergeUncommitted,
+                &[&uncommitted.to_string(), &files.join(", ")],
+            ));
+            if can_ask {
+                text.push(vt(V::MergeCommitFirst).to_owned());
+            }
+        }
+        if ahead == 0 && uncommitted == 0 {
+            self.set_notice(
+                vtf(V::MergeNothing, &[&session.branch, &session.base]),
+                false,
+            );
+            return;
+        }
+        self.confirm_extra = (uncommitted > 0 && can_ask).then(|| {
+            (
+                'c',
+                vec![Effect::Send {
+                    id: id.clone(),
+                    text: COMMIT_INSTRUCTION.to_owned(),
+                }],
+                vt(V::MergeChoices).to_owned(),
+            )
+        });
+        self.confirm = Some(Confirm {
+            text,
+            // Nothing to merge yet: `y` only closes the question.
+            on_yes: if ahead > 0 {
+                vec![Effect::Merge { id }]
+            } else {
+                Vec::new()
+            },
+            restore: None,
+        });
+    }
+
+    /// `x`: a session whose work is already gone (merged, discarded) is removed from the list
+    /// only after a y/n; others go through the discard preview (what would be lost) first.
+    pub(super) fn ask_remove(&mut self) -> Vec<Effect> {
+        let Some(session) = self
+            .current_id()
+            .and_then(|id| self.sessions.iter().find(|s| s.id == id).cloned())
+        else {
+            return Vec::new();
+        };
+        if matches!(
+            session.phase,
+            SessionPhase::Merged { .. } | SessionPhase::Discarded
+        ) {
+            self.confirm = Some(Confirm {
+                text: vec![vtf(V::RemoveFinished, &[&session.title])],
+                on_yes: vec![Effect::DiscardPreview {
+                    id: session.id,
+                    forget: true,
+                }],
+                restore: None,
+            });
+            return Vec::new();
+        }
+        vec![Effect::DiscardPreview {
+            id: session.id,
+            forget: true,
+        }]
+    }
+
+    /// `/rename title` renames; `/rename` alone puts the title in the composer to edit.
+    pub(super) fn rename(&mut self, argument: &str) -> Vec<Effect> {
+        let Some(id) = self.current_id() else {
+            return Vec::new();
+        };
+        if argument.is_empty() {
+            let title = self.title_of(&id);
+            self.composer.set_text(&format!("/rename {title}"));
+            self.set_notice(vt(V::RenameHint), false);
+            return Vec::new();
+        }
+        vec![Effect::Rename {
+            id,
+            title: argument.to_owned(),
+        }]
+    }
+
+    /// `/shell`, `/edit [path]`: the program runs in the session's worktree with the terminal.
+    pub(super) fn run_in_worktree(&mut self, what: Foreground) -> Vec<Effect> {
+        let Some(session) = self
+            .current_id()
+            .and_then(|id| self.sessions.iter().find(|s| s.id == id).cloned())
+        else {
+            return Vec::new();
+        };
+        if !matches!(
+            session.phase,
+            SessionPhase::Active | SessionPhase::Conflict { .. }
+        ) {
+            self.set_notice(tf(Key::RefNoWorktree, &[&session.id]), true);
+            return Vec::new();
+        }
+        vec![Effect::Foreground {
+            what,
+            cwd: session.worktree,
+        }]
+    }
+
+    /// The session indices the list shows, in order (all of them without a filter).
+    pub(super) fn visible_rows(&self) -> Vec<usize> {
+        let query = self.filter.as_ref().map_or("", |f| f.query.as_str());
+        self.sessions
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| matches(s, query))
+            .map(|(index, _)| index)
+            .collect()
+    }
+
+    /// Moves the selection by `delta` rows among those shown (`isize::MIN` / `MAX`: the ends).
+    pub(super) fn move_selection(&mut self, delta: isize) {
+        let rows = self.visible_rows();
+        let Some(last) = rows.len().checked_sub(1) else {
+            return;
+        };
+        let at = rows.iter().position(|i| *i == self.selected);
+        let next = match (at, delta) {
+            (_, isize::MIN) => 0,
+            (_, isize::MAX) => last,
+            (Some(at), delta) => at.saturating_add_signed(delta).min(last),
+            (None, _) => 0,
+        };
+        self.selected = rows[next];
+    }
+
+    /// `f` in the list: type to filter.
+    pub(super) fn start_filter(&mut self) {
+        let query = self.filter.take().map(|f| f.query).unwrap_or_default();
+        self.filter = Some(ListFilter {
+            query,
+            editing: true,
+        });
+    }
+
+    pub(super) fn filter_editing(&self) -> bool {
+        self.view == View::List && self.filter.as_ref().is_some_and(|f| f.editing)
+    }
+
+    pub(super) fn filter_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let Some(filter) = &mut self.filter else {
+            return Vec::new();
+        };
+        match filter.key(key) {
+            FilterAction::Clear => self.filter = None,
+            FilterAction::Done => {}
+            FilterAction::None => {}
+        }
+        // The selection stays on a row that is shown.
+        let rows = self.visible_rows();
+        if !rows.contains(&self.selected)
+            && let Some(first) = rows.first()
+        {
+            self.selected = *first;
+        }
+        Vec::new()
+    }
+}

@@ -1,0 +1,268 @@
+//! Views drawn over the body that take the keys until closed: the pickers (restore list, model
+//! picker), the diff view and the config view. While one is open the composer is hidden and
+//! the footer names the view; Esc closes it. Each view is its own file; this one opens them,
+//! routes keys and the wheel to them, and turns their choices into effects.
+
+use codiva_core::config_edit::{self, ConfigEditError};
+use codiva_core::manager::SessionPhase;
+use crossterm::event::{KeyEvent, MouseEvent, MouseEventKind};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+
+use super::config_view::{ConfigAction, ConfigView};
+use super::diff_view::{DiffAction, DiffView};
+use super::picker::{Picker, PickerAction, PickerKind, PickerRow};
+use super::{App, Effect, View};
+use crate::i18n::{Key, t, tf};
+use crate::i18n_views::{V, vt, vtf};
+
+pub enum Overlay {
+    Picker(Picker),
+    Diff(DiffView),
+    Config(ConfigView),
+}
+
+impl App {
+    /// The view on top of the body, if one is open.
+    pub fn overlay_open(&self) -> bool {
+        self.overlay.is_some()
+    }
+
+    /// The footer's hints while a view is open.
+    pub(super) fn overlay_hint(&self) -> Option<String> {
+        if self.confirm.is_some() {
+            return self.confirm_extra.as_ref().map(|(_, _, c)| c.clone());
+        }
+        if self.overlay.is_none() && self.filter_editing() {
+            return Some(vt(V::FilterEditing).to_owned());
+        }
+        Some(match self.overlay.as_ref()? {
+            Overlay::Picker(_) => vt(V::PickerHint).to_owned(),
+            Overlay::Diff(_) => vt(V::DiffHint).to_owned(),
+            Overlay::Config(_) => vt(V::ConfigHint).to_owned(),
+        })
+    }
+
+    pub(super) fn overlay_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        let Some(overlay) = &mut self.overlay else {
+            return Vec::new();
+        };
+        match overlay {
+            Overlay::Picker(picker) => match picker.key(key) {
+                PickerAction::None => Vec::new(),
+                PickerAction::Close => {
+                    self.overlay = None;
+                    Vec::new()
+                }
+                PickerAction::Choose(value) => {
+                    let kind = picker.kind.clone();
+                    self.overlay = None;
+                    self.picked(kind, value)
+                }
+            },
+            Overlay::Diff(view) => match view.key(key) {
+                DiffAction::None => Vec::new(),
+                DiffAction::Close => {
+                    self.overlay = None;
+                    Vec::new()
+                }
+            },
+            Overlay::Config(view) => match view.key(key) {
+                ConfigAction::None => Vec::new(),
+                ConfigAction::Close => {
+                    self.overlay = None;
+                    Vec::new()
+                }
+                ConfigAction::Save { key, value } => vec![Effect::SaveConfig { key, value }],
+            },
+        }
+    }
+
+    /// The wheel scrolls the diff; clicks do nothing while a view is open.
+    pub(super) fn overlay_mouse(&mut self, event: MouseEvent) -> Vec<Effect> {
+        if let Some(Overlay::Diff(view)) = &mut self.overlay {
+            match event.kind {
+                MouseEventKind::ScrollUp => view.scroll_by(-3),
+                MouseEventKind::ScrollDown => view.scroll_by(3),
+                _ => {}
+            }
+        }
+        Vec::new()
+    }
+
+    /// Draws the open view over `area`; returns where the caret goes (the config editor).
+    pub(super) fn render_overlay(&mut self, area: Rect, buf: &mut Buffer) -> Option<(u16, u16)> {
+        match self.overlay.as_mut()? {
+            Overlay::Picker(picker) => {
+                picker.render(area, buf);
+                None
+            }
+            Overlay::Diff(view) => {
+                view.render(area, buf);
+                None
+            }
+            Overlay::Config(view) => view.render(area, buf),
+        }
+    }
+
+    fn picked(&mut self, kind: PickerKind, value: String) -> Vec<Effect> {
+        match kind {
+            PickerKind::Restore => {
+                self.set_notice(vtf(V::Restoring, &[&self.title_of(&value)]), false);
+                vec![Effect::Restore { id: value }]
+            }
+            PickerKind::Model { id } => {
+                let model = (!value.is_empty()).then_some(value);
+                match id {
+                    Some(id) => vec![Effect::SetModel { id, model }],
+                    None => {
+                        let shown = model.clone().unwrap_or_else(|| "default".to_owned());
+                        self.info.model = model;
+                        self.set_notice(tf(Key::ModelForNew, &[&shown]), false);
+                        Vec::new()
+                    }
+                }
+            }
+        }
+    }
+
+    /// `/restore`: the discarded sessions, newest first.
+    pub(super) fn open_restore(&mut self) {
+        let rows = self
+            .sessions
+            .iter()
+            .rev()
+            .filter(|s| s.phase == SessionPhase::Discarded)
+            .map(|s| PickerRow {
+                value: s.id.clone(),
+                label: s.title.clone(),
+                detail: vtf(
+                    V::RestoreRow,
+                    &[&s.branch, &super::list_view::duration(s.active_ms)],
+                ),
+                current: false,
+            })
+            .collect();
+        self.overlay = Some(Overlay::Picker(Picker::new(
+            PickerKind::Restore,
+            vt(V::RestoreTitle).to_owned(),
+            rows,
+            vt(V::RestoreEmpty).to_owned(),
+        )));
+    }
+
+    /// `/model` without an argument: the agent's own models (from its `initialize` answer),
+    /// the current one marked. Without a connected agent yet, says how to name one.
+    pub(super) fn open_model_picker(&mut self) {
+        let session = match &self.view {
+            View::Detail(id) => self.sessions.iter().find(|s| s.id == *id).cloned(),
+            View::List => None,
+        };
+        let agent = session
+            .as_ref()
+            .and_then(|s| self.panes.get(&s.id))
+            .and_then(|pane| pane.agent.clone())
+            .or_else(|| self.panes.values().find_map(|p| p.agent.clone()));
+        let Some(agent) = agent.filter(|agent| !agent.models.is_empty()) else {
+            self.set_notice(tf(Key::ModelHelp, &[t(Key::ModelsUnknown)]), false);
+            return;
+        };
+        let current = match &session {
+            Some(session) => session.model.clone(),
+            None => self.info.model.clone(),
+        };
+        let mut rows = Vec::new();
+        // Claude lists its default as the model `default`; else offer it first.
+        if !agent.models.iter().any(|m| m.id == "default") {
+            rows.push(PickerRow {
+                value: String::new(),
+                label: "default".to_owned(),
+                detail: vt(V::ModelDefault).to_owned(),
+                current: current.is_none(),
+            });
+        }
+        for model in &agent.models {
+            let is_current = match &current {
+                Some(current) => *current == model.id,
+                None => model.id == "default",
+            };
+            let detail = [model.display_name.as_deref(), model.description.as_deref()]
+                .into_iter()
+                .flatten()
+                .filter(|text| *text != model.id)
+                .collect::<Vec<_>>()
+                .join(" · ");
+            rows.push(PickerRow {
+                value: if model.id == "default" {
+                    String::new()
+                } else {
+                    model.id.clone()
+                },
+                label: model.id.clone(),
+                detail,
+                current: is_current,
+            });
+        }
+        let title = match &session {
+            Some(session) => vtf(V::ModelTitleSession, &[&session.title]),
+            None => vt(V::ModelTitleNew).to_owned(),
+        };
+        self.overlay = Some(Overlay::Picker(Picker::new(
+            PickerKind::Model {
+                id: session.map(|s| s.id),
+            },
+            title,
+            rows,
+            String::new(),
+        )));
+    }
+
+    /// `/diff`: the view opens at once and fills when the diff arrives.
+    pub(super) fn open_diff(&mut self, id: String) -> Vec<Effect> {
+        let (branch, base) = self
+            .sessions
+            .iter()
+            .find(|s| s.id == id)
+            .map_or((id.clone(), self.info.base.clone()), |s| {
+                (s.branch.clone(), s.base.clone())
+            });
+        self.overlay = Some(Overlay::Diff(DiffView::loading(id.clone(), &branch, &base)));
+        vec![Effect::Diff { id }]
+    }
+
+    pub(super) fn diff_arrived(&mut self, id: &str, text: &str, truncated: bool) {
+        if let Some(Overlay::Diff(view)) = &mut self.overlay
+            && view.id == id
+        {
+            view.set_text(text, truncated);
+        }
+    }
+
+    /// The config file's text (`/config`, or after a save of `saved`): the view opens or
+    /// refreshes; a file that is not TOML is reported, never rewritten.
+    pub(super) fn config_arrived(&mut self, path: String, text: &str, saved: Option<String>) {
+        match config_edit::values(text) {
+            Ok(fields) => {
+                match &mut self.overlay {
+                    Some(Overlay::Config(view)) if view.path == path => view.replace(fields),
+                    _ => {
+                        self.overlay = Some(Overlay::Config(ConfigView::new(path.clone(), fields)))
+                    }
+                }
+                if let Some(key) = saved {
+                    self.set_notice(vtf(V::ConfigSaved, &[&key, &path]), false);
+                }
+            }
+            Err(err) => self.set_notice(config_error(&path, &err), true),
+        }
+    }
+}
+
+/// A config edit that was refused, in the UI's language.
+pub fn config_error(path: &str, err: &ConfigEditError) -> String {
+    match err {
+        ConfigEditError::NotToml { line } => vtf(V::ConfigNotToml, &[path, &line.to_string()]),
+        ConfigEditError::UnknownKey(key) => vtf(V::ConfigUnknownKey, &[key]),
+        ConfigEditError::Invalid { .. } => vtf(V::ConfigInvalid, &[&err.to_string()]),
+    }
+}

@@ -1,0 +1,154 @@
+//! A list to pick one thing from, drawn over the body: the restore list (discarded sessions)
+//! and the model picker (the agent's own model list, the current one marked). Keys move and
+//! choose; what a choice does is the caller's ([`PickerKind`]).
+
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+
+use crate::dialog::sanitize;
+use crate::i18n_views::{V, vt};
+use crate::theme;
+use crate::width::{fit, str_width, truncate};
+
+/// What choosing a row does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PickerKind {
+    /// Rows are discarded sessions (value: the id); choosing restores one.
+    Restore,
+    /// Rows are models (value: the model id, `""` the default); for this session, or for new
+    /// sessions (`None`).
+    Model { id: Option<String> },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PickerRow {
+    pub value: String,
+    pub label: String,
+    pub detail: String,
+    /// The current choice (marked).
+    pub current: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Picker {
+    pub kind: PickerKind,
+    pub title: String,
+    pub rows: Vec<PickerRow>,
+    /// Shown when there is no row.
+    pub empty: String,
+    pub selected: usize,
+}
+
+pub enum PickerAction {
+    None,
+    Close,
+    Choose(String),
+}
+
+impl Picker {
+    pub fn new(kind: PickerKind, title: String, rows: Vec<PickerRow>, empty: String) -> Self {
+        let selected = rows.iter().position(|row| row.current).unwrap_or(0);
+        Picker {
+            kind,
+            title,
+            rows,
+            empty,
+            selected,
+        }
+    }
+
+    pub fn key(&mut self, key: KeyEvent) -> PickerAction {
+        let last = self.rows.len().saturating_sub(1);
+        match key.code {
+            KeyCode::Up | KeyCode::Char('k') => self.selected = self.selected.saturating_sub(1),
+            KeyCode::Down | KeyCode::Char('j') => self.selected = (self.selected + 1).min(last),
+            KeyCode::Home => self.selected = 0,
+            KeyCode::End => self.selected = last,
+            KeyCode::Enter => {
+                if let Some(row) = self.rows.get(self.selected) {
+                    return PickerAction::Choose(row.value.clone());
+                }
+                return PickerAction::Close;
+            }
+            KeyCode::Esc | KeyCode::Char('q') => return PickerAction::Close,
+            _ => {}
+        }
+        PickerAction::None
+    }
+
+    pub fn render(&self, area: Rect, buf: &mut Buffer) {
+        if area.height == 0 {
+            return;
+        }
+        let width = usize::from(area.width);
+        buf.set_line(
+            area.x,
+            area.y,
+            &Line::styled(truncate(&format!(" {}", self.title), width), theme::bold()),
+            area.width,
+        );
+        let rows = usize::from(area.height.saturating_sub(1));
+        if self.rows.is_empty() {
+            if rows > 0 {
+                buf.set_line(
+                    area.x,
+                    area.y + 1,
+                    &Line::styled(format!("  {}", self.empty), theme::dim()),
+                    area.width,
+                );
+            }
+            return;
+        }
+        let first = self
+            .selected
+            .saturating_sub(rows.saturating_sub(1))
+            .min(self.rows.len().saturating_sub(rows.max(1)));
+        let label_width = self
+            .rows
+            .iter()
+            .map(|row| str_width(&row.label))
+            .max()
+            .unwrap_or(0)
+            .min(width / 2);
+        let current = vt(V::ModelCurrent);
+        for (offset, (index, row)) in self.rows.iter().enumerate().skip(first).enumerate() {
+            if offset >= rows {
+                break;
+            }
+            let y = area.y + 1 + u16::try_from(offset).unwrap_or(0);
+            let selected = index == self.selected;
+            let style = if selected {
+                theme::selected()
+            } else {
+                theme::text()
+            };
+            let marker = if selected { "›" } else { " " };
+            let dot = if row.current {
+                theme::glyph::ATTENTION
+            } else {
+                " "
+            };
+            let mut spans = vec![
+                Span::styled(format!("{marker} "), style),
+                Span::styled(format!("{dot} "), theme::accent()),
+                Span::styled(fit(&sanitize(&row.label), label_width), style),
+            ];
+            let mut detail = sanitize(&row.detail).into_owned();
+            if row.current {
+                detail = if detail.is_empty() {
+                    format!("({current})")
+                } else {
+                    format!("({current}) {detail}")
+                };
+            }
+            let used = 4 + label_width + 2;
+            spans.push(Span::styled(
+                format!("  {}", truncate(&detail, width.saturating_sub(used))),
+                theme::dim(),
+            ));
+            buf.set_line(area.x, y, &Line::from(spans), area.width);
+        }
+    }
+}

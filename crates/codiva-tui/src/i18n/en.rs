@@ -1,0 +1,315 @@
+//! The English catalogue: the text of every [`Key`]. An exhaustive `match`, so a key added to
+//! the list in `i18n.rs` does not compile until it has its English words here.
+
+use super::Key;
+
+pub(super) fn en(key: Key) -> &'static str {
+    use Key::*;
+    match key {
+        ListPlaceholder => {
+            "Type an instruction and press Enter to start a session (/ for commands)"
+        }
+        FollowUpPlaceholder => "Follow-up for {0} — Enter sends (Esc: back to the list)",
+        MergedPlaceholder => {
+            "{0} is merged — Enter offers to start a new session with what you type (Esc: back to the list)"
+        }
+        DiscardedPlaceholder => {
+            "{0} is discarded — Enter offers to start a new session with what you type (Esc: back to the list)"
+        }
+        DenyReasonPlaceholder => {
+            "Why deny? Tell the agent what to do instead — Enter denies (empty: just deny), Esc: back to the dialog"
+        }
+        AnswerPlaceholder => "Your answer — Enter sends it, Esc: back to the question",
+        PromptPlaceholder => {
+            ".codiva/prompt.md is empty — Enter saves (empty removes it), Esc cancels"
+        }
+        EmptyHint => "Type an instruction and press Enter to start your first session.",
+        MoreAbove => "↑ {0} more",
+        MoreBelow => "↓ {0} more",
+        MoreLineBelow => "{0} more line",
+        MoreLinesBelow => "{0} more lines",
+        Sessions => "{0} sessions",
+        SessionOne => "{0} session",
+        Waiting => "● {0} waiting",
+        DefaultModel => "default model",
+        Base => "base {0}",
+        YesNo => "y: yes · n: no",
+        TabToAnswer => " (Tab: answer) ",
+        Conflicts => " · conflicts: {0}",
+        Tokens => "{0} tokens",
+        ModeLabel => " mode: {0} (Shift+Tab)",
+        ModeLabelShort => " mode: {0} ",
+        ModeConfirm => "confirm",
+        ModeAuto => "auto",
+        HintListFocus => {
+            "↑↓ select · Enter open · Esc: composer · m merge · d discard · x remove · r resume"
+        }
+        HintList => "Enter: start · Tab: focus · / commands · Ctrl+N: next waiting · /help: keys",
+        HintListDialog => "answer the selected session · Esc: composer · Tab: list",
+        HintDetailDialog => "answer · Esc: back to the list · Tab: read the log",
+        HintDetailLog => "↑↓ PgUp PgDn scroll · n/p cards · Enter open · Esc: composer · m d x r",
+        HintDetail => {
+            "Enter: send · Esc: back · Tab: log · Ctrl+C: interrupt · Ctrl+R: resume · /help: keys"
+        }
+        HintFinished => "Enter: offer a new session · Tab: log · Esc: back",
+        HintDenyReason => {
+            "Enter: deny with this reason · Esc: back to the dialog · Shift+Enter: new line"
+        }
+        HintAnswer => "Enter: send the answer · Esc: back to the question · Shift+Enter: new line",
+        HintPrompt => "Enter: save .codiva/prompt.md · Esc: cancel · Shift+Enter: new line",
+        BadgeStarting => "Starting",
+        BadgeRunning => "Running",
+        BadgePermission => "Permission",
+        BadgeQuestion => "Question",
+        BadgeCompleted => "Completed",
+        BadgeInterrupted => "Interrupted",
+        BadgeRateLimited => "Rate limited",
+        BadgeLoginNeeded => "Login needed",
+        BadgeFailed => "Failed",
+        BadgePreparing => "Preparing",
+        BadgeConflict => "Conflict",
+        BadgeMerged => "Merged",
+        BadgeDiscarded => "Discarded",
+        BadgeStep => "Step {0}/{1}",
+        Warning => "warning: {0}",
+        DiscardTitle => "Discard session {0}?",
+        RemoveTitle => "Remove session {0}?",
+        NothingLost => "Nothing would be lost.",
+        UncommittedLost => "Uncommitted files (kept in refs/codiva/archive, restorable): {0}",
+        CommitsArchived => {
+            "Commits not on the base (kept under refs/codiva/archive, restorable): {0}"
+        }
+        PromptUnchanged => "prompt.md unchanged",
+        Interrupting => "interrupting…",
+        DialogDraftPending => {
+            "letters answer the dialog only with an empty composer: send or clear what you typed (Ctrl+U), or choose with ↑↓ and Enter"
+        }
+        FocusComposer => "composer",
+        FocusDialog => "dialog",
+        FocusList => "list",
+        FocusLog => "log",
+        FocusConfirm => "confirm",
+        CtrlCQuitHint => {
+            "Ctrl+C does not quit: type /exit and press Enter (in a session, Ctrl+C interrupts its turn)"
+        }
+        CtrlCIdle => {
+            "{0} is not working: nothing to interrupt (Esc: back to the list, where /exit quits)"
+        }
+        ExitConfirm => {
+            "{0} session(s) still working: quitting stops them (they come back interrupted and resume on your next message). Quit codiva?"
+        }
+        Resuming => "resuming {0}…",
+        MergedFollowUp => {
+            "{0} is merged: it takes no more messages. Start a new session with this instruction instead?"
+        }
+        DiscardedFollowUp => {
+            "{0} is discarded: it takes no more messages. Start a new session with this instruction instead?"
+        }
+        NothingToResume => "nothing to resume here",
+        TypeTextForDialog => "type the text and press Enter (Esc: back to the dialog)",
+        MergeTitle => "Merge {0} into {1}?",
+        MergeDetail => "git merge --no-ff {0} in the main checkout; then the worktree is removed.",
+        UnknownCommand => "unknown command /{0} (/help lists them)",
+        CommandNotHere => "/{0} is not available here",
+        ModelForNew => "new sessions use model {0}",
+        ModelHelp => "/model <id> — models: {0}",
+        ModelsUnknown => "known once an agent has connected",
+        NothingToClear => "no finished (merged or discarded) sessions to clear",
+        ClearConfirm => {
+            "Clear {0} finished session(s) from the list? Their branches stay archived."
+        }
+        Help => concat!(
+            "# Everywhere\n",
+            "Tab\tmove the keys: composer → dialog → list / log\n",
+            "Shift+Tab\trun mode: confirm (ask for every tool) / auto\n",
+            "Ctrl+C\tinterrupt the session's turn; else clear the composer (never quits)\n",
+            "Ctrl+R\tresume an interrupted or failed session\n",
+            "Ctrl+N\tthe session that has waited longest for you\n",
+            "/\tcommands: /model /prompt /config /diff /sync /remove /clear /help /exit\n",
+            "# Composer\n",
+            "Enter\twhat the footer says: start, send, deny with a reason, answer, save\n",
+            "Shift+Enter, Alt+Enter, \\\tnew line\n",
+            "Esc\tback to the list (a session), to the dialog (a reason or an answer), cancel (prompt.md)\n",
+            "← → ↑ ↓, Home, End\tmove the caret\n",
+            "Ctrl+← →, Ctrl+W, Ctrl+U\tword motion, delete a word, clear\n",
+            "Ctrl+Z, Ctrl+Y\tundo, redo\n",
+            "↑ ↓ (list)\tinstruction history\n",
+            "# List\n",
+            "↑ ↓, Home, End\tselect\n",
+            "Enter, →\topen the session\n",
+            "m, d, x, r\tmerge, discard, remove, resume (each asks first)\n",
+            "Esc\tback to the composer\n",
+            "# Session\n",
+            "Esc\tback to the list\n",
+            "↑ ↓ PgUp PgDn\tscroll the log (empty composer or log focus)\n",
+            "# Log\n",
+            "n, p\tnext, previous card (tool, subagent, thinking)\n",
+            "Enter, click\topen or close the card\n",
+            "g, G, Home, End\ttop, bottom\n",
+            "Esc\tclose the card selection; else back to the composer\n",
+            "m, d, x, r\tmerge, discard, remove, resume\n",
+            "# Permission dialog\n",
+            "y, a, n, s\tallow, always allow (pick a scope), deny with a reason, deny and stop\n",
+            "↑ ↓, Enter\tchoose (also with a draft in the composer)\n",
+            "Esc\tback to the list (a session) or the composer\n",
+            "# Question dialog\n",
+            "↑ ↓, Enter\tmove, pick / next question\n",
+            "Space\ttoggle (multiple choice)\n",
+            "← →\tswitch questions\n",
+            "# Confirmation\n",
+            "y, n, Esc\tyes, no\n",
+            "# This help\n",
+            "↑ ↓ PgUp PgDn\tscroll\n",
+            "Esc, q\tclose\n",
+        ),
+        InboxEmpty => "nobody is waiting for you",
+        InboxMore => "{0} more waiting (Ctrl+N: next)",
+        CmdModelList => "model for new sessions",
+        CmdModelDetail => "switch this session's model",
+        CmdPrompt => "edit .codiva/prompt.md (instructions for every session)",
+        CmdConfig => "show the configuration",
+        CmdDiff => "what this session changed against its base",
+        CmdSync => "merge the base into this session",
+        CmdRemove => "discard this session and forget it",
+        CmdClear => "clear merged and discarded sessions from the list",
+        CmdHelp => "keys and commands",
+        HelpTitle => "Keys and commands",
+        HelpMore => "↓ {0} more · ↑↓ PgUp PgDn scroll · Esc close",
+        HelpEnd => "↑↓ PgUp PgDn scroll · Esc close",
+        CmdExitList => "quit codiva (sessions are kept)",
+        CmdExitDetail => "back to the list",
+        AgentCommand => "{0} (agent)",
+        PermYes => "Yes",
+        PermAlways => "Yes, and don't ask again…",
+        PermDeny => "No, and tell the agent what to do instead",
+        PermStop => "No, and stop this turn",
+        PermTitle => "Allow {0}?",
+        PermScopeTitle => "Always allow {0}: choose a scope",
+        PermHint => "y allow · a always · n deny · s stop · ↑↓ Enter choose",
+        PermScopeHint => "↑↓ choose · Enter allow · Esc back",
+        PermSubagent => "(subagent)",
+        PermBlockedPath => "Path needing permission: {0}",
+        PermEveryCall => "Always allow every {0} call in this session",
+        ScopeAllEdits => "Allow all edits",
+        ScopeEveryTool => "Allow every tool",
+        ScopePlan => "Switch to plan mode",
+        ScopeAskEvery => "Ask for every tool",
+        ScopeSwitchMode => "Switch to {0} mode",
+        ScopeAlwaysAllow => "Always allow",
+        ScopeAlwaysDeny => "Always deny",
+        ScopeAlwaysAsk => "Always ask before",
+        ScopeAccess => "Allow access to {0}",
+        WhereSession => " in this session",
+        WhereLocal => " (local settings)",
+        WhereProject => " (project settings)",
+        WhereUser => " (user settings)",
+        QTypeSomething => "Type something…",
+        QChat => "Chat about this",
+        QSubmitAnswers => "Submit answers",
+        QSubmit => "Submit",
+        QTitleN => "Question {0}/{1}",
+        QTitle => "Question",
+        QHintMulti => "Space toggle · Enter next · ↑↓ move · ←→ questions",
+        QHintSingleTabs => "Enter pick · ↑↓ move · ←→ questions",
+        QHintSingle => "Enter pick · ↑↓ move",
+        QReview => "Review your answers",
+        QHintReview => "Enter submit · ←→ questions",
+        TextDenyReason => "Tell the agent what to do instead (Enter sends; empty just denies)",
+        TextFreeAnswer => "Type your answer (Enter sends)",
+        CardDenied => "denied",
+        CardStopped => "stopped",
+        CardShowMoreOne => "… {0} more line (Enter: show more)",
+        CardShowMore => "… {0} more lines (Enter: show more)",
+        CardToolUse => "{0} tool use",
+        CardToolUses => "{0} tool uses",
+        CardStarting => "starting…",
+        CardBackground => "background",
+        CardEarlierOne => "… {0} earlier entry",
+        CardEarlier => "… {0} earlier entries",
+        CardTools => "{0} tools:",
+        CardThinking => "Thinking…",
+        CardFromLine => " · from line {0}",
+        CardLimitLine => " · {0} line",
+        CardLimitLines => " · {0} lines",
+        CardSearchIn => " in {0}",
+        CardFailedN => "{0} failed",
+        CardDeniedN => "{0} denied",
+        NoteInterrupted => "interrupted",
+        NoteContinued => "the answer was cut off; the agent continues",
+        NoteDenied => "denied: {0}",
+        NoteStalled => "no output from the agent for {0} minutes",
+        NoteResumeFailed => "the conversation could not be resumed ({0}); a new one starts",
+        NoteRequestFailed => "{0} failed: {1}",
+        NoteEndedMidTurn => "the agent process ended mid-turn ({0}){1}",
+        NoteExitedFirst => "the agent exited before its first turn ({0}){1}",
+        NoteProcessEnded => "the agent process ended ({0})",
+        NoteUnreadable => "skipped an unreadable line from the agent ({0})",
+        NoteOversized => "skipped a line of {0} bytes from the agent (over the limit)",
+        NoteRestartLimit => {
+            "the agent exited {0} times in a row; it starts again on the next message"
+        }
+        NoteRestarting => "restarting the agent ({0}/{1})",
+        NoteStopAfterInterrupt => {
+            "the agent did not stop after the interrupt; stopping its process"
+        }
+        NoteUnknownLine => "ignored an unknown line kind from the agent: {0}",
+        InfoPromptSaved => "saved {0}; new sessions get it",
+        ErrPromptSave => "cannot save {0}: {1}",
+        ErrOpenUrl => "cannot open {0}: {1}",
+        InfoModelSet => "{0} now uses {1}",
+        DiffSummary => "{0} file(s), +{1} −{2}, {3} commit(s) ahead",
+        DiffUncommitted => "{0} uncommitted file(s)",
+        InfoMerged => "merged {0} into {1}",
+        InfoRemoved => "removed {0}",
+        InfoDiscarded => "discarded {0}",
+        InfoDiscardedRestorable => "discarded {0} (restorable: refs/codiva/archive/{0})",
+        RefEmptyInstruction => "the instruction is empty",
+        RefNoAgentYet => "session {0} has no agent yet",
+        RefMergedStartNew => "session {0} was merged; start a new session",
+        RefDiscardedRestore => "session {0} was discarded; restore it first",
+        RefNotRunning => "session {0} is not running an agent",
+        RefNoWorktree => "session {0} has no worktree",
+        RefCannotMerge => "session {0} cannot be merged now",
+        RefStillWorking => "session {0} is still working; interrupt it or wait until it finishes",
+        RefMergeConflict => {
+            "merging {0} into {1} conflicts in {2}; the merge was aborted and {1} is unchanged"
+        }
+        RefNothingToMerge => {
+            "nothing to merge: {0} has no commits that {1} lacks (uncommitted changes stay in the session's worktree)"
+        }
+        RefMergeRefused => "{0}",
+        RefAlreadyMerged => "session {0} is already merged",
+        RefAlreadyDiscarded => "session {0} is already discarded",
+        RefStillPreparing => "session {0} is still being prepared",
+        RefTokenMismatch => "the confirmation token does not match; nothing was done",
+        RefChangedSincePreview => "Session {0} changed since the preview; nothing was done.",
+        RefNotDiscarded => "session {0} is not discarded",
+        RefSyncBusy => {
+            "session {0} is working; sync needs the agent's help, try again when it is idle"
+        }
+        RefNoPendingPrompt => {
+            "no pending prompt {0} (unknown, already answered or withdrawn); nothing was sent"
+        }
+        RefWrongPromptKind => "prompt {0} is not a {1} prompt; nothing was sent",
+        ErrNoSuchSession => "no session {0}",
+        ErrStopped => "the session manager has stopped",
+        ErrAgentMissing => {
+            "Claude Code (the `claude` command) is not installed: install it with `npm install -g @anthropic-ai/claude-code`, or set CODIVA_CLAUDE to its path"
+        }
+        LoginApiKey => {
+            "Login needed: the API key from {0} was refused. Fix: set a valid key in {0} (or remove it and run `claude /login`), then Ctrl+R resumes."
+        }
+        LoginToken => {
+            "Login needed: the login token from {0} was refused. Fix: run `claude /login` (or renew {0}), then Ctrl+R resumes."
+        }
+        LoginNone => {
+            "Login needed: Claude Code has no credential. Fix: run `claude /login` in a terminal, or set ANTHROPIC_API_KEY, then Ctrl+R resumes."
+        }
+        ErrContainedPanic => {
+            "internal error: {0}. codiva keeps running; a crash log was written to {1}"
+        }
+        ErrContainedPanicNoLog => {
+            "internal error: {0}. codiva keeps running; the crash log could not be written ({1})"
+        }
+    }
+}

@@ -1,0 +1,499 @@
+//! The finishing and picking views: the restore list, the merge confirmation that says what
+//! will happen, remove after a y/n, the diff view, the model picker, the config view, the list
+//! filter, rename, and the shell/editor handover effects. Snapshots at both sizes, in English
+//! and Japanese.
+
+use codiva_core::agent_event::{AgentInfo, ModelChoice};
+use codiva_core::git::{DiffStat, StatusEntry};
+use codiva_core::manager::SessionPhase;
+use codiva_core::session_state::{SessionEvent, Status};
+use codiva_tui::app::{App, Done, Effect, Foreground, UiEvent, View};
+use codiva_tui::i18n::{Lang, with_lang};
+use crossterm::event::KeyCode;
+
+use crate::support::*;
+
+fn both_languages(name: &str, scenario: impl Fn() -> App) {
+    for (lang, suffix) in [(Lang::En, ""), (Lang::Ja, "_ja")] {
+        with_lang(lang, || {
+            let mut app = scenario();
+            snapshot_at_both_sizes!(&mut app, &format!("{name}{suffix}"));
+        });
+    }
+}
+
+/// Types a command and presses Enter; returns its effects.
+fn command(app: &mut App, line: &str) -> Vec<Effect> {
+    typed(app, line);
+    app.handle(UiEvent::Key(crossterm::event::KeyEvent::new(
+        KeyCode::Enter,
+        crossterm::event::KeyModifiers::NONE,
+    )))
+}
+
+fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
+    app.handle(UiEvent::Key(crossterm::event::KeyEvent::new(
+        code,
+        crossterm::event::KeyModifiers::NONE,
+    )))
+}
+
+fn with_discarded() -> App {
+    let mut app = busy_app();
+    for (id, title, minute) in [
+        ("old-idea", "Try a new cache layer", 12),
+        ("spike", "スパイク: 検索を速くする", 13),
+    ] {
+        add(
+            &mut app,
+            session(
+                id,
+                title,
+                Status::Completed,
+                SessionPhase::Discarded,
+                minute,
+            ),
+        );
+    }
+    app
+}
+
+#[test]
+fn restore_list_shows_discarded_sessions_and_restores_the_chosen_one() {
+    both_languages("restore_list", || {
+        let mut app = with_discarded();
+        assert!(command(&mut app, "/restore").is_empty());
+        app
+    });
+    let mut app = with_discarded();
+    command(&mut app, "/restore");
+    press(&mut app, KeyCode::Down);
+    assert_eq!(
+        press(&mut app, KeyCode::Enter),
+        vec![Effect::Restore {
+            id: "old-idea".into()
+        }]
+    );
+    assert!(!app.overlay_open());
+}
+
+#[test]
+fn restore_list_when_nothing_was_discarded() {
+    let mut app = busy_app();
+    command(&mut app, "/restore");
+    let screen = format!("{}", draw(&mut app, 80, 24).backend());
+    assert!(
+        screen.contains("No discarded session to restore."),
+        "{screen}"
+    );
+    press(&mut app, KeyCode::Esc);
+    assert!(!app.overlay_open());
+}
+
+fn stat(ahead: u64, uncommitted: &[&str]) -> DiffStat {
+    DiffStat {
+        commits_ahead: ahead,
+        uncommitted: uncommitted
+            .iter()
+            .map(|path| StatusEntry {
+                status: " M".into(),
+                path: (*path).into(),
+                orig_path: None,
+            })
+            .collect(),
+        ..DiffStat::default()
+    }
+}
+
+fn merge_asked(ahead: u64, uncommitted: &[&str]) -> App {
+    let mut app = busy_app();
+    key(&mut app, KeyCode::Tab);
+    assert_eq!(
+        press(&mut app, KeyCode::Char('m')),
+        vec![Effect::MergePreview {
+            id: "fix-login".into()
+        }]
+    );
+    app.handle(UiEvent::Done(Done::MergePreview {
+        id: "fix-login".into(),
+        stat: stat(ahead, uncommitted),
+    }));
+    app
+}
+
+#[test]
+fn merge_confirmation_says_what_will_happen() {
+    both_languages("confirm_merge_commits_uncommitted", || {
+        merge_asked(3, &["src/login.rs", "notes.md"])
+    });
+    both_languages("confirm_merge_commits_only", || merge_asked(2, &[]));
+}
+
+#[test]
+fn merge_confirmation_offers_to_have_the_agent_commit_first() {
+    let mut app = merge_asked(3, &["src/login.rs"]);
+    let effects = press(&mut app, KeyCode::Char('c'));
+    assert!(
+        matches!(&effects[..], [Effect::Send { id, text }] if id == "fix-login" && text.contains("Commit")),
+        "{effects:?}"
+    );
+    let mut app = merge_asked(3, &["src/login.rs"]);
+    assert_eq!(
+        press(&mut app, KeyCode::Char('y')),
+        vec![Effect::Merge {
+            id: "fix-login".into()
+        }]
+    );
+}
+
+#[test]
+fn nothing_to_merge_only_says_so() {
+    let mut app = merge_asked(0, &[]);
+    assert!(press(&mut app, KeyCode::Char('y')).is_empty());
+    let screen = format!("{}", draw(&mut app, 120, 40).backend());
+    assert!(screen.contains("nothing to merge"), "{screen}");
+    // Uncommitted work but no commit: `y` merges nothing; `c` asks the agent.
+    let mut app = merge_asked(0, &["a.txt"]);
+    assert!(press(&mut app, KeyCode::Char('y')).is_empty());
+}
+
+/// Regression: `x` on a merged (or discarded) session removed it at once, without a question.
+#[test]
+fn remove_of_a_finished_session_asks_first() {
+    let mut app = busy_app();
+    key(&mut app, KeyCode::Tab);
+    key(&mut app, KeyCode::End);
+    assert!(press(&mut app, KeyCode::Char('x')).is_empty());
+    let screen = format!("{}", draw(&mut app, 80, 24).backend());
+    assert!(screen.contains("Remove Bump the version"), "{screen}");
+    assert!(press(&mut app, KeyCode::Char('n')).is_empty());
+    assert!(press(&mut app, KeyCode::Char('x')).is_empty());
+    assert_eq!(
+        press(&mut app, KeyCode::Char('y')),
+        vec![Effect::DiscardPreview {
+            id: "merged".into(),
+            forget: true
+        }]
+    );
+}
+
+const DIFF: &str = "\
+diff --git a/src/config.rs b/src/config.rs
+index 1111111..2222222 100644
+--- a/src/config.rs
++++ b/src/config.rs
+@@ -1,5 +1,6 @@
+ use std::path::Path;
+-fn load() -> Config {
+-    parse(read())
++/// Loads the config (日本語のコメント).
++fn load(path: &Path) -> Config {
++    parse(read(path))
+ }
+ 
+diff --git a/src/parse.rs b/src/parse.rs
+new file mode 100644
+--- /dev/null
++++ b/src/parse.rs
+@@ -0,0 +1,3 @@
++pub fn parse(text: &str) -> Config {
++    toml::from_str(text).unwrap_or_default()
++}
+diff --git a/notes.md b/notes.md
+new file mode 100644
+index 0000000..3333333
+--- /dev/null
++++ b/notes.md
+@@ -0,0 +1 @@
++untracked notes 🎌
+";
+
+fn diff_open() -> App {
+    let mut app = detail_app();
+    assert_eq!(
+        command(&mut app, "/diff"),
+        vec![Effect::Diff {
+            id: "ask-perm".into()
+        }]
+    );
+    app.handle(UiEvent::Done(Done::Diff {
+        id: "ask-perm".into(),
+        text: DIFF.into(),
+        truncated: false,
+    }));
+    app
+}
+
+#[test]
+fn diff_view_lists_files_and_colours_the_diff() {
+    both_languages("diff_view", diff_open);
+    with_lang(Lang::En, || {
+        let mut app = diff_open();
+        press(&mut app, KeyCode::Char('n'));
+        press(&mut app, KeyCode::Char('n'));
+        insta::assert_snapshot!(
+            "diff_view_third_file_80x24",
+            draw(&mut app, 80, 24).backend()
+        );
+        press(&mut app, KeyCode::Esc);
+        assert!(!app.overlay_open());
+        assert_eq!(app.view, View::Detail("ask-perm".into()));
+    });
+}
+
+#[test]
+fn diff_view_while_loading_and_cut() {
+    let mut app = detail_app();
+    command(&mut app, "/diff");
+    let screen = format!("{}", draw(&mut app, 80, 24).backend());
+    assert!(screen.contains("reading the diff"), "{screen}");
+    app.handle(UiEvent::Done(Done::Diff {
+        id: "ask-perm".into(),
+        text: DIFF.into(),
+        truncated: true,
+    }));
+    let screen = format!("{}", draw(&mut app, 120, 40).backend());
+    assert!(screen.contains("cut at 1 MiB"), "{screen}");
+}
+
+fn connect_with_models(app: &mut App, id: &str) {
+    let model = |id: &str, name: &str, description: &str| ModelChoice {
+        id: id.into(),
+        display_name: Some(name.into()),
+        description: Some(description.into()),
+    };
+    event(
+        app,
+        id,
+        SessionEvent::Connected {
+            agent: AgentInfo {
+                models: vec![
+                    model(
+                        "default",
+                        "Default (recommended)",
+                        "Use the default model (currently Opus 5.5)",
+                    ),
+                    model(
+                        "opus",
+                        "Opus",
+                        "Opus 5.5 · Best for everyday, complex tasks",
+                    ),
+                    model(
+                        "sonnet",
+                        "Sonnet",
+                        "Sonnet 5.5 · Efficient for routine tasks",
+                    ),
+                    model("haiku", "Haiku", "Haiku 5.5 · Fastest for quick answers"),
+                ],
+                ..AgentInfo::default()
+            },
+        },
+    );
+}
+
+fn model_picker() -> App {
+    let mut app = detail_app();
+    let mut session = session(
+        "ask-perm",
+        "Refactor the config loader into modules",
+        Status::AwaitingPermission,
+        SessionPhase::Active,
+        3,
+    );
+    session.model = Some("sonnet".into());
+    add(&mut app, session);
+    connect_with_models(&mut app, "ask-perm");
+    assert!(command(&mut app, "/model").is_empty());
+    app
+}
+
+#[test]
+fn model_picker_from_the_agents_list_with_the_current_one_marked() {
+    both_languages("model_picker", model_picker);
+    let mut app = model_picker();
+    press(&mut app, KeyCode::Down);
+    assert_eq!(
+        press(&mut app, KeyCode::Enter),
+        vec![Effect::SetModel {
+            id: "ask-perm".into(),
+            model: Some("haiku".into())
+        }]
+    );
+    // `default` means the agent's own choice.
+    let mut app = model_picker();
+    press(&mut app, KeyCode::Home);
+    assert_eq!(
+        press(&mut app, KeyCode::Enter),
+        vec![Effect::SetModel {
+            id: "ask-perm".into(),
+            model: None
+        }]
+    );
+}
+
+#[test]
+fn model_picker_without_a_connected_agent_says_so() {
+    let mut app = detail_app();
+    command(&mut app, "/model");
+    assert!(!app.overlay_open());
+    let screen = format!("{}", draw(&mut app, 120, 40).backend());
+    assert!(screen.contains("/model"), "{screen}");
+}
+
+const CONFIG: &str = "\
+# my codiva settings
+model = \"claude-sonnet-4-5\"  # fast
+fetch_base = false
+language = \"ja\"
+";
+
+fn config_open() -> App {
+    let mut app = busy_app();
+    assert_eq!(command(&mut app, "/config"), vec![Effect::ShowConfig]);
+    app.handle(UiEvent::Done(Done::Config {
+        path: "~/.config/codiva/config.toml".into(),
+        text: CONFIG.into(),
+        saved: None,
+    }));
+    app
+}
+
+#[test]
+fn config_view_shows_every_key_and_edits_one() {
+    both_languages("config_view", config_open);
+    both_languages("config_view_editing", || {
+        let mut app = config_open();
+        press(&mut app, KeyCode::Down);
+        press(&mut app, KeyCode::Enter);
+        app
+    });
+    let mut app = config_open();
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Enter);
+    for _ in 0.."\"claude-sonnet-4-5\"".len() {
+        press(&mut app, KeyCode::Backspace);
+    }
+    typed(&mut app, "opus");
+    assert_eq!(
+        press(&mut app, KeyCode::Enter),
+        vec![Effect::SaveConfig {
+            key: "model".into(),
+            value: "opus".into()
+        }]
+    );
+    // The saved file comes back: the view shows it and says where it went.
+    app.handle(UiEvent::Done(Done::Config {
+        path: "~/.config/codiva/config.toml".into(),
+        text: CONFIG.replace("\"claude-sonnet-4-5\"", "\"opus\""),
+        saved: Some("model".into()),
+    }));
+    let screen = format!("{}", draw(&mut app, 120, 40).backend());
+    assert!(screen.contains("\"opus\""), "{screen}");
+    assert!(screen.contains("saved model"), "{screen}");
+}
+
+#[test]
+fn config_that_is_not_toml_is_reported_not_shown() {
+    let mut app = busy_app();
+    command(&mut app, "/config");
+    app.handle(UiEvent::Done(Done::Config {
+        path: "c.toml".into(),
+        text: "model = \n".into(),
+        saved: None,
+    }));
+    assert!(!app.overlay_open());
+    let screen = format!("{}", draw(&mut app, 120, 40).backend());
+    assert!(screen.contains("not valid TOML (line 1)"), "{screen}");
+}
+
+fn filtered(query: &str) -> App {
+    let mut app = busy_app();
+    key(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::Char('f'));
+    typed(&mut app, query);
+    app
+}
+
+#[test]
+fn list_filter_by_title_branch_or_status() {
+    both_languages("list_filter", || filtered("the"));
+    // Enter keeps the filter; the selection walks only the rows shown.
+    let mut app = filtered("fail");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(
+        press(&mut app, KeyCode::Enter),
+        vec![Effect::Read {
+            id: "broken".into()
+        }]
+    );
+    assert_eq!(app.view, View::Detail("broken".into()));
+    let mut app = filtered("codiva/ask");
+    press(&mut app, KeyCode::Enter);
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Down);
+    let screen = format!("{}", draw(&mut app, 80, 24).backend());
+    assert!(screen.contains("2 of 11"), "{screen}");
+    assert!(!screen.contains("Fix the login"), "{screen}");
+    // Esc drops the filter.
+    press(&mut app, KeyCode::Esc);
+    let screen = format!("{}", draw(&mut app, 80, 24).backend());
+    assert!(screen.contains("Fix the login"), "{screen}");
+    let mut app = filtered("zzz");
+    let screen = format!("{}", draw(&mut app, 80, 24).backend());
+    assert!(screen.contains("No session matches"), "{screen}");
+}
+
+#[test]
+fn rename_edits_the_title_in_the_composer() {
+    let mut app = detail_app();
+    assert!(command(&mut app, "/rename").is_empty());
+    let effects = press(&mut app, KeyCode::Enter);
+    assert_eq!(
+        effects,
+        vec![Effect::Rename {
+            id: "ask-perm".into(),
+            title: "Refactor the config loader into modules".into()
+        }]
+    );
+    assert_eq!(
+        command(&mut app, "/rename Split config.rs"),
+        vec![Effect::Rename {
+            id: "ask-perm".into(),
+            title: "Split config.rs".into()
+        }]
+    );
+}
+
+#[test]
+fn shell_and_editor_run_in_the_worktree() {
+    let mut app = detail_app();
+    let worktree = std::path::PathBuf::from("/work/app/.codiva/worktrees/ask-perm");
+    assert_eq!(
+        command(&mut app, "/shell"),
+        vec![Effect::Foreground {
+            what: Foreground::Shell,
+            cwd: worktree.clone()
+        }]
+    );
+    assert_eq!(
+        command(&mut app, "/edit src/config.rs"),
+        vec![Effect::Foreground {
+            what: Foreground::Editor {
+                path: Some("src/config.rs".into())
+            },
+            cwd: worktree
+        }]
+    );
+}
+
+#[test]
+fn a_git_error_comes_with_its_fix() {
+    let mut app = busy_app();
+    app.handle(UiEvent::Done(Done::Error(
+        codiva_tui::i18n_views::with_git_fix(
+            "`git merge --no-ff --no-edit codiva/fix-login` failed (exit 128): Committer identity unknown",
+        ),
+    )));
+    let screen = format!("{}", draw(&mut app, 120, 40).backend());
+    assert!(screen.contains("git config --global user.name"), "{screen}");
+}
