@@ -80,6 +80,7 @@ impl ClaudeSessionConfig {
             wire_log_cap: self.wire_log_cap,
             registry: self.registry,
             max_restarts: self.max_restarts,
+            approval: crate::approval::ApprovalPolicy::Ask,
         }
     }
 }

@@ -4,6 +4,7 @@
 //! processes themselves.
 
 pub mod agent_event;
+pub mod approval;
 pub mod claude;
 pub mod config;
 pub mod config_edit;

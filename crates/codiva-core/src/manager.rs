@@ -20,6 +20,7 @@ pub use info::{
     SessionPhase,
 };
 
+use crate::approval::ApprovalPolicy;
 use crate::git::{DiffStat, DiffText, GitError, IgnoredMode};
 use crate::process::{ChildRegistry, EnvPolicy};
 use crate::provider::{InvalidInput, Provider};
@@ -138,6 +139,8 @@ pub struct CreateOptions {
     pub images: Vec<(String, String)>,
     pub model: Option<String>,
     pub permission_mode: Option<String>,
+    /// The session's approval policy (`None`: the manager's default for new sessions).
+    pub approval: Option<ApprovalPolicy>,
 }
 
 pub(crate) type Reply<T> = oneshot::Sender<Result<T, ManagerError>>;
@@ -163,6 +166,8 @@ pub(crate) enum Call {
     AnswerQuestion(String, String, QuestionResponse, Reply<()>),
     SetModel(String, Option<String>, Reply<()>),
     SetPermissionMode(String, String, Reply<()>),
+    /// A session's approval policy, or (`None`) the default for new sessions.
+    SetApprovalPolicy(Option<String>, ApprovalPolicy, Reply<()>),
     Diff(String, Reply<DiffStat>),
     DiffText(String, Reply<DiffText>),
     Rename(String, String, Reply<SessionInfo>),
@@ -335,6 +340,18 @@ impl Manager {
 
     pub async fn set_permission_mode(&self, id: &str, mode: String) -> Result<(), ManagerError> {
         self.call(|reply| Call::SetPermissionMode(id.to_owned(), mode, reply))
+            .await
+    }
+
+    /// Sets the approval policy of session `id`, or with `None` the default for sessions
+    /// created from now on. The manager keeps it (it holds when the client that set it goes
+    /// away); the session allows what it allows without asking (`approval.rs`).
+    pub async fn set_approval_policy(
+        &self,
+        id: Option<&str>,
+        policy: ApprovalPolicy,
+    ) -> Result<(), ManagerError> {
+        self.call(|reply| Call::SetApprovalPolicy(id.map(str::to_owned), policy, reply))
             .await
     }
 

@@ -47,6 +47,8 @@ pub struct PersistedSession {
     pub cost_usd: Option<f64>,
     pub model: Option<String>,
     pub permission_mode: Option<String>,
+    /// Which permission requests the session allows without asking (`ask` when absent).
+    pub approval: crate::approval::ApprovalPolicy,
 }
 
 #[derive(Debug, thiserror::Error)]

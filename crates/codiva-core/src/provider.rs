@@ -115,6 +115,18 @@ pub struct ConversationLog {
     pub subagents: Vec<(String, Vec<EntryKind>)>,
 }
 
+/// What one of an agent's tools does, as far as codiva's approval policy cares
+/// (`approval.rs`); only the provider knows its tools' names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ToolKind {
+    /// It changes files (allowed by `allow_edits`).
+    Edit,
+    /// It asks the user questions (never answered by a policy).
+    Question,
+    #[default]
+    Other,
+}
+
 /// A kind of agent: how to start its processes and how to talk to each one.
 pub trait Provider: Send + Sync + fmt::Debug {
     /// A short stable name (`claude`), kept with each session.
@@ -141,6 +153,11 @@ pub trait Provider: Send + Sync + fmt::Debug {
     fn restore(&self, cwd: &Path, id: &str) -> Option<Result<ConversationLog, String>> {
         let _ = (cwd, id);
         None
+    }
+    /// What the agent's tool `tool` does (for the approval policy); `Other` when unknown.
+    fn tool_kind(&self, tool: &str) -> ToolKind {
+        let _ = tool;
+        ToolKind::Other
     }
     /// The most recent conversation the agent recorded for `cwd` (blocking IO), to adopt a
     /// worktree whose session codiva lost.

@@ -9,6 +9,7 @@ use std::sync::Arc;
 pub use codiva_protocol::UserInput;
 use tokio::sync::{mpsc, oneshot};
 
+use crate::approval::ApprovalPolicy;
 use crate::process::{ChildRegistry, EnvPolicy};
 use crate::provider::{InvalidInput, Provider};
 use crate::session_log::LogEntry;
@@ -46,6 +47,9 @@ pub enum SessionCommand {
     /// `None` returns to the agent's default model.
     SetModel(Option<String>),
     SetPermissionMode(String),
+    /// Which permission requests are allowed without asking (`approval.rs`); pending ones the
+    /// new policy allows are allowed now.
+    SetApprovalPolicy(ApprovalPolicy),
     /// A copy of the state as it is now.
     Snapshot(oneshot::Sender<SessionSnapshot>),
     /// A page of a log: entries with ids after `after` (all when `None`), at most `limit`.
@@ -128,6 +132,8 @@ pub struct SessionConfig {
     pub registry: Option<Arc<ChildRegistry>>,
     /// Restarts after an unexpected exit before the session gives up.
     pub max_restarts: u32,
+    /// Which permission requests the session allows without asking.
+    pub approval: ApprovalPolicy,
 }
 
 impl SessionConfig {
@@ -147,6 +153,7 @@ impl SessionConfig {
             wire_log_cap: crate::wire_log::DEFAULT_CAP,
             registry: None,
             max_restarts: 3,
+            approval: ApprovalPolicy::Ask,
         }
     }
 }

@@ -51,6 +51,8 @@ pub fn start_with_state(
     SessionHandle::new(command_tx, event_rx, task)
 }
 
+mod policy;
+
 type SharedWireLog = Arc<Mutex<WireLog>>;
 
 enum FromAgent {
@@ -233,6 +235,7 @@ impl Driver {
                     self.write_all(lines).await;
                 }
             }
+            SessionCommand::SetApprovalPolicy(policy) => self.set_approval_policy(policy).await,
             SessionCommand::Snapshot(reply) => {
                 let _ = reply.send(self.state.snapshot());
             }
@@ -528,6 +531,10 @@ impl Driver {
                 AgentEvent::QuestionRequest(request) if self.state.current_turn_cancelled() => {
                     self.deny_late(request.request_id).await;
                 }
+                AgentEvent::PermissionRequest(request) => match self.policy_allows(&request) {
+                    Some(reason) => self.allow_by_policy(request, reason).await,
+                    None => self.apply(Input::Agent(AgentEvent::PermissionRequest(request))),
+                },
                 AgentEvent::TurnEnded(end) => {
                     if end.outcome == TurnOutcome::Completed {
                         self.restarts = 0;

@@ -5,6 +5,7 @@
 //! these types where it used to define them, and the front ends speak them.
 
 pub mod agent;
+pub mod approval;
 pub mod error;
 pub mod input;
 pub mod log;
@@ -14,6 +15,7 @@ pub mod params;
 pub mod schema;
 pub mod session;
 
+pub use approval::{ApprovalPolicy, ApprovalRule};
 pub use input::{ImageInput, UserInput};
 pub use methods::{ClientRequest, ParseError, Request, ServerNotification};
 pub use schema::PROTOCOL_VERSION;

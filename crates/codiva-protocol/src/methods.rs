@@ -89,6 +89,8 @@ client_requests! {
     SessionAnswerQuestion => "session/answerQuestion" (QuestionParams) -> Done;
     SessionSetModel => "session/setModel" (ModelParams) -> Done;
     SessionSetPermissionMode => "session/setPermissionMode" (ModeParams) -> Done;
+    /// A session's approval policy, or (no `session_id`) the default for new sessions.
+    SessionSetApprovalPolicy => "session/setApprovalPolicy" (ApprovalParams) -> Done;
     SessionDiff => "session/diff" (SessionParams) -> DiffStat;
     SessionMerge => "session/merge" (SessionParams) -> SessionResult;
     /// Two steps: a preview and its token, then the token.

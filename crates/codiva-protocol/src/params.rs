@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::approval::ApprovalPolicy;
 use crate::input::ImageInput;
 use crate::manager::SessionInfo;
 use crate::session::SessionEvent;
@@ -66,6 +67,17 @@ pub struct CreateParams {
     pub images: Vec<ImageInput>,
     pub model: Option<String>,
     pub permission_mode: Option<String>,
+    /// The session's approval policy (none: the server's default for new sessions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval_policy: Option<ApprovalPolicy>,
+}
+
+/// Params of `session/setApprovalPolicy`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ApprovalParams {
+    /// The session whose policy this is; none: the default for sessions created from now on.
+    pub session_id: Option<String>,
+    pub policy: ApprovalPolicy,
 }
 
 /// A result carrying one session's row.

@@ -100,6 +100,7 @@ async fn the_manager_runs_a_scripted_provider_end_to_end() {
             images: Vec::new(),
             model: None,
             permission_mode: None,
+            approval: None,
         })
         .await
         .unwrap();

@@ -73,6 +73,11 @@ pub enum Effect {
         id: String,
         model: Option<String>,
     },
+    /// A session's approval policy, or (`None`) the default for new sessions.
+    SetApprovalPolicy {
+        id: Option<String>,
+        policy: codiva_core::approval::ApprovalPolicy,
+    },
     /// The session's whole diff, for the diff view.
     Diff {
         id: String,
@@ -506,12 +511,11 @@ impl App {
                 Vec::new()
             }
             ManagerEvent::Event { id, event } => {
-                let auto = self.run_mode == RunMode::Auto;
                 self.seq += 1;
                 let seq = self.seq;
                 // A dialog that appears never takes the keys: the user moves to it (Tab, Ctrl+N,
                 // a click, opening its session), so what was typed for the composer stays there.
-                let effects = self.pane(&id).apply(&id, event, auto, seq);
+                let effects = self.pane(&id).apply(event, seq);
                 // The dialog that had the keys is gone: they go back to the composer.
                 if self.focus == Focus::Dialog
                     && self.current_id().as_deref() == Some(id.as_str())

@@ -568,6 +568,11 @@ async fn call(manager: &Manager, effect: Effect, default_model: Option<String>) 
             .await
             .err()
             .and_then(error),
+        Effect::SetApprovalPolicy { id, policy } => manager
+            .set_approval_policy(id.as_deref(), policy)
+            .await
+            .err()
+            .and_then(error),
         Effect::SetModel { id, model } => match manager.set_model(&id, model.clone()).await {
             Ok(()) => Some(Done::Info(tf(
                 Key::InfoModelSet,

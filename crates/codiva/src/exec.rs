@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use codiva_core::agent_event::{NoteLevel, QuestionRequest};
+use codiva_core::approval::{ApprovalPolicy, Decide};
 use codiva_core::claude::ClaudeSessionConfig;
 use codiva_core::process::EnvPolicy;
 use codiva_core::session::UserInput;
@@ -59,6 +60,16 @@ enum Approve {
     None,
     /// Allow file edits (Write, Edit, MultiEdit, NotebookEdit); deny the rest.
     Edits,
+}
+
+impl Approve {
+    fn policy(self) -> ApprovalPolicy {
+        match self {
+            Approve::All => ApprovalPolicy::AllowAll,
+            Approve::None => ApprovalPolicy::Ask,
+            Approve::Edits => ApprovalPolicy::AllowEdits,
+        }
+    }
 }
 
 /// Exit codes (documented in the README).
@@ -256,14 +267,15 @@ fn answer_prompt(
 ) -> SessionCommand {
     match prompt {
         Prompt::Permission(request) => {
-            let allowed = match approve {
-                Approve::All => true,
-                Approve::None => false,
-                Approve::Edits => matches!(
-                    request.tool.as_str(),
-                    "Write" | "Edit" | "MultiEdit" | "NotebookEdit"
-                ),
-            };
+            // The same decision the manager's sessions take (`approval.rs`). exec runs one
+            // session without a manager and prints every prompt with its answer, so it asks
+            // the policy itself; what the policy does not allow is denied (nobody to ask).
+            // exec runs Claude Code: its tools' kinds are Claude's.
+            let kind = claude::tools::tool_kind(&request.tool);
+            let allowed = approve
+                .policy()
+                .allows(&request.tool, kind, &request.input)
+                .is_some();
             let response = if allowed {
                 PermissionResponse::Allow
             } else {

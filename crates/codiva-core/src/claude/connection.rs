@@ -13,7 +13,7 @@ use super::{accepts, transcript};
 use crate::agent_event::{PermissionRequest, QuestionRequest};
 use crate::provider::{
     Capabilities, CommandLine, Connection, ConversationLog, InvalidInput, Launch, OutLine,
-    Provider, Received,
+    Provider, Received, ToolKind,
 };
 use crate::session::{PermissionResponse, QuestionResponse};
 
@@ -92,6 +92,10 @@ impl Provider for ClaudeProvider {
             })
             .map_err(|err| err.to_string()),
         )
+    }
+
+    fn tool_kind(&self, tool: &str) -> ToolKind {
+        super::tools::tool_kind(tool)
     }
 
     fn latest_conversation(&self, cwd: &Path) -> Option<String> {

@@ -1,16 +1,32 @@
 //! What codiva knows of Claude Code's own tools: how a call is summarised in the log, which
 //! calls start a subagent (`Agent`, formerly `Task`), which keep the TODO list (`TaskCreate` /
-//! `TaskUpdate`, incremental; `TodoWrite`, replacing) and through which it asks questions
-//! (`AskUserQuestion`). The translator turns these into provider-neutral events, so that
-//! nothing outside this module names a Claude tool.
+//! `TaskUpdate`, incremental; `TodoWrite`, replacing), through which it asks questions
+//! (`AskUserQuestion`) and which edit files (for the approval policy's `allow_edits`). The
+//! translator turns these into provider-neutral events and kinds, so that nothing outside this
+//! module names a Claude tool.
 
 use serde_json::Value;
 
 use crate::agent_event::{SubagentCall, TodoChange};
+use crate::provider::ToolKind;
 use crate::session_log::one_line;
 
 /// The tool through which Claude Code asks the user questions.
 pub const ASK_USER_QUESTION: &str = "AskUserQuestion";
+
+/// The tools that edit files (what the approval policy's `allow_edits` allows).
+const EDIT_TOOLS: &[&str] = &["Write", "Edit", "MultiEdit", "NotebookEdit"];
+
+/// What a call of `name` does, for the approval policy.
+pub fn tool_kind(name: &str) -> ToolKind {
+    if EDIT_TOOLS.contains(&name) {
+        ToolKind::Edit
+    } else if name == ASK_USER_QUESTION {
+        ToolKind::Question
+    } else {
+        ToolKind::Other
+    }
+}
 
 /// The tools whose successful calls change the TODO list.
 const TODO_TOOLS: &[&str] = &["TaskCreate", "TaskUpdate", "TodoWrite"];
@@ -121,5 +137,21 @@ fn json_id(value: &Value) -> Option<String> {
         Value::String(id) => Some(id.clone()),
         Value::Number(id) => Some(id.to_string()),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_for_the_approval_policy() {
+        for edit in ["Write", "Edit", "MultiEdit", "NotebookEdit"] {
+            assert_eq!(tool_kind(edit), ToolKind::Edit, "{edit}");
+        }
+        assert_eq!(tool_kind(ASK_USER_QUESTION), ToolKind::Question);
+        for other in ["Bash", "Read", "WebFetch", "Agent", "TodoWrite"] {
+            assert_eq!(tool_kind(other), ToolKind::Other, "{other}");
+        }
     }
 }

@@ -8,6 +8,7 @@ mod fixtures;
 mod git;
 mod history;
 mod manager;
+mod manager_jobs;
 mod process;
 mod protocol;
 mod replay;

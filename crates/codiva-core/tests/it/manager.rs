@@ -291,6 +291,7 @@ async fn bogus_modes_and_images_are_refused_naming_the_field() {
             .collect(),
         model: None,
         permission_mode: mode.map(str::to_owned),
+        approval: None,
     };
     assert_eq!(
         field(manager.create(create(Some("bogus"), vec![])).await),

@@ -270,6 +270,10 @@ fn every_request_round_trips_through_the_method_table() {
             "session/setPermissionMode",
             json!({"session_id": "s", "mode": "plan"}),
         ),
+        (
+            "session/setApprovalPolicy",
+            json!({"session_id": "s", "policy": {"mode": "rules", "rules": [{"tool": "Bash", "command_prefix": "cargo test"}, {"tool": "Edit"}]}}),
+        ),
         ("session/diff", json!({"session_id": "s"})),
         ("session/merge", json!({"session_id": "s"})),
         (

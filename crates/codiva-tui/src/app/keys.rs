@@ -7,6 +7,8 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use super::composer_mode::{Collecting, ComposerMode};
 use super::palette::{Command, Item};
 use super::pane::Dialog;
+use codiva_core::approval::ApprovalPolicy;
+
 use super::{App, Confirm, Effect, Focus, RunMode, View};
 use crate::composer::ComposerAction;
 use crate::i18n::{Key, t, tf};
@@ -147,36 +149,25 @@ impl App {
         }
     }
 
+    /// The run mode is the manager's approval policy (auto: allow all; confirm: ask), for
+    /// new sessions and every session there is; the manager allows the waiting permissions
+    /// the policy allows, and keeps the policy when this TUI goes away.
     fn cycle_run_mode(&mut self) -> Vec<Effect> {
         self.run_mode = match self.run_mode {
             RunMode::Confirm => RunMode::Auto,
             RunMode::Auto => RunMode::Confirm,
         };
-        if self.run_mode == RunMode::Confirm {
-            return Vec::new();
-        }
-        // Auto applies live: permissions already waiting are allowed now.
-        let mut effects = Vec::new();
-        for (id, pane) in &mut self.panes {
-            let waiting: Vec<String> = pane
-                .prompts
-                .iter()
-                .filter_map(|prompt| match prompt {
-                    codiva_core::session_state::Prompt::Permission(request) => {
-                        Some(request.request_id.clone())
-                    }
-                    codiva_core::session_state::Prompt::Question(_) => None,
-                })
-                .collect();
-            for request_id in waiting {
-                effects.push(Effect::RespondPermission {
-                    id: id.clone(),
-                    request_id,
-                    response: codiva_core::session::PermissionResponse::Allow,
-                });
-            }
-        }
-        effects
+        let policy = match self.run_mode {
+            RunMode::Confirm => ApprovalPolicy::Ask,
+            RunMode::Auto => ApprovalPolicy::AllowAll,
+        };
+        std::iter::once(None)
+            .chain(self.sessions.iter().map(|session| Some(session.id.clone())))
+            .map(|id| Effect::SetApprovalPolicy {
+                id,
+                policy: policy.clone(),
+            })
+            .collect()
     }
 
     fn cycle_focus(&mut self) {

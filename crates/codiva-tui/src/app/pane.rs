@@ -4,7 +4,6 @@
 use std::collections::VecDeque;
 
 use codiva_core::agent_event::AgentInfo;
-use codiva_core::session::PermissionResponse;
 use codiva_core::session_log::LogEntry;
 use codiva_core::session_state::{Prompt, Scope, SessionEvent, SubagentView, UsageView};
 
@@ -35,14 +34,9 @@ pub struct Pane {
 }
 
 impl Pane {
-    /// Applies one session event; returns effects the run mode asks for (auto-allow).
-    pub fn apply(
-        &mut self,
-        id: &str,
-        event: SessionEvent,
-        auto_allow: bool,
-        seq: u64,
-    ) -> Vec<Effect> {
+    /// Applies one session event (the run mode's permissions are allowed by the manager:
+    /// they never get here).
+    pub fn apply(&mut self, event: SessionEvent, seq: u64) -> Vec<Effect> {
         match event {
             SessionEvent::Log {
                 scope: Scope::Main,
@@ -73,13 +67,6 @@ impl Pane {
                 }
             }
             SessionEvent::PromptOpened { prompt } => {
-                if auto_allow && let Prompt::Permission(request) = &prompt {
-                    return vec![Effect::RespondPermission {
-                        id: id.to_owned(),
-                        request_id: request.request_id.clone(),
-                        response: PermissionResponse::Allow,
-                    }];
-                }
                 if self.prompts.is_empty() {
                     self.waiting_since = Some(seq);
                 }

@@ -84,6 +84,13 @@ pub async fn dispatch(
         ClientRequest::SessionSetPermissionMode(p) => {
             encode::<request::SessionSetPermissionMode>(set_permission_mode(manager, p).await)
         }
+        ClientRequest::SessionSetApprovalPolicy(p) => {
+            encode::<request::SessionSetApprovalPolicy>(done(
+                manager
+                    .set_approval_policy(p.session_id.as_deref(), p.policy)
+                    .await,
+            ))
+        }
         ClientRequest::SessionDiff(p) => encode::<request::SessionDiff>(
             manager.diff(&p.session_id).await.map_err(RpcError::from),
         ),
@@ -157,6 +164,7 @@ async fn create(manager: &Manager, p: CreateParams) -> Answered<request::Session
                 .collect(),
             model: p.model,
             permission_mode: p.permission_mode,
+            approval: p.approval_policy,
         })
         .await?;
     Ok(SessionResult { session })

@@ -2,6 +2,7 @@
 
 pub mod client;
 
+mod approval;
 mod errors;
 mod folded;
 mod lifecycle;

@@ -6,22 +6,31 @@
 //! in the refusal, and nothing is stopped or removed. The state is checked twice: before the
 //! agent is stopped (a stale token leaves the session running) and again after (what the agent
 //! wrote in between is caught too). Everything discarded is archived, uncommitted work included.
+//! The preview, and the stop with the archiving, are jobs on the session's lane.
 
-use super::{Actor, Record, refused};
+use std::path::PathBuf;
+
+use super::lifecycle::wait_stopped;
+use super::record::Record;
+use super::{Actor, refused};
 use crate::agent_event::TurnOutcome;
 use crate::git::{self, DiscardResult};
 use crate::manager::info::{DiscardPreview, ManagerEvent, SessionInfo, SessionPhase};
-use crate::manager::{DiscardOutcome, FreshPreview, ManagerError};
+use crate::manager::{DiscardOutcome, FreshPreview, ManagerError, Reply};
 use crate::session_state::Status;
 
 impl Actor {
-    pub(super) async fn discard(
+    pub(super) fn discard(
         &mut self,
         id: &str,
         confirm: Option<String>,
         forget: bool,
-    ) -> Result<DiscardOutcome, ManagerError> {
-        let record = self.record(id)?;
+        reply: Reply<DiscardOutcome>,
+    ) {
+        let record = match self.record(id) {
+            Ok(record) => record,
+            Err(err) => return drop(reply.send(Err(err))),
+        };
         let already_gone = matches!(
             record.phase,
             SessionPhase::Discarded | SessionPhase::Merged { .. }
@@ -29,64 +38,132 @@ impl Actor {
         if already_gone {
             if forget {
                 // Forgetting keeps the archive ref (the work stays recoverable with git).
-                self.records.remove(id);
-                self.emit(ManagerEvent::Removed { id: id.to_owned() });
-                self.mark_dirty();
-                return Ok(DiscardOutcome::Removed { id: id.to_owned() });
+                let _ = reply.send(Ok(self.forget(id)));
+                return;
             }
             let (code, what) = match record.phase {
                 SessionPhase::Merged { .. } => ("already_merged", "merged"),
                 _ => ("already_discarded", "discarded"),
             };
-            return Err(refused(
+            let _ = reply.send(Err(refused(
                 code,
                 &[id],
                 format!("session {id} is already {what}"),
-            ));
+            )));
+            return;
         }
         if matches!(record.phase, SessionPhase::Preparing) {
-            return Err(refused(
+            let _ = reply.send(Err(refused(
                 "still_preparing",
                 &[id],
                 format!("session {id} is still being prepared"),
-            ));
+            )));
+            return;
         }
-        let (worktree, branch, base, slug) = (
-            record.worktree.clone(),
-            record.branch.clone(),
-            record.base.clone(),
-            record.slug.clone(),
+        let names = Names {
+            worktree: record.worktree.clone(),
+            branch: record.branch.clone(),
+            base: record.base.clone(),
+            slug: record.slug.clone(),
+        };
+        let repo = self.repo.clone();
+        let owned_id = id.to_owned();
+        self.job(
+            Some(id),
+            async move {
+                let preview = repo
+                    .discard_preview(&names.worktree, &names.branch, &names.base, &names.slug)
+                    .await;
+                (preview, names)
+            },
+            move |actor, (preview, names)| {
+                let result = preview.map_err(ManagerError::from).and_then(|preview| {
+                    actor.previewed(&owned_id, preview, names, confirm, forget)
+                });
+                match result {
+                    Ok(Previewed::Answer(outcome)) => drop(reply.send(Ok(outcome))),
+                    Ok(Previewed::Confirmed(names, given)) => {
+                        actor.discard_confirmed(&owned_id, names, given, forget, reply);
+                    }
+                    Err(err) => drop(reply.send(Err(err))),
+                }
+            },
         );
-        let preview = self
-            .repo
-            .discard_preview(&worktree, &branch, &base, &slug)
-            .await?;
+    }
+
+    /// The preview answers a call without a token, refuses a stale token, or lets the discard
+    /// go on: the agent is stopped and the work archived in a job.
+    fn previewed(
+        &mut self,
+        id: &str,
+        preview: git::DiscardPreview,
+        names: Names,
+        confirm: Option<String>,
+        forget: bool,
+    ) -> Result<Previewed, ManagerError> {
         let Some(given) = confirm else {
             self.record(id)?.issue(&preview.token);
             let fresh = fresh_preview(preview);
-            return Ok(DiscardOutcome::NeedsConfirmation {
+            return Ok(Previewed::Answer(DiscardOutcome::NeedsConfirmation {
                 preview: fresh.preview,
                 confirm_token: fresh.confirm_token,
-            });
+            }));
         };
         if preview.token != given {
             return Err(self.stale(id, &given, preview, forget));
         }
-        self.stop_task(id).await;
-        let result = {
-            let _guard = self.git_lock.lock().await;
-            self.repo
-                .discard(&worktree, &branch, &base, &slug, &given)
-                .await?
-        };
+        Ok(Previewed::Confirmed(names, given))
+    }
+
+    fn discard_confirmed(
+        &mut self,
+        id: &str,
+        names: Names,
+        given: String,
+        forget: bool,
+        reply: Reply<DiscardOutcome>,
+    ) {
+        let forwarder = self.take_task(id);
+        let repo = self.repo.clone();
+        let git_lock = self.git_lock.clone();
+        let owned_id = id.to_owned();
+        self.job(
+            Some(id),
+            async move {
+                wait_stopped(forwarder).await;
+                let _guard = git_lock.lock().await;
+                let result = repo
+                    .discard(
+                        &names.worktree,
+                        &names.branch,
+                        &names.base,
+                        &names.slug,
+                        &given,
+                    )
+                    .await;
+                (result, given)
+            },
+            move |actor, (result, given)| {
+                let result = result
+                    .map_err(ManagerError::from)
+                    .and_then(|result| actor.discarded(&owned_id, result, &given, forget));
+                let _ = reply.send(result);
+            },
+        );
+    }
+
+    fn discarded(
+        &mut self,
+        id: &str,
+        result: DiscardResult,
+        given: &str,
+        forget: bool,
+    ) -> Result<DiscardOutcome, ManagerError> {
         if let DiscardResult::Changed(preview) = result {
-            return Err(self.stale(id, &given, preview, forget));
+            return Err(self.stale(id, given, preview, forget));
         }
         if forget {
-            self.records.remove(id);
-            self.emit(ManagerEvent::Removed { id: id.to_owned() });
-            self.mark_dirty();
-            return Ok(DiscardOutcome::Removed { id: id.to_owned() });
+            return Ok(self.forget(id));
         }
         let record = self.record(id)?;
         record.phase = SessionPhase::Discarded;
@@ -106,6 +183,13 @@ impl Actor {
         Ok(DiscardOutcome::Discarded {
             session: Box::new(info),
         })
+    }
+
+    fn forget(&mut self, id: &str) -> DiscardOutcome {
+        self.records.remove(id);
+        self.emit(ManagerEvent::Removed { id: id.to_owned() });
+        self.mark_dirty();
+        DiscardOutcome::Removed { id: id.to_owned() }
     }
 
     /// The refusal of a token that does not name the current state, with the fresh preview:
@@ -149,31 +233,63 @@ impl Actor {
         ManagerError::Refused(refusal)
     }
 
-    pub(super) async fn restore(&mut self, id: &str) -> Result<SessionInfo, ManagerError> {
-        let record = self.record(id)?;
+    pub(super) fn restore(&mut self, id: &str, reply: Reply<SessionInfo>) {
+        let record = match self.record(id) {
+            Ok(record) => record,
+            Err(err) => return drop(reply.send(Err(err))),
+        };
         if record.phase != SessionPhase::Discarded {
-            return Err(refused(
+            let _ = reply.send(Err(refused(
                 "not_discarded",
                 &[id],
                 format!("session {id} is not discarded"),
-            ));
+            )));
+            return;
         }
         let slug = record.slug.clone();
-        let worktree = {
-            let _guard = self.git_lock.lock().await;
-            self.repo.restore(&slug, &self.worktree_options()).await?
-        };
-        let record = self.record(id)?;
-        record.worktree = worktree.path;
-        record.branch = worktree.branch;
-        record.phase = SessionPhase::Active;
-        if record.restored_outcome.is_none() {
-            record.restored_outcome = Some(TurnOutcome::Interrupted);
-        }
-        let info = record.info();
-        self.emit_info(id);
-        Ok(info)
+        let repo = self.repo.clone();
+        let git_lock = self.git_lock.clone();
+        let options = self.worktree_options();
+        let owned_id = id.to_owned();
+        self.job(
+            Some(id),
+            async move {
+                let _guard = git_lock.lock().await;
+                repo.restore(&slug, &options).await
+            },
+            move |actor, worktree| {
+                let result = worktree.map_err(ManagerError::from).and_then(|worktree| {
+                    let record = actor.record(&owned_id)?;
+                    record.worktree = worktree.path;
+                    record.branch = worktree.branch;
+                    record.phase = SessionPhase::Active;
+                    if record.restored_outcome.is_none() {
+                        record.restored_outcome = Some(TurnOutcome::Interrupted);
+                    }
+                    Ok(record.info())
+                });
+                if result.is_ok() {
+                    actor.emit_info(&owned_id);
+                }
+                let _ = reply.send(result);
+            },
+        );
     }
+}
+
+/// What a discard's preview decided.
+enum Previewed {
+    Answer(DiscardOutcome),
+    /// The token names the current state: go on with these.
+    Confirmed(Names, String),
+}
+
+/// What a discard works on.
+struct Names {
+    worktree: PathBuf,
+    branch: String,
+    base: String,
+    slug: String,
 }
 
 impl Record {

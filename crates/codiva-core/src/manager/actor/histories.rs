@@ -2,9 +2,11 @@
 //! with the state file and removed with the session.
 //!
 //! A session's file is read the first time its record is needed (its first event, or a
-//! restore without a transcript), never at start. Writes go off the actor's thread, only for
-//! records that changed, and never over a file of a newer schema. Files of sessions that are
-//! no longer listed are removed when the set of sessions changes.
+//! restore without a transcript), never at start. Writes go off the actor's thread (in the
+//! state file's job: [`Histories::begin_save`] takes what to write, [`PendingSave::run`] writes
+//! it, [`Histories::finish_save`] applies the outcome), only for records that changed, and
+//! never over a file of a newer schema. Files of sessions that are no longer listed are removed
+//! when the set of sessions changes.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -19,6 +21,8 @@ use crate::session_state::SessionEvent;
 struct Entry {
     history: History,
     dirty: bool,
+    /// Counts the changes: a write of an older version leaves the record dirty.
+    version: u64,
     /// `false` for a file of a newer schema (or one that cannot be read): never written.
     writable: bool,
 }
@@ -62,6 +66,7 @@ impl Histories {
                 Entry {
                     history: loaded.history.unwrap_or_else(|| History::new("claude")),
                     dirty: false,
+                    version: 0,
                     writable: loaded.writable,
                 },
             );
@@ -83,6 +88,9 @@ impl Histories {
         };
         let changed = entry.history.apply(now_ms, event);
         entry.dirty |= changed && entry.writable;
+        if changed {
+            entry.version += 1;
+        }
         (changed && entry.writable, warning)
     }
 
@@ -92,9 +100,10 @@ impl Histories {
         (entry.map(|entry| &entry.history), warning)
     }
 
-    /// Writes the records that changed and removes the files of sessions no longer listed
-    /// (`live`); forgets the records of those sessions.
-    pub(super) async fn save(&mut self, live: BTreeSet<String>) -> Saved {
+    /// What to write: the records that changed, and (when the set of sessions changed) the
+    /// files of sessions no longer listed (`live`) to remove; forgets the records of those
+    /// sessions. The writing is [`PendingSave::run`], off the actor.
+    pub(super) fn begin_save(&mut self, live: BTreeSet<String>) -> PendingSave {
         self.entries.retain(|id, _| live.contains(id));
         let mut writes = Vec::new();
         let mut warnings = Vec::new();
@@ -106,42 +115,51 @@ impl Histories {
                 continue;
             };
             match history_file::encode(id, &entry.history) {
-                Ok(bytes) => writes.push((id.clone(), path, bytes)),
+                Ok(bytes) => writes.push(Write {
+                    id: id.clone(),
+                    version: entry.version,
+                    path,
+                    bytes,
+                }),
                 Err(err) => warnings.push(format!("session {id}: history not written: {err}")),
             }
         }
-        let prune = (self.pruned_for.as_ref() != Some(&live)).then(|| live.clone());
-        if writes.is_empty() && prune.is_none() {
+        let prune = (self.pruned_for.as_ref() != Some(&live)).then_some(live);
+        PendingSave {
+            root: self.repo_root.clone(),
+            writes,
+            prune,
+            warnings,
+        }
+    }
+
+    /// Applies what a save found (`None`: its writer panicked): the records written are clean
+    /// (unless they changed meanwhile); warnings for the user, and whether to try again later.
+    pub(super) fn finish_save(&mut self, done: Option<SaveDone>) -> Saved {
+        let Some(done) = done else {
+            tracing::warn!("the history writer panicked");
+            return Saved {
+                warnings: Vec::new(),
+                retry: true,
+            };
+        };
+        let SaveDone {
+            idle,
+            written,
+            errors,
+            pruned,
+            mut warnings,
+        } = done;
+        if idle {
             return Saved {
                 warnings,
                 retry: false,
             };
         }
-        let root = self.repo_root.clone();
-        let result = tokio::task::spawn_blocking(move || {
-            let mut written = Vec::new();
-            let mut errors = Vec::new();
-            for (id, path, bytes) in writes {
-                match history_file::save(&path, &bytes) {
-                    Ok(()) => written.push(id),
-                    Err(err) => errors.push(err.to_string()),
-                }
-            }
-            if let Some(keep) = &prune {
-                errors.extend(history_file::prune(&root, keep));
-            }
-            (written, errors, prune)
-        })
-        .await;
-        let Ok((written, errors, pruned)) = result else {
-            tracing::warn!("the history writer panicked");
-            return Saved {
-                warnings,
-                retry: true,
-            };
-        };
-        for id in written {
-            if let Some(entry) = self.entries.get_mut(&id) {
+        for (id, version) in written {
+            if let Some(entry) = self.entries.get_mut(&id)
+                && entry.version == version
+            {
                 entry.dirty = false;
             }
         }
@@ -166,6 +184,59 @@ impl Histories {
         Saved {
             warnings,
             retry: true,
+        }
+    }
+}
+
+/// One record's file to write.
+struct Write {
+    id: String,
+    version: u64,
+    path: PathBuf,
+    bytes: Vec<u8>,
+}
+
+/// The writes of one save, taken by [`Histories::begin_save`].
+pub(super) struct PendingSave {
+    root: PathBuf,
+    writes: Vec<Write>,
+    prune: Option<BTreeSet<String>>,
+    warnings: Vec<String>,
+}
+
+/// What [`PendingSave::run`] did.
+pub(super) struct SaveDone {
+    /// There was nothing to write nor to prune.
+    idle: bool,
+    /// The records written, with the version written.
+    written: Vec<(String, u64)>,
+    errors: Vec<String>,
+    /// The sessions whose files were kept, when files were pruned.
+    pruned: Option<BTreeSet<String>>,
+    warnings: Vec<String>,
+}
+
+impl PendingSave {
+    /// Writes the records and prunes the files (blocking IO).
+    pub(super) fn run(self) -> SaveDone {
+        let idle = self.writes.is_empty() && self.prune.is_none();
+        let mut written = Vec::new();
+        let mut errors = Vec::new();
+        for write in self.writes {
+            match history_file::save(&write.path, &write.bytes) {
+                Ok(()) => written.push((write.id, write.version)),
+                Err(err) => errors.push(err.to_string()),
+            }
+        }
+        if let Some(keep) = &self.prune {
+            errors.extend(history_file::prune(&self.root, keep));
+        }
+        SaveDone {
+            idle,
+            written,
+            errors,
+            pruned: self.prune,
+            warnings: self.warnings,
         }
     }
 }

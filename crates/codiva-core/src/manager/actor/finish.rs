@@ -1,0 +1,298 @@
+//! Finishing work: diff (its stat and its text), merge and sync, each a job on the session's
+//! lane, and renaming (at once). A merge is two
+//! jobs: the git merge (under the git lock), then, once merged, stopping the agent and
+//! removing the worktree; the actor only applies what they found.
+
+use codiva_protocol::UserInput;
+use tokio::sync::oneshot;
+
+use super::lifecycle::wait_stopped;
+use super::{Actor, refused, title_of};
+use crate::git::{self, GitError, MergeOutcome, SyncOutcome};
+use crate::manager::info::{SessionInfo, SessionPhase};
+use crate::manager::{Call, ManagerError, Reply};
+
+impl Actor {
+    pub(super) fn diff(&mut self, id: &str, reply: Reply<git::DiffStat>) {
+        let record = match self.record(id) {
+            Ok(record) => record,
+            Err(err) => return drop(reply.send(Err(err))),
+        };
+        let (worktree, base) = (record.worktree.clone(), record.base.clone());
+        if !matches!(
+            record.phase,
+            SessionPhase::Active | SessionPhase::Conflict { .. }
+        ) {
+            let _ = reply.send(Err(refused(
+                "no_worktree",
+                &[id],
+                format!("session {id} has no worktree"),
+            )));
+            return;
+        }
+        let repo = self.repo.clone();
+        self.job(
+            Some(id),
+            async move { repo.diff_stat(&worktree, &base).await },
+            move |_, result| drop(reply.send(result.map_err(ManagerError::from))),
+        );
+    }
+
+    /// The session's whole diff against its base (bounded: `git::DIFF_TEXT_CAP`).
+    pub(super) fn diff_text(&mut self, id: &str, reply: Reply<git::DiffText>) {
+        let record = match self.record(id) {
+            Ok(record) => record,
+            Err(err) => return drop(reply.send(Err(err))),
+        };
+        let (worktree, base) = (record.worktree.clone(), record.base.clone());
+        if !matches!(
+            record.phase,
+            SessionPhase::Active | SessionPhase::Conflict { .. }
+        ) {
+            let _ = reply.send(Err(refused(
+                "no_worktree",
+                &[id],
+                format!("session {id} has no worktree"),
+            )));
+            return;
+        }
+        let repo = self.repo.clone();
+        self.job(
+            Some(id),
+            async move { repo.diff_text(&worktree, &base, git::DIFF_TEXT_CAP).await },
+            move |_, result| drop(reply.send(result.map_err(ManagerError::from))),
+        );
+    }
+
+    /// A new title (sanitised; an empty one goes back to the prompt's first line).
+    pub(super) fn rename(&mut self, id: &str, title: &str) -> Result<SessionInfo, ManagerError> {
+        let record = self.record(id)?;
+        record.title =
+            crate::manager::sanitize_title(title).unwrap_or_else(|| title_of(&record.prompt));
+        let info = record.info();
+        self.emit_info(id);
+        Ok(info)
+    }
+
+    pub(super) fn merge(&mut self, id: &str, reply: Reply<SessionInfo>) {
+        let record = match self.record(id) {
+            Ok(record) => record,
+            Err(err) => return drop(reply.send(Err(err))),
+        };
+        if !matches!(
+            record.phase,
+            SessionPhase::Active | SessionPhase::Conflict { .. }
+        ) {
+            let _ = reply.send(Err(refused(
+                "cannot_merge_now",
+                &[id],
+                format!("session {id} cannot be merged now"),
+            )));
+            return;
+        }
+        if !record.status.is_settled() {
+            let _ = reply.send(Err(refused(
+                "still_working",
+                &[id],
+                format!("session {id} is still working; interrupt it or wait until it finishes"),
+            )));
+            return;
+        }
+        let (branch, base) = (record.branch.clone(), record.base.clone());
+        let repo = self.repo.clone();
+        let git_lock = self.git_lock.clone();
+        let owned_id = id.to_owned();
+        self.job(
+            Some(id),
+            async move {
+                let _guard = git_lock.lock().await;
+                repo.merge(&branch, &base).await
+            },
+            move |actor, outcome| actor.merged(&owned_id, outcome, reply),
+        );
+    }
+
+    fn merged(
+        &mut self,
+        id: &str,
+        outcome: Result<MergeOutcome, GitError>,
+        reply: Reply<SessionInfo>,
+    ) {
+        let result = match self.record(id) {
+            Ok(record) => outcome
+                .map(|outcome| (outcome, record.clone_names()))
+                .map_err(ManagerError::from),
+            Err(err) => Err(err),
+        };
+        let (outcome, (branch, base, worktree, slug)) = match result {
+            Ok(found) => found,
+            Err(err) => return drop(reply.send(Err(err))),
+        };
+        let refusal = match outcome {
+            MergeOutcome::Merged { commit } => {
+                // The agent stops and the worktree goes, in a job: an agent slow to stop
+                // delays only this session.
+                let forwarder = self.take_task(id);
+                let repo = self.repo.clone();
+                let git_lock = self.git_lock.clone();
+                let owned_id = id.to_owned();
+                self.job(
+                    Some(id),
+                    async move {
+                        wait_stopped(forwarder).await;
+                        let _guard = git_lock.lock().await;
+                        repo.remove_after_merge(&worktree, &branch, &base, &slug)
+                            .await
+                    },
+                    move |actor, cleanup| {
+                        let result = actor.record(&owned_id).map(|record| {
+                            record.phase = SessionPhase::Merged { commit };
+                            record.track_activity();
+                            if let Err(err) = cleanup {
+                                record.detail =
+                                    Some(format!("merged; the worktree was not removed: {err}"));
+                            }
+                            record.info()
+                        });
+                        if result.is_ok() {
+                            actor.emit_info(&owned_id);
+                        }
+                        let _ = reply.send(result);
+                    },
+                );
+                return;
+            }
+            MergeOutcome::Conflict { files } => {
+                if let Ok(record) = self.record(id) {
+                    record.phase = SessionPhase::Conflict {
+                        files: files.clone(),
+                    };
+                }
+                self.emit_info(id);
+                let files = files.join(", ");
+                refused(
+                    "merge_conflict",
+                    &[&branch, &base, &files],
+                    format!(
+                        "merging {branch} into {base} conflicts in {files}; the merge was aborted and {base} is unchanged"
+                    ),
+                )
+            }
+            MergeOutcome::UpToDate => refused(
+                "nothing_to_merge",
+                &[&branch, &base],
+                format!(
+                    "nothing to merge: {branch} has no commits that {base} lacks (uncommitted changes stay in the session's worktree)"
+                ),
+            ),
+            MergeOutcome::Refused { reason } => {
+                refused("merge_refused", &[&reason], reason.clone())
+            }
+        };
+        let _ = reply.send(Err(refusal));
+    }
+
+    pub(super) fn sync(&mut self, id: &str, reply: Reply<String>) {
+        let record = match self.record(id) {
+            Ok(record) => record,
+            Err(err) => return drop(reply.send(Err(err))),
+        };
+        if !matches!(
+            record.phase,
+            SessionPhase::Active | SessionPhase::Conflict { .. }
+        ) {
+            let _ = reply.send(Err(refused(
+                "no_worktree",
+                &[id],
+                format!("session {id} has no worktree"),
+            )));
+            return;
+        }
+        let (worktree, base) = (record.worktree.clone(), record.base.clone());
+        let busy = !record.status.is_settled();
+        let repo = self.repo.clone();
+        let owned_id = id.to_owned();
+        self.job(
+            Some(id),
+            async move {
+                let outcome = repo.sync(&worktree, &base).await;
+                (outcome, base)
+            },
+            move |actor, (outcome, base)| actor.synced(&owned_id, &base, busy, outcome, reply),
+        );
+    }
+
+    fn synced(
+        &mut self,
+        id: &str,
+        base: &str,
+        busy: bool,
+        outcome: Result<SyncOutcome, GitError>,
+        reply: Reply<String>,
+    ) {
+        let outcome = match outcome {
+            Ok(outcome) => outcome,
+            Err(err) => return drop(reply.send(Err(err.into()))),
+        };
+        let message = match outcome {
+            SyncOutcome::UpToDate => {
+                let _ = reply.send(Ok(format!("already up to date with {base}")));
+                return;
+            }
+            SyncOutcome::Merged { .. } => {
+                if let Ok(record) = self.record(id)
+                    && matches!(record.phase, SessionPhase::Conflict { .. })
+                {
+                    record.phase = SessionPhase::Active;
+                }
+                self.emit_info(id);
+                let _ = reply.send(Ok(format!("merged {base} into the session")));
+                return;
+            }
+            SyncOutcome::Conflict { files } => format!(
+                "I merged {base} into this branch and it conflicts in: {}. The conflict markers are in the files. Resolve the conflicts, then commit the merge.",
+                files.join(", ")
+            ),
+            SyncOutcome::Dirty { files } => format!(
+                "I want to merge {base} into this branch, but these files have uncommitted changes: {}. Commit your work (stage the files by name), then tell me you are done.",
+                files.join(", ")
+            ),
+        };
+        if busy {
+            let _ = reply.send(Err(refused(
+                "sync_busy",
+                &[id],
+                format!(
+                    "session {id} is working; sync needs the agent's help, try again when it is idle"
+                ),
+            )));
+            return;
+        }
+        let (sent_tx, sent_rx) = oneshot::channel();
+        self.dispatch(Call::Send(
+            id.to_owned(),
+            UserInput::text(message.clone()),
+            sent_tx,
+        ));
+        tokio::spawn(async move {
+            let result = match sent_rx.await {
+                Ok(Ok(())) => Ok(format!("asked the agent: {message}")),
+                Ok(Err(err)) => Err(err),
+                Err(_) => Err(ManagerError::Stopped),
+            };
+            let _ = reply.send(result);
+        });
+    }
+}
+
+impl super::record::Record {
+    /// Branch, base, worktree and slug, for a job.
+    fn clone_names(&self) -> (String, String, std::path::PathBuf, String) {
+        (
+            self.branch.clone(),
+            self.base.clone(),
+            self.worktree.clone(),
+            self.slug.clone(),
+        )
+    }
+}

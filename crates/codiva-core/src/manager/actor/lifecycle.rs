@@ -1,0 +1,535 @@
+//! A session's life in the manager: created (its worktree made by a job), its task started,
+//! its events reduced into the record (and its neutral history), messages and answers passed
+//! to it, its log rebuilt from the agent's transcript or codiva's history when a restored
+//! session is first used (a job), its task stopped.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use codiva_protocol::{ImageInput, UserInput};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use super::histories;
+use super::jobs::reply_later;
+use super::record::Record;
+use super::{Actor, Internal, refused, repo_key, title_of, unix_ms};
+use crate::approval::ApprovalPolicy;
+use crate::git::{self, WorktreeOptions};
+use crate::manager::info::{ManagerEvent, SessionInfo, SessionPhase};
+use crate::manager::{CreateOptions, ManagerError, Reply};
+use crate::session::{AnswerError, SessionCommand, SessionConfig};
+use crate::session_state::{RestoredSession, SessionEvent, SessionState, Status, TodoProgress};
+use crate::{session_task, slug};
+
+/// How long a stopping session task may take before the manager goes on without it.
+const STOP_WAIT: Duration = Duration::from_secs(15);
+
+/// Waits (bounded) until a session task taken with [`Actor::take_task`] has ended.
+pub(super) async fn wait_stopped(forwarder: Option<JoinHandle<()>>) {
+    if let Some(forwarder) = forwarder {
+        let _ = tokio::time::timeout(STOP_WAIT, forwarder).await;
+    }
+}
+
+impl Actor {
+    pub(super) fn create(&mut self, options: CreateOptions, reply: Reply<SessionInfo>) {
+        let prompt = options.prompt.trim().to_owned();
+        if prompt.is_empty() {
+            let _ = reply.send(Err(refused(
+                "empty_instruction",
+                &[],
+                "the instruction is empty".to_owned(),
+            )));
+            return;
+        }
+        let provider = self.options.provider.as_ref();
+        let checked = (|| {
+            if let Some(mode) = &options.permission_mode {
+                provider.check_permission_mode("permission_mode", mode)?;
+            }
+            for (index, (media_type, data)) in options.images.iter().enumerate() {
+                provider.check_image(&format!("images[{index}]"), media_type, data)?;
+            }
+            Ok::<(), ManagerError>(())
+        })();
+        if let Err(err) = checked {
+            let _ = reply.send(Err(err));
+            return;
+        }
+        let repo = self.repo.clone();
+        self.job(
+            None,
+            async move { repo.taken_slugs().await },
+            move |actor, taken| {
+                let result = taken
+                    .map_err(ManagerError::from)
+                    .map(|taken| actor.add_session(options, prompt, taken));
+                let _ = reply.send(result);
+            },
+        );
+    }
+
+    /// The record of a new session (its slug not taken by a branch, a worktree or a session),
+    /// and the job that makes its worktree.
+    fn add_session(
+        &mut self,
+        options: CreateOptions,
+        prompt: String,
+        mut taken: BTreeSet<String>,
+    ) -> SessionInfo {
+        taken.extend(self.records.values().map(|record| record.slug.clone()));
+        let slug = slug::slugify(&prompt, &taken);
+        let id = slug.clone();
+        let images = options
+            .images
+            .into_iter()
+            .map(|(media_type, data)| ImageInput { media_type, data })
+            .collect();
+        let input = UserInput::with_images(prompt.clone(), images);
+        let mut record = Record {
+            id: id.clone(),
+            title: title_of(&prompt),
+            prompt: prompt.clone(),
+            slug: slug.clone(),
+            branch: git::branch_name(&slug),
+            worktree: self.repo.worktree_path(&slug),
+            base: self.base.clone(),
+            created_at: unix_ms(),
+            phase: SessionPhase::Preparing,
+            status: Status::Starting,
+            detail: None,
+            agent_session_id: None,
+            model: options.model.or_else(|| self.options.model.clone()),
+            permission_mode: options
+                .permission_mode
+                .or_else(|| self.options.permission_mode.clone()),
+            approval: options
+                .approval
+                .unwrap_or_else(|| self.default_approval.clone()),
+            cost_usd: None,
+            active_ms: 0,
+            active_since: None,
+            pending_prompts: 0,
+            todos: TodoProgress::default(),
+            commands: None,
+            forwarder: None,
+            task_epoch: 0,
+            queued: vec![input],
+            restored_outcome: None,
+            issued_tokens: Vec::new(),
+        };
+        record.track_activity();
+        let info = record.info();
+        self.records.insert(id.clone(), record);
+        self.emit_info(&id);
+        // The worktree is made in the background; the caller has its answer now.
+        let repo = self.repo.clone();
+        let base = self.base.clone();
+        let worktree_options = self.worktree_options();
+        let git_lock = self.git_lock.clone();
+        self.job(
+            None,
+            async move {
+                let result = {
+                    let _guard = git_lock.lock().await;
+                    repo.create_worktree(&slug, &base, &worktree_options)
+                        .await
+                        .map_err(|err| err.to_string())
+                };
+                let setup = match &result {
+                    Ok(worktree) => repo.run_setup(&worktree.path).await,
+                    Err(_) => None,
+                };
+                (result, setup)
+            },
+            move |actor, (result, setup)| actor.prepared(&id, result, setup),
+        );
+        info
+    }
+
+    fn prepared(
+        &mut self,
+        id: &str,
+        result: Result<git::Worktree, String>,
+        setup: Option<git::SetupResult>,
+    ) {
+        let Some(record) = self.records.get_mut(id) else {
+            return;
+        };
+        match result {
+            Ok(worktree) => {
+                record.worktree = worktree.path;
+                record.branch = worktree.branch;
+                record.phase = SessionPhase::Active;
+                let mut notes = worktree.warnings;
+                if let Some(setup) = setup {
+                    let mut text = format!(
+                        ".codiva/setup {}",
+                        if setup.success { "succeeded" } else { "failed" }
+                    );
+                    if !setup.output.trim().is_empty() {
+                        text.push_str(":\n");
+                        text.push_str(setup.output.trim_end());
+                    }
+                    notes.push(text);
+                }
+                let mut state = SessionState::new();
+                for note in notes {
+                    state.apply(
+                        0,
+                        crate::session_state::Input::Agent(crate::agent_event::AgentEvent::Note {
+                            level: crate::agent_event::NoteLevel::Info,
+                            text: note,
+                            code: None,
+                        }),
+                    );
+                }
+                let _ = state.drain_events();
+                let mut queued = std::mem::take(&mut record.queued).into_iter();
+                let first = queued.next();
+                self.start_task(id, first, state);
+                for input in queued {
+                    if let Some(record) = self.records.get(id)
+                        && let Some(commands) = &record.commands
+                    {
+                        let _ = commands.send(SessionCommand::Send(input));
+                    }
+                }
+            }
+            Err(message) => {
+                record.phase = SessionPhase::Active;
+                record.status = Status::Failed;
+                record.detail = Some(format!("the worktree could not be created: {message}"));
+                record.queued.clear();
+            }
+        }
+        if let Some(record) = self.records.get_mut(id) {
+            record.track_activity();
+        }
+        self.emit_info(id);
+    }
+
+    /// Sends a command that answers through a oneshot; `None` when the session has no task
+    /// (still preparing). The answer is awaited by the caller, never by the actor.
+    pub(super) fn ask<T>(
+        &mut self,
+        id: &str,
+        make: impl FnOnce(oneshot::Sender<T>) -> SessionCommand,
+    ) -> Result<Option<oneshot::Receiver<T>>, ManagerError> {
+        let record = self.record(id)?;
+        let Some(commands) = &record.commands else {
+            return Ok(None);
+        };
+        let (tx, rx) = oneshot::channel();
+        if commands.send(make(tx)).is_err() {
+            return Ok(None);
+        }
+        Ok(Some(rx))
+    }
+
+    /// Sends a message (its images were checked by `Call::validate`); queued while the
+    /// worktree is made.
+    pub(super) fn send(&mut self, id: &str, input: UserInput) -> Result<(), ManagerError> {
+        let record = self.record(id)?;
+        match &record.phase {
+            SessionPhase::Preparing => {
+                record.queued.push(input);
+                return Ok(());
+            }
+            SessionPhase::Merged { .. } => {
+                return Err(refused(
+                    "merged_start_new",
+                    &[id],
+                    format!("session {id} was merged; start a new session"),
+                ));
+            }
+            SessionPhase::Discarded => {
+                return Err(refused(
+                    "discarded_restore_first",
+                    &[id],
+                    format!("session {id} was discarded; restore it first"),
+                ));
+            }
+            SessionPhase::Active | SessionPhase::Conflict { .. } => {}
+        }
+        self.command(id, SessionCommand::Send(input))
+    }
+
+    pub(super) fn command(
+        &mut self,
+        id: &str,
+        command: SessionCommand,
+    ) -> Result<(), ManagerError> {
+        let record = self.record(id)?;
+        match &record.commands {
+            Some(commands) if commands.send(command).is_ok() => Ok(()),
+            _ => Err(refused(
+                "not_running_agent",
+                &[id],
+                format!("session {id} is not running an agent"),
+            )),
+        }
+    }
+
+    /// Sends an answer to one of the session's prompts; the caller hears when the session task
+    /// has taken it or said why not (an unknown, answered or other-kind prompt; a bad answer).
+    pub(super) fn answer(
+        &mut self,
+        id: &str,
+        reply: Reply<()>,
+        make: impl FnOnce(oneshot::Sender<Result<(), AnswerError>>) -> SessionCommand,
+    ) {
+        let owned_id = id.to_owned();
+        let not_running = move || {
+            refused(
+                "not_running_agent",
+                &[&owned_id],
+                format!("session {owned_id} is not running an agent"),
+            )
+        };
+        let asked = self.ask(id, make);
+        reply_later(reply, asked, move |answered| {
+            answered.ok_or_else(not_running)?.map_err(|err| match err {
+                AnswerError::NoSuchPrompt(ref request_id) => {
+                    refused("no_pending_prompt", &[request_id], err.to_string())
+                }
+                AnswerError::WrongKind {
+                    ref request_id,
+                    expected,
+                    ..
+                } => refused(
+                    "wrong_prompt_kind",
+                    &[request_id, expected],
+                    err.to_string(),
+                ),
+                AnswerError::Invalid(invalid) => ManagerError::Invalid(invalid),
+            })
+        });
+    }
+
+    /// `true` when the session's task runs or needs none. Otherwise (a restored, discarded or
+    /// merged session) a job rebuilds its log, from the agent's transcript or, where that holds
+    /// less, codiva's own history (`histories::restored_log`), and starts the task (the agent
+    /// process itself starts on the next message); the caller waits in the session's lane.
+    pub(super) fn ensure_task(&mut self, id: &str) -> Result<bool, ManagerError> {
+        let provider = self.options.provider.clone();
+        let record = self.record(id)?;
+        if record.commands.is_some() || matches!(record.phase, SessionPhase::Preparing) {
+            return Ok(true);
+        }
+        let restored = RestoredSession {
+            outcome: record.restored_outcome.take(),
+            detail: record.detail.clone(),
+            agent_session_id: record.agent_session_id.clone(),
+            model: record.model.clone(),
+            permission_mode: record.permission_mode.clone(),
+            cost_usd: record.cost_usd,
+            ..RestoredSession::default()
+        };
+        let session_id = record.agent_session_id.clone();
+        let cwd = record.worktree.clone();
+        // The history is the actor's (read from its file the first time it is needed).
+        let (history, warning) = self.histories.get(id, unix_ms());
+        let summary = history
+            .filter(|history| !history.is_empty())
+            .map(|history| (history.user_messages(), history.log_entries()));
+        if let Some(message) = warning {
+            self.emit(ManagerEvent::Warning { message });
+        }
+        let owned_id = id.to_owned();
+        self.job(
+            Some(id),
+            async move {
+                let session_id = session_id?;
+                let read =
+                    tokio::task::spawn_blocking(move || provider.restore(&cwd, &session_id)).await;
+                match read {
+                    Ok(read) => read,
+                    Err(err) => Some(Err(err.to_string())),
+                }
+            },
+            move |actor, transcript| {
+                let mut restored = restored;
+                restored.main =
+                    histories::restored_log(transcript, summary, &mut restored.subagents);
+                if actor
+                    .records
+                    .get(&owned_id)
+                    .is_some_and(|record| record.commands.is_none())
+                {
+                    let state = SessionState::restored(restored);
+                    actor.start_task(&owned_id, None, state);
+                }
+            },
+        );
+        Ok(false)
+    }
+
+    pub(super) fn worktree_options(&self) -> WorktreeOptions {
+        WorktreeOptions {
+            fetch: self.options.fetch_base,
+            ignored: self.options.ignored_files,
+            exclude: self.options.ignored_files_exclude.clone(),
+        }
+    }
+
+    fn session_config(&self, record: &Record) -> SessionConfig {
+        let mut config = SessionConfig::new(self.options.provider.clone(), record.worktree.clone());
+        config.env = self.options.env.clone();
+        config.model = record.model.clone();
+        config.permission_mode = record.permission_mode.clone();
+        config.approval = record.approval.clone();
+        config.resume = record.agent_session_id.clone();
+        config.append_system_prompt = self.system_prompt();
+        config.registry = self.options.registry.clone().map(std::sync::Arc::new);
+        config.max_restarts = self.options.max_restarts;
+        config.wire_log_cap = self.options.wire_log_cap;
+        config.wire_log = Some(self.options.state_dir.join("wire").join(format!(
+            "{}-{}.log",
+            repo_key(self.repo.root()),
+            record.id
+        )));
+        config
+    }
+
+    /// The symlink notice (when ignored files are shared) and `.codiva/prompt.md`.
+    fn system_prompt(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if self.options.ignored_files == git::IgnoredMode::Symlink {
+            parts.push(git::SHARED_SYMLINK_NOTICE.to_owned());
+        }
+        if let Ok(text) = std::fs::read_to_string(self.repo.root().join(".codiva/prompt.md")) {
+            let text = text.trim_start_matches('\u{feff}').trim();
+            if !text.is_empty() {
+                parts.push(text.to_owned());
+            }
+        }
+        (!parts.is_empty()).then(|| parts.join("\n\n"))
+    }
+
+    fn start_task(&mut self, id: &str, first: Option<UserInput>, state: SessionState) {
+        if self.stopping {
+            return;
+        }
+        let Some(record) = self.records.get(id) else {
+            return;
+        };
+        let config = self.session_config(record);
+        let epoch = record.task_epoch + 1;
+        let handle = session_task::start_with_state(config, first, state);
+        let commands = handle.commands();
+        let internal = self.internal_tx.clone();
+        let owned_id = id.to_owned();
+        let forwarder = tokio::spawn(async move {
+            let mut handle = handle;
+            while let Some(event) = handle.next_event().await {
+                if internal
+                    .send(Internal::Event(owned_id.clone(), event))
+                    .is_err()
+                {
+                    break;
+                }
+            }
+            handle.shutdown().await;
+            let _ = internal.send(Internal::Ended(owned_id, epoch));
+        });
+        if let Some(record) = self.records.get_mut(id) {
+            record.commands = Some(commands);
+            record.forwarder = Some(forwarder);
+            record.task_epoch = epoch;
+        }
+    }
+
+    /// Asks the session's task to stop and hands back what to wait for
+    /// ([`wait_stopped`], in a job: an agent slow to stop delays nobody else).
+    pub(super) fn take_task(&mut self, id: &str) -> Option<JoinHandle<()>> {
+        let record = self.records.get_mut(id)?;
+        if let Some(commands) = record.commands.take() {
+            let _ = commands.send(SessionCommand::Shutdown);
+        }
+        record.forwarder.take()
+    }
+
+    /// A session's policy (its task takes it now), or the default for new sessions.
+    pub(super) fn set_approval_policy(
+        &mut self,
+        id: Option<&str>,
+        policy: ApprovalPolicy,
+    ) -> Result<(), ManagerError> {
+        let Some(id) = id else {
+            self.default_approval = policy;
+            return Ok(());
+        };
+        let record = self.record(id)?;
+        record.approval = policy.clone();
+        if let Some(commands) = &record.commands {
+            let _ = commands.send(SessionCommand::SetApprovalPolicy(policy));
+        }
+        self.mark_dirty();
+        Ok(())
+    }
+
+    pub(super) fn session_event(&mut self, id: &str, event: SessionEvent) {
+        if !self.records.contains_key(id) {
+            return;
+        }
+        if let SessionEvent::Warning { message } = event {
+            self.emit(ManagerEvent::Warning {
+                message: format!("session {id}: {message}"),
+            });
+            return;
+        }
+        let (history_changed, warning) = self.histories.apply(id, unix_ms(), &event);
+        if let Some(message) = warning {
+            self.emit(ManagerEvent::Warning { message });
+        }
+        if history_changed {
+            self.mark_dirty();
+        }
+        let Some(record) = self.records.get_mut(id) else {
+            return;
+        };
+        let mut changed = false;
+        match &event {
+            SessionEvent::Status { status, detail } => {
+                record.status = *status;
+                record.detail = detail.clone();
+                record.track_activity();
+                changed = true;
+            }
+            SessionEvent::AgentSession { id: session_id } => {
+                record.agent_session_id = Some(session_id.clone());
+                changed = true;
+            }
+            SessionEvent::Model { model } => {
+                record.model = model.clone();
+                changed = true;
+            }
+            SessionEvent::Usage { usage } if usage.cost_usd != record.cost_usd => {
+                record.cost_usd = usage.cost_usd;
+                changed = true;
+            }
+            SessionEvent::Todos { progress } => {
+                record.todos = *progress;
+                changed = true;
+            }
+            SessionEvent::PromptOpened { .. } => {
+                record.pending_prompts += 1;
+                changed = true;
+            }
+            SessionEvent::PromptClosed { .. } => {
+                record.pending_prompts = record.pending_prompts.saturating_sub(1);
+                changed = true;
+            }
+            _ => {}
+        }
+        self.emit(ManagerEvent::Event {
+            id: id.to_owned(),
+            event,
+        });
+        if changed {
+            self.emit_info(id);
+        }
+    }
+}

@@ -1,0 +1,186 @@
+//! A session's record in the manager: what it is (ids, worktree, branch, phase), what it
+//! shows front ends ([`SessionInfo`]) and what is saved of it ([`PersistedSession`]).
+
+use std::path::PathBuf;
+
+use codiva_protocol::UserInput;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use crate::agent_event::TurnOutcome;
+use crate::approval::ApprovalPolicy;
+use crate::manager::info::{SessionInfo, SessionPhase};
+use crate::persist::PersistedSession;
+use crate::session::SessionCommand;
+use crate::session_state::{Status, TodoProgress};
+
+pub(super) struct Record {
+    pub(super) id: String,
+    pub(super) title: String,
+    pub(super) prompt: String,
+    pub(super) slug: String,
+    pub(super) branch: String,
+    pub(super) worktree: PathBuf,
+    pub(super) base: String,
+    pub(super) created_at: u64,
+    pub(super) phase: SessionPhase,
+    pub(super) status: Status,
+    pub(super) detail: Option<String>,
+    pub(super) agent_session_id: Option<String>,
+    pub(super) model: Option<String>,
+    pub(super) permission_mode: Option<String>,
+    pub(super) approval: ApprovalPolicy,
+    pub(super) cost_usd: Option<f64>,
+    pub(super) active_ms: u64,
+    pub(super) active_since: Option<Instant>,
+    pub(super) pending_prompts: usize,
+    pub(super) todos: TodoProgress,
+    /// The session task's commands (`None`: no task, e.g. restored and not opened yet).
+    pub(super) commands: Option<mpsc::UnboundedSender<SessionCommand>>,
+    pub(super) forwarder: Option<JoinHandle<()>>,
+    /// Counts the session tasks started: the end of an older one is told apart.
+    pub(super) task_epoch: u64,
+    /// Messages sent while the worktree was being made.
+    pub(super) queued: Vec<UserInput>,
+    /// Restored from disk: its task starts (log from the transcript) when first needed.
+    pub(super) restored_outcome: Option<TurnOutcome>,
+    /// The tokens of this session's latest discard previews (newest last, a few kept): a
+    /// stale one is told apart from a token that was never given.
+    pub(super) issued_tokens: Vec<String>,
+}
+
+impl Record {
+    pub(super) fn restored(saved: PersistedSession) -> Record {
+        let (phase, status, outcome) = match saved.status.as_str() {
+            "discarded" => (SessionPhase::Discarded, Status::Interrupted, None),
+            "completed" => (
+                SessionPhase::Active,
+                Status::Completed,
+                Some(TurnOutcome::Completed),
+            ),
+            "failed" => (
+                SessionPhase::Active,
+                Status::Failed,
+                Some(TurnOutcome::Failed {
+                    message: saved.detail.clone().unwrap_or_default(),
+                }),
+            ),
+            // Still true after a restart, and the detail says what to do about it.
+            "needs_login" => (
+                SessionPhase::Active,
+                Status::NeedsLogin,
+                Some(TurnOutcome::NeedsLogin {
+                    message: saved.detail.clone().unwrap_or_default(),
+                }),
+            ),
+            "rate_limited" => (
+                SessionPhase::Active,
+                Status::RateLimited,
+                Some(TurnOutcome::RateLimited {
+                    message: saved.detail.clone().unwrap_or_default(),
+                }),
+            ),
+            // Running or awaiting: the process is gone; resumable.
+            _ => (
+                SessionPhase::Active,
+                Status::Interrupted,
+                Some(TurnOutcome::Interrupted),
+            ),
+        };
+        Record {
+            id: saved.id,
+            title: saved.title,
+            prompt: saved.prompt,
+            slug: saved.slug,
+            branch: saved.branch,
+            worktree: saved.worktree,
+            base: saved.base,
+            created_at: saved.created_at,
+            phase,
+            status,
+            detail: saved.detail,
+            agent_session_id: saved.agent_session_id,
+            model: saved.model,
+            permission_mode: saved.permission_mode,
+            approval: saved.approval,
+            cost_usd: saved.cost_usd,
+            active_ms: saved.active_ms,
+            active_since: None,
+            pending_prompts: 0,
+            todos: TodoProgress::default(),
+            commands: None,
+            forwarder: None,
+            task_epoch: 0,
+            queued: Vec::new(),
+            restored_outcome: outcome,
+            issued_tokens: Vec::new(),
+        }
+    }
+
+    pub(super) fn info(&self) -> SessionInfo {
+        let running = self.active_since.map_or(0, |since| {
+            u64::try_from(since.elapsed().as_millis()).unwrap_or(0)
+        });
+        SessionInfo {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            prompt: self.prompt.clone(),
+            branch: self.branch.clone(),
+            worktree: self.worktree.clone(),
+            base: self.base.clone(),
+            phase: self.phase.clone(),
+            status: self.status,
+            detail: self.detail.clone(),
+            agent: "claude".to_owned(),
+            agent_session_id: self.agent_session_id.clone(),
+            model: self.model.clone(),
+            cost_usd: self.cost_usd,
+            active_ms: self.active_ms + running,
+            created_at: self.created_at,
+            pending_prompts: self.pending_prompts,
+            todos: self.todos,
+        }
+    }
+
+    pub(super) fn persisted(&self) -> Option<PersistedSession> {
+        let status = match (&self.phase, self.status) {
+            (SessionPhase::Preparing | SessionPhase::Merged { .. }, _) => return None,
+            (SessionPhase::Discarded, _) => "discarded",
+            (_, status) => status.as_str(),
+        };
+        Some(PersistedSession {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            prompt: self.prompt.clone(),
+            slug: self.slug.clone(),
+            branch: self.branch.clone(),
+            worktree: self.worktree.clone(),
+            base: self.base.clone(),
+            agent: "claude".to_owned(),
+            agent_session_id: self.agent_session_id.clone(),
+            status: status.to_owned(),
+            detail: self.detail.clone(),
+            created_at: self.created_at,
+            active_ms: self.info().active_ms,
+            cost_usd: self.cost_usd,
+            model: self.model.clone(),
+            permission_mode: self.permission_mode.clone(),
+            approval: self.approval.clone(),
+        })
+    }
+
+    /// Time counts while preparing or running (not while waiting for the user or idle).
+    pub(super) fn track_activity(&mut self) {
+        let active = matches!(self.phase, SessionPhase::Preparing)
+            || (self.phase == SessionPhase::Active && self.status == Status::Running);
+        match (active, self.active_since) {
+            (true, None) => self.active_since = Some(Instant::now()),
+            (false, Some(since)) => {
+                self.active_ms += u64::try_from(since.elapsed().as_millis()).unwrap_or(0);
+                self.active_since = None;
+            }
+            _ => {}
+        }
+    }
+}
