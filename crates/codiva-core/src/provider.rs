@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 use codiva_protocol::UserInput;
 
 use crate::agent_event::{AgentEvent, PermissionRequest, QuestionRequest};
-use crate::session::{PermissionResponse, QuestionResponse};
+use crate::session::QuestionResponse;
+use codiva_protocol::tool::PermissionOption;
 use crate::session_log::EntryKind;
 
 /// What an agent can do, as data. A front end offers a feature only when it is `true`.
@@ -161,11 +162,13 @@ pub trait Connection: Send {
     fn send(&mut self, input: &UserInput) -> Vec<OutLine>;
     /// Stop the running turn.
     fn interrupt(&mut self) -> Vec<OutLine>;
-    /// The user's answer to a permission request (already checked against the request).
+    /// The user's answer to a permission request: one of the options it offers (already
+    /// checked), with the reason given for a deny.
     fn answer_permission(
         &mut self,
         request: &PermissionRequest,
-        response: &PermissionResponse,
+        option: &PermissionOption,
+        message: Option<&str>,
     ) -> Vec<OutLine>;
     /// The user's answer to a question.
     fn answer_question(

@@ -726,6 +726,7 @@ impl SessionState {
                 name,
                 input,
                 summary,
+                view,
                 subagent,
             } => {
                 if scope == Scope::Main {
@@ -746,6 +747,7 @@ impl SessionState {
                         tool_use_id: id.clone(),
                         name,
                         summary,
+                        view,
                         input,
                         status: ToolStatus::Running,
                         result: None,

@@ -13,6 +13,7 @@ pub mod methods;
 pub mod params;
 pub mod schema;
 pub mod session;
+pub mod tool;
 
 pub use input::{ImageInput, UserInput};
 pub use methods::{ClientRequest, ParseError, Request, ServerNotification};

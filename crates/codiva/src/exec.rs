@@ -259,10 +259,7 @@ fn answer_prompt(
             let allowed = match approve {
                 Approve::All => true,
                 Approve::None => false,
-                Approve::Edits => matches!(
-                    request.tool.as_str(),
-                    "Write" | "Edit" | "MultiEdit" | "NotebookEdit"
-                ),
+                Approve::Edits => request.view.tool_kind == codiva_core::tool::ToolKind::Edit,
             };
             let response = if allowed {
                 PermissionResponse::Allow
@@ -435,6 +432,7 @@ impl Printer {
         let text = match command {
             SessionCommand::RespondPermission { response, .. } => match response {
                 PermissionResponse::Allow | PermissionResponse::AllowAlways { .. } => "allowed",
+                PermissionResponse::Option { id, .. } if id.starts_with("allow") => "allowed",
                 _ => "denied",
             },
             SessionCommand::AnswerQuestion { response, .. } => match response {
