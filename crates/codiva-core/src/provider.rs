@@ -18,8 +18,8 @@ use codiva_protocol::UserInput;
 
 use crate::agent_event::{AgentEvent, PermissionRequest, QuestionRequest};
 use crate::session::QuestionResponse;
-use codiva_protocol::tool::PermissionOption;
 use crate::session_log::EntryKind;
+use codiva_protocol::tool::PermissionOption;
 
 /// What an agent can do, as data. A front end offers a feature only when it is `true`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

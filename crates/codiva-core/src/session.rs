@@ -11,10 +11,10 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::agent_event::PermissionRequest;
 use crate::process::{ChildRegistry, EnvPolicy};
-use codiva_protocol::tool::{PermissionOption, PermissionOptionKind, PermissionScope};
 use crate::provider::{InvalidInput, Provider};
 use crate::session_log::LogEntry;
 use crate::session_state::{Scope, SessionEvent, SessionSnapshot};
+use codiva_protocol::tool::{PermissionOption, PermissionOptionKind, PermissionScope};
 
 /// A page of a session's log.
 #[derive(Debug, Clone, Default)]
@@ -100,7 +100,10 @@ pub enum PermissionResponse {
         message: String,
     },
     /// One of the request's options by its id (`message`: the reason given with a deny).
-    Option { id: String, message: Option<String> },
+    Option {
+        id: String,
+        message: Option<String>,
+    },
 }
 
 /// The reason sent with a deny that gave none.
@@ -121,7 +124,9 @@ impl PermissionResponse {
             })
         };
         match self {
-            PermissionResponse::Allow => Ok((of_kind(PermissionOptionKind::AllowOnce, "allow")?, None)),
+            PermissionResponse::Allow => {
+                Ok((of_kind(PermissionOptionKind::AllowOnce, "allow")?, None))
+            }
             PermissionResponse::AllowAlways { suggestion } => {
                 let (whole, scopes): (Vec<&PermissionOption>, Vec<&PermissionOption>) = request
                     .always_options()
@@ -145,9 +150,10 @@ impl PermissionResponse {
                     }),
                 }
             }
-            PermissionResponse::Deny { message } => {
-                Ok((of_kind(PermissionOptionKind::Deny, "deny")?, Some(message.clone())))
-            }
+            PermissionResponse::Deny { message } => Ok((
+                of_kind(PermissionOptionKind::Deny, "deny")?,
+                Some(message.clone()),
+            )),
             PermissionResponse::DenyAndStop { message } => Ok((
                 of_kind(PermissionOptionKind::DenyAndStop, "deny_and_stop")?,
                 Some(message.clone()),
@@ -156,8 +162,11 @@ impl PermissionResponse {
                 .option(id)
                 .map(|option| (option, message.clone()))
                 .ok_or_else(|| {
-                    let offered: Vec<&str> =
-                        request.options.iter().map(|option| option.id.as_str()).collect();
+                    let offered: Vec<&str> = request
+                        .options
+                        .iter()
+                        .map(|option| option.id.as_str())
+                        .collect();
                     InvalidInput::new(
                         "option",
                         format!(

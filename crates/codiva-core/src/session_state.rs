@@ -30,6 +30,7 @@ pub use codiva_protocol::session::{
 
 /// Everything the reducer consumes: what the agent said and what the host did.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)] // applied one at a time, never stored in bulk
 pub enum Input {
     Agent(AgentEvent),
     /// A new agent process was started (first start, restart or resume).

@@ -120,7 +120,7 @@ pub struct PermissionParams {
     pub session_id: String,
     pub request_id: String,
     /// The id of one of the request's `options`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub option: Option<String>,
     #[serde(default)]
     pub decision: Option<Decision>,

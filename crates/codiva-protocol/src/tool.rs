@@ -10,9 +10,7 @@ use serde::{Deserialize, Serialize};
 
 /// What a tool call does, for icons, grouping and policies (`edit` is what "approve edits"
 /// means). Unknown kinds read as `other`.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolKind {
     /// Reads files or data.

@@ -12,10 +12,10 @@ use codiva_core::agent_event::{
 use codiva_core::provider::{
     Capabilities, CommandLine, Connection, ConversationLog, Launch, OutLine, Provider, Received,
 };
-use codiva_core::session::UserInput;
-use codiva_core::tool::{PermissionOption, PermissionOptionKind, ToolCallView};
 use codiva_core::session::QuestionResponse;
+use codiva_core::session::UserInput;
 use codiva_core::session_log::EntryKind;
+use codiva_core::tool::{PermissionOption, PermissionOptionKind, ToolCallView};
 use serde_json::{Value, json};
 
 /// The fake agent at `program`, recording its conversations under `home`.

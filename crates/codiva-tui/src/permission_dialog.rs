@@ -4,13 +4,13 @@
 //! with a scope menu built from the agent's suggestions plus a tool-wide rule, `s` deny and stop
 //! the turn. A click only selects a choice; keys confirm.
 
+use codiva_core::agent_event::PermissionRequest;
+use codiva_core::session::PermissionResponse;
+use codiva_core::tool::{PermissionMode, PermissionScope, RuleBehavior, ScopePlace, ToolContent};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use codiva_core::agent_event::PermissionRequest;
-use codiva_core::tool::{PermissionMode, PermissionScope, RuleBehavior, ScopePlace, ToolContent};
-use codiva_core::session::PermissionResponse;
 
 use crate::dialog::{BodyRow, INDENT, Sections, choice_rows, footer_line, title_line, wrapped};
 pub use crate::dialog::{DialogAction, TextPurpose};
@@ -280,7 +280,9 @@ impl PermissionDialog {
     /// `n`-th own scope, or (`None`) the whole tool.
     fn pick_scope(&mut self, index: usize) -> DialogAction {
         match self.always.get(index) {
-            Some(None) => DialogAction::Respond(PermissionResponse::AllowAlways { suggestion: None }),
+            Some(None) => {
+                DialogAction::Respond(PermissionResponse::AllowAlways { suggestion: None })
+            }
             Some(Some(n)) => DialogAction::Respond(PermissionResponse::AllowAlways {
                 suggestion: Some(*n),
             }),
@@ -437,7 +439,11 @@ pub fn describe_scope(scope: &PermissionScope, label: &str) -> String {
                 RuleBehavior::Deny => t(Key::ScopeAlwaysDeny),
                 RuleBehavior::Ask => t(Key::ScopeAlwaysAsk),
             };
-            format!("{verb} {}{}", rules.join(", "), where_phrase(place.as_ref()))
+            format!(
+                "{verb} {}{}",
+                rules.join(", "),
+                where_phrase(place.as_ref())
+            )
         }
         PermissionScope::Directories { directories, place } => format!(
             "{}{}",

@@ -82,7 +82,11 @@ pub fn tool_view(name: &str, input: &Value) -> ToolCallView {
         "Write" => {
             if let Some(new) = field("content") {
                 let body = new.strip_suffix('\n').unwrap_or(new);
-                let lines = if body.is_empty() { 0 } else { body.split('\n').count() };
+                let lines = if body.is_empty() {
+                    0
+                } else {
+                    body.split('\n').count()
+                };
                 let s = if lines == 1 { "line" } else { "lines" };
                 notes.push(format!("{lines} {s}"));
                 content.push(ToolContent::Diff {
@@ -134,7 +138,10 @@ pub fn permission_options(tool: &str, suggestions: &[Value]) -> Vec<PermissionOp
 
 /// The suggestion an allow-always option of [`permission_options`] stands for; `None` for
 /// the whole tool.
-pub fn chosen_suggestion<'a>(option: &PermissionOption, suggestions: &'a [Value]) -> Option<&'a Value> {
+pub fn chosen_suggestion<'a>(
+    option: &PermissionOption,
+    suggestions: &'a [Value],
+) -> Option<&'a Value> {
     let index: usize = option.id.strip_prefix(SUGGESTION_PREFIX)?.parse().ok()?;
     suggestions.get(index)
 }
@@ -173,7 +180,12 @@ pub fn suggestion_scope(suggestion: &Value) -> PermissionScope {
             let directories: Vec<String> = suggestion
                 .get("directories")
                 .and_then(Value::as_array)
-                .map(|dirs| dirs.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                .map(|dirs| {
+                    dirs.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect()
+                })
                 .unwrap_or_default();
             (!directories.is_empty()).then(|| PermissionScope::Directories {
                 directories,
@@ -198,7 +210,11 @@ pub fn describe_suggestion(suggestion: &Value) -> String {
         Some(ScopePlace::Other(other)) => format!(" ({other})"),
     };
     match &scope {
-        PermissionScope::Mode { mode, name, place: at } => {
+        PermissionScope::Mode {
+            mode,
+            name,
+            place: at,
+        } => {
             let what = match mode {
                 PermissionMode::AcceptEdits => "Allow all edits".to_owned(),
                 PermissionMode::BypassPermissions => "Allow every tool".to_owned(),
@@ -208,7 +224,11 @@ pub fn describe_suggestion(suggestion: &Value) -> String {
             };
             format!("{what}{} ({name})", place(at))
         }
-        PermissionScope::Rules { behavior, rules, place: at } => {
+        PermissionScope::Rules {
+            behavior,
+            rules,
+            place: at,
+        } => {
             let verb = match behavior {
                 RuleBehavior::Allow => "Always allow",
                 RuleBehavior::Deny => "Always deny",
@@ -216,7 +236,10 @@ pub fn describe_suggestion(suggestion: &Value) -> String {
             };
             format!("{verb} {}{}", rules.join(", "), place(at))
         }
-        PermissionScope::Directories { directories, place: at } => {
+        PermissionScope::Directories {
+            directories,
+            place: at,
+        } => {
             format!("Allow access to {}{}", directories.join(", "), place(at))
         }
         PermissionScope::Tool { .. } | PermissionScope::Unknown => suggestion.to_string(),
@@ -296,14 +319,27 @@ mod tests {
 
     #[test]
     fn options_map_back_to_their_suggestion() {
-        let suggestions = vec![json!({"type":"setMode","mode":"acceptEdits"}), json!({"x":1})];
+        let suggestions = vec![
+            json!({"type":"setMode","mode":"acceptEdits"}),
+            json!({"x":1}),
+        ];
         let options = permission_options("Bash", &suggestions);
         let ids: Vec<&str> = options.iter().map(|o| o.id.as_str()).collect();
         assert_eq!(
             ids,
-            ["allow_once", "allow_always:0", "allow_always:1", "allow_always", "deny", "deny_and_stop"]
+            [
+                "allow_once",
+                "allow_always:0",
+                "allow_always:1",
+                "allow_always",
+                "deny",
+                "deny_and_stop"
+            ]
         );
-        assert_eq!(chosen_suggestion(&options[2], &suggestions), Some(&suggestions[1]));
+        assert_eq!(
+            chosen_suggestion(&options[2], &suggestions),
+            Some(&suggestions[1])
+        );
         assert_eq!(chosen_suggestion(&options[3], &suggestions), None);
     }
 
@@ -324,7 +360,11 @@ mod tests {
         assert_eq!(view.tool_kind, ToolKind::Edit);
         assert_eq!(
             view.content,
-            vec![ToolContent::Diff { path: "/a/b.rs".into(), old: Some("x".into()), new: "y".into() }]
+            vec![ToolContent::Diff {
+                path: "/a/b.rs".into(),
+                old: Some("x".into()),
+                new: "y".into()
+            }]
         );
         assert_eq!(view.notes, vec!["1 edit".to_owned()]);
     }

@@ -14,8 +14,8 @@ use crate::agent_event::{
     SubagentStart, TokenUsage, TurnEnd, TurnOutcome,
 };
 
-use super::{tool_view, tools};
 pub use super::tools::ASK_USER_QUESTION;
+use super::{tool_view, tools};
 
 /// Stateful translator for one CLI process.
 #[derive(Debug, Default)]
