@@ -334,6 +334,10 @@ fn card_toggle_frame() -> Duration {
                 tool_use_id: format!("t{id}"),
                 name: "Bash".into(),
                 summary: format!("cargo test --package p{id}"),
+                view: codiva_core::claude::tool_view::tool_view(
+                    "Bash",
+                    &serde_json::json!({"command": format!("cargo test --package p{id}")}),
+                ),
                 input: serde_json::json!({"command": format!("cargo test --package p{id}")}),
                 status: ToolStatus::Succeeded,
                 result: Some((0..60).map(|l| format!("test line {l} ... ok\n")).collect()),

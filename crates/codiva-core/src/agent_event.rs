@@ -7,6 +7,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use codiva_protocol::tool::ToolCallView;
+
 pub use codiva_protocol::agent::{
     Account, AgentInfo, CommandInfo, ModelChoice, NoteLevel, PermissionRequest, Question,
     QuestionOption, QuestionRequest, RetryInfo, TokenUsage,
@@ -133,6 +135,8 @@ pub enum AgentBlock {
         input: Value,
         /// A one-line summary for the log, worded by the provider that knows the tool.
         summary: String,
+        /// Kind, title and content, built by the provider that knows the tool.
+        view: ToolCallView,
         /// Set when the call starts a subagent (the provider knows which tools do).
         subagent: Option<Box<SubagentCall>>,
     },

@@ -7,6 +7,7 @@ pub mod accepts;
 pub mod connection;
 pub mod input;
 pub mod launch;
+pub mod tool_view;
 pub mod tools;
 pub mod transcript;
 pub mod translate;

@@ -31,6 +31,7 @@ fn tool(id: &str, status: ToolStatus, update: bool) -> SessionEvent {
             tool_use_id: id.into(),
             name: "Bash".into(),
             summary: format!("cargo test {id}"),
+            view: crate::claude::tool_view::tool_view("Bash", &Value::Null),
             input: Value::Null,
             status,
             result: Some("ok".into()),

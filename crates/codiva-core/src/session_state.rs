@@ -30,6 +30,7 @@ pub use codiva_protocol::session::{
 
 /// Everything the reducer consumes: what the agent said and what the host did.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)] // applied one at a time, never stored in bulk
 pub enum Input {
     Agent(AgentEvent),
     /// A new agent process was started (first start, restart or resume).
@@ -728,6 +729,7 @@ impl SessionState {
                 name,
                 input,
                 summary,
+                view,
                 subagent,
             } => {
                 if scope == Scope::Main {
@@ -748,6 +750,7 @@ impl SessionState {
                         tool_use_id: id.clone(),
                         name,
                         summary,
+                        view,
                         input,
                         status: ToolStatus::Running,
                         result: None,

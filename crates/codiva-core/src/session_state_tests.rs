@@ -58,6 +58,11 @@ fn permission(request_id: &str) -> Input {
     agent(AgentEvent::PermissionRequest(PermissionRequest {
         request_id: request_id.to_owned(),
         tool: "Write".to_owned(),
+        view: crate::claude::tool_view::tool_view(
+            "Write",
+            &json!({"file_path": "/w/a.txt", "content": "a"}),
+        ),
+        options: crate::claude::tool_view::permission_options("Write", &[]),
         input: json!({"file_path": "/w/a.txt", "content": "a"}),
         description: Some("a.txt".to_owned()),
         suggestions: Vec::new(),
@@ -158,6 +163,7 @@ fn tool_use(id: &str, name: &str, input: Value) -> Input {
             id: id.to_owned(),
             name: name.to_owned(),
             summary: tools::tool_summary(name, &input),
+            view: crate::claude::tool_view::tool_view(name, &input),
             subagent: tools::subagent_call(name, &input),
             input,
         },

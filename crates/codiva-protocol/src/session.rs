@@ -66,6 +66,7 @@ pub enum Scope {
 /// A request waiting for the user.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[allow(clippy::large_enum_variant)] // one prompt at a time per session: size does not matter
 pub enum Prompt {
     Permission(PermissionRequest),
     Question(QuestionRequest),

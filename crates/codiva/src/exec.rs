@@ -270,8 +270,7 @@ fn answer_prompt(
             // The same decision the manager's sessions take (`approval.rs`). exec runs one
             // session without a manager and prints every prompt with its answer, so it asks
             // the policy itself; what the policy does not allow is denied (nobody to ask).
-            // exec runs Claude Code: its tools' kinds are Claude's.
-            let kind = claude::tools::tool_kind(&request.tool);
+            let kind = request.view.tool_kind;
             let allowed = approve
                 .policy()
                 .allows(&request.tool, kind, &request.input)
@@ -447,6 +446,7 @@ impl Printer {
         let text = match command {
             SessionCommand::RespondPermission { response, .. } => match response {
                 PermissionResponse::Allow | PermissionResponse::AllowAlways { .. } => "allowed",
+                PermissionResponse::Option { id, .. } if id.starts_with("allow") => "allowed",
                 _ => "denied",
             },
             SessionCommand::AnswerQuestion { response, .. } => match response {

@@ -8,25 +8,10 @@
 use serde_json::Value;
 
 use crate::agent_event::{SubagentCall, TodoChange};
-use crate::provider::ToolKind;
 use crate::session_log::one_line;
 
 /// The tool through which Claude Code asks the user questions.
 pub const ASK_USER_QUESTION: &str = "AskUserQuestion";
-
-/// The tools that edit files (what the approval policy's `allow_edits` allows).
-const EDIT_TOOLS: &[&str] = &["Write", "Edit", "MultiEdit", "NotebookEdit"];
-
-/// What a call of `name` does, for the approval policy.
-pub fn tool_kind(name: &str) -> ToolKind {
-    if EDIT_TOOLS.contains(&name) {
-        ToolKind::Edit
-    } else if name == ASK_USER_QUESTION {
-        ToolKind::Question
-    } else {
-        ToolKind::Other
-    }
-}
 
 /// The tools whose successful calls change the TODO list.
 const TODO_TOOLS: &[&str] = &["TaskCreate", "TaskUpdate", "TodoWrite"];
@@ -146,12 +131,15 @@ mod tests {
 
     #[test]
     fn kinds_for_the_approval_policy() {
+        use super::super::tool_view::tool_kind;
+        use crate::provider::ToolKind;
         for edit in ["Write", "Edit", "MultiEdit", "NotebookEdit"] {
             assert_eq!(tool_kind(edit), ToolKind::Edit, "{edit}");
         }
         assert_eq!(tool_kind(ASK_USER_QUESTION), ToolKind::Question);
         for other in ["Bash", "Read", "WebFetch", "Agent", "TodoWrite"] {
-            assert_eq!(tool_kind(other), ToolKind::Other, "{other}");
+            assert_ne!(tool_kind(other), ToolKind::Edit, "{other}");
+            assert_ne!(tool_kind(other), ToolKind::Question, "{other}");
         }
     }
 }

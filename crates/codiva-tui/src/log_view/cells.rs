@@ -231,7 +231,7 @@ pub(crate) fn entry_rows(
             return cards::thinking(block, key, text, indent, width, look);
         }
         EntryKind::Tool(tool) => {
-            return if cards::is_agent(&tool.name) && !matches!(key, CardKey::Nested { .. }) {
+            return if cards::is_agent(tool) && !matches!(key, CardKey::Nested { .. }) {
                 cards::subagent(block, key, tool, indent, width, look)
             } else {
                 cards::tool(block, key, tool, indent, width, look)
@@ -265,7 +265,7 @@ pub(crate) fn height(entries: &[Stored], index: usize, width: u16, look: &Look) 
             1
         }
         (Fold::None, EntryKind::Tool(tool))
-            if !cards::is_agent(&tool.name)
+            if !cards::is_agent(tool)
                 && tool.status != ToolStatus::Failed
                 && !look.is_open(CardKey::Entry(stored.entry.id)) =>
         {

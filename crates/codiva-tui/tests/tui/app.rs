@@ -73,9 +73,11 @@ fn detail_with_a_permission_dialog_with_a_diff() {
         &mut app,
         "ask-perm",
         SessionEvent::PromptOpened {
-            prompt: Prompt::Permission(PermissionRequest {
+            prompt: Prompt::Permission(as_claude(PermissionRequest {
                 request_id: "r1".into(),
                 tool: "Edit".into(),
+                view: Default::default(),
+                options: Vec::new(),
                 input: json!({"file_path": "/work/app/src/config.rs",
                 "old_string": "fn load() -> Config {\n    parse(read())\n}",
                 "new_string": "fn load() -> Result<Config> {\n    let text = read()?;\n    parse(&text)\n}"}),
@@ -87,7 +89,7 @@ fn detail_with_a_permission_dialog_with_a_diff() {
                 agent_id: None,
                 blocked_path: None,
                 reason: None,
-            }),
+            })),
         },
     );
     snapshot_at_both_sizes!(&mut app, "detail_permission_diff");

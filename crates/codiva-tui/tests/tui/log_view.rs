@@ -43,6 +43,7 @@ fn tool(id: u64, name: &str, summary: &str, status: ToolStatus, ms: Option<u64>)
             tool_use_id: format!("toolu_{id}"),
             name: name.into(),
             summary: summary.into(),
+            view: crate::support::claude_view(name, &serde_json::Value::Null),
             input: serde_json::Value::Null,
             status,
             result: None,
