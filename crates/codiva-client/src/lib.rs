@@ -45,7 +45,7 @@ pub trait Backend: Send + Sync + 'static {
 pub enum ClientError {
     /// The manager answered with an error (the protocol's codes and data).
     #[error("{}", .0.message)]
-    Server(ErrorBody),
+    Server(Box<ErrorBody>),
     /// The manager is gone (the connection closed, the server exited).
     #[error("the session manager is gone")]
     Disconnected,
@@ -58,11 +58,14 @@ impl ClientError {
     /// The refusal, when the manager refused the request (`-32002`).
     pub fn refusal(&self) -> Option<&codiva_protocol::error::RefusalData> {
         match self {
-            ClientError::Server(ErrorBody {
-                code: REFUSED,
-                data: Some(ErrorData::Refusal(refusal)),
-                ..
-            }) => Some(refusal),
+            ClientError::Server(body) => match &**body {
+                ErrorBody {
+                    code: REFUSED,
+                    data: Some(ErrorData::Refusal(refusal)),
+                    ..
+                } => Some(refusal),
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -70,11 +73,14 @@ impl ClientError {
     /// The session id no session has, for `-32001`.
     pub fn no_such_session(&self) -> Option<&str> {
         match self {
-            ClientError::Server(ErrorBody {
-                code: NO_SUCH_SESSION,
-                data: Some(ErrorData::NoSuchSession(data)),
-                ..
-            }) => Some(&data.session_id),
+            ClientError::Server(body) => match &**body {
+                ErrorBody {
+                    code: NO_SUCH_SESSION,
+                    data: Some(ErrorData::NoSuchSession(data)),
+                    ..
+                } => Some(&data.session_id),
+                _ => None,
+            },
             _ => None,
         }
     }

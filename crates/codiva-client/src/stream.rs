@@ -145,11 +145,11 @@ async fn read_lines<R: AsyncRead + Unpin>(
         }
     }
     // The stream is gone: every pending call fails, the event stream closes.
-    if let Ok(mut pending) = pending.lock() {
-        if let Some(calls) = pending.take() {
-            for (_, call) in calls {
-                let _ = call.send(Err(ClientError::Disconnected));
-            }
+    if let Ok(mut pending) = pending.lock()
+        && let Some(calls) = pending.take()
+    {
+        for (_, call) in calls {
+            let _ = call.send(Err(ClientError::Disconnected));
         }
     }
 }
@@ -175,7 +175,7 @@ fn handle_line(line: &[u8], pending: &Pending, events: &broadcast::Sender<Sequen
         (Some(result), None) => Ok(result),
         (_, Some(error)) => Err(serde_json::from_value::<ErrorBody>(error).map_or_else(
             |err| ClientError::Protocol(err.to_string()),
-            ClientError::Server,
+            |body| ClientError::Server(Box::new(body)),
         )),
         (None, None) => Err(ClientError::Protocol(
             "a response without result".to_owned(),

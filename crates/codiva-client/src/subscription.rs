@@ -9,6 +9,8 @@ use tokio::sync::broadcast::{self, error::RecvError, error::TryRecvError};
 use crate::{Client, ClientError};
 
 /// What a subscriber hears.
+// Events are the hot path and come unboxed; a resync is rare.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Update {
     /// The next event, `seq` one more than the last.

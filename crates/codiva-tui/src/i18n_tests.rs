@@ -43,7 +43,7 @@ fn notes_by_code() {
 #[test]
 fn refusals_by_code() {
     use codiva_protocol::error::{ErrorBody, ErrorData, REFUSED, RefusalData};
-    let error = codiva_client::ClientError::Server(ErrorBody {
+    let error = codiva_client::ClientError::Server(Box::new(ErrorBody {
         code: REFUSED,
         message: "English".into(),
         data: Some(ErrorData::Refusal(RefusalData {
@@ -51,7 +51,7 @@ fn refusals_by_code() {
             args: vec!["fix-login".into()],
             fresh: None,
         })),
-    });
+    }));
     assert_eq!(
         manager_error(&error),
         "session fix-login is still working; interrupt it or wait until it finishes"

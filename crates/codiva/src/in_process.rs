@@ -32,7 +32,7 @@ impl Backend for InProcess {
         Box::pin(async move {
             crate::serve::methods::handle(&manager, &warnings, request)
                 .await
-                .map_err(|err| ClientError::Server(err.into_body()))
+                .map_err(|err| ClientError::Server(Box::new(err.into_body())))
         })
     }
 

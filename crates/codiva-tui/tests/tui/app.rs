@@ -515,7 +515,7 @@ fn a_stale_discard_asks_again_with_the_fresh_preview() {
     use codiva_tui::app::Effect;
 
     let mut app = busy_app();
-    let refused = ClientError::Server(ErrorBody {
+    let refused = ClientError::Server(Box::new(ErrorBody {
         code: REFUSED,
         message: "session fix-login changed since the preview".into(),
         data: Some(ErrorData::Refusal(RefusalData {
@@ -529,7 +529,7 @@ fn a_stale_discard_asks_again_with_the_fresh_preview() {
                 confirm_token: "fresh-token".into(),
             }),
         })),
-    });
+    }));
     let done = codiva_tui::run::stale_discard("fix-login", false, &refused).unwrap();
     app.handle(UiEvent::Done(done));
     snapshot_at_both_sizes!(&mut app, "confirm_discard_changed");
@@ -545,11 +545,11 @@ fn a_stale_discard_asks_again_with_the_fresh_preview() {
         "{effects:?}"
     );
     // Any other error is not a preview.
-    let stopped = ClientError::Server(ErrorBody {
+    let stopped = ClientError::Server(Box::new(ErrorBody {
         code: STOPPED,
         message: "the session manager has stopped".into(),
         data: None,
-    });
+    }));
     assert!(codiva_tui::run::stale_discard("fix-login", false, &stopped).is_none());
     assert!(
         codiva_tui::run::stale_discard("fix-login", false, &ClientError::Disconnected).is_none()
