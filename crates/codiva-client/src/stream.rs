@@ -111,7 +111,8 @@ async fn write_lines<W: AsyncWrite + Unpin>(
     loop {
         let line = tokio::select! {
             line = lines.recv() => line,
-            _ = &mut close => None,
+            // A dropped closer (plain `connect`) closes nothing.
+            Ok(()) = &mut close => None,
         };
         let Some(line) = line else { break };
         if writer.write_all(&line).await.is_err() {
