@@ -173,6 +173,15 @@ pub struct DiffStat {
     pub commits_ahead: u64,
 }
 
+/// A session's unified diff against its base.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct DiffText {
+    /// `git diff` output (no colour), committed and uncommitted changes, then untracked files.
+    pub text: String,
+    /// The budget ran out: the text stops early.
+    pub truncated: bool,
+}
+
 /// Every refusal `reason` the manager gives; front ends that word refusals themselves cover
 /// them all (a test in `codiva-tui` holds its catalogue to this list).
 pub const REFUSAL_CODES: &[&str] = &[

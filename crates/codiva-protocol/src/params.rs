@@ -176,6 +176,13 @@ pub struct ModeParams {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RenameParams {
+    pub session_id: String,
+    /// Sanitised (control characters dropped) and cut to 80 characters.
+    pub title: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ConfirmParams {
     pub session_id: String,
     /// Absent: preview only. The token of a preview: confirm exactly that.

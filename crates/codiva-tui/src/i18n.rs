@@ -390,20 +390,27 @@ fn refusal_key(code: &str) -> Option<Key> {
 }
 
 /// A manager error in the current language (git's own messages stay as git wrote them).
-pub fn manager_error(error: &codiva_core::manager::ManagerError) -> String {
-    use codiva_core::manager::ManagerError;
-    match error {
-        ManagerError::Refused(refusal) => match refusal_key(refusal.code) {
+pub fn manager_error(error: &codiva_client::ClientError) -> String {
+    use codiva_client::ClientError;
+    use codiva_protocol::error::{NO_SUCH_SESSION, STOPPED};
+    if let Some(refusal) = error.refusal() {
+        return match refusal_key(&refusal.reason) {
             Some(key) => {
                 let args: Vec<&str> = refusal.args.iter().map(String::as_str).collect();
                 tf(key, &args)
             }
-            None => refusal.message.clone(),
-        },
-        ManagerError::NoSuchSession(id) => tf(Key::ErrNoSuchSession, &[id]),
-        ManagerError::Stopped => t(Key::ErrStopped).to_owned(),
-        ManagerError::Git(message) | ManagerError::StateFile(message) => message.clone(),
-        ManagerError::Invalid(invalid) => invalid.to_string(),
+            None => error.to_string(),
+        };
+    }
+    match error {
+        ClientError::Server(body) if body.code == NO_SUCH_SESSION => {
+            let id = error.no_such_session().unwrap_or_default();
+            tf(Key::ErrNoSuchSession, &[id])
+        }
+        ClientError::Server(body) if body.code == STOPPED => t(Key::ErrStopped).to_owned(),
+        ClientError::Disconnected => t(Key::ErrStopped).to_owned(),
+        ClientError::Server(body) => body.message.clone(),
+        ClientError::Protocol(message) => message.clone(),
     }
 }
 

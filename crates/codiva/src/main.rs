@@ -3,6 +3,7 @@
 
 mod bootstrap;
 mod exec;
+mod in_process;
 mod serve;
 mod tui;
 

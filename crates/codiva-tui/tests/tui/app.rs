@@ -511,22 +511,27 @@ fn dialog_keys_go_to_the_dialog_on_screen_even_if_the_list_reorders() {
 /// preview to confirm again; yes confirms with the fresh token.
 #[test]
 fn a_stale_discard_asks_again_with_the_fresh_preview() {
-    use codiva_core::manager::{DiscardPreview, FreshPreview, ManagerError, Refusal};
+    use codiva_client::ClientError;
+    use codiva_protocol::error::{ErrorBody, ErrorData, REFUSED, RefusalData, STOPPED};
+    use codiva_protocol::manager::{DiscardPreview, FreshPreview};
     use codiva_tui::app::Effect;
 
     let mut app = busy_app();
-    let refused = ManagerError::Refused(Refusal {
-        code: "changed_since_preview",
-        args: vec!["fix-login".into()],
+    let refused = ClientError::Server(Box::new(ErrorBody {
+        code: REFUSED,
         message: "session fix-login changed since the preview".into(),
-        fresh_preview: Some(Box::new(FreshPreview {
-            preview: DiscardPreview {
-                uncommitted: vec!["notes.txt".into(), "late 日本語.txt".into()],
-                unmerged_commits: vec!["Keep notes".into()],
-            },
-            confirm_token: "fresh-token".into(),
+        data: Some(ErrorData::Refusal(RefusalData {
+            reason: "changed_since_preview".into(),
+            args: vec!["fix-login".into()],
+            fresh: Some(FreshPreview {
+                preview: DiscardPreview {
+                    uncommitted: vec!["notes.txt".into(), "late 日本語.txt".into()],
+                    unmerged_commits: vec!["Keep notes".into()],
+                },
+                confirm_token: "fresh-token".into(),
+            }),
         })),
-    });
+    }));
     let done = codiva_tui::run::stale_discard("fix-login", false, &refused).unwrap();
     app.handle(UiEvent::Done(done));
     snapshot_at_both_sizes!(&mut app, "confirm_discard_changed");
@@ -542,5 +547,13 @@ fn a_stale_discard_asks_again_with_the_fresh_preview() {
         "{effects:?}"
     );
     // Any other error is not a preview.
-    assert!(codiva_tui::run::stale_discard("fix-login", false, &ManagerError::Stopped).is_none());
+    let stopped = ClientError::Server(Box::new(ErrorBody {
+        code: STOPPED,
+        message: "the session manager has stopped".into(),
+        data: None,
+    }));
+    assert!(codiva_tui::run::stale_discard("fix-login", false, &stopped).is_none());
+    assert!(
+        codiva_tui::run::stale_discard("fix-login", false, &ClientError::Disconnected).is_none()
+    );
 }

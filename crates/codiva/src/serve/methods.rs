@@ -44,6 +44,15 @@ pub async fn dispatch(
             message,
         } => RpcError::invalid_params(message),
     })?;
+    handle(manager, warnings, request).await
+}
+
+/// Answers one parsed request (`serve`'s lines and the in-process client alike).
+pub async fn handle(
+    manager: &Manager,
+    warnings: &[String],
+    request: ClientRequest,
+) -> Result<Value, RpcError> {
     match request {
         ClientRequest::Initialize(_) => {
             encode::<request::Initialize>(Ok(initialize(manager, warnings)))
@@ -94,6 +103,15 @@ pub async fn dispatch(
         ClientRequest::SessionDiff(p) => encode::<request::SessionDiff>(
             manager.diff(&p.session_id).await.map_err(RpcError::from),
         ),
+        ClientRequest::SessionDiffText(p) => encode::<request::SessionDiffText>(
+            manager
+                .diff_text(&p.session_id)
+                .await
+                .map_err(RpcError::from),
+        ),
+        ClientRequest::SessionRename(p) => {
+            encode::<request::SessionRename>(session(manager.rename(&p.session_id, &p.title).await))
+        }
         ClientRequest::SessionMerge(p) => {
             encode::<request::SessionMerge>(session(manager.merge(&p.session_id).await))
         }
