@@ -1030,7 +1030,7 @@ fn task_tools_drive_the_todo_progress() {
         .events
         .iter()
         .filter_map(|event| match event {
-            SessionEvent::Todos { progress } => Some(*progress),
+            SessionEvent::Todos { progress, .. } => Some(*progress),
             _ => None,
         })
         .collect();
@@ -1039,10 +1039,21 @@ fn task_tools_drive_the_todo_progress() {
         vec![
             TodoProgress { done: 0, total: 1 },
             TodoProgress { done: 0, total: 2 },
+            // The item became active: the list changed, not the count.
+            TodoProgress { done: 0, total: 2 },
             TodoProgress { done: 1, total: 2 },
             TodoProgress { done: 1, total: 1 },
         ]
     );
+    assert_eq!(
+        run.state.todo_items(),
+        [TodoItem {
+            id: "1".to_owned(),
+            content: "Write tests".to_owned(),
+            status: TodoStatus::Completed,
+        }]
+    );
+    assert_eq!(run.state.snapshot().todo_items, run.state.todo_items());
 }
 
 #[test]
@@ -1064,6 +1075,29 @@ fn todo_write_replaces_the_list() {
         run.state.todo_progress(),
         TodoProgress { done: 1, total: 3 }
     );
+    let statuses: Vec<(&str, TodoStatus)> = run
+        .state
+        .todo_items()
+        .iter()
+        .map(|item| (item.content.as_str(), item.status))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            ("a", TodoStatus::Completed),
+            ("b", TodoStatus::InProgress),
+            ("c", TodoStatus::Pending),
+        ]
+    );
+    let Some(SessionEvent::Todos { items, .. }) = run
+        .events
+        .iter()
+        .rev()
+        .find(|event| matches!(event, SessionEvent::Todos { .. }))
+    else {
+        panic!("no todos event");
+    };
+    assert_eq!(items, run.state.todo_items());
     run.all([
         tool_use(
             "w2",

@@ -106,6 +106,24 @@ pub struct TodoProgress {
     pub total: usize,
 }
 
+/// Where one item of the agent's TODO list stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TodoStatus {
+    Pending,
+    InProgress,
+    Completed,
+}
+
+/// One item of the agent's TODO list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TodoItem {
+    pub id: String,
+    /// What the item says (untrusted model text).
+    pub content: String,
+    pub status: TodoStatus,
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct UsageView {
     pub tokens: TokenUsage,
@@ -172,6 +190,9 @@ pub enum SessionEvent {
     },
     Todos {
         progress: TodoProgress,
+        /// The whole list as it stands now.
+        #[serde(default)]
+        items: Vec<TodoItem>,
     },
     Usage {
         usage: UsageView,
@@ -203,6 +224,9 @@ pub struct SessionSnapshot {
     pub permission_mode: Option<String>,
     pub prompts: Vec<Prompt>,
     pub todos: TodoProgress,
+    /// The TODO list's items.
+    #[serde(default)]
+    pub todo_items: Vec<TodoItem>,
     pub usage: UsageView,
     pub subagents: Vec<SubagentView>,
     pub log: Vec<LogEntry>,

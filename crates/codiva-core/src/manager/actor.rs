@@ -1240,7 +1240,7 @@ impl Actor {
                 record.cost_usd = usage.cost_usd;
                 changed = true;
             }
-            SessionEvent::Todos { progress } => {
+            SessionEvent::Todos { progress, .. } => {
                 record.todos = *progress;
                 changed = true;
             }

@@ -48,7 +48,7 @@ fn progress_events(run: &Run) -> Vec<TodoProgress> {
     run.events
         .iter()
         .filter_map(|event| match event {
-            SessionEvent::Todos { progress } => Some(*progress),
+            SessionEvent::Todos { progress, .. } => Some(*progress),
             _ => None,
         })
         .collect()
