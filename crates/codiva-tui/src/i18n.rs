@@ -230,6 +230,7 @@ keys![
     CardEarlierOne,
     CardEarlier,
     CardTools,
+    TodoProgress,
     CardThinking,
     CardFromLine,
     CardLimitLine,

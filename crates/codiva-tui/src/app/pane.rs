@@ -108,6 +108,7 @@ impl Pane {
                 self.agent = Some(agent);
             }
             SessionEvent::Usage { usage } => self.usage = Some(usage),
+            SessionEvent::Todos { items, .. } => self.log.set_todos(items),
             SessionEvent::PermissionMode { mode } => self.permission_mode = Some(mode),
             _ => {}
         }

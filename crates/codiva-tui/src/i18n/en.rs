@@ -227,6 +227,7 @@ pub(super) fn en(key: Key) -> &'static str {
         CardEarlierOne => "… {0} earlier entry",
         CardEarlier => "… {0} earlier entries",
         CardTools => "{0} tools:",
+        TodoProgress => "tasks: {0} of {1} done",
         CardThinking => "Thinking…",
         CardFromLine => " · from line {0}",
         CardLimitLine => " · {0} line",

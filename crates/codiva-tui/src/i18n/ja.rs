@@ -223,6 +223,7 @@ pub(super) fn ja(key: Key) -> &'static str {
         CardEarlierOne => "… それ以前の {0} 件",
         CardEarlier => "… それ以前の {0} 件",
         CardTools => "{0} 個のツール:",
+        TodoProgress => "タスク: {1} 件中 {0} 件完了",
         CardThinking => "思考中…",
         CardFromLine => " · {0} 行目から",
         CardLimitLine => " · {0} 行",

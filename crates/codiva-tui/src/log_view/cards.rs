@@ -11,9 +11,11 @@
 //!   tokens, elapsed) while it runs, its summary once done; open, the subagent's own log nested
 //!   inside (its prompt, its calls as cards, its text).
 //! - **Thinking.** `✻ Thinking… <first line>`; open, the whole text.
+//! - **TODO list.** Under the latest call that changed it (or its fold): `N of M done` and a
+//!   checklist, ☑ done, ◐ being worked on, ☐ not started.
 
 use codiva_core::session_log::{EntryKind, LogEntry, ToolEntry, ToolStatus};
-use codiva_core::session_state::SubagentView;
+use codiva_core::session_state::{SubagentView, TodoItem, TodoStatus};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use serde_json::Value;
@@ -38,6 +40,40 @@ const DIFF_CONTEXT: usize = 3;
 /// A call that runs a subagent.
 pub(crate) fn is_agent(name: &str) -> bool {
     matches!(name, "Agent" | "Task")
+}
+
+/// A call that changes the agent's TODO list (Claude Code's task tools; the list itself comes
+/// from the core's `session/todos`).
+pub(crate) fn is_todo(name: &str) -> bool {
+    matches!(name, "TaskCreate" | "TaskUpdate" | "TodoWrite")
+}
+
+/// The TODO list as a checklist: a line with the count done, then one row per item
+/// (`☑` done, `◐` being worked on, `☐` not started), each cut to the width.
+pub(crate) fn todo_checklist(items: &[TodoItem], width: usize) -> Vec<Line<'static>> {
+    let room = width.saturating_sub(INDENT).max(1);
+    let done = items
+        .iter()
+        .filter(|item| item.status == TodoStatus::Completed)
+        .count();
+    let head = tf(
+        Key::TodoProgress,
+        &[&done.to_string(), &items.len().to_string()],
+    );
+    let mut lines = vec![Line::from(Span::styled(truncate(&head, room), theme::dim()))];
+    for item in items {
+        let (mark, mark_style, text_style) = match item.status {
+            TodoStatus::Completed => (glyph::TODO_DONE, theme::success(), theme::dim()),
+            TodoStatus::InProgress => (glyph::TODO_ACTIVE, theme::accent(), theme::bold()),
+            TodoStatus::Pending => (glyph::TODO_PENDING, theme::dim(), theme::text()),
+        };
+        let text = display(&item.content);
+        lines.push(Line::from(vec![
+            Span::styled(format!("{mark} "), mark_style),
+            Span::styled(truncate(&text, room.saturating_sub(2).max(1)), text_style),
+        ]));
+    }
+    lines
 }
 
 /// The spinner frame for `tick` (the app's animation clock).

@@ -12,4 +12,5 @@ mod markdown;
 mod notices;
 mod notify;
 mod support;
+mod todos;
 mod views;
