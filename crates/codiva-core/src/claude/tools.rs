@@ -88,6 +88,19 @@ fn todo_status(status: &str) -> TodoStatus {
     }
 }
 
+/// What the log keeps of a tool result: `text`, unless the result is Claude Code's own
+/// bookkeeping rather than output (`structured` is its `tool_use_result`). A background
+/// `Agent` launch answers with a note addressed to the model (its agent id, "never quote it to
+/// the user", where its transcript is); that is kept as an empty result, which front ends show
+/// as a neutral "started in the background".
+pub fn result_text(text: String, structured: Option<&Value>) -> String {
+    let launch = structured.is_some_and(|value| {
+        value.get("status").and_then(Value::as_str) == Some("async_launched")
+            || value.get("isAsync").and_then(Value::as_bool) == Some(true)
+    });
+    if launch { String::new() } else { text }
+}
+
 /// A one-line summary of a tool call for the log.
 pub fn tool_summary(name: &str, input: &Value) -> String {
     let field = |key: &str| input.get(key).and_then(Value::as_str);
