@@ -231,6 +231,8 @@ keys![
     CardEarlier,
     CardTools,
     TodoProgress,
+    CardChoices,
+    CardLaunchedInBackground,
     CardThinking,
     CardFromLine,
     CardLimitLine,

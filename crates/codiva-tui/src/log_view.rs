@@ -26,6 +26,7 @@ mod cursor;
 mod fold;
 mod layout;
 mod stream;
+mod question_card;
 mod todos;
 
 use std::collections::{BTreeSet, HashMap};

@@ -228,6 +228,8 @@ pub(super) fn en(key: Key) -> &'static str {
         CardEarlier => "… {0} earlier entries",
         CardTools => "{0} tools:",
         TodoProgress => "tasks: {0} of {1} done",
+        CardChoices => "choices:",
+        CardLaunchedInBackground => "started in the background",
         CardThinking => "Thinking…",
         CardFromLine => " · from line {0}",
         CardLimitLine => " · {0} line",

@@ -224,6 +224,8 @@ pub(super) fn ja(key: Key) -> &'static str {
         CardEarlier => "… それ以前の {0} 件",
         CardTools => "{0} 個のツール:",
         TodoProgress => "タスク: {1} 件中 {0} 件完了",
+        CardChoices => "選択肢:",
+        CardLaunchedInBackground => "バックグラウンドで開始しました",
         CardThinking => "思考中…",
         CardFromLine => " · {0} 行目から",
         CardLimitLine => " · {0} 行",

@@ -10,6 +10,7 @@
 //! - **Subagent.** `⏺ <type> <description> <mark>` and a progress line (last tool, tool uses,
 //!   tokens, elapsed) while it runs, its summary once done; open, the subagent's own log nested
 //!   inside (its prompt, its calls as cards, its text).
+//! - **Question.** Open: each question and its answer (see [`super::question_card`]).
 //! - **Thinking.** `✻ Thinking… <first line>`; open, the whole text.
 //! - **TODO list.** Under the latest call that changed it (or its fold): `N of M done` and a
 //!   checklist, ☑ done, ◐ being worked on, ☐ not started.
@@ -21,6 +22,7 @@ use ratatui::text::{Line, Span};
 use serde_json::Value;
 
 use super::ansi;
+use super::question_card;
 use super::cells::{
     Action, Block, CardKey, INDENT, Look, Openness, display, entry_rows, first_line,
     format_duration, indented, wrapped,
@@ -292,6 +294,11 @@ fn input_rows(tool: &ToolEntry, room: usize) -> Vec<Line<'static>> {
             rows.extend(wrapped(path, room, theme::dim()));
         }
     };
+    if question_card::is_question(&tool.name)
+        && let Some(rows) = question_card::rows(tool, room)
+    {
+        return rows;
+    }
     let mut rows = Vec::new();
     match tool.name.as_str() {
         "Bash" => {
@@ -393,6 +400,9 @@ fn result_rows(tool: &ToolEntry, room: usize) -> Vec<Line<'static>> {
         "Edit" | "MultiEdit" | "Write" | "NotebookEdit"
     );
     if edits && tool.status == ToolStatus::Succeeded {
+        return Vec::new();
+    }
+    if question_card::is_question(&tool.name) && question_card::answers_everything(tool) {
         return Vec::new();
     }
     let base = if tool.status == ToolStatus::Failed {
@@ -604,8 +614,21 @@ pub(crate) fn subagent(
             nested(block, key.entry(), entries, body_indent, width, look);
         }
     }
+    // A background launch whose result was the agent's bookkeeping (kept empty by the core).
+    let launched = view.is_none()
+        && tool.status == ToolStatus::Succeeded
+        && tool.result.as_deref() == Some("")
+        && tool.input.get("run_in_background").and_then(Value::as_bool) == Some(true);
     let line = if state == State::Running {
         Some(progress(view, room))
+    } else if launched {
+        Some(result_line(
+            vec![Span::styled(
+                truncate(t(Key::CardLaunchedInBackground), room.saturating_sub(2)),
+                theme::dim(),
+            )],
+            true,
+        ))
     } else if open {
         None
     } else {
