@@ -404,12 +404,64 @@ impl SessionState {
     /// derived status (or its detail) changed.
     pub fn drain_events(&mut self) -> Vec<SessionEvent> {
         let (status, detail) = self.derive_status();
+        let detail_code = self.running_detail_code(status);
         if status != self.status || detail != self.detail {
             self.status = status;
             self.detail = detail.clone();
-            self.outbox.push(SessionEvent::Status { status, detail });
+            self.outbox.push(SessionEvent::Status {
+                status,
+                detail,
+                detail_code,
+            });
         }
         std::mem::take(&mut self.outbox)
+    }
+
+    /// What the detail of a running session says, by name and values (see
+    /// `SessionEvent::Status`); the same choice as [`Self::derive_status`] makes.
+    fn running_detail_code(&self, status: Status) -> Option<NoteCode> {
+        if status != Status::Running {
+            return None;
+        }
+        let turn_open = self.turn_open();
+        if let Some(retry) = &self.retry {
+            let http = retry.status.map(|s| s.to_string()).unwrap_or_default();
+            Some(NoteCode::new(
+                "retrying",
+                &[
+                    &retry.attempt.to_string(),
+                    &retry.max.to_string(),
+                    &retry.delay_ms.to_string(),
+                    &http,
+                    retry.error.as_deref().unwrap_or_default(),
+                ],
+            ))
+        } else if self.stalled {
+            Some(NoteCode::new(
+                "stalled",
+                &[&(STALL_AFTER_MS / 60_000).to_string()],
+            ))
+        } else if self.gate_pending && !turn_open {
+            Some(NoteCode::new(
+                "waiting_for_agents",
+                &[&self.running_tasks.len().to_string()],
+            ))
+        } else if self.follow_up_since.is_some() && !turn_open {
+            Some(NoteCode::new("collecting_results", &[]))
+        } else {
+            let progress = self.todo_progress();
+            (progress.total > 0).then(|| {
+                NoteCode::new(
+                    "step",
+                    &[&progress.done.to_string(), &progress.total.to_string()],
+                )
+            })
+        }
+    }
+
+    /// The detail's code as it stands (see [`Self::running_detail_code`]).
+    pub fn detail_code(&self) -> Option<NoteCode> {
+        self.running_detail_code(self.status)
     }
 
     fn derive_status(&self) -> (Status, Option<String>) {
@@ -1282,6 +1334,7 @@ impl SessionState {
         SessionSnapshot {
             status: self.status,
             detail: self.detail.clone(),
+            detail_code: self.detail_code(),
             connected: self.connected,
             agent_session_id: self.agent_session_id.clone(),
             model: self.model.clone(),

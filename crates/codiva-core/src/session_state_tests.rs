@@ -656,7 +656,7 @@ fn derived_status_table() {
         assert_eq!(run.status(), (status, detail), "case: {name}");
         // The last status event agrees with the queries.
         let last = run.events.iter().rev().find_map(|event| match event {
-            SessionEvent::Status { status, detail } => Some((*status, detail.clone())),
+            SessionEvent::Status { status, detail, .. } => Some((*status, detail.clone())),
             _ => None,
         });
         if status != Status::Starting {
@@ -666,7 +666,45 @@ fn derived_status_table() {
                 "case: {name}"
             );
         }
+        // A running session's detail also comes by name and values, for other languages.
+        let code = run.events.iter().rev().find_map(|event| match event {
+            SessionEvent::Status { detail_code, .. } => Some(detail_code.clone()),
+            _ => None,
+        });
+        let expected = detail.and_then(|detail| {
+            [
+                ("retrying", "retrying"),
+                ("stalled", "stalled"),
+                ("waiting for", "waiting_for_agents"),
+                ("collecting", "collecting_results"),
+                ("step", "step"),
+            ]
+            .into_iter()
+            .find(|(prefix, _)| detail.starts_with(prefix))
+            .map(|(_, code)| code)
+        });
+        if status != Status::Starting {
+            let names = code.flatten().map(|code| code.name);
+            assert_eq!(names.as_deref(), expected, "case: {name}");
+        }
+        assert_eq!(
+            run.state.snapshot().detail_code.map(|code| code.name).as_deref(),
+            expected,
+            "case: {name}"
+        );
     }
+}
+
+#[test]
+fn a_retry_detail_carries_its_cause_and_delay() {
+    let run = Run::of(with(running(), [retrying(2)]));
+    assert_eq!(
+        run.state.detail_code(),
+        Some(NoteCode::new(
+            "retrying",
+            &["2", "10", "500", "529", "overloaded"]
+        ))
+    );
 }
 
 // -- prompts ----------------------------------------------------------------------------------

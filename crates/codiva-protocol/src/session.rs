@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::agent::{AgentInfo, PermissionRequest, QuestionRequest, TokenUsage};
-use crate::log::LogEntry;
+use crate::log::{LogEntry, NoteCode};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -155,6 +155,12 @@ pub enum SessionEvent {
     Status {
         status: Status,
         detail: Option<String>,
+        /// What `detail` says, by name and values, for front ends that word it otherwise:
+        /// `retrying` [attempt, max, delay_ms, HTTP status or "", error or ""],
+        /// `stalled` [minutes], `waiting_for_agents` [count], `collecting_results` [],
+        /// `step` [done, total].
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        detail_code: Option<NoteCode>,
     },
     Connected {
         agent: AgentInfo,
@@ -218,6 +224,9 @@ pub enum SessionEvent {
 pub struct SessionSnapshot {
     pub status: Status,
     pub detail: Option<String>,
+    /// See [`SessionEvent::Status`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail_code: Option<NoteCode>,
     pub connected: bool,
     pub agent_session_id: Option<String>,
     pub model: Option<String>,

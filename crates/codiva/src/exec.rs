@@ -208,6 +208,7 @@ async fn drive(
             SessionEvent::Status {
                 status: s,
                 detail: d,
+                ..
             } => {
                 status = *s;
                 detail = d.clone();
@@ -373,7 +374,7 @@ impl Printer {
                 entry,
                 update,
             } => self.entry(entry, *update),
-            SessionEvent::Status { status, detail } => {
+            SessionEvent::Status { status, detail, .. } => {
                 let mut line = format!("· {}", status.as_str());
                 if let Some(detail) = detail {
                     line.push_str(&format!(" — {detail}"));

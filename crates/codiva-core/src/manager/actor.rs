@@ -193,6 +193,8 @@ struct Record {
     phase: SessionPhase,
     status: Status,
     detail: Option<String>,
+    /// What `detail` says, by name and values (a running session's details only).
+    detail_code: Option<crate::session_log::NoteCode>,
     agent_session_id: Option<String>,
     model: Option<String>,
     permission_mode: Option<String>,
@@ -263,6 +265,7 @@ impl Record {
             phase,
             status,
             detail: saved.detail,
+            detail_code: None,
             agent_session_id: saved.agent_session_id,
             model: saved.model,
             permission_mode: saved.permission_mode,
@@ -293,6 +296,7 @@ impl Record {
             phase: self.phase.clone(),
             status: self.status,
             detail: self.detail.clone(),
+            detail_code: self.detail_code.clone(),
             agent: "claude".to_owned(),
             agent_session_id: self.agent_session_id.clone(),
             model: self.model.clone(),
@@ -657,6 +661,7 @@ impl Actor {
             phase: SessionPhase::Preparing,
             status: Status::Starting,
             detail: None,
+            detail_code: None,
             agent_session_id: None,
             model: options.model.or_else(|| self.options.model.clone()),
             permission_mode: options
@@ -1043,6 +1048,7 @@ impl Actor {
                 record.track_activity();
                 if let Err(err) = cleanup {
                     record.detail = Some(format!("merged; the worktree was not removed: {err}"));
+                    record.detail_code = None;
                 }
                 let info = record.info();
                 self.emit_info(id);
@@ -1191,6 +1197,7 @@ impl Actor {
                 record.phase = SessionPhase::Active;
                 record.status = Status::Failed;
                 record.detail = Some(format!("the worktree could not be created: {message}"));
+                record.detail_code = None;
                 record.queued.clear();
             }
         }
@@ -1222,9 +1229,14 @@ impl Actor {
         };
         let mut changed = false;
         match &event {
-            SessionEvent::Status { status, detail } => {
+            SessionEvent::Status {
+                status,
+                detail,
+                detail_code,
+            } => {
                 record.status = *status;
                 record.detail = detail.clone();
+                record.detail_code = detail_code.clone();
                 record.track_activity();
                 changed = true;
             }

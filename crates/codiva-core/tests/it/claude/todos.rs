@@ -58,7 +58,7 @@ fn details(run: &Run) -> Vec<(Status, Option<String>)> {
     run.events
         .iter()
         .filter_map(|event| match event {
-            SessionEvent::Status { status, detail } => Some((*status, detail.clone())),
+            SessionEvent::Status { status, detail, .. } => Some((*status, detail.clone())),
             _ => None,
         })
         .collect()
