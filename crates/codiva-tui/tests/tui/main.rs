@@ -11,6 +11,7 @@ mod log_view;
 mod markdown;
 mod notices;
 mod notify;
+mod status_details;
 mod support;
 mod todos;
 mod views;
