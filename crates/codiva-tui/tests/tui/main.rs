@@ -7,6 +7,7 @@ mod dialogs;
 mod errors;
 mod focus;
 mod help;
+mod list_titles;
 mod log_view;
 mod markdown;
 mod notices;
