@@ -28,8 +28,8 @@ const MAX_TODOS: usize = 1000;
 const MAX_TODO_CHARS: usize = 500;
 
 pub use codiva_protocol::session::{
-    Prompt, PromptResolution, Scope, SessionEvent, SessionSnapshot, Status, SubagentView,
-    TodoItem, TodoProgress, TodoStatus, UsageView,
+    Prompt, PromptResolution, Scope, SessionEvent, SessionSnapshot, Status, SubagentView, TodoItem,
+    TodoProgress, TodoStatus, UsageView,
 };
 
 /// Everything the reducer consumes: what the agent said and what the host did.

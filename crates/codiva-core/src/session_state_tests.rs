@@ -688,7 +688,11 @@ fn derived_status_table() {
             assert_eq!(names.as_deref(), expected, "case: {name}");
         }
         assert_eq!(
-            run.state.snapshot().detail_code.map(|code| code.name).as_deref(),
+            run.state
+                .snapshot()
+                .detail_code
+                .map(|code| code.name)
+                .as_deref(),
             expected,
             "case: {name}"
         );

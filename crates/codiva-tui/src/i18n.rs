@@ -403,7 +403,7 @@ pub fn status_detail(
 
 /// `4 s`, `0.6 s`, `12 s`.
 fn seconds(ms: u64) -> String {
-    let value = if ms >= 10_000 || ms % 1000 == 0 {
+    let value = if ms >= 10_000 || ms.is_multiple_of(1000) {
         ms.div_ceil(1000).to_string()
     } else {
         format!("{}.{}", ms / 1000, (ms % 1000).div_ceil(100).min(9))

@@ -25,8 +25,8 @@ mod cells;
 mod cursor;
 mod fold;
 mod layout;
-mod stream;
 mod question_card;
+mod stream;
 mod todos;
 
 use std::collections::{BTreeSet, HashMap};

@@ -70,7 +70,10 @@ pub fn todo_change(name: &str, input: &Value, structured: Option<&Value>) -> Opt
                     .iter()
                     .map(|todo| {
                         let status = todo.get("status").and_then(Value::as_str).unwrap_or("");
-                        (text(todo, "content").unwrap_or_default(), todo_status(status))
+                        (
+                            text(todo, "content").unwrap_or_default(),
+                            todo_status(status),
+                        )
                     })
                     .collect(),
             })

@@ -201,7 +201,10 @@ fn row(
         Span::styled(format!("{marker} "), row_style),
         Span::styled(dot.to_owned(), dot_style),
         Span::styled(" ", row_style),
-        Span::styled(fit(&list_title(session, title_width), title_width), row_style),
+        Span::styled(
+            fit(&list_title(session, title_width), title_width),
+            row_style,
+        ),
         Span::raw(" "),
         Span::styled(fit(&badge_text, cols.badge), badge_style),
     ];

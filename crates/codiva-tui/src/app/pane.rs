@@ -66,7 +66,9 @@ impl Pane {
                 detail_code,
                 ..
             } => {
-                let retrying = detail_code.as_ref().is_some_and(|code| code.name == "retrying");
+                let retrying = detail_code
+                    .as_ref()
+                    .is_some_and(|code| code.name == "retrying");
                 self.log.set_retry(
                     crate::i18n::status_detail(detail.as_deref(), detail_code.as_ref())
                         .filter(|_| retrying),

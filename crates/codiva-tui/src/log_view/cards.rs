@@ -22,11 +22,11 @@ use ratatui::text::{Line, Span};
 use serde_json::Value;
 
 use super::ansi;
-use super::question_card;
 use super::cells::{
     Action, Block, CardKey, INDENT, Look, Openness, display, entry_rows, first_line,
     format_duration, indented, wrapped,
 };
+use super::question_card;
 use crate::diff_preview::{self, DiffLine};
 use crate::i18n::{Key, t, tf, tn};
 use crate::theme::{self, glyph};
@@ -62,7 +62,10 @@ pub(crate) fn todo_checklist(items: &[TodoItem], width: usize) -> Vec<Line<'stat
         Key::TodoProgress,
         &[&done.to_string(), &items.len().to_string()],
     );
-    let mut lines = vec![Line::from(Span::styled(truncate(&head, room), theme::dim()))];
+    let mut lines = vec![Line::from(Span::styled(
+        truncate(&head, room),
+        theme::dim(),
+    ))];
     for item in items {
         let (mark, mark_style, text_style) = match item.status {
             TodoStatus::Completed => (glyph::TODO_DONE, theme::success(), theme::dim()),

@@ -212,9 +212,7 @@ fn shows_todos(entries: &[Stored], index: usize, look: &Look) -> bool {
                     .any(|member| member.entry.id == anchor)
             }
         }
-        Fold::Member { head, .. } => {
-            look.is_open(CardKey::Fold(head)) && stored.entry.id == anchor
-        }
+        Fold::Member { head, .. } => look.is_open(CardKey::Fold(head)) && stored.entry.id == anchor,
     }
 }
 

@@ -13,10 +13,14 @@ use super::fold::Fold;
 impl LogView {
     /// The agent's TODO list as it stands (empty: none).
     pub fn set_todos(&mut self, items: Vec<TodoItem>) {
-        let anchor = self.entries.iter().rev().find_map(|stored| match &stored.entry.kind {
-            EntryKind::Tool(tool) if cards::is_todo(&tool.name) => Some(stored.entry.id),
-            _ => None,
-        });
+        let anchor = self
+            .entries
+            .iter()
+            .rev()
+            .find_map(|stored| match &stored.entry.kind {
+                EntryKind::Tool(tool) if cards::is_todo(&tool.name) => Some(stored.entry.id),
+                _ => None,
+            });
         let before = self.look.todo_anchor;
         self.look.todos = items;
         self.look.todo_anchor = anchor;

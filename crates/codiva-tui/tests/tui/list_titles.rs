@@ -12,10 +12,22 @@ schema before use, report all errors at once, and keep the old behaviour behind 
 
 fn app() -> App {
     let mut app = App::new(info());
-    let mut long = session("rewrite-loader", &default_title(PROMPT), Status::Running, SessionPhase::Active, 1);
+    let mut long = session(
+        "rewrite-loader",
+        &default_title(PROMPT),
+        Status::Running,
+        SessionPhase::Active,
+        1,
+    );
     long.prompt = PROMPT.into();
     add(&mut app, long);
-    let mut renamed = session("loader-v2", "Loader v2", Status::Completed, SessionPhase::Active, 2);
+    let mut renamed = session(
+        "loader-v2",
+        "Loader v2",
+        Status::Completed,
+        SessionPhase::Active,
+        2,
+    );
     renamed.prompt = PROMPT.into();
     add(&mut app, renamed);
     // The prompt may hold anything: controls and bidi overrides never reach the screen.
@@ -32,9 +44,15 @@ fn long_titles_use_the_width_at_200_columns() {
     let mut app = app();
     let terminal = draw(&mut app, 200, 12);
     let screen = format!("{:?}", terminal.backend());
-    assert!(screen.contains("schema before use, report all …"), "{screen}");
+    assert!(
+        screen.contains("schema before use, report all …"),
+        "{screen}"
+    );
     assert!(screen.contains("Loader v2"), "{screen}");
-    assert!(!screen.contains('\u{202e}') && !screen.contains('\u{1b}'), "{screen}");
+    assert!(
+        !screen.contains('\u{202e}') && !screen.contains('\u{1b}'),
+        "{screen}"
+    );
     insta::assert_snapshot!("long_titles_200x12", terminal.backend());
     snapshot_at_both_sizes!(&mut app, "long_titles");
 }

@@ -13,17 +13,14 @@ const ID: &str = "ask-perm";
 
 /// The open session, running, with `detail` (and its code) as the manager reports it.
 fn running_with(app: &mut App, detail: &str, code: NoteCode) {
-    let mut session: SessionInfo = app
-        .sessions()
-        .iter()
-        .find(|s| s.id == ID)
-        .cloned()
-        .unwrap();
+    let mut session: SessionInfo = app.sessions().iter().find(|s| s.id == ID).cloned().unwrap();
     session.status = Status::Running;
     session.pending_prompts = 0;
     session.detail = Some(detail.into());
     session.detail_code = Some(code.clone());
-    app.handle(UiEvent::Manager(Box::new(ManagerEvent::Session { session })));
+    app.handle(UiEvent::Manager(Box::new(ManagerEvent::Session {
+        session,
+    })));
     event(
         app,
         ID,
@@ -71,13 +68,21 @@ fn the_other_details_in_japanese() {
 #[test]
 fn each_detail_code_is_worded_in_both_languages() {
     let cases = [
-        (retrying(), "retrying (2/10) in 4 s: overloaded (529)", "再試行中 (2/10)、4 秒後: overloaded (529)"),
+        (
+            retrying(),
+            "retrying (2/10) in 4 s: overloaded (529)",
+            "再試行中 (2/10)、4 秒後: overloaded (529)",
+        ),
         (
             NoteCode::new("retrying", &["1", "3", "566", "", ""]),
             "retrying (1/3) in 0.6 s",
             "再試行中 (1/3)、0.6 秒後",
         ),
-        (NoteCode::new("step", &["2", "5"]), "step 2/5", "ステップ 2/5"),
+        (
+            NoteCode::new("step", &["2", "5"]),
+            "step 2/5",
+            "ステップ 2/5",
+        ),
         (
             NoteCode::new("waiting_for_agents", &["1"]),
             "waiting for 1 background agent",
@@ -100,7 +105,13 @@ fn each_detail_code_is_worded_in_both_languages() {
         assert_eq!(word(Lang::Ja).as_deref(), Some(ja));
     }
     // Without a code, or with one this version does not know, the core's text stands.
-    assert_eq!(status_detail(Some("rate limited"), None).as_deref(), Some("rate limited"));
+    assert_eq!(
+        status_detail(Some("rate limited"), None).as_deref(),
+        Some("rate limited")
+    );
     let unknown = NoteCode::new("something_new", &[]);
-    assert_eq!(status_detail(Some("new"), Some(&unknown)).as_deref(), Some("new"));
+    assert_eq!(
+        status_detail(Some("new"), Some(&unknown)).as_deref(),
+        Some("new")
+    );
 }

@@ -69,9 +69,21 @@ fn checklist_app(items: Vec<TodoItem>) -> codiva_tui::app::App {
 
 fn english_items() -> Vec<TodoItem> {
     vec![
-        item("1", "Split the loader into parse.rs and validate.rs", TodoStatus::Completed),
-        item("2", "Move the defaults\x1b[2J into defaults.rs", TodoStatus::InProgress),
-        item("3", "Document every key of the config file in docs/config.md, with an example for each one", TodoStatus::Pending),
+        item(
+            "1",
+            "Split the loader into parse.rs and validate.rs",
+            TodoStatus::Completed,
+        ),
+        item(
+            "2",
+            "Move the defaults\x1b[2J into defaults.rs",
+            TodoStatus::InProgress,
+        ),
+        item(
+            "3",
+            "Document every key of the config file in docs/config.md, with an example for each one",
+            TodoStatus::Pending,
+        ),
     ]
 }
 
@@ -86,7 +98,11 @@ fn the_todo_checklist_in_japanese() {
     with_lang(Lang::Ja, || {
         let mut app = checklist_app(vec![
             item("1", "設定ローダーを分割する", TodoStatus::Completed),
-            item("2", "既定値を defaults.rs へ移す 🚚", TodoStatus::InProgress),
+            item(
+                "2",
+                "既定値を defaults.rs へ移す 🚚",
+                TodoStatus::InProgress,
+            ),
             item("3", "全キーを文書化する", TodoStatus::Pending),
         ]);
         snapshot_at_both_sizes!(&mut app, "ja_todo_checklist");

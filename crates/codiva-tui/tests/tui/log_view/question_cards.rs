@@ -45,7 +45,12 @@ fn open_card(name: &str, entries: Vec<LogEntry>, header: &str) -> Vec<String> {
         assert!(view.toggle_at(Rect::new(0, 0, width, height), 3, y));
         let buffer = draw(&mut term, &mut view);
         insta::assert_snapshot!(format!("{name}_{width}x{height}"), term.backend());
-        screens.push((0..height).map(|y| row(&buffer, y)).collect::<Vec<_>>().join("\n"));
+        screens.push(
+            (0..height)
+                .map(|y| row(&buffer, y))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        );
     }
     screens
 }
@@ -69,7 +74,11 @@ fn a_declined_question_card_lists_the_choices_in_japanese() {
     with_lang(Lang::Ja, || {
         let entries = vec![
             user(0, "挨拶して"),
-            question_call(1, Some("User declined to answer questions"), ToolStatus::Failed),
+            question_call(
+                1,
+                Some("User declined to answer questions"),
+                ToolStatus::Failed,
+            ),
         ];
         for screen in open_card("ja_question_declined", entries, "⏺ AskUserQuestion") {
             assert!(screen.contains(": Japanese · English"), "{screen}");
@@ -100,7 +109,10 @@ fn a_background_launch_shows_a_neutral_line() {
                 view.set_entries(entries.clone());
                 let mut term = terminal(width, height);
                 draw(&mut term, &mut view);
-                let name = format!("{}background_launch_{width}x{height}", if lang == Lang::Ja { "ja_" } else { "" });
+                let name = format!(
+                    "{}background_launch_{width}x{height}",
+                    if lang == Lang::Ja { "ja_" } else { "" }
+                );
                 insta::assert_snapshot!(name, term.backend());
             }
         });
