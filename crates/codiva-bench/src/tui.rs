@@ -468,6 +468,7 @@ fn session(index: usize) -> SessionInfo {
         phase: SessionPhase::Active,
         status: Status::Running,
         detail: None,
+        detail_code: None,
         agent: "claude".into(),
         agent_session_id: None,
         model: None,

@@ -13,6 +13,7 @@ pub use codiva_protocol::agent::{
     Account, AgentInfo, CommandInfo, ModelChoice, NoteLevel, PermissionRequest, Question,
     QuestionOption, QuestionRequest, RetryInfo, TokenUsage,
 };
+pub use codiva_protocol::session::TodoStatus;
 
 /// What an agent told us, in provider-neutral terms.
 #[derive(Debug, Clone, PartialEq)]
@@ -153,21 +154,23 @@ pub struct SubagentCall {
 /// A change to the agent's TODO list, in provider-neutral terms.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TodoChange {
-    /// One item added; without an id, it is numbered after the items there are.
+    /// One item added (pending); without an id, it is numbered after the items there are.
     Created {
         id: Option<String>,
+        content: String,
     },
-    /// One item marked done or not done.
+    /// One item's status (and perhaps its wording) changed.
     Updated {
         id: String,
-        done: bool,
+        status: Option<TodoStatus>,
+        content: Option<String>,
     },
     Deleted {
         id: String,
     },
-    /// The whole list replaced: one flag per item, whether it is done.
+    /// The whole list replaced: each item's wording and status.
     Replaced {
-        done: Vec<bool>,
+        items: Vec<(String, TodoStatus)>,
     },
 }
 

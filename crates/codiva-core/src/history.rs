@@ -356,7 +356,7 @@ impl History {
                 entry,
                 update,
             } => self.log_entry(now_ms, &entry.kind, *update),
-            SessionEvent::Status { status, detail } => match Outcome::of(*status) {
+            SessionEvent::Status { status, detail, .. } => match Outcome::of(*status) {
                 Some(outcome) => self.close_turn(now_ms, outcome, detail.as_deref()),
                 None => false,
             },

@@ -45,6 +45,7 @@ fn status(status: Status, detail: Option<&str>) -> SessionEvent {
     SessionEvent::Status {
         status,
         detail: detail.map(str::to_owned),
+        detail_code: None,
     }
 }
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::log::LogEntry;
+use crate::log::{LogEntry, NoteCode};
 use crate::session::{SessionEvent, Status, TodoProgress};
 
 /// Where a session is in its life, beyond the agent's own status.
@@ -38,6 +38,9 @@ pub struct SessionInfo {
     pub phase: SessionPhase,
     pub status: Status,
     pub detail: Option<String>,
+    /// What `detail` says, by name and values (see `SessionEvent::Status`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail_code: Option<NoteCode>,
     pub agent: String,
     pub agent_session_id: Option<String>,
     pub model: Option<String>,

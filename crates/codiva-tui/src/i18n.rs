@@ -230,6 +230,17 @@ keys![
     CardEarlierOne,
     CardEarlier,
     CardTools,
+    TodoProgress,
+    DetailRetrying,
+    DetailRetryingNoCause,
+    DetailSeconds,
+    DetailStep,
+    DetailWaitingOne,
+    DetailWaitingMany,
+    DetailCollecting,
+    DetailStalled,
+    CardChoices,
+    CardLaunchedInBackground,
     CardThinking,
     CardFromLine,
     CardLimitLine,
@@ -349,6 +360,55 @@ pub fn note_text<'a>(
     };
     let args: Vec<&str> = code.args.iter().map(String::as_str).collect();
     std::borrow::Cow::Owned(tf(key, &args))
+}
+
+/// A session's status detail in the current language: by its code when it has a known one
+/// (`retrying (2/10) in 4 s: overloaded (529)`), else the core's text. The text is the
+/// agent's or the API's: the caller sanitises it.
+pub fn status_detail(
+    text: Option<&str>,
+    code: Option<&codiva_core::session_log::NoteCode>,
+) -> Option<String> {
+    let Some(code) = code else {
+        return text.map(str::to_owned);
+    };
+    let arg = |index: usize| code.args.get(index).map_or("", String::as_str);
+    let translated = match code.name.as_str() {
+        "retrying" => {
+            let delay = seconds(arg(2).parse().unwrap_or(0));
+            let cause = match (arg(4), arg(3)) {
+                ("", "") => String::new(),
+                (error, "") => error.to_owned(),
+                ("", status) => status.to_owned(),
+                (error, status) => format!("{error} ({status})"),
+            };
+            if cause.is_empty() {
+                tf(Key::DetailRetryingNoCause, &[arg(0), arg(1), &delay])
+            } else {
+                tf(Key::DetailRetrying, &[arg(0), arg(1), &delay, &cause])
+            }
+        }
+        "step" => tf(Key::DetailStep, &[arg(0), arg(1)]),
+        "waiting_for_agents" => tn(
+            arg(0).parse().unwrap_or(0),
+            Key::DetailWaitingOne,
+            Key::DetailWaitingMany,
+        ),
+        "collecting_results" => t(Key::DetailCollecting).to_owned(),
+        "stalled" => tf(Key::DetailStalled, &[arg(0)]),
+        _ => return text.map(str::to_owned),
+    };
+    Some(translated)
+}
+
+/// `4 s`, `0.6 s`, `12 s`.
+fn seconds(ms: u64) -> String {
+    let value = if ms >= 10_000 || ms.is_multiple_of(1000) {
+        ms.div_ceil(1000).to_string()
+    } else {
+        format!("{}.{}", ms / 1000, (ms % 1000).div_ceil(100).min(9))
+    };
+    tf(Key::DetailSeconds, &[&value])
 }
 
 /// The notice for a panic codiva survived (see [`crate::crash::take_contained`]).

@@ -25,7 +25,9 @@ mod cells;
 mod cursor;
 mod fold;
 mod layout;
+mod question_card;
 mod stream;
+mod todos;
 
 use std::collections::{BTreeSet, HashMap};
 

@@ -219,6 +219,7 @@ async fn drive(
             SessionEvent::Status {
                 status: s,
                 detail: d,
+                ..
             } => {
                 status = *s;
                 detail = d.clone();
@@ -384,7 +385,7 @@ impl Printer {
                 entry,
                 update,
             } => self.entry(entry, *update),
-            SessionEvent::Status { status, detail } => {
+            SessionEvent::Status { status, detail, .. } => {
                 let mut line = format!("· {}", status.as_str());
                 if let Some(detail) = detail {
                     line.push_str(&format!(" — {detail}"));

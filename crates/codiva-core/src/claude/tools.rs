@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::agent_event::{SubagentCall, TodoChange};
+use crate::agent_event::{SubagentCall, TodoChange, TodoStatus};
 use crate::session_log::one_line;
 
 /// The tool through which Claude Code asks the user questions.
@@ -40,21 +40,25 @@ pub fn subagent_call(name: &str, input: &Value) -> Option<Box<SubagentCall>> {
 /// What a successful call of `name` with `input` did to the TODO list; `structured` is the
 /// result's `tool_use_result` (`TaskCreate` reports the new task's id there).
 pub fn todo_change(name: &str, input: &Value, structured: Option<&Value>) -> Option<TodoChange> {
+    let text = |value: &Value, key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
     match name {
         "TaskCreate" => Some(TodoChange::Created {
             id: structured
                 .and_then(|value| value.pointer("/task/id"))
                 .and_then(json_id),
+            content: text(input, "subject").unwrap_or_default(),
         }),
         "TaskUpdate" => {
             let id = input.get("taskId").and_then(json_id)?;
-            match input.get("status").and_then(Value::as_str)? {
-                "deleted" => Some(TodoChange::Deleted { id }),
-                status => Some(TodoChange::Updated {
-                    id,
-                    done: status == "completed",
-                }),
+            let status = input.get("status").and_then(Value::as_str);
+            if status == Some("deleted") {
+                return Some(TodoChange::Deleted { id });
             }
+            Some(TodoChange::Updated {
+                id,
+                status: status.map(todo_status),
+                content: text(input, "subject"),
+            })
         }
         "TodoWrite" => {
             let todos = input
@@ -63,14 +67,42 @@ pub fn todo_change(name: &str, input: &Value, structured: Option<&Value>) -> Opt
                 .cloned()
                 .unwrap_or_default();
             Some(TodoChange::Replaced {
-                done: todos
+                items: todos
                     .iter()
-                    .map(|todo| todo.get("status").and_then(Value::as_str) == Some("completed"))
+                    .map(|todo| {
+                        let status = todo.get("status").and_then(Value::as_str).unwrap_or("");
+                        (
+                            text(todo, "content").unwrap_or_default(),
+                            todo_status(status),
+                        )
+                    })
                     .collect(),
             })
         }
         _ => None,
     }
+}
+
+/// Claude Code's word for a task's status (`pending`, `in_progress`, `completed`).
+fn todo_status(status: &str) -> TodoStatus {
+    match status {
+        "completed" => TodoStatus::Completed,
+        "in_progress" => TodoStatus::InProgress,
+        _ => TodoStatus::Pending,
+    }
+}
+
+/// What the log keeps of a tool result: `text`, unless the result is Claude Code's own
+/// bookkeeping rather than output (`structured` is its `tool_use_result`). A background
+/// `Agent` launch answers with a note addressed to the model (its agent id, "never quote it to
+/// the user", where its transcript is); that is kept as an empty result, which front ends show
+/// as a neutral "started in the background".
+pub fn result_text(text: String, structured: Option<&Value>) -> String {
+    let launch = structured.is_some_and(|value| {
+        value.get("status").and_then(Value::as_str) == Some("async_launched")
+            || value.get("isAsync").and_then(Value::as_bool) == Some(true)
+    });
+    if launch { String::new() } else { text }
 }
 
 /// A one-line summary of a tool call for the log.

@@ -792,7 +792,7 @@ impl Rebuild {
             .update(pending.entry_id, |kind| {
                 if let EntryKind::Tool(entry) = kind {
                     entry.status = status;
-                    entry.result = Some(text);
+                    entry.result = Some(super::tools::result_text(text, structured.as_ref()));
                     entry.duration_ms = duration;
                 }
             });

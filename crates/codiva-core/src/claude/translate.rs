@@ -359,7 +359,7 @@ impl Translator {
                 } => Some(AgentEvent::ToolResult {
                     parent: line.parent_tool_use_id.clone(),
                     tool_use_id: tool_use_id.clone(),
-                    text: content.to_text(),
+                    text: tools::result_text(content.to_text(), line.tool_use_result.as_ref()),
                     is_error: *is_error,
                     todo: self
                         .todo_calls

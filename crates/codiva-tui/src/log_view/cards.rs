@@ -10,10 +10,13 @@
 //! - **Subagent.** `⏺ <type> <description> <mark>` and a progress line (last tool, tool uses,
 //!   tokens, elapsed) while it runs, its summary once done; open, the subagent's own log nested
 //!   inside (its prompt, its calls as cards, its text).
+//! - **Question.** Open: each question and its answer (see [`super::question_card`]).
 //! - **Thinking.** `✻ Thinking… <first line>`; open, the whole text.
+//! - **TODO list.** Under the latest call that changed it (or its fold): `N of M done` and a
+//!   checklist, ☑ done, ◐ being worked on, ☐ not started.
 
 use codiva_core::session_log::{EntryKind, LogEntry, ToolEntry, ToolStatus};
-use codiva_core::session_state::SubagentView;
+use codiva_core::session_state::{SubagentView, TodoItem, TodoStatus};
 use codiva_core::tool::{ToolContent, ToolKind, ToolLocation};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -24,6 +27,7 @@ use super::cells::{
     Action, Block, CardKey, INDENT, Look, Openness, display, entry_rows, first_line,
     format_duration, indented, wrapped,
 };
+use super::question_card;
 use crate::diff_preview::{self, DiffLine};
 use crate::i18n::{Key, t, tf, tn};
 use crate::theme::{self, glyph};
@@ -48,6 +52,43 @@ pub(crate) fn title(tool: &ToolEntry) -> &str {
     } else {
         &tool.view.title
     }
+}
+
+/// A call that changes the agent's TODO list (Claude Code's task tools; the list itself comes
+/// from the core's `session/todos`).
+pub(crate) fn is_todo(tool: &ToolEntry) -> bool {
+    tool.view.tool_kind == ToolKind::Todo
+}
+
+/// The TODO list as a checklist: a line with the count done, then one row per item
+/// (`☑` done, `◐` being worked on, `☐` not started), each cut to the width.
+pub(crate) fn todo_checklist(items: &[TodoItem], width: usize) -> Vec<Line<'static>> {
+    let room = width.saturating_sub(INDENT).max(1);
+    let done = items
+        .iter()
+        .filter(|item| item.status == TodoStatus::Completed)
+        .count();
+    let head = tf(
+        Key::TodoProgress,
+        &[&done.to_string(), &items.len().to_string()],
+    );
+    let mut lines = vec![Line::from(Span::styled(
+        truncate(&head, room),
+        theme::dim(),
+    ))];
+    for item in items {
+        let (mark, mark_style, text_style) = match item.status {
+            TodoStatus::Completed => (glyph::TODO_DONE, theme::success(), theme::dim()),
+            TodoStatus::InProgress => (glyph::TODO_ACTIVE, theme::accent(), theme::bold()),
+            TodoStatus::Pending => (glyph::TODO_PENDING, theme::dim(), theme::text()),
+        };
+        let text = display(&item.content);
+        lines.push(Line::from(vec![
+            Span::styled(format!("{mark} "), mark_style),
+            Span::styled(truncate(&text, room.saturating_sub(2).max(1)), text_style),
+        ]));
+    }
+    lines
 }
 
 /// The spinner frame for `tick` (the app's animation clock).
@@ -259,6 +300,11 @@ fn push_body(
 /// The content of an open call, as rows of `room` cells: a command, places, diffs (under
 /// their file), text; a call without content shows its raw input as compact JSON.
 fn input_rows(tool: &ToolEntry, room: usize) -> Vec<Line<'static>> {
+    if question_card::is_question(tool)
+        && let Some(rows) = question_card::rows(tool, room)
+    {
+        return rows;
+    }
     let mut rows = Vec::new();
     let mut diffs: Vec<Vec<DiffLine>> = Vec::new();
     let mut diff_path: Option<&str> = None;
@@ -364,6 +410,9 @@ fn result_rows(tool: &ToolEntry, room: usize) -> Vec<Line<'static>> {
         return Vec::new();
     };
     if tool.view.tool_kind == ToolKind::Edit && tool.status == ToolStatus::Succeeded {
+        return Vec::new();
+    }
+    if question_card::is_question(tool) && question_card::answers_everything(tool) {
         return Vec::new();
     }
     let base = if tool.status == ToolStatus::Failed {
@@ -573,8 +622,21 @@ pub(crate) fn subagent(
             nested(block, key.entry(), entries, body_indent, width, look);
         }
     }
+    // A background launch whose result was the agent's bookkeeping (kept empty by the core).
+    let launched = view.is_none()
+        && tool.status == ToolStatus::Succeeded
+        && tool.result.as_deref() == Some("")
+        && tool.input.get("run_in_background").and_then(Value::as_bool) == Some(true);
     let line = if state == State::Running {
         Some(progress(view, room))
+    } else if launched {
+        Some(result_line(
+            vec![Span::styled(
+                truncate(t(Key::CardLaunchedInBackground), room.saturating_sub(2)),
+                theme::dim(),
+            )],
+            true,
+        ))
     } else if open {
         None
     } else {

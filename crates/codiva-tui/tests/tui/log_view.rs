@@ -470,6 +470,7 @@ fn big_log(entries: u64) -> Vec<LogEntry> {
 /// Tool, fold, subagent and thinking cards; the compaction divider and the retry row.
 mod cards;
 mod code;
+mod question_cards;
 
 #[test]
 fn a_long_url_wrapped_over_two_rows_opens_whole_from_either_row() {

@@ -41,6 +41,7 @@ pub fn session(
         phase,
         status,
         detail: None,
+        detail_code: None,
         agent: "claude".into(),
         agent_session_id: Some("0000".into()),
         model: Some("claude-sonnet-4-5".into()),
