@@ -21,8 +21,9 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
-    /// Put the terminal back in order after a crashed program (mouse reporting, raw mode,
-    /// alternate screen, bracketed paste) and exit.
+    /// Put the terminal back in order after a crashed program (mouse reporting, bracketed
+    /// paste, focus events, keyboard enhancement, alternate screen, cursor) and exit; another
+    /// process's raw mode is `stty sane`'s to undo.
     #[arg(long)]
     reset_terminal: bool,
 }

@@ -276,6 +276,11 @@ fn every_request_round_trips_through_the_method_table() {
             json!({"session_id": "s", "policy": {"mode": "rules", "rules": [{"tool": "Bash", "command_prefix": "cargo test"}, {"tool": "Edit"}]}}),
         ),
         ("session/diff", json!({"session_id": "s"})),
+        ("session/diffText", json!({"session_id": "s"})),
+        (
+            "session/rename",
+            json!({"session_id": "s", "title": "Fix the parser"}),
+        ),
         ("session/merge", json!({"session_id": "s"})),
         (
             "session/discard",
