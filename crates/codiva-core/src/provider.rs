@@ -154,6 +154,19 @@ pub trait Provider: Send + Sync + fmt::Debug {
         let _ = (cwd, id);
         None
     }
+    /// The whole text of an assistant message of conversation `id` run in `cwd` that the log
+    /// cut: the one that starts with `kept` and is `total` bytes long (blocking IO). `None` when
+    /// the agent keeps no transcript; `Ok(None)` when the transcript lacks that message.
+    fn full_text(
+        &self,
+        cwd: &Path,
+        id: &str,
+        kept: &str,
+        total: usize,
+    ) -> Option<Result<Option<String>, String>> {
+        let _ = (cwd, id, kept, total);
+        None
+    }
     /// What the agent's tool `tool` does (for the approval policy); `Other` when unknown.
     fn tool_kind(&self, tool: &str) -> ToolKind {
         let _ = tool;

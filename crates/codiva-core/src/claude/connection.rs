@@ -94,6 +94,19 @@ impl Provider for ClaudeProvider {
         )
     }
 
+    fn full_text(
+        &self,
+        cwd: &Path,
+        id: &str,
+        kept: &str,
+        total: usize,
+    ) -> Option<Result<Option<String>, String>> {
+        Some(
+            super::full_text::find_full_text(&self.home, cwd, id, kept, total)
+                .map_err(|err| err.to_string()),
+        )
+    }
+
     fn tool_kind(&self, tool: &str) -> ToolKind {
         super::tools::tool_kind(tool)
     }

@@ -287,6 +287,11 @@ pub(super) fn ja(key: Key) -> &'static str {
             "待っている確認 {0} はありません（不明、回答済み、または取り下げ済み）。何も送っていません"
         }
         RefWrongPromptKind => "確認 {0} は種類 {1} ではありません。何も送っていません",
+        RefMessageNotCut => "エントリ {0} は省略されたメッセージではありません",
+        RefMessageTooLong => "メッセージは {0} バイトあり、表示できる {1} バイトを超えています",
+        RefMessageNotInTranscript => {
+            "セッション {0} のトランスクリプトにメッセージ全体がありません: {1}"
+        }
         ErrNoSuchSession => "セッション {0} はありません",
         ErrStopped => "セッションマネージャーが停止しています",
         ErrAgentMissing => {
