@@ -13,7 +13,9 @@ use codiva_wire::claude::{ContentBlock, UserContent};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::transcript::{TranscriptError, read_lines, subagent_files, subagents_dir, transcript_path};
+use super::transcript::{
+    TranscriptError, read_lines, subagent_files, subagents_dir, transcript_path,
+};
 
 #[derive(Deserialize)]
 struct Line<'a> {
@@ -127,7 +129,10 @@ mod tests {
     fn looks_in_subagent_files_and_reports_a_missing_transcript() {
         let home = tempfile::tempdir().unwrap();
         let cwd = Path::new("/work/project");
-        write(&transcript_path(home.path(), cwd, "s1"), &[assistant("main")]);
+        write(
+            &transcript_path(home.path(), cwd, "s1"),
+            &[assistant("main")],
+        );
         let sub = subagents_dir(home.path(), cwd, "s1").join("agent-a1.jsonl");
         write(&sub, &[assistant("subagent's long reply")]);
         let found = find_full_text(home.path(), cwd, "s1", "subagent's", 21).unwrap();

@@ -297,7 +297,10 @@ fn read_meta(path: &Path) -> AgentMeta {
 
 /// Calls `each` with every line of `path` (without its line break); lines longer than
 /// [`MAX_LINE_BYTES`] are passed as `None`.
-pub(super) fn read_lines(path: &Path, mut each: impl FnMut(Option<&[u8]>)) -> Result<(), TranscriptError> {
+pub(super) fn read_lines(
+    path: &Path,
+    mut each: impl FnMut(Option<&[u8]>),
+) -> Result<(), TranscriptError> {
     let file = File::open(path).map_err(|source| match source.kind() {
         io::ErrorKind::NotFound => TranscriptError::NotFound {
             path: path.to_owned(),

@@ -293,9 +293,7 @@ pub(super) fn en(key: Key) -> &'static str {
         RefWrongPromptKind => "prompt {0} is not a {1} prompt; nothing was sent",
         RefMessageNotCut => "entry {0} is not a message the log cut",
         RefMessageTooLong => "the message is {0} bytes, more than the {1} that can be shown",
-        RefMessageNotInTranscript => {
-            "the whole message is not in session {0}'s transcript: {1}"
-        }
+        RefMessageNotInTranscript => "the whole message is not in session {0}'s transcript: {1}",
         ErrNoSuchSession => "no session {0}",
         ErrStopped => "the session manager has stopped",
         ErrAgentMissing => {
