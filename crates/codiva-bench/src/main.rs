@@ -7,6 +7,7 @@
 //! their RSS.
 
 mod alloc;
+mod client;
 mod corpus;
 mod mem;
 mod pipeline;
@@ -152,6 +153,7 @@ fn main() -> Result<()> {
     memory(&options, sizes)?;
     throughput(&fixtures, sizes)?;
     sessions::run(options.quick)?;
+    client::run(options.quick)?;
     tui::run(options.quick)?;
 
     println!(

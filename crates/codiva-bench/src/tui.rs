@@ -334,6 +334,10 @@ fn card_toggle_frame() -> Duration {
                 tool_use_id: format!("t{id}"),
                 name: "Bash".into(),
                 summary: format!("cargo test --package p{id}"),
+                view: codiva_core::claude::tool_view::tool_view(
+                    "Bash",
+                    &serde_json::json!({"command": format!("cargo test --package p{id}")}),
+                ),
                 input: serde_json::json!({"command": format!("cargo test --package p{id}")}),
                 status: ToolStatus::Succeeded,
                 result: Some((0..60).map(|l| format!("test line {l} ... ok\n")).collect()),
@@ -464,6 +468,7 @@ fn session(index: usize) -> SessionInfo {
         phase: SessionPhase::Active,
         status: Status::Running,
         detail: None,
+        detail_code: None,
         agent: "claude".into(),
         agent_session_id: None,
         model: None,

@@ -7,10 +7,13 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use codiva_protocol::tool::ToolCallView;
+
 pub use codiva_protocol::agent::{
     Account, AgentInfo, CommandInfo, ModelChoice, NoteLevel, PermissionRequest, Question,
     QuestionOption, QuestionRequest, RetryInfo, TokenUsage,
 };
+pub use codiva_protocol::session::TodoStatus;
 
 /// What an agent told us, in provider-neutral terms.
 #[derive(Debug, Clone, PartialEq)]
@@ -133,6 +136,8 @@ pub enum AgentBlock {
         input: Value,
         /// A one-line summary for the log, worded by the provider that knows the tool.
         summary: String,
+        /// Kind, title and content, built by the provider that knows the tool.
+        view: ToolCallView,
         /// Set when the call starts a subagent (the provider knows which tools do).
         subagent: Option<Box<SubagentCall>>,
     },
@@ -149,21 +154,23 @@ pub struct SubagentCall {
 /// A change to the agent's TODO list, in provider-neutral terms.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TodoChange {
-    /// One item added; without an id, it is numbered after the items there are.
+    /// One item added (pending); without an id, it is numbered after the items there are.
     Created {
         id: Option<String>,
+        content: String,
     },
-    /// One item marked done or not done.
+    /// One item's status (and perhaps its wording) changed.
     Updated {
         id: String,
-        done: bool,
+        status: Option<TodoStatus>,
+        content: Option<String>,
     },
     Deleted {
         id: String,
     },
-    /// The whole list replaced: one flag per item, whether it is done.
+    /// The whole list replaced: each item's wording and status.
     Replaced {
-        done: Vec<bool>,
+        items: Vec<(String, TodoStatus)>,
     },
 }
 

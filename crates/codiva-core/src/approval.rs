@@ -7,7 +7,7 @@
 //! and questions are never answered by it.
 //!
 //! The policy names no agent's tools: what a tool does ([`ToolKind`]: an edit, a question) is
-//! the provider's to say ([`crate::provider::Provider::tool_kind`]), and rules are data.
+//! the provider's to say (the neutral kind it gives each call), and rules are data.
 //!
 //! * `ask`: every request is asked.
 //! * `allow_edits`: file edits (the tools the provider calls [`ToolKind::Edit`]) are allowed.

@@ -143,6 +143,9 @@ pub struct ToolCall {
     pub name: String,
     pub summary: String,
     pub outcome: ToolOutcome,
+    /// What kind of call it was (absent in older files: `other`).
+    #[serde(default)]
+    pub kind: codiva_protocol::tool::ToolKind,
 }
 
 /// How a turn ended.
@@ -353,7 +356,7 @@ impl History {
                 entry,
                 update,
             } => self.log_entry(now_ms, &entry.kind, *update),
-            SessionEvent::Status { status, detail } => match Outcome::of(*status) {
+            SessionEvent::Status { status, detail, .. } => match Outcome::of(*status) {
                 Some(outcome) => self.close_turn(now_ms, outcome, detail.as_deref()),
                 None => false,
             },
@@ -531,6 +534,11 @@ impl History {
                             tool_use_id: tool.tool_use_id.clone(),
                             name: tool.name.clone(),
                             summary: tool.summary.clone(),
+                            view: codiva_protocol::tool::ToolCallView {
+                                tool_kind: tool.kind,
+                                title: tool.name.clone(),
+                                ..Default::default()
+                            },
                             input: serde_json::Value::Null,
                             status: match tool.outcome {
                                 ToolOutcome::Succeeded => ToolStatus::Succeeded,
@@ -581,6 +589,7 @@ fn tool_call(tool: &ToolEntry) -> ToolCall {
         name: cut_at_char(&tool.name, MAX_TOOL_SUMMARY).to_owned(),
         summary: crate::session_log::one_line(cut_at_char(&tool.summary, MAX_TOOL_SUMMARY), 120),
         outcome: ToolOutcome::of(tool.status),
+        kind: tool.view.tool_kind,
     }
 }
 

@@ -31,6 +31,7 @@ fn tool(id: &str, status: ToolStatus, update: bool) -> SessionEvent {
             tool_use_id: id.into(),
             name: "Bash".into(),
             summary: format!("cargo test {id}"),
+            view: crate::claude::tool_view::tool_view("Bash", &Value::Null),
             input: Value::Null,
             status,
             result: Some("ok".into()),
@@ -44,6 +45,7 @@ fn status(status: Status, detail: Option<&str>) -> SessionEvent {
     SessionEvent::Status {
         status,
         detail: detail.map(str::to_owned),
+        detail_code: None,
     }
 }
 

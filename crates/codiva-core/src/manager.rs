@@ -119,6 +119,20 @@ pub const MAX_TITLE_CHARS: usize = 80;
 /// and bidirectional-override characters dropped, whitespace runs made one space, trimmed, at
 /// most [`MAX_TITLE_CHARS`] characters. `None` when nothing is left.
 pub fn sanitize_title(text: &str) -> Option<String> {
+    sanitize_title_to(text, MAX_TITLE_CHARS)
+}
+
+/// A new session's title: the start of its prompt's first line (cut with `…`), sanitised as
+/// [`sanitize_title`] does.
+pub fn default_title(prompt: &str) -> String {
+    let line = crate::session_log::one_line(prompt, 50);
+    sanitize_title(&line).unwrap_or_default()
+}
+
+/// As [`sanitize_title`], at most `max_chars` characters: a front end with room for more than
+/// a title shows this much of a session's prompt in its place while the title is the
+/// prompt's start ([`default_title`]).
+pub fn sanitize_title_to(text: &str, max_chars: usize) -> Option<String> {
     let bidi = |c: char| matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
     let mut out = String::new();
     for word in text
@@ -130,7 +144,7 @@ pub fn sanitize_title(text: &str) -> Option<String> {
         }
         out.extend(word.chars().filter(|c| !bidi(*c) && !c.is_control()));
     }
-    let out: String = out.trim().chars().take(MAX_TITLE_CHARS).collect();
+    let out: String = out.trim().chars().take(max_chars).collect();
     let out = out.trim_end().to_owned();
     (!out.is_empty()).then_some(out)
 }
@@ -513,6 +527,21 @@ mod tests {
         assert_eq!(
             sanitize_title(&long).map(|t| t.chars().count()),
             Some(MAX_TITLE_CHARS)
+        );
+    }
+
+    #[test]
+    fn a_default_title_is_clean_too() {
+        // The prompt is typed or pasted: controls and bidi overrides must not reach a title.
+        assert_eq!(
+            default_title("Fix \u{202e}the\u{1b}[2J parser\tnow\nand more"),
+            "Fix the [2J parser now…"
+        );
+        let long = "word ".repeat(40);
+        assert!(default_title(&long).ends_with('…'));
+        assert_eq!(
+            sanitize_title_to(&long, 120).map(|t| t.chars().count()),
+            Some(119)
         );
     }
 }

@@ -17,8 +17,9 @@ use std::path::{Path, PathBuf};
 use codiva_protocol::UserInput;
 
 use crate::agent_event::{AgentEvent, PermissionRequest, QuestionRequest};
-use crate::session::{PermissionResponse, QuestionResponse};
+use crate::session::QuestionResponse;
 use crate::session_log::EntryKind;
+use codiva_protocol::tool::PermissionOption;
 
 /// What an agent can do, as data. A front end offers a feature only when it is `true`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -115,17 +116,9 @@ pub struct ConversationLog {
     pub subagents: Vec<(String, Vec<EntryKind>)>,
 }
 
-/// What one of an agent's tools does, as far as codiva's approval policy cares
-/// (`approval.rs`); only the provider knows its tools' names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ToolKind {
-    /// It changes files (allowed by `allow_edits`).
-    Edit,
-    /// It asks the user questions (never answered by a policy).
-    Question,
-    #[default]
-    Other,
-}
+/// What one of an agent's tools does (the neutral kind each provider gives its calls, on
+/// [`PermissionRequest::view`](crate::agent_event::PermissionRequest) and tool entries).
+pub use codiva_protocol::tool::ToolKind;
 
 /// A kind of agent: how to start its processes and how to talk to each one.
 pub trait Provider: Send + Sync + fmt::Debug {
@@ -167,11 +160,6 @@ pub trait Provider: Send + Sync + fmt::Debug {
         let _ = (cwd, id, kept, total);
         None
     }
-    /// What the agent's tool `tool` does (for the approval policy); `Other` when unknown.
-    fn tool_kind(&self, tool: &str) -> ToolKind {
-        let _ = tool;
-        ToolKind::Other
-    }
     /// The most recent conversation the agent recorded for `cwd` (blocking IO), to adopt a
     /// worktree whose session codiva lost.
     fn latest_conversation(&self, cwd: &Path) -> Option<String> {
@@ -191,11 +179,13 @@ pub trait Connection: Send {
     fn send(&mut self, input: &UserInput) -> Vec<OutLine>;
     /// Stop the running turn.
     fn interrupt(&mut self) -> Vec<OutLine>;
-    /// The user's answer to a permission request (already checked against the request).
+    /// The user's answer to a permission request: one of the options it offers (already
+    /// checked), with the reason given for a deny.
     fn answer_permission(
         &mut self,
         request: &PermissionRequest,
-        response: &PermissionResponse,
+        option: &PermissionOption,
+        message: Option<&str>,
     ) -> Vec<OutLine>;
     /// The user's answer to a question.
     fn answer_question(

@@ -9,11 +9,13 @@ use std::sync::Arc;
 pub use codiva_protocol::UserInput;
 use tokio::sync::{mpsc, oneshot};
 
+use crate::agent_event::PermissionRequest;
 use crate::approval::ApprovalPolicy;
 use crate::process::{ChildRegistry, EnvPolicy};
 use crate::provider::{InvalidInput, Provider};
 use crate::session_log::LogEntry;
 use crate::session_state::{Scope, SessionEvent, SessionSnapshot};
+use codiva_protocol::tool::{PermissionOption, PermissionOptionKind, PermissionScope};
 
 /// A page of a session's log.
 #[derive(Debug, Clone, Default)]
@@ -101,6 +103,84 @@ pub enum PermissionResponse {
     DenyAndStop {
         message: String,
     },
+    /// One of the request's options by its id (`message`: the reason given with a deny).
+    Option {
+        id: String,
+        message: Option<String>,
+    },
+}
+
+/// The reason sent with a deny that gave none.
+pub const DENY_MESSAGE: &str = "The user denied this tool use.";
+
+impl PermissionResponse {
+    /// The option of `request` this answer picks, and the message that goes with it. The older
+    /// forms pick by kind (`AllowAlways { suggestion: Some(i) }`: the `i`-th of the agent's own
+    /// allow-always scopes; `None`: the whole tool). Nothing is widened: an id or a scope the
+    /// request does not offer is refused, never read as a broader one.
+    pub fn resolve<'a>(
+        &self,
+        request: &'a PermissionRequest,
+    ) -> Result<(&'a PermissionOption, Option<String>), InvalidInput> {
+        let of_kind = |kind: PermissionOptionKind, name: &str| {
+            request.option_of(kind).ok_or_else(|| {
+                InvalidInput::new("decision", format!("the request offers no {name} option"))
+            })
+        };
+        match self {
+            PermissionResponse::Allow => {
+                Ok((of_kind(PermissionOptionKind::AllowOnce, "allow")?, None))
+            }
+            PermissionResponse::AllowAlways { suggestion } => {
+                let (whole, scopes): (Vec<&PermissionOption>, Vec<&PermissionOption>) = request
+                    .always_options()
+                    .partition(|option| matches!(option.scope, Some(PermissionScope::Tool { .. })));
+                match suggestion {
+                    // Never widen a choice: an unknown scope is not "the whole tool".
+                    Some(index) => scopes.get(*index).map(|option| (*option, None)).ok_or_else(|| {
+                        InvalidInput::new(
+                            "suggestion",
+                            format!(
+                                "expected the index of one of the request's {} suggestions, got {index}",
+                                scopes.len()
+                            ),
+                        )
+                    }),
+                    None => whole.first().map(|option| (*option, None)).ok_or_else(|| {
+                        InvalidInput::new(
+                            "decision",
+                            "the request offers no allow-always option for the whole tool",
+                        )
+                    }),
+                }
+            }
+            PermissionResponse::Deny { message } => Ok((
+                of_kind(PermissionOptionKind::Deny, "deny")?,
+                Some(message.clone()),
+            )),
+            PermissionResponse::DenyAndStop { message } => Ok((
+                of_kind(PermissionOptionKind::DenyAndStop, "deny_and_stop")?,
+                Some(message.clone()),
+            )),
+            PermissionResponse::Option { id, message } => request
+                .option(id)
+                .map(|option| (option, message.clone()))
+                .ok_or_else(|| {
+                    let offered: Vec<&str> = request
+                        .options
+                        .iter()
+                        .map(|option| option.id.as_str())
+                        .collect();
+                    InvalidInput::new(
+                        "option",
+                        format!(
+                            "expected one of the request's options ({}), got {id:?}",
+                            offered.join(", ")
+                        ),
+                    )
+                }),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -23,13 +23,18 @@ pub const STALL_AFTER_MS: u64 = 10 * 60 * 1000;
 /// ends, or for at most this long if it never comes.
 pub const FOLLOW_UP_GRACE_MS: u64 = 60 * 1000;
 
+/// The TODO list keeps at most this many items, each at most [`MAX_TODO_CHARS`] long.
+const MAX_TODOS: usize = 1000;
+const MAX_TODO_CHARS: usize = 500;
+
 pub use codiva_protocol::session::{
-    Prompt, PromptResolution, Scope, SessionEvent, SessionSnapshot, Status, SubagentView,
-    TodoProgress, UsageView,
+    Prompt, PromptResolution, Scope, SessionEvent, SessionSnapshot, Status, SubagentView, TodoItem,
+    TodoProgress, TodoStatus, UsageView,
 };
 
 /// Everything the reducer consumes: what the agent said and what the host did.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)] // applied one at a time, never stored in bulk
 pub enum Input {
     Agent(AgentEvent),
     /// A new agent process was started (first start, restart or resume).
@@ -107,12 +112,6 @@ struct ToolRef {
     started_ms: u64,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-struct Todo {
-    id: String,
-    done: bool,
-}
-
 /// One session's state.
 #[derive(Debug)]
 pub struct SessionState {
@@ -145,7 +144,7 @@ pub struct SessionState {
     follow_up_since: Option<u64>,
     tools: HashMap<String, ToolRef>,
     denied_tools: HashSet<String>,
-    todos: Vec<Todo>,
+    todos: Vec<TodoItem>,
     usage: UsageView,
     seen_messages: RecentIds,
     cost_base: f64,
@@ -258,7 +257,11 @@ impl SessionState {
 
     pub fn todo_progress(&self) -> TodoProgress {
         TodoProgress {
-            done: self.todos.iter().filter(|todo| todo.done).count(),
+            done: self
+                .todos
+                .iter()
+                .filter(|todo| todo.status == TodoStatus::Completed)
+                .count(),
             total: self.todos.len(),
         }
     }
@@ -402,12 +405,64 @@ impl SessionState {
     /// derived status (or its detail) changed.
     pub fn drain_events(&mut self) -> Vec<SessionEvent> {
         let (status, detail) = self.derive_status();
+        let detail_code = self.running_detail_code(status);
         if status != self.status || detail != self.detail {
             self.status = status;
             self.detail = detail.clone();
-            self.outbox.push(SessionEvent::Status { status, detail });
+            self.outbox.push(SessionEvent::Status {
+                status,
+                detail,
+                detail_code,
+            });
         }
         std::mem::take(&mut self.outbox)
+    }
+
+    /// What the detail of a running session says, by name and values (see
+    /// `SessionEvent::Status`); the same choice as [`Self::derive_status`] makes.
+    fn running_detail_code(&self, status: Status) -> Option<NoteCode> {
+        if status != Status::Running {
+            return None;
+        }
+        let turn_open = self.turn_open();
+        if let Some(retry) = &self.retry {
+            let http = retry.status.map(|s| s.to_string()).unwrap_or_default();
+            Some(NoteCode::new(
+                "retrying",
+                &[
+                    &retry.attempt.to_string(),
+                    &retry.max.to_string(),
+                    &retry.delay_ms.to_string(),
+                    &http,
+                    retry.error.as_deref().unwrap_or_default(),
+                ],
+            ))
+        } else if self.stalled {
+            Some(NoteCode::new(
+                "stalled",
+                &[&(STALL_AFTER_MS / 60_000).to_string()],
+            ))
+        } else if self.gate_pending && !turn_open {
+            Some(NoteCode::new(
+                "waiting_for_agents",
+                &[&self.running_tasks.len().to_string()],
+            ))
+        } else if self.follow_up_since.is_some() && !turn_open {
+            Some(NoteCode::new("collecting_results", &[]))
+        } else {
+            let progress = self.todo_progress();
+            (progress.total > 0).then(|| {
+                NoteCode::new(
+                    "step",
+                    &[&progress.done.to_string(), &progress.total.to_string()],
+                )
+            })
+        }
+    }
+
+    /// The detail's code as it stands (see [`Self::running_detail_code`]).
+    pub fn detail_code(&self) -> Option<NoteCode> {
+        self.running_detail_code(self.status)
     }
 
     fn derive_status(&self) -> (Status, Option<String>) {
@@ -728,6 +783,7 @@ impl SessionState {
                 name,
                 input,
                 summary,
+                view,
                 subagent,
             } => {
                 if scope == Scope::Main {
@@ -748,6 +804,7 @@ impl SessionState {
                         tool_use_id: id.clone(),
                         name,
                         summary,
+                        view,
                         input,
                         status: ToolStatus::Running,
                         result: None,
@@ -800,33 +857,57 @@ impl SessionState {
     }
 
     fn track_todos(&mut self, change: TodoChange) {
-        let before = self.todo_progress();
+        let before = self.todos.clone();
         match change {
-            TodoChange::Created { id } => {
-                let id = id.unwrap_or_else(|| (self.todos.len() + 1).to_string());
-                self.todos.push(Todo { id, done: false });
+            TodoChange::Created { id, content } => {
+                if self.todos.len() < MAX_TODOS {
+                    let id = id.unwrap_or_else(|| (self.todos.len() + 1).to_string());
+                    self.todos.push(TodoItem {
+                        id,
+                        content: one_line(&content, MAX_TODO_CHARS),
+                        status: TodoStatus::Pending,
+                    });
+                }
             }
-            TodoChange::Updated { id, done } => {
+            TodoChange::Updated {
+                id,
+                status,
+                content,
+            } => {
                 if let Some(todo) = self.todos.iter_mut().find(|todo| todo.id == id) {
-                    todo.done = done;
+                    if let Some(status) = status {
+                        todo.status = status;
+                    }
+                    if let Some(content) = content {
+                        todo.content = one_line(&content, MAX_TODO_CHARS);
+                    }
                 }
             }
             TodoChange::Deleted { id } => self.todos.retain(|todo| todo.id != id),
-            TodoChange::Replaced { done } => {
-                self.todos = done
+            TodoChange::Replaced { items } => {
+                self.todos = items
                     .into_iter()
+                    .take(MAX_TODOS)
                     .enumerate()
-                    .map(|(index, done)| Todo {
-                        id: index.to_string(),
-                        done,
+                    .map(|(index, (content, status))| TodoItem {
+                        id: (index + 1).to_string(),
+                        content: one_line(&content, MAX_TODO_CHARS),
+                        status,
                     })
                     .collect();
             }
         }
-        let after = self.todo_progress();
-        if after != before {
-            self.outbox.push(SessionEvent::Todos { progress: after });
+        if self.todos != before {
+            self.outbox.push(SessionEvent::Todos {
+                progress: self.todo_progress(),
+                items: self.todos.clone(),
+            });
         }
+    }
+
+    /// The TODO list as it stands.
+    pub fn todo_items(&self) -> &[TodoItem] {
+        &self.todos
     }
 
     fn turn_ended(&mut self, end: TurnEnd) {
@@ -1258,12 +1339,14 @@ impl SessionState {
         SessionSnapshot {
             status: self.status,
             detail: self.detail.clone(),
+            detail_code: self.detail_code(),
             connected: self.connected,
             agent_session_id: self.agent_session_id.clone(),
             model: self.model.clone(),
             permission_mode: self.permission_mode.clone(),
             prompts: self.prompts.iter().cloned().collect(),
             todos: self.todo_progress(),
+            todo_items: self.todos.clone(),
             usage: self.usage.clone(),
             subagents,
             log: self.log.entries().cloned().collect(),

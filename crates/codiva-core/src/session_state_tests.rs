@@ -58,6 +58,11 @@ fn permission(request_id: &str) -> Input {
     agent(AgentEvent::PermissionRequest(PermissionRequest {
         request_id: request_id.to_owned(),
         tool: "Write".to_owned(),
+        view: crate::claude::tool_view::tool_view(
+            "Write",
+            &json!({"file_path": "/w/a.txt", "content": "a"}),
+        ),
+        options: crate::claude::tool_view::permission_options("Write", &[]),
         input: json!({"file_path": "/w/a.txt", "content": "a"}),
         description: Some("a.txt".to_owned()),
         suggestions: Vec::new(),
@@ -158,6 +163,7 @@ fn tool_use(id: &str, name: &str, input: Value) -> Input {
             id: id.to_owned(),
             name: name.to_owned(),
             summary: tools::tool_summary(name, &input),
+            view: crate::claude::tool_view::tool_view(name, &input),
             subagent: tools::subagent_call(name, &input),
             input,
         },
@@ -656,7 +662,7 @@ fn derived_status_table() {
         assert_eq!(run.status(), (status, detail), "case: {name}");
         // The last status event agrees with the queries.
         let last = run.events.iter().rev().find_map(|event| match event {
-            SessionEvent::Status { status, detail } => Some((*status, detail.clone())),
+            SessionEvent::Status { status, detail, .. } => Some((*status, detail.clone())),
             _ => None,
         });
         if status != Status::Starting {
@@ -666,7 +672,49 @@ fn derived_status_table() {
                 "case: {name}"
             );
         }
+        // A running session's detail also comes by name and values, for other languages.
+        let code = run.events.iter().rev().find_map(|event| match event {
+            SessionEvent::Status { detail_code, .. } => Some(detail_code.clone()),
+            _ => None,
+        });
+        let expected = detail.and_then(|detail| {
+            [
+                ("retrying", "retrying"),
+                ("stalled", "stalled"),
+                ("waiting for", "waiting_for_agents"),
+                ("collecting", "collecting_results"),
+                ("step", "step"),
+            ]
+            .into_iter()
+            .find(|(prefix, _)| detail.starts_with(prefix))
+            .map(|(_, code)| code)
+        });
+        if status != Status::Starting {
+            let names = code.flatten().map(|code| code.name);
+            assert_eq!(names.as_deref(), expected, "case: {name}");
+        }
+        assert_eq!(
+            run.state
+                .snapshot()
+                .detail_code
+                .map(|code| code.name)
+                .as_deref(),
+            expected,
+            "case: {name}"
+        );
     }
+}
+
+#[test]
+fn a_retry_detail_carries_its_cause_and_delay() {
+    let run = Run::of(with(running(), [retrying(2)]));
+    assert_eq!(
+        run.state.detail_code(),
+        Some(NoteCode::new(
+            "retrying",
+            &["2", "10", "500", "529", "overloaded"]
+        ))
+    );
 }
 
 // -- prompts ----------------------------------------------------------------------------------
@@ -1051,7 +1099,7 @@ fn task_tools_drive_the_todo_progress() {
         .events
         .iter()
         .filter_map(|event| match event {
-            SessionEvent::Todos { progress } => Some(*progress),
+            SessionEvent::Todos { progress, .. } => Some(*progress),
             _ => None,
         })
         .collect();
@@ -1060,10 +1108,21 @@ fn task_tools_drive_the_todo_progress() {
         vec![
             TodoProgress { done: 0, total: 1 },
             TodoProgress { done: 0, total: 2 },
+            // The item became active: the list changed, not the count.
+            TodoProgress { done: 0, total: 2 },
             TodoProgress { done: 1, total: 2 },
             TodoProgress { done: 1, total: 1 },
         ]
     );
+    assert_eq!(
+        run.state.todo_items(),
+        [TodoItem {
+            id: "1".to_owned(),
+            content: "Write tests".to_owned(),
+            status: TodoStatus::Completed,
+        }]
+    );
+    assert_eq!(run.state.snapshot().todo_items, run.state.todo_items());
 }
 
 #[test]
@@ -1085,6 +1144,29 @@ fn todo_write_replaces_the_list() {
         run.state.todo_progress(),
         TodoProgress { done: 1, total: 3 }
     );
+    let statuses: Vec<(&str, TodoStatus)> = run
+        .state
+        .todo_items()
+        .iter()
+        .map(|item| (item.content.as_str(), item.status))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            ("a", TodoStatus::Completed),
+            ("b", TodoStatus::InProgress),
+            ("c", TodoStatus::Pending),
+        ]
+    );
+    let Some(SessionEvent::Todos { items, .. }) = run
+        .events
+        .iter()
+        .rev()
+        .find(|event| matches!(event, SessionEvent::Todos { .. }))
+    else {
+        panic!("no todos event");
+    };
+    assert_eq!(items, run.state.todo_items());
     run.all([
         tool_use(
             "w2",

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use codiva_protocol::UserInput;
+use codiva_protocol::tool::PermissionOptionKind;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
@@ -15,7 +16,7 @@ use crate::agent_event::{AgentEvent, NoteLevel, TurnOutcome};
 use crate::process::{
     self, EnvPolicy, ExitInfo, LineReader, ProcessControl, ReadLine, SpawnSpec, StdinWriter,
 };
-use crate::provider::{Connection, InvalidInput, Launch, OutLine};
+use crate::provider::{Connection, Launch, OutLine};
 use crate::session::{
     AnswerError, PermissionResponse, QuestionResponse, SessionCommand, SessionConfig, SessionHandle,
 };
@@ -333,29 +334,18 @@ impl Driver {
         let Prompt::Permission(request) = self.pending_prompt(&request_id, "permission")? else {
             return Err(AnswerError::NoSuchPrompt(request_id));
         };
-        if let PermissionResponse::AllowAlways {
-            suggestion: Some(index),
-        } = response
-            && index >= request.suggestions.len()
-        {
-            // Never widen a choice: an unknown scope is not "the whole tool".
-            return Err(AnswerError::Invalid(InvalidInput::new(
-                "suggestion",
-                format!(
-                    "expected the index of one of the request's {} suggestions, got {index}",
-                    request.suggestions.len()
-                ),
-            )));
-        }
-        let (resolution, stop) = match response {
-            PermissionResponse::Allow | PermissionResponse::AllowAlways { .. } => {
+        let (option, message) = response.resolve(&request)?;
+        let (resolution, stop) = match option.kind {
+            PermissionOptionKind::AllowOnce | PermissionOptionKind::AllowAlways => {
                 (PromptResolution::Allowed, false)
             }
-            PermissionResponse::Deny { .. } => (PromptResolution::Denied, false),
-            PermissionResponse::DenyAndStop { .. } => (PromptResolution::Denied, true),
+            PermissionOptionKind::Deny => (PromptResolution::Denied, false),
+            PermissionOptionKind::DenyAndStop => (PromptResolution::Denied, true),
         };
         if let Some(live) = self.live.as_mut() {
-            let lines = live.connection.answer_permission(&request, &response);
+            let lines = live
+                .connection
+                .answer_permission(&request, option, message.as_deref());
             self.write_all(lines).await;
         }
         self.apply(Input::PromptAnswered {

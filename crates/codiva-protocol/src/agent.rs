@@ -5,6 +5,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::tool::{PermissionOption, PermissionOptionKind, ToolCallView};
+
 /// What the agent said about itself when it connected.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AgentInfo {
@@ -69,16 +71,45 @@ impl TokenUsage {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PermissionRequest {
     pub request_id: String,
+    /// The agent's own name of the tool.
     pub tool: String,
+    /// Kind, title and content of the call: what front ends draw.
+    #[serde(flatten)]
+    pub view: ToolCallView,
+    /// The input as the agent sent it, kept for display.
     pub input: Value,
     pub description: Option<String>,
-    /// Scopes the agent offers for "always allow", each echoed back unchanged when chosen.
+    /// The answers offered, in order: allow once, allow always (each scope), deny, deny and
+    /// stop. An answer names one by its id; an id not listed is refused.
+    #[serde(default)]
+    pub options: Vec<PermissionOption>,
+    /// Scopes the agent offers for "always allow" in its own words, kept for display (the
+    /// allow-always options are these, in order, then the whole tool).
     pub suggestions: Vec<Value>,
     pub tool_use_id: Option<String>,
     /// Set when a subagent asks.
     pub agent_id: Option<String>,
     pub blocked_path: Option<String>,
     pub reason: Option<String>,
+}
+
+impl PermissionRequest {
+    /// The option `id`, if the request offers it.
+    pub fn option(&self, id: &str) -> Option<&PermissionOption> {
+        self.options.iter().find(|option| option.id == id)
+    }
+
+    /// The first option of `kind`.
+    pub fn option_of(&self, kind: PermissionOptionKind) -> Option<&PermissionOption> {
+        self.options.iter().find(|option| option.kind == kind)
+    }
+
+    /// The allow-always options, in order (the agent's scopes, then the whole tool).
+    pub fn always_options(&self) -> impl Iterator<Item = &PermissionOption> {
+        self.options
+            .iter()
+            .filter(|option| option.kind == PermissionOptionKind::AllowAlways)
+    }
 }
 
 /// The agent asks the user questions.

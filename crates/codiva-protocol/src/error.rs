@@ -38,6 +38,7 @@ pub struct ErrorBody {
 pub enum ErrorData {
     Refusal(RefusalData),
     InvalidField(InvalidFieldData),
+    NoSuchSession(NoSuchSessionData),
 }
 
 /// Why a valid request was refused: a stable `reason` (one of
@@ -55,4 +56,10 @@ pub struct RefusalData {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct InvalidFieldData {
     pub field: String,
+}
+
+/// The session id no session has (with -32001).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct NoSuchSessionData {
+    pub session_id: String,
 }

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::agent::NoteLevel;
+use crate::tool::ToolCallView;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LogEntry {
@@ -63,9 +64,14 @@ impl NoteCode {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ToolEntry {
     pub tool_use_id: String,
+    /// The agent's own name of the tool.
     pub name: String,
     /// One line: file name, command, pattern, description…
     pub summary: String,
+    /// Kind, title and content: what front ends draw.
+    #[serde(flatten)]
+    pub view: ToolCallView,
+    /// The input as the agent sent it, kept for display.
     pub input: Value,
     pub status: ToolStatus,
     pub result: Option<String>,

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::log::LogEntry;
+use crate::log::{LogEntry, NoteCode};
 use crate::session::{SessionEvent, Status, TodoProgress};
 
 /// Where a session is in its life, beyond the agent's own status.
@@ -38,6 +38,9 @@ pub struct SessionInfo {
     pub phase: SessionPhase,
     pub status: Status,
     pub detail: Option<String>,
+    /// What `detail` says, by name and values (see `SessionEvent::Status`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail_code: Option<NoteCode>,
     pub agent: String,
     pub agent_session_id: Option<String>,
     pub model: Option<String>,
@@ -171,6 +174,15 @@ pub struct DiffStat {
     pub uncommitted: Vec<StatusEntry>,
     /// Commits in `base..HEAD`.
     pub commits_ahead: u64,
+}
+
+/// A session's unified diff against its base.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct DiffText {
+    /// `git diff` output (no colour), committed and uncommitted changes, then untracked files.
+    pub text: String,
+    /// The budget ran out: the text stops early.
+    pub truncated: bool,
 }
 
 /// Every refusal `reason` the manager gives; front ends that word refusals themselves cover

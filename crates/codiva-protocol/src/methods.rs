@@ -7,7 +7,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::manager::{DiffStat, DiscardOutcome, ReadPage};
+use crate::manager::{DiffStat, DiffText, DiscardOutcome, ReadPage};
 use crate::params::*;
 
 /// A request's types, for handlers that must answer with exactly the declared result.
@@ -92,6 +92,9 @@ client_requests! {
     /// A session's approval policy, or (no `session_id`) the default for new sessions.
     SessionSetApprovalPolicy => "session/setApprovalPolicy" (ApprovalParams) -> Done;
     SessionDiff => "session/diff" (SessionParams) -> DiffStat;
+    /// The whole unified diff against the base, bounded.
+    SessionDiffText => "session/diffText" (SessionParams) -> DiffText;
+    SessionRename => "session/rename" (RenameParams) -> SessionResult;
     SessionMerge => "session/merge" (SessionParams) -> SessionResult;
     /// Two steps: a preview and its token, then the token.
     SessionDiscard => "session/discard" (ConfirmParams) -> DiscardOutcome;

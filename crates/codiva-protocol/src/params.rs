@@ -125,12 +125,20 @@ pub enum Decision {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// An answer to a permission request: `option` names one of the request's options (the way
+/// to answer), or the older form `decision` (+ `suggestion`) picks one by its kind. Exactly one
+/// of `option` and `decision`; an option the request does not offer is refused.
 pub struct PermissionParams {
     pub session_id: String,
     pub request_id: String,
-    pub decision: Decision,
+    /// The id of one of the request's `options`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub option: Option<String>,
+    #[serde(default)]
+    pub decision: Option<Decision>,
     /// For `allow_always`: the index of the agent's suggested scope (none: the whole tool).
     pub suggestion: Option<usize>,
+    /// The reason given with a deny.
     pub message: Option<String>,
 }
 
@@ -165,6 +173,13 @@ pub struct ModelParams {
 pub struct ModeParams {
     pub session_id: String,
     pub mode: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RenameParams {
+    pub session_id: String,
+    /// Sanitised (control characters dropped) and cut to 80 characters.
+    pub title: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::agent::{AgentInfo, PermissionRequest, QuestionRequest, TokenUsage};
-use crate::log::LogEntry;
+use crate::log::{LogEntry, NoteCode};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -66,6 +66,7 @@ pub enum Scope {
 /// A request waiting for the user.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[allow(clippy::large_enum_variant)] // one prompt at a time per session: size does not matter
 pub enum Prompt {
     Permission(PermissionRequest),
     Question(QuestionRequest),
@@ -106,6 +107,24 @@ pub struct TodoProgress {
     pub total: usize,
 }
 
+/// Where one item of the agent's TODO list stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TodoStatus {
+    Pending,
+    InProgress,
+    Completed,
+}
+
+/// One item of the agent's TODO list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TodoItem {
+    pub id: String,
+    /// What the item says (untrusted model text).
+    pub content: String,
+    pub status: TodoStatus,
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct UsageView {
     pub tokens: TokenUsage,
@@ -137,6 +156,12 @@ pub enum SessionEvent {
     Status {
         status: Status,
         detail: Option<String>,
+        /// What `detail` says, by name and values, for front ends that word it otherwise:
+        /// `retrying` [attempt, max, delay_ms, HTTP status or "", error or ""],
+        /// `stalled` [minutes], `waiting_for_agents` [count], `collecting_results` [],
+        /// `step` [done, total].
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        detail_code: Option<NoteCode>,
     },
     Connected {
         agent: AgentInfo,
@@ -172,6 +197,9 @@ pub enum SessionEvent {
     },
     Todos {
         progress: TodoProgress,
+        /// The whole list as it stands now.
+        #[serde(default)]
+        items: Vec<TodoItem>,
     },
     Usage {
         usage: UsageView,
@@ -197,12 +225,18 @@ pub enum SessionEvent {
 pub struct SessionSnapshot {
     pub status: Status,
     pub detail: Option<String>,
+    /// See [`SessionEvent::Status`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail_code: Option<NoteCode>,
     pub connected: bool,
     pub agent_session_id: Option<String>,
     pub model: Option<String>,
     pub permission_mode: Option<String>,
     pub prompts: Vec<Prompt>,
     pub todos: TodoProgress,
+    /// The TODO list's items.
+    #[serde(default)]
+    pub todo_items: Vec<TodoItem>,
     pub usage: UsageView,
     pub subagents: Vec<SubagentView>,
     pub log: Vec<LogEntry>,

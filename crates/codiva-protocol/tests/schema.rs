@@ -89,3 +89,110 @@ fn requests_parse_by_name_and_name_the_faulty_field() {
         Err(codiva_protocol::ParseError::UnknownMethod(_))
     ));
 }
+
+#[test]
+fn the_content_model_round_trips() {
+    use codiva_protocol::agent::PermissionRequest;
+    use codiva_protocol::log::{EntryKind, LogEntry, ToolEntry, ToolStatus};
+    use codiva_protocol::tool::{
+        PermissionMode, PermissionOption, PermissionOptionKind, PermissionScope, ScopePlace,
+        ToolCallView, ToolContent, ToolKind, ToolLocation,
+    };
+    let view = ToolCallView {
+        tool_kind: ToolKind::Edit,
+        title: "Edit".into(),
+        content: vec![
+            ToolContent::Diff {
+                path: "a.rs".into(),
+                old: Some("x".into()),
+                new: "y".into(),
+            },
+            ToolContent::Terminal {
+                command: "ls".into(),
+                output: Some("a.rs".into()),
+            },
+            ToolContent::Text { text: "t".into() },
+            ToolContent::Locations {
+                locations: vec![ToolLocation {
+                    path: "a.rs".into(),
+                    line: Some(3),
+                    ..Default::default()
+                }],
+            },
+        ],
+        notes: vec!["every occurrence".into()],
+    };
+    let entry = LogEntry {
+        id: 1,
+        at_ms: 2,
+        kind: EntryKind::Tool(ToolEntry {
+            tool_use_id: "t".into(),
+            name: "Edit".into(),
+            summary: "a.rs".into(),
+            view: view.clone(),
+            input: serde_json::json!({"k": 1}),
+            status: ToolStatus::Running,
+            result: None,
+            duration_ms: None,
+        }),
+    };
+    let text = serde_json::to_string(&entry).unwrap();
+    assert_eq!(serde_json::from_str::<LogEntry>(&text).unwrap(), entry);
+    let always = PermissionOption {
+        id: "allow_always:0".into(),
+        kind: PermissionOptionKind::AllowAlways,
+        label: "Allow all edits in this session (acceptEdits)".into(),
+        scope: Some(PermissionScope::Mode {
+            mode: PermissionMode::AcceptEdits,
+            name: "acceptEdits".into(),
+            place: Some(ScopePlace::Other("elsewhere".into())),
+        }),
+    };
+    let request = PermissionRequest {
+        request_id: "r".into(),
+        tool: "Edit".into(),
+        view,
+        input: serde_json::json!({}),
+        description: None,
+        options: PermissionOption::standard("Edit", vec![always]),
+        suggestions: Vec::new(),
+        tool_use_id: None,
+        agent_id: None,
+        blocked_path: None,
+        reason: None,
+    };
+    let text = serde_json::to_string(&request).unwrap();
+    assert_eq!(
+        serde_json::from_str::<PermissionRequest>(&text).unwrap(),
+        request
+    );
+    // What a newer agent may send reads as the fallbacks, not as an error.
+    let kind: ToolKind = serde_json::from_value(serde_json::json!("teleport")).unwrap();
+    assert_eq!(kind, ToolKind::Other);
+    let mode: PermissionMode = serde_json::from_value(serde_json::json!("yolo")).unwrap();
+    assert_eq!(mode, PermissionMode::Other);
+    // An older log entry without the model reads as an `other` call with no content.
+    let old = serde_json::json!({"id": 1, "at_ms": 0, "kind": "tool", "tool_use_id": "t",
+        "name": "Bash", "summary": "ls", "input": null, "status": "succeeded", "result": null,
+        "duration_ms": null});
+    let EntryKind::Tool(tool) = serde_json::from_value::<LogEntry>(old).unwrap().kind else {
+        panic!("not a tool entry");
+    };
+    assert_eq!(tool.view, ToolCallView::default());
+}
+
+#[test]
+fn a_permission_answer_names_an_option() {
+    let request = codiva_protocol::ClientRequest::parse(
+        "session/respondPermission",
+        serde_json::json!({"session_id": "s", "request_id": "r", "option": "allow_always:1"}),
+    )
+    .unwrap();
+    let value = serde_json::to_value(&request).unwrap();
+    assert_eq!(value["params"]["option"], "allow_always:1");
+    assert!(
+        value["params"]
+            .get("decision")
+            .is_some_and(serde_json::Value::is_null)
+    );
+}

@@ -12,9 +12,10 @@ use codiva_core::agent_event::{
 use codiva_core::provider::{
     Capabilities, CommandLine, Connection, ConversationLog, Launch, OutLine, Provider, Received,
 };
+use codiva_core::session::QuestionResponse;
 use codiva_core::session::UserInput;
-use codiva_core::session::{PermissionResponse, QuestionResponse};
 use codiva_core::session_log::EntryKind;
+use codiva_core::tool::{PermissionOption, PermissionOptionKind, ToolCallView};
 use serde_json::{Value, json};
 
 /// The fake agent at `program`, recording its conversations under `home`.
@@ -138,6 +139,11 @@ impl Connection for ScriptedConnection {
             },
             "ask" => AgentEvent::PermissionRequest(PermissionRequest {
                 request_id: text("id"),
+                view: ToolCallView {
+                    title: text("tool"),
+                    ..ToolCallView::default()
+                },
+                options: PermissionOption::standard(&text("tool"), Vec::new()),
                 tool: text("tool"),
                 input: value.get("input").cloned().unwrap_or(Value::Null),
                 description: None,
@@ -201,11 +207,12 @@ impl Connection for ScriptedConnection {
     fn answer_permission(
         &mut self,
         request: &PermissionRequest,
-        response: &PermissionResponse,
+        option: &PermissionOption,
+        _message: Option<&str>,
     ) -> Vec<OutLine> {
         let allow = matches!(
-            response,
-            PermissionResponse::Allow | PermissionResponse::AllowAlways { .. }
+            option.kind,
+            PermissionOptionKind::AllowOnce | PermissionOptionKind::AllowAlways
         );
         line(json!({"type": "permission", "id": request.request_id, "allow": allow}))
     }

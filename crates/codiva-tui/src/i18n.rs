@@ -230,6 +230,17 @@ keys![
     CardEarlierOne,
     CardEarlier,
     CardTools,
+    TodoProgress,
+    DetailRetrying,
+    DetailRetryingNoCause,
+    DetailSeconds,
+    DetailStep,
+    DetailWaitingOne,
+    DetailWaitingMany,
+    DetailCollecting,
+    DetailStalled,
+    CardChoices,
+    CardLaunchedInBackground,
     CardThinking,
     CardFromLine,
     CardLimitLine,
@@ -354,6 +365,55 @@ pub fn note_text<'a>(
     std::borrow::Cow::Owned(tf(key, &args))
 }
 
+/// A session's status detail in the current language: by its code when it has a known one
+/// (`retrying (2/10) in 4 s: overloaded (529)`), else the core's text. The text is the
+/// agent's or the API's: the caller sanitises it.
+pub fn status_detail(
+    text: Option<&str>,
+    code: Option<&codiva_core::session_log::NoteCode>,
+) -> Option<String> {
+    let Some(code) = code else {
+        return text.map(str::to_owned);
+    };
+    let arg = |index: usize| code.args.get(index).map_or("", String::as_str);
+    let translated = match code.name.as_str() {
+        "retrying" => {
+            let delay = seconds(arg(2).parse().unwrap_or(0));
+            let cause = match (arg(4), arg(3)) {
+                ("", "") => String::new(),
+                (error, "") => error.to_owned(),
+                ("", status) => status.to_owned(),
+                (error, status) => format!("{error} ({status})"),
+            };
+            if cause.is_empty() {
+                tf(Key::DetailRetryingNoCause, &[arg(0), arg(1), &delay])
+            } else {
+                tf(Key::DetailRetrying, &[arg(0), arg(1), &delay, &cause])
+            }
+        }
+        "step" => tf(Key::DetailStep, &[arg(0), arg(1)]),
+        "waiting_for_agents" => tn(
+            arg(0).parse().unwrap_or(0),
+            Key::DetailWaitingOne,
+            Key::DetailWaitingMany,
+        ),
+        "collecting_results" => t(Key::DetailCollecting).to_owned(),
+        "stalled" => tf(Key::DetailStalled, &[arg(0)]),
+        _ => return text.map(str::to_owned),
+    };
+    Some(translated)
+}
+
+/// `4 s`, `0.6 s`, `12 s`.
+fn seconds(ms: u64) -> String {
+    let value = if ms >= 10_000 || ms.is_multiple_of(1000) {
+        ms.div_ceil(1000).to_string()
+    } else {
+        format!("{}.{}", ms / 1000, (ms % 1000).div_ceil(100).min(9))
+    };
+    tf(Key::DetailSeconds, &[&value])
+}
+
 /// The notice for a panic codiva survived (see [`crate::crash::take_contained`]).
 pub fn contained_panic(panic: &crate::crash::ContainedPanic) -> String {
     match &panic.log {
@@ -396,20 +456,27 @@ fn refusal_key(code: &str) -> Option<Key> {
 }
 
 /// A manager error in the current language (git's own messages stay as git wrote them).
-pub fn manager_error(error: &codiva_core::manager::ManagerError) -> String {
-    use codiva_core::manager::ManagerError;
-    match error {
-        ManagerError::Refused(refusal) => match refusal_key(refusal.code) {
+pub fn manager_error(error: &codiva_client::ClientError) -> String {
+    use codiva_client::ClientError;
+    use codiva_protocol::error::{NO_SUCH_SESSION, STOPPED};
+    if let Some(refusal) = error.refusal() {
+        return match refusal_key(&refusal.reason) {
             Some(key) => {
                 let args: Vec<&str> = refusal.args.iter().map(String::as_str).collect();
                 tf(key, &args)
             }
-            None => refusal.message.clone(),
-        },
-        ManagerError::NoSuchSession(id) => tf(Key::ErrNoSuchSession, &[id]),
-        ManagerError::Stopped => t(Key::ErrStopped).to_owned(),
-        ManagerError::Git(message) | ManagerError::StateFile(message) => message.clone(),
-        ManagerError::Invalid(invalid) => invalid.to_string(),
+            None => error.to_string(),
+        };
+    }
+    match error {
+        ClientError::Server(body) if body.code == NO_SUCH_SESSION => {
+            let id = error.no_such_session().unwrap_or_default();
+            tf(Key::ErrNoSuchSession, &[id])
+        }
+        ClientError::Server(body) if body.code == STOPPED => t(Key::ErrStopped).to_owned(),
+        ClientError::Disconnected => t(Key::ErrStopped).to_owned(),
+        ClientError::Server(body) => body.message.clone(),
+        ClientError::Protocol(message) => message.clone(),
     }
 }
 

@@ -42,13 +42,16 @@ fn notes_by_code() {
 
 #[test]
 fn refusals_by_code() {
-    use codiva_core::manager::{ManagerError, Refusal};
-    let error = ManagerError::Refused(Refusal {
-        code: "still_working",
-        args: vec!["fix-login".into()],
+    use codiva_protocol::error::{ErrorBody, ErrorData, REFUSED, RefusalData};
+    let error = codiva_client::ClientError::Server(Box::new(ErrorBody {
+        code: REFUSED,
         message: "English".into(),
-        fresh_preview: None,
-    });
+        data: Some(ErrorData::Refusal(RefusalData {
+            reason: "still_working".into(),
+            args: vec!["fix-login".into()],
+            fresh: None,
+        })),
+    }));
     assert_eq!(
         manager_error(&error),
         "session fix-login is still working; interrupt it or wait until it finishes"

@@ -25,7 +25,9 @@ mod cells;
 mod cursor;
 mod fold;
 mod layout;
+mod question_card;
 mod stream;
+mod todos;
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -737,7 +739,7 @@ fn trailing(entry_rows: usize, tail_rows: usize, entries: usize) -> usize {
 /// Remembers which entry is the `Agent`/`Task` call of a subagent.
 fn note_agent_call(calls: &mut HashMap<String, u64>, entry: &LogEntry) {
     if let EntryKind::Tool(tool) = &entry.kind
-        && cards::is_agent(&tool.name)
+        && cards::is_agent(tool)
     {
         calls.insert(tool.tool_use_id.clone(), entry.id);
     }

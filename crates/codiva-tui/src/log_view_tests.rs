@@ -29,6 +29,10 @@ fn call(id: u64, name: &str, status: ToolStatus, result: &str) -> LogEntry {
             tool_use_id: format!("t{id}"),
             name: name.into(),
             summary: format!("call {id}"),
+            view: codiva_core::claude::tool_view::tool_view(
+                name,
+                &serde_json::json!({"command": format!("echo {id}")}),
+            ),
             input: serde_json::json!({"command": format!("echo {id}")}),
             status,
             result: Some(result.into()),

@@ -4,14 +4,13 @@
 //! with a scope menu built from the agent's suggestions plus a tool-wide rule, `s` deny and stop
 //! the turn. A click only selects a choice; keys confirm.
 
+use codiva_core::agent_event::PermissionRequest;
+use codiva_core::session::PermissionResponse;
+use codiva_core::tool::{PermissionMode, PermissionScope, RuleBehavior, ScopePlace, ToolContent};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use serde_json::Value;
-
-use codiva_core::agent_event::PermissionRequest;
-use codiva_core::session::PermissionResponse;
 
 use crate::dialog::{BodyRow, INDENT, Sections, choice_rows, footer_line, title_line, wrapped};
 pub use crate::dialog::{DialogAction, TextPurpose};
@@ -74,8 +73,11 @@ pub struct PermissionDialog {
     subject: Subject,
     /// Dimmed lines under the subject: the description, the blocked path, the reason.
     notes: Vec<String>,
-    /// The scope menu's entries: one per suggestion, then the tool-wide rule.
+    /// The scope menu's entries: the allow-always options' scopes in words, in order.
     scopes: Vec<String>,
+    /// For each entry of `scopes`: the index among the agent's own scopes, `None` for the
+    /// whole tool.
+    always: Vec<Option<usize>>,
     mode: Mode,
     selected: usize,
     scope_selected: usize,
@@ -84,70 +86,44 @@ pub struct PermissionDialog {
 
 impl PermissionDialog {
     pub fn new(request: &PermissionRequest) -> Self {
-        let input = &request.input;
-        let str_field = |key: &str| input.get(key).and_then(Value::as_str);
-        let path = str_field("file_path")
-            .or_else(|| str_field("notebook_path"))
-            .or_else(|| str_field("path"))
-            .unwrap_or("(no path)")
-            .to_owned();
+        let view = &request.view;
         let mut notes = Vec::new();
-        let subject = match request.tool.as_str() {
-            "Bash" if str_field("command").is_some() => {
-                if let Some(description) = request
-                    .description
-                    .as_deref()
-                    .or_else(|| str_field("description"))
-                {
-                    notes.push(description.to_owned());
-                }
-                Subject::Command {
-                    command: str_field("command").unwrap_or_default().to_owned(),
-                }
+        let command = view.content.iter().find_map(|content| match content {
+            ToolContent::Terminal { command, .. } => Some(command.clone()),
+            _ => None,
+        });
+        let diffs: Vec<(&str, Vec<DiffLine>)> = view
+            .content
+            .iter()
+            .filter_map(|content| match content {
+                ToolContent::Diff { path, old, new } => Some((
+                    path.as_str(),
+                    match old {
+                        Some(old) => diff_preview::diff_lines(old, new),
+                        None => diff_preview::all_added(new),
+                    },
+                )),
+                _ => None,
+            })
+            .collect();
+        let subject = if let Some(command) = command {
+            if let Some(description) = request.description.as_ref().or(view.notes.first()) {
+                notes.push(description.clone());
             }
-            "Write" if str_field("content").is_some() => {
-                let content = str_field("content").unwrap_or_default();
-                let lines = diff_preview::split_lines(content).len();
-                Subject::File {
-                    path,
-                    note: Some(format!(
-                        "{lines} {}",
-                        if lines == 1 { "line" } else { "lines" }
-                    )),
-                    diffs: vec![diff_preview::all_added(content)],
-                }
+            Subject::Command { command }
+        } else if let Some((path, _)) = diffs.first() {
+            Subject::File {
+                path: if path.is_empty() { "(no path)" } else { path }.to_owned(),
+                note: view.notes.first().cloned(),
+                diffs: diffs.into_iter().map(|(_, diff)| diff).collect(),
             }
-            "Edit" if str_field("old_string").is_some() || str_field("new_string").is_some() => {
-                let replace_all = input.get("replace_all").and_then(Value::as_bool) == Some(true);
-                Subject::File {
-                    path,
-                    note: replace_all.then(|| "every occurrence".to_owned()),
-                    diffs: vec![edit_diff(input)],
-                }
+        } else {
+            if let Some(description) = &request.description {
+                notes.push(description.clone());
             }
-            "MultiEdit" if input.get("edits").is_some_and(Value::is_array) => {
-                let edits = input
-                    .get("edits")
-                    .and_then(Value::as_array)
-                    .map(Vec::as_slice)
-                    .unwrap_or_default();
-                Subject::File {
-                    path,
-                    note: Some(format!(
-                        "{} {}",
-                        edits.len(),
-                        if edits.len() == 1 { "edit" } else { "edits" }
-                    )),
-                    diffs: edits.iter().map(edit_diff).collect(),
-                }
-            }
-            _ => {
-                if let Some(description) = &request.description {
-                    notes.push(description.clone());
-                }
-                Subject::Json {
-                    text: serde_json::to_string_pretty(input).unwrap_or_else(|_| input.to_string()),
-                }
+            let input = &request.input;
+            Subject::Json {
+                text: serde_json::to_string_pretty(input).unwrap_or_else(|_| input.to_string()),
             }
         };
         if let Some(blocked) = &request.blocked_path {
@@ -156,15 +132,33 @@ impl PermissionDialog {
         if let Some(reason) = &request.reason {
             notes.push(reason.clone());
         }
-        let mut scopes: Vec<String> = request
-            .suggestions
-            .iter()
-            .map(describe_suggestion)
+        let scopes: Vec<String> = request
+            .always_options()
+            .map(|option| match &option.scope {
+                Some(scope) => describe_scope(scope, &option.label),
+                None => option.label.clone(),
+            })
             .collect();
-        scopes.push(tf(Key::PermEveryCall, &[&request.tool]));
+        let mut own = 0;
+        let always: Vec<Option<usize>> = request
+            .always_options()
+            .map(|option| match option.scope {
+                Some(PermissionScope::Tool { .. }) => None,
+                _ => {
+                    own += 1;
+                    Some(own - 1)
+                }
+            })
+            .collect();
+        let title = if view.title.is_empty() {
+            request.tool.clone()
+        } else {
+            view.title.clone()
+        };
         PermissionDialog {
             request_id: request.request_id.clone(),
-            tool: request.tool.clone(),
+            tool: title,
+            always,
             subagent: request.agent_id.is_some(),
             subject,
             notes,
@@ -282,10 +276,18 @@ impl PermissionDialog {
         }
     }
 
+    /// The allow-always option `index` of the menu, named as the core reads it: the agent's
+    /// `n`-th own scope, or (`None`) the whole tool.
     fn pick_scope(&mut self, index: usize) -> DialogAction {
-        let suggestions = self.scopes.len().saturating_sub(1);
-        let suggestion = (index < suggestions).then_some(index);
-        DialogAction::Respond(PermissionResponse::AllowAlways { suggestion })
+        match self.always.get(index) {
+            Some(None) => {
+                DialogAction::Respond(PermissionResponse::AllowAlways { suggestion: None })
+            }
+            Some(Some(n)) => DialogAction::Respond(PermissionResponse::AllowAlways {
+                suggestion: Some(*n),
+            }),
+            None => DialogAction::None,
+        }
     }
 
     fn sections(&self, width: usize) -> Sections {
@@ -400,11 +402,6 @@ fn command_rows(command: &str, width: usize) -> Vec<Line<'static>> {
     rows
 }
 
-fn edit_diff(edit: &Value) -> Vec<DiffLine> {
-    let field = |key: &str| edit.get(key).and_then(Value::as_str).unwrap_or_default();
-    diff_preview::diff_lines(field("old_string"), field("new_string"))
-}
-
 /// The cursor after a movement key; other keys leave it.
 fn moved(code: KeyCode, current: usize, len: usize) -> usize {
     let last = len.saturating_sub(1);
@@ -417,86 +414,68 @@ fn moved(code: KeyCode, current: usize, len: usize) -> usize {
     }
 }
 
-/// One of the agent's permission suggestions in words; an unknown shape as its JSON.
-pub fn describe_suggestion(suggestion: &Value) -> String {
-    let str_field = |key: &str| suggestion.get(key).and_then(Value::as_str);
-    let destination = str_field("destination");
-    let words = match str_field("type") {
-        Some("setMode") => str_field("mode").map(|mode| {
+/// An allow-always scope in words, in the user's language; one this version cannot word by
+/// the agent's own `label`.
+pub fn describe_scope(scope: &PermissionScope, label: &str) -> String {
+    match scope {
+        PermissionScope::Tool { tool } => tf(Key::PermEveryCall, &[tool]),
+        PermissionScope::Mode { mode, name, place } => {
             let what = match mode {
-                "acceptEdits" => t(Key::ScopeAllEdits).to_owned(),
-                "bypassPermissions" => t(Key::ScopeEveryTool).to_owned(),
-                "plan" => t(Key::ScopePlan).to_owned(),
-                "default" => t(Key::ScopeAskEvery).to_owned(),
-                other => tf(Key::ScopeSwitchMode, &[other]),
+                PermissionMode::AcceptEdits => t(Key::ScopeAllEdits).to_owned(),
+                PermissionMode::BypassPermissions => t(Key::ScopeEveryTool).to_owned(),
+                PermissionMode::Plan => t(Key::ScopePlan).to_owned(),
+                PermissionMode::Default => t(Key::ScopeAskEvery).to_owned(),
+                _ => tf(Key::ScopeSwitchMode, &[name]),
             };
-            format!("{what}{} ({mode})", where_phrase(destination))
-        }),
-        Some("addRules") => {
-            let rules: Vec<String> = suggestion
-                .get("rules")
-                .and_then(Value::as_array)
-                .map(|rules| rules.iter().filter_map(describe_rule).collect())
-                .unwrap_or_default();
-            let verb = match str_field("behavior") {
-                Some("allow") | None => Some(t(Key::ScopeAlwaysAllow)),
-                Some("deny") => Some(t(Key::ScopeAlwaysDeny)),
-                Some("ask") => Some(t(Key::ScopeAlwaysAsk)),
-                Some(_) => None,
+            format!("{what}{} ({name})", where_phrase(place.as_ref()))
+        }
+        PermissionScope::Rules {
+            behavior,
+            rules,
+            place,
+        } => {
+            let verb = match behavior {
+                RuleBehavior::Allow => t(Key::ScopeAlwaysAllow),
+                RuleBehavior::Deny => t(Key::ScopeAlwaysDeny),
+                RuleBehavior::Ask => t(Key::ScopeAlwaysAsk),
             };
-            match verb {
-                Some(verb) if !rules.is_empty() => Some(format!(
-                    "{verb} {}{}",
-                    rules.join(", "),
-                    where_phrase(destination)
-                )),
-                _ => None,
-            }
+            format!(
+                "{verb} {}{}",
+                rules.join(", "),
+                where_phrase(place.as_ref())
+            )
         }
-        Some("addDirectories") => {
-            let dirs: Vec<&str> = suggestion
-                .get("directories")
-                .and_then(Value::as_array)
-                .map(|dirs| dirs.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            (!dirs.is_empty()).then(|| {
-                format!(
-                    "{}{}",
-                    tf(Key::ScopeAccess, &[&dirs.join(", ")]),
-                    where_phrase(destination)
-                )
-            })
-        }
-        _ => None,
-    };
-    words.unwrap_or_else(|| suggestion.to_string())
+        PermissionScope::Directories { directories, place } => format!(
+            "{}{}",
+            tf(Key::ScopeAccess, &[&directories.join(", ")]),
+            where_phrase(place.as_ref())
+        ),
+        PermissionScope::Unknown => label.to_owned(),
+    }
 }
 
-fn describe_rule(rule: &Value) -> Option<String> {
-    let tool = rule.get("toolName").and_then(Value::as_str)?;
-    Some(match rule.get("ruleContent").and_then(Value::as_str) {
-        Some(content) => format!("{tool}({content})"),
-        None => tool.to_owned(),
-    })
-}
-
-/// Where a suggestion applies, as a phrase to append.
-fn where_phrase(destination: Option<&str>) -> String {
-    match destination {
+/// Where a scope applies, as a phrase to append.
+fn where_phrase(place: Option<&ScopePlace>) -> String {
+    match place {
         None => String::new(),
-        Some("session") => t(Key::WhereSession).to_owned(),
-        Some("localSettings") => t(Key::WhereLocal).to_owned(),
-        Some("projectSettings") => t(Key::WhereProject).to_owned(),
-        Some("userSettings") => t(Key::WhereUser).to_owned(),
-        Some("cliArg") => " (command line)".to_owned(),
-        Some(other) => format!(" ({other})"),
+        Some(ScopePlace::Session) => t(Key::WhereSession).to_owned(),
+        Some(ScopePlace::Local) => t(Key::WhereLocal).to_owned(),
+        Some(ScopePlace::Project) => t(Key::WhereProject).to_owned(),
+        Some(ScopePlace::User) => t(Key::WhereUser).to_owned(),
+        Some(ScopePlace::CommandLine) => " (command line)".to_owned(),
+        Some(ScopePlace::Other(other)) => format!(" ({other})"),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use codiva_core::claude::tool_view::suggestion_scope;
+    use serde_json::{Value, json};
+
+    fn describe_suggestion(suggestion: &Value) -> String {
+        describe_scope(&suggestion_scope(suggestion), &suggestion.to_string())
+    }
 
     #[test]
     fn suggestions_in_words() {

@@ -1,5 +1,7 @@
 //! The event loop: terminal input, manager events and answers to calls feed the app; the app's
-//! effects become manager calls (run as tasks, so a slow merge never blocks typing). Redraws
+//! effects become manager calls (run as tasks, so a slow merge never blocks typing). The manager
+//! is reached only through a `codiva_client::Client` (in-process or over `codiva serve`): its
+//! requests and events are the protocol's types. Redraws
 //! are coalesced: every pending event is handled first, then one frame is drawn, at most one
 //! frame per [`FRAME_INTERVAL`] ([`STREAM_FRAME_INTERVAL`] while only streamed text changed);
 //! nothing is drawn while nothing changes. While a frame is owed, manager events are not
@@ -10,14 +12,18 @@ use std::io;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use codiva_core::manager::{CreateOptions, DiscardOutcome, Manager, ManagerEvent};
-use codiva_core::session::UserInput;
-use codiva_core::session_state::Scope;
+use codiva_client::{Client, ClientError, Update};
+use codiva_protocol::manager::{DiscardOutcome, ManagerEvent};
+use codiva_protocol::methods::request;
+use codiva_protocol::params::{
+    Answer, ConfirmParams, CreateParams, Decision, ModelParams, PermissionParams, QuestionParams,
+    ReadParams, RenameParams, ResumeParams, SendParams, SessionParams,
+};
 use crossterm::event::{Event, EventStream};
 use futures_util::StreamExt;
 use ratatui::backend::CrosstermBackend;
 use ratatui::{Terminal, TerminalOptions, Viewport};
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::app::{App, AppInfo, Done, Effect, UiEvent};
@@ -56,7 +62,7 @@ pub struct TuiOptions {
 }
 
 /// Runs the UI until the user quits. The terminal is restored on every path out.
-pub async fn run(manager: Manager, options: TuiOptions) -> io::Result<()> {
+pub async fn run(manager: Client, options: TuiOptions) -> io::Result<()> {
     let modes = terminal::enter(options.mouse)?;
     terminal::restore_on_panic(modes);
     let mut modes = modes;
@@ -66,7 +72,7 @@ pub async fn run(manager: Manager, options: TuiOptions) -> io::Result<()> {
 }
 
 async fn run_in_terminal(
-    manager: Manager,
+    manager: Client,
     options: TuiOptions,
     modes: &mut terminal::TerminalModes,
 ) -> io::Result<()> {
@@ -84,17 +90,16 @@ async fn run_in_terminal(
     if let Ok(history) = History::load(&options.history_path) {
         app.composer_mut().set_history(history);
     }
-    let mut events = manager.subscribe();
     let mut alerts = Alerts {
         notifier: options.notifier.clone(),
         watch: crate::notify::StatusWatch::default(),
         counts: options.status_counts.clone(),
     };
-    for session in manager.list().await.unwrap_or_default() {
-        let event = ManagerEvent::Session { session };
-        alerts.observe(&event, &app);
-        app.handle(UiEvent::Manager(Box::new(event)));
-    }
+    let (snapshot, mut events) = manager
+        .subscribe()
+        .await
+        .map_err(|err| io::Error::other(err.to_string()))?;
+    take_sessions(&mut app, &mut alerts, snapshot.sessions);
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<Done>();
     let mut input = EventStream::new();
     let mut signals = codiva_core::shutdown_signals::ShutdownSignals::new(false);
@@ -116,19 +121,17 @@ async fn run_in_terminal(
         if dirty && Instant::now() >= frame_due(last_frame, urgent) {
             // What arrived while the frame was owed.
             backlog = 0;
-            loop {
-                match events.try_recv() {
-                    Ok(event) => {
-                        backlog += 1;
+            while let Some(update) = events.try_recv() {
+                backlog += 1;
+                match update {
+                    Update::Event { event, .. } => {
                         alerts.observe(&event, &app);
                         let effects = app.handle(UiEvent::Manager(Box::new(event)));
                         run_effects(&manager, &options, &app, effects, &done_tx);
                     }
-                    Err(broadcast::error::TryRecvError::Lagged(_)) => {
-                        backlog = BATCH_LIMIT;
-                        relist(&manager, &mut alerts, &mut app).await;
+                    Update::Resync(snapshot) => {
+                        take_sessions(&mut app, &mut alerts, snapshot.sessions);
                     }
-                    Err(_) => break,
                 }
             }
             let completed = terminal.draw(|frame| app.render(frame))?;
@@ -164,17 +167,18 @@ async fn run_in_terminal(
                 Some(Ok(event)) => ui_event(event),
                 Some(Err(_)) | None => break,
             },
-            event = events.recv(), if !dirty || backlog >= BATCH_LIMIT => match event {
-                Ok(event) => {
+            update = events.recv(), if !dirty || backlog >= BATCH_LIMIT => match update {
+                Some(Update::Event { event, .. }) => {
                     alerts.observe(&event, &app);
                     Some(UiEvent::Manager(Box::new(event)))
                 }
-                Err(broadcast::error::RecvError::Lagged(_)) => {
-                    relist(&manager, &mut alerts, &mut app).await;
+                Some(Update::Resync(snapshot)) => {
+                    // Events were lost (too slow to keep up): take the sessions again.
+                    take_sessions(&mut app, &mut alerts, snapshot.sessions);
                     dirty = true;
                     None
                 }
-                Err(broadcast::error::RecvError::Closed) => break,
+                None => break,
             },
             Some(done) = done_rx.recv() => Some(UiEvent::Done(done)),
             _ = tick.tick() => {
@@ -221,7 +225,7 @@ async fn run_in_terminal(
                 app.handle(UiEvent::Done(done));
             }
             // Coalesce: everything already waiting is handled before the next frame.
-            while let Ok(event) = events.try_recv() {
+            while let Some(Update::Event { event, .. }) = events.try_recv() {
                 urgent |= !is_stream(&event);
                 alerts.observe(&event, &app);
                 let effects = app.handle(UiEvent::Manager(Box::new(event)));
@@ -257,9 +261,13 @@ fn is_stream(event: &ManagerEvent) -> bool {
     )
 }
 
-/// Too slow to keep up with the manager's events: take the list again.
-async fn relist(manager: &Manager, alerts: &mut Alerts, app: &mut App) {
-    for session in manager.list().await.unwrap_or_default() {
+/// Every session's row, as from the manager (at start, and after a resync).
+fn take_sessions(
+    app: &mut App,
+    alerts: &mut Alerts,
+    sessions: Vec<codiva_protocol::manager::SessionInfo>,
+) {
+    for session in sessions {
         let event = ManagerEvent::Session { session };
         alerts.observe(&event, app);
         app.handle(UiEvent::Manager(Box::new(event)));
@@ -320,7 +328,7 @@ impl Alerts {
                 if let Some(reason) = self.watch.observe(&session.id, session.status) {
                     // In auto mode codiva answers permissions itself: nothing to tell.
                     let answered_by_codiva = app.run_mode == crate::app::RunMode::Auto
-                        && session.status == codiva_core::session_state::Status::AwaitingPermission;
+                        && session.status == codiva_protocol::session::Status::AwaitingPermission;
                     if !answered_by_codiva {
                         crate::notify::deliver(self.notifier.notification(&session.title, reason));
                     }
@@ -347,7 +355,7 @@ fn ui_event(event: Event) -> Option<UiEvent> {
 }
 
 fn run_effects(
-    manager: &Manager,
+    manager: &Client,
     options: &TuiOptions,
     app: &App,
     effects: Vec<Effect>,
@@ -507,15 +515,8 @@ fn save_prompt(path: &std::path::Path, text: &str) -> io::Result<()> {
 
 /// A discard or remove refused because the session changed since its preview: the fresh
 /// preview the refusal carries, to confirm again. `None` for any other error.
-pub fn stale_discard(
-    id: &str,
-    forget: bool,
-    err: &codiva_core::manager::ManagerError,
-) -> Option<Done> {
-    let codiva_core::manager::ManagerError::Refused(refusal) = err else {
-        return None;
-    };
-    let fresh = refusal.fresh_preview.as_deref()?;
+pub fn stale_discard(id: &str, forget: bool, err: &ClientError) -> Option<Done> {
+    let fresh = err.refusal()?.fresh.as_ref()?;
     Some(Done::DiscardPreview {
         id: id.to_owned(),
         forget,
@@ -526,36 +527,56 @@ pub fn stale_discard(
 }
 
 /// Runs one manager call; returns what the app should hear about it.
-async fn call(manager: &Manager, effect: Effect, default_model: Option<String>) -> Option<Done> {
+async fn call(manager: &Client, effect: Effect, default_model: Option<String>) -> Option<Done> {
     // A git error comes with its fix when it has a known one (committer identity, a lock…).
-    let error = |err: codiva_core::manager::ManagerError| {
+    let error = |err: ClientError| {
         Some(Done::Error(crate::i18n_views::with_git_fix(
             &crate::i18n::manager_error(&err),
         )))
     };
+    let session = |id: &str| SessionParams {
+        session_id: id.to_owned(),
+    };
     match effect {
         Effect::Create { prompt } => manager
-            .create(CreateOptions {
+            .call::<request::SessionCreate>(CreateParams {
                 prompt,
+                images: Vec::new(),
                 model: default_model,
-                ..CreateOptions::default()
+                permission_mode: None,
+                approval_policy: None,
             })
             .await
             .err()
             .and_then(error),
         Effect::Send { id, text } => manager
-            .send(&id, UserInput::text(text))
+            .call::<request::SessionSend>(SendParams {
+                session_id: id,
+                text,
+                images: Vec::new(),
+            })
             .await
             .err()
             .and_then(error),
-        Effect::Interrupt { id } => manager.interrupt(&id).await.err().and_then(error),
-        Effect::Resume { id } => manager.resume(&id, None).await.err().and_then(error),
+        Effect::Interrupt { id } => manager
+            .call::<request::SessionInterrupt>(session(&id))
+            .await
+            .err()
+            .and_then(error),
+        Effect::Resume { id } => manager
+            .call::<request::SessionResume>(ResumeParams {
+                session_id: id,
+                text: None,
+            })
+            .await
+            .err()
+            .and_then(error),
         Effect::RespondPermission {
             id,
             request_id,
             response,
         } => manager
-            .respond_permission(&id, &request_id, response)
+            .call::<request::SessionRespondPermission>(permission_params(id, request_id, response))
             .await
             .err()
             .and_then(error),
@@ -564,27 +585,44 @@ async fn call(manager: &Manager, effect: Effect, default_model: Option<String>) 
             request_id,
             response,
         } => manager
-            .answer_question(&id, &request_id, response)
+            .call::<request::SessionAnswerQuestion>(question_params(id, request_id, response))
             .await
             .err()
             .and_then(error),
         Effect::SetApprovalPolicy { id, policy } => manager
-            .set_approval_policy(id.as_deref(), policy)
+            .call::<request::SessionSetApprovalPolicy>(codiva_protocol::params::ApprovalParams {
+                session_id: id.clone(),
+                policy: policy.clone(),
+            })
             .await
             .err()
             .and_then(error),
-        Effect::SetModel { id, model } => match manager.set_model(&id, model.clone()).await {
-            Ok(()) => Some(Done::Info(tf(
+        Effect::SetModel { id, model } => match manager
+            .call::<request::SessionSetModel>(ModelParams {
+                session_id: id.clone(),
+                model: model.clone(),
+            })
+            .await
+        {
+            Ok(_) => Some(Done::Info(tf(
                 Key::InfoModelSet,
                 &[&id, model.as_deref().unwrap_or(t(Key::DefaultModel))],
             ))),
             Err(err) => error(err),
         },
         Effect::Read { id } => {
+            let read = |after, subagent| {
+                manager.call::<request::SessionRead>(ReadParams {
+                    session_id: id.clone(),
+                    after,
+                    limit: Some(1000),
+                    subagent,
+                })
+            };
             let mut entries = Vec::new();
             let mut after = None;
             loop {
-                match manager.read(&id, Scope::Main, after, 1000).await {
+                match read(after, None).await {
                     Ok(page) => {
                         entries.extend(page.entries);
                         match page.next_after {
@@ -597,10 +635,9 @@ async fn call(manager: &Manager, effect: Effect, default_model: Option<String>) 
             }
             // Each subagent's own log, for its card.
             let mut subagents = Vec::new();
-            if let Ok(snapshot) = manager.snapshot(&id).await {
+            if let Ok(snapshot) = manager.call::<request::SessionSnapshot>(session(&id)).await {
                 for view in snapshot.subagents {
-                    let scope = Scope::Subagent(view.tool_use_id.clone());
-                    let entries = match manager.read(&id, scope, None, 1000).await {
+                    let entries = match read(None, Some(view.tool_use_id.clone())).await {
                         Ok(page) => page.entries,
                         Err(_) => Vec::new(),
                     };
@@ -613,7 +650,7 @@ async fn call(manager: &Manager, effect: Effect, default_model: Option<String>) 
                 subagents,
             })
         }
-        Effect::Diff { id } => match manager.diff_text(&id).await {
+        Effect::Diff { id } => match manager.call::<request::SessionDiffText>(session(&id)).await {
             Ok(diff) => Some(Done::Diff {
                 id,
                 text: diff.text,
@@ -621,64 +658,59 @@ async fn call(manager: &Manager, effect: Effect, default_model: Option<String>) 
             }),
             Err(err) => error(err),
         },
-        Effect::MergePreview { id } => match manager.diff(&id).await {
-            Ok(stat) => Some(Done::MergePreview { id, stat }),
-            Err(err) => error(err),
-        },
-        Effect::Restore { id } => match manager.restore(&id).await {
-            Ok(session) => Some(Done::Info(crate::i18n_views::vtf(
-                crate::i18n_views::V::InfoRestored,
-                &[&session.title],
-            ))),
-            Err(err) => error(err),
-        },
-        Effect::Rename { id, title } => match manager.rename(&id, &title).await {
-            Ok(session) => Some(Done::Info(crate::i18n_views::vtf(
-                crate::i18n_views::V::InfoRenamed,
-                &[&session.title],
-            ))),
-            Err(err) => error(err),
-        },
-        Effect::Merge { id } => match manager.merge(&id).await {
-            Ok(session) => Some(Done::Info(tf(
-                Key::InfoMerged,
-                &[&session.branch, &session.base],
-            ))),
-            Err(err) => error(err),
-        },
-        Effect::DiscardPreview { id, forget } => {
-            let result = if forget {
-                manager.remove(&id, None).await
-            } else {
-                manager.discard(&id, None).await
-            };
-            match result {
-                Ok(DiscardOutcome::NeedsConfirmation {
-                    preview,
-                    confirm_token,
-                }) => Some(Done::DiscardPreview {
-                    id,
-                    forget,
-                    preview,
-                    token: confirm_token,
-                    changed: false,
-                }),
-                Ok(DiscardOutcome::Removed { id }) => {
-                    Some(Done::Info(tf(Key::InfoRemoved, &[&id])))
-                }
-                Ok(DiscardOutcome::Discarded { session }) => {
-                    Some(Done::Info(tf(Key::InfoDiscarded, &[&session.id])))
-                }
+        Effect::MergePreview { id } => {
+            match manager.call::<request::SessionDiff>(session(&id)).await {
+                Ok(stat) => Some(Done::MergePreview { id, stat }),
                 Err(err) => error(err),
             }
         }
+        Effect::Restore { id } => match manager.call::<request::SessionRestore>(session(&id)).await
+        {
+            Ok(result) => Some(Done::Info(crate::i18n_views::vtf(
+                crate::i18n_views::V::InfoRestored,
+                &[&result.session.title],
+            ))),
+            Err(err) => error(err),
+        },
+        Effect::Rename { id, title } => match manager
+            .call::<request::SessionRename>(RenameParams {
+                session_id: id,
+                title,
+            })
+            .await
+        {
+            Ok(result) => Some(Done::Info(crate::i18n_views::vtf(
+                crate::i18n_views::V::InfoRenamed,
+                &[&result.session.title],
+            ))),
+            Err(err) => error(err),
+        },
+        Effect::Merge { id } => match manager.call::<request::SessionMerge>(session(&id)).await {
+            Ok(result) => Some(Done::Info(tf(
+                Key::InfoMerged,
+                &[&result.session.branch, &result.session.base],
+            ))),
+            Err(err) => error(err),
+        },
+        Effect::DiscardPreview { id, forget } => match discard(manager, &id, forget, None).await {
+            Ok(DiscardOutcome::NeedsConfirmation {
+                preview,
+                confirm_token,
+            }) => Some(Done::DiscardPreview {
+                id,
+                forget,
+                preview,
+                token: confirm_token,
+                changed: false,
+            }),
+            Ok(DiscardOutcome::Removed { id }) => Some(Done::Info(tf(Key::InfoRemoved, &[&id]))),
+            Ok(DiscardOutcome::Discarded { session }) => {
+                Some(Done::Info(tf(Key::InfoDiscarded, &[&session.id])))
+            }
+            Err(err) => error(err),
+        },
         Effect::Discard { id, token, forget } => {
-            let result = if forget {
-                manager.remove(&id, Some(token)).await
-            } else {
-                manager.discard(&id, Some(token)).await
-            };
-            match result {
+            match discard(manager, &id, forget, Some(token)).await {
                 Ok(DiscardOutcome::Discarded { session }) => {
                     Some(Done::Info(tf(Key::InfoDiscardedRestorable, &[&session.id])))
                 }
@@ -689,8 +721,8 @@ async fn call(manager: &Manager, effect: Effect, default_model: Option<String>) 
                 Err(err) => stale_discard(&id, forget, &err).or_else(|| error(err)),
             }
         }
-        Effect::Sync { id } => match manager.sync(&id).await {
-            Ok(message) => Some(Done::Info(message)),
+        Effect::Sync { id } => match manager.call::<request::SessionSync>(session(&id)).await {
+            Ok(result) => Some(Done::Info(result.message)),
             Err(err) => error(err),
         },
         Effect::SaveHistory
@@ -701,5 +733,79 @@ async fn call(manager: &Manager, effect: Effect, default_model: Option<String>) 
         | Effect::EditPrompt
         | Effect::SavePrompt { .. }
         | Effect::Quit => None,
+    }
+}
+
+/// `session/discard`, or `session/remove` when the session is to be forgotten.
+async fn discard(
+    manager: &Client,
+    id: &str,
+    forget: bool,
+    confirm_token: Option<String>,
+) -> Result<DiscardOutcome, ClientError> {
+    let params = ConfirmParams {
+        session_id: id.to_owned(),
+        confirm_token,
+    };
+    if forget {
+        manager.call::<request::SessionRemove>(params).await
+    } else {
+        manager.call::<request::SessionDiscard>(params).await
+    }
+}
+
+/// The dialog's answer as `session/respondPermission` params.
+fn permission_params(
+    session_id: String,
+    request_id: String,
+    response: codiva_core::session::PermissionResponse,
+) -> PermissionParams {
+    use codiva_core::session::PermissionResponse;
+    let (decision, option, suggestion, message) = match response {
+        PermissionResponse::Allow => (Some(Decision::Allow), None, None, None),
+        PermissionResponse::AllowAlways { suggestion } => {
+            (Some(Decision::AllowAlways), None, suggestion, None)
+        }
+        PermissionResponse::Deny { message } => (Some(Decision::Deny), None, None, Some(message)),
+        PermissionResponse::DenyAndStop { message } => {
+            (Some(Decision::DenyAndStop), None, None, Some(message))
+        }
+        PermissionResponse::Option { id, message } => (None, Some(id), None, message),
+    };
+    PermissionParams {
+        session_id,
+        request_id,
+        decision,
+        option,
+        suggestion,
+        message,
+    }
+}
+
+/// The dialog's answer as `session/answerQuestion` params.
+fn question_params(
+    session_id: String,
+    request_id: String,
+    response: codiva_core::session::QuestionResponse,
+) -> QuestionParams {
+    use codiva_core::session::QuestionResponse;
+    match response {
+        QuestionResponse::Answers(answers) => QuestionParams {
+            session_id,
+            request_id,
+            answers: answers
+                .into_iter()
+                .map(|(question, labels)| (question, Answer::Many(labels)))
+                .collect(),
+            decline: false,
+            message: None,
+        },
+        QuestionResponse::Decline { message } => QuestionParams {
+            session_id,
+            request_id,
+            answers: Default::default(),
+            decline: true,
+            message,
+        },
     }
 }

@@ -39,6 +39,10 @@ pub const RESET_SEQUENCE: &str = concat!(
     "\x1b[?25h",   // cursor visible
 );
 
+/// What [`RESET_SEQUENCE`] switches back, for `codiva --reset-terminal` to confirm.
+pub const RESET_SUMMARY: &str = "mouse reporting, bracketed paste, focus events and keyboard \
+                                 enhancement off, main screen, cursor shown";
+
 /// Takes the terminal for the UI. With `mouse`, clicks, the wheel and drags come to codiva
 /// (Shift+drag still selects natively in most terminals); without, the terminal keeps them.
 pub fn enter(mouse: bool) -> io::Result<TerminalModes> {

@@ -136,6 +136,10 @@ pub mod glyph {
     /// The rule of the area that has the keys.
     pub const RULE_FOCUSED: &str = "━";
     /// A running call, one frame per animation tick.
+    /// A TODO item: done, being worked on, not started.
+    pub const TODO_DONE: &str = "☑";
+    pub const TODO_ACTIVE: &str = "◐";
+    pub const TODO_PENDING: &str = "☐";
     pub const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 }
 

@@ -219,6 +219,7 @@ async fn drive(
             SessionEvent::Status {
                 status: s,
                 detail: d,
+                ..
             } => {
                 status = *s;
                 detail = d.clone();
@@ -270,8 +271,7 @@ fn answer_prompt(
             // The same decision the manager's sessions take (`approval.rs`). exec runs one
             // session without a manager and prints every prompt with its answer, so it asks
             // the policy itself; what the policy does not allow is denied (nobody to ask).
-            // exec runs Claude Code: its tools' kinds are Claude's.
-            let kind = claude::tools::tool_kind(&request.tool);
+            let kind = request.view.tool_kind;
             let allowed = approve
                 .policy()
                 .allows(&request.tool, kind, &request.input)
@@ -385,7 +385,7 @@ impl Printer {
                 entry,
                 update,
             } => self.entry(entry, *update),
-            SessionEvent::Status { status, detail } => {
+            SessionEvent::Status { status, detail, .. } => {
                 let mut line = format!("· {}", status.as_str());
                 if let Some(detail) = detail {
                     line.push_str(&format!(" — {detail}"));
@@ -447,6 +447,7 @@ impl Printer {
         let text = match command {
             SessionCommand::RespondPermission { response, .. } => match response {
                 PermissionResponse::Allow | PermissionResponse::AllowAlways { .. } => "allowed",
+                PermissionResponse::Option { id, .. } if id.starts_with("allow") => "allowed",
                 _ => "denied",
             },
             SessionCommand::AnswerQuestion { response, .. } => match response {

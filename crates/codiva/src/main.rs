@@ -3,6 +3,7 @@
 
 mod bootstrap;
 mod exec;
+mod in_process;
 mod serve;
 mod tui;
 
@@ -38,7 +39,13 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     if cli.reset_terminal {
         return match codiva_tui::terminal::reset() {
-            Ok(()) => ExitCode::SUCCESS,
+            Ok(()) => {
+                eprintln!(
+                    "codiva: terminal reset: {}",
+                    codiva_tui::terminal::RESET_SUMMARY
+                );
+                ExitCode::SUCCESS
+            }
             Err(err) => {
                 eprintln!("codiva: cannot reset the terminal: {err}");
                 ExitCode::FAILURE

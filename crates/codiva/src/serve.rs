@@ -5,8 +5,8 @@
 //! a bad request gets a JSON-RPC error and never stops the server. The API is documented in
 //! `docs/serve-api.md`.
 
-mod methods;
-mod rpc;
+pub(crate) mod methods;
+pub(crate) mod rpc;
 
 use std::process::ExitCode;
 use std::sync::Arc;

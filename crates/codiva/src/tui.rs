@@ -1,4 +1,7 @@
-//! `codiva` with no arguments: the terminal UI over this repository's session manager.
+//! `codiva` with no arguments: the terminal UI over this repository's session manager, which
+//! it reaches through a `codiva_client::Client`: in this process, or — with the undocumented
+//! `CODIVA_TUI_OVER_SERVE=1`, which the pty tests use to drive the stream client — over the
+//! stdio of a `codiva serve --stdio` child.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -11,6 +14,9 @@ use codiva_tui::run::TuiOptions;
 /// How long a crash waits for the session state to be written.
 const CRASH_SAVE_TIMEOUT: Duration = Duration::from_secs(2);
 
+/// How long the `serve` child gets to stop its sessions after the UI quits.
+const SERVE_CHILD_GRACE: Duration = Duration::from_secs(10);
+
 pub async fn run() -> ExitCode {
     let cwd = match std::env::current_dir() {
         Ok(cwd) => cwd,
@@ -19,6 +25,9 @@ pub async fn run() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if std::env::var_os("CODIVA_TUI_OVER_SERVE").is_some_and(|value| value == "1") {
+        return run_over_serve(cwd).await;
+    }
     let started = match crate::bootstrap::start(cwd.clone(), "codiva (terminal UI)").await {
         Ok(started) => started,
         Err(crate::bootstrap::StartError::AgentMissing { language }) => {
@@ -77,7 +86,7 @@ pub async fn run() -> ExitCode {
             base: manager.base().to_owned(),
             agent: "claude".to_owned(),
             model: config.model.clone(),
-            warnings: started.warnings,
+            warnings: started.warnings.clone(),
         },
         history_path: codiva_tui::composer::History::path_for(&root),
         config_path: started.config_path.clone(),
@@ -86,8 +95,97 @@ pub async fn run() -> ExitCode {
         notifier: Notifier::from_env(config.notifications),
         status_counts,
     };
-    let result = codiva_tui::run::run(manager.clone(), options).await;
+    let client = crate::in_process::client(manager.clone(), started.warnings);
+    let result = codiva_tui::run::run(client, options).await;
     manager.shutdown().await;
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("codiva: terminal error: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The UI over a `codiva serve --stdio` child of this binary: the child runs the manager, this
+/// process only the UI (its own configuration for the UI's settings).
+async fn run_over_serve(cwd: std::path::PathBuf) -> ExitCode {
+    use codiva_protocol::methods::request;
+    use codiva_protocol::params::NoParams;
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(err) => {
+            eprintln!("codiva: cannot find this program: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let argv = [
+        exe.display().to_string(),
+        "serve".to_owned(),
+        "--stdio".to_owned(),
+        "--repo".to_owned(),
+        cwd.display().to_string(),
+    ];
+    // The child's stderr would scribble on the UI; its warnings come through the protocol.
+    let child = match codiva_client::stream::spawn_stdio(&argv, std::process::Stdio::null()) {
+        Ok(child) => child,
+        Err(err) => {
+            eprintln!("codiva: cannot start codiva serve: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let client = child.client.clone();
+    let init = match client.call::<request::Initialize>(NoParams {}).await {
+        Ok(init) => init,
+        Err(err) => {
+            eprintln!("codiva: codiva serve did not start: {err}");
+            let _ = child.shutdown(SERVE_CHILD_GRACE).await;
+            return ExitCode::FAILURE;
+        }
+    };
+    let config_path = codiva_core::config::config_path();
+    let (config, _) = codiva_core::config::load(&config_path);
+    let codiva_lang = std::env::var("CODIVA_LANG").ok();
+    let locale = codiva_tui::i18n::locale_from_env();
+    codiva_tui::i18n::init(codiva_tui::i18n::choose(
+        codiva_lang.as_deref(),
+        config.language.as_deref(),
+        locale.as_deref(),
+    ));
+    let root = init.repo.root;
+    let home = codiva_core::paths::home_dir();
+    let shown_cwd = match root.strip_prefix(&home) {
+        Ok(rest) => format!("~/{}", rest.display()),
+        Err(_) => root.display().to_string(),
+    };
+    let status_counts = codiva_tui::crash::status_counts_handle();
+    // The server keeps the state: a crash here closes its stdin and it saves and stops.
+    codiva_tui::crash::install(
+        codiva_core::paths::state_dir(),
+        CrashInfo {
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            status_counts: status_counts.clone(),
+            flush: None,
+        },
+    );
+    let options = TuiOptions {
+        info: AppInfo {
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            cwd: shown_cwd,
+            base: init.repo.base,
+            agent: "claude".to_owned(),
+            model: config.model.clone(),
+            warnings: init.warnings,
+        },
+        history_path: codiva_tui::composer::History::path_for(&root),
+        config_path,
+        prompt_path: root.join(".codiva").join("prompt.md"),
+        mouse: config.mouse,
+        notifier: Notifier::from_env(config.notifications),
+        status_counts,
+    };
+    let result = codiva_tui::run::run(client, options).await;
+    let _ = child.shutdown(SERVE_CHILD_GRACE).await;
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {

@@ -9,13 +9,14 @@ use serde_json::{Map, Value, json};
 
 use super::launch::{self, LaunchOptions};
 use super::translate::Translator;
-use super::{accepts, transcript};
+use super::{accepts, tool_view, transcript};
 use crate::agent_event::{PermissionRequest, QuestionRequest};
 use crate::provider::{
     Capabilities, CommandLine, Connection, ConversationLog, InvalidInput, Launch, OutLine,
-    Provider, Received, ToolKind,
+    Provider, Received,
 };
-use crate::session::{PermissionResponse, QuestionResponse};
+use crate::session::{DENY_MESSAGE, QuestionResponse};
+use codiva_protocol::tool::{PermissionOption, PermissionOptionKind};
 
 /// Claude Code, run from `program`, keeping its transcripts under `home` (`~/.claude`).
 #[derive(Debug, Clone)]
@@ -107,10 +108,6 @@ impl Provider for ClaudeProvider {
         )
     }
 
-    fn tool_kind(&self, tool: &str) -> ToolKind {
-        super::tools::tool_kind(tool)
-    }
-
     fn latest_conversation(&self, cwd: &Path) -> Option<String> {
         newest_transcript(&transcript::project_dir(&self.home, cwd))
     }
@@ -193,30 +190,32 @@ impl Connection for ClaudeConnection {
     fn answer_permission(
         &mut self,
         request: &PermissionRequest,
-        response: &PermissionResponse,
+        option: &PermissionOption,
+        message: Option<&str>,
     ) -> Vec<OutLine> {
-        let decision = match response {
-            PermissionResponse::Allow => allow(request.input.clone(), Vec::new()),
-            PermissionResponse::AllowAlways { suggestion } => {
-                let rules = match suggestion.and_then(|index| request.suggestions.get(index)) {
+        let deny = |interrupt| PermissionDecision::Deny {
+            message: message.unwrap_or(DENY_MESSAGE).to_owned(),
+            interrupt,
+        };
+        let decision = match option.kind {
+            PermissionOptionKind::AllowOnce => allow(request.input.clone(), Vec::new()),
+            PermissionOptionKind::AllowAlways => {
+                let rules = match tool_view::chosen_suggestion(option, &request.suggestions) {
                     Some(chosen) => vec![chosen.clone()],
-                    None => vec![json!({
+                    // Only the tool-wide option stands for the whole tool; any other id
+                    // allows this call alone, never more than was chosen.
+                    None if option.id == PermissionOption::ALLOW_ALWAYS => vec![json!({
                         "type": "addRules",
                         "rules": [{"toolName": request.tool}],
                         "behavior": "allow",
                         "destination": "session",
                     })],
+                    None => Vec::new(),
                 };
                 allow(request.input.clone(), rules)
             }
-            PermissionResponse::Deny { message } => PermissionDecision::Deny {
-                message: message.clone(),
-                interrupt: false,
-            },
-            PermissionResponse::DenyAndStop { message } => PermissionDecision::Deny {
-                message: message.clone(),
-                interrupt: true,
-            },
+            PermissionOptionKind::Deny => deny(false),
+            PermissionOptionKind::DenyAndStop => deny(true),
         };
         encode(&Outbound::Permission {
             request_id: request.request_id.clone(),

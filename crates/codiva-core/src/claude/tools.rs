@@ -7,26 +7,11 @@
 
 use serde_json::Value;
 
-use crate::agent_event::{SubagentCall, TodoChange};
-use crate::provider::ToolKind;
+use crate::agent_event::{SubagentCall, TodoChange, TodoStatus};
 use crate::session_log::one_line;
 
 /// The tool through which Claude Code asks the user questions.
 pub const ASK_USER_QUESTION: &str = "AskUserQuestion";
-
-/// The tools that edit files (what the approval policy's `allow_edits` allows).
-const EDIT_TOOLS: &[&str] = &["Write", "Edit", "MultiEdit", "NotebookEdit"];
-
-/// What a call of `name` does, for the approval policy.
-pub fn tool_kind(name: &str) -> ToolKind {
-    if EDIT_TOOLS.contains(&name) {
-        ToolKind::Edit
-    } else if name == ASK_USER_QUESTION {
-        ToolKind::Question
-    } else {
-        ToolKind::Other
-    }
-}
 
 /// The tools whose successful calls change the TODO list.
 const TODO_TOOLS: &[&str] = &["TaskCreate", "TaskUpdate", "TodoWrite"];
@@ -55,21 +40,25 @@ pub fn subagent_call(name: &str, input: &Value) -> Option<Box<SubagentCall>> {
 /// What a successful call of `name` with `input` did to the TODO list; `structured` is the
 /// result's `tool_use_result` (`TaskCreate` reports the new task's id there).
 pub fn todo_change(name: &str, input: &Value, structured: Option<&Value>) -> Option<TodoChange> {
+    let text = |value: &Value, key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
     match name {
         "TaskCreate" => Some(TodoChange::Created {
             id: structured
                 .and_then(|value| value.pointer("/task/id"))
                 .and_then(json_id),
+            content: text(input, "subject").unwrap_or_default(),
         }),
         "TaskUpdate" => {
             let id = input.get("taskId").and_then(json_id)?;
-            match input.get("status").and_then(Value::as_str)? {
-                "deleted" => Some(TodoChange::Deleted { id }),
-                status => Some(TodoChange::Updated {
-                    id,
-                    done: status == "completed",
-                }),
+            let status = input.get("status").and_then(Value::as_str);
+            if status == Some("deleted") {
+                return Some(TodoChange::Deleted { id });
             }
+            Some(TodoChange::Updated {
+                id,
+                status: status.map(todo_status),
+                content: text(input, "subject"),
+            })
         }
         "TodoWrite" => {
             let todos = input
@@ -78,14 +67,42 @@ pub fn todo_change(name: &str, input: &Value, structured: Option<&Value>) -> Opt
                 .cloned()
                 .unwrap_or_default();
             Some(TodoChange::Replaced {
-                done: todos
+                items: todos
                     .iter()
-                    .map(|todo| todo.get("status").and_then(Value::as_str) == Some("completed"))
+                    .map(|todo| {
+                        let status = todo.get("status").and_then(Value::as_str).unwrap_or("");
+                        (
+                            text(todo, "content").unwrap_or_default(),
+                            todo_status(status),
+                        )
+                    })
                     .collect(),
             })
         }
         _ => None,
     }
+}
+
+/// Claude Code's word for a task's status (`pending`, `in_progress`, `completed`).
+fn todo_status(status: &str) -> TodoStatus {
+    match status {
+        "completed" => TodoStatus::Completed,
+        "in_progress" => TodoStatus::InProgress,
+        _ => TodoStatus::Pending,
+    }
+}
+
+/// What the log keeps of a tool result: `text`, unless the result is Claude Code's own
+/// bookkeeping rather than output (`structured` is its `tool_use_result`). A background
+/// `Agent` launch answers with a note addressed to the model (its agent id, "never quote it to
+/// the user", where its transcript is); that is kept as an empty result, which front ends show
+/// as a neutral "started in the background".
+pub fn result_text(text: String, structured: Option<&Value>) -> String {
+    let launch = structured.is_some_and(|value| {
+        value.get("status").and_then(Value::as_str) == Some("async_launched")
+            || value.get("isAsync").and_then(Value::as_bool) == Some(true)
+    });
+    if launch { String::new() } else { text }
 }
 
 /// A one-line summary of a tool call for the log.
@@ -146,12 +163,15 @@ mod tests {
 
     #[test]
     fn kinds_for_the_approval_policy() {
+        use super::super::tool_view::tool_kind;
+        use crate::provider::ToolKind;
         for edit in ["Write", "Edit", "MultiEdit", "NotebookEdit"] {
             assert_eq!(tool_kind(edit), ToolKind::Edit, "{edit}");
         }
         assert_eq!(tool_kind(ASK_USER_QUESTION), ToolKind::Question);
         for other in ["Bash", "Read", "WebFetch", "Agent", "TodoWrite"] {
-            assert_eq!(tool_kind(other), ToolKind::Other, "{other}");
+            assert_ne!(tool_kind(other), ToolKind::Edit, "{other}");
+            assert_ne!(tool_kind(other), ToolKind::Question, "{other}");
         }
     }
 }

@@ -17,6 +17,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::tool_view::tool_view;
 use super::tools::tool_summary;
 use crate::agent_event::NoteLevel;
 use crate::session_log::{EntryKind, LOG_BUDGET, Log, ToolEntry, ToolStatus};
@@ -595,6 +596,7 @@ impl Rebuild {
                         EntryKind::Tool(ToolEntry {
                             tool_use_id: id.clone(),
                             summary: tool_summary(&name, &input),
+                            view: tool_view(&name, &input),
                             name: name.clone(),
                             input: input.clone(),
                             status: ToolStatus::Running,
@@ -793,7 +795,7 @@ impl Rebuild {
             .update(pending.entry_id, |kind| {
                 if let EntryKind::Tool(entry) = kind {
                     entry.status = status;
-                    entry.result = Some(text);
+                    entry.result = Some(super::tools::result_text(text, structured.as_ref()));
                     entry.duration_ms = duration;
                 }
             });

@@ -14,8 +14,8 @@ use crate::agent_event::{
     SubagentStart, TokenUsage, TurnEnd, TurnOutcome,
 };
 
-use super::tools;
 pub use super::tools::ASK_USER_QUESTION;
+use super::{tool_view, tools};
 
 /// Stateful translator for one CLI process.
 #[derive(Debug, Default)]
@@ -74,6 +74,11 @@ impl Translator {
                     } else {
                         vec![AgentEvent::PermissionRequest(PermissionRequest {
                             request_id: request.request_id,
+                            view: tool_view::tool_view(&ask.tool_name, &ask.input),
+                            options: tool_view::permission_options(
+                                &ask.tool_name,
+                                &ask.permission_suggestions,
+                            ),
                             tool: ask.tool_name,
                             input: ask.input,
                             description: ask.description,
@@ -250,6 +255,7 @@ impl Translator {
                         }
                         AgentBlock::ToolUse {
                             summary: tools::tool_summary(&name, &input),
+                            view: tool_view::tool_view(&name, &input),
                             subagent: top_level
                                 .then(|| tools::subagent_call(&name, &input))
                                 .flatten(),
@@ -353,7 +359,7 @@ impl Translator {
                 } => Some(AgentEvent::ToolResult {
                     parent: line.parent_tool_use_id.clone(),
                     tool_use_id: tool_use_id.clone(),
-                    text: content.to_text(),
+                    text: tools::result_text(content.to_text(), line.tool_use_result.as_ref()),
                     is_error: *is_error,
                     todo: self
                         .todo_calls

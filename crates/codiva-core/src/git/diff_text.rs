@@ -12,14 +12,7 @@ pub const DIFF_TEXT_CAP: usize = 1024 * 1024;
 /// Untracked files shown as new files, at most.
 const UNTRACKED_SHOWN: usize = 200;
 
-/// A session's unified diff against its base.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct DiffText {
-    /// `git diff` output (no colour), committed and uncommitted changes, then untracked files.
-    pub text: String,
-    /// The budget ran out: the text stops early.
-    pub truncated: bool,
-}
+pub use codiva_protocol::manager::DiffText;
 
 impl Repo {
     /// The worktree's changes since it left `base` (the merge base): committed, uncommitted and

@@ -309,7 +309,7 @@ async fn sleep_until(at: Option<Instant>) {
 }
 
 fn title_of(prompt: &str) -> String {
-    crate::session_log::one_line(prompt, 50)
+    super::default_title(prompt)
 }
 
 fn unix_ms() -> u64 {

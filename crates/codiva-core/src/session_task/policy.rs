@@ -1,7 +1,7 @@
 //! The session task's side of the approval policy (`approval.rs`): a request the policy
 //! allows is answered at once, without a prompt, and the log says what was allowed and why.
 //! Provider-neutral: the policy decides from the neutral [`PermissionRequest`] and the kind of
-//! tool the provider names ([`crate::provider::Provider::tool_kind`]); the answer goes out
+//! tool the provider gave the call (`request.view.tool_kind`); the answer goes out
 //! through the provider's [`crate::provider::Connection::answer_permission`].
 
 use super::Driver;
@@ -14,7 +14,7 @@ use crate::session_state::{Input, Prompt};
 impl Driver {
     /// Why the session's policy allows `request` without asking, or `None`: ask.
     pub(super) fn policy_allows(&self, request: &PermissionRequest) -> Option<String> {
-        let kind = self.config.provider.tool_kind(&request.tool);
+        let kind = request.view.tool_kind;
         self.config
             .approval
             .allows(&request.tool, kind, &request.input)
@@ -22,10 +22,13 @@ impl Driver {
 
     /// A request the approval policy allows: allowed now, without a prompt; the log says so.
     pub(super) async fn allow_by_policy(&mut self, request: PermissionRequest, reason: String) {
-        if let Some(live) = self.live.as_mut() {
-            let lines = live
-                .connection
-                .answer_permission(&request, &PermissionResponse::Allow);
+        // "Allow once" as the request offers it (a policy never widens to "always").
+        let allow_once = PermissionResponse::Allow
+            .resolve(&request)
+            .ok()
+            .map(|(option, _)| option.clone());
+        if let (Some(live), Some(option)) = (self.live.as_mut(), allow_once) {
+            let lines = live.connection.answer_permission(&request, &option, None);
             self.write_all(lines).await;
         }
         self.apply(allowed_note(&request.tool, &reason));

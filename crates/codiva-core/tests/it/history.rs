@@ -139,6 +139,7 @@ fn write_history(root: &Path, id: &str, messages: &[&str]) {
             &SessionEvent::Status {
                 status: Status::Completed,
                 detail: None,
+                detail_code: None,
             },
         );
     }

@@ -35,6 +35,7 @@ fn session(phase: SessionPhase) -> SessionInfo {
         phase,
         status: Status::Completed,
         detail: Some("step 2/5".to_owned()),
+        detail_code: Some(codiva_core::session_log::NoteCode::new("step", &["2", "5"])),
         agent: "claude".to_owned(),
         agent_session_id: Some("9b1c".to_owned()),
         model: None,

@@ -672,3 +672,25 @@ fn a_turn_the_agent_starts_by_itself_opens_and_closes() {
     assert_eq!(state.status(), Status::Completed);
     assert!(!state.turn_open());
 }
+
+/// A background agent's launch note (addressed to the model: its agent id, "do not mention to
+/// the user") is Claude Code's bookkeeping, not output: the call's result carries none of it,
+/// live or restored from the transcript.
+#[test]
+fn a_background_launch_note_is_not_a_result() {
+    let fixture = fixtures()
+        .into_iter()
+        .find(|fixture| fixture.name == "claude-task-agent-bg")
+        .expect("claude-task-agent-bg fixture");
+    let replayed = replay(&fixture);
+    let agent_results: Vec<&str> = replayed
+        .snapshot
+        .log
+        .iter()
+        .filter_map(|entry| match &entry.kind {
+            EntryKind::Tool(tool) if tool.name == "Agent" => tool.result.as_deref(),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(agent_results, [""], "{:?}", replayed.snapshot.log);
+}

@@ -423,7 +423,10 @@ fn detail(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
                 format!(" · {}", list_view::duration(activity.elapsed_ms(session))),
                 theme::dim(),
             ));
-            if let Some(detail) = &session.detail {
+            if let Some(detail) =
+                crate::i18n::status_detail(session.detail.as_deref(), session.detail_code.as_ref())
+            {
+                let detail = crate::dialog::sanitize(&detail);
                 spans.push(Span::styled(format!(" · {detail}"), theme::dim()));
             }
             if let SessionPhase::Conflict { files } = &session.phase {

@@ -150,6 +150,7 @@ mod tests {
             phase,
             status,
             detail: None,
+            detail_code: None,
             agent: "claude".into(),
             agent_session_id: None,
             model: None,

@@ -10,7 +10,7 @@ use ratatui::text::{Line, Span};
 use super::activity::Activity;
 use crate::i18n::{Key, t, tf};
 use crate::theme;
-use crate::width::fit;
+use crate::width::{fit, str_width};
 
 /// A row's badge: what a person needs to know at a glance.
 pub fn badge(session: &SessionInfo) -> (String, Style) {
@@ -36,6 +36,20 @@ pub fn badge(session: &SessionInfo) -> (String, Style) {
             (label.to_owned(), style)
         }
     }
+}
+
+/// The title column's text: the title, or, while the title is only the cut start of the
+/// prompt, as much of the prompt as the column holds (a wide terminal shows more of it).
+fn list_title(session: &SessionInfo, width: usize) -> String {
+    let cut = session.title.ends_with('…')
+        && session.title == codiva_core::manager::default_title(&session.prompt);
+    if cut
+        && width > str_width(&session.title)
+        && let Some(prompt) = codiva_core::manager::sanitize_title_to(&session.prompt, width + 1)
+    {
+        return prompt;
+    }
+    session.title.clone()
 }
 
 /// `42s`, `3m 07s`, `1h 02m`.
@@ -187,7 +201,10 @@ fn row(
         Span::styled(format!("{marker} "), row_style),
         Span::styled(dot.to_owned(), dot_style),
         Span::styled(" ", row_style),
-        Span::styled(fit(&session.title, title_width), row_style),
+        Span::styled(
+            fit(&list_title(session, title_width), title_width),
+            row_style,
+        ),
         Span::raw(" "),
         Span::styled(fit(&badge_text, cols.badge), badge_style),
     ];

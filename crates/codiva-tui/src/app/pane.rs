@@ -55,9 +55,18 @@ impl Pane {
                 update,
             } => self.log.apply_subagent_entry(&tool_use_id, entry, update),
             SessionEvent::Subagent { subagent } => self.log.set_subagent(subagent),
-            SessionEvent::Status { detail, .. } => {
-                self.log
-                    .set_retry(detail.filter(|detail| detail.starts_with("retrying")));
+            SessionEvent::Status {
+                detail,
+                detail_code,
+                ..
+            } => {
+                let retrying = detail_code
+                    .as_ref()
+                    .is_some_and(|code| code.name == "retrying");
+                self.log.set_retry(
+                    crate::i18n::status_detail(detail.as_deref(), detail_code.as_ref())
+                        .filter(|_| retrying),
+                );
             }
             SessionEvent::Stream { text, reset } => {
                 if reset {
@@ -95,6 +104,7 @@ impl Pane {
                 self.agent = Some(agent);
             }
             SessionEvent::Usage { usage } => self.usage = Some(usage),
+            SessionEvent::Todos { items, .. } => self.log.set_todos(items),
             SessionEvent::PermissionMode { mode } => self.permission_mode = Some(mode),
             _ => {}
         }

@@ -10,10 +10,14 @@
 //! - **Subagent.** `⏺ <type> <description> <mark>` and a progress line (last tool, tool uses,
 //!   tokens, elapsed) while it runs, its summary once done; open, the subagent's own log nested
 //!   inside (its prompt, its calls as cards, its text).
+//! - **Question.** Open: each question and its answer (see [`super::question_card`]).
 //! - **Thinking.** `✻ Thinking… <first line>`; open, the whole text.
+//! - **TODO list.** Under the latest call that changed it (or its fold): `N of M done` and a
+//!   checklist, ☑ done, ◐ being worked on, ☐ not started.
 
 use codiva_core::session_log::{EntryKind, LogEntry, ToolEntry, ToolStatus};
-use codiva_core::session_state::SubagentView;
+use codiva_core::session_state::{SubagentView, TodoItem, TodoStatus};
+use codiva_core::tool::{ToolContent, ToolKind, ToolLocation};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use serde_json::Value;
@@ -23,6 +27,7 @@ use super::cells::{
     Action, Block, CardKey, INDENT, Look, Openness, display, entry_rows, first_line,
     format_duration, indented, wrapped,
 };
+use super::question_card;
 use crate::diff_preview::{self, DiffLine};
 use crate::i18n::{Key, t, tf, tn};
 use crate::theme::{self, glyph};
@@ -36,8 +41,54 @@ const MAX_NESTED: usize = 120;
 const DIFF_CONTEXT: usize = 3;
 
 /// A call that runs a subagent.
-pub(crate) fn is_agent(name: &str) -> bool {
-    matches!(name, "Agent" | "Task")
+pub(crate) fn is_agent(tool: &ToolEntry) -> bool {
+    tool.view.tool_kind == ToolKind::Agent
+}
+
+/// The call's title (the agent's name of the tool in a log without one).
+pub(crate) fn title(tool: &ToolEntry) -> &str {
+    if tool.view.title.is_empty() {
+        &tool.name
+    } else {
+        &tool.view.title
+    }
+}
+
+/// A call that changes the agent's TODO list (Claude Code's task tools; the list itself comes
+/// from the core's `session/todos`).
+pub(crate) fn is_todo(tool: &ToolEntry) -> bool {
+    tool.view.tool_kind == ToolKind::Todo
+}
+
+/// The TODO list as a checklist: a line with the count done, then one row per item
+/// (`☑` done, `◐` being worked on, `☐` not started), each cut to the width.
+pub(crate) fn todo_checklist(items: &[TodoItem], width: usize) -> Vec<Line<'static>> {
+    let room = width.saturating_sub(INDENT).max(1);
+    let done = items
+        .iter()
+        .filter(|item| item.status == TodoStatus::Completed)
+        .count();
+    let head = tf(
+        Key::TodoProgress,
+        &[&done.to_string(), &items.len().to_string()],
+    );
+    let mut lines = vec![Line::from(Span::styled(
+        truncate(&head, room),
+        theme::dim(),
+    ))];
+    for item in items {
+        let (mark, mark_style, text_style) = match item.status {
+            TodoStatus::Completed => (glyph::TODO_DONE, theme::success(), theme::dim()),
+            TodoStatus::InProgress => (glyph::TODO_ACTIVE, theme::accent(), theme::bold()),
+            TodoStatus::Pending => (glyph::TODO_PENDING, theme::dim(), theme::text()),
+        };
+        let text = display(&item.content);
+        lines.push(Line::from(vec![
+            Span::styled(format!("{mark} "), mark_style),
+            Span::styled(truncate(&text, room.saturating_sub(2).max(1)), text_style),
+        ]));
+    }
+    lines
 }
 
 /// The spinner frame for `tick` (the app's animation clock).
@@ -50,7 +101,7 @@ pub(crate) fn animated(entry: &LogEntry, look: &Look) -> bool {
     let EntryKind::Tool(tool) = &entry.kind else {
         return false;
     };
-    if !is_agent(&tool.name) {
+    if !is_agent(tool) {
         return tool.status == ToolStatus::Running;
     }
     let subagent = look.subagents.get(&tool.tool_use_id);
@@ -185,7 +236,7 @@ pub(crate) fn tool(
         look,
         indent,
         width,
-        (&tool.name, theme::bold()),
+        (title(tool), theme::bold()),
         &tool.summary,
         mark(tool.status.into(), look),
         tool.duration_ms.map(format_duration),
@@ -246,87 +297,93 @@ fn push_body(
     }
 }
 
-/// The input of an open call, as rows of `room` cells.
+/// The content of an open call, as rows of `room` cells: a command, places, diffs (under
+/// their file), text; a call without content shows its raw input as compact JSON.
 fn input_rows(tool: &ToolEntry, room: usize) -> Vec<Line<'static>> {
-    let input = &tool.input;
-    let field = |key: &str| input.get(key).and_then(Value::as_str);
-    let number = |key: &str| input.get(key).and_then(Value::as_u64);
-    let path = |rows: &mut Vec<Line<'static>>| {
-        if let Some(path) = field("file_path").or_else(|| field("notebook_path")) {
-            rows.extend(wrapped(path, room, theme::dim()));
+    if question_card::is_question(tool)
+        && let Some(rows) = question_card::rows(tool, room)
+    {
+        return rows;
+    }
+    let mut rows = Vec::new();
+    let mut diffs: Vec<Vec<DiffLine>> = Vec::new();
+    let mut diff_path: Option<&str> = None;
+    let flush = |rows: &mut Vec<Line<'static>>, diffs: &mut Vec<Vec<DiffLine>>| {
+        if !diffs.is_empty() {
+            rows.extend(diff_rows(diffs, room));
+            diffs.clear();
         }
     };
-    let mut rows = Vec::new();
-    match tool.name.as_str() {
-        "Bash" => {
-            if let Some(command) = field("command") {
+    for content in &tool.view.content {
+        match content {
+            ToolContent::Diff { path, old, new } => {
+                if diff_path != Some(path.as_str()) {
+                    flush(&mut rows, &mut diffs);
+                    if !path.is_empty() {
+                        rows.extend(wrapped(path, room, theme::dim()));
+                    }
+                    diff_path = Some(path);
+                }
+                diffs.push(match old {
+                    Some(old) => diff_preview::diff_lines(old, new),
+                    None => diff_preview::all_added(new),
+                });
+                continue;
+            }
+            ToolContent::Terminal { command, .. } => {
+                flush(&mut rows, &mut diffs);
                 rows.extend(command_rows(command, room));
             }
-        }
-        "Read" => {
-            let mut text = field("file_path").unwrap_or_default().to_owned();
-            if let Some(offset) = number("offset") {
-                text.push_str(&tf(Key::CardFromLine, &[&offset.to_string()]));
+            ToolContent::Locations { locations } => {
+                flush(&mut rows, &mut diffs);
+                for location in locations {
+                    rows.extend(wrapped(&location_text(location), room, theme::dim()));
+                }
             }
-            if let Some(limit) = number("limit") {
-                text.push_str(&tn(
-                    usize::try_from(limit).unwrap_or(usize::MAX),
-                    Key::CardLimitLine,
-                    Key::CardLimitLines,
-                ));
+            ToolContent::Text { text } => {
+                flush(&mut rows, &mut diffs);
+                rows.extend(wrapped(text, room, theme::dim()));
             }
-            rows.extend(wrapped(&text, room, theme::dim()));
+            ToolContent::Unknown => {}
         }
-        "Glob" | "Grep" => {
-            let mut text = field("pattern").unwrap_or_default().to_owned();
-            if let Some(path) = field("path") {
-                text.push_str(&tf(Key::CardSearchIn, &[path]));
-            }
-            if let Some(glob) = field("glob") {
-                text.push_str(&format!(" · {glob}"));
-            }
-            rows.extend(wrapped(&text, room, theme::dim()));
-        }
-        "Edit" => {
-            path(&mut rows);
-            let diff = diff_preview::diff_lines(
-                field("old_string").unwrap_or_default(),
-                field("new_string").unwrap_or_default(),
-            );
-            rows.extend(diff_rows(&[diff], room));
-        }
-        "MultiEdit" => {
-            path(&mut rows);
-            let diffs: Vec<Vec<DiffLine>> = input
-                .get("edits")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .map(|edit| {
-                    let text = |key: &str| edit.get(key).and_then(Value::as_str).unwrap_or("");
-                    diff_preview::diff_lines(text("old_string"), text("new_string"))
-                })
-                .collect();
-            rows.extend(diff_rows(&diffs, room));
-        }
-        "Write" => {
-            path(&mut rows);
-            let content = field("content").unwrap_or_default();
-            rows.extend(diff_rows(&[diff_preview::all_added(content)], room));
-        }
-        _ => {
-            let empty = match input {
-                Value::Null => true,
-                Value::Object(map) => map.is_empty(),
-                _ => false,
-            };
-            if !empty {
-                let json = serde_json::to_string(input).unwrap_or_default();
-                rows.extend(wrapped(&json, room, theme::dim()));
-            }
+        diff_path = None;
+    }
+    flush(&mut rows, &mut diffs);
+    if tool.view.content.is_empty() {
+        let input = &tool.input;
+        let empty = match input {
+            Value::Null => true,
+            Value::Object(map) => map.is_empty(),
+            _ => false,
+        };
+        if !empty {
+            let json = serde_json::to_string(input).unwrap_or_default();
+            rows.extend(wrapped(&json, room, theme::dim()));
         }
     }
     rows
+}
+
+/// `path from line N · M lines` or `pattern in dir · glob`.
+fn location_text(location: &ToolLocation) -> String {
+    let mut text = location.path.clone();
+    if let Some(line) = location.line {
+        text.push_str(&tf(Key::CardFromLine, &[&line.to_string()]));
+    }
+    if let Some(limit) = location.limit {
+        text.push_str(&tn(
+            usize::try_from(limit).unwrap_or(usize::MAX),
+            Key::CardLimitLine,
+            Key::CardLimitLines,
+        ));
+    }
+    if let Some(within) = &location.within {
+        text.push_str(&tf(Key::CardSearchIn, &[within]));
+    }
+    if let Some(glob) = &location.glob {
+        text.push_str(&format!(" · {glob}"));
+    }
+    text
 }
 
 /// `$ command`, continuation rows indented under the command.
@@ -352,11 +409,10 @@ fn result_rows(tool: &ToolEntry, room: usize) -> Vec<Line<'static>> {
     let Some(result) = tool.result.as_deref().filter(|r| !r.trim().is_empty()) else {
         return Vec::new();
     };
-    let edits = matches!(
-        tool.name.as_str(),
-        "Edit" | "MultiEdit" | "Write" | "NotebookEdit"
-    );
-    if edits && tool.status == ToolStatus::Succeeded {
+    if tool.view.tool_kind == ToolKind::Edit && tool.status == ToolStatus::Succeeded {
+        return Vec::new();
+    }
+    if question_card::is_question(tool) && question_card::answers_everything(tool) {
         return Vec::new();
     }
     let base = if tool.status == ToolStatus::Failed {
@@ -415,9 +471,10 @@ pub(crate) fn fold_line<'a>(
     let (mut count, mut failed, mut denied) = (0, 0, 0);
     for call in calls {
         count += 1;
-        match names.iter_mut().find(|(name, _)| *name == call.name) {
+        let name = title(call);
+        match names.iter_mut().find(|(known, _)| *known == name) {
             Some((_, n)) => *n += 1,
-            None => names.push((&call.name, 1)),
+            None => names.push((name, 1)),
         }
         match call.status {
             ToolStatus::Failed => failed += 1,
@@ -520,14 +577,11 @@ pub(crate) fn subagent(
 ) {
     let subagent = look.subagents.get(&tool.tool_use_id);
     let view = subagent.and_then(|s| s.view.as_ref());
-    let input = |field: &str| tool.input.get(field).and_then(Value::as_str);
     let kind = view
         .and_then(|v| v.subagent_type.as_deref())
-        .or_else(|| input("subagent_type"))
-        .unwrap_or(&tool.name);
+        .unwrap_or(title(tool));
     let description = view
         .and_then(|v| v.description.as_deref())
-        .or_else(|| input("description"))
         .unwrap_or(&tool.summary);
     let state = agent_state(tool, view);
     let duration = match state {
@@ -568,8 +622,21 @@ pub(crate) fn subagent(
             nested(block, key.entry(), entries, body_indent, width, look);
         }
     }
+    // A background launch whose result was the agent's bookkeeping (kept empty by the core).
+    let launched = view.is_none()
+        && tool.status == ToolStatus::Succeeded
+        && tool.result.as_deref() == Some("")
+        && tool.input.get("run_in_background").and_then(Value::as_bool) == Some(true);
     let line = if state == State::Running {
         Some(progress(view, room))
+    } else if launched {
+        Some(result_line(
+            vec![Span::styled(
+                truncate(t(Key::CardLaunchedInBackground), room.saturating_sub(2)),
+                theme::dim(),
+            )],
+            true,
+        ))
     } else if open {
         None
     } else {

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use codiva_core::agent_event::NoteLevel;
 use codiva_core::session_log::{EntryKind, LogEntry, ToolStatus};
-use codiva_core::session_state::SubagentView;
+use codiva_core::session_state::{SubagentView, TodoItem};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
@@ -116,6 +116,10 @@ pub(crate) struct Look {
     pub(crate) spinner: usize,
     /// By the tool-use id of their `Agent` call.
     pub(crate) subagents: HashMap<String, Subagent>,
+    /// The agent's TODO list, drawn as a checklist under the card of the latest call that
+    /// changed it (`todo_anchor`, an entry id).
+    pub(crate) todos: Vec<TodoItem>,
+    pub(crate) todo_anchor: Option<u64>,
 }
 
 impl Look {
@@ -186,7 +190,32 @@ pub(crate) fn block(entries: &[Stored], index: usize, width: u16, look: &Look) -
             look,
         ),
     }
+    if shows_todos(entries, index, look) {
+        block.push_indented(INDENT, cards::todo_checklist(&look.todos, width));
+    }
     block
+}
+
+/// Whether entry `index`'s block carries the TODO checklist: the anchor's own block, or the
+/// "N tools" line of a closed fold the anchor is in.
+fn shows_todos(entries: &[Stored], index: usize, look: &Look) -> bool {
+    let Some(anchor) = look.todo_anchor.filter(|_| !look.todos.is_empty()) else {
+        return false;
+    };
+    let stored = &entries[index];
+    match stored.fold {
+        Fold::None => stored.entry.id == anchor,
+        Fold::Head { len } => {
+            if look.is_open(CardKey::Fold(stored.entry.id)) {
+                stored.entry.id == anchor
+            } else {
+                entries[index..(index + len).min(entries.len())]
+                    .iter()
+                    .any(|member| member.entry.id == anchor)
+            }
+        }
+        Fold::Member { head, .. } => look.is_open(CardKey::Fold(head)) && stored.entry.id == anchor,
+    }
 }
 
 /// The rows of one entry, `indent` cells in, as the card `key` where it is one.
@@ -231,7 +260,7 @@ pub(crate) fn entry_rows(
             return cards::thinking(block, key, text, indent, width, look);
         }
         EntryKind::Tool(tool) => {
-            return if cards::is_agent(&tool.name) && !matches!(key, CardKey::Nested { .. }) {
+            return if cards::is_agent(tool) && !matches!(key, CardKey::Nested { .. }) {
                 cards::subagent(block, key, tool, indent, width, look)
             } else {
                 cards::tool(block, key, tool, indent, width, look)
@@ -265,8 +294,9 @@ pub(crate) fn height(entries: &[Stored], index: usize, width: u16, look: &Look) 
             1
         }
         (Fold::None, EntryKind::Tool(tool))
-            if !cards::is_agent(&tool.name)
+            if !cards::is_agent(tool)
                 && tool.status != ToolStatus::Failed
+                && look.todo_anchor != Some(stored.entry.id)
                 && !look.is_open(CardKey::Entry(stored.entry.id)) =>
         {
             1

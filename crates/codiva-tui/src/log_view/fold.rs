@@ -26,7 +26,7 @@ pub(crate) enum Fold {
 
 /// A tool call that can take part in a fold (finished or not).
 pub(crate) fn foldable(entry: &LogEntry) -> bool {
-    matches!(&entry.kind, EntryKind::Tool(tool) if !is_agent(&tool.name))
+    matches!(&entry.kind, EntryKind::Tool(tool) if !is_agent(tool))
 }
 
 fn finished(entry: &LogEntry) -> bool {
@@ -76,6 +76,7 @@ mod tests {
                 tool_use_id: format!("t{id}"),
                 name: name.into(),
                 summary: String::new(),
+                view: codiva_core::claude::tool_view::tool_view(name, &serde_json::Value::Null),
                 input: serde_json::Value::Null,
                 status,
                 result: None,

@@ -73,9 +73,11 @@ fn detail_with_a_permission_dialog_with_a_diff() {
         &mut app,
         "ask-perm",
         SessionEvent::PromptOpened {
-            prompt: Prompt::Permission(PermissionRequest {
+            prompt: Prompt::Permission(as_claude(PermissionRequest {
                 request_id: "r1".into(),
                 tool: "Edit".into(),
+                view: Default::default(),
+                options: Vec::new(),
                 input: json!({"file_path": "/work/app/src/config.rs",
                 "old_string": "fn load() -> Config {\n    parse(read())\n}",
                 "new_string": "fn load() -> Result<Config> {\n    let text = read()?;\n    parse(&text)\n}"}),
@@ -87,7 +89,7 @@ fn detail_with_a_permission_dialog_with_a_diff() {
                 agent_id: None,
                 blocked_path: None,
                 reason: None,
-            }),
+            })),
         },
     );
     snapshot_at_both_sizes!(&mut app, "detail_permission_diff");
@@ -509,22 +511,27 @@ fn dialog_keys_go_to_the_dialog_on_screen_even_if_the_list_reorders() {
 /// preview to confirm again; yes confirms with the fresh token.
 #[test]
 fn a_stale_discard_asks_again_with_the_fresh_preview() {
-    use codiva_core::manager::{DiscardPreview, FreshPreview, ManagerError, Refusal};
+    use codiva_client::ClientError;
+    use codiva_protocol::error::{ErrorBody, ErrorData, REFUSED, RefusalData, STOPPED};
+    use codiva_protocol::manager::{DiscardPreview, FreshPreview};
     use codiva_tui::app::Effect;
 
     let mut app = busy_app();
-    let refused = ManagerError::Refused(Refusal {
-        code: "changed_since_preview",
-        args: vec!["fix-login".into()],
+    let refused = ClientError::Server(Box::new(ErrorBody {
+        code: REFUSED,
         message: "session fix-login changed since the preview".into(),
-        fresh_preview: Some(Box::new(FreshPreview {
-            preview: DiscardPreview {
-                uncommitted: vec!["notes.txt".into(), "late 日本語.txt".into()],
-                unmerged_commits: vec!["Keep notes".into()],
-            },
-            confirm_token: "fresh-token".into(),
+        data: Some(ErrorData::Refusal(RefusalData {
+            reason: "changed_since_preview".into(),
+            args: vec!["fix-login".into()],
+            fresh: Some(FreshPreview {
+                preview: DiscardPreview {
+                    uncommitted: vec!["notes.txt".into(), "late 日本語.txt".into()],
+                    unmerged_commits: vec!["Keep notes".into()],
+                },
+                confirm_token: "fresh-token".into(),
+            }),
         })),
-    });
+    }));
     let done = codiva_tui::run::stale_discard("fix-login", false, &refused).unwrap();
     app.handle(UiEvent::Done(done));
     snapshot_at_both_sizes!(&mut app, "confirm_discard_changed");
@@ -540,5 +547,13 @@ fn a_stale_discard_asks_again_with_the_fresh_preview() {
         "{effects:?}"
     );
     // Any other error is not a preview.
-    assert!(codiva_tui::run::stale_discard("fix-login", false, &ManagerError::Stopped).is_none());
+    let stopped = ClientError::Server(Box::new(ErrorBody {
+        code: STOPPED,
+        message: "the session manager has stopped".into(),
+        data: None,
+    }));
+    assert!(codiva_tui::run::stale_discard("fix-login", false, &stopped).is_none());
+    assert!(
+        codiva_tui::run::stale_discard("fix-login", false, &ClientError::Disconnected).is_none()
+    );
 }

@@ -15,12 +15,16 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use serde_json::{Value, json};
 
+use crate::support::as_claude;
+
 // ---- fixtures ----
 
 fn permission(tool: &str, input: Value) -> PermissionRequest {
-    PermissionRequest {
+    as_claude(PermissionRequest {
         request_id: "req-1".into(),
         tool: tool.into(),
+        view: Default::default(),
+        options: Vec::new(),
         input,
         description: None,
         suggestions: Vec::new(),
@@ -28,11 +32,11 @@ fn permission(tool: &str, input: Value) -> PermissionRequest {
         agent_id: None,
         blocked_path: None,
         reason: None,
-    }
+    })
 }
 
 fn bash_request() -> PermissionRequest {
-    PermissionRequest {
+    as_claude(PermissionRequest {
         description: Some("Create bash1.txt and print a marker".into()),
         suggestions: vec![
             json!({"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"touch bash1.txt && echo created-1"}],"behavior":"allow","destination":"localSettings"}),
@@ -45,33 +49,33 @@ fn bash_request() -> PermissionRequest {
             "Bash",
             json!({"command":"touch bash1.txt && echo created-1","description":"Create bash1.txt and print a marker"}),
         )
-    }
+    })
 }
 
 fn write_request() -> PermissionRequest {
     let content: String = (1..=24)
         .map(|i| format!("line {i}: the quick brown fox\n"))
         .collect();
-    PermissionRequest {
+    as_claude(PermissionRequest {
         description: Some("notes.txt".into()),
         suggestions: vec![json!({"type":"setMode","mode":"acceptEdits","destination":"session"})],
         ..permission(
             "Write",
             json!({"file_path":"/home/user/repo/notes.txt","content":content}),
         )
-    }
+    })
 }
 
 fn edit_request() -> PermissionRequest {
     let old = "fn greet(name: &str) -> String {\n    let greeting = \"Hello\";\n    format!(\"{greeting}, {name}!\")\n}\n";
     let new = "fn greet(name: &str, lang: Lang) -> String {\n    let greeting = match lang {\n        Lang::Ja => \"こんにちは\",\n        Lang::En => \"Hello\",\n    };\n    format!(\"{greeting}, {name}!\")\n}\n";
-    PermissionRequest {
+    as_claude(PermissionRequest {
         suggestions: vec![json!({"type":"setMode","mode":"acceptEdits","destination":"session"})],
         ..permission(
             "Edit",
             json!({"file_path":"src/greet.rs","old_string":old,"new_string":new}),
         )
-    }
+    })
 }
 
 fn question(text: &str, header: &str, options: &[(&str, &str)], multi: bool) -> Question {
@@ -265,13 +269,13 @@ fn snapshot_multi_edit_permission() {
 
 #[test]
 fn snapshot_other_tool_as_json() {
-    let request = PermissionRequest {
+    let request = as_claude(PermissionRequest {
         description: Some("Fetch the release notes".into()),
         ..permission(
             "WebFetch",
             json!({"url":"https://example.invalid/releases","prompt":"List the breaking changes"}),
         )
-    };
+    });
     let mut dialog = PermissionDialog::new(&request);
     insta::assert_snapshot!(
         "permission_json_80x24",

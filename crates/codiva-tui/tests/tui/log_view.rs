@@ -43,6 +43,7 @@ fn tool(id: u64, name: &str, summary: &str, status: ToolStatus, ms: Option<u64>)
             tool_use_id: format!("toolu_{id}"),
             name: name.into(),
             summary: summary.into(),
+            view: crate::support::claude_view(name, &serde_json::Value::Null),
             input: serde_json::Value::Null,
             status,
             result: None,
@@ -469,6 +470,7 @@ fn big_log(entries: u64) -> Vec<LogEntry> {
 /// Tool, fold, subagent and thinking cards; the compaction divider and the retry row.
 mod cards;
 mod code;
+mod question_cards;
 
 #[test]
 fn a_long_url_wrapped_over_two_rows_opens_whole_from_either_row() {

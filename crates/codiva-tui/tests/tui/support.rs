@@ -41,6 +41,7 @@ pub fn session(
         phase,
         status,
         detail: None,
+        detail_code: None,
         agent: "claude".into(),
         agent_session_id: Some("0000".into()),
         model: Some("claude-sonnet-4-5".into()),
@@ -244,6 +245,7 @@ pub fn detail_app() -> App {
                 tool_use_id: "t1".into(),
                 name: "Read".into(),
                 summary: "config.rs".into(),
+                view: claude_view("Read", &json!({"file_path": "/work/app/src/config.rs"})),
                 input: json!({"file_path": "/work/app/src/config.rs"}),
                 status: ToolStatus::Succeeded,
                 result: Some("…".into()),
@@ -257,9 +259,11 @@ pub fn detail_app() -> App {
 }
 
 pub fn permission(request_id: &str, command: &str) -> Prompt {
-    Prompt::Permission(PermissionRequest {
+    Prompt::Permission(as_claude(PermissionRequest {
         request_id: request_id.into(),
         tool: "Bash".into(),
+        view: Default::default(),
+        options: Vec::new(),
         input: json!({"command": command}),
         description: None,
         suggestions: Vec::new(),
@@ -267,5 +271,19 @@ pub fn permission(request_id: &str, command: &str) -> Prompt {
         agent_id: None,
         blocked_path: None,
         reason: None,
-    })
+    }))
+}
+
+/// `request` as Claude's provider fills it: kind, title and content from the tool's input,
+/// the options from its suggestions.
+pub fn as_claude(mut request: PermissionRequest) -> PermissionRequest {
+    request.view = codiva_core::claude::tool_view::tool_view(&request.tool, &request.input);
+    request.options =
+        codiva_core::claude::tool_view::permission_options(&request.tool, &request.suggestions);
+    request
+}
+
+/// A call's kind, title and content as Claude's provider builds them.
+pub fn claude_view(name: &str, input: &serde_json::Value) -> codiva_core::tool::ToolCallView {
+    codiva_core::claude::tool_view::tool_view(name, input)
 }

@@ -3,7 +3,7 @@
 //! `docs/serve-api.md`).
 
 use codiva_core::manager::{CreateOptions, Manager, ManagerEvent, SequencedEvent};
-use codiva_core::session::{PermissionResponse, QuestionResponse};
+use codiva_core::session::{DENY_MESSAGE, PermissionResponse, QuestionResponse};
 use codiva_core::session_state::{Prompt, Scope, SessionEvent};
 use codiva_protocol::methods::request;
 use codiva_protocol::params::{
@@ -44,6 +44,15 @@ pub async fn dispatch(
             message,
         } => RpcError::invalid_params(message),
     })?;
+    handle(manager, warnings, request).await
+}
+
+/// Answers one parsed request (`serve`'s lines and the in-process client alike).
+pub async fn handle(
+    manager: &Manager,
+    warnings: &[String],
+    request: ClientRequest,
+) -> Result<Value, RpcError> {
     match request {
         ClientRequest::Initialize(_) => {
             encode::<request::Initialize>(Ok(initialize(manager, warnings)))
@@ -94,6 +103,15 @@ pub async fn dispatch(
         ClientRequest::SessionDiff(p) => encode::<request::SessionDiff>(
             manager.diff(&p.session_id).await.map_err(RpcError::from),
         ),
+        ClientRequest::SessionDiffText(p) => encode::<request::SessionDiffText>(
+            manager
+                .diff_text(&p.session_id)
+                .await
+                .map_err(RpcError::from),
+        ),
+        ClientRequest::SessionRename(p) => {
+            encode::<request::SessionRename>(session(manager.rename(&p.session_id, &p.title).await))
+        }
         ClientRequest::SessionMerge(p) => {
             encode::<request::SessionMerge>(session(manager.merge(&p.session_id).await))
         }
@@ -195,18 +213,26 @@ async fn respond_permission(
     manager: &Manager,
     p: PermissionParams,
 ) -> Answered<request::SessionRespondPermission> {
-    let message = || {
-        p.message
-            .clone()
-            .unwrap_or_else(|| "The user denied this tool use.".to_owned())
-    };
-    let response = match p.decision {
-        Decision::Allow => PermissionResponse::Allow,
-        Decision::AllowAlways => PermissionResponse::AllowAlways {
+    let message = || p.message.clone().unwrap_or_else(|| DENY_MESSAGE.to_owned());
+    let response = match (p.option, p.decision) {
+        (Some(id), None) => PermissionResponse::Option {
+            id,
+            message: p.message.clone(),
+        },
+        (None, Some(Decision::Allow)) => PermissionResponse::Allow,
+        (None, Some(Decision::AllowAlways)) => PermissionResponse::AllowAlways {
             suggestion: p.suggestion,
         },
-        Decision::Deny => PermissionResponse::Deny { message: message() },
-        Decision::DenyAndStop => PermissionResponse::DenyAndStop { message: message() },
+        (None, Some(Decision::Deny)) => PermissionResponse::Deny { message: message() },
+        (None, Some(Decision::DenyAndStop)) => {
+            PermissionResponse::DenyAndStop { message: message() }
+        }
+        (Some(_), Some(_)) | (None, None) => {
+            return Err(RpcError::invalid_field(
+                "option",
+                "expected exactly one of `option` (an option's id) and `decision`".to_owned(),
+            ));
+        }
     };
     done(
         manager

@@ -4,8 +4,8 @@
 use codiva_protocol::ServerNotification;
 use codiva_protocol::error::{
     ErrorBody, ErrorData, GIT_FAILED, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST,
-    InvalidFieldData, METHOD_NOT_FOUND, NO_SUCH_SESSION, PARSE_ERROR, REFUSED, RefusalData,
-    STOPPED,
+    InvalidFieldData, METHOD_NOT_FOUND, NO_SUCH_SESSION, NoSuchSessionData, PARSE_ERROR, REFUSED,
+    RefusalData, STOPPED,
 };
 use serde_json::{Value, json};
 
@@ -77,6 +77,11 @@ impl From<codiva_core::manager::ManagerError> for RpcError {
                 // A stale discard token: what would be archived now, and the token for that.
                 fresh: refusal.fresh_preview.as_deref().cloned(),
             }))),
+            ManagerError::NoSuchSession(id) => {
+                Some(Box::new(ErrorData::NoSuchSession(NoSuchSessionData {
+                    session_id: id.clone(),
+                })))
+            }
             ManagerError::Invalid(invalid) => {
                 Some(Box::new(ErrorData::InvalidField(InvalidFieldData {
                     field: invalid.field.clone(),
@@ -93,12 +98,18 @@ impl From<codiva_core::manager::ManagerError> for RpcError {
 }
 
 pub fn error_response(id: Value, error: RpcError) -> Value {
-    let body = ErrorBody {
-        code: error.code,
-        message: error.message,
-        data: error.data.map(|data| *data),
-    };
-    json!({"jsonrpc": "2.0", "id": id, "error": body})
+    json!({"jsonrpc": "2.0", "id": id, "error": error.into_body()})
+}
+
+impl RpcError {
+    /// The `error` member of a response.
+    pub fn into_body(self) -> ErrorBody {
+        ErrorBody {
+            code: self.code,
+            message: self.message,
+            data: self.data.map(|data| *data),
+        }
+    }
 }
 
 /// A notification as one JSON-RPC message (`method` and `params` from the protocol's table).

@@ -6,5 +6,6 @@
 mod exec;
 mod one_manager;
 mod orphans;
+mod reset_terminal;
 mod serve;
 mod tui;

@@ -9,5 +9,6 @@ mod lifecycle;
 mod parallel;
 mod restart;
 mod sequence;
+mod stream_client;
 mod validation;
 mod worktree_setup;

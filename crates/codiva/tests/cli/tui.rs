@@ -25,6 +25,12 @@ struct Ui {
 }
 
 fn start(script: impl FnOnce(&Path) -> Script) -> Ui {
+    start_with(script, false)
+}
+
+/// `over_serve`: the UI reaches its manager through the stream client, over the stdio of a
+/// `codiva serve --stdio` child (`CODIVA_TUI_OVER_SERVE=1`).
+fn start_with(script: impl FnOnce(&Path) -> Script, over_serve: bool) -> Ui {
     let repo = TestRepo::new().unwrap();
     let mock = MockServer::start(script(repo.path())).unwrap();
     let sandbox = AgentSandbox::new().unwrap();
@@ -40,6 +46,9 @@ fn start(script: impl FnOnce(&Path) -> Script) -> Ui {
         .env("CODIVA_CLAUDE", claude_binary())
         .env("CODIVA_STATE_DIR", state.path())
         .env("CODIVA_CONFIG", &config);
+    if over_serve {
+        command.env("CODIVA_TUI_OVER_SERVE", "1");
+    }
     let pty = Pty::spawn(command, 40, 120).unwrap();
     pty.wait_for_text("codiva 0.1.0", WAIT);
     Ui {
@@ -105,7 +114,17 @@ impl Ui {
 
 #[test]
 fn a_session_from_instruction_to_merge() {
-    let mut ui = start(|_| {
+    instruction_to_merge(false);
+}
+
+/// The same flow with the UI over the stream client and a `codiva serve` child.
+#[test]
+fn a_session_from_instruction_to_merge_over_codiva_serve() {
+    instruction_to_merge(true);
+}
+
+fn instruction_to_merge(over_serve: bool) {
+    let script = |_: &Path| {
         let first = || Match::FirstUserContains("build the greeting".into());
         Script::new()
             .then_when(
@@ -133,7 +152,8 @@ fn a_session_from_instruction_to_merge() {
                 Reply::message(MockMessage::new().text_slow("slow words ".repeat(300), 4, 40)),
             )
             .then_when(first(), Reply::text("All done."))
-    });
+    };
+    let mut ui = start_with(script, over_serve);
     ui.pty.type_line("build the greeting file");
     ui.pty.wait_for_text("Running", WAIT);
     // Enter on the empty composer focuses the list; Enter again opens the session.

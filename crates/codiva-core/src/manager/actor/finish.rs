@@ -151,6 +151,7 @@ impl Actor {
                             if let Err(err) = cleanup {
                                 record.detail =
                                     Some(format!("merged; the worktree was not removed: {err}"));
+                                record.detail_code = None;
                             }
                             record.info()
                         });

@@ -99,6 +99,7 @@ impl Actor {
             phase: SessionPhase::Preparing,
             status: Status::Starting,
             detail: None,
+            detail_code: None,
             agent_session_id: None,
             model: options.model.or_else(|| self.options.model.clone()),
             permission_mode: options
@@ -201,6 +202,7 @@ impl Actor {
                 record.phase = SessionPhase::Active;
                 record.status = Status::Failed;
                 record.detail = Some(format!("the worktree could not be created: {message}"));
+                record.detail_code = None;
                 record.queued.clear();
             }
         }
@@ -492,9 +494,14 @@ impl Actor {
         };
         let mut changed = false;
         match &event {
-            SessionEvent::Status { status, detail } => {
+            SessionEvent::Status {
+                status,
+                detail,
+                detail_code,
+            } => {
                 record.status = *status;
                 record.detail = detail.clone();
+                record.detail_code = detail_code.clone();
                 record.track_activity();
                 changed = true;
             }
@@ -510,7 +517,7 @@ impl Actor {
                 record.cost_usd = usage.cost_usd;
                 changed = true;
             }
-            SessionEvent::Todos { progress } => {
+            SessionEvent::Todos { progress, .. } => {
                 record.todos = *progress;
                 changed = true;
             }

@@ -21,7 +21,7 @@ fn status_events(run: &Run) -> Vec<(Status, Option<String>)> {
     run.events
         .iter()
         .filter_map(|event| match event {
-            SessionEvent::Status { status, detail } => Some((*status, detail.clone())),
+            SessionEvent::Status { status, detail, .. } => Some((*status, detail.clone())),
             _ => None,
         })
         .collect()

@@ -13,7 +13,7 @@ fn status_events(run: &Run) -> Vec<(Status, Option<String>)> {
     run.events
         .iter()
         .filter_map(|event| match event {
-            SessionEvent::Status { status, detail } => Some((*status, detail.clone())),
+            SessionEvent::Status { status, detail, .. } => Some((*status, detail.clone())),
             _ => None,
         })
         .collect()
@@ -74,7 +74,7 @@ async fn background_agent_holds_completion_until_it_finishes() {
     );
     // The parent's first result arrives while the agent still works.
     run.until("the gate", |event| {
-        matches!(event, SessionEvent::Status { status: Status::Running, detail: Some(d) }
+        matches!(event, SessionEvent::Status { status: Status::Running, detail: Some(d), .. }
             if d == "waiting for 1 background agent")
     })
     .await;

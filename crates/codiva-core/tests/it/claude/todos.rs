@@ -48,7 +48,7 @@ fn progress_events(run: &Run) -> Vec<TodoProgress> {
     run.events
         .iter()
         .filter_map(|event| match event {
-            SessionEvent::Todos { progress } => Some(*progress),
+            SessionEvent::Todos { progress, .. } => Some(*progress),
             _ => None,
         })
         .collect()
@@ -58,7 +58,7 @@ fn details(run: &Run) -> Vec<(Status, Option<String>)> {
     run.events
         .iter()
         .filter_map(|event| match event {
-            SessionEvent::Status { status, detail } => Some((*status, detail.clone())),
+            SessionEvent::Status { status, detail, .. } => Some((*status, detail.clone())),
             _ => None,
         })
         .collect()

@@ -25,6 +25,7 @@ fn call(
             tool_use_id: format!("toolu_{id}"),
             name: name.into(),
             summary: summary.into(),
+            view: crate::support::claude_view(name, &input),
             input,
             status,
             result: result.map(Into::into),

@@ -1,0 +1,39 @@
+//! A server's notification back into the manager event it was made from (the inverse of
+//! `codiva serve`'s mapping; see `docs/serve-api.md`).
+
+use codiva_protocol::ServerNotification;
+use codiva_protocol::manager::{ManagerEvent, SequencedEvent};
+
+/// The manager event a notification carries, with its `seq`. `None` for a warning without a
+/// `seq` (start-up warnings, which `initialize` also returns, and "events were dropped", which
+/// the next event's `seq` shows as a gap).
+pub fn sequenced_event(notification: ServerNotification) -> Option<SequencedEvent> {
+    use ServerNotification as N;
+    let (seq, event) = match notification {
+        N::SessionUpdated(p) => (p.seq, ManagerEvent::Session { session: p.session }),
+        N::SessionRemoved(p) => (p.seq, ManagerEvent::Removed { id: p.session_id }),
+        N::RepoBase(p) => (p.seq, ManagerEvent::Base { branch: p.base }),
+        N::Warning(p) => (p.seq?, ManagerEvent::Warning { message: p.message }),
+        N::SessionStatus(p)
+        | N::SessionLog(p)
+        | N::SessionStream(p)
+        | N::SessionPermission(p)
+        | N::SessionQuestion(p)
+        | N::SessionPromptClosed(p)
+        | N::SessionConnected(p)
+        | N::SessionAgentSession(p)
+        | N::SessionModel(p)
+        | N::SessionPermissionMode(p)
+        | N::SessionTodos(p)
+        | N::SessionUsage(p)
+        | N::SessionSubagent(p)
+        | N::SessionAgentExited(p) => (
+            p.seq,
+            ManagerEvent::Event {
+                id: p.session_id,
+                event: p.event,
+            },
+        ),
+    };
+    Some(SequencedEvent { seq, event })
+}

@@ -1,0 +1,248 @@
+//! The client over a byte stream: JSON-RPC 2.0, one message per line, as `codiva serve --stdio`
+//! speaks it (`docs/serve-api.md`). Any `AsyncRead` + `AsyncWrite` pair will do: a child's
+//! stdio ([`spawn_stdio`]) or, later, a socket.
+//!
+//! One task writes requests; one reads lines, answers the pending call a response names and
+//! turns notifications back into sequenced manager events for the subscribers. When the stream
+//! ends, every pending call and later call fails with [`ClientError::Disconnected`] and the
+//! event stream closes.
+
+use std::collections::HashMap;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use codiva_protocol::error::ErrorBody;
+use codiva_protocol::manager::SequencedEvent;
+use codiva_protocol::{ClientRequest, ServerNotification};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+use crate::{Backend, BoxFuture, Client, ClientError};
+
+/// Events buffered per subscriber before it lags (and resyncs).
+const EVENT_BUFFER: usize = 4096;
+
+type Pending = Arc<Mutex<Option<HashMap<u64, oneshot::Sender<Result<Value, ClientError>>>>>>;
+
+/// The stream transport behind a [`Client`].
+pub struct StreamBackend {
+    next_id: AtomicU64,
+    /// `None` once the stream is closed.
+    pending: Pending,
+    out: mpsc::UnboundedSender<Vec<u8>>,
+    events: broadcast::Sender<SequencedEvent>,
+}
+
+/// A client over `reader`/`writer`; the tasks that run it live as long as the stream does.
+pub fn connect<R, W>(reader: R, writer: W) -> Client
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    connect_closable(reader, writer).0
+}
+
+/// [`connect`], and a sender that closes the writing half (whatever clones of the client
+/// remain): the server sees the end of its input.
+pub fn connect_closable<R, W>(reader: R, writer: W) -> (Client, oneshot::Sender<()>)
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (out, out_rx) = mpsc::unbounded_channel();
+    let (close, close_rx) = oneshot::channel();
+    let (events, _) = broadcast::channel(EVENT_BUFFER);
+    let pending: Pending = Arc::new(Mutex::new(Some(HashMap::new())));
+    tokio::spawn(write_lines(writer, out_rx, close_rx));
+    tokio::spawn(read_lines(reader, pending.clone(), events.clone()));
+    let client = Client::new(Arc::new(StreamBackend {
+        next_id: AtomicU64::new(1),
+        pending,
+        out,
+        events,
+    }));
+    (client, close)
+}
+
+impl Backend for StreamBackend {
+    fn request(&self, request: ClientRequest) -> BoxFuture<Result<Value, ClientError>> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        let sent = (|| {
+            let mut message = serde_json::to_value(&request)
+                .map_err(|err| ClientError::Protocol(format!("cannot encode: {err}")))?;
+            if let Value::Object(map) = &mut message {
+                map.insert("jsonrpc".to_owned(), json!("2.0"));
+                map.insert("id".to_owned(), json!(id));
+            }
+            let mut line = serde_json::to_vec(&message)
+                .map_err(|err| ClientError::Protocol(format!("cannot encode: {err}")))?;
+            line.push(b'\n');
+            match self.pending.lock() {
+                Ok(mut pending) => match pending.as_mut() {
+                    Some(pending) => {
+                        pending.insert(id, tx);
+                    }
+                    None => return Err(ClientError::Disconnected),
+                },
+                Err(_) => return Err(ClientError::Disconnected),
+            }
+            self.out.send(line).map_err(|_| ClientError::Disconnected)
+        })();
+        Box::pin(async move {
+            sent?;
+            rx.await.unwrap_or(Err(ClientError::Disconnected))
+        })
+    }
+
+    fn events(&self) -> broadcast::Receiver<SequencedEvent> {
+        self.events.subscribe()
+    }
+}
+
+async fn write_lines<W: AsyncWrite + Unpin>(
+    mut writer: W,
+    mut lines: mpsc::UnboundedReceiver<Vec<u8>>,
+    mut close: oneshot::Receiver<()>,
+) {
+    loop {
+        let line = tokio::select! {
+            line = lines.recv() => line,
+            // A dropped closer (plain `connect`) closes nothing.
+            Ok(()) = &mut close => None,
+        };
+        let Some(line) = line else { break };
+        if writer.write_all(&line).await.is_err() {
+            return;
+        }
+        // Everything already queued goes in the same flush.
+        while let Ok(line) = lines.try_recv() {
+            if writer.write_all(&line).await.is_err() {
+                return;
+            }
+        }
+        if writer.flush().await.is_err() {
+            return;
+        }
+    }
+    let _ = writer.shutdown().await;
+}
+
+async fn read_lines<R: AsyncRead + Unpin>(
+    reader: R,
+    pending: Pending,
+    events: broadcast::Sender<SequencedEvent>,
+) {
+    let mut lines = BufReader::new(reader);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match lines.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => handle_line(&line, &pending, &events),
+        }
+    }
+    // The stream is gone: every pending call fails, the event stream closes.
+    if let Ok(mut pending) = pending.lock()
+        && let Some(calls) = pending.take()
+    {
+        for (_, call) in calls {
+            let _ = call.send(Err(ClientError::Disconnected));
+        }
+    }
+}
+
+fn handle_line(line: &[u8], pending: &Pending, events: &broadcast::Sender<SequencedEvent>) {
+    let Ok(Value::Object(mut message)) = serde_json::from_slice::<Value>(line) else {
+        return;
+    };
+    message.remove("jsonrpc");
+    if message.contains_key("method") {
+        if let Ok(notification) =
+            serde_json::from_value::<ServerNotification>(Value::Object(message))
+            && let Some(event) = crate::sequenced_event(notification)
+        {
+            let _ = events.send(event);
+        }
+        return;
+    }
+    let Some(id) = message.get("id").and_then(Value::as_u64) else {
+        return;
+    };
+    let answer = match (message.remove("result"), message.remove("error")) {
+        (Some(result), None) => Ok(result),
+        (_, Some(error)) => Err(serde_json::from_value::<ErrorBody>(error).map_or_else(
+            |err| ClientError::Protocol(err.to_string()),
+            |body| ClientError::Server(Box::new(body)),
+        )),
+        (None, None) => Err(ClientError::Protocol(
+            "a response without result".to_owned(),
+        )),
+    };
+    let call = pending
+        .lock()
+        .ok()
+        .and_then(|mut pending| pending.as_mut().and_then(|calls| calls.remove(&id)));
+    if let Some(call) = call {
+        let _ = call.send(answer);
+    }
+}
+
+/// A `codiva serve --stdio` child and the client over its stdio.
+pub struct StdioChild {
+    pub client: Client,
+    close: oneshot::Sender<()>,
+    child: tokio::process::Child,
+}
+
+/// Starts `argv` (a `codiva serve --stdio` command line) with piped stdin and stdout; its
+/// stderr goes to `stderr`. The child is killed if this handle is dropped without
+/// [`StdioChild::shutdown`].
+pub fn spawn_stdio(argv: &[String], stderr: Stdio) -> std::io::Result<StdioChild> {
+    let Some((program, args)) = argv.split_first() else {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "an empty command line",
+        ));
+    };
+    let mut child = tokio::process::Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .kill_on_drop(true)
+        .spawn()?;
+    let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        return Err(std::io::Error::other("the child's stdio is not piped"));
+    };
+    let (client, close) = connect_closable(stdout, stdin);
+    Ok(StdioChild {
+        client,
+        close,
+        child,
+    })
+}
+
+impl StdioChild {
+    /// Closes the child's stdin (the server then stops its sessions and exits) and waits for
+    /// it, at most `grace`, then kills it.
+    pub async fn shutdown(self, grace: Duration) -> Option<std::process::ExitStatus> {
+        let StdioChild {
+            client,
+            close,
+            mut child,
+        } = self;
+        drop(client);
+        let _ = close.send(());
+        match tokio::time::timeout(grace, child.wait()).await {
+            Ok(status) => status.ok(),
+            Err(_) => {
+                let _ = child.kill().await;
+                child.wait().await.ok()
+            }
+        }
+    }
+}

@@ -1,0 +1,42 @@
+//! The client seam's in-process transport: a `codiva_client::Client` over this process's
+//! `Manager`, answering each request with the same handlers as `codiva serve` (so the TUI sees
+//! exactly what a client of `serve` sees) and passing the manager's sequenced events as they
+//! are (no encoding).
+
+use std::sync::Arc;
+
+use codiva_client::{Backend, BoxFuture, Client, ClientError};
+use codiva_core::manager::{Manager, SequencedEvent};
+use codiva_protocol::ClientRequest;
+use serde_json::Value;
+use tokio::sync::broadcast;
+
+struct InProcess {
+    manager: Manager,
+    /// Start-up warnings, for `initialize`.
+    warnings: Arc<Vec<String>>,
+}
+
+/// A client of `manager`.
+pub fn client(manager: Manager, warnings: Vec<String>) -> Client {
+    Client::new(Arc::new(InProcess {
+        manager,
+        warnings: Arc::new(warnings),
+    }))
+}
+
+impl Backend for InProcess {
+    fn request(&self, request: ClientRequest) -> BoxFuture<Result<Value, ClientError>> {
+        let manager = self.manager.clone();
+        let warnings = self.warnings.clone();
+        Box::pin(async move {
+            crate::serve::methods::handle(&manager, &warnings, request)
+                .await
+                .map_err(|err| ClientError::Server(Box::new(err.into_body())))
+        })
+    }
+
+    fn events(&self) -> broadcast::Receiver<SequencedEvent> {
+        self.manager.subscribe_sequenced()
+    }
+}
