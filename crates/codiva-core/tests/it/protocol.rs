@@ -276,6 +276,12 @@ fn every_request_round_trips_through_the_method_table() {
             json!({"session_id": "s", "policy": {"mode": "rules", "rules": [{"tool": "Bash", "command_prefix": "cargo test"}, {"tool": "Edit"}]}}),
         ),
         ("session/diff", json!({"session_id": "s"})),
+        ("session/diffText", json!({"session_id": "s"})),
+        (
+            "session/fullMessage",
+            json!({"session_id": "s", "entry": 7, "subagent": null}),
+        ),
+        ("session/rename", json!({"session_id": "s", "title": "t"})),
         ("session/merge", json!({"session_id": "s"})),
         (
             "session/discard",
