@@ -20,6 +20,8 @@ pub struct Search {
     pub query: String,
     /// The prompt takes the keys.
     pub editing: bool,
+    /// The row of the match last jumped to (`n`/`N` go on from it).
+    pub current: Option<usize>,
 }
 
 /// What a key did to a search prompt.
@@ -39,6 +41,7 @@ impl Search {
         Search {
             query: String::new(),
             editing: true,
+            current: None,
         }
     }
 
@@ -117,6 +120,21 @@ pub struct Found {
     pub row: usize,
     /// It went past the last row to the first (or back past the first to the last).
     pub wrapped: bool,
+}
+
+/// Where the next search of `rows` rows starts: after (`forward`) or before the `current`
+/// match, or at `top` without one; and whether getting there went round an end.
+pub fn start(rows: usize, top: usize, current: Option<usize>, forward: bool) -> (usize, bool) {
+    let last = rows.saturating_sub(1);
+    match current {
+        None => (top.min(last), false),
+        Some(row) if forward && row < last => (row + 1, false),
+        Some(_) if forward => (0, true),
+        Some(row) => match row.min(last).checked_sub(1) {
+            Some(before) => (before, false),
+            None => (last, true),
+        },
+    }
 }
 
 /// The first of `rows` rows (`row(i)` gives row `i`'s text) that matches `query`, from `from`

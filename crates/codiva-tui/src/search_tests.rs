@@ -110,3 +110,15 @@ fn highlight_marks_wide_characters_by_their_cells() {
         .collect();
     assert_eq!(marked, vec![3, 4, 5, 6]);
 }
+
+#[test]
+fn the_next_search_starts_next_to_the_current_match() {
+    // Without a match yet: at the top row.
+    assert_eq!(start(10, 4, None, true), (4, false));
+    assert_eq!(start(10, 40, None, false), (9, false));
+    // After or before the current match, going round the ends.
+    assert_eq!(start(10, 0, Some(3), true), (4, false));
+    assert_eq!(start(10, 0, Some(9), true), (0, true));
+    assert_eq!(start(10, 0, Some(3), false), (2, false));
+    assert_eq!(start(10, 0, Some(0), false), (9, true));
+}

@@ -47,7 +47,9 @@ pub(super) fn en(key: Key) -> &'static str {
         HintList => "Enter: start · Tab: focus · / commands · Ctrl+N: next waiting · /help: keys",
         HintListDialog => "answer the selected session · Esc: composer · Tab: list",
         HintDetailDialog => "answer · Esc: back to the list · Tab: read the log",
-        HintDetailLog => "↑↓ PgUp PgDn scroll · n/p cards · Enter open · Esc: composer · m d x r",
+        HintDetailLog => {
+            "↑↓ PgUp PgDn scroll · n/p cards · Enter open · / search · Esc: composer · m d x r"
+        }
         HintDetail => {
             "Enter: send · Esc: back · Tab: log · Ctrl+C: interrupt · Ctrl+R: resume · /help: keys"
         }
