@@ -5,6 +5,7 @@
 
 pub mod accepts;
 pub mod connection;
+pub mod full_text;
 pub mod input;
 pub mod launch;
 pub mod tool_view;

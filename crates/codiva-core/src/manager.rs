@@ -109,6 +109,9 @@ pub struct Refusal {
 
 pub use codiva_protocol::manager::FreshPreview;
 
+/// The longest message [`Manager::full_message`] reads back.
+pub const MAX_FULL_MESSAGE: usize = 16 * 1024 * 1024;
+
 /// The longest session title, in characters.
 pub const MAX_TITLE_CHARS: usize = 80;
 
@@ -184,6 +187,13 @@ pub(crate) enum Call {
     SetApprovalPolicy(Option<String>, ApprovalPolicy, Reply<()>),
     Diff(String, Reply<DiffStat>),
     DiffText(String, Reply<DiffText>),
+    /// The whole text of a message the log cut: the one starting with `kept`, `total` bytes.
+    FullText {
+        id: String,
+        kept: String,
+        total: usize,
+        reply: Reply<String>,
+    },
     Rename(String, String, Reply<SessionInfo>),
     Merge(String, Reply<SessionInfo>),
     Discard {
@@ -378,6 +388,52 @@ impl Manager {
     pub async fn diff_text(&self, id: &str) -> Result<DiffText, ManagerError> {
         self.call(|reply| Call::DiffText(id.to_owned(), reply))
             .await
+    }
+
+    /// The whole text of entry `entry` of the session's log (`scope`), a message the log cut
+    /// at [`crate::session_log::MAX_MESSAGE_TEXT`], read back from the agent's transcript.
+    /// Refused when the entry was not cut, when it is longer than [`MAX_FULL_MESSAGE`], or when
+    /// the transcript lacks it.
+    pub async fn full_message(
+        &self,
+        id: &str,
+        scope: Scope,
+        entry: u64,
+    ) -> Result<String, ManagerError> {
+        let page = self.read(id, scope, entry.checked_sub(1), 1).await?;
+        let text = page
+            .entries
+            .into_iter()
+            .find(|e| e.id == entry)
+            .and_then(|e| match e.kind {
+                crate::session_log::EntryKind::Assistant { text }
+                | crate::session_log::EntryKind::Thinking { text } => Some(text),
+                _ => None,
+            });
+        let entry_name = entry.to_string();
+        let Some((kept, cut)) = text.as_deref().and_then(crate::session_log::cut_text) else {
+            return Err(actor::refused(
+                "message_not_cut",
+                &[&entry_name],
+                format!("entry {entry} is not a message the log cut"),
+            ));
+        };
+        let total = kept.len() + cut;
+        if total > MAX_FULL_MESSAGE {
+            return Err(actor::refused(
+                "message_too_long",
+                &[&total.to_string(), &MAX_FULL_MESSAGE.to_string()],
+                format!("the message is {total} bytes, more than the {MAX_FULL_MESSAGE} shown"),
+            ));
+        }
+        let kept = kept.to_owned();
+        self.call(|reply| Call::FullText {
+            id: id.to_owned(),
+            kept,
+            total,
+            reply,
+        })
+        .await
     }
 
     /// Gives the session a new title (sanitised: one line, no control characters, at most

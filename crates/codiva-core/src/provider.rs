@@ -147,6 +147,19 @@ pub trait Provider: Send + Sync + fmt::Debug {
         let _ = (cwd, id);
         None
     }
+    /// The whole text of an assistant message of conversation `id` run in `cwd` that the log
+    /// cut: the one that starts with `kept` and is `total` bytes long (blocking IO). `None` when
+    /// the agent keeps no transcript; `Ok(None)` when the transcript lacks that message.
+    fn full_text(
+        &self,
+        cwd: &Path,
+        id: &str,
+        kept: &str,
+        total: usize,
+    ) -> Option<Result<Option<String>, String>> {
+        let _ = (cwd, id, kept, total);
+        None
+    }
     /// The most recent conversation the agent recorded for `cwd` (blocking IO), to adopt a
     /// worktree whose session codiva lost.
     fn latest_conversation(&self, cwd: &Path) -> Option<String> {

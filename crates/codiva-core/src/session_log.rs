@@ -245,6 +245,17 @@ fn already_truncated(text: &str, max: usize) -> bool {
     start <= max && count.is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// A text [`truncate`] cut: the part kept (without the marker) and how many bytes were cut
+/// (`None` for a text that ends in no marker).
+pub fn cut_text(text: &str) -> Option<(&str, usize)> {
+    let start = text.rfind(TRUNCATION_MARKER_START)?;
+    let count = text[start + TRUNCATION_MARKER_START.len()..].strip_suffix(" more bytes]")?;
+    if count.is_empty() || !count.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((&text[..start], count.parse().ok()?))
+}
+
 /// How [`truncate`]'s marker starts.
 const TRUNCATION_MARKER_START: &str = "\n… [";
 

@@ -94,6 +94,8 @@ client_requests! {
     SessionDiff => "session/diff" (SessionParams) -> DiffStat;
     /// The whole unified diff against the base, bounded.
     SessionDiffText => "session/diffText" (SessionParams) -> DiffText;
+    /// The whole text of a message the log cut, read back from the agent's transcript.
+    SessionFullMessage => "session/fullMessage" (FullMessageParams) -> FullMessageResult;
     SessionRename => "session/rename" (RenameParams) -> SessionResult;
     SessionMerge => "session/merge" (SessionParams) -> SessionResult;
     /// Two steps: a preview and its token, then the token.

@@ -101,6 +101,22 @@ pub struct ReadParams {
     pub subagent: Option<String>,
 }
 
+/// Params naming one entry of a session's (or a subagent's) log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct FullMessageParams {
+    pub session_id: String,
+    /// The entry's id in its log.
+    pub entry: u64,
+    /// The subagent's log (the tool-use id of its `Agent` call) instead of the main log.
+    pub subagent: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct FullMessageResult {
+    /// The message's whole text.
+    pub text: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SendParams {
     pub session_id: String,

@@ -13,7 +13,9 @@ mod finish;
 mod help;
 mod keys;
 mod list_view;
+mod log_search;
 mod login;
+mod message_view;
 mod mouse;
 mod notice;
 mod overlay;
@@ -81,6 +83,11 @@ pub enum Effect {
     /// The session's whole diff, for the diff view.
     Diff {
         id: String,
+    },
+    /// The whole text of a message the log cut (entry `entry` of the main log).
+    FullMessage {
+        id: String,
+        entry: u64,
     },
     /// What a merge would take (commits ahead, uncommitted files), for its confirmation.
     MergePreview {
@@ -162,6 +169,12 @@ pub enum Done {
     MergePreview {
         id: String,
         stat: DiffStat,
+    },
+    /// A cut message's whole text, or why it cannot be shown.
+    FullMessage {
+        id: String,
+        entry: u64,
+        text: Result<String, String>,
     },
     /// The configuration file's text (`saved`: after writing this key).
     Config {
@@ -585,6 +598,10 @@ impl App {
             }
             Done::MergePreview { id, stat } => {
                 self.merge_preview_arrived(id, stat);
+                Vec::new()
+            }
+            Done::FullMessage { id, entry, text } => {
+                self.message_arrived(&id, entry, text);
                 Vec::new()
             }
             Done::Config { path, text, saved } => {

@@ -293,6 +293,9 @@ keys![
     RefSyncBusy,
     RefNoPendingPrompt,
     RefWrongPromptKind,
+    RefMessageNotCut,
+    RefMessageTooLong,
+    RefMessageNotInTranscript,
     ErrNoSuchSession,
     ErrStopped,
     ErrAgentMissing,
@@ -445,6 +448,9 @@ fn refusal_key(code: &str) -> Option<Key> {
         "sync_busy" => Key::RefSyncBusy,
         "no_pending_prompt" => Key::RefNoPendingPrompt,
         "wrong_prompt_kind" => Key::RefWrongPromptKind,
+        "message_not_cut" => Key::RefMessageNotCut,
+        "message_too_long" => Key::RefMessageTooLong,
+        "message_not_in_transcript" => Key::RefMessageNotInTranscript,
         _ => return None,
     })
 }

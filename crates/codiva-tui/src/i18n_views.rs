@@ -1,5 +1,6 @@
 //! The words of the finishing and picking views (restore list, merge confirmation, diff view,
-//! model picker, config view, list filter, rename, shell and editor, git fixes), in English and
+//! model picker, config view, list filter, rename, shell and editor, git fixes, a cut message's
+//! footer, the whole-message view and search), in English and
 //! Japanese. A part of the catalogue in its own file so that `i18n.rs` stays small; the same
 //! rules: an exhaustive `match` per language and the same `{n}` placeholders in both (tested).
 
@@ -17,6 +18,16 @@ macro_rules! view_keys {
 }
 
 view_keys![
+    CutFooter,
+    MessageTitle,
+    MessageLoading,
+    MessageCannotRead,
+    MessageHint,
+    SearchHint,
+    LogSearchHint,
+    SearchTyping,
+    SearchNone,
+    SearchWrapped,
     CmdRestore,
     CmdShell,
     CmdEdit,
@@ -92,6 +103,16 @@ pub fn text(lang: Lang, key: V) -> &'static str {
 
 fn en(key: V) -> &'static str {
     match key {
+        V::CutFooter => "… {0} more not shown · Enter in the log opens the whole message",
+        V::MessageTitle => "The whole message ({0})",
+        V::MessageLoading => "reading the message from the agent's transcript…",
+        V::MessageCannotRead => "The whole message cannot be shown:",
+        V::MessageHint => "↑↓ PgUp PgDn Home End scroll · / search · Esc close",
+        V::SearchHint => "n/N next/previous match · Esc end the search · / new search",
+        V::LogSearchHint => "n/N next/previous match · Esc end the search · ↑↓ PgUp PgDn scroll",
+        V::SearchTyping => "/{0} · Enter find · Esc cancel",
+        V::SearchNone => "no match for “{0}”",
+        V::SearchWrapped => "the search went on from the other end",
         V::CmdRestore => "bring back a discarded session",
         V::CmdShell => "open $SHELL in the session's worktree",
         V::CmdEdit => "open $EDITOR in the session's worktree",
@@ -168,6 +189,16 @@ fn en(key: V) -> &'static str {
 
 fn ja(key: V) -> &'static str {
     match key {
+        V::CutFooter => "… ほか {0} は表示していません · ログで Enter を押すと全文を開きます",
+        V::MessageTitle => "メッセージ全文（{0}）",
+        V::MessageLoading => "エージェントの記録からメッセージを読んでいます…",
+        V::MessageCannotRead => "メッセージ全文を表示できません:",
+        V::MessageHint => "↑↓ PgUp PgDn Home End スクロール · / 検索 · Esc 閉じる",
+        V::SearchHint => "n/N 次/前の一致 · Esc 検索を終了 · / 新しい検索",
+        V::LogSearchHint => "n/N 次/前の一致 · Esc 検索を終了 · ↑↓ PgUp PgDn スクロール",
+        V::SearchTyping => "/{0} · Enter 検索 · Esc 取り消し",
+        V::SearchNone => "「{0}」に一致するものはありません",
+        V::SearchWrapped => "端まで来たので反対側から続けて検索しました",
         V::CmdRestore => "破棄したセッションを元に戻す",
         V::CmdShell => "セッションのワークツリーで $SHELL を開く",
         V::CmdEdit => "セッションのワークツリーで $EDITOR を開く",

@@ -18,6 +18,7 @@ pub mod notify;
 pub mod permission_dialog;
 pub mod question_dialog;
 pub mod run;
+pub mod search;
 pub mod terminal;
 pub mod theme;
 pub mod width;

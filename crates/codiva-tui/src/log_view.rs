@@ -23,6 +23,8 @@ mod cache;
 mod cards;
 mod cells;
 mod cursor;
+pub mod cut_message;
+mod find;
 mod fold;
 mod layout;
 mod question_card;

@@ -16,8 +16,9 @@ use codiva_client::{Client, ClientError, Update};
 use codiva_protocol::manager::{DiscardOutcome, ManagerEvent};
 use codiva_protocol::methods::request;
 use codiva_protocol::params::{
-    Answer, ConfirmParams, CreateParams, Decision, ModelParams, PermissionParams, QuestionParams,
-    ReadParams, RenameParams, ResumeParams, SendParams, SessionParams,
+    Answer, ConfirmParams, CreateParams, Decision, FullMessageParams, ModelParams,
+    PermissionParams, QuestionParams, ReadParams, RenameParams, ResumeParams, SendParams,
+    SessionParams,
 };
 use crossterm::event::{Event, EventStream};
 use futures_util::StreamExt;
@@ -658,6 +659,19 @@ async fn call(manager: &Client, effect: Effect, default_model: Option<String>) -
             }),
             Err(err) => error(err),
         },
+        Effect::FullMessage { id, entry } => {
+            let params = FullMessageParams {
+                session_id: id.clone(),
+                entry,
+                subagent: None,
+            };
+            let text = manager
+                .call::<request::SessionFullMessage>(params)
+                .await
+                .map(|result| result.text)
+                .map_err(|err| crate::i18n::manager_error(&err));
+            Some(Done::FullMessage { id, entry, text })
+        }
         Effect::MergePreview { id } => {
             match manager.call::<request::SessionDiff>(session(&id)).await {
                 Ok(stat) => Some(Done::MergePreview { id, stat }),

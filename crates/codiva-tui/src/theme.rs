@@ -25,6 +25,11 @@ pub fn selected() -> Style {
     Style::default().add_modifier(Modifier::REVERSED)
 }
 
+/// A search match on screen.
+pub fn search_match() -> Style {
+    Style::default().fg(Color::Black).bg(Color::Yellow)
+}
+
 pub fn user_text() -> Style {
     Style::default()
         .fg(Color::Cyan)

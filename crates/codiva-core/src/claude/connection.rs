@@ -95,6 +95,19 @@ impl Provider for ClaudeProvider {
         )
     }
 
+    fn full_text(
+        &self,
+        cwd: &Path,
+        id: &str,
+        kept: &str,
+        total: usize,
+    ) -> Option<Result<Option<String>, String>> {
+        Some(
+            super::full_text::find_full_text(&self.home, cwd, id, kept, total)
+                .map_err(|err| err.to_string()),
+        )
+    }
+
     fn latest_conversation(&self, cwd: &Path) -> Option<String> {
         newest_transcript(&transcript::project_dir(&self.home, cwd))
     }

@@ -249,7 +249,7 @@ fn export(log: &Log) -> Vec<EntryKind> {
 }
 
 /// `(agentId, path)` of the newest [`MAX_SUBAGENTS`] `agent-<agentId>.jsonl` files in `dir`.
-fn subagent_files(dir: &Path) -> Vec<(String, PathBuf)> {
+pub(super) fn subagent_files(dir: &Path) -> Vec<(String, PathBuf)> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -298,7 +298,10 @@ fn read_meta(path: &Path) -> AgentMeta {
 
 /// Calls `each` with every line of `path` (without its line break); lines longer than
 /// [`MAX_LINE_BYTES`] are passed as `None`.
-fn read_lines(path: &Path, mut each: impl FnMut(Option<&[u8]>)) -> Result<(), TranscriptError> {
+pub(super) fn read_lines(
+    path: &Path,
+    mut each: impl FnMut(Option<&[u8]>),
+) -> Result<(), TranscriptError> {
     let file = File::open(path).map_err(|source| match source.kind() {
         io::ErrorKind::NotFound => TranscriptError::NotFound {
             path: path.to_owned(),

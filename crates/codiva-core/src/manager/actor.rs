@@ -12,6 +12,7 @@
 mod adoption;
 mod discard;
 mod finish;
+mod full_text;
 mod histories;
 mod jobs;
 mod lifecycle;
@@ -287,7 +288,7 @@ impl Actor {
     }
 }
 
-fn refused(code: &'static str, args: &[&str], message: String) -> ManagerError {
+pub(super) fn refused(code: &'static str, args: &[&str], message: String) -> ManagerError {
     debug_assert!(
         super::REFUSAL_CODES.contains(&code),
         "refusal code {code:?} missing from REFUSAL_CODES"

@@ -281,6 +281,10 @@ fn every_request_round_trips_through_the_method_table() {
             "session/rename",
             json!({"session_id": "s", "title": "Fix the parser"}),
         ),
+        (
+            "session/fullMessage",
+            json!({"session_id": "s", "entry": 7, "subagent": null}),
+        ),
         ("session/merge", json!({"session_id": "s"})),
         (
             "session/discard",

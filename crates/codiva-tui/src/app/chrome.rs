@@ -464,6 +464,9 @@ fn detail(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
     let log_area = Rect::new(rest.x, rest.y, rest.width, rest.height - dialog_height);
     app.layout.log = Some(log_area);
     app.pane(id).log.render(log_area, buf);
+    if let Some(search) = app.pane(id).search.as_ref().filter(|s| !s.editing) {
+        crate::search::highlight(buf, log_area, &search.query);
+    }
     if dialog_height > 0 {
         let dialog_area = Rect::new(rest.x, rest.y + log_area.height, rest.width, dialog_height);
         app.layout.dialog = Some(dialog_area);

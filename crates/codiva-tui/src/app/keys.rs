@@ -298,6 +298,9 @@ impl App {
         let Some(id) = self.current_id() else {
             return Vec::new();
         };
+        if let Some(effects) = self.log_search_key(&id, key) {
+            return effects;
+        }
         match key.code {
             KeyCode::Up | KeyCode::Char('k') => self.pane(&id).log.scroll_up(1),
             KeyCode::Down | KeyCode::Char('j') => self.pane(&id).log.scroll_down(1),
@@ -309,7 +312,14 @@ impl App {
                 self.pane(&id).log.select_previous_card();
             }
             KeyCode::Enter => {
-                self.pane(&id).log.toggle_selected();
+                let log = &mut self.pane(&id).log;
+                // No card selected: a cut message on screen opens whole.
+                if !log.has_selected_card()
+                    && let Some((entry, size)) = log.cut_message_in_view()
+                {
+                    return self.open_message(id, entry, size);
+                }
+                log.toggle_selected();
             }
             KeyCode::Esc if self.pane(&id).log.has_selected_card() => {
                 self.pane(&id).log.clear_selection();

@@ -1,5 +1,5 @@
 //! Views drawn over the body that take the keys until closed: the pickers (restore list, model
-//! picker), the diff view and the config view. While one is open the composer is hidden and
+//! picker), the diff view, the config view and the whole-message view. While one is open the composer is hidden and
 //! the footer names the view; Esc closes it. Each view is its own file; this one opens them,
 //! routes keys and the wheel to them, and turns their choices into effects.
 
@@ -11,6 +11,7 @@ use ratatui::layout::Rect;
 
 use super::config_view::{ConfigAction, ConfigView};
 use super::diff_view::{DiffAction, DiffView};
+use super::message_view::{MessageAction, MessageView};
 use super::picker::{Picker, PickerAction, PickerKind, PickerRow};
 use super::{App, Effect, View};
 use crate::i18n::{Key, t, tf};
@@ -20,6 +21,7 @@ pub enum Overlay {
     Picker(Picker),
     Diff(DiffView),
     Config(ConfigView),
+    Message(MessageView),
 }
 
 impl App {
@@ -36,10 +38,14 @@ impl App {
         if self.overlay.is_none() && self.filter_editing() {
             return Some(vt(V::FilterEditing).to_owned());
         }
+        if self.overlay.is_none() {
+            return self.log_search_hint();
+        }
         Some(match self.overlay.as_ref()? {
             Overlay::Picker(_) => vt(V::PickerHint).to_owned(),
             Overlay::Diff(_) => vt(V::DiffHint).to_owned(),
             Overlay::Config(_) => vt(V::ConfigHint).to_owned(),
+            Overlay::Message(view) => view.hint(),
         })
     }
 
@@ -75,17 +81,29 @@ impl App {
                 }
                 ConfigAction::Save { key, value } => vec![Effect::SaveConfig { key, value }],
             },
+            Overlay::Message(view) => {
+                match view.key(key) {
+                    MessageAction::None => {}
+                    MessageAction::Close => self.overlay = None,
+                    MessageAction::Notice(text) => self.set_notice(text, false),
+                }
+                Vec::new()
+            }
         }
     }
 
-    /// The wheel scrolls the diff; clicks do nothing while a view is open.
+    /// The wheel scrolls the diff and the whole message; clicks do nothing while a view is
+    /// open.
     pub(super) fn overlay_mouse(&mut self, event: MouseEvent) -> Vec<Effect> {
-        if let Some(Overlay::Diff(view)) = &mut self.overlay {
-            match event.kind {
-                MouseEventKind::ScrollUp => view.scroll_by(-3),
-                MouseEventKind::ScrollDown => view.scroll_by(3),
-                _ => {}
-            }
+        let rows = match event.kind {
+            MouseEventKind::ScrollUp => -3,
+            MouseEventKind::ScrollDown => 3,
+            _ => return Vec::new(),
+        };
+        match &mut self.overlay {
+            Some(Overlay::Diff(view)) => view.scroll_by(rows),
+            Some(Overlay::Message(view)) => view.scroll_by(rows),
+            _ => {}
         }
         Vec::new()
     }
@@ -102,6 +120,10 @@ impl App {
                 None
             }
             Overlay::Config(view) => view.render(area, buf),
+            Overlay::Message(view) => {
+                view.render(area, buf);
+                None
+            }
         }
     }
 

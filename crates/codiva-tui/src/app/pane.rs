@@ -29,6 +29,8 @@ pub struct Pane {
     pub agent: Option<AgentInfo>,
     pub usage: Option<UsageView>,
     pub permission_mode: Option<String>,
+    /// A search in the log (`/`).
+    pub search: Option<crate::search::Search>,
     /// When the oldest waiting prompt arrived (an app-wide sequence number), for the inbox.
     pub waiting_since: Option<u64>,
 }

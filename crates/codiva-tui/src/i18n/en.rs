@@ -47,7 +47,9 @@ pub(super) fn en(key: Key) -> &'static str {
         HintList => "Enter: start · Tab: focus · / commands · Ctrl+N: next waiting · /help: keys",
         HintListDialog => "answer the selected session · Esc: composer · Tab: list",
         HintDetailDialog => "answer · Esc: back to the list · Tab: read the log",
-        HintDetailLog => "↑↓ PgUp PgDn scroll · n/p cards · Enter open · Esc: composer · m d x r",
+        HintDetailLog => {
+            "↑↓ PgUp PgDn scroll · n/p cards · Enter open · / search · Esc: composer · m d x r"
+        }
         HintDetail => {
             "Enter: send · Esc: back · Tab: log · Ctrl+C: interrupt · Ctrl+R: resume · /help: keys"
         }
@@ -302,6 +304,9 @@ pub(super) fn en(key: Key) -> &'static str {
             "no pending prompt {0} (unknown, already answered or withdrawn); nothing was sent"
         }
         RefWrongPromptKind => "prompt {0} is not a {1} prompt; nothing was sent",
+        RefMessageNotCut => "entry {0} is not a message the log cut",
+        RefMessageTooLong => "the message is {0} bytes, more than the {1} that can be shown",
+        RefMessageNotInTranscript => "the whole message is not in session {0}'s transcript: {1}",
         ErrNoSuchSession => "no session {0}",
         ErrStopped => "the session manager has stopped",
         ErrAgentMissing => {

@@ -42,7 +42,7 @@ pub(super) fn ja(key: Key) -> &'static str {
         HintDetailDialog => "応答 · Esc: 一覧へ戻る · Tab: ログを読む",
         HintList => "Enter: 開始 · Tab: 移動 · / コマンド · Ctrl+N: 次の応答待ち · /help: キー一覧",
         HintDetailLog => {
-            "↑↓ PgUp PgDn スクロール · n/p カード · Enter 開閉 · Esc: 入力欄 · m d x r"
+            "↑↓ PgUp PgDn スクロール · n/p カード · Enter 開閉 · / 検索 · Esc: 入力欄 · m d x r"
         }
         HintDetail => {
             "Enter: 送信 · Esc: 戻る · Tab: ログ · Ctrl+C: 中断 · Ctrl+R: 再開 · /help: キー一覧"
@@ -298,6 +298,11 @@ pub(super) fn ja(key: Key) -> &'static str {
             "待っている確認 {0} はありません（不明、回答済み、または取り下げ済み）。何も送っていません"
         }
         RefWrongPromptKind => "確認 {0} は種類 {1} ではありません。何も送っていません",
+        RefMessageNotCut => "エントリ {0} は省略されたメッセージではありません",
+        RefMessageTooLong => "メッセージは {0} バイトあり、表示できる {1} バイトを超えています",
+        RefMessageNotInTranscript => {
+            "セッション {0} のトランスクリプトにメッセージ全体がありません: {1}"
+        }
         ErrNoSuchSession => "セッション {0} はありません",
         ErrStopped => "セッションマネージャーが停止しています",
         ErrAgentMissing => {

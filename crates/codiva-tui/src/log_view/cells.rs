@@ -231,6 +231,7 @@ pub(crate) fn entry_rows(
     let lines = match &entry.kind {
         EntryKind::User { text } => user(text, room),
         EntryKind::Assistant { text } => {
+            let (text, footer) = super::cut_message::split(text, room);
             let rendered = assistant_rendered(text, room);
             let base = block.lines.len();
             if indent == 0 {
@@ -250,7 +251,9 @@ pub(crate) fn entry_rows(
                         ..code
                     }),
             );
-            rendered.lines
+            let mut lines = rendered.lines;
+            lines.extend(footer);
+            lines
         }
         EntryKind::Note { level, text, code } => {
             note(*level, &crate::i18n::note_text(text, code.as_ref()), room)

@@ -6,6 +6,7 @@ mod composer_modes;
 mod dialogs;
 mod errors;
 mod focus;
+mod full_message;
 mod help;
 mod list_titles;
 mod log_view;

@@ -8,10 +8,10 @@ use codiva_core::session_state::{Prompt, Scope, SessionEvent};
 use codiva_protocol::methods::request;
 use codiva_protocol::params::{
     Answer, BaseParams, Capabilities, ConfirmParams, CreateParams, Decision, Done,
-    InitializeResult, ModeParams, ModelParams, PermissionParams, QuestionParams, ReadParams,
-    RepoInfo, ResumeParams, SendParams, ServerInfo, SessionEventParams, SessionListResult,
-    SessionParams, SessionRemovedParams, SessionResult, SessionUpdatedParams, SyncResult,
-    WarningParams,
+    FullMessageParams, FullMessageResult, InitializeResult, ModeParams, ModelParams,
+    PermissionParams, QuestionParams, ReadParams, RepoInfo, ResumeParams, SendParams, ServerInfo,
+    SessionEventParams, SessionListResult, SessionParams, SessionRemovedParams, SessionResult,
+    SessionUpdatedParams, SyncResult, WarningParams,
 };
 use codiva_protocol::{
     ClientRequest, PROTOCOL_VERSION, ParseError, Request, ServerNotification, UserInput,
@@ -109,6 +109,9 @@ pub async fn handle(
                 .await
                 .map_err(RpcError::from),
         ),
+        ClientRequest::SessionFullMessage(p) => {
+            encode::<request::SessionFullMessage>(full_message(manager, p).await)
+        }
         ClientRequest::SessionRename(p) => {
             encode::<request::SessionRename>(session(manager.rename(&p.session_id, &p.title).await))
         }
@@ -192,6 +195,15 @@ async fn read(manager: &Manager, p: ReadParams) -> Answered<request::SessionRead
     let scope = p.subagent.map_or(Scope::Main, Scope::Subagent);
     let limit = p.limit.unwrap_or(200).clamp(1, MAX_READ);
     Ok(manager.read(&p.session_id, scope, p.after, limit).await?)
+}
+
+async fn full_message(
+    manager: &Manager,
+    p: FullMessageParams,
+) -> Answered<request::SessionFullMessage> {
+    let scope = p.subagent.map_or(Scope::Main, Scope::Subagent);
+    let text = manager.full_message(&p.session_id, scope, p.entry).await?;
+    Ok(FullMessageResult { text })
 }
 
 async fn send(manager: &Manager, p: SendParams) -> Answered<request::SessionSend> {

@@ -41,6 +41,7 @@ impl Call {
             | Call::SetApprovalPolicy(Some(id), _, _)
             | Call::Diff(id, _)
             | Call::DiffText(id, _)
+            | Call::FullText { id, .. }
             | Call::Rename(id, _, _)
             | Call::Merge(id, _)
             | Call::Restore(id, _)
@@ -275,6 +276,12 @@ impl Actor {
             }
             Call::Diff(id, reply) => self.diff(&id, reply),
             Call::DiffText(id, reply) => self.diff_text(&id, reply),
+            Call::FullText {
+                id,
+                kept,
+                total,
+                reply,
+            } => self.full_text(&id, kept, total, reply),
             Call::Rename(id, title, reply) => {
                 let _ = reply.send(self.rename(&id, &title));
             }

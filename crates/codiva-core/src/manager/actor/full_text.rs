@@ -1,0 +1,46 @@
+//! A message the session log cut, read back whole from the agent's transcript (a job: the
+//! transcript can be large, and reading it never holds up other sessions).
+
+use super::{Actor, refused};
+use crate::manager::{ManagerError, Reply};
+
+impl Actor {
+    pub(super) fn full_text(&mut self, id: &str, kept: String, total: usize, reply: Reply<String>) {
+        let record = match self.record(id) {
+            Ok(record) => record,
+            Err(err) => return drop(reply.send(Err(err))),
+        };
+        let cwd = record.worktree.clone();
+        let conversation = record.agent_session_id.clone();
+        let provider = self.options.provider.clone();
+        let owned_id = id.to_owned();
+        self.job(
+            Some(id),
+            async move {
+                let conversation = conversation?;
+                let read = tokio::task::spawn_blocking(move || {
+                    provider.full_text(&cwd, &conversation, &kept, total)
+                })
+                .await;
+                read.unwrap_or_else(|err| Some(Err(err.to_string())))
+            },
+            move |_, found| {
+                let result = match found {
+                    Some(Ok(Some(text))) => Ok(text),
+                    Some(Ok(None)) => Err(not_there(&owned_id, "the transcript lacks it")),
+                    Some(Err(why)) => Err(not_there(&owned_id, &why)),
+                    None => Err(not_there(&owned_id, "no transcript is known for it")),
+                };
+                let _ = reply.send(result);
+            },
+        );
+    }
+}
+
+fn not_there(id: &str, why: &str) -> ManagerError {
+    refused(
+        "message_not_in_transcript",
+        &[id, why],
+        format!("the whole message is not in session {id}'s transcript: {why}"),
+    )
+}

@@ -1,0 +1,76 @@
+//! Assistant messages the log cut at the memory cap (`session_log::cut_text`): the block shows
+//! the kept part and, instead of the core's `… [N more bytes]` marker, a dim footer that says
+//! how much is hidden and that Enter opens the whole message (read back from the agent's
+//! transcript into the full-message view). Also which cut message Enter opens: the lowest one
+//! on screen.
+
+use codiva_core::session_log::{EntryKind, cut_text};
+use ratatui::text::Line;
+
+use super::LogView;
+use crate::i18n_views::{V, vtf};
+use crate::theme;
+use crate::width::wrap_text;
+
+/// A byte count for people: `512 B`, `300.0 KiB`, `1.5 MiB`.
+pub fn byte_size(bytes: usize) -> String {
+    const KIB: f64 = 1024.0;
+    let value = bytes as f64;
+    if bytes < 1024 {
+        format!("{bytes} B")
+    } else if value < KIB * KIB {
+        format!("{:.1} KiB", value / KIB)
+    } else {
+        format!("{:.1} MiB", value / (KIB * KIB))
+    }
+}
+
+/// An assistant text's part to render and, when the log cut it, the footer rows (wrapped to
+/// `width` cells).
+pub(super) fn split(text: &str, width: usize) -> (&str, Vec<Line<'static>>) {
+    match cut_text(text) {
+        Some((kept, cut)) => {
+            let footer = vtf(V::CutFooter, &[&byte_size(cut)]);
+            let rows = wrap_text(&footer, width.max(1))
+                .into_iter()
+                .map(|row| Line::styled(footer[row.start..row.end].to_owned(), theme::dim()))
+                .collect();
+            (kept, rows)
+        }
+        None => (text, Vec::new()),
+    }
+}
+
+/// The whole size of an assistant message the log cut (the kept part and the cut bytes).
+fn cut_size(kind: &EntryKind) -> Option<usize> {
+    match kind {
+        EntryKind::Assistant { text } => cut_text(text).map(|(kept, cut)| kept.len() + cut),
+        _ => None,
+    }
+}
+
+impl LogView {
+    /// The id and whole size of the lowest cut assistant message that the last frame showed
+    /// (a row of it).
+    pub fn cut_message_in_view(&self) -> Option<(u64, usize)> {
+        if self.index_width == 0 || self.height == 0 {
+            return None;
+        }
+        let view = self.viewport(usize::from(self.height));
+        let end = view.top + view.rows;
+        let (mut index, offset) = self.index.find(view.top);
+        let mut row = view.top.saturating_sub(offset);
+        let mut found = None;
+        while index < self.entries.len() && row < end {
+            let stored = &self.entries[index];
+            if self.index.height(index) > 0
+                && let Some(size) = cut_size(&stored.entry.kind)
+            {
+                found = Some((stored.entry.id, size));
+            }
+            row += self.index.height(index);
+            index += 1;
+        }
+        found
+    }
+}
