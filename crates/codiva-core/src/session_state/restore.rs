@@ -3,7 +3,7 @@
 
 use super::{Scope, SessionSnapshot, SessionState, SubagentView};
 use crate::agent_event::TurnOutcome;
-use crate::session_log::{EntryKind, LogEntry};
+use crate::session_log::{EntryKind, LogEntry, LogPage};
 
 /// What a session brought back from disk starts with: its log (rebuilt from the agent's
 /// transcript), how its last turn ended, and the agent session to resume. No process runs
@@ -28,13 +28,13 @@ impl SessionState {
         scope: &Scope,
         after: Option<u64>,
         limit: usize,
-    ) -> crate::session::LogPage {
+    ) -> LogPage {
         let log = match scope {
             Scope::Main => Some(&self.log),
             Scope::Subagent(id) => self.subagent_log(id),
         };
         let Some(log) = log else {
-            return crate::session::LogPage::default();
+            return LogPage::default();
         };
         let limit = limit.max(1);
         let mut entries: Vec<LogEntry> = log
@@ -45,7 +45,7 @@ impl SessionState {
             .collect();
         let more = entries.len() > limit;
         entries.truncate(limit);
-        crate::session::LogPage {
+        LogPage {
             next_after: if more {
                 entries.last().map(|e| e.id)
             } else {
