@@ -23,12 +23,7 @@ pub struct RestoredSession {
 
 impl SessionState {
     /// A page of the main log or of a subagent's log.
-    pub fn read_log(
-        &self,
-        scope: &Scope,
-        after: Option<u64>,
-        limit: usize,
-    ) -> LogPage {
+    pub fn read_log(&self, scope: &Scope, after: Option<u64>, limit: usize) -> LogPage {
         let log = match scope {
             Scope::Main => Some(&self.log),
             Scope::Subagent(id) => self.subagent_log(id),
