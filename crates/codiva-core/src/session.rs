@@ -13,18 +13,10 @@ use crate::agent_event::PermissionRequest;
 use crate::approval::ApprovalPolicy;
 use crate::process::{ChildRegistry, EnvPolicy};
 use crate::provider::{InvalidInput, Provider};
-use crate::session_log::LogEntry;
 use crate::session_state::{Scope, SessionEvent, SessionSnapshot};
 use codiva_protocol::tool::{PermissionOption, PermissionOptionKind, PermissionScope};
 
-/// A page of a session's log.
-#[derive(Debug, Clone, Default)]
-pub struct LogPage {
-    pub entries: Vec<LogEntry>,
-    /// The id to pass as `after` to read on; `None` at the end of the log.
-    pub next_after: Option<u64>,
-    pub dropped: u64,
-}
+pub use crate::session_log::LogPage;
 
 /// What a front end can ask of a session.
 #[derive(Debug)]

@@ -268,3 +268,12 @@ pub fn one_line(text: &str, max: usize) -> String {
     }
     out
 }
+
+/// A page of a session's log.
+#[derive(Debug, Clone, Default)]
+pub struct LogPage {
+    pub entries: Vec<LogEntry>,
+    /// The id to pass as `after` to read on; `None` at the end of the log.
+    pub next_after: Option<u64>,
+    pub dropped: u64,
+}

@@ -5,8 +5,11 @@
 use serde_json::{Value, json};
 
 use super::*;
-use crate::agent_event::{PermissionRequest, QuestionRequest, SubagentStart, TurnEnd};
+use crate::agent_event::{
+    AgentBlock, PermissionRequest, QuestionRequest, SubagentStart, TokenUsage, TurnEnd,
+};
 use crate::claude::tools;
+use crate::session_log::ToolStatus;
 
 // -- builders ---------------------------------------------------------------------------------
 

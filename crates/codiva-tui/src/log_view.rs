@@ -19,6 +19,7 @@
 //!   entries live inside the view, never at the top level.
 
 mod ansi;
+mod block;
 mod cache;
 mod cards;
 mod cells;
@@ -40,8 +41,8 @@ use ratatui::text::{Line, Span};
 
 use crate::theme::{self, glyph};
 use crate::width::{byte_at_column, truncate};
+use block::{Block, Look};
 use cache::LineCache;
-use cells::{Block, Look};
 use fold::Fold;
 use layout::HeightIndex;
 use stream::{StreamRow, StreamText};
@@ -348,7 +349,7 @@ impl LogView {
         match self.stream.row(row) {
             Some(StreamRow::Text(text)) => {
                 return Some(Line::from(Span::styled(
-                    cells::display(text),
+                    block::display(text),
                     theme::text(),
                 )));
             }
@@ -586,7 +587,7 @@ impl LogView {
     /// A call inside a closed fold (it draws nothing).
     fn folded_away(&self, index: usize) -> bool {
         matches!(self.entries[index].fold, Fold::Member { head, .. }
-            if !self.look.is_open(cells::CardKey::Fold(head)))
+            if !self.look.is_open(block::CardKey::Fold(head)))
     }
 
     /// Entry `index` looks different: a new revision, and its height measured again.

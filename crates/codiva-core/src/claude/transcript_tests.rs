@@ -2,9 +2,12 @@
 
 use std::io::Cursor;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
+use super::rebuild::{note, strip_system_reminders, tag_text, timestamp_ms};
 use super::*;
+use crate::agent_event::NoteLevel;
+use crate::session_log::{ToolEntry, ToolStatus};
 
 #[test]
 fn mangle_matches_the_cli() {

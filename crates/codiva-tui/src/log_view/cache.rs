@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use super::cells::Block;
+use super::block::Block;
 
 /// Rows kept across frames (soft: a frame that shows more keeps what it shows).
 pub(crate) const MAX_CACHED_ROWS: usize = 8_000;

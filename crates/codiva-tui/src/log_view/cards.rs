@@ -23,9 +23,9 @@ use ratatui::text::{Line, Span};
 use serde_json::Value;
 
 use super::ansi;
-use super::cells::{
-    Action, Block, CardKey, INDENT, Look, Openness, display, entry_rows, first_line,
-    format_duration, indented, wrapped,
+use super::block::{
+    Action, Block, CardKey, INDENT, Look, Openness, display, first_line, format_duration, indented,
+    wrapped,
 };
 use super::question_card;
 use crate::diff_preview::{self, DiffLine};
@@ -35,8 +35,6 @@ use crate::width::{str_width, truncate};
 
 /// Rows of an open card's body before "… N more lines".
 pub(crate) const BODY_ROWS: usize = 20;
-/// Entries of a subagent's log shown in its open card (the latest ones).
-const MAX_NESTED: usize = 120;
 /// Unchanged lines around each change of a diff.
 const DIFF_CONTEXT: usize = 3;
 
@@ -117,7 +115,7 @@ pub(crate) fn animated(entry: &LogEntry, look: &Look) -> bool {
 
 /// How a call or a subagent stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum State {
+pub(super) enum State {
     Running,
     Succeeded,
     Failed,
@@ -136,7 +134,7 @@ impl From<ToolStatus> for State {
     }
 }
 
-fn mark(state: State, look: &Look) -> (&'static str, Style) {
+pub(super) fn mark(state: State, look: &Look) -> (&'static str, Style) {
     match state {
         State::Running => (spinner(look.spinner), theme::accent()),
         State::Succeeded => (glyph::OK, theme::success()),
@@ -147,7 +145,7 @@ fn mark(state: State, look: &Look) -> (&'static str, Style) {
 }
 
 /// A subagent's state: its own status when known, else its call's.
-fn agent_state(tool: &ToolEntry, view: Option<&SubagentView>) -> State {
+pub(super) fn agent_state(tool: &ToolEntry, view: Option<&SubagentView>) -> State {
     match view.map(|v| v.status.as_str()) {
         Some("completed") => State::Succeeded,
         Some("failed") => State::Failed,
@@ -160,7 +158,7 @@ fn agent_state(tool: &ToolEntry, view: Option<&SubagentView>) -> State {
 /// A card's header row: glyph, name, summary cut to fit, mark, duration. The selected card's
 /// row shows [`glyph::CARD_SELECTED`] and is drawn reversed.
 #[allow(clippy::too_many_arguments)]
-fn header(
+pub(super) fn header(
     block: &mut Block,
     key: CardKey,
     look: &Look,
@@ -435,7 +433,7 @@ fn result_rows(tool: &ToolEntry, room: usize) -> Vec<Line<'static>> {
 }
 
 /// A result row: `⎿ ` before the first, two spaces before the others.
-fn result_line(spans: Vec<Span<'static>>, first: bool) -> Line<'static> {
+pub(super) fn result_line(spans: Vec<Span<'static>>, first: bool) -> Line<'static> {
     let lead = if first {
         format!("{} ", glyph::RESULT)
     } else {
@@ -452,7 +450,7 @@ fn indented_with(lead: Span<'static>, line: Line<'static>) -> Line<'static> {
 }
 
 /// The first line of `text` with something on it, escapes and controls removed.
-fn first_text_line(text: &str) -> Option<String> {
+pub(super) fn first_text_line(text: &str) -> Option<String> {
     ansi::parse(text, Style::default())
         .into_iter()
         .map(|line| line.text.trim().to_owned())
@@ -566,160 +564,12 @@ pub(crate) fn thinking(
     }
 }
 
-/// The card of an `Agent`/`Task` call.
-pub(crate) fn subagent(
-    block: &mut Block,
-    key: CardKey,
-    tool: &ToolEntry,
-    indent: usize,
-    width: usize,
-    look: &Look,
-) {
-    let subagent = look.subagents.get(&tool.tool_use_id);
-    let view = subagent.and_then(|s| s.view.as_ref());
-    let kind = view
-        .and_then(|v| v.subagent_type.as_deref())
-        .unwrap_or(title(tool));
-    let description = view
-        .and_then(|v| v.description.as_deref())
-        .unwrap_or(&tool.summary);
-    let state = agent_state(tool, view);
-    let duration = match state {
-        State::Running => None,
-        _ => tool
-            .duration_ms
-            .or_else(|| view.map(|v| v.elapsed_ms).filter(|&ms| ms > 0))
-            .map(format_duration),
-    };
-    header(
-        block,
-        key,
-        look,
-        indent,
-        width,
-        (kind, theme::bold().patch(theme::accent())),
-        description,
-        mark(state, look),
-        duration,
-    );
-    let body_indent = indent + INDENT;
-    let room = width.saturating_sub(body_indent).max(1);
-    let summary = view
-        .and_then(|v| v.summary.as_deref())
-        .or(tool
-            .result
-            .as_deref()
-            .filter(|_| !view.is_some_and(|v| v.background)))
-        .filter(|s| !s.trim().is_empty());
-    let open = look.is_open(key);
-    if open {
-        let entries = subagent.map_or(&[][..], |s| s.entries.as_slice());
-        if entries.is_empty() {
-            if let Some(summary) = summary.filter(|_| state != State::Running) {
-                block.push_indented(body_indent, super::cells::assistant(summary, room));
-            }
-        } else {
-            nested(block, key.entry(), entries, body_indent, width, look);
-        }
-    }
-    // A background launch whose result was the agent's bookkeeping (kept empty by the core).
-    let launched = view.is_none()
-        && tool.status == ToolStatus::Succeeded
-        && tool.result.as_deref() == Some("")
-        && tool.input.get("run_in_background").and_then(Value::as_bool) == Some(true);
-    let line = if state == State::Running {
-        Some(progress(view, room))
-    } else if launched {
-        Some(result_line(
-            vec![Span::styled(
-                truncate(t(Key::CardLaunchedInBackground), room.saturating_sub(2)),
-                theme::dim(),
-            )],
-            true,
-        ))
-    } else if open {
-        None
-    } else {
-        summary.and_then(first_text_line).map(|summary| {
-            result_line(
-                vec![Span::styled(
-                    truncate(&summary, room.saturating_sub(2)),
-                    theme::dim(),
-                )],
-                true,
-            )
-        })
-    };
-    if let Some(line) = line {
-        block.push_indented(body_indent, vec![line]);
-    }
-}
-
-/// `⎿ Grep · 12 tool uses · 8.1k tokens · 42s` while a subagent runs.
-fn progress(view: Option<&SubagentView>, room: usize) -> Line<'static> {
-    let mut parts: Vec<String> = Vec::new();
-    match view {
-        Some(view) if view.tool_uses > 0 || view.tokens > 0 || view.last_tool.is_some() => {
-            if let Some(tool) = &view.last_tool {
-                parts.push(display(tool));
-            }
-            let key = if view.tool_uses == 1 {
-                Key::CardToolUse
-            } else {
-                Key::CardToolUses
-            };
-            parts.push(tf(key, &[&view.tool_uses.to_string()]));
-            parts.push(tf(Key::Tokens, &[&format_tokens(view.tokens)]));
-            if view.elapsed_ms > 0 {
-                parts.push(format_duration(view.elapsed_ms));
-            }
-        }
-        _ => parts.push(t(Key::CardStarting).to_owned()),
-    }
-    if view.is_some_and(|v| v.background) {
-        parts.push(t(Key::CardBackground).to_owned());
-    }
-    let text = truncate(&parts.join(" · "), room.saturating_sub(2));
-    result_line(vec![Span::styled(text, theme::dim())], true)
-}
-
 /// `950`, `8.1k`, `1.2M`.
 pub(crate) fn format_tokens(tokens: u64) -> String {
     match tokens {
         0..1_000 => tokens.to_string(),
         1_000..1_000_000 => format!("{}.{}k", tokens / 1_000, (tokens % 1_000) / 100),
         _ => format!("{}.{}M", tokens / 1_000_000, (tokens % 1_000_000) / 100_000),
-    }
-}
-
-/// A subagent's own log inside its open card: the latest [`MAX_NESTED`] entries, calls and
-/// thinking as cards of their own.
-fn nested(
-    block: &mut Block,
-    parent: u64,
-    entries: &[LogEntry],
-    indent: usize,
-    width: usize,
-    look: &Look,
-) {
-    let skip = entries.len().saturating_sub(MAX_NESTED);
-    if skip > 0 {
-        let key = if skip == 1 {
-            Key::CardEarlierOne
-        } else {
-            Key::CardEarlier
-        };
-        block.push_indented(
-            indent,
-            vec![Line::styled(tf(key, &[&skip.to_string()]), theme::dim())],
-        );
-    }
-    for entry in &entries[skip..] {
-        let key = CardKey::Nested {
-            parent,
-            id: entry.id,
-        };
-        entry_rows(block, entry, key, indent, width, look);
     }
 }
 

@@ -3,138 +3,22 @@
 //! rows); lines may be wider than the width only where the buffer clips them. A block is empty
 //! only for a tool call folded away into an "N tools" line.
 
-use std::collections::HashMap;
-
 use codiva_core::agent_event::NoteLevel;
-use codiva_core::session_log::{EntryKind, LogEntry, ToolStatus};
-use codiva_core::session_state::{SubagentView, TodoItem};
-use ratatui::style::Style;
+use codiva_core::session_log::{EntryKind, LogEntry, ToolEntry, ToolStatus};
+use codiva_core::session_state::SubagentView;
 use ratatui::text::{Line, Span};
+use serde_json::Value;
 
 use super::Stored;
-use super::cards;
+use super::block::{Block, CardKey, INDENT, Look, display, first_line, format_duration, wrapped};
+use super::cards::{
+    self, State, agent_state, first_text_line, format_tokens, header, mark, result_line, title,
+};
 use super::fold::Fold;
+use crate::i18n::{Key, t, tf};
 use crate::markdown;
 use crate::theme::{self, glyph};
 use crate::width::{str_width, truncate, wrap_text};
-
-/// Cells taken by a prefix such as `› ` in front of wrapped text.
-pub(crate) const INDENT: usize = 2;
-
-/// A card that opens and closes: a top-level entry, the "N tools" line of the fold that starts
-/// at an entry, or an entry of a subagent's log inside the card of its `Agent` call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum CardKey {
-    Entry(u64),
-    Fold(u64),
-    Nested { parent: u64, id: u64 },
-}
-
-impl CardKey {
-    /// The top-level entry whose block shows the card.
-    pub(crate) fn entry(self) -> u64 {
-        match self {
-            CardKey::Entry(id) | CardKey::Fold(id) => id,
-            CardKey::Nested { parent, .. } => parent,
-        }
-    }
-}
-
-/// How far a card is open (closed cards have no entry in [`Look::open`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Openness {
-    /// Input and result, the result cut to [`cards::BODY_ROWS`] rows.
-    Open,
-    /// Everything.
-    Full,
-}
-
-/// What a click on a row of a block does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Action {
-    /// The card's header: opens or closes it.
-    Toggle,
-    /// The "… N more lines" row: shows everything.
-    ShowMore,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Hit {
-    pub(crate) row: usize,
-    pub(crate) key: CardKey,
-    pub(crate) action: Action,
-}
-
-/// An entry's rows at one width, the clickable rows among them, and whether an empty row
-/// follows (not inside an open fold, nor after a folded-away call).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Block {
-    pub(crate) lines: Vec<Line<'static>>,
-    pub(crate) hits: Vec<Hit>,
-    pub(crate) gap: bool,
-    /// Links in the rows (Markdown links and URLs of completed messages).
-    pub(crate) links: Vec<crate::markdown::LinkSpan>,
-    /// Rows that show code, by row (painted by the highlighter when drawn).
-    pub(crate) code: Vec<crate::markdown::CodeRow>,
-}
-
-impl Block {
-    /// Rows taken, the gap row included.
-    pub(crate) fn height(&self) -> usize {
-        self.lines.len() + usize::from(self.gap)
-    }
-
-    pub(crate) fn hit(&mut self, key: CardKey, action: Action) {
-        self.hits.push(Hit {
-            row: self.lines.len(),
-            key,
-            action,
-        });
-    }
-
-    /// Appends `lines` shifted right by `indent` cells.
-    pub(crate) fn push_indented(&mut self, indent: usize, lines: Vec<Line<'static>>) {
-        self.lines
-            .extend(lines.into_iter().map(|line| indented(indent, line)));
-    }
-}
-
-/// A subagent as the view knows it: its latest status and its own log.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Subagent {
-    pub(crate) view: Option<SubagentView>,
-    /// Sorted by id (a subagent's log has its own ids).
-    pub(crate) entries: Vec<LogEntry>,
-}
-
-/// What rendering consults besides the entry: which cards are open, the selected card, the
-/// spinner frame, the subagents.
-#[derive(Debug, Default)]
-pub(crate) struct Look {
-    pub(crate) open: HashMap<CardKey, Openness>,
-    pub(crate) selected: Option<CardKey>,
-    pub(crate) spinner: usize,
-    /// By the tool-use id of their `Agent` call.
-    pub(crate) subagents: HashMap<String, Subagent>,
-    /// The agent's TODO list, drawn as a checklist under the card of the latest call that
-    /// changed it (`todo_anchor`, an entry id).
-    pub(crate) todos: Vec<TodoItem>,
-    pub(crate) todo_anchor: Option<u64>,
-}
-
-impl Look {
-    pub(crate) fn openness(&self, key: CardKey) -> Option<Openness> {
-        self.open.get(&key).copied()
-    }
-
-    pub(crate) fn is_open(&self, key: CardKey) -> bool {
-        self.open.contains_key(&key)
-    }
-
-    pub(crate) fn is_selected(&self, key: CardKey) -> bool {
-        self.selected == Some(key)
-    }
-}
 
 /// The block of entry `index` at `width` cells.
 pub(crate) fn block(entries: &[Stored], index: usize, width: u16, look: &Look) -> Block {
@@ -264,7 +148,7 @@ pub(crate) fn entry_rows(
         }
         EntryKind::Tool(tool) => {
             return if cards::is_agent(tool) && !matches!(key, CardKey::Nested { .. }) {
-                cards::subagent(block, key, tool, indent, width, look)
+                subagent(block, key, tool, indent, width, look)
             } else {
                 cards::tool(block, key, tool, indent, width, look)
             };
@@ -307,43 +191,6 @@ pub(crate) fn height(entries: &[Stored], index: usize, width: u16, look: &Look) 
         _ => return block(entries, index, width, look).height(),
     };
     rows.max(1) + 1
-}
-
-/// `line` with `indent` spaces in front.
-pub(crate) fn indented(indent: usize, line: Line<'static>) -> Line<'static> {
-    if indent == 0 {
-        return line;
-    }
-    let mut spans = Vec::with_capacity(line.spans.len() + 1);
-    spans.push(Span::raw(" ".repeat(indent)));
-    spans.extend(line.spans);
-    Line {
-        spans,
-        style: line.style,
-        alignment: line.alignment,
-    }
-}
-
-/// The text of a source slice as it is drawn: tabs become 4 spaces (the width [`crate::width`]
-/// gives them), other control characters are dropped.
-pub(crate) fn display(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '\t' => out.push_str("    "),
-            c if super::ansi::is_unsafe(c) => {}
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// `text` wrapped at `width`, each row in `style`.
-pub(crate) fn wrapped(text: &str, width: usize, style: Style) -> Vec<Line<'static>> {
-    wrap_text(text, width)
-        .into_iter()
-        .map(|row| Line::from(Span::styled(display(&text[row.start..row.end]), style)))
-        .collect()
 }
 
 /// `› ` and the text, wrapped with a hanging indent.
@@ -443,37 +290,160 @@ fn divider(text: &str, width: usize) -> Line<'static> {
     Line::from(Span::styled(truncate(&text, width), theme::divider()))
 }
 
-/// `850ms`, `1.2s`, `42s`, `3m 05s`.
-pub(crate) fn format_duration(ms: u64) -> String {
-    match ms {
-        0..1_000 => format!("{ms}ms"),
-        1_000..10_000 => format!("{}.{}s", ms / 1_000, (ms % 1_000) / 100),
-        10_000..60_000 => format!("{}s", ms / 1_000),
-        _ => format!("{}m {:02}s", ms / 60_000, (ms % 60_000) / 1_000),
+/// Entries of a subagent's log shown in its open card (the latest ones).
+const MAX_NESTED: usize = 120;
+
+/// The card of an `Agent`/`Task` call.
+pub(crate) fn subagent(
+    block: &mut Block,
+    key: CardKey,
+    tool: &ToolEntry,
+    indent: usize,
+    width: usize,
+    look: &Look,
+) {
+    let subagent = look.subagents.get(&tool.tool_use_id);
+    let view = subagent.and_then(|s| s.view.as_ref());
+    let kind = view
+        .and_then(|v| v.subagent_type.as_deref())
+        .unwrap_or(title(tool));
+    let description = view
+        .and_then(|v| v.description.as_deref())
+        .unwrap_or(&tool.summary);
+    let state = agent_state(tool, view);
+    let duration = match state {
+        State::Running => None,
+        _ => tool
+            .duration_ms
+            .or_else(|| view.map(|v| v.elapsed_ms).filter(|&ms| ms > 0))
+            .map(format_duration),
+    };
+    header(
+        block,
+        key,
+        look,
+        indent,
+        width,
+        (kind, theme::bold().patch(theme::accent())),
+        description,
+        mark(state, look),
+        duration,
+    );
+    let body_indent = indent + INDENT;
+    let room = width.saturating_sub(body_indent).max(1);
+    let summary = view
+        .and_then(|v| v.summary.as_deref())
+        .or(tool
+            .result
+            .as_deref()
+            .filter(|_| !view.is_some_and(|v| v.background)))
+        .filter(|s| !s.trim().is_empty());
+    let open = look.is_open(key);
+    if open {
+        let entries = subagent.map_or(&[][..], |s| s.entries.as_slice());
+        if entries.is_empty() {
+            if let Some(summary) = summary.filter(|_| state != State::Running) {
+                block.push_indented(body_indent, assistant(summary, room));
+            }
+        } else {
+            nested(block, key.entry(), entries, body_indent, width, look);
+        }
+    }
+    // A background launch whose result was the agent's bookkeeping (kept empty by the core).
+    let launched = view.is_none()
+        && tool.status == ToolStatus::Succeeded
+        && tool.result.as_deref() == Some("")
+        && tool.input.get("run_in_background").and_then(Value::as_bool) == Some(true);
+    let line = if state == State::Running {
+        Some(progress(view, room))
+    } else if launched {
+        Some(result_line(
+            vec![Span::styled(
+                truncate(t(Key::CardLaunchedInBackground), room.saturating_sub(2)),
+                theme::dim(),
+            )],
+            true,
+        ))
+    } else if open {
+        None
+    } else {
+        summary.and_then(first_text_line).map(|summary| {
+            result_line(
+                vec![Span::styled(
+                    truncate(&summary, room.saturating_sub(2)),
+                    theme::dim(),
+                )],
+                true,
+            )
+        })
+    };
+    if let Some(line) = line {
+        block.push_indented(body_indent, vec![line]);
     }
 }
 
-/// The first line with something on it.
-pub(crate) fn first_line(text: &str) -> Option<&str> {
-    text.lines().map(str::trim).find(|line| !line.is_empty())
+/// `⎿ Grep · 12 tool uses · 8.1k tokens · 42s` while a subagent runs.
+fn progress(view: Option<&SubagentView>, room: usize) -> Line<'static> {
+    let mut parts: Vec<String> = Vec::new();
+    match view {
+        Some(view) if view.tool_uses > 0 || view.tokens > 0 || view.last_tool.is_some() => {
+            if let Some(tool) = &view.last_tool {
+                parts.push(display(tool));
+            }
+            let key = if view.tool_uses == 1 {
+                Key::CardToolUse
+            } else {
+                Key::CardToolUses
+            };
+            parts.push(tf(key, &[&view.tool_uses.to_string()]));
+            parts.push(tf(Key::Tokens, &[&format_tokens(view.tokens)]));
+            if view.elapsed_ms > 0 {
+                parts.push(format_duration(view.elapsed_ms));
+            }
+        }
+        _ => parts.push(t(Key::CardStarting).to_owned()),
+    }
+    if view.is_some_and(|v| v.background) {
+        parts.push(t(Key::CardBackground).to_owned());
+    }
+    let text = truncate(&parts.join(" · "), room.saturating_sub(2));
+    result_line(vec![Span::styled(text, theme::dim())], true)
+}
+
+/// A subagent's own log inside its open card: the latest [`MAX_NESTED`] entries, calls and
+/// thinking as cards of their own.
+fn nested(
+    block: &mut Block,
+    parent: u64,
+    entries: &[LogEntry],
+    indent: usize,
+    width: usize,
+    look: &Look,
+) {
+    let skip = entries.len().saturating_sub(MAX_NESTED);
+    if skip > 0 {
+        let key = if skip == 1 {
+            Key::CardEarlierOne
+        } else {
+            Key::CardEarlier
+        };
+        block.push_indented(
+            indent,
+            vec![Line::styled(tf(key, &[&skip.to_string()]), theme::dim())],
+        );
+    }
+    for entry in &entries[skip..] {
+        let key = CardKey::Nested {
+            parent,
+            id: entry.id,
+        };
+        entry_rows(block, entry, key, indent, width, look);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn durations() {
-        assert_eq!(format_duration(850), "850ms");
-        assert_eq!(format_duration(1_234), "1.2s");
-        assert_eq!(format_duration(42_000), "42s");
-        assert_eq!(format_duration(185_000), "3m 05s");
-    }
-
-    #[test]
-    fn display_expands_tabs_and_drops_controls() {
-        assert_eq!(display("a\tb\r\u{202e}"), "a    b");
-    }
 
     #[test]
     fn divider_fills_the_width() {

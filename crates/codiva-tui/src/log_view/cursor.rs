@@ -7,7 +7,7 @@ use codiva_core::session_state::SubagentView;
 use ratatui::layout::Rect;
 
 use super::LogView;
-use super::cells::{Action, CardKey, Openness, display};
+use super::block::{Action, CardKey, Openness, display};
 use super::fold::Fold;
 use crate::theme::glyph;
 

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use codiva_core::session_log::ToolEntry;
 
-use super::cells::wrapped;
+use super::block::wrapped;
 use crate::i18n::{Key, t};
 use crate::theme;
 use crate::width::str_width;

@@ -1,0 +1,406 @@
+//! How the reducer takes one provider-neutral `AgentEvent`: content blocks into the log,
+//! tool results, usage, subagents and the TODO list.
+
+use std::collections::BTreeSet;
+
+use super::{
+    MAX_TODO_CHARS, MAX_TODOS, OpenTurn, Prompt, PromptResolution, Scope, SessionEvent,
+    SessionState, TodoItem, TodoStatus, ToolRef, scope_of,
+};
+use crate::agent_event::{AgentBlock, AgentEvent, NoteLevel, TodoChange, TokenUsage};
+use crate::session_log::{EntryKind, NoteCode, ToolEntry, ToolStatus, one_line};
+
+impl SessionState {
+    pub(super) fn agent_event(&mut self, event: AgentEvent) {
+        match event {
+            AgentEvent::Connected(info) => {
+                self.connected = true;
+                if self.permission_mode.is_none() {
+                    self.permission_mode = info.permission_mode.clone();
+                }
+                self.outbox.push(SessionEvent::Connected {
+                    agent: info.clone(),
+                });
+                self.agent = Some(info);
+            }
+            AgentEvent::TurnStarted {
+                agent_session_id,
+                model,
+                permission_mode,
+            } => {
+                if self.turn.is_none() {
+                    // A turn for the oldest message waiting, or one the agent started by
+                    // itself (e.g. after a background agent).
+                    self.turn = Some(OpenTurn { cancelled: false });
+                    if let Some(message) = self.unacked.iter_mut().find(|m| !m.started_turn) {
+                        message.started_turn = true;
+                    }
+                }
+                self.follow_up_since = None;
+                // A turn cannot begin before the handshake; some agents skip it.
+                self.connected = true;
+                if !agent_session_id.is_empty()
+                    && self.agent_session_id.as_deref() != Some(&agent_session_id)
+                {
+                    self.agent_session_id = Some(agent_session_id.clone());
+                    self.outbox.push(SessionEvent::AgentSession {
+                        id: agent_session_id,
+                    });
+                }
+                if model.is_some() && model != self.model {
+                    self.model = model.clone();
+                    self.outbox.push(SessionEvent::Model { model });
+                }
+                if let Some(mode) = permission_mode {
+                    self.set_permission_mode(mode);
+                }
+            }
+            AgentEvent::Requesting => {}
+            AgentEvent::PermissionModeChanged(mode) => self.set_permission_mode(mode),
+            AgentEvent::ModelChanged(model) => {
+                if model != self.model {
+                    self.model = model.clone();
+                    self.outbox.push(SessionEvent::Model { model });
+                }
+            }
+            AgentEvent::Retrying(retry) => {
+                self.reset_stream();
+                self.retry = Some(retry);
+            }
+            AgentEvent::MessageStarted { .. } => {
+                self.retry = None;
+                self.reset_stream();
+            }
+            AgentEvent::TextDelta { text } => {
+                // The snapshot's copy is capped; the deltas always go out, so a front end
+                // keeps following a reply longer than the cap (it caps its own copy).
+                if self.stream_text.len() < crate::session_log::MAX_MESSAGE_TEXT {
+                    self.stream_text.push_str(&text);
+                }
+                self.outbox
+                    .push(SessionEvent::Stream { text, reset: false });
+            }
+            AgentEvent::ThinkingDelta { text } => {
+                if self.thinking_text.len() < crate::session_log::MAX_MESSAGE_TEXT {
+                    self.thinking_text.push_str(&text);
+                }
+            }
+            AgentEvent::Block {
+                message_id,
+                parent,
+                block,
+                usage,
+                model: _,
+            } => self.block(message_id, parent, block, usage),
+            AgentEvent::ApiError {
+                parent, message, ..
+            } => {
+                self.reset_stream();
+                let scope = scope_of(parent);
+                self.note(scope, NoteLevel::Error, message);
+            }
+            AgentEvent::ToolResult {
+                parent: _,
+                tool_use_id,
+                text,
+                is_error,
+                todo,
+            } => self.tool_result(&tool_use_id, text, is_error, todo),
+            AgentEvent::SubagentPrompt { parent, text } => {
+                self.push_entry(Scope::Subagent(parent), EntryKind::SubagentPrompt { text });
+            }
+            AgentEvent::UserEcho { text } => self.user_echo(&text),
+            AgentEvent::InterruptMarker => {
+                self.reset_stream();
+                self.coded_note(
+                    Scope::Main,
+                    NoteLevel::Info,
+                    NoteCode::new("interrupted", &[]),
+                    "interrupted".to_owned(),
+                );
+            }
+            AgentEvent::SyntheticContinuation => {
+                self.coded_note(
+                    Scope::Main,
+                    NoteLevel::Info,
+                    NoteCode::new("continued_after_cut", &[]),
+                    "the answer was cut off; the agent continues".to_owned(),
+                );
+            }
+            AgentEvent::PermissionRequest(request) => {
+                self.open_prompt(Prompt::Permission(request));
+            }
+            AgentEvent::QuestionRequest(request) => {
+                self.open_prompt(Prompt::Question(request));
+            }
+            AgentEvent::RequestWithdrawn { request_id } => {
+                self.close_prompt(&request_id, PromptResolution::Withdrawn);
+            }
+            AgentEvent::SubagentStarted(start) => {
+                self.running_tasks.insert(start.task_id.clone());
+                if start.background {
+                    self.background_tasks.insert(start.task_id.clone());
+                }
+                let tool_use_id = start
+                    .tool_use_id
+                    .clone()
+                    .unwrap_or_else(|| start.task_id.clone());
+                self.task_to_tool
+                    .insert(start.task_id.clone(), tool_use_id.clone());
+                self.update_subagent(&tool_use_id, |view| {
+                    view.task_id = Some(start.task_id.clone());
+                    view.background = start.background;
+                    view.status = "running".to_owned();
+                    if start.description.is_some() {
+                        view.description = start.description.clone();
+                    }
+                    if start.subagent_type.is_some() {
+                        view.subagent_type = start.subagent_type.clone();
+                    }
+                });
+            }
+            AgentEvent::SubagentProgress(progress) => {
+                if let Some(tool_use_id) = self.task_to_tool.get(&progress.task_id).cloned() {
+                    self.update_subagent(&tool_use_id, |view| {
+                        view.last_tool = progress.last_tool.clone();
+                        view.tokens = progress.tokens;
+                        view.tool_uses = progress.tool_uses;
+                        view.elapsed_ms = progress.elapsed_ms;
+                    });
+                }
+            }
+            AgentEvent::SubagentSettled {
+                task_id,
+                status,
+                summary,
+            } => {
+                self.running_tasks.remove(&task_id);
+                self.background_tasks.remove(&task_id);
+                if let Some(tool_use_id) = self.task_to_tool.get(&task_id).cloned() {
+                    self.update_subagent(&tool_use_id, |view| {
+                        view.status = status.clone();
+                        if summary.is_some() {
+                            view.summary = summary.clone();
+                        }
+                    });
+                    if status == "completed"
+                        && let Some(report) = summary.filter(|text| !text.trim().is_empty())
+                    {
+                        self.log_subagent_report(tool_use_id, report);
+                    }
+                }
+                self.release_gate();
+            }
+            AgentEvent::BackgroundTasks { task_ids } => {
+                let live: BTreeSet<String> = task_ids.into_iter().collect();
+                let gone: Vec<String> = self.background_tasks.difference(&live).cloned().collect();
+                for task in gone {
+                    self.running_tasks.remove(&task);
+                }
+                self.running_tasks.extend(live.iter().cloned());
+                self.background_tasks = live;
+                self.release_gate();
+            }
+            AgentEvent::Compacted {
+                trigger,
+                pre_tokens,
+            } => {
+                let mut text = "conversation compacted".to_owned();
+                if let Some(trigger) = trigger {
+                    text.push_str(&format!(" ({trigger})"));
+                }
+                if let Some(tokens) = pre_tokens {
+                    text.push_str(&format!(", {tokens} tokens before"));
+                }
+                self.note(Scope::Main, NoteLevel::Info, text);
+            }
+            AgentEvent::TurnEnded(end) => self.turn_ended(end),
+            AgentEvent::ResumeFailed { message } => {
+                self.coded_note(
+                    Scope::Main,
+                    NoteLevel::Warning,
+                    NoteCode::new("resume_failed", &[&message]),
+                    format!("the conversation could not be resumed ({message}); a new one starts"),
+                );
+            }
+            AgentEvent::RequestFailed { what, error } => {
+                self.coded_note(
+                    Scope::Main,
+                    NoteLevel::Warning,
+                    NoteCode::new("request_failed", &[&what, &error]),
+                    format!("{what} failed: {error}"),
+                );
+            }
+            AgentEvent::Note { level, text, code } => {
+                self.push_entry(Scope::Main, EntryKind::Note { level, text, code });
+            }
+        }
+    }
+
+    pub(super) fn block(
+        &mut self,
+        message_id: String,
+        parent: Option<String>,
+        block: AgentBlock,
+        usage: Option<TokenUsage>,
+    ) {
+        if let Some(usage) = usage
+            && self.seen_messages.insert(message_id)
+        {
+            self.usage.tokens.input += usage.input;
+            self.usage.tokens.output += usage.output;
+            self.usage.tokens.cache_read += usage.cache_read;
+            self.usage.tokens.cache_creation += usage.cache_creation;
+            if parent.is_none() {
+                self.usage.context_used = usage.context() + usage.output;
+            }
+            self.outbox.push(SessionEvent::Usage {
+                usage: self.usage.clone(),
+            });
+        }
+        let scope = scope_of(parent.clone());
+        match block {
+            AgentBlock::Text(text) => {
+                if scope == Scope::Main {
+                    self.reset_stream();
+                }
+                self.push_entry(scope, EntryKind::Assistant { text });
+            }
+            AgentBlock::Thinking(text) => {
+                if scope == Scope::Main {
+                    self.thinking_text.clear();
+                }
+                self.push_entry(scope, EntryKind::Thinking { text });
+            }
+            AgentBlock::ToolUse {
+                id,
+                name,
+                input,
+                summary,
+                view,
+                subagent,
+            } => {
+                if scope == Scope::Main {
+                    self.reset_stream();
+                }
+                if parent.is_none()
+                    && let Some(call) = subagent
+                {
+                    self.update_subagent(&id, |view| {
+                        view.description = call.description.clone();
+                        view.subagent_type = call.subagent_type.clone();
+                        view.background = call.background;
+                    });
+                }
+                let entry = self.push_entry(
+                    scope.clone(),
+                    EntryKind::Tool(ToolEntry {
+                        tool_use_id: id.clone(),
+                        name,
+                        summary,
+                        view,
+                        input,
+                        status: ToolStatus::Running,
+                        result: None,
+                        duration_ms: None,
+                    }),
+                );
+                self.tools.insert(
+                    id,
+                    ToolRef {
+                        scope,
+                        entry_id: entry.id,
+                        started_ms: self.now_ms,
+                    },
+                );
+            }
+        }
+    }
+
+    pub(super) fn tool_result(
+        &mut self,
+        tool_use_id: &str,
+        text: String,
+        is_error: bool,
+        todo: Option<TodoChange>,
+    ) {
+        let Some(tool) = self.tools.remove(tool_use_id) else {
+            return;
+        };
+        let status = if self.denied_tools.remove(tool_use_id) {
+            ToolStatus::Denied
+        } else if is_error {
+            ToolStatus::Failed
+        } else {
+            ToolStatus::Succeeded
+        };
+        let duration = self.now_ms.saturating_sub(tool.started_ms);
+        self.update_entry(&tool.scope, tool.entry_id, |kind| {
+            if let EntryKind::Tool(entry) = kind {
+                entry.status = status;
+                entry.result = Some(text);
+                entry.duration_ms = Some(duration);
+            }
+        });
+        if tool.scope == Scope::Main
+            && status == ToolStatus::Succeeded
+            && let Some(change) = todo
+        {
+            self.track_todos(change);
+        }
+    }
+
+    pub(super) fn track_todos(&mut self, change: TodoChange) {
+        let before = self.todos.clone();
+        match change {
+            TodoChange::Created { id, content } => {
+                if self.todos.len() < MAX_TODOS {
+                    let id = id.unwrap_or_else(|| (self.todos.len() + 1).to_string());
+                    self.todos.push(TodoItem {
+                        id,
+                        content: one_line(&content, MAX_TODO_CHARS),
+                        status: TodoStatus::Pending,
+                    });
+                }
+            }
+            TodoChange::Updated {
+                id,
+                status,
+                content,
+            } => {
+                if let Some(todo) = self.todos.iter_mut().find(|todo| todo.id == id) {
+                    if let Some(status) = status {
+                        todo.status = status;
+                    }
+                    if let Some(content) = content {
+                        todo.content = one_line(&content, MAX_TODO_CHARS);
+                    }
+                }
+            }
+            TodoChange::Deleted { id } => self.todos.retain(|todo| todo.id != id),
+            TodoChange::Replaced { items } => {
+                self.todos = items
+                    .into_iter()
+                    .take(MAX_TODOS)
+                    .enumerate()
+                    .map(|(index, (content, status))| TodoItem {
+                        id: (index + 1).to_string(),
+                        content: one_line(&content, MAX_TODO_CHARS),
+                        status,
+                    })
+                    .collect();
+            }
+        }
+        if self.todos != before {
+            self.outbox.push(SessionEvent::Todos {
+                progress: self.todo_progress(),
+                items: self.todos.clone(),
+            });
+        }
+    }
+
+    /// The TODO list as it stands.
+    pub fn todo_items(&self) -> &[TodoItem] {
+        &self.todos
+    }
+}
