@@ -99,23 +99,31 @@ fn commit_a_file(worktree: &Path, name: &str) {
     }
 }
 
+/// Waits until every session of `ids` has reported `status` (in any order: which one finishes
+/// first depends on the machine's load).
 async fn wait_status(
     events: &mut tokio::sync::broadcast::Receiver<ManagerEvent>,
-    id: &str,
+    ids: &[&str],
     status: Status,
 ) {
+    let mut waiting: Vec<&str> = ids.to_vec();
     tokio::time::timeout(WAIT, async {
-        loop {
-            if let Ok(ManagerEvent::Session { session }) = events.recv().await
-                && session.id == id
-                && session.status == status
-            {
-                return;
+        while !waiting.is_empty() {
+            match events.recv().await {
+                Ok(ManagerEvent::Session { session }) if session.status == status => {
+                    waiting.retain(|id| *id != session.id);
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                _ => {}
             }
         }
     })
     .await
-    .unwrap_or_else(|_| panic!("{id} never became {status:?}"));
+    .unwrap_or_else(|_| panic!("{waiting:?} never became {status:?}"));
+    assert!(
+        waiting.is_empty(),
+        "the manager stopped; {waiting:?} never became {status:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -176,8 +184,7 @@ async fn a_slow_merge_and_a_slow_stop_do_not_delay_another_sessions_events() {
         .unwrap()
         .id;
     assert!(stubborn.starts_with("stubborn"), "{stubborn}");
-    wait_status(&mut events, &alpha, Status::Completed).await;
-    wait_status(&mut events, &stubborn, Status::Completed).await;
+    wait_status(&mut events, &[&alpha, &stubborn], Status::Completed).await;
     for id in [&alpha, &stubborn] {
         commit_a_file(&repo.path().join(".codiva/worktrees").join(id), id);
     }
