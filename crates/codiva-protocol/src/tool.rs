@@ -91,9 +91,26 @@ pub struct ToolCallView {
     /// The tool's name as shown (`Bash`, `Edit`, an MCP tool's name).
     pub title: String,
     pub content: Vec<ToolContent>,
-    /// Facts about the call worth a word next to its content (`every occurrence`, `3 edits`).
+    /// Facts about the call worth a word next to its content, as data: front ends word them in
+    /// their language.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
+    pub notes: Vec<ToolNote>,
+}
+
+/// A fact about a tool call (see [`ToolCallView::notes`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ToolNote {
+    /// The agent's own words for the call (a command's description).
+    Text { text: String },
+    /// A file written whole: how many lines it has.
+    Lines { count: u64 },
+    /// Several edits of one file in one call.
+    Edits { count: u64 },
+    /// An edit that replaces every occurrence, not just one.
+    EveryOccurrence,
+    #[serde(other)]
+    Unknown,
 }
 
 /// One answer a permission request offers; the answer names its `id`.

@@ -120,7 +120,7 @@ fn the_content_model_round_trips() {
                 }],
             },
         ],
-        notes: vec!["every occurrence".into()],
+        notes: vec![codiva_protocol::tool::ToolNote::EveryOccurrence],
     };
     let entry = LogEntry {
         id: 1,

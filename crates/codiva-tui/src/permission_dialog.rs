@@ -15,7 +15,7 @@ use ratatui::text::{Line, Span};
 use crate::dialog::{BodyRow, INDENT, Sections, choice_rows, footer_line, title_line, wrapped};
 pub use crate::dialog::{DialogAction, TextPurpose};
 use crate::diff_preview::{self, DiffLine};
-use crate::i18n::{Key, t, tf};
+use crate::i18n::{Key, t, tf, tn};
 use crate::theme;
 use crate::width;
 
@@ -107,14 +107,22 @@ impl PermissionDialog {
             })
             .collect();
         let subject = if let Some(command) = command {
-            if let Some(description) = request.description.as_ref().or(view.notes.first()) {
-                notes.push(description.clone());
+            if let Some(description) = request
+                .description
+                .clone()
+                .or_else(|| view.notes.first().map(tool_note))
+            {
+                notes.push(description);
             }
             Subject::Command { command }
         } else if let Some((path, _)) = diffs.first() {
             Subject::File {
                 path: if path.is_empty() { "(no path)" } else { path }.to_owned(),
-                note: view.notes.first().cloned(),
+                note: view
+                    .notes
+                    .first()
+                    .map(tool_note)
+                    .filter(|note| !note.is_empty()),
                 diffs: diffs.into_iter().map(|(_, diff)| diff).collect(),
             }
         } else {
@@ -464,6 +472,19 @@ fn where_phrase(place: Option<&ScopePlace>) -> String {
         Some(ScopePlace::User) => t(Key::WhereUser).to_owned(),
         Some(ScopePlace::CommandLine) => " (command line)".to_owned(),
         Some(ScopePlace::Other(other)) => format!(" ({other})"),
+    }
+}
+
+/// A fact about the call in the UI's language.
+fn tool_note(note: &codiva_core::tool::ToolNote) -> String {
+    use codiva_core::tool::ToolNote;
+    let count = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+    match note {
+        ToolNote::Text { text } => text.clone(),
+        ToolNote::Lines { count: n } => tn(count(*n), Key::NoteLine, Key::NoteLines),
+        ToolNote::Edits { count: n } => tn(count(*n), Key::NoteEdit, Key::NoteEdits),
+        ToolNote::EveryOccurrence => t(Key::NoteEveryOccurrence).to_owned(),
+        ToolNote::Unknown => String::new(),
     }
 }
 

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use codiva_protocol::tool::{
     PermissionMode, PermissionOption, PermissionOptionKind, PermissionScope, RuleBehavior,
-    ScopePlace, ToolCallView, ToolContent, ToolKind, ToolLocation,
+    ScopePlace, ToolCallView, ToolContent, ToolKind, ToolLocation, ToolNote,
 };
 
 /// The prefix of the option id that picks the agent's `n`-th suggested scope.
@@ -47,7 +47,9 @@ pub fn tool_view(name: &str, input: &Value) -> ToolCallView {
                 });
             }
             if let Some(description) = field("description") {
-                notes.push(description.to_owned());
+                notes.push(ToolNote::Text {
+                    text: description.to_owned(),
+                });
             }
         }
         "Read" => content.push(ToolContent::Locations {
@@ -69,14 +71,15 @@ pub fn tool_view(name: &str, input: &Value) -> ToolCallView {
         "Edit" if field("old_string").is_some() || field("new_string").is_some() => {
             content.push(edit_diff(&path, input));
             if input.get("replace_all").and_then(Value::as_bool) == Some(true) {
-                notes.push("every occurrence".to_owned());
+                notes.push(ToolNote::EveryOccurrence);
             }
         }
         "MultiEdit" => {
             if let Some(edits) = input.get("edits").and_then(Value::as_array) {
                 content.extend(edits.iter().map(|edit| edit_diff(&path, edit)));
-                let s = if edits.len() == 1 { "edit" } else { "edits" };
-                notes.push(format!("{} {s}", edits.len()));
+                notes.push(ToolNote::Edits {
+                    count: u64::try_from(edits.len()).unwrap_or(u64::MAX),
+                });
             }
         }
         "Write" => {
@@ -87,8 +90,9 @@ pub fn tool_view(name: &str, input: &Value) -> ToolCallView {
                 } else {
                     body.split('\n').count()
                 };
-                let s = if lines == 1 { "line" } else { "lines" };
-                notes.push(format!("{lines} {s}"));
+                notes.push(ToolNote::Lines {
+                    count: u64::try_from(lines).unwrap_or(u64::MAX),
+                });
                 content.push(ToolContent::Diff {
                     path,
                     old: None,
@@ -366,6 +370,6 @@ mod tests {
                 new: "y".into()
             }]
         );
-        assert_eq!(view.notes, vec!["1 edit".to_owned()]);
+        assert_eq!(view.notes, vec![ToolNote::Edits { count: 1 }]);
     }
 }

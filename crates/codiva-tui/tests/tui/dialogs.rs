@@ -839,3 +839,28 @@ fn row_text(buf: &Buffer, y: u16) -> String {
         .map(|x| buf[(x, y)].symbol())
         .collect::<String>()
 }
+
+/// The facts under a file's name (lines written, edits, every occurrence) are worded in the UI's
+/// language, not in the agent module's English.
+#[test]
+fn snapshot_write_and_multi_edit_permission_in_japanese() {
+    codiva_tui::i18n::with_lang(codiva_tui::i18n::Lang::Ja, || {
+        let mut dialog = PermissionDialog::new(&write_request());
+        insta::assert_snapshot!(
+            "permission_write_ja_80x24",
+            draw_permission(&mut dialog, 80, 24).backend()
+        );
+        let request = permission(
+            "MultiEdit",
+            json!({"file_path":"README.md","edits":[
+                {"old_string":"a\n","new_string":"b\n"},
+                {"old_string":"c\n","new_string":"d\n"}
+            ]}),
+        );
+        let mut dialog = PermissionDialog::new(&request);
+        insta::assert_snapshot!(
+            "permission_multi_edit_ja_80x24",
+            draw_permission(&mut dialog, 80, 24).backend()
+        );
+    });
+}
