@@ -119,9 +119,9 @@ impl Git {
             .join(" ")
     }
 
-    /// Runs git and returns its output whatever the exit status.
-    pub(crate) async fn output(self) -> Result<GitOutput, GitError> {
-        let label = self.args_label();
+    /// Starts git with piped output, in its own process group (so that a timeout also kills
+    /// what git started: ssh, helpers), with the fixed environment.
+    fn spawn(&self) -> Result<tokio::process::Child, GitError> {
         let mut command = Command::new("git");
         command
             .args(&self.args)
@@ -130,7 +130,6 @@ impl Git {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true)
-            // Its own group, so that a timeout also kills what git started (ssh, helpers).
             .process_group(0);
         for (key, value) in GIT_ENV {
             command.env(key, value);
@@ -138,21 +137,27 @@ impl Git {
         for (key, value) in &self.env {
             command.env(key, value);
         }
-        tracing::debug!(cwd = %self.cwd.display(), "git {label}");
-        let child = match command.spawn() {
-            Ok(child) => child,
+        match command.spawn() {
+            Ok(child) => Ok(child),
             Err(err) if err.kind() == io::ErrorKind::NotFound => {
                 // Either git or the working directory is missing.
                 if self.cwd.is_dir() {
                     return Err(GitError::GitNotFound);
                 }
-                return Err(GitError::Io(io::Error::new(
+                Err(GitError::Io(io::Error::new(
                     io::ErrorKind::NotFound,
                     format!("directory {} does not exist", self.cwd.display()),
-                )));
+                )))
             }
-            Err(err) => return Err(GitError::Io(err)),
-        };
+            Err(err) => Err(GitError::Io(err)),
+        }
+    }
+
+    /// Runs git and returns its output whatever the exit status.
+    pub(crate) async fn output(self) -> Result<GitOutput, GitError> {
+        let label = self.args_label();
+        tracing::debug!(cwd = %self.cwd.display(), "git {label}");
+        let child = self.spawn()?;
         let pid = child.id();
         match tokio::time::timeout(self.timeout, child.wait_with_output()).await {
             Ok(Ok(output)) => Ok(GitOutput {
@@ -181,29 +186,8 @@ impl Git {
     pub(crate) async fn output_capped(self, cap: usize) -> Result<(GitOutput, bool), GitError> {
         use tokio::io::AsyncReadExt as _;
         let label = self.args_label();
-        let mut command = Command::new("git");
-        command
-            .args(&self.args)
-            .current_dir(&self.cwd)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .process_group(0);
-        for (key, value) in GIT_ENV {
-            command.env(key, value);
-        }
-        for (key, value) in &self.env {
-            command.env(key, value);
-        }
         tracing::debug!(cwd = %self.cwd.display(), "git {label} (stdout capped at {cap})");
-        let mut child = command.spawn().map_err(|err| {
-            if err.kind() == io::ErrorKind::NotFound && self.cwd.is_dir() {
-                GitError::GitNotFound
-            } else {
-                GitError::Io(err)
-            }
-        })?;
+        let mut child = self.spawn()?;
         let pid = child.id();
         let (Some(stdout), Some(mut stderr)) = (child.stdout.take(), child.stderr.take()) else {
             return Err(GitError::Io(io::Error::other("git's output was not piped")));
