@@ -13,23 +13,31 @@ use crate::manager::info::{SessionInfo, SessionPhase};
 use crate::manager::{Call, ManagerError, Reply};
 
 impl Actor {
-    pub(super) fn diff(&mut self, id: &str, reply: Reply<git::DiffStat>) {
-        let record = match self.record(id) {
-            Ok(record) => record,
-            Err(err) => return drop(reply.send(Err(err))),
-        };
-        let (worktree, base) = (record.worktree.clone(), record.base.clone());
+    /// The worktree and base of a session that has a worktree (active, or stopped by a
+    /// conflict); refused otherwise.
+    fn worktree_and_base(
+        &mut self,
+        id: &str,
+    ) -> Result<(std::path::PathBuf, String), ManagerError> {
+        let record = self.record(id)?;
         if !matches!(
             record.phase,
             SessionPhase::Active | SessionPhase::Conflict { .. }
         ) {
-            let _ = reply.send(Err(refused(
+            return Err(refused(
                 "no_worktree",
                 &[id],
                 format!("session {id} has no worktree"),
-            )));
-            return;
+            ));
         }
+        Ok((record.worktree.clone(), record.base.clone()))
+    }
+
+    pub(super) fn diff(&mut self, id: &str, reply: Reply<git::DiffStat>) {
+        let (worktree, base) = match self.worktree_and_base(id) {
+            Ok(found) => found,
+            Err(err) => return drop(reply.send(Err(err))),
+        };
         let repo = self.repo.clone();
         self.job(
             Some(id),
@@ -40,22 +48,10 @@ impl Actor {
 
     /// The session's whole diff against its base (bounded: `git::DIFF_TEXT_CAP`).
     pub(super) fn diff_text(&mut self, id: &str, reply: Reply<git::DiffText>) {
-        let record = match self.record(id) {
-            Ok(record) => record,
+        let (worktree, base) = match self.worktree_and_base(id) {
+            Ok(found) => found,
             Err(err) => return drop(reply.send(Err(err))),
         };
-        let (worktree, base) = (record.worktree.clone(), record.base.clone());
-        if !matches!(
-            record.phase,
-            SessionPhase::Active | SessionPhase::Conflict { .. }
-        ) {
-            let _ = reply.send(Err(refused(
-                "no_worktree",
-                &[id],
-                format!("session {id} has no worktree"),
-            )));
-            return;
-        }
         let repo = self.repo.clone();
         self.job(
             Some(id),
