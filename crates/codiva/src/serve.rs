@@ -93,7 +93,11 @@ async fn serve_stdio(manager: Manager, warnings: Arc<Vec<String>>) -> Option<i32
     let mut reader = LineReader::with_max_line(tokio::io::stdin(), MAX_REQUEST);
     let mut signals = codiva_core::shutdown_signals::ShutdownSignals::new(true);
     let mut stopped_by = None;
+    // Requests being answered: at stdin's end they are answered before the manager stops (a
+    // script that pipes requests in and closes stdin gets every answer).
+    let mut handlers = tokio::task::JoinSet::new();
     loop {
+        while handlers.try_join_next().is_some() {}
         tokio::select! {
             line = reader.next_line() => match line {
                 Ok(Some(ReadLine::Line(bytes))) => {
@@ -103,7 +107,7 @@ async fn serve_stdio(manager: Manager, warnings: Arc<Vec<String>>) -> Option<i32
                     let manager = manager.clone();
                     let out = out_tx.clone();
                     let warnings = warnings.clone();
-                    tokio::spawn(async move {
+                    handlers.spawn(async move {
                         if let Some(response) = handle_line(&manager, &warnings, &bytes).await {
                             let _ = out.send(response);
                         }
@@ -124,6 +128,10 @@ async fn serve_stdio(manager: Manager, warnings: Arc<Vec<String>>) -> Option<i32
                 break;
             }
         }
+    }
+    if stopped_by.is_none() {
+        let answered = async { while handlers.join_next().await.is_some() {} };
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(30), answered).await;
     }
     manager.shutdown().await;
     notifier.abort();

@@ -156,3 +156,44 @@ fn a_wire_log_failure_reaches_the_client_as_a_warning() {
     server.wait_status("hello", "completed");
     assert!(server.close().success());
 }
+
+/// A script that pipes its requests in and closes stdin at once gets an answer to every one
+/// (the requests read before stdin's end are answered before the manager stops).
+#[test]
+fn requests_piped_before_stdin_ends_are_all_answered() {
+    use std::io::Write as _;
+    let world = super::client::World::new(|_| codiva_testkit::Script::new());
+    let mut child = world
+        .command(world.repo.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for id in 1..=3 {
+        let method = if id == 1 {
+            "initialize"
+        } else {
+            "manager/snapshot"
+        };
+        writeln!(
+            stdin,
+            "{}",
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {}})
+        )
+        .unwrap();
+    }
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    let answered: Vec<serde_json::Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|message| message.get("id").is_some())
+        .collect();
+    assert_eq!(answered.len(), 3, "{answered:?}");
+    for message in &answered {
+        assert!(message.get("result").is_some(), "{message}");
+    }
+}
