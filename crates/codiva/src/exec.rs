@@ -338,6 +338,9 @@ fn approve_name(approve: Approve) -> &'static str {
 struct Printer {
     json: bool,
     streamed: String,
+    /// What streamed of the message just finished (its line is ended): the agent's message
+    /// entry that follows repeats it, and only what did not stream is printed.
+    finished: String,
     out: std::io::Stdout,
 }
 
@@ -346,6 +349,7 @@ impl Printer {
         Printer {
             json,
             streamed: String::new(),
+            finished: String::new(),
             out: std::io::stdout(),
         }
     }
@@ -373,8 +377,8 @@ impl Printer {
                 if *reset {
                     if !self.streamed.is_empty() {
                         self.write("\n");
+                        self.finished = std::mem::take(&mut self.streamed);
                     }
-                    self.streamed.clear();
                 } else {
                     self.streamed.push_str(text);
                     self.write(text);
@@ -401,16 +405,26 @@ impl Printer {
     }
 
     fn entry(&mut self, entry: &LogEntry, update: bool) {
+        if !matches!(entry.kind, EntryKind::Assistant { .. }) {
+            self.finished.clear();
+        }
         match &entry.kind {
             EntryKind::Assistant { text } => {
                 if !self.streamed.is_empty() && text.starts_with(self.streamed.as_str()) {
                     let rest = text[self.streamed.len()..].to_owned();
                     self.write(&rest);
                     self.write("\n");
+                } else if !self.finished.is_empty() && text.starts_with(self.finished.as_str()) {
+                    // Streamed whole already (the stream was reset before the entry came).
+                    let rest = text[self.finished.len()..].trim_start().to_owned();
+                    if !rest.is_empty() {
+                        self.line(&rest);
+                    }
                 } else {
                     self.line(text);
                 }
                 self.streamed.clear();
+                self.finished.clear();
             }
             EntryKind::Tool(tool) if update => {
                 let mark = match tool.status {

@@ -138,6 +138,9 @@ fn exec_text_output_is_readable() {
     assert!(text.contains("⏺ Write hello.txt ✓"), "{text}");
     assert!(text.contains("Done."), "{text}");
     assert!(text.contains("· completed"), "{text}");
+    // A reply that streamed is not printed a second time when its message entry arrives.
+    assert_eq!(text.matches("Creating it.").count(), 1, "{text}");
+    assert_eq!(text.matches("Done.").count(), 1, "{text}");
 }
 
 #[test]
