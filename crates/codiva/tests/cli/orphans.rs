@@ -170,10 +170,6 @@ impl ExecRun {
             }
         }
     }
-
-    fn remaining_events(&self) -> Vec<Value> {
-        self.events.try_iter().collect()
-    }
 }
 
 impl Drop for ExecRun {
@@ -196,11 +192,8 @@ fn exec_stopped_by(signal: &str, code: i32) {
     assert_agents_gone(&agents, None, sent);
     let status = wait_exit(&mut run.child, Duration::from_secs(10));
     assert_eq!(status.code(), Some(code), "exit status after SIG{signal}");
-    let exit = run
-        .remaining_events()
-        .into_iter()
-        .find(|event| event["event"] == "exit")
-        .expect("an exit event");
+    // The reader thread may still be handing over the last lines after the process ended.
+    let exit = run.wait_event("exit").pop().expect("an exit event");
     assert_eq!(exit["code"], code);
     assert!(
         recorded_agents(exec.state.path()).is_empty(),
