@@ -6,6 +6,7 @@
 
 use std::path::Path;
 
+use codiva_protocol::params::{ConfigField, ConfigFieldKind, ConfigResult};
 use toml_edit::{Array, DocumentMut, Item, Value};
 
 /// What a key holds.
@@ -169,6 +170,76 @@ pub fn set(text: &str, key: &str, input: &str) -> Result<String, ConfigEditError
         });
     }
     Ok(out)
+}
+
+/// Why the configuration file was not read or changed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigFileError {
+    #[error(transparent)]
+    Edit(#[from] ConfigEditError),
+    #[error("{path}: {message}")]
+    Io { path: String, message: String },
+}
+
+/// The configuration file at `path` as clients see it (a missing file: every default).
+pub fn read_file(path: &Path) -> Result<ConfigResult, ConfigFileError> {
+    let text = read_text(path)?;
+    Ok(result(path, values(&text)?))
+}
+
+/// Sets `key` in the file at `path` from `input` (see [`set`]) and writes it atomically (a
+/// temporary file renamed over it); nothing is written when the edit is refused.
+pub fn set_in_file(path: &Path, key: &str, input: &str) -> Result<ConfigResult, ConfigFileError> {
+    let text = read_text(path)?;
+    let edited = set(&text, key, input)?;
+    let write = || -> std::io::Result<()> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let tmp = path.with_extension("toml.tmp");
+        std::fs::write(&tmp, &edited)?;
+        std::fs::rename(tmp, path)
+    };
+    write().map_err(|err| io_error(path, &err))?;
+    Ok(result(path, values(&edited)?))
+}
+
+fn read_text(path: &Path) -> Result<String, ConfigFileError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(text),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+        Err(err) => Err(io_error(path, &err)),
+    }
+}
+
+fn io_error(path: &Path, err: &std::io::Error) -> ConfigFileError {
+    ConfigFileError::Io {
+        path: path.display().to_string(),
+        message: err.to_string(),
+    }
+}
+
+fn result(path: &Path, fields: Vec<FieldValue>) -> ConfigResult {
+    ConfigResult {
+        path: path.display().to_string(),
+        fields: fields
+            .into_iter()
+            .map(|FieldValue { field, value }| ConfigField {
+                key: field.key.to_owned(),
+                kind: match field.kind {
+                    FieldKind::Text => ConfigFieldKind::Text,
+                    FieldKind::Choice(choices) => ConfigFieldKind::Choice {
+                        choices: choices.iter().map(|c| (*c).to_owned()).collect(),
+                    },
+                    FieldKind::Bool => ConfigFieldKind::Bool,
+                    FieldKind::Integer { min, max } => ConfigFieldKind::Integer { min, max },
+                    FieldKind::List => ConfigFieldKind::List,
+                },
+                default: field.default.to_owned(),
+                value,
+            })
+            .collect(),
+    }
 }
 
 fn parse_doc(text: &str) -> Result<DocumentMut, ConfigEditError> {

@@ -8,8 +8,6 @@ pub mod approval;
 pub mod claude;
 pub mod config;
 pub mod config_edit;
-pub mod desktop_notify;
-pub mod foreground;
 pub mod git;
 pub mod history;
 pub mod history_file;
@@ -23,7 +21,6 @@ pub mod session;
 pub mod session_log;
 pub mod session_state;
 pub mod session_task;
-pub mod shutdown_signals;
 pub mod slug;
 /// Claude Code's transcript format lives with the Claude adapter; the old path stays.
 pub use claude::transcript;

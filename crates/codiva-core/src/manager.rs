@@ -112,42 +112,7 @@ pub use codiva_protocol::manager::FreshPreview;
 /// The longest message [`Manager::full_message`] reads back.
 pub const MAX_FULL_MESSAGE: usize = 16 * 1024 * 1024;
 
-/// The longest session title, in characters.
-pub const MAX_TITLE_CHARS: usize = 80;
-
-/// A title fit for a list row and a terminal title (it may come from model output): control
-/// and bidirectional-override characters dropped, whitespace runs made one space, trimmed, at
-/// most [`MAX_TITLE_CHARS`] characters. `None` when nothing is left.
-pub fn sanitize_title(text: &str) -> Option<String> {
-    sanitize_title_to(text, MAX_TITLE_CHARS)
-}
-
-/// A new session's title: the start of its prompt's first line (cut with `…`), sanitised as
-/// [`sanitize_title`] does.
-pub fn default_title(prompt: &str) -> String {
-    let line = crate::session_log::one_line(prompt, 50);
-    sanitize_title(&line).unwrap_or_default()
-}
-
-/// As [`sanitize_title`], at most `max_chars` characters: a front end with room for more than
-/// a title shows this much of a session's prompt in its place while the title is the
-/// prompt's start ([`default_title`]).
-pub fn sanitize_title_to(text: &str, max_chars: usize) -> Option<String> {
-    let bidi = |c: char| matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
-    let mut out = String::new();
-    for word in text
-        .split(|c: char| c.is_whitespace() || c.is_control())
-        .filter(|w| !w.is_empty())
-    {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.extend(word.chars().filter(|c| !bidi(*c) && !c.is_control()));
-    }
-    let out: String = out.trim().chars().take(max_chars).collect();
-    let out = out.trim_end().to_owned();
-    (!out.is_empty()).then_some(out)
-}
+pub use codiva_protocol::text::{MAX_TITLE_CHARS, default_title, sanitize_title, sanitize_title_to};
 
 /// Options for a new session.
 #[derive(Debug, Clone, Default)]

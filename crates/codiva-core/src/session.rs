@@ -2,7 +2,6 @@
 //! [`SessionEvent`]s. The task behind it owns the agent process, its stdin and the state; front
 //! ends never touch those.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -175,14 +174,7 @@ impl PermissionResponse {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub enum QuestionResponse {
-    /// Answers keyed by question text. Several labels answer a multi-select question; any
-    /// other text is a free-text answer.
-    Answers(BTreeMap<String, Vec<String>>),
-    /// The user would rather not answer.
-    Decline { message: Option<String> },
-}
+pub use codiva_protocol::agent::QuestionResponse;
 
 /// How to run one session, whatever its agent.
 #[derive(Debug, Clone)]

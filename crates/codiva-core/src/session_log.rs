@@ -8,8 +8,7 @@ use std::collections::VecDeque;
 
 use serde_json::Value;
 
-/// Longest text kept for one assistant message or thinking block.
-pub const MAX_MESSAGE_TEXT: usize = 256 * 1024;
+pub use codiva_protocol::text::{MAX_MESSAGE_TEXT, cut_text, one_line, truncate};
 /// Longest text kept for one tool result.
 pub const MAX_TOOL_RESULT: usize = 16 * 1024;
 /// Largest tool input kept (as serialised JSON); larger inputs are replaced by a summary.
@@ -213,60 +212,6 @@ fn capped(kind: EntryKind) -> EntryKind {
             EntryKind::Tool(tool)
         }
     }
-}
-
-/// Cuts `text` to at most `max` bytes on a character boundary, saying how much was cut.
-/// Idempotent: a text this function already cut keeps its marker (the real size), so an
-/// entry capped again (copied into another log on restore, or updated) does not report the
-/// size of the marker instead.
-pub fn truncate(mut text: String, max: usize) -> String {
-    if text.len() <= max || already_truncated(&text, max) {
-        return text;
-    }
-    let mut cut = max;
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    let total = text.len();
-    text.truncate(cut);
-    text.push_str(&format!(
-        "{TRUNCATION_MARKER_START}{} more bytes]",
-        total - cut
-    ));
-    text
-}
-
-/// `text` is what [`truncate`] made of a longer text: at most `max` bytes, then its marker.
-fn already_truncated(text: &str, max: usize) -> bool {
-    let Some(start) = text.rfind(TRUNCATION_MARKER_START) else {
-        return false;
-    };
-    let count = text[start + TRUNCATION_MARKER_START.len()..].strip_suffix(" more bytes]");
-    start <= max && count.is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-}
-
-/// A text [`truncate`] cut: the part kept (without the marker) and how many bytes were cut
-/// (`None` for a text that ends in no marker).
-pub fn cut_text(text: &str) -> Option<(&str, usize)> {
-    let start = text.rfind(TRUNCATION_MARKER_START)?;
-    let count = text[start + TRUNCATION_MARKER_START.len()..].strip_suffix(" more bytes]")?;
-    if count.is_empty() || !count.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    Some((&text[..start], count.parse().ok()?))
-}
-
-/// How [`truncate`]'s marker starts.
-const TRUNCATION_MARKER_START: &str = "\n… [";
-
-/// The first line of `text`, cut to `max` characters.
-pub fn one_line(text: &str, max: usize) -> String {
-    let line = text.lines().next().unwrap_or("");
-    let mut out: String = line.chars().take(max).collect();
-    if line.chars().count() > max || text.lines().nth(1).is_some() {
-        out.push('…');
-    }
-    out
 }
 
 /// A page of a session's log.

@@ -1,6 +1,8 @@
 //! What clients see of an agent: its handshake, its requests for permission and answers, and
 //! the retry and usage figures it reports. Provider-neutral; no agent's wire format is named.
 
+use std::collections::BTreeMap;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -142,4 +144,15 @@ pub enum NoteLevel {
     Info,
     Warning,
     Error,
+}
+
+/// A person's answer to a [`QuestionRequest`], as a front end holds it (sent as
+/// `QuestionParams`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum QuestionResponse {
+    /// Answers keyed by question text. Several labels answer a multi-select question; any
+    /// other text is a free-text answer.
+    Answers(BTreeMap<String, Vec<String>>),
+    /// The user would rather not answer.
+    Decline { message: Option<String> },
 }

@@ -14,6 +14,7 @@ pub mod methods;
 pub mod params;
 pub mod schema;
 pub mod session;
+pub mod text;
 pub mod tool;
 
 pub use approval::{ApprovalPolicy, ApprovalRule};

@@ -105,6 +105,10 @@ client_requests! {
     SessionSync => "session/sync" (SessionParams) -> SyncResult;
     /// Every session's row and the `seq` of the last event they reflect.
     ManagerSnapshot => "manager/snapshot" (NoParams) -> crate::manager::ManagerSnapshot;
+    /// The configuration file's keys and values.
+    ConfigRead => "config/read" (NoParams) -> ConfigResult;
+    /// Sets one key of the configuration file (applies when codiva next starts).
+    ConfigSet => "config/set" (ConfigSetParams) -> ConfigResult;
 }
 
 macro_rules! server_notifications {

@@ -248,3 +248,47 @@ pub struct WarningParams {
     pub seq: Option<u64>,
     pub message: String,
 }
+
+/// The configuration file as `config/read` and `config/set` give it: every key codiva reads,
+/// in the README's order, with what the file says (`value`, the TOML text of it) or the default
+/// that applies.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ConfigResult {
+    /// Where the file is (it may not exist yet: every key then has its default).
+    pub path: String,
+    pub fields: Vec<ConfigField>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ConfigField {
+    pub key: String,
+    pub kind: ConfigFieldKind,
+    /// The default in English words, shown when the file does not set the key.
+    pub default: String,
+    /// The value as the file writes it (TOML), `None` when not set.
+    pub value: Option<String>,
+}
+
+/// What a configuration key holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ConfigFieldKind {
+    /// Free text (a model name, a path).
+    Text,
+    /// One of these words.
+    Choice { choices: Vec<String> },
+    Bool,
+    Integer { min: i64, max: i64 },
+    /// A list of strings.
+    List,
+}
+
+/// One key of the configuration file set from what the user typed (strings bare or quoted,
+/// a list as `a, b` or a TOML array); an empty `value` removes the key. Everything else in the
+/// file — comments, layout, unknown keys — is kept. Refused (`config_not_toml`,
+/// `config_unknown_key`, `config_invalid`, `config_unwritable`) without touching the file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ConfigSetParams {
+    pub key: String,
+    pub value: String,
+}

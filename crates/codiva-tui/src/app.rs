@@ -26,18 +26,19 @@ mod picker;
 use std::collections::HashMap;
 use std::time::Duration;
 
-use codiva_core::git::DiffStat;
-use codiva_core::manager::{DiscardPreview, ManagerEvent, SessionInfo};
-use codiva_core::session::{PermissionResponse, QuestionResponse};
-use codiva_core::session_log::LogEntry;
-use codiva_core::session_state::SubagentView;
+use codiva_protocol::manager::DiffStat;
+use codiva_protocol::manager::{DiscardPreview, ManagerEvent, SessionInfo};
+use codiva_protocol::agent::QuestionResponse;
+
+use crate::dialog::PermissionAnswer;
+use codiva_protocol::log::LogEntry;
+use codiva_protocol::session::SubagentView;
 use crossterm::event::{KeyEvent, MouseEvent};
 use ratatui::Frame;
 
 use crate::composer::Composer;
 use crate::i18n::{Key, t, tf};
 pub use mouse::{Selection, osc52};
-pub use overlay::config_error;
 pub use palette::Command;
 use pane::Pane;
 
@@ -60,7 +61,7 @@ pub enum Effect {
     RespondPermission {
         id: String,
         request_id: String,
-        response: PermissionResponse,
+        response: PermissionAnswer,
     },
     AnswerQuestion {
         id: String,
@@ -78,7 +79,7 @@ pub enum Effect {
     /// A session's approval policy, or (`None`) the default for new sessions.
     SetApprovalPolicy {
         id: Option<String>,
-        policy: codiva_core::approval::ApprovalPolicy,
+        policy: codiva_protocol::approval::ApprovalPolicy,
     },
     /// The session's whole diff, for the diff view.
     Diff {
@@ -177,9 +178,9 @@ pub enum Done {
         text: Result<String, String>,
     },
     /// The configuration file's text (`saved`: after writing this key).
+    /// The configuration file's keys (after a save of `saved`).
     Config {
-        path: String,
-        text: String,
+        result: codiva_protocol::params::ConfigResult,
         saved: Option<String>,
     },
     /// The current `.codiva/prompt.md`, to edit in the composer.
@@ -380,8 +381,8 @@ impl App {
         self.sessions
             .iter()
             .filter(|s| match s.phase {
-                codiva_core::manager::SessionPhase::Preparing => true,
-                codiva_core::manager::SessionPhase::Active => !s.status.is_settled(),
+                codiva_protocol::manager::SessionPhase::Preparing => true,
+                codiva_protocol::manager::SessionPhase::Active => !s.status.is_settled(),
                 _ => false,
             })
             .count()
@@ -604,8 +605,8 @@ impl App {
                 self.message_arrived(&id, entry, text);
                 Vec::new()
             }
-            Done::Config { path, text, saved } => {
-                self.config_arrived(path, &text, saved);
+            Done::Config { result, saved } => {
+                self.config_arrived(result, saved);
                 Vec::new()
             }
             Done::EditPrompt(text) => {

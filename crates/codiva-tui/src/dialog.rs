@@ -11,7 +11,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Widget};
 
-use codiva_core::session::{PermissionResponse, QuestionResponse};
+use codiva_protocol::agent::QuestionResponse;
 
 use crate::theme::{self, glyph};
 use crate::width;
@@ -24,13 +24,21 @@ pub(crate) const INDENT: usize = 2;
 pub enum DialogAction {
     /// Nothing for the app to do: the key moved the cursor, or the dialog does not use it.
     None,
-    Respond(PermissionResponse),
+    Respond(PermissionAnswer),
     Answer(QuestionResponse),
     /// The user wants to type text (a deny reason, a free-text answer) in the app's composer;
     /// the app calls `provide_text` with it.
     WantText {
         purpose: TextPurpose,
     },
+}
+
+/// A person's answer to a permission request: one of the options the request offered, by its
+/// id, with the reason given for a deny.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PermissionAnswer {
+    pub option: String,
+    pub message: Option<String>,
 }
 
 /// What the text the app collects is for.

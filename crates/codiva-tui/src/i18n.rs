@@ -188,7 +188,11 @@ keys![
     PermStop,
     PermTitle,
     PermScopeTitle,
-    PermHint,
+    PermHintAllow,
+    PermHintAlways,
+    PermHintDeny,
+    PermHintStop,
+    PermHintChoose,
     PermScopeHint,
     PermSubagent,
     PermBlockedPath,
@@ -301,6 +305,10 @@ keys![
     RefMessageNotCut,
     RefMessageTooLong,
     RefMessageNotInTranscript,
+    RefConfigNotToml,
+    RefConfigUnknownKey,
+    RefConfigInvalid,
+    RefConfigUnwritable,
     ErrNoSuchSession,
     ErrStopped,
     ErrAgentMissing,
@@ -343,7 +351,7 @@ pub fn text(lang: Lang, key: Key) -> &'static str {
 /// its own (English) text.
 pub fn note_text<'a>(
     text: &'a str,
-    code: Option<&codiva_core::session_log::NoteCode>,
+    code: Option<&codiva_protocol::log::NoteCode>,
 ) -> std::borrow::Cow<'a, str> {
     let Some(code) = code else {
         return std::borrow::Cow::Borrowed(text);
@@ -375,7 +383,7 @@ pub fn note_text<'a>(
 /// agent's or the API's: the caller sanitises it.
 pub fn status_detail(
     text: Option<&str>,
-    code: Option<&codiva_core::session_log::NoteCode>,
+    code: Option<&codiva_protocol::log::NoteCode>,
 ) -> Option<String> {
     let Some(code) = code else {
         return text.map(str::to_owned);
@@ -456,6 +464,10 @@ fn refusal_key(code: &str) -> Option<Key> {
         "message_not_cut" => Key::RefMessageNotCut,
         "message_too_long" => Key::RefMessageTooLong,
         "message_not_in_transcript" => Key::RefMessageNotInTranscript,
+        "config_not_toml" => Key::RefConfigNotToml,
+        "config_unknown_key" => Key::RefConfigUnknownKey,
+        "config_invalid" => Key::RefConfigInvalid,
+        "config_unwritable" => Key::RefConfigUnwritable,
         _ => return None,
     })
 }

@@ -28,7 +28,7 @@ fn both_languages_have_every_key_with_the_same_placeholders() {
 
 #[test]
 fn notes_by_code() {
-    use codiva_core::session_log::NoteCode;
+    use codiva_protocol::log::NoteCode;
     let code = NoteCode::new("restarting", &["1", "3"]);
     assert_eq!(note_text("x", Some(&code)), "restarting the agent (1/3)");
     let ja = with_lang(Lang::Ja, || note_text("x", Some(&code)).into_owned());
@@ -62,7 +62,7 @@ fn refusals_by_code() {
 
 #[test]
 fn every_refusal_code_of_the_manager_has_a_key() {
-    for code in codiva_core::manager::REFUSAL_CODES {
+    for code in codiva_protocol::manager::REFUSAL_CODES {
         assert!(refusal_key(code).is_some(), "no catalogue key for {code:?}");
     }
 }

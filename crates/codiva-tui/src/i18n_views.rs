@@ -56,10 +56,6 @@ view_keys![
     ConfigDefaultSearched,
     ConfigDefaultCli,
     ConfigSaved,
-    ConfigNotToml,
-    ConfigInvalid,
-    ConfigUnknownKey,
-    ConfigReadError,
     MergeAhead,
     MergeNothing,
     MergeUncommitted,
@@ -147,12 +143,6 @@ fn en(key: V) -> &'static str {
         V::ConfigDefaultSearched => "searched (PATH, ~/.local/bin, …)",
         V::ConfigDefaultCli => "the CLI's default",
         V::ConfigSaved => "saved {0} in {1}; it applies the next time codiva starts",
-        V::ConfigNotToml => {
-            "{0} is not valid TOML (line {1}); fix it in an editor first (/edit, or your editor)"
-        }
-        V::ConfigInvalid => "not saved: {0}",
-        V::ConfigUnknownKey => "not saved: unknown key {0}",
-        V::ConfigReadError => "cannot read {0}: {1}",
         V::MergeAhead => {
             "{0} commits on {1} are merged into {2} with a merge commit; the worktree is removed after (the branch stays archived)."
         }
@@ -231,12 +221,6 @@ fn ja(key: V) -> &'static str {
         V::ConfigDefaultSearched => "自動で探す（PATH、~/.local/bin など）",
         V::ConfigDefaultCli => "CLI の既定",
         V::ConfigSaved => "{0} を {1} に保存しました（次に codiva を起動したときに有効）",
-        V::ConfigNotToml => {
-            "{0} は正しい TOML ではありません（{1} 行目）。先にエディタで直してください（/edit かお使いのエディタ）"
-        }
-        V::ConfigInvalid => "保存していません: {0}",
-        V::ConfigUnknownKey => "保存していません: 未知のキー {0}",
-        V::ConfigReadError => "{0} を読めません: {1}",
         V::MergeAhead => {
             "{1} の {0} 件のコミットをマージコミットで {2} にマージします。その後ワークツリーは削除されます（ブランチはアーカイブに残ります）。"
         }

@@ -1,5 +1,5 @@
 //! codiva's terminal UI. A front end: it drives the session manager through its handle
-//! (`codiva_core::manager::Manager`) and renders what the manager's events say; it never spawns
+//! (`codiva_protocol::manager::Manager`) and renders what the manager's events say; it never spawns
 //! a process or runs git itself.
 //!
 //! Widths are computed by one function ([`width`]) shared by rendering and hit-testing; colours

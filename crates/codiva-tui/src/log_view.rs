@@ -34,7 +34,7 @@ mod todos;
 
 use std::collections::{BTreeSet, HashMap};
 
-use codiva_core::session_log::{EntryKind, LogEntry};
+use codiva_protocol::log::{EntryKind, LogEntry};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

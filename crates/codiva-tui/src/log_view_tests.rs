@@ -1,9 +1,9 @@
 //! The log view's own invariants: the height index against drawing every entry afresh, the
 //! bounded line cache.
 
-use codiva_core::agent_event::NoteLevel;
-use codiva_core::session_log::{EntryKind, ToolEntry, ToolStatus};
-use codiva_core::session_state::SubagentView;
+use codiva_protocol::agent::NoteLevel;
+use codiva_protocol::log::{EntryKind, ToolEntry, ToolStatus};
+use codiva_protocol::session::SubagentView;
 
 use super::*;
 

@@ -22,7 +22,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 
-use codiva_core::session_state::Status;
+use codiva_protocol::session::Status;
 
 /// Default cap of a notification title, in characters.
 pub const DEFAULT_MAX_CHARS: usize = 100;
@@ -43,7 +43,7 @@ pub enum Channel {
     Osc9,
     /// kitty's `ESC ] 99 ; metadata ; payload ESC \`.
     Osc99,
-    /// `notify-send` (Linux/BSD) or `osascript` (macOS), run by `codiva_core::desktop_notify`.
+    /// `notify-send` (Linux/BSD) or `osascript` (macOS), run by `codiva_os::desktop_notify`.
     Desktop,
     /// No way to notify.
     None,
@@ -200,7 +200,7 @@ pub fn tmux_passthrough(sequence: &str) -> String {
 pub enum Notification {
     /// Write these bytes to the terminal (stdout), between frames.
     Write(String),
-    /// Have `codiva_core::desktop_notify::notify` show it (sanitised texts).
+    /// Have `codiva_os::desktop_notify::notify` show it (sanitised texts).
     Desktop { title: String, body: String },
     /// Nothing (disabled, focused, or no channel).
     None,
@@ -299,7 +299,7 @@ pub fn deliver(notification: Notification) {
         }
         Notification::Desktop { title, body } => {
             tokio::spawn(async move {
-                if let Err(err) = codiva_core::desktop_notify::notify(&title, &body).await {
+                if let Err(err) = codiva_os::desktop_notify::notify(&title, &body).await {
                     tracing::debug!(%err, "desktop notification failed");
                 }
             });

@@ -1,19 +1,19 @@
-//! The permission dialog: which tool wants to run and what it will do (a Bash command, a file
-//! with a coloured preview of a Write or an Edit's diff, else the input as JSON), and the
-//! answers: `y` allow, `n` deny (the reason is typed in the app's composer), `a` always allow
-//! with a scope menu built from the agent's suggestions plus a tool-wide rule, `s` deny and stop
-//! the turn. A click only selects a choice; keys confirm.
+//! The permission dialog: which tool wants to run and what it will do (a command, a file with a
+//! coloured preview of its diff, else the input as JSON), and the answers the request offers,
+//! in this order: `y` allow once, `a` always allow (a menu of the scopes offered), `n` deny (the
+//! reason is typed in the app's composer), `s` deny and stop the turn. An answer the agent does
+//! not offer is not shown and its key does nothing. A click only selects a choice; keys confirm.
 
-use codiva_core::agent_event::PermissionRequest;
-use codiva_core::session::PermissionResponse;
-use codiva_core::tool::{PermissionMode, PermissionScope, RuleBehavior, ScopePlace, ToolContent};
+use codiva_protocol::agent::PermissionRequest;
+use codiva_protocol::tool::PermissionOptionKind;
+use codiva_protocol::tool::{PermissionMode, PermissionScope, RuleBehavior, ScopePlace, ToolContent};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use crate::dialog::{BodyRow, INDENT, Sections, choice_rows, footer_line, title_line, wrapped};
-pub use crate::dialog::{DialogAction, TextPurpose};
+pub use crate::dialog::{DialogAction, PermissionAnswer, TextPurpose};
 use crate::diff_preview::{self, DiffLine};
 use crate::i18n::{Key, t, tf, tn};
 use crate::theme;
@@ -29,17 +29,53 @@ const PREVIEW_ROWS: usize = 16;
 /// Unchanged lines shown around each change of a diff.
 const DIFF_CONTEXT: usize = 3;
 
-/// The main choices, in order: label and key.
-const CHOICES: [(Key, &str); 4] = [
-    (Key::PermYes, "y"),
-    (Key::PermAlways, "a"),
-    (Key::PermDeny, "n"),
-    (Key::PermStop, "s"),
-];
-const CHOICE_ALLOW: usize = 0;
-const CHOICE_ALWAYS: usize = 1;
-const CHOICE_DENY: usize = 2;
-const CHOICE_STOP: usize = 3;
+/// One of the main choices.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Choice {
+    /// Allow once: the option's id.
+    Allow(String),
+    /// Open the menu of allow-always scopes.
+    Always,
+    /// Deny with a reason typed next: the option's id.
+    Deny(String),
+    /// Deny and stop the turn: the option's id.
+    Stop(String),
+}
+
+impl Choice {
+    /// Its part of the footer's key hints.
+    fn hint(&self) -> Key {
+        match self {
+            Choice::Allow(_) => Key::PermHintAllow,
+            Choice::Always => Key::PermHintAlways,
+            Choice::Deny(_) => Key::PermHintDeny,
+            Choice::Stop(_) => Key::PermHintStop,
+        }
+    }
+
+    /// Label and key.
+    fn label(&self) -> (Key, char) {
+        match self {
+            Choice::Allow(_) => (Key::PermYes, 'y'),
+            Choice::Always => (Key::PermAlways, 'a'),
+            Choice::Deny(_) => (Key::PermDeny, 'n'),
+            Choice::Stop(_) => (Key::PermStop, 's'),
+        }
+    }
+}
+
+/// The main choices `request` offers, in the dialog's order.
+fn choices(request: &PermissionRequest) -> Vec<Choice> {
+    let id = |kind| request.option_of(kind).map(|option| option.id.clone());
+    let mut choices = Vec::new();
+    choices.extend(id(PermissionOptionKind::AllowOnce).map(Choice::Allow));
+    if request.always_options().next().is_some() {
+        choices.push(Choice::Always);
+    }
+    choices.extend(id(PermissionOptionKind::Deny).map(Choice::Deny));
+    choices.extend(id(PermissionOptionKind::DenyAndStop).map(Choice::Stop));
+    choices
+}
 
 /// What the tool will do, ready to draw at any width.
 #[derive(Debug, Clone)]
@@ -73,11 +109,11 @@ pub struct PermissionDialog {
     subject: Subject,
     /// Dimmed lines under the subject: the description, the blocked path, the reason.
     notes: Vec<String>,
+    choices: Vec<Choice>,
     /// The scope menu's entries: the allow-always options' scopes in words, in order.
     scopes: Vec<String>,
-    /// For each entry of `scopes`: the index among the agent's own scopes, `None` for the
-    /// whole tool.
-    always: Vec<Option<usize>>,
+    /// For each entry of `scopes`: its option's id.
+    always: Vec<String>,
     mode: Mode,
     selected: usize,
     scope_selected: usize,
@@ -147,16 +183,9 @@ impl PermissionDialog {
                 None => option.label.clone(),
             })
             .collect();
-        let mut own = 0;
-        let always: Vec<Option<usize>> = request
+        let always: Vec<String> = request
             .always_options()
-            .map(|option| match option.scope {
-                Some(PermissionScope::Tool { .. }) => None,
-                _ => {
-                    own += 1;
-                    Some(own - 1)
-                }
-            })
+            .map(|option| option.id.clone())
             .collect();
         let title = if view.title.is_empty() {
             request.tool.clone()
@@ -166,6 +195,7 @@ impl PermissionDialog {
         PermissionDialog {
             request_id: request.request_id.clone(),
             tool: title,
+            choices: choices(request),
             always,
             subagent: request.agent_id.is_some(),
             subject,
@@ -202,13 +232,16 @@ impl PermissionDialog {
         }
         match self.mode {
             Mode::Main => match key.code {
-                KeyCode::Char('y' | 'Y') => self.activate(CHOICE_ALLOW),
-                KeyCode::Char('a' | 'A') => self.activate(CHOICE_ALWAYS),
-                KeyCode::Char('n' | 'N') => self.activate(CHOICE_DENY),
-                KeyCode::Char('s' | 'S') => self.activate(CHOICE_STOP),
+                KeyCode::Char(c @ ('y' | 'Y' | 'a' | 'A' | 'n' | 'N' | 's' | 'S')) => {
+                    let c = c.to_ascii_lowercase();
+                    match self.choices.iter().position(|choice| choice.label().1 == c) {
+                        Some(index) => self.activate(index),
+                        None => DialogAction::None,
+                    }
+                }
                 KeyCode::Enter => self.activate(self.selected),
                 code => {
-                    self.selected = moved(code, self.selected, CHOICES.len());
+                    self.selected = moved(code, self.selected, self.choices.len());
                     DialogAction::None
                 }
             },
@@ -236,13 +269,22 @@ impl PermissionDialog {
         } else {
             text.to_owned()
         };
-        DialogAction::Respond(PermissionResponse::Deny { message })
+        match self.choices.iter().find_map(|choice| match choice {
+            Choice::Deny(id) => Some(id.clone()),
+            _ => None,
+        }) {
+            Some(option) => DialogAction::Respond(PermissionAnswer {
+                option,
+                message: Some(message),
+            }),
+            None => DialogAction::None,
+        }
     }
 
     /// Selects choice `index` of what is shown (a click): never confirms.
     pub fn select_choice(&mut self, index: usize) {
         match self.mode {
-            Mode::Main if index < CHOICES.len() => self.selected = index,
+            Mode::Main if index < self.choices.len() => self.selected = index,
             Mode::Scope if index < self.scopes.len() => self.scope_selected = index,
             _ => {}
         }
@@ -264,35 +306,38 @@ impl PermissionDialog {
             .choice_at(area, self.scroll, column, row)
     }
 
-    fn activate(&mut self, choice: usize) -> DialogAction {
-        self.selected = choice;
+    fn activate(&mut self, index: usize) -> DialogAction {
+        let Some(choice) = self.choices.get(index) else {
+            return DialogAction::None;
+        };
+        self.selected = index;
+        let answer = |option: &String, message: Option<&str>| {
+            DialogAction::Respond(PermissionAnswer {
+                option: option.clone(),
+                message: message.map(str::to_owned),
+            })
+        };
         match choice {
-            CHOICE_ALLOW => DialogAction::Respond(PermissionResponse::Allow),
-            CHOICE_ALWAYS => {
+            Choice::Allow(id) => answer(id, None),
+            Choice::Always => {
                 self.mode = Mode::Scope;
                 self.scope_selected = 0;
                 self.scroll = 0;
                 DialogAction::None
             }
-            CHOICE_DENY => DialogAction::WantText {
+            Choice::Deny(_) => DialogAction::WantText {
                 purpose: TextPurpose::DenyReason,
             },
-            CHOICE_STOP => DialogAction::Respond(PermissionResponse::DenyAndStop {
-                message: STOP_MESSAGE.to_owned(),
-            }),
-            _ => DialogAction::None,
+            Choice::Stop(id) => answer(id, Some(STOP_MESSAGE)),
         }
     }
 
-    /// The allow-always option `index` of the menu, named as the core reads it: the agent's
-    /// `n`-th own scope, or (`None`) the whole tool.
+    /// The allow-always option `index` of the menu.
     fn pick_scope(&mut self, index: usize) -> DialogAction {
         match self.always.get(index) {
-            Some(None) => {
-                DialogAction::Respond(PermissionResponse::AllowAlways { suggestion: None })
-            }
-            Some(Some(n)) => DialogAction::Respond(PermissionResponse::AllowAlways {
-                suggestion: Some(*n),
+            Some(option) => DialogAction::Respond(PermissionAnswer {
+                option: option.clone(),
+                message: None,
             }),
             None => DialogAction::None,
         }
@@ -306,21 +351,27 @@ impl PermissionDialog {
         let note = self.subagent.then_some(t(Key::PermSubagent));
         let (choices, selected, hint) = match self.mode {
             Mode::Main => (
-                CHOICES
+                self.choices
                     .iter()
                     .enumerate()
-                    .map(|(i, (label, key))| {
+                    .map(|(i, choice)| {
+                        let (label, key) = choice.label();
                         choice_rows(
                             i == self.selected,
                             None,
-                            t(*label),
+                            t(label),
                             Some(&format!("({key})")),
                             width,
                         )
                     })
                     .collect(),
                 self.selected,
-                t(Key::PermHint),
+                self.choices
+                    .iter()
+                    .map(|choice| t(choice.hint()))
+                    .chain([t(Key::PermHintChoose)])
+                    .collect::<Vec<_>>()
+                    .join(" · "),
             ),
             Mode::Scope => (
                 self.scopes
@@ -331,7 +382,7 @@ impl PermissionDialog {
                     })
                     .collect(),
                 self.scope_selected,
-                t(Key::PermScopeHint),
+                t(Key::PermScopeHint).to_owned(),
             ),
         };
         Sections {
@@ -340,7 +391,7 @@ impl PermissionDialog {
             body: self.body(width),
             choices,
             selected,
-            footer: Some(footer_line(hint, width)),
+            footer: Some(footer_line(&hint, width)),
         }
     }
 
@@ -476,8 +527,8 @@ fn where_phrase(place: Option<&ScopePlace>) -> String {
 }
 
 /// A fact about the call in the UI's language.
-fn tool_note(note: &codiva_core::tool::ToolNote) -> String {
-    use codiva_core::tool::ToolNote;
+fn tool_note(note: &codiva_protocol::tool::ToolNote) -> String {
+    use codiva_protocol::tool::ToolNote;
     let count = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
     match note {
         ToolNote::Text { text } => text.clone(),

@@ -16,7 +16,8 @@ use codiva_client::{Client, ClientError, Update};
 use codiva_protocol::manager::{DiscardOutcome, ManagerEvent};
 use codiva_protocol::methods::request;
 use codiva_protocol::params::{
-    Answer, ConfirmParams, CreateParams, Decision, FullMessageParams, ModelParams,
+    ConfigSetParams, NoParams,
+    Answer, ConfirmParams, CreateParams, FullMessageParams, ModelParams,
     PermissionParams, QuestionParams, ReadParams, RenameParams, ResumeParams, SendParams,
     SessionParams,
 };
@@ -50,8 +51,6 @@ pub struct TuiOptions {
     pub info: AppInfo,
     /// Where the instruction history of this repository is kept.
     pub history_path: PathBuf,
-    /// The configuration file (`/config` edits it).
-    pub config_path: PathBuf,
     /// `.codiva/prompt.md` of the repository.
     pub prompt_path: PathBuf,
     /// Take mouse events (config `mouse`, default on).
@@ -103,7 +102,7 @@ async fn run_in_terminal(
     take_sessions(&mut app, &mut alerts, snapshot.sessions);
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<Done>();
     let mut input = EventStream::new();
-    let mut signals = codiva_core::shutdown_signals::ShutdownSignals::new(false);
+    let mut signals = codiva_os::shutdown_signals::ShutdownSignals::new(false);
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     let mut animation = tokio::time::interval(ANIMATION_INTERVAL);
     animation.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
@@ -256,7 +255,7 @@ fn is_stream(event: &ManagerEvent) -> bool {
     matches!(
         event,
         ManagerEvent::Event {
-            event: codiva_core::session_state::SessionEvent::Stream { .. },
+            event: codiva_protocol::session::SessionEvent::Stream { .. },
             ..
         }
     )
@@ -367,23 +366,6 @@ fn run_effects(
             Effect::SaveHistory => {
                 let _ = app.composer_history_save(&options.history_path);
             }
-            Effect::ShowConfig => {
-                let path = options.config_path.display().to_string();
-                let _ = done.send(match read_config(&options.config_path) {
-                    Ok(text) => Done::Config {
-                        path,
-                        text,
-                        saved: None,
-                    },
-                    Err(err) => Done::Error(crate::i18n_views::vtf(
-                        crate::i18n_views::V::ConfigReadError,
-                        &[&path, &err.to_string()],
-                    )),
-                });
-            }
-            Effect::SaveConfig { key, value } => {
-                let _ = done.send(save_config(&options.config_path, &key, &value));
-            }
             Effect::Foreground { .. } => {}
             Effect::EditPrompt => {
                 let text = std::fs::read_to_string(&options.prompt_path).unwrap_or_default();
@@ -405,7 +387,7 @@ fn run_effects(
             Effect::OpenUrl { url } => {
                 let done = done.clone();
                 tokio::spawn(async move {
-                    if let Err(err) = codiva_core::desktop_notify::open_url(&url).await {
+                    if let Err(err) = codiva_os::desktop_notify::open_url(&url).await {
                         let _ =
                             done.send(Done::Error(tf(Key::ErrOpenUrl, &[&url, &err.to_string()])));
                     }
@@ -426,60 +408,17 @@ fn run_effects(
     }
 }
 
-/// The configuration file's text; a missing file is an empty one.
-fn read_config(path: &std::path::Path) -> io::Result<String> {
-    match std::fs::read_to_string(path) {
-        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(String::new()),
-        other => other,
-    }
-}
-
-/// Writes one key of the configuration file (the rest as the user wrote it), atomically.
-fn save_config(path: &std::path::Path, key: &str, value: &str) -> Done {
-    let shown = path.display().to_string();
-    let io_error = |err: io::Error| {
-        Done::Error(crate::i18n_views::vtf(
-            crate::i18n_views::V::ConfigReadError,
-            &[&shown, &err.to_string()],
-        ))
-    };
-    let text = match read_config(path) {
-        Ok(text) => text,
-        Err(err) => return io_error(err),
-    };
-    let edited = match codiva_core::config_edit::set(&text, key, value) {
-        Ok(edited) => edited,
-        Err(err) => return Done::Error(crate::app::config_error(&shown, &err)),
-    };
-    let write = || -> io::Result<()> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        let tmp = path.with_extension("toml.tmp");
-        std::fs::write(&tmp, &edited)?;
-        std::fs::rename(tmp, path)
-    };
-    match write() {
-        Ok(()) => Done::Config {
-            path: shown,
-            text: edited,
-            saved: Some(key.to_owned()),
-        },
-        Err(err) => io_error(err),
-    }
-}
-
-/// Runs `$SHELL` or `$EDITOR` in `cwd` with the terminal (through the core, which spawns and
+/// Runs `$SHELL` or `$EDITOR` in `cwd` with the terminal (`codiva_os::foreground` spawns and
 /// reaps it); says how it ended.
 async fn run_foreground(what: crate::app::Foreground, cwd: PathBuf) -> Done {
     use crate::i18n_views::{V, vtf};
     let env = |name: &str| std::env::var(name).ok();
     let argv = match &what {
         crate::app::Foreground::Shell => {
-            codiva_core::foreground::shell_command(env("SHELL").as_deref())
+            codiva_os::foreground::shell_command(env("SHELL").as_deref())
         }
         crate::app::Foreground::Editor { path } => {
-            let mut argv = codiva_core::foreground::editor_command(
+            let mut argv = codiva_os::foreground::editor_command(
                 env("VISUAL").as_deref(),
                 env("EDITOR").as_deref(),
             );
@@ -488,7 +427,7 @@ async fn run_foreground(what: crate::app::Foreground, cwd: PathBuf) -> Done {
         }
     };
     let name = argv.first().cloned().unwrap_or_default();
-    match codiva_core::foreground::run(&argv, &cwd, &[]).await {
+    match codiva_os::foreground::run(&argv, &cwd, &[]).await {
         Ok(status) => {
             let code = status
                 .code()
@@ -739,11 +678,29 @@ async fn call(manager: &Client, effect: Effect, default_model: Option<String>) -
             Ok(result) => Some(Done::Info(result.message)),
             Err(err) => error(err),
         },
+        Effect::ShowConfig => Some(match manager.call::<request::ConfigRead>(NoParams {}).await {
+            Ok(result) => Done::Config {
+                result,
+                saved: None,
+            },
+            Err(err) => Done::Error(crate::i18n::manager_error(&err)),
+        }),
+        Effect::SaveConfig { key, value } => {
+            let params = ConfigSetParams {
+                key: key.clone(),
+                value,
+            };
+            Some(match manager.call::<request::ConfigSet>(params).await {
+                Ok(result) => Done::Config {
+                    result,
+                    saved: Some(key),
+                },
+                Err(err) => Done::Error(crate::i18n::manager_error(&err)),
+            })
+        }
         Effect::SaveHistory
         | Effect::OpenUrl { .. }
-        | Effect::SaveConfig { .. }
         | Effect::Foreground { .. }
-        | Effect::ShowConfig
         | Effect::EditPrompt
         | Effect::SavePrompt { .. }
         | Effect::Quit => None,
@@ -772,27 +729,15 @@ async fn discard(
 fn permission_params(
     session_id: String,
     request_id: String,
-    response: codiva_core::session::PermissionResponse,
+    response: crate::dialog::PermissionAnswer,
 ) -> PermissionParams {
-    use codiva_core::session::PermissionResponse;
-    let (decision, option, suggestion, message) = match response {
-        PermissionResponse::Allow => (Some(Decision::Allow), None, None, None),
-        PermissionResponse::AllowAlways { suggestion } => {
-            (Some(Decision::AllowAlways), None, suggestion, None)
-        }
-        PermissionResponse::Deny { message } => (Some(Decision::Deny), None, None, Some(message)),
-        PermissionResponse::DenyAndStop { message } => {
-            (Some(Decision::DenyAndStop), None, None, Some(message))
-        }
-        PermissionResponse::Option { id, message } => (None, Some(id), None, message),
-    };
     PermissionParams {
         session_id,
         request_id,
-        decision,
-        option,
-        suggestion,
-        message,
+        decision: None,
+        option: Some(response.option),
+        suggestion: None,
+        message: response.message,
     }
 }
 
@@ -800,9 +745,9 @@ fn permission_params(
 fn question_params(
     session_id: String,
     request_id: String,
-    response: codiva_core::session::QuestionResponse,
+    response: codiva_protocol::agent::QuestionResponse,
 ) -> QuestionParams {
-    use codiva_core::session::QuestionResponse;
+    use codiva_protocol::agent::QuestionResponse;
     match response {
         QuestionResponse::Answers(answers) => QuestionParams {
             session_id,

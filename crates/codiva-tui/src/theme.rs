@@ -3,7 +3,7 @@
 
 use ratatui::style::{Color, Modifier, Style};
 
-use codiva_core::session_state::Status;
+use codiva_protocol::session::Status;
 
 pub fn text() -> Style {
     Style::default()

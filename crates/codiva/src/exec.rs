@@ -17,7 +17,7 @@ use codiva_core::session::UserInput;
 use codiva_core::session::{PermissionResponse, QuestionResponse, SessionCommand, SessionHandle};
 use codiva_core::session_log::{EntryKind, LogEntry, ToolStatus};
 use codiva_core::session_state::{Prompt, Scope, SessionEvent, Status};
-use codiva_core::shutdown_signals::{self, ShutdownSignals};
+use codiva_os::shutdown_signals::{self, ShutdownSignals};
 use codiva_core::{claude, config, paths, wire_log};
 use serde_json::Value;
 

@@ -8,29 +8,30 @@ use std::sync::Arc;
 use codiva_client::{Backend, BoxFuture, Client, ClientError};
 use codiva_core::manager::{Manager, SequencedEvent};
 use codiva_protocol::ClientRequest;
+
+use crate::serve::methods::Host;
 use serde_json::Value;
 use tokio::sync::broadcast;
 
 struct InProcess {
     manager: Manager,
-    /// Start-up warnings, for `initialize`.
-    warnings: Arc<Vec<String>>,
+    host: Arc<Host>,
 }
 
 /// A client of `manager`.
-pub fn client(manager: Manager, warnings: Vec<String>) -> Client {
+pub fn client(manager: Manager, host: Host) -> Client {
     Client::new(Arc::new(InProcess {
         manager,
-        warnings: Arc::new(warnings),
+        host: Arc::new(host),
     }))
 }
 
 impl Backend for InProcess {
     fn request(&self, request: ClientRequest) -> BoxFuture<Result<Value, ClientError>> {
         let manager = self.manager.clone();
-        let warnings = self.warnings.clone();
+        let host = self.host.clone();
         Box::pin(async move {
-            crate::serve::methods::handle(&manager, &warnings, request)
+            crate::serve::methods::handle(&manager, &host, request)
                 .await
                 .map_err(|err| ClientError::Server(Box::new(err.into_body())))
         })

@@ -54,16 +54,19 @@ pub async fn run(args: ServeArgs) -> ExitCode {
         }
     };
     let manager = started.manager;
-    let all_warnings = started.warnings;
-    match serve_stdio(manager, Arc::new(all_warnings)).await {
+    let host = methods::Host {
+        warnings: started.warnings,
+        config_path: started.config_path,
+    };
+    match serve_stdio(manager, Arc::new(host)).await {
         None => ExitCode::SUCCESS,
-        Some(signal) => ExitCode::from(codiva_core::shutdown_signals::exit_status(signal)),
+        Some(signal) => ExitCode::from(codiva_os::shutdown_signals::exit_status(signal)),
     }
 }
 
 /// Serves until stdin ends (`None`) or a shutdown signal arrives (its number); then stops every
 /// session and writes the state.
-async fn serve_stdio(manager: Manager, warnings: Arc<Vec<String>>) -> Option<i32> {
+async fn serve_stdio(manager: Manager, host: Arc<methods::Host>) -> Option<i32> {
     let (out_tx, mut out_rx) = mpsc::unbounded_channel::<Value>();
     let writer = tokio::spawn(async move {
         let mut stdout = tokio::io::stdout();
@@ -81,7 +84,7 @@ async fn serve_stdio(manager: Manager, warnings: Arc<Vec<String>>) -> Option<i32
         manager.subscribe_sequenced(),
         out_tx.clone(),
     ));
-    for warning in warnings.iter() {
+    for warning in host.warnings.iter() {
         let _ = out_tx.send(rpc::notification(&ServerNotification::Warning(
             WarningParams {
                 seq: None,
@@ -91,7 +94,7 @@ async fn serve_stdio(manager: Manager, warnings: Arc<Vec<String>>) -> Option<i32
     }
 
     let mut reader = LineReader::with_max_line(tokio::io::stdin(), MAX_REQUEST);
-    let mut signals = codiva_core::shutdown_signals::ShutdownSignals::new(true);
+    let mut signals = codiva_os::shutdown_signals::ShutdownSignals::new(true);
     let mut stopped_by = None;
     // Requests being answered: at stdin's end they are answered before the manager stops (a
     // script that pipes requests in and closes stdin gets every answer).
@@ -106,9 +109,9 @@ async fn serve_stdio(manager: Manager, warnings: Arc<Vec<String>>) -> Option<i32
                     }
                     let manager = manager.clone();
                     let out = out_tx.clone();
-                    let warnings = warnings.clone();
+                    let host = host.clone();
                     handlers.spawn(async move {
-                        if let Some(response) = handle_line(&manager, &warnings, &bytes).await {
+                        if let Some(response) = handle_line(&manager, &host, &bytes).await {
                             let _ = out.send(response);
                         }
                     });
@@ -141,7 +144,7 @@ async fn serve_stdio(manager: Manager, warnings: Arc<Vec<String>>) -> Option<i32
 }
 
 /// One request line → its response (`None` for a notification from the client).
-async fn handle_line(manager: &Manager, warnings: &[String], bytes: &[u8]) -> Option<Value> {
+async fn handle_line(manager: &Manager, host: &methods::Host, bytes: &[u8]) -> Option<Value> {
     let message: Value = match serde_json::from_slice(bytes) {
         Ok(message) => message,
         Err(err) => {
@@ -165,7 +168,7 @@ async fn handle_line(manager: &Manager, warnings: &[String], bytes: &[u8]) -> Op
         ));
     }
     let params = message.get("params").cloned().unwrap_or(Value::Null);
-    let result = methods::dispatch(manager, warnings, method, params).await;
+    let result = methods::dispatch(manager, host, method, params).await;
     let id = id?;
     Some(match result {
         Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),

@@ -89,13 +89,18 @@ pub async fn run() -> ExitCode {
             warnings: started.warnings.clone(),
         },
         history_path: codiva_tui::composer::History::path_for(&root),
-        config_path: started.config_path.clone(),
         prompt_path: root.join(".codiva").join("prompt.md"),
         mouse: config.mouse,
         notifier: Notifier::from_env(config.notifications),
         status_counts,
     };
-    let client = crate::in_process::client(manager.clone(), started.warnings);
+    let client = crate::in_process::client(
+        manager.clone(),
+        crate::serve::methods::Host {
+            warnings: started.warnings,
+            config_path: started.config_path.clone(),
+        },
+    );
     let result = codiva_tui::run::run(client, options).await;
     manager.shutdown().await;
     match result {
@@ -143,8 +148,7 @@ async fn run_over_serve(cwd: std::path::PathBuf) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let config_path = codiva_core::config::config_path();
-    let (config, _) = codiva_core::config::load(&config_path);
+    let (config, _) = codiva_core::config::load(&codiva_core::config::config_path());
     let codiva_lang = std::env::var("CODIVA_LANG").ok();
     let locale = codiva_tui::i18n::locale_from_env();
     codiva_tui::i18n::init(codiva_tui::i18n::choose(
@@ -178,7 +182,6 @@ async fn run_over_serve(cwd: std::path::PathBuf) -> ExitCode {
             warnings: init.warnings,
         },
         history_path: codiva_tui::composer::History::path_for(&root),
-        config_path,
         prompt_path: root.join(".codiva").join("prompt.md"),
         mouse: config.mouse,
         notifier: Notifier::from_env(config.notifications),

@@ -233,6 +233,14 @@ fn manager_answers_and_errors_round_trip() {
             command: Some("review".to_owned()),
         },
     );
+    // What `config/read` answers: every key, set or not, of every kind.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    std::fs::write(&path, "model = \"opus\" # fast\nmouse = false\n").unwrap();
+    let config = codiva_core::config_edit::read_file(&path).unwrap();
+    assert!(config.fields.iter().any(|f| f.value.is_some()));
+    assert!(config.fields.iter().any(|f| f.value.is_none()));
+    round_trip("config", &config);
 }
 
 #[test]
@@ -297,6 +305,11 @@ fn every_request_round_trips_through_the_method_table() {
         ("session/restore", json!({"session_id": "s"})),
         ("session/sync", json!({"session_id": "s"})),
         ("manager/snapshot", json!({})),
+        ("config/read", json!({})),
+        (
+            "config/set",
+            json!({"key": "model", "value": "opus"}),
+        ),
     ];
     assert_eq!(
         requests.len(),

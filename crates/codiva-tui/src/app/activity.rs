@@ -6,8 +6,8 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use codiva_core::manager::{SessionInfo, SessionPhase};
-use codiva_core::session_state::Status;
+use codiva_protocol::manager::{SessionInfo, SessionPhase};
+use codiva_protocol::session::Status;
 
 use crate::theme::glyph;
 

@@ -1,6 +1,6 @@
 //! The frame: header, body (list or detail), palette / confirmation, notice, composer, footer.
 
-use codiva_core::manager::SessionPhase;
+use codiva_protocol::manager::SessionPhase;
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -219,7 +219,7 @@ fn header_lines(app: &App, width: u16) -> Vec<Line<'static>> {
         .sessions
         .iter()
         .filter(|s| {
-            s.status.awaits_user() || s.status == codiva_core::session_state::Status::NeedsLogin
+            s.status.awaits_user() || s.status == codiva_protocol::session::Status::NeedsLogin
         })
         .count();
     let cost: f64 = app.sessions.iter().filter_map(|s| s.cost_usd).sum();
@@ -445,7 +445,7 @@ fn detail(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
     // A session that needs a login says which credential failed and how to fix it.
     if session
         .as_ref()
-        .is_some_and(|s| s.status == codiva_core::session_state::Status::NeedsLogin)
+        .is_some_and(|s| s.status == codiva_protocol::session::Status::NeedsLogin)
     {
         let account = app.pane(id).agent.as_ref().and_then(|a| a.account.clone());
         let text = super::login::help(account.as_ref());

@@ -5,7 +5,7 @@
 //! stored, so it cannot go stale. Text the composer held when a dialog or the prompt took it is
 //! set aside and given back when that ends (sent or abandoned).
 
-use codiva_core::manager::SessionPhase;
+use codiva_protocol::manager::SessionPhase;
 
 use super::{App, Confirm, Effect, Focus, View};
 use crate::dialog::TextPurpose;

@@ -1,9 +1,9 @@
 //! `/config`: the configuration file as a list of its keys — what the file says, or the
 //! default — drawn over the body. Enter edits the selected key in a one-line editor; Enter
-//! there asks the loop to write that one key back (through `codiva_core::config_edit`, which
+//! there asks the loop to write that one key back (`config/set`: the core's `config_edit`
 //! keeps the user's comments and layout). Saved values apply the next time codiva starts.
 
-use codiva_core::config_edit::FieldValue;
+use codiva_protocol::params::ConfigField;
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -17,7 +17,7 @@ use crate::width::{fit, truncate};
 
 pub struct ConfigView {
     pub path: String,
-    fields: Vec<FieldValue>,
+    fields: Vec<ConfigField>,
     selected: usize,
     /// The key being edited and its editor.
     editing: Option<Composer>,
@@ -30,7 +30,7 @@ pub enum ConfigAction {
 }
 
 impl ConfigView {
-    pub fn new(path: String, fields: Vec<FieldValue>) -> Self {
+    pub fn new(path: String, fields: Vec<ConfigField>) -> Self {
         ConfigView {
             path,
             fields,
@@ -40,7 +40,7 @@ impl ConfigView {
     }
 
     /// New contents after a save; the selection stays on the same key.
-    pub fn replace(&mut self, fields: Vec<FieldValue>) {
+    pub fn replace(&mut self, fields: Vec<ConfigField>) {
         self.fields = fields;
         self.selected = self.selected.min(self.fields.len().saturating_sub(1));
         self.editing = None;
@@ -58,7 +58,7 @@ impl ConfigView {
                     return ConfigAction::None;
                 };
                 return ConfigAction::Save {
-                    key: field.field.key.to_owned(),
+                    key: field.key.to_owned(),
                     value,
                 };
             }
@@ -66,7 +66,7 @@ impl ConfigView {
                 && let Some(field) = self.fields.get(self.selected)
             {
                 return ConfigAction::Save {
-                    key: field.field.key.to_owned(),
+                    key: field.key.to_owned(),
                     value,
                 };
             }
@@ -111,7 +111,7 @@ impl ConfigView {
         let key_width = self
             .fields
             .iter()
-            .map(|f| f.field.key.len())
+            .map(|f| f.key.len())
             .max()
             .unwrap_or(0);
         let first = self.selected.saturating_sub(rows.saturating_sub(1));
@@ -130,7 +130,7 @@ impl ConfigView {
             let value_width = width.saturating_sub(key_width + 5) / 2;
             let mut spans = vec![
                 Span::styled(format!("{marker} "), style),
-                Span::styled(fit(field.field.key, key_width), style),
+                Span::styled(fit(&field.key, key_width), style),
                 Span::raw("  "),
             ];
             match &field.value {
@@ -140,7 +140,7 @@ impl ConfigView {
                 )),
                 None => spans.push(Span::styled(fit("", value_width), theme::dim())),
             }
-            let default = match field.field.default {
+            let default = match field.default.as_str() {
                 "searched" => crate::i18n_views::vt(V::ConfigDefaultSearched),
                 "the CLI's default" => crate::i18n_views::vt(V::ConfigDefaultCli),
                 other => other,
@@ -155,7 +155,7 @@ impl ConfigView {
         let key = self
             .fields
             .get(self.selected)
-            .map_or("", |field| field.field.key);
+            .map_or("", |field| field.key.as_str());
         let y = area.bottom().saturating_sub(2);
         buf.set_line(
             area.x,

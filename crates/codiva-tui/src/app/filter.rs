@@ -2,7 +2,7 @@
 //! status word, or the badge as shown in the UI's language) contain what was typed, ignoring
 //! case. The selection and the mouse follow the rows shown.
 
-use codiva_core::manager::{SessionInfo, SessionPhase};
+use codiva_protocol::manager::{SessionInfo, SessionPhase};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -137,7 +137,7 @@ impl ListFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use codiva_core::session_state::{Status, TodoProgress};
+    use codiva_protocol::session::{Status, TodoProgress};
 
     fn session(title: &str, branch: &str, status: Status, phase: SessionPhase) -> SessionInfo {
         SessionInfo {

@@ -3,8 +3,8 @@
 //! them first), removing a finished session only after a y/n, renaming, and handing the
 //! terminal to `$SHELL` / `$EDITOR` in a session's worktree. Also the list filter's keys.
 
-use codiva_core::git::DiffStat;
-use codiva_core::manager::SessionPhase;
+use codiva_protocol::manager::DiffStat;
+use codiva_protocol::manager::SessionPhase;
 use crossterm::event::KeyEvent;
 
 use super::filter::{FilterAction, ListFilter, matches};

@@ -1,13 +1,13 @@
 //! Keyboard handling, by focus zone.
 
-use codiva_core::manager::SessionPhase;
-use codiva_core::session_state::Status;
+use codiva_protocol::manager::SessionPhase;
+use codiva_protocol::session::Status;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::composer_mode::{Collecting, ComposerMode};
 use super::palette::{Command, Item};
 use super::pane::Dialog;
-use codiva_core::approval::ApprovalPolicy;
+use codiva_protocol::approval::ApprovalPolicy;
 
 use super::{App, Confirm, Effect, Focus, RunMode, View};
 use crate::composer::ComposerAction;

@@ -1,7 +1,7 @@
 //! The session list: one row per session, columns chosen by the terminal's width.
 
-use codiva_core::manager::{SessionInfo, SessionPhase};
-use codiva_core::session_state::Status;
+use codiva_protocol::manager::{SessionInfo, SessionPhase};
+use codiva_protocol::session::Status;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -42,10 +42,10 @@ pub fn badge(session: &SessionInfo) -> (String, Style) {
 /// prompt, as much of the prompt as the column holds (a wide terminal shows more of it).
 fn list_title(session: &SessionInfo, width: usize) -> String {
     let cut = session.title.ends_with('…')
-        && session.title == codiva_core::manager::default_title(&session.prompt);
+        && session.title == codiva_protocol::text::default_title(&session.prompt);
     if cut
         && width > str_width(&session.title)
-        && let Some(prompt) = codiva_core::manager::sanitize_title_to(&session.prompt, width + 1)
+        && let Some(prompt) = codiva_protocol::text::sanitize_title_to(&session.prompt, width + 1)
     {
         return prompt;
     }

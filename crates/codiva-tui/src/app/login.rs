@@ -2,7 +2,7 @@
 //! `account`: `apiKeySource`, `tokenSource`) and how to fix it — `claude /login`, or the API
 //! key variable — then Ctrl+R. Shown over the log of a session whose status is needs-login.
 
-use codiva_core::agent_event::Account;
+use codiva_protocol::agent::Account;
 
 use crate::i18n::{Key, t, tf};
 

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use codiva_core::session_state::Status;
+use codiva_protocol::session::Status;
 
 use super::View;
 

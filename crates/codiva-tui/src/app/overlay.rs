@@ -3,8 +3,8 @@
 //! the footer names the view; Esc closes it. Each view is its own file; this one opens them,
 //! routes keys and the wheel to them, and turns their choices into effects.
 
-use codiva_core::config_edit::{self, ConfigEditError};
-use codiva_core::manager::SessionPhase;
+use codiva_protocol::params::ConfigResult;
+use codiva_protocol::manager::SessionPhase;
 use crossterm::event::{KeyEvent, MouseEvent, MouseEventKind};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -260,31 +260,16 @@ impl App {
         }
     }
 
-    /// The config file's text (`/config`, or after a save of `saved`): the view opens or
-    /// refreshes; a file that is not TOML is reported, never rewritten.
-    pub(super) fn config_arrived(&mut self, path: String, text: &str, saved: Option<String>) {
-        match config_edit::values(text) {
-            Ok(fields) => {
-                match &mut self.overlay {
-                    Some(Overlay::Config(view)) if view.path == path => view.replace(fields),
-                    _ => {
-                        self.overlay = Some(Overlay::Config(ConfigView::new(path.clone(), fields)))
-                    }
-                }
-                if let Some(key) = saved {
-                    self.set_notice(vtf(V::ConfigSaved, &[&key, &path]), false);
-                }
-            }
-            Err(err) => self.set_notice(config_error(&path, &err), true),
+    /// The config file's keys (`/config`, or after a save of `saved`): the view opens or
+    /// refreshes.
+    pub(super) fn config_arrived(&mut self, result: ConfigResult, saved: Option<String>) {
+        let ConfigResult { path, fields } = result;
+        match &mut self.overlay {
+            Some(Overlay::Config(view)) if view.path == path => view.replace(fields),
+            _ => self.overlay = Some(Overlay::Config(ConfigView::new(path.clone(), fields))),
         }
-    }
-}
-
-/// A config edit that was refused, in the UI's language.
-pub fn config_error(path: &str, err: &ConfigEditError) -> String {
-    match err {
-        ConfigEditError::NotToml { line } => vtf(V::ConfigNotToml, &[path, &line.to_string()]),
-        ConfigEditError::UnknownKey(key) => vtf(V::ConfigUnknownKey, &[key]),
-        ConfigEditError::Invalid { .. } => vtf(V::ConfigInvalid, &[&err.to_string()]),
+        if let Some(key) = saved {
+            self.set_notice(vtf(V::ConfigSaved, &[&key, &path]), false);
+        }
     }
 }

@@ -3,9 +3,9 @@
 
 use std::collections::VecDeque;
 
-use codiva_core::agent_event::AgentInfo;
-use codiva_core::session_log::LogEntry;
-use codiva_core::session_state::{Prompt, Scope, SessionEvent, SubagentView, UsageView};
+use codiva_protocol::agent::AgentInfo;
+use codiva_protocol::log::LogEntry;
+use codiva_protocol::session::{Prompt, Scope, SessionEvent, SubagentView, UsageView};
 
 use super::Effect;
 use crate::log_view::LogView;

@@ -187,7 +187,11 @@ pub(super) fn en(key: Key) -> &'static str {
         PermStop => "No, and stop this turn",
         PermTitle => "Allow {0}?",
         PermScopeTitle => "Always allow {0}: choose a scope",
-        PermHint => "y allow · a always · n deny · s stop · ↑↓ Enter choose",
+        PermHintAllow => "y allow",
+        PermHintAlways => "a always",
+        PermHintDeny => "n deny",
+        PermHintStop => "s stop",
+        PermHintChoose => "↑↓ Enter choose",
         PermScopeHint => "↑↓ choose · Enter allow · Esc back",
         PermSubagent => "(subagent)",
         PermBlockedPath => "Path needing permission: {0}",
@@ -312,6 +316,12 @@ pub(super) fn en(key: Key) -> &'static str {
         RefMessageNotCut => "entry {0} is not a message the log cut",
         RefMessageTooLong => "the message is {0} bytes, more than the {1} that can be shown",
         RefMessageNotInTranscript => "the whole message is not in session {0}'s transcript: {1}",
+        RefConfigNotToml => {
+            "{0} is not valid TOML (line {1}); fix it in an editor first (/edit, or your editor)"
+        }
+        RefConfigUnknownKey => "not saved: unknown key {0}",
+        RefConfigInvalid => "not saved: {0}",
+        RefConfigUnwritable => "cannot read or write {0}: {1}",
         ErrNoSuchSession => "no session {0}",
         ErrStopped => "the session manager has stopped",
         ErrAgentMissing => {

@@ -179,7 +179,11 @@ pub(super) fn ja(key: Key) -> &'static str {
         PermStop => "いいえ、このターンを止める",
         PermTitle => "{0} を許可しますか？",
         PermScopeTitle => "{0} を常に許可: 範囲を選ぶ",
-        PermHint => "y 許可 · a 常に · n 拒否 · s 停止 · ↑↓ Enter 選択",
+        PermHintAllow => "y 許可",
+        PermHintAlways => "a 常に",
+        PermHintDeny => "n 拒否",
+        PermHintStop => "s 停止",
+        PermHintChoose => "↑↓ Enter 選択",
         PermScopeHint => "↑↓ 選択 · Enter 許可 · Esc 戻る",
         PermSubagent => "（サブエージェント）",
         PermBlockedPath => "許可が必要なパス: {0}",
@@ -308,6 +312,12 @@ pub(super) fn ja(key: Key) -> &'static str {
         RefMessageNotInTranscript => {
             "セッション {0} のトランスクリプトにメッセージ全体がありません: {1}"
         }
+        RefConfigNotToml => {
+            "{0} は正しい TOML ではありません（{1} 行目）。先にエディタで直してください（/edit かお使いのエディタ）"
+        }
+        RefConfigUnknownKey => "保存していません: 未知のキー {0}",
+        RefConfigInvalid => "保存していません: {0}",
+        RefConfigUnwritable => "{0} を読み書きできません: {1}",
         ErrNoSuchSession => "セッション {0} はありません",
         ErrStopped => "セッションマネージャーが停止しています",
         ErrAgentMissing => {

@@ -5,8 +5,8 @@
 
 use std::collections::HashMap;
 
-use codiva_core::session_log::LogEntry;
-use codiva_core::session_state::{SubagentView, TodoItem};
+use codiva_protocol::log::LogEntry;
+use codiva_protocol::session::{SubagentView, TodoItem};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 

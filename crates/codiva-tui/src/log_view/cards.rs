@@ -15,9 +15,9 @@
 //! - **TODO list.** Under the latest call that changed it (or its fold): `N of M done` and a
 //!   checklist, ☑ done, ◐ being worked on, ☐ not started.
 
-use codiva_core::session_log::{EntryKind, LogEntry, ToolEntry, ToolStatus};
-use codiva_core::session_state::{SubagentView, TodoItem, TodoStatus};
-use codiva_core::tool::{ToolContent, ToolKind, ToolLocation};
+use codiva_protocol::log::{EntryKind, LogEntry, ToolEntry, ToolStatus};
+use codiva_protocol::session::{SubagentView, TodoItem, TodoStatus};
+use codiva_protocol::tool::{ToolContent, ToolKind, ToolLocation};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use serde_json::Value;

@@ -3,9 +3,9 @@
 //! rows); lines may be wider than the width only where the buffer clips them. A block is empty
 //! only for a tool call folded away into an "N tools" line.
 
-use codiva_core::agent_event::NoteLevel;
-use codiva_core::session_log::{EntryKind, LogEntry, ToolEntry, ToolStatus};
-use codiva_core::session_state::SubagentView;
+use codiva_protocol::agent::NoteLevel;
+use codiva_protocol::log::{EntryKind, LogEntry, ToolEntry, ToolStatus};
+use codiva_protocol::session::SubagentView;
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 

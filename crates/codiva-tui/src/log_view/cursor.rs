@@ -2,8 +2,8 @@
 //! mouse), the animation tick, subagents and the retry row. Every change re-measures only the
 //! entries it changes the look of.
 
-use codiva_core::session_log::{EntryKind, LogEntry};
-use codiva_core::session_state::SubagentView;
+use codiva_protocol::log::{EntryKind, LogEntry};
+use codiva_protocol::session::SubagentView;
 use ratatui::layout::Rect;
 
 use super::LogView;

@@ -4,7 +4,8 @@
 //! transcript into the full-message view). Also which cut message Enter opens: the lowest one
 //! on screen.
 
-use codiva_core::session_log::{EntryKind, cut_text};
+use codiva_protocol::log::EntryKind;
+use codiva_protocol::text::cut_text;
 use ratatui::text::Line;
 
 use super::LogView;

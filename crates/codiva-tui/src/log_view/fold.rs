@@ -2,7 +2,7 @@
 //! one "N tools" line, drawn by the first of them (the head); the others draw nothing while the
 //! fold is closed. Subagent (`Agent`/`Task`) calls never fold: they are cards of their own.
 
-use codiva_core::session_log::{EntryKind, LogEntry, ToolStatus};
+use codiva_protocol::log::{EntryKind, LogEntry, ToolStatus};
 
 use super::cards::is_agent;
 
@@ -63,8 +63,8 @@ pub(crate) fn roles<'a>(entries: impl ExactSizeIterator<Item = &'a LogEntry>) ->
 
 #[cfg(test)]
 mod tests {
-    use codiva_core::agent_event::NoteLevel;
-    use codiva_core::session_log::ToolEntry;
+    use codiva_protocol::agent::NoteLevel;
+    use codiva_protocol::log::ToolEntry;
 
     use super::*;
 

@@ -7,7 +7,7 @@
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
-use codiva_core::session_log::ToolEntry;
+use codiva_protocol::log::ToolEntry;
 
 use super::block::wrapped;
 use crate::i18n::{Key, t};
@@ -17,7 +17,7 @@ use crate::width::str_width;
 /// Whether `name` is the call through which the agent asks the user questions (kept local
 /// until tool calls carry a provider-neutral kind).
 pub(crate) fn is_question(tool: &ToolEntry) -> bool {
-    tool.view.tool_kind == codiva_core::tool::ToolKind::Question
+    tool.view.tool_kind == codiva_protocol::tool::ToolKind::Question
 }
 
 /// One question as the card shows it.

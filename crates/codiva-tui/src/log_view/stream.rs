@@ -8,7 +8,7 @@
 //! before, so the tail keeps following however long the reply (the completed entry then shows
 //! the message's head, cut by the core, with the count of what is not kept).
 
-use codiva_core::session_log::MAX_MESSAGE_TEXT;
+use codiva_protocol::text::MAX_MESSAGE_TEXT;
 
 use crate::width::{Row, wrap_text};
 

@@ -3,8 +3,8 @@
 //! that changed it (see [`super::cards::todo_checklist`]), re-measuring only the blocks whose
 //! look changed.
 
-use codiva_core::session_log::EntryKind;
-use codiva_core::session_state::TodoItem;
+use codiva_protocol::log::EntryKind;
+use codiva_protocol::session::TodoItem;
 
 use super::LogView;
 use super::cards;

@@ -276,7 +276,10 @@ fn inbox_walks_waiting_sessions_oldest_first_without_opening_them() {
         [codiva_tui::app::Effect::RespondPermission {
             id: "ask-q".into(),
             request_id: "r-old".into(),
-            response: codiva_core::session::PermissionResponse::Allow,
+            response: codiva_tui::permission_dialog::PermissionAnswer {
+                option: "allow_once".into(),
+                message: None,
+            },
         }]
     );
     event(
@@ -297,7 +300,10 @@ fn inbox_walks_waiting_sessions_oldest_first_without_opening_them() {
         [codiva_tui::app::Effect::RespondPermission {
             id: "ask-perm".into(),
             request_id: "r-new".into(),
-            response: codiva_core::session::PermissionResponse::Allow,
+            response: codiva_tui::permission_dialog::PermissionAnswer {
+                option: "allow_once".into(),
+                message: None,
+            },
         }]
     );
 }
@@ -502,7 +508,10 @@ fn dialog_keys_go_to_the_dialog_on_screen_even_if_the_list_reorders() {
         [codiva_tui::app::Effect::RespondPermission {
             id: "ask-q".into(),
             request_id: "r-q".into(),
-            response: codiva_core::session::PermissionResponse::Allow,
+            response: codiva_tui::permission_dialog::PermissionAnswer {
+                option: "allow_once".into(),
+                message: None,
+            },
         }]
     );
 }

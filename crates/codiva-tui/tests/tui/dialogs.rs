@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 
 use codiva_core::agent_event::{PermissionRequest, Question, QuestionOption, QuestionRequest};
-use codiva_core::session::{PermissionResponse, QuestionResponse};
+use codiva_protocol::agent::QuestionResponse;
+use codiva_tui::permission_dialog::PermissionAnswer;
 use codiva_tui::permission_dialog::{DEFAULT_DENY_MESSAGE, PermissionDialog, STOP_MESSAGE};
 use codiva_tui::question_dialog::{CHAT_MESSAGE, QuestionDialog};
 use codiva_tui::{dialog::DialogAction, dialog::TextPurpose, theme};
@@ -149,8 +150,12 @@ fn answers(pairs: &[(&str, &[&str])]) -> DialogAction {
     DialogAction::Answer(QuestionResponse::Answers(map))
 }
 
-fn respond(response: PermissionResponse) -> DialogAction {
-    DialogAction::Respond(response)
+/// The dialog's answer: option `id` of the request, with `message`.
+fn respond(id: &str, message: Option<&str>) -> DialogAction {
+    DialogAction::Respond(PermissionAnswer {
+        option: id.to_owned(),
+        message: message.map(str::to_owned),
+    })
 }
 
 // ---- snapshots ----
@@ -402,7 +407,7 @@ fn y_allows() {
     assert_eq!(dialog.request_id(), "req-1");
     assert_eq!(
         dialog.handle_key(ch('y')),
-        respond(PermissionResponse::Allow)
+        respond("allow_once", None)
     );
 }
 
@@ -411,7 +416,7 @@ fn enter_confirms_the_selected_choice() {
     let mut dialog = PermissionDialog::new(&bash_request());
     assert_eq!(
         dialog.handle_key(key(KeyCode::Enter)),
-        respond(PermissionResponse::Allow)
+        respond("allow_once", None)
     );
     dialog.handle_key(key(KeyCode::Down));
     dialog.handle_key(ch('j'));
@@ -425,9 +430,7 @@ fn enter_confirms_the_selected_choice() {
     dialog.handle_key(key(KeyCode::Down)); // stays on the last
     assert_eq!(
         dialog.handle_key(key(KeyCode::Enter)),
-        respond(PermissionResponse::DenyAndStop {
-            message: STOP_MESSAGE.into()
-        })
+        respond("deny_and_stop", Some(STOP_MESSAGE))
     );
     dialog.handle_key(ch('k'));
     dialog.handle_key(key(KeyCode::Up));
@@ -446,15 +449,11 @@ fn n_asks_for_a_reason_then_denies() {
     );
     assert_eq!(
         dialog.provide_text("Use a temp dir instead.\n".into()),
-        respond(PermissionResponse::Deny {
-            message: "Use a temp dir instead.".into()
-        })
+        respond("deny", Some("Use a temp dir instead."))
     );
     assert_eq!(
         dialog.provide_text(String::new()),
-        respond(PermissionResponse::Deny {
-            message: DEFAULT_DENY_MESSAGE.into()
-        })
+        respond("deny", Some(DEFAULT_DENY_MESSAGE))
     );
 }
 
@@ -463,9 +462,7 @@ fn s_denies_and_stops() {
     let mut dialog = PermissionDialog::new(&bash_request());
     assert_eq!(
         dialog.handle_key(ch('s')),
-        respond(PermissionResponse::DenyAndStop {
-            message: STOP_MESSAGE.into()
-        })
+        respond("deny_and_stop", Some(STOP_MESSAGE))
     );
 }
 
@@ -487,22 +484,18 @@ fn a_opens_the_scope_menu() {
     assert_eq!(dialog.handle_key(ch('y')), DialogAction::None);
     assert_eq!(
         dialog.handle_key(key(KeyCode::Enter)),
-        respond(PermissionResponse::AllowAlways {
-            suggestion: Some(0)
-        })
+        respond("allow_always:0", None)
     );
     dialog.handle_key(ch('j'));
     dialog.handle_key(key(KeyCode::Down));
     assert_eq!(
         dialog.handle_key(key(KeyCode::Enter)),
-        respond(PermissionResponse::AllowAlways {
-            suggestion: Some(2)
-        })
+        respond("allow_always:2", None)
     );
     dialog.handle_key(key(KeyCode::End));
     assert_eq!(
         dialog.handle_key(key(KeyCode::Enter)),
-        respond(PermissionResponse::AllowAlways { suggestion: None })
+        respond("allow_always", None)
     );
 }
 
@@ -514,7 +507,7 @@ fn esc_backs_out_of_the_scope_menu() {
     assert!(!dialog.scope_menu_open());
     assert_eq!(
         dialog.handle_key(ch('y')),
-        respond(PermissionResponse::Allow)
+        respond("allow_once", None)
     );
 }
 
@@ -528,7 +521,7 @@ fn without_suggestions_the_menu_offers_the_tool_wide_rule() {
     );
     assert_eq!(
         dialog.handle_key(key(KeyCode::Enter)),
-        respond(PermissionResponse::AllowAlways { suggestion: None })
+        respond("allow_always", None)
     );
 }
 
@@ -566,9 +559,7 @@ fn a_click_selects_and_never_confirms() {
     // Selecting sent nothing; Enter confirms what was clicked.
     assert_eq!(
         dialog.handle_key(key(KeyCode::Enter)),
-        respond(PermissionResponse::DenyAndStop {
-            message: STOP_MESSAGE.into()
-        })
+        respond("deny_and_stop", Some(STOP_MESSAGE))
     );
 }
 
@@ -863,4 +854,39 @@ fn snapshot_write_and_multi_edit_permission_in_japanese() {
             draw_permission(&mut dialog, 80, 24).backend()
         );
     });
+}
+
+/// A request that offers only allow once and deny (as an agent without "always" or "stop"
+/// answers would): only those are drawn, and the other letters do nothing.
+#[test]
+fn only_the_answers_the_request_offers_are_shown() {
+    use codiva_protocol::tool::PermissionOptionKind;
+    let mut request = bash_request();
+    request.options.retain(|option| {
+        matches!(
+            option.kind,
+            PermissionOptionKind::AllowOnce | PermissionOptionKind::Deny
+        )
+    });
+    let mut dialog = PermissionDialog::new(&request);
+    let screen = format!("{}", draw_permission(&mut dialog, 80, 24).backend());
+    assert!(screen.contains("(y)") && screen.contains("(n)"), "{screen}");
+    assert!(!screen.contains("(a)") && !screen.contains("(s)"), "{screen}");
+    assert!(screen.contains("y allow · n deny · ↑↓ Enter choose"), "{screen}");
+    assert_eq!(dialog.handle_key(ch('a')), DialogAction::None);
+    assert!(!dialog.scope_menu_open());
+    assert_eq!(dialog.handle_key(ch('s')), DialogAction::None);
+    // The second choice shown is deny: Down then Enter asks for its reason.
+    dialog.handle_key(key(KeyCode::Down));
+    assert_eq!(
+        dialog.handle_key(key(KeyCode::Enter)),
+        DialogAction::WantText {
+            purpose: TextPurpose::DenyReason
+        }
+    );
+    assert_eq!(
+        dialog.provide_text("no".into()),
+        respond("deny", Some("no"))
+    );
+    assert_eq!(dialog.handle_key(ch('y')), respond("allow_once", None));
 }

@@ -347,12 +347,21 @@ fetch_base = false
 language = \"ja\"
 ";
 
+/// What `config/read` answers for a file holding `text` (the core reads it, as `serve` does).
+fn config_result(text: &str) -> codiva_protocol::params::ConfigResult {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    std::fs::write(&path, text).unwrap();
+    let mut result = codiva_core::config_edit::read_file(&path).unwrap();
+    result.path = "~/.config/codiva/config.toml".into();
+    result
+}
+
 fn config_open() -> App {
     let mut app = busy_app();
     assert_eq!(command(&mut app, "/config"), vec![Effect::ShowConfig]);
     app.handle(UiEvent::Done(Done::Config {
-        path: "~/.config/codiva/config.toml".into(),
-        text: CONFIG.into(),
+        result: config_result(CONFIG),
         saved: None,
     }));
     app
@@ -383,8 +392,7 @@ fn config_view_shows_every_key_and_edits_one() {
     );
     // The saved file comes back: the view shows it and says where it went.
     app.handle(UiEvent::Done(Done::Config {
-        path: "~/.config/codiva/config.toml".into(),
-        text: CONFIG.replace("\"claude-sonnet-4-5\"", "\"opus\""),
+        result: config_result(&CONFIG.replace("\"claude-sonnet-4-5\"", "\"opus\"")),
         saved: Some("model".into()),
     }));
     let screen = format!("{}", draw(&mut app, 120, 40).backend());
@@ -396,11 +404,21 @@ fn config_view_shows_every_key_and_edits_one() {
 fn config_that_is_not_toml_is_reported_not_shown() {
     let mut app = busy_app();
     command(&mut app, "/config");
-    app.handle(UiEvent::Done(Done::Config {
-        path: "c.toml".into(),
-        text: "model = \n".into(),
-        saved: None,
+    // What `config/read` refuses a file that is not TOML with.
+    let refused = codiva_client::ClientError::Server(Box::new(codiva_protocol::error::ErrorBody {
+        code: codiva_protocol::error::REFUSED,
+        message: "the file is not valid TOML (line 1)".into(),
+        data: Some(codiva_protocol::error::ErrorData::Refusal(
+            codiva_protocol::error::RefusalData {
+                reason: "config_not_toml".into(),
+                args: vec!["c.toml".into(), "1".into()],
+                fresh: None,
+            },
+        )),
     }));
+    app.handle(UiEvent::Done(Done::Error(codiva_tui::i18n::manager_error(
+        &refused,
+    ))));
     assert!(!app.overlay_open());
     let screen = format!("{}", draw(&mut app, 120, 40).backend());
     assert!(screen.contains("not valid TOML (line 1)"), "{screen}");

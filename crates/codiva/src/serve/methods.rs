@@ -2,12 +2,13 @@
 //! (`codiva_protocol::methods`), and the manager's events as notifications (see
 //! `docs/serve-api.md`).
 
+use codiva_core::config_edit;
 use codiva_core::manager::{CreateOptions, Manager, ManagerEvent, SequencedEvent};
 use codiva_core::session::{DENY_MESSAGE, PermissionResponse, QuestionResponse};
 use codiva_core::session_state::{Prompt, Scope, SessionEvent};
 use codiva_protocol::methods::request;
 use codiva_protocol::params::{
-    Answer, BaseParams, Capabilities, ConfirmParams, CreateParams, Decision, Done,
+    Answer, BaseParams, Capabilities, ConfigResult, ConfirmParams, CreateParams, Decision, Done,
     FullMessageParams, FullMessageResult, InitializeResult, ModeParams, ModelParams,
     PermissionParams, QuestionParams, ReadParams, RepoInfo, ResumeParams, SendParams, ServerInfo,
     SessionEventParams, SessionListResult, SessionParams, SessionRemovedParams, SessionResult,
@@ -26,10 +27,19 @@ const MAX_READ: usize = 1000;
 /// The result a handler gives, typed by the method table.
 type Answered<R> = Result<<R as Request>::Result, RpcError>;
 
+/// What the server knows beyond the manager.
+#[derive(Debug, Clone, Default)]
+pub struct Host {
+    /// Start-up warnings, for `initialize`.
+    pub warnings: Vec<String>,
+    /// The configuration file `config/read` and `config/set` work on.
+    pub config_path: std::path::PathBuf,
+}
+
 /// Runs one request: the protocol's table parses it, one handler per method answers.
 pub async fn dispatch(
     manager: &Manager,
-    warnings: &[String],
+    host: &Host,
     method: &str,
     params: Value,
 ) -> Result<Value, RpcError> {
@@ -44,18 +54,18 @@ pub async fn dispatch(
             message,
         } => RpcError::invalid_params(message),
     })?;
-    handle(manager, warnings, request).await
+    handle(manager, host, request).await
 }
 
 /// Answers one parsed request (`serve`'s lines and the in-process client alike).
 pub async fn handle(
     manager: &Manager,
-    warnings: &[String],
+    host: &Host,
     request: ClientRequest,
 ) -> Result<Value, RpcError> {
     match request {
         ClientRequest::Initialize(_) => {
-            encode::<request::Initialize>(Ok(initialize(manager, warnings)))
+            encode::<request::Initialize>(Ok(initialize(manager, &host.warnings)))
         }
         ClientRequest::SessionCreate(p) => {
             encode::<request::SessionCreate>(create(manager, p).await)
@@ -131,7 +141,56 @@ pub async fn handle(
         ClientRequest::ManagerSnapshot(_) => {
             encode::<request::ManagerSnapshot>(manager.snapshot_all().await.map_err(RpcError::from))
         }
+        ClientRequest::ConfigRead(_) => {
+            let path = host.config_path.clone();
+            encode::<request::ConfigRead>(
+                blocking(move || config_result(&path, config_edit::read_file(&path)))
+                    .await
+                    .and_then(|result| result),
+            )
+        }
+        ClientRequest::ConfigSet(p) => {
+            let path = host.config_path.clone();
+            encode::<request::ConfigSet>(
+                blocking(move || {
+                    config_result(&path, config_edit::set_in_file(&path, &p.key, &p.value))
+                })
+                .await
+                .and_then(|result| result),
+            )
+        }
     }
+}
+
+/// File work off the runtime's threads.
+async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T, RpcError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|err| RpcError::internal(format!("the config task failed: {err}")))
+}
+
+/// A config edit refused: a reason a client can word (see `REFUSAL_CODES`).
+fn config_result(
+    path: &std::path::Path,
+    result: Result<ConfigResult, config_edit::ConfigFileError>,
+) -> Result<ConfigResult, RpcError> {
+    use config_edit::{ConfigEditError, ConfigFileError};
+    result.map_err(|err| {
+        let message = err.to_string();
+        let (code, args) = match err {
+            ConfigFileError::Edit(ConfigEditError::NotToml { line }) => {
+                ("config_not_toml", vec![path.display().to_string(), line.to_string()])
+            }
+            ConfigFileError::Edit(ConfigEditError::UnknownKey(key)) => {
+                ("config_unknown_key", vec![key])
+            }
+            ConfigFileError::Edit(ConfigEditError::Invalid { key, message }) => {
+                ("config_invalid", vec![format!("{key}: {message}")])
+            }
+            ConfigFileError::Io { path, message } => ("config_unwritable", vec![path, message]),
+        };
+        RpcError::refused(code, args, message)
+    })
 }
 
 fn encode<R: Request>(result: Answered<R>) -> Result<Value, RpcError> {

@@ -48,6 +48,19 @@ impl RpcError {
         Self::plain(INTERNAL_ERROR, message)
     }
 
+    /// A valid request refused: `reason` is one of the protocol's `REFUSAL_CODES`.
+    pub fn refused(reason: &str, args: Vec<String>, message: String) -> Self {
+        RpcError {
+            code: REFUSED,
+            message,
+            data: Some(Box::new(ErrorData::Refusal(RefusalData {
+                reason: reason.to_owned(),
+                args,
+                fresh: None,
+            }))),
+        }
+    }
+
     /// Invalid params, naming the field (`data: {"field"}`) for clients that point at it.
     pub fn invalid_field(field: &str, message: String) -> Self {
         RpcError {

@@ -3,6 +3,7 @@
 pub mod client;
 
 mod approval;
+mod config;
 mod errors;
 mod folded;
 mod lifecycle;

@@ -1,0 +1,8 @@
+//! What codiva's front ends ask of the operating system, apart from the session manager: run
+//! a child in the terminal's foreground (`$SHELL`, `$EDITOR`), desktop notifications and
+//! opening a URL, and the signals that end a front end. The TUI, `exec` and `serve` use it;
+//! the core does not.
+
+pub mod desktop_notify;
+pub mod foreground;
+pub mod shutdown_signals;
