@@ -112,7 +112,9 @@ pub use codiva_protocol::manager::FreshPreview;
 /// The longest message [`Manager::full_message`] reads back.
 pub const MAX_FULL_MESSAGE: usize = 16 * 1024 * 1024;
 
-pub use codiva_protocol::text::{MAX_TITLE_CHARS, default_title, sanitize_title, sanitize_title_to};
+pub use codiva_protocol::text::{
+    MAX_TITLE_CHARS, default_title, sanitize_title, sanitize_title_to,
+};
 
 /// Options for a new session.
 #[derive(Debug, Clone, Default)]
@@ -184,6 +186,7 @@ pub struct Manager {
     sequenced: broadcast::Sender<SequencedEvent>,
     root: PathBuf,
     base: std::sync::Arc<std::sync::RwLock<String>>,
+    agent: &'static str,
 }
 
 impl Manager {
@@ -203,14 +206,21 @@ impl Manager {
         ),
         root: PathBuf,
         base: String,
+        agent: &'static str,
     ) -> Self {
         Manager {
             calls,
             events,
             sequenced,
             root,
+            agent,
             base: std::sync::Arc::new(std::sync::RwLock::new(base)),
         }
+    }
+
+    /// The stable id of the agent new sessions run (the provider's: `claude`).
+    pub fn agent(&self) -> &'static str {
+        self.agent
     }
 
     /// The main checkout's root.

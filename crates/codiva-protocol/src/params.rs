@@ -276,9 +276,14 @@ pub enum ConfigFieldKind {
     /// Free text (a model name, a path).
     Text,
     /// One of these words.
-    Choice { choices: Vec<String> },
+    Choice {
+        choices: Vec<String>,
+    },
     Bool,
-    Integer { min: i64, max: i64 },
+    Integer {
+        min: i64,
+        max: i64,
+    },
     /// A list of strings.
     List,
 }

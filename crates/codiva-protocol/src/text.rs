@@ -95,4 +95,3 @@ pub fn sanitize_title_to(text: &str, max_chars: usize) -> Option<String> {
     let out = out.trim_end().to_owned();
     (!out.is_empty()).then_some(out)
 }
-

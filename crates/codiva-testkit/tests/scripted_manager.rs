@@ -105,6 +105,8 @@ async fn the_manager_runs_a_scripted_provider_end_to_end() {
         .await
         .unwrap();
     let id = info.id.clone();
+    // The session names the provider that runs it (no agent's name is assumed).
+    assert_eq!(info.agent, "scripted");
     // What was streamed before the finished message replaced it.
     let (mut streaming, mut streamed) = (String::new(), String::new());
     until(&mut events, &id, |event| match event {
@@ -228,6 +230,8 @@ async fn the_manager_runs_a_scripted_provider_end_to_end() {
         .unwrap();
     let mut events = manager.subscribe();
     let restored = log_texts(&manager, &id).await;
+    let listed = manager.list().await.unwrap();
+    assert_eq!(listed[0].agent, "scripted", "the agent survives a restart");
     assert_eq!(restored[..2], ["user: say hello", "agent: echo: say hello"]);
     assert!(
         restored.contains(&"agent: you chose blue".to_owned()),

@@ -26,9 +26,9 @@ mod picker;
 use std::collections::HashMap;
 use std::time::Duration;
 
+use codiva_protocol::agent::QuestionResponse;
 use codiva_protocol::manager::DiffStat;
 use codiva_protocol::manager::{DiscardPreview, ManagerEvent, SessionInfo};
-use codiva_protocol::agent::QuestionResponse;
 
 use crate::dialog::PermissionAnswer;
 use codiva_protocol::log::LogEntry;

@@ -6,7 +6,9 @@
 
 use codiva_protocol::agent::PermissionRequest;
 use codiva_protocol::tool::PermissionOptionKind;
-use codiva_protocol::tool::{PermissionMode, PermissionScope, RuleBehavior, ScopePlace, ToolContent};
+use codiva_protocol::tool::{
+    PermissionMode, PermissionScope, RuleBehavior, ScopePlace, ToolContent,
+};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

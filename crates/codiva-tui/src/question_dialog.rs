@@ -11,8 +11,8 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use codiva_protocol::agent::{Question, QuestionRequest};
 use codiva_protocol::agent::QuestionResponse;
+use codiva_protocol::agent::{Question, QuestionRequest};
 
 use crate::dialog::{
     BodyRow, INDENT, Sections, Slot, choice_rows, footer_line, title_line, wrapped,

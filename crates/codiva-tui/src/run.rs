@@ -16,8 +16,7 @@ use codiva_client::{Client, ClientError, Update};
 use codiva_protocol::manager::{DiscardOutcome, ManagerEvent};
 use codiva_protocol::methods::request;
 use codiva_protocol::params::{
-    ConfigSetParams, NoParams,
-    Answer, ConfirmParams, CreateParams, FullMessageParams, ModelParams,
+    Answer, ConfigSetParams, ConfirmParams, CreateParams, FullMessageParams, ModelParams, NoParams,
     PermissionParams, QuestionParams, ReadParams, RenameParams, ResumeParams, SendParams,
     SessionParams,
 };
@@ -678,13 +677,15 @@ async fn call(manager: &Client, effect: Effect, default_model: Option<String>) -
             Ok(result) => Some(Done::Info(result.message)),
             Err(err) => error(err),
         },
-        Effect::ShowConfig => Some(match manager.call::<request::ConfigRead>(NoParams {}).await {
-            Ok(result) => Done::Config {
-                result,
-                saved: None,
+        Effect::ShowConfig => Some(
+            match manager.call::<request::ConfigRead>(NoParams {}).await {
+                Ok(result) => Done::Config {
+                    result,
+                    saved: None,
+                },
+                Err(err) => Done::Error(crate::i18n::manager_error(&err)),
             },
-            Err(err) => Done::Error(crate::i18n::manager_error(&err)),
-        }),
+        ),
         Effect::SaveConfig { key, value } => {
             let params = ConfigSetParams {
                 key: key.clone(),

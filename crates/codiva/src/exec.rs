@@ -17,8 +17,8 @@ use codiva_core::session::UserInput;
 use codiva_core::session::{PermissionResponse, QuestionResponse, SessionCommand, SessionHandle};
 use codiva_core::session_log::{EntryKind, LogEntry, ToolStatus};
 use codiva_core::session_state::{Prompt, Scope, SessionEvent, Status};
-use codiva_os::shutdown_signals::{self, ShutdownSignals};
 use codiva_core::{claude, config, paths, wire_log};
+use codiva_os::shutdown_signals::{self, ShutdownSignals};
 use serde_json::Value;
 
 /// How long the agent may take to finish after its input is closed.

@@ -84,7 +84,7 @@ pub async fn run() -> ExitCode {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             cwd: shown_cwd,
             base: manager.base().to_owned(),
-            agent: "claude".to_owned(),
+            agent: manager.agent().to_owned(),
             model: config.model.clone(),
             warnings: started.warnings.clone(),
         },
@@ -177,7 +177,12 @@ async fn run_over_serve(cwd: std::path::PathBuf) -> ExitCode {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             cwd: shown_cwd,
             base: init.repo.base,
-            agent: "claude".to_owned(),
+            agent: init
+                .capabilities
+                .agents
+                .first()
+                .cloned()
+                .unwrap_or_default(),
             model: config.model.clone(),
             warnings: init.warnings,
         },

@@ -64,7 +64,11 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
     let loaded =
         persist::load(&state_path).map_err(|err| ManagerError::StateFile(err.to_string()))?;
     warnings.extend(loaded.warning);
-    let mut records = adoption::saved_records(loaded.state.sessions, &mut warnings);
+    let mut records = adoption::saved_records(
+        loaded.state.sessions,
+        options.provider.as_ref(),
+        &mut warnings,
+    );
     adoption::adopt_orphan_worktrees(
         &repo,
         options.provider.as_ref(),
@@ -81,10 +85,11 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
         events.senders(),
         repo.root().to_path_buf(),
         base.clone(),
+        options.provider.id(),
     );
     let base_cell = manager.base_cell();
     let actor = Actor {
-        histories: histories::Histories::new(repo.root().to_path_buf()),
+        histories: histories::Histories::new(repo.root().to_path_buf(), options.provider.id()),
         base_cell,
         options,
         repo,

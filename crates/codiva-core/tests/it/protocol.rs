@@ -306,10 +306,7 @@ fn every_request_round_trips_through_the_method_table() {
         ("session/sync", json!({"session_id": "s"})),
         ("manager/snapshot", json!({})),
         ("config/read", json!({})),
-        (
-            "config/set",
-            json!({"key": "model", "value": "opus"}),
-        ),
+        ("config/set", json!({"key": "model", "value": "opus"})),
     ];
     assert_eq!(
         requests.len(),

@@ -108,12 +108,7 @@ impl ConfigView {
         );
         let editor_rows: u16 = if self.editing.is_some() { 2 } else { 0 };
         let rows = usize::from(area.height.saturating_sub(1 + editor_rows));
-        let key_width = self
-            .fields
-            .iter()
-            .map(|f| f.key.len())
-            .max()
-            .unwrap_or(0);
+        let key_width = self.fields.iter().map(|f| f.key.len()).max().unwrap_or(0);
         let first = self.selected.saturating_sub(rows.saturating_sub(1));
         for (row, (index, field)) in self.fields.iter().enumerate().skip(first).enumerate() {
             if row >= rows {

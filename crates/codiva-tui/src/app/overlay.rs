@@ -3,8 +3,8 @@
 //! the footer names the view; Esc closes it. Each view is its own file; this one opens them,
 //! routes keys and the wheel to them, and turns their choices into effects.
 
-use codiva_protocol::params::ConfigResult;
 use codiva_protocol::manager::SessionPhase;
+use codiva_protocol::params::ConfigResult;
 use crossterm::event::{KeyEvent, MouseEvent, MouseEventKind};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

@@ -405,10 +405,7 @@ fn snapshot_cramped_permission() {
 fn y_allows() {
     let mut dialog = PermissionDialog::new(&bash_request());
     assert_eq!(dialog.request_id(), "req-1");
-    assert_eq!(
-        dialog.handle_key(ch('y')),
-        respond("allow_once", None)
-    );
+    assert_eq!(dialog.handle_key(ch('y')), respond("allow_once", None));
 }
 
 #[test]
@@ -505,10 +502,7 @@ fn esc_backs_out_of_the_scope_menu() {
     dialog.handle_key(ch('a'));
     assert_eq!(dialog.handle_key(key(KeyCode::Esc)), DialogAction::None);
     assert!(!dialog.scope_menu_open());
-    assert_eq!(
-        dialog.handle_key(ch('y')),
-        respond("allow_once", None)
-    );
+    assert_eq!(dialog.handle_key(ch('y')), respond("allow_once", None));
 }
 
 #[test]
@@ -871,8 +865,14 @@ fn only_the_answers_the_request_offers_are_shown() {
     let mut dialog = PermissionDialog::new(&request);
     let screen = format!("{}", draw_permission(&mut dialog, 80, 24).backend());
     assert!(screen.contains("(y)") && screen.contains("(n)"), "{screen}");
-    assert!(!screen.contains("(a)") && !screen.contains("(s)"), "{screen}");
-    assert!(screen.contains("y allow · n deny · ↑↓ Enter choose"), "{screen}");
+    assert!(
+        !screen.contains("(a)") && !screen.contains("(s)"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("y allow · n deny · ↑↓ Enter choose"),
+        "{screen}"
+    );
     assert_eq!(dialog.handle_key(ch('a')), DialogAction::None);
     assert!(!dialog.scope_menu_open());
     assert_eq!(dialog.handle_key(ch('s')), DialogAction::None);

@@ -163,7 +163,9 @@ pub async fn handle(
 }
 
 /// File work off the runtime's threads.
-async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T, RpcError> {
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, RpcError> {
     tokio::task::spawn_blocking(work)
         .await
         .map_err(|err| RpcError::internal(format!("the config task failed: {err}")))
@@ -178,9 +180,10 @@ fn config_result(
     result.map_err(|err| {
         let message = err.to_string();
         let (code, args) = match err {
-            ConfigFileError::Edit(ConfigEditError::NotToml { line }) => {
-                ("config_not_toml", vec![path.display().to_string(), line.to_string()])
-            }
+            ConfigFileError::Edit(ConfigEditError::NotToml { line }) => (
+                "config_not_toml",
+                vec![path.display().to_string(), line.to_string()],
+            ),
             ConfigFileError::Edit(ConfigEditError::UnknownKey(key)) => {
                 ("config_unknown_key", vec![key])
             }
@@ -222,7 +225,7 @@ fn initialize(manager: &Manager, warnings: &[String]) -> InitializeResult {
             base: manager.base(),
         },
         capabilities: Capabilities {
-            agents: vec!["claude".to_owned()],
+            agents: vec![manager.agent().to_owned()],
             images: true,
             merge: true,
             discard_confirmation: true,

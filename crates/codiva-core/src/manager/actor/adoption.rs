@@ -11,12 +11,17 @@ use crate::persist::PersistedSession;
 use crate::provider::Provider;
 
 /// The records of the saved sessions whose worktree still exists (a discarded one has none).
+/// A session saved before sessions named their agent ran `provider`'s.
 pub(super) fn saved_records(
     sessions: Vec<PersistedSession>,
+    provider: &dyn Provider,
     warnings: &mut Vec<String>,
 ) -> BTreeMap<String, Record> {
     let mut records = BTreeMap::new();
-    for saved in sessions {
+    for mut saved in sessions {
+        if saved.agent.is_empty() {
+            saved.agent = provider.id().to_owned();
+        }
         let discarded = saved.status == "discarded";
         if !discarded && !saved.worktree.is_dir() {
             warnings.push(format!(

@@ -29,6 +29,8 @@ struct Entry {
 
 pub(super) struct Histories {
     repo_root: PathBuf,
+    /// The agent a session's new history names (the manager's provider).
+    agent: &'static str,
     entries: BTreeMap<String, Entry>,
     /// The sessions listed when files were last pruned (`None`: not pruned yet).
     pruned_for: Option<BTreeSet<String>>,
@@ -42,9 +44,10 @@ pub(super) struct Saved {
 }
 
 impl Histories {
-    pub(super) fn new(repo_root: PathBuf) -> Self {
+    pub(super) fn new(repo_root: PathBuf, agent: &'static str) -> Self {
         Histories {
             repo_root,
+            agent,
             entries: BTreeMap::new(),
             pruned_for: None,
             failed: false,
@@ -61,10 +64,11 @@ impl Histories {
             };
             let loaded = history_file::load(&path, now_ms);
             warning = loaded.warning;
+            let agent = self.agent;
             self.entries.insert(
                 id.to_owned(),
                 Entry {
-                    history: loaded.history.unwrap_or_else(|| History::new("claude")),
+                    history: loaded.history.unwrap_or_else(|| History::new(agent)),
                     dirty: false,
                     version: 0,
                     writable: loaded.writable,

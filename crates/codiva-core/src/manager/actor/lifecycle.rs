@@ -100,6 +100,7 @@ impl Actor {
             status: Status::Starting,
             detail: None,
             detail_code: None,
+            agent: self.options.provider.id().to_owned(),
             agent_session_id: None,
             model: options.model.or_else(|| self.options.model.clone()),
             permission_mode: options
