@@ -502,6 +502,7 @@ fn streaming_frames(frames: usize) -> Duration {
         id: "s00".into(),
         entries: big_log(200),
         subagents: Vec::new(),
+        todos: Vec::new(),
     }));
     let Ok(mut terminal) = Terminal::new(TestBackend::new(120, 40));
     let mut times = Vec::with_capacity(frames);
@@ -574,6 +575,7 @@ pub fn memory_child_main() -> Result<()> {
             // 1,000 entries of 10 rows: 10,000 lines.
             entries: big_log(1_000),
             subagents: Vec::new(),
+            todos: Vec::new(),
         }));
         terminal.draw(|f| app.render(f))?;
         app.handle(UiEvent::Key(KeyEvent::new(

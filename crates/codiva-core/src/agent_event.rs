@@ -4,6 +4,7 @@
 //! lines into [`AgentEvent`]s, and the session state machine (`session_state`) reduces them.
 //! Nothing here names a provider's wire format.
 
+use codiva_protocol::tool::PermissionMode;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -24,11 +25,11 @@ pub enum AgentEvent {
     TurnStarted {
         agent_session_id: String,
         model: Option<String>,
-        permission_mode: Option<String>,
+        permission_mode: Option<PermissionMode>,
     },
     /// A model request is going out.
     Requesting,
-    PermissionModeChanged(String),
+    PermissionModeChanged(PermissionMode),
     ModelChanged(Option<String>),
     /// A failed model request is about to be retried.
     Retrying(RetryInfo),

@@ -13,6 +13,7 @@ pub mod tools;
 pub mod transcript;
 pub mod translate;
 
+use codiva_protocol::tool::PermissionMode;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -33,7 +34,7 @@ pub struct ClaudeSessionConfig {
     pub cwd: PathBuf,
     pub env: EnvPolicy,
     pub model: Option<String>,
-    pub permission_mode: Option<String>,
+    pub permission_mode: Option<PermissionMode>,
     /// The agent session to continue (`--resume`).
     pub resume: Option<String>,
     /// Appended to the agent's system prompt.

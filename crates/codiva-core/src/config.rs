@@ -6,6 +6,7 @@
 //! warning naming the file and line, and a key with an invalid value keeps its default (with a
 //! warning naming the key) while the other keys still load.
 
+use codiva_protocol::tool::PermissionMode;
 use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -26,7 +27,7 @@ pub struct Config {
     /// `model`: the model for new sessions (`--model`). Default: the CLI's own choice.
     pub model: Option<String>,
     /// `permission_mode`: for new sessions (`--permission-mode`). Default: the CLI's (`default`).
-    pub permission_mode: Option<String>,
+    pub permission_mode: Option<PermissionMode>,
     /// `ignored_files`: how ignored files reach a new worktree. Default: `symlink`.
     pub ignored_files: IgnoredMode,
     /// `ignored_files_exclude`: extra names never carried (`!name` re-includes a default
@@ -161,8 +162,8 @@ pub fn parse(text: &str, path: &Path) -> (Config, Vec<ConfigWarning>) {
                 config.claude_path = Some(expand_home(&path));
             }),
             "model" => non_empty_string(value).map(|model| config.model = Some(model)),
-            "permission_mode" => one_of(value, crate::claude::accepts::permission_modes())
-                .map(|mode| config.permission_mode = Some(mode.to_owned())),
+            "permission_mode" => one_of(value, &PermissionMode::NAMES)
+                .map(|mode| config.permission_mode = PermissionMode::from_name(mode)),
             "ignored_files" => one_of(value, &["symlink", "copy", "none"]).map(|mode| {
                 config.ignored_files = match mode {
                     "copy" => IgnoredMode::Copy,

@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use codiva_protocol::params::{ConfigField, ConfigFieldKind, ConfigResult};
+use codiva_protocol::tool::PermissionMode;
 use toml_edit::{Array, DocumentMut, Item, Value};
 
 /// What a key holds.
@@ -48,7 +49,7 @@ pub const FIELDS: &[Field] = &[
     },
     Field {
         key: "permission_mode",
-        kind: FieldKind::Choice(crate::claude::accepts::permission_modes()),
+        kind: FieldKind::Choice(&PermissionMode::NAMES),
         default: "default",
     },
     Field {

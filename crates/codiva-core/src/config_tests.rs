@@ -1,6 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
+use codiva_protocol::tool::PermissionMode;
 
 fn file() -> &'static Path {
     Path::new("/cfg/config.toml")
@@ -48,7 +49,7 @@ fn every_key() {
         Config {
             claude_path: Some(PathBuf::from("/opt/claude/bin/claude")),
             model: Some("claude-sonnet-4-5".into()),
-            permission_mode: Some("acceptEdits".into()),
+            permission_mode: Some(PermissionMode::AcceptEdits),
             ignored_files: IgnoredMode::Copy,
             ignored_files_exclude: vec!["tmp".into(), "!dist".into()],
             fetch_base: false,

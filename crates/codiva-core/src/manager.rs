@@ -9,6 +9,7 @@ mod actor;
 mod events;
 mod info;
 
+use codiva_protocol::tool::PermissionMode;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -40,7 +41,7 @@ pub struct ManagerOptions {
     pub state_dir: PathBuf,
     pub registry: Option<ChildRegistry>,
     pub model: Option<String>,
-    pub permission_mode: Option<String>,
+    pub permission_mode: Option<PermissionMode>,
     pub fetch_base: bool,
     pub ignored_files: IgnoredMode,
     pub ignored_files_exclude: Vec<String>,
@@ -122,7 +123,7 @@ pub struct CreateOptions {
     pub prompt: String,
     pub images: Vec<(String, String)>,
     pub model: Option<String>,
-    pub permission_mode: Option<String>,
+    pub permission_mode: Option<PermissionMode>,
     /// The session's approval policy (`None`: the manager's default for new sessions).
     pub approval: Option<ApprovalPolicy>,
 }
@@ -149,7 +150,7 @@ pub(crate) enum Call {
     RespondPermission(String, String, PermissionResponse, Reply<()>),
     AnswerQuestion(String, String, QuestionResponse, Reply<()>),
     SetModel(String, Option<String>, Reply<()>),
-    SetPermissionMode(String, String, Reply<()>),
+    SetPermissionMode(String, PermissionMode, Reply<()>),
     /// A session's approval policy, or (`None`) the default for new sessions.
     SetApprovalPolicy(Option<String>, ApprovalPolicy, Reply<()>),
     Diff(String, Reply<DiffStat>),
@@ -337,7 +338,11 @@ impl Manager {
             .await
     }
 
-    pub async fn set_permission_mode(&self, id: &str, mode: String) -> Result<(), ManagerError> {
+    pub async fn set_permission_mode(
+        &self,
+        id: &str,
+        mode: PermissionMode,
+    ) -> Result<(), ManagerError> {
         self.call(|reply| Call::SetPermissionMode(id.to_owned(), mode, reply))
             .await
     }

@@ -8,6 +8,7 @@
 //! from the agent's own transcript, or without one from codiva's capped history
 //! (`history_file.rs`, written with [`write_atomic`] like this file).
 
+use codiva_protocol::tool::PermissionMode;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -46,7 +47,7 @@ pub struct PersistedSession {
     pub active_ms: u64,
     pub cost_usd: Option<f64>,
     pub model: Option<String>,
-    pub permission_mode: Option<String>,
+    pub permission_mode: Option<PermissionMode>,
     /// Which permission requests the session allows without asking (`ask` when absent).
     pub approval: crate::approval::ApprovalPolicy,
 }

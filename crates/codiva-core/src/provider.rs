@@ -10,6 +10,7 @@
 //! do is data ([`Capabilities`]) and optional parts answer `None`, so front ends show a feature
 //! only when it is there.
 
+use codiva_protocol::tool::PermissionMode;
 use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -67,7 +68,7 @@ impl InvalidInput {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Launch {
     pub model: Option<String>,
-    pub permission_mode: Option<String>,
+    pub permission_mode: Option<PermissionMode>,
     /// The agent conversation to continue (an id the agent gave; see [`TurnEnd`]).
     ///
     /// [`TurnEnd`]: crate::agent_event::TurnEnd
@@ -114,6 +115,8 @@ pub struct ConversationLog {
     pub main: Vec<EntryKind>,
     /// Each subagent's entries, by the tool-use id of the call that started it.
     pub subagents: Vec<(String, Vec<EntryKind>)>,
+    /// The agent's TODO list as the records leave it (`None`: they keep none).
+    pub todos: Option<Vec<codiva_protocol::session::TodoItem>>,
 }
 
 /// What one of an agent's tools does (the neutral kind each provider gives its calls, on
@@ -131,11 +134,8 @@ pub trait Provider: Send + Sync + fmt::Debug {
     fn command(&self, launch: &Launch) -> CommandLine;
     /// The translator for one new process.
     fn connect(&self) -> Box<dyn Connection>;
-    /// `Ok` when the agent takes `mode` as its permission mode; `field` names the input.
-    fn check_permission_mode(&self, field: &str, mode: &str) -> Result<(), InvalidInput> {
-        let _ = (field, mode);
-        Ok(())
-    }
+    /// `Ok` when the agent has permission mode `mode`; `field` names the input.
+    fn check_permission_mode(&self, field: &str, mode: PermissionMode) -> Result<(), InvalidInput>;
     /// `Ok` when the agent takes this image; `field` names it (`images[0]`).
     fn check_image(&self, field: &str, media_type: &str, data: &str) -> Result<(), InvalidInput> {
         let _ = (field, media_type, data);
@@ -197,5 +197,6 @@ pub trait Connection: Send {
     fn refuse(&mut self, request_id: &str, message: &str) -> Vec<OutLine>;
     /// `None`: back to the agent's default model.
     fn set_model(&mut self, model: Option<&str>) -> Vec<OutLine>;
-    fn set_permission_mode(&mut self, mode: &str) -> Vec<OutLine>;
+    /// A mode [`Provider::check_permission_mode`] accepted.
+    fn set_permission_mode(&mut self, mode: PermissionMode) -> Vec<OutLine>;
 }

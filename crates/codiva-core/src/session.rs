@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use codiva_protocol::UserInput;
+use codiva_protocol::tool::PermissionMode;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::agent_event::PermissionRequest;
@@ -39,7 +40,7 @@ pub enum SessionCommand {
     },
     /// `None` returns to the agent's default model.
     SetModel(Option<String>),
-    SetPermissionMode(String),
+    SetPermissionMode(PermissionMode),
     /// Which permission requests are allowed without asking (`approval.rs`); pending ones the
     /// new policy allows are allowed now.
     SetApprovalPolicy(ApprovalPolicy),
@@ -184,7 +185,7 @@ pub struct SessionConfig {
     pub cwd: PathBuf,
     pub env: EnvPolicy,
     pub model: Option<String>,
-    pub permission_mode: Option<String>,
+    pub permission_mode: Option<PermissionMode>,
     /// The agent conversation to continue.
     pub resume: Option<String>,
     /// Appended to the agent's system prompt.

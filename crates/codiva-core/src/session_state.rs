@@ -7,6 +7,7 @@
 //! is emitted only when the derived value changes. That is what keeps "Running forever" and
 //! "Completed while a subagent works" out by construction.
 
+use codiva_protocol::tool::PermissionMode;
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 use crate::agent_event::{AgentEvent, AgentInfo, NoteLevel, RetryInfo, TurnOutcome};
@@ -118,7 +119,7 @@ pub struct SessionState {
     agent: Option<AgentInfo>,
     agent_session_id: Option<String>,
     model: Option<String>,
-    permission_mode: Option<String>,
+    permission_mode: Option<PermissionMode>,
     /// The turn the agent is running (from its `system/init`, or the echo of a message when
     /// none runs, until its `result`).
     turn: Option<OpenTurn>,
@@ -223,8 +224,8 @@ impl SessionState {
         self.model.as_deref()
     }
 
-    pub fn permission_mode(&self) -> Option<&str> {
-        self.permission_mode.as_deref()
+    pub fn permission_mode(&self) -> Option<PermissionMode> {
+        self.permission_mode
     }
 
     pub fn log(&self) -> &Log {

@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use codiva_protocol::tool::PermissionMode;
 use serde_json::{Value, json};
 
 use super::*;
@@ -25,7 +26,7 @@ fn turn_started() -> Input {
     agent(AgentEvent::TurnStarted {
         agent_session_id: "sess-1".to_owned(),
         model: Some("claude-opus-5-5".to_owned()),
-        permission_mode: Some("default".to_owned()),
+        permission_mode: Some(PermissionMode::Default),
     })
 }
 

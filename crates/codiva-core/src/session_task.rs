@@ -4,6 +4,7 @@
 //! [`SessionState`] reducer that the provider's events feed. The provider's [`Connection`]
 //! only translates: lines in, events and lines out. Front ends talk to the task over channels.
 
+use codiva_protocol::tool::PermissionMode;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -89,7 +90,7 @@ struct Driver {
     stopping: bool,
     restarts: u32,
     model: Option<String>,
-    permission_mode: Option<String>,
+    permission_mode: Option<PermissionMode>,
     interrupt_deadline: Option<Instant>,
     /// User messages written to the current process (resent if it could not resume).
     written: Vec<UserInput>,
@@ -123,7 +124,7 @@ impl Driver {
         let (agent_tx, agent_rx) = mpsc::channel(256);
         Driver {
             model: config.model.clone(),
-            permission_mode: config.permission_mode.clone(),
+            permission_mode: config.permission_mode,
             config,
             events,
             state: SessionState::new(),
@@ -230,9 +231,9 @@ impl Driver {
                 }
             }
             SessionCommand::SetPermissionMode(mode) => {
-                self.permission_mode = Some(mode.clone());
+                self.permission_mode = Some(mode);
                 if let Some(live) = self.live.as_mut() {
-                    let lines = live.connection.set_permission_mode(&mode);
+                    let lines = live.connection.set_permission_mode(mode);
                     self.write_all(lines).await;
                 }
             }
@@ -392,7 +393,7 @@ impl Driver {
         self.resumed_learned_id = false;
         let launch = Launch {
             model: self.model.clone(),
-            permission_mode: self.permission_mode.clone(),
+            permission_mode: self.permission_mode,
             resume,
             append_system_prompt: self.config.append_system_prompt.clone(),
         };

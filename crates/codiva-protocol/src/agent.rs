@@ -16,7 +16,7 @@ pub struct AgentInfo {
     pub models: Vec<ModelChoice>,
     pub commands: Vec<CommandInfo>,
     pub account: Option<Account>,
-    pub permission_mode: Option<String>,
+    pub permission_mode: Option<crate::tool::PermissionMode>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]

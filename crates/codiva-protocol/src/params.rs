@@ -66,7 +66,7 @@ pub struct CreateParams {
     #[serde(default)]
     pub images: Vec<ImageInput>,
     pub model: Option<String>,
-    pub permission_mode: Option<String>,
+    pub permission_mode: Option<crate::tool::PermissionMode>,
     /// The session's approval policy (none: the server's default for new sessions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approval_policy: Option<ApprovalPolicy>,
@@ -188,7 +188,7 @@ pub struct ModelParams {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ModeParams {
     pub session_id: String,
-    pub mode: String,
+    pub mode: crate::tool::PermissionMode,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

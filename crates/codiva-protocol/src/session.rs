@@ -174,7 +174,7 @@ pub enum SessionEvent {
         model: Option<String>,
     },
     PermissionMode {
-        mode: String,
+        mode: crate::tool::PermissionMode,
     },
     /// A new or changed log entry.
     Log {
@@ -231,7 +231,7 @@ pub struct SessionSnapshot {
     pub connected: bool,
     pub agent_session_id: Option<String>,
     pub model: Option<String>,
-    pub permission_mode: Option<String>,
+    pub permission_mode: Option<crate::tool::PermissionMode>,
     pub prompts: Vec<Prompt>,
     pub todos: TodoProgress,
     /// The TODO list's items.

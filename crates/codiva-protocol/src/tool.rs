@@ -190,7 +190,9 @@ pub enum ScopePlace {
 }
 
 /// The permission modes, named neutrally; each provider maps them to its own (Claude Code's
-/// are the same words). A mode the agent reports that has no neutral name is `other`.
+/// are the same words) and refuses the ones it does not have. A mode the agent reports that has
+/// no neutral name, or a name this version does not know, is `other`; no agent is ever asked
+/// for `other`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum PermissionMode {
@@ -206,6 +208,7 @@ pub enum PermissionMode {
     DontAsk,
     /// Allow everything.
     BypassPermissions,
+    /// A name this version does not know (read leniently, from a newer peer).
     #[serde(other)]
     Other,
 }
@@ -220,6 +223,42 @@ impl PermissionMode {
         PermissionMode::DontAsk,
         PermissionMode::BypassPermissions,
     ];
+
+    /// The names of [`PermissionMode::ALL`], in order.
+    pub const NAMES: [&'static str; 6] = [
+        "default",
+        "acceptEdits",
+        "plan",
+        "auto",
+        "dontAsk",
+        "bypassPermissions",
+    ];
+
+    /// The mode's name on the wire and in the config file (`acceptEdits`).
+    pub fn name(self) -> &'static str {
+        match self {
+            PermissionMode::Default => "default",
+            PermissionMode::AcceptEdits => "acceptEdits",
+            PermissionMode::Plan => "plan",
+            PermissionMode::Auto => "auto",
+            PermissionMode::DontAsk => "dontAsk",
+            PermissionMode::BypassPermissions => "bypassPermissions",
+            PermissionMode::Other => "other",
+        }
+    }
+
+    /// The mode named `name` (one of [`PermissionMode::ALL`]'s names).
+    pub fn from_name(name: &str) -> Option<PermissionMode> {
+        PermissionMode::ALL
+            .into_iter()
+            .find(|mode| mode.name() == name)
+    }
+}
+
+impl std::fmt::Display for PermissionMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 impl PermissionOption {

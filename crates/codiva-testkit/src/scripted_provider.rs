@@ -10,12 +10,13 @@ use codiva_core::agent_event::{
     QuestionRequest, TurnEnd, TurnOutcome,
 };
 use codiva_core::provider::{
-    Capabilities, CommandLine, Connection, ConversationLog, Launch, OutLine, Provider, Received,
+    Capabilities, CommandLine, Connection, ConversationLog, InvalidInput, Launch, OutLine,
+    Provider, Received,
 };
 use codiva_core::session::QuestionResponse;
 use codiva_core::session::UserInput;
 use codiva_core::session_log::EntryKind;
-use codiva_core::tool::{PermissionOption, PermissionOptionKind, ToolCallView};
+use codiva_core::tool::{PermissionMode, PermissionOption, PermissionOptionKind, ToolCallView};
 use serde_json::{Value, json};
 
 /// The fake agent at `program`, recording its conversations under `home`.
@@ -47,6 +48,17 @@ impl Provider for ScriptedProvider {
             resume: true,
             transcript_restore: true,
             ..Capabilities::default()
+        }
+    }
+
+    /// The fake agent knows two modes.
+    fn check_permission_mode(&self, field: &str, mode: PermissionMode) -> Result<(), InvalidInput> {
+        match mode {
+            PermissionMode::Default | PermissionMode::Plan => Ok(()),
+            _ => Err(InvalidInput::new(
+                field,
+                format!("expected default or plan, got {:?}", mode.name()),
+            )),
         }
     }
 
@@ -91,6 +103,7 @@ impl Provider for ScriptedProvider {
         Some(Ok(ConversationLog {
             main,
             subagents: Vec::new(),
+            todos: None,
         }))
     }
 }
@@ -240,7 +253,7 @@ impl Connection for ScriptedConnection {
         line(json!({"type": "set_model", "model": model}))
     }
 
-    fn set_permission_mode(&mut self, mode: &str) -> Vec<OutLine> {
-        line(json!({"type": "set_mode", "mode": mode}))
+    fn set_permission_mode(&mut self, mode: PermissionMode) -> Vec<OutLine> {
+        line(json!({"type": "set_mode", "mode": mode.name()}))
     }
 }

@@ -152,6 +152,8 @@ pub enum Done {
         entries: Vec<LogEntry>,
         /// Each subagent's view and its own log.
         subagents: Vec<(SubagentView, Vec<LogEntry>)>,
+        /// The agent's TODO list when the log was read.
+        todos: Vec<codiva_protocol::session::TodoItem>,
     },
     DiscardPreview {
         id: String,
@@ -548,8 +550,9 @@ impl App {
                 id,
                 entries,
                 subagents,
+                todos,
             } => {
-                self.pane(&id).load(entries, subagents);
+                self.pane(&id).load(entries, subagents, todos);
                 Vec::new()
             }
             Done::DiscardPreview {

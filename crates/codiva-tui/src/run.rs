@@ -574,7 +574,9 @@ async fn call(manager: &Client, effect: Effect, default_model: Option<String>) -
             }
             // Each subagent's own log, for its card.
             let mut subagents = Vec::new();
+            let mut todos = Vec::new();
             if let Ok(snapshot) = manager.call::<request::SessionSnapshot>(session(&id)).await {
+                todos = snapshot.todo_items;
                 for view in snapshot.subagents {
                     let entries = match read(None, Some(view.tool_use_id.clone())).await {
                         Ok(page) => page.entries,
@@ -587,6 +589,7 @@ async fn call(manager: &Client, effect: Effect, default_model: Option<String>) -
                 id,
                 entries,
                 subagents,
+                todos,
             })
         }
         Effect::Diff { id } => match manager.call::<request::SessionDiffText>(session(&id)).await {

@@ -93,7 +93,7 @@ pub async fn start(cwd: PathBuf, holder: &str) -> Result<Started, StartError> {
         state_dir,
         registry,
         model: config.model.clone(),
-        permission_mode: config.permission_mode.clone(),
+        permission_mode: config.permission_mode,
         fetch_base: config.fetch_base,
         ignored_files: config.ignored_files,
         ignored_files_exclude: config.ignored_files_exclude.clone(),

@@ -17,6 +17,7 @@ use codiva_core::session::UserInput;
 use codiva_core::session::{PermissionResponse, QuestionResponse, SessionCommand, SessionHandle};
 use codiva_core::session_log::{EntryKind, LogEntry, ToolStatus};
 use codiva_core::session_state::{Prompt, Scope, SessionEvent, Status};
+use codiva_core::tool::PermissionMode;
 use codiva_core::{claude, config, paths, wire_log};
 use codiva_os::shutdown_signals::{self, ShutdownSignals};
 use serde_json::Value;
@@ -92,10 +93,20 @@ pub async fn run(args: ExecArgs) -> ExitCode {
 }
 
 async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
-    if let Some(mode) = &args.permission_mode {
-        claude::accepts::check_permission_mode("--permission-mode", mode)
-            .map_err(|err| err.to_string())?;
-    }
+    let permission_mode = match &args.permission_mode {
+        Some(name) => {
+            let mode = PermissionMode::from_name(name).ok_or_else(|| {
+                format!(
+                    "--permission-mode: expected one of {}, got {name:?}",
+                    PermissionMode::NAMES.join(", ")
+                )
+            })?;
+            claude::accepts::check_permission_mode("--permission-mode", mode)
+                .map_err(|err| err.to_string())?;
+            Some(mode)
+        }
+        None => None,
+    };
     let answers = match &args.answers {
         Some(path) => load_answers(path)?,
         None => BTreeMap::new(),
@@ -126,7 +137,7 @@ async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
         set: Vec::new(),
     };
     config.model = args.model.clone().or(settings.model);
-    config.permission_mode = args.permission_mode.clone().or(settings.permission_mode);
+    config.permission_mode = permission_mode.or(settings.permission_mode);
     config.max_restarts = settings.max_restarts;
     config.wire_log_cap = settings.wire_log_max_mb.saturating_mul(1024 * 1024);
     config.resume = args.resume.clone();

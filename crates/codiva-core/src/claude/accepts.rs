@@ -22,21 +22,23 @@ const PERMISSION_MODES: &[&str] = &[
 pub const IMAGE_TYPES: &[&str] = &["image/png", "image/jpeg", "image/gif", "image/webp"];
 
 pub use crate::provider::InvalidInput;
+use codiva_protocol::tool::PermissionMode;
 
-/// The permission modes the agent accepts.
+/// The permission modes the agent accepts, by its own names.
 pub const fn permission_modes() -> &'static [&'static str] {
     PERMISSION_MODES
 }
 
-/// `Ok` when the agent accepts `mode`; else an error for `field` that lists the modes.
-pub fn check_permission_mode(field: &str, mode: &str) -> Result<(), InvalidInput> {
-    if permission_modes().contains(&mode) {
+/// `Ok` when the agent has the neutral mode `mode`; else an error for `field` that lists the
+/// modes.
+pub fn check_permission_mode(field: &str, mode: PermissionMode) -> Result<(), InvalidInput> {
+    if super::tool_view::mode_name(mode).is_some() {
         return Ok(());
     }
     Err(InvalidInput::new(
         field,
         format!(
-            "expected one of {}, got {mode:?}",
+            "expected one of {}, got a mode Claude Code does not have",
             permission_modes().join(", ")
         ),
     ))
@@ -99,22 +101,15 @@ mod tests {
 
     #[test]
     fn permission_modes_are_the_agents_own() {
-        for mode in [
-            "acceptEdits",
-            "auto",
-            "bypassPermissions",
-            "default",
-            "dontAsk",
-            "plan",
-        ] {
+        // Claude Code has every neutral mode, under the same names.
+        for mode in PermissionMode::ALL {
             assert_eq!(check_permission_mode("mode", mode), Ok(()));
+            assert_eq!(super::super::tool_view::mode_name(mode), Some(mode.name()));
         }
-        let err = check_permission_mode("permission_mode", "bogus").unwrap_err();
+        let err = check_permission_mode("permission_mode", PermissionMode::Other).unwrap_err();
         assert_eq!(err.field, "permission_mode");
         assert!(err.message.contains("acceptEdits"), "{err}");
-        assert!(err.message.contains("\"bogus\""), "{err}");
-        assert!(check_permission_mode("mode", "").is_err());
-        assert!(check_permission_mode("mode", "Default").is_err());
+        assert!(err.message.contains("does not have"), "{err}");
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::provider::{
     Provider, Received,
 };
 use crate::session::{DENY_MESSAGE, QuestionResponse};
-use codiva_protocol::tool::{PermissionOption, PermissionOptionKind};
+use codiva_protocol::tool::{PermissionMode, PermissionOption, PermissionOptionKind};
 
 /// Claude Code, run from `program`, keeping its transcripts under `home` (`~/.claude`).
 #[derive(Debug, Clone)]
@@ -57,7 +57,10 @@ impl Provider for ClaudeProvider {
     fn command(&self, launch: &Launch) -> CommandLine {
         let options = LaunchOptions {
             model: launch.model.clone(),
-            permission_mode: launch.permission_mode.clone(),
+            permission_mode: launch
+                .permission_mode
+                .and_then(tool_view::mode_name)
+                .map(str::to_owned),
             resume: launch.resume.clone(),
             append_system_prompt: launch.append_system_prompt.clone(),
         };
@@ -72,7 +75,7 @@ impl Provider for ClaudeProvider {
         Box::new(ClaudeConnection::default())
     }
 
-    fn check_permission_mode(&self, field: &str, mode: &str) -> Result<(), InvalidInput> {
+    fn check_permission_mode(&self, field: &str, mode: PermissionMode) -> Result<(), InvalidInput> {
         accepts::check_permission_mode(field, mode)
     }
 
@@ -90,6 +93,16 @@ impl Provider for ClaudeProvider {
                     .into_iter()
                     .map(|(tool_use_id, sub)| (tool_use_id, sub.entries))
                     .collect(),
+                todos: log.todos.map(|items| {
+                    items
+                        .into_iter()
+                        .map(|item| codiva_protocol::session::TodoItem {
+                            id: item.id,
+                            content: item.text,
+                            status: super::tools::todo_status(&item.status),
+                        })
+                        .collect()
+                }),
             })
             .map_err(|err| err.to_string()),
         )
@@ -268,8 +281,12 @@ impl Connection for ClaudeConnection {
         self.request(HostRequest::SetModel(model.map(str::to_owned)))
     }
 
-    fn set_permission_mode(&mut self, mode: &str) -> Vec<OutLine> {
-        self.request(HostRequest::SetPermissionMode(mode.to_owned()))
+    fn set_permission_mode(&mut self, mode: PermissionMode) -> Vec<OutLine> {
+        // `check_permission_mode` let only Claude Code's own modes through.
+        let Some(name) = tool_view::mode_name(mode) else {
+            return Vec::new();
+        };
+        self.request(HostRequest::SetPermissionMode(name.to_owned()))
     }
 }
 

@@ -84,7 +84,7 @@ pub fn todo_change(name: &str, input: &Value, structured: Option<&Value>) -> Opt
 }
 
 /// Claude Code's word for a task's status (`pending`, `in_progress`, `completed`).
-fn todo_status(status: &str) -> TodoStatus {
+pub(super) fn todo_status(status: &str) -> TodoStatus {
     match status {
         "completed" => TodoStatus::Completed,
         "in_progress" => TodoStatus::InProgress,

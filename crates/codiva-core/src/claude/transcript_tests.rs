@@ -300,6 +300,50 @@ fn todo_write_replaces_the_list() {
 
 /// A message over the cap says how much was cut: the log rebuilt on restore gives the same
 /// marker (the real size) as the live log of that message, not the size of the live marker.
+/// What a restore hands the manager: the TODO list in neutral terms, for the restored
+/// session's snapshot (a session brought back shows its checklist).
+#[test]
+fn the_provider_restores_the_todo_list_in_neutral_terms() {
+    use crate::provider::Provider;
+    use codiva_protocol::session::{TodoItem as Todo, TodoStatus};
+    let home = tempfile::tempdir().unwrap();
+    let cwd = Path::new("/work/todo");
+    let path = transcript_path(home.path(), cwd, "s1");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let lines = [
+        assistant(
+            json!([{"type": "tool_use", "id": "t1", "name": "TodoWrite", "input": {"todos": [
+            {"content": "one", "status": "completed", "activeForm": "Doing one"},
+            {"content": "two", "status": "in_progress", "activeForm": "Doing two"}]}}]),
+        ),
+        user(json!([{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}])),
+    ];
+    let text: Vec<String> = lines.iter().map(Value::to_string).collect();
+    std::fs::write(&path, text.join("\n")).unwrap();
+    let provider = crate::claude::ClaudeProvider::new("claude".into(), home.path().to_path_buf());
+    let log = provider.restore(cwd, "s1").unwrap().unwrap();
+    let todo = |id: &str, content: &str, status| Todo {
+        id: id.into(),
+        content: content.into(),
+        status,
+    };
+    assert_eq!(
+        log.todos,
+        Some(vec![
+            todo("1", "one", TodoStatus::Completed),
+            todo("2", "two", TodoStatus::InProgress),
+        ])
+    );
+    let state =
+        crate::session_state::SessionState::restored(crate::session_state::RestoredSession {
+            todos: log.todos.unwrap(),
+            ..Default::default()
+        });
+    let snapshot = state.snapshot();
+    assert_eq!(snapshot.todo_items.len(), 2);
+    assert_eq!((snapshot.todos.done, snapshot.todos.total), (1, 2));
+}
+
 #[test]
 fn the_truncation_marker_of_a_restored_message_matches_the_live_one() {
     use crate::agent_event::{AgentBlock, AgentEvent};

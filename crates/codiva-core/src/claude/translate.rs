@@ -120,13 +120,9 @@ impl Translator {
                             .map(str::to_owned),
                     )],
                     HostRequest::SetPermissionMode(mode) => {
-                        vec![AgentEvent::PermissionModeChanged(
-                            answer
-                                .get("mode")
-                                .and_then(Value::as_str)
-                                .map(str::to_owned)
-                                .unwrap_or(mode),
-                        )]
+                        vec![AgentEvent::PermissionModeChanged(tool_view::mode(
+                            answer.get("mode").and_then(Value::as_str).unwrap_or(&mode),
+                        ))]
                     }
                     HostRequest::Interrupt => Vec::new(),
                 }
@@ -146,7 +142,7 @@ impl Translator {
                 vec![AgentEvent::TurnStarted {
                     agent_session_id: init.session_id,
                     model: init.model,
-                    permission_mode: init.permission_mode,
+                    permission_mode: init.permission_mode.as_deref().map(tool_view::mode),
                 }]
             }
             System::Status(status) => {
@@ -155,7 +151,7 @@ impl Translator {
                     events.push(AgentEvent::Requesting);
                 }
                 if let Some(mode) = status.permission_mode {
-                    events.push(AgentEvent::PermissionModeChanged(mode));
+                    events.push(AgentEvent::PermissionModeChanged(tool_view::mode(&mode)));
                 }
                 events
             }
@@ -411,7 +407,7 @@ fn agent_info(answer: Value) -> AgentInfo {
             email: account.email,
             subscription: account.subscription_type,
         }),
-        permission_mode: init.current_permission_mode,
+        permission_mode: init.current_permission_mode.as_deref().map(tool_view::mode),
     }
 }
 

@@ -16,7 +16,7 @@ impl SessionState {
             AgentEvent::Connected(info) => {
                 self.connected = true;
                 if self.permission_mode.is_none() {
-                    self.permission_mode = info.permission_mode.clone();
+                    self.permission_mode = info.permission_mode;
                 }
                 self.outbox.push(SessionEvent::Connected {
                     agent: info.clone(),

@@ -4,6 +4,7 @@
 use super::{Prompt, PromptResolution, Scope, SessionEvent, SessionState, SubagentView};
 use crate::agent_event::NoteLevel;
 use crate::session_log::{EntryKind, Log, LogEntry, NoteCode};
+use codiva_protocol::tool::PermissionMode;
 
 impl SessionState {
     pub(super) fn open_prompt(&mut self, prompt: Prompt) {
@@ -49,9 +50,9 @@ impl SessionState {
         }
     }
 
-    pub(super) fn set_permission_mode(&mut self, mode: String) {
-        if self.permission_mode.as_deref() != Some(&mode) {
-            self.permission_mode = Some(mode.clone());
+    pub(super) fn set_permission_mode(&mut self, mode: PermissionMode) {
+        if self.permission_mode != Some(mode) {
+            self.permission_mode = Some(mode);
             self.outbox.push(SessionEvent::PermissionMode { mode });
         }
     }

@@ -4,6 +4,7 @@
 use super::{Scope, SessionSnapshot, SessionState, SubagentView};
 use crate::agent_event::TurnOutcome;
 use crate::session_log::{EntryKind, LogEntry, LogPage};
+use codiva_protocol::tool::PermissionMode;
 
 /// What a session brought back from disk starts with: its log (rebuilt from the agent's
 /// transcript), how its last turn ended, and the agent session to resume. No process runs
@@ -17,8 +18,10 @@ pub struct RestoredSession {
     pub detail: Option<String>,
     pub agent_session_id: Option<String>,
     pub model: Option<String>,
-    pub permission_mode: Option<String>,
+    pub permission_mode: Option<PermissionMode>,
     pub cost_usd: Option<f64>,
+    /// The agent's TODO list as its records leave it.
+    pub todos: Vec<super::TodoItem>,
 }
 
 impl SessionState {
@@ -65,6 +68,7 @@ impl SessionState {
         state.agent_session_id = restored.agent_session_id;
         state.model = restored.model;
         state.permission_mode = restored.permission_mode;
+        state.todos = restored.todos;
         state.usage.cost_usd = restored.cost_usd;
         state.last_outcome = restored.outcome;
         state.exit_note = restored.detail;
@@ -86,7 +90,7 @@ impl SessionState {
             connected: self.connected,
             agent_session_id: self.agent_session_id.clone(),
             model: self.model.clone(),
-            permission_mode: self.permission_mode.clone(),
+            permission_mode: self.permission_mode,
             prompts: self.prompts.iter().cloned().collect(),
             todos: self.todo_progress(),
             todo_items: self.todos.clone(),

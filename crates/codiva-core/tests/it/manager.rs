@@ -1,5 +1,6 @@
 //! The session manager's handle, on a temporary repository (no agent is started).
 
+use codiva_core::tool::PermissionMode;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -283,18 +284,23 @@ async fn bogus_modes_and_images_are_refused_naming_the_field() {
             other => panic!("{other:?}"),
         }
     }
-    let create = |mode: Option<&str>, images: Vec<(&str, &str)>| CreateOptions {
+    let create = |mode: Option<PermissionMode>, images: Vec<(&str, &str)>| CreateOptions {
         prompt: "hello".to_owned(),
         images: images
             .into_iter()
             .map(|(t, d)| (t.to_owned(), d.to_owned()))
             .collect(),
         model: None,
-        permission_mode: mode.map(str::to_owned),
+        permission_mode: mode,
         approval: None,
     };
     assert_eq!(
-        field(manager.create(create(Some("bogus"), vec![])).await),
+        // `other` stands for a mode the agent reported without a neutral name: never asked for.
+        field(
+            manager
+                .create(create(Some(PermissionMode::Other), vec![]))
+                .await
+        ),
         "permission_mode"
     );
     assert_eq!(
@@ -317,7 +323,7 @@ async fn bogus_modes_and_images_are_refused_naming_the_field() {
     assert_eq!(
         field(
             manager
-                .set_permission_mode("anything", "bogus".into())
+                .set_permission_mode("anything", PermissionMode::Other)
                 .await
         ),
         "mode"

@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 
 use codiva_protocol::agent::AgentInfo;
 use codiva_protocol::log::LogEntry;
-use codiva_protocol::session::{Prompt, Scope, SessionEvent, SubagentView, UsageView};
+use codiva_protocol::session::{Prompt, Scope, SessionEvent, SubagentView, TodoItem, UsageView};
 
 use super::Effect;
 use crate::log_view::LogView;
@@ -26,9 +26,11 @@ pub struct Pane {
     pub requested: bool,
     loaded: bool,
     early: Vec<(LogEntry, bool)>,
+    /// A TODO list came by event (newer than the one read with the log).
+    todos_seen: bool,
     pub agent: Option<AgentInfo>,
     pub usage: Option<UsageView>,
-    pub permission_mode: Option<String>,
+    pub permission_mode: Option<codiva_protocol::tool::PermissionMode>,
     /// A search in the log (`/`).
     pub search: Option<crate::search::Search>,
     /// When the oldest waiting prompt arrived (an app-wide sequence number), for the inbox.
@@ -101,12 +103,15 @@ impl Pane {
             }
             SessionEvent::Connected { agent } => {
                 if self.permission_mode.is_none() {
-                    self.permission_mode = agent.permission_mode.clone();
+                    self.permission_mode = agent.permission_mode;
                 }
                 self.agent = Some(agent);
             }
             SessionEvent::Usage { usage } => self.usage = Some(usage),
-            SessionEvent::Todos { items, .. } => self.log.set_todos(items),
+            SessionEvent::Todos { items, .. } => {
+                self.todos_seen = true;
+                self.log.set_todos(items);
+            }
             SessionEvent::PermissionMode { mode } => self.permission_mode = Some(mode),
             _ => {}
         }
@@ -114,7 +119,14 @@ impl Pane {
     }
 
     /// The session's log arrived (`session/read`); entries seen meanwhile are applied after it.
-    pub fn load(&mut self, entries: Vec<LogEntry>, subagents: Vec<(SubagentView, Vec<LogEntry>)>) {
+    /// The log as read when the session's view first opened, with the TODO list of the same
+    /// moment (a list that came by event since is newer and stays).
+    pub fn load(
+        &mut self,
+        entries: Vec<LogEntry>,
+        subagents: Vec<(SubagentView, Vec<LogEntry>)>,
+        todos: Vec<TodoItem>,
+    ) {
         for (view, entries) in subagents {
             let id = view.tool_use_id.clone();
             self.log.set_subagent(view);
@@ -127,6 +139,13 @@ impl Pane {
                 self.log.apply(entry, update);
             }
         }
+        // Drawn under the latest TODO call of the log just loaded.
+        let todos = if self.todos_seen {
+            self.log.todos().to_vec()
+        } else {
+            todos
+        };
+        self.log.set_todos(todos);
         self.loaded = true;
     }
 

@@ -29,6 +29,11 @@ impl LogView {
         }
     }
 
+    /// The TODO list the view draws.
+    pub fn todos(&self) -> &[TodoItem] {
+        &self.look.todos
+    }
+
     /// Redraws entry `id` and the "N tools" line of the fold it is in.
     fn touch_with_head(&mut self, id: u64) {
         let Ok(index) = self.position(id) else {

@@ -195,7 +195,7 @@ fn connect(app: &mut App, id: &str, subscription: Option<&str>) {
                     email: None,
                     subscription: subscription.map(Into::into),
                 }),
-                permission_mode: Some("default".into()),
+                permission_mode: Some(codiva_core::tool::PermissionMode::Default),
             },
         },
     );

@@ -67,6 +67,7 @@ fn cut_app() -> App {
         id: ID.into(),
         entries,
         subagents: Vec::new(),
+        todos: Vec::new(),
     }));
     app.focus = Focus::Log;
     // A frame, so the log knows what it shows.

@@ -254,6 +254,7 @@ pub fn detail_app() -> App {
             log(3, EntryKind::Note { level: NoteLevel::Info, text: "denied: Bash".into(), code: None }),
         ],
         subagents: Vec::new(),
+        todos: Vec::new(),
     }));
     app
 }

@@ -135,3 +135,47 @@ fn the_checklist_follows_the_latest_task_call() {
     assert!(list > call, "{screen}");
     snapshot_at_both_sizes!(&mut app, "todo_checklist_moved");
 }
+
+/// A session opened after its task calls ran: the list read with the log (the session's
+/// snapshot) is drawn, with no `Todos` event since; a list that came by event before the log
+/// was read is newer and stays.
+#[test]
+fn a_session_opened_late_shows_its_todo_list() {
+    use codiva_tui::app::{Done, UiEvent, View};
+    use crossterm::event::KeyCode;
+    let open = |early: Option<Vec<TodoItem>>| {
+        let mut app = crate::support::busy_app();
+        crate::support::key(&mut app, KeyCode::Tab);
+        for _ in 0..2 {
+            crate::support::key(&mut app, KeyCode::Down);
+        }
+        crate::support::key(&mut app, KeyCode::Enter);
+        assert_eq!(app.view, View::Detail(ID.into()));
+        if let Some(items) = early {
+            todos(&mut app, items);
+        }
+        app.handle(UiEvent::Done(Done::Read {
+            id: ID.into(),
+            entries: vec![
+                task_call(10, "TaskCreate", "Split the loader"),
+                task_call(11, "TaskCreate", "Move the defaults"),
+            ],
+            subagents: Vec::new(),
+            todos: english_items(),
+        }));
+        format!("{}", draw(&mut app, 120, 40).backend())
+    };
+    let screen = open(None);
+    assert!(
+        screen.contains("Split the loader into parse.rs"),
+        "{screen}"
+    );
+    assert!(screen.contains("Move the defaults"), "{screen}");
+    let newer = vec![item("1", "Write the migration guide", TodoStatus::Pending)];
+    let screen = open(Some(newer));
+    assert!(screen.contains("Write the migration guide"), "{screen}");
+    assert!(
+        !screen.contains("Split the loader into parse.rs"),
+        "{screen}"
+    );
+}

@@ -6,6 +6,7 @@ mod approval;
 mod config;
 mod errors;
 mod folded;
+mod full_message;
 mod lifecycle;
 mod parallel;
 mod restart;

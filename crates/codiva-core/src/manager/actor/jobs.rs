@@ -70,7 +70,7 @@ impl Call {
                 Ok(())
             }
             Call::SetPermissionMode(_, mode, _) => {
-                provider.check_permission_mode("mode", mode)?;
+                provider.check_permission_mode("mode", *mode)?;
                 Ok(())
             }
             _ => Ok(()),
@@ -266,7 +266,7 @@ impl Actor {
             }
             Call::SetPermissionMode(id, mode, reply) => {
                 if let Ok(record) = self.record(&id) {
-                    record.permission_mode = Some(mode.clone());
+                    record.permission_mode = Some(mode);
                 }
                 let result = self.command(&id, SessionCommand::SetPermissionMode(mode));
                 let _ = reply.send(result);

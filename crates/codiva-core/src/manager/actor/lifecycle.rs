@@ -46,7 +46,7 @@ impl Actor {
         let provider = self.options.provider.as_ref();
         let checked = (|| {
             if let Some(mode) = &options.permission_mode {
-                provider.check_permission_mode("permission_mode", mode)?;
+                provider.check_permission_mode("permission_mode", *mode)?;
             }
             for (index, (media_type, data)) in options.images.iter().enumerate() {
                 provider.check_image(&format!("images[{index}]"), media_type, data)?;
@@ -103,9 +103,7 @@ impl Actor {
             agent: self.options.provider.id().to_owned(),
             agent_session_id: None,
             model: options.model.or_else(|| self.options.model.clone()),
-            permission_mode: options
-                .permission_mode
-                .or_else(|| self.options.permission_mode.clone()),
+            permission_mode: options.permission_mode.or(self.options.permission_mode),
             approval: options
                 .approval
                 .unwrap_or_else(|| self.default_approval.clone()),
@@ -326,7 +324,7 @@ impl Actor {
             detail: record.detail.clone(),
             agent_session_id: record.agent_session_id.clone(),
             model: record.model.clone(),
-            permission_mode: record.permission_mode.clone(),
+            permission_mode: record.permission_mode,
             cost_usd: record.cost_usd,
             ..RestoredSession::default()
         };
@@ -354,6 +352,9 @@ impl Actor {
             },
             move |actor, transcript| {
                 let mut restored = restored;
+                if let Some(Ok(log)) = &transcript {
+                    restored.todos = log.todos.clone().unwrap_or_default();
+                }
                 restored.main =
                     histories::restored_log(transcript, summary, &mut restored.subagents);
                 if actor
@@ -381,7 +382,7 @@ impl Actor {
         let mut config = SessionConfig::new(self.options.provider.clone(), record.worktree.clone());
         config.env = self.options.env.clone();
         config.model = record.model.clone();
-        config.permission_mode = record.permission_mode.clone();
+        config.permission_mode = record.permission_mode;
         config.approval = record.approval.clone();
         config.resume = record.agent_session_id.clone();
         config.append_system_prompt = self.system_prompt();

@@ -1,6 +1,7 @@
 //! A session's record in the manager: what it is (ids, worktree, branch, phase), what it
 //! shows front ends ([`SessionInfo`]) and what is saved of it ([`PersistedSession`]).
 
+use codiva_protocol::tool::PermissionMode;
 use std::path::PathBuf;
 
 use codiva_protocol::UserInput;
@@ -33,7 +34,7 @@ pub(super) struct Record {
     pub(super) agent: String,
     pub(super) agent_session_id: Option<String>,
     pub(super) model: Option<String>,
-    pub(super) permission_mode: Option<String>,
+    pub(super) permission_mode: Option<PermissionMode>,
     pub(super) approval: ApprovalPolicy,
     pub(super) cost_usd: Option<f64>,
     pub(super) active_ms: u64,
@@ -172,7 +173,7 @@ impl Record {
             active_ms: self.info().active_ms,
             cost_usd: self.cost_usd,
             model: self.model.clone(),
-            permission_mode: self.permission_mode.clone(),
+            permission_mode: self.permission_mode,
             approval: self.approval.clone(),
         })
     }

@@ -3,6 +3,7 @@
 
 use codiva_core::session::{PermissionResponse, SessionCommand};
 use codiva_core::session_state::{Prompt, SessionEvent, Status};
+use codiva_core::tool::PermissionMode;
 use codiva_testkit::{MockMessage, Reply, Script};
 use serde_json::json;
 
@@ -50,10 +51,12 @@ async fn set_permission_mode_accept_edits_stops_write_prompts() {
         Some("get ready"),
     );
     assert_eq!(run.until_settled().await, Status::Completed);
-    run.command(SessionCommand::SetPermissionMode("acceptEdits".into()));
+    run.command(SessionCommand::SetPermissionMode(
+        PermissionMode::AcceptEdits,
+    ));
     run.until(
         "the mode change",
-        |e| matches!(e, SessionEvent::PermissionMode { mode } if mode == "acceptEdits"),
+        |e| matches!(e, SessionEvent::PermissionMode { mode } if *mode == PermissionMode::AcceptEdits),
     )
     .await;
     run.send("write auto.txt");

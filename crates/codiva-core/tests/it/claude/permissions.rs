@@ -3,6 +3,7 @@
 use codiva_core::session::PermissionResponse;
 use codiva_core::session_log::ToolStatus;
 use codiva_core::session_state::{Prompt, SessionEvent, Status};
+use codiva_core::tool::PermissionMode;
 use codiva_testkit::{MockMessage, Reply, Script};
 use serde_json::json;
 
@@ -143,7 +144,7 @@ async fn always_allow_scope_stops_asking() {
     assert!(
         run.events
             .iter()
-            .any(|e| matches!(e, SessionEvent::PermissionMode { mode } if mode == "acceptEdits")),
+            .any(|e| matches!(e, SessionEvent::PermissionMode { mode } if *mode == PermissionMode::AcceptEdits)),
         "the mode change is reported"
     );
     run.finish().await;
