@@ -1,9 +1,11 @@
 //! Test kit: a mock of the Anthropic Messages API ([`MockServer`], driven by a [`Script`])
 //! and helpers to run the real agent CLIs in a controlled environment ([`AgentSandbox`],
 //! [`TestRepo`], [`claude_binary`], and [`RawClaude`] to drive the CLI line by line without
-//! codiva). See `docs/mock-server.md`.
+//! codiva). See `docs/mock-server.md`. [`MockGitHub`] is a mock GitHub API the real `gh` talks
+//! to over loopback HTTPS (see `docs/github.md`).
 
 pub mod agent_env;
+pub mod mock_github;
 pub mod mock_server;
 pub mod pty;
 pub mod raw_claude;
@@ -15,6 +17,7 @@ pub use agent_env::{
     AgentSandbox, CLAUDE_STREAM_JSON_ARGS, ProcessGroupGuard, TestRepo, claude_binary,
     kill_process_group, workspace_root,
 };
+pub use mock_github::{Fault, GhRequest, MockCheck, MockGitHub, MockMergeable, MockPr, MockPrState};
 pub use mock_server::{MockServer, RecordedRequest};
 pub use raw_claude::RawClaude;
 pub use script::{Block, Match, MockMessage, Reply, Rule, Script, Times};
