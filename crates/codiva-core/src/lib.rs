@@ -11,6 +11,7 @@ pub mod config_edit;
 pub mod desktop_notify;
 pub mod foreground;
 pub mod git;
+pub mod github;
 pub mod history;
 pub mod history_file;
 pub mod manager;

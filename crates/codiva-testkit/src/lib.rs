@@ -17,7 +17,9 @@ pub use agent_env::{
     AgentSandbox, CLAUDE_STREAM_JSON_ARGS, ProcessGroupGuard, TestRepo, claude_binary,
     kill_process_group, workspace_root,
 };
-pub use mock_github::{Fault, GhRequest, MockCheck, MockGitHub, MockMergeable, MockPr, MockPrState};
+pub use mock_github::{
+    Fault, GhRequest, MockCheck, MockGitHub, MockMergeable, MockPr, MockPrState,
+};
 pub use mock_server::{MockServer, RecordedRequest};
 pub use raw_claude::RawClaude;
 pub use script::{Block, Match, MockMessage, Reply, Rule, Script, Times};

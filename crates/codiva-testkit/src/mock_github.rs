@@ -29,8 +29,8 @@ use tokio::sync::oneshot;
 use tokio_rustls::TlsAcceptor;
 
 use crate::mock_server::{read_request, reason};
-pub use repo::{MockCheck, MockMergeable, MockPr, MockPrState, operation_name};
 use repo::MockRepo;
+pub use repo::{MockCheck, MockMergeable, MockPr, MockPrState, operation_name};
 
 /// The token the mock accepts (`GH_ENTERPRISE_TOKEN`).
 pub const MOCK_GH_TOKEN: &str = "mock-gh-token";

@@ -263,7 +263,9 @@ async fn read_line<R: AsyncBufReadExt + Unpin>(
 }
 
 /// Reads one request; `None` on a clean EOF before a request line.
-pub(crate) async fn read_request<R: AsyncBufReadExt + Unpin>(r: &mut R) -> anyhow::Result<Option<Request>> {
+pub(crate) async fn read_request<R: AsyncBufReadExt + Unpin>(
+    r: &mut R,
+) -> anyhow::Result<Option<Request>> {
     let mut budget = MAX_HEADER_BYTES;
     let request_line = loop {
         match read_line(r, &mut budget).await? {

@@ -55,7 +55,10 @@ pub enum MockCheck {
         conclusion: Option<&'static str>,
     },
     /// A `StatusContext`: `state` is `PENDING`/`SUCCESS`/`FAILURE`/`ERROR`/`EXPECTED`.
-    Status { context: String, state: &'static str },
+    Status {
+        context: String,
+        state: &'static str,
+    },
 }
 
 impl MockCheck {
@@ -301,7 +304,13 @@ impl MockRepo {
             }
             "PullRequestCreate" => {
                 let input = &vars["input"];
-                let text = |k: &str| input.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+                let text = |k: &str| {
+                    input
+                        .get(k)
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_owned()
+                };
                 let number = self.prs.iter().map(|pr| pr.number).max().unwrap_or(0) + 1;
                 let pr = MockPr {
                     number,
