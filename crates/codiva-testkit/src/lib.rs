@@ -14,7 +14,7 @@ pub mod scripted_provider;
 pub mod sse;
 
 pub use agent_env::{
-    AgentSandbox, CLAUDE_STREAM_JSON_ARGS, ProcessGroupGuard, TestRepo, claude_binary,
+    AgentSandbox, CLAUDE_STREAM_JSON_ARGS, ProcessGroupGuard, TestRepo, claude_binary, gh_binary,
     kill_process_group, workspace_root,
 };
 pub use mock_github::{
