@@ -7,7 +7,8 @@
 //! - [`Gh`] runs one `gh` command: argument vector, its own process group, a timeout that
 //!   kills the group, the child always reaped, the environment given explicitly ([`GhEnv`]).
 //! - [`Gh::create_draft_pr`], [`Gh::lookup_branch`], [`Gh::lookup_number`],
-//!   [`Gh::lookup_branches`] (one `gh pr list` for many sessions), [`Gh::mark_ready`].
+//!   [`Gh::lookup_branches`] (one `gh pr list` for many sessions), [`Gh::mark_ready`],
+//!   [`Gh::failed_log`] (the failed steps' log tail of a GitHub Actions run).
 //! - A lookup is tri-state ([`PrLookup`]): found, absent, or unavailable with the reason — a
 //!   failure is never "no pull request".
 //! - [`poll`]: which sessions to look up now, batching, and the back-off, as pure functions.
@@ -21,9 +22,11 @@ pub mod status;
 
 use std::time::SystemTime;
 
-pub use client::{BATCH_LIMIT_MAX, BATCH_LIMIT_MIN, CreatedPr, NewPr, PR_JSON_FIELDS, batch_limit};
+pub use client::{
+    BATCH_LIMIT_MAX, BATCH_LIMIT_MIN, CreatedPr, FailedLog, NewPr, PR_JSON_FIELDS, batch_limit,
+};
 pub use run::{DEFAULT_TIMEOUT, Gh, GhEnv, GhOutput};
-pub use status::{Checks, Mergeable, PrLookup, PrState, PrStatus};
+pub use status::{Checks, FailedCheck, Mergeable, PrLookup, PrState, PrStatus};
 
 /// Why a `gh` call failed. [`GhError::backs_off`] tells which failures pause polling.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

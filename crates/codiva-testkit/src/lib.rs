@@ -18,7 +18,8 @@ pub use agent_env::{
     kill_process_group, workspace_root,
 };
 pub use mock_github::{
-    Fault, GhRequest, MockCheck, MockGitHub, MockMergeable, MockPr, MockPrState,
+    Fault, GhRequest, MockCheck, MockGitHub, MockJob, MockMergeable, MockPr, MockPrState, MockRun,
+    MockStep,
 };
 pub use mock_server::{MockServer, RecordedRequest};
 pub use raw_claude::RawClaude;

@@ -4,7 +4,8 @@
 //! the CA's PEM file is given to `gh` through `SSL_CERT_FILE`. `gh` treats `localhost:<port>` as
 //! a GitHub Enterprise host (`GH_HOST`, `GH_ENTERPRISE_TOKEN`) and sends its GraphQL operations
 //! to `https://localhost:<port>/api/graphql`. The operations it answers are the ones recorded
-//! from the real `gh` (`fixtures/gh/requests-2.23.0.jsonl`); see [`repo`] for the answers.
+//! from the real `gh` (`fixtures/gh/requests-2.23.0.jsonl`); see [`repo`] for the answers, and
+//! [`actions`] for the REST requests of `gh run view <id> --log-failed`.
 //!
 //! Each test scripts the repository ([`MockGitHub::add_pr`], [`MockGitHub::set_checks`], …) and
 //! queues faults for the next requests ([`MockGitHub::fail_next`]: HTTP 500, a response that
@@ -13,6 +14,7 @@
 //! Like [`crate::MockServer`] it runs on its own thread and runtime; dropping it stops the
 //! listener and every connection.
 
+pub mod actions;
 pub mod repo;
 
 use std::collections::VecDeque;
@@ -29,6 +31,7 @@ use tokio::sync::oneshot;
 use tokio_rustls::TlsAcceptor;
 
 use crate::mock_server::{read_request, reason};
+pub use actions::{MockJob, MockRun, MockStep};
 use repo::MockRepo;
 pub use repo::{MockCheck, MockMergeable, MockPr, MockPrState, operation_name};
 
@@ -81,6 +84,7 @@ impl GhRequest {
 
 struct State {
     repo: MockRepo,
+    runs: Vec<MockRun>,
     faults: VecDeque<Fault>,
     requests: Vec<GhRequest>,
     unmatched: Vec<GhRequest>,
@@ -147,6 +151,7 @@ impl MockGitHub {
         std::fs::write(dir.path().join("ca.pem"), ca_pem)?;
         std::fs::create_dir(dir.path().join("gh-config"))?;
         std::fs::create_dir(dir.path().join("home"))?;
+        std::fs::create_dir(dir.path().join("tmp"))?;
 
         let listener = StdTcpListener::bind(("127.0.0.1", 0)).context("binding 127.0.0.1:0")?;
         listener.set_nonblocking(true)?;
@@ -159,6 +164,7 @@ impl MockGitHub {
                 prs: Vec::new(),
                 base_url: format!("https://localhost:{}", addr.port()),
             },
+            runs: Vec::new(),
             faults: VecDeque::new(),
             requests: Vec::new(),
             unmatched: Vec::new(),
@@ -225,7 +231,7 @@ impl MockGitHub {
     }
 
     /// The whole environment for a `gh` that talks to this mock and nothing else: an empty
-    /// `GH_CONFIG_DIR` and `HOME`, the mock's host, token and certificate, no prompts, no
+    /// `GH_CONFIG_DIR`, `HOME` and `TMPDIR`, the mock's host, token and certificate, no prompts, no
     /// update check, no colour; `PATH` from this process (for `git`).
     pub fn gh_env(&self) -> Vec<(String, String)> {
         let dir = self.dir.path();
@@ -235,6 +241,8 @@ impl MockGitHub {
             path_var("SSL_CERT_FILE", &self.cert_file()),
             path_var("GH_CONFIG_DIR", &dir.join("gh-config")),
             path_var("HOME", &dir.join("home")),
+            // gh caches run logs under the temporary directory, keyed by run id only.
+            path_var("TMPDIR", &dir.join("tmp")),
         ];
         if let Some(path) = std::env::var_os("PATH") {
             env.push(("PATH".into(), path.to_string_lossy().into_owned()));
@@ -276,6 +284,11 @@ impl MockGitHub {
     /// Every pull request, oldest first.
     pub fn prs(&self) -> Vec<MockPr> {
         lock(&self.state).repo.prs.clone()
+    }
+
+    /// Adds a completed GitHub Actions run (for `gh run view <id> --log-failed`).
+    pub fn add_run(&self, run: MockRun) {
+        lock(&self.state).runs.push(run);
     }
 
     /// Queues `fault` for the next request that reaches the mock.
@@ -348,12 +361,12 @@ async fn serve_connection(stream: Tls, state: Shared) -> anyhow::Result<()> {
         let close = request
             .header("connection")
             .is_some_and(|v| v.eq_ignore_ascii_case("close"));
-        let (status, headers, body) = match answer(request, &state) {
+        let (status, headers, content_type, body) = match answer(request, &state) {
             Some(reply) => reply,
             // A stall: never answer; the task ends when the client goes or the mock stops.
             None => std::future::pending().await,
         };
-        write_response(stream.get_mut(), status, &headers, &body).await?;
+        write_response(stream.get_mut(), status, &headers, content_type, &body).await?;
         if close {
             break;
         }
@@ -362,7 +375,14 @@ async fn serve_connection(stream: Tls, state: Shared) -> anyhow::Result<()> {
     Ok(())
 }
 
-type Reply = (u16, Vec<(&'static str, String)>, Value);
+/// Status, extra headers, content type, body.
+type Reply = (u16, Vec<(&'static str, String)>, &'static str, Vec<u8>);
+
+const JSON: &str = "application/json; charset=utf-8";
+
+fn json_reply(status: u16, headers: Vec<(&'static str, String)>, body: &Value) -> Reply {
+    (status, headers, JSON, body.to_string().into_bytes())
+}
 
 fn github_error(message: &str) -> Value {
     json!({"message": message, "documentation_url": "https://docs.github.com/rest"})
@@ -389,8 +409,8 @@ fn answer(request: crate::mock_server::Request, state: &Shared) -> Option<Reply>
         st.requests.push(recorded);
         return match fault {
             Fault::Hang => None,
-            Fault::ServerError => Some((500, Vec::new(), github_error("Server Error"))),
-            Fault::RateLimited { reset_epoch } => Some((
+            Fault::ServerError => Some(json_reply(500, Vec::new(), &github_error("Server Error"))),
+            Fault::RateLimited { reset_epoch } => Some(json_reply(
                 403,
                 vec![
                     ("x-ratelimit-limit", "5000".into()),
@@ -399,12 +419,12 @@ fn answer(request: crate::mock_server::Request, state: &Shared) -> Option<Reply>
                     ("x-ratelimit-reset", reset_epoch.to_string()),
                     ("x-ratelimit-resource", "graphql".into()),
                 ],
-                github_error("API rate limit exceeded for user ID 1."),
+                &github_error("API rate limit exceeded for user ID 1."),
             )),
-            Fault::GraphqlRateLimited => Some((
+            Fault::GraphqlRateLimited => Some(json_reply(
                 200,
                 Vec::new(),
-                json!({"errors": [{"type": "RATE_LIMITED",
+                &json!({"errors": [{"type": "RATE_LIMITED",
                     "message": "API rate limit already exceeded for user ID 1."}]}),
             )),
         };
@@ -414,21 +434,37 @@ fn answer(request: crate::mock_server::Request, state: &Shared) -> Option<Reply>
         .is_some_and(|v| v == format!("token {MOCK_GH_TOKEN}"));
     if !authorized {
         st.requests.push(recorded);
-        return Some((401, Vec::new(), github_error("Bad credentials")));
+        return Some(json_reply(
+            401,
+            Vec::new(),
+            &github_error("Bad credentials"),
+        ));
     }
     let reply = if request.method == "POST" && request.path == "/api/graphql" {
         let answer = match &recorded.operation {
             Some(op) => st.repo.answer(op, &recorded.body["variables"]),
             None => None,
         };
-        answer.map(|data| (200, Vec::new(), data))
+        answer.map(|data| json_reply(200, Vec::new(), &data))
+    } else if request.method == "GET" {
+        let route = request.path.split('?').next().unwrap_or_default();
+        let web = format!("{}/{}/{}", st.repo.base_url, st.repo.owner, st.repo.name);
+        let api = format!(
+            "{}/api/v3/repos/{}/{}",
+            st.repo.base_url, st.repo.owner, st.repo.name
+        );
+        let prefix = format!("/api/v3/repos/{}/{}/", st.repo.owner, st.repo.name);
+        route
+            .strip_prefix(&prefix)
+            .and_then(|rest| actions::answer(&st.runs, rest, &api, &web))
+            .map(|(content_type, body)| (200, Vec::new(), content_type, body))
     } else {
         None
     };
     st.requests.push(recorded.clone());
     Some(reply.unwrap_or_else(|| {
         st.unmatched.push(recorded);
-        (404, Vec::new(), github_error("Not Found"))
+        json_reply(404, Vec::new(), &github_error("Not Found"))
     }))
 }
 
@@ -436,11 +472,11 @@ async fn write_response(
     w: &mut Tls,
     status: u16,
     headers: &[(&str, String)],
-    body: &Value,
+    content_type: &str,
+    body: &[u8],
 ) -> anyhow::Result<()> {
-    let body = body.to_string();
     let mut head = format!(
-        "HTTP/1.1 {status} {}\r\ncontent-type: application/json; charset=utf-8\r\n\
+        "HTTP/1.1 {status} {}\r\ncontent-type: {content_type}\r\n\
          content-length: {}\r\nconnection: keep-alive\r\n",
         reason(status),
         body.len()
@@ -450,7 +486,7 @@ async fn write_response(
     }
     head.push_str("\r\n");
     w.write_all(head.as_bytes()).await?;
-    w.write_all(body.as_bytes()).await?;
+    w.write_all(body).await?;
     w.flush().await?;
     Ok(())
 }

@@ -276,6 +276,65 @@ impl Gh {
     }
 }
 
+/// The end of a run's failed-step log, as `gh run view <id> --log-failed` prints it (one
+/// `<job>\t<step>\t<line>` per line). CI output: untrusted text, sanitise before showing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FailedLog {
+    /// The last bytes of the log, at most the budget, starting at a line boundary when one
+    /// is within the budget.
+    pub text: String,
+    /// Whether earlier lines were left out.
+    pub truncated: bool,
+}
+
+/// The last `budget` bytes of `text`, from a line start when one falls inside them.
+fn tail_within(text: &str, budget: usize) -> FailedLog {
+    if text.len() <= budget {
+        return FailedLog {
+            text: text.to_string(),
+            truncated: false,
+        };
+    }
+    let mut cut = text.len() - budget;
+    while !text.is_char_boundary(cut) {
+        cut += 1;
+    }
+    let rest = &text[cut..];
+    let from = match rest.find('\n') {
+        Some(nl) if nl + 1 < rest.len() => nl + 1,
+        _ => 0,
+    };
+    FailedLog {
+        text: rest[from..].to_string(),
+        truncated: true,
+    }
+}
+
+impl Gh {
+    /// The failed steps' log of GitHub Actions run `run_id`, its last `budget` bytes
+    /// (4 REST requests with gh 2.23: the run, its workflow, its jobs, the log archive).
+    pub async fn failed_log(
+        &self,
+        cwd: &Path,
+        run_id: u64,
+        budget: usize,
+    ) -> Result<FailedLog, GhError> {
+        let output = self
+            .output(
+                cwd,
+                &args(&["run", "view", &run_id.to_string(), "--log-failed"]),
+            )
+            .await?;
+        if !output.success() {
+            return Err(classify(&output));
+        }
+        Ok(tail_within(
+            &String::from_utf8_lossy(&output.stdout),
+            budget,
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -315,6 +374,16 @@ mod tests {
             classify(&failed(1, "some new failure")),
             GhError::Other { .. }
         ));
+    }
+
+    #[test]
+    fn a_log_tail_starts_at_a_line_within_the_budget() {
+        let log = "build\tRun\tfirst line\nbuild\tRun\tsecond\nbuild\tRun\tlast 失敗\n";
+        assert_eq!(tail_within(log, 1000).text, log);
+        let tail = tail_within(log, 30);
+        assert!(tail.truncated);
+        assert_eq!(tail.text, "build\tRun\tlast 失敗\n");
+        assert!(tail.text.len() <= 30);
     }
 
     #[test]

@@ -193,6 +193,7 @@ mod tests {
             state,
             draft: true,
             checks,
+            failed: Vec::new(),
             mergeable,
         }
     }

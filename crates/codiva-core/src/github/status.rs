@@ -38,6 +38,24 @@ pub enum Mergeable {
     Unknown,
 }
 
+/// A check that failed: what `/fix-ci` tells the agent about it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct FailedCheck {
+    /// The check run's name, or a commit status's context.
+    pub name: String,
+    /// Its details URL (a GitHub Actions job, or the status's target).
+    pub url: String,
+}
+
+impl FailedCheck {
+    /// The GitHub Actions run id in the URL (`…/actions/runs/<id>/job/…`), for
+    /// [`crate::github::Gh::failed_log`].
+    pub fn run_id(&self) -> Option<u64> {
+        let (_, rest) = self.url.split_once("/actions/runs/")?;
+        rest.split('/').next()?.parse().ok()
+    }
+}
+
 /// What codiva shows of one pull request.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct PrStatus {
@@ -48,6 +66,8 @@ pub struct PrStatus {
     pub state: PrState,
     pub draft: bool,
     pub checks: Checks,
+    /// The checks that failed, in rollup order (text from GitHub: sanitise before showing).
+    pub failed: Vec<FailedCheck>,
     pub mergeable: Mergeable,
 }
 
@@ -113,6 +133,7 @@ impl PrJson {
             state,
             draft: self.is_draft,
             checks: checks_of(&self.status_check_rollup),
+            failed: failed_of(&self.status_check_rollup),
             mergeable,
         })
     }
@@ -140,6 +161,26 @@ fn entry_checks(entry: &Value) -> Checks {
         // STALE or an empty conclusion on a completed run: not settled yet.
         _ => Checks::Pending,
     }
+}
+
+/// The failed entries of the rollup.
+pub(crate) fn failed_of(rollup: &[Value]) -> Vec<FailedCheck> {
+    rollup
+        .iter()
+        .filter(|entry| entry_checks(entry) == Checks::Failed)
+        .map(|entry| {
+            let text = |keys: &[&str]| {
+                keys.iter()
+                    .find_map(|k| entry.get(*k).and_then(Value::as_str))
+                    .unwrap_or("")
+                    .to_string()
+            };
+            FailedCheck {
+                name: text(&["name", "context"]),
+                url: text(&["detailsUrl", "targetUrl"]),
+            }
+        })
+        .collect()
 }
 
 /// The rollup summed up: any failure → failed; else anything running → pending; else passed;
@@ -200,5 +241,24 @@ mod tests {
         assert_eq!(status.state, PrState::Merged);
         assert_eq!(status.mergeable, Mergeable::Unknown);
         assert!(status.is_settled_for_good());
+    }
+
+    #[test]
+    fn failed_checks_keep_their_name_and_run() {
+        let rollup = [
+            json!({"__typename": "CheckRun", "name": "build", "status": "COMPLETED",
+                   "conclusion": "FAILURE",
+                   "detailsUrl": "https://github.com/o/r/actions/runs/4242/job/99"}),
+            json!({"__typename": "CheckRun", "name": "lint", "status": "COMPLETED",
+                   "conclusion": "SUCCESS", "detailsUrl": "https://github.com/o/r/actions/runs/1/job/2"}),
+            json!({"__typename": "StatusContext", "context": "ci/legacy", "state": "ERROR",
+                   "targetUrl": "https://ci.example/5"}),
+        ];
+        let failed = failed_of(&rollup);
+        assert_eq!(failed.len(), 2);
+        assert_eq!(failed[0].name, "build");
+        assert_eq!(failed[0].run_id(), Some(4242));
+        assert_eq!(failed[1].name, "ci/legacy");
+        assert_eq!(failed[1].run_id(), None);
     }
 }

@@ -9,7 +9,9 @@ use codiva_core::github::poll::{self, PollPlan, PollPolicy, PrWatch};
 use codiva_core::github::{
     Checks, Gh, GhEnv, GhError, Mergeable, NewPr, PrLookup, PrState, PrStatus,
 };
-use codiva_testkit::{Fault, MockCheck, MockGitHub, MockPrState, TestRepo, gh_binary};
+use codiva_testkit::{
+    Fault, MockCheck, MockGitHub, MockJob, MockPrState, MockRun, MockStep, TestRepo, gh_binary,
+};
 use serde_json::Value;
 
 use crate::git::git;
@@ -81,41 +83,41 @@ fn unavailable(lookup: PrLookup) -> GhError {
 }
 
 /// The requests recorded from gh 2.23.0 (`fixtures/gh/requests-2.23.0.jsonl`).
-fn fixture_queries() -> Vec<(String, Value)> {
+fn fixtures() -> Vec<Value> {
     let path = codiva_testkit::workspace_root()
         .join("crates/codiva-testkit/fixtures/gh/requests-2.23.0.jsonl");
     std::fs::read_to_string(path)
         .unwrap()
         .lines()
-        .map(|line| {
-            let entry: Value = serde_json::from_str(line).unwrap();
-            let query = entry["body"]["query"].as_str().unwrap().to_owned();
-            (query, entry["body"]["variables"].clone())
-        })
+        .map(|line| serde_json::from_str(line).unwrap())
         .collect()
 }
 
-/// Every GraphQL request of this run is one of the recorded ones (same document, same
-/// variable names): the mock answers what the real `gh` sends, not a guess.
+/// Every request of this run is one of the recorded ones (GraphQL: same document, same
+/// variable names; REST: same method and path): the mock answers what the real `gh` sends.
 fn assert_requests_match_fixtures(mock: &MockGitHub) {
-    let fixtures = fixture_queries();
+    let fixtures = fixtures();
+    let keys = |v: &Value| -> Vec<String> {
+        let mut k: Vec<String> = v
+            .as_object()
+            .map(|o| o.keys().cloned().collect())
+            .unwrap_or_default();
+        k.sort();
+        k
+    };
     for request in mock.requests() {
-        let query = request.body["query"].as_str().unwrap_or_default();
-        let keys = |v: &Value| -> Vec<String> {
-            let mut k: Vec<String> = v
-                .as_object()
-                .map(|o| o.keys().cloned().collect())
-                .unwrap_or_default();
-            k.sort();
-            k
-        };
+        let known = fixtures.iter().any(|f| {
+            if request.operation.is_some() {
+                f["body"]["query"] == request.body["query"]
+                    && keys(&f["body"]["variables"]) == keys(request.variables())
+            } else {
+                f["method"] == request.method.as_str() && f["path"] == request.path.as_str()
+            }
+        });
         assert!(
-            fixtures
-                .iter()
-                .any(|(q, vars)| q == query && keys(vars) == keys(request.variables())),
-            "gh sent a request that is not in the fixtures: {:?} {}",
-            request.operation,
-            request.body
+            known,
+            "gh sent a request that is not in the fixtures: {} {} {:?} {}",
+            request.method, request.path, request.operation, request.body
         );
     }
     assert!(mock.unmatched().is_empty(), "{:?}", mock.unmatched());
@@ -400,4 +402,71 @@ async fn a_draft_is_marked_ready() {
         ]
     );
     assert_requests_match_fixtures(&w.mock);
+}
+
+#[tokio::test]
+async fn the_failed_log_of_a_red_check_is_read_within_a_budget() {
+    let w = World::new();
+    let number = w.mock.add_pr("codiva/x", "main", "X");
+    w.mock.set_checks(
+        number,
+        vec![
+            MockCheck::completed("build", "FAILURE").in_run(42),
+            MockCheck::completed("lint", "SUCCESS").in_run(42),
+        ],
+    );
+    let step = |name: &str, conclusion: &str, log: &str| MockStep {
+        name: name.into(),
+        conclusion: conclusion.into(),
+        log: log.into(),
+    };
+    w.mock.add_run(MockRun {
+        id: 42,
+        head_branch: "codiva/x".into(),
+        conclusion: "failure".into(),
+        jobs: vec![MockJob {
+            id: 4201,
+            name: "build".into(),
+            conclusion: "failure".into(),
+            steps: vec![
+                step(
+                    "Set up job",
+                    "success",
+                    "2026-12-01T00:00:00.0Z runner ready\n",
+                ),
+                step(
+                    "Run tests",
+                    "failure",
+                    "2026-12-01T00:00:01.0Z test login ... FAILED\n\
+                     2026-12-01T00:00:02.0Z error: 1 test failed\n",
+                ),
+            ],
+        }],
+    });
+    let status = found(w.gh().lookup_branch(w.path(), "codiva/x").await);
+    assert_eq!(status.checks, Checks::Failed);
+    assert_eq!(status.failed.len(), 1);
+    assert_eq!(status.failed[0].name, "build");
+    let run = status.failed[0].run_id().unwrap();
+    assert_eq!(run, 42);
+
+    let log = w.gh().failed_log(w.path(), run, 4096).await.unwrap();
+    assert!(!log.truncated);
+    assert!(log.text.contains("test login ... FAILED"), "{}", log.text);
+    assert!(log.text.contains("error: 1 test failed"), "{}", log.text);
+    assert!(
+        !log.text.contains("runner ready"),
+        "only the failed step: {}",
+        log.text
+    );
+    assert_requests_match_fixtures(&w.mock);
+
+    let short = w.gh().failed_log(w.path(), run, 50).await.unwrap();
+    assert!(short.truncated);
+    assert!(short.text.len() <= 50);
+    assert!(
+        short.text.ends_with("error: 1 test failed\n"),
+        "{:?}",
+        short.text
+    );
 }

@@ -53,6 +53,8 @@ pub enum MockCheck {
         name: String,
         status: &'static str,
         conclusion: Option<&'static str>,
+        /// The workflow run it belongs to (its `detailsUrl` points into it).
+        run_id: u64,
     },
     /// A `StatusContext`: `state` is `PENDING`/`SUCCESS`/`FAILURE`/`ERROR`/`EXPECTED`.
     Status {
@@ -68,6 +70,7 @@ impl MockCheck {
             name: name.into(),
             status: "IN_PROGRESS",
             conclusion: None,
+            run_id: 1,
         }
     }
 
@@ -77,7 +80,16 @@ impl MockCheck {
             name: name.into(),
             status: "COMPLETED",
             conclusion: Some(conclusion),
+            run_id: 1,
         }
+    }
+
+    /// The same check run, part of workflow run `id` (see [`crate::MockGitHub::add_run`]).
+    pub fn in_run(mut self, id: u64) -> Self {
+        if let MockCheck::Run { run_id, .. } = &mut self {
+            *run_id = id;
+        }
+        self
     }
 
     /// A legacy commit status.
@@ -88,13 +100,15 @@ impl MockCheck {
         }
     }
 
-    fn to_node(&self, base_url: &str) -> Value {
+    /// `web` is the repository's web URL (`https://HOST/owner/repo`).
+    fn to_node(&self, web: &str) -> Value {
         let stamp = "2026-12-01T00:00:00Z";
         match self {
             MockCheck::Run {
                 name,
                 status,
                 conclusion,
+                run_id,
             } => json!({
                 "__typename": "CheckRun",
                 "name": name,
@@ -104,13 +118,13 @@ impl MockCheck {
                 "conclusion": conclusion,
                 "startedAt": stamp,
                 "completedAt": conclusion.map(|_| stamp),
-                "detailsUrl": format!("{base_url}/owner/repo/actions/runs/1"),
+                "detailsUrl": format!("{web}/actions/runs/{run_id}/job/{}", run_id * 100 + 1),
             }),
             MockCheck::Status { context, state } => json!({
                 "__typename": "StatusContext",
                 "context": context,
                 "state": state,
-                "targetUrl": format!("{base_url}/status/{context}"),
+                "targetUrl": format!("{web}/statuses/{context}"),
                 "createdAt": stamp,
             }),
         }
@@ -200,7 +214,7 @@ impl MockRepo {
         let contexts: Vec<Value> = pr
             .checks
             .iter()
-            .map(|c| c.to_node(&self.base_url))
+            .map(|c| c.to_node(&format!("{}/{}/{}", self.base_url, self.owner, self.name)))
             .collect();
         // A commit without any check or status has a null rollup.
         let rollup = if contexts.is_empty() {
