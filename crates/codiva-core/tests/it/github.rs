@@ -470,3 +470,37 @@ async fn the_failed_log_of_a_red_check_is_read_within_a_budget() {
         short.text
     );
 }
+
+#[tokio::test]
+async fn a_full_list_does_not_make_an_older_pull_request_absent() {
+    let w = World::new();
+    let old = w.mock.add_pr("codiva/a", "main", "A, opened long ago");
+    for i in 0..30 {
+        w.mock.add_pr(&format!("other/{i}"), "main", "newer");
+    }
+    let branches: Vec<String> = ["codiva/a", "codiva/b", "codiva/c"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let results = w.gh().lookup_branches(w.path(), &branches).await.unwrap();
+    assert_eq!(found(results[0].clone()).number, old);
+    assert_eq!(results[1], PrLookup::Absent);
+    assert_eq!(results[2], PrLookup::Absent);
+    let ops: Vec<_> = w
+        .mock
+        .requests()
+        .into_iter()
+        .filter_map(|r| r.operation)
+        .collect();
+    assert_eq!(
+        ops,
+        [
+            "PullRequestList",
+            "PullRequestForBranch",
+            "PullRequestForBranch",
+            "PullRequestForBranch"
+        ],
+        "the list was cut at its limit: each missing branch is looked up on its own"
+    );
+    assert_requests_match_fixtures(&w.mock);
+}
