@@ -363,7 +363,7 @@ async fn serve_connection(stream: Tls, state: Shared) -> anyhow::Result<()> {
             .is_some_and(|v| v.eq_ignore_ascii_case("close"));
         let (status, headers, content_type, body) = match answer(request, &state) {
             Some(reply) => reply,
-            // A stall: never answer; the task ends when the client goes or the mock stops.
+            // A stall: never answer; the connection stays open until the mock stops.
             None => std::future::pending().await,
         };
         write_response(stream.get_mut(), status, &headers, content_type, &body).await?;

@@ -170,8 +170,9 @@ impl Gh {
         }
     }
 
-    /// The pull request of `branch` (the newest, open ones first, as `gh pr view <branch>`
-    /// picks it). One GraphQL request.
+    /// The pull request of `branch`, the one `gh pr view <branch>` picks among those with that
+    /// head (any state). One GraphQL request. A branch name gh would read as something else
+    /// (all digits, `#12`, a URL) is not a session branch (`codiva/<slug>`).
     pub async fn lookup_branch(&self, cwd: &Path, branch: &str) -> PrLookup {
         if branch.is_empty() || branch.starts_with('-') {
             return PrLookup::Unavailable(GhError::Io(format!("invalid branch name {branch:?}")));
