@@ -21,6 +21,7 @@ pub mod archive;
 pub mod diff_text;
 pub mod finish;
 pub mod ignored;
+pub mod push;
 mod repo;
 mod runner;
 pub mod setup;

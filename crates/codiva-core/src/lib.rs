@@ -9,6 +9,7 @@ pub mod claude;
 pub mod config;
 pub mod config_edit;
 pub mod git;
+pub mod github;
 pub mod history;
 pub mod history_file;
 pub mod manager;

@@ -14,7 +14,7 @@ pub mod line_reader;
 pub mod locate;
 mod parent_watch;
 pub mod procfs;
-mod signal;
+pub(crate) mod signal;
 pub mod spawn;
 
 pub use child_registry::{ChildRecord, ChildRegistry, ReapOutcome, ReapedChild};

@@ -47,6 +47,34 @@ pub fn claude_binary() -> PathBuf {
     path
 }
 
+/// The GitHub CLI the GitHub tests run: `$CODIVA_TEST_GH`, else `gh` found on `PATH`.
+///
+/// # Panics
+/// If there is none: tests that need it must not skip silently.
+pub fn gh_binary() -> PathBuf {
+    if let Some(p) = std::env::var_os("CODIVA_TEST_GH").filter(|p| !p.is_empty()) {
+        let path = PathBuf::from(p);
+        assert!(
+            path.is_file(),
+            "CODIVA_TEST_GH points at {}, which is not a file",
+            path.display()
+        );
+        return path;
+    }
+    let found = std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join("gh"))
+            .find(|candidate| candidate.is_file())
+    });
+    match found {
+        Some(path) => path,
+        None => panic!(
+            "the GitHub CLI `gh` is not installed: run `scripts/test` (it installs Debian's \
+             `gh` package), or point CODIVA_TEST_GH at a gh binary"
+        ),
+    }
+}
+
 fn node_dir() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)

@@ -201,15 +201,15 @@ async fn accept_loop(listener: TcpListener, state: Shared) {
     }
 }
 
-struct Request {
-    method: String,
-    path: String,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
+pub(crate) struct Request {
+    pub(crate) method: String,
+    pub(crate) path: String,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) body: Vec<u8>,
 }
 
 impl Request {
-    fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(k, _)| k == name)
@@ -263,7 +263,9 @@ async fn read_line<R: AsyncBufReadExt + Unpin>(
 }
 
 /// Reads one request; `None` on a clean EOF before a request line.
-async fn read_request<R: AsyncBufReadExt + Unpin>(r: &mut R) -> anyhow::Result<Option<Request>> {
+pub(crate) async fn read_request<R: AsyncBufReadExt + Unpin>(
+    r: &mut R,
+) -> anyhow::Result<Option<Request>> {
     let mut budget = MAX_HEADER_BYTES;
     let request_line = loop {
         match read_line(r, &mut budget).await? {
@@ -334,7 +336,7 @@ async fn read_request<R: AsyncBufReadExt + Unpin>(r: &mut R) -> anyhow::Result<O
     Ok(Some(request))
 }
 
-fn reason(status: u16) -> &'static str {
+pub(crate) fn reason(status: u16) -> &'static str {
     match status {
         200 => "OK",
         400 => "Bad Request",

@@ -6,6 +6,7 @@
 mod claude;
 mod fixtures;
 mod git;
+mod github;
 mod history;
 mod manager;
 mod manager_jobs;

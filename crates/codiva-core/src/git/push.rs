@@ -1,0 +1,57 @@
+//! Pushing a session's branch to the base's remote, for a pull request.
+
+use std::path::Path;
+use std::time::Duration;
+
+use super::runner::Git;
+use super::{GitError, Repo, check_name};
+
+/// `git push` talks to a server and may run a pre-push hook: give it longer than a local call.
+pub(crate) const PUSH_TIMEOUT: Duration = Duration::from_secs(120);
+
+impl Repo {
+    /// The remote of the base branch: `branch.<base>.remote` when the base tracks one, else
+    /// `origin` when it exists, else `None` (nowhere to push).
+    pub async fn base_remote(&self, base: &str) -> Result<Option<String>, GitError> {
+        check_name(base)?;
+        let tracked = Git::new(self.root())
+            .args(["config", "--get", &format!("branch.{base}.remote")])
+            .output()
+            .await?;
+        let remote = tracked.text();
+        // `.` means "this repository": not a remote to push a pull request to.
+        if tracked.success() && !remote.is_empty() && remote != "." {
+            return Ok(Some(remote));
+        }
+        let remotes = Git::new(self.root()).arg("remote").text().await?;
+        Ok(remotes
+            .lines()
+            .any(|r| r.trim() == "origin")
+            .then(|| "origin".to_string()))
+    }
+
+    /// Pushes `branch` (from `worktree`) to the same branch name on `remote`: never forced,
+    /// no upstream set (the session branch keeps not tracking the remote), the user's hooks and
+    /// credentials as configured, no prompt.
+    pub async fn push_branch(
+        &self,
+        worktree: &Path,
+        remote: &str,
+        branch: &str,
+    ) -> Result<(), GitError> {
+        check_name(remote)?;
+        check_name(branch)?;
+        Git::new(worktree)
+            .args([
+                "push",
+                "--quiet",
+                "--porcelain",
+                remote,
+                &format!("refs/heads/{branch}:refs/heads/{branch}"),
+            ])
+            .timeout(PUSH_TIMEOUT)
+            .run()
+            .await?;
+        Ok(())
+    }
+}
