@@ -7,6 +7,7 @@ pub mod agent_env;
 pub mod mock_server;
 pub mod pty;
 pub mod raw_claude;
+pub mod responses;
 pub mod script;
 pub mod scripted_provider;
 pub mod sse;
