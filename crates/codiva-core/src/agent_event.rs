@@ -53,6 +53,13 @@ pub enum AgentEvent {
         usage: Option<TokenUsage>,
         model: Option<String>,
     },
+    /// Token usage of one model response reported apart from its content (counted once per
+    /// `response_id`), with the model's context window when the agent tells it.
+    Usage {
+        response_id: String,
+        usage: TokenUsage,
+        context_window: Option<u64>,
+    },
     /// The agent's own error message in place of a model answer (API error after retries).
     ApiError {
         parent: Option<String>,

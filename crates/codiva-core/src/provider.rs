@@ -106,6 +106,9 @@ pub struct Received {
     /// Answers to the agent's own requests, written at once, before the events are applied.
     pub replies: Vec<OutLine>,
     pub events: Vec<AgentEvent>,
+    /// Close the agent's input after the replies: the process cannot go on (e.g. the
+    /// conversation it was to resume does not exist) and ends when its input closes.
+    pub close_input: bool,
 }
 
 /// A conversation's log rebuilt from the agent's own records.
@@ -129,8 +132,9 @@ pub trait Provider: Send + Sync + fmt::Debug {
     fn capabilities(&self) -> Capabilities;
     /// The command line of one process, fresh or resuming.
     fn command(&self, launch: &Launch) -> CommandLine;
-    /// The translator for one new process.
-    fn connect(&self) -> Box<dyn Connection>;
+    /// The translator for one new process, started for `launch` (an agent whose handshake
+    /// carries the model, mode or conversation to resume reads them here).
+    fn connect(&self, launch: &Launch) -> Box<dyn Connection>;
     /// `Ok` when the agent takes `mode` as its permission mode; `field` names the input.
     fn check_permission_mode(&self, field: &str, mode: &str) -> Result<(), InvalidInput> {
         let _ = (field, mode);

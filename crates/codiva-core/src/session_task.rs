@@ -398,6 +398,7 @@ impl Driver {
         };
         let provider = self.config.provider.clone();
         let command = provider.command(&launch);
+        let connection = provider.connect(&launch);
         let mut env = self.config.env.clone();
         match &mut env {
             EnvPolicy::Inherit { set, .. } | EnvPolicy::Exact(set) => {
@@ -431,7 +432,7 @@ impl Driver {
         self.live = Some(Live {
             stdin: Some(agent.stdin),
             control: agent.control,
-            connection: provider.connect(),
+            connection,
         });
         self.apply(Input::ProcessStarted);
         if let Some(live) = self.live.as_mut() {
@@ -512,6 +513,13 @@ impl Driver {
             }
         };
         self.write_all(received.replies).await;
+        if received.close_input
+            && let Some(live) = self.live.as_mut()
+            && let Some(mut stdin) = live.stdin.take()
+        {
+            self.stopping = true;
+            stdin.close().await;
+        }
         let events = received.events;
         for event in events {
             match event {

@@ -14,7 +14,7 @@ pub mod sse;
 
 pub use agent_env::{
     AgentSandbox, CLAUDE_STREAM_JSON_ARGS, ProcessGroupGuard, TestRepo, claude_binary,
-    kill_process_group, workspace_root,
+    codex_binary, kill_process_group, workspace_root,
 };
 pub use mock_server::{MockServer, RecordedRequest};
 pub use raw_claude::RawClaude;

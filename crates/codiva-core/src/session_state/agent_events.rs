@@ -92,6 +92,20 @@ impl SessionState {
                 usage,
                 model: _,
             } => self.block(message_id, parent, block, usage),
+            AgentEvent::Usage {
+                response_id,
+                usage,
+                context_window,
+            } => {
+                if context_window.is_some() {
+                    self.usage.context_window = context_window;
+                }
+                if !self.count_usage(response_id, None, usage) && context_window.is_some() {
+                    self.outbox.push(SessionEvent::Usage {
+                        usage: self.usage.clone(),
+                    });
+                }
+            }
             AgentEvent::ApiError {
                 parent, message, ..
             } => {
@@ -244,19 +258,8 @@ impl SessionState {
         block: AgentBlock,
         usage: Option<TokenUsage>,
     ) {
-        if let Some(usage) = usage
-            && self.seen_messages.insert(message_id)
-        {
-            self.usage.tokens.input += usage.input;
-            self.usage.tokens.output += usage.output;
-            self.usage.tokens.cache_read += usage.cache_read;
-            self.usage.tokens.cache_creation += usage.cache_creation;
-            if parent.is_none() {
-                self.usage.context_used = usage.context() + usage.output;
-            }
-            self.outbox.push(SessionEvent::Usage {
-                usage: self.usage.clone(),
-            });
+        if let Some(usage) = usage {
+            self.count_usage(message_id, parent.as_deref(), usage);
         }
         let scope = scope_of(parent.clone());
         match block {
@@ -315,6 +318,25 @@ impl SessionState {
                 );
             }
         }
+    }
+
+    /// Adds the usage of model message `message_id` once; `true` when it was new (a usage
+    /// event went out).
+    fn count_usage(&mut self, message_id: String, parent: Option<&str>, usage: TokenUsage) -> bool {
+        if !self.seen_messages.insert(message_id) {
+            return false;
+        }
+        self.usage.tokens.input += usage.input;
+        self.usage.tokens.output += usage.output;
+        self.usage.tokens.cache_read += usage.cache_read;
+        self.usage.tokens.cache_creation += usage.cache_creation;
+        if parent.is_none() {
+            self.usage.context_used = usage.context() + usage.output;
+        }
+        self.outbox.push(SessionEvent::Usage {
+            usage: self.usage.clone(),
+        });
+        true
     }
 
     pub(super) fn tool_result(
