@@ -212,19 +212,18 @@ pub fn step_status(status: &str) -> TodoStatus {
 /// The id of the option that answers `acceptWithExecpolicyAmendment`.
 pub const EXECPOLICY_OPTION: &str = "allow_prefix";
 
-/// The options of an approval request. `decisions` is the request's `availableDecisions`
-/// (absent: codex's full set for the kind); decline is always offered (codex takes it
-/// although it may not list it: docs/protocol/codex.md).
+/// The options of an approval request: allow once (`accept`), allow for the session
+/// (`acceptForSession`), deny (`decline`: the turn goes on), deny and stop (`cancel`: the
+/// turn ends), plus "allow commands with this prefix" when the request lists an exec-policy
+/// amendment (`decisions` is its `availableDecisions`). Codex 0.171 takes `acceptForSession`
+/// and `decline` although a command request does not list them (measured:
+/// docs/protocol/codex.md).
 pub fn permission_options(
     decisions: Option<&Vec<Value>>,
     rule: Option<&str>,
 ) -> Vec<PermissionOption> {
-    let offers = |name: &str| {
-        decisions.is_none_or(|list| {
-            list.iter()
-                .any(|d| d.as_str() == Some(name) || d.get(name).is_some())
-        })
-    };
+    let offers =
+        |name: &str| decisions.is_some_and(|list| list.iter().any(|d| d.get(name).is_some()));
     let option = |id: &str, kind, label: &str, scope| PermissionOption {
         id: id.to_owned(),
         kind,
@@ -237,19 +236,17 @@ pub fn permission_options(
         "Allow once",
         None,
     )];
-    if offers("acceptForSession") {
-        options.push(option(
-            PermissionOption::ALLOW_ALWAYS,
-            PermissionOptionKind::AllowAlways,
-            "Allow this for the rest of the session",
-            rule.map(|rule| PermissionScope::Rules {
-                behavior: RuleBehavior::Allow,
-                rules: vec![rule.to_owned()],
-                place: Some(ScopePlace::Session),
-            }),
-        ));
-    }
-    if decisions.is_some() && offers("acceptWithExecpolicyAmendment") {
+    options.push(option(
+        PermissionOption::ALLOW_ALWAYS,
+        PermissionOptionKind::AllowAlways,
+        "Allow this for the rest of the session",
+        rule.map(|rule| PermissionScope::Rules {
+            behavior: RuleBehavior::Allow,
+            rules: vec![rule.to_owned()],
+            place: Some(ScopePlace::Session),
+        }),
+    ));
+    if offers("acceptWithExecpolicyAmendment") {
         let prefix = decisions
             .into_iter()
             .flatten()
@@ -281,14 +278,12 @@ pub fn permission_options(
         "Deny",
         None,
     ));
-    if offers("cancel") {
-        options.push(option(
-            PermissionOption::DENY_AND_STOP,
-            PermissionOptionKind::DenyAndStop,
-            "Deny and stop the turn",
-            None,
-        ));
-    }
+    options.push(option(
+        PermissionOption::DENY_AND_STOP,
+        PermissionOptionKind::DenyAndStop,
+        "Deny and stop the turn",
+        None,
+    ));
     options
 }
 
@@ -331,11 +326,21 @@ mod tests {
         let ids: Vec<&str> = options.iter().map(|o| o.id.as_str()).collect();
         assert_eq!(
             ids,
-            ["allow_once", EXECPOLICY_OPTION, "deny", "deny_and_stop"]
+            [
+                "allow_once",
+                "allow_always",
+                EXECPOLICY_OPTION,
+                "deny",
+                "deny_and_stop"
+            ]
         );
-        assert_eq!(decision(&options[1], Some(&listed)), listed[1]);
-        assert_eq!(decision(&options[2], Some(&listed)), json!("decline"));
-        assert_eq!(decision(&options[3], Some(&listed)), json!("cancel"));
+        assert_eq!(
+            decision(&options[1], Some(&listed)),
+            json!("acceptForSession")
+        );
+        assert_eq!(decision(&options[2], Some(&listed)), listed[1]);
+        assert_eq!(decision(&options[3], Some(&listed)), json!("decline"));
+        assert_eq!(decision(&options[4], Some(&listed)), json!("cancel"));
         let all = permission_options(None, None);
         let ids: Vec<&str> = all.iter().map(|o| o.id.as_str()).collect();
         assert_eq!(ids, ["allow_once", "allow_always", "deny", "deny_and_stop"]);

@@ -332,3 +332,100 @@ async fn a_stream_cut_on_every_attempt_retries_then_fails_with_the_reason() {
     assert!(run.assistant_texts().is_empty(), "no cut text is kept");
     run.finish().await;
 }
+
+#[tokio::test]
+async fn allowed_for_the_session_the_same_command_runs_again_without_asking() {
+    let call = || {
+        Reply::message(MockMessage::new().tool_use(
+            "exec_command",
+            json!({"cmd": "touch made.txt && echo made"}),
+        ))
+    };
+    let script = Script::new()
+        .then(call())
+        .then(Reply::text("First done."))
+        .then(call())
+        .then(Reply::text("Second done."));
+    let mut run = Run::start("codex-command-session", script, "touch a file").await;
+    let request = run.until_permission().await;
+    let always = request
+        .option_of(PermissionOptionKind::AllowAlways)
+        .expect("an allow-for-the-session option")
+        .id
+        .clone();
+    run.respond(
+        &request.request_id,
+        PermissionResponse::Option {
+            id: always,
+            message: None,
+        },
+    )
+    .await;
+    assert_eq!(run.until_settled().await, Status::Completed);
+    run.send("touch it again").await;
+    run.until_status(Status::Running).await;
+    assert_eq!(run.until_settled().await, Status::Completed);
+    assert!(
+        !run.events
+            .iter()
+            .filter(|event| matches!(event, SessionEvent::PromptOpened { .. }))
+            .nth(1)
+            .is_some(),
+        "the second run of the command was not asked for"
+    );
+    let tools = run.tools();
+    assert_eq!(tools.len(), 2);
+    assert!(tools.iter().all(|t| t.status == ToolStatus::Succeeded));
+    run.finish().await;
+}
+
+#[tokio::test]
+async fn deny_and_stop_ends_the_turn() {
+    let mut run = Run::start("codex-command-cancel", command_script(), "touch a file").await;
+    let request = run.until_permission().await;
+    run.respond(
+        &request.request_id,
+        PermissionResponse::DenyAndStop {
+            message: "stop".to_owned(),
+        },
+    )
+    .await;
+    assert_eq!(run.until_settled().await, Status::Interrupted);
+    assert!(!run.worktree().join("made.txt").exists());
+    assert_eq!(
+        run.mock.response_requests().len(),
+        1,
+        "the model was not asked again"
+    );
+    run.finish().await;
+}
+
+#[tokio::test]
+async fn a_message_sent_mid_turn_steers_the_running_turn() {
+    let long = "I am telling a long story that goes on. ".repeat(8);
+    let script = Script::new()
+        .then(Reply::text_slow(long, 4, 150))
+        .then(Reply::text("Bye, as you asked."));
+    let mut run = Run::start("codex-steer", script, "tell a long story").await;
+    run.until("streamed text", |event| {
+        matches!(event, SessionEvent::Stream { reset: false, .. })
+    })
+    .await;
+    run.send("stop and say bye").await;
+    assert_eq!(run.until_settled().await, Status::Completed);
+    assert_eq!(
+        run.assistant_texts(),
+        vec!["Bye, as you asked.".to_owned()],
+        "the abandoned answer is not logged"
+    );
+    let requests = run.mock.response_requests();
+    assert_eq!(requests.len(), 2);
+    assert!(
+        requests[1]
+            .last_user_text()
+            .is_some_and(|text| text.contains("stop and say bye"))
+    );
+    let snapshot = run.snapshot().await;
+    assert_eq!(snapshot.status, Status::Completed, "one turn answered both");
+    run.finish().await;
+}
