@@ -430,3 +430,68 @@ async fn a_message_sent_mid_turn_steers_the_running_turn() {
     assert_eq!(snapshot.status, Status::Completed, "one turn answered both");
     run.finish().await;
 }
+
+/// A thread id that does not exist: the turn fails with codex's reason, the process ends (its
+/// input is closed), and the next message starts a new thread.
+#[tokio::test]
+async fn resuming_a_thread_that_does_not_exist_fails_and_the_next_message_starts_afresh() {
+    use codiva_core::process::{ChildRegistry, EnvPolicy};
+    use codiva_core::session::{SessionCommand, SessionConfig, UserInput};
+    use std::sync::Arc;
+
+    let sandbox = codiva_testkit::AgentSandbox::new().unwrap();
+    let repo = codiva_testkit::TestRepo::new().unwrap();
+    let mock = codiva_testkit::MockServer::start(Script::new().then(Reply::text("A new thread.")))
+        .unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let registry = Arc::new(ChildRegistry::open(state.path().join("children")).unwrap());
+    let mut config = SessionConfig::new(
+        Arc::new(codiva_core::codex::CodexProvider::new(
+            codiva_testkit::codex_binary(),
+        )),
+        repo.path().to_path_buf(),
+    );
+    config.env = EnvPolicy::Exact(sandbox.codex_env(&mock.url()).unwrap());
+    config.resume = Some("01a232d8-0000-7000-8000-000000000000".to_owned());
+    config.registry = Some(registry.clone());
+    let mut session = codiva_core::session_task::start(config, Some(UserInput::text("hello")));
+    let mut events = Vec::new();
+    let mut settle = async |session: &mut codiva_core::session::SessionHandle| loop {
+        let event = tokio::time::timeout(std::time::Duration::from_secs(60), session.next_event())
+            .await
+            .expect("an event in time")
+            .expect("the session runs");
+        events.push(event.clone());
+        if let SessionEvent::Status { status, .. } = event
+            && status.is_settled()
+        {
+            return status;
+        }
+    };
+    assert_eq!(settle(&mut session).await, Status::Failed);
+    let snapshot = session.snapshot().await.unwrap();
+    assert!(
+        snapshot.log.iter().any(|entry| matches!(
+            &entry.kind,
+            EntryKind::Note { text, .. } if text.contains("no rollout found for thread id")
+        )),
+        "codex's reason is logged"
+    );
+    assert!(
+        mock.response_requests().is_empty(),
+        "no model request was made"
+    );
+    assert!(session.send(SessionCommand::Send(UserInput::text("again"))));
+    assert_eq!(settle(&mut session).await, Status::Completed);
+    let snapshot = session.snapshot().await.unwrap();
+    assert!(
+        snapshot
+            .agent_session_id
+            .is_some_and(|id| id != "01a232d8-0000-7000-8000-000000000000")
+    );
+    session.shutdown().await;
+    assert!(
+        registry.records().unwrap().is_empty(),
+        "no codex process is left"
+    );
+}
