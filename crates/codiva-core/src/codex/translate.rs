@@ -497,3 +497,132 @@ fn failure(error: &Value) -> TurnOutcome {
         _ => TurnOutcome::Failed { message },
     }
 }
+
+/// The paths no captured run takes (codex cannot be made to produce them on demand): lines
+/// built in the measured shapes.
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use crate::agent_event::AgentEvent;
+    use crate::codex::CodexConnection;
+    use crate::provider::{Connection, Launch, OutLine};
+    use codiva_protocol::UserInput;
+
+    fn parse(line: &OutLine) -> Value {
+        serde_json::from_str(line.as_str()).unwrap()
+    }
+
+    /// A connection whose thread `t1` exists (handshake answered).
+    fn ready(launch: Launch) -> CodexConnection {
+        let mut connection = CodexConnection::new(launch);
+        connection.opening();
+        let init = json!({"id": 1, "result": {"userAgent": "codiva/0.171.0 (x)"}});
+        connection.receive(init.to_string().as_bytes()).unwrap();
+        let thread = json!({"id": 3, "result": {"thread": {"id": "t1"}, "model": "gpt-5.5"}});
+        connection.receive(thread.to_string().as_bytes()).unwrap();
+        connection
+    }
+
+    #[test]
+    fn an_unknown_server_request_is_refused_and_an_unknown_notification_ignored() {
+        let mut connection = ready(Launch::default());
+        let request = json!({"method": "item/tool/somethingNew", "id": 7, "params": {}});
+        let received = connection.receive(request.to_string().as_bytes()).unwrap();
+        assert_eq!(received.replies.len(), 1);
+        let reply = parse(&received.replies[0]);
+        assert_eq!(reply["id"], 7);
+        assert_eq!(reply["error"]["code"], -32601);
+        assert!(matches!(&received.events[..], [AgentEvent::Note { .. }]));
+        let note = json!({"method": "thread/somethingNew", "params": {"x": 1}, "extra": true});
+        let received = connection.receive(note.to_string().as_bytes()).unwrap();
+        assert!(received.replies.is_empty() && received.events.is_empty());
+        assert!(connection.receive(b"{\"result\":1").is_err());
+    }
+
+    #[test]
+    fn a_failed_resume_ends_the_process() {
+        let mut connection = CodexConnection::new(Launch {
+            resume: Some("gone".to_owned()),
+            ..Launch::default()
+        });
+        connection.opening();
+        let init = json!({"id": 1, "result": {"userAgent": "codiva/0.171.0 (x)"}});
+        let received = connection.receive(init.to_string().as_bytes()).unwrap();
+        let methods: Vec<Value> = received
+            .replies
+            .iter()
+            .map(|line| parse(line)["method"].clone())
+            .collect();
+        assert_eq!(
+            methods,
+            [
+                json!("initialized"),
+                json!("model/list"),
+                json!("thread/resume")
+            ]
+        );
+        assert!(connection.send(&UserInput::text("hi")).is_empty(), "queued");
+        let error = json!({"id": 3, "error": {"code": -32600, "message": "no rollout found for thread id gone"}});
+        let received = connection.receive(error.to_string().as_bytes()).unwrap();
+        assert!(received.close_input);
+        assert!(matches!(
+            &received.events[..],
+            [AgentEvent::ResumeFailed { message }] if message.contains("no rollout found")
+        ));
+    }
+
+    #[test]
+    fn an_interrupt_before_the_turn_is_known_goes_out_with_it() {
+        let mut connection = ready(Launch::default());
+        let start = connection.send(&UserInput::text("go"));
+        assert_eq!(parse(&start[0])["method"], "turn/start");
+        assert!(connection.interrupt().is_empty(), "no turn id yet");
+        let answer = json!({"id": 4, "result": {"turn": {"id": "u1", "status": "inProgress"}}});
+        let received = connection.receive(answer.to_string().as_bytes()).unwrap();
+        let interrupt = parse(&received.replies[0]);
+        assert_eq!(interrupt["method"], "turn/interrupt");
+        assert_eq!(
+            interrupt["params"],
+            json!({"threadId": "t1", "turnId": "u1"})
+        );
+    }
+
+    #[test]
+    fn a_steer_that_missed_its_turn_starts_a_turn_of_its_own() {
+        let mut connection = ready(Launch::default());
+        connection.send(&UserInput::text("first"));
+        let started =
+            json!({"method": "turn/started", "params": {"threadId": "t1", "turn": {"id": "u1"}}});
+        connection.receive(started.to_string().as_bytes()).unwrap();
+        let steer = connection.send(&UserInput::text("second"));
+        let steer = parse(&steer[0]);
+        assert_eq!(steer["method"], "turn/steer");
+        assert_eq!(steer["params"]["expectedTurnId"], "u1");
+        let refused =
+            json!({"id": steer["id"], "error": {"code": -32600, "message": "no active turn"}});
+        let received = connection.receive(refused.to_string().as_bytes()).unwrap();
+        let start = parse(&received.replies[0]);
+        assert_eq!(start["method"], "turn/start");
+        assert_eq!(start["params"]["input"][0]["text"], "second");
+    }
+
+    #[test]
+    fn model_and_mode_changes_ride_on_the_next_turn() {
+        let mut connection = ready(Launch::default());
+        assert!(connection.set_model(Some("gpt-6-sol")).is_empty());
+        assert!(connection.set_permission_mode("on-request").is_empty());
+        let start = parse(&connection.send(&UserInput::text("go"))[0]);
+        assert_eq!(start["params"]["model"], "gpt-6-sol");
+        assert_eq!(start["params"]["approvalPolicy"], "on-request");
+        let answer = json!({"id": 4, "result": {"turn": {"id": "u1"}}});
+        connection.receive(answer.to_string().as_bytes()).unwrap();
+        let done = json!({"method": "turn/completed", "params": {"threadId": "t1", "turn": {"id": "u1", "status": "completed"}}});
+        connection.receive(done.to_string().as_bytes()).unwrap();
+        let next = parse(&connection.send(&UserInput::text("again"))[0]);
+        assert!(
+            next["params"].get("model").is_none(),
+            "overrides are sent once"
+        );
+    }
+}
