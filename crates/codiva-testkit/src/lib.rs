@@ -1,4 +1,5 @@
-//! Test kit: a mock of the Anthropic Messages API ([`MockServer`], driven by a [`Script`])
+//! Test kit: a mock of the Anthropic Messages and OpenAI Responses APIs ([`MockServer`], driven
+//! by a [`Script`])
 //! and helpers to run the real agent CLIs in a controlled environment ([`AgentSandbox`],
 //! [`TestRepo`], [`claude_binary`], and [`RawClaude`] to drive the CLI line by line without
 //! codiva). See `docs/mock-server.md`.
