@@ -9,11 +9,20 @@ use serde_json::Value;
 
 use crate::agent_event::{AgentBlock, TodoStatus};
 
-/// The items that are conversation, not tool calls.
+/// The item types that are tool calls (0.171's `ThreadItem` union); every other type
+/// (messages, reasoning, review-mode markers, hook prompts, types newer than 0.171) is not
+/// shown as a tool.
 pub fn is_tool_item(kind: &str) -> bool {
-    !matches!(
+    matches!(
         kind,
-        "userMessage" | "agentMessage" | "reasoning" | "plan" | "contextCompaction"
+        "commandExecution"
+            | "fileChange"
+            | "mcpToolCall"
+            | "dynamicToolCall"
+            | "collabAgentToolCall"
+            | "webSearch"
+            | "imageView"
+            | "imageGeneration"
     )
 }
 
@@ -69,6 +78,20 @@ pub fn tool_view(item: &Value) -> ToolCallView {
             tool_kind: ToolKind::Edit,
             title: "Edit files".to_owned(),
             content: file_diffs(item),
+            notes: Vec::new(),
+        },
+        "imageView" => ToolCallView {
+            tool_kind: ToolKind::Read,
+            title: "View image".to_owned(),
+            content: str_field(item, "path")
+                .map(|path| ToolContent::Locations {
+                    locations: vec![codiva_protocol::tool::ToolLocation {
+                        path: path.to_owned(),
+                        ..Default::default()
+                    }],
+                })
+                .into_iter()
+                .collect(),
             notes: Vec::new(),
         },
         "webSearch" => ToolCallView {
