@@ -495,3 +495,31 @@ async fn resuming_a_thread_that_does_not_exist_fails_and_the_next_message_starts
         "no codex process is left"
     );
 }
+
+#[tokio::test]
+async fn an_image_goes_to_the_model_with_the_text() {
+    let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+    let script = Script::new()
+        .then(Reply::text("Ready."))
+        .then(Reply::text("A single pixel."));
+    let mut run = Run::start("codex-image", script, "ready?").await;
+    assert_eq!(run.until_settled().await, Status::Completed);
+    let input = codiva_core::session::UserInput::with_images(
+        "what is in this image?",
+        vec![codiva_protocol::input::ImageInput {
+            media_type: "image/png".to_owned(),
+            data: png.to_owned(),
+        }],
+    );
+    run.manager.send(&run.id, input).await.expect("send");
+    run.until_status(Status::Running).await;
+    assert_eq!(run.until_settled().await, Status::Completed);
+    let request = run.mock.response_requests().pop().expect("a request");
+    let body = request.body.to_string();
+    assert!(
+        body.contains(&format!("data:image/png;base64,{png}")),
+        "the image reached the model"
+    );
+    assert!(body.contains("what is in this image?"));
+    run.finish().await;
+}

@@ -18,6 +18,7 @@ use codiva_core::session::UserInput;
 use codiva_core::session_log::{EntryKind, ToolStatus};
 use codiva_core::session_state::{Input, PromptResolution, SessionEvent, SessionState, Status};
 use codiva_core::tool::{PermissionOptionKind, ToolContent};
+use codiva_protocol::input::ImageInput;
 use serde_json::Value;
 
 use Status::{Completed, Failed, Interrupted, NeedsLogin};
@@ -31,6 +32,7 @@ const EXPECTED: &[(&str, &[Status])] = &[
     ("codex-command-session", &[Completed, Completed]),
     ("codex-file-change", &[Completed]),
     ("codex-http-401", &[NeedsLogin]),
+    ("codex-image", &[Completed, Completed]),
     ("codex-interrupt", &[Interrupted, Completed]),
     ("codex-plan", &[Completed]),
     ("codex-resume", &[Completed, Completed]),
@@ -135,7 +137,20 @@ fn replay(name: &str) -> Replayed {
                                 echo: text.clone(),
                             },
                         );
-                        conn.send(&UserInput::text(text))
+                        let images = value["params"]["input"]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .filter_map(|item| item["url"].as_str()?.strip_prefix("data:"))
+                            .filter_map(|url| {
+                                let (media_type, data) = url.split_once(";base64,")?;
+                                Some(ImageInput {
+                                    media_type: media_type.to_owned(),
+                                    data: data.to_owned(),
+                                })
+                            })
+                            .collect();
+                        conn.send(&UserInput::with_images(text, images))
                     }
                     "turn/interrupt" => {
                         apply(&mut state, Input::InterruptRequested);
