@@ -6,9 +6,11 @@
 //! item. The facts behind it: docs/protocol/codex.md.
 
 pub mod connection;
+pub mod exec;
 pub mod items;
 pub mod launch;
 pub mod rpc;
 mod translate;
 
 pub use connection::{CodexConnection, CodexProvider};
+pub use exec::CodexExecProvider;

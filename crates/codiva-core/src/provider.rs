@@ -74,6 +74,9 @@ pub struct Launch {
     pub resume: Option<String>,
     /// Appended to the agent's system prompt.
     pub append_system_prompt: Option<String>,
+    /// The message a process of its own runs (agents started per turn, with the message in
+    /// their command line: [`Provider::process_per_turn`]); `None` for long-lived agents.
+    pub input: Option<UserInput>,
 }
 
 /// How to start one agent process; the process module builds the `Command` from it.
@@ -132,6 +135,13 @@ pub trait Provider: Send + Sync + fmt::Debug {
     fn capabilities(&self) -> Capabilities;
     /// The command line of one process, fresh or resuming.
     fn command(&self, launch: &Launch) -> CommandLine;
+    /// Each message runs in a process of its own: started with the message in its command line
+    /// ([`Launch::input`]), its input closed at once, ending with the turn. A message sent
+    /// while a turn runs stops that turn; an interrupt stops the process. Long-lived agents
+    /// (the default) take messages on their input.
+    fn process_per_turn(&self) -> bool {
+        false
+    }
     /// The translator for one new process, started for `launch` (an agent whose handshake
     /// carries the model, mode or conversation to resume reads them here).
     fn connect(&self, launch: &Launch) -> Box<dyn Connection>;

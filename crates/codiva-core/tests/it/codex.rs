@@ -2,5 +2,6 @@
 //! API, and the replay of their captured lines.
 
 mod e2e;
+mod exec;
 mod harness;
 mod replay;

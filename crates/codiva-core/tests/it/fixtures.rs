@@ -12,6 +12,11 @@ pub fn codex_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/codex")
 }
 
+/// `codex exec --json` captures (codex's stdout only: codiva writes nothing to it).
+pub fn codex_exec_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/codex-exec")
+}
+
 /// Writes the agent's stdout lines from a wire log as `<dir>/<name>.jsonl`, with the run's
 /// paths and the mock's address replaced by placeholders.
 pub fn capture(name: &str, wire_log: &Path, replacements: &[(&Path, &str)], mock_url: &str) {

@@ -6,10 +6,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use codiva_core::codex::CodexProvider;
+use codiva_core::codex::{CodexExecProvider, CodexProvider};
 use codiva_core::git::IgnoredMode;
 use codiva_core::manager::{CreateOptions, Manager, ManagerEvent, ManagerOptions};
 use codiva_core::process::{ChildRegistry, EnvPolicy};
+use codiva_core::provider::Provider;
 use codiva_core::session::PermissionResponse;
 use codiva_core::session_log::{EntryKind, LogEntry, ToolEntry};
 use codiva_core::session_state::{Prompt, Scope, SessionEvent, SessionSnapshot, Status};
@@ -28,6 +29,8 @@ pub struct Run {
     pub id: String,
     pub events: Vec<SessionEvent>,
     pub name: &'static str,
+    /// Where `CODIVA_CAPTURE_FIXTURES=1` puts this run's capture.
+    fixture_dir: PathBuf,
     stream: broadcast::Receiver<ManagerEvent>,
     registry: ChildRegistry,
     seen_pgids: Vec<u32>,
@@ -43,12 +46,35 @@ pub struct Kept {
 impl Run {
     /// A manager on a new repository; its first session starts with `prompt`.
     pub async fn start(name: &'static str, script: Script, prompt: &str) -> Run {
+        Run::start_with(
+            name,
+            script,
+            prompt,
+            Arc::new(CodexProvider::new(codex_binary())),
+        )
+        .await
+    }
+
+    /// [`Run::start`] with `codex exec --json`, one process per message.
+    pub async fn start_exec(name: &'static str, script: Script, prompt: &str) -> Run {
+        let provider = Arc::new(CodexExecProvider::new(codex_binary()));
+        let mut run = Run::start_with(name, script, prompt, provider).await;
+        run.fixture_dir = crate::fixtures::codex_exec_dir();
+        run
+    }
+
+    async fn start_with(
+        name: &'static str,
+        script: Script,
+        prompt: &str,
+        provider: Arc<dyn Provider>,
+    ) -> Run {
         let kept = Kept {
             sandbox: AgentSandbox::new().expect("sandbox"),
             repo: TestRepo::new().expect("test repo"),
             state: tempfile::tempdir().expect("state dir"),
         };
-        let mut run = Run::manager(name, script, kept).await;
+        let mut run = Run::manager(name, script, kept, provider).await;
         let info = run
             .manager
             .create(CreateOptions {
@@ -64,19 +90,25 @@ impl Run {
     /// A new manager (a new codex process) over what an earlier run kept: its session is
     /// restored and continues the codex thread on `prompt`.
     pub async fn resume(name: &'static str, script: Script, kept: Kept, id: &str) -> Run {
-        let mut run = Run::manager(name, script, kept).await;
+        let provider = Arc::new(CodexProvider::new(codex_binary()));
+        let mut run = Run::manager(name, script, kept, provider).await;
         run.id = id.to_owned();
         run
     }
 
-    async fn manager(name: &'static str, script: Script, kept: Kept) -> Run {
+    async fn manager(
+        name: &'static str,
+        script: Script,
+        kept: Kept,
+        provider: Arc<dyn Provider>,
+    ) -> Run {
         let mock = MockServer::start(script).expect("mock server");
         let registry =
             ChildRegistry::open(kept.state.path().join("children")).expect("child registry");
         let env = kept.sandbox.codex_env(&mock.url()).expect("codex env");
         let (manager, _) = Manager::start(ManagerOptions {
             cwd: kept.repo.path().to_path_buf(),
-            provider: Arc::new(CodexProvider::new(codex_binary())),
+            provider,
             env: EnvPolicy::Exact(env),
             state_dir: kept.state.path().join("state"),
             registry: Some(registry.clone()),
@@ -101,6 +133,7 @@ impl Run {
             id: String::new(),
             events: Vec::new(),
             name,
+            fixture_dir: crate::fixtures::codex_dir(),
             stream,
             registry,
             seen_pgids: Vec::new(),
@@ -345,7 +378,7 @@ impl Run {
         );
         if std::env::var_os("CODIVA_CAPTURE_FIXTURES").is_some() {
             crate::fixtures::capture_both(
-                &crate::fixtures::codex_dir(),
+                &self.fixture_dir,
                 self.name,
                 &self.wire_log_path(),
                 &[

@@ -73,6 +73,7 @@ fn launch_of(lines: &[(bool, String)], from: usize) -> Launch {
         permission_mode: text("approvalPolicy"),
         resume: params.get("excludeTurns").and_then(|_| text("threadId")),
         append_system_prompt: text("developerInstructions"),
+        input: None,
     }
 }
 
@@ -401,4 +402,99 @@ fn a_resumed_thread_keeps_its_id_and_does_not_count_old_usage_again() {
         .filter(|event| matches!(event, AgentEvent::Usage { .. }))
         .count();
     assert_eq!(counted, 2);
+}
+
+/// The status after each process of a `codex exec --json` fixture (one process per message).
+const EXPECTED_EXEC: &[(&str, &[Status])] = &[
+    ("codex-exec-command", &[Completed, Completed]),
+    ("codex-exec-http-401", &[NeedsLogin]),
+    // The first process was stopped mid-turn (interrupt), the second one completed.
+    ("codex-exec-interrupt", &[Interrupted, Completed]),
+    ("codex-exec-long", &[Completed]),
+];
+
+/// Replays an exec fixture: each `thread.started` is a new process started for a message; a
+/// process whose turn did not end was stopped by an interrupt.
+fn replay_exec(name: &str) -> (SessionState, Vec<Status>) {
+    use codiva_core::codex::exec::ExecConnection;
+    let path = crate::fixtures::codex_exec_dir().join(format!("{name}.jsonl"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{path:?}: {err}"));
+    let mut state = SessionState::new();
+    let mut now = 0;
+    let mut apply = |state: &mut SessionState, input: Input| {
+        now += 10;
+        state.apply(now, input);
+    };
+    let mut statuses = Vec::new();
+    let mut connection: Option<ExecConnection> = None;
+    let end_process = |state: &mut SessionState,
+                       apply: &mut dyn FnMut(&mut SessionState, Input),
+                       statuses: &mut Vec<Status>| {
+        let stopped = state.turn_open();
+        if stopped {
+            apply(state, Input::InterruptRequested);
+        }
+        apply(
+            state,
+            Input::ProcessExited {
+                code: Some(0),
+                signal: None,
+                stderr_tail: String::new(),
+                requested: true,
+            },
+        );
+        state.drain_events();
+        statuses.push(state.snapshot().status);
+    };
+    for line in text.lines() {
+        let line = line.strip_prefix("<< ").expect("codex's lines only");
+        if json(line)["type"] == "thread.started" {
+            if connection.is_some() {
+                end_process(&mut state, &mut apply, &mut statuses);
+            }
+            connection = Some(ExecConnection::new(&Launch::default()));
+            apply(&mut state, Input::ProcessStarted);
+            let message = Input::UserSent {
+                text: "message".to_owned(),
+                echo: "message".to_owned(),
+            };
+            apply(&mut state, message);
+        }
+        let conn = connection.as_mut().expect("a line before thread.started");
+        let received = conn.receive(line.as_bytes()).expect("a readable line");
+        assert!(received.replies.is_empty(), "exec is never written to");
+        for event in received.events {
+            apply(&mut state, Input::Agent(event));
+        }
+    }
+    end_process(&mut state, &mut apply, &mut statuses);
+    (state, statuses)
+}
+
+#[test]
+fn every_exec_fixture_replays_to_its_statuses() {
+    let mut names: Vec<String> = std::fs::read_dir(crate::fixtures::codex_exec_dir())
+        .expect("fixture dir")
+        .filter_map(|entry| {
+            let path = entry.ok()?.path();
+            Some(path.file_stem()?.to_str()?.to_owned())
+        })
+        .collect();
+    names.sort();
+    let listed: Vec<&str> = EXPECTED_EXEC.iter().map(|(name, _)| *name).collect();
+    assert_eq!(names, listed, "every fixture is listed in EXPECTED_EXEC");
+    for (name, expected) in EXPECTED_EXEC {
+        let (_, statuses) = replay_exec(name);
+        assert_eq!(statuses, *expected, "[{name}]");
+    }
+    let (state, _) = replay_exec("codex-exec-command");
+    let log = state.snapshot().log;
+    assert!(log.iter().any(|entry| matches!(
+        &entry.kind,
+        EntryKind::Tool(tool) if tool.name == "shell" && tool.status == ToolStatus::Succeeded
+    )));
+    assert!(
+        log.iter()
+            .any(|entry| matches!(&entry.kind, EntryKind::Thinking { .. }))
+    );
 }
