@@ -76,6 +76,12 @@ pub enum AgentEvent {
         /// level (the provider knows which of its tools keep one).
         todo: Option<TodoChange>,
     },
+    /// Output of a running tool call so far (a command's output as it streams): appended to
+    /// its terminal content until the call's result arrives.
+    ToolOutput {
+        tool_use_id: String,
+        text: String,
+    },
     /// A subagent's prompt (the first user message of its conversation).
     SubagentPrompt {
         parent: String,

@@ -214,6 +214,13 @@ impl CodexConnection {
             "item/reasoning/summaryTextDelta" | "item/reasoning/textDelta" => {
                 delta(params, |text| AgentEvent::ThinkingDelta { text })
             }
+            "item/commandExecution/outputDelta" => {
+                let tool_use_id = str_at(params, "/itemId").unwrap_or_default().to_owned();
+                delta(params, |text| AgentEvent::ToolOutput {
+                    tool_use_id: tool_use_id.clone(),
+                    text,
+                })
+            }
             "turn/plan/updated" => self.plan(params),
             "thread/tokenUsage/updated" => self.usage(params),
             "error" => self.error(params),

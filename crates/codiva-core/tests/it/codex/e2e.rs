@@ -11,12 +11,15 @@ use serde_json::json;
 
 use super::harness::Run;
 
+/// A command whose output comes over time (a short one's output arrives only with its end).
+const SLOW_COMMAND: &str = "touch made.txt && for i in 1 2 3; do echo made $i; sleep 0.5; done";
+
 fn command_script() -> Script {
     Script::new()
         .then(Reply::message(MockMessage::new().tool_use_with_id(
             "call_mock_cmd",
             "exec_command",
-            json!({"cmd": "touch made.txt && echo made"}),
+            json!({ "cmd": SLOW_COMMAND }),
         )))
         .then(Reply::text("The command is done."))
 }
@@ -88,10 +91,43 @@ async fn a_command_allowed_runs_in_the_worktree() {
     assert_eq!(tools.len(), 1, "{tools:?}");
     assert_eq!(tools[0].status, ToolStatus::Succeeded);
     assert!(
+        matches!(
+            &tools[0].view.content[..],
+            [ToolContent::Terminal { output: Some(output), .. }] if output.starts_with("made 1\nmade 2\nmade 3")
+        ),
+        "the whole output replaces what streamed: {:?}",
+        tools[0].view.content
+    );
+    assert!(
         tools[0]
             .result
             .as_deref()
             .is_some_and(|r| r.contains("made"))
+    );
+    let streamed: Vec<String> = run
+        .events
+        .iter()
+        .filter_map(|event| match event {
+            SessionEvent::Log { entry, .. } => match &entry.kind {
+                EntryKind::Tool(tool) if tool.status == ToolStatus::Running => {
+                    match &tool.view.content[..] {
+                        [
+                            ToolContent::Terminal {
+                                output: Some(output),
+                                ..
+                            },
+                        ] => Some(output.clone()),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert!(
+        streamed.iter().any(|output| output.contains("made 2")),
+        "the output streamed into the running call: {streamed:?}"
     );
     assert_eq!(
         run.assistant_texts(),

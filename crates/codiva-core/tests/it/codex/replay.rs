@@ -294,6 +294,40 @@ fn streamed_text_is_logged_once_complete_with_usage_and_catalog() {
 }
 
 #[test]
+fn command_output_streams_into_the_running_call() {
+    let replayed = replay("codex-command-accept");
+    let updates: Vec<Option<String>> = replayed
+        .events
+        .iter()
+        .filter_map(|event| match event {
+            SessionEvent::Log { entry, .. } => match &entry.kind {
+                EntryKind::Tool(tool) if tool.status == ToolStatus::Running => {
+                    match &tool.view.content[..] {
+                        [ToolContent::Terminal { output, .. }] => Some(output.clone()),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        updates.first(),
+        Some(&None),
+        "the call starts without output"
+    );
+    // Measured: the first output comes with the command's first yield, not as a delta; the
+    // later lines stream.
+    assert!(
+        updates
+            .iter()
+            .any(|output| output.as_deref() == Some("made 2\n")),
+        "{updates:?}"
+    );
+}
+
+#[test]
 fn a_declined_command_is_a_denied_tool() {
     let replayed = replay("codex-command-decline");
     let tools: Vec<_> = replayed
