@@ -54,6 +54,13 @@ pub enum AgentEvent {
         usage: Option<TokenUsage>,
         model: Option<String>,
     },
+    /// Token usage of one model response reported apart from its content (counted once per
+    /// `response_id`), with the model's context window when the agent tells it.
+    Usage {
+        response_id: String,
+        usage: TokenUsage,
+        context_window: Option<u64>,
+    },
     /// The agent's own error message in place of a model answer (API error after retries).
     ApiError {
         parent: Option<String>,
@@ -69,6 +76,12 @@ pub enum AgentEvent {
         /// What the call did to the agent's TODO list, applied when it succeeded at the top
         /// level (the provider knows which of its tools keep one).
         todo: Option<TodoChange>,
+    },
+    /// Output of a running tool call so far (a command's output as it streams): appended to
+    /// its terminal content until the call's result arrives.
+    ToolOutput {
+        tool_use_id: String,
+        text: String,
     },
     /// A subagent's prompt (the first user message of its conversation).
     SubagentPrompt {

@@ -6,6 +6,7 @@
 pub mod agent_event;
 pub mod approval;
 pub mod claude;
+pub mod codex;
 pub mod config;
 pub mod config_edit;
 pub mod git;

@@ -75,6 +75,9 @@ pub struct Launch {
     pub resume: Option<String>,
     /// Appended to the agent's system prompt.
     pub append_system_prompt: Option<String>,
+    /// The message a process of its own runs (agents started per turn, with the message in
+    /// their command line: [`Provider::process_per_turn`]); `None` for long-lived agents.
+    pub input: Option<UserInput>,
 }
 
 /// How to start one agent process; the process module builds the `Command` from it.
@@ -107,6 +110,9 @@ pub struct Received {
     /// Answers to the agent's own requests, written at once, before the events are applied.
     pub replies: Vec<OutLine>,
     pub events: Vec<AgentEvent>,
+    /// Close the agent's input after the replies: the process cannot go on (e.g. the
+    /// conversation it was to resume does not exist) and ends when its input closes.
+    pub close_input: bool,
 }
 
 /// A conversation's log rebuilt from the agent's own records.
@@ -132,8 +138,16 @@ pub trait Provider: Send + Sync + fmt::Debug {
     fn capabilities(&self) -> Capabilities;
     /// The command line of one process, fresh or resuming.
     fn command(&self, launch: &Launch) -> CommandLine;
-    /// The translator for one new process.
-    fn connect(&self) -> Box<dyn Connection>;
+    /// Each message runs in a process of its own: started with the message in its command line
+    /// ([`Launch::input`]), its input closed at once, ending with the turn. A message sent
+    /// while a turn runs stops that turn; an interrupt stops the process. Long-lived agents
+    /// (the default) take messages on their input.
+    fn process_per_turn(&self) -> bool {
+        false
+    }
+    /// The translator for one new process, started for `launch` (an agent whose handshake
+    /// carries the model, mode or conversation to resume reads them here).
+    fn connect(&self, launch: &Launch) -> Box<dyn Connection>;
     /// `Ok` when the agent has permission mode `mode`; `field` names the input.
     fn check_permission_mode(&self, field: &str, mode: PermissionMode) -> Result<(), InvalidInput>;
     /// `Ok` when the agent takes this image; `field` names it (`images[0]`).

@@ -53,6 +53,7 @@ pub fn start_with_state(
     SessionHandle::new(command_tx, event_rx, task)
 }
 
+mod per_turn;
 mod policy;
 
 type SharedWireLog = Arc<Mutex<WireLog>>;
@@ -262,6 +263,9 @@ impl Driver {
     }
 
     async fn send_user(&mut self, input: UserInput) {
+        if self.config.provider.process_per_turn() {
+            return self.send_per_turn(input).await;
+        }
         if self.live.as_ref().is_some_and(|live| live.stdin.is_none()) {
             // The agent's input was closed; it is on its way out. Let it finish, then resume.
             self.stop_process().await;
@@ -269,12 +273,7 @@ impl Driver {
         if self.live.is_none() && !self.spawn_resuming().await {
             return;
         }
-        let echo = echo_text(&input);
-        let text = std::iter::once(echo.as_str())
-            .chain(input.images.iter().map(|_| "[image]"))
-            .filter(|part| !part.is_empty())
-            .collect::<Vec<_>>()
-            .join("\n");
+        let (text, echo) = sent_texts(&input);
         self.write_input(&input).await;
         self.written.push(input);
         self.apply(Input::UserSent { text, echo });
@@ -284,7 +283,7 @@ impl Driver {
     async fn spawn_resuming(&mut self) -> bool {
         let learned = self.state.agent_session_id().map(str::to_owned);
         let resume = learned.clone().or_else(|| self.config.resume.clone());
-        let spawned = self.spawn_process(resume).await;
+        let spawned = self.spawn_process(resume, None).await;
         self.resumed_learned_id = learned.is_some();
         spawned
     }
@@ -292,6 +291,9 @@ impl Driver {
     async fn interrupt(&mut self) {
         if self.live.is_none() || !self.state.turn_open() {
             return;
+        }
+        if self.config.provider.process_per_turn() {
+            return self.interrupt_per_turn().await;
         }
         self.write_interrupt().await;
         self.apply(Input::InterruptRequested);
@@ -385,7 +387,7 @@ impl Driver {
 
     // -- the process --------------------------------------------------------------------------
 
-    async fn spawn_process(&mut self, resume: Option<String>) -> bool {
+    async fn spawn_process(&mut self, resume: Option<String>, input: Option<UserInput>) -> bool {
         self.epoch += 1;
         self.stopping = false;
         self.written.clear();
@@ -396,9 +398,11 @@ impl Driver {
             permission_mode: self.permission_mode,
             resume,
             append_system_prompt: self.config.append_system_prompt.clone(),
+            input,
         };
         let provider = self.config.provider.clone();
         let command = provider.command(&launch);
+        let connection = provider.connect(&launch);
         let mut env = self.config.env.clone();
         match &mut env {
             EnvPolicy::Inherit { set, .. } | EnvPolicy::Exact(set) => {
@@ -432,7 +436,7 @@ impl Driver {
         self.live = Some(Live {
             stdin: Some(agent.stdin),
             control: agent.control,
-            connection: provider.connect(),
+            connection,
         });
         self.apply(Input::ProcessStarted);
         if let Some(live) = self.live.as_mut() {
@@ -513,6 +517,13 @@ impl Driver {
             }
         };
         self.write_all(received.replies).await;
+        if received.close_input
+            && let Some(live) = self.live.as_mut()
+            && let Some(mut stdin) = live.stdin.take()
+        {
+            self.stopping = true;
+            stdin.close().await;
+        }
         let events = received.events;
         for event in events {
             match event {
@@ -576,13 +587,16 @@ impl Driver {
     }
 
     async fn exited(&mut self, info: ExitInfo, stderr: String) {
+        if self.config.provider.process_per_turn() {
+            return self.exited_per_turn(info, stderr);
+        }
         let requested = self.stopping;
         self.live = None;
         self.interrupt_deadline = None;
         if self.resume_failed {
             self.resume_failed = false;
             let unread = std::mem::take(&mut self.written);
-            if !unread.is_empty() && self.spawn_process(None).await {
+            if !unread.is_empty() && self.spawn_process(None, None).await {
                 for input in unread {
                     let echo = echo_text(&input);
                     self.write_input(&input).await;
@@ -747,6 +761,18 @@ async fn read_agent(
             stderr: control.stderr_tail(),
         })
         .await;
+}
+
+/// What the log shows of a message sent (its text, `[image]` per image) and the text of its
+/// echo.
+fn sent_texts(input: &UserInput) -> (String, String) {
+    let echo = echo_text(input);
+    let text = std::iter::once(echo.as_str())
+        .chain(input.images.iter().map(|_| "[image]"))
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n");
+    (text, echo)
 }
 
 /// The text the agent's echo of `input` carries: its text (an agent command as `/name args`;

@@ -75,6 +75,26 @@ pub fn gh_binary() -> PathBuf {
     }
 }
 
+/// The pinned Codex CLI: `$CODIVA_TEST_CODEX`, else
+/// `<workspace>/tools/agent-clis/node_modules/.bin/codex`.
+///
+/// # Panics
+/// If the binary does not exist: tests that need it must not skip silently.
+pub fn codex_binary() -> PathBuf {
+    let path = match std::env::var_os("CODIVA_TEST_CODEX") {
+        Some(p) if !p.is_empty() => PathBuf::from(p),
+        _ => workspace_root().join("tools/agent-clis/node_modules/.bin/codex"),
+    };
+    if !path.exists() {
+        panic!(
+            "the Codex CLI is not installed at {}: run `scripts/test` (it installs the pinned \
+             agent CLIs), or point CODIVA_TEST_CODEX at a codex binary",
+            path.display()
+        );
+    }
+    path
+}
+
 fn node_dir() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
@@ -117,6 +137,38 @@ impl AgentSandbox {
     pub fn with_env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         self.extra.push((key.into(), value.into()));
         self
+    }
+
+    /// Codex's home in the sandbox (`$HOME/.codex`): its config, rollouts and state.
+    pub fn codex_home(&self) -> PathBuf {
+        self.home.path().join(".codex")
+    }
+
+    /// The complete environment for `codex` talking to the mock's Responses API at
+    /// `mock_url`: `PATH`, `HOME`, `TMPDIR`, `LANG` and `CODEX_HOME`, whose `config.toml`
+    /// (written here) makes a model provider of the mock (`wire_api = "responses"`, no OpenAI
+    /// login) and picks `gpt-5.5`, a model of codex's bundled catalog with the classic tools.
+    /// Use it with `Command::env_clear()`.
+    pub fn codex_env(&self, mock_url: &str) -> anyhow::Result<Vec<(String, String)>> {
+        let home = self.codex_home();
+        std::fs::create_dir_all(&home).context("creating CODEX_HOME")?;
+        let config = format!(
+            "model = \"gpt-5.5\"\nmodel_provider = \"mock\"\n\n[model_providers.mock]\n\
+             name = \"mock\"\nbase_url = \"{mock_url}/v1\"\nwire_api = \"responses\"\n\
+             requires_openai_auth = false\n"
+        );
+        std::fs::write(home.join("config.toml"), config).context("writing config.toml")?;
+        let mut env: Vec<(String, String)> = self
+            .claude_env(mock_url)
+            .into_iter()
+            .filter(|(key, _)| matches!(key.as_str(), "PATH" | "HOME" | "TMPDIR" | "LANG"))
+            .collect();
+        env.push(("CODEX_HOME".into(), home.to_string_lossy().into()));
+        for (k, v) in &self.extra {
+            env.retain(|(existing, _)| existing != k);
+            env.push((k.clone(), v.clone()));
+        }
+        Ok(env)
     }
 
     /// The complete environment for `claude` talking to the mock at `mock_url`. Use it with

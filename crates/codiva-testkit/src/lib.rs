@@ -1,4 +1,5 @@
-//! Test kit: a mock of the Anthropic Messages API ([`MockServer`], driven by a [`Script`])
+//! Test kit: a mock of the Anthropic Messages and OpenAI Responses APIs ([`MockServer`], driven
+//! by a [`Script`])
 //! and helpers to run the real agent CLIs in a controlled environment ([`AgentSandbox`],
 //! [`TestRepo`], [`claude_binary`], and [`RawClaude`] to drive the CLI line by line without
 //! codiva). See `docs/mock-server.md`. [`MockGitHub`] is a mock GitHub API the real `gh` talks
@@ -9,13 +10,14 @@ pub mod mock_github;
 pub mod mock_server;
 pub mod pty;
 pub mod raw_claude;
+pub mod responses;
 pub mod script;
 pub mod scripted_provider;
 pub mod sse;
 
 pub use agent_env::{
-    AgentSandbox, CLAUDE_STREAM_JSON_ARGS, ProcessGroupGuard, TestRepo, claude_binary, gh_binary,
-    kill_process_group, workspace_root,
+    AgentSandbox, CLAUDE_STREAM_JSON_ARGS, ProcessGroupGuard, TestRepo, claude_binary,
+    codex_binary, gh_binary, kill_process_group, workspace_root,
 };
 pub use mock_github::{
     Fault, GhRequest, MockCheck, MockGitHub, MockJob, MockMergeable, MockPr, MockPrState, MockRun,

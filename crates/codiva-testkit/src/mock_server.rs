@@ -1,4 +1,5 @@
-//! A minimal HTTP/1.1 server that emulates the Anthropic Messages API from a [`Script`].
+//! A minimal HTTP/1.1 server that emulates the Anthropic Messages API (`POST /v1/messages`)
+//! and the OpenAI Responses API (`POST /v1/responses`) from one [`Script`].
 //!
 //! It runs on its own std thread with its own tokio runtime, so it works from plain `#[test]`s
 //! and from `#[tokio::test]`s alike. Dropping the [`MockServer`] stops the listener and closes
@@ -14,7 +15,8 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
-use crate::script::{Reply, Rule, Script, user_texts};
+use crate::responses;
+use crate::script::{MockMessage, Reply, Rule, Script, user_texts};
 use crate::sse::{SseEvent, error_event, message_events, random_hex};
 
 const MAX_HEADER_BYTES: usize = 256 * 1024;
@@ -159,6 +161,14 @@ impl MockServer {
         self.requests()
             .into_iter()
             .filter(|r| r.method == "POST" && r.route() == "/v1/messages")
+            .collect()
+    }
+
+    /// Only the `POST /v1/responses` requests (Responses API).
+    pub fn response_requests(&self) -> Vec<RecordedRequest> {
+        self.requests()
+            .into_iter()
+            .filter(|r| r.method == "POST" && r.route() == "/v1/responses")
             .collect()
     }
 
@@ -419,7 +429,12 @@ async fn respond(
         write_json(w, 200, &json!({"input_tokens": estimate}), &[], false).await?;
         return Ok(After::KeepAlive);
     }
-    let is_messages = request.method == "POST" && route == "/v1/messages";
+    let api = match route.as_str() {
+        "/v1/messages" => Api::Messages,
+        "/v1/responses" => Api::Responses,
+        _ => Api::None,
+    };
+    let is_messages = request.method == "POST" && api != Api::None;
     if !is_messages || !recorded.body.is_object() {
         let (status, error) = if is_messages {
             (
@@ -513,16 +528,20 @@ async fn respond(
                 .map(|s| ("retry-after", s.to_string()))
                 .into_iter()
                 .collect();
-            write_json(w, status, &api_error(&error_type, &message), &extra, false).await?;
+            let body = match api {
+                Api::Responses => responses::error_body(&error_type, &message),
+                _ => api_error(&error_type, &message),
+            };
+            write_json(w, status, &body, &extra, false).await?;
             Ok(After::KeepAlive)
         }
         Reply::Message(msg) => {
-            let events = message_events(&msg, &model, input_tokens, None);
+            let events = api.events(&msg, &model, input_tokens, None);
             write_sse(w, &events, true).await?;
             Ok(After::KeepAlive)
         }
         Reply::CutAfter { message, events } => {
-            let all = message_events(&message, &model, input_tokens, None);
+            let all = api.events(&message, &model, input_tokens, None);
             let n = events.min(all.len());
             write_sse(w, &all[..n], false).await?;
             // Let the client consume what was sent first: if the events and the close arrive
@@ -535,10 +554,40 @@ async fn respond(
             message,
             after_blocks,
         } => {
-            let mut events = message_events(&message, &model, input_tokens, Some(after_blocks));
-            events.push(error_event("overloaded_error", "Overloaded"));
+            let mut events = api.events(&message, &model, input_tokens, Some(after_blocks));
+            events.push(match api {
+                Api::Responses => {
+                    responses::failed_event(events.len(), "server_error", "mock: the model crashed")
+                }
+                _ => error_event("overloaded_error", "Overloaded"),
+            });
             write_sse(w, &events, true).await?;
             Ok(After::Close)
+        }
+    }
+}
+
+/// Which model API a request is for.
+#[derive(Clone, Copy, PartialEq)]
+enum Api {
+    /// Anthropic Messages API.
+    Messages,
+    /// OpenAI Responses API.
+    Responses,
+    None,
+}
+
+impl Api {
+    fn events(
+        self,
+        msg: &MockMessage,
+        model: &str,
+        input_tokens: u64,
+        block_limit: Option<usize>,
+    ) -> Vec<SseEvent> {
+        match self {
+            Api::Responses => responses::response_events(msg, model, input_tokens, block_limit),
+            _ => message_events(msg, model, input_tokens, block_limit),
         }
     }
 }

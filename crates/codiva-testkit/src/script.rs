@@ -131,8 +131,12 @@ impl Match {
     }
 }
 
-/// The text of every `role:"user"` message of a Messages API request body, in order.
+/// The text of every `role:"user"` message of a Messages API request body, in order. For a
+/// Responses API body (`input` items): every user message and every tool call's output.
 pub fn user_texts(body: &Value) -> Vec<String> {
+    if let Some(items) = body.get("input").and_then(Value::as_array) {
+        return items.iter().filter_map(response_user_text).collect();
+    }
     let Some(messages) = body.get("messages").and_then(Value::as_array) else {
         return Vec::new();
     };
@@ -147,13 +151,31 @@ pub fn user_texts(body: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The user-side text of one Responses API input item, if it is one.
+fn response_user_text(item: &Value) -> Option<String> {
+    let kind = item.get("type").and_then(Value::as_str);
+    match kind {
+        Some("function_call_output" | "custom_tool_call_output") => {
+            let mut parts = Vec::new();
+            collect_text(item.get("output").unwrap_or(&Value::Null), &mut parts);
+            Some(parts.join("\n"))
+        }
+        Some("message") | None if item.get("role").and_then(Value::as_str) == Some("user") => {
+            let mut parts = Vec::new();
+            collect_text(item.get("content").unwrap_or(&Value::Null), &mut parts);
+            Some(parts.join("\n"))
+        }
+        _ => None,
+    }
+}
+
 fn collect_text(content: &Value, out: &mut Vec<String>) {
     match content {
         Value::String(s) => out.push(s.clone()),
         Value::Array(blocks) => {
             for block in blocks {
                 match block.get("type").and_then(Value::as_str) {
-                    Some("text") => {
+                    Some("text" | "input_text" | "output_text") => {
                         if let Some(t) = block.get("text").and_then(Value::as_str) {
                             out.push(t.to_owned());
                         }
@@ -311,6 +333,16 @@ impl MockMessage {
         self
     }
 
+    /// A call of a freeform tool with a generated id (see [`Block::CustomTool`]).
+    pub fn custom_tool(mut self, name: impl Into<String>, input: impl Into<String>) -> Self {
+        self.blocks.push(Block::CustomTool {
+            id: None,
+            name: name.into(),
+            input: input.into(),
+        });
+        self
+    }
+
     pub fn stop_reason(mut self, stop_reason: impl Into<String>) -> Self {
         self.stop_reason = Some(stop_reason.into());
         self
@@ -322,7 +354,7 @@ impl MockMessage {
             None if self
                 .blocks
                 .iter()
-                .any(|b| matches!(b, Block::ToolUse { .. })) =>
+                .any(|b| matches!(b, Block::ToolUse { .. } | Block::CustomTool { .. })) =>
             {
                 "tool_use".into()
             }
@@ -355,13 +387,23 @@ pub enum Block {
         #[serde(default)]
         signature: String,
     },
-    /// `input_json_delta`s of the serialised `input`.
+    /// `input_json_delta`s of the serialised `input` (Responses API: a `function_call` with
+    /// the serialised `input` as its `arguments`).
     ToolUse {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         id: Option<String>,
         name: String,
         #[serde(default)]
         input: Value,
+    },
+    /// A call of a freeform (custom) tool, whose input is plain text: a Responses API
+    /// `custom_tool_call` (Codex's `apply_patch`). The Messages API has no such calls; there it
+    /// is a tool use with `{"input": <text>}`.
+    CustomTool {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        name: String,
+        input: String,
     },
 }
 

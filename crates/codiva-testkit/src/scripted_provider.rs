@@ -78,7 +78,7 @@ impl Provider for ScriptedProvider {
         }
     }
 
-    fn connect(&self) -> Box<dyn Connection> {
+    fn connect(&self, _launch: &Launch) -> Box<dyn Connection> {
         Box::new(ScriptedConnection)
     }
 
@@ -206,6 +206,7 @@ impl Connection for ScriptedConnection {
         Ok(Received {
             replies: Vec::new(),
             events: vec![event],
+            close_input: false,
         })
     }
 

@@ -107,6 +107,19 @@ pub fn message_events(
     let mut output_chars = 0;
     let limit = block_limit.unwrap_or(usize::MAX);
     for (index, block) in msg.blocks.iter().take(limit).enumerate() {
+        // The Messages API has no freeform tools: such a call is a tool use of its text.
+        let as_tool_use;
+        let block = match block {
+            Block::CustomTool { id, name, input } => {
+                as_tool_use = Block::ToolUse {
+                    id: id.clone(),
+                    name: name.clone(),
+                    input: json!({ "input": input }),
+                };
+                &as_tool_use
+            }
+            block => block,
+        };
         let delta = |delta: Value| {
             SseEvent::new(
                 "content_block_delta",
@@ -175,6 +188,7 @@ pub fn message_events(
                     ));
                 }
             }
+            Block::CustomTool { .. } => {} // rewritten as a tool use above
         }
         events.push(SseEvent::new(
             "content_block_stop",

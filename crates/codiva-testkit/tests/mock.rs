@@ -304,6 +304,65 @@ fn error_replies() {
     assert!(server.unmatched().is_empty());
 }
 
+/// `POST /v1/responses`: the same script as Responses API events, errors in OpenAI's shape,
+/// and `Match` reading a Responses body's `input` (user messages and tool outputs).
+#[test]
+fn the_responses_api_from_the_same_script() {
+    let script = Script::new()
+        .then_when(Match::LastUserContains("made".into()), Reply::text("done"))
+        .then(Reply::message(
+            MockMessage::new()
+                .text_slow("héllo", 2, 0)
+                .custom_tool("apply_patch", "*** Begin Patch\n*** End Patch\n"),
+        ))
+        .then(Reply::error(401, "invalid_api_key", "Incorrect API key"))
+        .then(Reply::sse_error(MockMessage::new().text("partial"), 1));
+    let server = MockServer::start(script).unwrap();
+    let post = |input: Value| {
+        let body = json!({"model": "gpt-5.5", "stream": true, "input": input});
+        let raw = send_raw(
+            &server,
+            &request_bytes("POST", "/v1/responses", &body, true),
+        );
+        parse_responses(&raw, false).remove(0)
+    };
+    let prompt = json!([{"type": "message", "role": "user",
+                         "content": [{"type": "input_text", "text": "patch it"}]}]);
+    let r = post(prompt.clone());
+    assert_eq!(r.status, 200);
+    let events = r.events();
+    assert_eq!(events[0].0, "response.created");
+    let text: String = events
+        .iter()
+        .filter(|(event, _)| event == "response.output_text.delta")
+        .map(|(_, data)| data["delta"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(text, "héllo");
+    let (last, completed) = events.last().unwrap();
+    assert_eq!(last, "response.completed");
+    assert_eq!(
+        completed["response"]["output"][1]["type"],
+        "custom_tool_call"
+    );
+    assert_eq!(completed["response"]["output"][1]["name"], "apply_patch");
+    let call_output = json!([{"type": "function_call_output", "call_id": "c", "output": "made"}]);
+    let r = post(call_output);
+    assert_eq!(
+        r.events().last().unwrap().0,
+        "response.completed",
+        "rule 0 matched the output"
+    );
+    let r = post(prompt.clone());
+    assert_eq!(r.status, 401);
+    assert_eq!(r.json()["error"]["message"], "Incorrect API key");
+    let r = post(prompt);
+    let (last, failed) = r.events().last().cloned().unwrap();
+    assert_eq!(last, "response.failed");
+    assert_eq!(failed["response"]["error"]["code"], "server_error");
+    assert_eq!(server.response_requests().len(), 4);
+    assert!(server.unmatched().is_empty());
+}
+
 #[test]
 fn cut_after_closes_mid_stream() {
     let msg = MockMessage::new().text_slow("abcdefgh", 2, 0);

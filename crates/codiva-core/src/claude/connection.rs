@@ -71,7 +71,7 @@ impl Provider for ClaudeProvider {
         }
     }
 
-    fn connect(&self) -> Box<dyn Connection> {
+    fn connect(&self, _launch: &Launch) -> Box<dyn Connection> {
         Box::new(ClaudeConnection::default())
     }
 
@@ -189,6 +189,7 @@ impl Connection for ClaudeConnection {
         Ok(Received {
             replies,
             events: self.translator.translate(line),
+            close_input: false,
         })
     }
 

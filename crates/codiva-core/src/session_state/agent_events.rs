@@ -9,6 +9,7 @@ use super::{
 };
 use crate::agent_event::{AgentBlock, AgentEvent, NoteLevel, TodoChange, TokenUsage};
 use crate::session_log::{EntryKind, NoteCode, ToolEntry, ToolStatus, one_line};
+use codiva_protocol::tool::ToolContent;
 
 impl SessionState {
     pub(super) fn agent_event(&mut self, event: AgentEvent) {
@@ -92,6 +93,20 @@ impl SessionState {
                 usage,
                 model: _,
             } => self.block(message_id, parent, block, usage),
+            AgentEvent::Usage {
+                response_id,
+                usage,
+                context_window,
+            } => {
+                if context_window.is_some() {
+                    self.usage.context_window = context_window;
+                }
+                if !self.count_usage(response_id, None, usage) && context_window.is_some() {
+                    self.outbox.push(SessionEvent::Usage {
+                        usage: self.usage.clone(),
+                    });
+                }
+            }
             AgentEvent::ApiError {
                 parent, message, ..
             } => {
@@ -106,6 +121,7 @@ impl SessionState {
                 is_error,
                 todo,
             } => self.tool_result(&tool_use_id, text, is_error, todo),
+            AgentEvent::ToolOutput { tool_use_id, text } => self.tool_output(&tool_use_id, &text),
             AgentEvent::SubagentPrompt { parent, text } => {
                 self.push_entry(Scope::Subagent(parent), EntryKind::SubagentPrompt { text });
             }
@@ -244,19 +260,8 @@ impl SessionState {
         block: AgentBlock,
         usage: Option<TokenUsage>,
     ) {
-        if let Some(usage) = usage
-            && self.seen_messages.insert(message_id)
-        {
-            self.usage.tokens.input += usage.input;
-            self.usage.tokens.output += usage.output;
-            self.usage.tokens.cache_read += usage.cache_read;
-            self.usage.tokens.cache_creation += usage.cache_creation;
-            if parent.is_none() {
-                self.usage.context_used = usage.context() + usage.output;
-            }
-            self.outbox.push(SessionEvent::Usage {
-                usage: self.usage.clone(),
-            });
+        if let Some(usage) = usage {
+            self.count_usage(message_id, parent.as_deref(), usage);
         }
         let scope = scope_of(parent.clone());
         match block {
@@ -317,6 +322,53 @@ impl SessionState {
         }
     }
 
+    /// Adds the usage of model message `message_id` once; `true` when it was new (a usage
+    /// event went out).
+    fn count_usage(&mut self, message_id: String, parent: Option<&str>, usage: TokenUsage) -> bool {
+        if !self.seen_messages.insert(message_id) {
+            return false;
+        }
+        self.usage.tokens.input += usage.input;
+        self.usage.tokens.output += usage.output;
+        self.usage.tokens.cache_read += usage.cache_read;
+        self.usage.tokens.cache_creation += usage.cache_creation;
+        if parent.is_none() {
+            self.usage.context_used = usage.context() + usage.output;
+        }
+        self.outbox.push(SessionEvent::Usage {
+            usage: self.usage.clone(),
+        });
+        true
+    }
+
+    /// Streamed output of a running call: appended to its terminal content (up to the size
+    /// a tool result is kept at; beyond that the result brings the rest).
+    fn tool_output(&mut self, tool_use_id: &str, text: &str) {
+        let Some(tool) = self.tools.get(tool_use_id) else {
+            return;
+        };
+        let (scope, entry_id) = (tool.scope.clone(), tool.entry_id);
+        let full = self.log_mut(&scope).get(entry_id).is_none_or(|entry| {
+            matches!(&entry.kind, EntryKind::Tool(tool) if tool.view.content.iter().any(|c| matches!(
+                c,
+                ToolContent::Terminal { output: Some(output), .. }
+                    if output.len() >= crate::session_log::MAX_TOOL_RESULT
+            )))
+        });
+        if full {
+            return;
+        }
+        self.update_entry(&scope, entry_id, |kind| {
+            if let EntryKind::Tool(tool) = kind {
+                for content in &mut tool.view.content {
+                    if let ToolContent::Terminal { output, .. } = content {
+                        output.get_or_insert_with(String::new).push_str(text);
+                    }
+                }
+            }
+        });
+    }
+
     pub(super) fn tool_result(
         &mut self,
         tool_use_id: &str,
@@ -338,6 +390,16 @@ impl SessionState {
         self.update_entry(&tool.scope, tool.entry_id, |kind| {
             if let EntryKind::Tool(entry) = kind {
                 entry.status = status;
+                // Output streamed so far gives way to the whole output.
+                for content in &mut entry.view.content {
+                    if let ToolContent::Terminal {
+                        output: output @ Some(_),
+                        ..
+                    } = content
+                    {
+                        *output = Some(text.clone());
+                    }
+                }
                 entry.result = Some(text);
                 entry.duration_ms = Some(duration);
             }

@@ -9,7 +9,15 @@ impl SessionState {
     pub(super) fn turn_ended(&mut self, end: TurnEnd) {
         self.reset_stream();
         self.retry = None;
-        let cancelled = self.turn.take().is_some_and(|turn| turn.cancelled);
+        let turn = self.turn.take();
+        let cancelled = turn.is_some_and(|turn| turn.cancelled);
+        if turn.is_none()
+            && let Some(message) = self.unacked.iter_mut().find(|m| !m.started_turn)
+        {
+            // A turn that ended before it began (the agent could not start it: a failed
+            // resume, a refused request) answers the oldest message waiting.
+            message.started_turn = true;
+        }
         // The messages that started this turn are settled with it, echoed or not.
         self.unacked.retain(|message| !message.started_turn);
         if let Some(id) = end.agent_session_id
@@ -168,5 +176,69 @@ impl SessionState {
                 format!("the agent process ended ({how})"),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::agent_event::{AgentEvent, TokenUsage, TurnEnd, TurnOutcome};
+    use crate::session_state::{Input, SessionState, Status};
+
+    fn failed(message: &str) -> Input {
+        Input::Agent(AgentEvent::TurnEnded(TurnEnd {
+            outcome: TurnOutcome::Failed {
+                message: message.to_owned(),
+            },
+            agent_session_id: None,
+            process_cost_usd: None,
+            context_window: None,
+            denials: Vec::new(),
+            final_text: None,
+        }))
+    }
+
+    #[test]
+    fn a_turn_that_ends_before_it_began_answers_the_oldest_message() {
+        let mut state = SessionState::new();
+        state.apply(1, Input::ProcessStarted);
+        state.apply(1, Input::Agent(AgentEvent::Connected(Default::default())));
+        for text in ["first", "second"] {
+            let input = Input::UserSent {
+                text: text.to_owned(),
+                echo: text.to_owned(),
+            };
+            state.apply(2, input);
+        }
+        state.apply(3, failed("no such conversation"));
+        assert!(state.turn_open(), "the second message still waits");
+        state.apply(4, failed("still none"));
+        assert!(!state.turn_open());
+        state.drain_events();
+        assert_eq!(state.snapshot().status, Status::Failed);
+    }
+
+    #[test]
+    fn usage_reported_apart_counts_once_per_response() {
+        let mut state = SessionState::new();
+        let usage = |id: &str| {
+            Input::Agent(AgentEvent::Usage {
+                response_id: id.to_owned(),
+                usage: TokenUsage {
+                    input: 10,
+                    output: 2,
+                    cache_read: 5,
+                    cache_creation: 0,
+                },
+                context_window: Some(1000),
+            })
+        };
+        state.apply(1, usage("turn:1"));
+        state.apply(2, usage("turn:1"));
+        state.apply(3, usage("turn:2"));
+        let view = state.usage();
+        assert_eq!(view.tokens.input, 20);
+        assert_eq!(view.tokens.output, 4);
+        assert_eq!(view.context_window, Some(1000));
+        assert_eq!(view.context_used, 17);
     }
 }

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod claude;
+mod codex;
 mod fixtures;
 mod git;
 mod github;

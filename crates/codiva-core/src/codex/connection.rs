@@ -1,0 +1,382 @@
+//! Codex as a [`Provider`]: `codex app-server` (JSON-RPC over stdio), one thread per
+//! process. The handshake (`initialize`, `initialized`, `model/list`, then `thread/start` or
+//! `thread/resume`) comes from the launch; messages become `turn/start` (or `turn/steer` into
+//! the running turn); answers to approvals go back as decisions. The notifications are turned
+//! into events in `translate`.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use codiva_protocol::UserInput;
+use codiva_protocol::tool::{PermissionMode, PermissionOption};
+use serde_json::{Map, Value, json};
+
+use super::{items, launch, rpc};
+use crate::agent_event::{AgentEvent, PermissionRequest, QuestionRequest};
+use crate::provider::{
+    Capabilities, CommandLine, Connection, InvalidInput, Launch, OutLine, Provider, Received,
+};
+use crate::session::QuestionResponse;
+
+/// Codex, run from `program`.
+#[derive(Debug, Clone)]
+pub struct CodexProvider {
+    program: PathBuf,
+}
+
+impl CodexProvider {
+    pub fn new(program: PathBuf) -> Self {
+        CodexProvider { program }
+    }
+}
+
+/// The approval policies codex takes as a permission mode (`approvalPolicy`).
+pub const APPROVAL_POLICIES: &[&str] = &["untrusted", "on-request", "never"];
+/// The policy when the user chose none: ask before anything codex does not trust.
+pub const DEFAULT_APPROVAL_POLICY: &str = "untrusted";
+
+/// Codex's approval policy for the neutral mode `mode`: `default` asks before anything codex
+/// does not trust (`untrusted`), `auto` lets the model decide when to ask (`on-request`),
+/// `dontAsk` never asks (`never`: what the sandbox refuses fails). Codex has no plan, edits-only
+/// or unsandboxed mode.
+pub fn approval_policy(mode: PermissionMode) -> Option<&'static str> {
+    match mode {
+        PermissionMode::Default => Some("untrusted"),
+        PermissionMode::Auto => Some("on-request"),
+        PermissionMode::DontAsk => Some("never"),
+        _ => None,
+    }
+}
+
+/// The neutral mode of codex's approval policy `policy` (`other` for one codiva never sets).
+pub fn mode_of(policy: &str) -> PermissionMode {
+    PermissionMode::ALL
+        .into_iter()
+        .find(|mode| approval_policy(*mode) == Some(policy))
+        .unwrap_or(PermissionMode::Other)
+}
+
+impl Provider for CodexProvider {
+    fn id(&self) -> &'static str {
+        "codex"
+    }
+
+    fn display_name(&self) -> &'static str {
+        "Codex"
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            permissions: true,
+            interrupt: true,
+            // Both apply from the next turn (`turn/start` overrides).
+            set_model: true,
+            set_mode: true,
+            resume: true,
+            model_catalog: true,
+            usage: true,
+            cost: false,
+            transcript_restore: false,
+        }
+    }
+
+    fn command(&self, _launch: &Launch) -> CommandLine {
+        CommandLine {
+            program: self.program.clone(),
+            args: launch::args(),
+            env: Vec::new(),
+        }
+    }
+
+    fn connect(&self, launch: &Launch) -> Box<dyn Connection> {
+        Box::new(CodexConnection::new(launch.clone()))
+    }
+
+    fn check_permission_mode(&self, field: &str, mode: PermissionMode) -> Result<(), InvalidInput> {
+        if approval_policy(mode).is_some() {
+            Ok(())
+        } else {
+            Err(InvalidInput::new(
+                field,
+                format!(
+                    "Codex takes default ({}), auto ({}) or dontAsk ({}), got {}",
+                    APPROVAL_POLICIES[0],
+                    APPROVAL_POLICIES[1],
+                    APPROVAL_POLICIES[2],
+                    mode.name()
+                ),
+            ))
+        }
+    }
+
+    fn check_image(&self, field: &str, media_type: &str, _data: &str) -> Result<(), InvalidInput> {
+        match media_type {
+            "image/png" | "image/jpeg" | "image/gif" | "image/webp" => Ok(()),
+            other => Err(InvalidInput::new(
+                field,
+                format!("Codex does not take images of type {other}"),
+            )),
+        }
+    }
+}
+
+/// What a request of ours was, to read its answer.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Sent {
+    Initialize,
+    ModelList,
+    ThreadStart,
+    ThreadResume,
+    TurnStart,
+    /// The message, to start a turn with it if the running one ended first.
+    TurnSteer(UserInput),
+    Interrupt,
+}
+
+/// An approval request the user has not answered yet.
+#[derive(Debug, Clone)]
+pub(super) struct Approval {
+    pub id: Value,
+    pub decisions: Option<Vec<Value>>,
+}
+
+/// One `codex app-server` process.
+#[derive(Debug)]
+pub struct CodexConnection {
+    pub(super) launch: Launch,
+    next_id: u64,
+    pub(super) sent: HashMap<u64, Sent>,
+    pub(super) version: Option<String>,
+    pub(super) thread_id: Option<String>,
+    /// The running turn (from `turn/start`'s answer or `turn/started`).
+    pub(super) turn_id: Option<String>,
+    /// A `turn/start` is out and its turn not known yet.
+    pub(super) turn_starting: bool,
+    /// Messages sent before the thread existed.
+    pub(super) queued: Vec<UserInput>,
+    pub(super) interrupt_pending: bool,
+    pub(super) model: Option<String>,
+    pub(super) approval_policy: String,
+    /// Set by `set_model` / `set_permission_mode`, sent with the next `turn/start`.
+    pub(super) overrides: Map<String, Value>,
+    pub(super) approvals: HashMap<String, Approval>,
+    /// Tool items seen starting, by id (an approval request names only the item).
+    pub(super) items: HashMap<String, Value>,
+    pub(super) last_error: Option<Value>,
+    pub(super) final_text: Option<String>,
+    pub(super) context_window: Option<u64>,
+    pub(super) usage_seq: u64,
+    pub(super) plan_seq: u64,
+}
+
+impl CodexConnection {
+    pub fn new(launch: Launch) -> Self {
+        let approval_policy = launch
+            .permission_mode
+            .and_then(approval_policy)
+            .unwrap_or(DEFAULT_APPROVAL_POLICY)
+            .to_owned();
+        CodexConnection {
+            model: launch.model.clone(),
+            launch,
+            next_id: 0,
+            sent: HashMap::new(),
+            version: None,
+            thread_id: None,
+            turn_id: None,
+            turn_starting: false,
+            queued: Vec::new(),
+            interrupt_pending: false,
+            approval_policy,
+            overrides: Map::new(),
+            approvals: HashMap::new(),
+            items: HashMap::new(),
+            last_error: None,
+            final_text: None,
+            context_window: None,
+            usage_seq: 0,
+            plan_seq: 0,
+        }
+    }
+
+    pub(super) fn request(&mut self, sent: Sent, method: &str, params: Value) -> Vec<OutLine> {
+        self.next_id += 1;
+        self.sent.insert(self.next_id, sent);
+        rpc::request(self.next_id, method, params)
+    }
+
+    /// After `initialize`: the notification, the model catalog, then the thread.
+    pub(super) fn after_initialize(&mut self) -> Vec<OutLine> {
+        let mut lines = rpc::notification("initialized");
+        lines.extend(self.request(Sent::ModelList, "model/list", json!({})));
+        let mut params = Map::new();
+        if let Some(model) = &self.launch.model {
+            params.insert("model".into(), json!(model));
+        }
+        params.insert("approvalPolicy".into(), json!(self.approval_policy));
+        params.insert("sandbox".into(), json!("workspace-write"));
+        if let Some(prompt) = &self.launch.append_system_prompt {
+            params.insert("developerInstructions".into(), json!(prompt));
+        }
+        let lines_for_thread = match self.launch.resume.clone() {
+            Some(thread_id) => {
+                params.insert("threadId".into(), json!(thread_id));
+                params.insert("excludeTurns".into(), json!(true));
+                self.request(Sent::ThreadResume, "thread/resume", Value::Object(params))
+            }
+            None => self.request(Sent::ThreadStart, "thread/start", Value::Object(params)),
+        };
+        lines.extend(lines_for_thread);
+        lines
+    }
+
+    /// The thread exists: the messages sent before it go out.
+    pub(super) fn thread_ready(&mut self, thread_id: String) -> Vec<OutLine> {
+        self.thread_id = Some(thread_id);
+        let queued = std::mem::take(&mut self.queued);
+        queued.iter().flat_map(|input| self.send(input)).collect()
+    }
+
+    /// The running turn is known: an interrupt asked for before goes out now.
+    pub(super) fn turn_known(&mut self, turn_id: &str) -> Vec<OutLine> {
+        self.turn_starting = false;
+        self.turn_id = Some(turn_id.to_owned());
+        if std::mem::take(&mut self.interrupt_pending) {
+            self.interrupt()
+        } else {
+            Vec::new()
+        }
+    }
+}
+
+/// A message as codex's input items: the text (an agent command as `/name args`) and each
+/// image as a data URL.
+fn input_items(input: &UserInput) -> Value {
+    let text = match &input.command {
+        Some(command) if input.text.is_empty() => format!("/{command}"),
+        Some(command) => format!("/{command} {}", input.text),
+        None => input.text.clone(),
+    };
+    let mut items = vec![json!({"type": "text", "text": text, "text_elements": []})];
+    items.extend(input.images.iter().map(|image| {
+        json!({"type": "image", "url": format!("data:{};base64,{}", image.media_type, image.data)})
+    }));
+    Value::Array(items)
+}
+
+impl Connection for CodexConnection {
+    fn opening(&mut self) -> Vec<OutLine> {
+        let client = json!({
+            "name": "codiva",
+            "title": "codiva",
+            "version": env!("CARGO_PKG_VERSION"),
+        });
+        self.request(
+            Sent::Initialize,
+            "initialize",
+            json!({"clientInfo": client, "capabilities": null}),
+        )
+    }
+
+    fn receive(&mut self, line: &[u8]) -> Result<Received, String> {
+        let message = rpc::parse(line)?;
+        Ok(self.translate(message))
+    }
+
+    fn send(&mut self, input: &UserInput) -> Vec<OutLine> {
+        let Some(thread_id) = self.thread_id.clone() else {
+            self.queued.push(input.clone());
+            return Vec::new();
+        };
+        if let Some(turn_id) = self.turn_id.clone() {
+            // Into the running turn: codex folds it in (its echo arrives in this turn).
+            return self.request(
+                Sent::TurnSteer(input.clone()),
+                "turn/steer",
+                json!({"threadId": thread_id, "expectedTurnId": turn_id, "input": input_items(input)}),
+            );
+        }
+        let mut params = std::mem::take(&mut self.overrides);
+        params.insert("threadId".into(), json!(thread_id));
+        params.insert("input".into(), input_items(input));
+        self.turn_starting = true;
+        self.request(Sent::TurnStart, "turn/start", Value::Object(params))
+    }
+
+    fn interrupt(&mut self) -> Vec<OutLine> {
+        match (self.thread_id.clone(), self.turn_id.clone()) {
+            (Some(thread_id), Some(turn_id)) => self.request(
+                Sent::Interrupt,
+                "turn/interrupt",
+                json!({"threadId": thread_id, "turnId": turn_id}),
+            ),
+            _ => {
+                // The turn is not known yet: stop it as soon as it is.
+                self.interrupt_pending = true;
+                Vec::new()
+            }
+        }
+    }
+
+    fn answer_permission(
+        &mut self,
+        request: &PermissionRequest,
+        option: &PermissionOption,
+        _message: Option<&str>,
+    ) -> Vec<OutLine> {
+        let Some(approval) = self.approvals.remove(&request.request_id) else {
+            return Vec::new();
+        };
+        let decision = items::decision(option, approval.decisions.as_ref());
+        rpc::respond(&approval.id, json!({ "decision": decision }))
+    }
+
+    fn answer_question(
+        &mut self,
+        _request: &QuestionRequest,
+        _response: &QuestionResponse,
+    ) -> Vec<OutLine> {
+        // Codex's questions are refused when they arrive (unknown server requests).
+        Vec::new()
+    }
+
+    fn refuse(&mut self, request_id: &str, _message: &str) -> Vec<OutLine> {
+        match self.approvals.remove(request_id) {
+            Some(approval) => rpc::respond(&approval.id, json!({"decision": "cancel"})),
+            None => Vec::new(),
+        }
+    }
+
+    fn set_model(&mut self, model: Option<&str>) -> Vec<OutLine> {
+        // Codex has no "back to the default" override; `None` keeps the model in use.
+        if let Some(model) = model {
+            self.model = Some(model.to_owned());
+            self.overrides.insert("model".into(), json!(model));
+        }
+        Vec::new()
+    }
+
+    fn set_permission_mode(&mut self, mode: PermissionMode) -> Vec<OutLine> {
+        // `check_permission_mode` let only codex's policies through.
+        let Some(policy) = approval_policy(mode) else {
+            return Vec::new();
+        };
+        self.approval_policy = policy.to_owned();
+        self.overrides
+            .insert("approvalPolicy".into(), json!(policy));
+        Vec::new()
+    }
+}
+
+/// The events of one server line (used by `translate`).
+pub(super) fn received(
+    replies: Vec<OutLine>,
+    events: Vec<AgentEvent>,
+    close_input: bool,
+) -> Received {
+    Received {
+        replies,
+        events,
+        close_input,
+    }
+}
