@@ -131,9 +131,11 @@ pub async fn restored_repo(
 pub fn manager_options(repo_dir: &Path, claude_home: &Path, state_dir: PathBuf) -> ManagerOptions {
     ManagerOptions {
         cwd: repo_dir.to_path_buf(),
-        provider: std::sync::Arc::new(codiva_core::claude::ClaudeProvider::new(
-            PathBuf::from("/bin/true"),
-            claude_home.to_path_buf(),
+        providers: codiva_core::provider::Providers::one(std::sync::Arc::new(
+            codiva_core::claude::ClaudeProvider::new(
+                PathBuf::from("/bin/true"),
+                claude_home.to_path_buf(),
+            ),
         )),
         env: EnvPolicy::Exact(vec![("PATH".into(), "/usr/bin:/bin".into())]),
         state_dir,

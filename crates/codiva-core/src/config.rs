@@ -22,8 +22,13 @@ const WIRE_LOG_MAX_MB_LIMIT: i64 = 1024 * 1024;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
+    /// `agent`: the agent new sessions run (`claude`, `codex`). Default: the first installed
+    /// of Claude Code, then Codex.
+    pub agent: Option<String>,
     /// `claude_path`: the Claude Code binary. Default: none (the usual search: `PATH`, …).
     pub claude_path: Option<PathBuf>,
+    /// `codex_path`: the Codex binary. Default: none (the usual search).
+    pub codex_path: Option<PathBuf>,
     /// `model`: the model for new sessions (`--model`). Default: the CLI's own choice.
     pub model: Option<String>,
     /// `permission_mode`: for new sessions (`--permission-mode`). Default: the CLI's (`default`).
@@ -55,7 +60,9 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
+            agent: None,
             claude_path: None,
+            codex_path: None,
             model: None,
             permission_mode: None,
             ignored_files: IgnoredMode::Symlink,
@@ -158,8 +165,12 @@ pub fn parse(text: &str, path: &Path) -> (Config, Vec<ConfigWarning>) {
     let mut warnings = Vec::new();
     for (key, value) in &table {
         let result = match key.as_str() {
+            "agent" => non_empty_string(value).map(|agent| config.agent = Some(agent)),
             "claude_path" => non_empty_string(value).map(|path| {
                 config.claude_path = Some(expand_home(&path));
+            }),
+            "codex_path" => non_empty_string(value).map(|path| {
+                config.codex_path = Some(expand_home(&path));
             }),
             "model" => non_empty_string(value).map(|model| config.model = Some(model)),
             "permission_mode" => one_of(value, &PermissionMode::NAMES)

@@ -38,7 +38,17 @@ pub struct Field {
 /// Every key codiva reads.
 pub const FIELDS: &[Field] = &[
     Field {
+        key: "agent",
+        kind: FieldKind::Text,
+        default: "the first installed",
+    },
+    Field {
         key: "claude_path",
+        kind: FieldKind::Text,
+        default: "searched",
+    },
+    Field {
+        key: "codex_path",
         kind: FieldKind::Text,
         default: "searched",
     },

@@ -30,7 +30,9 @@ fn defaults() {
 #[test]
 fn every_key() {
     let text = r#"
+        agent = "codex"
         claude_path = "/opt/claude/bin/claude"
+        codex_path = "/opt/codex/bin/codex"
         model = "claude-sonnet-4-5"
         permission_mode = "acceptEdits"
         ignored_files = "copy"
@@ -47,7 +49,9 @@ fn every_key() {
     assert_eq!(
         config,
         Config {
+            agent: Some("codex".into()),
             claude_path: Some(PathBuf::from("/opt/claude/bin/claude")),
+            codex_path: Some(PathBuf::from("/opt/codex/bin/codex")),
             model: Some("claude-sonnet-4-5".into()),
             permission_mode: Some(PermissionMode::AcceptEdits),
             ignored_files: IgnoredMode::Copy,

@@ -24,17 +24,18 @@ pub use info::{
 use crate::approval::ApprovalPolicy;
 use crate::git::{DiffStat, DiffText, GitError, IgnoredMode};
 use crate::process::{ChildRegistry, EnvPolicy};
-use crate::provider::{InvalidInput, Provider};
+use crate::provider::{InvalidInput, Providers};
 use crate::session::{PermissionResponse, QuestionResponse};
 use crate::session_state::{Scope, SessionSnapshot};
+use codiva_protocol::agent::AgentAvailability;
 
 /// Everything the manager needs to run sessions in one repository.
 #[derive(Debug, Clone)]
 pub struct ManagerOptions {
     /// Where `codiva` was started (any directory inside the repository).
     pub cwd: PathBuf,
-    /// The agent every session runs (the binary builds Claude Code's).
-    pub provider: Arc<dyn Provider>,
+    /// The agents sessions can run, and the default for new ones (the binary finds them).
+    pub providers: Providers,
     /// The agents' environment (codiva's own variables removed).
     pub env: EnvPolicy,
     /// codiva's state directory (wire logs, child registry).
@@ -124,6 +125,8 @@ pub struct CreateOptions {
     pub images: Vec<(String, String)>,
     pub model: Option<String>,
     pub permission_mode: Option<PermissionMode>,
+    /// The agent to run (`None`: the default).
+    pub agent: Option<String>,
     /// The session's approval policy (`None`: the manager's default for new sessions).
     pub approval: Option<ApprovalPolicy>,
 }
@@ -187,7 +190,7 @@ pub struct Manager {
     sequenced: broadcast::Sender<SequencedEvent>,
     root: PathBuf,
     base: std::sync::Arc<std::sync::RwLock<String>>,
-    agent: &'static str,
+    agents: Arc<Vec<AgentAvailability>>,
 }
 
 impl Manager {
@@ -207,21 +210,29 @@ impl Manager {
         ),
         root: PathBuf,
         base: String,
-        agent: &'static str,
+        agents: Vec<AgentAvailability>,
     ) -> Self {
         Manager {
             calls,
             events,
             sequenced,
             root,
-            agent,
+            agents: Arc::new(agents),
             base: std::sync::Arc::new(std::sync::RwLock::new(base)),
         }
     }
 
-    /// The stable id of the agent new sessions run (the provider's: `claude`).
-    pub fn agent(&self) -> &'static str {
-        self.agent
+    /// Every agent this manager knows, installed or not (`agents/list`).
+    pub fn agents(&self) -> &[AgentAvailability] {
+        &self.agents
+    }
+
+    /// The id of the agent new sessions run when they name none (`None`: none is installed).
+    pub fn default_agent(&self) -> Option<&str> {
+        self.agents
+            .iter()
+            .find(|agent| agent.default)
+            .map(|agent| agent.id.as_str())
     }
 
     /// The main checkout's root.

@@ -14,6 +14,7 @@ use codiva_protocol::tool::PermissionMode;
 use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use codiva_protocol::UserInput;
 
@@ -22,29 +23,8 @@ use crate::session::QuestionResponse;
 use crate::session_log::EntryKind;
 use codiva_protocol::tool::PermissionOption;
 
-/// What an agent can do, as data. A front end offers a feature only when it is `true`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Capabilities {
-    /// It asks before using tools, and takes answers.
-    pub permissions: bool,
-    /// A running turn can be stopped while the process lives.
-    pub interrupt: bool,
-    /// The model can be changed in a running process.
-    pub set_model: bool,
-    /// The permission mode can be changed in a running process.
-    pub set_mode: bool,
-    /// A new process can continue an earlier conversation.
-    pub resume: bool,
-    /// It reports the models it offers.
-    pub model_catalog: bool,
-    /// It reports token usage.
-    pub usage: bool,
-    /// It reports what its turns cost.
-    pub cost: bool,
-    /// A conversation's log can be rebuilt from the agent's own records
-    /// ([`Provider::restore`]).
-    pub transcript_restore: bool,
-}
+/// What an agent can do, as data (the protocol's type: front ends read it from `agents/list`).
+pub use codiva_protocol::agent::AgentCapabilities as Capabilities;
 
 /// An input that cannot be used: which field, and what was expected there.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -213,4 +193,101 @@ pub trait Connection: Send {
     fn set_model(&mut self, model: Option<&str>) -> Vec<OutLine>;
     /// A mode [`Provider::check_permission_mode`] accepted.
     fn set_permission_mode(&mut self, mode: PermissionMode) -> Vec<OutLine>;
+}
+
+/// An agent codiva knows but cannot run here, and how to install it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingAgent {
+    pub id: &'static str,
+    pub name: &'static str,
+    /// How to install it (a command line).
+    pub install: String,
+}
+
+/// The agents a manager can run (one provider each, in the order of preference) and the ones
+/// it knows but cannot run; which one new sessions run when they name none.
+#[derive(Debug, Clone, Default)]
+pub struct Providers {
+    installed: Vec<(Arc<dyn Provider>, Option<PathBuf>)>,
+    missing: Vec<MissingAgent>,
+    default: Option<usize>,
+}
+
+impl Providers {
+    /// One agent, the default (tests, benches).
+    pub fn one(provider: Arc<dyn Provider>) -> Self {
+        Providers {
+            installed: vec![(provider, None)],
+            missing: Vec::new(),
+            default: Some(0),
+        }
+    }
+
+    /// `installed` (each with the program that runs it) and `missing`; the default is the
+    /// installed agent `preferred` names, else the first installed.
+    pub fn new(
+        installed: Vec<(Arc<dyn Provider>, Option<PathBuf>)>,
+        missing: Vec<MissingAgent>,
+        preferred: Option<&str>,
+    ) -> Self {
+        let default = preferred
+            .and_then(|id| installed.iter().position(|(p, _)| p.id() == id))
+            .or((!installed.is_empty()).then_some(0));
+        Providers {
+            installed,
+            missing,
+            default,
+        }
+    }
+
+    /// The installed agent `id`.
+    pub fn get(&self, id: &str) -> Option<&Arc<dyn Provider>> {
+        self.installed
+            .iter()
+            .map(|(provider, _)| provider)
+            .find(|provider| provider.id() == id)
+    }
+
+    /// The agent new sessions run when they name none (`None`: no agent is installed).
+    pub fn default_provider(&self) -> Option<&Arc<dyn Provider>> {
+        self.default.map(|index| &self.installed[index].0)
+    }
+
+    /// The known agent `id` that is not installed.
+    pub fn missing(&self, id: &str) -> Option<&MissingAgent> {
+        self.missing.iter().find(|agent| agent.id == id)
+    }
+
+    /// Every agent, installed first, as clients see them.
+    pub fn availability(&self) -> Vec<codiva_protocol::agent::AgentAvailability> {
+        use codiva_protocol::agent::{AgentAvailability, AgentStatus};
+        let installed = self
+            .installed
+            .iter()
+            .enumerate()
+            .map(|(index, (provider, program))| AgentAvailability {
+                id: provider.id().to_owned(),
+                name: provider.display_name().to_owned(),
+                status: AgentStatus::Ready,
+                default: self.default == Some(index),
+                capabilities: Some(provider.capabilities()),
+                program: program.as_ref().map(|p| p.display().to_string()),
+                install: None,
+            });
+        let missing = self.missing.iter().map(|agent| AgentAvailability {
+            id: agent.id.to_owned(),
+            name: agent.name.to_owned(),
+            status: AgentStatus::NotInstalled,
+            default: false,
+            capabilities: None,
+            program: None,
+            install: Some(agent.install.clone()),
+        });
+        installed.chain(missing).collect()
+    }
+
+    /// The ids of the installed agents, in order.
+    pub fn ids(&self) -> Vec<&'static str> {
+        self.installed.iter().map(|(p, _)| p.id()).collect()
+    }
 }

@@ -156,3 +156,58 @@ pub enum QuestionResponse {
     /// The user would rather not answer.
     Decline { message: Option<String> },
 }
+
+/// What an agent can do, as data. A front end offers a feature only when it is `true`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct AgentCapabilities {
+    /// It asks before using tools, and takes answers.
+    pub permissions: bool,
+    /// A running turn can be stopped while the process lives.
+    pub interrupt: bool,
+    /// The model can be changed in a running process.
+    pub set_model: bool,
+    /// The permission mode can be changed in a running process.
+    pub set_mode: bool,
+    /// A new process can continue an earlier conversation.
+    pub resume: bool,
+    /// It reports the models it offers.
+    pub model_catalog: bool,
+    /// It reports token usage.
+    pub usage: bool,
+    /// It reports what its turns cost.
+    pub cost: bool,
+    /// A conversation's log can be rebuilt from the agent's own records
+    /// (a provider's `restore`).
+    pub transcript_restore: bool,
+}
+
+/// One agent codiva knows, as `agents/list` gives it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct AgentAvailability {
+    /// The stable id sessions name (`SessionInfo::agent`, `session/create`'s `agent`).
+    pub id: String,
+    /// The agent's name for people.
+    pub name: String,
+    pub status: AgentStatus,
+    /// New sessions run it when they name no agent.
+    pub default: bool,
+    /// What it can do (known once it is installed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capabilities: Option<AgentCapabilities>,
+    /// The program that runs it, when installed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
+    /// How to install it (a command line), when it is not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub install: Option<String>,
+}
+
+/// Whether an agent can run here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentStatus {
+    /// Installed: sessions can run it.
+    Ready,
+    /// Its program was not found.
+    NotInstalled,
+}

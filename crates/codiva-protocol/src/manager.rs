@@ -188,6 +188,7 @@ pub struct DiffText {
 /// Every refusal `reason` the manager gives; front ends that word refusals themselves cover
 /// them all (a test in `codiva-tui` holds its catalogue to this list).
 pub const REFUSAL_CODES: &[&str] = &[
+    "agent_not_installed",
     "already_discarded",
     "already_merged",
     "cannot_merge_now",
@@ -204,6 +205,7 @@ pub const REFUSAL_CODES: &[&str] = &[
     "message_not_cut",
     "message_not_in_transcript",
     "message_too_long",
+    "no_agent_installed",
     "no_agent_yet",
     "no_pending_prompt",
     "no_worktree",
@@ -214,5 +216,6 @@ pub const REFUSAL_CODES: &[&str] = &[
     "still_working",
     "sync_busy",
     "token_mismatch",
+    "unknown_agent",
     "wrong_prompt_kind",
 ];

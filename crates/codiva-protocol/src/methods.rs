@@ -105,6 +105,8 @@ client_requests! {
     SessionSync => "session/sync" (SessionParams) -> SyncResult;
     /// Every session's row and the `seq` of the last event they reflect.
     ManagerSnapshot => "manager/snapshot" (NoParams) -> crate::manager::ManagerSnapshot;
+    /// Every agent codiva knows: installed or not, the default, what each can do.
+    AgentsList => "agents/list" (NoParams) -> AgentsResult;
     /// The configuration file's keys and values.
     ConfigRead => "config/read" (NoParams) -> ConfigResult;
     /// Sets one key of the configuration file (applies when codiva next starts).

@@ -54,6 +54,12 @@ pub struct Capabilities {
     pub event_seq: bool,
 }
 
+/// `agents/list`: every agent codiva knows, installed or not.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct AgentsResult {
+    pub agents: Vec<crate::agent::AgentAvailability>,
+}
+
 /// Params naming one session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SessionParams {
@@ -67,6 +73,9 @@ pub struct CreateParams {
     pub images: Vec<ImageInput>,
     pub model: Option<String>,
     pub permission_mode: Option<crate::tool::PermissionMode>,
+    /// The agent to run (an id of `agents/list`; none: the default agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
     /// The session's approval policy (none: the server's default for new sessions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approval_policy: Option<ApprovalPolicy>,

@@ -24,7 +24,9 @@ fn options(repo: &TestRepo, home: PathBuf) -> ManagerOptions {
     let program = PathBuf::from(env!("CARGO_BIN_EXE_codiva-fake-agent"));
     ManagerOptions {
         cwd: repo.path().to_path_buf(),
-        provider: Arc::new(ScriptedProvider::new(program, home)),
+        providers: codiva_core::provider::Providers::one(Arc::new(ScriptedProvider::new(
+            program, home,
+        ))),
         env: EnvPolicy::Exact(vec![("PATH".into(), "/usr/bin:/bin".into())]),
         state_dir: repo.path().join("../state"),
         registry: None,
@@ -100,6 +102,7 @@ async fn the_manager_runs_a_scripted_provider_end_to_end() {
             images: Vec::new(),
             model: None,
             permission_mode: None,
+            agent: None,
             approval: None,
         })
         .await

@@ -483,6 +483,7 @@ async fn call(manager: &Client, effect: Effect, default_model: Option<String>) -
                 images: Vec::new(),
                 model: default_model,
                 permission_mode: None,
+                agent: None,
                 approval_policy: None,
             })
             .await

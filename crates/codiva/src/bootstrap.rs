@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use codiva_core::config::{self, Config};
 use codiva_core::manager::{Manager, ManagerOptions};
-use codiva_core::process::{ChildRegistry, EnvPolicy, LocateError};
-use codiva_core::{claude, paths};
+use codiva_core::paths;
+use codiva_core::process::{ChildRegistry, EnvPolicy};
 
 pub struct Started {
     pub manager: Manager,
@@ -21,7 +21,7 @@ pub struct Started {
 /// Why the manager could not start.
 #[derive(Debug)]
 pub enum StartError {
-    /// No `claude` binary anywhere it was looked for: the user installs it. `language` is the
+    /// No agent installed anywhere it was looked for: the user installs one. `language` is the
     /// config's, so the front end can say it in the user's language.
     AgentMissing { language: Option<String> },
     /// Anything else, as one line for the user.
@@ -55,23 +55,22 @@ pub fn open_registry(state_dir: &Path) -> std::io::Result<ChildRegistry> {
 
 /// Starts the manager for the repository containing `cwd`, as `holder` (`codiva serve`, …: what
 /// a second manager refused on this repository is told). The error is one line for the user.
-pub async fn start(cwd: PathBuf, holder: &str) -> Result<Started, StartError> {
+///
+/// With `require_agent` (the terminal UI, until it can show each agent's availability), no
+/// installed agent at all is [`StartError::AgentMissing`]; `serve` starts without one (its
+/// `agents/list` says what to install, and creating a session refuses).
+pub async fn start(cwd: PathBuf, holder: &str, require_agent: bool) -> Result<Started, StartError> {
     let config_path = config::config_path();
     let (config, config_warnings) = config::load(&config_path);
     let mut warnings: Vec<String> = config_warnings.iter().map(ToString::to_string).collect();
-    let configured = std::env::var_os("CODIVA_CLAUDE")
-        .filter(|value| !value.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| config.claude_path.clone());
-    let (claude_program, version_warning) = claude::launch::find_claude(configured.as_deref())
-        .await
-        .map_err(|err| match err {
-            LocateError::NotFound { .. } => StartError::AgentMissing {
-                language: config.language.clone(),
-            },
-            err => StartError::Other(err.to_string()),
-        })?;
-    warnings.extend(version_warning.map(|warning| format!("Claude Code {warning}")));
+    let found = crate::agents::find(&config).await;
+    if require_agent && found.providers.default_provider().is_none() {
+        return Err(StartError::AgentMissing {
+            language: config.language.clone(),
+        });
+    }
+    warnings.extend(found.warnings);
+    warnings.extend(found.problems.into_iter().map(|(_, problem)| problem));
     let state_dir = paths::state_dir();
     let registry = match open_registry(&state_dir) {
         Ok(registry) => Some(registry),
@@ -82,10 +81,7 @@ pub async fn start(cwd: PathBuf, holder: &str) -> Result<Started, StartError> {
     };
     let options = ManagerOptions {
         cwd,
-        provider: std::sync::Arc::new(claude::ClaudeProvider::new(
-            claude_program,
-            paths::home_dir().join(".claude"),
-        )),
+        providers: found.providers,
         env: EnvPolicy::Inherit {
             remove: codiva_own_vars(),
             set: Vec::new(),

@@ -11,14 +11,15 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 use codiva_core::agent_event::{NoteLevel, QuestionRequest};
 use codiva_core::approval::{ApprovalPolicy, Decide};
-use codiva_core::claude::ClaudeSessionConfig;
 use codiva_core::process::EnvPolicy;
 use codiva_core::session::UserInput;
-use codiva_core::session::{PermissionResponse, QuestionResponse, SessionCommand, SessionHandle};
+use codiva_core::session::{
+    PermissionResponse, QuestionResponse, SessionCommand, SessionConfig, SessionHandle,
+};
 use codiva_core::session_log::{EntryKind, LogEntry, ToolStatus};
 use codiva_core::session_state::{Prompt, Scope, SessionEvent, Status};
 use codiva_core::tool::PermissionMode;
-use codiva_core::{claude, config, paths, wire_log};
+use codiva_core::{config, paths, session_task, wire_log};
 use codiva_os::shutdown_signals::{self, ShutdownSignals};
 use serde_json::Value;
 
@@ -48,6 +49,10 @@ pub struct ExecArgs {
     /// Questions without an answer are declined.
     #[arg(long)]
     answers: Option<PathBuf>,
+    /// The agent to run: `claude` or `codex` (default: the config's `agent`, else the first
+    /// installed).
+    #[arg(long)]
+    agent: Option<String>,
     /// The `claude` binary (default: `$CODIVA_CLAUDE`, then `PATH` and the usual install dirs).
     #[arg(long, env = "CODIVA_CLAUDE")]
     claude: Option<PathBuf>,
@@ -94,17 +99,12 @@ pub async fn run(args: ExecArgs) -> ExitCode {
 
 async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
     let permission_mode = match &args.permission_mode {
-        Some(name) => {
-            let mode = PermissionMode::from_name(name).ok_or_else(|| {
-                format!(
-                    "--permission-mode: expected one of {}, got {name:?}",
-                    PermissionMode::NAMES.join(", ")
-                )
-            })?;
-            claude::accepts::check_permission_mode("--permission-mode", mode)
-                .map_err(|err| err.to_string())?;
-            Some(mode)
-        }
+        Some(name) => Some(PermissionMode::from_name(name).ok_or_else(|| {
+            format!(
+                "--permission-mode: expected one of {}, got {name:?}",
+                PermissionMode::NAMES.join(", ")
+            )
+        })?),
         None => None,
     };
     let answers = match &args.answers {
@@ -112,16 +112,23 @@ async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
         None => BTreeMap::new(),
     };
     let cwd = std::env::current_dir().map_err(|err| format!("no current directory: {err}"))?;
-    let (settings, warnings) = config::load(&config::config_path());
-    for warning in warnings {
-        eprintln!("codiva: warning: {warning}");
+    let (mut settings, warnings) = config::load(&config::config_path());
+    if args.claude.is_some() {
+        settings.claude_path = args.claude.clone();
     }
-    let configured = args.claude.clone().or(settings.claude_path.clone());
-    let (program, warning) = claude::launch::find_claude(configured.as_deref())
-        .await
-        .map_err(|err| err.to_string())?;
-    if let Some(warning) = warning {
-        eprintln!("codiva: warning: Claude Code {warning}");
+    let found = crate::agents::find(&settings).await;
+    let provider = choose_agent(args.agent.as_deref(), &found)?;
+    if let Some(mode) = permission_mode {
+        provider
+            .check_permission_mode("--permission-mode", mode)
+            .map_err(|err| err.to_string())?;
+    }
+    for warning in warnings
+        .iter()
+        .map(ToString::to_string)
+        .chain(found.warnings)
+    {
+        eprintln!("codiva: warning: {warning}");
     }
     let state_dir = paths::state_dir();
     let registry = match crate::bootstrap::open_registry(&state_dir) {
@@ -131,7 +138,7 @@ async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
             None
         }
     };
-    let mut config = ClaudeSessionConfig::new(program, cwd);
+    let mut config = SessionConfig::new(provider, cwd);
     config.env = EnvPolicy::Inherit {
         remove: crate::bootstrap::codiva_own_vars(),
         set: Vec::new(),
@@ -149,10 +156,69 @@ async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
             std::process::id()
         ))
     });
-    let session = claude::start(config, Some(UserInput::text(args.prompt.clone())));
+    let session = session_task::start(config, Some(UserInput::text(args.prompt.clone())));
     let mut printer = Printer::new(args.json);
     let outcome = drive(session, &args, &answers, &mut printer).await;
     Ok(printer.finish(outcome))
+}
+
+/// The agent `--agent` names, else the default; an error line says what is missing and how to
+/// install it.
+fn choose_agent(
+    name: Option<&str>,
+    found: &crate::agents::Found,
+) -> Result<std::sync::Arc<dyn codiva_core::provider::Provider>, String> {
+    let providers = &found.providers;
+    let problem = |id: &str| {
+        found
+            .problems
+            .iter()
+            .find(|(agent, _)| *agent == id)
+            .map(|(_, problem)| problem.clone())
+    };
+    let Some(name) = name else {
+        return providers.default_provider().cloned().ok_or_else(|| {
+            if let Some((_, problem)) = found.problems.first() {
+                return problem.clone();
+            }
+            let hints: Vec<String> = providers
+                .availability()
+                .into_iter()
+                .filter_map(|agent| {
+                    agent
+                        .install
+                        .map(|install| format!("{}: {install}", agent.name))
+                })
+                .collect();
+            format!(
+                "no coding agent is installed; install one ({})",
+                hints.join("; ")
+            )
+        });
+    };
+    if let Some(provider) = providers.get(name) {
+        return Ok(provider.clone());
+    }
+    if let Some(problem) = problem(name) {
+        return Err(problem);
+    }
+    match providers.missing(name) {
+        Some(agent) => Err(format!(
+            "{} is not installed; install it with: {}",
+            agent.name, agent.install
+        )),
+        None => {
+            let known: Vec<String> = providers
+                .availability()
+                .into_iter()
+                .map(|agent| agent.id)
+                .collect();
+            Err(format!(
+                "--agent: no agent {name:?} (known: {})",
+                known.join(", ")
+            ))
+        }
+    }
 }
 
 fn load_answers(path: &PathBuf) -> Result<BTreeMap<String, Vec<String>>, String> {

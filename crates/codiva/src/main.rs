@@ -1,6 +1,7 @@
 //! The `codiva` binary: command-line parsing and wiring. Front ends drive the core through its
 //! session commands and events only.
 
+mod agents;
 mod bootstrap;
 mod exec;
 mod in_process;

@@ -28,7 +28,7 @@ pub async fn run() -> ExitCode {
     if std::env::var_os("CODIVA_TUI_OVER_SERVE").is_some_and(|value| value == "1") {
         return run_over_serve(cwd).await;
     }
-    let started = match crate::bootstrap::start(cwd.clone(), "codiva (terminal UI)").await {
+    let started = match crate::bootstrap::start(cwd.clone(), "codiva (terminal UI)", true).await {
         Ok(started) => started,
         Err(crate::bootstrap::StartError::AgentMissing { language }) => {
             // One line that says what to do, in the user's language.
@@ -84,7 +84,7 @@ pub async fn run() -> ExitCode {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             cwd: shown_cwd,
             base: manager.base().to_owned(),
-            agent: manager.agent().to_owned(),
+            agent: manager.default_agent().unwrap_or_default().to_owned(),
             model: config.model.clone(),
             warnings: started.warnings.clone(),
         },

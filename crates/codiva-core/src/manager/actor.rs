@@ -64,19 +64,22 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
     let loaded =
         persist::load(&state_path).map_err(|err| ManagerError::StateFile(err.to_string()))?;
     warnings.extend(loaded.warning);
+    let default = options.providers.default_provider().cloned();
     let mut records = adoption::saved_records(
         loaded.state.sessions,
-        options.provider.as_ref(),
+        default.as_ref().map_or("", |provider| provider.id()),
         &mut warnings,
     );
-    adoption::adopt_orphan_worktrees(
-        &repo,
-        options.provider.as_ref(),
-        &base,
-        &mut records,
-        &mut warnings,
-    )
-    .await;
+    if let Some(provider) = &default {
+        adoption::adopt_orphan_worktrees(
+            &repo,
+            provider.as_ref(),
+            &base,
+            &mut records,
+            &mut warnings,
+        )
+        .await;
+    }
     let (calls_tx, calls_rx) = mpsc::unbounded_channel();
     let events = EventBus::new();
     let (internal_tx, internal_rx) = mpsc::unbounded_channel();
@@ -85,11 +88,14 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
         events.senders(),
         repo.root().to_path_buf(),
         base.clone(),
-        options.provider.id(),
+        options.providers.availability(),
     );
     let base_cell = manager.base_cell();
     let actor = Actor {
-        histories: histories::Histories::new(repo.root().to_path_buf(), options.provider.id()),
+        histories: histories::Histories::new(
+            repo.root().to_path_buf(),
+            default.as_ref().map_or("", |provider| provider.id()),
+        ),
         base_cell,
         options,
         repo,

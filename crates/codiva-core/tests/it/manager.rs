@@ -16,9 +16,11 @@ use crate::git::TestRepo;
 pub(crate) fn options(repo: &TestRepo) -> ManagerOptions {
     ManagerOptions {
         cwd: repo.root.clone(),
-        provider: std::sync::Arc::new(codiva_core::claude::ClaudeProvider::new(
-            PathBuf::from("/bin/true"),
-            repo.tmp.path().join("claude-home"),
+        providers: codiva_core::provider::Providers::one(std::sync::Arc::new(
+            codiva_core::claude::ClaudeProvider::new(
+                PathBuf::from("/bin/true"),
+                repo.tmp.path().join("claude-home"),
+            ),
         )),
         env: EnvPolicy::Exact(vec![("PATH".into(), "/usr/bin:/bin".into())]),
         state_dir: repo.tmp.path().join("state"),
@@ -292,6 +294,7 @@ async fn bogus_modes_and_images_are_refused_naming_the_field() {
             .collect(),
         model: None,
         permission_mode: mode,
+        agent: None,
         approval: None,
     };
     assert_eq!(

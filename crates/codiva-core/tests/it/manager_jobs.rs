@@ -152,9 +152,11 @@ async fn a_slow_merge_and_a_slow_stop_do_not_delay_another_sessions_events() {
     .unwrap();
     let (manager, _) = Manager::start(ManagerOptions {
         cwd: repo.path().to_path_buf(),
-        provider: std::sync::Arc::new(codiva_core::claude::ClaudeProvider::new(
-            wrapper(tmp.path()),
-            sandbox.home.path().join(".claude"),
+        providers: codiva_core::provider::Providers::one(std::sync::Arc::new(
+            codiva_core::claude::ClaudeProvider::new(
+                wrapper(tmp.path()),
+                sandbox.home.path().join(".claude"),
+            ),
         )),
         env: EnvPolicy::Exact(sandbox.claude_env(&mock.url())),
         state_dir: tmp.path().join("state"),

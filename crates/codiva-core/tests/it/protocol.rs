@@ -249,7 +249,7 @@ fn every_request_round_trips_through_the_method_table() {
         ("initialize", json!({})),
         (
             "session/create",
-            json!({"prompt": "p", "images": [{"media_type": "image/png", "data": "iVBO"}], "model": null, "permission_mode": "plan"}),
+            json!({"prompt": "p", "images": [{"media_type": "image/png", "data": "iVBO"}], "model": null, "permission_mode": "plan", "agent": "codex"}),
         ),
         ("session/list", json!({})),
         (
@@ -305,6 +305,7 @@ fn every_request_round_trips_through_the_method_table() {
         ("session/restore", json!({"session_id": "s"})),
         ("session/sync", json!({"session_id": "s"})),
         ("manager/snapshot", json!({})),
+        ("agents/list", json!({})),
         ("config/read", json!({})),
         ("config/set", json!({"key": "model", "value": "opus"})),
     ];

@@ -320,6 +320,9 @@ pub(super) fn en(key: Key) -> &'static str {
             "{0} is not valid TOML (line {1}); fix it in an editor first (/edit, or your editor)"
         }
         RefConfigUnknownKey => "not saved: unknown key {0}",
+        RefAgentNotInstalled => "{1} is not installed: install it with `{2}`",
+        RefNoAgentInstalled => "no coding agent is installed: install one ({0})",
+        RefUnknownAgent => "there is no agent {0} (installed: {1})",
         RefConfigInvalid => "not saved: {0}",
         RefConfigUnwritable => "cannot read or write {0}: {1}",
         ErrNoSuchSession => "no session {0}",

@@ -316,6 +316,13 @@ pub(super) fn ja(key: Key) -> &'static str {
             "{0} は正しい TOML ではありません（{1} 行目）。先にエディタで直してください（/edit かお使いのエディタ）"
         }
         RefConfigUnknownKey => "保存していません: 未知のキー {0}",
+        RefAgentNotInstalled => {
+            "{1} がインストールされていません。`{2}` でインストールしてください"
+        }
+        RefNoAgentInstalled => {
+            "コーディングエージェントがインストールされていません。いずれかをインストールしてください（{0}）"
+        }
+        RefUnknownAgent => "エージェント {0} はありません（インストール済み: {1}）",
         RefConfigInvalid => "保存していません: {0}",
         RefConfigUnwritable => "{0} を読み書きできません: {1}",
         ErrNoSuchSession => "セッション {0} はありません",

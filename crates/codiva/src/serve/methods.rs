@@ -6,13 +6,14 @@ use codiva_core::config_edit;
 use codiva_core::manager::{CreateOptions, Manager, ManagerEvent, SequencedEvent};
 use codiva_core::session::{DENY_MESSAGE, PermissionResponse, QuestionResponse};
 use codiva_core::session_state::{Prompt, Scope, SessionEvent};
+use codiva_protocol::agent::AgentStatus;
 use codiva_protocol::methods::request;
 use codiva_protocol::params::{
-    Answer, BaseParams, Capabilities, ConfigResult, ConfirmParams, CreateParams, Decision, Done,
-    FullMessageParams, FullMessageResult, InitializeResult, ModeParams, ModelParams,
-    PermissionParams, QuestionParams, ReadParams, RepoInfo, ResumeParams, SendParams, ServerInfo,
-    SessionEventParams, SessionListResult, SessionParams, SessionRemovedParams, SessionResult,
-    SessionUpdatedParams, SyncResult, WarningParams,
+    AgentsResult, Answer, BaseParams, Capabilities, ConfigResult, ConfirmParams, CreateParams,
+    Decision, Done, FullMessageParams, FullMessageResult, InitializeResult, ModeParams,
+    ModelParams, PermissionParams, QuestionParams, ReadParams, RepoInfo, ResumeParams, SendParams,
+    ServerInfo, SessionEventParams, SessionListResult, SessionParams, SessionRemovedParams,
+    SessionResult, SessionUpdatedParams, SyncResult, WarningParams,
 };
 use codiva_protocol::{
     ClientRequest, PROTOCOL_VERSION, ParseError, Request, ServerNotification, UserInput,
@@ -141,6 +142,9 @@ pub async fn handle(
         ClientRequest::ManagerSnapshot(_) => {
             encode::<request::ManagerSnapshot>(manager.snapshot_all().await.map_err(RpcError::from))
         }
+        ClientRequest::AgentsList(_) => encode::<request::AgentsList>(Ok(AgentsResult {
+            agents: manager.agents().to_vec(),
+        })),
         ClientRequest::ConfigRead(_) => {
             let path = host.config_path.clone();
             encode::<request::ConfigRead>(
@@ -225,7 +229,12 @@ fn initialize(manager: &Manager, warnings: &[String]) -> InitializeResult {
             base: manager.base(),
         },
         capabilities: Capabilities {
-            agents: vec![manager.agent().to_owned()],
+            agents: manager
+                .agents()
+                .iter()
+                .filter(|agent| agent.status == AgentStatus::Ready)
+                .map(|agent| agent.id.clone())
+                .collect(),
             images: true,
             merge: true,
             discard_confirmation: true,
@@ -247,6 +256,7 @@ async fn create(manager: &Manager, p: CreateParams) -> Answered<request::Session
                 .collect(),
             model: p.model,
             permission_mode: p.permission_mode,
+            agent: p.agent,
             approval: p.approval_policy,
         })
         .await?;

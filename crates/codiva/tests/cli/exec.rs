@@ -244,3 +244,56 @@ fn exec_refuses_a_bogus_permission_mode_before_starting_the_agent() {
         "no wire log: no agent"
     );
 }
+
+/// `--agent` names an agent that is not installed: one line saying how to install it, exit 2,
+/// nothing started; an agent codiva does not know is a usage error naming the known ones.
+#[test]
+fn exec_with_an_agent_that_is_not_installed_says_how_to_install_it() {
+    let exec = Exec::new(|_| Script::new().always(Reply::text("never")));
+    let output = exec.run(&["--agent", "codex", "hello"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("Codex is not installed")
+            && stderr.contains("npm install -g @openai/codex"),
+        "{stderr}"
+    );
+    let output = exec.run(&["--agent", "grok9", "hello"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("grok9") && stderr.contains("claude"),
+        "{stderr}"
+    );
+    assert!(exec.mock.requests().is_empty(), "no agent started");
+}
+
+/// `--agent codex` runs Codex (app-server) through the same session task: its reply streams
+/// and the session completes.
+#[test]
+fn exec_runs_codex_when_asked() {
+    let exec = Exec::new(|_| Script::new().always(Reply::text("Hello from the mock model.")));
+    let env = exec.sandbox.codex_env(&exec.mock.url()).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_codiva"))
+        .args(["exec", "--agent", "codex", "--json", "say hello"])
+        .current_dir(exec.repo.path())
+        .env_clear()
+        .envs(env)
+        .env("CODIVA_CODEX", codiva_testkit::codex_binary())
+        .env("CODIVA_STATE_DIR", exec.state.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "stderr: {stderr}");
+    let events = json_lines(&output);
+    assert!(
+        events.iter().any(|e| e["event"] == "log"
+            && e["entry"]["kind"] == "assistant"
+            && e["entry"]["text"] == "Hello from the mock model."),
+        "{events:?}"
+    );
+    let exit = events.last().unwrap();
+    assert_eq!(exit["status"], "completed");
+}

@@ -2,6 +2,7 @@
 
 pub mod client;
 
+mod agents;
 mod approval;
 mod config;
 mod errors;

@@ -11,16 +11,16 @@ use crate::persist::PersistedSession;
 use crate::provider::Provider;
 
 /// The records of the saved sessions whose worktree still exists (a discarded one has none).
-/// A session saved before sessions named their agent ran `provider`'s.
+/// A session saved before sessions named their agent ran the default one (`default_agent`).
 pub(super) fn saved_records(
     sessions: Vec<PersistedSession>,
-    provider: &dyn Provider,
+    default_agent: &str,
     warnings: &mut Vec<String>,
 ) -> BTreeMap<String, Record> {
     let mut records = BTreeMap::new();
     for mut saved in sessions {
         if saved.agent.is_empty() {
-            saved.agent = provider.id().to_owned();
+            saved.agent = default_agent.to_owned();
         }
         let discarded = saved.status == "discarded";
         if !discarded && !saved.worktree.is_dir() {

@@ -12,7 +12,11 @@ impl Actor {
         };
         let cwd = record.worktree.clone();
         let conversation = record.agent_session_id.clone();
-        let provider = self.options.provider.clone();
+        let agent = record.agent.clone();
+        let provider = match self.provider_for(&agent) {
+            Ok(provider) => provider,
+            Err(err) => return drop(reply.send(Err(err))),
+        };
         let owned_id = id.to_owned();
         self.job(
             Some(id),

@@ -154,7 +154,16 @@ impl Actor {
         if self.stopping {
             return;
         }
-        if let Err(err) = call.validate(self.options.provider.as_ref()) {
+        // What the session's agent takes (a session whose agent is gone fails when its task
+        // is needed).
+        let provider = call
+            .session_id()
+            .and_then(|id| self.records.get(id))
+            .and_then(|record| self.options.providers.get(&record.agent))
+            .cloned();
+        if let Some(provider) = provider
+            && let Err(err) = call.validate(provider.as_ref())
+        {
             reply_err(call, err);
             return;
         }

@@ -4,6 +4,7 @@
 //! session is first used (a job), its task stopped.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 use std::time::Duration;
 
 use codiva_protocol::{ImageInput, UserInput};
@@ -18,6 +19,7 @@ use crate::approval::ApprovalPolicy;
 use crate::git::{self, WorktreeOptions};
 use crate::manager::info::{ManagerEvent, SessionInfo, SessionPhase};
 use crate::manager::{CreateOptions, ManagerError, Reply};
+use crate::provider::Provider;
 use crate::session::{AnswerError, SessionCommand, SessionConfig};
 use crate::session_state::{RestoredSession, SessionEvent, SessionState, Status, TodoProgress};
 use crate::{session_task, slug};
@@ -33,6 +35,54 @@ pub(super) async fn wait_stopped(forwarder: Option<JoinHandle<()>>) {
 }
 
 impl Actor {
+    /// The installed provider of agent `agent`, or why a session of it cannot run.
+    pub(super) fn provider_for(&self, agent: &str) -> Result<Arc<dyn Provider>, ManagerError> {
+        let providers = &self.options.providers;
+        if let Some(provider) = providers.get(agent) {
+            return Ok(provider.clone());
+        }
+        if let Some(missing) = providers.missing(agent) {
+            return Err(refused(
+                "agent_not_installed",
+                &[missing.id, missing.name, &missing.install],
+                format!(
+                    "{} is not installed; install it with: {}",
+                    missing.name, missing.install
+                ),
+            ));
+        }
+        if agent.is_empty() {
+            return Err(self.no_agent_installed());
+        }
+        let known = providers.ids().join(", ");
+        Err(refused(
+            "unknown_agent",
+            &[agent, &known],
+            format!("no agent {agent:?} (installed: {known})"),
+        ))
+    }
+
+    /// No agent is installed: what to install.
+    fn no_agent_installed(&self) -> ManagerError {
+        let hints: Vec<String> = self
+            .options
+            .providers
+            .availability()
+            .into_iter()
+            .filter_map(|agent| {
+                agent
+                    .install
+                    .map(|install| format!("{}: {install}", agent.name))
+            })
+            .collect();
+        let hints = hints.join("; ");
+        refused(
+            "no_agent_installed",
+            &[&hints],
+            format!("no coding agent is installed; install one ({hints})"),
+        )
+    }
+
     pub(super) fn create(&mut self, options: CreateOptions, reply: Reply<SessionInfo>) {
         let prompt = options.prompt.trim().to_owned();
         if prompt.is_empty() {
@@ -43,7 +93,25 @@ impl Actor {
             )));
             return;
         }
-        let provider = self.options.provider.as_ref();
+        let agent = match &options.agent {
+            Some(agent) => agent.clone(),
+            None => match self.options.providers.default_provider() {
+                Some(provider) => provider.id().to_owned(),
+                None => {
+                    let _ = reply.send(Err(self.no_agent_installed()));
+                    return;
+                }
+            },
+        };
+        let provider = match self.provider_for(&agent) {
+            Ok(provider) => provider,
+            Err(err) => {
+                let _ = reply.send(Err(err));
+                return;
+            }
+        };
+        let mut options = options;
+        options.agent = Some(agent);
         let checked = (|| {
             if let Some(mode) = &options.permission_mode {
                 provider.check_permission_mode("permission_mode", *mode)?;
@@ -100,7 +168,7 @@ impl Actor {
             status: Status::Starting,
             detail: None,
             detail_code: None,
-            agent: self.options.provider.id().to_owned(),
+            agent: options.agent.clone().unwrap_or_default(),
             agent_session_id: None,
             model: options.model.or_else(|| self.options.model.clone()),
             permission_mode: options.permission_mode.or(self.options.permission_mode),
@@ -314,11 +382,13 @@ impl Actor {
     /// less, codiva's own history (`histories::restored_log`), and starts the task (the agent
     /// process itself starts on the next message); the caller waits in the session's lane.
     pub(super) fn ensure_task(&mut self, id: &str) -> Result<bool, ManagerError> {
-        let provider = self.options.provider.clone();
+        let agent = self.record(id)?.agent.clone();
         let record = self.record(id)?;
         if record.commands.is_some() || matches!(record.phase, SessionPhase::Preparing) {
             return Ok(true);
         }
+        let provider = self.provider_for(&agent)?;
+        let record = self.record(id)?;
         let restored = RestoredSession {
             outcome: record.restored_outcome.take(),
             detail: record.detail.clone(),
@@ -378,8 +448,8 @@ impl Actor {
         }
     }
 
-    fn session_config(&self, record: &Record) -> SessionConfig {
-        let mut config = SessionConfig::new(self.options.provider.clone(), record.worktree.clone());
+    fn session_config(&self, provider: Arc<dyn Provider>, record: &Record) -> SessionConfig {
+        let mut config = SessionConfig::new(provider, record.worktree.clone());
         config.env = self.options.env.clone();
         config.model = record.model.clone();
         config.permission_mode = record.permission_mode;
@@ -419,7 +489,17 @@ impl Actor {
         let Some(record) = self.records.get(id) else {
             return;
         };
-        let config = self.session_config(record);
+        let provider = match self.provider_for(&record.agent) {
+            Ok(provider) => provider,
+            Err(err) => {
+                // `create` and `ensure_task` checked it: the agent went missing since.
+                self.emit(ManagerEvent::Warning {
+                    message: format!("session {id}: {err}"),
+                });
+                return;
+            }
+        };
+        let config = self.session_config(provider, record);
         let epoch = record.task_epoch + 1;
         let handle = session_task::start_with_state(config, first, state);
         let commands = handle.commands();

@@ -108,7 +108,7 @@ impl Run {
         let env = kept.sandbox.codex_env(&mock.url()).expect("codex env");
         let (manager, _) = Manager::start(ManagerOptions {
             cwd: kept.repo.path().to_path_buf(),
-            provider,
+            providers: codiva_core::provider::Providers::one(provider),
             env: EnvPolicy::Exact(env),
             state_dir: kept.state.path().join("state"),
             registry: Some(registry.clone()),

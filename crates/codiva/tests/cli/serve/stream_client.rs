@@ -80,6 +80,7 @@ fn calls_events_in_order_and_a_gap_resyncs() {
                 images: Vec::new(),
                 model: None,
                 permission_mode: None,
+                agent: None,
                 approval_policy: None,
             })
             .await
