@@ -501,6 +501,47 @@ impl History {
         }
     }
 
+    /// What the next agent is told when the session switches to it: the branch, the first and
+    /// the latest instructions, and the latest turns (each agent's), newest kept first, within
+    /// `budget` bytes. Model output in it is the earlier agent's text, given as such.
+    pub fn handover(&self, branch: &str, budget: usize) -> String {
+        let mut head = format!(
+            "[codiva handover] This coding session was worked on by another agent until now; \
+             you continue it. The work is on branch {branch}, in this working directory (its \
+             files and commits are the current state). What happened so far, oldest first:\n"
+        );
+        if let Some(first) = &self.first_instruction {
+            head.push_str(&format!("\nFirst instruction: {}\n", first.display()));
+        }
+        let tail = "\n[end of handover] The user's new message follows.";
+        let room = budget.saturating_sub(head.len() + tail.len());
+        let mut turns: Vec<String> = Vec::new();
+        let mut used = 0;
+        for turn in self.turns().rev() {
+            let text = turn_summary(turn);
+            if used + text.len() > room {
+                if turns.is_empty() {
+                    turns.push(cut_at_char(&text, room).to_owned());
+                }
+                break;
+            }
+            used += text.len();
+            turns.push(text);
+        }
+        let shown = turns.len();
+        let earlier = self.turns().count().saturating_sub(shown) as u64 + self.dropped_turns;
+        if earlier > 0 {
+            head.push_str(&format!("\n({earlier} earlier turns left out)\n"));
+        }
+        turns.reverse();
+        let mut out = head;
+        for turn in turns {
+            out.push_str(&turn);
+        }
+        out.push_str(tail);
+        out
+    }
+
     /// The record as log entries, for a restored session whose transcript is gone.
     pub fn log_entries(&self) -> Vec<EntryKind> {
         let note = |text: String| EntryKind::Note {
@@ -596,3 +637,27 @@ fn tool_call(tool: &ToolEntry) -> ToolCall {
 #[cfg(test)]
 #[path = "history_tests.rs"]
 mod tests;
+
+/// One turn for a handover: who worked, what the user asked, the tools, what the agent said
+/// last, how it ended.
+fn turn_summary(turn: &TurnRecord) -> String {
+    let mut out = format!("\n--- A turn of {}:\n", turn.agent.label());
+    for text in &turn.user {
+        out.push_str(&format!("User: {}\n", text.display()));
+    }
+    if !turn.tools.is_empty() {
+        let tools: Vec<String> = turn
+            .tools
+            .iter()
+            .map(|tool| format!("{} {} ({})", tool.name, tool.summary, tool.outcome.as_str()))
+            .collect();
+        out.push_str(&format!("Tools: {}\n", tools.join("; ")));
+    }
+    if let Some(text) = &turn.final_text {
+        out.push_str(&format!("Agent: {}\n", text.display()));
+    }
+    if let Some(outcome) = turn.outcome {
+        out.push_str(&format!("Ended: {}\n", outcome.as_str()));
+    }
+    out
+}

@@ -154,6 +154,8 @@ pub(crate) enum Call {
     AnswerQuestion(String, String, QuestionResponse, Reply<()>),
     SetModel(String, Option<String>, Reply<()>),
     SetPermissionMode(String, PermissionMode, Reply<()>),
+    /// Go on with another agent (its id).
+    SetAgent(String, String, Reply<()>),
     /// A session's approval policy, or (`None`) the default for new sessions.
     SetApprovalPolicy(Option<String>, ApprovalPolicy, Reply<()>),
     Diff(String, Reply<DiffStat>),
@@ -342,6 +344,13 @@ impl Manager {
             Call::AnswerQuestion(id.to_owned(), request_id.to_owned(), response, reply)
         })
         .await
+    }
+
+    /// Goes on with agent `agent` in session `id`: the worktree, branch and log stay; each
+    /// agent continues its own conversation; the next message carries a handover (once).
+    pub async fn set_agent(&self, id: &str, agent: &str) -> Result<(), ManagerError> {
+        self.call(|reply| Call::SetAgent(id.to_owned(), agent.to_owned(), reply))
+            .await
     }
 
     pub async fn set_model(&self, id: &str, model: Option<String>) -> Result<(), ManagerError> {

@@ -38,6 +38,9 @@ pub struct PersistedSession {
     pub agent: String,
     /// The agent's own session id (what `--resume` takes).
     pub agent_session_id: Option<String>,
+    /// The conversations of the agents the session ran before its current one, by agent id.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub agent_sessions: std::collections::BTreeMap<String, String>,
     /// `completed`, `interrupted`, `failed`, `rate_limited`, `needs_login` or `discarded`.
     pub status: String,
     pub detail: Option<String>,

@@ -57,6 +57,14 @@ pub enum SessionCommand {
     /// itself, e.g. after background agents) and exits; the session stays usable and starts
     /// the agent again (resuming) on the next message.
     CloseInput,
+    /// Go on with another agent: the running process is stopped; the log, the worktree and
+    /// the session stay; the next process is `provider`'s, continuing its conversation
+    /// `resume` when it has one; `handover` goes before the next message (once).
+    SwitchAgent {
+        provider: Arc<dyn Provider>,
+        resume: Option<String>,
+        handover: Option<String>,
+    },
     /// Stop the agent process gracefully and end the task.
     Shutdown,
 }

@@ -61,6 +61,13 @@ pub enum Input {
     },
     /// The agent's conversation is gone (resume failed); the next process starts a new one.
     ForgetAgentSession,
+    /// The session goes on with another agent (`from`, `to`: their names for people), whose
+    /// conversation is `resume` (none: a new one).
+    AgentSwitched {
+        from: String,
+        to: String,
+        resume: Option<String>,
+    },
     /// The user asked to stop the running turn.
     InterruptRequested,
     /// The user (or a front end's policy) answered a prompt.
@@ -360,6 +367,17 @@ impl SessionState {
             }
             Input::ForgetAgentSession => {
                 self.agent_session_id = None;
+            }
+            Input::AgentSwitched { from, to, resume } => {
+                self.agent_session_id = resume;
+                self.connected = false;
+                self.model = None;
+                self.coded_note(
+                    Scope::Main,
+                    NoteLevel::Info,
+                    NoteCode::new("agent_switched", &[&from, &to]),
+                    format!("switched from {from} to {to}"),
+                );
             }
             Input::InterruptRequested => {
                 if let Some(turn) = self.turn.as_mut() {

@@ -17,7 +17,7 @@ use crate::agent_event::{AgentEvent, NoteLevel, TurnOutcome};
 use crate::process::{
     self, EnvPolicy, ExitInfo, LineReader, ProcessControl, ReadLine, SpawnSpec, StdinWriter,
 };
-use crate::provider::{Connection, Launch, OutLine};
+use crate::provider::{Connection, Launch, OutLine, Provider};
 use crate::session::{
     AnswerError, PermissionResponse, QuestionResponse, SessionCommand, SessionConfig, SessionHandle,
 };
@@ -99,6 +99,8 @@ struct Driver {
     resumed_learned_id: bool,
     /// The current process reported that its resume failed; it exits by itself.
     resume_failed: bool,
+    /// Goes before the next message (the handover after a switch of agents).
+    handover: Option<String>,
     wire: Option<SharedWireLog>,
     /// A wire-log failure not reported yet.
     wire_warning: Option<String>,
@@ -138,6 +140,7 @@ impl Driver {
             written: Vec::new(),
             resumed_learned_id: false,
             resume_failed: false,
+            handover: None,
             wire,
             wire_warning,
             agent_tx,
@@ -258,11 +261,54 @@ impl Driver {
                     stdin.close().await;
                 }
             }
+            SessionCommand::SwitchAgent {
+                provider,
+                resume,
+                handover,
+            } => self.switch_agent(provider, resume, handover).await,
             SessionCommand::Shutdown => {}
         }
     }
 
+    /// Stops the current agent and goes on with `provider` (see [`SessionCommand::SwitchAgent`]):
+    /// lines of the stopped process are fenced by the epoch like any restart's.
+    async fn switch_agent(
+        &mut self,
+        provider: Arc<dyn Provider>,
+        resume: Option<String>,
+        handover: Option<String>,
+    ) {
+        self.stop_process().await;
+        let from = self.config.provider.display_name().to_owned();
+        let to = provider.display_name().to_owned();
+        // A model is one agent's; a mode the new agent lacks is dropped.
+        self.model = None;
+        self.config.model = None;
+        if let Some(mode) = self.permission_mode
+            && provider.check_permission_mode("mode", mode).is_err()
+        {
+            self.permission_mode = None;
+        }
+        self.config.permission_mode = self.permission_mode;
+        self.config.resume = resume.clone();
+        self.config.provider = provider;
+        self.written.clear();
+        self.restarts = 0;
+        self.resume_failed = false;
+        self.handover = handover;
+        self.apply(Input::AgentSwitched { from, to, resume });
+    }
+
+    /// `input` with the pending handover (after a switch of agents) before it, once.
+    fn with_handover(&mut self, mut input: UserInput) -> UserInput {
+        if let Some(handover) = self.handover.take() {
+            input.context = Some(handover);
+        }
+        input
+    }
+
     async fn send_user(&mut self, input: UserInput) {
+        let input = self.with_handover(input);
         if self.config.provider.process_per_turn() {
             return self.send_per_turn(input).await;
         }
@@ -767,7 +813,15 @@ async fn read_agent(
 /// echo.
 fn sent_texts(input: &UserInput) -> (String, String) {
     let echo = echo_text(input);
-    let text = std::iter::once(echo.as_str())
+    // The log shows what the user wrote, not the handover before it.
+    let shown = match &input.context {
+        Some(_) => echo_text(&UserInput {
+            context: None,
+            ..input.clone()
+        }),
+        None => echo.clone(),
+    };
+    let text = std::iter::once(shown.as_str())
         .chain(input.images.iter().map(|_| "[image]"))
         .filter(|part| !part.is_empty())
         .collect::<Vec<_>>()
@@ -775,12 +829,8 @@ fn sent_texts(input: &UserInput) -> (String, String) {
     (text, echo)
 }
 
-/// The text the agent's echo of `input` carries: its text (an agent command as `/name args`;
-/// images are not echoed as text).
+/// The text the agent's echo of `input` carries: what it received (an agent command as
+/// `/name args`; images are not echoed as text).
 fn echo_text(input: &UserInput) -> String {
-    match &input.command {
-        Some(command) if input.text.is_empty() => format!("/{command}"),
-        Some(command) => format!("/{command} {}", input.text),
-        None => input.text.clone(),
-    }
+    input.wire_text()
 }

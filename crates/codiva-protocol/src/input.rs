@@ -23,15 +23,41 @@ pub struct UserInput {
     /// its arguments, instead of a plain message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
+    /// What codiva adds before `text` for the agent only (the handover after a switch of
+    /// agents): the agent reads it, the log shows `text`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
 }
 
 impl UserInput {
+    /// The one text an agent is sent for this message: the context and the text (see
+    /// [`UserInput::agent_text`]), an agent command as `/name args`.
+    pub fn wire_text(&self) -> String {
+        let text = self.agent_text();
+        match &self.command {
+            Some(command) if text.is_empty() => format!("/{command}"),
+            Some(command) => format!("/{command} {text}"),
+            None => text.into_owned(),
+        }
+    }
+
+    /// The text the agent receives: the context, a blank line, then the text.
+    pub fn agent_text(&self) -> std::borrow::Cow<'_, str> {
+        match &self.context {
+            Some(context) if !context.is_empty() => {
+                std::borrow::Cow::Owned(format!("{context}\n\n{}", self.text))
+            }
+            _ => std::borrow::Cow::Borrowed(&self.text),
+        }
+    }
+
     /// A message of text only.
     pub fn text(text: impl Into<String>) -> Self {
         UserInput {
             text: text.into(),
             images: Vec::new(),
             command: None,
+            context: None,
         }
     }
 
@@ -41,6 +67,7 @@ impl UserInput {
             text: text.into(),
             images,
             command: None,
+            context: None,
         }
     }
 }

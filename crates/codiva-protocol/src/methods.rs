@@ -89,6 +89,9 @@ client_requests! {
     SessionAnswerQuestion => "session/answerQuestion" (QuestionParams) -> Done;
     SessionSetModel => "session/setModel" (ModelParams) -> Done;
     SessionSetPermissionMode => "session/setPermissionMode" (ModeParams) -> Done;
+    /// The session goes on with another agent: worktree, branch and log stay; the next
+    /// message carries a handover.
+    SessionSetAgent => "session/setAgent" (AgentParams) -> Done;
     /// A session's approval policy, or (no `session_id`) the default for new sessions.
     SessionSetApprovalPolicy => "session/setApprovalPolicy" (ApprovalParams) -> Done;
     SessionDiff => "session/diff" (SessionParams) -> DiffStat;

@@ -194,6 +194,14 @@ pub struct ModelParams {
     pub model: Option<String>,
 }
 
+/// Params of `session/setAgent`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct AgentParams {
+    pub session_id: String,
+    /// An installed agent's id (`agents/list`).
+    pub agent: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ModeParams {
     pub session_id: String,

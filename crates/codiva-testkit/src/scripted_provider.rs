@@ -211,7 +211,7 @@ impl Connection for ScriptedConnection {
     }
 
     fn send(&mut self, input: &UserInput) -> Vec<OutLine> {
-        line(json!({"type": "user", "text": input.text}))
+        line(json!({"type": "user", "text": input.wire_text()}))
     }
 
     fn interrupt(&mut self) -> Vec<OutLine> {

@@ -7,11 +7,7 @@ use codiva_wire::claude::{InputBlock, UserInput as ClaudeInput};
 
 /// The blocks Claude Code is sent for `input`: the text (or `/command text`), then the images.
 pub fn to_claude(input: UserInput) -> ClaudeInput {
-    let text = match input.command {
-        Some(command) if input.text.is_empty() => format!("/{command}"),
-        Some(command) => format!("/{command} {}", input.text),
-        None => input.text,
-    };
+    let text = input.wire_text();
     let mut blocks = vec![InputBlock::Text(text)];
     blocks.extend(input.images.into_iter().map(|image| InputBlock::Image {
         media_type: image.media_type,
@@ -36,6 +32,7 @@ mod tests {
             text: "fix it".to_owned(),
             images: vec![image],
             command: None,
+            context: None,
         };
         assert_eq!(
             to_claude(input).blocks,
@@ -51,10 +48,20 @@ mod tests {
             text: "src/".to_owned(),
             images: Vec::new(),
             command: Some("review".to_owned()),
+            context: None,
         };
         assert_eq!(
             to_claude(command).blocks,
             vec![InputBlock::Text("/review src/".to_owned())]
+        );
+        // A handover goes before the text, in the same block (the echo carries both).
+        let handed = UserInput {
+            context: Some("[codiva handover] …".to_owned()),
+            ..UserInput::text("go on")
+        };
+        assert_eq!(
+            to_claude(handed).blocks,
+            vec![InputBlock::Text("[codiva handover] …\n\ngo on".to_owned())]
         );
     }
 }

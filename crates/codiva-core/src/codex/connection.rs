@@ -252,11 +252,7 @@ impl CodexConnection {
 /// A message as codex's input items: the text (an agent command as `/name args`) and each
 /// image as a data URL.
 fn input_items(input: &UserInput) -> Value {
-    let text = match &input.command {
-        Some(command) if input.text.is_empty() => format!("/{command}"),
-        Some(command) => format!("/{command} {}", input.text),
-        None => input.text.clone(),
-    };
+    let text = input.wire_text();
     let mut items = vec![json!({"type": "text", "text": text, "text_elements": []})];
     items.extend(input.images.iter().map(|image| {
         json!({"type": "image", "url": format!("data:{};base64,{}", image.media_type, image.data)})

@@ -46,11 +46,7 @@ impl CodexExecProvider {
 /// The message as one argument: its text (an agent command as `/name args`), cut at a char
 /// boundary so that it fits [`MAX_ARGUMENT_BYTES`] with the note saying so. `true` when cut.
 pub fn prompt_argument(input: &UserInput) -> (String, bool) {
-    let text = match &input.command {
-        Some(command) if input.text.is_empty() => format!("/{command}"),
-        Some(command) => format!("/{command} {}", input.text),
-        None => input.text.clone(),
-    };
+    let text = input.wire_text();
     if text.len() <= MAX_ARGUMENT_BYTES {
         return (text, false);
     }

@@ -14,4 +14,5 @@ mod manager_jobs;
 mod process;
 mod protocol;
 mod replay;
+mod switch;
 mod transcript;

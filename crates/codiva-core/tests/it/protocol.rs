@@ -231,6 +231,7 @@ fn manager_answers_and_errors_round_trip() {
                 data: "iVBO".to_owned(),
             }],
             command: Some("review".to_owned()),
+            context: Some("[codiva handover] …".to_owned()),
         },
     );
     // What `config/read` answers: every key, set or not, of every kind.
@@ -278,6 +279,10 @@ fn every_request_round_trips_through_the_method_table() {
         (
             "session/setPermissionMode",
             json!({"session_id": "s", "mode": "plan"}),
+        ),
+        (
+            "session/setAgent",
+            json!({"session_id": "s", "agent": "codex"}),
         ),
         (
             "session/setApprovalPolicy",

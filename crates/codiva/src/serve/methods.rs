@@ -104,6 +104,9 @@ pub async fn handle(
         ClientRequest::SessionSetPermissionMode(p) => {
             encode::<request::SessionSetPermissionMode>(set_permission_mode(manager, p).await)
         }
+        ClientRequest::SessionSetAgent(p) => encode::<request::SessionSetAgent>(done(
+            manager.set_agent(&p.session_id, &p.agent).await,
+        )),
         ClientRequest::SessionSetApprovalPolicy(p) => {
             encode::<request::SessionSetApprovalPolicy>(done(
                 manager

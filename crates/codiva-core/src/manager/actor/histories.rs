@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use crate::agent_event::NoteLevel;
+use crate::history::AgentRef;
 use crate::history::History;
 use crate::history_file;
 use crate::provider::ConversationLog as RestoredLog;
@@ -96,6 +97,15 @@ impl Histories {
             entry.version += 1;
         }
         (changed && entry.writable, warning)
+    }
+
+    /// The session went on with another agent: recorded (the turns after are that agent's).
+    pub(super) fn switch_agent(&mut self, id: &str, now_ms: u64, to: AgentRef) {
+        if let (Some(entry), _) = self.entry(id, now_ms) {
+            entry.history.switch_agent(now_ms, to);
+            entry.dirty |= entry.writable;
+            entry.version += 1;
+        }
     }
 
     /// A session's record (empty when there is none).

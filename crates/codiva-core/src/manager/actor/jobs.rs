@@ -38,6 +38,7 @@ impl Call {
             | Call::AnswerQuestion(id, _, _, _)
             | Call::SetModel(id, _, _)
             | Call::SetPermissionMode(id, _, _)
+            | Call::SetAgent(id, _, _)
             | Call::SetApprovalPolicy(Some(id), _, _)
             | Call::Diff(id, _)
             | Call::DiffText(id, _)
@@ -91,7 +92,8 @@ impl Call {
             | Call::RespondPermission(..)
             | Call::AnswerQuestion(..)
             | Call::SetModel(..)
-            | Call::SetPermissionMode(..) => true,
+            | Call::SetPermissionMode(..)
+            | Call::SetAgent(..) => true,
             _ => false,
         }
     }
@@ -265,6 +267,10 @@ impl Actor {
                     reply: Some(answered),
                 });
             }
+            Call::SetAgent(id, agent, reply) => {
+                let result = self.switch_agent(&id, &agent);
+                let _ = reply.send(result);
+            }
             Call::SetModel(id, model, reply) => {
                 if let Ok(record) = self.record(&id) {
                     record.model = model.clone();
@@ -342,6 +348,7 @@ fn reply_err(call: Call, err: ManagerError) {
         | Call::RespondPermission(_, _, _, reply)
         | Call::AnswerQuestion(_, _, _, reply)
         | Call::SetModel(_, _, reply)
+        | Call::SetAgent(_, _, reply)
         | Call::SetPermissionMode(_, _, reply) => drop(reply.send(Err(err))),
         // Calls that do not need the task never get here; dropping the reply says "stopped".
         _ => {}

@@ -26,6 +26,8 @@ use crate::{session_task, slug};
 
 /// How long a stopping session task may take before the manager goes on without it.
 const STOP_WAIT: Duration = Duration::from_secs(15);
+/// The longest handover a switch of agents puts before the next message.
+const HANDOVER_BUDGET: usize = 16 * 1024;
 
 /// Waits (bounded) until a session task taken with [`Actor::take_task`] has ended.
 pub(super) async fn wait_stopped(forwarder: Option<JoinHandle<()>>) {
@@ -169,6 +171,7 @@ impl Actor {
             detail: None,
             detail_code: None,
             agent: options.agent.clone().unwrap_or_default(),
+            agent_sessions: Default::default(),
             agent_session_id: None,
             model: options.model.or_else(|| self.options.model.clone()),
             permission_mode: options.permission_mode.or(self.options.permission_mode),
@@ -523,6 +526,71 @@ impl Actor {
             record.forwarder = Some(forwarder);
             record.task_epoch = epoch;
         }
+    }
+
+    /// Session `id` goes on with agent `agent` (see `Manager::set_agent`); its task runs
+    /// (`Call::needs_task`).
+    pub(super) fn switch_agent(&mut self, id: &str, agent: &str) -> Result<(), ManagerError> {
+        let provider = self.provider_for(agent)?;
+        let record = self.record(id)?;
+        if record.agent == agent {
+            return Ok(());
+        }
+        match record.phase {
+            SessionPhase::Active | SessionPhase::Conflict { .. } => {}
+            SessionPhase::Preparing => {
+                return Err(refused(
+                    "still_preparing",
+                    &[id],
+                    format!("session {id} is still being prepared"),
+                ));
+            }
+            SessionPhase::Merged { .. } => {
+                return Err(refused(
+                    "merged_start_new",
+                    &[id],
+                    format!("session {id} was merged; start a new session"),
+                ));
+            }
+            SessionPhase::Discarded => {
+                return Err(refused(
+                    "discarded_restore_first",
+                    &[id],
+                    format!("session {id} was discarded; restore it first"),
+                ));
+            }
+        }
+        if !record.status.is_settled() {
+            return Err(refused(
+                "still_working",
+                &[id],
+                format!("session {id} is still working; interrupt it or wait until it finishes"),
+            ));
+        }
+        let from = std::mem::replace(&mut record.agent, agent.to_owned());
+        if let Some(conversation) = record.agent_session_id.take() {
+            record.agent_sessions.insert(from, conversation);
+        }
+        let resume = record.agent_sessions.get(agent).cloned();
+        record.agent_session_id = resume.clone();
+        record.model = None;
+        let branch = record.branch.clone();
+        let commands = record.commands.clone();
+        let now = unix_ms();
+        let (history, _) = self.histories.get(id, now);
+        let handover = history.map(|history| history.handover(&branch, HANDOVER_BUDGET));
+        self.histories
+            .switch_agent(id, now, crate::history::AgentRef::new(agent));
+        if let Some(commands) = commands {
+            let _ = commands.send(SessionCommand::SwitchAgent {
+                provider,
+                resume,
+                handover,
+            });
+        }
+        self.emit_info(id);
+        self.mark_dirty();
+        Ok(())
     }
 
     /// Asks the session's task to stop and hands back what to wait for

@@ -32,6 +32,8 @@ pub(super) struct Record {
     pub(super) detail_code: Option<crate::session_log::NoteCode>,
     /// The provider that runs the session (its stable id: `claude`).
     pub(super) agent: String,
+    /// The conversation each agent the session ran before had (resumed when it comes back).
+    pub(super) agent_sessions: std::collections::BTreeMap<String, String>,
     pub(super) agent_session_id: Option<String>,
     pub(super) model: Option<String>,
     pub(super) permission_mode: Option<PermissionMode>,
@@ -107,6 +109,7 @@ impl Record {
             detail: saved.detail,
             detail_code: None,
             agent: saved.agent,
+            agent_sessions: saved.agent_sessions,
             agent_session_id: saved.agent_session_id,
             model: saved.model,
             permission_mode: saved.permission_mode,
@@ -167,6 +170,7 @@ impl Record {
             base: self.base.clone(),
             agent: self.agent.clone(),
             agent_session_id: self.agent_session_id.clone(),
+            agent_sessions: self.agent_sessions.clone(),
             status: status.to_owned(),
             detail: self.detail.clone(),
             created_at: self.created_at,
