@@ -38,17 +38,7 @@ pub struct Field {
 /// Every key codiva reads.
 pub const FIELDS: &[Field] = &[
     Field {
-        key: "agent",
-        kind: FieldKind::Text,
-        default: "the first installed",
-    },
-    Field {
         key: "claude_path",
-        kind: FieldKind::Text,
-        default: "searched",
-    },
-    Field {
-        key: "codex_path",
         kind: FieldKind::Text,
         default: "searched",
     },
@@ -104,6 +94,16 @@ pub const FIELDS: &[Field] = &[
         key: "language",
         kind: FieldKind::Choice(&["auto", "en", "ja"]),
         default: "auto",
+    },
+    Field {
+        key: "agent",
+        kind: FieldKind::Text,
+        default: "the first installed",
+    },
+    Field {
+        key: "codex_path",
+        kind: FieldKind::Text,
+        default: "searched",
     },
 ];
 

@@ -76,6 +76,11 @@ pub enum Effect {
         id: String,
         model: Option<String>,
     },
+    /// The session goes on with another agent.
+    SetAgent {
+        id: String,
+        agent: String,
+    },
     /// A session's approval policy, or (`None`) the default for new sessions.
     SetApprovalPolicy {
         id: Option<String>,

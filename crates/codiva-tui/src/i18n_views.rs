@@ -55,6 +55,7 @@ view_keys![
     ConfigDefault,
     ConfigDefaultSearched,
     ConfigDefaultCli,
+    ConfigDefaultFirstAgent,
     ConfigSaved,
     MergeAhead,
     MergeNothing,
@@ -142,6 +143,7 @@ fn en(key: V) -> &'static str {
         V::ConfigDefault => "default: {0}",
         V::ConfigDefaultSearched => "searched (PATH, ~/.local/bin, …)",
         V::ConfigDefaultCli => "the CLI's default",
+        V::ConfigDefaultFirstAgent => "the first installed (Claude Code, then Codex)",
         V::ConfigSaved => "saved {0} in {1}; it applies the next time codiva starts",
         V::MergeAhead => {
             "{0} commits on {1} are merged into {2} with a merge commit; the worktree is removed after (the branch stays archived)."
@@ -220,6 +222,7 @@ fn ja(key: V) -> &'static str {
         V::ConfigDefault => "既定: {0}",
         V::ConfigDefaultSearched => "自動で探す（PATH、~/.local/bin など）",
         V::ConfigDefaultCli => "CLI の既定",
+        V::ConfigDefaultFirstAgent => "インストール済みの最初のもの（Claude Code、次に Codex）",
         V::ConfigSaved => "{0} を {1} に保存しました（次に codiva を起動したときに有効）",
         V::MergeAhead => {
             "{1} の {0} 件のコミットをマージコミットで {2} にマージします。その後ワークツリーは削除されます（ブランチはアーカイブに残ります）。"

@@ -16,9 +16,9 @@ use codiva_client::{Client, ClientError, Update};
 use codiva_protocol::manager::{DiscardOutcome, ManagerEvent};
 use codiva_protocol::methods::request;
 use codiva_protocol::params::{
-    Answer, ConfigSetParams, ConfirmParams, CreateParams, FullMessageParams, ModelParams, NoParams,
-    PermissionParams, QuestionParams, ReadParams, RenameParams, ResumeParams, SendParams,
-    SessionParams,
+    AgentParams, Answer, ConfigSetParams, ConfirmParams, CreateParams, FullMessageParams,
+    ModelParams, NoParams, PermissionParams, QuestionParams, ReadParams, RenameParams,
+    ResumeParams, SendParams, SessionParams,
 };
 use crossterm::event::{Event, EventStream};
 use futures_util::StreamExt;
@@ -397,8 +397,10 @@ fn run_effects(
                 let manager = manager.clone();
                 let done = done.clone();
                 let model = app.info.model.clone();
+                // The agent the header names (`/agent` changes it for new sessions).
+                let agent = (!app.info.agent.is_empty()).then(|| app.info.agent.clone());
                 tokio::spawn(async move {
-                    if let Some(answer) = call(&manager, effect, model).await {
+                    if let Some(answer) = call(&manager, effect, model, agent).await {
                         let _ = done.send(answer);
                     }
                 });
@@ -466,7 +468,12 @@ pub fn stale_discard(id: &str, forget: bool, err: &ClientError) -> Option<Done> 
 }
 
 /// Runs one manager call; returns what the app should hear about it.
-async fn call(manager: &Client, effect: Effect, default_model: Option<String>) -> Option<Done> {
+async fn call(
+    manager: &Client,
+    effect: Effect,
+    default_model: Option<String>,
+    agent: Option<String>,
+) -> Option<Done> {
     // A git error comes with its fix when it has a known one (committer identity, a lock…).
     let error = |err: ClientError| {
         Some(Done::Error(crate::i18n_views::with_git_fix(
@@ -483,7 +490,7 @@ async fn call(manager: &Client, effect: Effect, default_model: Option<String>) -
                 images: Vec::new(),
                 model: default_model,
                 permission_mode: None,
-                agent: None,
+                agent,
                 approval_policy: None,
             })
             .await
@@ -537,6 +544,16 @@ async fn call(manager: &Client, effect: Effect, default_model: Option<String>) -
             .await
             .err()
             .and_then(error),
+        Effect::SetAgent { id, agent } => match manager
+            .call::<request::SessionSetAgent>(AgentParams {
+                session_id: id.clone(),
+                agent: agent.clone(),
+            })
+            .await
+        {
+            Ok(_) => Some(Done::Info(tf(Key::InfoAgentSet, &[&id, &agent]))),
+            Err(err) => error(err),
+        },
         Effect::SetModel { id, model } => match manager
             .call::<request::SessionSetModel>(ModelParams {
                 session_id: id.clone(),

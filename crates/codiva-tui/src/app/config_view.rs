@@ -138,6 +138,7 @@ impl ConfigView {
             let default = match field.default.as_str() {
                 "searched" => crate::i18n_views::vt(V::ConfigDefaultSearched),
                 "the CLI's default" => crate::i18n_views::vt(V::ConfigDefaultCli),
+                "the first installed" => crate::i18n_views::vt(V::ConfigDefaultFirstAgent),
                 other => other,
             };
             spans.push(Span::styled(

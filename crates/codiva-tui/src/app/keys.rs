@@ -560,6 +560,31 @@ impl App {
                     Vec::new()
                 }
             },
+            Command::Agent => match (id, argument.is_empty()) {
+                (Some(id), false) if matches!(self.view, View::Detail(_)) => {
+                    vec![Effect::SetAgent {
+                        id,
+                        agent: argument.to_owned(),
+                    }]
+                }
+                (_, false) => {
+                    self.info.agent = argument.to_owned();
+                    self.set_notice(tf(Key::AgentForNew, &[argument]), false);
+                    Vec::new()
+                }
+                (_, true) => {
+                    let agent = match &self.view {
+                        View::Detail(id) => self
+                            .sessions
+                            .iter()
+                            .find(|s| &s.id == id)
+                            .map_or(self.info.agent.clone(), |s| s.agent.clone()),
+                        View::List => self.info.agent.clone(),
+                    };
+                    self.set_notice(tf(Key::AgentUsage, &[&agent]), false);
+                    Vec::new()
+                }
+            },
             Command::Diff => id.map(|id| self.open_diff(id)).unwrap_or_default(),
             Command::Sync => id.map(|id| vec![Effect::Sync { id }]).unwrap_or_default(),
             Command::Remove => self.ask_remove(),

@@ -7,6 +7,7 @@ use crate::i18n::{Key, t, tf};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
     Model,
+    Agent,
     Prompt,
     Config,
     Diff,
@@ -22,8 +23,9 @@ pub enum Command {
 }
 
 impl Command {
-    pub const ALL: [Command; 13] = [
+    pub const ALL: [Command; 14] = [
         Command::Model,
+        Command::Agent,
         Command::Prompt,
         Command::Config,
         Command::Diff,
@@ -41,6 +43,7 @@ impl Command {
     pub fn name(self) -> &'static str {
         match self {
             Command::Model => "model",
+            Command::Agent => "agent",
             Command::Prompt => "prompt",
             Command::Config => "config",
             Command::Diff => "diff",
@@ -68,6 +71,8 @@ impl Command {
         t(match (self, view) {
             (Command::Model, View::List) => Key::CmdModelList,
             (Command::Model, View::Detail(_)) => Key::CmdModelDetail,
+            (Command::Agent, View::List) => Key::CmdAgentList,
+            (Command::Agent, View::Detail(_)) => Key::CmdAgentDetail,
             (Command::Prompt, _) => Key::CmdPrompt,
             (Command::Config, _) => Key::CmdConfig,
             (Command::Diff, _) => Key::CmdDiff,
@@ -98,7 +103,7 @@ impl Command {
             Command::Clear | Command::Prompt | Command::Config | Command::Restore => {
                 matches!(view, View::List)
             }
-            Command::Model | Command::Help | Command::Exit => true,
+            Command::Model | Command::Agent | Command::Help | Command::Exit => true,
         }
     }
 }

@@ -114,6 +114,14 @@ pub(super) fn en(key: Key) -> &'static str {
         UnknownCommand => "unknown command /{0} (/help lists them)",
         CommandNotHere => "/{0} is not available here",
         ModelForNew => "new sessions use model {0}",
+        AgentForNew => "new sessions run {0}",
+        AgentUsage => {
+            "agent: {0} · /agent claude or /agent codex switches (the log and the worktree stay)"
+        }
+        InfoAgentSet => {
+            "session {0} goes on with {1}; your next message carries a summary of the work so far"
+        }
+        NoteAgentSwitched => "switched from {0} to {1}",
         ModelHelp => "/model <id> — models: {0}",
         ModelsUnknown => "known once an agent has connected",
         NothingToClear => "no finished (merged or discarded) sessions to clear",
@@ -168,6 +176,8 @@ pub(super) fn en(key: Key) -> &'static str {
         InboxMore => "{0} more waiting (Ctrl+N: next)",
         CmdModelList => "model for new sessions",
         CmdModelDetail => "switch this session's model",
+        CmdAgentList => "agent for new sessions",
+        CmdAgentDetail => "go on with another agent",
         CmdPrompt => "edit .codiva/prompt.md (instructions for every session)",
         CmdConfig => "show the configuration",
         CmdDiff => "what this session changed against its base",

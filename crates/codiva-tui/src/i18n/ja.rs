@@ -106,6 +106,14 @@ pub(super) fn ja(key: Key) -> &'static str {
         UnknownCommand => "不明なコマンド /{0}（/help で一覧）",
         CommandNotHere => "/{0} はここでは使えません",
         ModelForNew => "新しいセッションはモデル {0} を使います",
+        AgentForNew => "新しいセッションは {0} で動きます",
+        AgentUsage => {
+            "エージェント: {0} · /agent claude や /agent codex で切り替え（ログとワークツリーはそのまま）"
+        }
+        InfoAgentSet => {
+            "セッション {0} は {1} で続けます。次のメッセージにこれまでの作業の要約が付きます"
+        }
+        NoteAgentSwitched => "{0} から {1} に切り替えました",
         ModelHelp => "/model <id> — モデル: {0}",
         ModelsUnknown => "エージェント接続後にわかります",
         NothingToClear => "片付ける完了済み（マージ済み・破棄済み）のセッションはありません",
@@ -160,6 +168,8 @@ pub(super) fn ja(key: Key) -> &'static str {
         InboxMore => "ほかに {0} 件が応答待ち（Ctrl+N: 次へ）",
         CmdModelList => "新しいセッションのモデル",
         CmdModelDetail => "このセッションのモデルを切り替え",
+        CmdAgentList => "新しいセッションのエージェント",
+        CmdAgentDetail => "別のエージェントで続ける",
         CmdPrompt => ".codiva/prompt.md を編集（全セッション共通の指示）",
         CmdConfig => "設定を表示",
         CmdDiff => "このセッションがベースから変えた内容",
