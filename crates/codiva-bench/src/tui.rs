@@ -29,6 +29,7 @@ fn info() -> AppInfo {
         agent: "claude".into(),
         model: None,
         warnings: Vec::new(),
+        agents: Vec::new(),
     }
 }
 

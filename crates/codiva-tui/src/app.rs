@@ -228,6 +228,9 @@ pub struct AppInfo {
     pub agent: String,
     pub model: Option<String>,
     pub warnings: Vec<String>,
+    /// Every agent codiva knows, installed or not (`agents/list`): shown while the list is
+    /// empty, so a machine without any agent says what to install.
+    pub agents: Vec<codiva_protocol::agent::AgentAvailability>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

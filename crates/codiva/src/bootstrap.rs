@@ -18,25 +18,13 @@ pub struct Started {
     pub config_path: PathBuf,
 }
 
-/// Why the manager could not start.
+/// Why the manager could not start: one line for the user.
 #[derive(Debug)]
-pub enum StartError {
-    /// No agent installed anywhere it was looked for: the user installs one. `language` is the
-    /// config's, so the front end can say it in the user's language.
-    AgentMissing { language: Option<String> },
-    /// Anything else, as one line for the user.
-    Other(String),
-}
+pub struct StartError(pub String);
 
 impl std::fmt::Display for StartError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            StartError::AgentMissing { .. } => f.write_str(codiva_tui::i18n::text(
-                codiva_tui::i18n::Lang::En,
-                codiva_tui::i18n::Key::ErrAgentMissing,
-            )),
-            StartError::Other(message) => f.write_str(message),
-        }
+        f.write_str(&self.0)
     }
 }
 
@@ -55,20 +43,13 @@ pub fn open_registry(state_dir: &Path) -> std::io::Result<ChildRegistry> {
 
 /// Starts the manager for the repository containing `cwd`, as `holder` (`codiva serve`, …: what
 /// a second manager refused on this repository is told). The error is one line for the user.
-///
-/// With `require_agent` (the terminal UI, until it can show each agent's availability), no
-/// installed agent at all is [`StartError::AgentMissing`]; `serve` starts without one (its
-/// `agents/list` says what to install, and creating a session refuses).
-pub async fn start(cwd: PathBuf, holder: &str, require_agent: bool) -> Result<Started, StartError> {
+/// It starts with no agent installed: `agents/list` (and the TUI's empty list) says what to
+/// install, and creating a session refuses.
+pub async fn start(cwd: PathBuf, holder: &str) -> Result<Started, StartError> {
     let config_path = config::config_path();
     let (config, config_warnings) = config::load(&config_path);
     let mut warnings: Vec<String> = config_warnings.iter().map(ToString::to_string).collect();
     let found = crate::agents::find(&config).await;
-    if require_agent && found.providers.default_provider().is_none() {
-        return Err(StartError::AgentMissing {
-            language: config.language.clone(),
-        });
-    }
     warnings.extend(found.warnings);
     warnings.extend(found.problems.into_iter().map(|(_, problem)| problem));
     let state_dir = paths::state_dir();
@@ -99,7 +80,7 @@ pub async fn start(cwd: PathBuf, holder: &str, require_agent: bool) -> Result<St
     };
     let (manager, manager_warnings) = Manager::start(options)
         .await
-        .map_err(|err| StartError::Other(err.to_string()))?;
+        .map_err(|err| StartError(err.to_string()))?;
     warnings.extend(manager_warnings);
     Ok(Started {
         manager,

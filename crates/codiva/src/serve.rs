@@ -46,7 +46,7 @@ pub async fn run(args: ServeArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let started = match crate::bootstrap::start(cwd, "codiva serve", false).await {
+    let started = match crate::bootstrap::start(cwd, "codiva serve").await {
         Ok(started) => started,
         Err(message) => {
             eprintln!("codiva: {message}");

@@ -28,21 +28,8 @@ pub async fn run() -> ExitCode {
     if std::env::var_os("CODIVA_TUI_OVER_SERVE").is_some_and(|value| value == "1") {
         return run_over_serve(cwd).await;
     }
-    let started = match crate::bootstrap::start(cwd.clone(), "codiva (terminal UI)", true).await {
+    let started = match crate::bootstrap::start(cwd.clone(), "codiva (terminal UI)").await {
         Ok(started) => started,
-        Err(crate::bootstrap::StartError::AgentMissing { language }) => {
-            // One line that says what to do, in the user's language.
-            let codiva_lang = std::env::var("CODIVA_LANG").ok();
-            let locale = codiva_tui::i18n::locale_from_env();
-            let lang = codiva_tui::i18n::choose(
-                codiva_lang.as_deref(),
-                language.as_deref(),
-                locale.as_deref(),
-            );
-            let line = codiva_tui::i18n::text(lang, codiva_tui::i18n::Key::ErrAgentMissing);
-            eprintln!("codiva: {line}");
-            return ExitCode::FAILURE;
-        }
         Err(message) => {
             eprintln!("codiva: {message}");
             return ExitCode::FAILURE;
@@ -87,6 +74,7 @@ pub async fn run() -> ExitCode {
             agent: manager.default_agent().unwrap_or_default().to_owned(),
             model: config.model.clone(),
             warnings: started.warnings.clone(),
+            agents: manager.agents().to_vec(),
         },
         history_path: codiva_tui::composer::History::path_for(&root),
         prompt_path: root.join(".codiva").join("prompt.md"),
@@ -148,6 +136,14 @@ async fn run_over_serve(cwd: std::path::PathBuf) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let agents = match client.call::<request::AgentsList>(NoParams {}).await {
+        Ok(list) => list.agents,
+        Err(err) => {
+            eprintln!("codiva: codiva serve did not list its agents: {err}");
+            let _ = child.shutdown(SERVE_CHILD_GRACE).await;
+            return ExitCode::FAILURE;
+        }
+    };
     let (config, _) = codiva_core::config::load(&codiva_core::config::config_path());
     let codiva_lang = std::env::var("CODIVA_LANG").ok();
     let locale = codiva_tui::i18n::locale_from_env();
@@ -177,14 +173,14 @@ async fn run_over_serve(cwd: std::path::PathBuf) -> ExitCode {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             cwd: shown_cwd,
             base: init.repo.base,
-            agent: init
-                .capabilities
-                .agents
-                .first()
-                .cloned()
+            agent: agents
+                .iter()
+                .find(|agent| agent.default)
+                .map(|agent| agent.id.clone())
                 .unwrap_or_default(),
             model: config.model.clone(),
             warnings: init.warnings,
+            agents,
         },
         history_path: codiva_tui::composer::History::path_for(&root),
         prompt_path: root.join(".codiva").join("prompt.md"),

@@ -243,9 +243,14 @@ fn header_lines(app: &App, width: u16) -> Vec<Line<'static>> {
         first.push(Span::styled(format!("  ${cost:.2}"), theme::dim()));
     }
     let model = app.info.model.as_deref().unwrap_or(t(Key::DefaultModel));
+    let agent = if app.info.agent.is_empty() {
+        t(Key::NoAgent)
+    } else {
+        app.info.agent.as_str()
+    };
     let second = format!(
         "{} · {} · {} · {}",
-        app.info.agent,
+        agent,
         model,
         tf(Key::Base, &[&app.info.base]),
         app.info.cwd

@@ -62,7 +62,12 @@ pub(super) fn render_list(
 ) -> (Rect, usize) {
     if app.filter.is_none() {
         app.list_rows = (0..app.sessions.len()).collect();
-        return list_view::render(&app.sessions, selected, focused, app.activity(), area, buf);
+        let drawn = list_view::render(&app.sessions, selected, focused, app.activity(), area, buf);
+        if app.sessions.is_empty() && area.height > 2 {
+            let below = Rect::new(area.x, area.y + 2, area.width, area.height - 2);
+            list_view::render_agents(&app.info.agents, below, buf);
+        }
+        return drawn;
     }
     let rows = app.visible_rows();
     let mut area = area;

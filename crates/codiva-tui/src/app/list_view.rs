@@ -1,5 +1,6 @@
 //! The session list: one row per session, columns chosen by the terminal's width.
 
+use codiva_protocol::agent::{AgentAvailability, AgentStatus};
 use codiva_protocol::manager::{SessionInfo, SessionPhase};
 use codiva_protocol::session::Status;
 use ratatui::buffer::Buffer;
@@ -95,6 +96,54 @@ fn columns(width: usize) -> Columns {
             branch: 44,
             time: 8,
         },
+    }
+}
+
+/// The agents codiva knows, under the empty list's hint: each installed one (the default
+/// marked), each missing one with its install command; with none installed, a line that says
+/// to install one first.
+pub fn render_agents(agents: &[AgentAvailability], area: Rect, buf: &mut Buffer) {
+    if agents.is_empty() || area.height == 0 {
+        return;
+    }
+    let mut lines = Vec::new();
+    if !agents
+        .iter()
+        .any(|agent| agent.status == AgentStatus::Ready)
+    {
+        lines.push(Line::styled(
+            format!("  {}", t(Key::NoAgentInstalled)),
+            theme::error(),
+        ));
+    }
+    lines.push(Line::styled(
+        format!("  {}", t(Key::AgentsTitle)),
+        theme::dim(),
+    ));
+    let name_width = agents
+        .iter()
+        .map(|agent| crate::width::str_width(&agent.name))
+        .max()
+        .unwrap_or(0);
+    for agent in agents {
+        let name = crate::width::fit(&agent.name, name_width);
+        let (state, style) = match agent.status {
+            AgentStatus::Ready if agent.default => (t(Key::AgentReadyDefault), theme::text()),
+            AgentStatus::Ready => (t(Key::AgentReady), theme::text()),
+            AgentStatus::NotInstalled => (t(Key::AgentNotInstalled), theme::dim()),
+        };
+        lines.push(Line::styled(format!("    {name}  {state}"), style));
+        // The install command on a line of its own: it is copied whole.
+        if let Some(install) = &agent.install {
+            lines.push(Line::styled(format!("      $ {install}"), theme::code()));
+        }
+    }
+    for (row, line) in lines.iter().enumerate() {
+        let Ok(row) = u16::try_from(row) else { break };
+        if row >= area.height {
+            break;
+        }
+        buf.set_line(area.x, area.y + row, line, area.width);
     }
 }
 

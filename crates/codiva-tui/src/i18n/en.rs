@@ -115,6 +115,14 @@ pub(super) fn en(key: Key) -> &'static str {
         CommandNotHere => "/{0} is not available here",
         ModelForNew => "new sessions use model {0}",
         AgentForNew => "new sessions run {0}",
+        AgentsTitle => "Agents:",
+        NoAgent => "no agent installed",
+        AgentReady => "ready",
+        AgentReadyDefault => "ready · new sessions run it",
+        AgentNotInstalled => "not installed; install it with:",
+        NoAgentInstalled => {
+            "No coding agent is installed: install one of these, then start codiva again."
+        }
         AgentUsage => {
             "agent: {0} · /agent claude or /agent codex switches (the log and the worktree stay)"
         }
@@ -331,15 +339,12 @@ pub(super) fn en(key: Key) -> &'static str {
         }
         RefConfigUnknownKey => "not saved: unknown key {0}",
         RefAgentNotInstalled => "{1} is not installed: install it with `{2}`",
-        RefNoAgentInstalled => "no coding agent is installed: install one ({0})",
+        RefNoAgentInstalled => "no agent is installed; install one: {0}",
         RefUnknownAgent => "there is no agent {0} (installed: {1})",
         RefConfigInvalid => "not saved: {0}",
         RefConfigUnwritable => "cannot read or write {0}: {1}",
         ErrNoSuchSession => "no session {0}",
         ErrStopped => "the session manager has stopped",
-        ErrAgentMissing => {
-            "Claude Code (the `claude` command) is not installed: install it with `npm install -g @anthropic-ai/claude-code`, or set CODIVA_CLAUDE to its path"
-        }
         LoginApiKey => {
             "Login needed: the API key from {0} was refused. Fix: set a valid key in {0} (or remove it and run `claude /login`), then Ctrl+R resumes."
         }

@@ -107,6 +107,14 @@ pub(super) fn ja(key: Key) -> &'static str {
         CommandNotHere => "/{0} はここでは使えません",
         ModelForNew => "新しいセッションはモデル {0} を使います",
         AgentForNew => "新しいセッションは {0} で動きます",
+        AgentsTitle => "エージェント:",
+        NoAgent => "エージェント未インストール",
+        AgentReady => "使えます",
+        AgentReadyDefault => "使えます · 新しいセッションはこれで動きます",
+        AgentNotInstalled => "未インストール。次のコマンドでインストールできます:",
+        NoAgentInstalled => {
+            "コーディングエージェントがインストールされていません。いずれかをインストールしてから codiva を起動し直してください。"
+        }
         AgentUsage => {
             "エージェント: {0} · /agent claude や /agent codex で切り替え（ログとワークツリーはそのまま）"
         }
@@ -329,17 +337,12 @@ pub(super) fn ja(key: Key) -> &'static str {
         RefAgentNotInstalled => {
             "{1} がインストールされていません。`{2}` でインストールしてください"
         }
-        RefNoAgentInstalled => {
-            "コーディングエージェントがインストールされていません。いずれかをインストールしてください（{0}）"
-        }
+        RefNoAgentInstalled => "エージェントが未インストールです。インストール: {0}",
         RefUnknownAgent => "エージェント {0} はありません（インストール済み: {1}）",
         RefConfigInvalid => "保存していません: {0}",
         RefConfigUnwritable => "{0} を読み書きできません: {1}",
         ErrNoSuchSession => "セッション {0} はありません",
         ErrStopped => "セッションマネージャーが停止しています",
-        ErrAgentMissing => {
-            "Claude Code（`claude` コマンド）がインストールされていません。`npm install -g @anthropic-ai/claude-code` でインストールするか、CODIVA_CLAUDE にそのパスを指定してください"
-        }
         LoginApiKey => {
             "ログインが必要です: {0} の API キーが拒否されました。対処: {0} に有効なキーを設定する（または外して `claude /login` を実行する）と、Ctrl+R で再開できます。"
         }

@@ -21,6 +21,7 @@ pub fn info() -> AppInfo {
         agent: "claude".into(),
         model: None,
         warnings: Vec::new(),
+        agents: Vec::new(),
     }
 }
 

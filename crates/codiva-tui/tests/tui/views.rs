@@ -515,3 +515,71 @@ fn a_git_error_comes_with_its_fix() {
     let screen = format!("{}", draw(&mut app, 120, 40).backend());
     assert!(screen.contains("git config --global user.name"), "{screen}");
 }
+
+fn availability(
+    id: &str,
+    name: &str,
+    ready: bool,
+    default: bool,
+    install: &str,
+) -> codiva_protocol::agent::AgentAvailability {
+    use codiva_protocol::agent::{AgentAvailability, AgentCapabilities, AgentStatus};
+    AgentAvailability {
+        id: id.into(),
+        name: name.into(),
+        status: if ready {
+            AgentStatus::Ready
+        } else {
+            AgentStatus::NotInstalled
+        },
+        default,
+        capabilities: ready.then(AgentCapabilities::default),
+        program: ready.then(|| format!("/usr/local/bin/{id}")),
+        install: (!ready).then(|| install.into()),
+    }
+}
+
+/// The empty list says which agents are there, which one new sessions run, and how to install
+/// the others; with none installed it says to install one first (and the header says so).
+#[test]
+fn the_empty_list_shows_each_agent_and_how_to_install_it() {
+    let claude_install = "npm install -g @anthropic-ai/claude-code";
+    let codex_install = "npm install -g @openai/codex";
+    both_languages("agents_one_installed", || {
+        let mut info = crate::support::info();
+        info.agents = vec![
+            availability("claude", "Claude Code", true, true, claude_install),
+            availability("codex", "Codex", false, false, codex_install),
+        ];
+        App::new(info)
+    });
+    both_languages("agents_none_installed", || {
+        let mut info = crate::support::info();
+        info.agent = String::new();
+        info.agents = vec![
+            availability("claude", "Claude Code", false, false, claude_install),
+            availability("codex", "Codex", false, false, codex_install),
+        ];
+        App::new(info)
+    });
+}
+
+/// `/agent NAME` in a session switches it; in the list it picks the agent for new sessions;
+/// alone it says which agent runs and how to switch.
+#[test]
+fn the_agent_command_switches_or_picks() {
+    let mut app = detail_app();
+    assert_eq!(
+        command(&mut app, "/agent codex"),
+        vec![Effect::SetAgent {
+            id: "ask-perm".into(),
+            agent: "codex".into()
+        }]
+    );
+    let mut app = busy_app();
+    assert!(command(&mut app, "/agent codex").is_empty());
+    assert_eq!(app.info.agent, "codex");
+    command(&mut app, "/agent");
+    let screen = format!("{}", draw(&mut app, 120, 40).backend());
+    assert!(screen.contains("agent: codex"), "{screen}");
+}

@@ -578,49 +578,68 @@ fn sigkill_of_the_ui_mid_stream_leaves_no_agent() {
     crate::orphans::assert_agents_gone(&agents, None, killed);
 }
 
-/// Without Claude Code anywhere, `codiva` in a git repository says in one line how to install
-/// it (not which directories it searched), in the UI's language.
+/// With no coding agent installed at all, `codiva` still opens: the empty list shows each agent
+/// with its install command, in the UI's language, and an instruction typed anyway is refused
+/// with one line that says what to install — nothing starts.
 #[test]
-fn a_missing_claude_gives_the_install_command() {
+fn without_any_agent_the_ui_opens_and_says_what_to_install() {
     let repo = TestRepo::new().unwrap();
     let home = tempfile::tempdir().unwrap();
     let state = tempfile::tempdir().unwrap();
     let config = state.path().join("config.toml");
     std::fs::write(&config, "fetch_base = false\n").unwrap();
-    let run = |lang: Option<&str>| {
+    let run = |lang: &str, expect: [&str; 3]| {
         let mut command = Command::new(env!("CARGO_BIN_EXE_codiva"));
         command
             .current_dir(repo.path())
             .env_clear()
             .env("PATH", "/usr/bin:/bin")
             .env("HOME", home.path())
+            .env("TERM", "xterm-256color")
+            .env("CODIVA_LANG", lang)
             .env("CODIVA_STATE_DIR", state.path())
             .env("CODIVA_CONFIG", &config);
-        if let Some(lang) = lang {
-            command.env("CODIVA_LANG", lang);
-        }
-        let output = command.output().unwrap();
-        assert!(!output.status.success());
-        assert!(output.stdout.is_empty());
-        String::from_utf8(output.stderr).unwrap()
+        let mut pty = Pty::spawn(command, 40, 120).unwrap();
+        let screen = pty.wait_for_text("codiva 0.1.0", WAIT);
+        assert!(screen.contains(expect[0]), "{screen}");
+        assert!(
+            screen.contains("npm install -g @anthropic-ai/claude-code")
+                && screen.contains("npm install -g @openai/codex"),
+            "{screen}"
+        );
+        assert!(!screen.contains("searched"), "{screen}");
+        pty.type_line("add a health check");
+        let screen = pty.wait_for_text(expect[1], WAIT);
+        assert!(screen.contains(expect[2]), "{screen}");
+        assert!(
+            !repo.path().join(".codiva/worktrees").exists()
+                || std::fs::read_dir(repo.path().join(".codiva/worktrees"))
+                    .unwrap()
+                    .next()
+                    .is_none(),
+            "no session was created"
+        );
+        pty.type_line("/exit");
+        let status = pty
+            .wait_exit(Duration::from_secs(30))
+            .expect("codiva exits after /exit");
+        assert!(status.success(), "exit status {status:?}");
     };
-    let english = run(None);
-    assert_eq!(english.lines().count(), 1, "{english}");
-    assert!(
-        english.contains("npm install -g @anthropic-ai/claude-code"),
-        "{english}"
+    run(
+        "en",
+        [
+            "No coding agent is installed",
+            "no agent is installed; install one:",
+            "Claude Code: npm install -g @anthropic-ai/claude-code",
+        ],
     );
-    assert!(english.contains("not installed"), "{english}");
-    assert!(!english.contains("searched"), "{english}");
-    let japanese = run(Some("ja"));
-    assert_eq!(japanese.lines().count(), 1, "{japanese}");
-    assert!(
-        japanese.contains("npm install -g @anthropic-ai/claude-code"),
-        "{japanese}"
-    );
-    assert!(
-        japanese.contains("インストールされていません"),
-        "{japanese}"
+    run(
+        "ja",
+        [
+            "コーディングエージェントがインストールされていません",
+            "エージェントが未インストールです。インストール:",
+            "Claude Code: npm install -g @anthropic-ai/claude-code",
+        ],
     );
 }
 

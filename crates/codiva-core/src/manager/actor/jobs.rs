@@ -157,12 +157,13 @@ impl Actor {
             return;
         }
         // What the session's agent takes (a session whose agent is gone fails when its task
-        // is needed).
-        let provider = call
-            .session_id()
-            .and_then(|id| self.records.get(id))
-            .and_then(|record| self.options.providers.get(&record.agent))
-            .cloned();
+        // is needed); without such a session, what the default agent takes (a bad value is
+        // named before an unknown session).
+        let provider = match call.session_id().and_then(|id| self.records.get(id)) {
+            Some(record) => self.options.providers.get(&record.agent),
+            None => self.options.providers.default_provider(),
+        }
+        .cloned();
         if let Some(provider) = provider
             && let Err(err) = call.validate(provider.as_ref())
         {
