@@ -162,6 +162,8 @@ keys![
     ModelForNew,
     AgentForNew,
     AgentsTitle,
+    AgentCannotInterrupt,
+    AgentCannotSetModel,
     NoAgent,
     AgentReady,
     AgentReadyDefault,

@@ -85,6 +85,10 @@ impl App {
                 .iter()
                 .find(|s| s.id == id)
                 .is_some_and(|s| !s.status.is_settled() && s.phase == SessionPhase::Active);
+            if running && let Some(name) = self.lacks(&id, |caps| caps.interrupt) {
+                self.set_notice(tf(Key::AgentCannotInterrupt, &[&name]), true);
+                return Vec::new();
+            }
             if running {
                 // Until the session's status moves (interrupted, or the turn ended anyway).
                 let from = self
@@ -546,6 +550,13 @@ impl App {
                 Vec::new()
             }
             Command::Model => match (id, argument.is_empty()) {
+                (Some(id), false)
+                    if matches!(self.view, View::Detail(_))
+                        && let Some(name) = self.lacks(&id, |caps| caps.set_model) =>
+                {
+                    self.set_notice(tf(Key::AgentCannotSetModel, &[&name]), true);
+                    Vec::new()
+                }
                 (Some(id), false) if matches!(self.view, View::Detail(_)) => {
                     let model = (argument != "default").then(|| argument.to_owned());
                     vec![Effect::SetModel { id, model }]
@@ -630,5 +641,20 @@ impl App {
                 Vec::new()
             }
         }
+    }
+}
+
+impl App {
+    /// The name of session `id`'s agent when it cannot do what `can` asks of its
+    /// capabilities (`agents/list`); `None` when it can, or when its agent is not listed.
+    pub(super) fn lacks(
+        &self,
+        id: &str,
+        can: impl Fn(&codiva_protocol::agent::AgentCapabilities) -> bool,
+    ) -> Option<String> {
+        let agent = &self.sessions.iter().find(|s| s.id == id)?.agent;
+        let listed = self.info.agents.iter().find(|a| &a.id == agent)?;
+        let caps = listed.capabilities.as_ref()?;
+        (!can(caps)).then(|| listed.name.clone())
     }
 }

@@ -108,6 +108,8 @@ pub(super) fn ja(key: Key) -> &'static str {
         ModelForNew => "新しいセッションはモデル {0} を使います",
         AgentForNew => "新しいセッションは {0} で動きます",
         AgentsTitle => "エージェント:",
+        AgentCannotInterrupt => "{0} は実行中のターンを止められません。終わるまでお待ちください",
+        AgentCannotSetModel => "{0} は実行中のセッションのモデルを変えられません",
         NoAgent => "エージェント未インストール",
         AgentReady => "使えます",
         AgentReadyDefault => "使えます · 新しいセッションはこれで動きます",

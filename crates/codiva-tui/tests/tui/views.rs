@@ -583,3 +583,30 @@ fn the_agent_command_switches_or_picks() {
     let screen = format!("{}", draw(&mut app, 120, 40).backend());
     assert!(screen.contains("agent: codex"), "{screen}");
 }
+
+/// A feature shows only when the session's agent has it: `/model NAME` on an agent that
+/// cannot change models in a running session says so and asks nothing of the manager.
+#[test]
+fn a_model_change_the_agent_cannot_make_is_not_asked_for() {
+    let mut app = detail_app();
+    app.info.agents = vec![availability("claude", "Claude Code", true, true, "")];
+    assert!(command(&mut app, "/model opus").is_empty());
+    let screen = format!("{}", draw(&mut app, 120, 40).backend());
+    assert!(
+        screen.contains("Claude Code cannot change the model"),
+        "{screen}"
+    );
+    let mut app = detail_app();
+    let mut agent = availability("claude", "Claude Code", true, true, "");
+    if let Some(caps) = agent.capabilities.as_mut() {
+        caps.set_model = true;
+    }
+    app.info.agents = vec![agent];
+    assert_eq!(
+        command(&mut app, "/model opus"),
+        vec![Effect::SetModel {
+            id: "ask-perm".into(),
+            model: Some("opus".into())
+        }]
+    );
+}
