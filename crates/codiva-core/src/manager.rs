@@ -193,7 +193,13 @@ pub struct Manager {
     root: PathBuf,
     base: std::sync::Arc<std::sync::RwLock<String>>,
     agents: Arc<Vec<AgentAvailability>>,
+    /// For the agents' login checks.
+    providers: Providers,
+    env: EnvPolicy,
 }
+
+/// The longest an agent's login check may take.
+const LOGIN_CHECK_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl Manager {
     /// Opens the repository (a clear error when `cwd` is not in a git repository or it has no
@@ -212,14 +218,16 @@ impl Manager {
         ),
         root: PathBuf,
         base: String,
-        agents: Vec<AgentAvailability>,
+        (providers, env): (Providers, EnvPolicy),
     ) -> Self {
         Manager {
             calls,
             events,
             sequenced,
             root,
-            agents: Arc::new(agents),
+            agents: Arc::new(providers.availability()),
+            providers,
+            env,
             base: std::sync::Arc::new(std::sync::RwLock::new(base)),
         }
     }
@@ -227,6 +235,14 @@ impl Manager {
     /// Every agent this manager knows, installed or not (`agents/list`).
     pub fn agents(&self) -> &[AgentAvailability] {
         &self.agents
+    }
+
+    /// [`Manager::agents`] with each installed agent's own login check run (in the agents'
+    /// environment; at most 10 s each, side by side).
+    pub async fn agents_with_login(&self) -> Vec<AgentAvailability> {
+        self.providers
+            .availability_with_login(&self.env, LOGIN_CHECK_LIMIT)
+            .await
     }
 
     /// The id of the agent new sessions run when they name none (`None`: none is installed).

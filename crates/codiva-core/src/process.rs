@@ -19,7 +19,10 @@ pub mod spawn;
 
 pub use child_registry::{ChildRecord, ChildRegistry, ReapOutcome, ReapedChild};
 pub use line_reader::{DEFAULT_MAX_LINE, LineReader, READ_CHUNK, ReadLine};
-pub use locate::{LocateError, ProbeError, Version, locate_program, probe_version, version_check};
+pub use locate::{
+    Captured, LocateError, ProbeError, Version, locate_program, probe_version, run_captured,
+    version_check,
+};
 pub use spawn::{
     AgentProcess, EnvPolicy, ExitInfo, ProcessControl, SCRUBBED_VARS, STDERR_TAIL_BYTES,
     SpawnError, SpawnSpec, StdinWriter, spawn,

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use codiva_protocol::UserInput;
+use codiva_protocol::agent::LoginState;
 
 use crate::agent_event::{AgentEvent, PermissionRequest, QuestionRequest};
 use crate::session::QuestionResponse;
@@ -130,6 +131,17 @@ pub trait Provider: Send + Sync + fmt::Debug {
     fn connect(&self, launch: &Launch) -> Box<dyn Connection>;
     /// `Ok` when the agent has permission mode `mode`; `field` names the input.
     fn check_permission_mode(&self, field: &str, mode: PermissionMode) -> Result<(), InvalidInput>;
+    /// The agent's own login check, run to its end (`None`: it has none).
+    fn login_check(&self) -> Option<CommandLine> {
+        None
+    }
+    /// What the login check printed (stdout then stderr) means; `success`: it exited 0.
+    fn read_login(&self, output: &str, success: bool) -> LoginState {
+        let _ = (output, success);
+        LoginState::Unknown {
+            reason: "the agent has no login check".to_owned(),
+        }
+    }
     /// `Ok` when the agent takes this image; `field` names it (`images[0]`).
     fn check_image(&self, field: &str, media_type: &str, data: &str) -> Result<(), InvalidInput> {
         let _ = (field, media_type, data);
@@ -258,6 +270,50 @@ impl Providers {
         self.missing.iter().find(|agent| agent.id == id)
     }
 
+    /// [`Providers::availability`] with each installed agent's login check run (at most
+    /// `limit` each, side by side) in `env`.
+    pub async fn availability_with_login(
+        &self,
+        env: &crate::process::EnvPolicy,
+        limit: std::time::Duration,
+    ) -> Vec<codiva_protocol::agent::AgentAvailability> {
+        // Side by side: each check is a child process of its own.
+        let checks: Vec<_> = self
+            .installed
+            .iter()
+            .map(|(provider, _)| {
+                let provider = provider.clone();
+                let env = env.clone();
+                tokio::spawn(async move {
+                    let command = provider.login_check()?;
+                    let run =
+                        crate::process::run_captured(&command.program, &command.args, &env, limit)
+                            .await;
+                    Some(match run {
+                        Ok(run) => provider
+                            .read_login(&format!("{}{}", run.stdout, run.stderr), run.success),
+                        Err(err) => LoginState::Unknown {
+                            reason: err.to_string(),
+                        },
+                    })
+                })
+            })
+            .collect();
+        let mut states = Vec::with_capacity(checks.len());
+        for check in checks {
+            states.push(check.await.unwrap_or_else(|err| {
+                Some(LoginState::Unknown {
+                    reason: err.to_string(),
+                })
+            }));
+        }
+        let mut agents = self.availability();
+        for (agent, state) in agents.iter_mut().zip(states) {
+            agent.login = state;
+        }
+        agents
+    }
+
     /// Every agent, installed first, as clients see them.
     pub fn availability(&self) -> Vec<codiva_protocol::agent::AgentAvailability> {
         use codiva_protocol::agent::{AgentAvailability, AgentStatus};
@@ -273,6 +329,7 @@ impl Providers {
                 capabilities: Some(provider.capabilities()),
                 program: program.as_ref().map(|p| p.display().to_string()),
                 install: None,
+                login: None,
             });
         let missing = self.missing.iter().map(|agent| AgentAvailability {
             id: agent.id.to_owned(),
@@ -282,6 +339,7 @@ impl Providers {
             capabilities: None,
             program: None,
             install: Some(agent.install.clone()),
+            login: None,
         });
         installed.chain(missing).collect()
     }

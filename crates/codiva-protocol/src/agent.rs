@@ -200,6 +200,24 @@ pub struct AgentAvailability {
     /// How to install it (a command line), when it is not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub install: Option<String>,
+    /// What the agent's own login check says (`None`: not checked, or it has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub login: Option<LoginState>,
+}
+
+/// What an agent's own login check (`claude auth status`, `codex login status`) says.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum LoginState {
+    /// Logged in; `method` in the agent's words (`api_key from ANTHROPIC_API_KEY`).
+    LoggedIn {
+        method: Option<String>,
+    },
+    NotLoggedIn,
+    /// The check gave no answer codiva can read (it failed, or timed out).
+    Unknown {
+        reason: String,
+    },
 }
 
 /// Whether an agent can run here.

@@ -190,6 +190,8 @@ pub enum Done {
         result: codiva_protocol::params::ConfigResult,
         saved: Option<String>,
     },
+    /// Every agent, with what its login check said.
+    Agents(Vec<codiva_protocol::agent::AgentAvailability>),
     /// The current `.codiva/prompt.md`, to edit in the composer.
     EditPrompt(String),
     Info(String),
@@ -622,6 +624,10 @@ impl App {
             }
             Done::EditPrompt(text) => {
                 self.start_collecting(composer_mode::Collecting::Prompt, text.trim_end());
+                Vec::new()
+            }
+            Done::Agents(agents) => {
+                self.info.agents = agents;
                 Vec::new()
             }
             Done::Info(text) => {

@@ -162,6 +162,7 @@ keys![
     ModelForNew,
     AgentForNew,
     AgentsTitle,
+    AgentNotLoggedIn,
     AgentCannotInterrupt,
     AgentCannotSetModel,
     NoAgent,

@@ -100,6 +100,16 @@ async fn run_in_terminal(
         .map_err(|err| io::Error::other(err.to_string()))?;
     take_sessions(&mut app, &mut alerts, snapshot.sessions);
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<Done>();
+    // Each agent's login, from its own check (a second or so; the screen does not wait).
+    {
+        let manager = manager.clone();
+        let done = done_tx.clone();
+        tokio::spawn(async move {
+            if let Ok(list) = manager.call::<request::AgentsList>(NoParams {}).await {
+                let _ = done.send(Done::Agents(list.agents));
+            }
+        });
+    }
     let mut input = EventStream::new();
     let mut signals = codiva_os::shutdown_signals::ShutdownSignals::new(false);
     let mut tick = tokio::time::interval(Duration::from_secs(1));

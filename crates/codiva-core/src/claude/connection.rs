@@ -16,6 +16,7 @@ use crate::provider::{
     Provider, Received,
 };
 use crate::session::{DENY_MESSAGE, QuestionResponse};
+use codiva_protocol::agent::LoginState;
 use codiva_protocol::tool::{PermissionMode, PermissionOption, PermissionOptionKind};
 
 /// Claude Code, run from `program`, keeping its transcripts under `home` (`~/.claude`).
@@ -77,6 +78,43 @@ impl Provider for ClaudeProvider {
 
     fn check_permission_mode(&self, field: &str, mode: PermissionMode) -> Result<(), InvalidInput> {
         accepts::check_permission_mode(field, mode)
+    }
+
+    /// `claude auth status`: JSON with `loggedIn`, `authMethod` and, for a key,
+    /// `apiKeySource`; exit 1 when not logged in (docs/protocol/claude.md).
+    fn login_check(&self) -> Option<CommandLine> {
+        Some(CommandLine {
+            program: self.program.clone(),
+            args: vec!["auth".into(), "status".into()],
+            env: Vec::new(),
+        })
+    }
+
+    fn read_login(&self, output: &str, _success: bool) -> LoginState {
+        let Some(status) = output
+            .find('{')
+            .and_then(|start| serde_json::from_str::<Value>(&output[start..]).ok())
+        else {
+            return LoginState::Unknown {
+                reason: format!("claude auth status: {}", output.trim()),
+            };
+        };
+        match status.get("loggedIn").and_then(Value::as_bool) {
+            Some(true) => {
+                let method = status.get("authMethod").and_then(Value::as_str);
+                let source = status.get("apiKeySource").and_then(Value::as_str);
+                LoginState::LoggedIn {
+                    method: match (method, source) {
+                        (Some(method), Some(source)) => Some(format!("{method} from {source}")),
+                        (method, _) => method.map(str::to_owned),
+                    },
+                }
+            }
+            Some(false) => LoginState::NotLoggedIn,
+            None => LoginState::Unknown {
+                reason: "claude auth status has no loggedIn".to_owned(),
+            },
+        }
     }
 
     fn check_image(&self, field: &str, media_type: &str, data: &str) -> Result<(), InvalidInput> {
@@ -303,4 +341,33 @@ fn encode(message: &Outbound) -> Vec<OutLine> {
     OutLine::new(claude::encode(message).into_string())
         .into_iter()
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `claude auth status` printed here (2.1.332), without and with an API key.
+    #[test]
+    fn the_login_check_reads_auth_status() {
+        let provider = ClaudeProvider::new("claude".into(), "/tmp".into());
+        let out = r#"{
+  "loggedIn": false,
+  "authMethod": "none",
+  "apiProvider": "firstParty"
+}"#;
+        assert_eq!(provider.read_login(out, false), LoginState::NotLoggedIn);
+        let out =
+            r#"{"loggedIn": true, "authMethod": "api_key", "apiKeySource": "ANTHROPIC_API_KEY"}"#;
+        assert_eq!(
+            provider.read_login(out, true),
+            LoginState::LoggedIn {
+                method: Some("api_key from ANTHROPIC_API_KEY".into())
+            }
+        );
+        assert!(matches!(
+            provider.read_login("error: unknown command", false),
+            LoginState::Unknown { .. }
+        ));
+    }
 }

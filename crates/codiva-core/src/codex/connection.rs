@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use codiva_protocol::UserInput;
+use codiva_protocol::agent::LoginState;
 use codiva_protocol::tool::{PermissionMode, PermissionOption};
 use serde_json::{Map, Value, json};
 
@@ -106,6 +107,40 @@ impl Provider for CodexProvider {
                     mode.name()
                 ),
             ))
+        }
+    }
+
+    /// `codex login status`: exit 0 and how (`API key configured - sk-…`), or exit 1 and `Not
+    /// logged in` (it looks at codex's own stored login only: a configured model provider that
+    /// needs none still says "Not logged in"; docs/protocol/codex.md).
+    fn login_check(&self) -> Option<CommandLine> {
+        Some(CommandLine {
+            program: self.program.clone(),
+            args: vec!["login".into(), "status".into()],
+            env: Vec::new(),
+        })
+    }
+
+    fn read_login(&self, output: &str, success: bool) -> LoginState {
+        let lines = || {
+            output
+                .lines()
+                .map(str::trim)
+                .filter(|line| !line.is_empty() && !line.starts_with("WARNING:"))
+        };
+        if lines().any(|line| line == "Not logged in") {
+            return LoginState::NotLoggedIn;
+        }
+        if success {
+            return LoginState::LoggedIn {
+                method: lines().next().map(str::to_owned),
+            };
+        }
+        LoginState::Unknown {
+            reason: format!(
+                "codex login status: {}",
+                lines().find(|line| !line.is_empty()).unwrap_or_default()
+            ),
         }
     }
 
@@ -374,5 +409,35 @@ pub(super) fn received(
         replies,
         events,
         close_input,
+    }
+}
+
+#[cfg(test)]
+mod login_tests {
+    use super::*;
+
+    /// What `codex login status` printed here (0.171.0, stdout then stderr): before and after
+    /// `codex login --with-api-key`.
+    #[test]
+    fn the_login_check_reads_login_status() {
+        let provider = CodexProvider::new("codex".into());
+        let warning = "WARNING: proceeding, even though we could not create PATH aliases: \
+                       Refusing to create helper binaries under temporary dir \"/tmp\"\n";
+        let out = format!("{warning}Not logged in\n");
+        assert_eq!(provider.read_login(&out, false), LoginState::NotLoggedIn);
+        let out = format!(
+            "{warning}API key configured - sk-test-***67890\n\
+             Authentication is checked when you send a request.\n"
+        );
+        assert_eq!(
+            provider.read_login(&out, true),
+            LoginState::LoggedIn {
+                method: Some("API key configured - sk-test-***67890".into())
+            }
+        );
+        assert!(matches!(
+            provider.read_login("", false),
+            LoginState::Unknown { .. }
+        ));
     }
 }

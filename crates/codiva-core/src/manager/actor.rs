@@ -88,7 +88,7 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
         events.senders(),
         repo.root().to_path_buf(),
         base.clone(),
-        options.providers.availability(),
+        (options.providers.clone(), options.env.clone()),
     );
     let base_cell = manager.base_cell();
     let actor = Actor {

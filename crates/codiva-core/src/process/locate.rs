@@ -249,13 +249,53 @@ pub async fn probe_version(program: &Path) -> Result<Version, ProbeError> {
 }
 
 async fn probe_version_within(program: &Path, limit: Duration) -> Result<Version, ProbeError> {
+    let inherit = super::EnvPolicy::Inherit {
+        remove: Vec::new(),
+        set: Vec::new(),
+    };
+    let run = run_captured(program, &["--version".into()], &inherit, limit).await?;
+    Version::find_in(&run.stdout)
+        .or_else(|| Version::find_in(&run.stderr))
+        .ok_or_else(|| {
+            let mut output = format!("{}{}", run.stdout, run.stderr);
+            if let Some((cut, _)) = output.char_indices().nth(200) {
+                output.truncate(cut);
+            }
+            ProbeError::NoVersion {
+                program: program.to_path_buf(),
+                status: run.status,
+                output,
+            }
+        })
+}
+
+/// What a short command printed and how it ended.
+#[derive(Debug, Clone)]
+pub struct Captured {
+    pub stdout: String,
+    pub stderr: String,
+    /// It exited with 0.
+    pub success: bool,
+    /// How it ended, for messages.
+    pub status: String,
+}
+
+/// Runs `program args` to its end (stdin closed, its own process group, output capped, the
+/// group killed after `limit` or once it exits): version probes, login checks.
+pub async fn run_captured(
+    program: &Path,
+    args: &[std::ffi::OsString],
+    env: &super::EnvPolicy,
+    limit: Duration,
+) -> Result<Captured, ProbeError> {
     let mut command = Command::new(program);
     command
-        .arg("--version")
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
+    super::spawn::apply_env(&mut command, env);
     #[cfg(unix)]
     command.process_group(0);
     let spawn_error = |source| ProbeError::Spawn {
@@ -288,21 +328,12 @@ async fn probe_version_within(program: &Path, limit: Duration) -> Result<Version
         // Anything it left running in its group.
         let _ = signal_group(pid, SIGKILL);
     }
-    let out = String::from_utf8_lossy(&out).into_owned();
-    let err = String::from_utf8_lossy(&err).into_owned();
-    Version::find_in(&out)
-        .or_else(|| Version::find_in(&err))
-        .ok_or_else(|| {
-            let mut output = format!("{out}{err}");
-            if let Some((cut, _)) = output.char_indices().nth(200) {
-                output.truncate(cut);
-            }
-            ProbeError::NoVersion {
-                program: program.to_path_buf(),
-                status: status.to_string(),
-                output,
-            }
-        })
+    Ok(Captured {
+        stdout: String::from_utf8_lossy(&out).into_owned(),
+        stderr: String::from_utf8_lossy(&err).into_owned(),
+        success: status.success(),
+        status: status.to_string(),
+    })
 }
 
 async fn read_limited<R: AsyncRead + Unpin>(pipe: Option<R>) -> Vec<u8> {

@@ -442,7 +442,7 @@ pub async fn spawn(
     })
 }
 
-fn apply_env(command: &mut Command, policy: &EnvPolicy) {
+pub(crate) fn apply_env(command: &mut Command, policy: &EnvPolicy) {
     let allowed = |name: &str| !SCRUBBED_VARS.contains(&name);
     match policy {
         EnvPolicy::Inherit { remove, set } => {

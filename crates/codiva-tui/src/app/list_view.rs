@@ -1,6 +1,6 @@
 //! The session list: one row per session, columns chosen by the terminal's width.
 
-use codiva_protocol::agent::{AgentAvailability, AgentStatus};
+use codiva_protocol::agent::{AgentAvailability, AgentStatus, LoginState};
 use codiva_protocol::manager::{SessionInfo, SessionPhase};
 use codiva_protocol::session::Status;
 use ratatui::buffer::Buffer;
@@ -127,10 +127,13 @@ pub fn render_agents(agents: &[AgentAvailability], area: Rect, buf: &mut Buffer)
         .unwrap_or(0);
     for agent in agents {
         let name = crate::width::fit(&agent.name, name_width);
-        let (state, style) = match agent.status {
-            AgentStatus::Ready if agent.default => (t(Key::AgentReadyDefault), theme::text()),
-            AgentStatus::Ready => (t(Key::AgentReady), theme::text()),
-            AgentStatus::NotInstalled => (t(Key::AgentNotInstalled), theme::dim()),
+        let (state, style) = match (agent.status, &agent.login) {
+            (AgentStatus::Ready, Some(LoginState::NotLoggedIn)) => {
+                (t(Key::AgentNotLoggedIn), theme::warning())
+            }
+            (AgentStatus::Ready, _) if agent.default => (t(Key::AgentReadyDefault), theme::text()),
+            (AgentStatus::Ready, _) => (t(Key::AgentReady), theme::text()),
+            (AgentStatus::NotInstalled, _) => (t(Key::AgentNotInstalled), theme::dim()),
         };
         lines.push(Line::styled(format!("    {name}  {state}"), style));
         // The install command on a line of its own: it is copied whole.

@@ -116,6 +116,7 @@ pub(super) fn en(key: Key) -> &'static str {
         ModelForNew => "new sessions use model {0}",
         AgentForNew => "new sessions run {0}",
         AgentsTitle => "Agents:",
+        AgentNotLoggedIn => "installed, not logged in (its own login check says so)",
         AgentCannotInterrupt => "{0} cannot stop a running turn; wait for it to finish",
         AgentCannotSetModel => "{0} cannot change the model of a running session",
         NoAgent => "no agent installed",

@@ -108,6 +108,7 @@ pub(super) fn ja(key: Key) -> &'static str {
         ModelForNew => "新しいセッションはモデル {0} を使います",
         AgentForNew => "新しいセッションは {0} で動きます",
         AgentsTitle => "エージェント:",
+        AgentNotLoggedIn => "インストール済み・未ログイン（エージェント自身の確認による）",
         AgentCannotInterrupt => "{0} は実行中のターンを止められません。終わるまでお待ちください",
         AgentCannotSetModel => "{0} は実行中のセッションのモデルを変えられません",
         NoAgent => "エージェント未インストール",

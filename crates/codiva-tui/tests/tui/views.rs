@@ -536,6 +536,7 @@ fn availability(
         capabilities: ready.then(AgentCapabilities::default),
         program: ready.then(|| format!("/usr/local/bin/{id}")),
         install: (!ready).then(|| install.into()),
+        login: None,
     }
 }
 
@@ -551,6 +552,18 @@ fn the_empty_list_shows_each_agent_and_how_to_install_it() {
             availability("claude", "Claude Code", true, true, claude_install),
             availability("codex", "Codex", false, false, codex_install),
         ];
+        App::new(info)
+    });
+    both_languages("agents_login", || {
+        use codiva_protocol::agent::LoginState;
+        let mut info = crate::support::info();
+        let mut claude = availability("claude", "Claude Code", true, true, claude_install);
+        claude.login = Some(LoginState::LoggedIn {
+            method: Some("api_key from ANTHROPIC_API_KEY".into()),
+        });
+        let mut codex = availability("codex", "Codex", true, false, codex_install);
+        codex.login = Some(LoginState::NotLoggedIn);
+        info.agents = vec![claude, codex];
         App::new(info)
     });
     both_languages("agents_none_installed", || {

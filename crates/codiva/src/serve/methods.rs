@@ -146,7 +146,7 @@ pub async fn handle(
             encode::<request::ManagerSnapshot>(manager.snapshot_all().await.map_err(RpcError::from))
         }
         ClientRequest::AgentsList(_) => encode::<request::AgentsList>(Ok(AgentsResult {
-            agents: manager.agents().to_vec(),
+            agents: manager.agents_with_login().await,
         })),
         ClientRequest::ConfigRead(_) => {
             let path = host.config_path.clone();

@@ -27,6 +27,10 @@ fn refusal(server: &mut Server, params: Value) -> (String, Vec<String>) {
     (err["data"]["reason"].as_str().unwrap().to_owned(), args)
 }
 
+fn codex_missing_has_no_login(list: &Value) -> bool {
+    agent(list, "codex").get("login").is_none()
+}
+
 #[test]
 fn agents_are_listed_and_a_missing_one_is_refused_with_its_install_command() {
     let world = World::new(|_| Script::new());
@@ -38,6 +42,10 @@ fn agents_are_listed_and_a_missing_one_is_refused_with_its_install_command() {
     assert_eq!(claude["status"], "ready");
     assert_eq!(claude["default"], true);
     assert_eq!(claude["capabilities"]["permissions"], true);
+    // Claude Code's own `auth status`, with the sandbox's ANTHROPIC_API_KEY.
+    assert_eq!(claude["login"]["state"], "logged_in", "{claude}");
+    assert_eq!(claude["login"]["method"], "api_key from ANTHROPIC_API_KEY");
+    assert!(codex_missing_has_no_login(&list));
     let codex = agent(&list, "codex");
     assert_eq!(codex["status"], "not_installed");
     assert_eq!(codex["install"], "npm install -g @openai/codex");
@@ -66,4 +74,7 @@ fn the_config_names_the_default_agent() {
     assert_eq!(agent(&list, "codex")["default"], true);
     assert_eq!(agent(&list, "claude")["default"], false);
     assert_eq!(agent(&list, "codex")["status"], "ready");
+    // codex's own `login status` looks at its stored login only: the mock's provider needs
+    // none, and it says so.
+    assert_eq!(agent(&list, "codex")["login"]["state"], "not_logged_in");
 }
