@@ -48,6 +48,7 @@ usage: codiva-bench [--quick] [--fixtures DIR]
   --quick          32 MiB throughput corpus, 16/64 MiB replays (for CI)
   --fixtures DIR   the *.jsonl captures (default: codiva-core's tests/fixtures/claude)
   --tui-only       only the terminal UI's table
+  --stream-only    only its streaming rows (CPU per streamed MB; for profiling)
 ";
 
 #[derive(Debug, Clone, Copy)]
@@ -64,6 +65,7 @@ struct Options {
     quick: bool,
     tui_memory_child: bool,
     tui_only: bool,
+    stream_only: bool,
     fixtures: PathBuf,
     replay_child: Option<usize>,
 }
@@ -73,6 +75,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Options> {
         quick: false,
         tui_memory_child: false,
         tui_only: false,
+        stream_only: false,
         fixtures: default_fixture_dir(),
         replay_child: None,
     };
@@ -81,6 +84,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Options> {
         match arg.as_str() {
             "--quick" => options.quick = true,
             "--tui-only" => options.tui_only = true,
+            "--stream-only" => options.stream_only = true,
             "--fixtures" => {
                 options.fixtures = args.next().context("--fixtures needs a directory")?.into();
             }
@@ -114,6 +118,9 @@ fn main() -> Result<()> {
     let options = parse_args(args)?;
     if options.tui_memory_child {
         return tui::memory_child_main();
+    }
+    if options.stream_only {
+        return tui::stream_only();
     }
     if options.tui_only {
         return tui::run(options.quick);
