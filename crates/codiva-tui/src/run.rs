@@ -1,12 +1,14 @@
 //! The event loop: terminal input, manager events and answers to calls feed the app; the app's
 //! effects become manager calls (run as tasks, so a slow merge never blocks typing). The manager
 //! is reached only through a `codiva_client::Client` (in-process or over `codiva serve`): its
-//! requests and events are the protocol's types. Redraws
-//! are coalesced: every pending event is handled first, then one frame is drawn, at most one
-//! frame per [`FRAME_INTERVAL`] ([`STREAM_FRAME_INTERVAL`] while only streamed text changed);
-//! nothing is drawn while nothing changes. While a frame is owed, manager events are not
-//! waited for one by one: they are taken in one go before the frame (a streaming reply wakes
-//! the loop per frame, not per line). Frames go out in one write each.
+//! requests and events are the protocol's types. Redraws are coalesced: every pending event is
+//! handled first, then one frame is drawn, at most one frame per [`FRAME_INTERVAL`]
+//! ([`STREAM_FRAME_INTERVAL`] while only streamed text changed); nothing is drawn while nothing
+//! changes. While a frame is owed, manager events are not waited for one by one: they are taken
+//! in one go before the frame. A frame owed for streamed text alone is drawn when the next batch
+//! of text arrives after its interval (the core hands an agent's lines over in batches), not by a
+//! timer of its own — a timer wakes the runtime's worker too — with [`STREAM_FALLBACK`] as the
+//! latest it is drawn if no batch follows. Frames go out in one write each.
 
 use std::io;
 use std::path::PathBuf;
@@ -39,6 +41,8 @@ pub const FRAME_INTERVAL: Duration = Duration::from_millis(16);
 /// smoothly (the core hands an agent's lines over every ~20 ms anyway), for two thirds of the
 /// drawing at 30 frames a second.
 pub const STREAM_FRAME_INTERVAL: Duration = Duration::from_millis(50);
+/// The latest a frame owed for streamed text alone is drawn when no more text arrives.
+pub const STREAM_FALLBACK: Duration = Duration::from_millis(100);
 /// Bytes of terminal output buffered per frame.
 const FRAME_BUFFER: usize = 64 * 1024;
 /// While a frame is owed, manager events wait for it (one wake-up per frame, not per
@@ -159,7 +163,12 @@ async fn run_in_terminal(
             urgent = false;
             last_frame = Instant::now();
         }
-        let due = frame_due(last_frame, urgent);
+        // A frame owed for streamed text alone waits for the next batch (see the module docs).
+        let wake = if urgent {
+            frame_due(last_frame, urgent)
+        } else {
+            last_frame + STREAM_FALLBACK
+        };
         let event = tokio::select! {
             event = input.next() => match event {
                 Some(Ok(Event::FocusGained)) => {
@@ -178,7 +187,7 @@ async fn run_in_terminal(
                 }
                 Some(Err(_)) | None => break,
             },
-            update = events.recv(), if !dirty || backlog >= BATCH_LIMIT => match update {
+            update = events.recv(), if !dirty || !urgent || backlog >= BATCH_LIMIT => match update {
                 Some(Update::Event { event, .. }) => {
                     alerts.observe(&event, &app);
                     Some(UiEvent::Manager(Box::new(event)))
@@ -209,7 +218,7 @@ async fn run_in_terminal(
                 dirty = true;
                 None
             }
-            _ = tokio::time::sleep_until(due), if dirty => None,
+            _ = tokio::time::sleep_until(wake), if dirty => None,
             _ = signals.recv() => break,
         };
         if let Some(event) = event {

@@ -7,7 +7,9 @@
 //! after a read that brought data, it takes the pipe out of epoll for [`REST`] and then reads
 //! what accumulated meanwhile in one go. When a rest brought nothing, it waits on the pipe again
 //! (an idle agent costs nothing). A line is delayed by at most one rest; nothing is dropped or
-//! reordered, and a fast writer is not held back beyond the pipe's own buffer.
+//! reordered. A fast writer is not held back: a rest is shortened so that what arrives during
+//! it stays under half of a pipe's buffer (64 KiB on Linux), from the rate the last batch
+//! came in at, so the writer does not find the pipe full.
 
 use std::future::Future;
 use std::io;
@@ -21,16 +23,22 @@ use tokio::net::unix::pipe;
 use tokio::process::ChildStdout;
 use tokio::time::Sleep;
 
-/// How long the pipe rests after a batch (lines written meanwhile are read together).
+/// How long the pipe rests after a batch at most (lines written meanwhile are read together).
 pub const REST: Duration = Duration::from_millis(20);
+/// The shortest rest (below it, waiting on the pipe is as cheap).
+const MIN_REST: Duration = Duration::from_millis(1);
+/// Bytes a rest may let accumulate: half of Linux's default pipe buffer.
+const REST_BYTES: u64 = 32 * 1024;
 
 /// See the [module docs](self).
 #[derive(Debug)]
 pub struct PacedPipe {
     state: State,
     rest: Duration,
-    /// Whether a read brought data since the pipe last rested.
-    read_since_rest: bool,
+    /// Bytes read since the pipe last rested.
+    read_since_rest: u64,
+    /// How long the last rest was (the next one is sized from what came in after it).
+    last_rest: Duration,
 }
 
 #[derive(Debug)]
@@ -54,8 +62,19 @@ impl PacedPipe {
         Ok(PacedPipe {
             state: State::Listening(pipe::Receiver::from_owned_fd(fd)?),
             rest,
-            read_since_rest: false,
+            read_since_rest: 0,
+            last_rest: rest,
         })
+    }
+
+    /// The next rest: as long as allowed, unless at the rate the last batch came in the pipe
+    /// would fill past [`REST_BYTES`] meanwhile.
+    fn next_rest(&self) -> Duration {
+        if self.read_since_rest <= REST_BYTES {
+            return self.rest;
+        }
+        let scaled = self.last_rest.as_secs_f64() * REST_BYTES as f64 / self.read_since_rest as f64;
+        Duration::from_secs_f64(scaled).clamp(MIN_REST.min(self.rest), self.rest)
     }
 }
 
@@ -77,17 +96,17 @@ impl AsyncRead for PacedPipe {
                     };
                     // Already non-blocking (set when it was first taken).
                     this.state = State::Listening(pipe::Receiver::from_owned_fd_unchecked(fd)?);
-                    this.read_since_rest = false;
+                    this.read_since_rest = 0;
                 }
                 State::Listening(receiver) => {
                     let before = buf.filled().len();
                     match Pin::new(receiver).poll_read(cx, buf) {
                         Poll::Ready(Ok(())) => {
-                            this.read_since_rest |= buf.filled().len() > before;
+                            this.read_since_rest += (buf.filled().len() - before) as u64;
                             return Poll::Ready(Ok(()));
                         }
                         Poll::Ready(Err(err)) => return Poll::Ready(Err(err)),
-                        Poll::Pending if this.read_since_rest => {
+                        Poll::Pending if this.read_since_rest > 0 => {
                             // Dry after a batch: rest out of epoll instead of waking per write.
                             let State::Listening(receiver) =
                                 std::mem::replace(&mut this.state, State::Closed)
@@ -95,9 +114,11 @@ impl AsyncRead for PacedPipe {
                                 unreachable!("matched above");
                             };
                             let fd = receiver.into_nonblocking_fd()?;
+                            let rest = this.next_rest();
+                            this.last_rest = rest;
                             this.state = State::Resting {
                                 fd,
-                                wake: Box::pin(tokio::time::sleep(this.rest)),
+                                wake: Box::pin(tokio::time::sleep(rest)),
                             };
                         }
                         Poll::Pending => return Poll::Pending,
@@ -115,6 +136,24 @@ impl AsyncRead for PacedPipe {
 mod tests {
     use super::*;
     use tokio::io::AsyncWriteExt;
+
+    #[tokio::test]
+    async fn a_fast_writer_shortens_the_rest() {
+        let (_tx, rx) = pipe::pipe().unwrap();
+        let fd = rx.into_nonblocking_fd().unwrap();
+        let mut pipe = PacedPipe::with_rest(fd, Duration::from_millis(20)).unwrap();
+        pipe.read_since_rest = 1000;
+        assert_eq!(
+            pipe.next_rest(),
+            Duration::from_millis(20),
+            "a trickle: a full rest"
+        );
+        // 128 KiB came in after a 20 ms rest: 5 ms keeps the next batch at 32 KiB.
+        pipe.read_since_rest = 128 * 1024;
+        assert_eq!(pipe.next_rest(), Duration::from_millis(5));
+        pipe.read_since_rest = u64::MAX / 2;
+        assert_eq!(pipe.next_rest(), MIN_REST);
+    }
 
     use crate::process::{LineReader, ReadLine};
 
