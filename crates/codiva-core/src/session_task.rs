@@ -471,6 +471,10 @@ impl Driver {
         match message {
             FromAgent::Lines { epoch, lines } if epoch == self.epoch => {
                 for line in lines {
+                    if epoch != self.epoch {
+                        // Fenced off like any line of an earlier process.
+                        break;
+                    }
                     match line {
                         ReadLine::Line(line) => self.agent_line(&line).await,
                         ReadLine::Oversized { bytes } => self.oversized(bytes),

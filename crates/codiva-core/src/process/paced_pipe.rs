@@ -24,7 +24,7 @@ use tokio::process::ChildStdout;
 use tokio::time::Sleep;
 
 /// How long the pipe rests after a batch at most (lines written meanwhile are read together).
-pub const REST: Duration = Duration::from_millis(20);
+pub const REST: Duration = Duration::from_millis(50);
 /// The shortest rest (below it, waiting on the pipe is as cheap).
 const MIN_REST: Duration = Duration::from_millis(1);
 /// Bytes a rest may let accumulate: half of Linux's default pipe buffer.
