@@ -65,7 +65,6 @@ struct Options {
     quick: bool,
     tui_memory_child: bool,
     tui_only: bool,
-    stream_only: bool,
     fixtures: PathBuf,
     replay_child: Option<usize>,
 }
@@ -75,7 +74,6 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Options> {
         quick: false,
         tui_memory_child: false,
         tui_only: false,
-        stream_only: false,
         fixtures: default_fixture_dir(),
         replay_child: None,
     };
@@ -84,7 +82,6 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Options> {
         match arg.as_str() {
             "--quick" => options.quick = true,
             "--tui-only" => options.tui_only = true,
-            "--stream-only" => options.stream_only = true,
             "--fixtures" => {
                 options.fixtures = args.next().context("--fixtures needs a directory")?.into();
             }
@@ -112,15 +109,14 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Options> {
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("--fake-claude") {
-        return stream_replay::fake_claude_main(&args[1..]);
+    match args.first().map(String::as_str) {
+        Some("--fake-claude") => return stream_replay::fake_claude_main(&args[1..]),
+        Some("--stream-only") => return tui::stream_only(),
+        _ => {}
     }
     let options = parse_args(args)?;
     if options.tui_memory_child {
         return tui::memory_child_main();
-    }
-    if options.stream_only {
-        return tui::stream_only();
     }
     if options.tui_only {
         return tui::run(options.quick);

@@ -295,6 +295,12 @@ fn streaming_rows(table: &mut Table, codiva: &Path) -> Result<()> {
         ]);
         let fps = run.frames as f64 / run.seconds.max(1e-9);
         table.row([
+            format!("  of which highlighting the completed message's code ({name})"),
+            format!("{:.2} s", run.highlight_s / mb),
+            String::new(),
+            String::new(),
+        ]);
+        table.row([
             format!("  frames / bytes to the terminal ({name})"),
             format!(
                 "{} frames ({fps:.0}/s), {} ({} per frame)",
