@@ -48,6 +48,7 @@ usage: codiva-bench [--quick] [--fixtures DIR]
   --quick          32 MiB throughput corpus, 16/64 MiB replays (for CI)
   --fixtures DIR   the *.jsonl captures (default: codiva-core's tests/fixtures/claude)
   --tui-only       only the terminal UI's table
+  --stream-only    only its streaming rows (CPU per streamed MB; for profiling)
 ";
 
 #[derive(Debug, Clone, Copy)]
@@ -108,8 +109,10 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Options> {
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("--fake-claude") {
-        return stream_replay::fake_claude_main(&args[1..]);
+    match args.first().map(String::as_str) {
+        Some("--fake-claude") => return stream_replay::fake_claude_main(&args[1..]),
+        Some("--stream-only") => return tui::stream_only(),
+        _ => {}
     }
     let options = parse_args(args)?;
     if options.tui_memory_child {

@@ -29,6 +29,9 @@ pub const FAST: Duration = Duration::from_secs(1);
 pub struct Streamed {
     /// codiva's CPU seconds from the first delta until it settled after the last line.
     pub cpu_s: f64,
+    /// Of which its highlighter thread's (painting the code of the completed message; the
+    /// first block of a language compiles its grammar, ~50 ms for Rust).
+    pub highlight_s: f64,
     /// Bytes codiva wrote to the terminal over the same stretch.
     pub written: usize,
     /// Frames drawn (cursor placements; ratatui places the caret once per frame).
@@ -238,6 +241,7 @@ fn measure_in(codiva: &Path, bytes: usize, pace: Duration, dir: &Path) -> Result
     let pid = pty.pid();
     let t0 = Instant::now();
     let cpu0 = crate::tui::cpu_ticks(pid)?;
+    let highlight0 = highlighter_ticks(pid);
     let out0 = pty.output();
     let done_file = dir.join("done");
     let deadline = Instant::now() + pace + Duration::from_secs(60);
@@ -258,6 +262,7 @@ fn measure_in(codiva: &Path, bytes: usize, pace: Duration, dir: &Path) -> Result
         last = now;
     }
     let seconds = t0.elapsed().as_secs_f64();
+    let highlight = highlighter_ticks(pid) - highlight0;
     let out = pty.output();
     let written = &out[out0.len().min(out.len())..];
     let frames = count(written, b"\x1b[?25h").max(count(written, b"\x1b[?25l"));
@@ -268,10 +273,30 @@ fn measure_in(codiva: &Path, bytes: usize, pace: Duration, dir: &Path) -> Result
     }
     Ok(Streamed {
         cpu_s: (last - cpu0) as f64 / crate::tui::USER_HZ,
+        highlight_s: highlight as f64 / crate::tui::USER_HZ,
         written: written.len(),
         frames,
         seconds,
     })
+}
+
+/// CPU ticks of codiva's highlighter thread so far (0 before it starts).
+fn highlighter_ticks(pid: u32) -> u64 {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    tasks
+        .flatten()
+        .filter(|task| {
+            std::fs::read_to_string(task.path().join("comm"))
+                .is_ok_and(|comm| comm.starts_with("codiva-highligh"))
+        })
+        .filter_map(|task| {
+            let stat = std::fs::read_to_string(task.path().join("stat")).ok()?;
+            let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+            Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
+        })
+        .sum()
 }
 
 fn count(haystack: &[u8], needle: &[u8]) -> usize {

@@ -158,6 +158,20 @@ pub fn run(quick: bool) -> Result<()> {
     Ok(())
 }
 
+/// `--stream-only`: the streaming rows alone (to profile the binary while they run).
+pub fn stream_only() -> Result<()> {
+    let mut table = Table::new(&[
+        ("measure", Align::Left),
+        ("value", Align::Right),
+        ("target", Align::Right),
+        ("result", Align::Left),
+    ]);
+    let codiva = binary().context("build the codiva binary next to this bench")?;
+    streaming_rows(&mut table, &codiva)?;
+    println!("{}", table.render());
+    Ok(())
+}
+
 /// The `codiva` binary built next to this bench (`scripts/bench` builds both).
 fn binary() -> Option<PathBuf> {
     let exe = std::env::current_exe().ok()?;
@@ -281,6 +295,12 @@ fn streaming_rows(table: &mut Table, codiva: &Path) -> Result<()> {
             verdict(per_mb <= target),
         ]);
         let fps = run.frames as f64 / run.seconds.max(1e-9);
+        table.row([
+            format!("  of which highlighting the completed message's code ({name})"),
+            format!("{:.2} s", run.highlight_s / mb),
+            String::new(),
+            String::new(),
+        ]);
         table.row([
             format!("  frames / bytes to the terminal ({name})"),
             format!(

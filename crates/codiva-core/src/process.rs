@@ -4,7 +4,8 @@
 //!   environment, piped stdio, a bounded stderr tail and an escalating shutdown
 //!   ([`ProcessControl`]); dropping the last control handle SIGKILLs the whole group, and a
 //!   watcher next to each agent stops its group when codiva's process ends without cleanup.
-//! - [`LineReader`] reads JSON lines from the agent's stdout with a hard bound on line length.
+//! - [`LineReader`] reads JSON lines from the agent's stdout with a hard bound on line length;
+//!   [`PacedPipe`] lets it read them in batches (one wake-up per batch, not per line).
 //! - [`ChildRegistry`] records every live child on disk so that a later run can kill what a
 //!   crashed run left behind.
 //! - [`locate_program`] / [`probe_version`] find the agent binary and check its version.
@@ -12,6 +13,7 @@
 pub mod child_registry;
 pub mod line_reader;
 pub mod locate;
+pub mod paced_pipe;
 mod parent_watch;
 pub mod procfs;
 pub(crate) mod signal;
@@ -23,6 +25,7 @@ pub use locate::{
     Captured, LocateError, ProbeError, Version, locate_program, probe_version, run_captured,
     version_check,
 };
+pub use paced_pipe::PacedPipe;
 pub use spawn::{
     AgentProcess, EnvPolicy, ExitInfo, ProcessControl, SCRUBBED_VARS, STDERR_TAIL_BYTES,
     SpawnError, SpawnSpec, StdinWriter, spawn,

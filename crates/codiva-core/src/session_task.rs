@@ -14,9 +14,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::agent_event::{AgentEvent, NoteLevel, TurnOutcome};
-use crate::process::{
-    self, EnvPolicy, ExitInfo, LineReader, ProcessControl, ReadLine, SpawnSpec, StdinWriter,
-};
+use crate::process::{self, EnvPolicy, ExitInfo, ProcessControl, ReadLine, SpawnSpec, StdinWriter};
 use crate::provider::{Connection, Launch, OutLine, Provider};
 use crate::session::{
     AnswerError, PermissionResponse, QuestionResponse, SessionCommand, SessionConfig, SessionHandle,
@@ -55,18 +53,13 @@ pub fn start_with_state(
 
 mod per_turn;
 mod policy;
+mod reader;
 
 type SharedWireLog = Arc<Mutex<WireLog>>;
 
 enum FromAgent {
-    Line {
-        epoch: u64,
-        line: Vec<u8>,
-    },
-    Oversized {
-        epoch: u64,
-        bytes: u64,
-    },
+    /// Every line one read brought in (see `reader`).
+    Lines { epoch: u64, lines: Vec<ReadLine> },
     Exited {
         epoch: u64,
         info: ExitInfo,
@@ -472,7 +465,7 @@ impl Driver {
                 return false;
             }
         };
-        tokio::spawn(read_agent(
+        tokio::spawn(reader::read_agent(
             agent.stdout,
             agent.control.clone(),
             self.epoch,
@@ -513,6 +506,7 @@ impl Driver {
                 && let Ok(mut wire) = wire.lock()
             {
                 wire.write(Direction::ToAgent, line.as_str().as_bytes());
+                wire.flush();
             }
             let Some(stdin) = self.live.as_mut().and_then(|live| live.stdin.as_mut()) else {
                 return;
@@ -526,15 +520,17 @@ impl Driver {
 
     async fn on_agent_message(&mut self, message: FromAgent) {
         match message {
-            FromAgent::Line { epoch, line } if epoch == self.epoch => self.agent_line(&line).await,
-            FromAgent::Oversized { epoch, bytes } if epoch == self.epoch => {
-                self.apply(Input::Agent(AgentEvent::Note {
-                    level: NoteLevel::Warning,
-                    text: format!(
-                        "skipped a line of {bytes} bytes from the agent (over the limit)"
-                    ),
-                    code: Some(NoteCode::new("oversized_line", &[&bytes.to_string()])),
-                }));
+            FromAgent::Lines { epoch, lines } if epoch == self.epoch => {
+                for line in lines {
+                    if epoch != self.epoch {
+                        // Fenced off like any line of an earlier process.
+                        break;
+                    }
+                    match line {
+                        ReadLine::Line(line) => self.agent_line(&line).await,
+                        ReadLine::Oversized { bytes } => self.oversized(bytes),
+                    }
+                }
             }
             FromAgent::Exited {
                 epoch,
@@ -544,6 +540,14 @@ impl Driver {
             // Anything from an earlier process is fenced off.
             _ => {}
         }
+    }
+
+    fn oversized(&mut self, bytes: u64) {
+        self.apply(Input::Agent(AgentEvent::Note {
+            level: NoteLevel::Warning,
+            text: format!("skipped a line of {bytes} bytes from the agent (over the limit)"),
+            code: Some(NoteCode::new("oversized_line", &[&bytes.to_string()])),
+        }));
     }
 
     async fn agent_line(&mut self, line: &[u8]) {
@@ -754,59 +758,6 @@ impl Driver {
         }
         self.stop_process().await;
     }
-}
-
-/// Reads the agent's stdout until EOF, then waits for the process and reports its exit, so
-/// that the exit always comes after the last line.
-async fn read_agent(
-    mut reader: LineReader<tokio::process::ChildStdout>,
-    control: ProcessControl,
-    epoch: u64,
-    tx: mpsc::Sender<FromAgent>,
-    wire: Option<SharedWireLog>,
-) {
-    loop {
-        let message = match reader.next_line().await {
-            Ok(Some(ReadLine::Line(bytes))) => {
-                if bytes.iter().all(u8::is_ascii_whitespace) {
-                    continue;
-                }
-                if let Some(wire) = &wire
-                    && let Ok(mut wire) = wire.lock()
-                {
-                    wire.write(Direction::FromAgent, &bytes);
-                }
-                FromAgent::Line { epoch, line: bytes }
-            }
-            Ok(Some(ReadLine::Oversized { bytes })) => {
-                if let Some(wire) = &wire
-                    && let Ok(mut wire) = wire.lock()
-                {
-                    wire.write(
-                        Direction::Note,
-                        format!("skipped an oversized line of {bytes} bytes").as_bytes(),
-                    );
-                }
-                FromAgent::Oversized { epoch, bytes }
-            }
-            Ok(None) => break,
-            Err(err) => {
-                tracing::warn!(%err, "reading the agent's stdout failed");
-                break;
-            }
-        };
-        if tx.send(message).await.is_err() {
-            return;
-        }
-    }
-    let info = control.wait().await;
-    let _ = tx
-        .send(FromAgent::Exited {
-            epoch,
-            info,
-            stderr: control.stderr_tail(),
-        })
-        .await;
 }
 
 /// What the log shows of a message sent (its text, `[image]` per image) and the text of its

@@ -4,11 +4,19 @@
 //! `>>` to the agent, `!!` for notes such as an oversized line). When the file passes its cap
 //! it is renamed to `<name>.1` (replacing an older one) and a new file is started, so a log
 //! never takes more than twice its cap on disk.
+//!
+//! Records are buffered: a writer calls [`WireLog::flush`] after each batch (the session's
+//! reader flushes before it hands a batch of lines over, and every line to the agent is flushed
+//! as it is written), and dropping the log flushes it. What a crash (an abort, a SIGKILL) can
+//! lose is the batch being read at that moment, whose lines the session had not seen yet.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Bytes buffered before a write reaches the file (a batch of lines is usually less).
+const BUFFER: usize = 64 * 1024;
 
 /// Default cap of one wire-log file.
 pub const DEFAULT_CAP: u64 = 16 * 1024 * 1024;
@@ -33,8 +41,11 @@ impl Direction {
 #[derive(Debug)]
 pub struct WireLog {
     path: PathBuf,
-    file: Option<File>,
+    file: Option<BufWriter<File>>,
     written: u64,
+    /// The second the cached stamp prefix is for, and the prefix (`2026-11-30T05:40:00.`).
+    stamp_second: u64,
+    stamp_prefix: String,
     cap: u64,
     failed: bool,
     /// Why the log stopped, until [`WireLog::take_failure`] reports it.
@@ -51,8 +62,10 @@ impl WireLog {
         let written = file.metadata().map(|m| m.len()).unwrap_or(0);
         Ok(WireLog {
             path,
-            file: Some(file),
+            file: Some(BufWriter::with_capacity(BUFFER, file)),
             written,
+            stamp_second: u64::MAX,
+            stamp_prefix: String::new(),
             cap,
             failed: false,
             failure: None,
@@ -69,7 +82,20 @@ impl WireLog {
         if self.failed {
             return;
         }
-        if let Err(err) = self.try_write(direction, line) {
+        let result = self.try_write(direction, line);
+        self.check(result);
+    }
+
+    /// Writes what is buffered to the file.
+    pub fn flush(&mut self) {
+        if let Some(file) = self.file.as_mut() {
+            let result = file.flush();
+            self.check(result);
+        }
+    }
+
+    fn check(&mut self, result: io::Result<()>) {
+        if let Err(err) = result {
             tracing::warn!(path = %self.path.display(), %err, "wire log disabled");
             self.failed = true;
             self.file = None;
@@ -89,38 +115,59 @@ impl WireLog {
         if self.written >= self.cap {
             self.rotate()?;
         }
+        let since = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default();
+        if since.as_secs() != self.stamp_second {
+            // The stamp up to its seconds changes once a second: formatted once a second.
+            let mut stamp = timestamp(UNIX_EPOCH + Duration::from_secs(since.as_secs()));
+            stamp.truncate(stamp.len() - "000Z".len());
+            self.stamp_prefix = stamp;
+            self.stamp_second = since.as_secs();
+        }
         let Some(file) = self.file.as_mut() else {
             return Ok(());
         };
-        let stamp = timestamp(SystemTime::now());
         // Very long lines are kept whole up to the cap's size; the cap is what bounds the disk.
         let body = &line[..line
             .len()
             .min(usize::try_from(self.cap).unwrap_or(usize::MAX))];
-        let mut record = Vec::with_capacity(stamp.len() + body.len() + 5);
-        record.extend_from_slice(stamp.as_bytes());
-        record.extend_from_slice(direction.marker());
-        record.extend_from_slice(body);
+        let millis = since.subsec_millis();
+        let digits = [
+            b'0' + (millis / 100) as u8,
+            b'0' + (millis / 10 % 10) as u8,
+            b'0' + (millis % 10) as u8,
+            b'Z',
+        ];
+        file.write_all(self.stamp_prefix.as_bytes())?;
+        file.write_all(&digits)?;
+        file.write_all(direction.marker())?;
+        file.write_all(body)?;
+        let mut len =
+            self.stamp_prefix.len() + digits.len() + direction.marker().len() + body.len();
         if body.len() < line.len() {
-            record.extend_from_slice(b" [cut]");
+            file.write_all(b" [cut]")?;
+            len += b" [cut]".len();
         }
-        record.push(b'\n');
-        file.write_all(&record)?;
-        self.written += record.len() as u64;
+        file.write_all(b"\n")?;
+        self.written += len as u64 + 1;
         Ok(())
     }
 
     fn rotate(&mut self) -> io::Result<()> {
-        self.file = None;
+        if let Some(mut file) = self.file.take() {
+            file.flush()?;
+        }
         let mut old = self.path.clone().into_os_string();
         old.push(".1");
         std::fs::rename(&self.path, PathBuf::from(old))?;
-        self.file = Some(
+        self.file = Some(BufWriter::with_capacity(
+            BUFFER,
             OpenOptions::new()
                 .create(true)
                 .append(true)
                 .open(&self.path)?,
-        );
+        ));
         self.written = 0;
         Ok(())
     }
@@ -159,7 +206,6 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     #[test]
     fn timestamps_are_rfc3339() {
@@ -176,10 +222,33 @@ mod tests {
         for _ in 0..10 {
             log.write(Direction::FromAgent, br#"{"type":"x"}"#);
         }
+        log.flush();
         let rotated = dir.path().join("s.wire.log.1");
         assert!(rotated.exists());
         assert!(std::fs::metadata(&path).unwrap().len() <= 100 + 60);
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.lines().all(|l| l.contains(" << {\"type\":\"x\"}")));
+    }
+
+    #[test]
+    fn records_are_stamped_and_reach_the_file_on_flush() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.wire.log");
+        let mut log = WireLog::open(path.clone(), DEFAULT_CAP).unwrap();
+        log.write(Direction::ToAgent, b"{}");
+        log.write(Direction::Note, b"skipped");
+        log.flush();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2);
+        for (line, tail) in lines.iter().zip([" >> {}", " !! skipped"]) {
+            let (stamp, rest) = line.split_at("2026-11-30T01:00:00.123Z".len());
+            assert_eq!(rest, tail);
+            assert!(
+                stamp.ends_with('Z') && stamp.as_bytes()[19] == b'.',
+                "{stamp}"
+            );
+            assert!(stamp[20..23].bytes().all(|b| b.is_ascii_digit()), "{stamp}");
+        }
     }
 }

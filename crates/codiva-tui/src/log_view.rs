@@ -312,7 +312,8 @@ impl LogView {
                     Some(code) => crate::markdown::restyle(line, code),
                     None => None,
                 };
-                buf.set_line(
+                crate::width::set_line(
+                    buf,
                     area.x,
                     area.y + row16(y),
                     painted.as_ref().unwrap_or(line),
@@ -332,7 +333,7 @@ impl LogView {
                 let Some(line) = self.tail_line(row) else {
                     break;
                 };
-                buf.set_line(area.x, area.y + row16(y), &line, area.width);
+                crate::width::set_line(buf, area.x, area.y + row16(y), &line, area.width);
                 y += 1;
                 row += 1;
             }

@@ -1,25 +1,23 @@
 //! The event loop: terminal input, manager events and answers to calls feed the app; the app's
 //! effects become manager calls (run as tasks, so a slow merge never blocks typing). The manager
 //! is reached only through a `codiva_client::Client` (in-process or over `codiva serve`): its
-//! requests and events are the protocol's types. Redraws
-//! are coalesced: every pending event is handled first, then one frame is drawn, at most one
-//! frame per [`FRAME_INTERVAL`] ([`STREAM_FRAME_INTERVAL`] while only streamed text changed);
-//! nothing is drawn while nothing changes. While a frame is owed, manager events are not
-//! waited for one by one: they are taken in one go before the frame (a streaming reply wakes
-//! the loop per frame, not per line). Frames go out in one write each.
+//! requests and events are the protocol's types. Redraws are coalesced: every pending event is
+//! handled first, then one frame is drawn, at most one frame per [`FRAME_INTERVAL`]
+//! ([`STREAM_FRAME_INTERVAL`] while only streamed text changed); nothing is drawn while nothing
+//! changes. While a frame is owed, manager events are not waited for one by one: they are taken
+//! in one go before the frame. A frame owed for streamed text alone is drawn when the next batch
+//! of text arrives after its interval (the core hands an agent's lines over in batches), not by a
+//! timer of its own — a timer wakes the runtime's worker too — with [`STREAM_FALLBACK`] as the
+//! latest it is drawn if no batch follows. Frames go out in one write each.
 
 use std::io;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use codiva_client::{Client, ClientError, Update};
-use codiva_protocol::manager::{DiscardOutcome, ManagerEvent};
+use codiva_client::{Client, Update};
+use codiva_protocol::manager::ManagerEvent;
 use codiva_protocol::methods::request;
-use codiva_protocol::params::{
-    AgentParams, Answer, ConfigSetParams, ConfirmParams, CreateParams, FullMessageParams,
-    ModelParams, NoParams, PermissionParams, QuestionParams, ReadParams, RenameParams,
-    ResumeParams, SendParams, SessionParams,
-};
+use codiva_protocol::params::NoParams;
 use crossterm::event::{Event, EventStream};
 use futures_util::StreamExt;
 use ratatui::backend::CrosstermBackend;
@@ -29,14 +27,24 @@ use tokio::time::Instant;
 
 use crate::app::{App, AppInfo, Done, Effect, UiEvent};
 use crate::composer::History;
-use crate::i18n::{Key, t, tf};
 use crate::terminal;
+
+mod backend;
+mod effects;
+
+use backend::SizedBackend;
+
+pub use effects::stale_discard;
+use effects::{run_effects, run_foreground};
 
 /// At most ~60 frames a second.
 pub const FRAME_INTERVAL: Duration = Duration::from_millis(16);
-/// At most ~30 frames a second while only streamed text changed (the tail follows as smoothly
-/// to the eye, for half the drawing).
-pub const STREAM_FRAME_INTERVAL: Duration = Duration::from_millis(33);
+/// At most 20 frames a second while only streamed text changed: the tail still follows
+/// smoothly (the core hands an agent's lines over every ~20 ms anyway), for two thirds of the
+/// drawing at 30 frames a second.
+pub const STREAM_FRAME_INTERVAL: Duration = Duration::from_millis(50);
+/// The latest a frame owed for streamed text alone is drawn when no more text arrives.
+pub const STREAM_FALLBACK: Duration = Duration::from_millis(100);
 /// Bytes of terminal output buffered per frame.
 const FRAME_BUFFER: usize = 64 * 1024;
 /// While a frame is owed, manager events wait for it (one wake-up per frame, not per
@@ -77,7 +85,10 @@ async fn run_in_terminal(
 ) -> io::Result<()> {
     // One write per frame: stdout alone is line-buffered in 1 KiB pieces (a frame that
     // scrolls the log is several KiB of cells).
-    let backend = CrosstermBackend::new(io::BufWriter::with_capacity(FRAME_BUFFER, io::stdout()));
+    let backend = SizedBackend::new(CrosstermBackend::new(io::BufWriter::with_capacity(
+        FRAME_BUFFER,
+        io::stdout(),
+    )));
     let viewport = if modes.alternate_screen {
         Viewport::Fullscreen
     } else {
@@ -162,7 +173,12 @@ async fn run_in_terminal(
             urgent = false;
             last_frame = Instant::now();
         }
-        let due = frame_due(last_frame, urgent);
+        // A frame owed for streamed text alone waits for the next batch (see the module docs).
+        let wake = if urgent {
+            frame_due(last_frame, urgent)
+        } else {
+            last_frame + STREAM_FALLBACK
+        };
         let event = tokio::select! {
             event = input.next() => match event {
                 Some(Ok(Event::FocusGained)) => {
@@ -173,10 +189,15 @@ async fn run_in_terminal(
                     alerts.notifier.on_focus(false);
                     None
                 }
-                Some(Ok(event)) => ui_event(event),
+                Some(Ok(event)) => {
+                    if matches!(event, Event::Resize(..)) {
+                        terminal.backend().forget_size();
+                    }
+                    ui_event(event)
+                }
                 Some(Err(_)) | None => break,
             },
-            update = events.recv(), if !dirty || backlog >= BATCH_LIMIT => match update {
+            update = events.recv(), if !dirty || !urgent || backlog >= BATCH_LIMIT => match update {
                 Some(Update::Event { event, .. }) => {
                     alerts.observe(&event, &app);
                     Some(UiEvent::Manager(Box::new(event)))
@@ -207,7 +228,7 @@ async fn run_in_terminal(
                 dirty = true;
                 None
             }
-            _ = tokio::time::sleep_until(due), if dirty => None,
+            _ = tokio::time::sleep_until(wake), if dirty => None,
             _ = signals.recv() => break,
         };
         if let Some(event) = event {
@@ -230,6 +251,8 @@ async fn run_in_terminal(
                     terminal::hand_over(*modes, options.mouse, run_foreground(what, cwd)).await?;
                 *modes = now;
                 input = EventStream::new();
+                // The terminal may have been resized meanwhile.
+                terminal.backend().forget_size();
                 terminal.clear()?;
                 app.handle(UiEvent::Done(done));
             }
@@ -360,443 +383,5 @@ fn ui_event(event: Event) -> Option<UiEvent> {
         Event::Mouse(mouse) => Some(UiEvent::Mouse(mouse)),
         Event::Resize(..) => Some(UiEvent::Resize),
         Event::FocusGained | Event::FocusLost => None,
-    }
-}
-
-fn run_effects(
-    manager: &Client,
-    options: &TuiOptions,
-    app: &App,
-    effects: Vec<Effect>,
-    done: &mpsc::UnboundedSender<Done>,
-) {
-    for effect in effects {
-        match effect {
-            Effect::SaveHistory => {
-                let _ = app.composer_history_save(&options.history_path);
-            }
-            Effect::Foreground { .. } => {}
-            Effect::EditPrompt => {
-                let text = std::fs::read_to_string(&options.prompt_path).unwrap_or_default();
-                let _ = done.send(Done::EditPrompt(text));
-            }
-            Effect::SavePrompt { text } => {
-                let result = save_prompt(&options.prompt_path, &text);
-                let _ = done.send(match result {
-                    Ok(()) => Done::Info(tf(
-                        Key::InfoPromptSaved,
-                        &[&options.prompt_path.display().to_string()],
-                    )),
-                    Err(err) => Done::Error(tf(
-                        Key::ErrPromptSave,
-                        &[&options.prompt_path.display().to_string(), &err.to_string()],
-                    )),
-                });
-            }
-            Effect::OpenUrl { url } => {
-                let done = done.clone();
-                tokio::spawn(async move {
-                    if let Err(err) = codiva_os::desktop_notify::open_url(&url).await {
-                        let _ =
-                            done.send(Done::Error(tf(Key::ErrOpenUrl, &[&url, &err.to_string()])));
-                    }
-                });
-            }
-            Effect::Quit => {}
-            effect => {
-                let manager = manager.clone();
-                let done = done.clone();
-                let model = app.info.model.clone();
-                // The agent the header names (`/agent` changes it for new sessions).
-                let agent = (!app.info.agent.is_empty()).then(|| app.info.agent.clone());
-                tokio::spawn(async move {
-                    if let Some(answer) = call(&manager, effect, model, agent).await {
-                        let _ = done.send(answer);
-                    }
-                });
-            }
-        }
-    }
-}
-
-/// Runs `$SHELL` or `$EDITOR` in `cwd` with the terminal (`codiva_os::foreground` spawns and
-/// reaps it); says how it ended.
-async fn run_foreground(what: crate::app::Foreground, cwd: PathBuf) -> Done {
-    use crate::i18n_views::{V, vtf};
-    let env = |name: &str| std::env::var(name).ok();
-    let argv = match &what {
-        crate::app::Foreground::Shell => {
-            codiva_os::foreground::shell_command(env("SHELL").as_deref())
-        }
-        crate::app::Foreground::Editor { path } => {
-            let mut argv = codiva_os::foreground::editor_command(
-                env("VISUAL").as_deref(),
-                env("EDITOR").as_deref(),
-            );
-            argv.push(path.clone().unwrap_or_else(|| ".".to_owned()));
-            argv
-        }
-    };
-    let name = argv.first().cloned().unwrap_or_default();
-    match codiva_os::foreground::run(&argv, &cwd, &[]).await {
-        Ok(status) => {
-            let code = status
-                .code()
-                .map_or_else(|| "signal".to_owned(), |code| code.to_string());
-            Done::Info(vtf(V::ShellBack, &[&name, &code]))
-        }
-        Err(err) => Done::Error(vtf(V::ShellFailed, &[&name, &err.to_string()])),
-    }
-}
-
-fn save_prompt(path: &std::path::Path, text: &str) -> io::Result<()> {
-    if text.trim().is_empty() {
-        return match std::fs::remove_file(path) {
-            Err(err) if err.kind() != io::ErrorKind::NotFound => Err(err),
-            _ => Ok(()),
-        };
-    }
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let tmp = path.with_extension("md.tmp");
-    std::fs::write(&tmp, format!("{}\n", text.trim_end()))?;
-    std::fs::rename(tmp, path)
-}
-
-/// A discard or remove refused because the session changed since its preview: the fresh
-/// preview the refusal carries, to confirm again. `None` for any other error.
-pub fn stale_discard(id: &str, forget: bool, err: &ClientError) -> Option<Done> {
-    let fresh = err.refusal()?.fresh.as_ref()?;
-    Some(Done::DiscardPreview {
-        id: id.to_owned(),
-        forget,
-        preview: fresh.preview.clone(),
-        token: fresh.confirm_token.clone(),
-        changed: true,
-    })
-}
-
-/// Runs one manager call; returns what the app should hear about it.
-async fn call(
-    manager: &Client,
-    effect: Effect,
-    default_model: Option<String>,
-    agent: Option<String>,
-) -> Option<Done> {
-    // A git error comes with its fix when it has a known one (committer identity, a lock…).
-    let error = |err: ClientError| {
-        Some(Done::Error(crate::i18n_views::with_git_fix(
-            &crate::i18n::manager_error(&err),
-        )))
-    };
-    let session = |id: &str| SessionParams {
-        session_id: id.to_owned(),
-    };
-    match effect {
-        Effect::Create { prompt } => manager
-            .call::<request::SessionCreate>(CreateParams {
-                prompt,
-                images: Vec::new(),
-                model: default_model,
-                permission_mode: None,
-                agent,
-                approval_policy: None,
-            })
-            .await
-            .err()
-            .and_then(error),
-        Effect::Send { id, text } => manager
-            .call::<request::SessionSend>(SendParams {
-                session_id: id,
-                text,
-                images: Vec::new(),
-            })
-            .await
-            .err()
-            .and_then(error),
-        Effect::Interrupt { id } => manager
-            .call::<request::SessionInterrupt>(session(&id))
-            .await
-            .err()
-            .and_then(error),
-        Effect::Resume { id } => manager
-            .call::<request::SessionResume>(ResumeParams {
-                session_id: id,
-                text: None,
-            })
-            .await
-            .err()
-            .and_then(error),
-        Effect::RespondPermission {
-            id,
-            request_id,
-            response,
-        } => manager
-            .call::<request::SessionRespondPermission>(permission_params(id, request_id, response))
-            .await
-            .err()
-            .and_then(error),
-        Effect::AnswerQuestion {
-            id,
-            request_id,
-            response,
-        } => manager
-            .call::<request::SessionAnswerQuestion>(question_params(id, request_id, response))
-            .await
-            .err()
-            .and_then(error),
-        Effect::SetApprovalPolicy { id, policy } => manager
-            .call::<request::SessionSetApprovalPolicy>(codiva_protocol::params::ApprovalParams {
-                session_id: id.clone(),
-                policy: policy.clone(),
-            })
-            .await
-            .err()
-            .and_then(error),
-        Effect::SetAgent { id, agent } => match manager
-            .call::<request::SessionSetAgent>(AgentParams {
-                session_id: id.clone(),
-                agent: agent.clone(),
-            })
-            .await
-        {
-            Ok(_) => Some(Done::Info(tf(Key::InfoAgentSet, &[&id, &agent]))),
-            Err(err) => error(err),
-        },
-        Effect::SetModel { id, model } => match manager
-            .call::<request::SessionSetModel>(ModelParams {
-                session_id: id.clone(),
-                model: model.clone(),
-            })
-            .await
-        {
-            Ok(_) => Some(Done::Info(tf(
-                Key::InfoModelSet,
-                &[&id, model.as_deref().unwrap_or(t(Key::DefaultModel))],
-            ))),
-            Err(err) => error(err),
-        },
-        Effect::Read { id } => {
-            let read = |after, subagent| {
-                manager.call::<request::SessionRead>(ReadParams {
-                    session_id: id.clone(),
-                    after,
-                    limit: Some(1000),
-                    subagent,
-                })
-            };
-            let mut entries = Vec::new();
-            let mut after = None;
-            loop {
-                match read(after, None).await {
-                    Ok(page) => {
-                        entries.extend(page.entries);
-                        match page.next_after {
-                            Some(next) => after = Some(next),
-                            None => break,
-                        }
-                    }
-                    Err(err) => return error(err),
-                }
-            }
-            // Each subagent's own log, for its card.
-            let mut subagents = Vec::new();
-            let mut todos = Vec::new();
-            if let Ok(snapshot) = manager.call::<request::SessionSnapshot>(session(&id)).await {
-                todos = snapshot.todo_items;
-                for view in snapshot.subagents {
-                    let entries = match read(None, Some(view.tool_use_id.clone())).await {
-                        Ok(page) => page.entries,
-                        Err(_) => Vec::new(),
-                    };
-                    subagents.push((view, entries));
-                }
-            }
-            Some(Done::Read {
-                id,
-                entries,
-                subagents,
-                todos,
-            })
-        }
-        Effect::Diff { id } => match manager.call::<request::SessionDiffText>(session(&id)).await {
-            Ok(diff) => Some(Done::Diff {
-                id,
-                text: diff.text,
-                truncated: diff.truncated,
-            }),
-            Err(err) => error(err),
-        },
-        Effect::FullMessage { id, entry } => {
-            let params = FullMessageParams {
-                session_id: id.clone(),
-                entry,
-                subagent: None,
-            };
-            let text = manager
-                .call::<request::SessionFullMessage>(params)
-                .await
-                .map(|result| result.text)
-                .map_err(|err| crate::i18n::manager_error(&err));
-            Some(Done::FullMessage { id, entry, text })
-        }
-        Effect::MergePreview { id } => {
-            match manager.call::<request::SessionDiff>(session(&id)).await {
-                Ok(stat) => Some(Done::MergePreview { id, stat }),
-                Err(err) => error(err),
-            }
-        }
-        Effect::Restore { id } => match manager.call::<request::SessionRestore>(session(&id)).await
-        {
-            Ok(result) => Some(Done::Info(crate::i18n_views::vtf(
-                crate::i18n_views::V::InfoRestored,
-                &[&result.session.title],
-            ))),
-            Err(err) => error(err),
-        },
-        Effect::Rename { id, title } => match manager
-            .call::<request::SessionRename>(RenameParams {
-                session_id: id,
-                title,
-            })
-            .await
-        {
-            Ok(result) => Some(Done::Info(crate::i18n_views::vtf(
-                crate::i18n_views::V::InfoRenamed,
-                &[&result.session.title],
-            ))),
-            Err(err) => error(err),
-        },
-        Effect::Merge { id } => match manager.call::<request::SessionMerge>(session(&id)).await {
-            Ok(result) => Some(Done::Info(tf(
-                Key::InfoMerged,
-                &[&result.session.branch, &result.session.base],
-            ))),
-            Err(err) => error(err),
-        },
-        Effect::DiscardPreview { id, forget } => match discard(manager, &id, forget, None).await {
-            Ok(DiscardOutcome::NeedsConfirmation {
-                preview,
-                confirm_token,
-            }) => Some(Done::DiscardPreview {
-                id,
-                forget,
-                preview,
-                token: confirm_token,
-                changed: false,
-            }),
-            Ok(DiscardOutcome::Removed { id }) => Some(Done::Info(tf(Key::InfoRemoved, &[&id]))),
-            Ok(DiscardOutcome::Discarded { session }) => {
-                Some(Done::Info(tf(Key::InfoDiscarded, &[&session.id])))
-            }
-            Err(err) => error(err),
-        },
-        Effect::Discard { id, token, forget } => {
-            match discard(manager, &id, forget, Some(token)).await {
-                Ok(DiscardOutcome::Discarded { session }) => {
-                    Some(Done::Info(tf(Key::InfoDiscardedRestorable, &[&session.id])))
-                }
-                Ok(DiscardOutcome::Removed { id }) => {
-                    Some(Done::Info(tf(Key::InfoRemoved, &[&id])))
-                }
-                Ok(DiscardOutcome::NeedsConfirmation { .. }) => None,
-                Err(err) => stale_discard(&id, forget, &err).or_else(|| error(err)),
-            }
-        }
-        Effect::Sync { id } => match manager.call::<request::SessionSync>(session(&id)).await {
-            Ok(result) => Some(Done::Info(result.message)),
-            Err(err) => error(err),
-        },
-        Effect::ShowConfig => Some(
-            match manager.call::<request::ConfigRead>(NoParams {}).await {
-                Ok(result) => Done::Config {
-                    result,
-                    saved: None,
-                },
-                Err(err) => Done::Error(crate::i18n::manager_error(&err)),
-            },
-        ),
-        Effect::SaveConfig { key, value } => {
-            let params = ConfigSetParams {
-                key: key.clone(),
-                value,
-            };
-            Some(match manager.call::<request::ConfigSet>(params).await {
-                Ok(result) => Done::Config {
-                    result,
-                    saved: Some(key),
-                },
-                Err(err) => Done::Error(crate::i18n::manager_error(&err)),
-            })
-        }
-        Effect::SaveHistory
-        | Effect::OpenUrl { .. }
-        | Effect::Foreground { .. }
-        | Effect::EditPrompt
-        | Effect::SavePrompt { .. }
-        | Effect::Quit => None,
-    }
-}
-
-/// `session/discard`, or `session/remove` when the session is to be forgotten.
-async fn discard(
-    manager: &Client,
-    id: &str,
-    forget: bool,
-    confirm_token: Option<String>,
-) -> Result<DiscardOutcome, ClientError> {
-    let params = ConfirmParams {
-        session_id: id.to_owned(),
-        confirm_token,
-    };
-    if forget {
-        manager.call::<request::SessionRemove>(params).await
-    } else {
-        manager.call::<request::SessionDiscard>(params).await
-    }
-}
-
-/// The dialog's answer as `session/respondPermission` params.
-fn permission_params(
-    session_id: String,
-    request_id: String,
-    response: crate::dialog::PermissionAnswer,
-) -> PermissionParams {
-    PermissionParams {
-        session_id,
-        request_id,
-        decision: None,
-        option: Some(response.option),
-        suggestion: None,
-        message: response.message,
-    }
-}
-
-/// The dialog's answer as `session/answerQuestion` params.
-fn question_params(
-    session_id: String,
-    request_id: String,
-    response: codiva_protocol::agent::QuestionResponse,
-) -> QuestionParams {
-    use codiva_protocol::agent::QuestionResponse;
-    match response {
-        QuestionResponse::Answers(answers) => QuestionParams {
-            session_id,
-            request_id,
-            answers: answers
-                .into_iter()
-                .map(|(question, labels)| (question, Answer::Many(labels)))
-                .collect(),
-            decline: false,
-            message: None,
-        },
-        QuestionResponse::Decline { message } => QuestionParams {
-            session_id,
-            request_id,
-            answers: Default::default(),
-            decline: true,
-            message,
-        },
     }
 }

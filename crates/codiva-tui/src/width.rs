@@ -46,16 +46,27 @@ pub struct Row {
 /// after them has a place.
 pub fn wrap_line(line: &str, width: usize) -> Vec<Row> {
     if is_plain_ascii(line) {
-        wrap_graphemes(line, width, (0..line.len()).map(|i| (i, &line[i..i + 1])))
+        // One cell per byte; the only whitespace is the space.
+        let cells = line.bytes().enumerate().map(|(i, b)| (i, b == b' ', 1));
+        wrap_graphemes(line, width, cells)
     } else {
-        wrap_graphemes(line, width, line.grapheme_indices(true))
+        wrap_graphemes(line, width, grapheme_cells(line))
     }
 }
 
-fn wrap_graphemes<'a>(
+/// `line`'s grapheme clusters as (byte offset, whether it is whitespace, cells).
+fn grapheme_cells(line: &str) -> impl Iterator<Item = (usize, bool, usize)> + '_ {
+    line.grapheme_indices(true).map(|(i, grapheme)| {
+        let space = grapheme.chars().all(char::is_whitespace);
+        (i, space, grapheme_width(grapheme))
+    })
+}
+
+/// Wraps `line` given its grapheme clusters as (byte offset, whether it is whitespace, cells).
+fn wrap_graphemes(
     line: &str,
     width: usize,
-    graphemes: impl Iterator<Item = (usize, &'a str)>,
+    graphemes: impl Iterator<Item = (usize, bool, usize)>,
 ) -> Vec<Row> {
     let width = width.max(1);
     let mut rows = Vec::new();
@@ -77,14 +88,13 @@ fn wrap_graphemes<'a>(
     let mut after_space = false;
     // The last break opportunity in the current row: (byte offset, width up to it).
     let mut last_break: Option<(usize, usize)> = None;
-    for (offset, grapheme) in graphemes {
+    for (offset, space, w) in graphemes {
         while breaks.next_if(|at| *at < offset).is_some() {}
         let opportunity = breaks.next_if_eq(&offset).is_some();
         if (opportunity || after_space) && offset > start {
             last_break = Some((offset, row_width));
         }
-        after_space = grapheme.chars().all(char::is_whitespace);
-        let w = grapheme_width(grapheme);
+        after_space = space;
         if row_width + w > width && row_width > 0 {
             match last_break {
                 Some((at, at_width)) if at > start && at_width > 0 => {
@@ -187,9 +197,80 @@ pub fn byte_at_column(text: &str, column: usize) -> usize {
     text.len()
 }
 
+/// Draws `line` at (`x`, `y`) in at most `max_width` cells: what ratatui's `Buffer::set_line`
+/// draws, with printable ASCII spans written a byte a cell (ratatui segments every span into
+/// grapheme clusters and measures each; the log's rows are mostly ASCII, drawn every frame).
+pub fn set_line(
+    buf: &mut ratatui::buffer::Buffer,
+    x: u16,
+    y: u16,
+    line: &ratatui::text::Line<'_>,
+    max_width: u16,
+) -> (u16, u16) {
+    let mut remaining = max_width;
+    let mut x = x;
+    for span in line {
+        if remaining == 0 {
+            break;
+        }
+        let style = line.style.patch(span.style);
+        let text = span.content.as_ref();
+        let end = if is_plain_ascii(text) {
+            let room = buf.area.right().saturating_sub(x).min(remaining);
+            let cells = u16::try_from(text.len()).unwrap_or(u16::MAX).min(room);
+            for (column, byte) in (x..x + cells).zip(text.bytes()) {
+                buf[(column, y)].set_char(char::from(byte)).set_style(style);
+            }
+            x + cells
+        } else {
+            buf.set_stringn(x, y, text, usize::from(remaining), style).0
+        };
+        remaining = remaining.saturating_sub(end.saturating_sub(x));
+        x = end;
+    }
+    (x, y)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn set_line_draws_what_ratatui_draws() {
+        use ratatui::buffer::Buffer;
+        use ratatui::layout::Rect;
+        use ratatui::style::{Color, Style};
+        use ratatui::text::{Line, Span};
+        let lines = [
+            Line::from(vec![
+                Span::styled("plain ascii, ", Style::default().fg(Color::Red)),
+                Span::raw("日本語 and 🎌"),
+                Span::styled(
+                    " tail\tcut off at the edge of the area",
+                    Style::default().bold(),
+                ),
+            ])
+            .style(Style::default().bg(Color::Blue)),
+            Line::from("short"),
+            Line::from(""),
+        ];
+        for width in [0, 5, 17, 30, 60] {
+            for x in [0, 3] {
+                let area = Rect::new(0, 0, 40, 1);
+                let mut ours = Buffer::empty(area);
+                let mut theirs = Buffer::empty(area);
+                for line in &lines {
+                    let end = set_line(&mut ours, x, 0, line, width);
+                    assert_eq!(
+                        end,
+                        theirs.set_line(x, 0, line, width),
+                        "{line:?} at {width}"
+                    );
+                    assert_eq!(ours, theirs, "{line:?} at {width}");
+                }
+            }
+        }
+    }
 
     fn rows(text: &str, width: usize) -> Vec<&str> {
         wrap_line(text, width)
@@ -222,7 +303,7 @@ mod tests {
         for text in samples {
             assert!(is_plain_ascii(text));
             for width in [1, 3, 7, 10, 40, 120] {
-                let slow = wrap_graphemes(text, width, text.grapheme_indices(true));
+                let slow = wrap_graphemes(text, width, grapheme_cells(text));
                 assert_eq!(wrap_line(text, width), slow, "{text:?} at {width}");
             }
             let slow: usize = text.graphemes(true).map(grapheme_width).sum();

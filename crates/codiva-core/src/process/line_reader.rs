@@ -91,6 +91,38 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
         self.inner
     }
 
+    /// The same reader over `f(inner)`, keeping what it has buffered (to wrap the source once
+    /// reading has started, e.g. in a [`PacedPipe`](super::PacedPipe)).
+    pub fn try_map_inner<S: AsyncRead + Unpin, E>(
+        self,
+        f: impl FnOnce(R) -> Result<S, E>,
+    ) -> Result<LineReader<S>, E> {
+        Ok(LineReader {
+            inner: f(self.inner)?,
+            buf: self.buf,
+            start: self.start,
+            scanned: self.scanned,
+            max_line: self.max_line,
+            discarding: self.discarding,
+            eof: self.eof,
+            peak_capacity: self.peak_capacity,
+        })
+    }
+
+    /// The next line if it is already buffered whole (no read): lets a caller take every line
+    /// that one read brought in as a batch. `None` when the next line needs more input (or
+    /// the end of the input is to be reported, which [`next_line`](Self::next_line) does).
+    pub fn next_buffered_line(&mut self) -> Option<ReadLine> {
+        if self.discarding.is_some() {
+            return None;
+        }
+        let offset = find_newline(&self.buf[self.scanned..])?;
+        let end = self.scanned + offset;
+        let item = self.take_line(end);
+        self.consume_to(end + 1);
+        Some(item)
+    }
+
     /// The next line, or `None` at the end of the input. A last line without a newline is
     /// returned as a line. After an I/O error the reader may be called again.
     pub async fn next_line(&mut self) -> io::Result<Option<ReadLine>> {
@@ -275,6 +307,25 @@ mod tests {
             got,
             vec![line("ok"), ReadLine::Oversized { bytes: 10 }, line("next")]
         );
+    }
+
+    #[tokio::test]
+    async fn buffered_lines_come_without_a_read() {
+        let mut reader = LineReader::with_max_line(&b"a\nbb\n0123456789\ncc"[..], 5);
+        assert_eq!(reader.next_buffered_line(), None);
+        assert_eq!(reader.next_line().await.unwrap(), Some(line("a")));
+        assert_eq!(reader.next_buffered_line(), Some(line("bb")));
+        assert_eq!(
+            reader.next_buffered_line(),
+            Some(ReadLine::Oversized { bytes: 10 })
+        );
+        // The last line has no newline: only `next_line` sees the end of the input.
+        assert_eq!(reader.next_buffered_line(), None);
+        let mut reader = reader
+            .try_map_inner(Ok::<_, std::convert::Infallible>)
+            .unwrap();
+        assert_eq!(reader.next_line().await.unwrap(), Some(line("cc")));
+        assert_eq!(reader.next_line().await.unwrap(), None);
     }
 
     #[tokio::test]

@@ -78,8 +78,16 @@ impl SessionState {
                 if self.stream_text.len() < crate::session_log::MAX_MESSAGE_TEXT {
                     self.stream_text.push_str(&text);
                 }
-                self.outbox
-                    .push(SessionEvent::Stream { text, reset: false });
+                // Deltas reduced together (a batch of lines) leave as one event.
+                match self.outbox.last_mut() {
+                    Some(SessionEvent::Stream {
+                        text: pending,
+                        reset: false,
+                    }) => pending.push_str(&text),
+                    _ => self
+                        .outbox
+                        .push(SessionEvent::Stream { text, reset: false }),
+                }
             }
             AgentEvent::ThinkingDelta { text } => {
                 if self.thinking_text.len() < crate::session_log::MAX_MESSAGE_TEXT {

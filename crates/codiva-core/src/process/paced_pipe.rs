@@ -1,0 +1,187 @@
+//! An agent's stdout read in batches, not line by line.
+//!
+//! An agent writes each JSON line on its own (Claude Code streams a long reply as ~700 lines a
+//! second), and the kernel reports every write to a pipe registered with epoll, so a reader
+//! that simply waits on the pipe wakes a runtime thread per line — on a VM that wake-up costs
+//! more than parsing the line. [`PacedPipe`] reads whatever is there; when the pipe runs dry
+//! after a read that brought data, it takes the pipe out of epoll for [`REST`] and then reads
+//! what accumulated meanwhile in one go. When a rest brought nothing, it waits on the pipe again
+//! (an idle agent costs nothing). A line is delayed by at most one rest; nothing is dropped or
+//! reordered. A fast writer is not held back: a rest is shortened so that what arrives during
+//! it stays under half of a pipe's buffer (64 KiB on Linux), from the rate the last batch
+//! came in at, so the writer does not find the pipe full.
+
+use std::future::Future;
+use std::io;
+use std::os::fd::OwnedFd;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, ReadBuf};
+use tokio::net::unix::pipe;
+use tokio::process::ChildStdout;
+use tokio::time::Sleep;
+
+/// How long the pipe rests after a batch at most (lines written meanwhile are read together).
+pub const REST: Duration = Duration::from_millis(50);
+/// The shortest rest (below it, waiting on the pipe is as cheap).
+const MIN_REST: Duration = Duration::from_millis(1);
+/// Bytes a rest may let accumulate: half of Linux's default pipe buffer.
+const REST_BYTES: u64 = 32 * 1024;
+
+/// See the [module docs](self).
+#[derive(Debug)]
+pub struct PacedPipe {
+    state: State,
+    rest: Duration,
+    /// Bytes read since the pipe last rested.
+    read_since_rest: u64,
+    /// How long the last rest was (the next one is sized from what came in after it).
+    last_rest: Duration,
+}
+
+#[derive(Debug)]
+enum State {
+    /// In epoll: woken when the agent writes.
+    Listening(pipe::Receiver),
+    /// Out of epoll until the timer fires.
+    Resting { fd: OwnedFd, wake: Pin<Box<Sleep>> },
+    /// Only while switching (or after a failed switch).
+    Closed,
+}
+
+impl PacedPipe {
+    /// Takes over a child's stdout (must run inside the runtime).
+    pub fn new(stdout: ChildStdout) -> io::Result<Self> {
+        Self::with_rest(stdout.into_owned_fd()?, REST)
+    }
+
+    /// A pipe read end that rests `rest` after each batch.
+    pub fn with_rest(fd: OwnedFd, rest: Duration) -> io::Result<Self> {
+        Ok(PacedPipe {
+            state: State::Listening(pipe::Receiver::from_owned_fd(fd)?),
+            rest,
+            read_since_rest: 0,
+            last_rest: rest,
+        })
+    }
+
+    /// The next rest: as long as allowed, unless at the rate the last batch came in the pipe
+    /// would fill past [`REST_BYTES`] meanwhile.
+    fn next_rest(&self) -> Duration {
+        if self.read_since_rest <= REST_BYTES {
+            return self.rest;
+        }
+        let scaled = self.last_rest.as_secs_f64() * REST_BYTES as f64 / self.read_since_rest as f64;
+        Duration::from_secs_f64(scaled).clamp(MIN_REST.min(self.rest), self.rest)
+    }
+}
+
+impl AsyncRead for PacedPipe {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        loop {
+            match &mut this.state {
+                State::Resting { wake, .. } => {
+                    ready!(wake.as_mut().poll(cx));
+                    let State::Resting { fd, .. } =
+                        std::mem::replace(&mut this.state, State::Closed)
+                    else {
+                        unreachable!("matched above");
+                    };
+                    // Already non-blocking (set when it was first taken).
+                    this.state = State::Listening(pipe::Receiver::from_owned_fd_unchecked(fd)?);
+                    this.read_since_rest = 0;
+                }
+                State::Listening(receiver) => {
+                    let before = buf.filled().len();
+                    match Pin::new(receiver).poll_read(cx, buf) {
+                        Poll::Ready(Ok(())) => {
+                            this.read_since_rest += (buf.filled().len() - before) as u64;
+                            return Poll::Ready(Ok(()));
+                        }
+                        Poll::Ready(Err(err)) => return Poll::Ready(Err(err)),
+                        Poll::Pending if this.read_since_rest > 0 => {
+                            // Dry after a batch: rest out of epoll instead of waking per write.
+                            let State::Listening(receiver) =
+                                std::mem::replace(&mut this.state, State::Closed)
+                            else {
+                                unreachable!("matched above");
+                            };
+                            let fd = receiver.into_nonblocking_fd()?;
+                            let rest = this.next_rest();
+                            this.last_rest = rest;
+                            this.state = State::Resting {
+                                fd,
+                                wake: Box::pin(tokio::time::sleep(rest)),
+                            };
+                        }
+                        Poll::Pending => return Poll::Pending,
+                    }
+                }
+                State::Closed => {
+                    return Poll::Ready(Err(io::Error::other("the agent's stdout is closed")));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncWriteExt;
+
+    #[tokio::test]
+    async fn a_fast_writer_shortens_the_rest() {
+        let (_tx, rx) = pipe::pipe().unwrap();
+        let fd = rx.into_nonblocking_fd().unwrap();
+        let mut pipe = PacedPipe::with_rest(fd, Duration::from_millis(20)).unwrap();
+        pipe.read_since_rest = 1000;
+        assert_eq!(
+            pipe.next_rest(),
+            Duration::from_millis(20),
+            "a trickle: a full rest"
+        );
+        // 128 KiB came in after a 20 ms rest: 5 ms keeps the next batch at 32 KiB.
+        pipe.read_since_rest = 128 * 1024;
+        assert_eq!(pipe.next_rest(), Duration::from_millis(5));
+        pipe.read_since_rest = u64::MAX / 2;
+        assert_eq!(pipe.next_rest(), MIN_REST);
+    }
+
+    use crate::process::{LineReader, ReadLine};
+
+    #[tokio::test]
+    async fn lines_written_while_resting_arrive_in_order_and_eof_ends() {
+        let (mut tx, rx) = pipe::pipe().unwrap();
+        let fd = rx.into_nonblocking_fd().unwrap();
+        let mut reader =
+            LineReader::new(PacedPipe::with_rest(fd, Duration::from_millis(5)).unwrap());
+        let writer = tokio::spawn(async move {
+            for i in 0..200 {
+                tx.write_all(format!("line {i}\n").as_bytes())
+                    .await
+                    .unwrap();
+                if i % 10 == 0 {
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                }
+            }
+        });
+        let mut got = Vec::new();
+        while let Some(item) = reader.next_line().await.unwrap() {
+            let ReadLine::Line(line) = item else {
+                panic!("unexpected {item:?}");
+            };
+            got.push(String::from_utf8(line).unwrap());
+        }
+        writer.await.unwrap();
+        let want: Vec<String> = (0..200).map(|i| format!("line {i}")).collect();
+        assert_eq!(got, want);
+    }
+}
