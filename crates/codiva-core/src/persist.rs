@@ -50,6 +50,26 @@ pub struct PersistedSession {
     pub permission_mode: Option<PermissionMode>,
     /// Which permission requests the session allows without asking (`ask` when absent).
     pub approval: crate::approval::ApprovalPolicy,
+    /// Its pull requests, identity only (their state is always looked up), the branch's own
+    /// first. Absent in older files: none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub prs: Vec<PersistedPr>,
+    /// Its branch was pushed (its pull request is looked for). Absent in older files: `false`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub pushed: bool,
+    /// The automatic pull request was tried once already (`auto_pr`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub auto_pr_tried: bool,
+}
+
+/// A pull request of a session: which one, not its state.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PersistedPr {
+    pub number: u64,
+    pub url: String,
+    /// Opened from the session's own branch.
+    pub own: bool,
 }
 
 #[derive(Debug, thiserror::Error)]

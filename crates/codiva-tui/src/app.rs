@@ -522,6 +522,12 @@ impl App {
                 self.info.base = branch;
                 Vec::new()
             }
+            ManagerEvent::PrStatus { id, prs } => {
+                if let Some(session) = self.sessions.iter_mut().find(|s| s.id == id) {
+                    session.prs = prs;
+                }
+                Vec::new()
+            }
             ManagerEvent::Warning { message } => {
                 self.notice_everywhere(tf(Key::Warning, &[&message]));
                 Vec::new()

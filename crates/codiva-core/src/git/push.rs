@@ -54,4 +54,38 @@ impl Repo {
             .await?;
         Ok(())
     }
+
+    /// The URL of `remote` (`git remote get-url`), `None` when it has none.
+    pub async fn remote_url(&self, remote: &str) -> Result<Option<String>, GitError> {
+        check_name(remote)?;
+        let output = Git::new(self.root())
+            .args(["remote", "get-url", remote])
+            .output()
+            .await?;
+        let url = output.text();
+        Ok((output.success() && !url.is_empty()).then_some(url))
+    }
+
+    /// The subjects of the commits on `branch` that `base` lacks, newest first, at most `max`.
+    pub async fn commit_subjects(
+        &self,
+        base: &str,
+        branch: &str,
+        max: usize,
+    ) -> Result<Vec<String>, GitError> {
+        check_name(base)?;
+        check_name(branch)?;
+        let text = Git::new(self.root())
+            .args([
+                "log",
+                "--no-color",
+                "--format=%s",
+                &format!("--max-count={max}"),
+                &format!("refs/heads/{base}..refs/heads/{branch}"),
+                "--",
+            ])
+            .text()
+            .await?;
+        Ok(text.lines().map(str::to_owned).collect())
+    }
 }

@@ -17,6 +17,8 @@ mod histories;
 mod jobs;
 mod lifecycle;
 mod persistence;
+mod pr_poll;
+mod pulls;
 mod record;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -77,6 +79,7 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
         &mut warnings,
     )
     .await;
+    let github_repo = github_repo(&repo, &base, options.github.repo.as_deref()).await;
     let (calls_tx, calls_rx) = mpsc::unbounded_channel();
     let events = EventBus::new();
     let (internal_tx, internal_rx) = mpsc::unbounded_channel();
@@ -110,6 +113,9 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
         checking_base: false,
         stopping: false,
         default_approval: ApprovalPolicy::Ask,
+        github_repo,
+        gh_paused_until: None,
+        polling: false,
     };
     tokio::spawn(actor.run(calls_rx, internal_rx));
     Ok((manager, warnings))
@@ -161,6 +167,13 @@ struct Actor {
     stopping: bool,
     /// The approval policy of sessions created without one.
     default_approval: ApprovalPolicy,
+    /// `host/owner/repo` (lower case) of the repository pull requests go to, if known: an
+    /// agent's pull request URLs are recognised by it.
+    github_repo: Option<String>,
+    /// Pull request lookups pause until then (after a rate limit or an auth error).
+    gh_paused_until: Option<std::time::Instant>,
+    /// A pull request lookup job runs.
+    polling: bool,
 }
 
 impl Actor {
@@ -173,10 +186,13 @@ impl Actor {
         self.mark_dirty();
         let mut base_check = tokio::time::interval(BASE_CHECK);
         base_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut pr_check = tokio::time::interval(self.options.github.policy.tick);
+        pr_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             let persist_at = self.persist_at;
             tokio::select! {
                 _ = base_check.tick() => self.follow_base(),
+                _ = pr_check.tick() => self.poll_prs(),
                 call = calls.recv() => match call {
                     Some(Call::Shutdown(done)) => {
                         self.shutdown(&mut internal).await;
@@ -304,6 +320,17 @@ pub(super) fn refused(code: &'static str, args: &[&str], message: String) -> Man
         message,
         fresh_preview: None,
     })
+}
+
+/// The repository pull requests go to: as configured, else the base's remote on a
+/// github.com-like host.
+async fn github_repo(repo: &Repo, base: &str, configured: Option<&str>) -> Option<String> {
+    if let Some(configured) = configured {
+        return Some(configured.trim_end_matches('/').to_ascii_lowercase());
+    }
+    let remote = repo.base_remote(base).await.ok()??;
+    let url = repo.remote_url(&remote).await.ok()??;
+    pulls::repo_of_remote(&url)
 }
 
 async fn sleep_until(at: Option<Instant>) {

@@ -322,6 +322,13 @@ pub(super) fn en(key: Key) -> &'static str {
         RefConfigUnknownKey => "not saved: unknown key {0}",
         RefConfigInvalid => "not saved: {0}",
         RefConfigUnwritable => "cannot read or write {0}: {1}",
+        RefNoRemote => "{0} has no remote to push to (no branch.{0}.remote, no origin)",
+        RefNothingToPush => "nothing to push: {0} has no commits that {1} lacks",
+        RefPushFailed => "pushing {0} to {1} failed: {2}",
+        RefGhMissing => "the GitHub CLI `gh` is not installed (https://cli.github.com)",
+        RefGhNotAuthenticated => "gh is not logged in (run `gh auth login`): {0}",
+        RefGhRateLimited => "GitHub's rate limit is reached; try again later",
+        RefPrFailed => "the pull request could not be opened: {0}",
         ErrNoSuchSession => "no session {0}",
         ErrStopped => "the session manager has stopped",
         ErrAgentMissing => {

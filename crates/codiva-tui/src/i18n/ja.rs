@@ -318,6 +318,17 @@ pub(super) fn ja(key: Key) -> &'static str {
         RefConfigUnknownKey => "保存していません: 未知のキー {0}",
         RefConfigInvalid => "保存していません: {0}",
         RefConfigUnwritable => "{0} を読み書きできません: {1}",
+        RefNoRemote => {
+            "{0} にはプッシュ先のリモートがありません（branch.{0}.remote も origin もありません）"
+        }
+        RefNothingToPush => "プッシュするものがありません: {0} には {1} にないコミットがありません",
+        RefPushFailed => "{0} を {1} にプッシュできませんでした: {2}",
+        RefGhMissing => "GitHub CLI（gh）がインストールされていません（https://cli.github.com）",
+        RefGhNotAuthenticated => {
+            "gh がログインしていません（`gh auth login` を実行してください）: {0}"
+        }
+        RefGhRateLimited => "GitHub の API 利用上限に達しました。しばらくしてからもう一度",
+        RefPrFailed => "プルリクエストを作れませんでした: {0}",
         ErrNoSuchSession => "セッション {0} はありません",
         ErrStopped => "セッションマネージャーが停止しています",
         ErrAgentMissing => {
