@@ -3,6 +3,7 @@
 
 mod bootstrap;
 mod exec;
+mod exec_pr;
 mod in_process;
 mod serve;
 mod tui;

@@ -15,10 +15,7 @@ use crate::github::{Checks, CreatedPr, GhError, Mergeable, NewPr, PrLookup, PrSt
 use crate::manager::info::{ManagerEvent, SessionPhase};
 use crate::manager::{ManagerError, Reply};
 
-/// The most commits listed in a pull request's body.
-const BODY_COMMITS: usize = 30;
-/// The most characters of the first instruction in a pull request's body.
-const BODY_PROMPT_CHARS: usize = 4000;
+use crate::github::draft::BODY_COMMITS;
 
 /// What the push-and-open job found.
 enum Opened {
@@ -88,7 +85,13 @@ impl Actor {
                     }
                     Err(err) => return Err(err.into()),
                 };
-                let commits = repo.commit_subjects(&base, &branch, BODY_COMMITS).await?;
+                let commits = repo
+                    .commit_subjects(
+                        &format!("refs/heads/{base}"),
+                        &format!("refs/heads/{branch}"),
+                        BODY_COMMITS,
+                    )
+                    .await?;
                 if commits.is_empty() && known.is_none() {
                     return Err(refused(
                         "nothing_to_push",
@@ -119,8 +122,12 @@ impl Actor {
                     _ => {}
                 }
                 let new = NewPr {
-                    title: title.clone(),
-                    body: pr_body(&job_id, &prompt, &commits),
+                    title: crate::github::draft::title(&title),
+                    body: crate::github::draft::body(
+                        &prompt,
+                        &commits,
+                        &format!("Opened by codiva from session `{job_id}`."),
+                    ),
                     base,
                     head: branch,
                 };
@@ -347,55 +354,7 @@ fn gh_refusal(err: &GhError) -> ManagerError {
 /// One line of text from GitHub or gh, safe for a terminal: controls and bidi overrides
 /// dropped, at most `max` characters.
 fn clean_line(text: &str, max: usize) -> String {
-    crate::manager::sanitize_title_to(text, max).unwrap_or_default()
-}
-
-/// Text that may hold model output, for a pull request's body: escape sequences, control
-/// characters (but newlines and tabs) and bidi overrides removed, at most `max` characters.
-pub(crate) fn clean_text(text: &str, max: usize) -> String {
-    let mut out = String::new();
-    let mut chars = text.chars().peekable();
-    let mut count = 0;
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            // CSI `ESC [ … final` and other two-character escapes: dropped whole.
-            if chars.peek() == Some(&'[') {
-                chars.next();
-                for c in chars.by_ref() {
-                    if ('\u{40}'..='\u{7e}').contains(&c) {
-                        break;
-                    }
-                }
-            } else {
-                chars.next();
-            }
-            continue;
-        }
-        let bidi = matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
-        if bidi || (c.is_control() && c != '\n' && c != '\t') {
-            continue;
-        }
-        if count == max {
-            out.push('…');
-            break;
-        }
-        out.push(c);
-        count += 1;
-    }
-    out.trim().to_owned()
-}
-
-/// A draft's body: the first instruction and the commits (all sanitised).
-fn pr_body(id: &str, prompt: &str, commits: &[String]) -> String {
-    let mut body = clean_text(prompt, BODY_PROMPT_CHARS);
-    if !commits.is_empty() {
-        body.push_str("\n\n### Commits\n");
-        for subject in commits.iter().rev() {
-            body.push_str(&format!("- {}\n", clean_line(subject, 200)));
-        }
-    }
-    body.push_str(&format!("\nOpened by codiva from session `{id}`."));
-    body
+    crate::github::draft::clean_line(text, max)
 }
 
 /// `HOST/OWNER/REPO` of a remote URL on github.com-like hosts (`https://host/o/r(.git)`,
@@ -484,20 +443,5 @@ mod tests {
                 (15, "https://github.com/o/r/pull/15".to_owned()),
             ]
         );
-    }
-
-    #[test]
-    fn a_body_keeps_lines_but_no_escape_sequences() {
-        let body = pr_body(
-            "s1",
-            "Fix \u{1b}[2Jthe\u{202e} parser\nsecond line\u{7}",
-            &["newer".into(), "older \u{1b}]0;x\u{7}".into()],
-        );
-        assert!(!body.contains('\u{1b}'), "{body:?}");
-        assert!(!body.contains('\u{7}'));
-        assert!(!body.contains('\u{202e}'));
-        assert!(body.starts_with("Fix the parser\nsecond line"), "{body:?}");
-        let older = body.find("- older").unwrap();
-        assert!(older < body.find("- newer").unwrap(), "oldest commit first");
     }
 }
