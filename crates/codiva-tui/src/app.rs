@@ -128,6 +128,10 @@ pub enum Effect {
     Sync {
         id: String,
     },
+    /// Push the session's branch and open a draft pull request.
+    Pr {
+        id: String,
+    },
     /// Edit `.codiva/prompt.md` (the loop opens it in `$EDITOR` or reports where it is).
     EditPrompt,
     /// Save `.codiva/prompt.md` (empty text removes it).

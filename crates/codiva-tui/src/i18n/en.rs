@@ -140,6 +140,8 @@ pub(super) fn en(key: Key) -> &'static str {
             "↑ ↓, Home, End\tselect\n",
             "Enter, →\topen the session\n",
             "m, d, x, r\tmerge, discard, remove, resume (each asks first)\n",
+            "p, click on #n\topen the pull request in the browser\n",
+            "P, /pr\tpush the branch and open a draft pull request (asks first)\n",
             "Esc\tback to the composer\n",
             "# Session\n",
             "Esc\tback to the list\n",
