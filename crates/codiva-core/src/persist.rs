@@ -276,6 +276,49 @@ mod tests {
     }
 
     #[test]
+    fn pull_requests_are_kept_and_older_files_without_them_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = state_path(dir.path());
+        let mut with_prs = session("a");
+        with_prs.prs = vec![
+            PersistedPr {
+                number: 12,
+                url: "https://github.com/o/r/pull/12".into(),
+                own: true,
+            },
+            PersistedPr {
+                number: 14,
+                url: "https://github.com/o/r/pull/14".into(),
+                own: false,
+            },
+        ];
+        with_prs.pushed = true;
+        let state = StateFile {
+            version: SCHEMA_VERSION,
+            sessions: vec![with_prs],
+        };
+        save(&path, &state).unwrap();
+        assert_eq!(load(&path).unwrap().state, state);
+        // A file written before pull requests existed (no `prs`, no `pushed`).
+        std::fs::write(
+            &path,
+            r#"{"version":1,"sessions":[{"id":"old","title":"t","prompt":"p","slug":"old",
+            "branch":"codiva/old","worktree":"/r/.codiva/worktrees/old","base":"main",
+            "agent":"claude","agent_session_id":null,"status":"completed","detail":null,
+            "created_at":1,"active_ms":2,"cost_usd":null,"model":null,"permission_mode":null}]}"#,
+        )
+        .unwrap();
+        let loaded = load(&path).unwrap();
+        assert!(loaded.warning.is_none(), "{:?}", loaded.warning);
+        let old = &loaded.state.sessions[0];
+        assert!(old.prs.is_empty());
+        assert!(!old.pushed && !old.auto_pr_tried);
+        // And a session without pull requests writes none of the new keys.
+        let text = serde_json::to_string(old).unwrap();
+        assert!(!text.contains("prs") && !text.contains("pushed"), "{text}");
+    }
+
+    #[test]
     fn missing_file_is_empty_without_warning() {
         let dir = tempfile::tempdir().unwrap();
         let loaded = load(&state_path(dir.path())).unwrap();

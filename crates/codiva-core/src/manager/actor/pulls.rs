@@ -59,7 +59,17 @@ impl Actor {
             );
             return answer(reply, Err(err));
         }
-        let known = record.prs.iter().find(|pr| pr.own).cloned();
+        // Its own pull request, unless that one is merged or closed (then a new one is opened).
+        let known = record
+            .prs
+            .iter()
+            .find(|pr| pr.own)
+            .filter(|pr| {
+                pr.view
+                    .as_ref()
+                    .is_none_or(|view| view.state == WirePrState::Open)
+            })
+            .cloned();
         let (branch, base, worktree) = (
             record.branch.clone(),
             record.base.clone(),
