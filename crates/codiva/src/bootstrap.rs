@@ -115,7 +115,8 @@ pub async fn start(cwd: PathBuf, holder: &str) -> Result<Started, StartError> {
 }
 
 /// How the manager runs `gh`: the configured binary, `--repo` when configured, and the
-/// polling policy (`CODIVA_PR_POLL_MS` scales it, for tests).
+/// polling policy (for tests: `CODIVA_PR_POLL_MS` scales it, `CODIVA_GH_TIMEOUT_MS` shortens
+/// the 30 s timeout of a `gh` call).
 pub fn github_options(config: &config::Config) -> codiva_core::manager::GithubOptions {
     let mut gh = codiva_core::github::Gh::new(
         config
@@ -125,6 +126,12 @@ pub fn github_options(config: &config::Config) -> codiva_core::manager::GithubOp
     );
     if let Some(repo) = &config.github_repo {
         gh = gh.with_repo(repo.clone());
+    }
+    if let Some(ms) = std::env::var("CODIVA_GH_TIMEOUT_MS")
+        .ok()
+        .and_then(|ms| ms.parse::<u64>().ok())
+    {
+        gh = gh.with_timeout(std::time::Duration::from_millis(ms.max(100)));
     }
     let policy = std::env::var("CODIVA_PR_POLL_MS")
         .ok()

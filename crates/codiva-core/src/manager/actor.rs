@@ -4,7 +4,8 @@
 //! log from its transcript and writing the state file run as jobs (`jobs.rs`) that report
 //! back; while one runs for a session, later calls for that session wait in its lane, and
 //! every other session's calls and events go on. The parts: records (`record.rs`), sessions'
-//! lifecycle (`lifecycle.rs`), finishing work (`finish.rs`, `discard.rs`), sessions found at
+//! lifecycle (`lifecycle.rs`), finishing work (`finish.rs`, `discard.rs`), pull requests
+//! (`pulls.rs`: push and open; `pr_poll.rs`: look them up again), sessions found at
 //! start (`adoption.rs`), the state file and each session's neutral history (`persistence.rs`,
 //! `histories.rs`). Events leave through one function, [`Actor::emit`], which stamps their
 //! `seq` (`manager/events.rs`).

@@ -1,7 +1,7 @@
 //! Pull requests through `codiva serve`: the real `gh` against the testkit's mock GitHub over
 //! loopback HTTPS, a bare repository as the base's remote. Push and draft (`session/pr`),
-//! status over polls as `session/prStatus` notifications, a failed lookup that keeps what was
-//! known, a rate limit that pauses lookups, auto-ready, auto-PR, one batched lookup for three
+//! status over polls as `session/prStatus` notifications, a failed lookup (HTTP 500, no answer)
+//! that keeps what was known, a rate limit that pauses lookups, auto-ready, auto-PR, one batched lookup for three
 //! sessions, and a pull request the agent opened itself with its own `gh`.
 
 use codiva_testkit::{Fault, Match, MockCheck, MockGitHub, Reply, Rule, Script, Times, gh_binary};
@@ -54,6 +54,8 @@ fn serve(world: &World, hub: &Hub, tick_ms: u64) -> Server {
         }
     }
     command.env("CODIVA_PR_POLL_MS", tick_ms.to_string());
+    // A GitHub that never answers is given up on sooner than gh's 30 s.
+    command.env("CODIVA_GH_TIMEOUT_MS", "5000");
     Server::start(command, world.state.path())
 }
 
@@ -143,6 +145,12 @@ fn push_a_draft_and_follow_its_checks_until_it_is_marked_ready() {
         failed.get("paused_until_ms").is_none(),
         "a 500 does not pause"
     );
+    // No answer at all: the call times out (its process group killed); the same.
+    hub.mock.fail_next(Fault::Hang);
+    let hung = wait_prs(&mut server, id, "a lookup that timed out", |p| {
+        p["unavailable"]["reason"] == "timeout"
+    });
+    assert_eq!(hung["prs"][0]["view"]["checks"], "pending", "{hung}");
     hub.mock
         .set_checks(1, vec![run("test", "COMPLETED", Some("FAILURE"))]);
     let red = wait_prs(&mut server, id, "checks failed", |p| {
