@@ -544,6 +544,7 @@ impl Actor {
                 if let crate::session_log::EntryKind::Tool(tool) = &entry.kind
                     && let Some(result) = &tool.result
                     && result.contains("/pull/")
+                    && super::pulls::creates_pr(tool)
                 {
                     tool_result = Some(result.clone());
                 }

@@ -389,6 +389,37 @@ pub(super) fn repo_of_remote(url: &str) -> Option<String> {
     Some(format!("{host}/{}/{}", parts[1], parts[2]).to_ascii_lowercase())
 }
 
+/// Whether a tool call opens a pull request: a shell command running `gh pr create`, or a
+/// tool named for it (an MCP server's `create_pull_request`). Only their results are read for
+/// pull request URLs: a `gh pr view` of someone else's pull request is not the session's.
+pub(super) fn creates_pr(tool: &crate::session_log::ToolEntry) -> bool {
+    if tool
+        .name
+        .to_ascii_lowercase()
+        .contains("create_pull_request")
+    {
+        return true;
+    }
+    let command = ["command", "cmd"]
+        .iter()
+        .find_map(|key| match &tool.input[*key] {
+            serde_json::Value::String(text) => Some(text.clone()),
+            serde_json::Value::Array(parts) => Some(
+                parts
+                    .iter()
+                    .filter_map(serde_json::Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ),
+            _ => None,
+        })
+        .unwrap_or_default();
+    let words: Vec<&str> = command.split_whitespace().collect();
+    words
+        .windows(3)
+        .any(|w| w[0].ends_with("gh") && w[1] == "pr" && w[2] == "create")
+}
+
 /// Pull request URLs of `repo` (`HOST/OWNER/REPO`) in `text`, in order, each once.
 pub(super) fn pr_urls(text: &str, repo: &str) -> Vec<(u64, String)> {
     let mut found: Vec<(u64, String)> = Vec::new();
@@ -439,6 +470,34 @@ mod tests {
             Some("github.com/o/r")
         );
         assert_eq!(repo_of_remote("/tmp/bare"), None);
+    }
+
+    fn tool(name: &str, input: serde_json::Value) -> crate::session_log::ToolEntry {
+        serde_json::from_value(serde_json::json!({
+            "tool_use_id": "t", "name": name, "summary": "", "kind": "execute", "title": "",
+            "content": [], "input": input, "status": "succeeded", "result": null,
+            "duration_ms": null
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn only_a_call_that_opens_a_pull_request_is_read_for_one() {
+        let bash = |command: &str| tool("Bash", serde_json::json!({ "command": command }));
+        assert!(creates_pr(&bash("gh pr create --draft --fill")));
+        assert!(creates_pr(&bash(
+            "git push -u origin x && /usr/bin/gh pr create -t x"
+        )));
+        assert!(!creates_pr(&bash("gh pr view 12")));
+        assert!(!creates_pr(&bash("echo gh pr list")));
+        assert!(creates_pr(&tool(
+            "shell",
+            serde_json::json!({"command": ["gh", "pr", "create", "--fill"]})
+        )));
+        assert!(creates_pr(&tool(
+            "mcp__github__create_pull_request",
+            serde_json::json!({})
+        )));
     }
 
     #[test]
