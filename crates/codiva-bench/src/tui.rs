@@ -498,6 +498,7 @@ fn session(index: usize) -> SessionInfo {
         created_at: index as u64,
         pending_prompts: 0,
         todos: TodoProgress::default(),
+        prs: Default::default(),
     }
 }
 

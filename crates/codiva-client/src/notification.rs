@@ -13,6 +13,13 @@ pub fn sequenced_event(notification: ServerNotification) -> Option<SequencedEven
         N::SessionUpdated(p) => (p.seq, ManagerEvent::Session { session: p.session }),
         N::SessionRemoved(p) => (p.seq, ManagerEvent::Removed { id: p.session_id }),
         N::RepoBase(p) => (p.seq, ManagerEvent::Base { branch: p.base }),
+        N::SessionPrStatus(p) => (
+            p.seq,
+            ManagerEvent::PrStatus {
+                id: p.session_id,
+                prs: p.prs,
+            },
+        ),
         N::Warning(p) => (p.seq?, ManagerEvent::Warning { message: p.message }),
         N::SessionStatus(p)
         | N::SessionLog(p)

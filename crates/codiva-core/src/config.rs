@@ -55,6 +55,18 @@ pub struct Config {
     /// `language`: the terminal UI's language, `en`, `ja` or `auto` (the locale decides;
     /// `CODIVA_LANG` overrides this key). Default: `auto` (`None`).
     pub language: Option<String>,
+    /// `gh_path`: the GitHub CLI. Default: `gh` from `PATH`.
+    pub gh_path: Option<PathBuf>,
+    /// `github_repo`: `HOST/OWNER/REPO` pull requests go to, passed to `gh --repo`, for a base
+    /// remote `gh` cannot map (a mirror, a local path, a host with a port). Default: none (gh
+    /// reads the checkout's remotes).
+    pub github_repo: Option<String>,
+    /// `auto_pr`: a session that completes with commits ahead of its base gets a draft pull
+    /// request (pushed without being asked). Default: `false`.
+    pub auto_pr: bool,
+    /// `auto_ready`: a session's draft pull request is marked ready for review once its checks
+    /// pass. Default: `false`.
+    pub auto_ready: bool,
 }
 
 impl Default for Config {
@@ -73,6 +85,10 @@ impl Default for Config {
             notifications: true,
             mouse: true,
             language: None,
+            gh_path: None,
+            github_repo: None,
+            auto_pr: false,
+            auto_ready: false,
         }
     }
 }
@@ -194,6 +210,19 @@ pub fn parse(text: &str, path: &Path) -> (Config, Vec<ConfigWarning>) {
             "mouse" => boolean(value).map(|flag| config.mouse = flag),
             "language" => one_of(value, &["auto", "en", "ja"])
                 .map(|lang| config.language = (lang != "auto").then(|| lang.to_owned())),
+            "gh_path" => non_empty_string(value).map(|path| {
+                config.gh_path = Some(expand_home(&path));
+            }),
+            "github_repo" => non_empty_string(value).and_then(|repo| {
+                if repo.split('/').filter(|part| !part.is_empty()).count() == 3 {
+                    config.github_repo = Some(repo);
+                    Ok(())
+                } else {
+                    Err(format!("expected HOST/OWNER/REPO, found {repo:?}"))
+                }
+            }),
+            "auto_pr" => boolean(value).map(|flag| config.auto_pr = flag),
+            "auto_ready" => boolean(value).map(|flag| config.auto_ready = flag),
             _ => Err("unknown key (ignored)".to_owned()),
         };
         if let Err(message) = result {

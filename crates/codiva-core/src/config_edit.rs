@@ -105,6 +105,26 @@ pub const FIELDS: &[Field] = &[
         kind: FieldKind::Text,
         default: "searched",
     },
+    Field {
+        key: "gh_path",
+        kind: FieldKind::Text,
+        default: "gh from PATH",
+    },
+    Field {
+        key: "github_repo",
+        kind: FieldKind::Text,
+        default: "from the remote",
+    },
+    Field {
+        key: "auto_pr",
+        kind: FieldKind::Bool,
+        default: "false",
+    },
+    Field {
+        key: "auto_ready",
+        kind: FieldKind::Bool,
+        default: "false",
+    },
 ];
 
 /// Why an edit was not made.

@@ -43,6 +43,10 @@ fn every_key() {
         notifications = false
         mouse = false
         language = "ja"
+        gh_path = "/opt/gh/bin/gh"
+        github_repo = "ghe.example.com:8443/owner/repo"
+        auto_pr = true
+        auto_ready = true
     "#;
     let (config, warnings) = parse(text, file());
     assert!(warnings.is_empty(), "{warnings:?}");
@@ -62,8 +66,15 @@ fn every_key() {
             notifications: false,
             mouse: false,
             language: Some("ja".into()),
+            gh_path: Some(PathBuf::from("/opt/gh/bin/gh")),
+            github_repo: Some("ghe.example.com:8443/owner/repo".into()),
+            auto_pr: true,
+            auto_ready: true,
         }
     );
+    let (bad, warnings) = parse("github_repo = \"owner/repo\"", file());
+    assert_eq!(bad.github_repo, None);
+    assert_eq!(warnings[0].key.as_deref(), Some("github_repo"));
     let (none, _) = parse("ignored_files = \"none\"", file());
     assert_eq!(none.ignored_files, IgnoredMode::None);
 }

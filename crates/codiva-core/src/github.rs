@@ -16,6 +16,7 @@
 //! See `docs/github.md`.
 
 mod client;
+pub mod draft;
 pub mod poll;
 mod run;
 pub mod status;

@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use codiva_protocol::UserInput;
+pub use codiva_protocol::github::SessionPr;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 pub use info::{
@@ -52,6 +53,38 @@ pub struct ManagerOptions {
     /// What this manager is (`codiva serve`, …), written in the repository's lock for a second
     /// one to name.
     pub holder: String,
+    /// Pull requests: how `gh` runs, and what is done without being asked.
+    pub github: GithubOptions,
+}
+
+/// How the manager works with GitHub (`docs/github.md`).
+#[derive(Debug, Clone)]
+pub struct GithubOptions {
+    /// How `gh` runs (binary, environment, `--repo`).
+    pub gh: crate::github::Gh,
+    /// `HOST/OWNER/REPO` of the repository pull requests go to, when it is not the base's
+    /// remote on github.com (the same value `gh --repo` takes): what an agent's own pull
+    /// request URL is recognised by.
+    pub repo: Option<String>,
+    /// Opens a draft pull request for a session that completes with commits ahead of its base
+    /// (once per session).
+    pub auto_pr: bool,
+    /// Marks a session's draft pull request ready for review once its checks pass.
+    pub auto_ready: bool,
+    /// When pull requests are looked up.
+    pub policy: crate::github::poll::PollPolicy,
+}
+
+impl Default for GithubOptions {
+    fn default() -> Self {
+        GithubOptions {
+            gh: crate::github::Gh::new("gh"),
+            repo: None,
+            auto_pr: false,
+            auto_ready: false,
+            policy: crate::github::poll::PollPolicy::default(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, thiserror::Error)]
@@ -177,6 +210,8 @@ pub(crate) enum Call {
     },
     Restore(String, Reply<SessionInfo>),
     Sync(String, Reply<String>),
+    /// Push and open (or push again and answer) the session's pull request.
+    Pr(String, Reply<(SessionPr, bool)>),
     /// Write the state file now; answered on a std channel so that a panic hook can wait.
     SaveNow(std::sync::mpsc::Sender<()>),
     Shutdown(oneshot::Sender<()>),
@@ -501,6 +536,13 @@ impl Manager {
     /// Merges the base into the session's worktree; returns what happened in one line.
     pub async fn sync(&self, id: &str) -> Result<String, ManagerError> {
         self.call(|reply| Call::Sync(id.to_owned(), reply)).await
+    }
+
+    /// Pushes the session's branch to its base's remote and opens a draft pull request (title:
+    /// the session's; body: its first instruction and its commits, sanitised). When the
+    /// session has its pull request already, pushes again and answers it. `true`: opened now.
+    pub async fn pr(&self, id: &str) -> Result<(SessionPr, bool), ManagerError> {
+        self.call(|reply| Call::Pr(id.to_owned(), reply)).await
     }
 
     /// Writes the state file now and waits for it, blocking this thread at most `timeout`;

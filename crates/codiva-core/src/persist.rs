@@ -53,6 +53,26 @@ pub struct PersistedSession {
     pub permission_mode: Option<PermissionMode>,
     /// Which permission requests the session allows without asking (`ask` when absent).
     pub approval: crate::approval::ApprovalPolicy,
+    /// Its pull requests, identity only (their state is always looked up), the branch's own
+    /// first. Absent in older files: none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub prs: Vec<PersistedPr>,
+    /// Its branch was pushed (its pull request is looked for). Absent in older files: `false`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub pushed: bool,
+    /// The automatic pull request was tried once already (`auto_pr`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub auto_pr_tried: bool,
+}
+
+/// A pull request of a session: which one, not its state.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PersistedPr {
+    pub number: u64,
+    pub url: String,
+    /// Opened from the session's own branch.
+    pub own: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -256,6 +276,49 @@ mod tests {
             .filter(|e| e.file_name().to_string_lossy().contains("tmp"))
             .collect();
         assert!(leftovers.is_empty());
+    }
+
+    #[test]
+    fn pull_requests_are_kept_and_older_files_without_them_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = state_path(dir.path());
+        let mut with_prs = session("a");
+        with_prs.prs = vec![
+            PersistedPr {
+                number: 12,
+                url: "https://github.com/o/r/pull/12".into(),
+                own: true,
+            },
+            PersistedPr {
+                number: 14,
+                url: "https://github.com/o/r/pull/14".into(),
+                own: false,
+            },
+        ];
+        with_prs.pushed = true;
+        let state = StateFile {
+            version: SCHEMA_VERSION,
+            sessions: vec![with_prs],
+        };
+        save(&path, &state).unwrap();
+        assert_eq!(load(&path).unwrap().state, state);
+        // A file written before pull requests existed (no `prs`, no `pushed`).
+        std::fs::write(
+            &path,
+            r#"{"version":1,"sessions":[{"id":"old","title":"t","prompt":"p","slug":"old",
+            "branch":"codiva/old","worktree":"/r/.codiva/worktrees/old","base":"main",
+            "agent":"claude","agent_session_id":null,"status":"completed","detail":null,
+            "created_at":1,"active_ms":2,"cost_usd":null,"model":null,"permission_mode":null}]}"#,
+        )
+        .unwrap();
+        let loaded = load(&path).unwrap();
+        assert!(loaded.warning.is_none(), "{:?}", loaded.warning);
+        let old = &loaded.state.sessions[0];
+        assert!(old.prs.is_empty());
+        assert!(!old.pushed && !old.auto_pr_tried);
+        // And a session without pull requests writes none of the new keys.
+        let text = serde_json::to_string(old).unwrap();
+        assert!(!text.contains("prs") && !text.contains("pushed"), "{text}");
     }
 
     #[test]

@@ -7,6 +7,7 @@
 pub mod agent;
 pub mod approval;
 pub mod error;
+pub mod github;
 pub mod input;
 pub mod log;
 pub mod manager;

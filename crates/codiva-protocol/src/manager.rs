@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::github::SessionPrs;
 use crate::log::{LogEntry, NoteCode};
 use crate::session::{SessionEvent, Status, TodoProgress};
 
@@ -51,6 +52,9 @@ pub struct SessionInfo {
     pub created_at: u64,
     pub pending_prompts: usize,
     pub todos: TodoProgress,
+    /// Its pull requests and what was last found about them.
+    #[serde(default)]
+    pub prs: SessionPrs,
 }
 
 /// What the manager tells front ends.
@@ -75,6 +79,12 @@ pub enum ManagerEvent {
     /// The main checkout switched branches: new sessions start from (and merge into) this one.
     Base {
         branch: String,
+    },
+    /// A session's pull requests or what was found about them changed (a lookup answered or
+    /// failed, a pull request was opened or found in the agent's output).
+    PrStatus {
+        id: String,
+        prs: SessionPrs,
     },
 }
 
@@ -199,6 +209,9 @@ pub const REFUSAL_CODES: &[&str] = &[
     "config_unwritable",
     "discarded_restore_first",
     "empty_instruction",
+    "gh_missing",
+    "gh_not_authenticated",
+    "gh_rate_limited",
     "merge_conflict",
     "merge_refused",
     "merged_start_new",
@@ -208,10 +221,14 @@ pub const REFUSAL_CODES: &[&str] = &[
     "no_agent_installed",
     "no_agent_yet",
     "no_pending_prompt",
+    "no_remote",
     "no_worktree",
     "not_discarded",
     "not_running_agent",
     "nothing_to_merge",
+    "nothing_to_push",
+    "pr_failed",
+    "push_failed",
     "still_preparing",
     "still_working",
     "sync_busy",

@@ -106,6 +106,9 @@ client_requests! {
     SessionRemove => "session/remove" (ConfirmParams) -> DiscardOutcome;
     SessionRestore => "session/restore" (SessionParams) -> SessionResult;
     SessionSync => "session/sync" (SessionParams) -> SyncResult;
+    /// Pushes the session's branch to the base's remote and opens a draft pull request (or
+    /// pushes again and answers the one it has).
+    SessionPr => "session/pr" (SessionParams) -> PrResult;
     /// Every session's row and the `seq` of the last event they reflect.
     ManagerSnapshot => "manager/snapshot" (NoParams) -> crate::manager::ManagerSnapshot;
     /// Every agent codiva knows: installed or not, the default, what each can do.
@@ -162,6 +165,8 @@ server_notifications! {
     SessionUsage => "session/usage" (SessionEventParams);
     SessionSubagent => "session/subagent" (SessionEventParams);
     SessionAgentExited => "session/agentExited" (SessionEventParams);
+    /// A session's pull requests, or what was found about them, changed.
+    SessionPrStatus => "session/prStatus" (PrStatusParams);
     RepoBase => "repo/base" (BaseParams);
     Warning => "warning" (WarningParams);
 }

@@ -222,6 +222,16 @@ pub struct ConfirmParams {
     pub confirm_token: Option<String>,
 }
 
+/// The answer to `session/pr`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PrResult {
+    /// The session branch's pull request.
+    pub pr: crate::github::SessionPr,
+    /// `true` when this request opened it; `false` when the session had it already (the
+    /// branch was pushed again).
+    pub created: bool,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SyncResult {
     /// What happened, in one line.
@@ -250,6 +260,15 @@ pub struct SessionEventParams {
     pub session_id: String,
     #[serde(flatten)]
     pub event: SessionEvent,
+}
+
+/// `session/prStatus`: the session's pull requests as they are now known.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PrStatusParams {
+    pub seq: u64,
+    pub session_id: String,
+    #[serde(flatten)]
+    pub prs: crate::github::SessionPrs,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

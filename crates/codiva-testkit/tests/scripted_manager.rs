@@ -38,6 +38,7 @@ fn options(repo: &TestRepo, home: PathBuf) -> ManagerOptions {
         max_restarts: 3,
         wire_log_cap: 1024 * 1024,
         holder: "codiva test".to_owned(),
+        github: Default::default(),
     }
 }
 

@@ -133,6 +133,10 @@ pub enum Effect {
     Sync {
         id: String,
     },
+    /// Push the session's branch and open a draft pull request.
+    Pr {
+        id: String,
+    },
     /// Edit `.codiva/prompt.md` (the loop opens it in `$EDITOR` or reports where it is).
     EditPrompt,
     /// Save `.codiva/prompt.md` (empty text removes it).
@@ -530,6 +534,12 @@ impl App {
             }
             ManagerEvent::Base { branch } => {
                 self.info.base = branch;
+                Vec::new()
+            }
+            ManagerEvent::PrStatus { id, prs } => {
+                if let Some(session) = self.sessions.iter_mut().find(|s| s.id == id) {
+                    session.prs = prs;
+                }
                 Vec::new()
             }
             ManagerEvent::Warning { message } => {

@@ -16,6 +16,7 @@ pub mod log_view;
 pub mod markdown;
 pub mod notify;
 pub mod permission_dialog;
+pub mod pr_cell;
 pub mod question_dialog;
 pub mod run;
 pub mod search;

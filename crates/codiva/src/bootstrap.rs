@@ -77,6 +77,7 @@ pub async fn start(cwd: PathBuf, holder: &str) -> Result<Started, StartError> {
         max_restarts: config.max_restarts,
         wire_log_cap: config.wire_log_max_mb.saturating_mul(1024 * 1024),
         holder: holder.to_owned(),
+        github: github_options(&config),
     };
     let (manager, manager_warnings) = Manager::start(options)
         .await
@@ -88,6 +89,41 @@ pub async fn start(cwd: PathBuf, holder: &str) -> Result<Started, StartError> {
         config,
         config_path,
     })
+}
+
+/// How the manager runs `gh`: the configured binary, `--repo` when configured, and the
+/// polling policy (for tests: `CODIVA_PR_POLL_MS` scales it, `CODIVA_GH_TIMEOUT_MS` shortens
+/// the 30 s timeout of a `gh` call).
+pub fn github_options(config: &config::Config) -> codiva_core::manager::GithubOptions {
+    let mut gh = codiva_core::github::Gh::new(
+        config
+            .gh_path
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("gh")),
+    );
+    if let Some(repo) = &config.github_repo {
+        gh = gh.with_repo(repo.clone());
+    }
+    if let Some(ms) = std::env::var("CODIVA_GH_TIMEOUT_MS")
+        .ok()
+        .and_then(|ms| ms.parse::<u64>().ok())
+    {
+        gh = gh.with_timeout(std::time::Duration::from_millis(ms.max(100)));
+    }
+    let policy = std::env::var("CODIVA_PR_POLL_MS")
+        .ok()
+        .and_then(|ms| ms.parse::<u64>().ok())
+        .map(|ms| {
+            codiva_core::github::poll::PollPolicy::scaled(std::time::Duration::from_millis(ms))
+        })
+        .unwrap_or_default();
+    codiva_core::manager::GithubOptions {
+        gh,
+        repo: config.github_repo.clone(),
+        auto_pr: config.auto_pr,
+        auto_ready: config.auto_ready,
+        policy,
+    }
 }
 
 /// Variables codiva reads for itself; agents must not inherit them.

@@ -56,6 +56,10 @@ pub struct ExecArgs {
     /// The `claude` binary (default: `$CODIVA_CLAUDE`, then `PATH` and the usual install dirs).
     #[arg(long, env = "CODIVA_CLAUDE")]
     claude: Option<PathBuf>,
+    /// After a completed session with commits ahead of the base's upstream: push the current
+    /// branch and open a draft pull request (`gh`).
+    #[arg(long)]
+    pr: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -84,6 +88,7 @@ mod code {
     pub const USAGE: u8 = 2;
     pub const NEEDS_LOGIN: u8 = 3;
     pub const RATE_LIMITED: u8 = 4;
+    pub const PR_FAILED: u8 = 5;
     pub const INTERRUPTED: u8 = 130;
 }
 
@@ -138,7 +143,8 @@ async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
             None
         }
     };
-    let mut config = SessionConfig::new(provider, cwd);
+    let github = crate::bootstrap::github_options(&settings);
+    let mut config = SessionConfig::new(provider, cwd.clone());
     config.env = EnvPolicy::Inherit {
         remove: crate::bootstrap::codiva_own_vars(),
         set: Vec::new(),
@@ -158,7 +164,11 @@ async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
     });
     let session = session_task::start(config, Some(UserInput::text(args.prompt.clone())));
     let mut printer = Printer::new(args.json);
-    let outcome = drive(session, &args, &answers, &mut printer).await;
+    let mut outcome = drive(session, &args, &answers, &mut printer).await;
+    if args.pr && outcome.signal.is_none() && outcome.status == Status::Completed {
+        let opened = crate::exec_pr::open(&cwd, &github.gh, &args.prompt).await;
+        outcome.pr_failed = printer.pr(opened);
+    }
     Ok(printer.finish(outcome))
 }
 
@@ -255,6 +265,8 @@ struct Outcome {
     detail: Option<String>,
     /// The signal that stopped codiva (the agent was stopped and reaped first).
     signal: Option<i32>,
+    /// `--pr` failed: why.
+    pr_failed: Option<String>,
 }
 
 async fn drive(
@@ -335,6 +347,7 @@ async fn drive(
         status,
         detail,
         signal: stopped_by,
+        pr_failed: None,
     }
 }
 
@@ -564,12 +577,42 @@ impl Printer {
         self.write(&format!("{text}\n"));
     }
 
+    /// Prints what `--pr` did; returns why it failed.
+    fn pr(&mut self, opened: Result<crate::exec_pr::Opened, String>) -> Option<String> {
+        use crate::exec_pr::Opened;
+        let (event, text) = match &opened {
+            Ok(Opened::Created { number, url }) => (
+                serde_json::json!({"event": "pr", "outcome": "created", "number": number, "url": url}),
+                format!("opened draft pull request #{number}: {url}"),
+            ),
+            Ok(Opened::Existing { number, url }) => (
+                serde_json::json!({"event": "pr", "outcome": "existing", "number": number, "url": url}),
+                format!("pushed; pull request #{number} was open already: {url}"),
+            ),
+            Ok(Opened::NothingAhead { upstream }) => (
+                serde_json::json!({"event": "pr", "outcome": "nothing_ahead", "upstream": upstream}),
+                format!("no commits ahead of {upstream}: no pull request"),
+            ),
+            Err(reason) => (
+                serde_json::json!({"event": "pr", "outcome": "failed", "reason": reason}),
+                format!("no pull request: {reason}"),
+            ),
+        };
+        if self.json {
+            self.json_line(&event);
+        } else {
+            self.line(&text);
+        }
+        opened.err()
+    }
+
     /// Prints the final line and returns the exit code.
     fn finish(&mut self, outcome: Outcome) -> ExitCode {
         let code = match outcome.status {
             _ if outcome.signal.is_some() => outcome
                 .signal
                 .map_or(code::FAILED, shutdown_signals::exit_status),
+            Status::Completed if outcome.pr_failed.is_some() => code::PR_FAILED,
             Status::Completed => 0,
             Status::NeedsLogin => code::NEEDS_LOGIN,
             Status::RateLimited => code::RATE_LIMITED,
@@ -589,6 +632,8 @@ impl Printer {
                 "codiva: stopped by {}; the agent was stopped",
                 shutdown_signals::name(signal)
             );
+        } else if let Some(reason) = &outcome.pr_failed {
+            eprintln!("codiva: the session completed; no pull request: {reason}");
         } else if code != 0 {
             let reason = match outcome.status {
                 Status::NeedsLogin => "needs login",

@@ -4,6 +4,7 @@
 mod agents;
 mod bootstrap;
 mod exec;
+mod exec_pr;
 mod in_process;
 mod serve;
 mod tui;

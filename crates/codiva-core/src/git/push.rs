@@ -54,4 +54,75 @@ impl Repo {
             .await?;
         Ok(())
     }
+
+    /// The URL of `remote` (`git remote get-url`), `None` when it has none.
+    pub async fn remote_url(&self, remote: &str) -> Result<Option<String>, GitError> {
+        check_name(remote)?;
+        let output = Git::new(self.root())
+            .args(["remote", "get-url", remote])
+            .output()
+            .await?;
+        let url = output.text();
+        Ok((output.success() && !url.is_empty()).then_some(url))
+    }
+
+    /// The subjects of the commits in `to` that `from` lacks (revisions: `refs/heads/x`,
+    /// `HEAD`, `refs/remotes/origin/main`), newest first, at most `max`.
+    pub async fn commit_subjects(
+        &self,
+        from: &str,
+        to: &str,
+        max: usize,
+    ) -> Result<Vec<String>, GitError> {
+        check_name(from)?;
+        check_name(to)?;
+        let text = Git::new(self.root())
+            .args([
+                "log",
+                "--no-color",
+                "--format=%s",
+                &format!("--max-count={max}"),
+                &format!("{from}..{to}"),
+                "--",
+            ])
+            .text()
+            .await?;
+        Ok(text.lines().map(str::to_owned).collect())
+    }
+
+    /// The branch `remote`'s HEAD names (`refs/remotes/<remote>/HEAD`, as `git clone` or `git
+    /// remote set-head` left it), else `main` or `master` when the remote has one.
+    pub async fn remote_default_branch(&self, remote: &str) -> Result<Option<String>, GitError> {
+        check_name(remote)?;
+        let head = Git::new(self.root())
+            .args([
+                "symbolic-ref",
+                "--quiet",
+                "--short",
+                &format!("refs/remotes/{remote}/HEAD"),
+            ])
+            .output()
+            .await?;
+        let prefix = format!("{remote}/");
+        if head.success()
+            && let Some(branch) = head.text().strip_prefix(&prefix)
+        {
+            return Ok(Some(branch.to_owned()));
+        }
+        for candidate in ["main", "master"] {
+            if Git::new(self.root())
+                .args([
+                    "rev-parse",
+                    "--verify",
+                    "--quiet",
+                    &format!("refs/remotes/{remote}/{candidate}"),
+                ])
+                .check()
+                .await?
+            {
+                return Ok(Some(candidate.to_owned()));
+            }
+        }
+        Ok(None)
+    }
 }

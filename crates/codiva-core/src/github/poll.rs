@@ -44,6 +44,23 @@ impl Default for PollPolicy {
     }
 }
 
+impl PollPolicy {
+    /// The default policy with every interval scaled so that the tick is `tick` (pending
+    /// checks: one tick; mergeability: three; settled: nine; the pause: fifteen). For tests
+    /// (`CODIVA_PR_POLL_MS`), which cannot wait minutes.
+    pub fn scaled(tick: Duration) -> PollPolicy {
+        let tick = tick.max(Duration::from_millis(10));
+        PollPolicy {
+            tick,
+            pending: tick,
+            mergeability_unknown: tick * 3,
+            settled: tick * 9,
+            backoff: tick * 15,
+            batch_min: 3,
+        }
+    }
+}
+
 /// The last answer that was not "unavailable".
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Known {

@@ -4,7 +4,8 @@
 //! log from its transcript and writing the state file run as jobs (`jobs.rs`) that report
 //! back; while one runs for a session, later calls for that session wait in its lane, and
 //! every other session's calls and events go on. The parts: records (`record.rs`), sessions'
-//! lifecycle (`lifecycle.rs`), finishing work (`finish.rs`, `discard.rs`), sessions found at
+//! lifecycle (`lifecycle.rs`), finishing work (`finish.rs`, `discard.rs`), pull requests
+//! (`pulls.rs`: push and open; `pr_poll.rs`: look them up again), sessions found at
 //! start (`adoption.rs`), the state file and each session's neutral history (`persistence.rs`,
 //! `histories.rs`). Events leave through one function, [`Actor::emit`], which stamps their
 //! `seq` (`manager/events.rs`).
@@ -17,6 +18,8 @@ mod histories;
 mod jobs;
 mod lifecycle;
 mod persistence;
+mod pr_poll;
+mod pulls;
 mod record;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -80,6 +83,7 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
         )
         .await;
     }
+    let github_repo = github_repo(&repo, &base, options.github.repo.as_deref()).await;
     let (calls_tx, calls_rx) = mpsc::unbounded_channel();
     let events = EventBus::new();
     let (internal_tx, internal_rx) = mpsc::unbounded_channel();
@@ -116,6 +120,9 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
         checking_base: false,
         stopping: false,
         default_approval: ApprovalPolicy::Ask,
+        github_repo,
+        gh_paused_until: None,
+        polling: false,
     };
     tokio::spawn(actor.run(calls_rx, internal_rx));
     Ok((manager, warnings))
@@ -167,6 +174,13 @@ struct Actor {
     stopping: bool,
     /// The approval policy of sessions created without one.
     default_approval: ApprovalPolicy,
+    /// `host/owner/repo` (lower case) of the repository pull requests go to, if known: an
+    /// agent's pull request URLs are recognised by it.
+    github_repo: Option<String>,
+    /// Pull request lookups pause until then (after a rate limit or an auth error).
+    gh_paused_until: Option<std::time::Instant>,
+    /// A pull request lookup job runs.
+    polling: bool,
 }
 
 impl Actor {
@@ -179,10 +193,13 @@ impl Actor {
         self.mark_dirty();
         let mut base_check = tokio::time::interval(BASE_CHECK);
         base_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut pr_check = tokio::time::interval(self.options.github.policy.tick);
+        pr_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             let persist_at = self.persist_at;
             tokio::select! {
                 _ = base_check.tick() => self.follow_base(),
+                _ = pr_check.tick() => self.poll_prs(),
                 call = calls.recv() => match call {
                     Some(Call::Shutdown(done)) => {
                         self.shutdown(&mut internal).await;
@@ -310,6 +327,17 @@ pub(super) fn refused(code: &'static str, args: &[&str], message: String) -> Man
         message,
         fresh_preview: None,
     })
+}
+
+/// The repository pull requests go to: as configured, else the base's remote on a
+/// github.com-like host.
+async fn github_repo(repo: &Repo, base: &str, configured: Option<&str>) -> Option<String> {
+    if let Some(configured) = configured {
+        return Some(configured.trim_end_matches('/').to_ascii_lowercase());
+    }
+    let remote = repo.base_remote(base).await.ok()??;
+    let url = repo.remote_url(&remote).await.ok()??;
+    pulls::repo_of_remote(&url)
 }
 
 async fn sleep_until(at: Option<Instant>) {

@@ -33,6 +33,7 @@ pub(crate) fn options(repo: &TestRepo) -> ManagerOptions {
         max_restarts: 0,
         wire_log_cap: 1024 * 1024,
         holder: "codiva test".to_owned(),
+        github: Default::default(),
     }
 }
 

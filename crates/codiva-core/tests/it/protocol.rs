@@ -10,6 +10,9 @@ use codiva_core::manager::{
 };
 use codiva_core::session_state::{Status, TodoProgress};
 use codiva_protocol::error::{ErrorBody, ErrorData, InvalidFieldData, RefusalData};
+use codiva_protocol::github::{
+    PrChecks, PrFailedCheck, PrMergeable, PrState, PrUnavailable, PrView, SessionPr, SessionPrs,
+};
 use codiva_protocol::manager::{DiffStat, FileStat, StatusEntry};
 use codiva_protocol::params::SessionEventParams;
 use codiva_protocol::{ClientRequest, ImageInput, ServerNotification, UserInput};
@@ -44,6 +47,7 @@ fn session(phase: SessionPhase) -> SessionInfo {
         created_at: 1_796_000_400_123,
         pending_prompts: 1,
         todos: TodoProgress { done: 2, total: 5 },
+        prs: Default::default(),
     }
 }
 
@@ -116,6 +120,43 @@ fn every_captured_event_and_snapshot_round_trips() {
     assert!(events > 500, "only {events} events");
 }
 
+/// Two pull requests: the branch's own (draft, a check failed) and one not looked up yet,
+/// after a lookup that failed.
+fn pull_requests() -> SessionPrs {
+    SessionPrs {
+        prs: vec![
+            SessionPr {
+                number: 12,
+                url: "https://github.com/o/r/pull/12".to_owned(),
+                own: true,
+                view: Some(PrView {
+                    state: PrState::Open,
+                    draft: true,
+                    checks: PrChecks::Failed,
+                    mergeable: PrMergeable::Conflicting,
+                    failed: vec![PrFailedCheck {
+                        name: "test".to_owned(),
+                        url: "https://github.com/o/r/actions/runs/5/job/6".to_owned(),
+                    }],
+                }),
+            },
+            SessionPr {
+                number: 14,
+                url: "https://github.com/o/r/pull/14".to_owned(),
+                own: false,
+                view: None,
+            },
+        ],
+        watched: true,
+        checked: true,
+        unavailable: Some(PrUnavailable {
+            reason: "rate_limited".to_owned(),
+            message: "GitHub rate limit reached".to_owned(),
+        }),
+        paused_until_ms: Some(1_800_000_000_000),
+    }
+}
+
 #[test]
 fn manager_answers_and_errors_round_trip() {
     let phases = [
@@ -172,9 +213,36 @@ fn manager_answers_and_errors_round_trip() {
         ManagerEvent::Base {
             branch: "trunk".to_owned(),
         },
+        ManagerEvent::PrStatus {
+            id: "add-health".to_owned(),
+            prs: pull_requests(),
+        },
     ] {
         round_trip("manager event", &SequencedEvent { seq: 7, event });
     }
+    let mut with_prs = session(SessionPhase::Active);
+    with_prs.prs = pull_requests();
+    round_trip("session info with pull requests", &with_prs);
+    round_trip(
+        "session/prStatus",
+        &ServerNotification::SessionPrStatus(codiva_protocol::params::PrStatusParams {
+            seq: 9,
+            session_id: "add-health".to_owned(),
+            prs: pull_requests(),
+        }),
+    );
+    round_trip(
+        "session/pr result",
+        &codiva_protocol::params::PrResult {
+            pr: pull_requests().prs[0].clone(),
+            created: true,
+        },
+    );
+    // An older row (no `prs`) still reads.
+    let mut old = serde_json::to_value(session(SessionPhase::Active)).unwrap();
+    old.as_object_mut().unwrap().remove("prs");
+    let read: SessionInfo = serde_json::from_value(old).unwrap();
+    assert_eq!(read.prs, SessionPrs::default());
     round_trip(
         "diff",
         &DiffStat {
@@ -309,6 +377,7 @@ fn every_request_round_trips_through_the_method_table() {
         ),
         ("session/restore", json!({"session_id": "s"})),
         ("session/sync", json!({"session_id": "s"})),
+        ("session/pr", json!({"session_id": "s"})),
         ("manager/snapshot", json!({})),
         ("agents/list", json!({})),
         ("config/read", json!({})),

@@ -447,6 +447,14 @@ fn detail(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
     };
     buf.set_line(area.x, area.y, &title, area.width);
     let mut rest = Rect::new(area.x, area.y + 1, area.width, area.height - 1);
+    // Its pull requests, when it has (or looks for) one.
+    if let Some(spans) = session.as_ref().and_then(|s| crate::pr_cell::line(&s.prs))
+        && rest.height > LOG_RESERVE
+    {
+        buf.set_line(rest.x, rest.y, &Line::from(spans), rest.width);
+        rest.y += 1;
+        rest.height -= 1;
+    }
     // A session that needs a login says which credential failed and how to fix it.
     if session
         .as_ref()

@@ -164,6 +164,7 @@ mod tests {
             created_at: 0,
             pending_prompts: 0,
             todos: TodoProgress::default(),
+            prs: Default::default(),
         }
     }
 

@@ -91,6 +91,41 @@ impl App {
         });
     }
 
+    /// `/pr`, `P` in the list: after a y/n, push the branch and open a draft pull request.
+    pub(super) fn ask_pr(&mut self) -> Vec<Effect> {
+        let Some(session) = self
+            .current_id()
+            .and_then(|id| self.sessions.iter().find(|s| s.id == id).cloned())
+        else {
+            return Vec::new();
+        };
+        self.confirm = Some(Confirm {
+            text: vec![crate::pr_cell::wf(
+                crate::pr_cell::W::ConfirmPr,
+                &[&session.branch, &session.base],
+            )],
+            on_yes: vec![Effect::Pr { id: session.id }],
+            restore: None,
+        });
+        Vec::new()
+    }
+
+    /// `p` in the list (and a click on the PR cell): the session's pull request in the browser.
+    pub(super) fn open_pr(&mut self) -> Vec<Effect> {
+        let url = self
+            .current_id()
+            .and_then(|id| self.sessions.iter().find(|s| s.id == id))
+            .and_then(|s| crate::pr_cell::primary_url(&s.prs))
+            .map(str::to_owned);
+        match url {
+            Some(url) => vec![Effect::OpenUrl { url }],
+            None => {
+                self.set_notice(crate::pr_cell::w(crate::pr_cell::W::NoPr).to_owned(), false);
+                Vec::new()
+            }
+        }
+    }
+
     /// `x`: a session whose work is already gone (merged, discarded) is removed from the list
     /// only after a y/n; others go through the discard preview (what would be lost) first.
     pub(super) fn ask_remove(&mut self) -> Vec<Effect> {

@@ -289,6 +289,8 @@ impl App {
             KeyCode::Char('d') => return self.ask_discard(false),
             KeyCode::Char('x') => return self.ask_remove(),
             KeyCode::Char('r') => return self.resume_current(),
+            KeyCode::Char('p') => return self.open_pr(),
+            KeyCode::Char('P') => return self.ask_pr(),
             KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
                 self.focus = Focus::Composer;
                 return self.composer_key(KeyEvent::new(KeyCode::Char(c), key.modifiers));
@@ -598,6 +600,7 @@ impl App {
             },
             Command::Diff => id.map(|id| self.open_diff(id)).unwrap_or_default(),
             Command::Sync => id.map(|id| vec![Effect::Sync { id }]).unwrap_or_default(),
+            Command::Pr => self.ask_pr(),
             Command::Remove => self.ask_remove(),
             Command::Restore => {
                 self.open_restore();

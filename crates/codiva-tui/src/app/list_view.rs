@@ -68,33 +68,56 @@ struct Columns {
     model: usize,
     branch: usize,
     time: usize,
+    /// The pull request cell (`crate::pr_cell`).
+    pr: usize,
 }
 
-fn columns(width: usize) -> Columns {
+/// The columns of a row `width` cells wide; the PR cell only when some session has (or looks
+/// for) a pull request.
+fn columns(width: usize, with_pr: bool) -> Columns {
+    let mut cols = columns_for(width);
+    if !with_pr {
+        cols.pr = 0;
+    }
+    cols
+}
+
+/// Whether the list shows the PR cell.
+pub fn shows_prs(sessions: &[SessionInfo]) -> bool {
+    sessions
+        .iter()
+        .any(|s| s.prs.watched || !s.prs.prs.is_empty())
+}
+
+fn columns_for(width: usize) -> Columns {
     match width {
         0..60 => Columns {
             badge: 12,
             model: 0,
             branch: 0,
             time: 7,
+            pr: 0,
         },
         60..100 => Columns {
             badge: 12,
             model: 12,
             branch: 0,
             time: 7,
+            pr: 9,
         },
         100..160 => Columns {
             badge: 13,
             model: 16,
             branch: 28,
             time: 8,
+            pr: 11,
         },
         _ => Columns {
             badge: 13,
             model: 20,
             branch: 44,
             time: 8,
+            pr: 13,
         },
     }
 }
@@ -170,7 +193,7 @@ pub fn render(
         return (Rect::new(area.x, area.y, area.width, 0), 0);
     }
     let width = usize::from(area.width);
-    let cols = columns(width);
+    let cols = columns(width, shows_prs(sessions));
     let visible = usize::from(area.height);
     // Scroll so the selection is visible, with room for the "more" markers.
     let (first, rows) = if sessions.len() <= visible {
@@ -232,7 +255,9 @@ fn row(
         + cols.branch
         + usize::from(cols.branch > 0)
         + 1
-        + cols.time;
+        + cols.time
+        + cols.pr
+        + usize::from(cols.pr > 0);
     let title_width = width.saturating_sub(fixed).max(8);
     let marker = if selected { "›" } else { " " };
     // The dot column: who waits for you, else who is working (a spinner).
@@ -278,5 +303,27 @@ fn row(
         format!(" {time:>width$}", width = cols.time),
         theme::dim(),
     ));
+    if cols.pr > 0 {
+        spans.push(Span::raw(" "));
+        spans.extend(pr_cell(session, cols.pr));
+    }
     Line::from(spans)
+}
+
+/// Where the PR cell starts in a row `width` cells wide (for a click), if the row has one.
+pub fn pr_cell_start(width: usize, sessions: &[SessionInfo]) -> Option<usize> {
+    let cols = columns(width, shows_prs(sessions));
+    (cols.pr > 0).then(|| width.saturating_sub(cols.pr))
+}
+
+/// The PR cell fitted to `room` cells: `+n` goes first, then the number, never the glyph.
+fn pr_cell(session: &SessionInfo, room: usize) -> Vec<Span<'static>> {
+    let mut spans = crate::pr_cell::cell(&session.prs);
+    let used = |spans: &[Span]| spans.iter().map(|s| str_width(&s.content)).sum::<usize>();
+    while spans.len() > 1 && used(&spans) > room {
+        spans.pop();
+    }
+    let pad = room.saturating_sub(used(&spans));
+    spans.push(Span::raw(" ".repeat(pad)));
+    spans
 }

@@ -115,6 +115,17 @@ impl App {
                     if let Some(index) = shown.filter(|index| *index < self.sessions.len()) {
                         self.selected = index;
                         self.focus = Focus::List;
+                        // A click on the PR cell opens the pull request.
+                        if let Some(start) =
+                            super::list_view::pr_cell_start(usize::from(area.width), &self.sessions)
+                            && usize::from(column.saturating_sub(area.x)) >= start
+                            && let Some(url) =
+                                crate::pr_cell::primary_url(&self.sessions[index].prs)
+                        {
+                            return vec![Effect::OpenUrl {
+                                url: url.to_owned(),
+                            }];
+                        }
                         let waiting = self
                             .panes
                             .get(&self.sessions[index].id)

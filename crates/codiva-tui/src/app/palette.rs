@@ -12,6 +12,7 @@ pub enum Command {
     Config,
     Diff,
     Sync,
+    Pr,
     Remove,
     Restore,
     Rename,
@@ -23,13 +24,14 @@ pub enum Command {
 }
 
 impl Command {
-    pub const ALL: [Command; 14] = [
+    pub const ALL: [Command; 15] = [
         Command::Model,
         Command::Agent,
         Command::Prompt,
         Command::Config,
         Command::Diff,
         Command::Sync,
+        Command::Pr,
         Command::Remove,
         Command::Restore,
         Command::Rename,
@@ -48,6 +50,7 @@ impl Command {
             Command::Config => "config",
             Command::Diff => "diff",
             Command::Sync => "sync",
+            Command::Pr => "pr",
             Command::Remove => "remove",
             Command::Restore => "restore",
             Command::Rename => "rename",
@@ -66,6 +69,7 @@ impl Command {
             Command::Rename => return vt(V::CmdRename),
             Command::Shell => return vt(V::CmdShell),
             Command::Edit => return vt(V::CmdEdit),
+            Command::Pr => return crate::pr_cell::w(crate::pr_cell::W::CmdPr),
             _ => {}
         }
         t(match (self, view) {
@@ -82,9 +86,10 @@ impl Command {
             (Command::Help, _) => Key::CmdHelp,
             (Command::Exit, View::List) => Key::CmdExitList,
             (Command::Exit, View::Detail(_)) => Key::CmdExitDetail,
-            (Command::Restore | Command::Rename | Command::Shell | Command::Edit, _) => {
-                Key::CmdHelp
-            }
+            (
+                Command::Restore | Command::Rename | Command::Shell | Command::Edit | Command::Pr,
+                _,
+            ) => Key::CmdHelp,
         })
     }
 
@@ -103,7 +108,7 @@ impl Command {
             Command::Clear | Command::Prompt | Command::Config | Command::Restore => {
                 matches!(view, View::List)
             }
-            Command::Model | Command::Agent | Command::Help | Command::Exit => true,
+            Command::Model | Command::Agent | Command::Help | Command::Exit | Command::Pr => true,
         }
     }
 }

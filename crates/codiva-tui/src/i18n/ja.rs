@@ -151,6 +151,8 @@ pub(super) fn ja(key: Key) -> &'static str {
             "↑ ↓, Home, End\t選択\n",
             "Enter, →\tセッションを開く\n",
             "m, d, x, r\tマージ、破棄、削除、再開（それぞれ確認あり）\n",
+            "p, #n をクリック\tプルリクエストをブラウザで開く\n",
+            "P, /pr\tブランチをプッシュしてドラフトのプルリクエストを作成（確認あり）\n",
             "Esc\t入力欄へ戻る\n",
             "# セッション\n",
             "Esc\t一覧へ戻る\n",
@@ -344,6 +346,17 @@ pub(super) fn ja(key: Key) -> &'static str {
         RefUnknownAgent => "エージェント {0} はありません（インストール済み: {1}）",
         RefConfigInvalid => "保存していません: {0}",
         RefConfigUnwritable => "{0} を読み書きできません: {1}",
+        RefNoRemote => {
+            "{0} にはプッシュ先のリモートがありません（branch.{0}.remote も origin もありません）"
+        }
+        RefNothingToPush => "プッシュするものがありません: {0} には {1} にないコミットがありません",
+        RefPushFailed => "{0} を {1} にプッシュできませんでした: {2}",
+        RefGhMissing => "GitHub CLI（gh）がインストールされていません（https://cli.github.com）",
+        RefGhNotAuthenticated => {
+            "gh がログインしていません（`gh auth login` を実行してください）: {0}"
+        }
+        RefGhRateLimited => "GitHub の API 利用上限に達しました。しばらくしてからもう一度",
+        RefPrFailed => "プルリクエストを作れませんでした: {0}",
         ErrNoSuchSession => "セッション {0} はありません",
         ErrStopped => "セッションマネージャーが停止しています",
         LoginApiKey => {

@@ -364,6 +364,10 @@ async fn call(
             Ok(result) => Some(Done::Info(result.message)),
             Err(err) => error(err),
         },
+        Effect::Pr { id } => match manager.call::<request::SessionPr>(session(&id)).await {
+            Ok(result) => Some(Done::Info(crate::pr_cell::opened(&result))),
+            Err(err) => error(err),
+        },
         Effect::ShowConfig => Some(
             match manager.call::<request::ConfigRead>(NoParams {}).await {
                 Ok(result) => Done::Config {

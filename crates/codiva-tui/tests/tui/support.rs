@@ -51,6 +51,7 @@ pub fn session(
         created_at: minute,
         pending_prompts: 0,
         todos: TodoProgress::default(),
+        prs: Default::default(),
     }
 }
 

@@ -11,9 +11,9 @@ use codiva_protocol::methods::request;
 use codiva_protocol::params::{
     AgentsResult, Answer, BaseParams, Capabilities, ConfigResult, ConfirmParams, CreateParams,
     Decision, Done, FullMessageParams, FullMessageResult, InitializeResult, ModeParams,
-    ModelParams, PermissionParams, QuestionParams, ReadParams, RepoInfo, ResumeParams, SendParams,
-    ServerInfo, SessionEventParams, SessionListResult, SessionParams, SessionRemovedParams,
-    SessionResult, SessionUpdatedParams, SyncResult, WarningParams,
+    ModelParams, PermissionParams, PrResult, PrStatusParams, QuestionParams, ReadParams, RepoInfo,
+    ResumeParams, SendParams, ServerInfo, SessionEventParams, SessionListResult, SessionParams,
+    SessionRemovedParams, SessionResult, SessionUpdatedParams, SyncResult, WarningParams,
 };
 use codiva_protocol::{
     ClientRequest, PROTOCOL_VERSION, ParseError, Request, ServerNotification, UserInput,
@@ -142,6 +142,13 @@ pub async fn handle(
             encode::<request::SessionRestore>(session(manager.restore(&p.session_id).await))
         }
         ClientRequest::SessionSync(p) => encode::<request::SessionSync>(sync(manager, p).await),
+        ClientRequest::SessionPr(p) => encode::<request::SessionPr>(
+            manager
+                .pr(&p.session_id)
+                .await
+                .map(|(pr, created)| PrResult { pr, created })
+                .map_err(RpcError::from),
+        ),
         ClientRequest::ManagerSnapshot(_) => {
             encode::<request::ManagerSnapshot>(manager.snapshot_all().await.map_err(RpcError::from))
         }
@@ -408,6 +415,11 @@ pub fn notification(sequenced: SequencedEvent) -> ServerNotification {
         ManagerEvent::Base { branch } => {
             ServerNotification::RepoBase(BaseParams { seq, base: branch })
         }
+        ManagerEvent::PrStatus { id, prs } => ServerNotification::SessionPrStatus(PrStatusParams {
+            seq,
+            session_id: id,
+            prs,
+        }),
         ManagerEvent::Event { id, event } => {
             let kind: fn(SessionEventParams) -> ServerNotification = match &event {
                 SessionEvent::Status { .. } => ServerNotification::SessionStatus,

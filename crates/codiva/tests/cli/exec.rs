@@ -33,6 +33,10 @@ impl Exec {
     }
 
     fn run(&self, args: &[&str]) -> Output {
+        self.run_with(args, &[])
+    }
+
+    fn run_with(&self, args: &[&str], env: &[(String, String)]) -> Output {
         let output = Command::new(env!("CARGO_BIN_EXE_codiva"))
             .arg("exec")
             .args(args)
@@ -41,6 +45,7 @@ impl Exec {
             .envs(self.sandbox.claude_env(&self.mock.url()))
             .env("CODIVA_CLAUDE", claude_binary())
             .env("CODIVA_STATE_DIR", self.state.path())
+            .envs(env.iter().cloned())
             .output()
             .expect("run codiva");
         assert!(
@@ -296,4 +301,109 @@ fn exec_runs_codex_when_asked() {
     );
     let exit = events.last().unwrap();
     assert_eq!(exit["status"], "completed");
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let output = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "git {args:?}: {output:?}");
+    String::from_utf8_lossy(&output.stdout).trim().to_owned()
+}
+
+#[test]
+fn exec_pr_pushes_the_branch_and_opens_a_draft_and_says_when_it_could_not() {
+    use codiva_testkit::{Match, MockGitHub, Rule, Times, gh_binary};
+    // The agent commits (allowed by --approve all), then finishes.
+    let exec = Exec::new(|_| {
+        Script::new()
+            .rule(
+                Rule::new(
+                    Match::LastUserContains("exec work".into()),
+                    Reply::text("Committed."),
+                )
+                .times(Times::Always),
+            )
+            .rule(
+                Rule::new(
+                    Match::Any,
+                    Reply::tool_use(
+                        "Bash",
+                        json!({"command": "git commit --allow-empty -m 'exec work'", "description": "commit"}),
+                    ),
+                )
+                .times(Times::Always),
+            )
+    });
+    let github = MockGitHub::start("owner", "repo", "main").unwrap();
+    let bare = tempfile::tempdir().unwrap();
+    git(bare.path(), &["init", "-q", "--bare", "-b", "main"]);
+    let repo = exec.repo.path();
+    git(
+        repo,
+        &["remote", "add", "origin", &bare.path().to_string_lossy()],
+    );
+    git(repo, &["push", "-q", "origin", "main"]);
+    git(repo, &["checkout", "-q", "-b", "feature"]);
+    let config = exec.state.path().join("config.toml");
+    let write_config = |gh: &Path| {
+        std::fs::write(
+            &config,
+            format!(
+                "gh_path = {:?}\ngithub_repo = {:?}\n",
+                gh.to_string_lossy(),
+                github.repo_arg()
+            ),
+        )
+        .unwrap();
+    };
+    let mut env: Vec<(String, String)> = github
+        .gh_env()
+        .into_iter()
+        .filter(|(key, _)| key.starts_with("GH_") || key == "SSL_CERT_FILE")
+        .collect();
+    env.push((
+        "CODIVA_CONFIG".into(),
+        config.to_string_lossy().into_owned(),
+    ));
+
+    // No gh where the config says: the session completed, the pull request failed: exit 5.
+    write_config(Path::new("/nonexistent/gh"));
+    let output = exec.run_with(&["--json", "--approve", "all", "--pr", "do the work"], &env);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(5), "stderr: {stderr}");
+    assert!(stderr.contains("no pull request"), "{stderr}");
+    let lines = json_lines(&output);
+    let pr = lines.iter().find(|l| l["event"] == "pr").unwrap();
+    assert_eq!(pr["outcome"], "failed", "{pr}");
+    assert_eq!(lines.last().unwrap()["code"], 5);
+    assert!(github.prs().is_empty());
+
+    // With gh: pushed and opened; the exit status is the session's.
+    write_config(&gh_binary());
+    let output = exec.run_with(&["--json", "--approve", "all", "--pr", "do the work"], &env);
+    assert!(
+        output.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let lines = json_lines(&output);
+    let pr = lines.iter().find(|l| l["event"] == "pr").unwrap();
+    assert_eq!(pr["outcome"], "created", "{pr}");
+    assert_eq!(pr["url"], github.pr_url(1));
+    let opened = &github.prs()[0];
+    assert!(opened.draft);
+    assert_eq!(
+        (opened.head.as_str(), opened.base.as_str()),
+        ("feature", "main")
+    );
+    assert_eq!(opened.title, "do the work");
+    assert!(opened.body.contains("- exec work"), "{}", opened.body);
+    assert_eq!(
+        git(bare.path(), &["rev-parse", "refs/heads/feature"]),
+        git(repo, &["rev-parse", "HEAD"])
+    );
 }

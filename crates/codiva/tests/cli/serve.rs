@@ -10,6 +10,7 @@ mod folded;
 mod full_message;
 mod lifecycle;
 mod parallel;
+mod pull_requests;
 mod restart;
 mod sequence;
 mod stream_client;

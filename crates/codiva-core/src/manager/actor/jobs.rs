@@ -46,7 +46,8 @@ impl Call {
             | Call::Rename(id, _, _)
             | Call::Merge(id, _)
             | Call::Restore(id, _)
-            | Call::Sync(id, _) => Some(id),
+            | Call::Sync(id, _)
+            | Call::Pr(id, _) => Some(id),
             Call::Create(..)
             | Call::List(_)
             | Call::SnapshotAll(_)
@@ -310,6 +311,7 @@ impl Actor {
             } => self.discard(&id, confirm, forget, reply),
             Call::Restore(id, reply) => self.restore(&id, reply),
             Call::Sync(id, reply) => self.sync(&id, reply),
+            Call::Pr(id, reply) => self.pr(&id, Some(reply)),
             Call::SaveNow(done) => self.save(Some(done)),
             Call::Shutdown(_) => {}
         }

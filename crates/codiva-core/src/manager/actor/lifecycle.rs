@@ -189,6 +189,12 @@ impl Actor {
             queued: vec![input],
             restored_outcome: None,
             issued_tokens: Vec::new(),
+            prs: Vec::new(),
+            pushed: false,
+            watch: Default::default(),
+            auto_pr_tried: false,
+            ready_asked: Vec::new(),
+            paused_until_ms: None,
         };
         record.track_activity();
         let info = record.info();
@@ -643,12 +649,15 @@ impl Actor {
             return;
         };
         let mut changed = false;
+        let mut completed = false;
+        let mut tool_result = None;
         match &event {
             SessionEvent::Status {
                 status,
                 detail,
                 detail_code,
             } => {
+                completed = *status == Status::Completed && record.status != Status::Completed;
                 record.status = *status;
                 record.detail = detail.clone();
                 record.detail_code = detail_code.clone();
@@ -679,6 +688,15 @@ impl Actor {
                 record.pending_prompts = record.pending_prompts.saturating_sub(1);
                 changed = true;
             }
+            SessionEvent::Log { entry, .. } => {
+                if let crate::session_log::EntryKind::Tool(tool) = &entry.kind
+                    && let Some(result) = &tool.result
+                    && result.contains("/pull/")
+                    && super::pulls::creates_pr(tool)
+                {
+                    tool_result = Some(result.clone());
+                }
+            }
             _ => {}
         }
         self.emit(ManagerEvent::Event {
@@ -687,6 +705,12 @@ impl Actor {
         });
         if changed {
             self.emit_info(id);
+        }
+        if let Some(text) = tool_result {
+            self.detect_prs(id, &text);
+        }
+        if completed {
+            self.maybe_auto_pr(id);
         }
     }
 }

@@ -55,6 +55,18 @@ pub(super) struct Record {
     /// The tokens of this session's latest discard previews (newest last, a few kept): a
     /// stale one is told apart from a token that was never given.
     pub(super) issued_tokens: Vec<String>,
+    /// Pull requests, the branch's own first, with what was last found about each.
+    pub(super) prs: Vec<codiva_protocol::github::SessionPr>,
+    /// The branch was pushed: its pull request is looked for even before one is known.
+    pub(super) pushed: bool,
+    /// What the branch's pull request lookups found, and when (`github::poll`).
+    pub(super) watch: crate::github::poll::PrWatch,
+    /// `auto_pr` was tried for this session (once per session).
+    pub(super) auto_pr_tried: bool,
+    /// Pull requests `auto_ready` asked to mark ready (once each).
+    pub(super) ready_asked: Vec<u64>,
+    /// Lookups pause until then (Unix ms), as of the last lookup of this session.
+    pub(super) paused_until_ms: Option<u64>,
 }
 
 impl Record {
@@ -125,6 +137,21 @@ impl Record {
             queued: Vec::new(),
             restored_outcome: outcome,
             issued_tokens: Vec::new(),
+            prs: saved
+                .prs
+                .into_iter()
+                .map(|pr| codiva_protocol::github::SessionPr {
+                    number: pr.number,
+                    url: pr.url,
+                    own: pr.own,
+                    view: None,
+                })
+                .collect(),
+            pushed: saved.pushed,
+            watch: Default::default(),
+            auto_pr_tried: saved.auto_pr_tried,
+            ready_asked: Vec::new(),
+            paused_until_ms: None,
         }
     }
 
@@ -151,6 +178,7 @@ impl Record {
             created_at: self.created_at,
             pending_prompts: self.pending_prompts,
             todos: self.todos,
+            prs: self.pr_summary(),
         }
     }
 
@@ -179,6 +207,17 @@ impl Record {
             model: self.model.clone(),
             permission_mode: self.permission_mode,
             approval: self.approval.clone(),
+            prs: self
+                .prs
+                .iter()
+                .map(|pr| crate::persist::PersistedPr {
+                    number: pr.number,
+                    url: pr.url.clone(),
+                    own: pr.own,
+                })
+                .collect(),
+            pushed: self.pushed,
+            auto_pr_tried: self.auto_pr_tried,
         })
     }
 

@@ -120,6 +120,7 @@ impl Run {
             max_restarts: 0,
             wire_log_cap: 16 * 1024 * 1024,
             holder: "codiva test".to_owned(),
+            github: Default::default(),
         })
         .await
         .expect("manager");
