@@ -3,13 +3,15 @@
 //! An agent writes each JSON line on its own (Claude Code streams a long reply as ~700 lines a
 //! second), and the kernel reports every write to a pipe registered with epoll, so a reader
 //! that simply waits on the pipe wakes a runtime thread per line — on a VM that wake-up costs
-//! more than parsing the line. [`PacedPipe`] reads whatever is there; when the pipe runs dry
-//! after a read that brought data, it takes the pipe out of epoll for [`REST`] and then reads
-//! what accumulated meanwhile in one go. When a rest brought nothing, it waits on the pipe again
-//! (an idle agent costs nothing). A line is delayed by at most one rest; nothing is dropped or
-//! reordered. A fast writer is not held back: a rest is shortened so that what arrives during
-//! it stays under half of a pipe's buffer (64 KiB on Linux), from the rate the last batch
-//! came in at, so the writer does not find the pipe full.
+//! more than parsing the line. [`PacedPipe`] reads whatever is there. While lines come densely
+//! (two reads with data within [`DENSE_GAP`]), it takes the pipe out of epoll for a rest of
+//! [`REST`] each time the pipe runs dry, and then reads what accumulated meanwhile in one go;
+//! as soon as a rest brings fewer than [`MIN_LINES`] lines it waits on the pipe again, so a
+//! trickle of lines (a slow stream, a request after a quiet spell) is read as it comes, and an
+//! idle agent costs nothing. A line is delayed by at most one rest, and only within a dense
+//! stream; nothing is dropped or reordered. A fast writer is not held back: a rest is
+//! shortened so that what arrives during it stays under half of a pipe's buffer (64 KiB on
+//! Linux), from the rate the last batch came in at, so the writer does not find the pipe full.
 
 use std::future::Future;
 use std::io;
@@ -21,7 +23,7 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, ReadBuf};
 use tokio::net::unix::pipe;
 use tokio::process::ChildStdout;
-use tokio::time::Sleep;
+use tokio::time::{Instant, Sleep};
 
 /// How long the pipe rests after a batch at most (lines written meanwhile are read together).
 pub const REST: Duration = Duration::from_millis(50);
@@ -29,14 +31,24 @@ pub const REST: Duration = Duration::from_millis(50);
 const MIN_REST: Duration = Duration::from_millis(1);
 /// Bytes a rest may let accumulate: half of Linux's default pipe buffer.
 const REST_BYTES: u64 = 32 * 1024;
+/// Two reads with data this close together make a dense stream (worth resting for).
+pub const DENSE_GAP: Duration = Duration::from_millis(10);
+/// A rest that brings fewer lines than this ends the dense stream (resting saved nothing).
+pub const MIN_LINES: u64 = 3;
 
 /// See the [module docs](self).
 #[derive(Debug)]
 pub struct PacedPipe {
     state: State,
     rest: Duration,
-    /// Bytes read since the pipe last rested.
+    /// Bytes and lines read since the pipe last rested (or started waiting on the pipe).
     read_since_rest: u64,
+    lines_since_rest: u64,
+    /// Whether the bytes since then came after a rest.
+    after_rest: bool,
+    /// When a read last brought data, and whether lines come densely.
+    last_data: Option<Instant>,
+    dense: bool,
     /// How long the last rest was (the next one is sized from what came in after it).
     last_rest: Duration,
 }
@@ -63,8 +75,18 @@ impl PacedPipe {
             state: State::Listening(pipe::Receiver::from_owned_fd(fd)?),
             rest,
             read_since_rest: 0,
+            lines_since_rest: 0,
+            after_rest: false,
+            last_data: None,
+            dense: false,
             last_rest: rest,
         })
+    }
+
+    /// Whether to rest now that the pipe ran dry: lines come densely, and the last rest (if
+    /// this batch followed one) brought enough of them to have saved wake-ups.
+    fn rest_worth_it(&self) -> bool {
+        self.dense && (!self.after_rest || self.lines_since_rest >= MIN_LINES)
     }
 
     /// The next rest: as long as allowed, unless at the rate the last batch came in the pipe
@@ -97,15 +119,35 @@ impl AsyncRead for PacedPipe {
                     // Already non-blocking (set when it was first taken).
                     this.state = State::Listening(pipe::Receiver::from_owned_fd_unchecked(fd)?);
                     this.read_since_rest = 0;
+                    this.lines_since_rest = 0;
+                    this.after_rest = true;
                 }
                 State::Listening(receiver) => {
                     let before = buf.filled().len();
                     match Pin::new(receiver).poll_read(cx, buf) {
                         Poll::Ready(Ok(())) => {
-                            this.read_since_rest += (buf.filled().len() - before) as u64;
+                            let new = &buf.filled()[before..];
+                            if !new.is_empty() {
+                                this.read_since_rest += new.len() as u64;
+                                this.lines_since_rest +=
+                                    new.iter().filter(|&&b| b == b'\n').count() as u64;
+                                let now = Instant::now();
+                                this.dense |= this
+                                    .last_data
+                                    .is_some_and(|last| now.duration_since(last) <= DENSE_GAP);
+                                this.last_data = Some(now);
+                            }
                             return Poll::Ready(Ok(()));
                         }
                         Poll::Ready(Err(err)) => return Poll::Ready(Err(err)),
+                        Poll::Pending if this.read_since_rest > 0 && !this.rest_worth_it() => {
+                            // A trickle: wait on the pipe, read each line as it comes.
+                            this.dense = false;
+                            this.after_rest = false;
+                            this.read_since_rest = 0;
+                            this.lines_since_rest = 0;
+                            return Poll::Pending;
+                        }
                         Poll::Pending if this.read_since_rest > 0 => {
                             // Dry after a batch: rest out of epoll instead of waking per write.
                             let State::Listening(receiver) =
@@ -136,6 +178,32 @@ impl AsyncRead for PacedPipe {
 mod tests {
     use super::*;
     use tokio::io::AsyncWriteExt;
+
+    /// Lines that come one at a time, further apart than [`DENSE_GAP`], are read as they come:
+    /// with an hour-long rest, a read that waited for a rest would never end.
+    #[tokio::test]
+    async fn a_trickle_is_read_as_it_comes() {
+        use tokio::io::AsyncReadExt;
+        let (mut tx, rx) = pipe::pipe().unwrap();
+        let fd = rx.into_nonblocking_fd().unwrap();
+        let mut pipe = PacedPipe::with_rest(fd, Duration::from_secs(3600)).unwrap();
+        let mut buf = [0u8; 64];
+        for i in 0..4 {
+            let line = format!("line {i}\n");
+            tx.write_all(line.as_bytes()).await.unwrap();
+            let read = tokio::time::timeout(Duration::from_secs(60), pipe.read(&mut buf));
+            let n = read.await.expect("read without resting").unwrap();
+            assert_eq!(&buf[..n], line.as_bytes());
+            // Poll once more with the pipe dry (where a rest would begin).
+            let dry = tokio::time::timeout(Duration::from_millis(1), pipe.read(&mut buf)).await;
+            assert!(dry.is_err(), "nothing was written");
+            assert!(
+                matches!(pipe.state, State::Listening(_)),
+                "resting after line {i}"
+            );
+            tokio::time::sleep(DENSE_GAP * 3).await;
+        }
+    }
 
     #[tokio::test]
     async fn a_fast_writer_shortens_the_rest() {
