@@ -420,6 +420,14 @@ impl SessionState {
     /// Returns the events produced since the last call, with a status event at the end if the
     /// derived status (or its detail) changed.
     pub fn drain_events(&mut self) -> Vec<SessionEvent> {
+        self.settle_status();
+        std::mem::take(&mut self.outbox)
+    }
+
+    /// Queues a status event when the status (or its detail) changed since the last one: after
+    /// every agent line, so a status that lasted only between two lines of a batch is still
+    /// reported, in order.
+    pub fn settle_status(&mut self) {
         let (status, detail) = self.derive_status();
         let detail_code = self.running_detail_code(status);
         if status != self.status || detail != self.detail {
@@ -431,7 +439,6 @@ impl SessionState {
                 detail_code,
             });
         }
-        std::mem::take(&mut self.outbox)
     }
 
     /// What the detail of a running session says, by name and values (see

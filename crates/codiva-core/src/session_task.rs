@@ -530,6 +530,7 @@ impl Driver {
                         ReadLine::Line(line) => self.agent_line(&line).await,
                         ReadLine::Oversized { bytes } => self.oversized(bytes),
                     }
+                    self.state.settle_status();
                 }
             }
             FromAgent::Exited {
