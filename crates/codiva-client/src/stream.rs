@@ -108,11 +108,19 @@ async fn write_lines<W: AsyncWrite + Unpin>(
     mut lines: mpsc::UnboundedReceiver<Vec<u8>>,
     mut close: oneshot::Receiver<()>,
 ) {
+    // A finished receiver must not be polled again (tokio panics "called after complete").
+    let mut closer_gone = false;
     loop {
         let line = tokio::select! {
             line = lines.recv() => line,
-            // A dropped closer (plain `connect`) closes nothing.
-            Ok(()) = &mut close => None,
+            closed = &mut close, if !closer_gone => match closed {
+                Ok(()) => None,
+                // A dropped closer (plain `connect`) closes nothing.
+                Err(_) => {
+                    closer_gone = true;
+                    continue;
+                }
+            },
         };
         let Some(line) = line else { break };
         if writer.write_all(&line).await.is_err() {
@@ -244,5 +252,55 @@ impl StdioChild {
                 child.wait().await.ok()
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    use super::*;
+
+    /// Regression: with `connect` (its closer dropped at once), the writer polled the finished
+    /// closer again on its next line and panicked; requests after the first were never sent.
+    #[tokio::test]
+    async fn a_plain_connection_writes_every_request() {
+        let (client_side, server_side) = tokio::io::duplex(64 * 1024);
+        let (client_read, client_write) = tokio::io::split(client_side);
+        let client = connect(client_read, client_write);
+        let (server_read, mut server_write) = tokio::io::split(server_side);
+        let server = tokio::spawn(async move {
+            let mut lines = BufReader::new(server_read).lines();
+            let mut seen = 0;
+            while let Ok(Some(line)) = lines.next_line().await {
+                let request: Value = serde_json::from_str(&line).unwrap();
+                let answer =
+                    serde_json::json!({"jsonrpc": "2.0", "id": request["id"], "result": {}});
+                server_write
+                    .write_all(format!("{answer}\n").as_bytes())
+                    .await
+                    .unwrap();
+                seen += 1;
+                if seen == 3 {
+                    break;
+                }
+            }
+            seen
+        });
+        for _ in 0..3 {
+            // One at a time, so the writer goes round its loop between them.
+            tokio::task::yield_now().await;
+            let done = tokio::time::timeout(
+                Duration::from_secs(10),
+                client.call::<codiva_protocol::methods::request::SessionInterrupt>(
+                    codiva_protocol::params::SessionParams {
+                        session_id: "s".into(),
+                    },
+                ),
+            )
+            .await;
+            assert!(matches!(done, Ok(Ok(_))), "{done:?}");
+        }
+        assert_eq!(server.await.unwrap(), 3);
     }
 }
