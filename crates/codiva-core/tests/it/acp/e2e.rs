@@ -1,0 +1,317 @@
+//! End-to-end through the generic ACP provider with the real codex-acp 0.16.0 (mock Responses
+//! API) and the real claude-code-acp 0.16.2 (mock Messages API): prompt, permission, plan,
+//! cancel, load. Each scenario is one function run with both agents; what differs between
+//! them is their preset and what their own protocol says (the model's tool names are the
+//! mock's script).
+
+use codiva_core::session::PermissionResponse;
+use codiva_core::session_log::{EntryKind, ToolStatus};
+use codiva_core::session_state::{SessionEvent, Status};
+use codiva_core::tool::{PermissionOptionKind, ToolContent, ToolKind};
+use codiva_protocol::session::TodoStatus;
+use codiva_testkit::{MockMessage, Reply, Script};
+use serde_json::json;
+
+use super::harness::{Run, Which};
+
+/// The model's call of the agent's shell tool that creates `made.txt`.
+fn touch_call(which: Which) -> Reply {
+    match which {
+        Which::CodexAcp => Reply::message(MockMessage::new().tool_use_with_id(
+            "call_mock_touch",
+            "exec_command",
+            json!({"cmd": "touch made.txt && echo made"}),
+        )),
+        _ => Reply::tool_use(
+            "Bash",
+            json!({"command": "touch made.txt && echo made", "description": "Create a file"}),
+        ),
+    }
+}
+
+/// The model's plan with `statuses` for its three steps.
+fn plan_call(which: Which, statuses: [&str; 3]) -> Reply {
+    let steps = ["Read the code", "Write the fix", "Run the tests"];
+    match which {
+        Which::CodexAcp => Reply::tool_use(
+            "update_plan",
+            json!({"plan": steps.iter().zip(statuses).map(|(step, status)| {
+                json!({"step": step, "status": status})
+            }).collect::<Vec<_>>()}),
+        ),
+        _ => Reply::tool_use(
+            "TodoWrite",
+            json!({"todos": steps.iter().zip(statuses).map(|(step, status)| {
+                json!({"content": step, "status": status, "activeForm": step})
+            }).collect::<Vec<_>>()}),
+        ),
+    }
+}
+
+async fn prompt(which: Which, name: &'static str) {
+    let text = "こんにちは！ACP からの返事です。🎌";
+    let script = Script::new().then(Reply::text_slow(text, 3, 20));
+    let mut run = Run::start(name, which, script, "say hello").await;
+    assert_eq!(run.until_settled().await, Status::Completed);
+    assert_eq!(run.streamed(), text, "every chunk arrived in order");
+    assert_eq!(run.assistant_texts(), [text]);
+    let snapshot = run.snapshot().await;
+    assert!(snapshot.connected);
+    assert!(snapshot.agent_session_id.is_some(), "the ACP session id");
+    assert!(snapshot.model.is_some(), "the agent's current model");
+    assert!(
+        run.events.iter().any(|event| matches!(
+            event,
+            SessionEvent::Connected { agent } if !agent.models.is_empty()
+                && agent.version.as_deref().is_some_and(|v| v.starts_with("0.16."))
+        )),
+        "the catalog from the session, the version from initialize"
+    );
+    assert!(
+        run.events.iter().any(|event| matches!(
+            event,
+            SessionEvent::Connected { agent } if agent.commands.iter().any(|c| c.name == "review")
+        )),
+        "the agent's commands from available_commands_update"
+    );
+    let request = run.mock.requests().pop().expect("a model request");
+    assert!(
+        request.body.to_string().contains("say hello"),
+        "the prompt reached the model"
+    );
+    run.finish().await;
+}
+
+async fn permission_allowed(which: Which, name: &'static str) {
+    let script = Script::new()
+        .then(touch_call(which))
+        .then(Reply::text("The file is made."));
+    let mut run = Run::start(name, which, script, "make a file").await;
+    let request = run.until_permission().await;
+    assert_eq!(request.view.tool_kind, ToolKind::Execute);
+    assert!(
+        request.view.content.iter().any(|content| matches!(
+            content,
+            ToolContent::Terminal { command, .. } if command.contains("touch made.txt")
+        )),
+        "{:?}",
+        request.view.content
+    );
+    let kinds: Vec<PermissionOptionKind> = request.options.iter().map(|o| o.kind).collect();
+    assert_eq!(kinds.first(), Some(&PermissionOptionKind::AllowOnce));
+    assert!(kinds.contains(&PermissionOptionKind::AllowAlways));
+    assert!(kinds.contains(&PermissionOptionKind::Deny));
+    assert_eq!(kinds.last(), Some(&PermissionOptionKind::DenyAndStop));
+    assert_eq!(run.snapshot().await.status, Status::AwaitingPermission);
+    run.respond(&request.request_id, PermissionResponse::Allow)
+        .await;
+    assert_eq!(run.until_settled().await, Status::Completed);
+    assert!(run.worktree().join("made.txt").exists(), "the command ran");
+    let tools = run.tools();
+    assert_eq!(tools.len(), 1, "one entry per call: {tools:?}");
+    assert_eq!(tools[0].status, ToolStatus::Succeeded);
+    assert_eq!(
+        run.assistant_texts().last().map(String::as_str),
+        Some("The file is made.")
+    );
+    run.finish().await;
+}
+
+/// A reject ends the prompt in both agents, as their protocol says: codex-acp answers
+/// `cancelled` (interrupted), claude-code-acp `end_turn` (completed).
+async fn permission_denied(which: Which, name: &'static str, settles: Status) {
+    let script = Script::new()
+        .then(touch_call(which))
+        .then(Reply::text("Not made."));
+    let mut run = Run::start(name, which, script, "make a file").await;
+    let request = run.until_permission().await;
+    run.respond(
+        &request.request_id,
+        PermissionResponse::Deny {
+            message: "not now".to_owned(),
+        },
+    )
+    .await;
+    assert_eq!(run.until_settled().await, settles);
+    assert!(
+        !run.worktree().join("made.txt").exists(),
+        "the command did not run"
+    );
+    let tools = run.tools();
+    assert_eq!(tools.len(), 1, "{tools:?}");
+    assert_eq!(tools[0].status, ToolStatus::Denied);
+    run.finish().await;
+}
+
+async fn plan(which: Which, name: &'static str) {
+    let script = Script::new()
+        .then(plan_call(which, ["in_progress", "pending", "pending"]))
+        .then(plan_call(which, ["completed", "in_progress", "pending"]))
+        .then(Reply::text("Plan under way."));
+    let mut run = Run::start(name, which, script, "make a plan").await;
+    assert_eq!(run.until_settled().await, Status::Completed);
+    let progress: Vec<(usize, usize)> = run
+        .events
+        .iter()
+        .filter_map(|event| match event {
+            SessionEvent::Todos { progress, .. } => Some((progress.done, progress.total)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(progress, vec![(0, 3), (1, 3)], "Step 1/3, then 2/3");
+    let items: Vec<(String, TodoStatus)> = run
+        .snapshot()
+        .await
+        .todo_items
+        .iter()
+        .map(|item| (item.content.clone(), item.status))
+        .collect();
+    assert_eq!(
+        items,
+        vec![
+            ("Read the code".to_owned(), TodoStatus::Completed),
+            ("Write the fix".to_owned(), TodoStatus::InProgress),
+            ("Run the tests".to_owned(), TodoStatus::Pending),
+        ]
+    );
+    run.finish().await;
+}
+
+async fn cancel(which: Which, name: &'static str) {
+    let long = "Once upon a time there was a story that went on and on. ".repeat(8);
+    let script = Script::new()
+        .then(Reply::text_slow(long, 4, 150))
+        .then(Reply::text("Back again."));
+    let mut run = Run::start(name, which, script, "tell a long story").await;
+    run.until("streamed text", |event| {
+        matches!(event, SessionEvent::Stream { reset: false, .. })
+    })
+    .await;
+    run.interrupt().await;
+    assert_eq!(run.until_settled().await, Status::Interrupted);
+    run.send("go on after the cancel").await;
+    run.until_status(Status::Running).await;
+    assert_eq!(run.until_settled().await, Status::Completed);
+    assert_eq!(
+        run.assistant_texts().last().map(String::as_str),
+        Some("Back again.")
+    );
+    run.finish().await;
+}
+
+async fn load(which: Which, first_name: &'static str, name: &'static str) {
+    let script = Script::new().then(Reply::text("I will remember kiwi."));
+    let mut first = Run::start(first_name, which, script, "remember kiwi").await;
+    assert_eq!(first.until_settled().await, Status::Completed);
+    let session = first
+        .snapshot()
+        .await
+        .agent_session_id
+        .expect("a session id");
+    let id = first.id.clone();
+    let kept = first.finish_keeping().await;
+
+    let script = Script::new().then(Reply::text("You said kiwi."));
+    let mut second = Run::resume(name, which, script, kept, &id).await;
+    second.send("what fruit did I name?").await;
+    second.until_status(Status::Running).await;
+    assert_eq!(second.until_settled().await, Status::Completed);
+    assert_eq!(
+        second.assistant_texts(),
+        ["You said kiwi."],
+        "the replayed conversation is not logged again"
+    );
+    assert_eq!(
+        second.snapshot().await.agent_session_id.as_deref(),
+        Some(session.as_str()),
+        "the same conversation continues"
+    );
+    let request = second.mock.requests().pop().expect("a request");
+    assert!(
+        request.body.to_string().contains("I will remember kiwi."),
+        "the old turn travels with the new request"
+    );
+    assert!(
+        second.main_log().iter().all(|entry| !matches!(
+            &entry.kind,
+            EntryKind::Note { text, .. } if text.contains("cannot load")
+        )),
+        "the conversation loaded"
+    );
+    second.finish().await;
+}
+
+#[tokio::test]
+async fn codex_acp_prompt() {
+    prompt(Which::CodexAcp, "acp-codex-basic").await;
+}
+
+#[tokio::test]
+async fn claude_code_acp_prompt() {
+    prompt(Which::ClaudeCodeAcp, "acp-claude-basic").await;
+}
+
+#[tokio::test]
+async fn codex_acp_permission_allowed() {
+    permission_allowed(Which::CodexAcp, "acp-codex-permission-allow").await;
+}
+
+#[tokio::test]
+async fn claude_code_acp_permission_allowed() {
+    permission_allowed(Which::ClaudeCodeAcp, "acp-claude-permission-allow").await;
+}
+
+#[tokio::test]
+async fn codex_acp_permission_denied() {
+    permission_denied(
+        Which::CodexAcp,
+        "acp-codex-permission-deny",
+        Status::Interrupted,
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn claude_code_acp_permission_denied() {
+    permission_denied(
+        Which::ClaudeCodeAcp,
+        "acp-claude-permission-deny",
+        Status::Completed,
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn codex_acp_plan() {
+    plan(Which::CodexAcp, "acp-codex-plan").await;
+}
+
+#[tokio::test]
+async fn claude_code_acp_plan() {
+    plan(Which::ClaudeCodeAcp, "acp-claude-plan").await;
+}
+
+#[tokio::test]
+async fn codex_acp_cancel() {
+    cancel(Which::CodexAcp, "acp-codex-cancel").await;
+}
+
+#[tokio::test]
+async fn claude_code_acp_cancel() {
+    cancel(Which::ClaudeCodeAcp, "acp-claude-cancel").await;
+}
+
+#[tokio::test]
+async fn codex_acp_load() {
+    load(Which::CodexAcp, "acp-codex-load-first", "acp-codex-load").await;
+}
+
+#[tokio::test]
+async fn claude_code_acp_load() {
+    load(
+        Which::ClaudeCodeAcp,
+        "acp-claude-load-first",
+        "acp-claude-load",
+    )
+    .await;
+}
