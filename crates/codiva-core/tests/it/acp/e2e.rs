@@ -9,10 +9,35 @@ use codiva_core::session_log::{EntryKind, ToolStatus};
 use codiva_core::session_state::{SessionEvent, Status};
 use codiva_core::tool::{PermissionOptionKind, ToolContent, ToolKind};
 use codiva_protocol::session::TodoStatus;
-use codiva_testkit::{MockMessage, Reply, Script};
+use codiva_testkit::{Match, MockMessage, Reply, Rule, Script, Times};
 use serde_json::json;
 
 use super::harness::{Run, Which};
+
+/// A script for `which`: the Claude Code that claude-code-acp bundles (2.1.44) also asks a
+/// small model to summarise the files changed around a turn and a command's output; the mock
+/// answers those apart.
+fn script(which: Which) -> Script {
+    match which {
+        Which::ClaudeCodeAcp => Script::new()
+            .rule(
+                Rule::new(
+                    Match::LastUserContains("Files modified by user:".to_owned()),
+                    Reply::text("No changes."),
+                )
+                .times(Times::Always),
+            )
+            // ... and to summarise a command's output.
+            .rule(
+                Rule::new(
+                    Match::LastUserContains("Command: touch made.txt".to_owned()),
+                    Reply::text("Made a file."),
+                )
+                .times(Times::Always),
+            ),
+        _ => Script::new(),
+    }
+}
 
 /// The model's call of the agent's shell tool that creates `made.txt`.
 fn touch_call(which: Which) -> Reply {
@@ -50,9 +75,9 @@ fn plan_call(which: Which, statuses: [&str; 3]) -> Reply {
 
 async fn prompt(which: Which, name: &'static str) {
     let text = "こんにちは！ACP からの返事です。🎌";
-    let script = Script::new().then(Reply::text_slow(text, 3, 20));
-    let mut run = Run::start(name, which, script, "say hello").await;
-    assert_eq!(run.until_settled().await, Status::Completed);
+    let mock_script = script(which).then(Reply::text_slow(text, 3, 20));
+    let mut run = Run::start(name, which, mock_script, "say hello").await;
+    run.settles(Status::Completed).await;
     assert_eq!(run.streamed(), text, "every chunk arrived in order");
     assert_eq!(run.assistant_texts(), [text]);
     let snapshot = run.snapshot().await;
@@ -83,10 +108,10 @@ async fn prompt(which: Which, name: &'static str) {
 }
 
 async fn permission_allowed(which: Which, name: &'static str) {
-    let script = Script::new()
+    let mock_script = script(which)
         .then(touch_call(which))
         .then(Reply::text("The file is made."));
-    let mut run = Run::start(name, which, script, "make a file").await;
+    let mut run = Run::start(name, which, mock_script, "make a file").await;
     let request = run.until_permission().await;
     assert_eq!(request.view.tool_kind, ToolKind::Execute);
     assert!(
@@ -105,7 +130,7 @@ async fn permission_allowed(which: Which, name: &'static str) {
     assert_eq!(run.snapshot().await.status, Status::AwaitingPermission);
     run.respond(&request.request_id, PermissionResponse::Allow)
         .await;
-    assert_eq!(run.until_settled().await, Status::Completed);
+    run.settles(Status::Completed).await;
     assert!(run.worktree().join("made.txt").exists(), "the command ran");
     let tools = run.tools();
     assert_eq!(tools.len(), 1, "one entry per call: {tools:?}");
@@ -120,10 +145,10 @@ async fn permission_allowed(which: Which, name: &'static str) {
 /// A reject ends the prompt in both agents, as their protocol says: codex-acp answers
 /// `cancelled` (interrupted), claude-code-acp `end_turn` (completed).
 async fn permission_denied(which: Which, name: &'static str, settles: Status) {
-    let script = Script::new()
+    let mock_script = script(which)
         .then(touch_call(which))
         .then(Reply::text("Not made."));
-    let mut run = Run::start(name, which, script, "make a file").await;
+    let mut run = Run::start(name, which, mock_script, "make a file").await;
     let request = run.until_permission().await;
     run.respond(
         &request.request_id,
@@ -132,7 +157,7 @@ async fn permission_denied(which: Which, name: &'static str, settles: Status) {
         },
     )
     .await;
-    assert_eq!(run.until_settled().await, settles);
+    run.settles(settles).await;
     assert!(
         !run.worktree().join("made.txt").exists(),
         "the command did not run"
@@ -144,12 +169,12 @@ async fn permission_denied(which: Which, name: &'static str, settles: Status) {
 }
 
 async fn plan(which: Which, name: &'static str) {
-    let script = Script::new()
+    let mock_script = script(which)
         .then(plan_call(which, ["in_progress", "pending", "pending"]))
         .then(plan_call(which, ["completed", "in_progress", "pending"]))
         .then(Reply::text("Plan under way."));
-    let mut run = Run::start(name, which, script, "make a plan").await;
-    assert_eq!(run.until_settled().await, Status::Completed);
+    let mut run = Run::start(name, which, mock_script, "make a plan").await;
+    run.settles(Status::Completed).await;
     let progress: Vec<(usize, usize)> = run
         .events
         .iter()
@@ -179,19 +204,19 @@ async fn plan(which: Which, name: &'static str) {
 
 async fn cancel(which: Which, name: &'static str) {
     let long = "Once upon a time there was a story that went on and on. ".repeat(8);
-    let script = Script::new()
+    let mock_script = script(which)
         .then(Reply::text_slow(long, 4, 150))
         .then(Reply::text("Back again."));
-    let mut run = Run::start(name, which, script, "tell a long story").await;
+    let mut run = Run::start(name, which, mock_script, "tell a long story").await;
     run.until("streamed text", |event| {
         matches!(event, SessionEvent::Stream { reset: false, .. })
     })
     .await;
     run.interrupt().await;
-    assert_eq!(run.until_settled().await, Status::Interrupted);
+    run.settles(Status::Interrupted).await;
     run.send("go on after the cancel").await;
     run.until_status(Status::Running).await;
-    assert_eq!(run.until_settled().await, Status::Completed);
+    run.settles(Status::Completed).await;
     assert_eq!(
         run.assistant_texts().last().map(String::as_str),
         Some("Back again.")
@@ -200,9 +225,9 @@ async fn cancel(which: Which, name: &'static str) {
 }
 
 async fn load(which: Which, first_name: &'static str, name: &'static str) {
-    let script = Script::new().then(Reply::text("I will remember kiwi."));
-    let mut first = Run::start(first_name, which, script, "remember kiwi").await;
-    assert_eq!(first.until_settled().await, Status::Completed);
+    let mock_script = script(which).then(Reply::text("I will remember kiwi."));
+    let mut first = Run::start(first_name, which, mock_script, "remember kiwi").await;
+    first.settles(Status::Completed).await;
     let session = first
         .snapshot()
         .await
@@ -211,11 +236,11 @@ async fn load(which: Which, first_name: &'static str, name: &'static str) {
     let id = first.id.clone();
     let kept = first.finish_keeping().await;
 
-    let script = Script::new().then(Reply::text("You said kiwi."));
-    let mut second = Run::resume(name, which, script, kept, &id).await;
+    let mock_script = script(which).then(Reply::text("You said kiwi."));
+    let mut second = Run::resume(name, which, mock_script, kept, &id).await;
     second.send("what fruit did I name?").await;
     second.until_status(Status::Running).await;
-    assert_eq!(second.until_settled().await, Status::Completed);
+    second.settles(Status::Completed).await;
     assert_eq!(
         second.assistant_texts(),
         ["You said kiwi."],

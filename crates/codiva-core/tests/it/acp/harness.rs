@@ -20,7 +20,7 @@ use codiva_testkit::{
 use tokio::sync::broadcast;
 
 /// Generous: claude-code-acp takes up to 12 s to open a session on a busy machine.
-const WAIT: Duration = Duration::from_secs(180);
+const WAIT: Duration = Duration::from_secs(90);
 
 /// Which agent a run drives (each by its preset).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -241,6 +241,31 @@ impl Run {
         }
     }
 
+    /// Waits until the session settles and checks that it settled in `expected`.
+    pub async fn settles(&mut self, expected: Status) {
+        let status = self.until_settled().await;
+        assert_eq!(
+            status,
+            expected,
+            "[{}] settled {status:?}; events:\n{}\nmodel requests:\n{}",
+            self.name,
+            self.dump(),
+            self.mock
+                .requests()
+                .iter()
+                .map(|r| format!(
+                    "{} {} model={} last user text={:?}",
+                    r.method,
+                    r.path,
+                    r.body["model"],
+                    r.last_user_text()
+                        .map(|t| t.chars().take(200).collect::<String>())
+                ))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+
     pub async fn until_status(&mut self, status: Status) {
         self.until(
             &format!("status {status:?}"),
@@ -386,10 +411,29 @@ impl Run {
             self.name
         );
         for pgid in &self.seen_pgids {
-            let alive = codiva_testkit::ProcessGroupGuard::new(Some(*pgid)).live_members();
+            // The group was SIGKILLed when its leader was reaped; a big process (node) may
+            // take a moment to finish dying.
+            let guard = codiva_testkit::ProcessGroupGuard::new(Some(*pgid));
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+            let mut alive = guard.live_members();
+            while !alive.is_empty() && tokio::time::Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                alive = guard.live_members();
+            }
+            let described: Vec<String> = alive
+                .iter()
+                .map(|pid| {
+                    let stat =
+                        std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+                    let cmdline = std::fs::read_to_string(format!("/proc/{pid}/cmdline"))
+                        .unwrap_or_default()
+                        .replace('\0', " ");
+                    format!("{stat} :: {cmdline}")
+                })
+                .collect();
             assert!(
                 alive.is_empty(),
-                "[{}] processes of group {pgid} are still alive: {alive:?}",
+                "[{}] processes of group {pgid} are still alive: {described:?}",
                 self.name
             );
         }

@@ -32,7 +32,7 @@ async fn the_xai_question_extension_is_asked_and_answered() {
     let answers = BTreeMap::from([("Which colour?".to_owned(), vec!["blue".to_owned()])]);
     run.answer(&request.request_id, QuestionResponse::Answers(answers))
         .await;
-    assert_eq!(run.until_settled().await, Status::Completed);
+    run.settles(Status::Completed).await;
     assert_eq!(
         run.assistant_texts(),
         [r#"question answered: {"answers":{"Which colour?":["blue"]},"outcome":"accepted"}"#]
@@ -51,7 +51,7 @@ async fn a_declined_question_is_answered_cancelled() {
         QuestionResponse::Decline { message: None },
     )
     .await;
-    assert_eq!(run.until_settled().await, Status::Completed);
+    run.settles(Status::Completed).await;
     assert_eq!(
         run.assistant_texts(),
         [r#"question answered: {"outcome":"cancelled"}"#]
@@ -62,7 +62,7 @@ async fn a_declined_question_is_answered_cancelled() {
 #[tokio::test]
 async fn an_unknown_request_is_refused_with_method_not_found() {
     let mut run = scripted("scripted-unknown", "send an unknown request").await;
-    assert_eq!(run.until_settled().await, Status::Completed);
+    run.settles(Status::Completed).await;
     assert_eq!(run.assistant_texts(), ["the client answered error -32601"]);
     assert!(
         run.notes()
@@ -95,7 +95,7 @@ async fn a_permission_is_asked_with_the_agents_options_and_answered_by_id() {
     );
     run.respond(&request.request_id, PermissionResponse::Allow)
         .await;
-    assert_eq!(run.until_settled().await, Status::Completed);
+    run.settles(Status::Completed).await;
     assert_eq!(
         run.assistant_texts(),
         [r#"permission answered "allow-once""#]
@@ -110,7 +110,7 @@ async fn a_permission_is_asked_with_the_agents_options_and_answered_by_id() {
 #[tokio::test]
 async fn a_crash_mid_turn_ends_the_turn_and_the_next_message_starts_a_new_process() {
     let mut run = scripted("scripted-crash", "crash now").await;
-    assert_eq!(run.until_settled().await, Status::Interrupted);
+    run.settles(Status::Interrupted).await;
     assert!(
         run.notes()
             .iter()
@@ -120,7 +120,7 @@ async fn a_crash_mid_turn_ends_the_turn_and_the_next_message_starts_a_new_proces
     );
     run.send("hello again").await;
     run.until_status(Status::Running).await;
-    assert_eq!(run.until_settled().await, Status::Completed);
+    run.settles(Status::Completed).await;
     assert_eq!(
         run.assistant_texts().last().map(String::as_str),
         Some("echo: hello again")
@@ -131,7 +131,7 @@ async fn a_crash_mid_turn_ends_the_turn_and_the_next_message_starts_a_new_proces
 #[tokio::test]
 async fn a_100_mb_line_is_skipped_and_the_turn_goes_on() {
     let mut run = scripted("scripted-huge", "huge line").await;
-    assert_eq!(run.until_settled().await, Status::Completed);
+    run.settles(Status::Completed).await;
     assert_eq!(run.assistant_texts(), ["after the huge line"]);
     assert!(
         run.notes()
@@ -157,10 +157,10 @@ async fn a_cancel_ends_the_turn_and_an_agent_that_ignores_eof_is_stopped() {
     })
     .await;
     run.interrupt().await;
-    assert_eq!(run.until_settled().await, Status::Interrupted);
+    run.settles(Status::Interrupted).await;
     run.send("after the cancel").await;
     run.until_status(Status::Running).await;
-    assert_eq!(run.until_settled().await, Status::Completed);
+    run.settles(Status::Completed).await;
     assert_eq!(
         run.assistant_texts().last().map(String::as_str),
         Some("echo: after the cancel")
@@ -171,7 +171,7 @@ async fn a_cancel_ends_the_turn_and_an_agent_that_ignores_eof_is_stopped() {
 #[tokio::test]
 async fn a_session_loads_in_a_new_process_without_logging_the_replay() {
     let mut first = scripted("scripted-load-first", "remember this").await;
-    assert_eq!(first.until_settled().await, Status::Completed);
+    first.settles(Status::Completed).await;
     let session = first
         .snapshot()
         .await
@@ -182,7 +182,7 @@ async fn a_session_loads_in_a_new_process_without_logging_the_replay() {
     let mut second = Run::resume("scripted-load", Which::Scripted, Script::new(), kept, &id).await;
     second.send("what did I say?").await;
     second.until_status(Status::Running).await;
-    assert_eq!(second.until_settled().await, Status::Completed);
+    second.settles(Status::Completed).await;
     assert_eq!(
         second.assistant_texts(),
         ["echo: what did I say?"],
