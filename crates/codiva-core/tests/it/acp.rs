@@ -5,5 +5,5 @@
 
 mod e2e;
 mod harness;
-// mod replay;
+mod replay;
 mod scripted;
