@@ -10,6 +10,8 @@
 pub mod connection;
 pub mod preset;
 pub mod rpc;
+#[cfg(test)]
+mod tests;
 pub mod tools;
 mod translate;
 

@@ -146,12 +146,15 @@ pub fn acp_agent_binary() -> PathBuf {
     static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     BUILT
         .get_or_init(|| {
-            let exe = std::env::current_exe().expect("the test binary's path");
+            let exe = std::env::current_exe()
+                .unwrap_or_else(|err| panic!("the test binary's path: {err}"));
             // target/<profile>/deps/<test binary>
-            let profile_dir = exe
-                .parent()
-                .and_then(Path::parent)
-                .expect("the test binary lives in target/<profile>/deps");
+            let Some(profile_dir) = exe.parent().and_then(Path::parent) else {
+                panic!(
+                    "the test binary {} is not in target/<profile>/deps",
+                    exe.display()
+                );
+            };
             let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
             let mut command = Command::new(cargo);
             command.current_dir(workspace_root()).args([
@@ -171,7 +174,9 @@ pub fn acp_agent_binary() -> PathBuf {
             if let Some(target) = profile_dir.parent() {
                 command.env("CARGO_TARGET_DIR", target);
             }
-            let status = command.status().expect("running cargo build");
+            let status = command
+                .status()
+                .unwrap_or_else(|err| panic!("running cargo build: {err}"));
             assert!(status.success(), "building codiva-acp-agent failed");
             let path = profile_dir.join("codiva-acp-agent");
             assert!(path.is_file(), "{} was not built", path.display());

@@ -7,7 +7,7 @@
 use codiva_core::session::PermissionResponse;
 use codiva_core::session_log::{EntryKind, ToolStatus};
 use codiva_core::session_state::{SessionEvent, Status};
-use codiva_core::tool::{PermissionOptionKind, ToolContent, ToolKind};
+use codiva_core::tool::{PermissionMode, PermissionOptionKind, ToolContent, ToolKind};
 use codiva_protocol::session::TodoStatus;
 use codiva_testkit::{Match, MockMessage, Reply, Rule, Script, Times};
 use serde_json::json;
@@ -264,6 +264,81 @@ async fn load(which: Which, first_name: &'static str, name: &'static str) {
         "the conversation loaded"
     );
     second.finish().await;
+}
+
+/// A model and a mode chosen in a running session: the next model request uses the model, the
+/// session shows what the agent reports.
+async fn model_and_mode(
+    which: Which,
+    name: &'static str,
+    model: &str,
+    requested: &str,
+    mode: PermissionMode,
+) {
+    let mock_script = script(which)
+        .then(Reply::text("First."))
+        .then(Reply::text("Second."));
+    let mut run = Run::start(name, which, mock_script, "first message").await;
+    run.settles(Status::Completed).await;
+    run.manager
+        .set_model(&run.id, Some(model.to_owned()))
+        .await
+        .expect("set the model");
+    run.until(
+        "the model",
+        |event| matches!(event, SessionEvent::Model { model: Some(m) } if m == model),
+    )
+    .await;
+    run.manager
+        .set_permission_mode(&run.id, mode)
+        .await
+        .expect("set the mode");
+    run.until(
+        "the mode",
+        |event| matches!(event, SessionEvent::PermissionMode { mode: m } if *m == mode),
+    )
+    .await;
+    run.send("second message").await;
+    run.until_status(Status::Running).await;
+    run.settles(Status::Completed).await;
+    let request = run
+        .mock
+        .requests()
+        .into_iter()
+        .find(|r| r.body.to_string().contains("second message"))
+        .expect("the second turn's request");
+    assert!(
+        request.body["model"]
+            .as_str()
+            .is_some_and(|m| m.contains(requested)),
+        "{}",
+        request.body["model"]
+    );
+    run.finish().await;
+}
+
+#[tokio::test]
+async fn codex_acp_model_and_mode() {
+    model_and_mode(
+        Which::CodexAcp,
+        "acp-codex-model-mode",
+        "gpt-5.4",
+        "gpt-5.4",
+        PermissionMode::Auto,
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn claude_code_acp_model_and_mode() {
+    model_and_mode(
+        Which::ClaudeCodeAcp,
+        "acp-claude-model-mode",
+        "haiku",
+        "haiku",
+        PermissionMode::AcceptEdits,
+    )
+    .await;
 }
 
 #[tokio::test]
