@@ -6,7 +6,7 @@
 //! The host's actions are read off codiva's captured lines: a `session/prompt` the connection
 //! did not write by itself is a message sent, a `session/cancel` an interrupt, an answer
 //! `{"outcome":{"outcome":"selected","optionId":…}}` the user's choice of that option in the
-//! open permission prompt. Every other line codiva wrote (the handshake, a message queued until
+//! open permission prompt, a model or mode request the user's choice of that model or mode. Every other line codiva wrote (the handshake, a message queued until
 //! the session existed) must be exactly what the connection produced, in order. A second
 //! `initialize` starts a new process (the load fixtures hold one each).
 
@@ -19,7 +19,7 @@ use codiva_core::provider::{Connection, Launch, OutLine};
 use codiva_core::session::UserInput;
 use codiva_core::session_log::{EntryKind, ToolStatus};
 use codiva_core::session_state::{Input, PromptResolution, SessionEvent, SessionState, Status};
-use codiva_core::tool::PermissionOptionKind;
+use codiva_core::tool::{PermissionMode, PermissionOptionKind};
 use serde_json::Value;
 
 use Status::{Completed, Interrupted};
@@ -32,6 +32,7 @@ const EXPECTED: &[(&str, &[Status])] = &[
     // The first process and, after it was stopped, the one that loads the conversation.
     ("acp-claude-load", &[Completed, Completed]),
     ("acp-claude-load-first", &[Completed]),
+    ("acp-claude-model-mode", &[Completed, Completed]),
     ("acp-claude-permission-allow", &[Completed]),
     ("acp-claude-permission-deny", &[Completed]),
     ("acp-claude-plan", &[Completed]),
@@ -39,6 +40,7 @@ const EXPECTED: &[(&str, &[Status])] = &[
     ("acp-codex-cancel", &[Interrupted, Completed]),
     ("acp-codex-load", &[Completed, Completed]),
     ("acp-codex-load-first", &[Completed]),
+    ("acp-codex-model-mode", &[Completed, Completed]),
     ("acp-codex-permission-allow", &[Completed]),
     ("acp-codex-permission-deny", &[Interrupted]),
     ("acp-codex-plan", &[Completed]),
@@ -146,6 +148,15 @@ fn replay(name: &str) -> Replayed {
                     "session/cancel" => {
                         apply(&mut state, Input::InterruptRequested);
                         conn.interrupt()
+                    }
+                    "session/set_model" | "session/set_config_option" => {
+                        let params = &value["params"];
+                        let model = params["modelId"].as_str().or(params["value"].as_str());
+                        conn.set_model(model)
+                    }
+                    "session/set_mode" => {
+                        let id = value["params"]["modeId"].as_str().unwrap_or_default();
+                        conn.set_permission_mode(agent_of(name).mode_of(id))
                     }
                     _ => {
                         let chosen = value["result"]["outcome"]["optionId"]
@@ -284,6 +295,23 @@ fn a_call_sent_twice_is_one_entry_and_a_rejected_call_is_denied() {
             })
             .collect();
         assert_eq!(tools, [status], "[{name}]");
+    }
+}
+
+#[test]
+fn model_and_mode_changes_are_reported_as_the_agent_confirms_them() {
+    for (name, model, mode) in [
+        (
+            "acp-claude-model-mode",
+            "haiku",
+            PermissionMode::AcceptEdits,
+        ),
+        ("acp-codex-model-mode", "gpt-5.4", PermissionMode::Auto),
+    ] {
+        let replayed = replay(name);
+        let snapshot = replayed.state.snapshot();
+        assert_eq!(snapshot.model.as_deref(), Some(model), "[{name}]");
+        assert_eq!(snapshot.permission_mode, Some(mode), "[{name}]");
     }
 }
 
