@@ -341,6 +341,30 @@ async fn claude_code_acp_model_and_mode() {
     .await;
 }
 
+/// The model API refuses the key on every attempt: the agent retries, then fails the prompt,
+/// and the session needs a login.
+async fn http_401(which: Which, name: &'static str) {
+    let mock_script = script(which).always(Reply::error(
+        401,
+        "authentication_error",
+        "invalid x-api-key",
+    ));
+    let mut run = Run::start(name, which, mock_script, "hello").await;
+    run.settles(Status::NeedsLogin).await;
+    assert!(run.assistant_texts().is_empty());
+    run.finish().await;
+}
+
+#[tokio::test]
+async fn codex_acp_http_401_needs_login() {
+    http_401(Which::CodexAcp, "acp-codex-http-401").await;
+}
+
+#[tokio::test]
+async fn claude_code_acp_http_401_needs_login() {
+    http_401(Which::ClaudeCodeAcp, "acp-claude-http-401").await;
+}
+
 #[tokio::test]
 async fn codex_acp_prompt() {
     prompt(Which::CodexAcp, "acp-codex-basic").await;

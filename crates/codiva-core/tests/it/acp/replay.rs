@@ -22,13 +22,14 @@ use codiva_core::session_state::{Input, PromptResolution, SessionEvent, SessionS
 use codiva_core::tool::{PermissionMode, PermissionOptionKind};
 use serde_json::Value;
 
-use Status::{Completed, Interrupted};
+use Status::{Completed, Interrupted, NeedsLogin};
 
 /// The status after each turn's end of a fixture, in order. A reject ends codex-acp's prompt
 /// `cancelled` and claude-code-acp's `end_turn`: each status is what the agent said.
 const EXPECTED: &[(&str, &[Status])] = &[
     ("acp-claude-basic", &[Completed]),
     ("acp-claude-cancel", &[Interrupted, Completed]),
+    ("acp-claude-http-401", &[NeedsLogin]),
     // The first process and, after it was stopped, the one that loads the conversation.
     ("acp-claude-load", &[Completed, Completed]),
     ("acp-claude-load-first", &[Completed]),
@@ -38,6 +39,7 @@ const EXPECTED: &[(&str, &[Status])] = &[
     ("acp-claude-plan", &[Completed]),
     ("acp-codex-basic", &[Completed]),
     ("acp-codex-cancel", &[Interrupted, Completed]),
+    ("acp-codex-http-401", &[NeedsLogin]),
     ("acp-codex-load", &[Completed, Completed]),
     ("acp-codex-load-first", &[Completed]),
     ("acp-codex-model-mode", &[Completed, Completed]),
