@@ -31,10 +31,23 @@ pub fn kind(kind: &str) -> ToolKind {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Call {
     pub fields: Map<String, Value>,
+    /// The agent's own name of the tool, once an update said it (`_meta`; kept, as later
+    /// updates replace `_meta` whole).
+    tool_name: Option<String>,
 }
+
+/// Where agents put their own tool name: Grok `_meta["x.ai/tool"].name`, claude-code-acp
+/// `_meta.claudeCode.toolName`.
+const TOOL_NAME_AT: [&str; 2] = ["/_meta/x.ai~1tool/name", "/_meta/claudeCode/toolName"];
 
 impl Call {
     pub fn merge(&mut self, update: &Value) {
+        if let Some(name) = TOOL_NAME_AT
+            .iter()
+            .find_map(|pointer| update.pointer(pointer).and_then(Value::as_str))
+        {
+            self.tool_name = Some(name.to_owned());
+        }
         if let Some(object) = update.as_object() {
             for (key, value) in object {
                 if key != "sessionUpdate" && !value.is_null() {
@@ -46,6 +59,15 @@ impl Call {
 
     fn get(&self, key: &str) -> Option<&Value> {
         self.fields.get(key)
+    }
+
+    /// The name policies key the call by: the agent's own tool name where it says one, else
+    /// the call's ACP kind (`execute`, `edit`, …), else its title.
+    pub fn name(&self) -> String {
+        self.tool_name
+            .clone()
+            .or_else(|| self.get("kind").and_then(Value::as_str).map(str::to_owned))
+            .unwrap_or_else(|| self.title())
     }
 
     pub fn status(&self) -> &str {

@@ -274,9 +274,7 @@ impl AcpConnection {
                     });
                 let options =
                     tools::permission_options(params.get("options").unwrap_or(&Value::Null));
-                let tool = str_at(&call_update, "/_meta/x.ai~1tool/name")
-                    .map(str::to_owned)
-                    .unwrap_or_else(|| call.title());
+                let tool = call.name();
                 out.events
                     .push(AgentEvent::PermissionRequest(PermissionRequest {
                         request_id: request_id.clone(),
@@ -458,7 +456,7 @@ impl AcpConnection {
                     id.to_owned(),
                     AgentBlock::ToolUse {
                         id: id.to_owned(),
-                        name: call.title(),
+                        name: call.name(),
                         input: call.input(),
                         summary: call.title(),
                         view: call.view(),

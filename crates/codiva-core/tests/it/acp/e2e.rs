@@ -113,6 +113,14 @@ async fn permission_allowed(which: Which, name: &'static str) {
         .then(Reply::text("The file is made."));
     let mut run = Run::start(name, which, mock_script, "make a file").await;
     let request = run.until_permission().await;
+    // The agent's own tool name where it says one (claude-code-acp's `_meta`), else the kind:
+    // what approval rules are keyed by.
+    let tool = if which == Which::ClaudeCodeAcp {
+        "Bash"
+    } else {
+        "execute"
+    };
+    assert_eq!(request.tool, tool);
     assert_eq!(request.view.tool_kind, ToolKind::Execute);
     assert!(
         request.view.content.iter().any(|content| matches!(
