@@ -245,6 +245,11 @@ impl AcpConnection {
         }
         self.permissions.clear();
         self.questions.clear();
+        // Finished calls need only their ids (a late update of one is ignored); calls still
+        // open keep their fields for updates that arrive after the turn's end.
+        let finished = &self.finished_calls;
+        self.calls.retain(|id, _| !finished.contains(id));
+        self.denied_calls.retain(|id| !finished.contains(id));
         out.events.push(turn_ended(
             outcome,
             self.session_id.clone(),
