@@ -166,6 +166,8 @@ pub struct AcpConnection {
     pub(super) plan_seq: u64,
     pub(super) context_window: Option<u64>,
     pub(super) final_text: Option<String>,
+    /// The agent's class of the running prompt's failure, reported before its error.
+    pub(super) failure_class: Option<String>,
 }
 
 impl AcpConnection {
@@ -206,6 +208,7 @@ impl AcpConnection {
             plan_seq: 0,
             context_window: None,
             final_text: None,
+            failure_class: None,
         }
     }
 

@@ -321,7 +321,35 @@ fn unknown_requests_are_refused_and_unknown_updates_ignored() {
     let update = json!({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1",
         "update":{"sessionUpdate":"something_new","x":1}}});
     assert!(feed(&mut connection, update).events.is_empty());
-    let other = json!({"jsonrpc":"2.0","method":"_x.ai/session_notification","params":{}});
+    let other = json!({"jsonrpc":"2.0","method":"_x.ai/session_notification","params":{
+        "sessionId":"s1","update":{"sessionUpdate":"last_turn_summary","summary":"x"}}});
     assert!(feed(&mut connection, other).events.is_empty());
     assert!(connection.receive(b"{\"jsonrpc\":").is_err());
+}
+
+#[test]
+fn grok_classes_a_failure_before_the_prompts_error() {
+    let (mut connection, _) = ready(
+        AcpAgent::grok("grok".into()),
+        Launch::default(),
+        json!({"models":{"currentModelId":"grok-4.5","availableModels":[{"modelId":"grok-4.5"}]}}),
+    );
+    connection.send(&UserInput::text("hi"));
+    // The shape measured with grok 1.0.0 (seed 002).
+    let failed = json!({"jsonrpc":"2.0","method":"_x.ai/session_notification","params":{
+        "sessionId":"s1","update":{"sessionUpdate":"retry_state","type":"failed","error_type":"auth",
+        "message":"Unauthorized (401) from https://api.x.ai/v1/responses: unauthenticated: Incorrect API key provided."}}});
+    feed(&mut connection, failed);
+    let error = json!({"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"Internal error"}});
+    assert!(matches!(
+        outcome(&feed(&mut connection, error).events),
+        TurnOutcome::NeedsLogin { .. }
+    ));
+    connection.send(&UserInput::text("again"));
+    let error = json!({"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"Internal error",
+        "data":{"error_type":"rate_limit","message":"slow down"}}});
+    assert!(matches!(
+        outcome(&feed(&mut connection, error).events),
+        TurnOutcome::RateLimited { .. }
+    ));
 }

@@ -19,6 +19,8 @@ use codiva_protocol::tool::{ToolCallView, ToolContent, ToolKind};
 
 /// xAI's question extension (an ACP extension method: `_` + vendor + name).
 const ASK_USER_QUESTION: &str = "_x.ai/ask_user_question";
+/// Grok's second notification rail (the `update` envelope of `session/update`).
+const GROK_NOTIFICATION: &str = "_x.ai/session_notification";
 
 fn str_at<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
     value.pointer(pointer).and_then(Value::as_str)
@@ -45,11 +47,15 @@ impl AcpConnection {
             Message::Request { id, method, params } => {
                 self.agent_request(id, &method, params, &mut out)
             }
-            Message::Notification { method, params } => {
-                if method == "session/update" {
+            Message::Notification { method, params } => match method.as_str() {
+                "session/update" => {
                     self.update(params.get("update").unwrap_or(&Value::Null), &mut out);
                 }
-            }
+                GROK_NOTIFICATION => {
+                    self.grok_update(params.get("update").unwrap_or(&Value::Null));
+                }
+                _ => {}
+            },
         }
         if was_running && !self.turn_announced {
             self.turn_announced = true;
@@ -133,7 +139,7 @@ impl AcpConnection {
                 if self.queued.pop_front().is_some() {
                     let message = format!("cannot start a session: {}", error_text(&error));
                     out.events
-                        .push(turn_ended(failure(&error, message), None, None, None));
+                        .push(turn_ended(failure(&error, None, message), None, None, None));
                 }
                 self.queued.clear();
             }
@@ -222,8 +228,15 @@ impl AcpConnection {
                     TurnOutcome::Completed
                 }
             },
-            Err(error) => failure(error, error_text(error)),
+            Err(error) => {
+                let class = self
+                    .failure_class
+                    .take()
+                    .or_else(|| str_at(&error.data, "/error_type").map(str::to_owned));
+                failure(error, class.as_deref(), error_text(error))
+            }
         };
+        self.failure_class = None;
         // Calls the agent will not finish: denied ones, and every one of a cancelled turn.
         let open: Vec<String> = self
             .calls
@@ -342,6 +355,17 @@ impl AcpConnection {
                     code: Some(NoteCode::new("unsupported_request", &[other])),
                 });
             }
+        }
+    }
+
+    /// Grok's own updates: only a failed `retry_state` is read (the one shape measured,
+    /// seed 002): its `error_type` classes the failure the prompt's error then reports (`auth`,
+    /// `rate_limit`, `network`, `api`). Retries under way and the rest are ignored.
+    fn grok_update(&mut self, update: &Value) {
+        if str_at(update, "/sessionUpdate") == Some("retry_state")
+            && str_at(update, "/type") == Some("failed")
+        {
+            self.failure_class = str_at(update, "/error_type").map(str::to_owned);
         }
     }
 
@@ -622,9 +646,16 @@ fn error_text(error: &RpcError) -> String {
     }
 }
 
-/// A failed request's outcome: ACP's "authentication required" (or an agent's words for a
-/// rejected key) means log in again.
-fn failure(error: &RpcError, message: String) -> TurnOutcome {
+/// A failed request's outcome: the agent's own class of the failure where it gives one
+/// (Grok's `error_type`: `auth`, `rate_limit`; `api` covers any HTTP status, so it falls
+/// through to the words), then ACP's "authentication required" or the agent's words for a
+/// rejected key mean log in again.
+fn failure(error: &RpcError, class: Option<&str>, message: String) -> TurnOutcome {
+    match class {
+        Some("auth") => return TurnOutcome::NeedsLogin { message },
+        Some("rate_limit") => return TurnOutcome::RateLimited { message },
+        _ => {}
+    }
     let lower = message.to_lowercase();
     let auth_words = [
         "authentication required",
