@@ -108,6 +108,7 @@ fn a_failed_session_new_fails_the_waiting_message_and_the_next_one_tries_again()
     let mut connection = AcpConnection::new(claude(), Launch::default());
     connection.opening();
     connection.send(&UserInput::text("hi"));
+    connection.send(&UserInput::text("and this"));
     let init = json!({"jsonrpc":"2.0","id":1,"result":{"agentInfo":{"version":"1"}}});
     assert_eq!(
         methods(&feed(&mut connection, init).replies),
@@ -115,10 +116,13 @@ fn a_failed_session_new_fails_the_waiting_message_and_the_next_one_tries_again()
     );
     let refused =
         json!({"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"Authentication required"}});
-    assert!(matches!(
-        outcome(&feed(&mut connection, refused).events),
-        TurnOutcome::NeedsLogin { .. }
-    ));
+    let ended = feed(&mut connection, refused).events;
+    assert_eq!(
+        ended.len(),
+        2,
+        "each waiting message's turn fails: {ended:?}"
+    );
+    assert!(matches!(outcome(&ended), TurnOutcome::NeedsLogin { .. }));
     assert_eq!(
         methods(&connection.send(&UserInput::text("again"))),
         [json!("session/new")]

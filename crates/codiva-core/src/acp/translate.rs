@@ -105,10 +105,8 @@ impl AcpConnection {
                 };
             }
             (Sent::Initialize, Err(error)) => {
-                out.events.push(AgentEvent::RequestFailed {
-                    what: "initialize".to_owned(),
-                    error: error.message,
-                });
+                let message = format!("the agent refused to start: {}", error_text(&error));
+                self.fail_queued(&error, &message, out);
             }
             (sent @ (Sent::NewSession | Sent::LoadSession(_)), Ok(answer)) => {
                 // `session/load` answers without the id: it is the one loaded.
@@ -136,12 +134,8 @@ impl AcpConnection {
             }
             (Sent::NewSession, Err(error)) => {
                 self.opening_session = false;
-                if self.queued.pop_front().is_some() {
-                    let message = format!("cannot start a session: {}", error_text(&error));
-                    out.events
-                        .push(turn_ended(failure(&error, None, message), None, None, None));
-                }
-                self.queued.clear();
+                let message = format!("cannot start a session: {}", error_text(&error));
+                self.fail_queued(&error, &message, out);
             }
             (Sent::Prompt, result) => self.prompt_ended(result, out),
             (Sent::SetModel(model), Ok(answer)) => {
@@ -163,6 +157,14 @@ impl AcpConnection {
                 what: "set_mode".to_owned(),
                 error: error.message,
             }),
+        }
+    }
+
+    /// The messages waiting for a session that could not be had: each one's turn fails.
+    fn fail_queued(&mut self, error: &RpcError, message: &str, out: &mut Out) {
+        for _ in self.queued.drain(..) {
+            let outcome = failure(error, None, message.to_owned());
+            out.events.push(turn_ended(outcome, None, None, None));
         }
     }
 
