@@ -373,6 +373,51 @@ async fn claude_code_acp_http_401_needs_login() {
     http_401(Which::ClaudeCodeAcp, "acp-claude-http-401").await;
 }
 
+/// codiva's part of the system prompt reaches the model: appended to the agent's own where
+/// it takes one (claude-code-acp), else opening the first message (codex-acp).
+async fn system_prompt(which: Which, name: &'static str) {
+    let rule = "Always answer in haiku (codiva test rule).";
+    let mock_script = script(which).then(Reply::text("Noted."));
+    let mut run = Run::start_with(name, which, mock_script, "hello there", Some(rule)).await;
+    run.settles(Status::Completed).await;
+    let request = run
+        .mock
+        .requests()
+        .into_iter()
+        .find(|r| r.body.to_string().contains("hello there"))
+        .expect("the turn's request");
+    let system = request
+        .body
+        .get("system")
+        .or(request.body.get("instructions"));
+    let in_system = system.is_some_and(|s| s.to_string().contains(rule));
+    let in_message = request
+        .last_user_text()
+        .is_some_and(|text| text.contains(rule) && text.contains("hello there"));
+    match which {
+        Which::ClaudeCodeAcp => assert!(in_system && !in_message, "{}", request.body),
+        _ => assert!(in_message && !in_system, "{}", request.body),
+    }
+    assert!(
+        matches!(
+            run.main_log().first().map(|e| &e.kind),
+            Some(EntryKind::User { text, .. }) if text == "hello there"
+        ),
+        "the log shows the message as sent"
+    );
+    run.finish().await;
+}
+
+#[tokio::test]
+async fn codex_acp_system_prompt() {
+    system_prompt(Which::CodexAcp, "acp-codex-system-prompt").await;
+}
+
+#[tokio::test]
+async fn claude_code_acp_system_prompt() {
+    system_prompt(Which::ClaudeCodeAcp, "acp-claude-system-prompt").await;
+}
+
 #[tokio::test]
 async fn codex_acp_prompt() {
     prompt(Which::CodexAcp, "acp-codex-basic").await;

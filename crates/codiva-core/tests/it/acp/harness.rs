@@ -84,11 +84,28 @@ pub struct Kept {
 impl Run {
     /// A manager on a new repository; its first session starts with `prompt`.
     pub async fn start(name: &'static str, which: Which, script: Script, prompt: &str) -> Run {
+        Run::start_with(name, which, script, prompt, None).await
+    }
+
+    /// [`Run::start`] with the repository's `.codiva/prompt.md` (codiva's part of the system
+    /// prompt) holding `prompt_md`.
+    pub async fn start_with(
+        name: &'static str,
+        which: Which,
+        script: Script,
+        prompt: &str,
+        prompt_md: Option<&str>,
+    ) -> Run {
         let kept = Kept {
             sandbox: AgentSandbox::new().expect("sandbox"),
             repo: TestRepo::new().expect("test repo"),
             state: tempfile::tempdir().expect("state dir"),
         };
+        if let Some(text) = prompt_md {
+            let dir = kept.repo.path().join(".codiva");
+            std::fs::create_dir_all(&dir).expect(".codiva");
+            std::fs::write(dir.join("prompt.md"), text).expect("prompt.md");
+        }
         let mut run = Run::manager(name, which, script, kept).await;
         let info = run
             .manager

@@ -6,7 +6,9 @@
 //! The host's actions are read off codiva's captured lines: a `session/prompt` the connection
 //! did not write by itself is a message sent, a `session/cancel` an interrupt, an answer
 //! `{"outcome":{"outcome":"selected","optionId":…}}` the user's choice of that option in the
-//! open permission prompt, a model or mode request the user's choice of that model or mode. Every other line codiva wrote (the handshake, a message queued until
+//! open permission prompt, a model or mode request the user's choice of that model or mode.
+//! The system prompt a process was launched with is read off its `session/new` (`_meta`) or
+//! the standing instructions opening its first prompt. Every other line codiva wrote (the handshake, a message queued until
 //! the session existed) must be exactly what the connection produced, in order. A second
 //! `initialize` starts a new process (the load fixtures hold one each).
 
@@ -37,6 +39,7 @@ const EXPECTED: &[(&str, &[Status])] = &[
     ("acp-claude-permission-allow", &[Completed]),
     ("acp-claude-permission-deny", &[Completed]),
     ("acp-claude-plan", &[Completed]),
+    ("acp-claude-system-prompt", &[Completed]),
     ("acp-codex-basic", &[Completed]),
     ("acp-codex-cancel", &[Interrupted, Completed]),
     ("acp-codex-http-401", &[NeedsLogin]),
@@ -46,6 +49,7 @@ const EXPECTED: &[(&str, &[Status])] = &[
     ("acp-codex-permission-allow", &[Completed]),
     ("acp-codex-permission-deny", &[Interrupted]),
     ("acp-codex-plan", &[Completed]),
+    ("acp-codex-system-prompt", &[Completed]),
 ];
 
 struct Replayed {
@@ -68,17 +72,59 @@ fn agent_of(name: &str) -> AcpAgent {
     }
 }
 
-/// The launch a process was started for: a `session/load` of ours names the conversation.
+const INSTRUCTIONS_END: &str = "\n[End of standing instructions]\n\n";
+
+/// A first message's standing instructions and the user's text after them.
+fn split_instructions(text: &str) -> (Option<String>, String) {
+    match (
+        text.strip_prefix("[Standing instructions"),
+        text.split_once(INSTRUCTIONS_END),
+    ) {
+        (Some(_), Some((head, rest))) => {
+            let instructions = head.split_once('\n').map(|(_, body)| body.to_owned());
+            (instructions, rest.to_owned())
+        }
+        _ => (None, text.to_owned()),
+    }
+}
+
+/// The launch a process was started for: a `session/load` of ours names the conversation;
+/// the system prompt is in `session/new`'s `_meta` or opens the first prompt.
 fn launch_of(lines: &[(bool, String)], from: usize) -> Launch {
-    let resume = lines[from..]
+    let ours: Vec<Value> = lines[from..]
         .iter()
         .filter(|(ours, _)| *ours)
         .map(|(_, line)| json(line))
+        .collect();
+    let opening = || {
+        ours.iter()
+            .skip(1)
+            .take_while(|line| line["method"] != "initialize")
+    };
+    let resume = opening()
         .take_while(|line| line["method"] != "session/prompt")
         .find(|line| line["method"] == "session/load")
         .and_then(|line| line["params"]["sessionId"].as_str().map(str::to_owned));
+    let meta = opening()
+        .find(|line| line["method"] == "session/new")
+        .and_then(|line| {
+            let meta = &line["params"]["_meta"];
+            meta.pointer("/systemPrompt/append")
+                .or(meta.get("rules"))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        });
+    let first_prompt = opening()
+        .find(|line| line["method"] == "session/prompt")
+        .and_then(|line| {
+            line["params"]["prompt"][0]["text"]
+                .as_str()
+                .map(str::to_owned)
+        })
+        .and_then(|text| split_instructions(&text).0);
     Launch {
         resume,
+        append_system_prompt: meta.or(first_prompt),
         cwd: PathBuf::from("<CWD>"),
         ..Launch::default()
     }
@@ -134,10 +180,10 @@ fn replay(name: &str) -> Replayed {
             if produced.is_empty() {
                 let written = match method {
                     "session/prompt" => {
-                        let text = value["params"]["prompt"][0]["text"]
+                        let captured = value["params"]["prompt"][0]["text"]
                             .as_str()
-                            .unwrap_or_default()
-                            .to_owned();
+                            .unwrap_or_default();
+                        let (_, text) = split_instructions(captured);
                         apply(
                             &mut state,
                             Input::UserSent {
