@@ -77,6 +77,14 @@ pub enum AgentEvent {
         /// level (the provider knows which of its tools keep one).
         todo: Option<TodoChange>,
     },
+    /// A running tool call's kind, title, content or input as the agent now reports them
+    /// (agents that send a call before its input is complete, and refine it as it runs).
+    ToolUpdated {
+        tool_use_id: String,
+        view: ToolCallView,
+        input: Option<Value>,
+        summary: Option<String>,
+    },
     /// Output of a running tool call so far (a command's output as it streams): appended to
     /// its terminal content until the call's result arrives.
     ToolOutput {

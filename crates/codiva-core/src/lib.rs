@@ -3,6 +3,7 @@
 //! [`session::SessionCommand`]s and receive [`session_state::SessionEvent`]s; they never spawn
 //! processes themselves.
 
+pub mod acp;
 pub mod agent_event;
 pub mod approval;
 pub mod claude;

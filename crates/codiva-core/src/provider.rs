@@ -59,6 +59,9 @@ pub struct Launch {
     /// The message a process of its own runs (agents started per turn, with the message in
     /// their command line: [`Provider::process_per_turn`]); `None` for long-lived agents.
     pub input: Option<UserInput>,
+    /// The directory the process runs in (the session's worktree), for agents whose handshake
+    /// names it; empty when unknown.
+    pub cwd: PathBuf,
 }
 
 /// How to start one agent process; the process module builds the `Command` from it.

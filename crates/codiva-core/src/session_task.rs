@@ -438,6 +438,7 @@ impl Driver {
             resume,
             append_system_prompt: self.config.append_system_prompt.clone(),
             input,
+            cwd: self.config.cwd.clone(),
         };
         let provider = self.config.provider.clone();
         let command = provider.command(&launch);

@@ -95,6 +95,96 @@ pub fn codex_binary() -> PathBuf {
     path
 }
 
+/// A pinned ACP agent of `tools/agent-clis` (`.bin/<name>`), or `$<var>` when set.
+///
+/// # Panics
+/// If the binary does not exist: tests that need it must not skip silently.
+fn pinned_cli(name: &str, var: &str) -> PathBuf {
+    let path = match std::env::var_os(var) {
+        Some(p) if !p.is_empty() => PathBuf::from(p),
+        _ => workspace_root()
+            .join("tools/agent-clis/node_modules/.bin")
+            .join(name),
+    };
+    if !path.exists() {
+        panic!(
+            "{name} is not installed at {}: run `scripts/install-agent-clis` (it installs the \
+             pinned agent CLIs), or point {var} at one",
+            path.display()
+        );
+    }
+    path
+}
+
+/// The pinned codex-acp (`@zed-industries/codex-acp`): `$CODIVA_TEST_CODEX_ACP`, else
+/// `tools/agent-clis/node_modules/.bin/codex-acp`.
+pub fn codex_acp_binary() -> PathBuf {
+    pinned_cli("codex-acp", "CODIVA_TEST_CODEX_ACP")
+}
+
+/// The pinned claude-code-acp (`@zed-industries/claude-code-acp`, a node script):
+/// `$CODIVA_TEST_CLAUDE_CODE_ACP`, else `tools/agent-clis/node_modules/.bin/claude-code-acp`.
+pub fn claude_code_acp_binary() -> PathBuf {
+    pinned_cli("claude-code-acp", "CODIVA_TEST_CLAUDE_CODE_ACP")
+}
+
+/// The directory of the `bwrap` that `@openai/codex` bundles: codex-acp ships none and needs
+/// one on `PATH` for sandboxed patches.
+pub fn codex_bwrap_dir() -> Option<PathBuf> {
+    let dir = workspace_root().join(
+        "tools/agent-clis/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/codex-resources",
+    );
+    dir.join("bwrap").is_file().then_some(dir)
+}
+
+/// The scripted ACP agent (`codiva-acp-agent`, a binary of this crate), built once per test
+/// process with the cargo that runs the tests, so that it is never stale.
+///
+/// # Panics
+/// If it cannot be built.
+pub fn acp_agent_binary() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let exe = std::env::current_exe()
+                .unwrap_or_else(|err| panic!("the test binary's path: {err}"));
+            // target/<profile>/deps/<test binary>
+            let Some(profile_dir) = exe.parent().and_then(Path::parent) else {
+                panic!(
+                    "the test binary {} is not in target/<profile>/deps",
+                    exe.display()
+                );
+            };
+            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+            let mut command = Command::new(cargo);
+            command.current_dir(workspace_root()).args([
+                "build",
+                "--quiet",
+                "-p",
+                "codiva-testkit",
+                "--bin",
+                "codiva-acp-agent",
+            ]);
+            if profile_dir
+                .file_name()
+                .is_some_and(|name| name == "release")
+            {
+                command.arg("--release");
+            }
+            if let Some(target) = profile_dir.parent() {
+                command.env("CARGO_TARGET_DIR", target);
+            }
+            let status = command
+                .status()
+                .unwrap_or_else(|err| panic!("running cargo build: {err}"));
+            assert!(status.success(), "building codiva-acp-agent failed");
+            let path = profile_dir.join("codiva-acp-agent");
+            assert!(path.is_file(), "{} was not built", path.display());
+            path
+        })
+        .clone()
+}
+
 fn node_dir() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
@@ -167,6 +257,28 @@ impl AgentSandbox {
         for (k, v) in &self.extra {
             env.retain(|(existing, _)| existing != k);
             env.push((k.clone(), v.clone()));
+        }
+        Ok(env)
+    }
+
+    /// The complete environment for codex-acp talking to the mock's Responses API: like
+    /// [`AgentSandbox::codex_env`], with codex asking before anything it does not trust
+    /// (`approval_policy = "untrusted"`), the plan tool on, and codex's bundled `bwrap` on
+    /// `PATH`.
+    pub fn codex_acp_env(&self, mock_url: &str) -> anyhow::Result<Vec<(String, String)>> {
+        let mut env = self.codex_env(mock_url)?;
+        let config = format!(
+            "model = \"gpt-5.5\"\nmodel_provider = \"mock\"\napproval_policy = \"untrusted\"\n\
+             sandbox_mode = \"workspace-write\"\n\n[model_providers.mock]\nname = \"mock\"\n\
+             base_url = \"{mock_url}/v1\"\nwire_api = \"responses\"\nrequires_openai_auth = false\n\n\
+             [tools.update_plan]\nenabled = true\n"
+        );
+        std::fs::write(self.codex_home().join("config.toml"), config)
+            .context("writing config.toml")?;
+        if let Some(dir) = codex_bwrap_dir()
+            && let Some((_, path)) = env.iter_mut().find(|(key, _)| key == "PATH")
+        {
+            *path = format!("{}:{path}", dir.display());
         }
         Ok(env)
     }

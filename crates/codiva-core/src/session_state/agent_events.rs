@@ -130,6 +130,12 @@ impl SessionState {
                 todo,
             } => self.tool_result(&tool_use_id, text, is_error, todo),
             AgentEvent::ToolOutput { tool_use_id, text } => self.tool_output(&tool_use_id, &text),
+            AgentEvent::ToolUpdated {
+                tool_use_id,
+                view,
+                input,
+                summary,
+            } => self.tool_updated(&tool_use_id, view, input, summary),
             AgentEvent::SubagentPrompt { parent, text } => {
                 self.push_entry(Scope::Subagent(parent), EntryKind::SubagentPrompt { text });
             }
@@ -347,6 +353,31 @@ impl SessionState {
             usage: self.usage.clone(),
         });
         true
+    }
+
+    /// A running call refined by the agent: its view (and input, summary) replaced.
+    fn tool_updated(
+        &mut self,
+        tool_use_id: &str,
+        view: codiva_protocol::tool::ToolCallView,
+        input: Option<serde_json::Value>,
+        summary: Option<String>,
+    ) {
+        let Some(tool) = self.tools.get(tool_use_id) else {
+            return;
+        };
+        let (scope, entry_id) = (tool.scope.clone(), tool.entry_id);
+        self.update_entry(&scope, entry_id, |kind| {
+            if let EntryKind::Tool(tool) = kind {
+                tool.view = view;
+                if let Some(input) = input {
+                    tool.input = input;
+                }
+                if let Some(summary) = summary {
+                    tool.summary = summary;
+                }
+            }
+        });
     }
 
     /// Streamed output of a running call: appended to its terminal content (up to the size

@@ -12,6 +12,11 @@ pub fn codex_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/codex")
 }
 
+/// ACP captures (codex-acp and claude-code-acp): both directions, `>> ` and `<< ` prefixed.
+pub fn acp_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/acp")
+}
+
 /// `codex exec --json` captures (codex's stdout only: codiva writes nothing to it).
 pub fn codex_exec_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/codex-exec")

@@ -3,6 +3,7 @@
 // Test helpers outside `#[test]` functions panic on setup failures by design.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod acp;
 mod claude;
 mod codex;
 mod fixtures;

@@ -74,6 +74,7 @@ fn launch_of(lines: &[(bool, String)], from: usize) -> Launch {
         resume: params.get("excludeTurns").and_then(|_| text("threadId")),
         append_system_prompt: text("developerInstructions"),
         input: None,
+        cwd: std::path::PathBuf::new(),
     }
 }
 

@@ -1,0 +1,19 @@
+//! The generic Agent Client Protocol adapter: one [`crate::provider::Provider`] for any agent
+//! that speaks ACP (JSON-RPC 2.0 on stdio), configured by a command line with presets for the
+//! agents codiva knows (`preset`): the framing (`rpc`), the connection and its handshake
+//! (`connection`), the translation of the agent's lines into
+//! [`crate::agent_event::AgentEvent`]s (`translate`) and its tool calls, plans and permission
+//! options in neutral terms (`tools`). Our own lenient serde_json reading, not the
+//! `agent-client-protocol` crate (why: docs/protocol/acp.md). Nothing outside this module
+//! names an ACP method or agent.
+
+pub mod connection;
+pub mod preset;
+pub mod rpc;
+#[cfg(test)]
+mod tests;
+pub mod tools;
+mod translate;
+
+pub use connection::{AcpConnection, AcpProvider};
+pub use preset::{AcpAgent, SystemPromptVia};

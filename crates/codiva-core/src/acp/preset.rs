@@ -1,0 +1,192 @@
+//! Which ACP agent to run: a command line (name, program, arguments, environment) and the few
+//! facts about the agent that the protocol does not carry — how it takes a system prompt and
+//! which of its modes stand for which neutral permission mode. Presets for the agents codiva
+//! knows; any other agent is configured the same way ([`AcpAgent::custom`]).
+
+use std::path::PathBuf;
+
+use codiva_protocol::tool::PermissionMode;
+
+/// How the composed system prompt reaches the agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SystemPromptVia {
+    /// `session/new` `_meta.rules` (Grok: appended to its own system prompt).
+    MetaRules,
+    /// `session/new` `_meta.systemPrompt.append` (claude-code-acp: appended to Claude Code's).
+    MetaSystemPromptAppend,
+    /// The agent takes none: it opens the first prompt of a new conversation, marked as
+    /// standing instructions (a loaded conversation saw it already).
+    FirstPrompt,
+}
+
+/// One ACP agent as codiva starts it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AcpAgent {
+    /// A short stable name (`grok`), kept with each session.
+    pub name: &'static str,
+    pub display_name: &'static str,
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    /// Variables set for the agent on top of the session's environment.
+    pub env: Vec<(String, String)>,
+    pub system_prompt: SystemPromptVia,
+    /// The agent's mode for each neutral permission mode it has (its `session/set_mode` ids);
+    /// a mode it reports that is not listed reads as `other`.
+    pub modes: Vec<(PermissionMode, String)>,
+}
+
+fn modes(pairs: &[(PermissionMode, &str)]) -> Vec<(PermissionMode, String)> {
+    pairs
+        .iter()
+        .map(|(mode, id)| (*mode, (*id).to_owned()))
+        .collect()
+}
+
+impl AcpAgent {
+    /// Any ACP agent: `name` and `display_name` live as long as the program (a configured
+    /// agent is created once).
+    pub fn custom(name: &str, display_name: &str, program: PathBuf, args: Vec<String>) -> Self {
+        AcpAgent {
+            name: Box::leak(name.to_owned().into_boxed_str()),
+            display_name: Box::leak(display_name.to_owned().into_boxed_str()),
+            program,
+            args,
+            env: Vec::new(),
+            system_prompt: SystemPromptVia::FirstPrompt,
+            modes: Vec::new(),
+        }
+    }
+
+    /// Grok Build: `grok agent --no-leader stdio` (flags go between `agent` and `stdio`;
+    /// `--no-leader` keeps each worktree's session out of the shared leader process).
+    pub fn grok(program: PathBuf) -> Self {
+        AcpAgent {
+            name: "grok",
+            display_name: "Grok",
+            program,
+            args: ["agent", "--no-leader", "stdio"]
+                .map(str::to_owned)
+                .to_vec(),
+            env: Vec::new(),
+            system_prompt: SystemPromptVia::MetaRules,
+            modes: Vec::new(),
+        }
+    }
+
+    /// Gemini CLI: `gemini --experimental-acp`; modes default, autoEdit, yolo.
+    pub fn gemini(program: PathBuf) -> Self {
+        AcpAgent {
+            name: "gemini",
+            display_name: "Gemini CLI",
+            program,
+            args: vec!["--experimental-acp".to_owned()],
+            env: Vec::new(),
+            system_prompt: SystemPromptVia::FirstPrompt,
+            modes: modes(&[
+                (PermissionMode::Default, "default"),
+                (PermissionMode::AcceptEdits, "autoEdit"),
+                (PermissionMode::BypassPermissions, "yolo"),
+            ]),
+        }
+    }
+
+    /// codex-acp (Zed's ACP adapter of Codex): its approval presets `read-only` (changes
+    /// nothing), `auto` (the model decides when to ask) and `full-access`; it has no mode for
+    /// "ask for everything" (that is its config's `approval_policy`).
+    pub fn codex_acp(program: PathBuf) -> Self {
+        AcpAgent {
+            name: "codex-acp",
+            display_name: "Codex (ACP)",
+            program,
+            args: Vec::new(),
+            env: Vec::new(),
+            system_prompt: SystemPromptVia::FirstPrompt,
+            modes: modes(&[
+                (PermissionMode::Plan, "read-only"),
+                (PermissionMode::Auto, "auto"),
+                (PermissionMode::BypassPermissions, "full-access"),
+            ]),
+        }
+    }
+
+    /// claude-code-acp (Zed's ACP adapter of Claude Code): Claude Code's own mode names.
+    pub fn claude_code_acp(program: PathBuf) -> Self {
+        AcpAgent {
+            name: "claude-code-acp",
+            display_name: "Claude Code (ACP)",
+            program,
+            args: Vec::new(),
+            env: Vec::new(),
+            system_prompt: SystemPromptVia::MetaSystemPromptAppend,
+            modes: modes(&[
+                (PermissionMode::Default, "default"),
+                (PermissionMode::AcceptEdits, "acceptEdits"),
+                (PermissionMode::Plan, "plan"),
+                (PermissionMode::DontAsk, "dontAsk"),
+                (PermissionMode::BypassPermissions, "bypassPermissions"),
+            ]),
+        }
+    }
+
+    /// The preset named `name` (`grok`, `gemini`, `codex-acp`, `claude-code-acp`), run from
+    /// `program`.
+    pub fn preset(name: &str, program: PathBuf) -> Option<Self> {
+        match name {
+            "grok" => Some(Self::grok(program)),
+            "gemini" => Some(Self::gemini(program)),
+            "codex-acp" => Some(Self::codex_acp(program)),
+            "claude-code-acp" => Some(Self::claude_code_acp(program)),
+            _ => None,
+        }
+    }
+
+    /// The names of the presets, in the order codiva lists them.
+    pub const PRESETS: [&'static str; 4] = ["grok", "gemini", "codex-acp", "claude-code-acp"];
+
+    pub fn with_env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// The agent's mode for `mode`.
+    pub fn mode_id(&self, mode: PermissionMode) -> Option<&str> {
+        self.modes
+            .iter()
+            .find(|(neutral, _)| *neutral == mode)
+            .map(|(_, id)| id.as_str())
+    }
+
+    /// The neutral mode of the agent's mode `id` (`other` when it has none).
+    pub fn mode_of(&self, id: &str) -> PermissionMode {
+        self.modes
+            .iter()
+            .find(|(_, agent)| agent == id)
+            .map_or(PermissionMode::Other, |(neutral, _)| *neutral)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_map_modes_both_ways_and_refuse_what_they_lack() {
+        let codex = AcpAgent::preset("codex-acp", PathBuf::from("codex-acp")).unwrap();
+        assert_eq!(codex.mode_id(PermissionMode::Plan), Some("read-only"));
+        assert_eq!(codex.mode_id(PermissionMode::Default), None);
+        assert_eq!(
+            codex.mode_of("full-access"),
+            PermissionMode::BypassPermissions
+        );
+        assert_eq!(codex.mode_of("something-new"), PermissionMode::Other);
+        let grok = AcpAgent::preset("grok", PathBuf::from("grok")).unwrap();
+        assert_eq!(grok.args, ["agent", "--no-leader", "stdio"]);
+        assert!(AcpAgent::preset("nope", PathBuf::from("x")).is_none());
+        for name in AcpAgent::PRESETS {
+            assert_eq!(
+                AcpAgent::preset(name, PathBuf::from("x")).unwrap().name,
+                name
+            );
+        }
+    }
+}

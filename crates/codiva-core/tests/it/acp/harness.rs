@@ -1,0 +1,482 @@
+//! Runs an ACP agent through codiva's Manager (an `AcpProvider` from a preset, an allowlisted
+//! environment pointing the agent at the mock model API) on a temp repository, and records
+//! every event of the session.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use codiva_core::acp::{AcpAgent, AcpProvider};
+use codiva_core::git::IgnoredMode;
+use codiva_core::manager::{CreateOptions, Manager, ManagerEvent, ManagerOptions};
+use codiva_core::process::{ChildRegistry, EnvPolicy};
+use codiva_core::session::{PermissionResponse, QuestionResponse};
+use codiva_core::session_log::{EntryKind, LogEntry, ToolEntry};
+use codiva_core::session_state::{Prompt, Scope, SessionEvent, SessionSnapshot, Status};
+use codiva_testkit::{
+    AgentSandbox, MockServer, Script, TestRepo, acp_agent_binary, claude_code_acp_binary,
+    codex_acp_binary,
+};
+use tokio::sync::broadcast;
+
+/// Generous: claude-code-acp takes up to 12 s to open a session on a busy machine.
+const WAIT: Duration = Duration::from_secs(90);
+
+/// Which agent a run drives (each by its preset).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Which {
+    CodexAcp,
+    ClaudeCodeAcp,
+    /// The project's scripted agent (no model server needed; the mock stays idle).
+    Scripted,
+}
+
+impl Which {
+    fn agent(self, sandbox: &AgentSandbox, mock_url: &str) -> (AcpAgent, Vec<(String, String)>) {
+        match self {
+            Which::CodexAcp => (
+                AcpAgent::codex_acp(codex_acp_binary()),
+                sandbox.codex_acp_env(mock_url).expect("codex-acp env"),
+            ),
+            Which::ClaudeCodeAcp => (
+                AcpAgent::claude_code_acp(claude_code_acp_binary()),
+                sandbox.claude_env(mock_url),
+            ),
+            Which::Scripted => (
+                AcpAgent::custom(
+                    "scripted-acp",
+                    "Scripted ACP agent",
+                    acp_agent_binary(),
+                    Vec::new(),
+                ),
+                sandbox
+                    .claude_env(mock_url)
+                    .into_iter()
+                    .filter(|(key, _)| matches!(key.as_str(), "PATH" | "HOME" | "TMPDIR" | "LANG"))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+pub struct Run {
+    pub mock: MockServer,
+    pub sandbox: AgentSandbox,
+    pub repo: TestRepo,
+    pub state: tempfile::TempDir,
+    pub manager: Manager,
+    pub id: String,
+    pub events: Vec<SessionEvent>,
+    pub name: &'static str,
+    which: Which,
+    stream: broadcast::Receiver<ManagerEvent>,
+    registry: ChildRegistry,
+    seen_pgids: Vec<u32>,
+}
+
+/// What a later run keeps of an earlier one (load in a new process).
+pub struct Kept {
+    pub sandbox: AgentSandbox,
+    pub repo: TestRepo,
+    pub state: tempfile::TempDir,
+}
+
+impl Run {
+    /// A manager on a new repository; its first session starts with `prompt`.
+    pub async fn start(name: &'static str, which: Which, script: Script, prompt: &str) -> Run {
+        Run::start_with(name, which, script, prompt, None).await
+    }
+
+    /// [`Run::start`] with the repository's `.codiva/prompt.md` (codiva's part of the system
+    /// prompt) holding `prompt_md`.
+    pub async fn start_with(
+        name: &'static str,
+        which: Which,
+        script: Script,
+        prompt: &str,
+        prompt_md: Option<&str>,
+    ) -> Run {
+        let kept = Kept {
+            sandbox: AgentSandbox::new().expect("sandbox"),
+            repo: TestRepo::new().expect("test repo"),
+            state: tempfile::tempdir().expect("state dir"),
+        };
+        if let Some(text) = prompt_md {
+            let dir = kept.repo.path().join(".codiva");
+            std::fs::create_dir_all(&dir).expect(".codiva");
+            std::fs::write(dir.join("prompt.md"), text).expect("prompt.md");
+        }
+        let mut run = Run::manager(name, which, script, kept).await;
+        let info = run
+            .manager
+            .create(CreateOptions {
+                prompt: prompt.to_owned(),
+                ..CreateOptions::default()
+            })
+            .await
+            .expect("create a session");
+        run.id = info.id;
+        run
+    }
+
+    /// A new manager (a new agent process) over what an earlier run kept: its session is
+    /// restored and loads the agent's conversation on the next message.
+    pub async fn resume(
+        name: &'static str,
+        which: Which,
+        script: Script,
+        kept: Kept,
+        id: &str,
+    ) -> Run {
+        let mut run = Run::manager(name, which, script, kept).await;
+        run.id = id.to_owned();
+        run
+    }
+
+    async fn manager(name: &'static str, which: Which, script: Script, kept: Kept) -> Run {
+        let mock = MockServer::start(script).expect("mock server");
+        let registry =
+            ChildRegistry::open(kept.state.path().join("children")).expect("child registry");
+        let (agent, env) = which.agent(&kept.sandbox, &mock.url());
+        let (manager, _) = Manager::start(ManagerOptions {
+            cwd: kept.repo.path().to_path_buf(),
+            provider: Arc::new(AcpProvider::new(agent)),
+            env: EnvPolicy::Exact(env),
+            state_dir: kept.state.path().join("state"),
+            registry: Some(registry.clone()),
+            model: None,
+            permission_mode: None,
+            fetch_base: false,
+            ignored_files: IgnoredMode::None,
+            ignored_files_exclude: Vec::new(),
+            max_restarts: 0,
+            wire_log_cap: 256 * 1024 * 1024,
+            holder: "codiva test".to_owned(),
+        })
+        .await
+        .expect("manager");
+        let stream = manager.subscribe();
+        Run {
+            mock,
+            sandbox: kept.sandbox,
+            repo: kept.repo,
+            state: kept.state,
+            manager,
+            id: String::new(),
+            events: Vec::new(),
+            name,
+            which,
+            stream,
+            registry,
+            seen_pgids: Vec::new(),
+        }
+    }
+
+    pub fn worktree(&self) -> PathBuf {
+        self.repo.path().join(".codiva/worktrees").join(&self.id)
+    }
+
+    pub async fn send(&self, text: &str) {
+        self.manager
+            .send(&self.id, codiva_core::session::UserInput::text(text))
+            .await
+            .expect("send");
+    }
+
+    pub async fn interrupt(&self) {
+        self.manager.interrupt(&self.id).await.expect("interrupt");
+    }
+
+    pub async fn respond(&self, request_id: &str, response: PermissionResponse) {
+        self.manager
+            .respond_permission(&self.id, request_id, response)
+            .await
+            .expect("respond");
+    }
+
+    pub async fn answer(&self, request_id: &str, response: QuestionResponse) {
+        self.manager
+            .answer_question(&self.id, request_id, response)
+            .await
+            .expect("answer");
+    }
+
+    fn note_pgids(&mut self) {
+        for record in self.registry.records().unwrap_or_default() {
+            if !self.seen_pgids.contains(&record.pgid) {
+                self.seen_pgids.push(record.pgid);
+            }
+        }
+    }
+
+    /// Waits for an event of the session matching `pred` (the ones before are recorded too).
+    pub async fn until(
+        &mut self,
+        what: &str,
+        mut pred: impl FnMut(&SessionEvent) -> bool,
+    ) -> SessionEvent {
+        let deadline = tokio::time::Instant::now() + WAIT;
+        loop {
+            self.note_pgids();
+            match tokio::time::timeout_at(deadline, self.stream.recv()).await {
+                Ok(Ok(ManagerEvent::Event { id, event })) if id == self.id => {
+                    self.events.push(event.clone());
+                    if pred(&event) {
+                        return event;
+                    }
+                }
+                Ok(Ok(_)) => {}
+                Ok(Err(broadcast::error::RecvError::Lagged(n))) => {
+                    panic!("[{}] the test lagged {n} events behind", self.name)
+                }
+                Ok(Err(broadcast::error::RecvError::Closed)) => {
+                    panic!(
+                        "[{}] the manager stopped while waiting for {what}",
+                        self.name
+                    )
+                }
+                Err(_) => panic!(
+                    "[{}] timed out waiting for {what}; events so far:\n{}",
+                    self.name,
+                    self.dump()
+                ),
+            }
+        }
+    }
+
+    /// Waits until the session settles and returns the status it settled in.
+    pub async fn until_settled(&mut self) -> Status {
+        match self
+            .until(
+                "a settled status",
+                |event| matches!(event, SessionEvent::Status { status, .. } if status.is_settled()),
+            )
+            .await
+        {
+            SessionEvent::Status { status, .. } => status,
+            _ => unreachable!(),
+        }
+    }
+
+    /// Waits until the session settles and checks that it settled in `expected`.
+    pub async fn settles(&mut self, expected: Status) {
+        let status = self.until_settled().await;
+        assert_eq!(
+            status,
+            expected,
+            "[{}] settled {status:?}; events:\n{}\nmodel requests:\n{}",
+            self.name,
+            self.dump(),
+            self.mock
+                .requests()
+                .iter()
+                .map(|r| format!(
+                    "{} {} model={} last user text={:?}",
+                    r.method,
+                    r.path,
+                    r.body["model"],
+                    r.last_user_text()
+                        .map(|t| t.chars().take(200).collect::<String>())
+                ))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+
+    pub async fn until_status(&mut self, status: Status) {
+        self.until(
+            &format!("status {status:?}"),
+            |event| matches!(event, SessionEvent::Status { status: s, .. } if *s == status),
+        )
+        .await;
+    }
+
+    /// Waits for the next prompt (permission or question).
+    pub async fn until_prompt(&mut self) -> Prompt {
+        match self
+            .until("a prompt", |event| {
+                matches!(event, SessionEvent::PromptOpened { .. })
+            })
+            .await
+        {
+            SessionEvent::PromptOpened { prompt } => prompt,
+            _ => unreachable!(),
+        }
+    }
+
+    pub async fn until_permission(&mut self) -> codiva_core::agent_event::PermissionRequest {
+        match self.until_prompt().await {
+            Prompt::Permission(request) => request,
+            other => panic!("[{}] not a permission prompt: {other:?}", self.name),
+        }
+    }
+
+    pub async fn snapshot(&self) -> SessionSnapshot {
+        self.manager.snapshot(&self.id).await.expect("snapshot")
+    }
+
+    /// The final version of every main-log entry seen, in order.
+    pub fn main_log(&self) -> Vec<LogEntry> {
+        let mut entries: Vec<LogEntry> = Vec::new();
+        for event in &self.events {
+            if let SessionEvent::Log {
+                scope: Scope::Main,
+                entry,
+                ..
+            } = event
+            {
+                match entries.iter_mut().find(|e| e.id == entry.id) {
+                    Some(existing) => *existing = entry.clone(),
+                    None => entries.push(entry.clone()),
+                }
+            }
+        }
+        entries
+    }
+
+    pub fn tools(&self) -> Vec<ToolEntry> {
+        self.main_log()
+            .into_iter()
+            .filter_map(|entry| match entry.kind {
+                EntryKind::Tool(tool) => Some(tool),
+                _ => None,
+            })
+            .collect()
+    }
+
+    pub fn assistant_texts(&self) -> Vec<String> {
+        self.main_log()
+            .into_iter()
+            .filter_map(|entry| match entry.kind {
+                EntryKind::Assistant { text } => Some(text),
+                _ => None,
+            })
+            .collect()
+    }
+
+    pub fn notes(&self) -> Vec<String> {
+        self.main_log()
+            .into_iter()
+            .filter_map(|entry| match entry.kind {
+                EntryKind::Note { text, .. } => Some(text),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Every streamed piece of text, in order.
+    pub fn streamed(&self) -> String {
+        self.events
+            .iter()
+            .filter_map(|event| match event {
+                SessionEvent::Stream { text, reset: false } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn wire_log_path(&self) -> PathBuf {
+        let dir = self.state.path().join("state/wire");
+        std::fs::read_dir(&dir)
+            .expect("wire log dir")
+            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+            .find(|path| {
+                path.file_name().is_some_and(|name| {
+                    name.to_string_lossy()
+                        .ends_with(&format!("-{}.log", self.id))
+                })
+            })
+            .expect("the session's wire log")
+    }
+
+    pub fn dump(&self) -> String {
+        self.events
+            .iter()
+            .map(|event| {
+                let text = serde_json::to_string(event).unwrap_or_default();
+                text.chars().take(300).collect::<String>()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    pub async fn finish(self) {
+        self.finish_keeping().await;
+    }
+
+    /// Stops the manager and checks what every run must hold: the mock answered every
+    /// request and no agent process is left (the agents ignore stdin EOF: the session task
+    /// must stop them by signal). With `CODIVA_CAPTURE_FIXTURES=1` the sanitised wire log
+    /// (both directions) becomes a fixture.
+    pub async fn finish_keeping(mut self) -> Kept {
+        self.note_pgids();
+        self.manager.shutdown().await;
+        let unmatched = self.mock.unmatched();
+        assert!(
+            unmatched.is_empty(),
+            "[{}] the mock had no rule for {} request(s): {:?}",
+            self.name,
+            unmatched.len(),
+            unmatched
+                .iter()
+                .map(|r| r.route().to_owned())
+                .collect::<Vec<_>>()
+        );
+        assert!(
+            !self.seen_pgids.is_empty(),
+            "[{}] no agent process ran",
+            self.name
+        );
+        for pgid in &self.seen_pgids {
+            // The group was SIGKILLed when its leader was reaped; a big process (node) may
+            // take a moment to finish dying.
+            let guard = codiva_testkit::ProcessGroupGuard::new(Some(*pgid));
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+            let mut alive = guard.live_members();
+            while !alive.is_empty() && tokio::time::Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                alive = guard.live_members();
+            }
+            let described: Vec<String> = alive
+                .iter()
+                .map(|pid| {
+                    let stat =
+                        std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+                    let cmdline = std::fs::read_to_string(format!("/proc/{pid}/cmdline"))
+                        .unwrap_or_default()
+                        .replace('\0', " ");
+                    format!("{stat} :: {cmdline}")
+                })
+                .collect();
+            assert!(
+                alive.is_empty(),
+                "[{}] processes of group {pgid} are still alive: {described:?}",
+                self.name
+            );
+        }
+        assert!(
+            self.registry.records().unwrap_or_default().is_empty(),
+            "[{}] the child registry still lists processes",
+            self.name
+        );
+        if std::env::var_os("CODIVA_CAPTURE_FIXTURES").is_some() && self.which != Which::Scripted {
+            crate::fixtures::capture_both(
+                &crate::fixtures::acp_dir(),
+                self.name,
+                &self.wire_log_path(),
+                &[
+                    (&self.worktree(), "<CWD>"),
+                    (self.repo.path(), "<REPO>"),
+                    (self.sandbox.home.path(), "<HOME>"),
+                    (self.sandbox.tmp.path(), "<TMPDIR>"),
+                ],
+                &self.mock.url(),
+            );
+        }
+        Kept {
+            sandbox: self.sandbox,
+            repo: self.repo,
+            state: self.state,
+        }
+    }
+}

@@ -1,0 +1,220 @@
+//! `codiva-acp-agent`: a scripted Agent Client Protocol agent (JSON-RPC 2.0 on stdio) for what
+//! no installable agent produces on demand. Like the real ACP agents measured, it **ignores
+//! stdin EOF** (it keeps running until it is killed). Its behaviour is scripted by the words
+//! of each prompt:
+//!
+//! * `question` asks xAI's `_x.ai/ask_user_question` and reports the answer;
+//! * `unknown` sends a request no client knows and reports the error code it got;
+//! * `permission` asks `session/request_permission` and reports the option chosen;
+//! * `crash` streams a word, then exits mid-turn (status 3);
+//! * `huge` sends one `session/update` line of 100 MB, then a normal answer;
+//! * `slow` streams until `session/cancel` arrives, then ends `cancelled`;
+//! * anything else is echoed in two chunks.
+//!
+//! Sessions are numbered per process (`scripted-<pid>-<n>`); `session/load` of any id works
+//! and replays one message pair.
+
+use std::io::{BufRead, Write};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+struct Agent {
+    session: String,
+    next_request: u64,
+    inbox: mpsc::Receiver<Value>,
+}
+
+fn emit(value: &Value) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{value}");
+    let _ = out.flush();
+}
+
+fn respond(id: &Value, result: Value) {
+    emit(&json!({"jsonrpc": "2.0", "id": id, "result": result}));
+}
+
+impl Agent {
+    fn update(&self, update: Value) {
+        emit(&json!({"jsonrpc": "2.0", "method": "session/update",
+            "params": {"sessionId": self.session, "update": update}}));
+    }
+
+    fn say(&self, text: &str) {
+        let middle = text
+            .char_indices()
+            .nth(text.chars().count() / 2)
+            .map_or(0, |(index, _)| index);
+        let (head, tail) = text.split_at(middle);
+        for part in ["", head, tail] {
+            self.update(json!({"sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": part}}));
+        }
+    }
+
+    /// Sends a request to the client and waits for its answer (other lines are handled as
+    /// they come: a cancel is remembered).
+    fn ask(&mut self, method: &str, params: Value) -> Option<Value> {
+        self.next_request += 1;
+        let id = json!(format!("req-{}", self.next_request));
+        emit(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let message = self.inbox.recv().ok()?;
+            if message.get("id") == Some(&id) && message.get("method").is_none() {
+                return Some(message);
+            }
+        }
+    }
+
+    fn prompt(&mut self, id: &Value, text: &str) {
+        let stop = |reason: &str| respond(id, json!({"stopReason": reason}));
+        if text.contains("question") {
+            let params = json!({"sessionId": self.session, "toolCallId": "call_question",
+                "mode": "default", "questions": [{"question": "Which colour?",
+                "multiSelect": false, "options": [{"label": "red", "description": "warm"},
+                {"label": "blue"}]}]});
+            let answer = self.ask("_x.ai/ask_user_question", params);
+            let result = answer
+                .and_then(|a| a.get("result").cloned())
+                .unwrap_or(Value::Null);
+            self.say(&format!("question answered: {result}"));
+            return stop("end_turn");
+        }
+        if text.contains("unknown") {
+            let answer = self.ask("_vendor.example/unheard_of", json!({"x": 1}));
+            let code = answer
+                .and_then(|a| a.pointer("/error/code").cloned())
+                .unwrap_or(Value::Null);
+            self.say(&format!("the client answered error {code}"));
+            return stop("end_turn");
+        }
+        if text.contains("permission") {
+            self.update(
+                json!({"sessionUpdate": "tool_call", "toolCallId": "call_rm",
+                "title": "rm -rf build", "kind": "execute", "status": "pending",
+                "rawInput": {"command": "rm -rf build"}}),
+            );
+            let params = json!({"sessionId": self.session, "toolCall": {"toolCallId": "call_rm",
+                "rawInput": {"command": "rm -rf build"},
+                "_meta": {"x.ai/tool": {"name": "run_terminal_command", "kind": "execute"}}},
+                "options": [{"optionId": "allow-once", "name": "Allow", "kind": "allow_once"},
+                {"optionId": "reject-once", "name": "Reject", "kind": "reject_once"}]});
+            let answer = self.ask("session/request_permission", params);
+            let chosen = answer
+                .and_then(|a| a.pointer("/result/outcome/optionId").cloned())
+                .unwrap_or(Value::Null);
+            let allowed = chosen == json!("allow-once");
+            self.update(
+                json!({"sessionUpdate": "tool_call_update", "toolCallId": "call_rm",
+                "status": if allowed { "completed" } else { "failed" },
+                "rawOutput": if allowed { "removed" } else { "refused" }}),
+            );
+            self.say(&format!("permission answered {chosen}"));
+            return stop("end_turn");
+        }
+        if text.contains("crash") {
+            self.update(json!({"sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": "about to"}}));
+            std::process::exit(3);
+        }
+        if text.contains("huge") {
+            let big = "x".repeat(100 * 1024 * 1024);
+            self.update(json!({"sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": big}}));
+            self.say("after the huge line");
+            return stop("end_turn");
+        }
+        if text.contains("slow") {
+            loop {
+                self.update(json!({"sessionUpdate": "agent_message_chunk",
+                    "content": {"type": "text", "text": "working "}}));
+                match self.inbox.recv_timeout(Duration::from_millis(50)) {
+                    Ok(message) if message["method"] == "session/cancel" => {
+                        return stop("cancelled");
+                    }
+                    Err(mpsc::RecvTimeoutError::Disconnected) => return,
+                    _ => {}
+                }
+            }
+        }
+        self.say(&format!("echo: {text}"));
+        stop("end_turn");
+    }
+}
+
+fn main() {
+    let (tx, inbox) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            if let Ok(value) = serde_json::from_str::<Value>(&line)
+                && tx.send(value).is_err()
+            {
+                break;
+            }
+        }
+        // stdin EOF: the agent goes on, as codex-acp and claude-code-acp do.
+    });
+    let mut agent = Agent {
+        session: String::new(),
+        next_request: 0,
+        inbox,
+    };
+    let mut sessions = 0;
+    loop {
+        let Ok(message) = agent.inbox.recv() else {
+            // Input closed: keep running until killed.
+            loop {
+                std::thread::sleep(Duration::from_secs(3600));
+            }
+        };
+        let id = message.get("id").cloned().unwrap_or(Value::Null);
+        let params = message.get("params").cloned().unwrap_or(Value::Null);
+        match message["method"].as_str().unwrap_or_default() {
+            "initialize" => respond(
+                &id,
+                json!({"protocolVersion": 1,
+                "agentCapabilities": {"loadSession": true,
+                    "promptCapabilities": {"image": false, "embeddedContext": false}},
+                "agentInfo": {"name": "codiva-acp-agent", "title": "Scripted", "version": "1.0.0"},
+                "authMethods": []}),
+            ),
+            "session/new" => {
+                sessions += 1;
+                agent.session = format!("scripted-{}-{sessions}", std::process::id());
+                respond(
+                    &id,
+                    json!({"sessionId": agent.session,
+                    "modes": {"currentModeId": "ask", "availableModes": [{"id": "ask", "name": "Ask"}]},
+                    "models": {"currentModelId": "scripted-1",
+                        "availableModels": [{"modelId": "scripted-1", "name": "Scripted"}]}}),
+                );
+            }
+            "session/load" => {
+                agent.session = params["sessionId"].as_str().unwrap_or_default().to_owned();
+                agent.update(json!({"sessionUpdate": "user_message_chunk",
+                    "content": {"type": "text", "text": "an earlier prompt"}}));
+                agent.say("an earlier answer");
+                respond(
+                    &id,
+                    json!({"models": {"currentModelId": "scripted-1",
+                    "availableModels": [{"modelId": "scripted-1", "name": "Scripted"}]}}),
+                );
+            }
+            "session/prompt" => {
+                let text = params
+                    .pointer("/prompt/0/text")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned();
+                agent.prompt(&id, &text);
+            }
+            "session/cancel" => {}
+            method if !id.is_null() => emit(&json!({"jsonrpc": "2.0", "id": id,
+                "error": {"code": -32601, "message": format!("Method not found: {method}")}})),
+            _ => {}
+        }
+    }
+}
