@@ -9,7 +9,7 @@ use std::sync::Arc;
 use codiva_core::config::Config;
 use codiva_core::process::LocateError;
 use codiva_core::provider::{MissingAgent, Provider, Providers};
-use codiva_core::{claude, codex, paths};
+use codiva_core::{acp, claude, codex, paths, process};
 
 /// The agents found, and warnings for the user (a version outside the tested range, a
 /// configured path that is not a program).
@@ -19,6 +19,35 @@ pub struct Found {
     /// Why an agent with a configured path was not found there (its id, one line).
     pub problems: Vec<(&'static str, String)>,
 }
+
+/// The ACP agents codiva knows: preset, binary, the variable that names its program, how to
+/// install it.
+const ACP_AGENTS: [(&str, &str, &str, &str); 4] = [
+    (
+        "grok",
+        "grok",
+        "CODIVA_GROK",
+        "curl -fsSL https://x.ai/cli/install.sh | bash",
+    ),
+    (
+        "gemini",
+        "gemini",
+        "CODIVA_GEMINI",
+        "npm install -g @google/gemini-cli",
+    ),
+    (
+        "codex-acp",
+        "codex-acp",
+        "CODIVA_CODEX_ACP",
+        "npm install -g @zed-industries/codex-acp",
+    ),
+    (
+        "claude-code-acp",
+        "claude-code-acp",
+        "CODIVA_CLAUDE_CODE_ACP",
+        "npm install -g @zed-industries/claude-code-acp",
+    ),
+];
 
 /// The configured program of an agent: `$<env>`, else the config's key.
 fn configured(env: &str, config: Option<&PathBuf>) -> Option<PathBuf> {
@@ -68,6 +97,30 @@ pub async fn find(config: &Config) -> Found {
             err,
             &mut problems,
         )),
+    }
+
+    // Agents over the Agent Client Protocol, by their presets.
+    let home = paths::home_dir();
+    let path_var = std::env::var_os("PATH");
+    for (preset, binary, env, install) in ACP_AGENTS {
+        let configured = configured(env, None);
+        match process::locate_program(
+            binary,
+            configured.as_deref(),
+            path_var.as_deref(),
+            Some(&home),
+        ) {
+            Ok(program) => {
+                if let Some(agent) = acp::AcpAgent::preset(preset, program.clone()) {
+                    installed.push((Arc::new(acp::AcpProvider::new(agent)), Some(program)));
+                }
+            }
+            Err(err) => {
+                let name = acp::AcpAgent::preset(preset, PathBuf::new())
+                    .map_or(preset, |agent| agent.display_name);
+                missing.push(missing_agent(preset, name, install, err, &mut problems));
+            }
+        }
     }
 
     if let Some(agent) = &config.agent

@@ -49,8 +49,8 @@ pub struct ExecArgs {
     /// Questions without an answer are declined.
     #[arg(long)]
     answers: Option<PathBuf>,
-    /// The agent to run: `claude` or `codex` (default: the config's `agent`, else the first
-    /// installed).
+    /// The agent to run: `claude`, `codex`, or an ACP agent (`grok`, `gemini`, `codex-acp`,
+    /// `claude-code-acp`) — default: the config's `agent`, else the first installed.
     #[arg(long)]
     agent: Option<String>,
     /// The `claude` binary (default: `$CODIVA_CLAUDE`, then `PATH` and the usual install dirs).

@@ -264,6 +264,15 @@ fn exec_with_an_agent_that_is_not_installed_says_how_to_install_it() {
             && stderr.contains("npm install -g @openai/codex"),
         "{stderr}"
     );
+    // The case: Grok (an ACP agent) on a machine without it.
+    let output = exec.run(&["--agent", "grok", "hello"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("Grok is not installed") && stderr.contains("https://x.ai/cli/install.sh"),
+        "{stderr}"
+    );
     let output = exec.run(&["--agent", "grok9", "hello"]);
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);

@@ -140,7 +140,7 @@ impl Run {
         let (agent, env) = which.agent(&kept.sandbox, &mock.url());
         let (manager, _) = Manager::start(ManagerOptions {
             cwd: kept.repo.path().to_path_buf(),
-            provider: Arc::new(AcpProvider::new(agent)),
+            providers: codiva_core::provider::Providers::one(Arc::new(AcpProvider::new(agent))),
             env: EnvPolicy::Exact(env),
             state_dir: kept.state.path().join("state"),
             registry: Some(registry.clone()),
@@ -152,6 +152,7 @@ impl Run {
             max_restarts: 0,
             wire_log_cap: 256 * 1024 * 1024,
             holder: "codiva test".to_owned(),
+            github: Default::default(),
         })
         .await
         .expect("manager");
