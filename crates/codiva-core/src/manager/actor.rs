@@ -73,17 +73,23 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
         default.as_ref().map_or("", |provider| provider.id()),
         &mut warnings,
     );
-    if let Some(provider) = &default {
-        adoption::adopt_orphan_worktrees(
-            &repo,
-            provider.as_ref(),
-            &base,
-            &mut records,
-            &mut warnings,
-        )
-        .await;
-    }
-    let github_repo = github_repo(&repo, &base, options.github.repo.as_deref()).await;
+    // The GitHub repository is looked up (two git commands) while orphans are adopted.
+    let adopt = async {
+        if let Some(provider) = &default {
+            adoption::adopt_orphan_worktrees(
+                &repo,
+                provider.as_ref(),
+                &base,
+                &mut records,
+                &mut warnings,
+            )
+            .await;
+        }
+    };
+    let ((), github_repo) = tokio::join!(
+        adopt,
+        github_repo(&repo, &base, options.github.repo.as_deref())
+    );
     let (calls_tx, calls_rx) = mpsc::unbounded_channel();
     let events = EventBus::new();
     let (internal_tx, internal_rx) = mpsc::unbounded_channel();

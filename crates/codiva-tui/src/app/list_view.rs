@@ -70,6 +70,8 @@ struct Columns {
     time: usize,
     /// The pull request cell (`crate::pr_cell`).
     pr: usize,
+    /// Sessions run more than one agent: the model cell names the agent too (`codex/gpt-5.5`).
+    agent: bool,
 }
 
 /// The columns of a row `width` cells wide; the PR cell only when some session has (or looks
@@ -97,6 +99,7 @@ fn columns_for(width: usize) -> Columns {
             branch: 0,
             time: 7,
             pr: 0,
+            agent: false,
         },
         60..100 => Columns {
             badge: 12,
@@ -104,6 +107,7 @@ fn columns_for(width: usize) -> Columns {
             branch: 0,
             time: 7,
             pr: 9,
+            agent: false,
         },
         100..160 => Columns {
             badge: 13,
@@ -111,6 +115,7 @@ fn columns_for(width: usize) -> Columns {
             branch: 28,
             time: 8,
             pr: 11,
+            agent: false,
         },
         _ => Columns {
             badge: 13,
@@ -118,6 +123,7 @@ fn columns_for(width: usize) -> Columns {
             branch: 44,
             time: 8,
             pr: 13,
+            agent: false,
         },
     }
 }
@@ -193,7 +199,8 @@ pub fn render(
         return (Rect::new(area.x, area.y, area.width, 0), 0);
     }
     let width = usize::from(area.width);
-    let cols = columns(width, shows_prs(sessions));
+    let mut cols = columns(width, shows_prs(sessions));
+    cols.agent = sessions.iter().any(|s| s.agent != sessions[0].agent);
     let visible = usize::from(area.height);
     // Scroll so the selection is visible, with room for the "more" markers.
     let (first, rows) = if sessions.len() <= visible {
@@ -287,8 +294,13 @@ fn row(
     ];
     if cols.model > 0 {
         let model = session.model.as_deref().unwrap_or("default");
+        let cell = if cols.agent {
+            format!("{}/{model}", session.agent)
+        } else {
+            model.to_owned()
+        };
         spans.push(Span::styled(
-            format!(" {}", fit(model, cols.model)),
+            format!(" {}", fit(&cell, cols.model)),
             theme::dim(),
         ));
     }

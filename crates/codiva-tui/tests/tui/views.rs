@@ -623,3 +623,44 @@ fn a_model_change_the_agent_cannot_make_is_not_asked_for() {
         }]
     );
 }
+
+/// Sessions that run different agents: the model cell names each one's agent too (one agent:
+/// unchanged), in both languages and sizes.
+#[test]
+fn the_list_names_the_agent_when_sessions_run_several() {
+    let mixed = || {
+        let mut app = App::new(crate::support::info());
+        add(
+            &mut app,
+            session(
+                "fix-login",
+                "Fix the login redirect loop",
+                Status::Completed,
+                SessionPhase::Active,
+                1,
+            ),
+        );
+        let mut codex = session(
+            "add-tests",
+            "Add tests for the parser",
+            Status::Running,
+            SessionPhase::Active,
+            2,
+        );
+        codex.agent = "codex".into();
+        codex.model = Some("gpt-5.5".into());
+        add(&mut app, codex);
+        app
+    };
+    both_languages("list_two_agents", mixed);
+    let mut app = mixed();
+    let screen = format!("{}", draw(&mut app, 120, 40).backend());
+    assert!(screen.contains("codex/gpt-5.5"), "{screen}");
+    assert!(screen.contains("claude/claude-s"), "{screen}");
+    let mut app = busy_app();
+    let screen = format!("{}", draw(&mut app, 120, 40).backend());
+    assert!(
+        !screen.contains("claude/"),
+        "one agent: the cell shows the model only\n{screen}"
+    );
+}
