@@ -114,6 +114,24 @@ pub fn matches(line: &str, query: &str) -> Vec<(usize, usize)> {
     found
 }
 
+/// Whether `query` matches across the break between row `row` and the row after it, `next`
+/// (a line the wrapping cut: joined at the break with a space, as a wrapped word gap, and
+/// without one, as a word cut mid-way or CJK text); the match must start in `row`.
+pub fn spans_break(row: &str, next: &str, query: &str) -> bool {
+    let head = row.trim_end();
+    let tail = next.trim_start();
+    if head.is_empty() || tail.is_empty() || query.is_empty() {
+        return false;
+    }
+    [format!("{head} {tail}"), format!("{head}{tail}")]
+        .iter()
+        .any(|joined| {
+            matches(joined, query)
+                .iter()
+                .any(|&(start, end)| start < head.len() && end > head.len())
+        })
+}
+
 /// Where a search landed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Found {
@@ -150,7 +168,12 @@ pub fn find<'a>(
         return None;
     }
     let from = from.min(rows - 1);
-    let hit = |i: usize| row(i).is_some_and(|text| !matches(text, query).is_empty());
+    let hit = |i: usize| {
+        row(i).is_some_and(|text| {
+            !matches(text, query).is_empty()
+                || row(i + 1).is_some_and(|next| spans_break(text, next, query))
+        })
+    };
     let order: Box<dyn Iterator<Item = (usize, bool)>> = if forward {
         Box::new(
             (from..rows)

@@ -122,3 +122,32 @@ fn the_next_search_starts_next_to_the_current_match() {
     assert_eq!(start(10, 0, Some(3), false), (2, false));
     assert_eq!(start(10, 0, Some(0), false), (9, true));
 }
+
+/// A match the wrapping cut in two is found on its first row (a word gap at the break, a word
+/// cut mid-way, Japanese text); one that only touches the break is not a match across it.
+#[test]
+fn a_match_across_a_wrapped_row_is_found() {
+    assert!(spans_break(
+        "the build failed with an",
+        "  error in the parser",
+        "an error"
+    ));
+    assert!(spans_break("the configur", "ation loader", "configuration"));
+    assert!(spans_break("ログを検", "索する", "検索"));
+    assert!(!spans_break("alpha", "beta", "alpha"));
+    assert!(!spans_break("alpha", "beta", "gamma"));
+    let rows = [
+        "intro",
+        "the build failed with an",
+        "  error in the parser",
+        "end",
+    ];
+    let row = |i: usize| rows.get(i).copied();
+    assert_eq!(
+        find(rows.len(), row, "an error", 0, true),
+        Some(Found {
+            row: 1,
+            wrapped: false
+        })
+    );
+}

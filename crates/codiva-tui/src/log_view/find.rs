@@ -4,7 +4,7 @@
 //! top row. The streaming reply is not searched (it becomes an entry when it completes).
 
 use super::{LogView, cells, line_text};
-use crate::search::{Found, matches};
+use crate::search::{Found, matches, spans_break};
 
 impl LogView {
     /// The row that matches `query` after the `current` match (`forward`) or before it, or
@@ -50,7 +50,10 @@ impl LogView {
             };
             let hit = |(at, text): (usize, &String)| {
                 let row = first + at;
-                (in_pass(row) && !matches(text, query).is_empty()).then_some(row)
+                let spans = texts
+                    .get(at + 1)
+                    .is_some_and(|next| spans_break(text, next, query));
+                (in_pass(row) && (!matches(text, query).is_empty() || spans)).then_some(row)
             };
             let found = if forward {
                 texts.iter().enumerate().find_map(hit)

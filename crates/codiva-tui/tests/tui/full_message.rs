@@ -264,3 +264,38 @@ fn search_in_the_log_highlights_and_n_moves_cards_again_after_esc() {
     assert!(press(&mut app, KeyCode::Char('n')).is_empty());
     assert_eq!(app.focus, Focus::Log);
 }
+
+/// A phrase the log's wrapping cut across two rows is found (every pair of neighbouring words
+/// of a long message, so some pairs straddle a break at 80 columns).
+#[test]
+fn search_in_the_log_finds_a_phrase_across_a_wrapped_row() {
+    let words: Vec<String> = (0..40).map(|i| format!("word{i:02}")).collect();
+    let mut app = busy_app();
+    key(&mut app, KeyCode::Tab);
+    for _ in 0..2 {
+        key(&mut app, KeyCode::Down);
+    }
+    key(&mut app, KeyCode::Enter);
+    app.handle(UiEvent::Done(Done::Read {
+        id: ID.into(),
+        entries: vec![log(
+            0,
+            EntryKind::Assistant {
+                text: words.join(" "),
+            },
+        )],
+        subagents: Vec::new(),
+        todos: Vec::new(),
+    }));
+    app.focus = Focus::Log;
+    draw(&mut app, 80, 24);
+    for pair in words.windows(2) {
+        let phrase = pair.join(" ");
+        press(&mut app, KeyCode::Char('/'));
+        typed(&mut app, &phrase);
+        press(&mut app, KeyCode::Enter);
+        let text = screen(&draw(&mut app, 80, 24));
+        assert!(!text.contains("no match"), "{phrase}:\n{text}");
+        press(&mut app, KeyCode::Esc);
+    }
+}
