@@ -91,9 +91,11 @@ pub enum Effect {
         id: String,
     },
     /// The whole text of a message the log cut (entry `entry` of the main log).
+    /// A cut message's whole text: of the main log, or of subagent `subagent`'s log.
     FullMessage {
         id: String,
         entry: u64,
+        subagent: Option<String>,
     },
     /// What a merge would take (commits ahead, uncommitted files), for its confirmation.
     MergePreview {

@@ -25,6 +25,7 @@ mod cards;
 mod cells;
 mod cursor;
 pub mod cut_message;
+pub use cut_message::CutMessage;
 mod find;
 mod fold;
 mod layout;

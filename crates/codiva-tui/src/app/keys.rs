@@ -321,9 +321,9 @@ impl App {
                 let log = &mut self.pane(&id).log;
                 // No card selected: a cut message on screen opens whole.
                 if !log.has_selected_card()
-                    && let Some((entry, size)) = log.cut_message_in_view()
+                    && let Some(cut) = log.cut_message_in_view()
                 {
-                    return self.open_message(id, entry, size);
+                    return self.open_message(id, cut);
                 }
                 log.toggle_selected();
             }

@@ -236,13 +236,26 @@ fn y16(row: usize) -> u16 {
 impl App {
     /// Enter on a cut message in the log: the view opens at once and fills when the manager
     /// answers.
-    pub(super) fn open_message(&mut self, id: String, entry: u64, size: usize) -> Vec<Effect> {
+    pub(super) fn open_message(
+        &mut self,
+        id: String,
+        cut: crate::log_view::CutMessage,
+    ) -> Vec<Effect> {
+        let crate::log_view::CutMessage {
+            subagent,
+            entry,
+            size,
+        } = cut;
         self.overlay = Some(Overlay::Message(MessageView::loading(
             id.clone(),
             entry,
             size,
         )));
-        vec![Effect::FullMessage { id, entry }]
+        vec![Effect::FullMessage {
+            id,
+            entry,
+            subagent,
+        }]
     }
 
     pub(super) fn message_arrived(&mut self, id: &str, entry: u64, text: Result<String, String>) {

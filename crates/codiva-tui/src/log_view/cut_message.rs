@@ -50,10 +50,19 @@ fn cut_size(kind: &EntryKind) -> Option<usize> {
     }
 }
 
+/// A cut message Enter opens: in the main log, or (`subagent`: the tool-use id of its call) in a
+/// subagent's log shown in its open card.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CutMessage {
+    pub subagent: Option<String>,
+    pub entry: u64,
+    pub size: usize,
+}
+
 impl LogView {
-    /// The id and whole size of the lowest cut assistant message that the last frame showed
-    /// (a row of it).
-    pub fn cut_message_in_view(&self) -> Option<(u64, usize)> {
+    /// The lowest cut assistant message that the last frame showed (a row of it): in the main
+    /// log, or the latest one in the log of a subagent whose open card was on screen.
+    pub fn cut_message_in_view(&self) -> Option<CutMessage> {
         if self.index_width == 0 || self.height == 0 {
             return None;
         }
@@ -64,14 +73,40 @@ impl LogView {
         let mut found = None;
         while index < self.entries.len() && row < end {
             let stored = &self.entries[index];
-            if self.index.height(index) > 0
-                && let Some(size) = cut_size(&stored.entry.kind)
-            {
-                found = Some((stored.entry.id, size));
+            if self.index.height(index) > 0 {
+                if let Some(size) = cut_size(&stored.entry.kind) {
+                    found = Some(CutMessage {
+                        subagent: None,
+                        entry: stored.entry.id,
+                        size,
+                    });
+                } else if let Some(cut) = self.cut_in_open_subagent(&stored.entry) {
+                    found = Some(cut);
+                }
             }
             row += self.index.height(index);
             index += 1;
         }
         found
+    }
+}
+
+impl LogView {
+    /// The latest cut message of the subagent whose call is `entry`, when its card is open.
+    fn cut_in_open_subagent(&self, entry: &codiva_protocol::log::LogEntry) -> Option<CutMessage> {
+        let EntryKind::Tool(tool) = &entry.kind else {
+            return None;
+        };
+        if !self.look.is_open(super::block::CardKey::Entry(entry.id)) {
+            return None;
+        }
+        let subagent = self.look.subagents.get(&tool.tool_use_id)?;
+        subagent.entries.iter().rev().find_map(|nested| {
+            cut_size(&nested.kind).map(|size| CutMessage {
+                subagent: Some(tool.tool_use_id.clone()),
+                entry: nested.id,
+                size,
+            })
+        })
     }
 }

@@ -284,11 +284,15 @@ async fn call(
             }),
             Err(err) => error(err),
         },
-        Effect::FullMessage { id, entry } => {
+        Effect::FullMessage {
+            id,
+            entry,
+            subagent,
+        } => {
             let params = FullMessageParams {
                 session_id: id.clone(),
                 entry,
-                subagent: None,
+                subagent,
             };
             let text = manager
                 .call::<request::SessionFullMessage>(params)

@@ -82,7 +82,8 @@ fn opened() -> App {
         effects,
         vec![Effect::FullMessage {
             id: ID.into(),
-            entry: 1
+            entry: 1,
+            subagent: None
         }]
     );
     app

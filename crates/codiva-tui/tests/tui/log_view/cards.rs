@@ -747,3 +747,35 @@ fn a_card_in_a_300_message_log_toggles() {
     view.render(area, &mut buffer);
     assert!(view.total_rows(120) > total);
 }
+
+/// Enter opens a cut message also inside an open subagent card: the subagent's own log names
+/// it (the whole text is read from that subagent's transcript); closed, the card offers none.
+#[test]
+fn a_cut_message_in_an_open_subagent_card_is_found() {
+    let mut view = LogView::new();
+    view.set_entries(vec![
+        user(0, "Where is the logger used?"),
+        agent_call(1, ToolStatus::Succeeded, Some("done"), Some(65_000)),
+    ]);
+    subagent_log(&mut view);
+    view.apply_subagent_entry(
+        "toolu_1",
+        assistant(6, "The whole report starts here\n… [300000 more bytes]"),
+        false,
+    );
+    view.set_subagent(subagent_view("completed", Some("done")));
+    let mut term = terminal(120, 40);
+    let buffer = draw(&mut term, &mut view);
+    assert_eq!(view.cut_message_in_view(), None, "the card is closed");
+    let area = Rect::new(0, 0, 120, 40);
+    assert!(view.toggle_at(area, 0, find_row(&buffer, "⏺ Explore")));
+    draw(&mut term, &mut view);
+    assert_eq!(
+        view.cut_message_in_view(),
+        Some(codiva_tui::log_view::CutMessage {
+            subagent: Some("toolu_1".into()),
+            entry: 6,
+            size: "The whole report starts here".len() + 300_000,
+        })
+    );
+}
