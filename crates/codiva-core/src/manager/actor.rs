@@ -73,23 +73,16 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
         default.as_ref().map_or("", |provider| provider.id()),
         &mut warnings,
     );
-    // The GitHub repository is looked up (two git commands) while orphans are adopted.
-    let adopt = async {
-        if let Some(provider) = &default {
-            adoption::adopt_orphan_worktrees(
-                &repo,
-                provider.as_ref(),
-                &base,
-                &mut records,
-                &mut warnings,
-            )
-            .await;
-        }
-    };
-    let ((), github_repo) = tokio::join!(
-        adopt,
-        github_repo(&repo, &base, options.github.repo.as_deref())
-    );
+    if let Some(provider) = &default {
+        adoption::adopt_orphan_worktrees(
+            &repo,
+            provider.as_ref(),
+            &base,
+            &mut records,
+            &mut warnings,
+        )
+        .await;
+    }
     let (calls_tx, calls_rx) = mpsc::unbounded_channel();
     let events = EventBus::new();
     let (internal_tx, internal_rx) = mpsc::unbounded_channel();
@@ -126,7 +119,8 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
         checking_base: false,
         stopping: false,
         default_approval: ApprovalPolicy::Ask,
-        github_repo,
+        // Looked up by a job once the manager runs (git commands kept off the start).
+        github_repo: None,
         gh_paused_until: None,
         polling: false,
     };
@@ -197,6 +191,13 @@ impl Actor {
     ) {
         // Pruned sessions leave the file right away.
         self.mark_dirty();
+        let (repo, base) = (self.repo.clone(), self.base.clone());
+        let configured = self.options.github.repo.clone();
+        self.job(
+            None,
+            async move { github_repo(&repo, &base, configured.as_deref()).await },
+            |actor, found| actor.github_repo = found,
+        );
         let mut base_check = tokio::time::interval(BASE_CHECK);
         base_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut pr_check = tokio::time::interval(self.options.github.policy.tick);
