@@ -41,6 +41,8 @@ use record::Record;
 
 /// How often the main checkout's branch is checked.
 const BASE_CHECK: Duration = Duration::from_secs(2);
+/// When the GitHub repository of the base's remote is looked up after the start.
+const GITHUB_LOOKUP_DELAY: Duration = Duration::from_millis(300);
 
 pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<String>), StartError> {
     let repo = Repo::open(&options.cwd).await?;
@@ -195,7 +197,11 @@ impl Actor {
         let configured = self.options.github.repo.clone();
         self.job(
             None,
-            async move { github_repo(&repo, &base, configured.as_deref()).await },
+            async move {
+                // After the start's own work (listing, restoring) has had the CPU.
+                tokio::time::sleep(GITHUB_LOOKUP_DELAY).await;
+                github_repo(&repo, &base, configured.as_deref()).await
+            },
             |actor, found| actor.github_repo = found,
         );
         let mut base_check = tokio::time::interval(BASE_CHECK);
