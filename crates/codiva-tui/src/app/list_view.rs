@@ -129,17 +129,17 @@ fn columns_for(width: usize) -> Columns {
 }
 
 /// The agents codiva knows, under the empty list's hint: each installed one (the default
-/// marked), each missing one with its install command; with none installed, a line that says
-/// to install one first.
+/// marked) and each missing one; with none installed, a line that says to install one first
+/// and each one's install command.
 pub fn render_agents(agents: &[AgentAvailability], area: Rect, buf: &mut Buffer) {
     if agents.is_empty() || area.height == 0 {
         return;
     }
     let mut lines = Vec::new();
-    if !agents
+    let none_ready = !agents
         .iter()
-        .any(|agent| agent.status == AgentStatus::Ready)
-    {
+        .any(|agent| agent.status == AgentStatus::Ready);
+    if none_ready {
         lines.push(Line::styled(
             format!("  {}", t(Key::NoAgentInstalled)),
             theme::error(),
@@ -165,8 +165,9 @@ pub fn render_agents(agents: &[AgentAvailability], area: Rect, buf: &mut Buffer)
             (AgentStatus::NotInstalled, _) => (t(Key::AgentNotInstalled), theme::dim()),
         };
         lines.push(Line::styled(format!("    {name}  {state}"), style));
-        // The install command on a line of its own: it is copied whole.
-        if let Some(install) = &agent.install {
+        // The install command on a line of its own (it is copied whole), while none is ready
+        // to run: with one ready, the others are only named.
+        if let Some(install) = agent.install.as_ref().filter(|_| none_ready) {
             lines.push(Line::styled(format!("      $ {install}"), theme::code()));
         }
     }

@@ -122,7 +122,7 @@ pub(super) fn en(key: Key) -> &'static str {
         NoAgent => "no agent installed",
         AgentReady => "ready",
         AgentReadyDefault => "ready · new sessions run it",
-        AgentNotInstalled => "not installed; install it with:",
+        AgentNotInstalled => "not installed",
         NoAgentInstalled => {
             "No coding agent is installed: install one of these, then start codiva again."
         }

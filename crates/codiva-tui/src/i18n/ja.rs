@@ -114,7 +114,7 @@ pub(super) fn ja(key: Key) -> &'static str {
         NoAgent => "エージェント未インストール",
         AgentReady => "使えます",
         AgentReadyDefault => "使えます · 新しいセッションはこれで動きます",
-        AgentNotInstalled => "未インストール。次のコマンドでインストールできます:",
+        AgentNotInstalled => "未インストール",
         NoAgentInstalled => {
             "コーディングエージェントがインストールされていません。いずれかをインストールしてから codiva を起動し直してください。"
         }
