@@ -123,6 +123,7 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
         default_approval: ApprovalPolicy::Ask,
         // Looked up by a job once the manager runs (git commands kept off the start).
         github_repo: None,
+        github_waiting: Some(Vec::new()),
         gh_paused_until: None,
         polling: false,
     };
@@ -179,6 +180,9 @@ struct Actor {
     /// `host/owner/repo` (lower case) of the repository pull requests go to, if known: an
     /// agent's pull request URLs are recognised by it.
     github_repo: Option<String>,
+    /// Tool results that arrived before `github_repo` was looked up (`None` once it was):
+    /// read for pull request URLs when it is known.
+    github_waiting: Option<Vec<(String, String)>>,
     /// Pull request lookups pause until then (after a rate limit or an auth error).
     gh_paused_until: Option<std::time::Instant>,
     /// A pull request lookup job runs.
@@ -202,7 +206,12 @@ impl Actor {
                 tokio::time::sleep(GITHUB_LOOKUP_DELAY).await;
                 github_repo(&repo, &base, configured.as_deref()).await
             },
-            |actor, found| actor.github_repo = found,
+            |actor, found| {
+                actor.github_repo = found;
+                for (id, text) in actor.github_waiting.take().unwrap_or_default() {
+                    actor.detect_prs(&id, &text);
+                }
+            },
         );
         let mut base_check = tokio::time::interval(BASE_CHECK);
         base_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

@@ -9,6 +9,9 @@ use codiva_protocol::github::{
     SessionPrs,
 };
 
+/// Tool results kept for pull request URLs while the repository is looked up at start.
+const MAX_WAITING_RESULTS: usize = 32;
+
 use super::record::Record;
 use super::{Actor, refused};
 use crate::github::{Checks, CreatedPr, GhError, Mergeable, NewPr, PrLookup, PrState, PrStatus};
@@ -215,6 +218,12 @@ impl Actor {
     /// create`, or printed one): added to the session's.
     pub(super) fn detect_prs(&mut self, id: &str, text: &str) {
         let Some(repo) = self.github_repo.clone() else {
+            // Not looked up yet: kept (a few) until it is.
+            if let Some(waiting) = self.github_waiting.as_mut()
+                && waiting.len() < MAX_WAITING_RESULTS
+            {
+                waiting.push((id.to_owned(), text.to_owned()));
+            }
             return;
         };
         let found = pr_urls(text, &repo);
