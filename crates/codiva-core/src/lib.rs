@@ -14,6 +14,7 @@ pub mod git;
 pub mod github;
 pub mod history;
 pub mod history_file;
+pub mod jsonrpc;
 pub mod manager;
 pub mod paths;
 pub mod persist;
