@@ -14,6 +14,7 @@ pub mod responses;
 pub mod script;
 pub mod scripted_provider;
 pub mod sse;
+pub mod sshd;
 
 pub use agent_env::{
     AgentSandbox, CLAUDE_STREAM_JSON_ARGS, ProcessGroupGuard, TestRepo, acp_agent_binary,
@@ -28,3 +29,4 @@ pub use mock_server::{MockServer, RecordedRequest};
 pub use raw_claude::RawClaude;
 pub use script::{Block, Match, MockMessage, Reply, Rule, Script, Times};
 pub use scripted_provider::ScriptedProvider;
+pub use sshd::Sshd;
