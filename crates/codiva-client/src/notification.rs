@@ -20,6 +20,7 @@ pub fn sequenced_event(notification: ServerNotification) -> Option<SequencedEven
                 prs: p.prs,
             },
         ),
+        N::AgentsLoginProgress(p) => (p.seq, ManagerEvent::Login { login: p.login }),
         N::Warning(p) => (p.seq?, ManagerEvent::Warning { message: p.message }),
         N::SessionStatus(p)
         | N::SessionLog(p)

@@ -15,6 +15,7 @@ pub mod github;
 pub mod history;
 pub mod history_file;
 pub mod jsonrpc;
+pub mod login;
 pub mod manager;
 pub mod paths;
 pub mod persist;

@@ -212,6 +212,8 @@ pub(crate) enum Call {
     Sync(String, Reply<String>),
     /// Push and open (or push again and answer) the session's pull request.
     Pr(String, Reply<(SessionPr, bool)>),
+    /// Send an event made outside the actor (a login's progress) with the next `seq`.
+    Emit(Box<ManagerEvent>),
     /// Write the state file now; answered on a std channel so that a panic hook can wait.
     SaveNow(std::sync::mpsc::Sender<()>),
     Shutdown(oneshot::Sender<()>),
@@ -231,6 +233,7 @@ pub struct Manager {
     /// For the agents' login checks.
     providers: Providers,
     env: EnvPolicy,
+    logins: Arc<crate::login::Logins>,
 }
 
 /// The longest an agent's login check may take.
@@ -263,6 +266,7 @@ impl Manager {
             agents: Arc::new(providers.availability()),
             providers,
             env,
+            logins: Arc::default(),
             base: std::sync::Arc::new(std::sync::RwLock::new(base)),
         }
     }
@@ -278,6 +282,72 @@ impl Manager {
         self.providers
             .availability_with_login(&self.env, LOGIN_CHECK_LIMIT)
             .await
+    }
+
+    /// Runs agent `agent`'s own login command; its progress comes as [`ManagerEvent::Login`]
+    /// events, the last with a final phase (after the agent's login check).
+    pub async fn login(&self, agent: &str) -> Result<String, ManagerError> {
+        use crate::login::LoginError;
+        let Some(provider) = self.providers.get(agent).cloned() else {
+            let known = self.providers.ids().join(", ");
+            return Err(match self.providers.missing(agent) {
+                Some(missing) => login_refused(
+                    "agent_not_installed",
+                    &[agent, missing.name, &missing.install],
+                    format!(
+                        "{} is not installed; install it with: {}",
+                        missing.name, missing.install
+                    ),
+                ),
+                None => login_refused(
+                    "unknown_agent",
+                    &[agent, &known],
+                    format!("no agent {agent:?} (installed: {known})"),
+                ),
+            });
+        };
+        let name = provider.display_name();
+        let calls = self.calls.clone();
+        let emit = move |progress| {
+            let _ = calls.send(Call::Emit(Box::new(ManagerEvent::Login {
+                login: progress,
+            })));
+        };
+        self.logins
+            .start(provider.clone(), self.env.clone(), emit)
+            .await
+            .map_err(|err| match err {
+                LoginError::NoLogin(_) => {
+                    login_refused("login_unavailable", &[name], err.to_string())
+                }
+                LoginError::AlreadyRunning(_) => {
+                    login_refused("login_running", &[name], err.to_string())
+                }
+                LoginError::Spawn(reason) => login_refused(
+                    "login_failed",
+                    &[name, &reason],
+                    format!("cannot start {name}'s login: {reason}"),
+                ),
+                LoginError::NoSuchLogin(_) | LoginError::NoInput(_) => {
+                    login_refused("no_such_login", &[""], err.to_string())
+                }
+            })
+    }
+
+    /// Types `text` (the code the browser showed) into a running login.
+    pub async fn login_input(&self, login_id: &str, text: &str) -> Result<(), ManagerError> {
+        self.logins
+            .input(login_id, text)
+            .await
+            .map_err(|err| login_refused("no_such_login", &[login_id], err.to_string()))
+    }
+
+    /// Stops a running login.
+    pub async fn login_cancel(&self, login_id: &str) -> Result<(), ManagerError> {
+        self.logins
+            .cancel(login_id)
+            .await
+            .map_err(|err| login_refused("no_such_login", &[login_id], err.to_string()))
     }
 
     /// The id of the agent new sessions run when they name none (`None`: none is installed).
@@ -559,11 +629,25 @@ impl Manager {
 
     /// Stops every session (their processes are stopped and reaped) and writes the state file.
     pub async fn shutdown(&self) {
+        self.logins.cancel_all().await;
         let (tx, rx) = oneshot::channel();
         if self.calls.send(Call::Shutdown(tx)).is_ok() {
             let _ = rx.await;
         }
     }
+}
+
+fn login_refused(code: &'static str, args: &[&str], message: String) -> ManagerError {
+    debug_assert!(
+        REFUSAL_CODES.contains(&code),
+        "{code} missing from REFUSAL_CODES"
+    );
+    ManagerError::Refused(Refusal {
+        code,
+        args: args.iter().map(|arg| (*arg).to_owned()).collect(),
+        message,
+        fresh_preview: None,
+    })
 }
 
 #[cfg(test)]

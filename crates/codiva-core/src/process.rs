@@ -14,7 +14,7 @@ pub mod child_registry;
 pub mod line_reader;
 pub mod locate;
 pub mod paced_pipe;
-mod parent_watch;
+pub(crate) mod parent_watch;
 pub mod procfs;
 pub(crate) mod signal;
 pub mod spawn;

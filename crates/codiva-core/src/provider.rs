@@ -138,6 +138,10 @@ pub trait Provider: Send + Sync + fmt::Debug {
     fn login_check(&self) -> Option<CommandLine> {
         None
     }
+    /// The agent's own interactive login command (`None`: it has none codiva can run).
+    fn login(&self) -> Option<crate::login::LoginCommand> {
+        None
+    }
     /// What the login check printed (stdout then stderr) means; `success`: it exited 0.
     fn read_login(&self, output: &str, success: bool) -> LoginState {
         let _ = (output, success);

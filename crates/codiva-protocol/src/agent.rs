@@ -220,6 +220,42 @@ pub enum LoginState {
     },
 }
 
+/// An agent's own login command, run by codiva on the machine its agents run on
+/// (`agents/login`), as it goes. codiva stores nothing: the agent keeps its credentials.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct LoginProgress {
+    pub login_id: String,
+    /// The agent's id.
+    pub agent: String,
+    pub phase: LoginPhase,
+    /// The address the agent asks the user to open (the first it printed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// A one-time code the agent printed for the user to enter on that page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// The agent waits for a code the browser shows, to be typed back (`agents/loginInput`).
+    #[serde(default)]
+    pub accepts_code: bool,
+    /// Its last lines of output, escape sequences removed.
+    #[serde(default)]
+    pub output: Vec<String>,
+    /// Why it failed (`phase: failed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Where a login run is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LoginPhase {
+    Running,
+    /// The login command ended and the agent's login check says logged in.
+    Succeeded,
+    Failed,
+    Cancelled,
+}
+
 /// Whether an agent can run here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]

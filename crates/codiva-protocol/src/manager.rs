@@ -86,6 +86,10 @@ pub enum ManagerEvent {
         id: String,
         prs: SessionPrs,
     },
+    /// An agent's login command (`agents/login`) printed something or ended.
+    Login {
+        login: crate::agent::LoginProgress,
+    },
 }
 
 /// A manager event with its place in the manager's stream: `seq` grows by one per event, so a
@@ -212,6 +216,9 @@ pub const REFUSAL_CODES: &[&str] = &[
     "gh_missing",
     "gh_not_authenticated",
     "gh_rate_limited",
+    "login_failed",
+    "login_running",
+    "login_unavailable",
     "merge_conflict",
     "merge_refused",
     "merged_start_new",
@@ -222,6 +229,7 @@ pub const REFUSAL_CODES: &[&str] = &[
     "no_agent_yet",
     "no_pending_prompt",
     "no_remote",
+    "no_such_login",
     "no_worktree",
     "not_discarded",
     "not_running_agent",

@@ -113,6 +113,12 @@ client_requests! {
     ManagerSnapshot => "manager/snapshot" (NoParams) -> crate::manager::ManagerSnapshot;
     /// Every agent codiva knows: installed or not, the default, what each can do.
     AgentsList => "agents/list" (NoParams) -> AgentsResult;
+    /// Runs the agent's own login command; its progress comes as `agents/loginProgress`.
+    AgentsLogin => "agents/login" (LoginParams) -> LoginStarted;
+    /// Types a line (the code the browser showed) into a running login command.
+    AgentsLoginInput => "agents/loginInput" (LoginInputParams) -> Done;
+    /// Stops a running login command.
+    AgentsLoginCancel => "agents/loginCancel" (LoginIdParams) -> Done;
     /// The configuration file's keys and values.
     ConfigRead => "config/read" (NoParams) -> ConfigResult;
     /// Sets one key of the configuration file (applies when codiva next starts).
@@ -168,6 +174,8 @@ server_notifications! {
     /// A session's pull requests, or what was found about them, changed.
     SessionPrStatus => "session/prStatus" (PrStatusParams);
     RepoBase => "repo/base" (BaseParams);
+    /// A login command (`agents/login`) printed something or ended.
+    AgentsLoginProgress => "agents/loginProgress" (LoginProgressParams);
     Warning => "warning" (WarningParams);
 }
 

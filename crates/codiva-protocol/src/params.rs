@@ -262,6 +262,37 @@ pub struct SessionEventParams {
     pub event: SessionEvent,
 }
 
+/// `agents/loginProgress`: a login command's progress.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct LoginProgressParams {
+    pub seq: u64,
+    #[serde(flatten)]
+    pub login: crate::agent::LoginProgress,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LoginParams {
+    /// The agent's id (`agents/list`).
+    pub agent: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LoginStarted {
+    pub login_id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LoginInputParams {
+    pub login_id: String,
+    /// One line; a newline is added.
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LoginIdParams {
+    pub login_id: String,
+}
+
 /// `session/prStatus`: the session's pull requests as they are now known.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct PrStatusParams {

@@ -15,6 +15,7 @@ mod keys;
 mod list_view;
 mod log_search;
 mod login;
+mod login_view;
 mod message_view;
 mod mouse;
 mod notice;
@@ -152,6 +153,20 @@ pub enum Effect {
     OpenUrl {
         url: String,
     },
+    /// Run an agent's own login command (`/login`).
+    Login {
+        agent: String,
+    },
+    /// Type the code the browser showed into a running login.
+    LoginInput {
+        login_id: String,
+        text: String,
+    },
+    LoginCancel {
+        login_id: String,
+    },
+    /// Ask for every agent's availability and login again.
+    RefreshAgents,
     Quit,
 }
 
@@ -198,6 +213,8 @@ pub enum Done {
     },
     /// Every agent, with what its login check said.
     Agents(Vec<codiva_protocol::agent::AgentAvailability>),
+    /// A login could not start: the login view closes with this notice.
+    LoginRefused(String),
     /// The current `.codiva/prompt.md`, to edit in the composer.
     EditPrompt(String),
     Info(String),
@@ -477,6 +494,10 @@ impl App {
         match event {
             UiEvent::Key(key) => self.key(key),
             UiEvent::Paste(text) => {
+                if let Some(overlay::Overlay::Login(view)) = &mut self.overlay {
+                    view.paste(&text);
+                    return Vec::new();
+                }
                 if self.focus != Focus::Composer {
                     self.focus = Focus::Composer;
                 }
@@ -548,6 +569,7 @@ impl App {
                 self.notice_everywhere(tf(Key::Warning, &[&message]));
                 Vec::new()
             }
+            ManagerEvent::Login { login } => self.login_progress(login),
             ManagerEvent::Event { id, event } => {
                 self.seq += 1;
                 let seq = self.seq;
@@ -640,6 +662,13 @@ impl App {
             }
             Done::Agents(agents) => {
                 self.info.agents = agents;
+                Vec::new()
+            }
+            Done::LoginRefused(text) => {
+                if matches!(self.overlay, Some(overlay::Overlay::Login(_))) {
+                    self.overlay = None;
+                }
+                self.set_notice(text, true);
                 Vec::new()
             }
             Done::Info(text) => {

@@ -334,6 +334,10 @@ keys![
     RefGhNotAuthenticated,
     RefGhRateLimited,
     RefPrFailed,
+    RefLoginUnavailable,
+    RefLoginRunning,
+    RefLoginFailed,
+    RefNoSuchLogin,
     ErrNoSuchSession,
     ErrStopped,
     LoginApiKey,
@@ -503,6 +507,10 @@ fn refusal_key(code: &str) -> Option<Key> {
         "gh_not_authenticated" => Key::RefGhNotAuthenticated,
         "gh_rate_limited" => Key::RefGhRateLimited,
         "pr_failed" => Key::RefPrFailed,
+        "login_unavailable" => Key::RefLoginUnavailable,
+        "login_running" => Key::RefLoginRunning,
+        "login_failed" => Key::RefLoginFailed,
+        "no_such_login" => Key::RefNoSuchLogin,
         _ => return None,
     })
 }

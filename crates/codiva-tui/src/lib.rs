@@ -11,6 +11,7 @@ pub mod crash;
 pub mod dialog;
 pub mod diff_preview;
 pub mod i18n;
+pub mod i18n_agents;
 pub mod i18n_views;
 pub mod log_view;
 pub mod markdown;

@@ -90,6 +90,18 @@ impl Provider for ClaudeProvider {
         })
     }
 
+    /// `claude auth login`: prints the address, then reads the code the browser shows.
+    fn login(&self) -> Option<crate::login::LoginCommand> {
+        Some(crate::login::LoginCommand {
+            command: CommandLine {
+                program: self.program.clone(),
+                args: vec!["auth".into(), "login".into()],
+                env: Vec::new(),
+            },
+            accepts_code: true,
+        })
+    }
+
     fn read_login(&self, output: &str, _success: bool) -> LoginState {
         let Some(status) = output
             .find('{')

@@ -121,6 +121,19 @@ impl Provider for CodexProvider {
         })
     }
 
+    /// `codex login`: prints the address and waits for the browser's redirect to its own
+    /// server on localhost:1455 (so the browser must run where the agent runs).
+    fn login(&self) -> Option<crate::login::LoginCommand> {
+        Some(crate::login::LoginCommand {
+            command: CommandLine {
+                program: self.program.clone(),
+                args: vec!["login".into()],
+                env: Vec::new(),
+            },
+            accepts_code: false,
+        })
+    }
+
     fn read_login(&self, output: &str, success: bool) -> LoginState {
         let lines = || {
             output

@@ -217,6 +217,20 @@ fn manager_answers_and_errors_round_trip() {
             id: "add-health".to_owned(),
             prs: pull_requests(),
         },
+        ManagerEvent::Login {
+            login: codiva_protocol::agent::LoginProgress {
+                login_id: "login-1".to_owned(),
+                agent: "claude".to_owned(),
+                phase: codiva_protocol::agent::LoginPhase::Failed,
+                url: Some("https://claude.ai/oauth/authorize?z-DH9dPQ".to_owned()),
+                code: None,
+                accepts_code: true,
+                output: vec!["Paste code here if prompted >".to_owned()],
+                error: Some(
+                    "Couldn't log in: getaddrinfo ENOTFOUND platform.claude.com".to_owned(),
+                ),
+            },
+        },
     ] {
         round_trip("manager event", &SequencedEvent { seq: 7, event });
     }
@@ -380,6 +394,12 @@ fn every_request_round_trips_through_the_method_table() {
         ("session/pr", json!({"session_id": "s"})),
         ("manager/snapshot", json!({})),
         ("agents/list", json!({})),
+        ("agents/login", json!({"agent": "claude"})),
+        (
+            "agents/loginInput",
+            json!({"login_id": "login-1", "text": "code#state"}),
+        ),
+        ("agents/loginCancel", json!({"login_id": "login-1"})),
         ("config/read", json!({})),
         ("config/set", json!({"key": "model", "value": "opus"})),
     ];

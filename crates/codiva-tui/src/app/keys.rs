@@ -585,19 +585,9 @@ impl App {
                     self.set_notice(tf(Key::AgentForNew, &[argument]), false);
                     Vec::new()
                 }
-                (_, true) => {
-                    let agent = match &self.view {
-                        View::Detail(id) => self
-                            .sessions
-                            .iter()
-                            .find(|s| &s.id == id)
-                            .map_or(self.info.agent.clone(), |s| s.agent.clone()),
-                        View::List => self.info.agent.clone(),
-                    };
-                    self.set_notice(tf(Key::AgentUsage, &[&agent]), false);
-                    Vec::new()
-                }
+                (_, true) => self.open_agent_picker(),
             },
+            Command::Login => self.open_login(argument),
             Command::Diff => id.map(|id| self.open_diff(id)).unwrap_or_default(),
             Command::Sync => id.map(|id| vec![Effect::Sync { id }]).unwrap_or_default(),
             Command::Pr => self.ask_pr(),

@@ -11,6 +11,7 @@ use ratatui::layout::Rect;
 
 use super::config_view::{ConfigAction, ConfigView};
 use super::diff_view::{DiffAction, DiffView};
+use super::login_view::{LoginAction, LoginView};
 use super::message_view::{MessageAction, MessageView};
 use super::picker::{Picker, PickerAction, PickerKind, PickerRow};
 use super::{App, Effect, View};
@@ -22,6 +23,7 @@ pub enum Overlay {
     Diff(DiffView),
     Config(ConfigView),
     Message(MessageView),
+    Login(LoginView),
 }
 
 impl App {
@@ -46,6 +48,7 @@ impl App {
             Overlay::Diff(_) => vt(V::DiffHint).to_owned(),
             Overlay::Config(_) => vt(V::ConfigHint).to_owned(),
             Overlay::Message(view) => view.hint(),
+            Overlay::Login(view) => view.hint(),
         })
     }
 
@@ -89,6 +92,21 @@ impl App {
                 }
                 Vec::new()
             }
+            Overlay::Login(view) => match view.key(key) {
+                LoginAction::None => Vec::new(),
+                LoginAction::Close => {
+                    self.overlay = None;
+                    Vec::new()
+                }
+                LoginAction::Cancel { login_id } => {
+                    self.overlay = None;
+                    vec![Effect::LoginCancel { login_id }]
+                }
+                LoginAction::Send { login_id, text } => {
+                    vec![Effect::LoginInput { login_id, text }]
+                }
+                LoginAction::Open { url } => vec![Effect::OpenUrl { url }],
+            },
         }
     }
 
@@ -120,6 +138,7 @@ impl App {
                 None
             }
             Overlay::Config(view) => view.render(area, buf),
+            Overlay::Login(view) => view.render(area, buf),
             Overlay::Message(view) => {
                 view.render(area, buf);
                 None
@@ -133,6 +152,7 @@ impl App {
                 self.set_notice(vtf(V::Restoring, &[&self.title_of(&value)]), false);
                 vec![Effect::Restore { id: value }]
             }
+            PickerKind::Agent { id } => self.agent_picked(id, value),
             PickerKind::Model { id } => {
                 let model = (!value.is_empty()).then_some(value);
                 match id {
@@ -270,6 +290,155 @@ impl App {
         }
         if let Some(key) = saved {
             self.set_notice(vtf(V::ConfigSaved, &[&key, &path]), false);
+        }
+    }
+
+    /// `/agent` without an argument: every agent codiva knows, with whether it can run here
+    /// and is logged in; the one in use marked.
+    pub(super) fn open_agent_picker(&mut self) -> Vec<Effect> {
+        use crate::i18n_agents::{A, at, atf};
+        use codiva_protocol::agent::{AgentStatus, LoginState};
+        let session = match &self.view {
+            View::Detail(id) => self.sessions.iter().find(|s| s.id == *id).cloned(),
+            View::List => None,
+        };
+        let current = session
+            .as_ref()
+            .map_or(self.info.agent.clone(), |s| s.agent.clone());
+        let rows = self
+            .info
+            .agents
+            .iter()
+            .map(|agent| {
+                let detail = match (agent.status, &agent.login) {
+                    (AgentStatus::NotInstalled, _) => match &agent.install {
+                        Some(install) => format!(
+                            "{} · {}",
+                            at(A::NotInstalled),
+                            atf(A::InstallWith, &[install])
+                        ),
+                        None => at(A::NotInstalled).to_owned(),
+                    },
+                    (AgentStatus::Ready, Some(LoginState::LoggedIn { method })) => {
+                        atf(A::LoggedIn, &[method.as_deref().unwrap_or("")])
+                            .replace(" ()", "")
+                            .replace("（）", "")
+                    }
+                    (AgentStatus::Ready, Some(LoginState::NotLoggedIn)) => {
+                        atf(A::NotLoggedIn, &[&agent.id])
+                    }
+                    (AgentStatus::Ready, Some(LoginState::Unknown { reason })) => {
+                        atf(A::LoginUnknown, &[reason])
+                    }
+                    (AgentStatus::Ready, None) => at(A::Ready).to_owned(),
+                };
+                PickerRow {
+                    value: agent.id.clone(),
+                    label: format!("{} ({})", agent.name, agent.id),
+                    detail,
+                    current: agent.id == current,
+                }
+            })
+            .collect();
+        let title = match &session {
+            Some(session) => atf(A::PickerTitleSession, &[&session.title]),
+            None => at(A::PickerTitleNew).to_owned(),
+        };
+        self.overlay = Some(Overlay::Picker(Picker::new(
+            PickerKind::Agent {
+                id: session.map(|s| s.id),
+            },
+            title,
+            rows,
+            String::new(),
+        )));
+        // The login checks may have changed since the start (a login in a terminal).
+        vec![Effect::RefreshAgents]
+    }
+
+    fn agent_picked(&mut self, id: Option<String>, agent: String) -> Vec<Effect> {
+        use crate::i18n_agents::{A, atf};
+        use codiva_protocol::agent::AgentStatus;
+        if let Some(missing) = self
+            .info
+            .agents
+            .iter()
+            .find(|a| a.id == agent && a.status == AgentStatus::NotInstalled)
+        {
+            let text = atf(
+                A::InstallHint,
+                &[&missing.name, missing.install.as_deref().unwrap_or("")],
+            );
+            self.set_notice(text, true);
+            return Vec::new();
+        }
+        match id {
+            Some(id) => vec![Effect::SetAgent { id, agent }],
+            None => {
+                self.set_notice(tf(Key::AgentForNew, &[&agent]), false);
+                self.info.agent = agent;
+                Vec::new()
+            }
+        }
+    }
+
+    /// `/login [agent]`: the login view for `agent` (default: the one in use here).
+    pub(super) fn open_login(&mut self, argument: &str) -> Vec<Effect> {
+        let agent = if argument.is_empty() {
+            match &self.view {
+                View::Detail(id) => self
+                    .sessions
+                    .iter()
+                    .find(|s| &s.id == id)
+                    .map_or(self.info.agent.clone(), |s| s.agent.clone()),
+                View::List => self.info.agent.clone(),
+            }
+        } else {
+            argument.to_owned()
+        };
+        let name = self
+            .info
+            .agents
+            .iter()
+            .find(|a| a.id == agent)
+            .map_or(agent.clone(), |a| a.name.clone());
+        self.overlay = Some(Overlay::Login(LoginView::new(agent.clone(), name)));
+        vec![Effect::Login { agent }]
+    }
+
+    /// A login's progress: shown in the login view of its agent; a finished one refreshes the
+    /// agents' login states.
+    pub(super) fn login_progress(
+        &mut self,
+        login: codiva_protocol::agent::LoginProgress,
+    ) -> Vec<Effect> {
+        use codiva_protocol::agent::LoginPhase;
+        let done = login.phase != LoginPhase::Running;
+        let succeeded = login.phase == LoginPhase::Succeeded;
+        let mut shown = false;
+        if let Some(Overlay::Login(view)) = &mut self.overlay
+            && view.agent == login.agent
+            && view.login_id().is_none_or(|id| id == login.login_id)
+        {
+            view.update(login.clone());
+            shown = true;
+        }
+        if succeeded && !shown {
+            let name = self
+                .info
+                .agents
+                .iter()
+                .find(|a| a.id == login.agent)
+                .map_or(login.agent.clone(), |a| a.name.clone());
+            self.set_notice(
+                crate::i18n_agents::atf(crate::i18n_agents::A::LoginSucceeded, &[&name]),
+                false,
+            );
+        }
+        if done {
+            vec![Effect::RefreshAgents]
+        } else {
+            Vec::new()
         }
     }
 }

@@ -8,6 +8,7 @@ use crate::i18n::{Key, t, tf};
 pub enum Command {
     Model,
     Agent,
+    Login,
     Prompt,
     Config,
     Diff,
@@ -24,9 +25,10 @@ pub enum Command {
 }
 
 impl Command {
-    pub const ALL: [Command; 15] = [
+    pub const ALL: [Command; 16] = [
         Command::Model,
         Command::Agent,
+        Command::Login,
         Command::Prompt,
         Command::Config,
         Command::Diff,
@@ -46,6 +48,7 @@ impl Command {
         match self {
             Command::Model => "model",
             Command::Agent => "agent",
+            Command::Login => "login",
             Command::Prompt => "prompt",
             Command::Config => "config",
             Command::Diff => "diff",
@@ -70,6 +73,9 @@ impl Command {
             Command::Shell => return vt(V::CmdShell),
             Command::Edit => return vt(V::CmdEdit),
             Command::Pr => return crate::pr_cell::w(crate::pr_cell::W::CmdPr),
+            Command::Login => {
+                return crate::i18n_agents::at(crate::i18n_agents::A::CmdLogin);
+            }
             _ => {}
         }
         t(match (self, view) {
@@ -87,7 +93,12 @@ impl Command {
             (Command::Exit, View::List) => Key::CmdExitList,
             (Command::Exit, View::Detail(_)) => Key::CmdExitDetail,
             (
-                Command::Restore | Command::Rename | Command::Shell | Command::Edit | Command::Pr,
+                Command::Restore
+                | Command::Rename
+                | Command::Shell
+                | Command::Edit
+                | Command::Pr
+                | Command::Login,
                 _,
             ) => Key::CmdHelp,
         })
@@ -108,7 +119,12 @@ impl Command {
             Command::Clear | Command::Prompt | Command::Config | Command::Restore => {
                 matches!(view, View::List)
             }
-            Command::Model | Command::Agent | Command::Help | Command::Exit | Command::Pr => true,
+            Command::Model
+            | Command::Agent
+            | Command::Login
+            | Command::Help
+            | Command::Exit
+            | Command::Pr => true,
         }
     }
 }

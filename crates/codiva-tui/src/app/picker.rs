@@ -20,6 +20,8 @@ pub enum PickerKind {
     /// Rows are models (value: the model id, `""` the default); for this session, or for new
     /// sessions (`None`).
     Model { id: Option<String> },
+    /// Rows are agents (value: the agent's id); for this session, or for new sessions.
+    Agent { id: Option<String> },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -355,6 +355,10 @@ pub(super) fn en(key: Key) -> &'static str {
         RefGhNotAuthenticated => "gh is not logged in (run `gh auth login`): {0}",
         RefGhRateLimited => "GitHub's rate limit is reached; try again later",
         RefPrFailed => "the pull request could not be opened: {0}",
+        RefLoginUnavailable => "{0} has no login codiva can run; log in with its own CLI",
+        RefLoginRunning => "a login for {0} is already running",
+        RefLoginFailed => "cannot start {0}'s login: {1}",
+        RefNoSuchLogin => "that login is no longer running",
         ErrNoSuchSession => "no session {0}",
         ErrStopped => "the session manager has stopped",
         LoginApiKey => {

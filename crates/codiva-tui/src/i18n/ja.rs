@@ -357,6 +357,12 @@ pub(super) fn ja(key: Key) -> &'static str {
         }
         RefGhRateLimited => "GitHub の API 利用上限に達しました。しばらくしてからもう一度",
         RefPrFailed => "プルリクエストを作れませんでした: {0}",
+        RefLoginUnavailable => {
+            "{0} には codiva から実行できるログインがありません。その CLI でログインしてください"
+        }
+        RefLoginRunning => "{0} のログインはすでに実行中です",
+        RefLoginFailed => "{0} のログインを開始できません: {1}",
+        RefNoSuchLogin => "そのログインはもう実行されていません",
         ErrNoSuchSession => "セッション {0} はありません",
         ErrStopped => "セッションマネージャーが停止しています",
         LoginApiKey => {

@@ -394,6 +394,34 @@ async fn call(
                 Err(err) => Done::Error(crate::i18n::manager_error(&err)),
             })
         }
+        Effect::Login { agent } => {
+            let params = codiva_protocol::params::LoginParams { agent };
+            match manager.call::<request::AgentsLogin>(params).await {
+                Ok(_) => None,
+                Err(err) => Some(Done::LoginRefused(crate::i18n::manager_error(&err))),
+            }
+        }
+        Effect::LoginInput { login_id, text } => {
+            let params = codiva_protocol::params::LoginInputParams { login_id, text };
+            manager
+                .call::<request::AgentsLoginInput>(params)
+                .await
+                .err()
+                .and_then(error)
+        }
+        Effect::LoginCancel { login_id } => {
+            let params = codiva_protocol::params::LoginIdParams { login_id };
+            manager
+                .call::<request::AgentsLoginCancel>(params)
+                .await
+                .err()
+                .and_then(error)
+        }
+        Effect::RefreshAgents => manager
+            .call::<request::AgentsList>(NoParams {})
+            .await
+            .ok()
+            .map(|list| Done::Agents(list.agents)),
         Effect::SaveHistory
         | Effect::OpenUrl { .. }
         | Effect::Foreground { .. }

@@ -1,5 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod agents;
 mod app;
 mod composer;
 mod composer_modes;

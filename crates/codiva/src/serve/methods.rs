@@ -155,6 +155,27 @@ pub async fn handle(
         ClientRequest::AgentsList(_) => encode::<request::AgentsList>(Ok(AgentsResult {
             agents: manager.agents_with_login().await,
         })),
+        ClientRequest::AgentsLogin(p) => encode::<request::AgentsLogin>(
+            manager
+                .login(&p.agent)
+                .await
+                .map(|login_id| codiva_protocol::params::LoginStarted { login_id })
+                .map_err(RpcError::from),
+        ),
+        ClientRequest::AgentsLoginInput(p) => encode::<request::AgentsLoginInput>(
+            manager
+                .login_input(&p.login_id, &p.text)
+                .await
+                .map(|()| Done {})
+                .map_err(RpcError::from),
+        ),
+        ClientRequest::AgentsLoginCancel(p) => encode::<request::AgentsLoginCancel>(
+            manager
+                .login_cancel(&p.login_id)
+                .await
+                .map(|()| Done {})
+                .map_err(RpcError::from),
+        ),
         ClientRequest::ConfigRead(_) => {
             let path = host.config_path.clone();
             encode::<request::ConfigRead>(
@@ -414,6 +435,12 @@ pub fn notification(sequenced: SequencedEvent) -> ServerNotification {
         }),
         ManagerEvent::Base { branch } => {
             ServerNotification::RepoBase(BaseParams { seq, base: branch })
+        }
+        ManagerEvent::Login { login } => {
+            ServerNotification::AgentsLoginProgress(codiva_protocol::params::LoginProgressParams {
+                seq,
+                login,
+            })
         }
         ManagerEvent::PrStatus { id, prs } => ServerNotification::SessionPrStatus(PrStatusParams {
             seq,

@@ -53,6 +53,7 @@ impl Call {
             | Call::SnapshotAll(_)
             | Call::SetApprovalPolicy(None, _, _)
             | Call::SaveNow(_)
+            | Call::Emit(_)
             | Call::Shutdown(_) => None,
         }
     }
@@ -313,6 +314,7 @@ impl Actor {
             Call::Sync(id, reply) => self.sync(&id, reply),
             Call::Pr(id, reply) => self.pr(&id, Some(reply)),
             Call::SaveNow(done) => self.save(Some(done)),
+            Call::Emit(event) => self.emit(*event),
             Call::Shutdown(_) => {}
         }
     }

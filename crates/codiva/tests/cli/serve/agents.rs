@@ -78,3 +78,117 @@ fn the_config_names_the_default_agent() {
     // none, and it says so.
     assert_eq!(agent(&list, "codex")["login"]["state"], "not_logged_in");
 }
+
+/// Processes whose command line has `auth` then `login` and whose HOME is `home`: a login
+/// command of this test's server.
+fn login_processes(home: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let (Ok(cmdline), Ok(environ)) = (
+            std::fs::read(format!("/proc/{pid}/cmdline")),
+            std::fs::read(format!("/proc/{pid}/environ")),
+        ) else {
+            continue;
+        };
+        let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+        let login = args.windows(2).any(|w| w[0] == b"auth" && w[1] == b"login");
+        let ours = environ
+            .split(|b| *b == 0)
+            .any(|var| var == format!("HOME={home}").as_bytes());
+        if login && ours {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+fn login_refusal(server: &mut Server, method: &str, params: Value) -> String {
+    let err = server.call(method, params).unwrap_err();
+    assert_eq!(err["code"], -32002, "{err}");
+    err["data"]["reason"].as_str().unwrap().to_owned()
+}
+
+/// `agents/login` runs the real `claude auth login`: its address reaches the client, the code
+/// typed back reaches it (here it cannot reach Anthropic, so the login fails with its own
+/// words), a second login of the same agent is refused while one runs, cancel stops it, and no
+/// login process is left.
+#[test]
+fn a_login_runs_the_agents_own_command_and_shows_its_address() {
+    let world = World::new(|_| Script::new());
+    let home = world.sandbox.claude_env("http://unused")[1].1.clone();
+    let mut server = world.serve();
+    server.ok("initialize", json!({}));
+    let started = server.ok("agents/login", json!({"agent": "claude"}));
+    let login_id = started["login_id"].as_str().unwrap().to_owned();
+    let shown = server.wait("the login's address", |method, params| {
+        method == "agents/loginProgress" && params["url"].is_string()
+    });
+    assert_eq!(shown["login_id"], login_id.as_str());
+    assert_eq!(shown["agent"], "claude");
+    assert_eq!(shown["phase"], "running");
+    assert_eq!(shown["accepts_code"], true);
+    assert!(
+        shown["url"]
+            .as_str()
+            .unwrap()
+            .starts_with("https://claude.ai/oauth/authorize?"),
+        "{shown}"
+    );
+    assert!(!login_processes(&home).is_empty(), "the login command runs");
+    assert_eq!(
+        login_refusal(&mut server, "agents/login", json!({"agent": "claude"})),
+        "login_running"
+    );
+    server.ok(
+        "agents/loginInput",
+        json!({"login_id": login_id, "text": "not-a-real-code#state"}),
+    );
+    let ended = server.wait("the login's end", |method, params| {
+        method == "agents/loginProgress" && params["phase"] != "running"
+    });
+    // No network here: the code exchange fails, and the agent's login check says so.
+    assert_eq!(ended["phase"], "failed", "{ended}");
+    assert!(
+        ended["error"].as_str().is_some_and(|e| !e.is_empty()),
+        "{ended}"
+    );
+    assert_eq!(
+        login_refusal(
+            &mut server,
+            "agents/loginInput",
+            json!({"login_id": login_id, "text": "again"})
+        ),
+        "no_such_login"
+    );
+
+    // Another login, cancelled while it waits for the code.
+    let again = server.ok("agents/login", json!({"agent": "claude"}));
+    let again_id = again["login_id"].as_str().unwrap().to_owned();
+    assert_ne!(again_id, login_id);
+    server.wait("the second login's address", |method, params| {
+        method == "agents/loginProgress"
+            && params["login_id"] == again_id.as_str()
+            && params["url"].is_string()
+    });
+    server.ok("agents/loginCancel", json!({"login_id": again_id}));
+    let cancelled = server.wait("the cancelled login", |method, params| {
+        method == "agents/loginProgress"
+            && params["login_id"] == again_id.as_str()
+            && params["phase"] != "running"
+    });
+    assert_eq!(cancelled["phase"], "cancelled");
+    assert_eq!(login_processes(&home), Vec::<u32>::new());
+
+    assert_eq!(
+        login_refusal(&mut server, "agents/login", json!({"agent": "codex"})),
+        "agent_not_installed"
+    );
+    assert_eq!(
+        login_refusal(&mut server, "agents/login", json!({"agent": "nobody"})),
+        "unknown_agent"
+    );
+    assert!(server.close().success());
+}

@@ -1,0 +1,143 @@
+//! The words of the agent picker (`/agent`) and the login view (`/login`), in English and
+//! Japanese. A part of the catalogue in its own file, with the same rules as the others: an
+//! exhaustive `match` per language and the same `{n}` placeholders in both (tested).
+
+use crate::i18n::{Lang, lang};
+
+macro_rules! agent_keys {
+    ($($key:ident),* $(,)?) => {
+        /// Every string of these views.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum A { $($key),* }
+        impl A {
+            pub const ALL: &'static [A] = &[$(A::$key),*];
+        }
+    };
+}
+
+agent_keys![
+    PickerTitleNew,
+    PickerTitleSession,
+    Ready,
+    LoggedIn,
+    NotLoggedIn,
+    LoginUnknown,
+    NotInstalled,
+    InstallWith,
+    InstallHint,
+    LoginTitle,
+    LoginStarting,
+    LoginOpen,
+    LoginCode,
+    LoginPaste,
+    LoginWaitBrowser,
+    LoginCodeSent,
+    LoginSucceeded,
+    LoginFailed,
+    LoginCancelled,
+    LoginHintRunning,
+    LoginHintInput,
+    LoginHintDone,
+    LoginOutput,
+    LoginRemoteHost,
+    CmdLogin,
+];
+
+pub fn at(key: A) -> &'static str {
+    text(lang(), key)
+}
+
+pub fn atf(key: A, args: &[&str]) -> String {
+    let mut out = at(key).to_owned();
+    for (index, arg) in args.iter().enumerate() {
+        out = out.replace(&format!("{{{index}}}"), arg);
+    }
+    out
+}
+
+pub fn text(lang: Lang, key: A) -> &'static str {
+    match lang {
+        Lang::En => en(key),
+        Lang::Ja => ja(key),
+    }
+}
+
+fn en(key: A) -> &'static str {
+    match key {
+        A::PickerTitleNew => "Agent for new sessions",
+        A::PickerTitleSession => "Agent for {0} (the worktree and the log stay)",
+        A::Ready => "ready",
+        A::LoggedIn => "ready · logged in ({0})",
+        A::NotLoggedIn => "installed · not logged in: /login {0}",
+        A::LoginUnknown => "installed · login unknown ({0})",
+        A::NotInstalled => "not installed",
+        A::InstallWith => "install: {0}",
+        A::InstallHint => "{0} is not installed; install it with: {1}",
+        A::LoginTitle => "Log in to {0}",
+        A::LoginStarting => "Starting {0}'s own login…",
+        A::LoginOpen => "Open this address in a browser:",
+        A::LoginCode => "One-time code: {0}",
+        A::LoginPaste => "Then paste the code the page shows here and press Enter:",
+        A::LoginWaitBrowser => "Waiting for the browser to finish the login…",
+        A::LoginCodeSent => "Code sent; waiting for {0}…",
+        A::LoginSucceeded => "Logged in to {0}.",
+        A::LoginFailed => "The login did not succeed: {0}",
+        A::LoginCancelled => "The login was cancelled.",
+        A::LoginHintRunning => "Ctrl+O open in browser · Esc cancel",
+        A::LoginHintInput => "Enter send code · Ctrl+O open · Esc cancel",
+        A::LoginHintDone => "Esc close",
+        A::LoginOutput => "What {0} printed:",
+        A::LoginRemoteHost => "(the login runs on {0}; its address opens here)",
+        A::CmdLogin => "log in to an agent with its own login",
+    }
+}
+
+fn ja(key: A) -> &'static str {
+    match key {
+        A::PickerTitleNew => "新しいセッションのエージェント",
+        A::PickerTitleSession => "{0} のエージェント（ワークツリーとログはそのまま）",
+        A::Ready => "利用可",
+        A::LoggedIn => "利用可 · ログイン済み（{0}）",
+        A::NotLoggedIn => "インストール済み · 未ログイン: /login {0}",
+        A::LoginUnknown => "インストール済み · ログイン状態不明（{0}）",
+        A::NotInstalled => "未インストール",
+        A::InstallWith => "インストール: {0}",
+        A::InstallHint => "{0} はインストールされていません。インストール: {1}",
+        A::LoginTitle => "{0} にログイン",
+        A::LoginStarting => "{0} 自身のログインを開始しています…",
+        A::LoginOpen => "ブラウザでこのアドレスを開いてください:",
+        A::LoginCode => "ワンタイムコード: {0}",
+        A::LoginPaste => "ページに表示されたコードをここに貼り付けて Enter:",
+        A::LoginWaitBrowser => "ブラウザでのログイン完了を待っています…",
+        A::LoginCodeSent => "コードを送りました。{0} を待っています…",
+        A::LoginSucceeded => "{0} にログインしました。",
+        A::LoginFailed => "ログインできませんでした: {0}",
+        A::LoginCancelled => "ログインを取り消しました。",
+        A::LoginHintRunning => "Ctrl+O ブラウザで開く · Esc 取消",
+        A::LoginHintInput => "Enter 送信 · Ctrl+O 開く · Esc 取消",
+        A::LoginHintDone => "Esc 閉じる",
+        A::LoginOutput => "{0} の出力:",
+        A::LoginRemoteHost => "（ログインは {0} で実行されます。アドレスはこちらで開きます）",
+        A::CmdLogin => "エージェント自身のログインでログインする",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn placeholders(text: &str) -> Vec<usize> {
+        (0..10)
+            .filter(|index| text.contains(&format!("{{{index}}}")))
+            .collect()
+    }
+
+    #[test]
+    fn both_languages_have_every_key_with_the_same_placeholders() {
+        for key in A::ALL {
+            let (en, ja) = (text(Lang::En, *key), text(Lang::Ja, *key));
+            assert!(!en.is_empty() && !ja.is_empty(), "{key:?}");
+            assert_eq!(placeholders(en), placeholders(ja), "{key:?}");
+        }
+    }
+}
