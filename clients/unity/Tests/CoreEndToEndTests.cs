@@ -103,7 +103,7 @@ namespace Codiva.Tests
                     client.Send(id, "IMAGE look at this", new List<ImageInput> { ImageInput.FromBytes("image/png", Convert.FromBase64String(Png)) }).Wait();
                     Until(main, () => client.Store[id].Log.Values.Any(e => e.Kind == "assistant" && e.Text == "A single pixel."), "the answer to the image");
                     Until(main, () => client.Store[id].Status == "completed", "the image turn to complete");
-                    var imageRequest = world.Mock.Requests().Select(r => JsonText.Write(JsonRead.Get(r, "body"))).Last(b => b.Contains("IMAGE look at this"));
+                    var imageRequest = world.Mock.WaitForRequest(b => b.Contains("IMAGE look at this"));
                     StringAssert.Contains("\"type\":\"image\"", imageRequest);
                     StringAssert.Contains(Png, imageRequest);
 

@@ -132,6 +132,23 @@ namespace Codiva.Tests
             return list;
         }
 
+        /// The first request body (as JSON text) that `match` accepts, once the dump has it
+        /// (codiva-mock writes it a moment after answering).
+        public string WaitForRequest(Func<string, bool> match)
+        {
+            var deadline = DateTime.UtcNow.AddSeconds(60);
+            while (true)
+            {
+                foreach (var request in Requests())
+                {
+                    var body = JsonText.Write(JsonRead.Get(request, "body"));
+                    if (match(body)) return body;
+                }
+                if (DateTime.UtcNow > deadline) Assert.Fail("the mock never received the request");
+                Thread.Sleep(100);
+            }
+        }
+
         public void Dispose()
         {
             try { process.Kill(); process.WaitForExit(); } catch (Exception) { }

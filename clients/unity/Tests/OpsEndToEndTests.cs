@@ -118,6 +118,7 @@ namespace Codiva.Tests
                         CollectionAssert.IsSubsetOf(new[] { "initialize", "notifications/initialized", "tools/list", "tools/call" }, handled);
                         Assert.AreEqual(4, handled.Count(m => m == "tools/call"));
                     }
+                    var last = world.Mock.WaitForRequest(b => b.Contains("refused: delete_note"));
                     var requests = world.Mock.Requests().Select(r => JsonText.Write(JsonRead.Get(r, "body"))).Where(b => b.Contains("OPS run the checks")).ToList();
                     // tools/list reached the agent: its init lists the tools, and the model was told
                     // of them (Claude Code 2.1.332 lists MCP tools as deferred, by name).
@@ -128,7 +129,6 @@ namespace Codiva.Tests
                         StringAssert.Contains(Tool(name), requests[0]);
                     }
                     StringAssert.Contains("{\"name\":\"unity-ops\",\"status\":\"connected\"", init);
-                    var last = requests.Last();
                     StringAssert.Contains("pong", last);
                     StringAssert.Contains("continues as job 2", last);
                     StringAssert.Contains("job 2 (wait_for_gate) finished:", last);
