@@ -75,9 +75,9 @@ namespace Codiva.Tests
 
                     // The permission: answered with the request's own allow-once option.
                     Until(main, () => client.Store[id]?.Prompts.Any(p => p.Kind == "permission") == true, "the permission request");
+                    Until(main, () => client.Store[id].Status == "awaiting_permission", "the awaiting_permission status");
                     var permission = main.Invoke(() => client.Store[id].Prompts.First(p => p.Kind == "permission"));
                     Assert.AreEqual("Bash", permission.Tool);
-                    Assert.AreEqual("awaiting_permission", main.Invoke(() => client.Store[id].Status));
                     Assert.AreEqual(1, main.Invoke(() => client.Store.InboxCount));
                     var allowOnce = permission.Options.First(o => o.Kind == "allow_once");
                     client.RespondPermission(id, permission.RequestId, allowOnce.Id).Wait();
@@ -121,6 +121,10 @@ namespace Codiva.Tests
                     Assert.AreEqual("succeeded", bash.Status);
                     Assert.AreEqual("execute", bash.ToolKind);
                     Assert.IsTrue(log.Any(e => e.Kind == "tool" && e.Name == "AskUserQuestion"));
+                    var card = Presentation.CardOf(bash);
+                    Assert.AreEqual("succeeded", card.State);
+                    StringAssert.StartsWith("Bash", card.Title);
+                    StringAssert.Contains("$ printf 'marker\\n' > marker.txt && echo wrote-marker\nwrote-marker", card.Body);
 
                     // Every event was applied in order: none missed, none out of order.
                     var (applied, last, gaps) = main.Invoke(() => (client.Store.AppliedCount, client.Store.LastSeq, client.Store.Gaps));
