@@ -23,6 +23,15 @@ if [ -z "${CODIVA_BIN:-}" ] || [ -z "${CODIVA_MOCK_BIN:-}" ]; then
   cargo build -q -p codiva -p codiva-testkit --bin codiva --bin codiva-mock
 fi
 
+# Unity ignores a file of a git-installed package that has no .meta: every one must have it.
+missing=$(cd "$here" && find . -mindepth 1 \( -name '.*' -o -name '*.meta' \) -prune -o -print \
+  | while read -r p; do [ -f "$p.meta" ] || echo "$p"; done)
+if [ -n "$missing" ]; then
+  echo "error: no .meta file for (run clients/unity/make-meta.sh):" >&2
+  echo "$missing" >&2
+  exit 1
+fi
+
 out="$root/target/unity-tests"
 mkdir -p "$out"
 nunit=/usr/lib/cli/nunit.framework-2.6.3/nunit.framework.dll

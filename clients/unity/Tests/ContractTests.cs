@@ -17,7 +17,7 @@ namespace Codiva.Tests
         Dictionary<string, object> schema;
         Dictionary<string, object> defs;
 
-        [TestFixtureSetUp]
+        [SetUp]
         public void Load()
         {
             schema = (Dictionary<string, object>)JsonText.Parse(File.ReadAllText(Paths.Schema));

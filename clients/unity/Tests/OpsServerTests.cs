@@ -111,10 +111,18 @@ namespace Codiva.Tests
         }
 
         [Test]
-        public void A_body_over_4_MB_is_413_before_auth()
+        public void A_body_over_4_MB_is_413_before_auth_and_before_it_is_read()
         {
-            var response = Post("\"" + new string('x', 4 * 1024 * 1024 + 1) + "\"", token: "wrong");
-            Assert.AreEqual((HttpStatusCode)413, response.StatusCode);
+            // Only the headers are sent: the answer comes without the body being read.
+            using (var tcp = new System.Net.Sockets.TcpClient("127.0.0.1", server.Port))
+            {
+                var stream = tcp.GetStream();
+                var head = Encoding.ASCII.GetBytes("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer wrong\r\n" +
+                    "Content-Type: application/json\r\nContent-Length: " + (McpServer.MaxBody + 1) + "\r\n\r\n");
+                stream.Write(head, 0, head.Length);
+                var status = new StreamReader(stream, Encoding.ASCII).ReadLine();
+                StringAssert.StartsWith("HTTP/1.1 413", status);
+            }
         }
 
         [Test]

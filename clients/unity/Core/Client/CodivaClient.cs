@@ -20,6 +20,7 @@ namespace Codiva.Client
         readonly Backoff backoff;
         readonly object gate = new object();
         readonly HashSet<string> watched = new HashSet<string>();
+        readonly ManualResetEventSlim stopping = new ManualResetEventSlim();
         Thread connector;
         RpcConnection rpc;
         bool stopped;
@@ -111,7 +112,7 @@ namespace Codiva.Client
                 }
                 first = false;
                 SetState(ConnectionState.Reconnecting);
-                Thread.Sleep(backoff.Next());
+                if (stopping.Wait(backoff.Next())) return;
             }
         }
 
@@ -268,6 +269,7 @@ namespace Codiva.Client
             lock (gate)
             {
                 stopped = true;
+                stopping.Set();
                 rpc?.Dispose();
                 rpc = null;
                 thread = connector;

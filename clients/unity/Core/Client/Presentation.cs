@@ -131,3 +131,41 @@ namespace Codiva.Client
         }
     }
 }
+
+namespace Codiva.Client
+{
+    /// The console's recent errors (distinct messages, newest last, at most `Capacity`), offered
+    /// as one context chip.
+    public sealed class ConsoleErrors
+    {
+        public const int Capacity = 10;
+        readonly List<string> errors = new List<string>();
+
+        public int Count { get { lock (errors) return errors.Count; } }
+
+        /// Called from Unity's log callback (any thread).
+        public void Add(string message)
+        {
+            if (string.IsNullOrEmpty(message)) return;
+            lock (errors)
+            {
+                errors.Remove(message);
+                errors.Add(message);
+                if (errors.Count > Capacity) errors.RemoveAt(0);
+            }
+        }
+
+        public void Clear() { lock (errors) errors.Clear(); }
+
+        public ContextChip Chip()
+        {
+            lock (errors)
+                return errors.Count == 0 ? null : new ContextChip
+                {
+                    Kind = "console",
+                    Label = errors.Count + (errors.Count == 1 ? " console error" : " console errors"),
+                    Detail = string.Join("\n", errors),
+                };
+        }
+    }
+}
