@@ -114,6 +114,15 @@ namespace Codiva.Tests
                     Until(main, () => client.Store[id].PermissionMode == "plan", "the permission mode change");
                     client.SetApprovalPolicy(id, new ApprovalPolicy { Mode = "ask" }).Wait();
 
+                    // A refusal reaches the failure callback, on the dispatcher, with its reason.
+                    RpcException refusal = null;
+                    var refusedOnMain = false;
+                    client.SetAgent(id, "no-such-agent", e => { refusal = e; refusedOnMain = main.IsCurrent; });
+                    Until(main, () => refusal != null, "the refusal of an unknown agent");
+                    Assert.IsTrue(refusedOnMain);
+                    Assert.AreEqual(-32002, refusal.Code);
+                    Assert.AreEqual("unknown_agent", refusal.Reason);
+
                     // The log, as the panel draws it.
                     var log = main.Invoke(() => client.Store[id].Log.Values.ToList());
                     Assert.AreEqual("PERM write the marker file", log.First(e => e.Kind == "user").Text);
@@ -139,6 +148,49 @@ namespace Codiva.Tests
                     client.Dispose();
                 }
                 Assert.AreEqual("", world.Mock.Log.ToString().Split('\n').Where(l => l.Contains("UNMATCHED")).Aggregate("", (a, b) => a + b), "every model request matched a rule");
+            }
+        }
+
+        /// The client reconnects after its connection drops. Over stdio a new connection is a new
+        /// `codiva serve` (the old one stopped its agents at EOF), so this shows the client's side:
+        /// back-off until the new server holds the repository, a fresh snapshot (its `seq` starts
+        /// again), the same session, and requests that work on the new connection. That the
+        /// session keeps running across a reconnect is the daemon's promise, tested with it.
+        [Test]
+        public void After_a_dropped_connection_the_client_reconnects_and_the_session_goes_on()
+        {
+            var script = Rules(
+                When("last_user_contains", "FIRST say hello", Text("Hello.")),
+                When("last_user_contains", "SECOND say goodbye", Text("Goodbye.")));
+            using (var world = new World(script))
+            using (var main = new ThreadDispatcher())
+            {
+                var client = new CodivaClient(Transport(world), main, new Backoff { Initial = TimeSpan.FromMilliseconds(100) });
+                var states = new List<ConnectionState>();
+                client.StateChanged += s => states.Add(s);
+                try
+                {
+                    client.Start();
+                    Until(main, () => client.State == ConnectionState.Connected, "the connection");
+                    var id = client.CreateSession(new CreateParams { Prompt = "FIRST say hello" }).Result.Session.Id;
+                    client.Watch(id);
+                    Until(main, () => client.Store[id]?.Status == "completed", "the first turn");
+
+                    client.DropConnection();
+                    Until(main, () => client.Connections == 2 && client.State == ConnectionState.Connected, "the reconnection");
+                    CollectionAssert.Contains(main.Invoke(() => states.ToList()), ConnectionState.Reconnecting);
+                    Assert.AreEqual(id, main.Invoke(() => client.Store.Order.Single()));
+                    Until(main, () => client.Store[id].Log.Values.Any(e => e.Kind == "assistant" && e.Text == "Hello."), "the log, read again");
+
+                    client.Send(id, "SECOND say goodbye").Wait();
+                    Until(main, () => client.Store[id].Log.Values.Any(e => e.Kind == "assistant" && e.Text == "Goodbye."), "the second turn");
+                    Until(main, () => client.Store[id].Status == "completed", "the second turn to complete");
+                    Assert.AreEqual(0, main.Invoke(() => client.Store.Gaps));
+                }
+                finally
+                {
+                    client.Dispose();
+                }
             }
         }
 

@@ -106,9 +106,11 @@ namespace Codiva.Rpc
         public Stream Output => process.StandardInput.BaseStream;
         public string Describe => "codiva serve --stdio (pid " + process.Id + ")";
         public Process Process => process;
+        int disposed;
 
         public void Dispose()
         {
+            if (System.Threading.Interlocked.Exchange(ref disposed, 1) == 1) return;
             try { process.StandardInput.Close(); } catch (Exception) { }
             // serve answers what it read, stops its agents and exits on EOF (docs/serve-api.md).
             if (!process.WaitForExit(35000))
@@ -182,8 +184,11 @@ namespace Codiva.Rpc
         public Stream Output => stream;
         public string Describe => "unix socket " + path;
 
+        int disposed;
+
         public void Dispose()
         {
+            if (System.Threading.Interlocked.Exchange(ref disposed, 1) == 1) return;
             try { socket.Shutdown(SocketShutdown.Both); } catch (Exception) { }
             stream.Dispose();
         }
