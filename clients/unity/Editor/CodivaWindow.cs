@@ -62,13 +62,17 @@ namespace Codiva.Editor
             rootVisualElement.Add(split);
 
             client.Store.Changed += OnChanged;
-            client.StateChanged += _ => Refresh();
+            client.StateChanged += OnState;
             Refresh();
         }
 
+        void OnState(ConnectionState state) => Refresh();
+
         void OnDestroy()
         {
-            if (CodivaHost.Client != null) CodivaHost.Client.Store.Changed -= OnChanged;
+            if (CodivaHost.Client == null) return;
+            CodivaHost.Client.Store.Changed -= OnChanged;
+            CodivaHost.Client.StateChanged -= OnState;
         }
 
         void OnChanged(string sessionId)

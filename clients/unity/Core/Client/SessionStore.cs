@@ -83,7 +83,7 @@ namespace Codiva.Client
             view.Prompts.AddRange(snapshot.Prompts);
             view.Streaming = snapshot.Streaming ?? "";
             view.PermissionMode = snapshot.PermissionMode;
-            if (view.Row != null) { view.Row.Status = snapshot.Status; view.Row.Detail = snapshot.Detail; }
+            // The row (status included) stays the manager's: snapshot + events are exact for it.
             view.LogLoaded = true;
             Changed?.Invoke(id);
         }
