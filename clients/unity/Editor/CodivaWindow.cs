@@ -62,16 +62,23 @@ namespace Codiva.Editor
             rootVisualElement.Add(split);
 
             client.Store.Changed += OnChanged;
+            client.Store.StreamChanged += OnStream;
             client.StateChanged += OnState;
             Refresh();
         }
 
         void OnState(ConnectionState state) => Refresh();
 
+        void OnStream(string sessionId)
+        {
+            if (sessionId == selected) streaming.text = Presentation.Clip(CodivaHost.Client.Store[sessionId].Streaming);
+        }
+
         void OnDestroy()
         {
             if (CodivaHost.Client == null) return;
             CodivaHost.Client.Store.Changed -= OnChanged;
+            CodivaHost.Client.Store.StreamChanged -= OnStream;
             CodivaHost.Client.StateChanged -= OnState;
         }
 
@@ -124,7 +131,7 @@ namespace Codiva.Editor
             {
                 card.Add(new Label(Presentation.Clip(prompt.Title + " " + (prompt.Description ?? ""))));
                 foreach (var option in prompt.Options ?? new List<PermissionOption>())
-                    card.Add(new Button(() => client.RespondPermission(session, prompt.RequestId, option.Id, composer.value.Length > 0 ? composer.value : null)) { text = option.Label });
+                    card.Add(new Button(() => client.RespondPermission(session, prompt.RequestId, option.Id)) { text = option.Label });
             }
             else if (prompt.Kind == "question")
             {

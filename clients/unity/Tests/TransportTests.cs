@@ -35,27 +35,30 @@ namespace Codiva.Tests
                         var reader = new StreamReader(stream, new UTF8Encoding(false));
                         received = reader.ReadLine();
                         var id = JsonRead.Long(JsonText.Parse(received), "id");
-                        var lines = "{\"jsonrpc\":\"2.0\",\"method\":\"warning\",\"params\":{\"message\":\"héllo 世界\"}}\n" +
+                        var lines = "not json\n{\"jsonrpc\":\"2.0\",\"method\":\"warning\",\"params\":{\"message\":\"héllo 世界\"}}\n" +
                                     "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"result\":{\"seq\":7,\"sessions\":[]}}\n";
                         var bytes = Encoding.UTF8.GetBytes(lines);
-                        // Split mid-character: the reader joins the bytes before decoding a line.
-                        stream.Write(bytes, 0, 60);
+                        // Split inside 世 (E4 B8 96): the reader joins the bytes before decoding a line.
+                        var cut = Array.IndexOf(bytes, (byte)0xE4) + 1;
+                        stream.Write(bytes, 0, cut);
                         stream.Flush();
                         Thread.Sleep(50);
-                        stream.Write(bytes, 60, bytes.Length - 60);
+                        stream.Write(bytes, cut, bytes.Length - cut);
                         stream.Flush();
                         reader.ReadLine();
                     }
                 });
                 peer.Start();
-                string warning = null;
+                string warning = null, unreadable = null;
                 using (var connection = new RpcConnection(UnixSocketTransport.Connect(path)))
                 {
                     connection.Notification += (method, parameters) => warning = JsonRead.Str(parameters, "message");
+                    connection.Unreadable += message => unreadable = message;
                     connection.Start();
                     var snapshot = connection.Call(Methods.ManagerSnapshot, new NoParams()).Result;
                     Assert.AreEqual(7, snapshot.Seq);
                     Assert.AreEqual("héllo 世界", warning);
+                    StringAssert.StartsWith("JSON: expected null at offset 0", unreadable, "a line that is not JSON is skipped, the connection reads on");
                 }
                 peer.Join();
                 listener.Dispose();

@@ -81,6 +81,7 @@ namespace Codiva.Client
                     var connection = new RpcConnection(transport);
                     connection.Notification += OnNotification;
                     connection.Closed += _ => closed.Set();
+                    connection.Unreadable += message => dispatcher.Post(() => Error?.Invoke("unreadable line from codiva: " + message));
                     lock (gate)
                     {
                         if (stopped) { connection.Dispose(); return; }

@@ -42,6 +42,8 @@ namespace Codiva.Client
 
         /// A session (its id) or the list (null) changed.
         public event Action<string> Changed;
+        /// Only a session's streamed text changed (often: many times a second while it writes).
+        public event Action<string> StreamChanged;
         public event Action<string> Warning;
 
         public IReadOnlyList<string> Order => order;
@@ -129,7 +131,8 @@ namespace Codiva.Client
             else if (ev is SessionEvent sessionEvent)
             {
                 HandleSession(View(sessionEvent.SessionId), sessionEvent);
-                Changed?.Invoke(sessionEvent.SessionId);
+                if (sessionEvent is StreamEvent) StreamChanged?.Invoke(sessionEvent.SessionId);
+                else Changed?.Invoke(sessionEvent.SessionId);
             }
         }
 

@@ -38,6 +38,8 @@ namespace Codiva.Rpc
         public event Action<string, object> Notification;
         /// Called once on the reader thread when the stream ends or fails.
         public event Action<Exception> Closed;
+        /// A line that is not JSON (skipped; the connection reads on), on the reader thread.
+        public event Action<string> Unreadable;
 
         public RpcConnection(ITransport transport)
         {
@@ -120,7 +122,13 @@ namespace Codiva.Rpc
         void HandleLine(string line)
         {
             if (line.Trim().Length == 0) return;
-            var message = JsonText.Parse(line);
+            object message;
+            try { message = JsonText.Parse(line); }
+            catch (JsonException unreadable)
+            {
+                Unreadable?.Invoke(unreadable.Message);
+                return;
+            }
             var method = JsonRead.Str(message, "method");
             if (method != null)
             {
