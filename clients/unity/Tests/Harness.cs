@@ -127,7 +127,10 @@ namespace Codiva.Tests
         {
             var list = new List<object>();
             if (!File.Exists(DumpPath)) return list;
-            foreach (var line in File.ReadAllLines(DumpPath))
+            var text = File.ReadAllText(DumpPath);
+            // Whole lines only: codiva-mock may be writing the last one.
+            var complete = text.Substring(0, text.LastIndexOf('\n') + 1);
+            foreach (var line in complete.Split('\n'))
                 if (line.Trim().Length > 0) list.Add(JsonText.Parse(line));
             return list;
         }
