@@ -78,7 +78,7 @@ namespace Codiva.Tests
                     Until(main, () => client.Store[id].Status == "awaiting_permission", "the awaiting_permission status");
                     var permission = main.Invoke(() => client.Store[id].Prompts.First(p => p.Kind == "permission"));
                     Assert.AreEqual("Bash", permission.Tool);
-                    Assert.AreEqual(1, main.Invoke(() => client.Store.InboxCount));
+                    Until(main, () => client.Store.InboxCount == 1, "the inbox to count the permission");
                     var allowOnce = permission.Options.First(o => o.Kind == "allow_once");
                     client.RespondPermission(id, permission.RequestId, allowOnce.Id).Wait();
 
@@ -89,6 +89,7 @@ namespace Codiva.Tests
                     Assert.AreEqual(new[] { "こんにちは", "Hello" }, question.Questions[0].Options.Select(o => o.Label).ToArray());
                     client.AnswerQuestion(id, question.RequestId, new Dictionary<string, object> { { "Which greeting?", "こんにちは" } }).Wait();
                     Until(main, () => client.Store[id].Prompts.Count == 0, "the question to close");
+                    Until(main, () => client.Store.InboxCount == 0, "the inbox to empty");
 
                     // The Bash call ran in the session's worktree (the permission was allowed).
                     Assert.AreEqual("marker\n", File.ReadAllText(Path.Combine(created.Worktree, "marker.txt")));

@@ -49,13 +49,14 @@ namespace Codiva.Client
         public IReadOnlyList<string> Order => order;
         public SessionView this[string id] { get { SessionView view; return sessions.TryGetValue(id, out view) ? view : null; } }
 
-        /// Prompts waiting for the user, over every session (the panel's inbox count).
-        public int InboxCount
+        /// Prompts waiting for the user, over every session (the panel's inbox count): the rows'
+        /// `pending_prompts`, which the manager keeps exact for every session, loaded or not.
+        public long InboxCount
         {
             get
             {
-                var count = 0;
-                foreach (var view in sessions.Values) count += view.Prompts.Count;
+                long count = 0;
+                foreach (var view in sessions.Values) count += view.Row != null ? view.Row.PendingPrompts : view.Prompts.Count;
                 return count;
             }
         }
