@@ -1,0 +1,179 @@
+// The client's copy of the manager's state: session rows from `manager/snapshot` plus the
+// events after it, applied in `seq` order; a gap is reported, never papered over. Used on the
+// dispatcher's thread only.
+using System;
+using System.Collections.Generic;
+using Codiva.Protocol;
+
+namespace Codiva.Client
+{
+    public enum Applied { Applied, Duplicate, Gap }
+
+    /// One session as the panel shows it: its row, and (once loaded) its log and open prompts.
+    public sealed class SessionView
+    {
+        public SessionInfo Row;
+        /// Log entries by id (an update replaces the entry).
+        public readonly SortedDictionary<long, LogEntry> Log = new SortedDictionary<long, LogEntry>();
+        /// Open permission requests and questions, oldest first.
+        public readonly List<Prompt> Prompts = new List<Prompt>();
+        /// The text of the message being written.
+        public string Streaming = "";
+        public string PermissionMode;
+        public bool LogLoaded;
+
+        public string Status => Row?.Status;
+
+        public Prompt FindPrompt(string requestId) => Prompts.Find(p => p.RequestId == requestId);
+    }
+
+    public sealed class SessionStore
+    {
+        readonly Dictionary<string, SessionView> sessions = new Dictionary<string, SessionView>();
+        readonly List<string> order = new List<string>();
+
+        /// The `seq` of the last event applied.
+        public long LastSeq { get; private set; }
+        /// How many events were applied in order (for tests and diagnostics).
+        public long AppliedCount { get; private set; }
+        /// How many gaps were found (each one leads to a resync).
+        public int Gaps { get; private set; }
+        public string Base { get; private set; }
+
+        /// A session (its id) or the list (null) changed.
+        public event Action<string> Changed;
+        /// Only a session's streamed text changed (often: many times a second while it writes).
+        public event Action<string> StreamChanged;
+        public event Action<string> Warning;
+
+        public IReadOnlyList<string> Order => order;
+        public SessionView this[string id] { get { SessionView view; return sessions.TryGetValue(id, out view) ? view : null; } }
+
+        /// Prompts waiting for the user, over every session (the panel's inbox count): the rows'
+        /// `pending_prompts`, which the manager keeps exact for every session, loaded or not.
+        public long InboxCount
+        {
+            get
+            {
+                long count = 0;
+                foreach (var view in sessions.Values) count += view.Row != null ? view.Row.PendingPrompts : view.Prompts.Count;
+                return count;
+            }
+        }
+
+        /// Takes a `manager/snapshot` as the state (the logs loaded so far are kept: log events and
+        /// prompts are applied by entry id and request id, so a re-read is harmless).
+        public void Reset(ManagerSnapshot snapshot)
+        {
+            var seen = new HashSet<string>();
+            foreach (var row in snapshot.Sessions)
+            {
+                seen.Add(row.Id);
+                View(row.Id).Row = row;
+            }
+            foreach (var id in new List<string>(order))
+                if (!seen.Contains(id)) Remove(id);
+            LastSeq = snapshot.Seq;
+            Changed?.Invoke(null);
+        }
+
+        /// Takes a `session/snapshot` as the session's log and prompts.
+        public void Load(string id, SessionSnapshot snapshot)
+        {
+            var view = View(id);
+            foreach (var entry in snapshot.Log) view.Log[entry.Id] = entry;
+            view.Prompts.Clear();
+            view.Prompts.AddRange(snapshot.Prompts);
+            view.Streaming = snapshot.Streaming ?? "";
+            view.PermissionMode = snapshot.PermissionMode;
+            // The row (status included) stays the manager's: snapshot + events are exact for it.
+            view.LogLoaded = true;
+            Changed?.Invoke(id);
+        }
+
+        /// Applies one notification: in order (seq = last + 1), a duplicate (ignored), or a gap
+        /// (not applied: the caller resyncs). Events without seq are applied as they come.
+        public Applied Apply(Sequenced ev)
+        {
+            var seq = ev.SeqOrZero;
+            if (seq != 0)
+            {
+                if (seq <= LastSeq) return Applied.Duplicate;
+                if (seq > LastSeq + 1)
+                {
+                    Gaps++;
+                    return Applied.Gap;
+                }
+                LastSeq = seq;
+                AppliedCount++;
+            }
+            Handle(ev);
+            return Applied.Applied;
+        }
+
+        void Handle(Sequenced ev)
+        {
+            if (ev is SessionUpdatedEvent updated)
+            {
+                View(updated.Session.Id).Row = updated.Session;
+                Changed?.Invoke(updated.Session.Id);
+            }
+            else if (ev is SessionRemovedEvent removed)
+            {
+                Remove(removed.SessionId);
+                Changed?.Invoke(null);
+            }
+            else if (ev is BaseEvent baseEvent)
+            {
+                Base = baseEvent.Base;
+                Changed?.Invoke(null);
+            }
+            else if (ev is WarningEvent warning) Warning?.Invoke(warning.Message);
+            else if (ev is SessionEvent sessionEvent)
+            {
+                HandleSession(View(sessionEvent.SessionId), sessionEvent);
+                if (sessionEvent is StreamEvent) StreamChanged?.Invoke(sessionEvent.SessionId);
+                else Changed?.Invoke(sessionEvent.SessionId);
+            }
+        }
+
+        static void HandleSession(SessionView view, SessionEvent ev)
+        {
+            var row = view.Row;
+            if (ev is StatusEvent status)
+            {
+                if (row != null) { row.Status = status.Status; row.Detail = status.Detail; row.DetailCode = status.DetailCode; }
+            }
+            else if (ev is LogEvent log)
+            {
+                if (log.Scope == null || log.Scope == "main") view.Log[log.Entry.Id] = log.Entry;
+            }
+            else if (ev is StreamEvent stream) view.Streaming = stream.Reset ? stream.Text : view.Streaming + stream.Text;
+            else if (ev is PromptOpenedEvent opened)
+            {
+                if (view.FindPrompt(opened.Prompt.RequestId) == null) view.Prompts.Add(opened.Prompt);
+            }
+            else if (ev is PromptClosedEvent closed) view.Prompts.RemoveAll(p => p.RequestId == closed.RequestId);
+            else if (ev is ModelEvent model) { if (row != null) row.Model = model.Model; }
+            else if (ev is PermissionModeEvent mode) view.PermissionMode = mode.Mode;
+            else if (ev is AgentSessionEvent agentSession) { if (row != null) row.AgentSessionId = agentSession.Id; }
+            else if (ev is TodosEvent todos) { if (row != null) row.Todos = todos.Progress; }
+        }
+
+        SessionView View(string id)
+        {
+            SessionView view;
+            if (sessions.TryGetValue(id, out view)) return view;
+            view = new SessionView();
+            sessions[id] = view;
+            order.Add(id);
+            return view;
+        }
+
+        void Remove(string id)
+        {
+            sessions.Remove(id);
+            order.Remove(id);
+        }
+    }
+}

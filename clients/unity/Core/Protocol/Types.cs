@@ -1,0 +1,353 @@
+// The protocol's objects the client uses, as docs/protocol.schema.json defines them. Enums
+// stay strings: a value this version does not know is kept, not refused (the protocol adds
+// variants; a client shows an unknown one as "other").
+using System.Collections.Generic;
+
+namespace Codiva.Protocol
+{
+    [Schema("NoParams")] public sealed class NoParams { }
+    [Schema("Done")] public sealed class Done { }
+
+    [Schema("ServerInfo")]
+    public sealed class ServerInfo
+    {
+        [Wire("name", Required = true)] public string Name;
+        [Wire("version", Required = true)] public string Version;
+    }
+
+    [Schema("RepoInfo")]
+    public sealed class RepoInfo
+    {
+        [Wire("root", Required = true)] public string Root;
+        [Wire("base", Required = true)] public string Base;
+    }
+
+    [Schema("Capabilities")]
+    public sealed class Capabilities
+    {
+        [Wire("agents", Required = true)] public List<string> Agents;
+        [Wire("images", Required = true)] public bool Images;
+        [Wire("merge", Required = true)] public bool Merge;
+        [Wire("discard_confirmation", Required = true)] public bool DiscardConfirmation;
+        [Wire("subagent_logs", Required = true)] public bool SubagentLogs;
+        [Wire("event_seq", Required = true)] public bool EventSeq;
+    }
+
+    [Schema("InitializeResult")]
+    public sealed class InitializeResult
+    {
+        [Wire("protocol_version", Required = true)] public string ProtocolVersion;
+        [Wire("server", Required = true)] public ServerInfo Server;
+        [Wire("repo", Required = true)] public RepoInfo Repo;
+        [Wire("capabilities", Required = true)] public Capabilities Capabilities;
+        [Wire("warnings", Required = true)] public List<string> Warnings;
+    }
+
+    [Schema("NoteCode")]
+    public sealed class NoteCode
+    {
+        [Wire("name", Required = true)] public string Name;
+        [Wire("args", Required = true)] public List<string> Args;
+    }
+
+    [Schema("TodoProgress")]
+    public sealed class TodoProgress
+    {
+        [Wire("done", Required = true)] public long Done;
+        [Wire("total", Required = true)] public long Total;
+    }
+
+    /// One row of `session/list` (the schema's `oneOf` on `phase`).
+    [Schema("SessionInfo")]
+    public sealed class SessionInfo
+    {
+        [Wire("id", Required = true)] public string Id;
+        [Wire("title", Required = true)] public string Title;
+        [Wire("prompt", Required = true)] public string Prompt;
+        [Wire("branch", Required = true)] public string Branch;
+        [Wire("worktree", Required = true)] public string Worktree;
+        [Wire("base", Required = true)] public string Base;
+        [Wire("phase", Required = true)] public string Phase;
+        [Wire("status", Required = true)] public string Status;
+        [Wire("detail")] public string Detail;
+        [Wire("detail_code")] public NoteCode DetailCode;
+        [Wire("agent", Required = true)] public string Agent;
+        [Wire("agent_session_id")] public string AgentSessionId;
+        [Wire("model")] public string Model;
+        [Wire("cost_usd")] public double? CostUsd;
+        [Wire("active_ms", Required = true)] public long ActiveMs;
+        [Wire("created_at", Required = true)] public long CreatedAt;
+        [Wire("pending_prompts", Required = true)] public long PendingPrompts;
+        [Wire("todos", Required = true)] public TodoProgress Todos;
+        [Wire("files")] public List<string> Files;
+        [Wire("commit")] public string Commit;
+    }
+
+    [Schema("ManagerSnapshot")]
+    public sealed class ManagerSnapshot
+    {
+        [Wire("seq", Required = true)] public long Seq;
+        [Wire("sessions", Required = true)] public List<SessionInfo> Sessions;
+    }
+
+    [Schema("SessionListResult")]
+    public sealed class SessionListResult
+    {
+        [Wire("sessions", Required = true)] public List<SessionInfo> Sessions;
+    }
+
+    [Schema("SessionResult")]
+    public sealed class SessionResult
+    {
+        [Wire("session", Required = true)] public SessionInfo Session;
+    }
+
+    [Schema("ImageInput")]
+    public sealed class ImageInput
+    {
+        [Wire("media_type", Required = true)] public string MediaType;
+        [Wire("data", Required = true)] public string Data;
+
+        /// The media types the model API takes (anything else is refused by the server).
+        public static readonly string[] MediaTypes = { "image/png", "image/jpeg", "image/gif", "image/webp" };
+
+        public static ImageInput FromBytes(string mediaType, byte[] bytes)
+        {
+            if (System.Array.IndexOf(MediaTypes, mediaType) < 0)
+                throw new System.ArgumentException("not an image type the model takes: " + mediaType);
+            return new ImageInput { MediaType = mediaType, Data = System.Convert.ToBase64String(bytes) };
+        }
+    }
+
+    [Schema("ApprovalRule")]
+    public sealed class ApprovalRule
+    {
+        [Wire("tool", Required = true)] public string Tool;
+        [Wire("command_prefix")] public string CommandPrefix;
+    }
+
+    /// `mode`: `ask`, `allow_edits`, `allow_all` or `rules` (with `rules`).
+    [Schema("ApprovalPolicy")]
+    public sealed class ApprovalPolicy
+    {
+        [Wire("mode", Required = true)] public string Mode;
+        [Wire("rules")] public List<ApprovalRule> Rules;
+    }
+
+    [Schema("CreateParams")]
+    public sealed class CreateParams
+    {
+        [Wire("prompt", Required = true)] public string Prompt;
+        [Wire("agent")] public string Agent;
+        [Wire("model")] public string Model;
+        [Wire("permission_mode")] public string PermissionMode;
+        [Wire("approval_policy")] public ApprovalPolicy ApprovalPolicy;
+        [Wire("images")] public List<ImageInput> Images;
+    }
+
+    [Schema("SessionParams")]
+    public sealed class SessionParams
+    {
+        [Wire("session_id", Required = true)] public string SessionId;
+    }
+
+    [Schema("SendParams")]
+    public sealed class SendParams
+    {
+        [Wire("session_id", Required = true)] public string SessionId;
+        [Wire("text", Required = true)] public string Text;
+        [Wire("images")] public List<ImageInput> Images;
+    }
+
+    [Schema("ResumeParams")]
+    public sealed class ResumeParams
+    {
+        [Wire("session_id", Required = true)] public string SessionId;
+        [Wire("text")] public string Text;
+    }
+
+    /// An answer to a permission request: `Option` is the id of one of the request's options.
+    [Schema("PermissionParams")]
+    public sealed class PermissionParams
+    {
+        [Wire("session_id", Required = true)] public string SessionId;
+        [Wire("request_id", Required = true)] public string RequestId;
+        [Wire("option")] public string Option;
+        [Wire("message")] public string Message;
+    }
+
+    /// Answers keyed by question text: a label or free text (string), or labels (List<string>).
+    [Schema("QuestionParams")]
+    public sealed class QuestionParams
+    {
+        [Wire("session_id", Required = true)] public string SessionId;
+        [Wire("request_id", Required = true)] public string RequestId;
+        [Wire("answers")] public Dictionary<string, object> Answers;
+        [Wire("decline")] public bool? Decline;
+        [Wire("message")] public string Message;
+    }
+
+    [Schema("ModelParams")]
+    public sealed class ModelParams
+    {
+        [Wire("session_id", Required = true)] public string SessionId;
+        [Wire("model")] public string Model;
+    }
+
+    [Schema("AgentParams")]
+    public sealed class AgentParams
+    {
+        [Wire("session_id", Required = true)] public string SessionId;
+        [Wire("agent", Required = true)] public string Agent;
+    }
+
+    [Schema("ModeParams")]
+    public sealed class ModeParams
+    {
+        [Wire("session_id", Required = true)] public string SessionId;
+        [Wire("mode", Required = true)] public string Mode;
+    }
+
+    [Schema("ApprovalParams")]
+    public sealed class ApprovalParams
+    {
+        [Wire("policy", Required = true)] public ApprovalPolicy Policy;
+        [Wire("session_id")] public string SessionId;
+    }
+
+    [Schema("ReadParams")]
+    public sealed class ReadParams
+    {
+        [Wire("session_id", Required = true)] public string SessionId;
+        [Wire("after")] public long? After;
+        [Wire("limit")] public long? Limit;
+        [Wire("subagent")] public string Subagent;
+    }
+
+    /// A log entry (the schema's `oneOf` on `kind`); a tool entry's own members are kept raw.
+    [Schema("LogEntry")]
+    public sealed class LogEntry
+    {
+        [Wire("id", Required = true)] public long Id;
+        [Wire("at_ms", Required = true)] public long AtMs;
+        [Wire("kind", Required = true)] public string Kind;
+        [Wire("text")] public string Text;
+        [Wire("level")] public string Level;
+        [Wire("code")] public NoteCode Code;
+        [Wire("tool_use_id")] public string ToolUseId;
+        [Wire("name")] public string Name;
+        [Wire("title")] public string Title;
+        [Wire("tool_kind")] public string ToolKind;
+        [Wire("summary")] public string Summary;
+        [Wire("status")] public string Status;
+        [Wire("result")] public string Result;
+        [Wire("duration_ms")] public long? DurationMs;
+        [Wire("input")] public object Input;
+        [Wire("content")] public List<object> Content;
+        [Wire("notes")] public List<object> Notes;
+    }
+
+    [Schema("ReadPage")]
+    public sealed class ReadPage
+    {
+        [Wire("entries", Required = true)] public List<LogEntry> Entries;
+        [Wire("next_after")] public long? NextAfter;
+        [Wire("dropped_entries", Required = true)] public long DroppedEntries;
+    }
+
+    [Schema("PermissionOption")]
+    public sealed class PermissionOption
+    {
+        [Wire("id", Required = true)] public string Id;
+        [Wire("kind", Required = true)] public string Kind;
+        [Wire("label", Required = true)] public string Label;
+        [Wire("scope")] public object Scope;
+    }
+
+    [Schema("QuestionOption")]
+    public sealed class QuestionOption
+    {
+        [Wire("label", Required = true)] public string Label;
+        [Wire("description")] public string Description;
+    }
+
+    [Schema("Question")]
+    public sealed class Question
+    {
+        [Wire("question", Required = true)] public string Text;
+        [Wire("header")] public string Header;
+        [Wire("options", Required = true)] public List<QuestionOption> Options;
+        [Wire("multi_select", Required = true)] public bool MultiSelect;
+    }
+
+    /// A request waiting for the user (the schema's `oneOf` on `kind`: `permission`, `question`).
+    [Schema("Prompt")]
+    public sealed class Prompt
+    {
+        [Wire("kind", Required = true)] public string Kind;
+        [Wire("request_id", Required = true)] public string RequestId;
+        [Wire("input", Required = true)] public object Input;
+        [Wire("tool_use_id")] public string ToolUseId;
+        [Wire("tool")] public string Tool;
+        [Wire("tool_kind")] public string ToolKind;
+        [Wire("title")] public string Title;
+        [Wire("description")] public string Description;
+        [Wire("reason")] public string Reason;
+        [Wire("blocked_path")] public string BlockedPath;
+        [Wire("agent_id")] public string AgentId;
+        [Wire("options")] public List<PermissionOption> Options;
+        [Wire("suggestions")] public List<object> Suggestions;
+        [Wire("content")] public List<object> Content;
+        [Wire("notes")] public List<object> Notes;
+        [Wire("questions")] public List<Question> Questions;
+    }
+
+    [Schema("SessionSnapshot")]
+    public sealed class SessionSnapshot
+    {
+        [Wire("status", Required = true)] public string Status;
+        [Wire("detail")] public string Detail;
+        [Wire("connected", Required = true)] public bool Connected;
+        [Wire("model")] public string Model;
+        [Wire("permission_mode")] public string PermissionMode;
+        [Wire("prompts", Required = true)] public List<Prompt> Prompts;
+        [Wire("log", Required = true)] public List<LogEntry> Log;
+        [Wire("dropped_entries", Required = true)] public long DroppedEntries;
+        [Wire("streaming", Required = true)] public string Streaming;
+        [Wire("todos", Required = true)] public TodoProgress Todos;
+        [Wire("usage", Required = true)] public object Usage;
+        [Wire("subagents", Required = true)] public List<object> Subagents;
+    }
+
+    [Schema("AgentAvailability")]
+    public sealed class AgentAvailability
+    {
+        [Wire("id", Required = true)] public string Id;
+        [Wire("name", Required = true)] public string Name;
+        [Wire("status", Required = true)] public string Status;
+        [Wire("default", Required = true)] public bool Default;
+        [Wire("program")] public string Program;
+        [Wire("install")] public string Install;
+    }
+
+    [Schema("AgentsResult")]
+    public sealed class AgentsResult
+    {
+        [Wire("agents", Required = true)] public List<AgentAvailability> Agents;
+    }
+
+    [Schema("RefusalData")]
+    public sealed class RefusalData
+    {
+        [Wire("reason", Required = true)] public string Reason;
+        [Wire("args", Required = true)] public List<string> Args;
+    }
+
+    [Schema("ErrorBody")]
+    public sealed class ErrorBody
+    {
+        [Wire("code", Required = true)] public long Code;
+        [Wire("message", Required = true)] public string Message;
+        [Wire("data")] public object Data;
+    }
+}

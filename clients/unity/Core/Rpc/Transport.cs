@@ -1,0 +1,227 @@
+// Transports: a duplex byte stream carrying one JSON-RPC message per line.
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.IO;
+using System.Net;
+using System.Net.Sockets;
+using System.Text;
+
+namespace Codiva.Rpc
+{
+    /// An open duplex stream to a codiva server. Dispose closes it (for a child process: its
+    /// stdin, which ends `codiva serve`; the server stops and reaps every agent it ran).
+    public interface ITransport : IDisposable
+    {
+        Stream Input { get; }
+        Stream Output { get; }
+        string Describe { get; }
+    }
+
+    /// Opens a fresh transport (for the first connection and for every reconnect).
+    public interface ITransportFactory
+    {
+        ITransport Open();
+    }
+
+    /// How to run the `codiva` program: its path, the repository, the environment.
+    public sealed class CodivaProgram
+    {
+        public string Path = "codiva";
+        public string Repo;
+        /// When set, the child's environment is exactly this (tests pass an allowlist);
+        /// otherwise the parent's environment is inherited.
+        public Dictionary<string, string> Environment;
+
+        public ProcessStartInfo StartInfo(params string[] args)
+        {
+            var info = new ProcessStartInfo(Path)
+            {
+                UseShellExecute = false,
+                RedirectStandardInput = true,
+                RedirectStandardOutput = true,
+                RedirectStandardError = true,
+                CreateNoWindow = true,
+                StandardOutputEncoding = new UTF8Encoding(false),
+                StandardErrorEncoding = new UTF8Encoding(false),
+                WorkingDirectory = Repo ?? Directory.GetCurrentDirectory(),
+            };
+            var quoted = new StringBuilder();
+            foreach (var arg in args)
+            {
+                if (quoted.Length > 0) quoted.Append(' ');
+                quoted.Append(Quote(arg));
+            }
+            info.Arguments = quoted.ToString();
+            if (Environment != null)
+            {
+                info.EnvironmentVariables.Clear();
+                foreach (var pair in Environment) info.EnvironmentVariables[pair.Key] = pair.Value;
+            }
+            return info;
+        }
+
+        /// Quoting for ProcessStartInfo.Arguments (the Windows argv rules Mono and .NET parse by).
+        public static string Quote(string arg)
+        {
+            if (arg.Length > 0 && arg.IndexOfAny(new[] { ' ', '\t', '\n', '"', '\\' }) < 0) return arg;
+            var b = new StringBuilder("\"");
+            var backslashes = 0;
+            foreach (var c in arg)
+            {
+                if (c == '\\') { backslashes++; continue; }
+                if (c == '"') b.Append('\\', backslashes * 2 + 1).Append('"');
+                else b.Append('\\', backslashes).Append(c);
+                backslashes = 0;
+            }
+            b.Append('\\', backslashes * 2).Append('"');
+            return b.ToString();
+        }
+    }
+
+    /// `codiva serve --stdio --repo <dir>` as a child process: one connection = one server.
+    public sealed class StdioTransportFactory : ITransportFactory
+    {
+        readonly CodivaProgram program;
+        public StdioTransportFactory(CodivaProgram program) { this.program = program; }
+
+        public ITransport Open() => new StdioTransport(program);
+    }
+
+    public sealed class StdioTransport : ITransport
+    {
+        readonly Process process;
+        /// The server's stderr (diagnostics), kept for error reports.
+        public readonly StringBuilder Stderr = new StringBuilder();
+
+        public StdioTransport(CodivaProgram program)
+        {
+            process = new Process { StartInfo = program.StartInfo("serve", "--stdio", "--repo", program.Repo) };
+            process.ErrorDataReceived += (_, e) => { if (e.Data != null) lock (Stderr) Stderr.AppendLine(e.Data); };
+            process.Start();
+            process.BeginErrorReadLine();
+        }
+
+        public Stream Input => process.StandardOutput.BaseStream;
+        public Stream Output => process.StandardInput.BaseStream;
+        public string Describe => "codiva serve --stdio (pid " + process.Id + ")";
+        public Process Process => process;
+        int disposed;
+
+        public void Dispose()
+        {
+            if (System.Threading.Interlocked.Exchange(ref disposed, 1) == 1) return;
+            try { process.StandardInput.Close(); } catch (Exception) { }
+            // serve answers what it read, stops its agents and exits on EOF (docs/serve-api.md).
+            if (!process.WaitForExit(35000))
+            {
+                try { process.Kill(); } catch (Exception) { }
+            }
+            process.Dispose();
+        }
+    }
+
+    /// The repository's daemon: `codiva attach --print-socket --repo <dir>` makes sure it runs and
+    /// prints its Unix socket; each Open connects there. The daemon, not this client, owns the
+    /// agents, so a dropped connection (a domain reload) leaves them running.
+    /// Windows: the daemon would offer a named pipe; not built (see README).
+    public sealed class DaemonSocketTransportFactory : ITransportFactory
+    {
+        readonly CodivaProgram program;
+        public DaemonSocketTransportFactory(CodivaProgram program) { this.program = program; }
+
+        public string Socket { get; private set; }
+
+        public ITransport Open()
+        {
+            if (Socket == null || !File.Exists(Socket)) Socket = Attach();
+            try { return UnixSocketTransport.Connect(Socket); }
+            catch (SocketException)
+            {
+                // The daemon went away since: ask again (attach starts a new one).
+                Socket = Attach();
+                return UnixSocketTransport.Connect(Socket);
+            }
+        }
+
+        string Attach()
+        {
+            using (var process = Process.Start(program.StartInfo("attach", "--print-socket", "--repo", program.Repo)))
+            {
+                process.StandardInput.Close();
+                var error = process.StandardError.ReadToEndAsync();
+                var output = process.StandardOutput.ReadToEnd();
+                process.WaitForExit();
+                if (process.ExitCode != 0)
+                    throw new IOException("codiva attach failed (status " + process.ExitCode + "): " + error.Result.Trim());
+                return output.Trim();
+            }
+        }
+    }
+
+    public sealed class UnixSocketTransport : ITransport
+    {
+        readonly Socket socket;
+        readonly NetworkStream stream;
+        readonly string path;
+
+        UnixSocketTransport(Socket socket, string path)
+        {
+            this.socket = socket;
+            this.path = path;
+            stream = new NetworkStream(socket, true);
+        }
+
+        public static UnixSocketTransport Connect(string path)
+        {
+            var socket = new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified);
+            try { socket.Connect(new UnixEndPoint(path)); }
+            catch { socket.Dispose(); throw; }
+            return new UnixSocketTransport(socket, path);
+        }
+
+        public Stream Input => stream;
+        public Stream Output => stream;
+        public string Describe => "unix socket " + path;
+
+        int disposed;
+
+        public void Dispose()
+        {
+            if (System.Threading.Interlocked.Exchange(ref disposed, 1) == 1) return;
+            try { socket.Shutdown(SocketShutdown.Both); } catch (Exception) { }
+            stream.Dispose();
+        }
+    }
+
+    /// An AF_UNIX address (sockaddr_un: family, then the path, NUL-terminated). Written here
+    /// because Mono.Posix is not in every Unity, and UnixDomainSocketEndPoint not in its Mono.
+    public sealed class UnixEndPoint : EndPoint
+    {
+        public readonly string Path;
+        public UnixEndPoint(string path) { Path = path; }
+
+        public override AddressFamily AddressFamily => AddressFamily.Unix;
+
+        public override SocketAddress Serialize()
+        {
+            var bytes = Encoding.UTF8.GetBytes(Path);
+            if (bytes.Length > 107) throw new ArgumentException("socket path too long: " + Path);
+            var address = new SocketAddress(AddressFamily.Unix, 2 + bytes.Length + 1);
+            for (var i = 0; i < bytes.Length; i++) address[2 + i] = bytes[i];
+            address[2 + bytes.Length] = 0;
+            return address;
+        }
+
+        public override EndPoint Create(SocketAddress address)
+        {
+            var length = address.Size - 2;
+            var bytes = new byte[length];
+            for (var i = 0; i < length; i++) bytes[i] = address[2 + i];
+            var end = Array.IndexOf(bytes, (byte)0);
+            return new UnixEndPoint(Encoding.UTF8.GetString(bytes, 0, end < 0 ? length : end));
+        }
+
+        public override string ToString() => Path;
+    }
+}

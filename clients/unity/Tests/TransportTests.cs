@@ -1,0 +1,122 @@
+// The transports and the reconnect delays, without a server of codiva's: the Unix socket
+// transport carries lines both ways (the daemon's transport; its end-to-end test waits for the
+// daemon), and the back-off doubles up to its cap.
+using System;
+using System.IO;
+using System.Net.Sockets;
+using System.Text;
+using System.Threading;
+using Codiva.Client;
+using Codiva.Json;
+using Codiva.Protocol;
+using Codiva.Rpc;
+using NUnit.Framework;
+
+namespace Codiva.Tests
+{
+    [TestFixture]
+    public class TransportTests
+    {
+        [Test]
+        public void The_unix_socket_transport_carries_requests_answers_and_notifications()
+        {
+            using (var dir = new TempDir("codiva-sock-"))
+            {
+                var path = Path.Combine(dir.Path, "d.sock");
+                var listener = new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified);
+                listener.Bind(new UnixEndPoint(path));
+                listener.Listen(1);
+                string received = null;
+                var peer = new Thread(() =>
+                {
+                    using (var socket = listener.Accept())
+                    using (var stream = new NetworkStream(socket))
+                    {
+                        var reader = new StreamReader(stream, new UTF8Encoding(false));
+                        received = reader.ReadLine();
+                        var id = JsonRead.Long(JsonText.Parse(received), "id");
+                        var lines = "not json\n{\"jsonrpc\":\"2.0\",\"method\":\"warning\",\"params\":{\"message\":\"héllo 世界\"}}\n" +
+                                    "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"result\":{\"seq\":7,\"sessions\":[]}}\n";
+                        var bytes = Encoding.UTF8.GetBytes(lines);
+                        // Split inside 世 (E4 B8 96): the reader joins the bytes before decoding a line.
+                        var cut = Array.IndexOf(bytes, (byte)0xE4) + 1;
+                        stream.Write(bytes, 0, cut);
+                        stream.Flush();
+                        Thread.Sleep(50);
+                        stream.Write(bytes, cut, bytes.Length - cut);
+                        stream.Flush();
+                        reader.ReadLine();
+                    }
+                });
+                peer.Start();
+                string warning = null, unreadable = null;
+                using (var connection = new RpcConnection(UnixSocketTransport.Connect(path)))
+                {
+                    connection.Notification += (method, parameters) => warning = JsonRead.Str(parameters, "message");
+                    connection.Unreadable += message => unreadable = message;
+                    connection.Start();
+                    var snapshot = connection.Call(Methods.ManagerSnapshot, new NoParams()).Result;
+                    Assert.AreEqual(7, snapshot.Seq);
+                    Assert.AreEqual("héllo 世界", warning);
+                    StringAssert.StartsWith("JSON: expected null at offset 0", unreadable, "a line that is not JSON is skipped, the connection reads on");
+                }
+                peer.Join();
+                listener.Dispose();
+                Assert.AreEqual("manager/snapshot", JsonRead.Str(JsonText.Parse(received), "method"));
+            }
+        }
+
+        [Test]
+        public void A_dropped_connection_fails_what_is_pending()
+        {
+            using (var dir = new TempDir("codiva-sock-"))
+            {
+                var path = Path.Combine(dir.Path, "d.sock");
+                var listener = new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified);
+                listener.Bind(new UnixEndPoint(path));
+                listener.Listen(1);
+                var peer = new Thread(() =>
+                {
+                    using (var socket = listener.Accept())
+                    using (var reader = new StreamReader(new NetworkStream(socket)))
+                        reader.ReadLine();
+                });
+                peer.Start();
+                using (var connection = new RpcConnection(UnixSocketTransport.Connect(path)))
+                {
+                    var closed = new ManualResetEventSlim();
+                    connection.Closed += _ => closed.Set();
+                    connection.Start();
+                    var call = connection.Call(Methods.ManagerSnapshot, new NoParams());
+                    var error = Assert.Throws<AggregateException>(() => call.Wait()).InnerException as RpcException;
+                    Assert.IsNotNull(error);
+                    Assert.IsTrue(error.ConnectionLost);
+                    Assert.IsTrue(closed.Wait(TimeSpan.FromSeconds(30)));
+                }
+                peer.Join();
+                listener.Dispose();
+            }
+        }
+
+        [Test]
+        public void Reconnect_delays_double_up_to_the_cap_and_restart_after_a_good_connection()
+        {
+            var backoff = new Backoff { Initial = TimeSpan.FromMilliseconds(250), Max = TimeSpan.FromSeconds(2) };
+            var delays = new double[6];
+            for (var i = 0; i < delays.Length; i++) delays[i] = backoff.Next().TotalMilliseconds;
+            Assert.AreEqual(new double[] { 250, 500, 1000, 2000, 2000, 2000 }, delays);
+            backoff.Reset();
+            Assert.AreEqual(250, backoff.Next().TotalMilliseconds);
+        }
+
+        [Test]
+        public void Arguments_are_quoted_for_the_child_process()
+        {
+            Assert.AreEqual("plain", CodivaProgram.Quote("plain"));
+            Assert.AreEqual("\"\"", CodivaProgram.Quote(""));
+            Assert.AreEqual("\"two words\"", CodivaProgram.Quote("two words"));
+            Assert.AreEqual("\"say \\\"hi\\\"\"", CodivaProgram.Quote("say \"hi\""));
+            Assert.AreEqual("\"C:\\dir\\\\\"", CodivaProgram.Quote("C:\\dir\\"));
+        }
+    }
+}
