@@ -280,9 +280,12 @@ async fn check(provider: &dyn Provider, env: &EnvPolicy) -> LoginState {
 }
 
 fn failure(output: &[String], status: Option<std::process::ExitStatus>) -> String {
-    let last = output.iter().rev().find(|line| !line.trim().is_empty());
+    let last = output
+        .iter()
+        .rev()
+        .find_map(|line| codiva_protocol::text::after_prompt(line));
     match (last, status.and_then(|status| status.code())) {
-        (Some(line), _) => line.clone(),
+        (Some(line), _) => line.to_owned(),
         (None, Some(code)) => format!("the login command exited with {code}"),
         (None, None) => "the login command ended without logging in".to_owned(),
     }

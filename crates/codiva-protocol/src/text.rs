@@ -59,6 +59,18 @@ pub fn one_line(text: &str, max: usize) -> String {
     out
 }
 
+/// What a login command said after its prompt on the same line: Claude Code prints
+/// `Paste code here if prompted > ` without a newline, so its answer to a code follows on that
+/// line (`… > That doesn't look like the full code. …`). `None` when only the prompt is there.
+pub fn after_prompt(line: &str) -> Option<&str> {
+    let rest = match line.rfind("> ") {
+        Some(at) => &line[at + 2..],
+        None => line,
+    };
+    let rest = rest.trim();
+    (!rest.is_empty() && !rest.ends_with('>')).then_some(rest)
+}
+
 /// The longest session title, in characters.
 pub const MAX_TITLE_CHARS: usize = 80;
 

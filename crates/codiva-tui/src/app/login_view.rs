@@ -192,6 +192,20 @@ impl LoginView {
                     truncate(&format!("  {}", status.0), width),
                     status.1,
                 ));
+                // What the agent answered last while it runs (a code it did not take).
+                let said = progress
+                    .output
+                    .last()
+                    .filter(|line| Some(*line) != progress.url.as_ref())
+                    .and_then(|line| codiva_protocol::text::after_prompt(line))
+                    .filter(|_| progress.phase == LoginPhase::Running);
+                if let Some(said) = said
+                    && progress.url.is_some()
+                {
+                    for row in wrap_words(&sanitize(said), width.saturating_sub(2).max(8)) {
+                        lines.push(Line::styled(format!("  {row}"), theme::warning()));
+                    }
+                }
                 if progress.url.is_none() && !progress.output.is_empty() {
                     lines.push(Line::styled(
                         format!("  {}", atf(A::LoginOutput, &[name])),
@@ -238,4 +252,25 @@ fn wrap_chars(text: &str, width: usize) -> Vec<String> {
     }
     pieces.push(piece);
     pieces
+}
+
+/// `text` in rows of at most `width` columns, broken between words (a word longer than a row
+/// is cut).
+fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let mut rows: Vec<String> = Vec::new();
+    let mut row = String::new();
+    for word in text.split_whitespace() {
+        let needed = str_width(word) + usize::from(!row.is_empty());
+        if !row.is_empty() && str_width(&row) + needed > width {
+            rows.push(std::mem::take(&mut row));
+        }
+        if !row.is_empty() {
+            row.push(' ');
+        }
+        row.push_str(word);
+    }
+    if !row.is_empty() {
+        rows.push(row);
+    }
+    rows.into_iter().map(|row| truncate(&row, width)).collect()
 }

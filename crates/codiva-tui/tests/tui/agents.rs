@@ -180,6 +180,20 @@ fn the_login_view_shows_the_address_and_takes_the_code() {
     assert!(!app.overlay_open());
 }
 
+/// Claude Code's answer to a code it cannot take (measured), shown under the editor.
+#[test]
+fn a_code_the_agent_did_not_take_shows_its_answer() {
+    both_languages("login_code_rejected", || {
+        let mut app = login_running();
+        typed(&mut app, "abc123");
+        press(&mut app, KeyCode::Enter);
+        let mut answered = progress(LoginPhase::Running);
+        answered.output[3] = "Paste code here if prompted > That doesn't look like the full code. Copy all of it, including the # in the middle.".into();
+        login_event(&mut app, answered);
+        app
+    });
+}
+
 #[test]
 fn a_finished_login_says_how_it_ended_and_refreshes_the_agents() {
     both_languages("login_succeeded", || {
