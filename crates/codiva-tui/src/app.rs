@@ -256,6 +256,18 @@ pub struct AppInfo {
     /// Every agent codiva knows, installed or not (`agents/list`): shown while the list is
     /// empty, so a machine without any agent says what to install.
     pub agents: Vec<codiva_protocol::agent::AgentAvailability>,
+    /// The host the repository and its agents are on (`codiva --remote`); `None` here.
+    pub remote: Option<RemoteHost>,
+}
+
+/// A repository on another host, reached over `ssh` (`codiva --remote`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RemoteHost {
+    /// The host as the UI names it.
+    pub host: String,
+    /// `ssh`, its options and the destination: a shell or an editor in a session's worktree
+    /// runs there through it.
+    pub ssh: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -41,6 +41,7 @@ agent_keys![
     LoginOutput,
     LoginRemoteHost,
     CmdLogin,
+    RemoteLoopbackUrl,
 ];
 
 pub fn at(key: A) -> &'static str {
@@ -89,6 +90,9 @@ fn en(key: A) -> &'static str {
         A::LoginOutput => "What {0} printed:",
         A::LoginRemoteHost => "(the login runs on {0}; its address opens here)",
         A::CmdLogin => "log in to an agent with its own login",
+        A::RemoteLoopbackUrl => {
+            "{0} is an address on {1}: open it there (or forward its port with ssh -L)"
+        }
     }
 }
 
@@ -119,6 +123,9 @@ fn ja(key: A) -> &'static str {
         A::LoginOutput => "{0} の出力:",
         A::LoginRemoteHost => "（ログインは {0} で実行されます。アドレスはこちらで開きます）",
         A::CmdLogin => "エージェント自身のログインでログインする",
+        A::RemoteLoopbackUrl => {
+            "{0} は {1} 上のアドレスです。そちらで開いてください（または ssh -L でポートを転送）"
+        }
     }
 }
 

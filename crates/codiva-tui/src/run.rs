@@ -247,8 +247,12 @@ async fn run_in_terminal(
                     continue;
                 };
                 drop(input);
-                let (done, now) =
-                    terminal::hand_over(*modes, options.mouse, run_foreground(what, cwd)).await?;
+                let (done, now) = terminal::hand_over(
+                    *modes,
+                    options.mouse,
+                    run_foreground(what, cwd, app.info.remote.as_ref()),
+                )
+                .await?;
                 *modes = now;
                 input = EventStream::new();
                 // The terminal may have been resized meanwhile.

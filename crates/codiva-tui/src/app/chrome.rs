@@ -253,7 +253,10 @@ fn header_lines(app: &App, width: u16) -> Vec<Line<'static>> {
         agent,
         model,
         tf(Key::Base, &[&app.info.base]),
-        app.info.cwd
+        match &app.info.remote {
+            Some(remote) => format!("{}:{}", crate::dialog::sanitize(&remote.host), app.info.cwd),
+            None => app.info.cwd.clone(),
+        }
     );
     vec![
         Line::from(first),

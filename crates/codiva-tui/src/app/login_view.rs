@@ -26,6 +26,8 @@ pub struct LoginView {
     input: Composer,
     /// A code was sent since the last change.
     sent: bool,
+    /// The host the login runs on, when it is not this one.
+    remote: Option<String>,
 }
 
 pub enum LoginAction {
@@ -45,13 +47,14 @@ pub enum LoginAction {
 }
 
 impl LoginView {
-    pub fn new(agent: String, name: String) -> Self {
+    pub fn new(agent: String, name: String, remote: Option<String>) -> Self {
         LoginView {
             agent,
             name,
             progress: None,
             input: Composer::new(),
             sent: false,
+            remote,
         }
     }
 
@@ -161,6 +164,15 @@ impl LoginView {
                     // The whole address, wrapped: it must be copyable from the terminal.
                     for chunk in wrap_chars(&sanitize(url), width.saturating_sub(4).max(8)) {
                         lines.push(Line::styled(format!("    {chunk}"), theme::accent()));
+                    }
+                    if let Some(host) = &self.remote {
+                        lines.push(Line::styled(
+                            truncate(
+                                &format!("  {}", atf(A::LoginRemoteHost, &[&sanitize(host)])),
+                                width,
+                            ),
+                            theme::dim(),
+                        ));
                     }
                 }
                 if let Some(code) = &progress.code {

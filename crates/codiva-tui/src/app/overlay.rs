@@ -402,7 +402,8 @@ impl App {
             .iter()
             .find(|a| a.id == agent)
             .map_or(agent.clone(), |a| a.name.clone());
-        self.overlay = Some(Overlay::Login(LoginView::new(agent.clone(), name)));
+        let remote = self.info.remote.as_ref().map(|remote| remote.host.clone());
+        self.overlay = Some(Overlay::Login(LoginView::new(agent.clone(), name, remote)));
         vec![Effect::Login { agent }]
     }
 

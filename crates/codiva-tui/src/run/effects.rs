@@ -51,6 +51,16 @@ pub(super) fn run_effects(
             }
             Effect::OpenUrl { url } => {
                 let done = done.clone();
+                // An address on the remote host's own loopback would open this machine's.
+                if let Some(remote) = &app.info.remote
+                    && is_loopback_url(&url)
+                {
+                    let _ = done.send(Done::Info(crate::i18n_agents::atf(
+                        crate::i18n_agents::A::RemoteLoopbackUrl,
+                        &[&url, &remote.host],
+                    )));
+                    continue;
+                }
                 tokio::spawn(async move {
                     if let Err(err) = codiva_os::desktop_notify::open_url(&url).await {
                         let _ =
@@ -75,10 +85,76 @@ pub(super) fn run_effects(
     }
 }
 
+/// Whether `url` points at the machine's own loopback (`localhost`, `127.x`, `[::1]`).
+pub fn is_loopback_url(url: &str) -> bool {
+    let Some(rest) = url.split_once("://").map(|(_, rest)| rest) else {
+        return false;
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host_port = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    let host = if let Some(v6) = host_port.strip_prefix('[') {
+        v6.split(']').next().unwrap_or("")
+    } else {
+        host_port.split(':').next().unwrap_or("")
+    };
+    let host = host.to_ascii_lowercase();
+    host == "localhost"
+        || host.ends_with(".localhost")
+        || host == "::1"
+        || host == "0.0.0.0"
+        || host.starts_with("127.")
+}
+
+/// The command line that runs `$SHELL` or the editor in `cwd` on the remote host: `ssh -t`
+/// with one shell-quoted command (the remote user's own `$SHELL`, `$VISUAL`/`$EDITOR`).
+pub fn remote_foreground(
+    remote: &crate::app::RemoteHost,
+    what: &crate::app::Foreground,
+    cwd: &std::path::Path,
+) -> Vec<String> {
+    let quote = |word: &str| format!("'{}'", word.replace('\'', r"'\''"));
+    let program = match what {
+        crate::app::Foreground::Shell => "exec \"${SHELL:-sh}\"".to_owned(),
+        crate::app::Foreground::Editor { path } => format!(
+            "exec \"${{VISUAL:-${{EDITOR:-vi}}}}\" {}",
+            quote(path.as_deref().unwrap_or("."))
+        ),
+    };
+    let mut argv = remote.ssh.clone();
+    // The destination is the last word: `-t` goes before it.
+    let destination = argv.pop().unwrap_or_default();
+    argv.extend(["-t".to_owned(), "--".to_owned(), destination]);
+    argv.push(format!(
+        "cd {} && {program}",
+        quote(&cwd.display().to_string())
+    ));
+    argv
+}
+
 /// Runs `$SHELL` or `$EDITOR` in `cwd` with the terminal (`codiva_os::foreground` spawns and
-/// reaps it); says how it ended.
-pub(super) async fn run_foreground(what: crate::app::Foreground, cwd: PathBuf) -> Done {
+/// reaps it) — over `ssh -t` when the repository is on another host; says how it ended.
+pub(super) async fn run_foreground(
+    what: crate::app::Foreground,
+    cwd: PathBuf,
+    remote: Option<&crate::app::RemoteHost>,
+) -> Done {
     use crate::i18n_views::{V, vtf};
+    if let Some(remote) = remote {
+        let argv = remote_foreground(remote, &what, &cwd);
+        let name = format!("ssh {}", remote.host);
+        let here = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+        return match codiva_os::foreground::run(&argv, &here, &[]).await {
+            Ok(status) => {
+                let code = status
+                    .code()
+                    .map_or_else(|| "signal".to_owned(), |code| code.to_string());
+                Done::Info(vtf(V::ShellBack, &[&name, &code]))
+            }
+            Err(err) => Done::Error(vtf(V::ShellFailed, &[&name, &err.to_string()])),
+        };
+    }
     let env = |name: &str| std::env::var(name).ok();
     let argv = match &what {
         crate::app::Foreground::Shell => {
@@ -490,5 +566,66 @@ fn question_params(
             decline: true,
             message,
         },
+    }
+}
+
+#[cfg(test)]
+mod remote_tests {
+    use super::*;
+    use crate::app::{Foreground, RemoteHost};
+
+    #[test]
+    fn loopback_addresses_are_told_apart() {
+        for url in [
+            "http://localhost:3000/",
+            "http://127.0.0.1:8080/x",
+            "https://[::1]:443",
+            "http://user@LOCALHOST",
+            "http://app.localhost:5173",
+            "http://0.0.0.0:8000",
+        ] {
+            assert!(is_loopback_url(url), "{url}");
+        }
+        for url in [
+            "https://github.com/o/r/pull/1",
+            "http://localhost.example.com",
+            "http://10.0.0.1",
+            "mailto:a@localhost",
+            "not a url",
+        ] {
+            assert!(!is_loopback_url(url), "{url}");
+        }
+    }
+
+    #[test]
+    fn a_remote_shell_or_editor_runs_over_ssh_in_the_worktree() {
+        let remote = RemoteHost {
+            host: "box".into(),
+            ssh: vec!["ssh".into(), "-p".into(), "2222".into(), "me@box".into()],
+        };
+        let cwd = std::path::Path::new("/src/my app/.codiva/worktrees/fix-it");
+        assert_eq!(
+            remote_foreground(&remote, &Foreground::Shell, cwd),
+            [
+                "ssh",
+                "-p",
+                "2222",
+                "-t",
+                "--",
+                "me@box",
+                "cd '/src/my app/.codiva/worktrees/fix-it' && exec \"${SHELL:-sh}\""
+            ]
+        );
+        let editor = remote_foreground(
+            &remote,
+            &Foreground::Editor {
+                path: Some("it's.rs".into()),
+            },
+            cwd,
+        );
+        assert_eq!(
+            editor.last().unwrap(),
+            r#"cd '/src/my app/.codiva/worktrees/fix-it' && exec "${VISUAL:-${EDITOR:-vi}}" 'it'\''s.rs'"#
+        );
     }
 }

@@ -239,3 +239,19 @@ fn a_login_that_cannot_start_closes_with_the_reason() {
     let screen = format!("{}", draw(&mut app, 120, 40).backend());
     assert!(screen.contains("no login codiva can run"), "{screen}");
 }
+
+/// On a remote repository the header names the host and the login view says where the login
+/// runs (its address still opens here).
+#[test]
+fn a_remote_repository_names_its_host() {
+    both_languages("login_remote", || {
+        let mut app = with_agents(busy_app());
+        app.info.remote = Some(codiva_tui::app::RemoteHost {
+            host: "build-box".into(),
+            ssh: vec!["ssh".into(), "me@build-box".into()],
+        });
+        command(&mut app, "/login");
+        login_event(&mut app, progress(LoginPhase::Running));
+        app
+    });
+}
