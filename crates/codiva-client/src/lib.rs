@@ -130,7 +130,10 @@ impl Client {
         Subscription::start(self.clone()).await
     }
 
-    pub(crate) fn raw_events(&self) -> broadcast::Receiver<SequencedEvent> {
+    /// The manager's events as they come, unordered checks left to the caller (a gap is not
+    /// resynced); `RecvError::Closed` once the manager is gone. Most callers want
+    /// [`Client::subscribe`].
+    pub fn raw_events(&self) -> broadcast::Receiver<SequencedEvent> {
         self.backend.events()
     }
 }

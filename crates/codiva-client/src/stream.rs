@@ -33,7 +33,9 @@ pub struct StreamBackend {
     /// `None` once the stream is closed.
     pending: Pending,
     out: mpsc::UnboundedSender<Vec<u8>>,
-    events: broadcast::Sender<SequencedEvent>,
+    /// Weak: only the reading task holds the sender, so the event stream closes with the
+    /// stream.
+    events: broadcast::WeakSender<SequencedEvent>,
 }
 
 /// A client over `reader`/`writer`; the tasks that run it live as long as the stream does.
@@ -57,12 +59,13 @@ where
     let (events, _) = broadcast::channel(EVENT_BUFFER);
     let pending: Pending = Arc::new(Mutex::new(Some(HashMap::new())));
     tokio::spawn(write_lines(writer, out_rx, close_rx));
-    tokio::spawn(read_lines(reader, pending.clone(), events.clone()));
+    let weak = events.downgrade();
+    tokio::spawn(read_lines(reader, pending.clone(), events));
     let client = Client::new(Arc::new(StreamBackend {
         next_id: AtomicU64::new(1),
         pending,
         out,
-        events,
+        events: weak,
     }));
     (client, close)
 }
@@ -99,7 +102,11 @@ impl Backend for StreamBackend {
     }
 
     fn events(&self) -> broadcast::Receiver<SequencedEvent> {
-        self.events.subscribe()
+        match self.events.upgrade() {
+            Some(events) => events.subscribe(),
+            // The stream is gone: a receiver that is closed already.
+            None => broadcast::channel(1).1,
+        }
     }
 }
 
@@ -302,5 +309,26 @@ mod tests {
             assert!(matches!(done, Ok(Ok(_))), "{done:?}");
         }
         assert_eq!(server.await.unwrap(), 3);
+    }
+
+    /// The event stream closes when the server closes the connection (the client still held a
+    /// sender of its own, so a subscriber never learnt that the manager was gone).
+    #[tokio::test]
+    async fn the_event_stream_closes_with_the_connection() {
+        let (client_side, server_side) = tokio::io::duplex(1024);
+        let (client_read, client_write) = tokio::io::split(client_side);
+        let client = connect(client_read, client_write);
+        let mut events = client.raw_events();
+        drop(server_side);
+        let end = tokio::time::timeout(Duration::from_secs(10), events.recv()).await;
+        assert!(
+            matches!(end, Ok(Err(broadcast::error::RecvError::Closed))),
+            "{end:?}"
+        );
+        // A subscriber that comes later finds it closed too.
+        assert!(matches!(
+            client.raw_events().recv().await,
+            Err(broadcast::error::RecvError::Closed)
+        ));
     }
 }

@@ -4,5 +4,6 @@
 //! the core does not.
 
 pub mod desktop_notify;
+pub mod detach;
 pub mod foreground;
 pub mod shutdown_signals;

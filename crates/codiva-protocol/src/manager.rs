@@ -235,6 +235,7 @@ pub const REFUSAL_CODES: &[&str] = &[
     "not_running_agent",
     "nothing_to_merge",
     "nothing_to_push",
+    "not_owner",
     "pr_failed",
     "push_failed",
     "still_preparing",

@@ -123,6 +123,9 @@ client_requests! {
     ConfigRead => "config/read" (NoParams) -> ConfigResult;
     /// Sets one key of the configuration file (applies when codiva next starts).
     ConfigSet => "config/set" (ConfigSetParams) -> ConfigResult;
+    /// Stops the server: every session's agent is stopped, the state written, and the server
+    /// exits (a daemon removes its socket). Answers before it stops.
+    DaemonShutdown => "daemon/shutdown" (NoParams) -> Done;
 }
 
 macro_rules! server_notifications {

@@ -20,11 +20,15 @@ pub struct Started {
 
 /// Why the manager could not start: one line for the user.
 #[derive(Debug)]
-pub struct StartError(pub String);
+pub struct StartError {
+    pub message: String,
+    /// Another codiva holds the repository's lock.
+    pub locked: bool,
+}
 
 impl std::fmt::Display for StartError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
@@ -79,9 +83,10 @@ pub async fn start(cwd: PathBuf, holder: &str) -> Result<Started, StartError> {
         holder: holder.to_owned(),
         github: github_options(&config),
     };
-    let (manager, manager_warnings) = Manager::start(options)
-        .await
-        .map_err(|err| StartError(err.to_string()))?;
+    let (manager, manager_warnings) = Manager::start(options).await.map_err(|err| StartError {
+        locked: matches!(err, codiva_core::manager::StartError::Locked(_)),
+        message: err.to_string(),
+    })?;
     warnings.extend(manager_warnings);
     Ok(Started {
         manager,

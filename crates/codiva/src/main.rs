@@ -2,7 +2,9 @@
 //! session commands and events only.
 
 mod agents;
+mod attach;
 mod bootstrap;
+mod daemon;
 mod exec;
 mod exec_pr;
 mod in_process;
@@ -36,6 +38,12 @@ enum Command {
     Exec(exec::ExecArgs),
     /// Serve the session manager of this repository as JSON-RPC (docs/serve-api.md).
     Serve(serve::ServeArgs),
+    /// Connect to this repository's daemon, starting it when it does not run (docs/daemon.md).
+    Attach(attach::AttachArgs),
+    /// Stop this repository's daemon and every agent it runs.
+    Stop(attach::StopArgs),
+    /// List this repository's sessions without a UI.
+    Status(attach::StatusArgs),
 }
 
 fn main() -> ExitCode {
@@ -55,7 +63,11 @@ fn main() -> ExitCode {
             }
         };
     }
-    init_logging();
+    let daemon = matches!(&cli.command, Some(Command::Serve(args)) if args.listen());
+    if !daemon {
+        // The daemon logs to its own file (serve::listen).
+        init_logging(None);
+    }
     // The terminal UI runs on the main thread (`block_on`); one worker for the sessions keeps
     // a streamed line from waking a second worker to steal it (most of the CPU a streaming
     // reply cost was those wake-ups, see docs/performance.md).
@@ -75,6 +87,9 @@ fn main() -> ExitCode {
         None => runtime.block_on(tui::run()),
         Some(Command::Exec(args)) => runtime.block_on(exec::run(args)),
         Some(Command::Serve(args)) => runtime.block_on(serve::run(args)),
+        Some(Command::Attach(args)) => runtime.block_on(attach::run_attach(args)),
+        Some(Command::Stop(args)) => runtime.block_on(attach::run_stop(args)),
+        Some(Command::Status(args)) => runtime.block_on(attach::run_status(args)),
     };
     // The front end has stopped its agents and written its state. Do not wait for the runtime's
     // blocking threads: one may sit in a read of stdin (serve's requests, the terminal) that
@@ -83,12 +98,19 @@ fn main() -> ExitCode {
     code
 }
 
-/// Diagnostics go to `$CODIVA_LOG` (a file) when set, filtered by `RUST_LOG` (default `info`);
-/// never to stdout, which carries the front end's output.
-fn init_logging() {
-    let Some(path) = std::env::var_os("CODIVA_LOG").map(PathBuf::from) else {
+/// Diagnostics go to `$CODIVA_LOG` (a file) when set, else to `default` (the daemon's log),
+/// filtered by `RUST_LOG` (default `info`); never to stdout, which carries the front end's
+/// output.
+pub(crate) fn init_logging(default: Option<PathBuf>) {
+    let Some(path) = std::env::var_os("CODIVA_LOG")
+        .map(PathBuf::from)
+        .or(default)
+    else {
         return;
     };
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
     let Ok(file) = std::fs::OpenOptions::new()
         .create(true)
         .append(true)

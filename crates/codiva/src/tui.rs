@@ -88,6 +88,7 @@ pub async fn run() -> ExitCode {
         crate::serve::methods::Host {
             warnings: started.warnings,
             config_path: started.config_path.clone(),
+            ..crate::serve::methods::Host::default()
         },
     );
     let result = codiva_tui::run::run(client, options).await;

@@ -402,6 +402,7 @@ fn every_request_round_trips_through_the_method_table() {
         ("agents/loginCancel", json!({"login_id": "login-1"})),
         ("config/read", json!({})),
         ("config/set", json!({"key": "model", "value": "opus"})),
+        ("daemon/shutdown", json!({})),
     ];
     assert_eq!(
         requests.len(),

@@ -350,6 +350,9 @@ pub(super) fn en(key: Key) -> &'static str {
         RefConfigUnwritable => "cannot read or write {0}: {1}",
         RefNoRemote => "{0} has no remote to push to (no branch.{0}.remote, no origin)",
         RefNothingToPush => "nothing to push: {0} has no commits that {1} lacks",
+        RefNotOwner => {
+            "this codiva daemon belongs to another user (uid {0}); connections from uid {1} are refused"
+        }
         RefPushFailed => "pushing {0} to {1} failed: {2}",
         RefGhMissing => "the GitHub CLI `gh` is not installed (https://cli.github.com)",
         RefGhNotAuthenticated => "gh is not logged in (run `gh auth login`): {0}",

@@ -350,6 +350,9 @@ pub(super) fn ja(key: Key) -> &'static str {
             "{0} にはプッシュ先のリモートがありません（branch.{0}.remote も origin もありません）"
         }
         RefNothingToPush => "プッシュするものがありません: {0} には {1} にないコミットがありません",
+        RefNotOwner => {
+            "この codiva デーモンは別のユーザー（uid {0}）のものです。uid {1} からの接続は拒否されます"
+        }
         RefPushFailed => "{0} を {1} にプッシュできませんでした: {2}",
         RefGhMissing => "GitHub CLI（gh）がインストールされていません（https://cli.github.com）",
         RefGhNotAuthenticated => {

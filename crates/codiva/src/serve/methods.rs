@@ -35,6 +35,8 @@ pub struct Host {
     pub warnings: Vec<String>,
     /// The configuration file `config/read` and `config/set` work on.
     pub config_path: std::path::PathBuf,
+    /// Notified by `daemon/shutdown`: the server stops every session and exits.
+    pub stop: std::sync::Arc<tokio::sync::Notify>,
 }
 
 /// Runs one request: the protocol's table parses it, one handler per method answers.
@@ -183,6 +185,10 @@ pub async fn handle(
                     .await
                     .and_then(|result| result),
             )
+        }
+        ClientRequest::DaemonShutdown(_) => {
+            host.stop.notify_one();
+            encode::<request::DaemonShutdown>(Ok(Done {}))
         }
         ClientRequest::ConfigSet(p) => {
             let path = host.config_path.clone();

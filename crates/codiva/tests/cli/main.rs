@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod daemon;
 mod exec;
 mod one_manager;
 mod orphans;

@@ -104,6 +104,9 @@ pub struct Server {
     pub arrived: Vec<Value>,
     next_id: u64,
     state_dir: PathBuf,
+    /// Whether dropping this client kills the agents recorded in the state dir (a server
+    /// owns them; a client of a daemon does not).
+    pub owns_agents: bool,
 }
 
 impl Server {
@@ -135,6 +138,7 @@ impl Server {
             arrived: Vec::new(),
             next_id: 1,
             state_dir: state_dir.to_path_buf(),
+            owns_agents: true,
         }
     }
 
@@ -285,6 +289,9 @@ impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        if !self.owns_agents {
+            return;
+        }
         // Whatever agent processes it left behind (a test that failed half-way).
         if let Ok(entries) = std::fs::read_dir(self.state_dir.join("children")) {
             for entry in entries.filter_map(|e| e.ok()) {

@@ -1,0 +1,210 @@
+//! `codiva serve --listen`: the repository's daemon in the foreground. It runs the manager and
+//! accepts any number of clients on a Unix socket (`crate::daemon` says where); each connection
+//! speaks the serve protocol (`connection.rs`), and its closing never stops a session. It stops
+//! — every agent stopped, the state written, the socket removed — on `daemon/shutdown`, SIGTERM,
+//! SIGINT or SIGHUP. The repository's lock keeps a second daemon (or manager) out.
+//!
+//! Security: the socket's directory is 0700 and the socket 0600, and a connection whose peer
+//! (SO_PEERCRED) is another user is refused with one JSON-RPC error line and closed.
+
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use codiva_core::manager::Manager;
+use serde_json::Value;
+use tokio::io::AsyncWriteExt;
+use tokio::net::{UnixListener, UnixStream};
+use tokio::sync::watch;
+
+use super::methods::Host;
+use super::rpc::{RpcError, error_response};
+use super::{Connection, Ended};
+use crate::daemon::{self, LOCKED_STATUS, Place};
+
+/// How long the answers a closing client still waits for get.
+const CLIENT_DRAIN: Duration = Duration::from_secs(30);
+/// How long the connections get to write their last messages when the daemon stops.
+const CLOSE_GRACE: Duration = Duration::from_secs(2);
+
+pub async fn run(cwd: PathBuf) -> ExitCode {
+    let place = match daemon::place_for(&cwd).await {
+        Ok(place) => place,
+        Err(message) => {
+            eprintln!("codiva: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    crate::init_logging(Some(place.log.clone()));
+    let started = match crate::bootstrap::start(place.root.clone(), "codiva daemon").await {
+        Ok(started) => started,
+        Err(err) => {
+            eprintln!("codiva: {err}");
+            return if err.locked {
+                ExitCode::from(LOCKED_STATUS)
+            } else {
+                ExitCode::FAILURE
+            };
+        }
+    };
+    let manager = started.manager;
+    let host = Arc::new(Host {
+        warnings: started.warnings,
+        config_path: started.config_path,
+        ..Host::default()
+    });
+    // The lock is ours: a socket file left by a dead daemon of this repository is stale.
+    let listener = match bind(&place) {
+        Ok(listener) => listener,
+        Err(message) => {
+            eprintln!("codiva: {message}");
+            manager.shutdown().await;
+            return ExitCode::FAILURE;
+        }
+    };
+    tracing::info!(root = %place.root.display(), socket = %place.socket.display(), pid = std::process::id(), "daemon listening");
+    eprintln!(
+        "codiva: daemon {} (pid {}) for {} listening on {}",
+        env!("CARGO_PKG_VERSION"),
+        std::process::id(),
+        place.root.display(),
+        place.socket.display()
+    );
+    let stopped_by = serve(listener, &manager, &host, &place).await;
+    tracing::info!(signal = ?stopped_by, "daemon stopped");
+    match stopped_by {
+        None => ExitCode::SUCCESS,
+        Some(signal) => ExitCode::from(codiva_os::shutdown_signals::exit_status(signal)),
+    }
+}
+
+/// The socket, in a directory only this user can enter.
+fn bind(place: &Place) -> Result<UnixListener, String> {
+    let Some(dir) = place.socket.parent() else {
+        return Err(format!("no directory for {}", place.socket.display()));
+    };
+    private_dir(dir)?;
+    match std::fs::remove_file(&place.socket) {
+        Ok(()) => tracing::info!("removed a socket left by an earlier daemon"),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+        Err(err) => return Err(format!("cannot remove {}: {err}", place.socket.display())),
+    }
+    let listener = UnixListener::bind(&place.socket)
+        .map_err(|err| format!("cannot listen on {}: {err}", place.socket.display()))?;
+    std::fs::set_permissions(&place.socket, std::fs::Permissions::from_mode(0o600))
+        .map_err(|err| format!("cannot restrict {}: {err}", place.socket.display()))?;
+    Ok(listener)
+}
+
+/// Creates `dir` (0700) or checks that this user owns it, and makes it 0700.
+fn private_dir(dir: &Path) -> Result<(), String> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true).mode(0o700);
+    builder
+        .create(dir)
+        .map_err(|err| format!("cannot create {}: {err}", dir.display()))?;
+    let meta = std::fs::symlink_metadata(dir)
+        .map_err(|err| format!("cannot read {}: {err}", dir.display()))?;
+    if !meta.is_dir() || meta.uid() != codiva_os::detach::effective_uid() {
+        return Err(format!(
+            "{} is not a directory of this user; remove it or set XDG_RUNTIME_DIR",
+            dir.display()
+        ));
+    }
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+        .map_err(|err| format!("cannot restrict {}: {err}", dir.display()))
+}
+
+/// Accepts clients until asked to stop (`None`) or a signal (its number); then stops the
+/// manager and closes every connection.
+async fn serve(
+    listener: UnixListener,
+    manager: &Manager,
+    host: &Arc<Host>,
+    place: &Place,
+) -> Option<i32> {
+    let mut signals = codiva_os::shutdown_signals::ShutdownSignals::new(true);
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let clients = Arc::new(AtomicUsize::new(0));
+    let mut connections = tokio::task::JoinSet::new();
+    let stopped_by = loop {
+        while connections.try_join_next().is_some() {}
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    connections.spawn(client(
+                        stream,
+                        manager.clone(),
+                        host.clone(),
+                        stop_rx.clone(),
+                        clients.clone(),
+                    ));
+                }
+                Err(err) => {
+                    tracing::warn!(%err, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            },
+            signal = signals.recv() => break Some(signal),
+            () = host.stop.notified() => break None,
+        }
+    };
+    // New clients start a new daemon, which waits for this one's lock.
+    let _ = std::fs::remove_file(&place.socket);
+    drop(listener);
+    manager.shutdown().await;
+    let _ = stop_tx.send(true);
+    let closed = async { while connections.join_next().await.is_some() {} };
+    let _ = tokio::time::timeout(CLOSE_GRACE, closed).await;
+    stopped_by
+}
+
+/// One client: refused when it is another user, else served until it leaves or the daemon
+/// stops.
+async fn client(
+    stream: UnixStream,
+    manager: Manager,
+    host: Arc<Host>,
+    mut stop: watch::Receiver<bool>,
+    clients: Arc<AtomicUsize>,
+) {
+    let own = codiva_os::detach::effective_uid();
+    let peer = stream.peer_cred().map(|cred| cred.uid());
+    if peer.as_ref().ok() != Some(&own) {
+        let peer = peer.map_or_else(|err| format!("unknown ({err})"), |uid| uid.to_string());
+        tracing::warn!(%peer, "refused a client of another user");
+        refuse(stream, own, &peer).await;
+        return;
+    }
+    clients.fetch_add(1, Ordering::SeqCst);
+    let (read, write) = stream.into_split();
+    let connection = Connection::open(write, &manager, &host);
+    let stopping = async move {
+        let _ = stop.wait_for(|stop| *stop).await;
+        None
+    };
+    let ended = connection
+        .serve(read, &manager, &host, stopping, CLIENT_DRAIN)
+        .await;
+    connection.close().await;
+    clients.fetch_sub(1, Ordering::SeqCst);
+    tracing::debug!(closed = ended == Ended::Closed, "a client left");
+}
+
+/// One error line for a client of another user, then the connection closes.
+async fn refuse(mut stream: UnixStream, own: u32, peer: &str) {
+    let error = RpcError::refused(
+        "not_owner",
+        vec![own.to_string(), peer.to_owned()],
+        format!("this codiva daemon belongs to uid {own}; connections from uid {peer} are refused"),
+    );
+    let Ok(mut line) = serde_json::to_vec(&error_response(Value::Null, error)) else {
+        return;
+    };
+    line.push(b'\n');
+    let _ = stream.write_all(&line).await;
+    let _ = stream.shutdown().await;
+}
