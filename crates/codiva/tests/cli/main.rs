@@ -7,6 +7,7 @@ mod daemon;
 mod exec;
 mod one_manager;
 mod orphans;
+mod remote;
 mod reset_terminal;
 mod serve;
 mod tui;
