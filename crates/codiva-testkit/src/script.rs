@@ -117,6 +117,11 @@ pub enum Match {
     FirstUserContains(String),
     /// Some `role:"user"` message contains the string.
     AnyUserContains(String),
+    /// The request's `model` contains the string (a one-shot to a cheaper model than the
+    /// session's, e.g. `haiku` for a title, is told apart from the session's turns).
+    ModelContains(String),
+    /// Every one of these holds.
+    All(Vec<Match>),
 }
 
 impl Match {
@@ -127,6 +132,11 @@ impl Match {
             Match::LastUserContains(s) => texts.last().is_some_and(|t| t.contains(s.as_str())),
             Match::FirstUserContains(s) => texts.first().is_some_and(|t| t.contains(s.as_str())),
             Match::AnyUserContains(s) => texts.iter().any(|t| t.contains(s.as_str())),
+            Match::ModelContains(s) => body
+                .get("model")
+                .and_then(Value::as_str)
+                .is_some_and(|model| model.contains(s.as_str())),
+            Match::All(all) => all.iter().all(|m| m.matches(body)),
         }
     }
 }
@@ -438,6 +448,20 @@ mod tests {
         assert!(Match::AnyUserContains("tool out".into()).matches(&body));
         assert!(!Match::AnyUserContains("assistant says".into()).matches(&body));
         assert!(!Match::AnyUserContains("env".into()).matches(&body));
+    }
+
+    #[test]
+    fn a_model_and_a_text_are_matched_together() {
+        let body = json!({"model": "claude-haiku-5-5",
+            "messages": [{"role": "user", "content": "name this"}]});
+        let haiku = Match::ModelContains("haiku".into());
+        assert!(haiku.matches(&body));
+        assert!(!Match::ModelContains("opus".into()).matches(&body));
+        assert!(
+            Match::All(vec![haiku.clone(), Match::FirstUserContains("name".into())]).matches(&body)
+        );
+        assert!(!Match::All(vec![haiku, Match::FirstUserContains("other".into())]).matches(&body));
+        assert!(!Match::ModelContains("haiku".into()).matches(&json!({"messages": []})));
     }
 
     #[test]
