@@ -35,7 +35,8 @@ pub fn sequenced_event(notification: ServerNotification) -> Option<SequencedEven
         | N::SessionTodos(p)
         | N::SessionUsage(p)
         | N::SessionSubagent(p)
-        | N::SessionAgentExited(p) => (
+        | N::SessionAgentExited(p)
+        | N::SessionPlanUsage(p) => (
             p.seq,
             ManagerEvent::Event {
                 id: p.session_id,

@@ -126,6 +126,8 @@ pub enum AgentEvent {
         trigger: Option<String>,
         pre_tokens: Option<u64>,
     },
+    /// The plan usage of the agent's login as the agent reports it (subscription logins).
+    PlanUsage(codiva_protocol::plan_usage::PlanUsage),
     /// The end of a turn.
     TurnEnded(TurnEnd),
     /// The agent could not continue the conversation it was asked to resume (it does not

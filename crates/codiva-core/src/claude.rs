@@ -8,6 +8,8 @@ pub mod connection;
 pub mod full_text;
 pub mod input;
 pub mod launch;
+pub mod plan_usage;
+pub mod title;
 pub mod tool_view;
 pub mod tools;
 pub mod transcript;

@@ -67,6 +67,10 @@ pub struct Config {
     /// `auto_ready`: a session's draft pull request is marked ready for review once its checks
     /// pass. Default: `false`.
     pub auto_ready: bool,
+    /// `titles`: where a new session's title comes from: `agent` (its agent's cheapest model
+    /// names it, when the agent can; else, or when that fails, the prompt's first line) or
+    /// `prompt` (the prompt's first line). Default: `agent`.
+    pub titles: crate::title::TitleMode,
 }
 
 impl Default for Config {
@@ -89,6 +93,7 @@ impl Default for Config {
             github_repo: None,
             auto_pr: false,
             auto_ready: false,
+            titles: crate::title::TitleMode::Agent,
         }
     }
 }
@@ -223,6 +228,9 @@ pub fn parse(text: &str, path: &Path) -> (Config, Vec<ConfigWarning>) {
             }),
             "auto_pr" => boolean(value).map(|flag| config.auto_pr = flag),
             "auto_ready" => boolean(value).map(|flag| config.auto_ready = flag),
+            "titles" => one_of(value, &["agent", "prompt"]).map(|mode| {
+                config.titles = crate::title::TitleMode::parse(mode).unwrap_or_default();
+            }),
             _ => Err("unknown key (ignored)".to_owned()),
         };
         if let Err(message) = result {

@@ -125,6 +125,11 @@ pub const FIELDS: &[Field] = &[
         kind: FieldKind::Bool,
         default: "false",
     },
+    Field {
+        key: "titles",
+        kind: FieldKind::Choice(&["agent", "prompt"]),
+        default: "agent",
+    },
 ];
 
 /// Why an edit was not made.

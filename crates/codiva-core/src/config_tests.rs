@@ -47,6 +47,7 @@ fn every_key() {
         github_repo = "ghe.example.com:8443/owner/repo"
         auto_pr = true
         auto_ready = true
+        titles = "prompt"
     "#;
     let (config, warnings) = parse(text, file());
     assert!(warnings.is_empty(), "{warnings:?}");
@@ -70,11 +71,15 @@ fn every_key() {
             github_repo: Some("ghe.example.com:8443/owner/repo".into()),
             auto_pr: true,
             auto_ready: true,
+            titles: crate::title::TitleMode::Prompt,
         }
     );
     let (bad, warnings) = parse("github_repo = \"owner/repo\"", file());
     assert_eq!(bad.github_repo, None);
     assert_eq!(warnings[0].key.as_deref(), Some("github_repo"));
+    let (bad, warnings) = parse("titles = \"model\"", file());
+    assert_eq!(bad.titles, crate::title::TitleMode::Agent);
+    assert_eq!(warnings[0].key.as_deref(), Some("titles"));
     let (none, _) = parse("ignored_files = \"none\"", file());
     assert_eq!(none.ignored_files, IgnoredMode::None);
 }

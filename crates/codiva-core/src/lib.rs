@@ -27,6 +27,7 @@ pub mod session_log;
 pub mod session_state;
 pub mod session_task;
 pub mod slug;
+pub mod title;
 /// Claude Code's transcript format lives with the Claude adapter; the old path stays.
 pub use claude::transcript;
 pub mod wire_log;

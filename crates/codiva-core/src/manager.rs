@@ -55,6 +55,8 @@ pub struct ManagerOptions {
     pub holder: String,
     /// Pull requests: how `gh` runs, and what is done without being asked.
     pub github: GithubOptions,
+    /// Where new sessions' titles come from (config `titles`).
+    pub titles: crate::title::TitleMode,
 }
 
 /// How the manager works with GitHub (`docs/github.md`).

@@ -63,6 +63,14 @@ pub struct PersistedSession {
     /// The automatic pull request was tried once already (`auto_pr`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub auto_pr_tried: bool,
+    /// Where `title` came from (an agent's title replaces only the prompt's). Absent in older
+    /// files: the prompt.
+    #[serde(skip_serializing_if = "is_prompt_title")]
+    pub title_origin: crate::title::TitleOrigin,
+}
+
+fn is_prompt_title(origin: &crate::title::TitleOrigin) -> bool {
+    *origin == crate::title::TitleOrigin::Prompt
 }
 
 /// A pull request of a session: which one, not its state.

@@ -149,6 +149,19 @@ pub trait Provider: Send + Sync + fmt::Debug {
             reason: "the agent has no login check".to_owned(),
         }
     }
+    /// A one-shot run of the agent's cheapest model, without tools, whose output holds a short
+    /// title for a session whose first instruction is `instruction`
+    /// ([`Capabilities::titles`]; `None`: the agent cannot make one).
+    fn title_request(&self, instruction: &str) -> Option<CommandLine> {
+        let _ = instruction;
+        None
+    }
+    /// The title in what the one-shot wrote on stdout (`success`: it exited 0), as the model
+    /// gave it: the caller sanitises it. `Err` with a reason when there is none.
+    fn read_title(&self, stdout: &str, success: bool) -> Result<String, String> {
+        let _ = (stdout, success);
+        Err("the agent makes no titles".to_owned())
+    }
     /// `Ok` when the agent takes this image; `field` names it (`images[0]`).
     fn check_image(&self, field: &str, media_type: &str, data: &str) -> Result<(), InvalidInput> {
         let _ = (field, media_type, data);

@@ -179,6 +179,10 @@ pub struct AgentCapabilities {
     /// A conversation's log can be rebuilt from the agent's own records
     /// (a provider's `restore`).
     pub transcript_restore: bool,
+    /// It can name a session: a one-shot request to its cheapest model, without tools, gives
+    /// a short title for the first instruction (config `titles = "agent"`).
+    #[serde(default)]
+    pub titles: bool,
 }
 
 /// One agent codiva knows, as `agents/list` gives it.

@@ -13,6 +13,7 @@ pub mod log;
 pub mod manager;
 pub mod methods;
 pub mod params;
+pub mod plan_usage;
 pub mod schema;
 pub mod session;
 pub mod text;

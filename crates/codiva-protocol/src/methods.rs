@@ -174,6 +174,8 @@ server_notifications! {
     SessionUsage => "session/usage" (SessionEventParams);
     SessionSubagent => "session/subagent" (SessionEventParams);
     SessionAgentExited => "session/agentExited" (SessionEventParams);
+    /// The plan usage of the session's agent login, as the agent reported it.
+    SessionPlanUsage => "session/planUsage" (SessionEventParams);
     /// A session's pull requests, or what was found about them, changed.
     SessionPrStatus => "session/prStatus" (PrStatusParams);
     RepoBase => "repo/base" (BaseParams);

@@ -218,6 +218,10 @@ pub enum SessionEvent {
     Warning {
         message: String,
     },
+    /// The agent's login's plan usage changed (subscription logins of agents that report it).
+    PlanUsage {
+        usage: crate::plan_usage::PlanUsage,
+    },
 }
 
 /// A copy of a session's state for front ends (`session/snapshot`, a TUI attaching late).

@@ -27,6 +27,8 @@ pub use mock_github::{
 };
 pub use mock_server::{MockServer, RecordedRequest};
 pub use raw_claude::RawClaude;
-pub use script::{Block, Match, MockMessage, Reply, Rule, Script, Times};
+pub use script::{
+    Block, Match, MockMessage, Reply, Rule, Script, Times, UsageWindow, ratelimit_headers,
+};
 pub use scripted_provider::ScriptedProvider;
 pub use sshd::Sshd;

@@ -490,7 +490,7 @@ async fn respond(
                 if let Some(left) = st.remaining[i].as_mut() {
                     *left -= 1;
                 }
-                Some(st.rules[i].reply.clone())
+                Some((st.rules[i].reply.clone(), st.rules[i].headers.clone()))
             }
             None => {
                 st.unmatched.push(recorded.clone());
@@ -498,7 +498,7 @@ async fn respond(
             }
         }
     };
-    let Some(reply) = reply else {
+    let Some((reply, headers)) = reply else {
         write_json(
             w,
             500,
@@ -527,6 +527,7 @@ async fn respond(
             let extra: Vec<(&str, String)> = retry_after
                 .map(|s| ("retry-after", s.to_string()))
                 .into_iter()
+                .chain(headers.iter().map(|(k, v)| (k.as_str(), v.clone())))
                 .collect();
             let body = match api {
                 Api::Responses => responses::error_body(&error_type, &message),
@@ -537,13 +538,13 @@ async fn respond(
         }
         Reply::Message(msg) => {
             let events = api.events(&msg, &model, input_tokens, None);
-            write_sse(w, &events, true).await?;
+            write_sse(w, &events, true, &headers).await?;
             Ok(After::KeepAlive)
         }
         Reply::CutAfter { message, events } => {
             let all = api.events(&message, &model, input_tokens, None);
             let n = events.min(all.len());
-            write_sse(w, &all[..n], false).await?;
+            write_sse(w, &all[..n], false, &headers).await?;
             // Let the client consume what was sent first: if the events and the close arrive
             // together, Claude Code drops the partial events instead of showing them.
             tokio::time::sleep(CUT_PAUSE).await;
@@ -561,7 +562,7 @@ async fn respond(
                 }
                 _ => error_event("overloaded_error", "Overloaded"),
             });
-            write_sse(w, &events, true).await?;
+            write_sse(w, &events, true, &headers).await?;
             Ok(After::Close)
         }
     }
@@ -598,13 +599,18 @@ async fn write_sse<W: AsyncWriteExt + Unpin>(
     w: &mut W,
     events: &[SseEvent],
     finish: bool,
+    extra_headers: &std::collections::BTreeMap<String, String>,
 ) -> anyhow::Result<()> {
-    let head = format!(
+    let mut head = format!(
         "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream; charset=utf-8\r\n\
          cache-control: no-cache\r\nrequest-id: req_mock_{}\r\n\
-         transfer-encoding: chunked\r\nconnection: keep-alive\r\n\r\n",
+         transfer-encoding: chunked\r\nconnection: keep-alive\r\n",
         random_hex(24)
     );
+    for (k, v) in extra_headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
     w.write_all(head.as_bytes()).await?;
     w.flush().await?;
     for event in events {

@@ -65,6 +65,65 @@ pub struct Rule {
     pub reply: Reply,
     #[serde(default)]
     pub times: Times,
+    /// Extra HTTP response headers (e.g. `anthropic-ratelimit-unified-*`, see
+    /// [`ratelimit_headers`]).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub headers: std::collections::BTreeMap<String, String>,
+}
+
+/// One plan-usage window of a subscription login as the model API reports it in
+/// `anthropic-ratelimit-unified-<name>-*` headers (`name`: `5h`, `7d`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct UsageWindow {
+    pub name: &'static str,
+    /// 0–1.
+    pub utilization: f64,
+    /// Unix seconds.
+    pub reset: u64,
+    /// `allowed`, `allowed_warning` or `rejected`.
+    pub status: &'static str,
+    /// Set with `allowed_warning`: the threshold passed (0–1).
+    pub surpassed_threshold: Option<f64>,
+}
+
+/// The `anthropic-ratelimit-unified-*` headers the model API answers a subscription (OAuth)
+/// login with: the overall status, reset and representative claim (the first window), and
+/// each window's utilization, reset, status and passed threshold (PROTOCOL_NOTES §1.15; the
+/// names Claude Code 2.1.332 reads).
+pub fn ratelimit_headers(windows: &[UsageWindow]) -> std::collections::BTreeMap<String, String> {
+    let mut headers = std::collections::BTreeMap::new();
+    let prefix = "anthropic-ratelimit-unified";
+    let worst = windows
+        .iter()
+        .find(|w| w.status == "rejected")
+        .or_else(|| windows.iter().find(|w| w.status == "allowed_warning"))
+        .or(windows.first());
+    if let Some(worst) = worst {
+        headers.insert(format!("{prefix}-status"), worst.status.to_owned());
+        headers.insert(format!("{prefix}-reset"), worst.reset.to_string());
+        let claim = match worst.name {
+            "5h" => "five_hour",
+            "7d" => "seven_day",
+            other => other,
+        };
+        headers.insert(format!("{prefix}-representative-claim"), claim.to_owned());
+    }
+    for w in windows {
+        let name = w.name;
+        headers.insert(
+            format!("{prefix}-{name}-utilization"),
+            w.utilization.to_string(),
+        );
+        headers.insert(format!("{prefix}-{name}-reset"), w.reset.to_string());
+        headers.insert(format!("{prefix}-{name}-status"), w.status.to_owned());
+        if let Some(threshold) = w.surpassed_threshold {
+            headers.insert(
+                format!("{prefix}-{name}-surpassed-threshold"),
+                threshold.to_string(),
+            );
+        }
+    }
+    headers
 }
 
 impl Rule {
@@ -73,7 +132,14 @@ impl Rule {
             when,
             reply,
             times: Times::Once,
+            headers: Default::default(),
         }
+    }
+
+    /// Answers with these extra HTTP headers.
+    pub fn headers(mut self, headers: std::collections::BTreeMap<String, String>) -> Self {
+        self.headers = headers;
+        self
     }
 
     pub fn times(mut self, times: Times) -> Self {
@@ -117,6 +183,11 @@ pub enum Match {
     FirstUserContains(String),
     /// Some `role:"user"` message contains the string.
     AnyUserContains(String),
+    /// The request's `model` contains the string (a one-shot to a cheaper model than the
+    /// session's, e.g. `haiku` for a title, is told apart from the session's turns).
+    ModelContains(String),
+    /// Every one of these holds.
+    All(Vec<Match>),
 }
 
 impl Match {
@@ -127,6 +198,11 @@ impl Match {
             Match::LastUserContains(s) => texts.last().is_some_and(|t| t.contains(s.as_str())),
             Match::FirstUserContains(s) => texts.first().is_some_and(|t| t.contains(s.as_str())),
             Match::AnyUserContains(s) => texts.iter().any(|t| t.contains(s.as_str())),
+            Match::ModelContains(s) => body
+                .get("model")
+                .and_then(Value::as_str)
+                .is_some_and(|model| model.contains(s.as_str())),
+            Match::All(all) => all.iter().all(|m| m.matches(body)),
         }
     }
 }
@@ -438,6 +514,20 @@ mod tests {
         assert!(Match::AnyUserContains("tool out".into()).matches(&body));
         assert!(!Match::AnyUserContains("assistant says".into()).matches(&body));
         assert!(!Match::AnyUserContains("env".into()).matches(&body));
+    }
+
+    #[test]
+    fn a_model_and_a_text_are_matched_together() {
+        let body = json!({"model": "claude-haiku-5-5",
+            "messages": [{"role": "user", "content": "name this"}]});
+        let haiku = Match::ModelContains("haiku".into());
+        assert!(haiku.matches(&body));
+        assert!(!Match::ModelContains("opus".into()).matches(&body));
+        assert!(
+            Match::All(vec![haiku.clone(), Match::FirstUserContains("name".into())]).matches(&body)
+        );
+        assert!(!Match::All(vec![haiku, Match::FirstUserContains("other".into())]).matches(&body));
+        assert!(!Match::ModelContains("haiku".into()).matches(&json!({"messages": []})));
     }
 
     #[test]

@@ -39,6 +39,7 @@ fn options(repo: &TestRepo, home: PathBuf) -> ManagerOptions {
         wire_log_cap: 1024 * 1024,
         holder: "codiva test".to_owned(),
         github: Default::default(),
+        titles: codiva_core::title::TitleMode::Prompt,
     }
 }
 

@@ -82,6 +82,7 @@ pub async fn start(cwd: PathBuf, holder: &str) -> Result<Started, StartError> {
         wire_log_cap: config.wire_log_max_mb.saturating_mul(1024 * 1024),
         holder: holder.to_owned(),
         github: github_options(&config),
+        titles: config.titles,
     };
     let (manager, manager_warnings) = Manager::start(options).await.map_err(|err| StartError {
         locked: matches!(err, codiva_core::manager::StartError::Locked(_)),

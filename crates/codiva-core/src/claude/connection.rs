@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::launch::{self, LaunchOptions};
 use super::translate::Translator;
-use super::{accepts, tool_view, transcript};
+use super::{accepts, title, tool_view, transcript};
 use crate::agent_event::{PermissionRequest, QuestionRequest};
 use crate::provider::{
     Capabilities, CommandLine, Connection, ConversationLog, InvalidInput, Launch, OutLine,
@@ -52,6 +52,7 @@ impl Provider for ClaudeProvider {
             usage: true,
             cost: true,
             transcript_restore: true,
+            titles: true,
         }
     }
 
@@ -127,6 +128,19 @@ impl Provider for ClaudeProvider {
                 reason: "claude auth status has no loggedIn".to_owned(),
             },
         }
+    }
+
+    /// `claude -p` one-shot with `haiku` and no tools (`claude/title.rs`).
+    fn title_request(&self, instruction: &str) -> Option<CommandLine> {
+        Some(CommandLine {
+            program: self.program.clone(),
+            args: title::args(instruction),
+            env: Vec::new(),
+        })
+    }
+
+    fn read_title(&self, stdout: &str, success: bool) -> Result<String, String> {
+        title::read(stdout, success)
     }
 
     fn check_image(&self, field: &str, media_type: &str, data: &str) -> Result<(), InvalidInput> {

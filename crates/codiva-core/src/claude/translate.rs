@@ -127,6 +127,9 @@ impl Translator {
                     HostRequest::Interrupt => Vec::new(),
                 }
             }
+            Inbound::RateLimit(event) => vec![AgentEvent::PlanUsage(super::plan_usage::reading(
+                &event.rate_limit_info,
+            ))],
             Inbound::Unknown { kind } => vec![AgentEvent::Note {
                 level: NoteLevel::Info,
                 text: format!("ignored an unknown line kind from the agent: {kind}"),

@@ -21,6 +21,7 @@ mod persistence;
 mod pr_poll;
 mod pulls;
 mod record;
+mod titles;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
@@ -126,6 +127,7 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
         github_waiting: Some(Vec::new()),
         gh_paused_until: None,
         polling: false,
+        stop_titles: tokio::sync::watch::Sender::new(false),
     };
     tokio::spawn(actor.run(calls_rx, internal_rx));
     Ok((manager, warnings))
@@ -187,6 +189,8 @@ struct Actor {
     gh_paused_until: Option<std::time::Instant>,
     /// A pull request lookup job runs.
     polling: bool,
+    /// Set at shutdown: title requests under way stop (`titles.rs`).
+    stop_titles: tokio::sync::watch::Sender<bool>,
 }
 
 impl Actor {
@@ -312,6 +316,7 @@ impl Actor {
     async fn shutdown(&mut self, internal: &mut mpsc::UnboundedReceiver<Internal>) {
         const JOBS_GRACE: Duration = Duration::from_secs(20);
         self.stopping = true;
+        self.stop_titles.send_replace(true);
         self.waiting.clear();
         let ids: Vec<String> = self.records.keys().cloned().collect();
         let forwarders: Vec<_> = ids.iter().filter_map(|id| self.take_task(id)).collect();

@@ -244,6 +244,7 @@ impl SessionState {
                 }
                 self.note(Scope::Main, NoteLevel::Info, text);
             }
+            AgentEvent::PlanUsage(usage) => self.outbox.push(SessionEvent::PlanUsage { usage }),
             AgentEvent::TurnEnded(end) => self.turn_ended(end),
             AgentEvent::ResumeFailed { message } => {
                 self.coded_note(

@@ -16,4 +16,5 @@ mod process;
 mod protocol;
 mod replay;
 mod switch;
+mod titles;
 mod transcript;

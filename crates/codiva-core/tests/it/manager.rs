@@ -34,6 +34,8 @@ pub(crate) fn options(repo: &TestRepo) -> ManagerOptions {
         wire_log_cap: 1024 * 1024,
         holder: "codiva test".to_owned(),
         github: Default::default(),
+        // No one-shot title requests: they would take the mock's scripted answers.
+        titles: codiva_core::title::TitleMode::Prompt,
     }
 }
 

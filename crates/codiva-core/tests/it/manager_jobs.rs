@@ -170,6 +170,8 @@ async fn a_slow_merge_and_a_slow_stop_do_not_delay_another_sessions_events() {
         wire_log_cap: 1024 * 1024,
         holder: "codiva test".to_owned(),
         github: Default::default(),
+        // No one-shot title requests: they would take the mock's scripted answers.
+        titles: codiva_core::title::TitleMode::Prompt,
     })
     .await
     .unwrap();

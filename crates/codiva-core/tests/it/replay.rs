@@ -37,7 +37,7 @@ use codiva_core::session_state::{
 use codiva_wire::claude::{CliRequest, ContentBlock, HostRequest, Inbound, UserLine, parse_line};
 use serde_json::Value;
 
-use Status::{Completed, Failed, Interrupted, NeedsLogin, Running};
+use Status::{Completed, Failed, Interrupted, NeedsLogin, RateLimited, Running};
 
 /// The status after each `result` line of a fixture, in order (the last one is the final
 /// status). Written from each fixture's `result` lines: `completed` → Completed,
@@ -70,6 +70,10 @@ const EXPECTED: &[(&str, &[Status])] = &[
     (
         "claude-message-after-result",
         &[Completed, Completed, Completed],
+    ),
+    (
+        "claude-oauth-plan-usage",
+        &[Completed, Completed, RateLimited, Completed],
     ),
     ("claude-parallel-tools", &[Completed]),
     ("claude-queued-message", &[Completed, Completed]),
@@ -693,4 +697,64 @@ fn a_background_launch_note_is_not_a_result() {
         })
         .collect();
     assert_eq!(agent_results, [""], "{:?}", replayed.snapshot.log);
+}
+
+/// A subscription login's usage readings (captured with `CLAUDE_CODE_OAUTH_TOKEN` against the
+/// mock answering `anthropic-ratelimit-unified-*` headers): one event per changed reading, the
+/// warning past the agent's threshold, the refusal with its reset time, and the session going
+/// on after it.
+#[test]
+fn a_subscription_logins_usage_reaches_the_front_ends() {
+    use codiva_protocol::plan_usage::{UsageLimit, UsageState};
+    let fixture = fixtures()
+        .into_iter()
+        .find(|f| f.name == "claude-oauth-plan-usage")
+        .unwrap();
+    let replayed = replay(&fixture);
+    let readings: Vec<_> = replayed
+        .events
+        .iter()
+        .filter_map(|event| match event {
+            SessionEvent::PlanUsage { usage } => Some(usage.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(readings.len(), 4, "{readings:#?}");
+    let five = |i: usize| {
+        readings[i]
+            .windows
+            .iter()
+            .find(|w| w.kind == "five_hour")
+            .unwrap()
+            .clone()
+    };
+    let seven = |i: usize| {
+        readings[i]
+            .windows
+            .iter()
+            .find(|w| w.kind == "seven_day")
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(
+        (five(0).utilization, five(0).state),
+        (0.42, UsageState::Allowed)
+    );
+    assert_eq!(seven(0).utilization, 0.1);
+    assert_eq!(
+        (five(1).utilization, five(1).state),
+        (0.91, UsageState::Warning)
+    );
+    assert_eq!(five(2).state, UsageState::Rejected);
+    assert_eq!(
+        readings[2].limited,
+        Some(UsageLimit {
+            kind: Some("five_hour".into()),
+            resets_at: five(2).resets_at
+        })
+    );
+    assert_eq!(readings[3].limited, None);
+    assert_eq!(five(3).utilization, 0.05);
+    // The CLI warns early on its representative window (here the 7-day one).
+    assert_eq!(seven(3).state, UsageState::Warning);
 }

@@ -111,6 +111,8 @@ async fn claude_then_codex_then_claude_keeps_the_thread() {
         wire_log_cap: 16 * 1024 * 1024,
         holder: "codiva test".to_owned(),
         github: Default::default(),
+        // No one-shot title requests: they would take the mock's scripted answers.
+        titles: codiva_core::title::TitleMode::Prompt,
     })
     .await
     .unwrap();

@@ -18,8 +18,12 @@ pub enum Inbound {
     ControlRequest(ControlRequest),
     ControlCancelRequest(ControlCancelRequest),
     ControlResponse(ControlResponse),
-    /// A `type` this version of codiva does not know (e.g. `rate_limit_event`,
-    /// `tool_use_summary`). Logged and skipped by the reader.
+    /// `rate_limit_event`: the plan usage of a subscription (OAuth) login, written when a
+    /// response's `anthropic-ratelimit-unified-*` headers change the reading (never with an
+    /// API key).
+    RateLimit(RateLimitEvent),
+    /// A `type` this version of codiva does not know (e.g. `tool_use_summary`). Logged and
+    /// skipped by the reader.
     Unknown {
         kind: String,
     },
@@ -72,6 +76,7 @@ pub fn parse_line(line: &[u8]) -> Result<Inbound, ParseError> {
             Inbound::ControlCancelRequest(typed(line, "control_cancel_request")?)
         }
         "control_response" => Inbound::ControlResponse(typed(line, "control_response")?),
+        "rate_limit_event" => Inbound::RateLimit(typed(line, "rate_limit_event")?),
         other => Inbound::Unknown {
             kind: other.to_owned(),
         },
@@ -643,4 +648,41 @@ pub struct AccountInfo {
     pub api_provider: Option<String>,
     pub email: Option<String>,
     pub subscription_type: Option<String>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// rate_limit_event
+
+/// `{"type":"rate_limit_event","rate_limit_info":{…}}`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct RateLimitEvent {
+    pub rate_limit_info: RateLimitInfo,
+}
+
+/// The reading: the representative window (`rateLimitType`) with its status and reset, and
+/// each window (`unifiedWindows`, omitted when none resets within a year).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct RateLimitInfo {
+    /// `allowed`, `allowed_warning` or `rejected`.
+    pub status: Option<String>,
+    /// Unix seconds.
+    pub resets_at: Option<u64>,
+    /// `five_hour`, `seven_day`, …
+    pub rate_limit_type: Option<String>,
+    /// 0–1, with a warning.
+    pub utilization: Option<f64>,
+    pub surpassed_threshold: Option<f64>,
+    pub unified_windows: std::collections::BTreeMap<String, RateLimitWindow>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct RateLimitWindow {
+    /// 0–1.
+    pub utilization: Option<f64>,
+    pub resets_at: Option<u64>,
+    pub status: Option<String>,
+    pub surpassed_threshold: Option<f64>,
 }

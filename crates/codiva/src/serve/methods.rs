@@ -473,6 +473,7 @@ pub fn notification(sequenced: SequencedEvent) -> ServerNotification {
                 SessionEvent::Usage { .. } => ServerNotification::SessionUsage,
                 SessionEvent::Subagent { .. } => ServerNotification::SessionSubagent,
                 SessionEvent::AgentExited { .. } => ServerNotification::SessionAgentExited,
+                SessionEvent::PlanUsage { .. } => ServerNotification::SessionPlanUsage,
                 // The manager turns a session's warnings into its own.
                 SessionEvent::Warning { message } => {
                     return ServerNotification::Warning(WarningParams {

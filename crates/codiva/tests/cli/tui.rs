@@ -36,7 +36,8 @@ fn start_with(script: impl FnOnce(&Path) -> Script, over_serve: bool) -> Ui {
     let sandbox = AgentSandbox::new().unwrap();
     let state = tempfile::tempdir().unwrap();
     let config = state.path().join("config.toml");
-    std::fs::write(&config, "fetch_base = false\n").unwrap();
+    // Titles from the prompt: a one-shot title request would take the mock's scripted answers.
+    std::fs::write(&config, "fetch_base = false\ntitles = \"prompt\"\n").unwrap();
     let mut command = Command::new(env!("CARGO_BIN_EXE_codiva"));
     command
         .current_dir(repo.path())
@@ -587,7 +588,8 @@ fn without_any_agent_the_ui_opens_and_says_what_to_install() {
     let home = tempfile::tempdir().unwrap();
     let state = tempfile::tempdir().unwrap();
     let config = state.path().join("config.toml");
-    std::fs::write(&config, "fetch_base = false\n").unwrap();
+    // Titles from the prompt: a one-shot title request would take the mock's scripted answers.
+    std::fs::write(&config, "fetch_base = false\ntitles = \"prompt\"\n").unwrap();
     let run = |lang: &str, expect: [&str; 3]| {
         let mut command = Command::new(env!("CARGO_BIN_EXE_codiva"));
         command

@@ -83,6 +83,7 @@ pub(super) async fn adopt_orphan_worktrees(
             Record::restored(PersistedSession {
                 id: slug.clone(),
                 title: title_of(&prompt),
+                title_origin: crate::title::TitleOrigin::Prompt,
                 prompt,
                 branch: git::branch_name(&slug),
                 slug,

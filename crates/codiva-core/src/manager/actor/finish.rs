@@ -63,8 +63,10 @@ impl Actor {
     /// A new title (sanitised; an empty one goes back to the prompt's first line).
     pub(super) fn rename(&mut self, id: &str, title: &str) -> Result<SessionInfo, ManagerError> {
         let record = self.record(id)?;
-        record.title =
-            crate::manager::sanitize_title(title).unwrap_or_else(|| title_of(&record.prompt));
+        (record.title, record.title_origin) = match crate::manager::sanitize_title(title) {
+            Some(title) => (title, crate::title::TitleOrigin::User),
+            None => (title_of(&record.prompt), crate::title::TitleOrigin::Prompt),
+        };
         let info = record.info();
         self.emit_info(id);
         Ok(info)

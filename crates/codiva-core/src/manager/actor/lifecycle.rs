@@ -160,6 +160,7 @@ impl Actor {
         let mut record = Record {
             id: id.clone(),
             title: title_of(&prompt),
+            title_origin: crate::title::TitleOrigin::Prompt,
             prompt: prompt.clone(),
             slug: slug.clone(),
             branch: git::branch_name(&slug),
@@ -200,6 +201,7 @@ impl Actor {
         let info = record.info();
         self.records.insert(id.clone(), record);
         self.emit_info(&id);
+        self.request_title(&id, &prompt);
         // The worktree is made in the background; the caller has its answer now.
         let repo = self.repo.clone();
         let base = self.base.clone();

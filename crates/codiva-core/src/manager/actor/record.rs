@@ -19,6 +19,8 @@ use crate::session_state::{Status, TodoProgress};
 pub(super) struct Record {
     pub(super) id: String,
     pub(super) title: String,
+    /// Where `title` came from: an agent's title replaces only the prompt's.
+    pub(super) title_origin: crate::title::TitleOrigin,
     pub(super) prompt: String,
     pub(super) slug: String,
     pub(super) branch: String,
@@ -110,6 +112,7 @@ impl Record {
         Record {
             id: saved.id,
             title: saved.title,
+            title_origin: saved.title_origin,
             prompt: saved.prompt,
             slug: saved.slug,
             branch: saved.branch,
@@ -218,6 +221,7 @@ impl Record {
                 .collect(),
             pushed: self.pushed,
             auto_pr_tried: self.auto_pr_tried,
+            title_origin: self.title_origin,
         })
     }
 

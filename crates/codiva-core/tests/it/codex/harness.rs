@@ -121,6 +121,8 @@ impl Run {
             wire_log_cap: 16 * 1024 * 1024,
             holder: "codiva test".to_owned(),
             github: Default::default(),
+            // No one-shot title requests: they would take the mock's scripted answers.
+            titles: codiva_core::title::TitleMode::Prompt,
         })
         .await
         .expect("manager");

@@ -26,7 +26,8 @@ impl World {
         let mock = MockServer::start(script(repo.path())).unwrap();
         let state = tempfile::tempdir().unwrap();
         let config = state.path().join("config.toml");
-        std::fs::write(&config, "fetch_base = false\n").unwrap();
+        // Titles from the prompt: a one-shot title request would take the mock's scripted answers.
+        std::fs::write(&config, "fetch_base = false\ntitles = \"prompt\"\n").unwrap();
         World {
             mock,
             repo,

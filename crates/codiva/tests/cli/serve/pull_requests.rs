@@ -35,7 +35,7 @@ fn hub_with(mock: MockGitHub, world: &World, config: &str) -> Hub {
     std::fs::write(
         &world.config,
         format!(
-            "fetch_base = false\ngh_path = {:?}\ngithub_repo = {:?}\n{config}",
+            "fetch_base = false\ntitles = \"prompt\"\ngh_path = {:?}\ngithub_repo = {:?}\n{config}",
             gh_binary().to_string_lossy(),
             mock.repo_arg()
         ),

@@ -188,7 +188,7 @@ fn bogus_permission_modes_and_bad_images_never_reach_the_agent() {
     let world = World::new(|_| Script::new().always(Reply::text("Fine.")));
     std::fs::write(
         &world.config,
-        "fetch_base = false\npermission_mode = \"bogus\"\n",
+        "fetch_base = false\ntitles = \"prompt\"\npermission_mode = \"bogus\"\n",
     )
     .unwrap();
     let mut server = world.serve();
