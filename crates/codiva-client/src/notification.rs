@@ -34,7 +34,8 @@ pub fn sequenced_event(notification: ServerNotification) -> Option<SequencedEven
         | N::SessionTodos(p)
         | N::SessionUsage(p)
         | N::SessionSubagent(p)
-        | N::SessionAgentExited(p) => (
+        | N::SessionAgentExited(p)
+        | N::SessionMcpServers(p) => (
             p.seq,
             ManagerEvent::Event {
                 id: p.session_id,

@@ -63,6 +63,20 @@ pub struct PersistedSession {
     /// The automatic pull request was tried once already (`auto_pr`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub auto_pr_tried: bool,
+    /// It runs in `worktree` itself, with no worktree or branch of its own.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub in_place: bool,
+    /// Its private MCP config file (in codiva's state directory; the servers' settings, which
+    /// may hold secrets, are only there).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mcp_config: Option<PathBuf>,
+    /// Appended to the agent's system prompt (`session/create`'s own, not codiva's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub append_system_prompt: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub allowed_tools: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub disallowed_tools: Vec<String>,
 }
 
 /// A pull request of a session: which one, not its state.

@@ -179,6 +179,10 @@ pub struct AgentCapabilities {
     /// A conversation's log can be rebuilt from the agent's own records
     /// (a provider's `restore`).
     pub transcript_restore: bool,
+    /// It takes extra MCP servers, allowed and disallowed tools (`session/create`), reports
+    /// each server's status and reconnects one (`session/mcpReconnect`).
+    #[serde(default)]
+    pub mcp_servers: bool,
 }
 
 /// One agent codiva knows, as `agents/list` gives it.

@@ -56,6 +56,7 @@ impl Provider for AcpProvider {
             usage: false,
             cost: false,
             transcript_restore: false,
+            mcp_servers: false,
         }
     }
 

@@ -52,6 +52,7 @@ impl Provider for ClaudeProvider {
             usage: true,
             cost: true,
             transcript_restore: true,
+            mcp_servers: true,
         }
     }
 
@@ -64,6 +65,9 @@ impl Provider for ClaudeProvider {
                 .map(str::to_owned),
             resume: launch.resume.clone(),
             append_system_prompt: launch.append_system_prompt.clone(),
+            mcp_config: launch.extras.mcp_config.clone(),
+            allowed_tools: launch.extras.allowed_tools.clone(),
+            disallowed_tools: launch.extras.disallowed_tools.clone(),
         };
         CommandLine {
             program: self.program.clone(),
@@ -72,8 +76,11 @@ impl Provider for ClaudeProvider {
         }
     }
 
-    fn connect(&self, _launch: &Launch) -> Box<dyn Connection> {
-        Box::new(ClaudeConnection::default())
+    fn connect(&self, launch: &Launch) -> Box<dyn Connection> {
+        Box::new(ClaudeConnection {
+            has_mcp: launch.extras.mcp_config.is_some(),
+            ..ClaudeConnection::default()
+        })
     }
 
     fn check_permission_mode(&self, field: &str, mode: PermissionMode) -> Result<(), InvalidInput> {
@@ -184,6 +191,8 @@ fn newest_transcript(project_dir: &Path) -> Option<String> {
 pub struct ClaudeConnection {
     translator: Translator,
     request_seq: u64,
+    /// It was given MCP servers: their status is asked for at the start and after a reconnect.
+    has_mcp: bool,
 }
 
 impl ClaudeConnection {
@@ -200,12 +209,21 @@ impl ClaudeConnection {
 
 impl Connection for ClaudeConnection {
     fn opening(&mut self) -> Vec<OutLine> {
-        self.request(HostRequest::Initialize)
+        let mut lines = self.request(HostRequest::Initialize);
+        if self.has_mcp {
+            // `system/init` only comes with a turn; this shows the servers before one.
+            lines.extend(self.request(HostRequest::McpStatus));
+        }
+        lines
     }
 
     fn receive(&mut self, line: &[u8]) -> Result<Received, String> {
         let line = claude::parse_line(line).map_err(|err| err.to_string())?;
         let mut replies = Vec::new();
+        // A reconnect answered (done or not): the servers' statuses as they are now.
+        let reconnected = matches!(&line, Inbound::ControlResponse(response)
+            if matches!(self.translator.pending_request(&response.response.request_id),
+                Some(HostRequest::McpReconnect(_))));
         if let Inbound::ControlRequest(request) = &line {
             match &request.request {
                 CliRequest::CanUseTool(_) => {}
@@ -224,9 +242,13 @@ impl Connection for ClaudeConnection {
                 }
             }
         }
+        let events = self.translator.translate(line);
+        if reconnected {
+            replies.extend(self.request(HostRequest::McpStatus));
+        }
         Ok(Received {
             replies,
-            events: self.translator.translate(line),
+            events,
             close_input: false,
         })
     }
@@ -326,6 +348,10 @@ impl Connection for ClaudeConnection {
             return Vec::new();
         };
         self.request(HostRequest::SetPermissionMode(name.to_owned()))
+    }
+
+    fn mcp_reconnect(&mut self, server: &str) -> Vec<OutLine> {
+        self.request(HostRequest::McpReconnect(server.to_owned()))
     }
 }
 

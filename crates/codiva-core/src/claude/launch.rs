@@ -30,6 +30,10 @@ pub struct LaunchOptions {
     pub permission_mode: Option<String>,
     pub resume: Option<String>,
     pub append_system_prompt: Option<String>,
+    /// The session's MCP config file: only its servers are used (`--strict-mcp-config`).
+    pub mcp_config: Option<PathBuf>,
+    pub allowed_tools: Vec<String>,
+    pub disallowed_tools: Vec<String>,
 }
 
 pub fn args(options: &LaunchOptions) -> Vec<OsString> {
@@ -44,6 +48,22 @@ pub fn args(options: &LaunchOptions) -> Vec<OsString> {
     pair("--permission-mode", &options.permission_mode);
     pair("--resume", &options.resume);
     pair("--append-system-prompt", &options.append_system_prompt);
+    if let Some(path) = &options.mcp_config {
+        // A path, never the JSON itself: the servers' secrets stay off the command line.
+        args.push("--mcp-config".into());
+        args.push(path.into());
+        args.push("--strict-mcp-config".into());
+    }
+    // One value each, after `=`: a rule with a space (`Bash(git *)`) stays one rule, and a
+    // rule cannot be read as the next flag.
+    for (flag, tools) in [
+        ("--allowedTools", &options.allowed_tools),
+        ("--disallowedTools", &options.disallowed_tools),
+    ] {
+        for tool in tools {
+            args.push(format!("{flag}={tool}").into());
+        }
+    }
     args
 }
 

@@ -78,6 +78,7 @@ impl Provider for CodexProvider {
             usage: true,
             cost: false,
             transcript_restore: false,
+            mcp_servers: false,
         }
     }
 
