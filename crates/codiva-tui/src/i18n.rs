@@ -334,6 +334,11 @@ keys![
     RefGhNotAuthenticated,
     RefGhRateLimited,
     RefPrFailed,
+    RefInPlaceBusy,
+    RefInPlaceNotInRepo,
+    RefInPlaceSession,
+    RefNoSuchMcpServer,
+    RefUnsupportedByAgent,
     ErrNoSuchSession,
     ErrStopped,
     LoginApiKey,
@@ -503,6 +508,11 @@ fn refusal_key(code: &str) -> Option<Key> {
         "gh_not_authenticated" => Key::RefGhNotAuthenticated,
         "gh_rate_limited" => Key::RefGhRateLimited,
         "pr_failed" => Key::RefPrFailed,
+        "in_place_busy" => Key::RefInPlaceBusy,
+        "in_place_not_in_repo" => Key::RefInPlaceNotInRepo,
+        "in_place_session" => Key::RefInPlaceSession,
+        "no_such_mcp_server" => Key::RefNoSuchMcpServer,
+        "unsupported_by_agent" => Key::RefUnsupportedByAgent,
         _ => return None,
     })
 }

@@ -355,6 +355,11 @@ pub(super) fn en(key: Key) -> &'static str {
         RefGhNotAuthenticated => "gh is not logged in (run `gh auth login`): {0}",
         RefGhRateLimited => "GitHub's rate limit is reached; try again later",
         RefPrFailed => "the pull request could not be opened: {0}",
+        RefInPlaceBusy => "session {1} already runs in {0}; discard it first",
+        RefInPlaceNotInRepo => "{0} is not inside the repository {1}",
+        RefInPlaceSession => "session {0} runs in place, with no branch of its own: no {1}",
+        RefNoSuchMcpServer => "session {0} has no MCP server {1} (it has: {2})",
+        RefUnsupportedByAgent => "{0} does not take {1}",
         ErrNoSuchSession => "no session {0}",
         ErrStopped => "the session manager has stopped",
         LoginApiKey => {

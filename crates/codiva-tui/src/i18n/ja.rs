@@ -357,6 +357,13 @@ pub(super) fn ja(key: Key) -> &'static str {
         }
         RefGhRateLimited => "GitHub の API 利用上限に達しました。しばらくしてからもう一度",
         RefPrFailed => "プルリクエストを作れませんでした: {0}",
+        RefInPlaceBusy => "{0} ではセッション {1} がすでに動いています。先にそれを破棄してください",
+        RefInPlaceNotInRepo => "{0} はリポジトリ {1} の中にありません",
+        RefInPlaceSession => {
+            "セッション {0} はその場で動いていて自分のブランチがないため、{1} はできません"
+        }
+        RefNoSuchMcpServer => "セッション {0} に MCP サーバー {1} はありません (あるもの: {2})",
+        RefUnsupportedByAgent => "{0} は {1} に対応していません",
         ErrNoSuchSession => "セッション {0} はありません",
         ErrStopped => "セッションマネージャーが停止しています",
         LoginApiKey => {
