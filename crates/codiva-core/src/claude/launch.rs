@@ -89,3 +89,40 @@ pub async fn find_claude(
     };
     Ok((program, warning))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mcp_servers_go_by_path_and_tool_rules_one_each() {
+        let options = LaunchOptions {
+            mcp_config: Some(PathBuf::from("/state/mcp/repo-s.json")),
+            allowed_tools: vec!["mcp__unity-ops__ping".into(), "Bash(git *)".into()],
+            disallowed_tools: vec!["WebFetch".into()],
+            ..LaunchOptions::default()
+        };
+        let line: Vec<String> = args(&options)
+            .into_iter()
+            .map(|arg| arg.to_string_lossy().into_owned())
+            .collect();
+        let extra = &line[STREAM_JSON_FLAGS.len()..];
+        assert_eq!(
+            extra,
+            [
+                "--mcp-config",
+                "/state/mcp/repo-s.json",
+                "--strict-mcp-config",
+                "--allowedTools=mcp__unity-ops__ping",
+                "--allowedTools=Bash(git *)",
+                "--disallowedTools=WebFetch",
+            ]
+        );
+        let plain = args(&LaunchOptions::default());
+        assert_eq!(
+            plain.len(),
+            STREAM_JSON_FLAGS.len(),
+            "nothing added unasked"
+        );
+    }
+}
