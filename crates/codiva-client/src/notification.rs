@@ -36,7 +36,8 @@ pub fn sequenced_event(notification: ServerNotification) -> Option<SequencedEven
         | N::SessionUsage(p)
         | N::SessionSubagent(p)
         | N::SessionAgentExited(p)
-        | N::SessionPlanUsage(p) => (
+        | N::SessionPlanUsage(p)
+        | N::SessionMcpServers(p) => (
             p.seq,
             ManagerEvent::Event {
                 id: p.session_id,

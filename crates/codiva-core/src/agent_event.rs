@@ -30,6 +30,8 @@ pub enum AgentEvent {
     /// A model request is going out.
     Requesting,
     PermissionModeChanged(PermissionMode),
+    /// The agent's MCP servers and their status (all of them, as the agent reported them).
+    McpServers(Vec<codiva_protocol::mcp::McpServerState>),
     ModelChanged(Option<String>),
     /// A failed model request is about to be retried.
     Retrying(RetryInfo),

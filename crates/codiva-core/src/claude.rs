@@ -48,6 +48,8 @@ pub struct ClaudeSessionConfig {
     pub registry: Option<Arc<ChildRegistry>>,
     /// Restarts after an unexpected exit before the session gives up.
     pub max_restarts: u32,
+    /// MCP servers and tool rules.
+    pub extras: crate::provider::AgentExtras,
 }
 
 impl ClaudeSessionConfig {
@@ -68,6 +70,7 @@ impl ClaudeSessionConfig {
             wire_log_cap: crate::wire_log::DEFAULT_CAP,
             registry: None,
             max_restarts: 3,
+            extras: Default::default(),
         }
     }
 
@@ -86,6 +89,7 @@ impl ClaudeSessionConfig {
             registry: self.registry,
             max_restarts: self.max_restarts,
             approval: crate::approval::ApprovalPolicy::Ask,
+            extras: self.extras,
         }
     }
 }

@@ -164,6 +164,14 @@ pub struct CreateOptions {
     pub agent: Option<String>,
     /// The session's approval policy (`None`: the manager's default for new sessions).
     pub approval: Option<ApprovalPolicy>,
+    /// Run in this directory (the repository's root or inside it) with no worktree or branch.
+    pub in_place: Option<PathBuf>,
+    /// MCP servers for the agent, by name.
+    pub mcp_servers: std::collections::BTreeMap<String, codiva_protocol::mcp::McpServerConfig>,
+    /// Appended to the agent's system prompt, after codiva's own additions.
+    pub append_system_prompt: Option<String>,
+    pub allowed_tools: Vec<String>,
+    pub disallowed_tools: Vec<String>,
 }
 
 pub(crate) type Reply<T> = oneshot::Sender<Result<T, ManagerError>>;
@@ -216,6 +224,8 @@ pub(crate) enum Call {
     Pr(String, Reply<(SessionPr, bool)>),
     /// Send an event made outside the actor (a login's progress) with the next `seq`.
     Emit(Box<ManagerEvent>),
+    /// Connect one of the session's MCP servers again.
+    McpReconnect(String, String, Reply<()>),
     /// Write the state file now; answered on a std channel so that a panic hook can wait.
     SaveNow(std::sync::mpsc::Sender<()>),
     Shutdown(oneshot::Sender<()>),
@@ -615,6 +625,14 @@ impl Manager {
     /// session has its pull request already, pushes again and answers it. `true`: opened now.
     pub async fn pr(&self, id: &str) -> Result<(SessionPr, bool), ManagerError> {
         self.call(|reply| Call::Pr(id.to_owned(), reply)).await
+    }
+
+    /// Connects MCP server `server` of session `id` again (its agent's process must run); the
+    /// outcome arrives as the session's `McpServers` event. Refused for an agent without MCP
+    /// servers and for a name the session's agent never reported.
+    pub async fn mcp_reconnect(&self, id: &str, server: &str) -> Result<(), ManagerError> {
+        self.call(|reply| Call::McpReconnect(id.to_owned(), server.to_owned(), reply))
+            .await
     }
 
     /// Writes the state file now and waits for it, blocking this thread at most `timeout`;

@@ -67,6 +67,20 @@ pub struct PersistedSession {
     /// files: the prompt.
     #[serde(skip_serializing_if = "is_prompt_title")]
     pub title_origin: crate::title::TitleOrigin,
+    /// It runs in `worktree` itself, with no worktree or branch of its own.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub in_place: bool,
+    /// Its private MCP config file (in codiva's state directory; the servers' settings, which
+    /// may hold secrets, are only there).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mcp_config: Option<PathBuf>,
+    /// Appended to the agent's system prompt (`session/create`'s own, not codiva's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub append_system_prompt: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub allowed_tools: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub disallowed_tools: Vec<String>,
 }
 
 fn is_prompt_title(origin: &crate::title::TitleOrigin) -> bool {

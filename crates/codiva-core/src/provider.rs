@@ -62,6 +62,31 @@ pub struct Launch {
     /// The directory the process runs in (the session's worktree), for agents whose handshake
     /// names it; empty when unknown.
     pub cwd: PathBuf,
+    /// The session's MCP servers and tool rules (agents with [`Capabilities::mcp_servers`]).
+    pub extras: AgentExtras,
+}
+
+/// What a session adds to its agent beyond the prompt: MCP servers and tool rules
+/// (`session/create`'s `mcp_servers`, `allowed_tools`, `disallowed_tools`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AgentExtras {
+    /// The session's private MCP config file (`{"mcpServers":{…}}`, mode 0600), written by the
+    /// manager; the agent reads its servers from there, never from its command line.
+    pub mcp_config: Option<PathBuf>,
+    /// The servers that file holds, for agents that take them in their handshake.
+    pub mcp_servers: std::collections::BTreeMap<String, codiva_protocol::mcp::McpServerConfig>,
+    pub allowed_tools: Vec<String>,
+    pub disallowed_tools: Vec<String>,
+}
+
+impl AgentExtras {
+    /// Nothing is added.
+    pub fn is_empty(&self) -> bool {
+        self.mcp_config.is_none()
+            && self.mcp_servers.is_empty()
+            && self.allowed_tools.is_empty()
+            && self.disallowed_tools.is_empty()
+    }
 }
 
 /// How to start one agent process; the process module builds the `Command` from it.
@@ -225,6 +250,12 @@ pub trait Connection: Send {
     fn set_model(&mut self, model: Option<&str>) -> Vec<OutLine>;
     /// A mode [`Provider::check_permission_mode`] accepted.
     fn set_permission_mode(&mut self, mode: PermissionMode) -> Vec<OutLine>;
+    /// Connect MCP server `server` again (agents with [`Capabilities::mcp_servers`]); the
+    /// outcome comes back as [`AgentEvent::McpServers`].
+    fn mcp_reconnect(&mut self, server: &str) -> Vec<OutLine> {
+        let _ = server;
+        Vec::new()
+    }
 }
 
 /// An agent codiva knows but cannot run here, and how to install it.

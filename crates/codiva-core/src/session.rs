@@ -41,6 +41,9 @@ pub enum SessionCommand {
     /// `None` returns to the agent's default model.
     SetModel(Option<String>),
     SetPermissionMode(PermissionMode),
+    /// Connect one MCP server again (the agent's process must run; a new process connects
+    /// every server afresh anyway).
+    McpReconnect(String),
     /// Which permission requests are allowed without asking (`approval.rs`); pending ones the
     /// new policy allows are allowed now.
     SetApprovalPolicy(ApprovalPolicy),
@@ -207,6 +210,8 @@ pub struct SessionConfig {
     pub max_restarts: u32,
     /// Which permission requests the session allows without asking.
     pub approval: ApprovalPolicy,
+    /// MCP servers and tool rules for the agent.
+    pub extras: crate::provider::AgentExtras,
 }
 
 impl SessionConfig {
@@ -227,6 +232,7 @@ impl SessionConfig {
             registry: None,
             max_restarts: 3,
             approval: ApprovalPolicy::Ask,
+            extras: Default::default(),
         }
     }
 }

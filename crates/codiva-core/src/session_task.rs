@@ -235,6 +235,12 @@ impl Driver {
                 }
             }
             SessionCommand::SetApprovalPolicy(policy) => self.set_approval_policy(policy).await,
+            SessionCommand::McpReconnect(server) => {
+                if let Some(live) = self.live.as_mut() {
+                    let lines = live.connection.mcp_reconnect(&server);
+                    self.write_all(lines).await;
+                }
+            }
             SessionCommand::Snapshot(reply) => {
                 let _ = reply.send(self.state.snapshot());
             }
@@ -439,6 +445,7 @@ impl Driver {
             append_system_prompt: self.config.append_system_prompt.clone(),
             input,
             cwd: self.config.cwd.clone(),
+            extras: self.config.extras.clone(),
         };
         let provider = self.config.provider.clone();
         let command = provider.command(&launch);

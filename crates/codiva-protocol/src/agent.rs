@@ -183,6 +183,10 @@ pub struct AgentCapabilities {
     /// a short title for the first instruction (config `titles = "agent"`).
     #[serde(default)]
     pub titles: bool,
+    /// It takes extra MCP servers, allowed and disallowed tools (`session/create`), reports
+    /// each server's status and reconnects one (`session/mcpReconnect`).
+    #[serde(default)]
+    pub mcp_servers: bool,
 }
 
 /// One agent codiva knows, as `agents/list` gives it.

@@ -11,6 +11,7 @@ pub mod github;
 pub mod input;
 pub mod log;
 pub mod manager;
+pub mod mcp;
 pub mod methods;
 pub mod params;
 pub mod plan_usage;

@@ -55,6 +55,14 @@ pub struct SessionInfo {
     /// Its pull requests and what was last found about them.
     #[serde(default)]
     pub prs: SessionPrs,
+    /// It runs in a directory itself (`worktree`), with no worktree or branch of its own
+    /// (`session/create`'s `in_place`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub in_place: bool,
+    /// Its MCP servers and their status as the agent last reported it (none before the agent
+    /// reported any).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mcp_servers: Vec<crate::mcp::McpServerState>,
 }
 
 /// What the manager tells front ends.
@@ -216,6 +224,9 @@ pub const REFUSAL_CODES: &[&str] = &[
     "gh_missing",
     "gh_not_authenticated",
     "gh_rate_limited",
+    "in_place_busy",
+    "in_place_not_in_repo",
+    "in_place_session",
     "login_failed",
     "login_running",
     "login_unavailable",
@@ -228,6 +239,7 @@ pub const REFUSAL_CODES: &[&str] = &[
     "no_agent_installed",
     "no_agent_yet",
     "no_pending_prompt",
+    "no_such_mcp_server",
     "no_remote",
     "no_such_login",
     "no_worktree",
@@ -243,5 +255,6 @@ pub const REFUSAL_CODES: &[&str] = &[
     "sync_busy",
     "token_mismatch",
     "unknown_agent",
+    "unsupported_by_agent",
     "wrong_prompt_kind",
 ];

@@ -109,6 +109,9 @@ client_requests! {
     /// Pushes the session's branch to the base's remote and opens a draft pull request (or
     /// pushes again and answers the one it has).
     SessionPr => "session/pr" (SessionParams) -> PrResult;
+    /// Connects one of the session's MCP servers again (a failed one); the outcome arrives as
+    /// `session/mcpServers`.
+    SessionMcpReconnect => "session/mcpReconnect" (crate::mcp::McpReconnectParams) -> Done;
     /// Every session's row and the `seq` of the last event they reflect.
     ManagerSnapshot => "manager/snapshot" (NoParams) -> crate::manager::ManagerSnapshot;
     /// Every agent codiva knows: installed or not, the default, what each can do.
@@ -176,6 +179,8 @@ server_notifications! {
     SessionAgentExited => "session/agentExited" (SessionEventParams);
     /// The plan usage of the session's agent login, as the agent reported it.
     SessionPlanUsage => "session/planUsage" (SessionEventParams);
+    /// A session's MCP servers or their status changed.
+    SessionMcpServers => "session/mcpServers" (SessionEventParams);
     /// A session's pull requests, or what was found about them, changed.
     SessionPrStatus => "session/prStatus" (PrStatusParams);
     RepoBase => "repo/base" (BaseParams);

@@ -66,7 +66,7 @@ pub struct SessionParams {
     pub session_id: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct CreateParams {
     pub prompt: String,
     #[serde(default)]
@@ -79,6 +79,26 @@ pub struct CreateParams {
     /// The session's approval policy (none: the server's default for new sessions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approval_policy: Option<ApprovalPolicy>,
+    /// Run in this directory itself, with no worktree or branch of its own (an absolute path:
+    /// the repository's root or a directory inside it). One such session at a time per
+    /// directory; merge, pull request and sync are refused for it, and discarding it only
+    /// forgets the session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_place: Option<PathBuf>,
+    /// MCP servers the agent gets, by name (written to a private config file for the agent;
+    /// refused for an agent that takes none: `agents/list` capability `mcp_servers`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub mcp_servers: BTreeMap<String, crate::mcp::McpServerConfig>,
+    /// Appended to the agent's system prompt (after codiva's own additions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub append_system_prompt: Option<String>,
+    /// Tools the agent may use without asking (its own rule syntax: `Bash(git *)`,
+    /// `mcp__server__tool`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed_tools: Vec<String>,
+    /// Tools the agent may not use at all.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disallowed_tools: Vec<String>,
 }
 
 /// Params of `session/setApprovalPolicy`.

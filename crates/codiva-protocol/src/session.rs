@@ -213,6 +213,11 @@ pub enum SessionEvent {
         signal: Option<i32>,
         requested: bool,
     },
+    /// The session's MCP servers and their status, as the agent reported them (all of them,
+    /// each time one changes).
+    McpServers {
+        servers: Vec<crate::mcp::McpServerState>,
+    },
     /// Something the user should know that is not part of the conversation (the wire log
     /// cannot be written); the manager passes it on as a warning.
     Warning {

@@ -145,7 +145,27 @@ pub fn codex_bwrap_dir() -> Option<PathBuf> {
 pub fn acp_agent_binary() -> PathBuf {
     static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     BUILT
-        .get_or_init(|| {
+        .get_or_init(|| build_testkit_bin("codiva-acp-agent"))
+        .clone()
+}
+
+/// The tiny MCP stdio server (`codiva-mcp-stdio`, a binary of this crate), built like
+/// [`acp_agent_binary`].
+///
+/// # Panics
+/// If it cannot be built.
+pub fn mcp_stdio_binary() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| build_testkit_bin("codiva-mcp-stdio"))
+        .clone()
+}
+
+/// Builds binary `name` of this crate with the cargo that runs the tests, into their target
+/// directory.
+fn build_testkit_bin(name: &str) -> PathBuf {
+    {
+        {
             let exe = std::env::current_exe()
                 .unwrap_or_else(|err| panic!("the test binary's path: {err}"));
             // target/<profile>/deps/<test binary>
@@ -163,7 +183,7 @@ pub fn acp_agent_binary() -> PathBuf {
                 "-p",
                 "codiva-testkit",
                 "--bin",
-                "codiva-acp-agent",
+                name,
             ]);
             if profile_dir
                 .file_name()
@@ -177,12 +197,12 @@ pub fn acp_agent_binary() -> PathBuf {
             let status = command
                 .status()
                 .unwrap_or_else(|err| panic!("running cargo build: {err}"));
-            assert!(status.success(), "building codiva-acp-agent failed");
-            let path = profile_dir.join("codiva-acp-agent");
+            assert!(status.success(), "building {name} failed");
+            let path = profile_dir.join(name);
             assert!(path.is_file(), "{} was not built", path.display());
             path
-        })
-        .clone()
+        }
+    }
 }
 
 fn node_dir() -> Option<PathBuf> {

@@ -19,7 +19,7 @@ pub mod sshd;
 pub use agent_env::{
     AgentSandbox, CLAUDE_STREAM_JSON_ARGS, ProcessGroupGuard, TestRepo, acp_agent_binary,
     claude_binary, claude_code_acp_binary, codex_acp_binary, codex_binary, codex_bwrap_dir,
-    gh_binary, kill_process_group, workspace_root,
+    gh_binary, kill_process_group, mcp_stdio_binary, workspace_root,
 };
 pub use mock_github::{
     Fault, GhRequest, MockCheck, MockGitHub, MockJob, MockMergeable, MockPr, MockPrState, MockRun,

@@ -47,6 +47,7 @@ impl Provider for ScriptedProvider {
             interrupt: true,
             resume: true,
             transcript_restore: true,
+            mcp_servers: false,
             ..Capabilities::default()
         }
     }

@@ -106,6 +106,7 @@ async fn the_manager_runs_a_scripted_provider_end_to_end() {
             permission_mode: None,
             agent: None,
             approval: None,
+            ..CreateOptions::default()
         })
         .await
         .unwrap();

@@ -339,6 +339,11 @@ keys![
     RefLoginRunning,
     RefLoginFailed,
     RefNoSuchLogin,
+    RefInPlaceBusy,
+    RefInPlaceNotInRepo,
+    RefInPlaceSession,
+    RefNoSuchMcpServer,
+    RefUnsupportedByAgent,
     ErrNoSuchSession,
     ErrStopped,
     LoginApiKey,
@@ -513,6 +518,11 @@ fn refusal_key(code: &str) -> Option<Key> {
         "login_running" => Key::RefLoginRunning,
         "login_failed" => Key::RefLoginFailed,
         "no_such_login" => Key::RefNoSuchLogin,
+        "in_place_busy" => Key::RefInPlaceBusy,
+        "in_place_not_in_repo" => Key::RefInPlaceNotInRepo,
+        "in_place_session" => Key::RefInPlaceSession,
+        "no_such_mcp_server" => Key::RefNoSuchMcpServer,
+        "unsupported_by_agent" => Key::RefUnsupportedByAgent,
         _ => return None,
     })
 }

@@ -57,6 +57,7 @@ impl Provider for AcpProvider {
             cost: false,
             transcript_restore: false,
             titles: false,
+            mcp_servers: false,
         }
     }
 

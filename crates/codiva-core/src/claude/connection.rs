@@ -53,6 +53,7 @@ impl Provider for ClaudeProvider {
             cost: true,
             transcript_restore: true,
             titles: true,
+            mcp_servers: true,
         }
     }
 
@@ -65,6 +66,9 @@ impl Provider for ClaudeProvider {
                 .map(str::to_owned),
             resume: launch.resume.clone(),
             append_system_prompt: launch.append_system_prompt.clone(),
+            mcp_config: launch.extras.mcp_config.clone(),
+            allowed_tools: launch.extras.allowed_tools.clone(),
+            disallowed_tools: launch.extras.disallowed_tools.clone(),
         };
         CommandLine {
             program: self.program.clone(),
@@ -73,8 +77,11 @@ impl Provider for ClaudeProvider {
         }
     }
 
-    fn connect(&self, _launch: &Launch) -> Box<dyn Connection> {
-        Box::new(ClaudeConnection::default())
+    fn connect(&self, launch: &Launch) -> Box<dyn Connection> {
+        Box::new(ClaudeConnection {
+            has_mcp: launch.extras.mcp_config.is_some(),
+            ..ClaudeConnection::default()
+        })
     }
 
     fn check_permission_mode(&self, field: &str, mode: PermissionMode) -> Result<(), InvalidInput> {
@@ -210,6 +217,8 @@ fn newest_transcript(project_dir: &Path) -> Option<String> {
 pub struct ClaudeConnection {
     translator: Translator,
     request_seq: u64,
+    /// It was given MCP servers: their status is asked for at the start and after a reconnect.
+    has_mcp: bool,
 }
 
 impl ClaudeConnection {
@@ -226,12 +235,21 @@ impl ClaudeConnection {
 
 impl Connection for ClaudeConnection {
     fn opening(&mut self) -> Vec<OutLine> {
-        self.request(HostRequest::Initialize)
+        let mut lines = self.request(HostRequest::Initialize);
+        if self.has_mcp {
+            // `system/init` only comes with a turn; this shows the servers before one.
+            lines.extend(self.request(HostRequest::McpStatus));
+        }
+        lines
     }
 
     fn receive(&mut self, line: &[u8]) -> Result<Received, String> {
         let line = claude::parse_line(line).map_err(|err| err.to_string())?;
         let mut replies = Vec::new();
+        // A reconnect answered (done or not): the servers' statuses as they are now.
+        let reconnected = matches!(&line, Inbound::ControlResponse(response)
+            if matches!(self.translator.pending_request(&response.response.request_id),
+                Some(HostRequest::McpReconnect(_))));
         if let Inbound::ControlRequest(request) = &line {
             match &request.request {
                 CliRequest::CanUseTool(_) => {}
@@ -250,9 +268,13 @@ impl Connection for ClaudeConnection {
                 }
             }
         }
+        let events = self.translator.translate(line);
+        if reconnected {
+            replies.extend(self.request(HostRequest::McpStatus));
+        }
         Ok(Received {
             replies,
-            events: self.translator.translate(line),
+            events,
             close_input: false,
         })
     }
@@ -352,6 +374,10 @@ impl Connection for ClaudeConnection {
             return Vec::new();
         };
         self.request(HostRequest::SetPermissionMode(name.to_owned()))
+    }
+
+    fn mcp_reconnect(&mut self, server: &str) -> Vec<OutLine> {
+        self.request(HostRequest::McpReconnect(server.to_owned()))
     }
 }
 

@@ -2,9 +2,10 @@
 
 use std::collections::HashMap;
 
+use codiva_protocol::mcp::{McpServerState, McpStatus};
 use codiva_wire::claude::{
     ApiStreamEvent, AssistantLine, CliRequest, ContentBlock, Delta, HostRequest, Inbound,
-    InitializeResponse, ResultLine, System, UserLine,
+    InitializeResponse, McpServerLine, McpStatusResponse, ResultLine, System, UserLine,
 };
 use serde_json::Value;
 
@@ -36,6 +37,11 @@ impl Translator {
     /// Remembers a host request so that its answer can be interpreted.
     pub fn sent_request(&mut self, request_id: &str, request: &HostRequest) {
         self.pending.insert(request_id.to_owned(), request.clone());
+    }
+
+    /// The host request `request_id` answers, while it is unanswered.
+    pub fn pending_request(&self, request_id: &str) -> Option<&HostRequest> {
+        self.pending.get(request_id)
     }
 
     pub fn translate(&mut self, line: Inbound) -> Vec<AgentEvent> {
@@ -124,7 +130,12 @@ impl Translator {
                             answer.get("mode").and_then(Value::as_str).unwrap_or(&mode),
                         ))]
                     }
-                    HostRequest::Interrupt => Vec::new(),
+                    HostRequest::McpStatus => {
+                        let status: McpStatusResponse =
+                            serde_json::from_value(answer).unwrap_or_default();
+                        vec![AgentEvent::McpServers(mcp_states(status.mcp_servers))]
+                    }
+                    HostRequest::Interrupt | HostRequest::McpReconnect(_) => Vec::new(),
                 }
             }
             Inbound::RateLimit(event) => vec![AgentEvent::PlanUsage(super::plan_usage::reading(
@@ -142,11 +153,15 @@ impl Translator {
         match system {
             System::Init(init) => {
                 self.last_api_error = None;
-                vec![AgentEvent::TurnStarted {
+                let mut events = vec![AgentEvent::TurnStarted {
                     agent_session_id: init.session_id,
                     model: init.model,
                     permission_mode: init.permission_mode.as_deref().map(tool_view::mode),
-                }]
+                }];
+                if !init.mcp_servers.is_empty() {
+                    events.push(AgentEvent::McpServers(mcp_states(init.mcp_servers)));
+                }
+                events
             }
             System::Status(status) => {
                 let mut events = Vec::new();
@@ -447,4 +462,24 @@ pub fn parse_questions(input: &Value) -> Vec<Question> {
 
 fn str_field(value: &Value, key: &str) -> Option<String> {
     value.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+/// The CLI's MCP server statuses in the neutral form (`needs-auth` → `needs_auth`; a status
+/// this codiva does not know stays `unknown`, never guessed).
+fn mcp_states(servers: Vec<McpServerLine>) -> Vec<McpServerState> {
+    servers
+        .into_iter()
+        .map(|server| McpServerState {
+            status: match server.status.as_str() {
+                "pending" => McpStatus::Pending,
+                "connected" => McpStatus::Connected,
+                "failed" => McpStatus::Failed,
+                "needs-auth" => McpStatus::NeedsAuth,
+                "disabled" => McpStatus::Disabled,
+                _ => McpStatus::Unknown,
+            },
+            name: server.name,
+            error: server.error,
+        })
+        .collect()
 }

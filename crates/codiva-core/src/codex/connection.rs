@@ -79,6 +79,7 @@ impl Provider for CodexProvider {
             cost: false,
             transcript_restore: false,
             titles: false,
+            mcp_servers: false,
         }
     }
 

@@ -15,6 +15,7 @@ mod discard;
 mod finish;
 mod full_text;
 mod histories;
+mod in_place;
 mod jobs;
 mod lifecycle;
 mod persistence;

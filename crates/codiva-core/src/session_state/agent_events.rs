@@ -58,6 +58,9 @@ impl SessionState {
             }
             AgentEvent::Requesting => {}
             AgentEvent::PermissionModeChanged(mode) => self.set_permission_mode(mode),
+            AgentEvent::McpServers(servers) => {
+                self.outbox.push(SessionEvent::McpServers { servers });
+            }
             AgentEvent::ModelChanged(model) => {
                 if model != self.model {
                     self.model = model.clone();

@@ -8,6 +8,7 @@ mod controls;
 mod errors;
 mod folded;
 mod interrupts;
+mod mcp;
 mod permissions;
 mod questions;
 mod resume;

@@ -10,6 +10,7 @@ mod fixtures;
 mod git;
 mod github;
 mod history;
+mod in_place;
 mod manager;
 mod manager_jobs;
 mod process;

@@ -299,6 +299,7 @@ async fn bogus_modes_and_images_are_refused_naming_the_field() {
         permission_mode: mode,
         agent: None,
         approval: None,
+        ..CreateOptions::default()
     };
     assert_eq!(
         // `other` stands for a mode the agent reported without a neutral name: never asked for.

@@ -48,6 +48,8 @@ fn session(phase: SessionPhase) -> SessionInfo {
         pending_prompts: 1,
         todos: TodoProgress { done: 2, total: 5 },
         prs: Default::default(),
+        in_place: false,
+        mcp_servers: Vec::new(),
     }
 }
 
@@ -334,6 +336,13 @@ fn every_request_round_trips_through_the_method_table() {
             "session/create",
             json!({"prompt": "p", "images": [{"media_type": "image/png", "data": "iVBO"}], "model": null, "permission_mode": "plan", "agent": "codex"}),
         ),
+        (
+            "session/create",
+            json!({"prompt": "p", "images": [], "model": null, "permission_mode": null, "in_place": "/r/UnityProject",
+                   "mcp_servers": {"unity-ops": {"type": "http", "url": "http://127.0.0.1:5/mcp", "headers": {"Authorization": "Bearer t"}},
+                                   "tool": {"type": "stdio", "command": "srv", "args": ["-v"], "env": {"K": "V"}}},
+                   "append_system_prompt": "You are in Unity.", "allowed_tools": ["mcp__unity-ops__ping"], "disallowed_tools": ["Bash"]}),
+        ),
         ("session/list", json!({})),
         (
             "session/read",
@@ -392,6 +401,10 @@ fn every_request_round_trips_through_the_method_table() {
         ("session/restore", json!({"session_id": "s"})),
         ("session/sync", json!({"session_id": "s"})),
         ("session/pr", json!({"session_id": "s"})),
+        (
+            "session/mcpReconnect",
+            json!({"session_id": "s", "server": "unity-ops"}),
+        ),
         ("manager/snapshot", json!({})),
         ("agents/list", json!({})),
         ("agents/login", json!({"agent": "claude"})),
@@ -405,7 +418,11 @@ fn every_request_round_trips_through_the_method_table() {
         ("daemon/shutdown", json!({})),
     ];
     assert_eq!(
-        requests.len(),
+        requests
+            .iter()
+            .map(|(method, _)| *method)
+            .collect::<std::collections::BTreeSet<_>>()
+            .len(),
         ClientRequest::METHODS.len(),
         "a request is not covered"
     );

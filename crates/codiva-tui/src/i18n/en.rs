@@ -362,6 +362,11 @@ pub(super) fn en(key: Key) -> &'static str {
         RefLoginRunning => "a login for {0} is already running",
         RefLoginFailed => "cannot start {0}'s login: {1}",
         RefNoSuchLogin => "that login is no longer running",
+        RefInPlaceBusy => "session {1} already runs in {0}; discard it first",
+        RefInPlaceNotInRepo => "{0} is not inside the repository {1}",
+        RefInPlaceSession => "session {0} runs in place, with no branch of its own: no {1}",
+        RefNoSuchMcpServer => "session {0} has no MCP server {1} (it has: {2})",
+        RefUnsupportedByAgent => "{0} does not take {1}",
         ErrNoSuchSession => "no session {0}",
         ErrStopped => "the session manager has stopped",
         LoginApiKey => {

@@ -366,6 +366,13 @@ pub(super) fn ja(key: Key) -> &'static str {
         RefLoginRunning => "{0} のログインはすでに実行中です",
         RefLoginFailed => "{0} のログインを開始できません: {1}",
         RefNoSuchLogin => "そのログインはもう実行されていません",
+        RefInPlaceBusy => "{0} ではセッション {1} がすでに動いています。先にそれを破棄してください",
+        RefInPlaceNotInRepo => "{0} はリポジトリ {1} の中にありません",
+        RefInPlaceSession => {
+            "セッション {0} はその場で動いていて自分のブランチがないため、{1} はできません"
+        }
+        RefNoSuchMcpServer => "セッション {0} に MCP サーバー {1} はありません (あるもの: {2})",
+        RefUnsupportedByAgent => "{0} は {1} に対応していません",
         ErrNoSuchSession => "セッション {0} はありません",
         ErrStopped => "セッションマネージャーが停止しています",
         LoginApiKey => {

@@ -234,6 +234,7 @@ async fn call(
                 permission_mode: None,
                 agent,
                 approval_policy: None,
+                ..CreateParams::default()
             })
             .await
             .err()

@@ -137,6 +137,26 @@ pub struct SystemInit {
     pub claude_code_version: Option<String>,
     #[serde(rename = "apiKeySource")]
     pub api_key_source: Option<String>,
+    /// Each MCP server the CLI was given, with its status.
+    pub mcp_servers: Vec<McpServerLine>,
+}
+
+/// One MCP server in `system/init` (`{"name","status","source"}`) or in the answer to
+/// `mcp_status` (`{"mcpServers":[{"name","status","error",…}]}`). `status`: `pending`,
+/// `connected`, `failed`, `needs-auth` or `disabled`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct McpServerLine {
+    pub name: String,
+    pub status: String,
+    pub error: Option<String>,
+}
+
+/// The answer to an `mcp_status` request.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct McpStatusResponse {
+    pub mcp_servers: Vec<McpServerLine>,
 }
 
 /// `system/status`: `{"status":"requesting"}` before each model request, or a permission-mode

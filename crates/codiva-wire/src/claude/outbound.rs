@@ -60,6 +60,11 @@ pub enum HostRequest {
     /// `None` returns to the CLI's default model.
     SetModel(Option<String>),
     SetPermissionMode(String),
+    /// Every MCP server with its status (`{"mcpServers":[…]}`).
+    McpStatus,
+    /// Connect the MCP server of this name again (`{"serverName":…}`; answered with no
+    /// `response`, or an error such as `Server not found: x`).
+    McpReconnect(String),
 }
 
 impl HostRequest {
@@ -69,6 +74,8 @@ impl HostRequest {
             HostRequest::Interrupt => "interrupt",
             HostRequest::SetModel(_) => "set_model",
             HostRequest::SetPermissionMode(_) => "set_permission_mode",
+            HostRequest::McpStatus => "mcp_status",
+            HostRequest::McpReconnect(_) => "mcp_reconnect",
         }
     }
 }
@@ -142,7 +149,10 @@ fn to_value(message: &Outbound) -> Value {
             let mut body = Map::new();
             body.insert("subtype".into(), request.subtype().into());
             match request {
-                HostRequest::Initialize | HostRequest::Interrupt => {}
+                HostRequest::Initialize | HostRequest::Interrupt | HostRequest::McpStatus => {}
+                HostRequest::McpReconnect(server) => {
+                    body.insert("serverName".into(), server.as_str().into());
+                }
                 HostRequest::SetModel(Some(model)) => {
                     body.insert("model".into(), model.as_str().into());
                 }

@@ -140,6 +140,9 @@ pub async fn handle(
         ClientRequest::SessionRemove(p) => {
             encode::<request::SessionRemove>(discard(manager, p, true).await)
         }
+        ClientRequest::SessionMcpReconnect(p) => encode::<request::SessionMcpReconnect>(done(
+            manager.mcp_reconnect(&p.session_id, &p.server).await,
+        )),
         ClientRequest::SessionRestore(p) => {
             encode::<request::SessionRestore>(session(manager.restore(&p.session_id).await))
         }
@@ -295,6 +298,11 @@ async fn create(manager: &Manager, p: CreateParams) -> Answered<request::Session
             permission_mode: p.permission_mode,
             agent: p.agent,
             approval: p.approval_policy,
+            in_place: p.in_place,
+            mcp_servers: p.mcp_servers,
+            append_system_prompt: p.append_system_prompt,
+            allowed_tools: p.allowed_tools,
+            disallowed_tools: p.disallowed_tools,
         })
         .await?;
     Ok(SessionResult { session })
@@ -474,6 +482,7 @@ pub fn notification(sequenced: SequencedEvent) -> ServerNotification {
                 SessionEvent::Subagent { .. } => ServerNotification::SessionSubagent,
                 SessionEvent::AgentExited { .. } => ServerNotification::SessionAgentExited,
                 SessionEvent::PlanUsage { .. } => ServerNotification::SessionPlanUsage,
+                SessionEvent::McpServers { .. } => ServerNotification::SessionMcpServers,
                 // The manager turns a session's warnings into its own.
                 SessionEvent::Warning { message } => {
                     return ServerNotification::Warning(WarningParams {

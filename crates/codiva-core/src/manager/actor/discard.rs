@@ -186,7 +186,9 @@ impl Actor {
     }
 
     fn forget(&mut self, id: &str) -> DiscardOutcome {
-        self.records.remove(id);
+        if let Some(record) = self.records.remove(id) {
+            record.extras.remove_mcp_config();
+        }
         self.emit(ManagerEvent::Removed { id: id.to_owned() });
         self.mark_dirty();
         DiscardOutcome::Removed { id: id.to_owned() }

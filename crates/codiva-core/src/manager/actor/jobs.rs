@@ -47,7 +47,8 @@ impl Call {
             | Call::Merge(id, _)
             | Call::Restore(id, _)
             | Call::Sync(id, _)
-            | Call::Pr(id, _) => Some(id),
+            | Call::Pr(id, _)
+            | Call::McpReconnect(id, _, _) => Some(id),
             Call::Create(..)
             | Call::List(_)
             | Call::SnapshotAll(_)
@@ -292,8 +293,16 @@ impl Actor {
             Call::SetApprovalPolicy(id, policy, reply) => {
                 let _ = reply.send(self.set_approval_policy(id.as_deref(), policy));
             }
-            Call::Diff(id, reply) => self.diff(&id, reply),
-            Call::DiffText(id, reply) => self.diff_text(&id, reply),
+            Call::Diff(id, reply) => {
+                if let Some(reply) = self.refuse_in_place(&id, "diff", reply) {
+                    self.diff(&id, reply);
+                }
+            }
+            Call::DiffText(id, reply) => {
+                if let Some(reply) = self.refuse_in_place(&id, "diff", reply) {
+                    self.diff_text(&id, reply);
+                }
+            }
             Call::FullText {
                 id,
                 kept,
@@ -303,16 +312,39 @@ impl Actor {
             Call::Rename(id, title, reply) => {
                 let _ = reply.send(self.rename(&id, &title));
             }
-            Call::Merge(id, reply) => self.merge(&id, reply),
+            Call::Merge(id, reply) => {
+                if let Some(reply) = self.refuse_in_place(&id, "merge", reply) {
+                    self.merge(&id, reply);
+                }
+            }
             Call::Discard {
                 id,
                 confirm,
                 forget,
                 reply,
-            } => self.discard(&id, confirm, forget, reply),
-            Call::Restore(id, reply) => self.restore(&id, reply),
-            Call::Sync(id, reply) => self.sync(&id, reply),
-            Call::Pr(id, reply) => self.pr(&id, Some(reply)),
+            } => {
+                if let Some(reply) = self.forget_in_place(&id, reply) {
+                    self.discard(&id, confirm, forget, reply);
+                }
+            }
+            Call::Restore(id, reply) => {
+                if let Some(reply) = self.refuse_in_place(&id, "restore", reply) {
+                    self.restore(&id, reply);
+                }
+            }
+            Call::Sync(id, reply) => {
+                if let Some(reply) = self.refuse_in_place(&id, "sync", reply) {
+                    self.sync(&id, reply);
+                }
+            }
+            Call::Pr(id, reply) => {
+                if let Some(reply) = self.refuse_in_place(&id, "pr", reply) {
+                    self.pr(&id, Some(reply));
+                }
+            }
+            Call::McpReconnect(id, server, reply) => {
+                let _ = reply.send(self.mcp_reconnect(&id, &server));
+            }
             Call::SaveNow(done) => self.save(Some(done)),
             Call::Emit(event) => self.emit(*event),
             Call::Shutdown(_) => {}

@@ -114,6 +114,18 @@ impl Actor {
         };
         let mut options = options;
         options.agent = Some(agent);
+        if let Err(err) = self.check_extras(provider.as_ref(), &options) {
+            let _ = reply.send(Err(err));
+            return;
+        }
+        let in_place = match options.in_place.take().map(|dir| self.in_place_dir(&dir)) {
+            Some(Ok(dir)) => Some(dir),
+            Some(Err(err)) => {
+                let _ = reply.send(Err(err));
+                return;
+            }
+            None => None,
+        };
         let checked = (|| {
             if let Some(mode) = &options.permission_mode {
                 provider.check_permission_mode("permission_mode", *mode)?;
@@ -134,7 +146,10 @@ impl Actor {
             move |actor, taken| {
                 let result = taken
                     .map_err(ManagerError::from)
-                    .map(|taken| actor.add_session(options, prompt, taken));
+                    .and_then(|taken| match in_place {
+                        Some(dir) => actor.add_in_place(options, prompt, taken, dir),
+                        None => actor.add_session(options, prompt, taken),
+                    });
                 let _ = reply.send(result);
             },
         );
@@ -144,13 +159,14 @@ impl Actor {
     /// and the job that makes its worktree.
     fn add_session(
         &mut self,
-        options: CreateOptions,
+        mut options: CreateOptions,
         prompt: String,
         mut taken: BTreeSet<String>,
-    ) -> SessionInfo {
+    ) -> Result<SessionInfo, ManagerError> {
         taken.extend(self.records.values().map(|record| record.slug.clone()));
         let slug = slug::slugify(&prompt, &taken);
         let id = slug.clone();
+        let extras = self.session_extras(&id, &mut options)?;
         let images = options
             .images
             .into_iter()
@@ -196,6 +212,9 @@ impl Actor {
             auto_pr_tried: false,
             ready_asked: Vec::new(),
             paused_until_ms: None,
+            in_place: false,
+            extras,
+            mcp_servers: Vec::new(),
         };
         record.track_activity();
         let info = record.info();
@@ -224,7 +243,7 @@ impl Actor {
             },
             move |actor, (result, setup)| actor.prepared(&id, result, setup),
         );
-        info
+        Ok(info)
     }
 
     fn prepared(
@@ -466,7 +485,8 @@ impl Actor {
         config.permission_mode = record.permission_mode;
         config.approval = record.approval.clone();
         config.resume = record.agent_session_id.clone();
-        config.append_system_prompt = self.system_prompt();
+        config.append_system_prompt = record.extras.system_prompt(self.system_prompt());
+        config.extras = record.extras.agent_extras();
         config.registry = self.options.registry.clone().map(std::sync::Arc::new);
         config.max_restarts = self.options.max_restarts;
         config.wire_log_cap = self.options.wire_log_cap;
@@ -493,7 +513,7 @@ impl Actor {
         (!parts.is_empty()).then(|| parts.join("\n\n"))
     }
 
-    fn start_task(&mut self, id: &str, first: Option<UserInput>, state: SessionState) {
+    pub(super) fn start_task(&mut self, id: &str, first: Option<UserInput>, state: SessionState) {
         if self.stopping {
             return;
         }
@@ -680,6 +700,10 @@ impl Actor {
             }
             SessionEvent::Todos { progress, .. } => {
                 record.todos = *progress;
+                changed = true;
+            }
+            SessionEvent::McpServers { servers } if *servers != record.mcp_servers => {
+                record.mcp_servers = servers.clone();
                 changed = true;
             }
             SessionEvent::PromptOpened { .. } => {

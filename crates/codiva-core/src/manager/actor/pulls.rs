@@ -262,6 +262,7 @@ impl Actor {
             return;
         };
         if record.auto_pr_tried
+            || record.in_place
             || record.prs.iter().any(|pr| pr.own)
             || record.status != crate::session_state::Status::Completed
             || record.phase != SessionPhase::Active

@@ -69,6 +69,12 @@ pub(super) struct Record {
     pub(super) ready_asked: Vec<u64>,
     /// Lookups pause until then (Unix ms), as of the last lookup of this session.
     pub(super) paused_until_ms: Option<u64>,
+    /// Runs in `worktree` itself: no worktree or branch of its own (`in_place.rs`).
+    pub(super) in_place: bool,
+    /// What the session adds to its agent (MCP config file, tool rules, prompt).
+    pub(super) extras: super::in_place::SessionExtras,
+    /// Its MCP servers' statuses as the agent last reported them.
+    pub(super) mcp_servers: Vec<codiva_protocol::mcp::McpServerState>,
 }
 
 impl Record {
@@ -155,6 +161,14 @@ impl Record {
             auto_pr_tried: saved.auto_pr_tried,
             ready_asked: Vec::new(),
             paused_until_ms: None,
+            in_place: saved.in_place,
+            extras: super::in_place::SessionExtras {
+                mcp_config: saved.mcp_config,
+                append_system_prompt: saved.append_system_prompt,
+                allowed_tools: saved.allowed_tools,
+                disallowed_tools: saved.disallowed_tools,
+            },
+            mcp_servers: Vec::new(),
         }
     }
 
@@ -182,6 +196,8 @@ impl Record {
             pending_prompts: self.pending_prompts,
             todos: self.todos,
             prs: self.pr_summary(),
+            in_place: self.in_place,
+            mcp_servers: self.mcp_servers.clone(),
         }
     }
 
@@ -222,6 +238,11 @@ impl Record {
             pushed: self.pushed,
             auto_pr_tried: self.auto_pr_tried,
             title_origin: self.title_origin,
+            in_place: self.in_place,
+            mcp_config: self.extras.mcp_config.clone(),
+            append_system_prompt: self.extras.append_system_prompt.clone(),
+            allowed_tools: self.extras.allowed_tools.clone(),
+            disallowed_tools: self.extras.disallowed_tools.clone(),
         })
     }
 

@@ -75,6 +75,7 @@ fn launch_of(lines: &[(bool, String)], from: usize) -> Launch {
         append_system_prompt: text("developerInstructions"),
         input: None,
         cwd: std::path::PathBuf::new(),
+        extras: Default::default(),
     }
 }
 

@@ -82,6 +82,7 @@ fn calls_events_in_order_and_a_gap_resyncs() {
                 permission_mode: None,
                 agent: None,
                 approval_policy: None,
+                ..CreateParams::default()
             })
             .await
             .unwrap();

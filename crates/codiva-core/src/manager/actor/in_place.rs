@@ -1,0 +1,450 @@
+//! Sessions that run in place (a directory of the repository itself, with no worktree or
+//! branch of their own: an editor's project, such as a Unity project, that must see the agent's
+//! edits where they are), and what a session adds to its agent: MCP servers (in a private
+//! config file), tool rules and its own system prompt text.
+//!
+//! An in-place directory is the repository's root or a directory inside it (the manager is
+//! the repository's; its state, transcripts and lock are the repository's). One session at a
+//! time runs in a directory: a second is refused (`in_place_busy`) until the first is
+//! discarded. Merge, pull request, sync, restore and diff make no sense without a branch of its
+//! own and are refused (`in_place_session`); discarding it only forgets the session (its files
+//! are the user's own and are never touched).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use codiva_protocol::mcp::McpServerConfig;
+use codiva_protocol::{ImageInput, UserInput};
+
+use super::lifecycle::wait_stopped;
+use super::record::Record;
+use super::{Actor, refused, repo_key, title_of, unix_ms};
+use crate::manager::info::{ManagerEvent, SessionInfo, SessionPhase};
+use crate::manager::{CreateOptions, DiscardOutcome, ManagerError, Reply};
+use crate::provider::{AgentExtras, InvalidInput, Provider};
+use crate::session::SessionCommand;
+use crate::session_state::{SessionState, Status, TodoProgress};
+use crate::slug;
+
+/// What a session adds to its agent, as kept with the session (and in the state file).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(super) struct SessionExtras {
+    /// The private MCP config file (mode 0600, in codiva's state directory).
+    pub(super) mcp_config: Option<PathBuf>,
+    pub(super) append_system_prompt: Option<String>,
+    pub(super) allowed_tools: Vec<String>,
+    pub(super) disallowed_tools: Vec<String>,
+}
+
+impl SessionExtras {
+    /// codiva's own system prompt text, then the session's.
+    pub(super) fn system_prompt(&self, codiva: Option<String>) -> Option<String> {
+        let parts: Vec<String> = codiva
+            .into_iter()
+            .chain(self.append_system_prompt.clone())
+            .collect();
+        (!parts.is_empty()).then(|| parts.join("\n\n"))
+    }
+
+    pub(super) fn agent_extras(&self) -> AgentExtras {
+        AgentExtras {
+            mcp_config: self.mcp_config.clone(),
+            mcp_servers: BTreeMap::new(),
+            allowed_tools: self.allowed_tools.clone(),
+            disallowed_tools: self.disallowed_tools.clone(),
+        }
+    }
+
+    /// Removes the MCP config file (with the session).
+    pub(super) fn remove_mcp_config(&self) {
+        if let Some(path) = &self.mcp_config
+            && let Err(err) = std::fs::remove_file(path)
+            && err.kind() != std::io::ErrorKind::NotFound
+        {
+            tracing::warn!(path = %path.display(), %err, "cannot remove an MCP config file");
+        }
+    }
+}
+
+/// An MCP server's name as the agent's tool names carry it (`mcp__<name>__<tool>`).
+fn valid_server_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// One line of printable text (a tool rule, a command).
+fn one_line(text: &str) -> bool {
+    !text.trim().is_empty() && !text.chars().any(char::is_control)
+}
+
+/// Writes `servers` as `{"mcpServers":{…}}` to `path`, readable by the user alone.
+fn write_mcp_config(
+    path: &Path,
+    servers: &BTreeMap<String, McpServerConfig>,
+) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _, PermissionsExt as _};
+    if let Some(dir) = path.parent() {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)?;
+    }
+    let text = serde_json::to_vec(&serde_json::json!({ "mcpServers": servers }))
+        .map_err(std::io::Error::other)?;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?;
+    // A file left by an earlier session of the same name keeps its old mode: set it.
+    file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    file.write_all(&text)?;
+    file.sync_all()
+}
+
+impl Actor {
+    /// Refuses MCP servers and tool rules for an agent that takes none, and checks them.
+    pub(super) fn check_extras(
+        &self,
+        provider: &dyn Provider,
+        options: &CreateOptions,
+    ) -> Result<(), ManagerError> {
+        let asked = [
+            ("mcp_servers", !options.mcp_servers.is_empty()),
+            ("allowed_tools", !options.allowed_tools.is_empty()),
+            ("disallowed_tools", !options.disallowed_tools.is_empty()),
+        ];
+        if let Some((option, _)) = asked.iter().find(|(_, asked)| *asked)
+            && !provider.capabilities().mcp_servers
+        {
+            return Err(refused(
+                "unsupported_by_agent",
+                &[provider.id(), option],
+                format!("{} does not take {option}", provider.display_name()),
+            ));
+        }
+        for (name, server) in &options.mcp_servers {
+            let field = format!("mcp_servers.{name}");
+            if !valid_server_name(name) {
+                return Err(InvalidInput::new(
+                    field,
+                    "expected a name of letters, digits, '-' and '_' (at most 64)",
+                )
+                .into());
+            }
+            match server {
+                McpServerConfig::Stdio { command, .. } if !one_line(command) => {
+                    return Err(InvalidInput::new(field, "expected a command").into());
+                }
+                McpServerConfig::Http { url, .. }
+                    if !(url.starts_with("http://") || url.starts_with("https://"))
+                        || !one_line(url) =>
+                {
+                    return Err(InvalidInput::new(field, "expected an http(s) URL").into());
+                }
+                _ => {}
+            }
+        }
+        for (field, rules) in [
+            ("allowed_tools", &options.allowed_tools),
+            ("disallowed_tools", &options.disallowed_tools),
+        ] {
+            if let Some(index) = rules.iter().position(|rule| !one_line(rule)) {
+                return Err(InvalidInput::new(
+                    format!("{field}[{index}]"),
+                    "expected a tool rule on one line",
+                )
+                .into());
+            }
+        }
+        Ok(())
+    }
+
+    /// The directory an in-place session runs in: `dir` resolved, inside the repository, and
+    /// no other session's.
+    pub(super) fn in_place_dir(&self, dir: &Path) -> Result<PathBuf, ManagerError> {
+        if !dir.is_absolute() {
+            return Err(InvalidInput::new("in_place", "expected an absolute path").into());
+        }
+        let resolved = std::fs::canonicalize(dir).map_err(|err| {
+            InvalidInput::new("in_place", format!("cannot use {}: {err}", dir.display()))
+        })?;
+        if !resolved.is_dir() {
+            return Err(InvalidInput::new(
+                "in_place",
+                format!("{} is not a directory", dir.display()),
+            )
+            .into());
+        }
+        let root = std::fs::canonicalize(self.repo.root())
+            .unwrap_or_else(|_| self.repo.root().to_path_buf());
+        if !resolved.starts_with(&root) {
+            let (dir, root) = (resolved.display().to_string(), root.display().to_string());
+            return Err(refused(
+                "in_place_not_in_repo",
+                &[&dir, &root],
+                format!("{dir} is not inside the repository {root}"),
+            ));
+        }
+        self.in_place_free(&resolved)?;
+        Ok(resolved)
+    }
+
+    /// Refused while another session runs in `dir`.
+    fn in_place_free(&self, dir: &Path) -> Result<(), ManagerError> {
+        let busy = self.records.values().find(|record| {
+            record.in_place
+                && record.worktree == dir
+                && !matches!(
+                    record.phase,
+                    SessionPhase::Discarded | SessionPhase::Merged { .. }
+                )
+        });
+        match busy {
+            Some(record) => {
+                let dir = dir.display().to_string();
+                Err(refused(
+                    "in_place_busy",
+                    &[&dir, &record.id],
+                    format!(
+                        "session {} already runs in {dir}; discard it first",
+                        record.id
+                    ),
+                ))
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// What session `id` adds to its agent; writes its MCP config file.
+    pub(super) fn session_extras(
+        &mut self,
+        id: &str,
+        options: &mut CreateOptions,
+    ) -> Result<SessionExtras, ManagerError> {
+        let mcp_config = if options.mcp_servers.is_empty() {
+            None
+        } else {
+            let path = self
+                .options
+                .state_dir
+                .join("mcp")
+                .join(format!("{}-{id}.json", repo_key(self.repo.root())));
+            write_mcp_config(&path, &options.mcp_servers).map_err(|err| {
+                ManagerError::Git(format!(
+                    "cannot write the MCP config file {}: {err}",
+                    path.display()
+                ))
+            })?;
+            Some(path)
+        };
+        Ok(SessionExtras {
+            mcp_config,
+            append_system_prompt: options
+                .append_system_prompt
+                .take()
+                .filter(|text| !text.trim().is_empty()),
+            allowed_tools: std::mem::take(&mut options.allowed_tools),
+            disallowed_tools: std::mem::take(&mut options.disallowed_tools),
+        })
+    }
+
+    /// The record of a new in-place session; its task starts at once (no worktree to make).
+    pub(super) fn add_in_place(
+        &mut self,
+        mut options: CreateOptions,
+        prompt: String,
+        mut taken: BTreeSet<String>,
+        dir: PathBuf,
+    ) -> Result<SessionInfo, ManagerError> {
+        // Checked again: another one may have been created while the slugs were read.
+        self.in_place_free(&dir)?;
+        taken.extend(self.records.values().map(|record| record.slug.clone()));
+        let slug = slug::slugify(&prompt, &taken);
+        let id = slug.clone();
+        let extras = self.session_extras(&id, &mut options)?;
+        let images = options
+            .images
+            .into_iter()
+            .map(|(media_type, data)| ImageInput { media_type, data })
+            .collect();
+        let input = UserInput::with_images(prompt.clone(), images);
+        let mut record = Record {
+            id: id.clone(),
+            title: title_of(&prompt),
+            title_origin: crate::title::TitleOrigin::Prompt,
+            prompt: prompt.clone(),
+            slug,
+            branch: String::new(),
+            worktree: dir,
+            base: self.base.clone(),
+            created_at: unix_ms(),
+            phase: SessionPhase::Active,
+            status: Status::Starting,
+            detail: None,
+            detail_code: None,
+            agent: options.agent.clone().unwrap_or_default(),
+            agent_sessions: Default::default(),
+            agent_session_id: None,
+            model: options.model.or_else(|| self.options.model.clone()),
+            permission_mode: options.permission_mode.or(self.options.permission_mode),
+            approval: options
+                .approval
+                .unwrap_or_else(|| self.default_approval.clone()),
+            cost_usd: None,
+            active_ms: 0,
+            active_since: None,
+            pending_prompts: 0,
+            todos: TodoProgress::default(),
+            commands: None,
+            forwarder: None,
+            task_epoch: 0,
+            queued: Vec::new(),
+            restored_outcome: None,
+            issued_tokens: Vec::new(),
+            prs: Vec::new(),
+            pushed: false,
+            watch: Default::default(),
+            auto_pr_tried: false,
+            ready_asked: Vec::new(),
+            paused_until_ms: None,
+            in_place: true,
+            extras,
+            mcp_servers: Vec::new(),
+        };
+        record.track_activity();
+        let info = record.info();
+        self.records.insert(id.clone(), record);
+        self.start_task(&id, Some(input), SessionState::new());
+        self.emit_info(&id);
+        self.mark_dirty();
+        self.request_title(&id, &prompt);
+        Ok(info)
+    }
+
+    /// Refuses `what` (merge, pr, sync, restore, diff) for an in-place session; hands `reply`
+    /// back for any other.
+    pub(super) fn refuse_in_place<T>(
+        &mut self,
+        id: &str,
+        what: &str,
+        reply: Reply<T>,
+    ) -> Option<Reply<T>> {
+        if !self.records.get(id).is_some_and(|record| record.in_place) {
+            return Some(reply);
+        }
+        let _ = reply.send(Err(refused(
+            "in_place_session",
+            &[id, what],
+            format!("session {id} runs in place, with no branch of its own: no {what}"),
+        )));
+        None
+    }
+
+    /// Discarding (or removing) an in-place session forgets it: its agent is stopped, its MCP
+    /// config file removed, its files left as they are. Hands `reply` back for any other.
+    pub(super) fn forget_in_place(
+        &mut self,
+        id: &str,
+        reply: Reply<DiscardOutcome>,
+    ) -> Option<Reply<DiscardOutcome>> {
+        if !self.records.get(id).is_some_and(|record| record.in_place) {
+            return Some(reply);
+        }
+        let forwarder = self.take_task(id);
+        let owned_id = id.to_owned();
+        self.job(Some(id), wait_stopped(forwarder), move |actor, ()| {
+            if let Some(record) = actor.records.remove(&owned_id) {
+                record.extras.remove_mcp_config();
+            }
+            actor.emit(ManagerEvent::Removed {
+                id: owned_id.clone(),
+            });
+            actor.mark_dirty();
+            let _ = reply.send(Ok(DiscardOutcome::Removed { id: owned_id }));
+        });
+        None
+    }
+
+    /// Asks the agent of session `id` to connect MCP server `server` again.
+    pub(super) fn mcp_reconnect(&mut self, id: &str, server: &str) -> Result<(), ManagerError> {
+        let agent = self.record(id)?.agent.clone();
+        let provider = self.provider_for(&agent)?;
+        if !provider.capabilities().mcp_servers {
+            return Err(refused(
+                "unsupported_by_agent",
+                &[provider.id(), "mcp_reconnect"],
+                format!("{} does not reconnect MCP servers", provider.display_name()),
+            ));
+        }
+        let record = self.record(id)?;
+        if !record.mcp_servers.iter().any(|state| state.name == server) {
+            let known: Vec<&str> = record
+                .mcp_servers
+                .iter()
+                .map(|state| state.name.as_str())
+                .collect();
+            let known = known.join(", ");
+            return Err(refused(
+                "no_such_mcp_server",
+                &[id, server, &known],
+                format!("session {id} has no MCP server {server:?} (it has: {known})"),
+            ));
+        }
+        self.command(id, SessionCommand::McpReconnect(server.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_mcp_config_is_private_and_in_the_agents_format() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mcp").join("s.json");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "old").unwrap();
+        let servers = BTreeMap::from([(
+            "ops".to_owned(),
+            McpServerConfig::Http {
+                url: "http://127.0.0.1:1/mcp".into(),
+                headers: BTreeMap::from([("Authorization".into(), "Bearer t".into())]),
+            },
+        )]);
+        write_mcp_config(&path, &servers).unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let written: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        assert_eq!(
+            written,
+            serde_json::json!({"mcpServers": {"ops": {"type": "http",
+                "url": "http://127.0.0.1:1/mcp", "headers": {"Authorization": "Bearer t"}}}})
+        );
+    }
+
+    #[test]
+    fn names_and_rules_are_checked() {
+        assert!(valid_server_name("unity-ops_2"));
+        assert!(!valid_server_name("has space"));
+        assert!(!valid_server_name(""));
+        assert!(one_line("Bash(git *)"));
+        assert!(!one_line("a\nb"));
+        let extras = SessionExtras {
+            append_system_prompt: Some("mine".into()),
+            ..SessionExtras::default()
+        };
+        assert_eq!(
+            extras.system_prompt(Some("codiva's".into())).as_deref(),
+            Some("codiva's\n\nmine")
+        );
+        assert_eq!(SessionExtras::default().system_prompt(None), None);
+    }
+}

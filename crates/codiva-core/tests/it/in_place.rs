@@ -1,0 +1,300 @@
+//! Sessions in place with MCP servers, end to end with the real `claude` on the mock model
+//! server: one in-place session per directory (a second refused), the MCP config file private
+//! and removed with the session, the servers' statuses (a working stdio server, a failing one),
+//! a reconnect that brings the failed one up, the session kept across a restart, and what an
+//! in-place session refuses.
+
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use codiva_core::claude::ClaudeProvider;
+use codiva_core::git::IgnoredMode;
+use codiva_core::manager::{
+    CreateOptions, DiscardOutcome, Manager, ManagerError, ManagerEvent, ManagerOptions,
+};
+use codiva_core::process::{ChildRegistry, EnvPolicy};
+use codiva_core::provider::Providers;
+use codiva_core::session_state::{SessionEvent, Status};
+use codiva_protocol::mcp::{McpServerConfig, McpServerState, McpStatus};
+use codiva_testkit::{
+    AgentSandbox, Match, MockServer, Reply, Rule, Script, TestRepo, claude_binary, mcp_stdio_binary,
+};
+use serde_json::json;
+use tokio::sync::broadcast;
+
+const WAIT: Duration = Duration::from_secs(120);
+
+fn script() -> Script {
+    Script::new()
+        .rule(Rule::new(
+            Match::LastUserContains("PING".into()),
+            Reply::tool_use("mcp__good__ping", json!({"text": "from the model"})),
+        ))
+        .rule(Rule::new(
+            Match::LastUserContains("pong from the model".into()),
+            Reply::text("The server answered."),
+        ))
+        .always(Reply::text("ok"))
+}
+
+fn options(repo: &Path, state: &Path, env: Vec<(String, String)>, home: &Path) -> ManagerOptions {
+    ManagerOptions {
+        cwd: repo.to_path_buf(),
+        providers: Providers::one(Arc::new(ClaudeProvider::new(
+            claude_binary(),
+            home.join(".claude"),
+        ))),
+        env: EnvPolicy::Exact(env),
+        state_dir: state.join("state"),
+        registry: Some(ChildRegistry::open(state.join("children")).unwrap()),
+        model: None,
+        permission_mode: None,
+        fetch_base: false,
+        ignored_files: IgnoredMode::None,
+        ignored_files_exclude: Vec::new(),
+        max_restarts: 0,
+        wire_log_cap: 16 * 1024 * 1024,
+        holder: "codiva test".to_owned(),
+        github: Default::default(),
+        titles: codiva_core::title::TitleMode::Prompt,
+    }
+}
+
+/// The first event of session `id` that `pick` takes.
+async fn wait_for<T>(
+    events: &mut broadcast::Receiver<ManagerEvent>,
+    id: &str,
+    what: &str,
+    mut pick: impl FnMut(&SessionEvent) -> Option<T>,
+) -> T {
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let event = tokio::time::timeout_at(deadline, events.recv())
+            .await
+            .unwrap_or_else(|_| panic!("no {what} in time"))
+            .expect("the manager stopped");
+        if let ManagerEvent::Event { id: of, event } = event
+            && of == id
+            && let Some(found) = pick(&event)
+        {
+            return found;
+        }
+    }
+}
+
+fn status_of(servers: &[McpServerState], name: &str) -> Option<McpStatus> {
+    servers.iter().find(|s| s.name == name).map(|s| s.status)
+}
+
+fn refusal_code(err: ManagerError) -> &'static str {
+    match err {
+        ManagerError::Refused(refusal) => refusal.code,
+        other => panic!("not a refusal: {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_in_place_session_with_mcp_servers() {
+    let repo = TestRepo::new().unwrap();
+    let project = repo.path().join("UnityProject");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(project.join("Scene.unity"), "the user's own file\n").unwrap();
+    let sandbox = AgentSandbox::new().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let mock = MockServer::start(script()).unwrap();
+    let env = sandbox.claude_env(&mock.url());
+    let manager_options = options(repo.path(), state.path(), env, sandbox.home.path());
+    let (manager, _) = Manager::start(manager_options.clone()).await.unwrap();
+    let mut events = manager.subscribe();
+
+    let flag = state.path().join("bad-may-start");
+    let server = mcp_stdio_binary().display().to_string();
+    let mcp_servers = [
+        (
+            "good".to_owned(),
+            McpServerConfig::Stdio {
+                command: server.clone(),
+                args: Vec::new(),
+                env: Default::default(),
+            },
+        ),
+        (
+            "bad".to_owned(),
+            McpServerConfig::Stdio {
+                command: server,
+                args: vec!["--require".into(), flag.display().to_string()],
+                env: Default::default(),
+            },
+        ),
+    ]
+    .into_iter()
+    .collect();
+    let info = manager
+        .create(CreateOptions {
+            prompt: "PING the server".into(),
+            in_place: Some(project.clone()),
+            mcp_servers,
+            append_system_prompt: Some("UNITY-PANEL-PROMPT".into()),
+            allowed_tools: vec!["mcp__good__ping".into()],
+            ..CreateOptions::default()
+        })
+        .await
+        .unwrap();
+    let project = std::fs::canonicalize(&project).unwrap();
+    assert!(info.in_place);
+    assert_eq!(info.worktree, project);
+    assert_eq!(info.branch, "");
+
+    // The MCP config file: in the state directory, the user's alone, the agent's format.
+    let mcp_dir = state.path().join("state").join("mcp");
+    let files: Vec<PathBuf> = std::fs::read_dir(&mcp_dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let config_file = files[0].clone();
+    let mode = std::fs::metadata(&config_file)
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let written: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&config_file).unwrap()).unwrap();
+    assert_eq!(written["mcpServers"]["good"]["type"], "stdio");
+
+    // One session at a time in a directory; only directories of the repository.
+    let second = manager
+        .create(CreateOptions {
+            prompt: "another".into(),
+            in_place: Some(project.clone()),
+            ..CreateOptions::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(refusal_code(second), "in_place_busy");
+    let outside = tempfile::tempdir().unwrap();
+    let elsewhere = manager
+        .create(CreateOptions {
+            prompt: "elsewhere".into(),
+            in_place: Some(outside.path().to_path_buf()),
+            ..CreateOptions::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(refusal_code(elsewhere), "in_place_not_in_repo");
+
+    // The servers' statuses: the working one connected, the other failed.
+    let servers = wait_for(&mut events, &info.id, "MCP statuses", |event| match event {
+        SessionEvent::McpServers { servers }
+            if status_of(servers, "good") == Some(McpStatus::Connected) =>
+        {
+            Some(servers.clone())
+        }
+        _ => None,
+    })
+    .await;
+    assert_eq!(status_of(&servers, "bad"), Some(McpStatus::Failed));
+    // The allowed MCP tool ran without asking; the turn completes.
+    let mut asked = false;
+    wait_for(&mut events, &info.id, "the end of the turn", |event| {
+        asked |= matches!(event, SessionEvent::PromptOpened { .. });
+        match event {
+            SessionEvent::Status { status, .. } if status.is_settled() => Some(*status),
+            _ => None,
+        }
+    })
+    .await;
+    assert!(!asked, "an allowed tool needs no answer");
+    let requests = mock.requests();
+    let answered = requests
+        .iter()
+        .find(|r| {
+            r.last_user_text()
+                .is_some_and(|text| text.contains("pong from the model"))
+        })
+        .expect("the MCP tool's result reached the model");
+    assert!(
+        answered.body["system"]
+            .to_string()
+            .contains("UNITY-PANEL-PROMPT"),
+        "the appended system prompt is sent"
+    );
+    let listed = manager.list().await.unwrap();
+    let row = listed.iter().find(|s| s.id == info.id).unwrap();
+    assert_eq!(row.status, Status::Completed);
+    assert_eq!(
+        status_of(&row.mcp_servers, "good"),
+        Some(McpStatus::Connected)
+    );
+
+    // No branch of its own: merge, pull request, sync and diff are refused.
+    assert_eq!(
+        refusal_code(manager.merge(&info.id).await.unwrap_err()),
+        "in_place_session"
+    );
+    assert_eq!(
+        refusal_code(manager.sync(&info.id).await.unwrap_err()),
+        "in_place_session"
+    );
+    assert_eq!(
+        refusal_code(manager.diff(&info.id).await.unwrap_err()),
+        "in_place_session"
+    );
+
+    // A reconnect brings the failed server up once it can start.
+    assert_eq!(
+        refusal_code(manager.mcp_reconnect(&info.id, "nosuch").await.unwrap_err()),
+        "no_such_mcp_server"
+    );
+    std::fs::write(&flag, "").unwrap();
+    manager.mcp_reconnect(&info.id, "bad").await.unwrap();
+    wait_for(
+        &mut events,
+        &info.id,
+        "the reconnected server",
+        |event| match event {
+            SessionEvent::McpServers { servers }
+                if status_of(servers, "bad") == Some(McpStatus::Connected) =>
+            {
+                Some(())
+            }
+            _ => None,
+        },
+    )
+    .await;
+
+    // Kept across a restart.
+    manager.shutdown().await;
+    drop(events);
+    let (manager, _) = Manager::start(manager_options).await.unwrap();
+    let listed = manager.list().await.unwrap();
+    let row = listed.iter().find(|s| s.id == info.id).unwrap();
+    assert!(row.in_place);
+    assert_eq!(row.worktree, project);
+    assert!(config_file.is_file());
+    let again = manager
+        .create(CreateOptions {
+            prompt: "another".into(),
+            in_place: Some(project.clone()),
+            ..CreateOptions::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(refusal_code(again), "in_place_busy");
+
+    // Discarding forgets the session and its MCP config file; the user's files stay.
+    let outcome = manager.discard(&info.id, None).await.unwrap();
+    assert!(
+        matches!(&outcome, DiscardOutcome::Removed { id } if *id == info.id),
+        "{outcome:?}"
+    );
+    assert!(!config_file.exists(), "the MCP config file is removed");
+    assert_eq!(
+        std::fs::read_to_string(project.join("Scene.unity")).unwrap(),
+        "the user's own file\n"
+    );
+    assert!(manager.list().await.unwrap().is_empty());
+    manager.shutdown().await;
+}
