@@ -8,6 +8,7 @@
 mod actor;
 mod events;
 mod info;
+mod recover;
 
 use codiva_protocol::tool::PermissionMode;
 use std::path::PathBuf;
@@ -21,6 +22,7 @@ pub use info::{
     DiscardPreview, ManagerEvent, ManagerSnapshot, ReadPage, SequencedEvent, SessionInfo,
     SessionPhase,
 };
+pub use recover::stuck_kind;
 
 use crate::approval::ApprovalPolicy;
 use crate::git::{DiffStat, DiffText, GitError, IgnoredMode};
@@ -212,6 +214,14 @@ pub(crate) enum Call {
     Sync(String, Reply<String>),
     /// Push and open (or push again and answer) the session's pull request.
     Pr(String, Reply<(SessionPr, bool)>),
+    /// Send the agent its pull request's failed checks and log tail.
+    FixCi(String, Reply<codiva_protocol::params::FixCiResult>),
+    /// Commit with this message, or (`None`) ask the agent to commit.
+    Commit(
+        String,
+        Option<String>,
+        Reply<codiva_protocol::params::CommitResult>,
+    ),
     /// Write the state file now; answered on a std channel so that a panic hook can wait.
     SaveNow(std::sync::mpsc::Sender<()>),
     Shutdown(oneshot::Sender<()>),
@@ -543,6 +553,29 @@ impl Manager {
     /// session has its pull request already, pushes again and answers it. `true`: opened now.
     pub async fn pr(&self, id: &str) -> Result<(SessionPr, bool), ManagerError> {
         self.call(|reply| Call::Pr(id.to_owned(), reply)).await
+    }
+
+    /// Sends the session's agent the failed checks of its pull request (looked up now) and
+    /// the failed steps' log tail of their GitHub Actions runs (byte-budgeted, sanitised),
+    /// with instructions to fix and commit. Refused without an open pull request, without a
+    /// failed check, and while the agent works.
+    pub async fn fix_ci(
+        &self,
+        id: &str,
+    ) -> Result<codiva_protocol::params::FixCiResult, ManagerError> {
+        self.call(|reply| Call::FixCi(id.to_owned(), reply)).await
+    }
+
+    /// With `message`: stages every uncommitted file of the worktree by name and commits.
+    /// Without: asks the agent to commit its work. Refused when there is nothing to commit
+    /// and while the agent works.
+    pub async fn commit(
+        &self,
+        id: &str,
+        message: Option<String>,
+    ) -> Result<codiva_protocol::params::CommitResult, ManagerError> {
+        self.call(|reply| Call::Commit(id.to_owned(), message, reply))
+            .await
     }
 
     /// Writes the state file now and waits for it, blocking this thread at most `timeout`;

@@ -13,6 +13,9 @@ pub enum Command {
     Diff,
     Sync,
     Pr,
+    FixCi,
+    Commit,
+    Recover,
     Remove,
     Restore,
     Rename,
@@ -24,7 +27,7 @@ pub enum Command {
 }
 
 impl Command {
-    pub const ALL: [Command; 15] = [
+    pub const ALL: [Command; 18] = [
         Command::Model,
         Command::Agent,
         Command::Prompt,
@@ -32,6 +35,9 @@ impl Command {
         Command::Diff,
         Command::Sync,
         Command::Pr,
+        Command::FixCi,
+        Command::Commit,
+        Command::Recover,
         Command::Remove,
         Command::Restore,
         Command::Rename,
@@ -51,6 +57,9 @@ impl Command {
             Command::Diff => "diff",
             Command::Sync => "sync",
             Command::Pr => "pr",
+            Command::FixCi => "fix-ci",
+            Command::Commit => "commit",
+            Command::Recover => "recover",
             Command::Remove => "remove",
             Command::Restore => "restore",
             Command::Rename => "rename",
@@ -70,6 +79,9 @@ impl Command {
             Command::Shell => return vt(V::CmdShell),
             Command::Edit => return vt(V::CmdEdit),
             Command::Pr => return crate::pr_cell::w(crate::pr_cell::W::CmdPr),
+            Command::FixCi => return crate::repair_text::r(crate::repair_text::R::CmdFixCi),
+            Command::Commit => return crate::repair_text::r(crate::repair_text::R::CmdCommit),
+            Command::Recover => return crate::repair_text::r(crate::repair_text::R::CmdRecover),
             _ => {}
         }
         t(match (self, view) {
@@ -87,7 +99,14 @@ impl Command {
             (Command::Exit, View::List) => Key::CmdExitList,
             (Command::Exit, View::Detail(_)) => Key::CmdExitDetail,
             (
-                Command::Restore | Command::Rename | Command::Shell | Command::Edit | Command::Pr,
+                Command::Restore
+                | Command::Rename
+                | Command::Shell
+                | Command::Edit
+                | Command::Pr
+                | Command::FixCi
+                | Command::Commit
+                | Command::Recover,
                 _,
             ) => Key::CmdHelp,
         })
@@ -108,7 +127,14 @@ impl Command {
             Command::Clear | Command::Prompt | Command::Config | Command::Restore => {
                 matches!(view, View::List)
             }
-            Command::Model | Command::Agent | Command::Help | Command::Exit | Command::Pr => true,
+            Command::Model
+            | Command::Agent
+            | Command::Help
+            | Command::Exit
+            | Command::Pr
+            | Command::FixCi
+            | Command::Commit
+            | Command::Recover => true,
         }
     }
 }

@@ -47,7 +47,9 @@ impl Call {
             | Call::Merge(id, _)
             | Call::Restore(id, _)
             | Call::Sync(id, _)
-            | Call::Pr(id, _) => Some(id),
+            | Call::Pr(id, _)
+            | Call::FixCi(id, _)
+            | Call::Commit(id, _, _) => Some(id),
             Call::Create(..)
             | Call::List(_)
             | Call::SnapshotAll(_)
@@ -312,6 +314,8 @@ impl Actor {
             Call::Restore(id, reply) => self.restore(&id, reply),
             Call::Sync(id, reply) => self.sync(&id, reply),
             Call::Pr(id, reply) => self.pr(&id, Some(reply)),
+            Call::FixCi(id, reply) => self.fix_ci(&id, reply),
+            Call::Commit(id, message, reply) => self.commit(&id, message, reply),
             Call::SaveNow(done) => self.save(Some(done)),
             Call::Shutdown(_) => {}
         }
