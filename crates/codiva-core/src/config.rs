@@ -67,6 +67,10 @@ pub struct Config {
     /// `auto_ready`: a session's draft pull request is marked ready for review once its checks
     /// pass. Default: `false`.
     pub auto_ready: bool,
+    /// `auto_recover`: a session whose pull request turns red or conflicting is repaired
+    /// without being asked (fix-ci or sync), at most twice per session and kind. Default:
+    /// `false`.
+    pub auto_recover: bool,
 }
 
 impl Default for Config {
@@ -89,6 +93,7 @@ impl Default for Config {
             github_repo: None,
             auto_pr: false,
             auto_ready: false,
+            auto_recover: false,
         }
     }
 }
@@ -223,6 +228,7 @@ pub fn parse(text: &str, path: &Path) -> (Config, Vec<ConfigWarning>) {
             }),
             "auto_pr" => boolean(value).map(|flag| config.auto_pr = flag),
             "auto_ready" => boolean(value).map(|flag| config.auto_ready = flag),
+            "auto_recover" => boolean(value).map(|flag| config.auto_recover = flag),
             _ => Err("unknown key (ignored)".to_owned()),
         };
         if let Err(message) = result {

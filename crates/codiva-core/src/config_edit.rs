@@ -125,6 +125,11 @@ pub const FIELDS: &[Field] = &[
         kind: FieldKind::Bool,
         default: "false",
     },
+    Field {
+        key: "auto_recover",
+        kind: FieldKind::Bool,
+        default: "false",
+    },
 ];
 
 /// Why an edit was not made.

@@ -47,6 +47,7 @@ fn every_key() {
         github_repo = "ghe.example.com:8443/owner/repo"
         auto_pr = true
         auto_ready = true
+        auto_recover = true
     "#;
     let (config, warnings) = parse(text, file());
     assert!(warnings.is_empty(), "{warnings:?}");
@@ -70,6 +71,7 @@ fn every_key() {
             github_repo: Some("ghe.example.com:8443/owner/repo".into()),
             auto_pr: true,
             auto_ready: true,
+            auto_recover: true,
         }
     );
     let (bad, warnings) = parse("github_repo = \"owner/repo\"", file());

@@ -22,7 +22,7 @@ pub use info::{
     DiscardPreview, ManagerEvent, ManagerSnapshot, ReadPage, SequencedEvent, SessionInfo,
     SessionPhase,
 };
-pub use recover::stuck_kind;
+pub use recover::{MAX_AUTO_RECOVER, stuck_kind};
 
 use crate::approval::ApprovalPolicy;
 use crate::git::{DiffStat, DiffText, GitError, IgnoredMode};
@@ -73,6 +73,9 @@ pub struct GithubOptions {
     pub auto_pr: bool,
     /// Marks a session's draft pull request ready for review once its checks pass.
     pub auto_ready: bool,
+    /// Repairs a session whose own pull request turns red (fix-ci) or conflicting (sync),
+    /// at most [`MAX_AUTO_RECOVER`] times per session and kind (kept in the state file).
+    pub auto_recover: bool,
     /// When pull requests are looked up.
     pub policy: crate::github::poll::PollPolicy,
 }
@@ -84,6 +87,7 @@ impl Default for GithubOptions {
             repo: None,
             auto_pr: false,
             auto_ready: false,
+            auto_recover: false,
             policy: crate::github::poll::PollPolicy::default(),
         }
     }

@@ -63,6 +63,9 @@ pub struct PersistedSession {
     /// The automatic pull request was tried once already (`auto_pr`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub auto_pr_tried: bool,
+    /// Automatic repairs made (`auto_recover`), by kind (`fix_ci`, `sync`). Absent: none.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub recover_attempts: std::collections::BTreeMap<String, u32>,
 }
 
 /// A pull request of a session: which one, not its state.

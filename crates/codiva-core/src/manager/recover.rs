@@ -10,16 +10,24 @@ use codiva_protocol::params::{RecoverItem, RecoverKind, RecoverResult};
 
 use super::{Manager, ManagerError, SessionInfo, SessionPhase};
 
+/// The most automatic repairs (`auto_recover`) per session and kind.
+pub const MAX_AUTO_RECOVER: u32 = 2;
+
 /// What a session needs to get unstuck, if it is stuck: it has its worktree and its own pull
 /// request is open and conflicting (sync first: checks on a conflicting head are moot) or red.
 pub fn stuck_kind(session: &SessionInfo) -> Option<RecoverKind> {
-    if !matches!(
-        session.phase,
-        SessionPhase::Active | SessionPhase::Conflict { .. }
-    ) {
+    stuck_of(&session.phase, &session.prs)
+}
+
+/// [`stuck_kind`] of a session's phase and pull requests.
+pub(crate) fn stuck_of(
+    phase: &SessionPhase,
+    prs: &codiva_protocol::github::SessionPrs,
+) -> Option<RecoverKind> {
+    if !matches!(phase, SessionPhase::Active | SessionPhase::Conflict { .. }) {
         return None;
     }
-    let view = session.prs.own()?.view.as_ref()?;
+    let view = prs.own()?.view.as_ref()?;
     if view.state != PrState::Open {
         return None;
     }

@@ -6,6 +6,7 @@
 //!   instructions (fix, commit, do not push).
 //! - `session/commit`: with a message, every uncommitted file is staged by name and committed
 //!   (`git::commit`); without one, the agent is asked to commit its work.
+//! - `auto_recover`: the same fix-ci or sync, started by the pull request lookups.
 //! - After a clean `session/sync` of a session that has an open pull request, the branch is
 //!   pushed (`push_after_sync`).
 //!
@@ -14,7 +15,7 @@
 
 use codiva_protocol::UserInput;
 use codiva_protocol::github::PrState as WirePrState;
-use codiva_protocol::params::{CommitResult, FixCiResult};
+use codiva_protocol::params::{CommitResult, FixCiResult, RecoverKind};
 use tokio::sync::oneshot;
 
 use super::pulls::{gh_refusal, view_of};
@@ -22,7 +23,7 @@ use super::{Actor, refused};
 use crate::git::CommitOutcome;
 use crate::github::draft::{clean_line, clean_text};
 use crate::github::{Checks, FailedLog, PrLookup, PrState, PrStatus};
-use crate::manager::info::SessionPhase;
+use crate::manager::info::{ManagerEvent, SessionPhase};
 use crate::manager::{Call, ManagerError, Reply};
 
 /// The most bytes of failed-step log sent to the agent, all runs together.
@@ -331,6 +332,40 @@ impl Actor {
                 }
             },
         );
+    }
+}
+
+impl Actor {
+    /// `auto_recover`: fix-ci or sync, as if asked; a failure is a warning.
+    pub(super) fn auto_recover(&mut self, id: String, kind: RecoverKind) {
+        let (tx, rx) = oneshot::channel::<Result<String, ManagerError>>();
+        match kind {
+            RecoverKind::FixCi => {
+                let (fix_tx, fix_rx) = oneshot::channel();
+                self.dispatch(Call::FixCi(id.clone(), fix_tx));
+                tokio::spawn(async move {
+                    let result = fix_rx.await.unwrap_or(Err(ManagerError::Stopped));
+                    let _ = tx.send(result.map(|sent| sent.message));
+                });
+            }
+            RecoverKind::Sync => self.dispatch(Call::Sync(id.clone(), tx)),
+        }
+        tracing::info!("session {id}: automatic {}", kind_key(kind));
+        self.job(None, rx, move |actor, result| {
+            if let Ok(Err(err)) = result {
+                actor.emit(ManagerEvent::Warning {
+                    message: format!("session {id}: automatic {}: {err}", kind_key(kind)),
+                });
+            }
+        });
+    }
+}
+
+/// How a kind of repair is named in the state file and in messages.
+pub(super) fn kind_key(kind: RecoverKind) -> &'static str {
+    match kind {
+        RecoverKind::FixCi => "fix_ci",
+        RecoverKind::Sync => "sync",
     }
 }
 

@@ -370,3 +370,76 @@ fn commit_with_a_message_or_by_the_agent() {
     );
     assert_eq!(world.git(&worktree, &["status", "--porcelain"]), "");
 }
+
+/// How many of the agent's requests ended with the failed log tail (one per fix-ci).
+fn fix_ci_messages(world: &World) -> usize {
+    world
+        .mock
+        .message_requests()
+        .iter()
+        .filter_map(|r| r.last_user_text())
+        .filter(|text| text.contains(FAILURE))
+        .count()
+}
+
+#[test]
+fn auto_recover_repairs_at_most_twice_per_kind_across_a_restart() {
+    let world = World::new(|_| Script::new().always(Reply::text("Done.")));
+    let hub = hub(&world, "auto_recover = true\n");
+    let mut server = serve(&world, &hub, 200);
+    server.ok("initialize", json!({}));
+    let id = "flaky-build";
+    server.ok("session/create", json!({"prompt": "Flaky build"}));
+    server.wait_status(id, "completed");
+    commit_file(&world, &world.worktree(id), "build.txt", "Flaky build");
+    server.ok("session/pr", json!({"session_id": id}));
+    hub.mock.add_run(red_run(9, &format!("codiva/{id}")));
+    let red = || vec![MockCheck::completed("build", "FAILURE").in_run(9)];
+    let running = || vec![MockCheck::running("build").in_run(9)];
+
+    // Red twice (with a run in between): repaired each time, without being asked.
+    for attempt in 1..=2 {
+        hub.mock.set_checks(1, running());
+        wait_prs(&mut server, id, "running", |p| {
+            p["prs"][0]["view"]["checks"] == "pending"
+        });
+        hub.mock.set_checks(1, red());
+        wait_prs(&mut server, id, "red", |p| {
+            p["prs"][0]["view"]["checks"] == "failed"
+        });
+        server.wait_status(id, "completed");
+        assert_eq!(fix_ci_messages(&world), attempt);
+    }
+    // A third time: not again. A fix-ci asked for by hand waits behind any automatic one in
+    // the session's lane, so it is the third message exactly when no automatic one was sent.
+    hub.mock.set_checks(1, running());
+    wait_prs(&mut server, id, "running", |p| {
+        p["prs"][0]["view"]["checks"] == "pending"
+    });
+    hub.mock.set_checks(1, red());
+    wait_prs(&mut server, id, "red", |p| {
+        p["prs"][0]["view"]["checks"] == "failed"
+    });
+    server.ok("session/fixCi", json!({"session_id": id}));
+    server.wait_status(id, "completed");
+    assert_eq!(fix_ci_messages(&world), 3);
+    assert!(server.close().success());
+
+    // The count is kept in the state file: a restart (its first lookup finds it red) does
+    // not start over.
+    let state = std::fs::read_to_string(world.repo.path().join(".codiva/state.json")).unwrap();
+    let state: Value = serde_json::from_str(&state).unwrap();
+    assert_eq!(
+        state["sessions"][0]["recover_attempts"],
+        json!({"fix_ci": 2}),
+        "{state}"
+    );
+    let mut server = serve(&world, &hub, 200);
+    server.ok("initialize", json!({}));
+    wait_prs(&mut server, id, "red after the restart", |p| {
+        p["prs"][0]["view"]["checks"] == "failed"
+    });
+    server.ok("session/fixCi", json!({"session_id": id}));
+    server.wait_status(id, "completed");
+    assert_eq!(fix_ci_messages(&world), 4);
+}
