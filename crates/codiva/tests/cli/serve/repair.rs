@@ -282,6 +282,16 @@ fn commit_with_a_message_or_by_the_agent() {
             )
             .rule(
                 Rule::new(
+                    Match::LastUserContains("List the files".into()),
+                    Reply::tool_use(
+                        "Bash",
+                        json!({"command": "touch made.txt", "description": "make a file"}),
+                    ),
+                )
+                .times(Times::Always),
+            )
+            .rule(
+                Rule::new(
                     Match::LastUserContains("Commit all of your uncommitted changes".into()),
                     Reply::tool_use(
                         "Bash",
@@ -369,6 +379,35 @@ fn commit_with_a_message_or_by_the_agent() {
         "agent commit"
     );
     assert_eq!(world.git(&worktree, &["status", "--porcelain"]), "");
+
+    // While the agent works (here: waits for a permission), neither commits nor fix-ci.
+    std::fs::write(worktree.join("later.txt"), "later\n").unwrap();
+    server.ok(
+        "session/send",
+        json!({"session_id": id, "text": "List the files"}),
+    );
+    let permission = server.wait_prompt(id, "permission");
+    for (method, params) in [
+        (
+            "session/commit",
+            json!({"session_id": id, "message": "Later"}),
+        ),
+        ("session/commit", json!({"session_id": id})),
+        ("session/fixCi", json!({"session_id": id})),
+    ] {
+        let err = server.call(method, params).unwrap_err();
+        assert_eq!(refusal(&err).0, "still_working", "{method}: {err}");
+    }
+    server.ok(
+        "session/respondPermission",
+        json!({"session_id": id, "request_id": permission["request_id"], "decision": "deny"}),
+    );
+    server.wait_status(id, "completed");
+    assert_eq!(
+        world.git(&worktree, &["log", "-1", "--format=%s"]).trim(),
+        "agent commit",
+        "nothing was committed while it worked"
+    );
 }
 
 /// How many of the agent's requests ended with the failed log tail (one per fix-ci).
