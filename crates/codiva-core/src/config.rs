@@ -71,6 +71,10 @@ pub struct Config {
     /// names it, when the agent can; else, or when that fails, the prompt's first line) or
     /// `prompt` (the prompt's first line). Default: `agent`.
     pub titles: crate::title::TitleMode,
+    /// `auto_recover`: a session whose pull request turns red or conflicting is repaired
+    /// without being asked (fix-ci or sync), at most twice per session and kind. Default:
+    /// `false`.
+    pub auto_recover: bool,
 }
 
 impl Default for Config {
@@ -94,6 +98,7 @@ impl Default for Config {
             auto_pr: false,
             auto_ready: false,
             titles: crate::title::TitleMode::Agent,
+            auto_recover: false,
         }
     }
 }
@@ -231,6 +236,7 @@ pub fn parse(text: &str, path: &Path) -> (Config, Vec<ConfigWarning>) {
             "titles" => one_of(value, &["agent", "prompt"]).map(|mode| {
                 config.titles = crate::title::TitleMode::parse(mode).unwrap_or_default();
             }),
+            "auto_recover" => boolean(value).map(|flag| config.auto_recover = flag),
             _ => Err("unknown key (ignored)".to_owned()),
         };
         if let Err(message) = result {

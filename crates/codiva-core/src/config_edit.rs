@@ -130,6 +130,11 @@ pub const FIELDS: &[Field] = &[
         kind: FieldKind::Choice(&["agent", "prompt"]),
         default: "agent",
     },
+    Field {
+        key: "auto_recover",
+        kind: FieldKind::Bool,
+        default: "false",
+    },
 ];
 
 /// Why an edit was not made.

@@ -48,6 +48,7 @@ fn every_key() {
         auto_pr = true
         auto_ready = true
         titles = "prompt"
+        auto_recover = true
     "#;
     let (config, warnings) = parse(text, file());
     assert!(warnings.is_empty(), "{warnings:?}");
@@ -72,6 +73,7 @@ fn every_key() {
             auto_pr: true,
             auto_ready: true,
             titles: crate::title::TitleMode::Prompt,
+            auto_recover: true,
         }
     );
     let (bad, warnings) = parse("github_repo = \"owner/repo\"", file());

@@ -13,11 +13,13 @@
 //! - [`Repo::run_setup`] runs the optional `.codiva/setup` script in a new worktree.
 //! - [`finish`]: diff stat, merge, sync; [`archive`]: discard and remove with an archive ref that
 //!   keeps the branch tip and the uncommitted work, for [`Repo::restore`].
+//! - [`commit`]: `/commit <message>`: stage the uncommitted files by name and commit.
 //! - [`diff_text`]: a session's whole diff (commits, uncommitted, untracked), bounded.
 //!
 //! See `docs/git.md` for the commands in order.
 
 pub mod archive;
+pub mod commit;
 pub mod diff_text;
 pub mod finish;
 pub mod ignored;
@@ -30,6 +32,7 @@ pub mod worktree;
 use std::path::PathBuf;
 
 pub use archive::{CommitSummary, DiscardPreview, DiscardResult};
+pub use commit::CommitOutcome;
 pub use diff_text::{DIFF_TEXT_CAP, DiffText};
 pub use finish::{DiffStat, FileStat, MergeOutcome, StatusEntry, SyncOutcome};
 pub use ignored::{DEFAULT_IGNORED_EXCLUDES, IgnoredMode, SHARED_SYMLINK_NOTICE, is_excluded};

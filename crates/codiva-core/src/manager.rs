@@ -8,6 +8,7 @@
 mod actor;
 mod events;
 mod info;
+mod recover;
 
 use codiva_protocol::tool::PermissionMode;
 use std::path::PathBuf;
@@ -21,6 +22,7 @@ pub use info::{
     DiscardPreview, ManagerEvent, ManagerSnapshot, ReadPage, SequencedEvent, SessionInfo,
     SessionPhase,
 };
+pub use recover::{MAX_AUTO_RECOVER, stuck_kind};
 
 use crate::approval::ApprovalPolicy;
 use crate::git::{DiffStat, DiffText, GitError, IgnoredMode};
@@ -73,6 +75,9 @@ pub struct GithubOptions {
     pub auto_pr: bool,
     /// Marks a session's draft pull request ready for review once its checks pass.
     pub auto_ready: bool,
+    /// Repairs a session whose own pull request turns red (fix-ci) or conflicting (sync),
+    /// at most [`MAX_AUTO_RECOVER`] times per session and kind (kept in the state file).
+    pub auto_recover: bool,
     /// When pull requests are looked up.
     pub policy: crate::github::poll::PollPolicy,
 }
@@ -84,6 +89,7 @@ impl Default for GithubOptions {
             repo: None,
             auto_pr: false,
             auto_ready: false,
+            auto_recover: false,
             policy: crate::github::poll::PollPolicy::default(),
         }
     }
@@ -226,6 +232,14 @@ pub(crate) enum Call {
     Emit(Box<ManagerEvent>),
     /// Connect one of the session's MCP servers again.
     McpReconnect(String, String, Reply<()>),
+    /// Send the agent its pull request's failed checks and log tail.
+    FixCi(String, Reply<codiva_protocol::params::FixCiResult>),
+    /// Commit with this message, or (`None`) ask the agent to commit.
+    Commit(
+        String,
+        Option<String>,
+        Reply<codiva_protocol::params::CommitResult>,
+    ),
     /// Write the state file now; answered on a std channel so that a panic hook can wait.
     SaveNow(std::sync::mpsc::Sender<()>),
     Shutdown(oneshot::Sender<()>),
@@ -632,6 +646,29 @@ impl Manager {
     /// servers and for a name the session's agent never reported.
     pub async fn mcp_reconnect(&self, id: &str, server: &str) -> Result<(), ManagerError> {
         self.call(|reply| Call::McpReconnect(id.to_owned(), server.to_owned(), reply))
+            .await
+    }
+
+    /// Sends the session's agent the failed checks of its pull request (looked up now) and
+    /// the failed steps' log tail of their GitHub Actions runs (byte-budgeted, sanitised),
+    /// with instructions to fix and commit. Refused without an open pull request, without a
+    /// failed check, and while the agent works.
+    pub async fn fix_ci(
+        &self,
+        id: &str,
+    ) -> Result<codiva_protocol::params::FixCiResult, ManagerError> {
+        self.call(|reply| Call::FixCi(id.to_owned(), reply)).await
+    }
+
+    /// With `message`: stages every uncommitted file of the worktree by name and commits.
+    /// Without: asks the agent to commit its work. Refused when there is nothing to commit
+    /// and while the agent works.
+    pub async fn commit(
+        &self,
+        id: &str,
+        message: Option<String>,
+    ) -> Result<codiva_protocol::params::CommitResult, ManagerError> {
+        self.call(|reply| Call::Commit(id.to_owned(), message, reply))
             .await
     }
 

@@ -81,6 +81,9 @@ pub struct PersistedSession {
     pub allowed_tools: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub disallowed_tools: Vec<String>,
+    /// Automatic repairs made (`auto_recover`), by kind (`fix_ci`, `sync`). Absent: none.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub recover_attempts: std::collections::BTreeMap<String, u32>,
 }
 
 fn is_prompt_title(origin: &crate::title::TitleOrigin) -> bool {

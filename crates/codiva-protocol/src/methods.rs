@@ -112,6 +112,16 @@ client_requests! {
     /// Connects one of the session's MCP servers again (a failed one); the outcome arrives as
     /// `session/mcpServers`.
     SessionMcpReconnect => "session/mcpReconnect" (crate::mcp::McpReconnectParams) -> Done;
+    /// Sends the session's agent its pull request's failed checks and the failed log tail,
+    /// with instructions to fix and commit (refused without a pull request, without a failed
+    /// check, or while it works).
+    SessionFixCi => "session/fixCi" (SessionParams) -> FixCiResult;
+    /// Commits the worktree's uncommitted files with the message given, or (no message) asks
+    /// the agent to commit its work.
+    SessionCommit => "session/commit" (CommitParams) -> CommitResult;
+    /// For every stuck session (its pull request failed its checks or conflicts), one by
+    /// one: fix-ci or sync. `dry_run`: only which ones, for a confirmation.
+    ManagerRecover => "manager/recover" (RecoverParams) -> RecoverResult;
     /// Every session's row and the `seq` of the last event they reflect.
     ManagerSnapshot => "manager/snapshot" (NoParams) -> crate::manager::ManagerSnapshot;
     /// Every agent codiva knows: installed or not, the default, what each can do.

@@ -258,6 +258,87 @@ pub struct SyncResult {
     pub message: String,
 }
 
+/// The answer to `session/fixCi`: what was sent to the session's agent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct FixCiResult {
+    /// The pull request whose checks failed.
+    pub pr: u64,
+    /// The failed checks' names (sanitised).
+    pub checks: Vec<String>,
+    /// Bytes of failed-step log included (at most the budget, see `docs/github.md`).
+    pub log_bytes: u64,
+    /// Earlier log lines were left out to stay within the budget.
+    pub log_truncated: bool,
+    /// What happened, in one line.
+    pub message: String,
+}
+
+/// Params of `session/commit`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CommitParams {
+    pub session_id: String,
+    /// Absent: the session's agent is asked to commit its work with a message of its own.
+    /// Given: codiva stages every uncommitted file of the worktree and commits with it.
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+/// The answer to `session/commit`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CommitResult {
+    /// The new commit, when codiva committed itself.
+    #[serde(default)]
+    pub commit: Option<String>,
+    /// How many files it took (codiva's commit), or were uncommitted (the agent's).
+    pub files: u64,
+    /// The agent was asked to commit (no message given).
+    pub asked_agent: bool,
+    /// What happened, in one line.
+    pub message: String,
+}
+
+/// Params of `manager/recover`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RecoverParams {
+    /// Only say which sessions are stuck and what would be done (for a y/n with counts).
+    #[serde(default)]
+    pub dry_run: bool,
+}
+
+/// What recovering a stuck session takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoverKind {
+    /// Its pull request's checks failed: `session/fixCi`.
+    FixCi,
+    /// Its pull request conflicts with the base: `session/sync`.
+    Sync,
+}
+
+/// One stuck session and, unless it was a dry run, how its repair went.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RecoverItem {
+    pub session_id: String,
+    pub kind: RecoverKind,
+    /// The repair was done (fix-ci: the failures were sent to the agent; sync: merged, or
+    /// the agent was asked to resolve it, and pushed). `None` in a dry run.
+    #[serde(default)]
+    pub ok: Option<bool>,
+    /// What happened, or why it failed, in one line.
+    #[serde(default)]
+    pub message: String,
+}
+
+/// The answer to `manager/recover`: the stuck sessions in the order they were handled.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RecoverResult {
+    pub items: Vec<RecoverItem>,
+    /// How many repairs succeeded (0 in a dry run).
+    pub succeeded: u64,
+    /// How many failed.
+    pub failed: u64,
+}
+
 // -- notification params ----------------------------------------------------------------------
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

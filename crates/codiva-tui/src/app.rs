@@ -23,6 +23,8 @@ mod overlay;
 mod palette;
 mod pane;
 mod picker;
+mod repair;
+pub use repair::{RepairDone, RepairEffect};
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -140,6 +142,8 @@ pub enum Effect {
     Pr {
         id: String,
     },
+    /// `/fix-ci`, `/commit`, `/recover` and the uncommitted files (`app/repair.rs`).
+    Repair(RepairEffect),
     /// Edit `.codiva/prompt.md` (the loop opens it in `$EDITOR` or reports where it is).
     EditPrompt,
     /// Save `.codiva/prompt.md` (empty text removes it).
@@ -219,6 +223,7 @@ pub enum Done {
     EditPrompt(String),
     Info(String),
     Error(String),
+    Repair(RepairDone),
 }
 
 /// A program that gets the terminal in a session's worktree.
@@ -539,6 +544,8 @@ impl App {
         match event {
             ManagerEvent::Session { session } => {
                 self.seen_at.insert(session.id.clone(), self.now);
+                let id = session.id.clone();
+                let was = self.sessions.iter().find(|s| s.id == id).map(|s| s.status);
                 match self.sessions.iter_mut().find(|s| s.id == session.id) {
                     Some(existing) => *existing = session,
                     None => {
@@ -554,7 +561,7 @@ impl App {
                         }
                     }
                 }
-                Vec::new()
+                self.after_session_update(&id, was)
             }
             ManagerEvent::Removed { id } => {
                 self.sessions.retain(|s| s.id != id);
@@ -691,6 +698,7 @@ impl App {
                 self.set_notice(text, true);
                 Vec::new()
             }
+            Done::Repair(done) => self.repair_done(done),
         }
     }
 
@@ -701,6 +709,7 @@ impl App {
             pane.requested = true;
             effects.push(Effect::Read { id: id.clone() });
         }
+        effects.push(Effect::Repair(RepairEffect::Uncommitted { id: id.clone() }));
         self.keep_draft();
         self.composer
             .set_text(&self.drafts.remove(&id).unwrap_or_default());

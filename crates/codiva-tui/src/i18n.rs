@@ -532,6 +532,10 @@ pub fn manager_error(error: &codiva_client::ClientError) -> String {
     use codiva_client::ClientError;
     use codiva_protocol::error::{NO_SUCH_SESSION, STOPPED};
     if let Some(refusal) = error.refusal() {
+        let args: Vec<&str> = refusal.args.iter().map(String::as_str).collect();
+        if let Some(text) = crate::repair_text::refusal(&refusal.reason, &args) {
+            return text;
+        }
         return match refusal_key(&refusal.reason) {
             Some(key) => {
                 let args: Vec<&str> = refusal.args.iter().map(String::as_str).collect();

@@ -19,6 +19,7 @@ pub mod notify;
 pub mod permission_dialog;
 pub mod pr_cell;
 pub mod question_dialog;
+pub mod repair_text;
 pub mod run;
 pub mod search;
 pub mod terminal;

@@ -31,6 +31,7 @@ use crate::terminal;
 
 mod backend;
 mod effects;
+mod repair_effects;
 
 use backend::SizedBackend;
 

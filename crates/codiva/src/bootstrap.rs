@@ -128,6 +128,7 @@ pub fn github_options(config: &config::Config) -> codiva_core::manager::GithubOp
         repo: config.github_repo.clone(),
         auto_pr: config.auto_pr,
         auto_ready: config.auto_ready,
+        auto_recover: config.auto_recover,
         policy,
     }
 }

@@ -5,7 +5,8 @@
 //! back; while one runs for a session, later calls for that session wait in its lane, and
 //! every other session's calls and events go on. The parts: records (`record.rs`), sessions'
 //! lifecycle (`lifecycle.rs`), finishing work (`finish.rs`, `discard.rs`), pull requests
-//! (`pulls.rs`: push and open; `pr_poll.rs`: look them up again), sessions found at
+//! (`pulls.rs`: push and open; `pr_poll.rs`: look them up again; `repair.rs`: fix-ci, commit,
+//! push after a sync), sessions found at
 //! start (`adoption.rs`), the state file and each session's neutral history (`persistence.rs`,
 //! `histories.rs`). Events leave through one function, [`Actor::emit`], which stamps their
 //! `seq` (`manager/events.rs`).
@@ -23,6 +24,7 @@ mod pr_poll;
 mod pulls;
 mod record;
 mod titles;
+mod repair;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};

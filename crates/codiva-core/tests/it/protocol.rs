@@ -254,6 +254,46 @@ fn manager_answers_and_errors_round_trip() {
             created: true,
         },
     );
+    round_trip(
+        "session/fixCi result",
+        &codiva_protocol::params::FixCiResult {
+            pr: 12,
+            checks: vec!["build".to_owned()],
+            log_bytes: 812,
+            log_truncated: true,
+            message: "sent 1 failed check(s)".to_owned(),
+        },
+    );
+    round_trip(
+        "session/commit result",
+        &codiva_protocol::params::CommitResult {
+            commit: Some("9f2c".to_owned()),
+            files: 3,
+            asked_agent: false,
+            message: "committed 3 file(s)".to_owned(),
+        },
+    );
+    round_trip(
+        "manager/recover result",
+        &codiva_protocol::params::RecoverResult {
+            items: vec![
+                codiva_protocol::params::RecoverItem {
+                    session_id: "a".to_owned(),
+                    kind: codiva_protocol::params::RecoverKind::FixCi,
+                    ok: Some(true),
+                    message: "sent".to_owned(),
+                },
+                codiva_protocol::params::RecoverItem {
+                    session_id: "b".to_owned(),
+                    kind: codiva_protocol::params::RecoverKind::Sync,
+                    ok: None,
+                    message: String::new(),
+                },
+            ],
+            succeeded: 1,
+            failed: 0,
+        },
+    );
     // An older row (no `prs`) still reads.
     let mut old = serde_json::to_value(session(SessionPhase::Active)).unwrap();
     old.as_object_mut().unwrap().remove("prs");
@@ -405,6 +445,12 @@ fn every_request_round_trips_through_the_method_table() {
             "session/mcpReconnect",
             json!({"session_id": "s", "server": "unity-ops"}),
         ),
+        ("session/fixCi", json!({"session_id": "s"})),
+        (
+            "session/commit",
+            json!({"session_id": "s", "message": "Fix the parser"}),
+        ),
+        ("manager/recover", json!({"dry_run": true})),
         ("manager/snapshot", json!({})),
         ("agents/list", json!({})),
         ("agents/login", json!({"agent": "claude"})),

@@ -458,6 +458,14 @@ fn detail(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
         rest.y += 1;
         rest.height -= 1;
     }
+    // Its uncommitted files, a short list (`/commit` takes them).
+    if let Some(line) = super::repair::uncommitted_line(app.pane(id).uncommitted.as_deref())
+        && rest.height > LOG_RESERVE
+    {
+        buf.set_line(rest.x, rest.y, &line, rest.width);
+        rest.y += 1;
+        rest.height -= 1;
+    }
     // A session that needs a login says which credential failed and how to fix it.
     if session
         .as_ref()

@@ -291,6 +291,7 @@ impl App {
             KeyCode::Char('r') => return self.resume_current(),
             KeyCode::Char('p') => return self.open_pr(),
             KeyCode::Char('P') => return self.ask_pr(),
+            KeyCode::Char('F') => return self.fix_ci_current(),
             KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
                 self.focus = Focus::Composer;
                 return self.composer_key(KeyEvent::new(KeyCode::Char(c), key.modifiers));
@@ -591,6 +592,9 @@ impl App {
             Command::Diff => id.map(|id| self.open_diff(id)).unwrap_or_default(),
             Command::Sync => id.map(|id| vec![Effect::Sync { id }]).unwrap_or_default(),
             Command::Pr => self.ask_pr(),
+            Command::FixCi => self.fix_ci_current(),
+            Command::Commit => self.commit_current(argument),
+            Command::Recover => vec![Effect::Repair(super::RepairEffect::RecoverPlan)],
             Command::Remove => self.ask_remove(),
             Command::Restore => {
                 self.open_restore();

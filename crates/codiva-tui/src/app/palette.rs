@@ -14,6 +14,9 @@ pub enum Command {
     Diff,
     Sync,
     Pr,
+    FixCi,
+    Commit,
+    Recover,
     Remove,
     Restore,
     Rename,
@@ -25,7 +28,7 @@ pub enum Command {
 }
 
 impl Command {
-    pub const ALL: [Command; 16] = [
+    pub const ALL: [Command; 19] = [
         Command::Model,
         Command::Agent,
         Command::Login,
@@ -34,6 +37,9 @@ impl Command {
         Command::Diff,
         Command::Sync,
         Command::Pr,
+        Command::FixCi,
+        Command::Commit,
+        Command::Recover,
         Command::Remove,
         Command::Restore,
         Command::Rename,
@@ -54,6 +60,9 @@ impl Command {
             Command::Diff => "diff",
             Command::Sync => "sync",
             Command::Pr => "pr",
+            Command::FixCi => "fix-ci",
+            Command::Commit => "commit",
+            Command::Recover => "recover",
             Command::Remove => "remove",
             Command::Restore => "restore",
             Command::Rename => "rename",
@@ -76,6 +85,9 @@ impl Command {
             Command::Login => {
                 return crate::i18n_agents::at(crate::i18n_agents::A::CmdLogin);
             }
+            Command::FixCi => return crate::repair_text::r(crate::repair_text::R::CmdFixCi),
+            Command::Commit => return crate::repair_text::r(crate::repair_text::R::CmdCommit),
+            Command::Recover => return crate::repair_text::r(crate::repair_text::R::CmdRecover),
             _ => {}
         }
         t(match (self, view) {
@@ -98,7 +110,10 @@ impl Command {
                 | Command::Shell
                 | Command::Edit
                 | Command::Pr
-                | Command::Login,
+                | Command::Login
+                | Command::FixCi
+                | Command::Commit
+                | Command::Recover,
                 _,
             ) => Key::CmdHelp,
         })
@@ -124,7 +139,10 @@ impl Command {
             | Command::Login
             | Command::Help
             | Command::Exit
-            | Command::Pr => true,
+            | Command::Pr
+            | Command::FixCi
+            | Command::Commit
+            | Command::Recover => true,
         }
     }
 }

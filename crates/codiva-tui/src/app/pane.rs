@@ -35,6 +35,8 @@ pub struct Pane {
     pub search: Option<crate::search::Search>,
     /// When the oldest waiting prompt arrived (an app-wide sequence number), for the inbox.
     pub waiting_since: Option<u64>,
+    /// The worktree's uncommitted files, once looked up (`app/repair.rs`).
+    pub uncommitted: Option<Vec<String>>,
 }
 
 impl Pane {

@@ -161,6 +161,7 @@ pub(super) fn en(key: Key) -> &'static str {
             "m, d, x, r\tmerge, discard, remove, resume (each asks first)\n",
             "p, click on #n\topen the pull request in the browser\n",
             "P, /pr\tpush the branch and open a draft pull request (asks first)\n",
+            "F, /fix-ci\tsend the failed checks and their log to the agent\n",
             "Esc\tback to the composer\n",
             "# Session\n",
             "Esc\tback to the list\n",

@@ -449,6 +449,7 @@ async fn call(
             Ok(result) => Some(Done::Info(crate::pr_cell::opened(&result))),
             Err(err) => error(err),
         },
+        Effect::Repair(effect) => Some(super::repair_effects::run(manager, effect).await),
         Effect::ShowConfig => Some(
             match manager.call::<request::ConfigRead>(NoParams {}).await {
                 Ok(result) => Done::Config {

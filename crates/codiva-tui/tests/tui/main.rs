@@ -15,6 +15,7 @@ mod markdown;
 mod notices;
 mod notify;
 mod pull_requests;
+mod repair;
 mod status_details;
 mod support;
 mod todos;

@@ -440,9 +440,14 @@ fn list_filter_by_title_branch_or_status() {
     press(&mut app, KeyCode::Enter);
     assert_eq!(
         press(&mut app, KeyCode::Enter),
-        vec![Effect::Read {
-            id: "broken".into()
-        }]
+        vec![
+            Effect::Read {
+                id: "broken".into()
+            },
+            Effect::Repair(codiva_tui::app::RepairEffect::Uncommitted {
+                id: "broken".into()
+            })
+        ]
     );
     assert_eq!(app.view, View::Detail("broken".into()));
     let mut app = filtered("codiva/ask");

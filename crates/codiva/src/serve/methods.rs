@@ -154,6 +154,18 @@ pub async fn handle(
                 .map(|(pr, created)| PrResult { pr, created })
                 .map_err(RpcError::from),
         ),
+        ClientRequest::SessionFixCi(p) => encode::<request::SessionFixCi>(
+            manager.fix_ci(&p.session_id).await.map_err(RpcError::from),
+        ),
+        ClientRequest::SessionCommit(p) => encode::<request::SessionCommit>(
+            manager
+                .commit(&p.session_id, p.message)
+                .await
+                .map_err(RpcError::from),
+        ),
+        ClientRequest::ManagerRecover(p) => encode::<request::ManagerRecover>(
+            manager.recover(p.dry_run).await.map_err(RpcError::from),
+        ),
         ClientRequest::ManagerSnapshot(_) => {
             encode::<request::ManagerSnapshot>(manager.snapshot_all().await.map_err(RpcError::from))
         }

@@ -11,6 +11,7 @@ mod full_message;
 mod lifecycle;
 mod parallel;
 mod pull_requests;
+mod repair;
 mod restart;
 mod sequence;
 mod stream_client;

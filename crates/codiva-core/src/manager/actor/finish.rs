@@ -97,6 +97,7 @@ impl Actor {
             return;
         }
         let (branch, base) = (record.branch.clone(), record.base.clone());
+        let worktree = record.worktree.clone();
         let repo = self.repo.clone();
         let git_lock = self.git_lock.clone();
         let owned_id = id.to_owned();
@@ -104,9 +105,20 @@ impl Actor {
             Some(id),
             async move {
                 let _guard = git_lock.lock().await;
-                repo.merge(&branch, &base).await
+                let outcome = repo.merge(&branch, &base).await;
+                // Nothing to merge: the refusal offers `/commit` when work is uncommitted.
+                let uncommitted = match &outcome {
+                    Ok(MergeOutcome::UpToDate) => repo
+                        .uncommitted_files(&worktree)
+                        .await
+                        .map_or(0, |files| files.len()),
+                    _ => 0,
+                };
+                (outcome, uncommitted)
             },
-            move |actor, outcome| actor.merged(&owned_id, outcome, reply),
+            move |actor, (outcome, uncommitted)| {
+                actor.merged(&owned_id, outcome, uncommitted, reply);
+            },
         );
     }
 
@@ -114,6 +126,7 @@ impl Actor {
         &mut self,
         id: &str,
         outcome: Result<MergeOutcome, GitError>,
+        uncommitted: usize,
         reply: Reply<SessionInfo>,
     ) {
         let result = match self.record(id) {
@@ -177,6 +190,13 @@ impl Actor {
                     ),
                 )
             }
+            MergeOutcome::UpToDate if uncommitted > 0 => refused(
+                "nothing_to_merge",
+                &[&branch, &base, &uncommitted.to_string()],
+                format!(
+                    "nothing to merge: {branch} has no commits that {base} lacks, and {uncommitted} file(s) are uncommitted: commit them first (/commit, session/commit)"
+                ),
+            ),
             MergeOutcome::UpToDate => refused(
                 "nothing_to_merge",
                 &[&branch, &base],
@@ -235,7 +255,8 @@ impl Actor {
         };
         let message = match outcome {
             SyncOutcome::UpToDate => {
-                let _ = reply.send(Ok(format!("already up to date with {base}")));
+                // Pushed all the same: the agent may have committed a merge it resolved.
+                self.push_after_sync(id, format!("already up to date with {base}"), reply);
                 return;
             }
             SyncOutcome::Merged { .. } => {
@@ -245,7 +266,7 @@ impl Actor {
                     record.phase = SessionPhase::Active;
                 }
                 self.emit_info(id);
-                let _ = reply.send(Ok(format!("merged {base} into the session")));
+                self.push_after_sync(id, format!("merged {base} into the session"), reply);
                 return;
             }
             SyncOutcome::Conflict { files } => format!(

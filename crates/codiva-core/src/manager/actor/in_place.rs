@@ -311,6 +311,7 @@ impl Actor {
             pushed: false,
             watch: Default::default(),
             auto_pr_tried: false,
+            recover_attempts: Default::default(),
             ready_asked: Vec::new(),
             paused_until_ms: None,
             in_place: true,

@@ -48,7 +48,9 @@ impl Call {
             | Call::Restore(id, _)
             | Call::Sync(id, _)
             | Call::Pr(id, _)
-            | Call::McpReconnect(id, _, _) => Some(id),
+            | Call::McpReconnect(id, _, _)
+            | Call::FixCi(id, _)
+            | Call::Commit(id, _, _) => Some(id),
             Call::Create(..)
             | Call::List(_)
             | Call::SnapshotAll(_)
@@ -344,6 +346,16 @@ impl Actor {
             }
             Call::McpReconnect(id, server, reply) => {
                 let _ = reply.send(self.mcp_reconnect(&id, &server));
+            }
+            Call::FixCi(id, reply) => {
+                if let Some(reply) = self.refuse_in_place(&id, "fix-ci", reply) {
+                    self.fix_ci(&id, reply);
+                }
+            }
+            Call::Commit(id, message, reply) => {
+                if let Some(reply) = self.refuse_in_place(&id, "commit", reply) {
+                    self.commit(&id, message, reply);
+                }
             }
             Call::SaveNow(done) => self.save(Some(done)),
             Call::Emit(event) => self.emit(*event),

@@ -3,7 +3,8 @@
 //! three or more with one `gh pr list` for every watched session. A failed lookup keeps what
 //! was known; a rate limit or an authentication error pauses lookups. One lookup job at a
 //! time, on no session's lane (a slow `gh` delays nobody's calls). `auto_ready` marks a
-//! draft ready when its checks pass.
+//! draft ready when its checks pass; `auto_recover` repairs a pull request that turns red or
+//! conflicting (`repair.rs`).
 
 use std::time::{Instant as StdInstant, SystemTime, UNIX_EPOCH};
 
@@ -11,8 +12,11 @@ use codiva_protocol::github::SessionPr;
 
 use super::Actor;
 use super::pulls::view_of;
+use super::repair::kind_key;
 use crate::github::poll::{self, PollPlan, PrWatch};
 use crate::github::{Checks, GhError, PrLookup, PrState};
+use crate::manager::MAX_AUTO_RECOVER;
+use crate::manager::recover::stuck_of;
 
 /// One session's lookups: its branch's, and its other pull requests' by number.
 struct Looked {
@@ -126,7 +130,9 @@ impl Actor {
             .filter(|until| *until > now)
             .map(|until| unix_ms_of(wall + (until - now)));
         let auto_ready = self.options.github.auto_ready;
+        let auto_recover = self.options.github.auto_recover;
         let mut ready = Vec::new();
+        let mut repairs = Vec::new();
         for Looked { id, branch, others } in looked {
             let Some(record) = self.records.get_mut(&id) else {
                 continue;
@@ -153,6 +159,22 @@ impl Actor {
                 }
             }
             record.paused_until_ms = paused_ms;
+            // `auto_recover`: a pull request that just turned red or conflicting, of a session
+            // that is not working, is repaired — at most twice per session and kind.
+            if auto_recover
+                && record.status.is_settled()
+                && let Some(kind) = stuck_of(&record.phase, &record.pr_summary())
+                && stuck_of(&record.phase, &before) != Some(kind)
+            {
+                let attempts = record
+                    .recover_attempts
+                    .entry(kind_key(kind).to_owned())
+                    .or_default();
+                if *attempts < MAX_AUTO_RECOVER {
+                    *attempts += 1;
+                    repairs.push((id.clone(), kind));
+                }
+            }
             if auto_ready
                 && let Some(status) = record.watch.status()
                 && status.state == PrState::Open
@@ -169,6 +191,12 @@ impl Actor {
         }
         for (id, number) in ready {
             self.mark_ready(id, number);
+        }
+        if !repairs.is_empty() {
+            self.mark_dirty();
+        }
+        for (id, kind) in repairs {
+            self.auto_recover(id, kind);
         }
     }
 

@@ -106,6 +106,18 @@ impl Actor {
                     )
                     .await?;
                 if commits.is_empty() && known.is_none() {
+                    // The refusal offers `/commit` when work is uncommitted.
+                    let uncommitted = repo
+                        .uncommitted_files(&worktree)
+                        .await
+                        .map_or(0, |files| files.len());
+                    if uncommitted > 0 {
+                        return Err(refused(
+                            "nothing_to_push",
+                            &[&branch, &base, &uncommitted.to_string()],
+                            format!("nothing to push: {branch} has no commits that {base} lacks, and {uncommitted} file(s) are uncommitted: commit them first (/commit, session/commit)"),
+                        ));
+                    }
                     return Err(refused(
                         "nothing_to_push",
                         &[&branch, &base],
@@ -359,7 +371,7 @@ fn unavailable_of(err: &GhError) -> PrUnavailable {
 }
 
 /// A failure of `gh` as the refusal a client words.
-fn gh_refusal(err: &GhError) -> ManagerError {
+pub(super) fn gh_refusal(err: &GhError) -> ManagerError {
     let message = err.to_string();
     match err {
         GhError::NotInstalled => refused("gh_missing", &[], message),

@@ -65,6 +65,8 @@ pub(super) struct Record {
     pub(super) watch: crate::github::poll::PrWatch,
     /// `auto_pr` was tried for this session (once per session).
     pub(super) auto_pr_tried: bool,
+    /// Automatic repairs made, by kind (`auto_recover`; saved).
+    pub(super) recover_attempts: std::collections::BTreeMap<String, u32>,
     /// Pull requests `auto_ready` asked to mark ready (once each).
     pub(super) ready_asked: Vec<u64>,
     /// Lookups pause until then (Unix ms), as of the last lookup of this session.
@@ -159,6 +161,7 @@ impl Record {
             pushed: saved.pushed,
             watch: Default::default(),
             auto_pr_tried: saved.auto_pr_tried,
+            recover_attempts: saved.recover_attempts,
             ready_asked: Vec::new(),
             paused_until_ms: None,
             in_place: saved.in_place,
@@ -243,6 +246,7 @@ impl Record {
             append_system_prompt: self.extras.append_system_prompt.clone(),
             allowed_tools: self.extras.allowed_tools.clone(),
             disallowed_tools: self.extras.disallowed_tools.clone(),
+            recover_attempts: self.recover_attempts.clone(),
         })
     }
 

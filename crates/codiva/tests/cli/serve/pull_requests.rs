@@ -10,12 +10,12 @@ use serde_json::{Value, json};
 use super::client::{Server, World};
 
 /// The mock GitHub, and the repository's `origin` a bare repository.
-struct Hub {
-    mock: MockGitHub,
-    bare: tempfile::TempDir,
+pub(super) struct Hub {
+    pub(super) mock: MockGitHub,
+    pub(super) bare: tempfile::TempDir,
 }
 
-fn hub(world: &World, config: &str) -> Hub {
+pub(super) fn hub(world: &World, config: &str) -> Hub {
     hub_with(
         MockGitHub::start("owner", "repo", "main").unwrap(),
         world,
@@ -23,7 +23,7 @@ fn hub(world: &World, config: &str) -> Hub {
     )
 }
 
-fn hub_with(mock: MockGitHub, world: &World, config: &str) -> Hub {
+pub(super) fn hub_with(mock: MockGitHub, world: &World, config: &str) -> Hub {
     let bare = tempfile::Builder::new()
         .prefix("codiva-bare-")
         .tempdir()
@@ -45,7 +45,7 @@ fn hub_with(mock: MockGitHub, world: &World, config: &str) -> Hub {
 }
 
 /// `codiva serve` whose `gh` (and whose agents' `gh`) reach the mock; lookups every `tick_ms`.
-fn serve(world: &World, hub: &Hub, tick_ms: u64) -> Server {
+pub(super) fn serve(world: &World, hub: &Hub, tick_ms: u64) -> Server {
     let mut command = world.command(world.repo.path());
     for (key, value) in hub.mock.gh_env() {
         // The agent's sandbox keeps its own HOME, TMPDIR and PATH.
@@ -59,7 +59,12 @@ fn serve(world: &World, hub: &Hub, tick_ms: u64) -> Server {
     Server::start(command, world.state.path())
 }
 
-fn wait_prs(server: &mut Server, id: &str, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+pub(super) fn wait_prs(
+    server: &mut Server,
+    id: &str,
+    what: &str,
+    pred: impl Fn(&Value) -> bool,
+) -> Value {
     server.wait(&format!("{id}: {what}"), |method, params| {
         method == "session/prStatus" && params["session_id"] == id && pred(params)
     })
@@ -75,7 +80,7 @@ fn unix_ms() -> u64 {
     .unwrap()
 }
 
-fn run(name: &str, status: &'static str, conclusion: Option<&'static str>) -> MockCheck {
+pub(super) fn run(name: &str, status: &'static str, conclusion: Option<&'static str>) -> MockCheck {
     MockCheck::Run {
         name: name.into(),
         status,

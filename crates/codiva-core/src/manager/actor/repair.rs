@@ -1,0 +1,486 @@
+//! Repairing a session's pull request and committing its work from codiva:
+//!
+//! - `session/fixCi`: the failed checks of the session's own pull request (looked up now),
+//!   the failed steps' log tail of their GitHub Actions runs (`gh run view --log-failed`,
+//!   within [`FIX_CI_LOG_BUDGET`] bytes), sanitised and sent to the agent as one message with
+//!   instructions (fix, commit, do not push).
+//! - `session/commit`: with a message, every uncommitted file is staged by name and committed
+//!   (`git::commit`); without one, the agent is asked to commit its work.
+//! - `auto_recover`: the same fix-ci or sync, started by the pull request lookups.
+//! - After a clean `session/sync` of a session that has an open pull request, the branch is
+//!   pushed (`push_after_sync`).
+//!
+//! The slow parts run as jobs on the session's lane; the message to the agent is an ordinary
+//! `session/send`.
+
+use codiva_protocol::UserInput;
+use codiva_protocol::github::PrState as WirePrState;
+use codiva_protocol::params::{CommitResult, FixCiResult, RecoverKind};
+use tokio::sync::oneshot;
+
+use super::pulls::{gh_refusal, view_of};
+use super::{Actor, refused};
+use crate::git::CommitOutcome;
+use crate::github::draft::{clean_line, clean_text};
+use crate::github::{Checks, FailedLog, PrLookup, PrState, PrStatus};
+use crate::manager::info::{ManagerEvent, SessionPhase};
+use crate::manager::{Call, ManagerError, Reply};
+
+/// The most bytes of failed-step log sent to the agent, all runs together.
+pub const FIX_CI_LOG_BUDGET: usize = 12 * 1024;
+/// The most GitHub Actions runs whose logs are read (each costs 4 REST requests).
+const FIX_CI_MAX_RUNS: usize = 3;
+/// The longest commit message codiva passes to git.
+const COMMIT_MESSAGE_CHARS: usize = 4000;
+
+/// What `session/commit` without a message sends the agent.
+pub const COMMIT_INSTRUCTION: &str = "Commit all of your uncommitted changes now (stage the files by name, never `git add -A` on files you did not create), with a message that says what changed. Then tell me you are done.";
+
+/// One run's log as the job read it.
+struct RunLog {
+    run: u64,
+    log: Result<FailedLog, String>,
+}
+
+impl Actor {
+    /// The worktree of a session that can be asked to repair or commit now: it has a
+    /// worktree and its agent is not working.
+    fn idle_worktree(&mut self, id: &str) -> Result<std::path::PathBuf, ManagerError> {
+        let record = self.record(id)?;
+        if !matches!(
+            record.phase,
+            SessionPhase::Active | SessionPhase::Conflict { .. }
+        ) {
+            return Err(refused(
+                "no_worktree",
+                &[id],
+                format!("session {id} has no worktree"),
+            ));
+        }
+        if !record.status.is_settled() {
+            return Err(refused(
+                "still_working",
+                &[id],
+                format!("session {id} is still working; interrupt it or wait until it finishes"),
+            ));
+        }
+        Ok(record.worktree.clone())
+    }
+
+    /// `session/fixCi`.
+    pub(super) fn fix_ci(&mut self, id: &str, reply: Reply<FixCiResult>) {
+        let worktree = match self.idle_worktree(id) {
+            Ok(worktree) => worktree,
+            Err(err) => return drop(reply.send(Err(err))),
+        };
+        let own = self
+            .records
+            .get(id)
+            .and_then(|record| record.prs.iter().find(|pr| pr.own).cloned());
+        let Some(own) = own else {
+            let _ = reply.send(Err(no_pr(id)));
+            return;
+        };
+        let gh = self.options.github.gh.clone();
+        let owned_id = id.to_owned();
+        let job_id = id.to_owned();
+        self.job(
+            Some(id),
+            async move {
+                let status = match gh.lookup_number(&worktree, own.number).await {
+                    PrLookup::Found(status) => status,
+                    PrLookup::Absent => return Err(no_pr(&job_id)),
+                    PrLookup::Unavailable(err) => return Err(gh_refusal(&err)),
+                };
+                if status.state != PrState::Open {
+                    return Err(no_pr(&job_id));
+                }
+                if status.checks != Checks::Failed {
+                    let number = status.number.to_string();
+                    let checks = checks_word(status.checks);
+                    return Err(refused(
+                        "nothing_failing",
+                        &[&number, checks],
+                        format!("pull request #{number} has no failed check (checks: {checks})"),
+                    ));
+                }
+                let mut runs: Vec<u64> = Vec::new();
+                for run in status.failed.iter().filter_map(|c| c.run_id()) {
+                    if !runs.contains(&run) && runs.len() < FIX_CI_MAX_RUNS {
+                        runs.push(run);
+                    }
+                }
+                let budget = FIX_CI_LOG_BUDGET / runs.len().max(1);
+                let mut logs = Vec::new();
+                for run in runs {
+                    let log = gh
+                        .failed_log(&worktree, run, budget)
+                        .await
+                        .map_err(|err| err.to_string());
+                    logs.push(RunLog { run, log });
+                }
+                Ok((status, logs))
+            },
+            move |actor, found| match found {
+                Ok((status, logs)) => actor.send_fix_ci(&owned_id, &status, &logs, reply),
+                Err(err) => drop(reply.send(Err(err))),
+            },
+        );
+    }
+
+    /// Keeps the fresh status and sends the agent the failures.
+    fn send_fix_ci(
+        &mut self,
+        id: &str,
+        status: &PrStatus,
+        logs: &[RunLog],
+        reply: Reply<FixCiResult>,
+    ) {
+        if let Some(record) = self.records.get_mut(id)
+            && let Some(pr) = record.prs.iter_mut().find(|pr| pr.number == status.number)
+        {
+            pr.view = Some(view_of(status));
+            self.emit_prs(id);
+        }
+        let text = fix_ci_message(status, logs);
+        let checks: Vec<String> = status
+            .failed
+            .iter()
+            .map(|check| clean_line(&check.name, 200))
+            .collect();
+        let log_bytes: usize = logs
+            .iter()
+            .filter_map(|l| l.log.as_ref().ok())
+            .map(|l| l.text.len())
+            .sum();
+        let log_truncated = logs
+            .iter()
+            .any(|l| l.log.as_ref().is_ok_and(|l| l.truncated));
+        let result = FixCiResult {
+            pr: status.number,
+            message: format!(
+                "sent {} failed check(s) of #{} and {log_bytes} bytes of log to the agent",
+                checks.len(),
+                status.number
+            ),
+            checks,
+            log_bytes: u64::try_from(log_bytes).unwrap_or(u64::MAX),
+            log_truncated,
+        };
+        self.send_then(id, text, reply, move || result);
+    }
+
+    /// `session/commit`: with a message codiva commits; without one the agent is asked to.
+    pub(super) fn commit(&mut self, id: &str, message: Option<String>, reply: Reply<CommitResult>) {
+        let worktree = match self.idle_worktree(id) {
+            Ok(worktree) => worktree,
+            Err(err) => return drop(reply.send(Err(err))),
+        };
+        let message = match message {
+            None => None,
+            Some(text) => match clean_text(&text, COMMIT_MESSAGE_CHARS) {
+                clean if clean.is_empty() => {
+                    let _ = reply.send(Err(refused(
+                        "empty_instruction",
+                        &[],
+                        "the commit message is empty".to_owned(),
+                    )));
+                    return;
+                }
+                clean => Some(clean),
+            },
+        };
+        let repo = self.repo.clone();
+        let git_lock = self.git_lock.clone();
+        let owned_id = id.to_owned();
+        let job_id = id.to_owned();
+        self.job(
+            Some(id),
+            async move {
+                let nothing = || {
+                    refused(
+                        "nothing_to_commit",
+                        &[&job_id],
+                        format!("session {job_id} has no uncommitted changes"),
+                    )
+                };
+                let Some(message) = message else {
+                    let files = repo.uncommitted_files(&worktree).await?;
+                    if files.is_empty() {
+                        return Err(nothing());
+                    }
+                    return Ok((None, files.len()));
+                };
+                let _guard = git_lock.lock().await;
+                match repo.commit_all(&worktree, &message).await {
+                    Ok(CommitOutcome::Committed { commit, files }) => Ok((Some(commit), files)),
+                    Ok(CommitOutcome::NothingToCommit) => Err(nothing()),
+                    Err(err) => {
+                        let detail = err.to_string();
+                        Err(refused(
+                            "commit_failed",
+                            &[&detail],
+                            format!("committing failed: {detail}"),
+                        ))
+                    }
+                }
+            },
+            move |actor, outcome| match outcome {
+                Ok((Some(commit), files)) => {
+                    let short: String = commit.chars().take(12).collect();
+                    let _ = reply.send(Ok(CommitResult {
+                        message: format!("committed {files} file(s) as {short}"),
+                        commit: Some(commit),
+                        files: u64::try_from(files).unwrap_or(u64::MAX),
+                        asked_agent: false,
+                    }));
+                    actor.emit_info(&owned_id);
+                }
+                Ok((None, files)) => {
+                    let result = CommitResult {
+                        commit: None,
+                        files: u64::try_from(files).unwrap_or(u64::MAX),
+                        asked_agent: true,
+                        message: format!("asked the agent to commit {files} uncommitted file(s)"),
+                    };
+                    actor.send_then(&owned_id, COMMIT_INSTRUCTION.to_owned(), reply, move || {
+                        result
+                    });
+                }
+                Err(err) => drop(reply.send(Err(err))),
+            },
+        );
+    }
+
+    /// Sends `text` to the session's agent as the user's message, then answers `reply` with
+    /// `result` once it was taken (or with why it was not).
+    fn send_then<T: Send + 'static>(
+        &mut self,
+        id: &str,
+        text: String,
+        reply: Reply<T>,
+        result: impl FnOnce() -> T + Send + 'static,
+    ) {
+        let (sent_tx, sent_rx) = oneshot::channel();
+        self.dispatch(Call::Send(id.to_owned(), UserInput::text(text), sent_tx));
+        tokio::spawn(async move {
+            let answer = match sent_rx.await {
+                Ok(Ok(())) => Ok(result()),
+                Ok(Err(err)) => Err(err),
+                Err(_) => Err(ManagerError::Stopped),
+            };
+            let _ = reply.send(answer);
+        });
+    }
+
+    /// After a clean sync: pushes the branch when the session has an open pull request of
+    /// its own (the sync's answer says so, or why the push failed); otherwise answers
+    /// `message` as it is.
+    pub(super) fn push_after_sync(&mut self, id: &str, message: String, reply: Reply<String>) {
+        let Some(record) = self.records.get(id) else {
+            let _ = reply.send(Ok(message));
+            return;
+        };
+        let has_pr = record.prs.iter().any(|pr| {
+            pr.own
+                && pr
+                    .view
+                    .as_ref()
+                    .is_none_or(|view| view.state == WirePrState::Open)
+        });
+        if !has_pr {
+            let _ = reply.send(Ok(message));
+            return;
+        }
+        let (branch, base, worktree) = (
+            record.branch.clone(),
+            record.base.clone(),
+            record.worktree.clone(),
+        );
+        let repo = self.repo.clone();
+        let owned_id = id.to_owned();
+        let pushed_branch = branch.clone();
+        self.job(
+            Some(id),
+            async move {
+                let branch = pushed_branch;
+                let remote = match repo.base_remote(&base).await {
+                    Ok(Some(remote)) => remote,
+                    Ok(None) => return Err(format!("{base} has no remote to push to")),
+                    Err(err) => return Err(err.to_string()),
+                };
+                repo.push_branch(&worktree, &remote, &branch)
+                    .await
+                    .map(|()| remote)
+                    .map_err(|err| err.to_string())
+            },
+            move |actor, pushed| match pushed {
+                Ok(remote) => {
+                    if let Some(record) = actor.records.get_mut(&owned_id) {
+                        record.pushed = true;
+                        // New commits on the pull request: new checks, new mergeability.
+                        record.watch.last_checked = None;
+                    }
+                    let _ = reply.send(Ok(format!("{message}; pushed to {remote}")));
+                }
+                Err(detail) => {
+                    let _ = reply.send(Err(refused(
+                        "push_failed",
+                        &[&branch, "", &detail],
+                        format!("{message}, but pushing {branch} failed: {detail}"),
+                    )));
+                }
+            },
+        );
+    }
+}
+
+impl Actor {
+    /// `auto_recover`: fix-ci or sync, as if asked; a failure is a warning.
+    pub(super) fn auto_recover(&mut self, id: String, kind: RecoverKind) {
+        let (tx, rx) = oneshot::channel::<Result<String, ManagerError>>();
+        match kind {
+            RecoverKind::FixCi => {
+                let (fix_tx, fix_rx) = oneshot::channel();
+                self.dispatch(Call::FixCi(id.clone(), fix_tx));
+                tokio::spawn(async move {
+                    let result = fix_rx.await.unwrap_or(Err(ManagerError::Stopped));
+                    let _ = tx.send(result.map(|sent| sent.message));
+                });
+            }
+            RecoverKind::Sync => self.dispatch(Call::Sync(id.clone(), tx)),
+        }
+        tracing::info!("session {id}: automatic {}", kind_key(kind));
+        self.job(None, rx, move |actor, result| {
+            if let Ok(Err(err)) = result {
+                actor.emit(ManagerEvent::Warning {
+                    message: format!("session {id}: automatic {}: {err}", kind_key(kind)),
+                });
+            }
+        });
+    }
+}
+
+/// How a kind of repair is named in the state file and in messages.
+pub(super) fn kind_key(kind: RecoverKind) -> &'static str {
+    match kind {
+        RecoverKind::FixCi => "fix_ci",
+        RecoverKind::Sync => "sync",
+    }
+}
+
+fn no_pr(id: &str) -> ManagerError {
+    refused(
+        "no_pr",
+        &[id],
+        format!("session {id} has no open pull request (open one with session/pr)"),
+    )
+}
+
+fn checks_word(checks: Checks) -> &'static str {
+    match checks {
+        Checks::None => "none",
+        Checks::Pending => "pending",
+        Checks::Failed => "failed",
+        Checks::Passed => "passed",
+    }
+}
+
+/// The message to the agent: the failed checks, each run's failed log tail (sanitised, in a
+/// fence longer than any backtick run inside it), and what to do.
+fn fix_ci_message(status: &PrStatus, logs: &[RunLog]) -> String {
+    let mut text = format!(
+        "The CI checks of pull request #{} ({}) failed:\n",
+        status.number,
+        clean_line(&status.url, 500)
+    );
+    for check in &status.failed {
+        let name = clean_line(&check.name, 200);
+        let url = clean_line(&check.url, 500);
+        if url.is_empty() {
+            text.push_str(&format!("- {name}\n"));
+        } else {
+            text.push_str(&format!("- {name}: {url}\n"));
+        }
+    }
+    for RunLog { run, log } in logs {
+        match log {
+            Ok(log) => {
+                let body = clean_text(&log.text, FIX_CI_LOG_BUDGET);
+                let cut = if log.truncated {
+                    ", its last lines"
+                } else {
+                    ""
+                };
+                let fence = "`".repeat(longest_backtick_run(&body).max(2) + 1);
+                text.push_str(&format!(
+                    "\nThe failed steps' log of run {run} (`gh run view {run} --log-failed`{cut}):\n{fence}text\n{body}\n{fence}\n"
+                ));
+            }
+            Err(err) => text.push_str(&format!(
+                "\nThe log of run {run} could not be read: {}\n",
+                clean_line(err, 300)
+            )),
+        }
+    }
+    text.push_str(
+        "\nFind the cause and fix it; run the failing check locally if you can. Commit the fix \
+         with a message that says what changed. Do not push: the branch is pushed for you.",
+    );
+    text
+}
+
+fn longest_backtick_run(text: &str) -> usize {
+    let (mut longest, mut run) = (0, 0);
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    longest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::github::{FailedCheck, Mergeable};
+
+    #[test]
+    fn the_message_names_the_checks_and_fences_the_sanitised_log() {
+        let status = PrStatus {
+            number: 7,
+            url: "https://github.com/o/r/pull/7".into(),
+            head: "codiva/x".into(),
+            state: PrState::Open,
+            draft: true,
+            checks: Checks::Failed,
+            failed: vec![FailedCheck {
+                name: "build\u{7}".into(),
+                url: "https://github.com/o/r/actions/runs/42/job/1".into(),
+            }],
+            mergeable: Mergeable::Mergeable,
+        };
+        let logs = [
+            RunLog {
+                run: 42,
+                log: Ok(FailedLog {
+                    text: "build\tRun\t```boom``` \u{1b}]0;title\u{7}failed\n".into(),
+                    truncated: true,
+                }),
+            },
+            RunLog {
+                run: 43,
+                log: Err("HTTP 500".into()),
+            },
+        ];
+        let text = fix_ci_message(&status, &logs);
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{text:?}"
+        );
+        assert!(text.contains("- build: https://github.com/o/r/actions/runs/42/job/1"));
+        assert!(text.contains("````text\nbuild\tRun\t```boom```"), "{text}");
+        assert!(text.contains("its last lines"));
+        assert!(text.contains("run 43 could not be read: HTTP 500"));
+        assert!(text.ends_with("the branch is pushed for you."));
+    }
+}

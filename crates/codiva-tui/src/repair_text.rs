@@ -1,0 +1,109 @@
+//! The words of `/fix-ci`, `/commit`, `/recover` and the session view's uncommitted files, in
+//! English and Japanese, and the refusals of the manager they bring.
+
+use crate::i18n::{Lang, lang};
+
+macro_rules! words {
+    ($($key:ident => $en:literal, $ja:literal;)*) => {
+        /// The words of the repair commands.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum R { $($key),* }
+        impl R {
+            pub const ALL: &'static [R] = &[$(R::$key),*];
+        }
+        /// `key` in `lang`.
+        pub fn text(lang: Lang, key: R) -> &'static str {
+            match (lang, key) {
+                $( (Lang::En, R::$key) => $en, (Lang::Ja, R::$key) => $ja, )*
+            }
+        }
+    };
+}
+
+words! {
+    CmdFixCi => "send the failed checks and their log to the agent", "失敗したチェックとログをエージェントに送る";
+    CmdCommit => "commit the work: /commit <message>, or the agent writes one", "作業をコミット: /commit <メッセージ>、なければエージェントに依頼";
+    CmdRecover => "repair every stuck pull request (fix-ci or sync)", "止まっているプルリクエストをすべて修復（fix-ci か sync）";
+    FixCiSent => "sent {0} failed check(s) of #{1} to the agent ({2} bytes of log)", "#{1} の失敗したチェック {0} 件をエージェントに送りました（ログ {2} バイト）";
+    Committed => "committed {0} file(s) as {1}", "{0} 件のファイルを {1} としてコミットしました";
+    AskedCommit => "asked the agent to commit {0} uncommitted file(s)", "未コミットの {0} 件のコミットをエージェントに依頼しました";
+    Uncommitted => "{0} uncommitted: {1}", "未コミット {0} 件: {1}";
+    UncommittedHint => "/commit", "/commit";
+    NothingStuck => "no stuck pull request (none failed its checks or conflicts)", "止まっているプルリクエストはありません（チェック失敗も競合もなし）";
+    RecoverTitle => "Repair {0} stuck session(s) one by one?", "止まっている {0} 件のセッションを順に修復しますか？";
+    RecoverCounts => "{0} with failed checks (fix-ci: the failures go to the agent), {1} conflicting (sync: the base is merged in, then pushed)", "チェック失敗 {0} 件（fix-ci: 失敗内容をエージェントへ）、競合 {1} 件（sync: ベースをマージしてプッシュ）";
+    Recovered => "recover: {0} of {1} succeeded", "recover: {1} 件中 {0} 件成功";
+    RecoverFailed => "failed: {0}", "失敗: {0}";
+    RefNoPr => "session {0} has no open pull request (/pr opens one)", "セッション {0} にはオープンなプルリクエストがありません（/pr で作成）";
+    RefNothingFailing => "pull request #{0} has no failed check (checks: {1})", "プルリクエスト #{0} に失敗したチェックはありません（チェック: {1}）";
+    RefNothingToCommit => "session {0} has no uncommitted changes", "セッション {0} に未コミットの変更はありません";
+    RefCommitFailed => "committing failed: {0}", "コミットに失敗しました: {0}";
+    RefNothingToMergeCommit => "nothing to merge: {0} has no commits that {1} lacks, and {2} file(s) are uncommitted — /commit first", "マージするものがありません: {0} には {1} にないコミットがなく、{2} 件が未コミットです。先に /commit を";
+    RefNothingToPushCommit => "nothing to push: {0} has no commits that {1} lacks, and {2} file(s) are uncommitted — /commit first", "プッシュするものがありません: {0} には {1} にないコミットがなく、{2} 件が未コミットです。先に /commit を";
+}
+
+/// `key` in the current language.
+pub fn r(key: R) -> &'static str {
+    text(lang(), key)
+}
+
+/// `key` with `{0}`, `{1}`, … replaced by `args`.
+pub fn rf(key: R, args: &[&str]) -> String {
+    let mut out = r(key).to_owned();
+    for (index, arg) in args.iter().enumerate() {
+        out = out.replace(&format!("{{{index}}}"), arg);
+    }
+    out
+}
+
+/// A refusal this module words (`None`: the general catalogue does): the codes of the repair
+/// commands, and "nothing to merge / push" when work is uncommitted (a third value).
+pub fn refusal(code: &str, args: &[&str]) -> Option<String> {
+    let key = match (code, args.len()) {
+        ("no_pr", _) => R::RefNoPr,
+        ("nothing_failing", _) => R::RefNothingFailing,
+        ("nothing_to_commit", _) => R::RefNothingToCommit,
+        ("commit_failed", _) => R::RefCommitFailed,
+        ("nothing_to_merge", 3) => R::RefNothingToMergeCommit,
+        ("nothing_to_push", 3) => R::RefNothingToPushCommit,
+        _ => return None,
+    };
+    Some(rf(key, args))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn placeholders(text: &str) -> Vec<String> {
+        (0..4)
+            .map(|i| format!("{{{i}}}"))
+            .filter(|p| text.contains(p.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn both_languages_have_the_same_placeholders() {
+        for key in R::ALL {
+            assert_eq!(
+                placeholders(text(Lang::En, *key)),
+                placeholders(text(Lang::Ja, *key)),
+                "{key:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn uncommitted_work_turns_nothing_to_merge_into_an_offer() {
+        let plain = refusal("nothing_to_merge", &["codiva/x", "main"]);
+        assert_eq!(plain, None, "the general catalogue words it");
+        let offer = crate::i18n::with_lang(Lang::En, || {
+            refusal("nothing_to_merge", &["codiva/x", "main", "2"])
+        })
+        .unwrap();
+        assert!(
+            offer.contains("2 file(s) are uncommitted — /commit first"),
+            "{offer}"
+        );
+    }
+}
