@@ -13,6 +13,7 @@ mod log_view;
 mod markdown;
 mod notices;
 mod notify;
+mod plan_usage;
 mod pull_requests;
 mod status_details;
 mod support;
