@@ -9,3 +9,4 @@ mod orphans;
 mod reset_terminal;
 mod serve;
 mod tui;
+mod tui_usage;
