@@ -14,5 +14,6 @@ mod pull_requests;
 mod restart;
 mod sequence;
 mod stream_client;
+mod titles;
 mod validation;
 mod worktree_setup;
