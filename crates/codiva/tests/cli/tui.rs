@@ -19,7 +19,7 @@ const CTRL_R: &[u8] = b"\x12";
 pub(crate) struct Ui {
     pub(crate) pty: Pty,
     repo: TestRepo,
-    _sandbox: AgentSandbox,
+    pub(crate) sandbox: AgentSandbox,
     state: tempfile::TempDir,
     pub(crate) mock: MockServer,
 }
@@ -31,7 +31,7 @@ fn start(script: impl FnOnce(&Path) -> Script) -> Ui {
 /// `over_serve`: the UI reaches its manager through the stream client, over the stdio of a
 /// `codiva serve --stdio` child (`CODIVA_TUI_OVER_SERVE=1`).
 fn start_with(script: impl FnOnce(&Path) -> Script, over_serve: bool) -> Ui {
-    start_custom(script, over_serve, &[])
+    start_custom(script, over_serve, &[], None)
 }
 
 /// As [`start_with`], with these variables set (`Some`) or removed (`None`) on top of the
@@ -40,14 +40,16 @@ pub(crate) fn start_custom(
     script: impl FnOnce(&Path) -> Script,
     over_serve: bool,
     env: &[(&str, Option<&str>)],
+    config: Option<&str>,
 ) -> Ui {
     let repo = TestRepo::new().unwrap();
     let mock = MockServer::start(script(repo.path())).unwrap();
     let sandbox = AgentSandbox::new().unwrap();
     let state = tempfile::tempdir().unwrap();
-    let config = state.path().join("config.toml");
     // Titles from the prompt: a one-shot title request would take the mock's scripted answers.
-    std::fs::write(&config, "fetch_base = false\ntitles = \"prompt\"\n").unwrap();
+    let text = config.unwrap_or("fetch_base = false\ntitles = \"prompt\"\n");
+    let config = state.path().join("config.toml");
+    std::fs::write(&config, text).unwrap();
     let mut command = Command::new(env!("CARGO_BIN_EXE_codiva"));
     command
         .current_dir(repo.path())
@@ -71,7 +73,7 @@ pub(crate) fn start_custom(
     Ui {
         pty,
         repo,
-        _sandbox: sandbox,
+        sandbox,
         state,
         mock,
     }

@@ -1,4 +1,5 @@
-//! Plan usage end to end: the real Claude Code logged in by `CLAUDE_CODE_OAUTH_TOKEN` (no API
+//! Plan usage and generated titles end to end in the terminal UI. Plan usage: the real Claude
+//! Code logged in by `CLAUDE_CODE_OAUTH_TOKEN` (no API
 //! key) against the mock answering `anthropic-ratelimit-unified-*` headers, in the terminal
 //! UI. The gauges appear and follow each turn's reading, a usage limit (HTTP 429) shows its
 //! reset time and the session takes the next message; with an API key no gauge shows.
@@ -82,6 +83,7 @@ fn a_subscription_logins_usage_shows_in_the_header() {
             ("ANTHROPIC_API_KEY", None),
             ("CLAUDE_CODE_OAUTH_TOKEN", Some("sk-ant-oat01-codiva-test")),
         ],
+        None,
     );
     ui.pty.type_line("ONE: look at the parser");
     ui.pty.wait_for("the first reading", WAIT, |s| {
@@ -127,7 +129,7 @@ fn a_subscription_logins_usage_shows_in_the_header() {
 #[test]
 fn an_api_key_login_shows_no_gauge() {
     let reset = now() + 3600;
-    let mut ui = start_custom(script(reset), false, &[]);
+    let mut ui = start_custom(script(reset), false, &[], None);
     ui.pty.type_line("ONE: look at the parser");
     let screen = ui.pty.wait_for_text("Completed", WAIT);
     // The same headers reached the CLI, which reports no usage for an API key.
@@ -137,5 +139,66 @@ fn an_api_key_login_shows_no_gauge() {
     );
     let top = header(&screen);
     assert!(!top.contains('%') && !top.contains("5h"), "{screen}");
+    ui.quit();
+}
+
+/// Logged in with a credential file (`claude /login`): the agent's account answer names the
+/// plan, and the header shows it with the gauges.
+#[test]
+fn the_plan_name_comes_from_the_agents_account() {
+    let reset = now() + 3600;
+    let mut ui = start_custom(script(reset), false, &[("ANTHROPIC_API_KEY", None)], None);
+    let expires_ms = (now() + 86400) * 1000;
+    let credentials = serde_json::json!({"claudeAiOauth": {
+        "accessToken": "sk-ant-oat01-codiva-test", "refreshToken": "sk-ant-ort01-codiva-test",
+        "expiresAt": expires_ms, "scopes": ["user:inference", "user:profile"],
+        "subscriptionType": "max"}});
+    let dir = ui.sandbox.home.path().join(".claude");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(".credentials.json"), credentials.to_string()).unwrap();
+    ui.pty.type_line("ONE: look at the parser");
+    let screen = ui.pty.wait_for("the plan and the gauges", WAIT, |s| {
+        header(s).contains("Claude Max") && header(s).contains("42%")
+    });
+    assert!(header(&screen).contains("5h"), "{screen}");
+    ui.quit();
+}
+
+/// A session's title made by its agent (`titles = "agent"`) replaces the prompt's line in the
+/// list, for a Japanese and an English instruction.
+#[test]
+fn generated_titles_show_in_the_list() {
+    let title_rule = |word: &str, title: &str| {
+        Rule::new(
+            Match::All(vec![
+                Match::ModelContains("haiku".into()),
+                Match::FirstUserContains(word.into()),
+            ]),
+            Reply::text(title),
+        )
+    };
+    let script = move |_: &Path| {
+        Script::new()
+            .rule(title_rule("ログイン", "ログイン後のループを修正"))
+            .rule(title_rule("login", "Fix the login loop"))
+            .always(Reply::text("Done."))
+    };
+    let mut ui = start_custom(
+        script,
+        false,
+        &[],
+        Some("fetch_base = false\ntitles = \"agent\"\n"),
+    );
+    ui.pty
+        .type_line("ログインの後でトップに戻され続けるのを直して");
+    ui.pty.wait_for_text("ログイン後のループを修正", WAIT);
+    ui.pty
+        .type_line("after login we keep landing on the start page");
+    let screen = ui.pty.wait_for_text("Fix the login loop", WAIT);
+    assert!(screen.contains("ログイン後のループを修正"), "{screen}");
+    // Both settled before quitting (`/exit` asks first while sessions work).
+    ui.pty.wait_for("both sessions completed", WAIT, |s| {
+        s.matches("Completed").count() >= 2
+    });
     ui.quit();
 }
