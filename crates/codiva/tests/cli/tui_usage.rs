@@ -1,8 +1,8 @@
 //! Plan usage and generated titles end to end in the terminal UI. Plan usage: the real Claude
-//! Code logged in by `CLAUDE_CODE_OAUTH_TOKEN` (no API
-//! key) against the mock answering `anthropic-ratelimit-unified-*` headers, in the terminal
-//! UI. The gauges appear and follow each turn's reading, a usage limit (HTTP 429) shows its
-//! reset time and the session takes the next message; with an API key no gauge shows.
+//! Code logged in by `CLAUDE_CODE_OAUTH_TOKEN` (no API key) against the mock answering
+//! `anthropic-ratelimit-unified-*` headers: the gauges appear and follow each turn's reading,
+//! a usage limit (HTTP 429) shows its reset time and the session takes the next message; with
+//! an API key no gauge shows. Titles: the agent's one-shot names Japanese and English sessions.
 
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
