@@ -3,6 +3,7 @@
 //! opening a URL, and the signals that end a front end. The TUI, `exec` and `serve` use it;
 //! the core does not.
 
+pub mod clock;
 pub mod desktop_notify;
 pub mod detach;
 pub mod foreground;

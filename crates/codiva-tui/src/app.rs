@@ -25,6 +25,7 @@ mod pane;
 mod picker;
 mod repair;
 pub use repair::{RepairDone, RepairEffect};
+mod plan_usage;
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -350,6 +351,8 @@ pub struct App {
     confirm_extra: Option<(char, Vec<Effect>, String)>,
     /// The session indices of the list rows the last frame showed (for the mouse).
     list_rows: Vec<usize>,
+    /// The login's plan usage, as the agents reported it (the header's gauges).
+    plan: plan_usage::PlanView,
 }
 
 impl App {
@@ -389,6 +392,7 @@ impl App {
             filter: None,
             confirm_extra: None,
             list_rows: Vec::new(),
+            plan: plan_usage::PlanView::default(),
         }
     }
 
@@ -592,6 +596,7 @@ impl App {
             ManagerEvent::Event { id, event } => {
                 self.seq += 1;
                 let seq = self.seq;
+                self.plan.observe(&event);
                 // A dialog that appears never takes the keys: the user moves to it (Tab, Ctrl+N,
                 // a click, opening its session), so what was typed for the composer stays there.
                 let effects = self.pane(&id).apply(event, seq);
@@ -843,6 +848,12 @@ impl App {
     /// tick by it.
     pub fn set_now(&mut self, now: Duration) {
         self.now = now;
+    }
+
+    /// The wall clock (Unix seconds) and the local offset from UTC, for the header's reset
+    /// times; `true` when the header must be drawn again.
+    pub fn set_wall_clock(&mut self, unix_s: u64, utc_offset_s: i64) -> bool {
+        self.plan.set_clock(unix_s, utc_offset_s)
     }
 
     fn activity(&self) -> activity::Activity<'_> {

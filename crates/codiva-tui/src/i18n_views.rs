@@ -74,6 +74,11 @@ view_keys![
     GitFixIdentity,
     GitFixLock,
     GitFixOverwritten,
+    UsageResetsIn,
+    UsageRateLimited,
+    DurationDaysHours,
+    DurationHoursMinutes,
+    DurationMinutes,
 ];
 
 /// The instruction sent to the agent to commit before a merge (to the agent, so in English).
@@ -176,6 +181,11 @@ fn en(key: V) -> &'static str {
         V::GitFixOverwritten => {
             "Fix: the main checkout has files in the way; commit or stash them there (git stash -u), then merge again."
         }
+        V::UsageResetsIn => "resets in {0}",
+        V::UsageRateLimited => "rate limited · resets {0}",
+        V::DurationDaysHours => "{0}d {1}h",
+        V::DurationHoursMinutes => "{0}h {1}m",
+        V::DurationMinutes => "{0}m",
     }
 }
 
@@ -257,6 +267,11 @@ fn ja(key: V) -> &'static str {
         V::GitFixOverwritten => {
             "対処: メインのチェックアウトにじゃまなファイルがあります。そこでコミットするか退避（git stash -u）してから、もう一度マージしてください。"
         }
+        V::UsageResetsIn => "{0}後にリセット",
+        V::UsageRateLimited => "利用上限に到達 · {0} にリセット",
+        V::DurationDaysHours => "{0}日{1}時間",
+        V::DurationHoursMinutes => "{0}時間{1}分",
+        V::DurationMinutes => "{0}分",
     }
 }
 

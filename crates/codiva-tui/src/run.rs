@@ -137,8 +137,15 @@ async fn run_in_terminal(
     let mut last_frame = Instant::now();
     let mut backlog = 0;
     let started = Instant::now();
+    let utc_offset = codiva_os::clock::utc_offset_seconds().unwrap_or(0);
+    let wall_clock = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.as_secs())
+    };
     loop {
         app.set_now(started.elapsed());
+        dirty |= app.set_wall_clock(wall_clock(), utc_offset);
         if dirty && Instant::now() >= frame_due(last_frame, urgent) {
             // What arrived while the frame was owed.
             backlog = 0;

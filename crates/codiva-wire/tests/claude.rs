@@ -989,11 +989,15 @@ fn control_responses() {
 
 #[test]
 fn unknown_types_and_extra_fields_are_not_errors() {
+    // Known now, and a partial one still reads (every field of it is optional).
+    let Inbound::RateLimit(event) =
+        parse(r#"{"type":"rate_limit_event","rate_limit_info":{"status":"allowed","new":1}}"#)
+    else {
+        panic!("rate_limit_event is a known line")
+    };
+    assert_eq!(event.rate_limit_info.status.as_deref(), Some("allowed"));
+    assert!(event.rate_limit_info.unified_windows.is_empty());
     for (line, kind) in [
-        (
-            r#"{"type":"rate_limit_event","rate_limit_info":{"status":"allowed"}}"#,
-            "rate_limit_event",
-        ),
         (
             r#"{"summary":"Ran 2 tools","type":"tool_use_summary"}"#,
             "tool_use_summary",

@@ -267,3 +267,29 @@ fn the_captured_one_shot_reads_as_a_title() {
         "README に使い方を追記"
     );
 }
+
+/// A one-shot that fails gives no title (the caller keeps the prompt's): an API error after
+/// the CLI's retries, and a program that prints nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_one_shot_gives_no_title() {
+    let world = World::new(
+        Script::new().rule(
+            Rule::new(
+                Match::ModelContains("haiku".to_owned()),
+                Reply::error(500, "api_error", "mock: down"),
+            )
+            .times(Times::Always),
+        ),
+    );
+    let env = EnvPolicy::Exact(world.sandbox.claude_env(&world.mock.url()));
+    let err = title::generate(&*world.provider(), "fix the parser", &env, WAIT)
+        .await
+        .unwrap_err();
+    assert!(err.contains("HTTP 500"), "{err}");
+
+    let silent = ClaudeProvider::new("/bin/true".into(), "/nonexistent".into());
+    let err = title::generate(&silent, "fix the parser", &env, WAIT)
+        .await
+        .unwrap_err();
+    assert!(err.contains("no result"), "{err}");
+}

@@ -242,6 +242,11 @@ fn header_lines(app: &App, width: u16) -> Vec<Line<'static>> {
     if cost > 0.0 {
         first.push(Span::styled(format!("  ${cost:.2}"), theme::dim()));
     }
+    let used: usize = first
+        .iter()
+        .map(|span| crate::width::str_width(&span.content))
+        .sum();
+    first.extend(app.plan.spans(usize::from(width).saturating_sub(used)));
     let model = app.info.model.as_deref().unwrap_or(t(Key::DefaultModel));
     let agent = if app.info.agent.is_empty() {
         t(Key::NoAgent)

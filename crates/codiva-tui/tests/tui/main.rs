@@ -14,6 +14,7 @@ mod log_view;
 mod markdown;
 mod notices;
 mod notify;
+mod plan_usage;
 mod pull_requests;
 mod repair;
 mod status_details;

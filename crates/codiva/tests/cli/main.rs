@@ -11,3 +11,4 @@ mod remote;
 mod reset_terminal;
 mod serve;
 mod tui;
+mod tui_usage;

@@ -15,5 +15,6 @@ mod repair;
 mod restart;
 mod sequence;
 mod stream_client;
+mod titles;
 mod validation;
 mod worktree_setup;

@@ -16,12 +16,12 @@ const ESC: &[u8] = b"\x1b";
 const CTRL_C: &[u8] = b"\x03";
 const CTRL_R: &[u8] = b"\x12";
 
-struct Ui {
-    pty: Pty,
+pub(crate) struct Ui {
+    pub(crate) pty: Pty,
     repo: TestRepo,
-    _sandbox: AgentSandbox,
+    pub(crate) sandbox: AgentSandbox,
     state: tempfile::TempDir,
-    mock: MockServer,
+    pub(crate) mock: MockServer,
 }
 
 fn start(script: impl FnOnce(&Path) -> Script) -> Ui {
@@ -31,13 +31,25 @@ fn start(script: impl FnOnce(&Path) -> Script) -> Ui {
 /// `over_serve`: the UI reaches its manager through the stream client, over the stdio of a
 /// `codiva serve --stdio` child (`CODIVA_TUI_OVER_SERVE=1`).
 fn start_with(script: impl FnOnce(&Path) -> Script, over_serve: bool) -> Ui {
+    start_custom(script, over_serve, &[], None)
+}
+
+/// As [`start_with`], with these variables set (`Some`) or removed (`None`) on top of the
+/// sandbox's agent environment.
+pub(crate) fn start_custom(
+    script: impl FnOnce(&Path) -> Script,
+    over_serve: bool,
+    env: &[(&str, Option<&str>)],
+    config: Option<&str>,
+) -> Ui {
     let repo = TestRepo::new().unwrap();
     let mock = MockServer::start(script(repo.path())).unwrap();
     let sandbox = AgentSandbox::new().unwrap();
     let state = tempfile::tempdir().unwrap();
-    let config = state.path().join("config.toml");
     // Titles from the prompt: a one-shot title request would take the mock's scripted answers.
-    std::fs::write(&config, "fetch_base = false\ntitles = \"prompt\"\n").unwrap();
+    let text = config.unwrap_or("fetch_base = false\ntitles = \"prompt\"\n");
+    let config = state.path().join("config.toml");
+    std::fs::write(&config, text).unwrap();
     let mut command = Command::new(env!("CARGO_BIN_EXE_codiva"));
     command
         .current_dir(repo.path())
@@ -50,12 +62,18 @@ fn start_with(script: impl FnOnce(&Path) -> Script, over_serve: bool) -> Ui {
     if over_serve {
         command.env("CODIVA_TUI_OVER_SERVE", "1");
     }
+    for (key, value) in env {
+        match value {
+            Some(value) => command.env(key, value),
+            None => command.env_remove(key),
+        };
+    }
     let pty = Pty::spawn(command, 40, 120).unwrap();
     pty.wait_for_text("codiva 0.1.0", WAIT);
     Ui {
         pty,
         repo,
-        _sandbox: sandbox,
+        sandbox,
         state,
         mock,
     }
@@ -89,7 +107,7 @@ impl Ui {
         String::from_utf8_lossy(&output.stdout).into_owned()
     }
 
-    fn quit(mut self) {
+    pub(crate) fn quit(mut self) {
         // Back to the list if a session is open (there `/exit` would only close it), then quit.
         // (Esc from the log returns to the composer, a second one leaves the session.)
         for _ in 0..2 {
