@@ -149,6 +149,7 @@ pub fn manager_options(repo_dir: &Path, claude_home: &Path, state_dir: PathBuf) 
         wire_log_cap: 1024 * 1024,
         holder: "codiva-bench".to_owned(),
         github: Default::default(),
+        budget: Default::default(),
     }
 }
 

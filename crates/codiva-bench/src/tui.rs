@@ -499,6 +499,7 @@ fn session(index: usize) -> SessionInfo {
         pending_prompts: 0,
         todos: TodoProgress::default(),
         prs: Default::default(),
+        resources: None,
     }
 }
 

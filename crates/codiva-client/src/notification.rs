@@ -20,6 +20,12 @@ pub fn sequenced_event(notification: ServerNotification) -> Option<SequencedEven
                 prs: p.prs,
             },
         ),
+        N::SessionResources(p) => (
+            p.seq,
+            ManagerEvent::Resources {
+                sessions: p.sessions,
+            },
+        ),
         N::Warning(p) => (p.seq?, ManagerEvent::Warning { message: p.message }),
         N::SessionStatus(p)
         | N::SessionLog(p)

@@ -84,6 +84,8 @@ impl ClaudeSessionConfig {
             registry: self.registry,
             max_restarts: self.max_restarts,
             approval: crate::approval::ApprovalPolicy::Ask,
+            idle_stop: None,
+            agent_pid: None,
         }
     }
 }

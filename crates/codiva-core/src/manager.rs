@@ -55,6 +55,32 @@ pub struct ManagerOptions {
     pub holder: String,
     /// Pull requests: how `gh` runs, and what is done without being asked.
     pub github: GithubOptions,
+    /// How many agents run at once, how long an idle one is kept, how often their resource
+    /// use is sampled.
+    pub budget: BudgetOptions,
+}
+
+/// Agents kept in budget (`docs/architecture.md`, "Agents kept in budget").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BudgetOptions {
+    /// An agent process idle this long is stopped (its conversation resumes on the next
+    /// message); `None`: never.
+    pub idle_stop: Option<std::time::Duration>,
+    /// At most this many agents run a turn at once; further turns wait with status `queued`
+    /// and start in order (`None`: no limit).
+    pub max_running_agents: Option<usize>,
+    /// How often the agents' process groups are measured (RSS, CPU) while any runs.
+    pub sample_every: std::time::Duration,
+}
+
+impl Default for BudgetOptions {
+    fn default() -> Self {
+        BudgetOptions {
+            idle_stop: Some(crate::config::DEFAULT_AGENT_IDLE_STOP),
+            max_running_agents: None,
+            sample_every: std::time::Duration::from_secs(2),
+        }
+    }
 }
 
 /// How the manager works with GitHub (`docs/github.md`).

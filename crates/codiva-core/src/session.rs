@@ -207,6 +207,12 @@ pub struct SessionConfig {
     pub max_restarts: u32,
     /// Which permission requests the session allows without asking.
     pub approval: ApprovalPolicy,
+    /// An agent process idle this long (its turn over, nothing waiting) is stopped; the next
+    /// message resumes its conversation (`None`: never).
+    pub idle_stop: Option<std::time::Duration>,
+    /// Where the task publishes the pid (= process group) of its live agent process, 0 when
+    /// none runs (the manager samples the group's resources from it).
+    pub agent_pid: Option<Arc<std::sync::atomic::AtomicU32>>,
 }
 
 impl SessionConfig {
@@ -227,6 +233,8 @@ impl SessionConfig {
             registry: None,
             max_restarts: 3,
             approval: ApprovalPolicy::Ask,
+            idle_stop: None,
+            agent_pid: None,
         }
     }
 }

@@ -51,6 +51,7 @@ pub fn start_with_state(
     SessionHandle::new(command_tx, event_rx, task)
 }
 
+mod idle;
 mod per_turn;
 mod policy;
 mod reader;
@@ -99,6 +100,8 @@ struct Driver {
     wire_warning: Option<String>,
     agent_tx: mpsc::Sender<FromAgent>,
     agent_rx: mpsc::Receiver<FromAgent>,
+    /// When the idle agent process is stopped (`idle.rs`); `None` while it is not idle.
+    idle_deadline: Option<Instant>,
 }
 
 impl Driver {
@@ -138,6 +141,7 @@ impl Driver {
             wire_warning,
             agent_tx,
             agent_rx,
+            idle_deadline: None,
         }
     }
 
@@ -176,7 +180,10 @@ impl Driver {
         }
         let mut tick = tokio::time::interval(TICK);
         tick.tick().await;
+        self.update_idle(false);
         loop {
+            let idle_deadline = self.idle_deadline;
+            let mut active = true;
             tokio::select! {
                 command = commands.recv() => match command {
                     None | Some(SessionCommand::Shutdown) => break,
@@ -184,14 +191,20 @@ impl Driver {
                 },
                 Some(message) = self.agent_rx.recv() => self.on_agent_message(message).await,
                 _ = tick.tick() => {
+                    active = false;
                     self.apply(Input::Tick);
                     self.check_interrupt_deadline().await;
                 }
+                _ = idle::sleep_until(idle_deadline), if idle_deadline.is_some() => {
+                    self.idle_stop().await;
+                }
             }
             self.flush().await;
+            self.update_idle(active);
         }
         self.shutdown().await;
         self.flush().await;
+        self.unpublish_pid();
     }
 
     // -- commands -----------------------------------------------------------------------------

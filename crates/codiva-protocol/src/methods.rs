@@ -167,6 +167,8 @@ server_notifications! {
     SessionAgentExited => "session/agentExited" (SessionEventParams);
     /// A session's pull requests, or what was found about them, changed.
     SessionPrStatus => "session/prStatus" (PrStatusParams);
+    /// The resource use (RSS, CPU) of sessions' agents changed; one batch per sampling period.
+    SessionResources => "session/resources" (ResourcesParams);
     RepoBase => "repo/base" (BaseParams);
     Warning => "warning" (WarningParams);
 }

@@ -20,6 +20,9 @@ use codiva_core::session_state::{Prompt, Scope, SessionEvent, Status};
 use codiva_testkit::{ScriptedProvider, TestRepo};
 use tokio::sync::broadcast;
 
+#[path = "scripted_manager/budget.rs"]
+mod budget;
+
 fn options(repo: &TestRepo, home: PathBuf) -> ManagerOptions {
     let program = PathBuf::from(env!("CARGO_BIN_EXE_codiva-fake-agent"));
     ManagerOptions {
@@ -39,6 +42,7 @@ fn options(repo: &TestRepo, home: PathBuf) -> ManagerOptions {
         wire_log_cap: 1024 * 1024,
         holder: "codiva test".to_owned(),
         github: Default::default(),
+        budget: Default::default(),
     }
 }
 

@@ -22,6 +22,7 @@ mod overlay;
 mod palette;
 mod pane;
 mod picker;
+mod resources;
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -541,6 +542,14 @@ impl App {
             ManagerEvent::PrStatus { id, prs } => {
                 if let Some(session) = self.sessions.iter_mut().find(|s| s.id == id) {
                     session.prs = prs;
+                }
+                Vec::new()
+            }
+            ManagerEvent::Resources { sessions } => {
+                for sample in sessions {
+                    if let Some(session) = self.sessions.iter_mut().find(|s| s.id == sample.id) {
+                        session.resources = sample.resources;
+                    }
                 }
                 Vec::new()
             }

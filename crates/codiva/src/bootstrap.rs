@@ -78,6 +78,13 @@ pub async fn start(cwd: PathBuf, holder: &str) -> Result<Started, StartError> {
         wire_log_cap: config.wire_log_max_mb.saturating_mul(1024 * 1024),
         holder: holder.to_owned(),
         github: github_options(&config),
+        budget: codiva_core::manager::BudgetOptions {
+            idle_stop: config.agent_idle_stop,
+            max_running_agents: config
+                .max_running_agents
+                .and_then(|n| usize::try_from(n).ok()),
+            ..Default::default()
+        },
     };
     let (manager, manager_warnings) = Manager::start(options)
         .await

@@ -34,6 +34,7 @@ pub(crate) fn options(repo: &TestRepo) -> ManagerOptions {
         wire_log_cap: 1024 * 1024,
         holder: "codiva test".to_owned(),
         github: Default::default(),
+        budget: Default::default(),
     }
 }
 

@@ -170,6 +170,7 @@ async fn a_slow_merge_and_a_slow_stop_do_not_delay_another_sessions_events() {
         wire_log_cap: 1024 * 1024,
         holder: "codiva test".to_owned(),
         github: Default::default(),
+        budget: Default::default(),
     })
     .await
     .unwrap();

@@ -48,6 +48,7 @@ fn session(phase: SessionPhase) -> SessionInfo {
         pending_prompts: 1,
         todos: TodoProgress { done: 2, total: 5 },
         prs: Default::default(),
+        resources: None,
     }
 }
 

@@ -111,6 +111,7 @@ async fn claude_then_codex_then_claude_keeps_the_thread() {
         wire_log_cap: 16 * 1024 * 1024,
         holder: "codiva test".to_owned(),
         github: Default::default(),
+        budget: Default::default(),
     })
     .await
     .unwrap();

@@ -165,6 +165,7 @@ mod tests {
             pending_prompts: 0,
             todos: TodoProgress::default(),
             prs: Default::default(),
+            resources: None,
         }
     }
 

@@ -52,6 +52,7 @@ pub fn session(
         pending_prompts: 0,
         todos: TodoProgress::default(),
         prs: Default::default(),
+        resources: None,
     }
 }
 

@@ -67,6 +67,18 @@ pub(super) struct Record {
     pub(super) ready_asked: Vec<u64>,
     /// Lookups pause until then (Unix ms), as of the last lookup of this session.
     pub(super) paused_until_ms: Option<u64>,
+    /// Messages waiting for an agent slot (`max_running_agents`, `budget.rs`), in order.
+    pub(super) held: Vec<UserInput>,
+    /// While queued: the session's own status, detail and code, which `Queued` covers.
+    pub(super) queued_over: Option<(Status, Option<String>, Option<crate::session_log::NoteCode>)>,
+    /// Its agent has a turn in progress, as the manager last learned it: set when it passes
+    /// the task a message, then from each status the task reports (`budget.rs`).
+    pub(super) in_turn: bool,
+    /// The pid (= process group) of the session's live agent process, 0 when none runs;
+    /// written by the session task, read by the resource sampling.
+    pub(super) agent_pid: std::sync::Arc<std::sync::atomic::AtomicU32>,
+    /// The last resource sample of the agent's process group.
+    pub(super) resources: Option<codiva_protocol::manager::ResourceUsage>,
 }
 
 impl Record {
@@ -152,6 +164,11 @@ impl Record {
             auto_pr_tried: saved.auto_pr_tried,
             ready_asked: Vec::new(),
             paused_until_ms: None,
+            held: Vec::new(),
+            queued_over: None,
+            in_turn: false,
+            agent_pid: Default::default(),
+            resources: None,
         }
     }
 
@@ -179,11 +196,14 @@ impl Record {
             pending_prompts: self.pending_prompts,
             todos: self.todos,
             prs: self.pr_summary(),
+            resources: self.resources,
         }
     }
 
     pub(super) fn persisted(&self) -> Option<PersistedSession> {
-        let status = match (&self.phase, self.status) {
+        // A queued message is not kept: the session comes back as it was before it.
+        let own = self.queued_over.as_ref().map_or(self.status, |over| over.0);
+        let status = match (&self.phase, own) {
             (SessionPhase::Preparing | SessionPhase::Merged { .. }, _) => return None,
             (SessionPhase::Discarded, _) => "discarded",
             (_, status) => status.as_str(),

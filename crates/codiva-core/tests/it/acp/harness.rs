@@ -153,6 +153,7 @@ impl Run {
             wire_log_cap: 256 * 1024 * 1024,
             holder: "codiva test".to_owned(),
             github: Default::default(),
+            budget: Default::default(),
         })
         .await
         .expect("manager");

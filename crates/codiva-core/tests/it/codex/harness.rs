@@ -121,6 +121,7 @@ impl Run {
             wire_log_cap: 16 * 1024 * 1024,
             holder: "codiva test".to_owned(),
             github: Default::default(),
+            budget: Default::default(),
         })
         .await
         .expect("manager");
