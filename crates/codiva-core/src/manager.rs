@@ -18,8 +18,8 @@ pub use codiva_protocol::github::SessionPr;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 pub use info::{
-    DiscardPreview, ManagerEvent, ManagerSnapshot, ReadPage, SequencedEvent, SessionInfo,
-    SessionPhase,
+    DiscardPreview, ManagerEvent, ManagerSnapshot, ReadPage, ResourceUsage, SequencedEvent,
+    SessionInfo, SessionPhase, SessionResources,
 };
 
 use crate::approval::ApprovalPolicy;

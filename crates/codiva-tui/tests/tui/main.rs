@@ -1,6 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod app;
+mod budget;
 mod composer;
 mod composer_modes;
 mod dialogs;
