@@ -659,6 +659,8 @@ impl Actor {
         let mut completed = false;
         let mut tool_result = None;
         let is_status = matches!(event, SessionEvent::Status { .. });
+        // The agent's process ended: its last sample no longer stands (`budget.rs`).
+        let mut gone = false;
         match &event {
             SessionEvent::Status {
                 status,
@@ -707,6 +709,7 @@ impl Actor {
                 record.todos = *progress;
                 changed = true;
             }
+            SessionEvent::AgentExited { .. } => gone = record.resources.take().is_some(),
             SessionEvent::PromptOpened { .. } => {
                 record.pending_prompts += 1;
                 changed = true;
@@ -736,6 +739,14 @@ impl Actor {
         if is_status {
             // A turn may have ended: a queued session may start.
             self.start_queued();
+        }
+        if gone {
+            self.emit(ManagerEvent::Resources {
+                sessions: vec![crate::manager::SessionResources {
+                    id: id.to_owned(),
+                    resources: None,
+                }],
+            });
         }
         if let Some(text) = tool_result {
             self.detect_prs(id, &text);
