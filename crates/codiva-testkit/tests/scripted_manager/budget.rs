@@ -5,7 +5,9 @@
 
 use std::time::Duration;
 
-use codiva_core::manager::{BudgetOptions, CreateOptions, Manager, ManagerEvent, SessionInfo};
+use codiva_core::manager::{
+    BudgetOptions, CreateOptions, DiscardOutcome, Manager, ManagerEvent, SessionInfo, SessionPhase,
+};
 use codiva_core::session::UserInput;
 use codiva_core::session_log::EntryKind;
 use codiva_core::session_state::{Scope, SessionEvent, Status};
@@ -176,6 +178,18 @@ async fn turns_beyond_the_cap_wait_queued_and_start_in_order() {
     // A queued session can be interrupted: it leaves the queue without having run.
     manager.interrupt(&third).await.unwrap();
     assert_eq!(status_of(&manager, &third).await, Status::Interrupted);
+    // ... or discarded: it leaves the queue too.
+    let fifth = manager.create(create("hello fifth")).await.unwrap().id;
+    until_info(&mut events, &fifth, |s| s.status == Status::Queued).await;
+    let preview = manager.discard(&fifth, None).await.unwrap();
+    let DiscardOutcome::NeedsConfirmation { confirm_token, .. } = preview else {
+        panic!("a discard asks first: {preview:?}");
+    };
+    let discarded = manager.discard(&fifth, Some(confirm_token)).await.unwrap();
+    let DiscardOutcome::Discarded { session } = discarded else {
+        panic!("discarded: {discarded:?}");
+    };
+    assert_ne!(session.status, Status::Queued);
 
     // The slot frees: the second starts (not the fourth), runs and completes; then the fourth.
     manager.interrupt(&first).await.unwrap();
@@ -201,6 +215,10 @@ async fn turns_beyond_the_cap_wait_queued_and_start_in_order() {
         ["user: hello second", "agent: echo: hello second"]
     );
     assert_eq!(log_texts(&manager, &third).await, Vec::<String>::new());
+    let listed = manager.list().await.unwrap();
+    let fifth_row = listed.iter().find(|s| s.id == fifth).unwrap();
+    assert_eq!(fifth_row.phase, SessionPhase::Discarded);
+    assert_ne!(fifth_row.status, Status::Queued);
     assert_eq!(status_of(&manager, &third).await, Status::Interrupted);
     manager.shutdown().await;
 }
