@@ -92,7 +92,10 @@ fn the_budget_keys_are_checked_by_the_loader() {
     let out = set("", "agent_idle_stop", "2s").unwrap();
     assert_eq!(out, "agent_idle_stop = \"2s\"\n");
     let (config, _) = crate::config::parse(&out, Path::new("config.toml"));
-    assert_eq!(config.agent_idle_stop, Some(std::time::Duration::from_secs(2)));
+    assert_eq!(
+        config.agent_idle_stop,
+        Some(std::time::Duration::from_secs(2))
+    );
     assert!(set("", "agent_idle_stop", "ten minutes").is_err());
     let out = set("", "max_running_agents", "2").unwrap();
     assert_eq!(out, "max_running_agents = 2\n");

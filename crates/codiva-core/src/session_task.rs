@@ -55,6 +55,9 @@ mod idle;
 mod per_turn;
 mod policy;
 mod reader;
+mod texts;
+
+use texts::{echo_text, sent_texts};
 
 type SharedWireLog = Arc<Mutex<WireLog>>;
 
@@ -187,7 +190,11 @@ impl Driver {
             tokio::select! {
                 command = commands.recv() => match command {
                     None | Some(SessionCommand::Shutdown) => break,
-                    Some(command) => self.command(command).await,
+                    Some(command) => {
+                        // Reading the session is not using its agent.
+                        active = idle::uses_agent(&command);
+                        self.command(command).await;
+                    }
                 },
                 Some(message) = self.agent_rx.recv() => self.on_agent_message(message).await,
                 _ = tick.tick() => {
@@ -773,30 +780,4 @@ impl Driver {
         }
         self.stop_process().await;
     }
-}
-
-/// What the log shows of a message sent (its text, `[image]` per image) and the text of its
-/// echo.
-fn sent_texts(input: &UserInput) -> (String, String) {
-    let echo = echo_text(input);
-    // The log shows what the user wrote, not the handover before it.
-    let shown = match &input.context {
-        Some(_) => echo_text(&UserInput {
-            context: None,
-            ..input.clone()
-        }),
-        None => echo.clone(),
-    };
-    let text = std::iter::once(shown.as_str())
-        .chain(input.images.iter().map(|_| "[image]"))
-        .filter(|part| !part.is_empty())
-        .collect::<Vec<_>>()
-        .join("\n");
-    (text, echo)
-}
-
-/// The text the agent's echo of `input` carries: what it received (an agent command as
-/// `/name args`; images are not echoed as text).
-fn echo_text(input: &UserInput) -> String {
-    input.wire_text()
 }

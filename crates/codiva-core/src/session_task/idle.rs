@@ -14,12 +14,14 @@ use tokio::time::Instant;
 
 use super::Driver;
 use crate::agent_event::{AgentEvent, NoteLevel};
+use crate::session::SessionCommand;
 use crate::session_log::NoteCode;
 use crate::session_state::Input;
 
 impl Driver {
     /// After each event: the idle clock starts when the process becomes idle and restarts on
-    /// any activity (`active`: a command or a line of the agent, not the clock's own tick).
+    /// any activity (`active`: a line of the agent or a command for it; not the clock's own
+    /// tick, nor a read of the session's state).
     pub(super) fn update_idle(&mut self, active: bool) {
         self.publish_pid();
         let after = self.config.idle_stop.filter(|after| !after.is_zero());
@@ -80,6 +82,14 @@ impl Driver {
             cell.store(0, Ordering::Relaxed);
         }
     }
+}
+
+/// Whether `command` counts as activity for the idle clock (reading the state does not).
+pub(super) fn uses_agent(command: &SessionCommand) -> bool {
+    !matches!(
+        command,
+        SessionCommand::Snapshot(_) | SessionCommand::ReadLog { .. }
+    )
 }
 
 pub(super) async fn sleep_until(at: Option<Instant>) {
