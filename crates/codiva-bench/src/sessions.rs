@@ -151,6 +151,7 @@ pub fn manager_options(repo_dir: &Path, claude_home: &Path, state_dir: PathBuf) 
         github: Default::default(),
         // No one-shot title requests: they would take the mock's scripted answers.
         titles: codiva_core::title::TitleMode::Prompt,
+        budget: Default::default(),
     }
 }
 

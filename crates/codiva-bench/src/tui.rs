@@ -502,6 +502,7 @@ fn session(index: usize) -> SessionInfo {
         prs: Default::default(),
         in_place: false,
         mcp_servers: Vec::new(),
+        resources: None,
     }
 }
 

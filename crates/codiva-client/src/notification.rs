@@ -21,6 +21,12 @@ pub fn sequenced_event(notification: ServerNotification) -> Option<SequencedEven
             },
         ),
         N::AgentsLoginProgress(p) => (p.seq, ManagerEvent::Login { login: p.login }),
+        N::SessionResources(p) => (
+            p.seq,
+            ManagerEvent::Resources {
+                sessions: p.sessions,
+            },
+        ),
         N::Warning(p) => (p.seq?, ManagerEvent::Warning { message: p.message }),
         N::SessionStatus(p)
         | N::SessionLog(p)

@@ -90,6 +90,8 @@ impl ClaudeSessionConfig {
             max_restarts: self.max_restarts,
             approval: crate::approval::ApprovalPolicy::Ask,
             extras: self.extras,
+            idle_stop: None,
+            agent_pid: None,
         }
     }
 }

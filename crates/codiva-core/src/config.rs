@@ -10,6 +10,7 @@ use codiva_protocol::tool::PermissionMode;
 use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use toml::{Table, Value};
 
@@ -17,6 +18,12 @@ use crate::git::IgnoredMode;
 
 /// Largest `max_restarts` accepted.
 const MAX_RESTARTS_LIMIT: i64 = 100;
+/// The default of `agent_idle_stop`.
+pub const DEFAULT_AGENT_IDLE_STOP: Duration = Duration::from_secs(10 * 60);
+/// Largest `agent_idle_stop` accepted (a week).
+const AGENT_IDLE_STOP_LIMIT: u64 = 7 * 24 * 60 * 60;
+/// Largest `max_running_agents` accepted.
+const MAX_RUNNING_AGENTS_LIMIT: i64 = 1000;
 /// Largest `wire_log_max_mb` accepted (1 TiB).
 const WIRE_LOG_MAX_MB_LIMIT: i64 = 1024 * 1024;
 
@@ -75,6 +82,13 @@ pub struct Config {
     /// without being asked (fix-ci or sync), at most twice per session and kind. Default:
     /// `false`.
     pub auto_recover: bool,
+    /// `agent_idle_stop`: an agent process idle this long is stopped; the next message resumes
+    /// its conversation. Seconds, or a duration (`"10m"`, `"90s"`, `"1h"`); `0` = never.
+    /// Default: 10 minutes.
+    pub agent_idle_stop: Option<Duration>,
+    /// `max_running_agents`: at most this many agents run a turn at once; further turns wait
+    /// (`queued`) and start in order. `0` = no limit. Default: no limit (`None`).
+    pub max_running_agents: Option<u32>,
 }
 
 impl Default for Config {
@@ -99,6 +113,8 @@ impl Default for Config {
             auto_ready: false,
             titles: crate::title::TitleMode::Agent,
             auto_recover: false,
+            agent_idle_stop: Some(DEFAULT_AGENT_IDLE_STOP),
+            max_running_agents: None,
         }
     }
 }
@@ -237,6 +253,11 @@ pub fn parse(text: &str, path: &Path) -> (Config, Vec<ConfigWarning>) {
                 config.titles = crate::title::TitleMode::parse(mode).unwrap_or_default();
             }),
             "auto_recover" => boolean(value).map(|flag| config.auto_recover = flag),
+            "agent_idle_stop" => duration(value, AGENT_IDLE_STOP_LIMIT)
+                .map(|after| config.agent_idle_stop = (!after.is_zero()).then_some(after)),
+            "max_running_agents" => integer(value, 0, MAX_RUNNING_AGENTS_LIMIT).map(|n| {
+                config.max_running_agents = u32::try_from(n).ok().filter(|n| *n > 0);
+            }),
             _ => Err("unknown key (ignored)".to_owned()),
         };
         if let Err(message) = result {
@@ -327,6 +348,38 @@ fn integer(value: &Value, min: i64, max: i64) -> Result<i64, String> {
         )),
         other => Err(format!("expected an integer, found {}", describe(other))),
     }
+}
+
+/// A duration: whole seconds (an integer, or a string of digits), or a string of digits with a
+/// unit `s`, `m` or `h` (`"90s"`, `"10m"`, `"1h"`); at most `max_secs` seconds.
+fn duration(value: &Value, max_secs: u64) -> Result<Duration, String> {
+    let expected = "expected seconds or a duration such as \"10m\", \"90s\" or \"1h\"";
+    let secs = match value {
+        Value::Integer(n) => u64::try_from(*n).map_err(|_| format!("{expected}, found {n}"))?,
+        Value::String(text) => {
+            let text = text.trim();
+            let (digits, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
+                Some(at) => text.split_at(at),
+                None => (text, "s"),
+            };
+            let scale = match unit.trim() {
+                "s" => 1,
+                "m" => 60,
+                "h" => 60 * 60,
+                _ => return Err(format!("{expected}, found {text:?}")),
+            };
+            digits
+                .parse::<u64>()
+                .ok()
+                .and_then(|n| n.checked_mul(scale))
+                .ok_or_else(|| format!("{expected}, found {text:?}"))?
+        }
+        other => return Err(format!("{expected}, found {}", describe(other))),
+    };
+    if secs > max_secs {
+        return Err(format!("expected at most {max_secs} seconds, found {secs}"));
+    }
+    Ok(Duration::from_secs(secs))
 }
 
 /// `~/x` → `<home>/x`.

@@ -73,6 +73,16 @@ pub const FIELDS: &[Field] = &[
         default: "3",
     },
     Field {
+        key: "agent_idle_stop",
+        kind: FieldKind::Text,
+        default: "10m",
+    },
+    Field {
+        key: "max_running_agents",
+        kind: FieldKind::Integer { min: 0, max: 1000 },
+        default: "no limit",
+    },
+    Field {
         key: "wire_log_max_mb",
         kind: FieldKind::Integer {
             min: 0,

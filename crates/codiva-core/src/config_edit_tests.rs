@@ -87,6 +87,22 @@ fn strings_bare_or_quoted_and_lists_either_way() {
 }
 
 #[test]
+fn the_budget_keys_are_checked_by_the_loader() {
+    // A duration goes in as text and is read back as one.
+    let out = set("", "agent_idle_stop", "2s").unwrap();
+    assert_eq!(out, "agent_idle_stop = \"2s\"\n");
+    let (config, _) = crate::config::parse(&out, Path::new("config.toml"));
+    assert_eq!(
+        config.agent_idle_stop,
+        Some(std::time::Duration::from_secs(2))
+    );
+    assert!(set("", "agent_idle_stop", "ten minutes").is_err());
+    let out = set("", "max_running_agents", "2").unwrap();
+    assert_eq!(out, "max_running_agents = 2\n");
+    assert!(set("", "max_running_agents", "-1").is_err());
+}
+
+#[test]
 fn values_lists_every_key_with_what_the_file_says() {
     let fields = values(FILE).unwrap();
     assert_eq!(fields.len(), FIELDS.len());

@@ -24,7 +24,32 @@ fn defaults() {
     assert_eq!(config.wire_log_max_mb, 16);
     assert!(config.notifications);
     assert!(config.mouse);
+    assert_eq!(config.agent_idle_stop, Some(Duration::from_secs(600)));
+    assert_eq!(config.max_running_agents, None);
     assert_eq!(parse("", file()), (Config::default(), vec![]));
+}
+
+#[test]
+fn idle_stop_takes_seconds_or_a_duration_and_zero_means_never() {
+    let idle = |text: &str| {
+        let (config, warnings) = parse(&format!("agent_idle_stop = {text}"), file());
+        (config.agent_idle_stop, warnings.len())
+    };
+    assert_eq!(idle("90"), (Some(Duration::from_secs(90)), 0));
+    assert_eq!(idle("\"90\""), (Some(Duration::from_secs(90)), 0));
+    assert_eq!(idle("\"2s\""), (Some(Duration::from_secs(2)), 0));
+    assert_eq!(idle("\"10m\""), (Some(Duration::from_secs(600)), 0));
+    assert_eq!(idle("\"1h\""), (Some(Duration::from_secs(3600)), 0));
+    assert_eq!(idle("0"), (None, 0));
+    assert_eq!(idle("\"0m\""), (None, 0));
+    // A bad value keeps the default (10 minutes) and names the key.
+    for bad in ["-5", "\"10 minutes\"", "\"m\"", "1.5", "\"9999h\"", "true"] {
+        assert_eq!(idle(bad), (Some(Duration::from_secs(600)), 1), "{bad}");
+    }
+    let (config, warnings) = parse("max_running_agents = 0", file());
+    assert_eq!((config.max_running_agents, warnings.len()), (None, 0));
+    let (config, warnings) = parse("max_running_agents = -1", file());
+    assert_eq!((config.max_running_agents, warnings.len()), (None, 1));
 }
 
 #[test]
@@ -49,6 +74,8 @@ fn every_key() {
         auto_ready = true
         titles = "prompt"
         auto_recover = true
+        agent_idle_stop = "2s"
+        max_running_agents = 2
     "#;
     let (config, warnings) = parse(text, file());
     assert!(warnings.is_empty(), "{warnings:?}");
@@ -74,6 +101,8 @@ fn every_key() {
             auto_ready: true,
             titles: crate::title::TitleMode::Prompt,
             auto_recover: true,
+            agent_idle_stop: Some(Duration::from_secs(2)),
+            max_running_agents: Some(2),
         }
     );
     let (bad, warnings) = parse("github_repo = \"owner/repo\"", file());

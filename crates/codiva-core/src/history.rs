@@ -172,7 +172,8 @@ impl Outcome {
             Status::Starting
             | Status::Running
             | Status::AwaitingPermission
-            | Status::AwaitingAnswer => return None,
+            | Status::AwaitingAnswer
+            | Status::Queued => return None,
         })
     }
 

@@ -19,8 +19,8 @@ pub use codiva_protocol::github::SessionPr;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 pub use info::{
-    DiscardPreview, ManagerEvent, ManagerSnapshot, ReadPage, SequencedEvent, SessionInfo,
-    SessionPhase,
+    DiscardPreview, ManagerEvent, ManagerSnapshot, ReadPage, ResourceUsage, SequencedEvent,
+    SessionInfo, SessionPhase, SessionResources,
 };
 pub use recover::{MAX_AUTO_RECOVER, stuck_kind};
 
@@ -59,6 +59,32 @@ pub struct ManagerOptions {
     pub github: GithubOptions,
     /// Where new sessions' titles come from (config `titles`).
     pub titles: crate::title::TitleMode,
+    /// How many agents run at once, how long an idle one is kept, how often their resource
+    /// use is sampled.
+    pub budget: BudgetOptions,
+}
+
+/// Agents kept in budget (`docs/architecture.md`, "Agents kept in budget").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BudgetOptions {
+    /// An agent process idle this long is stopped (its conversation resumes on the next
+    /// message); `None`: never.
+    pub idle_stop: Option<std::time::Duration>,
+    /// At most this many agents run a turn at once; further turns wait with status `queued`
+    /// and start in order (`None`: no limit).
+    pub max_running_agents: Option<usize>,
+    /// How often the agents' process groups are measured (RSS, CPU) while any runs.
+    pub sample_every: std::time::Duration,
+}
+
+impl Default for BudgetOptions {
+    fn default() -> Self {
+        BudgetOptions {
+            idle_stop: Some(crate::config::DEFAULT_AGENT_IDLE_STOP),
+            max_running_agents: None,
+            sample_every: std::time::Duration::from_secs(2),
+        }
+    }
 }
 
 /// How the manager works with GitHub (`docs/github.md`).

@@ -212,6 +212,12 @@ pub struct SessionConfig {
     pub approval: ApprovalPolicy,
     /// MCP servers and tool rules for the agent.
     pub extras: crate::provider::AgentExtras,
+    /// An agent process idle this long (its turn over, nothing waiting) is stopped; the next
+    /// message resumes its conversation (`None`: never).
+    pub idle_stop: Option<std::time::Duration>,
+    /// Where the task publishes the pid (= process group) of its live agent process, 0 when
+    /// none runs (the manager samples the group's resources from it).
+    pub agent_pid: Option<Arc<std::sync::atomic::AtomicU32>>,
 }
 
 impl SessionConfig {
@@ -233,6 +239,8 @@ impl SessionConfig {
             max_restarts: 3,
             approval: ApprovalPolicy::Ask,
             extras: Default::default(),
+            idle_stop: None,
+            agent_pid: None,
         }
     }
 }

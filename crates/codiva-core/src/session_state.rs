@@ -157,6 +157,9 @@ pub struct SessionState {
     stalled: bool,
     status: Status,
     detail: Option<String>,
+    /// The status is said again even if unchanged (a new failure to start: front ends and the
+    /// manager's agent slots hear that the message they sent ended).
+    restate: bool,
     outbox: Vec<SessionEvent>,
 }
 
@@ -201,6 +204,7 @@ impl SessionState {
             stalled: false,
             status: Status::Starting,
             detail: None,
+            restate: false,
             outbox: Vec::new(),
         }
     }
@@ -342,6 +346,7 @@ impl SessionState {
                 self.follow_up_since = None;
                 self.note(Scope::Main, NoteLevel::Error, message.clone());
                 self.last_outcome = Some(TurnOutcome::Failed { message });
+                self.restate = true;
             }
             Input::ProcessExited {
                 code,
@@ -430,7 +435,8 @@ impl SessionState {
     pub fn settle_status(&mut self) {
         let (status, detail) = self.derive_status();
         let detail_code = self.running_detail_code(status);
-        if status != self.status || detail != self.detail {
+        if status != self.status || detail != self.detail || self.restate {
+            self.restate = false;
             self.status = status;
             self.detail = detail.clone();
             self.outbox.push(SessionEvent::Status {

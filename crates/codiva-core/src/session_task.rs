@@ -51,9 +51,13 @@ pub fn start_with_state(
     SessionHandle::new(command_tx, event_rx, task)
 }
 
+mod idle;
 mod per_turn;
 mod policy;
 mod reader;
+mod texts;
+
+use texts::{echo_text, sent_texts};
 
 type SharedWireLog = Arc<Mutex<WireLog>>;
 
@@ -99,6 +103,8 @@ struct Driver {
     wire_warning: Option<String>,
     agent_tx: mpsc::Sender<FromAgent>,
     agent_rx: mpsc::Receiver<FromAgent>,
+    /// When the idle agent process is stopped (`idle.rs`); `None` while it is not idle.
+    idle_deadline: Option<Instant>,
 }
 
 impl Driver {
@@ -138,6 +144,7 @@ impl Driver {
             wire_warning,
             agent_tx,
             agent_rx,
+            idle_deadline: None,
         }
     }
 
@@ -176,22 +183,35 @@ impl Driver {
         }
         let mut tick = tokio::time::interval(TICK);
         tick.tick().await;
+        self.update_idle(false);
         loop {
+            let idle_deadline = self.idle_deadline;
+            let mut active = true;
             tokio::select! {
                 command = commands.recv() => match command {
                     None | Some(SessionCommand::Shutdown) => break,
-                    Some(command) => self.command(command).await,
+                    Some(command) => {
+                        // Reading the session is not using its agent.
+                        active = idle::uses_agent(&command);
+                        self.command(command).await;
+                    }
                 },
                 Some(message) = self.agent_rx.recv() => self.on_agent_message(message).await,
                 _ = tick.tick() => {
+                    active = false;
                     self.apply(Input::Tick);
                     self.check_interrupt_deadline().await;
                 }
+                _ = idle::sleep_until(idle_deadline), if idle_deadline.is_some() => {
+                    self.idle_stop().await;
+                }
             }
             self.flush().await;
+            self.update_idle(active);
         }
         self.shutdown().await;
         self.flush().await;
+        self.unpublish_pid();
     }
 
     // -- commands -----------------------------------------------------------------------------
@@ -767,30 +787,4 @@ impl Driver {
         }
         self.stop_process().await;
     }
-}
-
-/// What the log shows of a message sent (its text, `[image]` per image) and the text of its
-/// echo.
-fn sent_texts(input: &UserInput) -> (String, String) {
-    let echo = echo_text(input);
-    // The log shows what the user wrote, not the handover before it.
-    let shown = match &input.context {
-        Some(_) => echo_text(&UserInput {
-            context: None,
-            ..input.clone()
-        }),
-        None => echo.clone(),
-    };
-    let text = std::iter::once(shown.as_str())
-        .chain(input.images.iter().map(|_| "[image]"))
-        .filter(|part| !part.is_empty())
-        .collect::<Vec<_>>()
-        .join("\n");
-    (text, echo)
-}
-
-/// The text the agent's echo of `input` carries: what it received (an agent command as
-/// `/name args`; images are not echoed as text).
-fn echo_text(input: &UserInput) -> String {
-    input.wire_text()
 }

@@ -63,6 +63,31 @@ pub struct SessionInfo {
     /// reported any).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mcp_servers: Vec<crate::mcp::McpServerState>,
+    /// What its agent's process group uses, as last sampled (every ~2 s while a process
+    /// runs); absent while no agent process runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<ResourceUsage>,
+}
+
+/// What one session's agent uses: every process in the agent's process group (the agent and
+/// whatever it started), read from `/proc` by the manager. A measurement, never a status.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ResourceUsage {
+    /// Resident memory of the group's processes, in bytes.
+    pub rss_bytes: u64,
+    /// CPU time the group used over the last sampling period, in percent of one core (above
+    /// 100 when it used more than one core).
+    pub cpu_percent: f64,
+    /// Processes in the group.
+    pub processes: u32,
+}
+
+/// One session's sample in a [`ManagerEvent::Resources`] batch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SessionResources {
+    pub id: String,
+    /// `None`: its agent process is gone since the last sample.
+    pub resources: Option<ResourceUsage>,
 }
 
 /// What the manager tells front ends.
@@ -97,6 +122,11 @@ pub enum ManagerEvent {
     /// An agent's login command (`agents/login`) printed something or ended.
     Login {
         login: crate::agent::LoginProgress,
+    },
+    /// The sessions whose resource use changed since the last sample (one batch per sampling
+    /// period, ~2 s, and only while some agent process runs).
+    Resources {
+        sessions: Vec<SessionResources>,
     },
 }
 

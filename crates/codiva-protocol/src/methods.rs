@@ -193,6 +193,8 @@ server_notifications! {
     SessionMcpServers => "session/mcpServers" (SessionEventParams);
     /// A session's pull requests, or what was found about them, changed.
     SessionPrStatus => "session/prStatus" (PrStatusParams);
+    /// The resource use (RSS, CPU) of sessions' agents changed; one batch per sampling period.
+    SessionResources => "session/resources" (ResourcesParams);
     RepoBase => "repo/base" (BaseParams);
     /// A login command (`agents/login`) printed something or ended.
     AgentsLoginProgress => "agents/loginProgress" (LoginProgressParams);

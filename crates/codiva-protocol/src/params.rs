@@ -403,6 +403,14 @@ pub struct PrStatusParams {
     pub prs: crate::github::SessionPrs,
 }
 
+/// `session/resources`: the sessions whose agents' resource use changed (one batch per
+/// sampling period).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ResourcesParams {
+    pub seq: u64,
+    pub sessions: Vec<crate::manager::SessionResources>,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct BaseParams {
     pub seq: u64,

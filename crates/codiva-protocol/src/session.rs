@@ -20,6 +20,9 @@ pub enum Status {
     RateLimited,
     NeedsLogin,
     Failed,
+    /// A new turn waits for one of the manager's agent slots (`max_running_agents`); it
+    /// starts, in order, when one frees. Neither working nor settled.
+    Queued,
 }
 
 impl Status {
@@ -51,6 +54,7 @@ impl Status {
             Status::RateLimited => "rate_limited",
             Status::NeedsLogin => "needs_login",
             Status::Failed => "failed",
+            Status::Queued => "queued",
         }
     }
 }

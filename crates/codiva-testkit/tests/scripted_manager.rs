@@ -20,6 +20,9 @@ use codiva_core::session_state::{Prompt, Scope, SessionEvent, Status};
 use codiva_testkit::{ScriptedProvider, TestRepo};
 use tokio::sync::broadcast;
 
+#[path = "scripted_manager/budget.rs"]
+mod budget;
+
 fn options(repo: &TestRepo, home: PathBuf) -> ManagerOptions {
     let program = PathBuf::from(env!("CARGO_BIN_EXE_codiva-fake-agent"));
     ManagerOptions {
@@ -40,6 +43,7 @@ fn options(repo: &TestRepo, home: PathBuf) -> ManagerOptions {
         holder: "codiva test".to_owned(),
         github: Default::default(),
         titles: codiva_core::title::TitleMode::Prompt,
+        budget: Default::default(),
     }
 }
 

@@ -26,6 +26,7 @@ mod picker;
 mod repair;
 pub use repair::{RepairDone, RepairEffect};
 mod plan_usage;
+mod resources;
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -585,6 +586,14 @@ impl App {
             ManagerEvent::PrStatus { id, prs } => {
                 if let Some(session) = self.sessions.iter_mut().find(|s| s.id == id) {
                     session.prs = prs;
+                }
+                Vec::new()
+            }
+            ManagerEvent::Resources { sessions } => {
+                for sample in sessions {
+                    if let Some(session) = self.sessions.iter_mut().find(|s| s.id == sample.id) {
+                        session.resources = sample.resources;
+                    }
                 }
                 Vec::new()
             }

@@ -128,6 +128,7 @@ keys![
     BadgeRateLimited,
     BadgeLoginNeeded,
     BadgeFailed,
+    BadgeQueued,
     BadgePreparing,
     BadgeConflict,
     BadgeMerged,
@@ -287,6 +288,9 @@ keys![
     NoteRestarting,
     NoteStopAfterInterrupt,
     NoteUnknownLine,
+    NoteIdleStopped,
+    ResourcesTotal,
+    ResourcesSession,
     InfoPromptSaved,
     ErrPromptSave,
     ErrOpenUrl,
@@ -407,6 +411,7 @@ pub fn note_text<'a>(
         "restarting" => Key::NoteRestarting,
         "stop_after_interrupt" => Key::NoteStopAfterInterrupt,
         "unknown_line" => Key::NoteUnknownLine,
+        "idle_stopped" => Key::NoteIdleStopped,
         _ => return std::borrow::Cow::Borrowed(text),
     };
     let args: Vec<&str> = code.args.iter().map(String::as_str).collect();

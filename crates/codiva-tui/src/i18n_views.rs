@@ -56,6 +56,7 @@ view_keys![
     ConfigDefaultSearched,
     ConfigDefaultCli,
     ConfigDefaultFirstAgent,
+    ConfigDefaultNoLimit,
     ConfigSaved,
     MergeAhead,
     MergeNothing,
@@ -149,6 +150,7 @@ fn en(key: V) -> &'static str {
         V::ConfigDefaultSearched => "searched (PATH, ~/.local/bin, …)",
         V::ConfigDefaultCli => "the CLI's default",
         V::ConfigDefaultFirstAgent => "the first installed (Claude Code, then Codex)",
+        V::ConfigDefaultNoLimit => "no limit",
         V::ConfigSaved => "saved {0} in {1}; it applies the next time codiva starts",
         V::MergeAhead => {
             "{0} commits on {1} are merged into {2} with a merge commit; the worktree is removed after (the branch stays archived)."
@@ -233,6 +235,7 @@ fn ja(key: V) -> &'static str {
         V::ConfigDefaultSearched => "自動で探す（PATH、~/.local/bin など）",
         V::ConfigDefaultCli => "CLI の既定",
         V::ConfigDefaultFirstAgent => "インストール済みの最初のもの（Claude Code、次に Codex）",
+        V::ConfigDefaultNoLimit => "制限なし",
         V::ConfigSaved => "{0} を {1} に保存しました（次に codiva を起動したときに有効）",
         V::MergeAhead => {
             "{1} の {0} 件のコミットをマージコミットで {2} にマージします。その後ワークツリーは削除されます（ブランチはアーカイブに残ります）。"

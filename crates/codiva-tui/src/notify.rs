@@ -323,7 +323,7 @@ pub fn transition(previous: Option<Status>, now: Status) -> Option<&'static str>
         Status::Failed => Some("failed"),
         Status::NeedsLogin | Status::RateLimited => Some("needs attention"),
         Status::Interrupted => Some("was interrupted"),
-        Status::Starting | Status::Running => None,
+        Status::Starting | Status::Running | Status::Queued => None,
     }
 }
 

@@ -118,6 +118,8 @@ pub mod glyph {
     pub const FAILED: &str = "✗";
     pub const RUNNING: &str = "…";
     pub const ATTENTION: &str = "●";
+    /// A session waiting for an agent slot (`max_running_agents`).
+    pub const QUEUED: &str = "⧖";
     pub const PROMPT: &str = "›";
     pub const MORE_ABOVE: &str = "↑";
     pub const MORE_BELOW: &str = "↓";
@@ -162,6 +164,7 @@ pub fn status_badge(status: Status) -> (&'static str, Style) {
         Status::RateLimited => (t(Key::BadgeRateLimited), warning()),
         Status::NeedsLogin => (t(Key::BadgeLoginNeeded), error()),
         Status::Failed => (t(Key::BadgeFailed), error()),
+        Status::Queued => (t(Key::BadgeQueued), dim()),
     }
 }
 

@@ -83,6 +83,13 @@ pub async fn start(cwd: PathBuf, holder: &str) -> Result<Started, StartError> {
         holder: holder.to_owned(),
         github: github_options(&config),
         titles: config.titles,
+        budget: codiva_core::manager::BudgetOptions {
+            idle_stop: config.agent_idle_stop,
+            max_running_agents: config
+                .max_running_agents
+                .and_then(|n| usize::try_from(n).ok()),
+            ..Default::default()
+        },
     };
     let (manager, manager_warnings) = Manager::start(options).await.map_err(|err| StartError {
         locked: matches!(err, codiva_core::manager::StartError::Locked(_)),

@@ -12,6 +12,7 @@
 //! `seq` (`manager/events.rs`).
 
 mod adoption;
+mod budget;
 mod discard;
 mod finish;
 mod full_text;
@@ -131,6 +132,8 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
         gh_paused_until: None,
         polling: false,
         stop_titles: tokio::sync::watch::Sender::new(false),
+        turn_queue: VecDeque::new(),
+        sampler: budget::Sampler::default(),
     };
     tokio::spawn(actor.run(calls_rx, internal_rx));
     Ok((manager, warnings))
@@ -194,6 +197,10 @@ struct Actor {
     polling: bool,
     /// Set at shutdown: title requests under way stop (`titles.rs`).
     stop_titles: tokio::sync::watch::Sender<bool>,
+    /// Sessions queued for an agent slot, oldest first (`budget.rs`).
+    turn_queue: VecDeque<String>,
+    /// The resource sampling's state (`budget.rs`).
+    sampler: budget::Sampler,
 }
 
 impl Actor {
@@ -224,11 +231,14 @@ impl Actor {
         base_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut pr_check = tokio::time::interval(self.options.github.policy.tick);
         pr_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut sample = tokio::time::interval(self.options.budget.sample_every);
+        sample.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             let persist_at = self.persist_at;
             tokio::select! {
                 _ = base_check.tick() => self.follow_base(),
                 _ = pr_check.tick() => self.poll_prs(),
+                _ = sample.tick() => self.sample_resources(),
                 call = calls.recv() => match call {
                     Some(Call::Shutdown(done)) => {
                         self.shutdown(&mut internal).await;
@@ -261,6 +271,8 @@ impl Actor {
                 {
                     record.commands = None;
                     record.forwarder = None;
+                    self.leave_queue(&id);
+                    self.start_queued();
                 }
             }
             Internal::Done { lane, apply } => self.job_done(lane, apply),

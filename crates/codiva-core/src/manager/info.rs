@@ -2,6 +2,6 @@
 //! core has always given them.
 
 pub use codiva_protocol::manager::{
-    DiscardPreview, ManagerEvent, ManagerSnapshot, ReadPage, SequencedEvent, SessionInfo,
-    SessionPhase,
+    DiscardPreview, ManagerEvent, ManagerSnapshot, ReadPage, ResourceUsage, SequencedEvent,
+    SessionInfo, SessionPhase, SessionResources,
 };

@@ -15,6 +15,8 @@ pub struct ProcStat {
     pub ppid: u32,
     /// Field 5: the process group id.
     pub pgid: u32,
+    /// Fields 14 and 15: CPU time spent in user and kernel mode, in clock ticks.
+    pub cpu_ticks: u64,
     /// Field 22: the start time after boot, in clock ticks. Together with the pid and the boot
     /// id it identifies a process across pid reuse.
     pub start_time: u64,
@@ -51,6 +53,10 @@ pub fn parse_stat(text: &str) -> Option<ProcStat> {
         state,
         ppid: field(4)?.parse().ok()?,
         pgid: field(5)?.parse().ok()?,
+        cpu_ticks: field(14)?
+            .parse::<u64>()
+            .ok()?
+            .saturating_add(field(15)?.parse().ok()?),
         start_time: field(22)?.parse().ok()?,
     })
 }
@@ -110,6 +116,67 @@ pub fn live_group_members(pgid: u32) -> Vec<u32> {
     members
 }
 
+/// What one process group uses: the sums over its live members.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GroupUsage {
+    /// Resident memory, in bytes.
+    pub rss_bytes: u64,
+    /// CPU time used so far by the members alive now, in clock ticks ([`clock_ticks`] a second).
+    pub cpu_ticks: u64,
+    pub processes: u32,
+}
+
+/// The resident pages of `/proc/<pid>/statm` (its second field).
+pub fn parse_statm_resident(text: &str) -> Option<u64> {
+    text.split_ascii_whitespace().nth(1)?.parse().ok()
+}
+
+/// One pass over `/proc` for every group in `groups` at once (a stat per process, a statm per
+/// member): each group's members that have not exited, summed. A group without live members
+/// is left out. Empty on non-Linux systems.
+pub fn group_usage(groups: &[u32]) -> std::collections::HashMap<u32, GroupUsage> {
+    let mut usage = std::collections::HashMap::new();
+    if !cfg!(target_os = "linux") || groups.is_empty() {
+        return usage;
+    }
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return usage;
+    };
+    let page = page_size();
+    for pid in entries.filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok()) {
+        let Some(stat) = read_stat(pid) else {
+            continue;
+        };
+        if stat.is_exited() || !groups.contains(&stat.pgid) {
+            continue;
+        }
+        let resident = std::fs::read_to_string(format!("/proc/{pid}/statm"))
+            .ok()
+            .and_then(|text| parse_statm_resident(&text))
+            .unwrap_or(0);
+        let group: &mut GroupUsage = usage.entry(stat.pgid).or_default();
+        group.rss_bytes = group
+            .rss_bytes
+            .saturating_add(resident.saturating_mul(page));
+        group.cpu_ticks = group.cpu_ticks.saturating_add(stat.cpu_ticks);
+        group.processes += 1;
+    }
+    usage
+}
+
+/// Clock ticks a second (the unit of [`ProcStat::cpu_ticks`]).
+pub fn clock_ticks() -> u64 {
+    // SAFETY: sysconf only reads a system constant.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    u64::try_from(ticks).ok().filter(|t| *t > 0).unwrap_or(100)
+}
+
+fn page_size() -> u64 {
+    // SAFETY: sysconf only reads a system constant.
+    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    u64::try_from(size).ok().filter(|s| *s > 0).unwrap_or(4096)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,6 +194,7 @@ mod tests {
                 state: 'S',
                 ppid: 1,
                 pgid: 4242,
+                cpu_ticks: 33 + 160,
                 start_time: 987654,
             }
         );
@@ -146,5 +214,48 @@ mod tests {
         assert_eq!(me.pid, std::process::id());
         assert_eq!(read_stat(me.pid).unwrap().start_time, me.start_time);
         assert!(boot_id().is_some());
+    }
+
+    #[test]
+    fn statm_resident_is_the_second_field() {
+        assert_eq!(
+            parse_statm_resident("10432 2837 771 5 0 1990 0\n"),
+            Some(2837)
+        );
+        assert_eq!(parse_statm_resident("10432"), None);
+        assert_eq!(parse_statm_resident(""), None);
+    }
+
+    /// The test's own process group, read the way the manager samples agents: this process is
+    /// in it, so it has at least one member, resident memory and (after some work) CPU time.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn samples_the_tests_own_process_group() {
+        let me = read_self_stat().unwrap();
+        // Burn a little CPU so the group has ticks to show.
+        let started = std::time::Instant::now();
+        let mut x = 0u64;
+        while started.elapsed() < std::time::Duration::from_millis(50) {
+            x = std::hint::black_box(x.wrapping_add(1));
+        }
+        let usage = group_usage(&[me.pgid, u32::MAX]);
+        assert!(!usage.contains_key(&u32::MAX), "no process has that group");
+        let group = usage[&me.pgid];
+        assert!(group.processes >= 1);
+        // At least this process's own resident memory, as its status file says it.
+        let status = std::fs::read_to_string("/proc/self/status").unwrap();
+        let own_kb: u64 = status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmRSS:"))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|kb| kb.parse().ok())
+            .unwrap();
+        assert!(
+            group.rss_bytes >= own_kb * 1024 / 2,
+            "{group:?} vs {own_kb} kB"
+        );
+        let own_ticks = read_self_stat().unwrap().cpu_ticks;
+        assert!(group.cpu_ticks >= own_ticks.min(me.cpu_ticks), "{group:?}");
+        assert!(clock_ticks() > 0);
     }
 }

@@ -59,6 +59,7 @@ fn options(repo: &Path, state: &Path, env: Vec<(String, String)>, home: &Path) -
         holder: "codiva test".to_owned(),
         github: Default::default(),
         titles: codiva_core::title::TitleMode::Prompt,
+        budget: Default::default(),
     }
 }
 

@@ -36,6 +36,7 @@ pub(crate) fn options(repo: &TestRepo) -> ManagerOptions {
         github: Default::default(),
         // No one-shot title requests: they would take the mock's scripted answers.
         titles: codiva_core::title::TitleMode::Prompt,
+        budget: Default::default(),
     }
 }
 

@@ -172,6 +172,7 @@ async fn a_slow_merge_and_a_slow_stop_do_not_delay_another_sessions_events() {
         github: Default::default(),
         // No one-shot title requests: they would take the mock's scripted answers.
         titles: codiva_core::title::TitleMode::Prompt,
+        budget: Default::default(),
     })
     .await
     .unwrap();

@@ -27,6 +27,14 @@ fn round_trip<T: Serialize + DeserializeOwned + PartialEq + Debug>(what: &str, v
     assert_eq!(&back, value, "{what}: changed on the way: {text}");
 }
 
+fn usage() -> codiva_protocol::manager::ResourceUsage {
+    codiva_protocol::manager::ResourceUsage {
+        rss_bytes: 512 * 1024 * 1024,
+        cpu_percent: 12.5,
+        processes: 3,
+    }
+}
+
 fn session(phase: SessionPhase) -> SessionInfo {
     SessionInfo {
         id: "add-health".to_owned(),
@@ -50,6 +58,7 @@ fn session(phase: SessionPhase) -> SessionInfo {
         prs: Default::default(),
         in_place: false,
         mcp_servers: Vec::new(),
+        resources: None,
     }
 }
 
@@ -233,6 +242,18 @@ fn manager_answers_and_errors_round_trip() {
                 ),
             },
         },
+        ManagerEvent::Resources {
+            sessions: vec![
+                codiva_protocol::manager::SessionResources {
+                    id: "add-health".to_owned(),
+                    resources: Some(usage()),
+                },
+                codiva_protocol::manager::SessionResources {
+                    id: "gone".to_owned(),
+                    resources: None,
+                },
+            ],
+        },
     ] {
         round_trip("manager event", &SequencedEvent { seq: 7, event });
     }
@@ -247,6 +268,23 @@ fn manager_answers_and_errors_round_trip() {
             prs: pull_requests(),
         }),
     );
+    round_trip(
+        "session/resources",
+        &ServerNotification::SessionResources(codiva_protocol::params::ResourcesParams {
+            seq: 10,
+            sessions: vec![codiva_protocol::manager::SessionResources {
+                id: "add-health".to_owned(),
+                resources: Some(usage()),
+            }],
+        }),
+    );
+    let mut queued = session(SessionPhase::Active);
+    queued.status = codiva_protocol::session::Status::Queued;
+    queued.resources = Some(usage());
+    round_trip("queued session with resources", &queued);
+    // A row without resources leaves the field out (older clients read it as before).
+    let plain = serde_json::to_value(session(SessionPhase::Active)).unwrap();
+    assert!(plain.get("resources").is_none(), "{plain}");
     round_trip(
         "session/pr result",
         &codiva_protocol::params::PrResult {

@@ -113,6 +113,7 @@ async fn claude_then_codex_then_claude_keeps_the_thread() {
         github: Default::default(),
         // No one-shot title requests: they would take the mock's scripted answers.
         titles: codiva_core::title::TitleMode::Prompt,
+        budget: Default::default(),
     })
     .await
     .unwrap();

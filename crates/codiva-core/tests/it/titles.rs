@@ -99,6 +99,7 @@ impl World {
             holder: "codiva test".to_owned(),
             github: Default::default(),
             titles: TitleMode::Agent,
+            budget: Default::default(),
         })
         .await
         .unwrap();

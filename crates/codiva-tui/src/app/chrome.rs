@@ -242,6 +242,9 @@ fn header_lines(app: &App, width: u16) -> Vec<Line<'static>> {
     if cost > 0.0 {
         first.push(Span::styled(format!("  ${cost:.2}"), theme::dim()));
     }
+    if let Some(total) = super::resources::total(&app.sessions) {
+        first.push(Span::styled(format!("  {total}"), theme::dim()));
+    }
     let used: usize = first
         .iter()
         .map(|span| crate::width::str_width(&span.content))
@@ -436,6 +439,12 @@ fn detail(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
                 format!(" · {}", list_view::duration(activity.elapsed_ms(session))),
                 theme::dim(),
             ));
+            if let Some(resources) = &session.resources {
+                spans.push(Span::styled(
+                    format!(" · {}", super::resources::session(resources)),
+                    theme::dim(),
+                ));
+            }
             if let Some(detail) =
                 crate::i18n::status_detail(session.detail.as_deref(), session.detail_code.as_ref())
             {

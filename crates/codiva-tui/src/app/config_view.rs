@@ -139,6 +139,7 @@ impl ConfigView {
                 "searched" => crate::i18n_views::vt(V::ConfigDefaultSearched),
                 "the CLI's default" => crate::i18n_views::vt(V::ConfigDefaultCli),
                 "the first installed" => crate::i18n_views::vt(V::ConfigDefaultFirstAgent),
+                "no limit" => crate::i18n_views::vt(V::ConfigDefaultNoLimit),
                 other => other,
             };
             spans.push(Span::styled(

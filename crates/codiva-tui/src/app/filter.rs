@@ -167,6 +167,7 @@ mod tests {
             prs: Default::default(),
             in_place: false,
             mcp_servers: Vec::new(),
+            resources: None,
         }
     }
 

@@ -70,6 +70,8 @@ struct Columns {
     time: usize,
     /// The pull request cell (`crate::pr_cell`).
     pr: usize,
+    /// The agent's memory and CPU (`resources.rs`): only where the row has room.
+    res: usize,
     /// Sessions run more than one agent: the model cell names the agent too (`codex/gpt-5.5`).
     agent: bool,
 }
@@ -99,6 +101,7 @@ fn columns_for(width: usize) -> Columns {
             branch: 0,
             time: 7,
             pr: 0,
+            res: 0,
             agent: false,
         },
         60..100 => Columns {
@@ -107,6 +110,7 @@ fn columns_for(width: usize) -> Columns {
             branch: 0,
             time: 7,
             pr: 9,
+            res: 0,
             agent: false,
         },
         100..160 => Columns {
@@ -115,6 +119,7 @@ fn columns_for(width: usize) -> Columns {
             branch: 28,
             time: 8,
             pr: 11,
+            res: 0,
             agent: false,
         },
         _ => Columns {
@@ -123,6 +128,7 @@ fn columns_for(width: usize) -> Columns {
             branch: 44,
             time: 8,
             pr: 13,
+            res: super::resources::COLUMN,
             agent: false,
         },
     }
@@ -202,6 +208,10 @@ pub fn render(
     let width = usize::from(area.width);
     let mut cols = columns(width, shows_prs(sessions));
     cols.agent = sessions.iter().any(|s| s.agent != sessions[0].agent);
+    // The resources column only while some agent process runs (and was measured).
+    if !sessions.iter().any(|s| s.resources.is_some()) {
+        cols.res = 0;
+    }
     let visible = usize::from(area.height);
     // Scroll so the selection is visible, with room for the "more" markers.
     let (first, rows) = if sessions.len() <= visible {
@@ -265,13 +275,15 @@ fn row(
         + 1
         + cols.time
         + cols.pr
-        + usize::from(cols.pr > 0);
+        + usize::from(cols.pr > 0)
+        + cols.res;
     let title_width = width.saturating_sub(fixed).max(8);
     let marker = if selected { "›" } else { " " };
     // The dot column: who waits for you, else who is working (a spinner).
     let spinner = activity.spinner(session);
     let (dot, dot_style) = match spinner {
         _ if attention => (theme::glyph::ATTENTION, theme::warning()),
+        _ if session.status == Status::Queued => (theme::glyph::QUEUED, theme::dim()),
         Some(frame) => (frame, theme::accent()),
         None => (" ", theme::dim()),
     };
@@ -308,6 +320,12 @@ fn row(
     if cols.branch > 0 {
         spans.push(Span::styled(
             format!(" {}", fit(&session.branch, cols.branch)),
+            theme::dim(),
+        ));
+    }
+    if cols.res > 0 {
+        spans.push(Span::styled(
+            super::resources::cell(session.resources.as_ref()),
             theme::dim(),
         ));
     }

@@ -68,6 +68,7 @@ pub(super) fn en(key: Key) -> &'static str {
         BadgeRateLimited => "Rate limited",
         BadgeLoginNeeded => "Login needed",
         BadgeFailed => "Failed",
+        BadgeQueued => "Queued",
         BadgePreparing => "Preparing",
         BadgeConflict => "Conflict",
         BadgeMerged => "Merged",
@@ -299,6 +300,11 @@ pub(super) fn en(key: Key) -> &'static str {
             "the agent did not stop after the interrupt; stopping its process"
         }
         NoteUnknownLine => "ignored an unknown line kind from the agent: {0}",
+        NoteIdleStopped => {
+            "the agent was idle for {0} s: its process was stopped; the next message resumes the conversation"
+        }
+        ResourcesTotal => "agents {0} · CPU {1}",
+        ResourcesSession => "{0} · CPU {1}",
         InfoPromptSaved => "saved {0}; new sessions get it",
         ErrPromptSave => "cannot save {0}: {1}",
         ErrOpenUrl => "cannot open {0}: {1}",

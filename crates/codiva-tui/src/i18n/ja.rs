@@ -60,6 +60,7 @@ pub(super) fn ja(key: Key) -> &'static str {
         BadgeRateLimited => "レート制限",
         BadgeLoginNeeded => "要ログイン",
         BadgeFailed => "失敗",
+        BadgeQueued => "順番待ち",
         BadgePreparing => "準備中",
         BadgeConflict => "競合",
         BadgeMerged => "マージ済み",
@@ -291,6 +292,11 @@ pub(super) fn ja(key: Key) -> &'static str {
         NoteRestarting => "エージェントを再起動しています（{0}/{1}）",
         NoteStopAfterInterrupt => "中断後もエージェントが止まらないため、プロセスを停止します",
         NoteUnknownLine => "エージェントの未知の行を無視しました: {0}",
+        NoteIdleStopped => {
+            "エージェントが {0} 秒間待機していたため、プロセスを停止しました。次のメッセージで会話を再開します"
+        }
+        ResourcesTotal => "エージェント {0} · CPU {1}",
+        ResourcesSession => "{0} · CPU {1}",
         InfoPromptSaved => "{0} を保存しました。新しいセッションから使われます",
         ErrPromptSave => "{0} を保存できません: {1}",
         ErrOpenUrl => "{0} を開けません: {1}",

@@ -2,6 +2,7 @@
 
 mod agents;
 mod app;
+mod budget;
 mod composer;
 mod composer_modes;
 mod dialogs;

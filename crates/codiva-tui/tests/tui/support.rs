@@ -55,6 +55,7 @@ pub fn session(
         prs: Default::default(),
         in_place: false,
         mcp_servers: Vec::new(),
+        resources: None,
     }
 }
 

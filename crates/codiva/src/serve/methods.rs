@@ -473,6 +473,12 @@ pub fn notification(sequenced: SequencedEvent) -> ServerNotification {
             session_id: id,
             prs,
         }),
+        ManagerEvent::Resources { sessions } => {
+            ServerNotification::SessionResources(codiva_protocol::params::ResourcesParams {
+                seq,
+                sessions,
+            })
+        }
         ManagerEvent::Event { id, event } => {
             let kind: fn(SessionEventParams) -> ServerNotification = match &event {
                 SessionEvent::Status { .. } => ServerNotification::SessionStatus,

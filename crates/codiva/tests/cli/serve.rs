@@ -4,6 +4,7 @@ pub mod client;
 
 mod agents;
 mod approval;
+mod budget;
 mod config;
 mod errors;
 mod folded;

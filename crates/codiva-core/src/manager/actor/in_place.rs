@@ -317,11 +317,18 @@ impl Actor {
             in_place: true,
             extras,
             mcp_servers: Vec::new(),
+            held: Vec::new(),
+            queued_over: None,
+            in_turn: false,
+            agent_pid: Default::default(),
+            resources: None,
         };
         record.track_activity();
         let info = record.info();
         self.records.insert(id.clone(), record);
-        self.start_task(&id, Some(input), SessionState::new());
+        self.start_task(&id, None, SessionState::new());
+        // Through the agent slots (`budget.rs`): the first message may wait its turn.
+        let _ = self.submit(&id, input);
         self.emit_info(&id);
         self.mark_dirty();
         self.request_title(&id, &prompt);

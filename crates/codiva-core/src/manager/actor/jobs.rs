@@ -253,7 +253,7 @@ impl Actor {
                 let _ = reply.send(self.send(&id, input));
             }
             Call::Interrupt(id, reply) => {
-                let _ = reply.send(self.command(&id, SessionCommand::Interrupt));
+                let _ = reply.send(self.interrupt(&id));
             }
             Call::Resume(id, text, reply) => {
                 let text = text.unwrap_or_else(|| CONTINUE.to_owned());

@@ -216,6 +216,11 @@ impl Actor {
             in_place: false,
             extras,
             mcp_servers: Vec::new(),
+            held: Vec::new(),
+            queued_over: None,
+            in_turn: false,
+            agent_pid: Default::default(),
+            resources: None,
         };
         record.track_activity();
         let info = record.info();
@@ -285,14 +290,12 @@ impl Actor {
                     );
                 }
                 let _ = state.drain_events();
-                let mut queued = std::mem::take(&mut record.queued).into_iter();
-                let first = queued.next();
-                self.start_task(id, first, state);
+                let queued = std::mem::take(&mut record.queued);
+                self.start_task(id, None, state);
+                // Through the agent slots (`budget.rs`): the first message may wait its turn.
                 for input in queued {
-                    if let Some(record) = self.records.get(id)
-                        && let Some(commands) = &record.commands
-                    {
-                        let _ = commands.send(SessionCommand::Send(input));
+                    if self.records.get(id).is_some_and(|r| r.commands.is_some()) {
+                        let _ = self.submit(id, input);
                     }
                 }
             }
@@ -353,7 +356,7 @@ impl Actor {
             }
             SessionPhase::Active | SessionPhase::Conflict { .. } => {}
         }
-        self.command(id, SessionCommand::Send(input))
+        self.submit(id, input)
     }
 
     pub(super) fn command(
@@ -491,6 +494,8 @@ impl Actor {
         config.registry = self.options.registry.clone().map(std::sync::Arc::new);
         config.max_restarts = self.options.max_restarts;
         config.wire_log_cap = self.options.wire_log_cap;
+        config.idle_stop = self.options.budget.idle_stop;
+        config.agent_pid = Some(record.agent_pid.clone());
         config.wire_log = Some(self.options.state_dir.join("wire").join(format!(
             "{}-{}.log",
             repo_key(self.repo.root()),
@@ -625,7 +630,9 @@ impl Actor {
     /// Asks the session's task to stop and hands back what to wait for
     /// ([`wait_stopped`], in a job: an agent slow to stop delays nobody else).
     pub(super) fn take_task(&mut self, id: &str) -> Option<JoinHandle<()>> {
+        self.leave_queue(id);
         let record = self.records.get_mut(id)?;
+        record.in_turn = false;
         if let Some(commands) = record.commands.take() {
             let _ = commands.send(SessionCommand::Shutdown);
         }
@@ -674,7 +681,29 @@ impl Actor {
         let mut changed = false;
         let mut completed = false;
         let mut tool_result = None;
+        let is_status = matches!(event, SessionEvent::Status { .. });
+        // The agent's process ended: its last sample no longer stands (`budget.rs`).
+        let mut gone = false;
         match &event {
+            SessionEvent::Status {
+                status,
+                detail,
+                detail_code,
+            } if record.queued_over.is_some() || record.in_turn == status.is_settled() => {
+                // Under a queue, or a turn begins or ends: `budget.rs`.
+                let queued = self.status_under_queue(id, *status, detail, detail_code);
+                let Some(record) = self.records.get_mut(id) else {
+                    return;
+                };
+                if !queued {
+                    completed = *status == Status::Completed && record.status != Status::Completed;
+                    record.status = *status;
+                    record.detail = detail.clone();
+                    record.detail_code = detail_code.clone();
+                    record.track_activity();
+                }
+                changed = true;
+            }
             SessionEvent::Status {
                 status,
                 detail,
@@ -707,6 +736,7 @@ impl Actor {
                 record.mcp_servers = servers.clone();
                 changed = true;
             }
+            SessionEvent::AgentExited { .. } => gone = record.resources.take().is_some(),
             SessionEvent::PromptOpened { .. } => {
                 record.pending_prompts += 1;
                 changed = true;
@@ -732,6 +762,18 @@ impl Actor {
         });
         if changed {
             self.emit_info(id);
+        }
+        if is_status {
+            // A turn may have ended: a queued session may start.
+            self.start_queued();
+        }
+        if gone {
+            self.emit(ManagerEvent::Resources {
+                sessions: vec![crate::manager::SessionResources {
+                    id: id.to_owned(),
+                    resources: None,
+                }],
+            });
         }
         if let Some(text) = tool_result {
             self.detect_prs(id, &text);

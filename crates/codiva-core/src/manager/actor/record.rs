@@ -77,6 +77,18 @@ pub(super) struct Record {
     pub(super) extras: super::in_place::SessionExtras,
     /// Its MCP servers' statuses as the agent last reported them.
     pub(super) mcp_servers: Vec<codiva_protocol::mcp::McpServerState>,
+    /// Messages waiting for an agent slot (`max_running_agents`, `budget.rs`), in order.
+    pub(super) held: Vec<UserInput>,
+    /// While queued: the session's own status, detail and code, which `Queued` covers.
+    pub(super) queued_over: Option<(Status, Option<String>, Option<crate::session_log::NoteCode>)>,
+    /// Its agent has a turn in progress, as the manager last learned it: set when it passes
+    /// the task a message, then from each status the task reports (`budget.rs`).
+    pub(super) in_turn: bool,
+    /// The pid (= process group) of the session's live agent process, 0 when none runs;
+    /// written by the session task, read by the resource sampling.
+    pub(super) agent_pid: std::sync::Arc<std::sync::atomic::AtomicU32>,
+    /// The last resource sample of the agent's process group.
+    pub(super) resources: Option<codiva_protocol::manager::ResourceUsage>,
 }
 
 impl Record {
@@ -172,6 +184,11 @@ impl Record {
                 disallowed_tools: saved.disallowed_tools,
             },
             mcp_servers: Vec::new(),
+            held: Vec::new(),
+            queued_over: None,
+            in_turn: false,
+            agent_pid: Default::default(),
+            resources: None,
         }
     }
 
@@ -201,11 +218,14 @@ impl Record {
             prs: self.pr_summary(),
             in_place: self.in_place,
             mcp_servers: self.mcp_servers.clone(),
+            resources: self.resources,
         }
     }
 
     pub(super) fn persisted(&self) -> Option<PersistedSession> {
-        let status = match (&self.phase, self.status) {
+        // A queued message is not kept: the session comes back as it was before it.
+        let own = self.queued_over.as_ref().map_or(self.status, |over| over.0);
+        let status = match (&self.phase, own) {
             (SessionPhase::Preparing | SessionPhase::Merged { .. }, _) => return None,
             (SessionPhase::Discarded, _) => "discarded",
             (_, status) => status.as_str(),

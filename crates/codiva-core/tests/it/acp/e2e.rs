@@ -274,6 +274,69 @@ async fn load(which: Which, first_name: &'static str, name: &'static str) {
     second.finish().await;
 }
 
+/// Agents kept in budget with an ACP agent: idle for the configured time, the agent process is
+/// stopped (asked for: the session stays completed, nothing restarts), and the next message
+/// starts one that loads the same conversation.
+async fn idle_stop(which: Which, name: &'static str) {
+    let mock_script = script(which)
+        .then(Reply::text("I will remember kiwi."))
+        .then(Reply::text("You said kiwi."));
+    let budget = codiva_core::manager::BudgetOptions {
+        idle_stop: Some(std::time::Duration::from_secs(2)),
+        ..Default::default()
+    };
+    let mut run = Run::start_budget(name, which, mock_script, "remember kiwi", budget).await;
+    run.settles(Status::Completed).await;
+    let session = run.snapshot().await.agent_session_id.expect("a session id");
+    let exited = run
+        .until("the idle agent to stop", |event| {
+            matches!(event, SessionEvent::AgentExited { .. })
+        })
+        .await;
+    assert!(
+        matches!(
+            exited,
+            SessionEvent::AgentExited {
+                requested: true,
+                ..
+            }
+        ),
+        "{exited:?}"
+    );
+    assert_eq!(run.snapshot().await.status, Status::Completed);
+    run.send("what fruit did I name?").await;
+    run.until_status(Status::Running).await;
+    run.settles(Status::Completed).await;
+    assert_eq!(
+        run.snapshot().await.agent_session_id.as_deref(),
+        Some(session.as_str()),
+        "the same conversation continues"
+    );
+    let request = run.mock.requests().pop().expect("a request");
+    assert!(
+        request.body.to_string().contains("I will remember kiwi."),
+        "the old turn travels with the new request"
+    );
+    assert!(
+        run.notes()
+            .iter()
+            .any(|note| note.contains("was idle for 2 s")),
+        "{:?}",
+        run.notes()
+    );
+    run.finish().await;
+}
+
+#[tokio::test]
+async fn codex_acp_idle_stop() {
+    idle_stop(Which::CodexAcp, "acp-codex-idle-stop").await;
+}
+
+#[tokio::test]
+async fn claude_code_acp_idle_stop() {
+    idle_stop(Which::ClaudeCodeAcp, "acp-claude-idle-stop").await;
+}
+
 /// A model and a mode chosen in a running session: the next model request uses the model, the
 /// session shows what the agent reports.
 async fn model_and_mode(

@@ -96,6 +96,28 @@ impl Run {
         prompt: &str,
         prompt_md: Option<&str>,
     ) -> Run {
+        Run::start_full(name, which, script, prompt, prompt_md, Default::default()).await
+    }
+
+    /// [`Run::start`] with the manager's budget (`agent_idle_stop`, …) set to `budget`.
+    pub async fn start_budget(
+        name: &'static str,
+        which: Which,
+        script: Script,
+        prompt: &str,
+        budget: codiva_core::manager::BudgetOptions,
+    ) -> Run {
+        Run::start_full(name, which, script, prompt, None, budget).await
+    }
+
+    async fn start_full(
+        name: &'static str,
+        which: Which,
+        script: Script,
+        prompt: &str,
+        prompt_md: Option<&str>,
+        budget: codiva_core::manager::BudgetOptions,
+    ) -> Run {
         let kept = Kept {
             sandbox: AgentSandbox::new().expect("sandbox"),
             repo: TestRepo::new().expect("test repo"),
@@ -106,7 +128,7 @@ impl Run {
             std::fs::create_dir_all(&dir).expect(".codiva");
             std::fs::write(dir.join("prompt.md"), text).expect("prompt.md");
         }
-        let mut run = Run::manager(name, which, script, kept).await;
+        let mut run = Run::manager(name, which, script, kept, budget).await;
         let info = run
             .manager
             .create(CreateOptions {
@@ -128,12 +150,18 @@ impl Run {
         kept: Kept,
         id: &str,
     ) -> Run {
-        let mut run = Run::manager(name, which, script, kept).await;
+        let mut run = Run::manager(name, which, script, kept, Default::default()).await;
         run.id = id.to_owned();
         run
     }
 
-    async fn manager(name: &'static str, which: Which, script: Script, kept: Kept) -> Run {
+    async fn manager(
+        name: &'static str,
+        which: Which,
+        script: Script,
+        kept: Kept,
+        budget: codiva_core::manager::BudgetOptions,
+    ) -> Run {
         let mock = MockServer::start(script).expect("mock server");
         let registry =
             ChildRegistry::open(kept.state.path().join("children")).expect("child registry");
@@ -155,6 +183,7 @@ impl Run {
             github: Default::default(),
             // No one-shot title requests: they would take the mock's scripted answers.
             titles: codiva_core::title::TitleMode::Prompt,
+            budget,
         })
         .await
         .expect("manager");

@@ -320,6 +320,53 @@ async fn a_thread_resumes_in_a_new_process() {
     second.finish().await;
 }
 
+/// Agents kept in budget with Codex: idle for the configured time, the app-server is stopped
+/// (asked for: the session stays completed), and the next message resumes the same thread in a
+/// new process.
+#[tokio::test]
+async fn an_idle_app_server_is_stopped_and_the_thread_resumes() {
+    let script = Script::new()
+        .then(Reply::text("I will remember kiwi."))
+        .then(Reply::text("You said kiwi."));
+    let budget = codiva_core::manager::BudgetOptions {
+        idle_stop: Some(std::time::Duration::from_secs(2)),
+        ..Default::default()
+    };
+    let mut run = Run::start_budget("codex-idle-stop", script, "remember kiwi", budget).await;
+    assert_eq!(run.until_settled().await, Status::Completed);
+    let thread = run.snapshot().await.agent_session_id.expect("a thread id");
+    let exited = run
+        .until("the idle agent to stop", |event| {
+            matches!(event, SessionEvent::AgentExited { .. })
+        })
+        .await;
+    assert!(
+        matches!(
+            exited,
+            SessionEvent::AgentExited {
+                requested: true,
+                ..
+            }
+        ),
+        "{exited:?}"
+    );
+    assert_eq!(run.snapshot().await.status, Status::Completed);
+    run.send("what fruit did I name?").await;
+    run.until_status(Status::Running).await;
+    assert_eq!(run.until_settled().await, Status::Completed);
+    assert_eq!(
+        run.snapshot().await.agent_session_id.as_deref(),
+        Some(thread.as_str()),
+        "the same codex thread continues"
+    );
+    let request = run.mock.response_requests().pop().expect("a request");
+    assert!(
+        request.body.to_string().contains("I will remember kiwi."),
+        "the old turn travels with the new request"
+    );
+    run.finish().await;
+}
+
 #[tokio::test]
 async fn http_401_means_needs_login() {
     let script = Script::new().always(Reply::error(

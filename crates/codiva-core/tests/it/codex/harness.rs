@@ -63,18 +63,39 @@ impl Run {
         run
     }
 
+    /// [`Run::start`] with the manager's budget (`agent_idle_stop`, …) set to `budget`.
+    pub async fn start_budget(
+        name: &'static str,
+        script: Script,
+        prompt: &str,
+        budget: codiva_core::manager::BudgetOptions,
+    ) -> Run {
+        let provider = Arc::new(CodexProvider::new(codex_binary()));
+        Run::start_full(name, script, prompt, provider, budget).await
+    }
+
     async fn start_with(
         name: &'static str,
         script: Script,
         prompt: &str,
         provider: Arc<dyn Provider>,
     ) -> Run {
+        Run::start_full(name, script, prompt, provider, Default::default()).await
+    }
+
+    async fn start_full(
+        name: &'static str,
+        script: Script,
+        prompt: &str,
+        provider: Arc<dyn Provider>,
+        budget: codiva_core::manager::BudgetOptions,
+    ) -> Run {
         let kept = Kept {
             sandbox: AgentSandbox::new().expect("sandbox"),
             repo: TestRepo::new().expect("test repo"),
             state: tempfile::tempdir().expect("state dir"),
         };
-        let mut run = Run::manager(name, script, kept, provider).await;
+        let mut run = Run::manager(name, script, kept, provider, budget).await;
         let info = run
             .manager
             .create(CreateOptions {
@@ -91,7 +112,7 @@ impl Run {
     /// restored and continues the codex thread on `prompt`.
     pub async fn resume(name: &'static str, script: Script, kept: Kept, id: &str) -> Run {
         let provider = Arc::new(CodexProvider::new(codex_binary()));
-        let mut run = Run::manager(name, script, kept, provider).await;
+        let mut run = Run::manager(name, script, kept, provider, Default::default()).await;
         run.id = id.to_owned();
         run
     }
@@ -101,6 +122,7 @@ impl Run {
         script: Script,
         kept: Kept,
         provider: Arc<dyn Provider>,
+        budget: codiva_core::manager::BudgetOptions,
     ) -> Run {
         let mock = MockServer::start(script).expect("mock server");
         let registry =
@@ -123,6 +145,7 @@ impl Run {
             github: Default::default(),
             // No one-shot title requests: they would take the mock's scripted answers.
             titles: codiva_core::title::TitleMode::Prompt,
+            budget,
         })
         .await
         .expect("manager");
