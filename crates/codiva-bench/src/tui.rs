@@ -499,6 +499,8 @@ fn session(index: usize) -> SessionInfo {
         pending_prompts: 0,
         todos: TodoProgress::default(),
         prs: Default::default(),
+        in_place: false,
+        mcp_servers: Vec::new(),
     }
 }
 

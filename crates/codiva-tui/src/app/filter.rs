@@ -165,6 +165,8 @@ mod tests {
             pending_prompts: 0,
             todos: TodoProgress::default(),
             prs: Default::default(),
+            in_place: false,
+            mcp_servers: Vec::new(),
         }
     }
 

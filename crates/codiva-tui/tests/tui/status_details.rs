@@ -115,3 +115,38 @@ fn each_detail_code_is_worded_in_both_languages() {
         Some("new")
     );
 }
+
+/// The open session with three MCP servers: one connected, one failed, one wanting a login.
+fn with_mcp_servers(app: &mut App) {
+    use codiva_protocol::mcp::{McpServerState, McpStatus};
+    let mut session: SessionInfo = app.sessions().iter().find(|s| s.id == ID).cloned().unwrap();
+    let server = |name: &str, status| McpServerState {
+        name: name.into(),
+        status,
+        error: None,
+    };
+    session.mcp_servers = vec![
+        server("unity-ops", McpStatus::Connected),
+        server("assets", McpStatus::Failed),
+        server("web", McpStatus::NeedsAuth),
+    ];
+    app.handle(UiEvent::Manager(Box::new(ManagerEvent::Session {
+        session,
+    })));
+}
+
+#[test]
+fn mcp_servers_in_the_status_bar() {
+    let mut app = detail_app();
+    with_mcp_servers(&mut app);
+    snapshot_at_both_sizes!(&mut app, "mcp_servers");
+}
+
+#[test]
+fn mcp_servers_in_japanese() {
+    with_lang(Lang::Ja, || {
+        let mut app = detail_app();
+        with_mcp_servers(&mut app);
+        snapshot_at_both_sizes!(&mut app, "ja_mcp_servers");
+    });
+}

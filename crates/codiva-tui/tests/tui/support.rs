@@ -52,6 +52,8 @@ pub fn session(
         pending_prompts: 0,
         todos: TodoProgress::default(),
         prs: Default::default(),
+        in_place: false,
+        mcp_servers: Vec::new(),
     }
 }
 
