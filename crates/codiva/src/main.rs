@@ -33,7 +33,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run one agent session headless in the current directory and print its events.
-    Exec(exec::ExecArgs),
+    Exec(Box<exec::ExecArgs>),
     /// Serve the session manager of this repository as JSON-RPC (docs/serve-api.md).
     Serve(serve::ServeArgs),
 }
@@ -73,7 +73,7 @@ fn main() -> ExitCode {
     };
     let code = match cli.command {
         None => runtime.block_on(tui::run()),
-        Some(Command::Exec(args)) => runtime.block_on(exec::run(args)),
+        Some(Command::Exec(args)) => runtime.block_on(exec::run(*args)),
         Some(Command::Serve(args)) => runtime.block_on(serve::run(args)),
     };
     // The front end has stopped its agents and written its state. Do not wait for the runtime's
