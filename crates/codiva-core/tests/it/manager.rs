@@ -499,3 +499,63 @@ async fn a_sessions_mcp_config_file_goes_with_a_merge_or_a_remove() {
     assert!(files().is_empty(), "{:?}", files());
     manager.shutdown().await;
 }
+
+/// MCP servers and tool rules for an agent that takes none are refused, naming the agent and
+/// the option; nothing is created and no config file written. An in-place directory must be an
+/// absolute path.
+#[tokio::test]
+async fn options_an_agent_cannot_take_are_refused() {
+    let repo = TestRepo::new();
+    let mut options = options(&repo);
+    options.providers = codiva_core::provider::Providers::one(std::sync::Arc::new(
+        codiva_core::codex::CodexProvider::new(PathBuf::from("/bin/true")),
+    ));
+    let (manager, _) = Manager::start(options).await.unwrap();
+    let servers = [(
+        "ops".to_owned(),
+        codiva_protocol::mcp::McpServerConfig::Stdio {
+            command: "srv".into(),
+            args: Vec::new(),
+            env: Default::default(),
+        },
+    )]
+    .into();
+    let refused = refusal(
+        manager
+            .create(CreateOptions {
+                prompt: "with servers".into(),
+                mcp_servers: servers,
+                ..CreateOptions::default()
+            })
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(refused.code, "unsupported_by_agent");
+    assert_eq!(refused.args, ["codex", "mcp_servers"]);
+    let refused = refusal(
+        manager
+            .create(CreateOptions {
+                prompt: "with rules".into(),
+                disallowed_tools: vec!["Bash".into()],
+                ..CreateOptions::default()
+            })
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(refused.args, ["codex", "disallowed_tools"]);
+    let relative = manager
+        .create(CreateOptions {
+            prompt: "relative".into(),
+            in_place: Some(PathBuf::from("UnityProject")),
+            ..CreateOptions::default()
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&relative, ManagerError::Invalid(invalid) if invalid.field == "in_place"),
+        "{relative:?}"
+    );
+    assert!(manager.list().await.unwrap().is_empty());
+    assert!(!repo.tmp.path().join("state").join("mcp").exists());
+    manager.shutdown().await;
+}
