@@ -106,6 +106,7 @@ keys![
     Conflicts,
     Tokens,
     McpSummary,
+    InPlaceAt,
     McpFailed,
     McpNeedsAuth,
     ModeLabel,

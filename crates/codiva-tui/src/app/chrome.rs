@@ -484,7 +484,10 @@ fn detail(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
                     theme::error(),
                 ));
             }
-            spans.push(Span::styled(format!(" · {}", session.branch), theme::dim()));
+            spans.push(Span::styled(
+                format!(" · {}", list_view::branch_label(session)),
+                theme::dim(),
+            ));
             Line::from(spans)
         }
         None => Line::styled(format!("‹ {id}"), theme::bold()),

@@ -38,6 +38,7 @@ pub(super) fn en(key: Key) -> &'static str {
         Conflicts => " · conflicts: {0}",
         Tokens => "{0} tokens",
         McpSummary => "MCP {0}/{1}",
+        InPlaceAt => "in place: {0}",
         McpFailed => "{0} failed",
         McpNeedsAuth => "{0} needs login",
         ModeLabel => " mode: {0} (Shift+Tab)",

@@ -34,6 +34,7 @@ pub(super) fn ja(key: Key) -> &'static str {
         Conflicts => " · 競合: {0}",
         Tokens => "{0} トークン",
         McpSummary => "MCP {0}/{1}",
+        InPlaceAt => "その場: {0}",
         McpFailed => "{0} 失敗",
         McpNeedsAuth => "{0} 要ログイン",
         ModeLabel => " モード: {0}（Shift+Tab）",

@@ -116,7 +116,8 @@ fn each_detail_code_is_worded_in_both_languages() {
     );
 }
 
-/// The open session with three MCP servers: one connected, one failed, one wanting a login.
+/// The open session in place, with three MCP servers: one connected, one failed, one wanting a
+/// login.
 fn with_mcp_servers(app: &mut App) {
     use codiva_protocol::mcp::{McpServerState, McpStatus};
     let mut session: SessionInfo = app.sessions().iter().find(|s| s.id == ID).cloned().unwrap();
@@ -130,6 +131,10 @@ fn with_mcp_servers(app: &mut App) {
         server("assets", McpStatus::Failed),
         server("web", McpStatus::NeedsAuth),
     ];
+    // A Unity panel's session: in place, no branch.
+    session.in_place = true;
+    session.branch = String::new();
+    session.worktree = "/work/game/UnityProject".into();
     app.handle(UiEvent::Manager(Box::new(ManagerEvent::Session {
         session,
     })));
@@ -149,4 +154,26 @@ fn mcp_servers_in_japanese() {
         with_mcp_servers(&mut app);
         snapshot_at_both_sizes!(&mut app, "ja_mcp_servers");
     });
+}
+
+/// An in-place session's row names its directory where others name their branch.
+#[test]
+fn an_in_place_session_in_the_list() {
+    for (lang, name) in [(Lang::En, "in_place_list"), (Lang::Ja, "ja_in_place_list")] {
+        with_lang(lang, || {
+            let mut app = crate::support::busy_app();
+            let mut session = crate::support::session(
+                "tidy-scene",
+                "Tidy the scene",
+                Status::Running,
+                codiva_core::manager::SessionPhase::Active,
+                9,
+            );
+            session.in_place = true;
+            session.branch = String::new();
+            session.worktree = "/work/game/UnityProject".into();
+            crate::support::add(&mut app, session);
+            snapshot_at_both_sizes!(&mut app, name);
+        });
+    }
 }
