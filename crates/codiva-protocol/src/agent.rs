@@ -179,10 +179,16 @@ pub struct AgentCapabilities {
     /// A conversation's log can be rebuilt from the agent's own records
     /// (a provider's `restore`).
     pub transcript_restore: bool,
-    /// It takes extra MCP servers, allowed and disallowed tools (`session/create`), reports
-    /// each server's status and reconnects one (`session/mcpReconnect`).
+    /// It takes extra MCP servers (`session/create`'s `mcp_servers`).
     #[serde(default)]
     pub mcp_servers: bool,
+    /// It reports each MCP server's status and reconnects one (`session/mcpReconnect`).
+    #[serde(default)]
+    pub mcp_status: bool,
+    /// It takes allowed and disallowed tools (`session/create`'s `allowed_tools`,
+    /// `disallowed_tools`).
+    #[serde(default)]
+    pub tool_rules: bool,
 }
 
 /// One agent codiva knows, as `agents/list` gives it.

@@ -61,7 +61,7 @@ pub struct ExecArgs {
     #[arg(long)]
     pr: bool,
     /// MCP servers for the agent: a JSON file `{"mcpServers":{…}}`, passed to it by path; only
-    /// its servers are used (agents with MCP servers: Claude Code).
+    /// its servers are used (Claude Code; an ACP agent gets them in its handshake).
     #[arg(long, value_name = "FILE")]
     mcp_config: Option<PathBuf>,
     /// Text appended to the agent's system prompt.
@@ -194,14 +194,25 @@ fn extras(
     args: &ExecArgs,
     provider: &dyn codiva_core::provider::Provider,
 ) -> Result<codiva_core::provider::AgentExtras, String> {
+    let capabilities = provider.capabilities();
     let asked = [
-        ("--mcp-config", args.mcp_config.is_some()),
-        ("--allowed-tool", !args.allowed_tools.is_empty()),
-        ("--disallowed-tool", !args.disallowed_tools.is_empty()),
+        (
+            "--mcp-config",
+            args.mcp_config.is_some(),
+            capabilities.mcp_servers,
+        ),
+        (
+            "--allowed-tool",
+            !args.allowed_tools.is_empty(),
+            capabilities.tool_rules,
+        ),
+        (
+            "--disallowed-tool",
+            !args.disallowed_tools.is_empty(),
+            capabilities.tool_rules,
+        ),
     ];
-    if let Some((flag, _)) = asked.iter().find(|(_, asked)| *asked)
-        && !provider.capabilities().mcp_servers
-    {
+    if let Some((flag, _, _)) = asked.iter().find(|(_, asked, takes)| *asked && !*takes) {
         return Err(format!(
             "{flag}: {} does not take it",
             provider.display_name()
@@ -216,9 +227,25 @@ fn extras(
         ),
         None => None,
     };
+    // Read as well, for agents that take the servers in their handshake (ACP).
+    #[derive(serde::Deserialize)]
+    struct File {
+        #[serde(rename = "mcpServers")]
+        mcp_servers: BTreeMap<String, codiva_protocol::mcp::McpServerConfig>,
+    }
+    let mcp_servers = match &mcp_config {
+        Some(path) => {
+            let bytes = std::fs::read(path)
+                .map_err(|err| format!("--mcp-config: {}: {err}", path.display()))?;
+            serde_json::from_slice::<File>(&bytes)
+                .map_err(|err| format!("--mcp-config: {}: {err}", path.display()))?
+                .mcp_servers
+        }
+        None => BTreeMap::new(),
+    };
     Ok(codiva_core::provider::AgentExtras {
         mcp_config,
-        mcp_servers: BTreeMap::new(),
+        mcp_servers,
         allowed_tools: args.allowed_tools.clone(),
         disallowed_tools: args.disallowed_tools.clone(),
     })

@@ -53,6 +53,8 @@ impl Provider for ClaudeProvider {
             cost: true,
             transcript_restore: true,
             mcp_servers: true,
+            mcp_status: true,
+            tool_rules: true,
         }
     }
 

@@ -79,6 +79,8 @@ impl Provider for CodexProvider {
             cost: false,
             transcript_restore: false,
             mcp_servers: false,
+            mcp_status: false,
+            tool_rules: false,
         }
     }
 

@@ -96,6 +96,21 @@ impl Run {
         prompt: &str,
         prompt_md: Option<&str>,
     ) -> Run {
+        let options = CreateOptions {
+            prompt: prompt.to_owned(),
+            ..CreateOptions::default()
+        };
+        Run::start_with_options(name, which, script, options, prompt_md).await
+    }
+
+    /// [`Run::start_with`] with the session's own create options (MCP servers, …).
+    pub async fn start_with_options(
+        name: &'static str,
+        which: Which,
+        script: Script,
+        options: CreateOptions,
+        prompt_md: Option<&str>,
+    ) -> Run {
         let kept = Kept {
             sandbox: AgentSandbox::new().expect("sandbox"),
             repo: TestRepo::new().expect("test repo"),
@@ -107,14 +122,7 @@ impl Run {
             std::fs::write(dir.join("prompt.md"), text).expect("prompt.md");
         }
         let mut run = Run::manager(name, which, script, kept).await;
-        let info = run
-            .manager
-            .create(CreateOptions {
-                prompt: prompt.to_owned(),
-                ..CreateOptions::default()
-            })
-            .await
-            .expect("create a session");
+        let info = run.manager.create(options).await.expect("create a session");
         run.id = info.id;
         run
     }
