@@ -183,10 +183,16 @@ pub struct AgentCapabilities {
     /// a short title for the first instruction (config `titles = "agent"`).
     #[serde(default)]
     pub titles: bool,
-    /// It takes extra MCP servers, allowed and disallowed tools (`session/create`), reports
-    /// each server's status and reconnects one (`session/mcpReconnect`).
+    /// It takes extra MCP servers (`session/create`'s `mcp_servers`).
     #[serde(default)]
     pub mcp_servers: bool,
+    /// It reports each MCP server's status and reconnects one (`session/mcpReconnect`).
+    #[serde(default)]
+    pub mcp_status: bool,
+    /// It takes allowed and disallowed tools (`session/create`'s `allowed_tools`,
+    /// `disallowed_tools`).
+    #[serde(default)]
+    pub tool_rules: bool,
 }
 
 /// One agent codiva knows, as `agents/list` gives it.

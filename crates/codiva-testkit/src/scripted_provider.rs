@@ -48,6 +48,8 @@ impl Provider for ScriptedProvider {
             resume: true,
             transcript_restore: true,
             mcp_servers: false,
+            mcp_status: false,
+            tool_rules: false,
             ..Capabilities::default()
         }
     }

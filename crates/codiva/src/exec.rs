@@ -60,6 +60,20 @@ pub struct ExecArgs {
     /// branch and open a draft pull request (`gh`).
     #[arg(long)]
     pr: bool,
+    /// MCP servers for the agent: a JSON file `{"mcpServers":{…}}`, passed to it by path; only
+    /// its servers are used (Claude Code; an ACP agent gets them in its handshake).
+    #[arg(long, value_name = "FILE")]
+    mcp_config: Option<PathBuf>,
+    /// Text appended to the agent's system prompt.
+    #[arg(long, value_name = "TEXT")]
+    append_system_prompt: Option<String>,
+    /// A tool the agent may use without asking, in the agent's rule syntax (`Bash(git *)`,
+    /// `mcp__server__tool`); repeatable.
+    #[arg(long = "allowed-tool", value_name = "RULE")]
+    allowed_tools: Vec<String>,
+    /// A tool the agent may not use; repeatable.
+    #[arg(long = "disallowed-tool", value_name = "RULE")]
+    disallowed_tools: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -128,6 +142,7 @@ async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
             .check_permission_mode("--permission-mode", mode)
             .map_err(|err| err.to_string())?;
     }
+    let extras = extras(&args, provider.as_ref())?;
     for warning in warnings
         .iter()
         .map(ToString::to_string)
@@ -154,6 +169,8 @@ async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
     config.max_restarts = settings.max_restarts;
     config.wire_log_cap = settings.wire_log_max_mb.saturating_mul(1024 * 1024);
     config.resume = args.resume.clone();
+    config.append_system_prompt = args.append_system_prompt.clone();
+    config.extras = extras;
     config.registry = registry;
     config.wire_log = (config.wire_log_cap > 0).then(|| {
         state_dir.join("wire").join(format!(
@@ -170,6 +187,68 @@ async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
         outcome.pr_failed = printer.pr(opened);
     }
     Ok(printer.finish(outcome))
+}
+
+/// `--mcp-config`, `--allowed-tool` and `--disallowed-tool`, for an agent that takes them.
+fn extras(
+    args: &ExecArgs,
+    provider: &dyn codiva_core::provider::Provider,
+) -> Result<codiva_core::provider::AgentExtras, String> {
+    let capabilities = provider.capabilities();
+    let asked = [
+        (
+            "--mcp-config",
+            args.mcp_config.is_some(),
+            capabilities.mcp_servers,
+        ),
+        (
+            "--allowed-tool",
+            !args.allowed_tools.is_empty(),
+            capabilities.tool_rules,
+        ),
+        (
+            "--disallowed-tool",
+            !args.disallowed_tools.is_empty(),
+            capabilities.tool_rules,
+        ),
+    ];
+    if let Some((flag, _, _)) = asked.iter().find(|(_, asked, takes)| *asked && !*takes) {
+        return Err(format!(
+            "{flag}: {} does not take it",
+            provider.display_name()
+        ));
+    }
+    let mcp_config = match &args.mcp_config {
+        Some(path) => Some(
+            std::fs::canonicalize(path)
+                .ok()
+                .filter(|path| path.is_file())
+                .ok_or_else(|| format!("--mcp-config: no file {}", path.display()))?,
+        ),
+        None => None,
+    };
+    // Read as well, for agents that take the servers in their handshake (ACP).
+    #[derive(serde::Deserialize)]
+    struct File {
+        #[serde(rename = "mcpServers")]
+        mcp_servers: BTreeMap<String, codiva_protocol::mcp::McpServerConfig>,
+    }
+    let mcp_servers = match &mcp_config {
+        Some(path) => {
+            let bytes = std::fs::read(path)
+                .map_err(|err| format!("--mcp-config: {}: {err}", path.display()))?;
+            serde_json::from_slice::<File>(&bytes)
+                .map_err(|err| format!("--mcp-config: {}: {err}", path.display()))?
+                .mcp_servers
+        }
+        None => BTreeMap::new(),
+    };
+    Ok(codiva_core::provider::AgentExtras {
+        mcp_config,
+        mcp_servers,
+        allowed_tools: args.allowed_tools.clone(),
+        disallowed_tools: args.disallowed_tools.clone(),
+    })
 }
 
 /// The agent `--agent` names, else the default; an error line says what is missing and how to

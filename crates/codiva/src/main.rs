@@ -35,7 +35,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run one agent session headless in the current directory and print its events.
-    Exec(exec::ExecArgs),
+    Exec(Box<exec::ExecArgs>),
     /// Serve the session manager of this repository as JSON-RPC (docs/serve-api.md).
     Serve(serve::ServeArgs),
     /// Connect to this repository's daemon, starting it when it does not run (docs/daemon.md).
@@ -85,7 +85,7 @@ fn main() -> ExitCode {
     };
     let code = match cli.command {
         None => runtime.block_on(tui::run()),
-        Some(Command::Exec(args)) => runtime.block_on(exec::run(args)),
+        Some(Command::Exec(args)) => runtime.block_on(exec::run(*args)),
         Some(Command::Serve(args)) => runtime.block_on(serve::run(args)),
         Some(Command::Attach(args)) => runtime.block_on(attach::run_attach(args)),
         Some(Command::Stop(args)) => runtime.block_on(attach::run_stop(args)),

@@ -57,7 +57,9 @@ impl Provider for AcpProvider {
             cost: false,
             transcript_restore: false,
             titles: false,
-            mcp_servers: false,
+            mcp_servers: true,
+            mcp_status: false,
+            tool_rules: false,
         }
     }
 
@@ -139,6 +141,8 @@ pub struct AcpConnection {
     pub(super) info: AgentInfo,
     pub(super) load_session: bool,
     pub(super) images: bool,
+    /// The agent takes MCP servers over HTTP (`mcpCapabilities.http`).
+    pub(super) http_mcp: bool,
     pub(super) session_id: Option<String>,
     /// A `session/new` or `session/load` is out: the replay of a loaded conversation is not
     /// logged again.
@@ -191,6 +195,7 @@ impl AcpConnection {
             info: AgentInfo::default(),
             load_session: false,
             images: false,
+            http_mcp: false,
             session_id: None,
             opening_session: false,
             queued: VecDeque::new(),
@@ -224,9 +229,35 @@ impl AcpConnection {
         self.launch.cwd.display().to_string()
     }
 
+    /// The session's MCP servers as ACP's `mcpServers` (`env` and `headers` as name/value
+    /// lists); HTTP ones only when the agent takes them.
+    pub(super) fn mcp_servers(&self) -> Value {
+        use codiva_protocol::mcp::McpServerConfig;
+        let pairs = |map: &std::collections::BTreeMap<String, String>| -> Vec<Value> {
+            map.iter()
+                .map(|(name, value)| json!({"name": name, "value": value}))
+                .collect()
+        };
+        let servers: Vec<Value> = self
+            .launch
+            .extras
+            .mcp_servers
+            .iter()
+            .filter_map(|(name, server)| match server {
+                McpServerConfig::Stdio { command, args, env } => Some(json!({
+                    "name": name, "command": command, "args": args, "env": pairs(env),
+                })),
+                McpServerConfig::Http { url, headers } => self.http_mcp.then(
+                    || json!({"type": "http", "name": name, "url": url, "headers": pairs(headers)}),
+                ),
+            })
+            .collect();
+        Value::Array(servers)
+    }
+
     /// `session/new`, with the system prompt where the agent takes one.
     pub(super) fn new_session(&mut self) -> Vec<OutLine> {
-        let mut params = json!({"cwd": self.cwd(), "mcpServers": []});
+        let mut params = json!({"cwd": self.cwd(), "mcpServers": self.mcp_servers()});
         if let Some(prompt) = self.launch.append_system_prompt.clone() {
             match self.agent.system_prompt {
                 SystemPromptVia::MetaRules => params["_meta"] = json!({ "rules": prompt }),
@@ -242,7 +273,7 @@ impl AcpConnection {
 
     pub(super) fn load_session(&mut self, id: String) -> Vec<OutLine> {
         self.opening_session = true;
-        let params = json!({"sessionId": id, "cwd": self.cwd(), "mcpServers": []});
+        let params = json!({"sessionId": id, "cwd": self.cwd(), "mcpServers": self.mcp_servers()});
         self.request(Sent::LoadSession(id), "session/load", params)
     }
 

@@ -357,3 +357,63 @@ fn grok_classes_a_failure_before_the_prompts_error() {
         TurnOutcome::RateLimited { .. }
     ));
 }
+
+/// A session's MCP servers go in `session/new` and `session/load` (`env` and `headers` as
+/// name/value lists, the shape of ACP's `McpServer`); an HTTP one only to an agent whose
+/// `mcpCapabilities.http` is true, else it is left out with a warning.
+#[test]
+fn mcp_servers_go_in_the_session_handshake() {
+    use codiva_protocol::mcp::McpServerConfig;
+    let launch = |resume: Option<&str>| Launch {
+        cwd: "/w".into(),
+        resume: resume.map(str::to_owned),
+        extras: crate::provider::AgentExtras {
+            mcp_servers: [
+                (
+                    "ops".to_owned(),
+                    McpServerConfig::Http {
+                        url: "http://127.0.0.1:5/mcp".into(),
+                        headers: [("Authorization".to_owned(), "Bearer t".to_owned())].into(),
+                    },
+                ),
+                (
+                    "tool".to_owned(),
+                    McpServerConfig::Stdio {
+                        command: "srv".into(),
+                        args: vec!["-v".into()],
+                        env: [("K".to_owned(), "V".to_owned())].into(),
+                    },
+                ),
+            ]
+            .into(),
+            ..Default::default()
+        },
+        ..Launch::default()
+    };
+    let stdio =
+        json!({"name":"tool","command":"srv","args":["-v"],"env":[{"name":"K","value":"V"}]});
+    let http = json!({"type":"http","name":"ops","url":"http://127.0.0.1:5/mcp",
+        "headers":[{"name":"Authorization","value":"Bearer t"}]});
+    let handshake = |resume: Option<&str>, http: bool| {
+        let mut connection = AcpConnection::new(claude(), launch(resume));
+        connection.opening();
+        let init = json!({"jsonrpc":"2.0","id":1,"result":{"agentInfo":{"version":"1"},
+            "agentCapabilities":{"loadSession":true,"mcpCapabilities":{"http":http}}}});
+        let received = feed(&mut connection, init);
+        let request = parse(&received.replies[0]);
+        let warned = received.events.iter().any(
+            |event| matches!(event, AgentEvent::Note { text, .. } if text.contains("ops left out")),
+        );
+        (request, warned)
+    };
+    let (new, warned) = handshake(None, true);
+    assert_eq!(new["method"], "session/new");
+    assert_eq!(new["params"]["mcpServers"], json!([http, stdio]));
+    assert!(!warned);
+    let (new, warned) = handshake(None, false);
+    assert_eq!(new["params"]["mcpServers"], json!([stdio]));
+    assert!(warned, "an HTTP server the agent cannot take is reported");
+    let (load, _) = handshake(Some("s0"), true);
+    assert_eq!(load["method"], "session/load");
+    assert_eq!(load["params"]["mcpServers"], json!([http, stdio]));
+}

@@ -92,6 +92,30 @@ impl AcpConnection {
                     .pointer("/agentCapabilities/promptCapabilities/image")
                     .and_then(Value::as_bool)
                     .unwrap_or(false);
+                self.http_mcp = answer
+                    .pointer("/agentCapabilities/mcpCapabilities/http")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false);
+                let left_out: Vec<&str> = self
+                    .launch
+                    .extras
+                    .mcp_servers
+                    .iter()
+                    .filter(|(_, server)| {
+                        !self.http_mcp
+                            && matches!(server, codiva_protocol::mcp::McpServerConfig::Http { .. })
+                    })
+                    .map(|(name, _)| name.as_str())
+                    .collect();
+                if !left_out.is_empty() {
+                    out.events.push(note(
+                        NoteLevel::Warning,
+                        format!(
+                            "the agent takes no MCP servers over HTTP: {} left out",
+                            left_out.join(", ")
+                        ),
+                    ));
+                }
                 out.replies = match self.launch.resume.clone() {
                     Some(id) if self.load_session => self.load_session(id),
                     Some(id) => {

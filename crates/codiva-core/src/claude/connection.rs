@@ -54,6 +54,8 @@ impl Provider for ClaudeProvider {
             transcript_restore: true,
             titles: true,
             mcp_servers: true,
+            mcp_status: true,
+            tool_rules: true,
         }
     }
 

@@ -80,6 +80,8 @@ impl Provider for CodexProvider {
             transcript_restore: false,
             titles: false,
             mcp_servers: false,
+            mcp_status: false,
+            tool_rules: false,
         }
     }
 

@@ -5,5 +5,6 @@
 
 mod e2e;
 mod harness;
+mod mcp;
 mod replay;
 mod scripted;

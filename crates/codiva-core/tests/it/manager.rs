@@ -401,3 +401,164 @@ async fn a_discarded_sessions_log_is_readable_and_renames_persist() {
     assert_eq!(manager.rename("old", " ").await.unwrap().title, "old work");
     manager.shutdown().await;
 }
+
+/// The statuses of session `id` until it settles (its agent here is `/bin/true`: it exits).
+async fn wait_settled(manager: &Manager, id: &str) {
+    for _ in 0..600 {
+        let list = manager.list().await.unwrap();
+        let row = list.iter().find(|s| s.id == id).unwrap();
+        if row.phase != SessionPhase::Preparing && row.status.is_settled() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("session {id} never settled");
+}
+
+/// A worktree session's MCP config file: written private at create, gone once the session is
+/// merged (a merged session is not saved) or removed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sessions_mcp_config_file_goes_with_a_merge_or_a_remove() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let repo = TestRepo::new();
+    let (manager, _) = Manager::start(options(&repo)).await.unwrap();
+    let servers = || {
+        [(
+            "ops".to_owned(),
+            codiva_protocol::mcp::McpServerConfig::Http {
+                url: "http://127.0.0.1:9/mcp".into(),
+                headers: [("Authorization".to_owned(), "Bearer secret".to_owned())].into(),
+            },
+        )]
+        .into()
+    };
+    let mcp_dir = repo.tmp.path().join("state").join("mcp");
+    let files = || -> Vec<PathBuf> {
+        std::fs::read_dir(&mcp_dir)
+            .map(|dir| dir.map(|e| e.unwrap().path()).collect())
+            .unwrap_or_default()
+    };
+    let merged = manager
+        .create(CreateOptions {
+            prompt: "merge me".into(),
+            mcp_servers: servers(),
+            ..CreateOptions::default()
+        })
+        .await
+        .unwrap();
+    let removed = manager
+        .create(CreateOptions {
+            prompt: "remove me".into(),
+            mcp_servers: servers(),
+            ..CreateOptions::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(files().len(), 2);
+    for file in files() {
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "{}", file.display());
+    }
+    let dir_mode = std::fs::metadata(&mcp_dir).unwrap().permissions().mode();
+    assert_eq!(dir_mode & 0o777, 0o700);
+    wait_settled(&manager, &removed.id).await;
+    let handle = manager.clone();
+    let saved =
+        tokio::task::spawn_blocking(move || handle.save_now_blocking(Duration::from_secs(5)))
+            .await
+            .unwrap();
+    assert!(saved);
+    let state = std::fs::read_to_string(persist::state_path(&repo.root)).unwrap();
+    assert!(state.contains("\"mcp_config\""), "{state}");
+    assert!(!state.contains("Bearer secret"), "no secret in state.json");
+
+    wait_settled(&manager, &merged.id).await;
+    let worktree = merged.worktree.clone();
+    std::fs::write(worktree.join("done.txt"), "done\n").unwrap();
+    crate::git::commit_all(&worktree, "done");
+    let info = manager.merge(&merged.id).await.unwrap();
+    assert!(
+        matches!(info.phase, SessionPhase::Merged { .. }),
+        "{info:?}"
+    );
+    let left = files();
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert!(
+        left[0]
+            .to_string_lossy()
+            .ends_with(&format!("-{}.json", removed.id))
+    );
+
+    wait_settled(&manager, &removed.id).await;
+    let DiscardOutcome::NeedsConfirmation { confirm_token, .. } =
+        manager.remove(&removed.id, None).await.unwrap()
+    else {
+        panic!("a remove asks first");
+    };
+    manager
+        .remove(&removed.id, Some(confirm_token))
+        .await
+        .unwrap();
+    assert!(files().is_empty(), "{:?}", files());
+    manager.shutdown().await;
+}
+
+/// MCP servers and tool rules for an agent that takes none are refused, naming the agent and
+/// the option; nothing is created and no config file written. An in-place directory must be an
+/// absolute path.
+#[tokio::test]
+async fn options_an_agent_cannot_take_are_refused() {
+    let repo = TestRepo::new();
+    let mut options = options(&repo);
+    options.providers = codiva_core::provider::Providers::one(std::sync::Arc::new(
+        codiva_core::codex::CodexProvider::new(PathBuf::from("/bin/true")),
+    ));
+    let (manager, _) = Manager::start(options).await.unwrap();
+    let servers = [(
+        "ops".to_owned(),
+        codiva_protocol::mcp::McpServerConfig::Stdio {
+            command: "srv".into(),
+            args: Vec::new(),
+            env: Default::default(),
+        },
+    )]
+    .into();
+    let refused = refusal(
+        manager
+            .create(CreateOptions {
+                prompt: "with servers".into(),
+                mcp_servers: servers,
+                ..CreateOptions::default()
+            })
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(refused.code, "unsupported_by_agent");
+    assert_eq!(refused.args, ["codex", "mcp_servers"]);
+    let refused = refusal(
+        manager
+            .create(CreateOptions {
+                prompt: "with rules".into(),
+                disallowed_tools: vec!["Bash".into()],
+                ..CreateOptions::default()
+            })
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(refused.args, ["codex", "disallowed_tools"]);
+    let relative = manager
+        .create(CreateOptions {
+            prompt: "relative".into(),
+            in_place: Some(PathBuf::from("UnityProject")),
+            ..CreateOptions::default()
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&relative, ManagerError::Invalid(invalid) if invalid.field == "in_place"),
+        "{relative:?}"
+    );
+    assert!(manager.list().await.unwrap().is_empty());
+    assert!(!repo.tmp.path().join("state").join("mcp").exists());
+    manager.shutdown().await;
+}

@@ -275,11 +275,9 @@ fn header_lines(app: &App, width: u16) -> Vec<Line<'static>> {
 /// Context meter, tokens, cost (hidden without one or on a subscription), model, permission
 /// mode.
 fn status_bar(app: &mut App, id: &str, width: u16) -> Line<'static> {
-    let model = app
-        .sessions
-        .iter()
-        .find(|s| s.id == id)
-        .and_then(|s| s.model.clone());
+    let row = app.sessions.iter().find(|s| s.id == id);
+    let model = row.and_then(|s| s.model.clone());
+    let mcp = row.and_then(|s| mcp_summary(&s.mcp_servers));
     let pane = app.pane(id);
     let mut spans: Vec<Span<'static>> = Vec::new();
     if let Some(usage) = &pane.usage {
@@ -327,6 +325,9 @@ fn status_bar(app: &mut App, id: &str, width: u16) -> Line<'static> {
             ));
         }
     }
+    if let Some((text, style)) = mcp {
+        spans.push(Span::styled(format!("{}{text}", separator(&spans)), style));
+    }
     spans.push(Span::styled(
         format!(
             "{}{}",
@@ -343,6 +344,49 @@ fn status_bar(app: &mut App, id: &str, width: u16) -> Line<'static> {
         return Line::styled(truncate(&text, usize::from(width)), theme::dim());
     }
     Line::from(spans)
+}
+
+/// The session's MCP servers in a few words (`MCP 1/2 unity-ops failed`), coloured by the
+/// worst status; `None` without servers.
+fn mcp_summary(
+    servers: &[codiva_protocol::mcp::McpServerState],
+) -> Option<(String, ratatui::style::Style)> {
+    use codiva_protocol::mcp::McpStatus;
+    if servers.is_empty() {
+        return None;
+    }
+    let names = |status: McpStatus| {
+        servers
+            .iter()
+            .filter(|server| server.status == status)
+            .map(|server| server.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let connected = servers
+        .iter()
+        .filter(|server| server.status == McpStatus::Connected)
+        .count();
+    let mut text = tf(
+        Key::McpSummary,
+        &[&connected.to_string(), &servers.len().to_string()],
+    );
+    let failed = names(McpStatus::Failed);
+    let needs_auth = names(McpStatus::NeedsAuth);
+    for (key, names) in [(Key::McpFailed, &failed), (Key::McpNeedsAuth, &needs_auth)] {
+        if !names.is_empty() {
+            text.push(' ');
+            text.push_str(&tf(key, &[names]));
+        }
+    }
+    let style = if !failed.is_empty() || !needs_auth.is_empty() {
+        theme::error()
+    } else if connected < servers.len() {
+        theme::warning()
+    } else {
+        theme::dim()
+    };
+    Some((crate::dialog::sanitize(&text).replace('\n', " "), style))
 }
 
 /// What goes before the next part of the status bar: a space at its start, else ` · `.
@@ -457,7 +501,10 @@ fn detail(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
                     theme::error(),
                 ));
             }
-            spans.push(Span::styled(format!(" · {}", session.branch), theme::dim()));
+            spans.push(Span::styled(
+                format!(" · {}", list_view::branch_label(session)),
+                theme::dim(),
+            ));
             Line::from(spans)
         }
         None => Line::styled(format!("‹ {id}"), theme::bold()),

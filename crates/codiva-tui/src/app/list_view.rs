@@ -319,7 +319,7 @@ fn row(
     }
     if cols.branch > 0 {
         spans.push(Span::styled(
-            format!(" {}", fit(&session.branch, cols.branch)),
+            format!(" {}", fit(&branch_label(session), cols.branch)),
             theme::dim(),
         ));
     }
@@ -357,4 +357,19 @@ fn pr_cell(session: &SessionInfo, room: usize) -> Vec<Span<'static>> {
     let pad = room.saturating_sub(used(&spans));
     spans.push(Span::raw(" ".repeat(pad)));
     spans
+}
+
+/// The session's branch, or for a session in place the directory it runs in (its last part).
+pub(super) fn branch_label(session: &SessionInfo) -> String {
+    if !session.in_place {
+        return session.branch.clone();
+    }
+    let dir = session.worktree.file_name().map_or_else(
+        || session.worktree.display().to_string(),
+        |name| name.to_string_lossy().into_owned(),
+    );
+    crate::i18n::tf(
+        crate::i18n::Key::InPlaceAt,
+        &[&crate::dialog::sanitize(&dir)],
+    )
 }

@@ -115,3 +115,65 @@ fn each_detail_code_is_worded_in_both_languages() {
         Some("new")
     );
 }
+
+/// The open session in place, with three MCP servers: one connected, one failed, one wanting a
+/// login.
+fn with_mcp_servers(app: &mut App) {
+    use codiva_protocol::mcp::{McpServerState, McpStatus};
+    let mut session: SessionInfo = app.sessions().iter().find(|s| s.id == ID).cloned().unwrap();
+    let server = |name: &str, status| McpServerState {
+        name: name.into(),
+        status,
+        error: None,
+    };
+    session.mcp_servers = vec![
+        server("unity-ops", McpStatus::Connected),
+        server("assets", McpStatus::Failed),
+        server("web", McpStatus::NeedsAuth),
+    ];
+    // A Unity panel's session: in place, no branch.
+    session.in_place = true;
+    session.branch = String::new();
+    session.worktree = "/work/game/UnityProject".into();
+    app.handle(UiEvent::Manager(Box::new(ManagerEvent::Session {
+        session,
+    })));
+}
+
+#[test]
+fn mcp_servers_in_the_status_bar() {
+    let mut app = detail_app();
+    with_mcp_servers(&mut app);
+    snapshot_at_both_sizes!(&mut app, "mcp_servers");
+}
+
+#[test]
+fn mcp_servers_in_japanese() {
+    with_lang(Lang::Ja, || {
+        let mut app = detail_app();
+        with_mcp_servers(&mut app);
+        snapshot_at_both_sizes!(&mut app, "ja_mcp_servers");
+    });
+}
+
+/// An in-place session's row names its directory where others name their branch.
+#[test]
+fn an_in_place_session_in_the_list() {
+    for (lang, name) in [(Lang::En, "in_place_list"), (Lang::Ja, "ja_in_place_list")] {
+        with_lang(lang, || {
+            let mut app = crate::support::busy_app();
+            let mut session = crate::support::session(
+                "tidy-scene",
+                "Tidy the scene",
+                Status::Running,
+                codiva_core::manager::SessionPhase::Active,
+                9,
+            );
+            session.in_place = true;
+            session.branch = String::new();
+            session.worktree = "/work/game/UnityProject".into();
+            crate::support::add(&mut app, session);
+            snapshot_at_both_sizes!(&mut app, name);
+        });
+    }
+}

@@ -416,3 +416,58 @@ fn exec_pr_pushes_the_branch_and_opens_a_draft_and_says_when_it_could_not() {
         git(repo, &["rev-parse", "HEAD"])
     );
 }
+
+/// `--mcp-config` with a stdio MCP server and `--allowed-tool` for its tool: the model's call
+/// runs without a prompt (`--approve none` would deny one), its answer reaches the model, and
+/// the server's status is printed.
+#[test]
+fn exec_takes_mcp_servers_and_allowed_tools() {
+    let exec = Exec::new(|_| {
+        Script::new()
+            .then_when(
+                codiva_testkit::Match::LastUserContains("PING".into()),
+                Reply::tool_use("mcp__good__ping", json!({"text": "exec"})),
+            )
+            .then_when(
+                codiva_testkit::Match::LastUserContains("pong exec".into()),
+                Reply::text("Pinged."),
+            )
+            .always(Reply::text("ok"))
+    });
+    let config = exec.state.path().join("mcp.json");
+    let server = codiva_testkit::mcp_stdio_binary();
+    std::fs::write(
+        &config,
+        json!({"mcpServers": {"good": {"type": "stdio", "command": server}}}).to_string(),
+    )
+    .unwrap();
+    let output = exec.run(&[
+        "--json",
+        "--approve",
+        "none",
+        "--mcp-config",
+        config.to_str().unwrap(),
+        "--allowed-tool",
+        "mcp__good__ping",
+        "PING the server",
+    ]);
+    assert!(
+        output.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let events = json_lines(&output);
+    assert!(!events.iter().any(|e| e["event"] == "prompt_opened"));
+    assert!(events.iter().any(|e| e["event"] == "mcp_servers"
+        && e["servers"][0]["name"] == "good"
+        && e["servers"][0]["status"] == "connected"));
+    assert!(
+        exec.mock
+            .requests()
+            .iter()
+            .any(|r| r.last_user_text().is_some_and(|t| t.contains("pong exec")))
+    );
+    let missing = exec.run(&["--mcp-config", "/nonexistent/mcp.json", "hi"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("--mcp-config"));
+}

@@ -9,6 +9,7 @@ mod config;
 mod errors;
 mod folded;
 mod full_message;
+mod in_place;
 mod lifecycle;
 mod parallel;
 mod pull_requests;

@@ -29,6 +29,10 @@ pub(super) fn saved_records(
                 saved.id,
                 saved.worktree.display()
             ));
+            // Its MCP config file goes with it.
+            if let Some(path) = &saved.mcp_config {
+                let _ = std::fs::remove_file(path);
+            }
             continue;
         }
         records.insert(saved.id.clone(), Record::restored(saved));

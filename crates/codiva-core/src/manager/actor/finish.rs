@@ -159,6 +159,9 @@ impl Actor {
                         let result = actor.record(&owned_id).map(|record| {
                             record.phase = SessionPhase::Merged { commit };
                             record.track_activity();
+                            // Its agent is stopped and a merged session is not saved: its MCP
+                            // config file goes now.
+                            record.extras.remove_mcp_config();
                             if let Err(err) = cleanup {
                                 record.detail =
                                     Some(format!("merged; the worktree was not removed: {err}"));

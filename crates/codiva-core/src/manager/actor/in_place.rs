@@ -47,10 +47,16 @@ impl SessionExtras {
         (!parts.is_empty()).then(|| parts.join("\n\n"))
     }
 
+    /// What the provider gets; the servers are read back from the config file, for agents that
+    /// take them in their handshake (ACP).
     pub(super) fn agent_extras(&self) -> AgentExtras {
         AgentExtras {
             mcp_config: self.mcp_config.clone(),
-            mcp_servers: BTreeMap::new(),
+            mcp_servers: self
+                .mcp_config
+                .as_deref()
+                .map(read_mcp_config)
+                .unwrap_or_default(),
             allowed_tools: self.allowed_tools.clone(),
             disallowed_tools: self.disallowed_tools.clone(),
         }
@@ -107,6 +113,21 @@ fn write_mcp_config(
     file.sync_all()
 }
 
+/// The servers of a config file [`write_mcp_config`] wrote (none when it cannot be read: the
+/// agent then starts without them, as it would without the file).
+fn read_mcp_config(path: &Path) -> BTreeMap<String, McpServerConfig> {
+    #[derive(serde::Deserialize)]
+    struct File {
+        #[serde(rename = "mcpServers")]
+        mcp_servers: BTreeMap<String, McpServerConfig>,
+    }
+    std::fs::read(path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<File>(&bytes).ok())
+        .map(|file| file.mcp_servers)
+        .unwrap_or_default()
+}
+
 impl Actor {
     /// Refuses MCP servers and tool rules for an agent that takes none, and checks them.
     pub(super) fn check_extras(
@@ -114,14 +135,25 @@ impl Actor {
         provider: &dyn Provider,
         options: &CreateOptions,
     ) -> Result<(), ManagerError> {
+        let capabilities = provider.capabilities();
         let asked = [
-            ("mcp_servers", !options.mcp_servers.is_empty()),
-            ("allowed_tools", !options.allowed_tools.is_empty()),
-            ("disallowed_tools", !options.disallowed_tools.is_empty()),
+            (
+                "mcp_servers",
+                !options.mcp_servers.is_empty(),
+                capabilities.mcp_servers,
+            ),
+            (
+                "allowed_tools",
+                !options.allowed_tools.is_empty(),
+                capabilities.tool_rules,
+            ),
+            (
+                "disallowed_tools",
+                !options.disallowed_tools.is_empty(),
+                capabilities.tool_rules,
+            ),
         ];
-        if let Some((option, _)) = asked.iter().find(|(_, asked)| *asked)
-            && !provider.capabilities().mcp_servers
-        {
+        if let Some((option, _, _)) = asked.iter().find(|(_, asked, takes)| *asked && !*takes) {
             return Err(refused(
                 "unsupported_by_agent",
                 &[provider.id(), option],
@@ -383,7 +415,7 @@ impl Actor {
     pub(super) fn mcp_reconnect(&mut self, id: &str, server: &str) -> Result<(), ManagerError> {
         let agent = self.record(id)?.agent.clone();
         let provider = self.provider_for(&agent)?;
-        if !provider.capabilities().mcp_servers {
+        if !provider.capabilities().mcp_status {
             return Err(refused(
                 "unsupported_by_agent",
                 &[provider.id(), "mcp_reconnect"],

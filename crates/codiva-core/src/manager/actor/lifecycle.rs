@@ -489,7 +489,9 @@ impl Actor {
         config.permission_mode = record.permission_mode;
         config.approval = record.approval.clone();
         config.resume = record.agent_session_id.clone();
-        config.append_system_prompt = record.extras.system_prompt(self.system_prompt());
+        config.append_system_prompt = record
+            .extras
+            .system_prompt(self.system_prompt(record.in_place));
         config.extras = record.extras.agent_extras();
         config.registry = self.options.registry.clone().map(std::sync::Arc::new);
         config.max_restarts = self.options.max_restarts;
@@ -504,10 +506,11 @@ impl Actor {
         config
     }
 
-    /// The symlink notice (when ignored files are shared) and `.codiva/prompt.md`.
-    fn system_prompt(&self) -> Option<String> {
+    /// The symlink notice (when ignored files are shared with a worktree: not for a session in
+    /// place) and `.codiva/prompt.md`.
+    fn system_prompt(&self, in_place: bool) -> Option<String> {
         let mut parts = Vec::new();
-        if self.options.ignored_files == git::IgnoredMode::Symlink {
+        if self.options.ignored_files == git::IgnoredMode::Symlink && !in_place {
             parts.push(git::SHARED_SYMLINK_NOTICE.to_owned());
         }
         if let Ok(text) = std::fs::read_to_string(self.repo.root().join(".codiva/prompt.md")) {

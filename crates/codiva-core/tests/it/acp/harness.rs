@@ -96,7 +96,22 @@ impl Run {
         prompt: &str,
         prompt_md: Option<&str>,
     ) -> Run {
-        Run::start_full(name, which, script, prompt, prompt_md, Default::default()).await
+        let options = CreateOptions {
+            prompt: prompt.to_owned(),
+            ..CreateOptions::default()
+        };
+        Run::start_full(name, which, script, options, prompt_md, Default::default()).await
+    }
+
+    /// [`Run::start_with`] with the session's own create options (MCP servers, …).
+    pub async fn start_with_options(
+        name: &'static str,
+        which: Which,
+        script: Script,
+        options: CreateOptions,
+        prompt_md: Option<&str>,
+    ) -> Run {
+        Run::start_full(name, which, script, options, prompt_md, Default::default()).await
     }
 
     /// [`Run::start`] with the manager's budget (`agent_idle_stop`, …) set to `budget`.
@@ -107,14 +122,18 @@ impl Run {
         prompt: &str,
         budget: codiva_core::manager::BudgetOptions,
     ) -> Run {
-        Run::start_full(name, which, script, prompt, None, budget).await
+        let options = CreateOptions {
+            prompt: prompt.to_owned(),
+            ..CreateOptions::default()
+        };
+        Run::start_full(name, which, script, options, None, budget).await
     }
 
     async fn start_full(
         name: &'static str,
         which: Which,
         script: Script,
-        prompt: &str,
+        options: CreateOptions,
         prompt_md: Option<&str>,
         budget: codiva_core::manager::BudgetOptions,
     ) -> Run {
@@ -129,14 +148,7 @@ impl Run {
             std::fs::write(dir.join("prompt.md"), text).expect("prompt.md");
         }
         let mut run = Run::manager(name, which, script, kept, budget).await;
-        let info = run
-            .manager
-            .create(CreateOptions {
-                prompt: prompt.to_owned(),
-                ..CreateOptions::default()
-            })
-            .await
-            .expect("create a session");
+        let info = run.manager.create(options).await.expect("create a session");
         run.id = info.id;
         run
     }
