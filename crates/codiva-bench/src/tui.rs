@@ -30,6 +30,7 @@ fn info() -> AppInfo {
         model: None,
         warnings: Vec::new(),
         agents: Vec::new(),
+        detached: false,
     }
 }
 

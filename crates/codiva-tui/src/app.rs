@@ -153,6 +153,8 @@ pub enum Effect {
         url: String,
     },
     Quit,
+    /// Stop the daemon and every agent (`/shutdown`); comes with `Quit`.
+    Shutdown,
 }
 
 /// Answers to effects.
@@ -239,6 +241,9 @@ pub struct AppInfo {
     /// Every agent codiva knows, installed or not (`agents/list`): shown while the list is
     /// empty, so a machine without any agent says what to install.
     pub agents: Vec<codiva_protocol::agent::AgentAvailability>,
+    /// The sessions run in the repository's daemon: quitting leaves them running (no question
+    /// asked) and `/shutdown` stops the daemon.
+    pub detached: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -308,6 +313,8 @@ pub struct App {
     /// see is what you answer).
     shown_dialog: Option<String>,
     quit: bool,
+    /// The user asked `/shutdown` (with the quit).
+    shutdown: bool,
     /// A view over the body that has the keys (pickers, diff, config).
     overlay: Option<overlay::Overlay>,
     /// The session list's filter.
@@ -351,6 +358,7 @@ impl App {
             seen_at: HashMap::new(),
             shown_dialog: None,
             quit: false,
+            shutdown: false,
             overlay: None,
             filter: None,
             confirm_extra: None,
@@ -360,6 +368,11 @@ impl App {
 
     pub fn should_quit(&self) -> bool {
         self.quit
+    }
+
+    /// The user quit with `/shutdown`: the daemon and its agents are to stop.
+    pub fn shutdown_requested(&self) -> bool {
+        self.shutdown
     }
 
     /// Saves the instruction history (after a submit).

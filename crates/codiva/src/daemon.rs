@@ -26,6 +26,8 @@ pub const STOP_TIMEOUT: Duration = Duration::from_secs(60);
 /// The exit status of a daemon that found the repository's lock held (`EX_TEMPFAIL`): a client
 /// starting it tries again until the holder is gone or its time is up.
 pub const LOCKED_STATUS: u8 = 75;
+/// How the daemon names itself in the repository's lock file.
+pub const DAEMON_HOLDER: &str = "codiva daemon";
 /// The longest socket path `sun_path` holds (108 bytes with its NUL on Linux).
 const MAX_SOCKET_PATH: usize = 107;
 
@@ -117,15 +119,15 @@ pub async fn connect_or_start(place: &Place) -> Result<UnixStream, String> {
         match child.try_wait() {
             Ok(Some(status)) if status.code() == Some(i32::from(LOCKED_STATUS)) => {
                 // Another daemon holds the repository: it is stopping (its socket is gone) or
-                // starting (its socket comes soon). Look again, and start one if it went.
-                if Instant::now() >= deadline {
-                    return Err(format!(
-                        "{}; see {}",
-                        last_error(&place.log).unwrap_or_else(|| {
-                            "another codiva holds this repository".to_owned()
-                        }),
-                        place.log.display()
-                    ));
+                // starting (its socket comes soon). Look again, and start one if it went. Any
+                // other holder (`codiva serve --stdio`, an in-process UI) is the user's to stop.
+                if !held_by_daemon(&place.root) || Instant::now() >= deadline {
+                    return Err(last_error(&place.log).unwrap_or_else(|| {
+                        format!(
+                            "another codiva holds this repository; see {}",
+                            place.log.display()
+                        )
+                    }));
                 }
                 tokio::time::sleep(START_POLL * 5).await;
                 if let Some(stream) = connect(place).await? {
@@ -192,6 +194,14 @@ fn reap_later(mut child: std::process::Child) {
     std::thread::spawn(move || {
         let _ = child.wait();
     });
+}
+
+/// Whether the repository's lock names a daemon as its holder.
+fn held_by_daemon(root: &Path) -> bool {
+    std::fs::read_to_string(root.join(".codiva").join(codiva_core::repo_lock::LOCK_FILE))
+        .ok()
+        .and_then(|text| serde_json::from_str::<codiva_core::repo_lock::Holder>(text.trim()).ok())
+        .is_some_and(|holder| holder.what == DAEMON_HOLDER)
 }
 
 /// The last `codiva: …` line the daemon wrote to its log.

@@ -31,6 +31,7 @@ impl App {
                 }
                 KeyCode::Char('y' | 'Y') => {
                     self.quit |= confirm.on_yes.contains(&Effect::Quit);
+                    self.shutdown |= confirm.on_yes.contains(&Effect::Shutdown);
                     // A new session started from a finished one's view: the list shows it.
                     let creates = confirm
                         .on_yes
@@ -534,6 +535,10 @@ impl App {
                 if matches!(self.view, View::Detail(_)) {
                     self.back_to_list();
                     Vec::new()
+                } else if self.info.detached {
+                    // The daemon keeps every session: nothing stops.
+                    self.quit = true;
+                    vec![Effect::Quit]
                 } else if self.working_count() > 0 {
                     // Sessions stop with codiva: ask first.
                     self.confirm = Some(Confirm {
@@ -545,6 +550,24 @@ impl App {
                 } else {
                     self.quit = true;
                     vec![Effect::Quit]
+                }
+            }
+            Command::Shutdown => {
+                let effects = vec![Effect::Shutdown, Effect::Quit];
+                if self.working_count() > 0 {
+                    self.confirm = Some(Confirm {
+                        text: vec![tf(
+                            Key::ShutdownConfirm,
+                            &[&self.working_count().to_string()],
+                        )],
+                        on_yes: effects,
+                        restore: None,
+                    });
+                    Vec::new()
+                } else {
+                    self.quit = true;
+                    self.shutdown = true;
+                    effects
                 }
             }
             Command::Help => {

@@ -20,11 +20,12 @@ pub enum Command {
     Edit,
     Clear,
     Help,
+    Shutdown,
     Exit,
 }
 
 impl Command {
-    pub const ALL: [Command; 15] = [
+    pub const ALL: [Command; 16] = [
         Command::Model,
         Command::Agent,
         Command::Prompt,
@@ -39,6 +40,7 @@ impl Command {
         Command::Edit,
         Command::Clear,
         Command::Help,
+        Command::Shutdown,
         Command::Exit,
     ];
 
@@ -58,6 +60,7 @@ impl Command {
             Command::Edit => "edit",
             Command::Clear => "clear",
             Command::Help => "help",
+            Command::Shutdown => "shutdown",
             Command::Exit => "exit",
         }
     }
@@ -84,6 +87,7 @@ impl Command {
             (Command::Remove, _) => Key::CmdRemove,
             (Command::Clear, _) => Key::CmdClear,
             (Command::Help, _) => Key::CmdHelp,
+            (Command::Shutdown, _) => Key::CmdShutdown,
             (Command::Exit, View::List) => Key::CmdExitList,
             (Command::Exit, View::Detail(_)) => Key::CmdExitDetail,
             (
@@ -105,7 +109,11 @@ impl Command {
             | Command::Rename
             | Command::Shell
             | Command::Edit => matches!(view, View::Detail(_)),
-            Command::Clear | Command::Prompt | Command::Config | Command::Restore => {
+            Command::Clear
+            | Command::Prompt
+            | Command::Config
+            | Command::Restore
+            | Command::Shutdown => {
                 matches!(view, View::List)
             }
             Command::Model | Command::Agent | Command::Help | Command::Exit | Command::Pr => true,

@@ -22,6 +22,7 @@ pub fn info() -> AppInfo {
         model: None,
         warnings: Vec::new(),
         agents: Vec::new(),
+        detached: false,
     }
 }
 

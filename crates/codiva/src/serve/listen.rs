@@ -39,7 +39,7 @@ pub async fn run(cwd: PathBuf) -> ExitCode {
         }
     };
     crate::init_logging(Some(place.log.clone()));
-    let started = match crate::bootstrap::start(place.root.clone(), "codiva daemon").await {
+    let started = match crate::bootstrap::start(place.root.clone(), daemon::DAEMON_HOLDER).await {
         Ok(started) => started,
         Err(err) => {
             eprintln!("codiva: {err}");
