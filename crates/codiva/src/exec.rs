@@ -1,6 +1,9 @@
 //! `codiva exec`: a headless, one-shot front end. It runs one session in the current
 //! directory, answers prompts by policy (`--approve`, `--answers`), prints the session's events
 //! (JSON lines with `--json`, readable text otherwise) and exits with the session's outcome.
+//! With `--attach` the session runs in the repository's daemon instead (`attach.rs`).
+
+mod attach;
 
 use std::collections::BTreeMap;
 use std::io::Write as _;
@@ -60,6 +63,10 @@ pub struct ExecArgs {
     /// branch and open a draft pull request (`gh`).
     #[arg(long)]
     pr: bool,
+    /// Run the session in the repository's daemon (started when it does not run), on its own
+    /// worktree and branch like the UI's sessions; it stays there afterwards.
+    #[arg(long, conflicts_with_all = ["resume", "pr"])]
+    attach: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -116,6 +123,11 @@ async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
         Some(path) => load_answers(path)?,
         None => BTreeMap::new(),
     };
+    if args.attach {
+        let mut printer = Printer::new(args.json);
+        let outcome = attach::drive(&args, permission_mode, &answers, &mut printer).await?;
+        return Ok(printer.finish(outcome));
+    }
     let cwd = std::env::current_dir().map_err(|err| format!("no current directory: {err}"))?;
     let (mut settings, warnings) = config::load(&config::config_path());
     if args.claude.is_some() {

@@ -305,3 +305,63 @@ fn a_client_of_another_user_is_refused() {
     assert_eq!(client.ok("session/list", json!({}))["sessions"], json!([]));
     assert!(client.close().success());
 }
+
+/// `codiva exec --attach`: the session runs in the daemon; a tool the `--approve` policy does
+/// not allow is denied by exec (nobody to ask), the turn completes, the exit code is exec's and
+/// the session stays in the daemon.
+#[test]
+fn exec_attach_runs_its_session_in_the_daemon() {
+    let daemon = DaemonWorld::new(|_| {
+        let first = || Match::FirstUserContains("tidy the readme".into());
+        Script::new()
+            .then_when(
+                first(),
+                Reply::tool_use(
+                    "Bash",
+                    json!({"command": "echo tidy > tidy.txt", "description": "Tidy"}),
+                ),
+            )
+            .then_when(first(), Reply::text("Left the readme as it was."))
+    });
+    let (ok, stdout, stderr) = daemon.run(&[
+        "exec",
+        "--attach",
+        "--json",
+        "--approve",
+        "edits",
+        "tidy the readme",
+    ]);
+    assert!(ok, "exec --attach failed: {stderr}\n{stdout}");
+    assert!(
+        stderr.contains("runs in the repository's daemon"),
+        "{stderr}"
+    );
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let exit = lines.last().unwrap();
+    assert_eq!(exit["event"], "exit", "{exit}");
+    assert_eq!(exit["status"], "completed", "{exit}");
+    assert_eq!(exit["code"], 0, "{exit}");
+    assert!(
+        lines
+            .iter()
+            .any(|line| line.to_string().contains("Allow") || line["event"] == "prompt_opened"),
+        "the permission was printed: {stdout}"
+    );
+    let denied = daemon
+        .world
+        .mock
+        .message_requests()
+        .iter()
+        .any(|r| r.body.to_string().contains("codiva exec --approve edits"));
+    assert!(denied, "exec denied the Bash it was not allowed to approve");
+    // The session stays in the daemon, which goes on running.
+    let (ok, stdout, _) = daemon.run(&["status", "--json"]);
+    assert!(ok);
+    let status: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(status["sessions"][0]["id"], "tidy-the-readme", "{status}");
+    assert_eq!(status["sessions"][0]["status"], "completed", "{status}");
+    assert!(daemon.daemon_pid().is_some());
+}
