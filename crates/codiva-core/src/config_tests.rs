@@ -40,6 +40,7 @@ fn every_key() {
         fetch_base = false
         max_restarts = 0
         wire_log_max_mb = 64
+        daemon_idle_exit = 0
         notifications = false
         mouse = false
         language = "ja"
@@ -63,6 +64,7 @@ fn every_key() {
             fetch_base: false,
             max_restarts: 0,
             wire_log_max_mb: 64,
+            daemon_idle_exit: 0,
             notifications: false,
             mouse: false,
             language: Some("ja".into()),

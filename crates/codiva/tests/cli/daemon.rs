@@ -365,3 +365,35 @@ fn exec_attach_runs_its_session_in_the_daemon() {
     assert_eq!(status["sessions"][0]["status"], "completed", "{status}");
     assert!(daemon.daemon_pid().is_some());
 }
+
+/// With `daemon_idle_exit = 2`, the daemon stays while a client is attached and exits by itself
+/// once none is and no agent works.
+#[test]
+fn an_idle_daemon_exits_by_itself() {
+    let daemon = DaemonWorld::new(|_| Script::new());
+    std::fs::write(
+        &daemon.world.config,
+        "fetch_base = false\ndaemon_idle_exit = 2\n",
+    )
+    .unwrap();
+    let mut client = daemon.attach();
+    client.ok("initialize", json!({}));
+    let pid = daemon.daemon_pid().unwrap();
+    // Longer than the idle time, with a client attached: it stays.
+    std::thread::sleep(Duration::from_secs(4));
+    assert!(alive(pid), "a daemon with a client stays");
+    assert!(client.close().success());
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while alive(pid) {
+        assert!(Instant::now() < deadline, "the idle daemon did not exit");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let socket = daemon.runtime.path().join("codiva");
+    let left: Vec<_> = std::fs::read_dir(&socket).unwrap().collect();
+    assert!(left.is_empty(), "the socket is removed: {left:?}");
+    let log = std::fs::read_dir(daemon.world.state.path().join("daemon"))
+        .unwrap()
+        .filter_map(|entry| std::fs::read_to_string(entry.ok()?.path()).ok())
+        .collect::<String>();
+    assert!(log.contains("idle for 2 s"), "{log}");
+}
