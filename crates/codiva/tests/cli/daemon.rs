@@ -397,3 +397,41 @@ fn an_idle_daemon_exits_by_itself() {
         .collect::<String>();
     assert!(log.contains("idle for 2 s"), "{log}");
 }
+
+/// Two clients of one daemon: both see the permission; answered in one, it closes in the
+/// other (with its resolution); both see every event in `seq` order.
+#[test]
+fn a_permission_answered_in_one_client_closes_in_the_other() {
+    let daemon = DaemonWorld::new(|_| {
+        Script::new()
+            .then(Reply::tool_use(
+                "Bash",
+                json!({"command": "touch said-hi.txt", "description": "say hi"}),
+            ))
+            .then(Reply::text("Said hi."))
+    });
+    let mut first = daemon.attach();
+    let mut second = daemon.attach();
+    first.ok("initialize", json!({}));
+    second.ok("initialize", json!({}));
+    let created = first.ok("session/create", json!({"prompt": "ASK say hi"}));
+    let id = created["session"]["id"].as_str().unwrap().to_owned();
+    let prompt = first.wait_prompt(&id, "permission");
+    let seen_there = second.wait_prompt(&id, "permission");
+    assert_eq!(prompt["request_id"], seen_there["request_id"]);
+    second.ok(
+        "session/respondPermission",
+        json!({"session_id": id, "request_id": prompt["request_id"], "decision": "allow"}),
+    );
+    let closed = first.wait("the prompt closed", |m, p| {
+        m == "session/promptClosed" && p["session_id"] == id.as_str()
+    });
+    assert_eq!(closed["request_id"], prompt["request_id"]);
+    assert_eq!(closed["resolution"], "allowed");
+    first.wait_status(&id, "completed");
+    second.wait_status(&id, "completed");
+    assert_seq_in_order(&first);
+    assert_seq_in_order(&second);
+    assert!(first.close().success());
+    assert!(second.close().success());
+}
