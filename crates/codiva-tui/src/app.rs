@@ -312,6 +312,9 @@ pub struct App {
     /// The session whose dialog the last frame showed: dialog keys go to that one (what you
     /// see is what you answer).
     shown_dialog: Option<String>,
+    /// Prompts this client answered (until their close arrives): any other that closes while
+    /// its dialog is shown was resolved by another client of the daemon.
+    answered: std::collections::HashSet<String>,
     quit: bool,
     /// The user asked `/shutdown` (with the quit).
     shutdown: bool,
@@ -357,6 +360,7 @@ impl App {
             now: Duration::ZERO,
             seen_at: HashMap::new(),
             shown_dialog: None,
+            answered: std::collections::HashSet::new(),
             quit: false,
             shutdown: false,
             overlay: None,
@@ -424,6 +428,32 @@ impl App {
     }
 
     /// A notice for the view on screen, gone after a timeout.
+    /// A prompt whose dialog is on screen closed, answered (not withdrawn) by someone else than
+    /// this client: another client of the daemon.
+    fn resolved_elsewhere(
+        &mut self,
+        id: &str,
+        event: &codiva_protocol::session::SessionEvent,
+    ) -> bool {
+        use codiva_protocol::session::{PromptResolution, SessionEvent};
+        let SessionEvent::PromptClosed {
+            request_id,
+            resolution,
+        } = event
+        else {
+            return false;
+        };
+        if self.answered.remove(request_id) || *resolution == PromptResolution::Withdrawn {
+            return false;
+        }
+        self.shown_dialog.as_deref() == Some(id)
+            && self
+                .panes
+                .get(id)
+                .and_then(|pane| pane.prompts.front())
+                .is_some_and(|prompt| prompt.request_id() == request_id)
+    }
+
     fn set_notice(&mut self, text: impl Into<String>, error: bool) {
         let timeout = if error {
             notice::ERROR_TIMEOUT
@@ -564,6 +594,9 @@ impl App {
             ManagerEvent::Event { id, event } => {
                 self.seq += 1;
                 let seq = self.seq;
+                if self.resolved_elsewhere(&id, &event) {
+                    self.set_notice(t(Key::ResolvedElsewhere), false);
+                }
                 // A dialog that appears never takes the keys: the user moves to it (Tab, Ctrl+N,
                 // a click, opening its session), so what was typed for the composer stays there.
                 let effects = self.pane(&id).apply(event, seq);

@@ -200,6 +200,7 @@ keys![
     DetachedWorking,
     DetachedIdle,
     DaemonStopped,
+    ResolvedElsewhere,
     CmdExitDetail,
     AgentCommand,
     PermYes,

@@ -239,6 +239,9 @@ impl App {
         let Some(request_id) = request_id else {
             return Vec::new();
         };
+        if matches!(action, DialogAction::Respond(_) | DialogAction::Answer(_)) {
+            self.answered.insert(request_id.clone());
+        }
         match action {
             DialogAction::None => Vec::new(),
             DialogAction::Respond(response) => vec![Effect::RespondPermission {

@@ -210,6 +210,7 @@ pub(super) fn en(key: Key) -> &'static str {
             "the sessions stay with codiva's daemon; `codiva` re-attaches, `codiva stop` stops it"
         }
         DaemonStopped => "stopped the daemon and every agent",
+        ResolvedElsewhere => "resolved by another client",
         CmdExitList => "quit codiva (sessions are kept)",
         CmdExitDetail => "back to the list",
         AgentCommand => "{0} (agent)",

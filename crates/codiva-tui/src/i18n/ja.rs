@@ -202,6 +202,7 @@ pub(super) fn ja(key: Key) -> &'static str {
             "セッションは codiva のデーモンに残ります。`codiva` で再接続、`codiva stop` で停止できます"
         }
         DaemonStopped => "デーモンとすべてのエージェントを停止しました",
+        ResolvedElsewhere => "別のクライアントが応答しました",
         CmdExitList => "codiva を終了（セッションは保存されます）",
         CmdExitDetail => "一覧に戻る",
         AgentCommand => "{0}（エージェント）",
