@@ -233,36 +233,56 @@ pub async fn attach(path: &Path) -> Result<Attached, String> {
             place,
         });
     }
-    let sessions = client
+    let working = client
         .call::<request::SessionList>(NoParams {})
         .await
         .map_err(|err| format!("the daemon did not list its sessions: {err}"))?
-        .sessions;
-    let working = sessions
+        .sessions
         .iter()
         .filter(|session| is_working(session))
         .count();
-    if working == 0 {
-        tracing::info!(
-            running = %init.server.version,
-            "replacing a daemon of another version"
-        );
-        stop(&client).await?;
-        let (client, init) = open(&place).await?;
-        return Ok(Attached {
+    match version_policy(&init, working) {
+        VersionPolicy::Replace => {
+            tracing::info!(
+                running = %init.server.version,
+                "replacing a daemon of another version"
+            );
+            stop(&client).await?;
+            let (client, init) = open(&place).await?;
+            Ok(Attached {
+                client,
+                init,
+                place,
+            })
+        }
+        VersionPolicy::Attach => Ok(Attached {
             client,
             init,
             place,
-        });
+        }),
+        VersionPolicy::Refuse(message) => Err(message),
+    }
+}
+
+/// What a client does with a daemon of another version.
+#[derive(Debug, PartialEq, Eq)]
+enum VersionPolicy {
+    /// No session works: stop it and start this version's.
+    Replace,
+    /// Sessions work and the protocol is the same: use it as it is.
+    Attach,
+    /// Sessions work and the protocol differs: the line that says what to do.
+    Refuse(String),
+}
+
+fn version_policy(init: &InitializeResult, working: usize) -> VersionPolicy {
+    if working == 0 {
+        return VersionPolicy::Replace;
     }
     if init.protocol_version == codiva_protocol::PROTOCOL_VERSION {
-        return Ok(Attached {
-            client,
-            init,
-            place,
-        });
+        return VersionPolicy::Attach;
     }
-    Err(format!(
+    VersionPolicy::Refuse(format!(
         "the running daemon is codiva {} (protocol {}) and {working} sessions are working; use codiva {} until they finish, then `codiva stop`",
         init.server.version, init.protocol_version, init.server.version
     ))
@@ -321,6 +341,42 @@ pub fn is_working(session: &SessionInfo) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn init(version: &str, protocol: &str) -> InitializeResult {
+        serde_json::from_value(serde_json::json!({
+            "protocol_version": protocol,
+            "server": {"name": "codiva", "version": version},
+            "repo": {"root": "/r", "base": "main"},
+            "capabilities": {"agents": [], "images": true, "merge": true,
+                "discard_confirmation": true, "subagent_logs": true, "event_seq": true},
+            "warnings": [],
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_daemon_of_another_version_is_replaced_when_idle_else_kept_or_refused() {
+        let same = codiva_protocol::PROTOCOL_VERSION;
+        assert_eq!(
+            version_policy(&init("0.0.9", same), 0),
+            VersionPolicy::Replace
+        );
+        assert_eq!(
+            version_policy(&init("0.0.9", "0"), 0),
+            VersionPolicy::Replace
+        );
+        assert_eq!(
+            version_policy(&init("0.0.9", same), 2),
+            VersionPolicy::Attach
+        );
+        assert_eq!(
+            version_policy(&init("0.2.0", "99"), 3),
+            VersionPolicy::Refuse(
+                "the running daemon is codiva 0.2.0 (protocol 99) and 3 sessions are working; use codiva 0.2.0 until they finish, then `codiva stop`"
+                    .to_owned()
+            )
+        );
+    }
 
     #[test]
     fn the_name_is_stable_and_short() {
