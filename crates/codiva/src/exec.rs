@@ -279,6 +279,8 @@ struct Outcome {
     signal: Option<i32>,
     /// `--pr` failed: why.
     pr_failed: Option<String>,
+    /// `--attach`: the session stays in the daemon (a signal only interrupted its turn).
+    in_daemon: bool,
 }
 
 async fn drive(
@@ -360,6 +362,7 @@ async fn drive(
         detail,
         signal: stopped_by,
         pr_failed: None,
+        in_daemon: false,
     }
 }
 
@@ -640,10 +643,17 @@ impl Printer {
             }));
         }
         if let Some(signal) = outcome.signal {
-            eprintln!(
-                "codiva: stopped by {}; the agent was stopped",
-                shutdown_signals::name(signal)
-            );
+            if outcome.in_daemon {
+                eprintln!(
+                    "codiva: stopped by {}; the session's turn was interrupted (the session stays in the daemon)",
+                    shutdown_signals::name(signal)
+                );
+            } else {
+                eprintln!(
+                    "codiva: stopped by {}; the agent was stopped",
+                    shutdown_signals::name(signal)
+                );
+            }
         } else if let Some(reason) = &outcome.pr_failed {
             eprintln!("codiva: the session completed; no pull request: {reason}");
         } else if code != 0 {

@@ -128,6 +128,7 @@ pub(super) async fn drive(
         detail,
         signal: stopped_by,
         pr_failed: None,
+        in_daemon: true,
     })
 }
 

@@ -124,7 +124,7 @@ impl Drop for DaemonWorld {
 }
 
 /// Every notification's `seq` is one more than the last one's.
-fn assert_seq_in_order(server: &Server) {
+pub fn assert_seq_in_order(server: &Server) {
     let seqs: Vec<u64> = server
         .arrived
         .iter()

@@ -11,6 +11,8 @@ use codiva_testkit::{
 };
 use serde_json::json;
 
+mod over_the_daemon;
+
 const WAIT: Duration = Duration::from_secs(60);
 const ESC: &[u8] = b"\x1b";
 const CTRL_C: &[u8] = b"\x03";
@@ -774,69 +776,5 @@ fn diff_view_and_a_shell_in_the_worktree() {
     ui.pty.type_line("/diff");
     ui.pty.wait_for_text("shell-was-here.txt", WAIT);
     ui.pty.send(ESC);
-    ui.quit();
-}
-
-/// Hanging up the terminal detaches: the daemon's agent streams on; `codiva` again shows the
-/// session running with its log, and it completes without the agent having been restarted.
-#[test]
-fn a_hung_up_terminal_leaves_the_session_running_and_codiva_reattaches() {
-    let mut ui = start(|_| {
-        Script::new().then_when(
-            Match::LastUserContains("SLOW".into()),
-            Reply::message(MockMessage::new().text_slow("slow words ".repeat(80), 4, 50)),
-        )
-    });
-    ui.pty.type_line("SLOW keep streaming");
-    let deadline = std::time::Instant::now() + WAIT;
-    let agents = loop {
-        let agents = crate::orphans::recorded_agents(ui.state.path());
-        let streaming = ui
-            .mock
-            .message_requests()
-            .iter()
-            .any(|r| r.body.to_string().contains("SLOW keep streaming"));
-        if !agents.is_empty() && streaming {
-            break agents;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the turn never started"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let status = Command::new("kill")
-        .arg("-HUP")
-        .arg(ui.pty.pid().to_string())
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let status = ui
-        .pty
-        .wait_exit(Duration::from_secs(30))
-        .expect("codiva exits on SIGHUP");
-    assert!(status.success(), "exit status {status:?}");
-    ui.pty
-        .wait_for_text("1 session(s) keep running; `codiva` re-attaches", WAIT);
-    for (pid, _) in &agents {
-        assert!(
-            crate::serve::client::alive(*pid),
-            "agent {pid} outlives the UI"
-        );
-    }
-
-    ui.pty = Pty::spawn(ui.codiva(), 40, 120).unwrap();
-    ui.pty.wait_for_text("codiva 0.1.0", WAIT);
-    ui.pty.wait_for_text("Running", WAIT);
-    ui.pty.send(b"\r");
-    ui.pty.send(b"\r");
-    ui.pty.wait_for_text("‹ SLOW keep streaming", WAIT);
-    ui.pty.wait_for_text("slow words", WAIT);
-    ui.pty.wait_for_text("Completed", WAIT);
-    assert_eq!(
-        crate::orphans::recorded_agents(ui.state.path()),
-        agents,
-        "the same agent finished the turn"
-    );
     ui.quit();
 }
