@@ -166,6 +166,15 @@ impl App {
             RunMode::Confirm => ApprovalPolicy::Ask,
             RunMode::Auto => ApprovalPolicy::AllowAll,
         };
+        if self.run_mode == RunMode::Auto {
+            // The waiting permissions the manager now allows are this client's doing.
+            let waiting = self.panes.values().flat_map(|pane| {
+                pane.prompts
+                    .iter()
+                    .map(|prompt| prompt.request_id().to_owned())
+            });
+            self.answered.extend(waiting);
+        }
         std::iter::once(None)
             .chain(self.sessions.iter().map(|session| Some(session.id.clone())))
             .map(|id| Effect::SetApprovalPolicy {

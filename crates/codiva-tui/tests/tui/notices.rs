@@ -183,6 +183,36 @@ fn a_prompt_answered_by_another_client_says_so() {
         closed("r11", PromptResolution::Withdrawn),
     );
     assert_eq!(shown(&app), None, "withdrawn by the agent");
+
+    // Switching to auto here lets the manager allow what waits: this client's doing too.
+    event(
+        &mut app,
+        "ask-perm",
+        SessionEvent::PromptOpened {
+            prompt: permission("r12", "cargo publish"),
+        },
+    );
+    draw(&mut app, 80, 24);
+    let effects = app.handle(UiEvent::Key(KeyEvent::new(
+        KeyCode::BackTab,
+        KeyModifiers::SHIFT,
+    )));
+    assert!(
+        effects
+            .iter()
+            .any(|effect| matches!(effect, Effect::SetApprovalPolicy { .. })),
+        "{effects:?}"
+    );
+    event(
+        &mut app,
+        "ask-perm",
+        closed("r12", PromptResolution::Allowed),
+    );
+    assert_ne!(
+        shown(&app).as_deref(),
+        Some("resolved by another client"),
+        "allowed by this client's run mode"
+    );
 }
 
 /// Over the daemon, `/exit` quits at once (nothing stops), and `/shutdown` asks first while
