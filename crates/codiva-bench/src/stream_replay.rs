@@ -174,6 +174,8 @@ pub fn measure(codiva: &Path, bytes: usize, pace: Duration) -> Result<Streamed> 
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;
     let result = measure_in(codiva, bytes, pace, &dir);
+    // Whatever happened, the daemon the UI started goes.
+    crate::tui::stop_daemon(&dir.join("repo"));
     let _ = std::fs::remove_dir_all(&dir);
     result
 }
@@ -240,7 +242,8 @@ fn measure_in(codiva: &Path, bytes: usize, pace: Duration, dir: &Path) -> Result
     }
     let pid = pty.pid();
     let t0 = Instant::now();
-    let cpu0 = crate::tui::cpu_ticks(pid)?;
+    // The UI and the daemon that parses the agent's stream, together.
+    let cpu0 = crate::tui::ui_and_daemon_ticks(pid, &repo)?;
     let highlight0 = highlighter_ticks(pid);
     let out0 = pty.output();
     let done_file = dir.join("done");
@@ -252,10 +255,10 @@ fn measure_in(codiva: &Path, bytes: usize, pace: Duration, dir: &Path) -> Result
         std::thread::sleep(Duration::from_millis(5));
     }
     // Settled: codiva's CPU no longer moves (it has drawn the completed message).
-    let mut last = crate::tui::cpu_ticks(pid)?;
+    let mut last = crate::tui::ui_and_daemon_ticks(pid, &repo)?;
     for _ in 0..50 {
         std::thread::sleep(Duration::from_millis(100));
-        let now = crate::tui::cpu_ticks(pid)?;
+        let now = crate::tui::ui_and_daemon_ticks(pid, &repo)?;
         if now == last {
             break;
         }

@@ -26,6 +26,10 @@ const AGENT_IDLE_STOP_LIMIT: u64 = 7 * 24 * 60 * 60;
 const MAX_RUNNING_AGENTS_LIMIT: i64 = 1000;
 /// Largest `wire_log_max_mb` accepted (1 TiB).
 const WIRE_LOG_MAX_MB_LIMIT: i64 = 1024 * 1024;
+/// Largest `daemon_idle_exit` accepted (a week, in seconds).
+const DAEMON_IDLE_EXIT_LIMIT: i64 = 7 * 24 * 3600;
+/// `daemon_idle_exit`'s default: 30 minutes.
+pub const DEFAULT_DAEMON_IDLE_EXIT: u64 = 30 * 60;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
@@ -52,6 +56,9 @@ pub struct Config {
     /// `wire_log_max_mb`: cap of one session's wire log in MiB (rotated once, so at most twice
     /// this on disk); 0 = no wire log. Default: 16.
     pub wire_log_max_mb: u64,
+    /// `daemon_idle_exit`: seconds after which the repository's daemon exits by itself when no
+    /// agent works, no prompt waits and no client is attached; 0 = never. Default: 1800.
+    pub daemon_idle_exit: u64,
     /// `notifications`: the terminal UI notifies (terminal escape sequence, else `notify-send`
     /// / `osascript`) when a session waits for the user, completes, fails or is interrupted
     /// while the terminal is not focused. Default: `true`.
@@ -104,6 +111,7 @@ impl Default for Config {
             fetch_base: true,
             max_restarts: 3,
             wire_log_max_mb: crate::wire_log::DEFAULT_CAP / (1024 * 1024),
+            daemon_idle_exit: DEFAULT_DAEMON_IDLE_EXIT,
             notifications: true,
             mouse: true,
             language: None,
@@ -232,6 +240,9 @@ pub fn parse(text: &str, path: &Path) -> (Config, Vec<ConfigWarning>) {
                 .map(|n| config.max_restarts = u32::try_from(n).unwrap_or(3)),
             "wire_log_max_mb" => integer(value, 0, WIRE_LOG_MAX_MB_LIMIT)
                 .map(|n| config.wire_log_max_mb = u64::try_from(n).unwrap_or(16)),
+            "daemon_idle_exit" => integer(value, 0, DAEMON_IDLE_EXIT_LIMIT).map(|n| {
+                config.daemon_idle_exit = u64::try_from(n).unwrap_or(DEFAULT_DAEMON_IDLE_EXIT);
+            }),
             "notifications" => boolean(value).map(|flag| config.notifications = flag),
             "mouse" => boolean(value).map(|flag| config.mouse = flag),
             "language" => one_of(value, &["auto", "en", "ja"])

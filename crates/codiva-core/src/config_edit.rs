@@ -91,6 +91,14 @@ pub const FIELDS: &[Field] = &[
         default: "16",
     },
     Field {
+        key: "daemon_idle_exit",
+        kind: FieldKind::Integer {
+            min: 0,
+            max: 7 * 24 * 3600,
+        },
+        default: "1800",
+    },
+    Field {
         key: "notifications",
         kind: FieldKind::Bool,
         default: "true",

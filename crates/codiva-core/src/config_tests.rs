@@ -65,6 +65,7 @@ fn every_key() {
         fetch_base = false
         max_restarts = 0
         wire_log_max_mb = 64
+        daemon_idle_exit = 0
         notifications = false
         mouse = false
         language = "ja"
@@ -92,6 +93,7 @@ fn every_key() {
             fetch_base: false,
             max_restarts: 0,
             wire_log_max_mb: 64,
+            daemon_idle_exit: 0,
             notifications: false,
             mouse: false,
             language: Some("ja".into()),

@@ -174,6 +174,8 @@ pub enum Effect {
     /// Ask for every agent's availability and login again.
     RefreshAgents,
     Quit,
+    /// Stop the daemon and every agent (`/shutdown`); comes with `Quit`.
+    Shutdown,
 }
 
 /// Answers to effects.
@@ -265,6 +267,9 @@ pub struct AppInfo {
     pub agents: Vec<codiva_protocol::agent::AgentAvailability>,
     /// The host the repository and its agents are on (`codiva --remote`); `None` here.
     pub remote: Option<RemoteHost>,
+    /// The sessions run in the repository's daemon: quitting leaves them running (no question
+    /// asked) and `/shutdown` stops the daemon.
+    pub detached: bool,
 }
 
 /// A repository on another host, reached over `ssh` (`codiva --remote`).
@@ -343,7 +348,12 @@ pub struct App {
     /// The session whose dialog the last frame showed: dialog keys go to that one (what you
     /// see is what you answer).
     shown_dialog: Option<String>,
+    /// Prompts this client answered (until their close arrives): any other that closes while
+    /// its dialog is shown was resolved by another client of the daemon.
+    answered: std::collections::HashSet<String>,
     quit: bool,
+    /// The user asked `/shutdown` (with the quit).
+    shutdown: bool,
     /// A view over the body that has the keys (pickers, diff, config).
     overlay: Option<overlay::Overlay>,
     /// The session list's filter.
@@ -388,7 +398,9 @@ impl App {
             now: Duration::ZERO,
             seen_at: HashMap::new(),
             shown_dialog: None,
+            answered: std::collections::HashSet::new(),
             quit: false,
+            shutdown: false,
             overlay: None,
             filter: None,
             confirm_extra: None,
@@ -399,6 +411,11 @@ impl App {
 
     pub fn should_quit(&self) -> bool {
         self.quit
+    }
+
+    /// The user quit with `/shutdown`: the daemon and its agents are to stop.
+    pub fn shutdown_requested(&self) -> bool {
+        self.shutdown
     }
 
     /// Saves the instruction history (after a submit).
@@ -450,6 +467,32 @@ impl App {
     }
 
     /// A notice for the view on screen, gone after a timeout.
+    /// A prompt whose dialog is on screen closed, answered (not withdrawn) by someone else than
+    /// this client: another client of the daemon.
+    fn resolved_elsewhere(
+        &mut self,
+        id: &str,
+        event: &codiva_protocol::session::SessionEvent,
+    ) -> bool {
+        use codiva_protocol::session::{PromptResolution, SessionEvent};
+        let SessionEvent::PromptClosed {
+            request_id,
+            resolution,
+        } = event
+        else {
+            return false;
+        };
+        if self.answered.remove(request_id) || *resolution == PromptResolution::Withdrawn {
+            return false;
+        }
+        self.shown_dialog.as_deref() == Some(id)
+            && self
+                .panes
+                .get(id)
+                .and_then(|pane| pane.prompts.front())
+                .is_some_and(|prompt| prompt.request_id() == request_id)
+    }
+
     fn set_notice(&mut self, text: impl Into<String>, error: bool) {
         let timeout = if error {
             notice::ERROR_TIMEOUT
@@ -606,6 +649,9 @@ impl App {
                 self.seq += 1;
                 let seq = self.seq;
                 self.plan.observe(&event);
+                if self.resolved_elsewhere(&id, &event) {
+                    self.set_notice(t(Key::ResolvedElsewhere), false);
+                }
                 // A dialog that appears never takes the keys: the user moves to it (Tab, Ctrl+N,
                 // a click, opening its session), so what was typed for the composer stays there.
                 let effects = self.pane(&id).apply(event, seq);

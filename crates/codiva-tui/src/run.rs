@@ -69,8 +69,17 @@ pub struct TuiOptions {
     pub status_counts: crate::crash::StatusCounts,
 }
 
+/// How the UI ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quit {
+    /// `/exit`, a closed terminal, a signal: the sessions stay with their manager.
+    Detach,
+    /// `/shutdown`: the daemon and every agent are to stop.
+    Shutdown,
+}
+
 /// Runs the UI until the user quits. The terminal is restored on every path out.
-pub async fn run(manager: Client, options: TuiOptions) -> io::Result<()> {
+pub async fn run(manager: Client, options: TuiOptions) -> io::Result<Quit> {
     let modes = terminal::enter(options.mouse)?;
     terminal::restore_on_panic(modes);
     let mut modes = modes;
@@ -83,7 +92,7 @@ async fn run_in_terminal(
     manager: Client,
     options: TuiOptions,
     modes: &mut terminal::TerminalModes,
-) -> io::Result<()> {
+) -> io::Result<Quit> {
     // One write per frame: stdout alone is line-buffered in 1 KiB pieces (a frame that
     // scrolls the log is several KiB of cells).
     let backend = SizedBackend::new(CrosstermBackend::new(io::BufWriter::with_capacity(
@@ -281,7 +290,11 @@ async fn run_in_terminal(
         }
     }
     let _ = app.composer_mut().history().save(&options.history_path);
-    Ok(())
+    Ok(if app.shutdown_requested() {
+        Quit::Shutdown
+    } else {
+        Quit::Detach
+    })
 }
 
 /// When the next frame may be drawn.

@@ -26,6 +26,8 @@ pub const STOP_TIMEOUT: Duration = Duration::from_secs(60);
 /// The exit status of a daemon that found the repository's lock held (`EX_TEMPFAIL`): a client
 /// starting it tries again until the holder is gone or its time is up.
 pub const LOCKED_STATUS: u8 = 75;
+/// How the daemon names itself in the repository's lock file.
+pub const DAEMON_HOLDER: &str = "codiva daemon";
 /// The longest socket path `sun_path` holds (108 bytes with its NUL on Linux).
 const MAX_SOCKET_PATH: usize = 107;
 
@@ -117,15 +119,15 @@ pub async fn connect_or_start(place: &Place) -> Result<UnixStream, String> {
         match child.try_wait() {
             Ok(Some(status)) if status.code() == Some(i32::from(LOCKED_STATUS)) => {
                 // Another daemon holds the repository: it is stopping (its socket is gone) or
-                // starting (its socket comes soon). Look again, and start one if it went.
-                if Instant::now() >= deadline {
-                    return Err(format!(
-                        "{}; see {}",
-                        last_error(&place.log).unwrap_or_else(|| {
-                            "another codiva holds this repository".to_owned()
-                        }),
-                        place.log.display()
-                    ));
+                // starting (its socket comes soon). Look again, and start one if it went. Any
+                // other holder (`codiva serve --stdio`, an in-process UI) is the user's to stop.
+                if !held_by_daemon(&place.root) || Instant::now() >= deadline {
+                    return Err(last_error(&place.log).unwrap_or_else(|| {
+                        format!(
+                            "another codiva holds this repository; see {}",
+                            place.log.display()
+                        )
+                    }));
                 }
                 tokio::time::sleep(START_POLL * 5).await;
                 if let Some(stream) = connect(place).await? {
@@ -194,6 +196,14 @@ fn reap_later(mut child: std::process::Child) {
     });
 }
 
+/// Whether the repository's lock names a daemon as its holder.
+fn held_by_daemon(root: &Path) -> bool {
+    std::fs::read_to_string(root.join(".codiva").join(codiva_core::repo_lock::LOCK_FILE))
+        .ok()
+        .and_then(|text| serde_json::from_str::<codiva_core::repo_lock::Holder>(text.trim()).ok())
+        .is_some_and(|holder| holder.what == DAEMON_HOLDER)
+}
+
 /// The last `codiva: …` line the daemon wrote to its log.
 fn last_error(log: &Path) -> Option<String> {
     let text = std::fs::read_to_string(log).ok()?;
@@ -223,36 +233,56 @@ pub async fn attach(path: &Path) -> Result<Attached, String> {
             place,
         });
     }
-    let sessions = client
+    let working = client
         .call::<request::SessionList>(NoParams {})
         .await
         .map_err(|err| format!("the daemon did not list its sessions: {err}"))?
-        .sessions;
-    let working = sessions
+        .sessions
         .iter()
         .filter(|session| is_working(session))
         .count();
-    if working == 0 {
-        tracing::info!(
-            running = %init.server.version,
-            "replacing a daemon of another version"
-        );
-        stop(&client).await?;
-        let (client, init) = open(&place).await?;
-        return Ok(Attached {
+    match version_policy(&init, working) {
+        VersionPolicy::Replace => {
+            tracing::info!(
+                running = %init.server.version,
+                "replacing a daemon of another version"
+            );
+            stop(&client).await?;
+            let (client, init) = open(&place).await?;
+            Ok(Attached {
+                client,
+                init,
+                place,
+            })
+        }
+        VersionPolicy::Attach => Ok(Attached {
             client,
             init,
             place,
-        });
+        }),
+        VersionPolicy::Refuse(message) => Err(message),
+    }
+}
+
+/// What a client does with a daemon of another version.
+#[derive(Debug, PartialEq, Eq)]
+enum VersionPolicy {
+    /// No session works: stop it and start this version's.
+    Replace,
+    /// Sessions work and the protocol is the same: use it as it is.
+    Attach,
+    /// Sessions work and the protocol differs: the line that says what to do.
+    Refuse(String),
+}
+
+fn version_policy(init: &InitializeResult, working: usize) -> VersionPolicy {
+    if working == 0 {
+        return VersionPolicy::Replace;
     }
     if init.protocol_version == codiva_protocol::PROTOCOL_VERSION {
-        return Ok(Attached {
-            client,
-            init,
-            place,
-        });
+        return VersionPolicy::Attach;
     }
-    Err(format!(
+    VersionPolicy::Refuse(format!(
         "the running daemon is codiva {} (protocol {}) and {working} sessions are working; use codiva {} until they finish, then `codiva stop`",
         init.server.version, init.protocol_version, init.server.version
     ))
@@ -311,6 +341,42 @@ pub fn is_working(session: &SessionInfo) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn init(version: &str, protocol: &str) -> InitializeResult {
+        serde_json::from_value(serde_json::json!({
+            "protocol_version": protocol,
+            "server": {"name": "codiva", "version": version},
+            "repo": {"root": "/r", "base": "main"},
+            "capabilities": {"agents": [], "images": true, "merge": true,
+                "discard_confirmation": true, "subagent_logs": true, "event_seq": true},
+            "warnings": [],
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_daemon_of_another_version_is_replaced_when_idle_else_kept_or_refused() {
+        let same = codiva_protocol::PROTOCOL_VERSION;
+        assert_eq!(
+            version_policy(&init("0.0.9", same), 0),
+            VersionPolicy::Replace
+        );
+        assert_eq!(
+            version_policy(&init("0.0.9", "0"), 0),
+            VersionPolicy::Replace
+        );
+        assert_eq!(
+            version_policy(&init("0.0.9", same), 2),
+            VersionPolicy::Attach
+        );
+        assert_eq!(
+            version_policy(&init("0.2.0", "99"), 3),
+            VersionPolicy::Refuse(
+                "the running daemon is codiva 0.2.0 (protocol 99) and 3 sessions are working; use codiva 0.2.0 until they finish, then `codiva stop`"
+                    .to_owned()
+            )
+        );
+    }
 
     #[test]
     fn the_name_is_stable_and_short() {

@@ -1,6 +1,9 @@
 //! `codiva exec`: a headless, one-shot front end. It runs one session in the current
 //! directory, answers prompts by policy (`--approve`, `--answers`), prints the session's events
 //! (JSON lines with `--json`, readable text otherwise) and exits with the session's outcome.
+//! With `--attach` the session runs in the repository's daemon instead (`attach.rs`).
+
+mod attach;
 
 use std::collections::BTreeMap;
 use std::io::Write as _;
@@ -74,6 +77,10 @@ pub struct ExecArgs {
     /// A tool the agent may not use; repeatable.
     #[arg(long = "disallowed-tool", value_name = "RULE")]
     disallowed_tools: Vec<String>,
+    /// Run the session in the repository's daemon (started when it does not run), on its own
+    /// worktree and branch like the UI's sessions; it stays there afterwards.
+    #[arg(long, conflicts_with_all = ["resume", "pr"])]
+    attach: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -130,6 +137,11 @@ async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
         Some(path) => load_answers(path)?,
         None => BTreeMap::new(),
     };
+    if args.attach {
+        let mut printer = Printer::new(args.json);
+        let outcome = attach::drive(&args, permission_mode, &answers, &mut printer).await?;
+        return Ok(printer.finish(outcome));
+    }
     let cwd = std::env::current_dir().map_err(|err| format!("no current directory: {err}"))?;
     let (mut settings, warnings) = config::load(&config::config_path());
     if args.claude.is_some() {
@@ -228,19 +240,8 @@ fn extras(
         None => None,
     };
     // Read as well, for agents that take the servers in their handshake (ACP).
-    #[derive(serde::Deserialize)]
-    struct File {
-        #[serde(rename = "mcpServers")]
-        mcp_servers: BTreeMap<String, codiva_protocol::mcp::McpServerConfig>,
-    }
     let mcp_servers = match &mcp_config {
-        Some(path) => {
-            let bytes = std::fs::read(path)
-                .map_err(|err| format!("--mcp-config: {}: {err}", path.display()))?;
-            serde_json::from_slice::<File>(&bytes)
-                .map_err(|err| format!("--mcp-config: {}: {err}", path.display()))?
-                .mcp_servers
-        }
+        Some(path) => mcp_servers_in(path)?,
         None => BTreeMap::new(),
     };
     Ok(codiva_core::provider::AgentExtras {
@@ -249,6 +250,22 @@ fn extras(
         allowed_tools: args.allowed_tools.clone(),
         disallowed_tools: args.disallowed_tools.clone(),
     })
+}
+
+/// The servers of an MCP config file (`{"mcpServers": {…}}`), for `--mcp-config`.
+pub(crate) fn mcp_servers_in(
+    path: &std::path::Path,
+) -> Result<BTreeMap<String, codiva_protocol::mcp::McpServerConfig>, String> {
+    #[derive(serde::Deserialize)]
+    struct File {
+        #[serde(rename = "mcpServers")]
+        mcp_servers: BTreeMap<String, codiva_protocol::mcp::McpServerConfig>,
+    }
+    let bytes =
+        std::fs::read(path).map_err(|err| format!("--mcp-config: {}: {err}", path.display()))?;
+    serde_json::from_slice::<File>(&bytes)
+        .map(|file| file.mcp_servers)
+        .map_err(|err| format!("--mcp-config: {}: {err}", path.display()))
 }
 
 /// The agent `--agent` names, else the default; an error line says what is missing and how to
@@ -346,6 +363,8 @@ struct Outcome {
     signal: Option<i32>,
     /// `--pr` failed: why.
     pr_failed: Option<String>,
+    /// `--attach`: the session stays in the daemon (a signal only interrupted its turn).
+    in_daemon: bool,
 }
 
 async fn drive(
@@ -427,6 +446,7 @@ async fn drive(
         detail,
         signal: stopped_by,
         pr_failed: None,
+        in_daemon: false,
     }
 }
 
@@ -707,10 +727,17 @@ impl Printer {
             }));
         }
         if let Some(signal) = outcome.signal {
-            eprintln!(
-                "codiva: stopped by {}; the agent was stopped",
-                shutdown_signals::name(signal)
-            );
+            if outcome.in_daemon {
+                eprintln!(
+                    "codiva: stopped by {}; the session's turn was interrupted (the session stays in the daemon)",
+                    shutdown_signals::name(signal)
+                );
+            } else {
+                eprintln!(
+                    "codiva: stopped by {}; the agent was stopped",
+                    shutdown_signals::name(signal)
+                );
+            }
         } else if let Some(reason) = &outcome.pr_failed {
             eprintln!("codiva: the session completed; no pull request: {reason}");
         } else if code != 0 {

@@ -1,7 +1,9 @@
 //! `codiva` with no arguments: the terminal UI over this repository's session manager, which
-//! it reaches through a `codiva_client::Client`: in this process, or — with the undocumented
-//! `CODIVA_TUI_OVER_SERVE=1`, which the pty tests use to drive the stream client — over the
-//! stdio of a `codiva serve --stdio` child.
+//! it reaches through a `codiva_client::Client`: by default over the socket of the
+//! repository's daemon (started when it does not run, `crate::daemon`), so quitting leaves the
+//! sessions running. Two undocumented modes remain for tests and debugging:
+//! `CODIVA_IN_PROCESS=1` runs the manager in this process (quitting stops it), and
+//! `CODIVA_TUI_OVER_SERVE=1` runs it in a `codiva serve --stdio` child.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -27,6 +29,9 @@ pub async fn run() -> ExitCode {
     };
     if std::env::var_os("CODIVA_TUI_OVER_SERVE").is_some_and(|value| value == "1") {
         return run_over_serve(cwd).await;
+    }
+    if std::env::var_os("CODIVA_IN_PROCESS").is_none_or(|value| value != "1") {
+        return run_over_daemon(cwd).await;
     }
     let started = match crate::bootstrap::start(cwd.clone(), "codiva (terminal UI)").await {
         Ok(started) => started,
@@ -76,6 +81,7 @@ pub async fn run() -> ExitCode {
             warnings: started.warnings.clone(),
             agents: manager.agents().to_vec(),
             remote: None,
+            detached: false,
         },
         history_path: codiva_tui::composer::History::path_for(&root),
         prompt_path: root.join(".codiva").join("prompt.md"),
@@ -94,7 +100,7 @@ pub async fn run() -> ExitCode {
     let result = codiva_tui::run::run(client, options).await;
     manager.shutdown().await;
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("codiva: terminal error: {err}");
             ExitCode::FAILURE
@@ -146,6 +152,25 @@ async fn run_over_serve(cwd: std::path::PathBuf) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let options = remote_options(init, agents, false);
+    let result = codiva_tui::run::run(client, options).await;
+    let _ = child.shutdown(SERVE_CHILD_GRACE).await;
+    match result {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("codiva: terminal error: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The UI's options for a manager in another process: the UI's own settings from this
+/// machine's configuration, the rest from the server's `initialize` and `agents/list`.
+fn remote_options(
+    init: codiva_protocol::params::InitializeResult,
+    agents: Vec<codiva_protocol::agent::AgentAvailability>,
+    detached: bool,
+) -> TuiOptions {
     let (config, _) = codiva_core::config::load(&codiva_core::config::config_path());
     let codiva_lang = std::env::var("CODIVA_LANG").ok();
     let locale = codiva_tui::i18n::locale_from_env();
@@ -161,7 +186,8 @@ async fn run_over_serve(cwd: std::path::PathBuf) -> ExitCode {
         Err(_) => root.display().to_string(),
     };
     let status_counts = codiva_tui::crash::status_counts_handle();
-    // The server keeps the state: a crash here closes its stdin and it saves and stops.
+    // The server keeps the state (a `serve` child saves and stops when its stdin closes; the
+    // daemon goes on): the crash hook needs no manager.
     codiva_tui::crash::install(
         codiva_core::paths::state_dir(),
         CrashInfo {
@@ -170,7 +196,7 @@ async fn run_over_serve(cwd: std::path::PathBuf) -> ExitCode {
             flush: None,
         },
     );
-    let options = TuiOptions {
+    TuiOptions {
         info: AppInfo {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             cwd: shown_cwd,
@@ -184,20 +210,73 @@ async fn run_over_serve(cwd: std::path::PathBuf) -> ExitCode {
             warnings: init.warnings,
             agents,
             remote: None,
+            detached,
         },
         history_path: codiva_tui::composer::History::path_for(&root),
         prompt_path: root.join(".codiva").join("prompt.md"),
         mouse: config.mouse,
         notifier: Notifier::from_env(config.notifications),
         status_counts,
+    }
+}
+
+/// The UI over the repository's daemon: quitting detaches (one line says what keeps running);
+/// `/shutdown` stops the daemon and its agents.
+async fn run_over_daemon(cwd: std::path::PathBuf) -> ExitCode {
+    use codiva_protocol::methods::request;
+    use codiva_protocol::params::NoParams;
+    use codiva_tui::i18n::{Key, tf};
+    let attached = match crate::daemon::attach(&cwd).await {
+        Ok(attached) => attached,
+        Err(message) => {
+            eprintln!("codiva: {message}");
+            return ExitCode::FAILURE;
+        }
     };
-    let result = codiva_tui::run::run(client, options).await;
-    let _ = child.shutdown(SERVE_CHILD_GRACE).await;
+    let client = attached.client;
+    let agents = match client.call::<request::AgentsList>(NoParams {}).await {
+        Ok(list) => list.agents,
+        Err(err) => {
+            eprintln!("codiva: the daemon did not list its agents: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let options = remote_options(attached.init, agents, true);
+    let result = codiva_tui::run::run(client.clone(), options).await;
+    // The terminal may be gone (SIGHUP): what cannot be written is dropped.
+    let say = |line: String| {
+        use std::io::Write;
+        let _ = writeln!(std::io::stdout(), "codiva: {line}");
+    };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(codiva_tui::run::Quit::Shutdown) => match crate::daemon::stop(&client).await {
+            Ok(()) => say(codiva_tui::i18n::t(Key::DaemonStopped).to_owned()),
+            Err(message) => {
+                eprintln!("codiva: {message}");
+                return ExitCode::FAILURE;
+            }
+        },
+        Ok(codiva_tui::run::Quit::Detach) => {
+            let working = client
+                .call::<request::SessionList>(NoParams {})
+                .await
+                .map(|list| {
+                    list.sessions
+                        .iter()
+                        .filter(|session| crate::daemon::is_working(session))
+                        .count()
+                })
+                .unwrap_or(0);
+            say(if working > 0 {
+                tf(Key::DetachedWorking, &[&working.to_string()])
+            } else {
+                codiva_tui::i18n::t(Key::DetachedIdle).to_owned()
+            });
+        }
         Err(err) => {
             eprintln!("codiva: terminal error: {err}");
-            ExitCode::FAILURE
+            return ExitCode::FAILURE;
         }
     }
+    ExitCode::SUCCESS
 }

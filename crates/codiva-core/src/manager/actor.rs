@@ -24,8 +24,8 @@ mod persistence;
 mod pr_poll;
 mod pulls;
 mod record;
-mod titles;
 mod repair;
+mod titles;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};

@@ -31,6 +31,7 @@ impl App {
                 }
                 KeyCode::Char('y' | 'Y') => {
                     self.quit |= confirm.on_yes.contains(&Effect::Quit);
+                    self.shutdown |= confirm.on_yes.contains(&Effect::Shutdown);
                     // A new session started from a finished one's view: the list shows it.
                     let creates = confirm
                         .on_yes
@@ -165,6 +166,15 @@ impl App {
             RunMode::Confirm => ApprovalPolicy::Ask,
             RunMode::Auto => ApprovalPolicy::AllowAll,
         };
+        if self.run_mode == RunMode::Auto {
+            // The waiting permissions the manager now allows are this client's doing.
+            let waiting = self.panes.values().flat_map(|pane| {
+                pane.prompts
+                    .iter()
+                    .map(|prompt| prompt.request_id().to_owned())
+            });
+            self.answered.extend(waiting);
+        }
         std::iter::once(None)
             .chain(self.sessions.iter().map(|session| Some(session.id.clone())))
             .map(|id| Effect::SetApprovalPolicy {
@@ -238,6 +248,9 @@ impl App {
         let Some(request_id) = request_id else {
             return Vec::new();
         };
+        if matches!(action, DialogAction::Respond(_) | DialogAction::Answer(_)) {
+            self.answered.insert(request_id.clone());
+        }
         match action {
             DialogAction::None => Vec::new(),
             DialogAction::Respond(response) => vec![Effect::RespondPermission {
@@ -535,6 +548,10 @@ impl App {
                 if matches!(self.view, View::Detail(_)) {
                     self.back_to_list();
                     Vec::new()
+                } else if self.info.detached {
+                    // The daemon keeps every session: nothing stops.
+                    self.quit = true;
+                    vec![Effect::Quit]
                 } else if self.working_count() > 0 {
                     // Sessions stop with codiva: ask first.
                     self.confirm = Some(Confirm {
@@ -546,6 +563,24 @@ impl App {
                 } else {
                     self.quit = true;
                     vec![Effect::Quit]
+                }
+            }
+            Command::Shutdown => {
+                let effects = vec![Effect::Shutdown, Effect::Quit];
+                if self.working_count() > 0 {
+                    self.confirm = Some(Confirm {
+                        text: vec![tf(
+                            Key::ShutdownConfirm,
+                            &[&self.working_count().to_string()],
+                        )],
+                        on_yes: effects,
+                        restore: None,
+                    });
+                    Vec::new()
+                } else {
+                    self.quit = true;
+                    self.shutdown = true;
+                    effects
                 }
             }
             Command::Help => {

@@ -24,11 +24,12 @@ pub enum Command {
     Edit,
     Clear,
     Help,
+    Shutdown,
     Exit,
 }
 
 impl Command {
-    pub const ALL: [Command; 19] = [
+    pub const ALL: [Command; 20] = [
         Command::Model,
         Command::Agent,
         Command::Login,
@@ -47,6 +48,7 @@ impl Command {
         Command::Edit,
         Command::Clear,
         Command::Help,
+        Command::Shutdown,
         Command::Exit,
     ];
 
@@ -70,6 +72,7 @@ impl Command {
             Command::Edit => "edit",
             Command::Clear => "clear",
             Command::Help => "help",
+            Command::Shutdown => "shutdown",
             Command::Exit => "exit",
         }
     }
@@ -102,6 +105,7 @@ impl Command {
             (Command::Remove, _) => Key::CmdRemove,
             (Command::Clear, _) => Key::CmdClear,
             (Command::Help, _) => Key::CmdHelp,
+            (Command::Shutdown, _) => Key::CmdShutdown,
             (Command::Exit, View::List) => Key::CmdExitList,
             (Command::Exit, View::Detail(_)) => Key::CmdExitDetail,
             (
@@ -131,7 +135,11 @@ impl Command {
             | Command::Rename
             | Command::Shell
             | Command::Edit => matches!(view, View::Detail(_)),
-            Command::Clear | Command::Prompt | Command::Config | Command::Restore => {
+            Command::Clear
+            | Command::Prompt
+            | Command::Config
+            | Command::Restore
+            | Command::Shutdown => {
                 matches!(view, View::List)
             }
             Command::Model

@@ -207,6 +207,16 @@ pub(super) fn en(key: Key) -> &'static str {
         HelpTitle => "Keys and commands",
         HelpMore => "↓ {0} more · ↑↓ PgUp PgDn scroll · Esc close",
         HelpEnd => "↑↓ PgUp PgDn scroll · Esc close",
+        CmdShutdown => "stop the daemon and every agent",
+        ShutdownConfirm => {
+            "{0} session(s) still working: /shutdown stops the daemon and every agent (they come back interrupted and resume on your next message). Stop?"
+        }
+        DetachedWorking => "{0} session(s) keep running; `codiva` re-attaches",
+        DetachedIdle => {
+            "the sessions stay with codiva's daemon; `codiva` re-attaches, `codiva stop` stops it"
+        }
+        DaemonStopped => "stopped the daemon and every agent",
+        ResolvedElsewhere => "resolved by another client",
         CmdExitList => "quit codiva (sessions are kept)",
         CmdExitDetail => "back to the list",
         AgentCommand => "{0} (agent)",

@@ -199,6 +199,16 @@ pub(super) fn ja(key: Key) -> &'static str {
         HelpTitle => "キーとコマンド",
         HelpMore => "↓ ほか {0} 行 · ↑↓ PgUp PgDn スクロール · Esc 閉じる",
         HelpEnd => "↑↓ PgUp PgDn スクロール · Esc 閉じる",
+        CmdShutdown => "デーモンとすべてのエージェントを停止",
+        ShutdownConfirm => {
+            "{0} 件のセッションが作業中です: /shutdown はデーモンとすべてのエージェントを停止します（中断状態で戻り、次のメッセージで再開します）。停止しますか？"
+        }
+        DetachedWorking => "{0} 件のセッションは実行を続けます。`codiva` で再接続できます",
+        DetachedIdle => {
+            "セッションは codiva のデーモンに残ります。`codiva` で再接続、`codiva stop` で停止できます"
+        }
+        DaemonStopped => "デーモンとすべてのエージェントを停止しました",
+        ResolvedElsewhere => "別のクライアントが応答しました",
         CmdExitList => "codiva を終了（セッションは保存されます）",
         CmdExitDetail => "一覧に戻る",
         AgentCommand => "{0}（エージェント）",

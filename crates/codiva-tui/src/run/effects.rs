@@ -68,7 +68,7 @@ pub(super) fn run_effects(
                     }
                 });
             }
-            Effect::Quit => {}
+            Effect::Quit | Effect::Shutdown => {}
             effect => {
                 let manager = manager.clone();
                 let done = done.clone();
@@ -505,7 +505,8 @@ async fn call(
         | Effect::Foreground { .. }
         | Effect::EditPrompt
         | Effect::SavePrompt { .. }
-        | Effect::Quit => None,
+        | Effect::Quit
+        | Effect::Shutdown => None,
     }
 }
 

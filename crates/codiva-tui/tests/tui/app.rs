@@ -346,12 +346,14 @@ fn japanese_screens() {
             },
         );
         insta::assert_snapshot!("ja_permission_80x24", draw(&mut app, 80, 24).backend());
+        // The agent withdraws it (this client did not answer it: an answer from elsewhere would
+        // add "resolved by another client", see notices.rs).
         event(
             &mut app,
             "ask-perm",
             SessionEvent::PromptClosed {
                 request_id: "r-ja".into(),
-                resolution: codiva_core::session_state::PromptResolution::Allowed,
+                resolution: codiva_core::session_state::PromptResolution::Withdrawn,
             },
         );
         event(

@@ -109,3 +109,151 @@ fn the_text_prompt_goes_once_the_text_is_given() {
     );
     assert_eq!(shown(&app), None);
 }
+
+/// A dialog on screen whose prompt another client of the daemon answered goes away with a
+/// short notice; one this client answered goes without it, and so does a withdrawn one.
+#[test]
+fn a_prompt_answered_by_another_client_says_so() {
+    use codiva_core::session_state::SessionEvent;
+    use codiva_protocol::session::PromptResolution;
+    use codiva_tui::i18n::{Lang, with_lang};
+    let closed = |request_id: &str, resolution| SessionEvent::PromptClosed {
+        request_id: request_id.into(),
+        resolution,
+    };
+    for (lang, suffix, text) in [
+        (Lang::En, "", "resolved by another client"),
+        (Lang::Ja, "_ja", "別のクライアントが応答しました"),
+    ] {
+        with_lang(lang, || {
+            let mut app = detail_app();
+            event(
+                &mut app,
+                "ask-perm",
+                SessionEvent::PromptOpened {
+                    prompt: permission("r9", "cargo publish"),
+                },
+            );
+            draw(&mut app, 80, 24);
+            event(
+                &mut app,
+                "ask-perm",
+                closed("r9", PromptResolution::Allowed),
+            );
+            assert_eq!(shown(&app).as_deref(), Some(text));
+            snapshot_at_both_sizes!(&mut app, &format!("resolved_by_another_client{suffix}"));
+        });
+    }
+
+    let mut app = detail_app();
+    event(
+        &mut app,
+        "ask-perm",
+        SessionEvent::PromptOpened {
+            prompt: permission("r10", "cargo publish"),
+        },
+    );
+    draw(&mut app, 80, 24);
+    key(&mut app, KeyCode::Tab);
+    let effects = app.handle(UiEvent::Key(KeyEvent::new(
+        KeyCode::Char('y'),
+        KeyModifiers::NONE,
+    )));
+    assert!(
+        matches!(&effects[..], [Effect::RespondPermission { .. }]),
+        "{effects:?}"
+    );
+    event(
+        &mut app,
+        "ask-perm",
+        closed("r10", PromptResolution::Allowed),
+    );
+    assert_eq!(shown(&app), None, "answered here");
+    event(
+        &mut app,
+        "ask-perm",
+        SessionEvent::PromptOpened {
+            prompt: permission("r11", "cargo publish"),
+        },
+    );
+    draw(&mut app, 80, 24);
+    event(
+        &mut app,
+        "ask-perm",
+        closed("r11", PromptResolution::Withdrawn),
+    );
+    assert_eq!(shown(&app), None, "withdrawn by the agent");
+
+    // Switching to auto here lets the manager allow what waits: this client's doing too.
+    event(
+        &mut app,
+        "ask-perm",
+        SessionEvent::PromptOpened {
+            prompt: permission("r12", "cargo publish"),
+        },
+    );
+    draw(&mut app, 80, 24);
+    let effects = app.handle(UiEvent::Key(KeyEvent::new(
+        KeyCode::BackTab,
+        KeyModifiers::SHIFT,
+    )));
+    assert!(
+        effects
+            .iter()
+            .any(|effect| matches!(effect, Effect::SetApprovalPolicy { .. })),
+        "{effects:?}"
+    );
+    event(
+        &mut app,
+        "ask-perm",
+        closed("r12", PromptResolution::Allowed),
+    );
+    assert_ne!(
+        shown(&app).as_deref(),
+        Some("resolved by another client"),
+        "allowed by this client's run mode"
+    );
+}
+
+/// Over the daemon, `/exit` quits at once (nothing stops), and `/shutdown` asks first while
+/// sessions work, then quits asking for the daemon to stop.
+#[test]
+fn exit_detaches_and_shutdown_asks_first_over_the_daemon() {
+    use codiva_tui::i18n::{Lang, with_lang};
+    let detached = || {
+        let mut info = info();
+        info.detached = true;
+        let mut app = App::new(info);
+        for session in busy_app().sessions() {
+            add(&mut app, session.clone());
+        }
+        app
+    };
+    let enter = |app: &mut App| {
+        app.handle(UiEvent::Key(KeyEvent::new(
+            KeyCode::Enter,
+            KeyModifiers::NONE,
+        )))
+    };
+    let mut app = detached();
+    typed(&mut app, "/exit");
+    assert_eq!(enter(&mut app), [Effect::Quit]);
+    assert!(app.should_quit());
+    assert!(!app.shutdown_requested());
+
+    for (lang, suffix) in [(Lang::En, ""), (Lang::Ja, "_ja")] {
+        with_lang(lang, || {
+            let mut app = detached();
+            typed(&mut app, "/shutdown");
+            assert!(enter(&mut app).is_empty(), "sessions work: it asks first");
+            assert!(!app.should_quit());
+            snapshot_at_both_sizes!(&mut app, &format!("shutdown_confirm{suffix}"));
+            let effects = app.handle(UiEvent::Key(KeyEvent::new(
+                KeyCode::Char('y'),
+                KeyModifiers::NONE,
+            )));
+            assert_eq!(effects, [Effect::Shutdown, Effect::Quit]);
+            assert!(app.should_quit() && app.shutdown_requested());
+        });
+    }
+}

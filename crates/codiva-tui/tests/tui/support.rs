@@ -23,6 +23,7 @@ pub fn info() -> AppInfo {
         warnings: Vec::new(),
         agents: Vec::new(),
         remote: None,
+        detached: false,
     }
 }
 

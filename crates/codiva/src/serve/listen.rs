@@ -2,7 +2,9 @@
 //! accepts any number of clients on a Unix socket (`crate::daemon` says where); each connection
 //! speaks the serve protocol (`connection.rs`), and its closing never stops a session. It stops
 //! — every agent stopped, the state written, the socket removed — on `daemon/shutdown`, SIGTERM,
-//! SIGINT or SIGHUP. The repository's lock keeps a second daemon (or manager) out.
+//! SIGINT or SIGHUP, or by itself after `daemon_idle_exit` seconds with no agent working, no
+//! prompt waiting and no client attached. The repository's lock keeps a second daemon (or
+//! manager) out.
 //!
 //! Security: the socket's directory is 0700 and the socket 0600, and a connection whose peer
 //! (SO_PEERCRED) is another user is refused with one JSON-RPC error line and closed.
@@ -39,7 +41,7 @@ pub async fn run(cwd: PathBuf) -> ExitCode {
         }
     };
     crate::init_logging(Some(place.log.clone()));
-    let started = match crate::bootstrap::start(place.root.clone(), "codiva daemon").await {
+    let started = match crate::bootstrap::start(place.root.clone(), daemon::DAEMON_HOLDER).await {
         Ok(started) => started,
         Err(err) => {
             eprintln!("codiva: {err}");
@@ -51,6 +53,7 @@ pub async fn run(cwd: PathBuf) -> ExitCode {
         }
     };
     let manager = started.manager;
+    let idle_exit = Duration::from_secs(started.config.daemon_idle_exit);
     let host = Arc::new(Host {
         warnings: started.warnings,
         config_path: started.config_path,
@@ -73,7 +76,7 @@ pub async fn run(cwd: PathBuf) -> ExitCode {
         place.root.display(),
         place.socket.display()
     );
-    let stopped_by = serve(listener, &manager, &host, &place).await;
+    let stopped_by = serve(listener, &manager, &host, &place, idle_exit).await;
     tracing::info!(signal = ?stopped_by, "daemon stopped");
     match stopped_by {
         None => ExitCode::SUCCESS,
@@ -118,21 +121,42 @@ fn private_dir(dir: &Path) -> Result<(), String> {
         .map_err(|err| format!("cannot restrict {}: {err}", dir.display()))
 }
 
-/// Accepts clients until asked to stop (`None`) or a signal (its number); then stops the
-/// manager and closes every connection.
+/// Accepts clients until asked to stop (`None`), idle for `idle_exit` (`None`; zero: never) or
+/// a signal (its number); then stops the manager and closes every connection.
 async fn serve(
     listener: UnixListener,
     manager: &Manager,
     host: &Arc<Host>,
     place: &Place,
+    idle_exit: Duration,
 ) -> Option<i32> {
     let mut signals = codiva_os::shutdown_signals::ShutdownSignals::new(true);
     let (stop_tx, stop_rx) = watch::channel(false);
     let clients = Arc::new(AtomicUsize::new(0));
     let mut connections = tokio::task::JoinSet::new();
+    let mut idle_check = tokio::time::interval(
+        (idle_exit / 4).clamp(Duration::from_millis(100), Duration::from_secs(10)),
+    );
+    idle_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut idle_since: Option<tokio::time::Instant> = None;
     let stopped_by = loop {
         while connections.try_join_next().is_some() {}
         tokio::select! {
+            _ = idle_check.tick(), if !idle_exit.is_zero() => {
+                if clients.load(Ordering::SeqCst) > 0 || busy(manager).await {
+                    idle_since = None;
+                    continue;
+                }
+                let since = *idle_since.get_or_insert_with(tokio::time::Instant::now);
+                if since.elapsed() >= idle_exit {
+                    tracing::info!(seconds = idle_exit.as_secs(), "idle: stopping");
+                    eprintln!(
+                        "codiva: idle for {} s (no agent working, no prompt waiting, no client): stopping",
+                        idle_exit.as_secs()
+                    );
+                    break None;
+                }
+            }
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
                     connections.spawn(client(
@@ -160,6 +184,16 @@ async fn serve(
     let closed = async { while connections.join_next().await.is_some() {} };
     let _ = tokio::time::timeout(CLOSE_GRACE, closed).await;
     stopped_by
+}
+
+/// An agent works or a prompt waits (or the manager cannot say: then it counts as busy).
+async fn busy(manager: &Manager) -> bool {
+    match manager.list().await {
+        Ok(sessions) => sessions
+            .iter()
+            .any(|session| daemon::is_working(session) || session.pending_prompts > 0),
+        Err(_) => true,
+    }
 }
 
 /// One client: refused when it is another user, else served until it leaves or the daemon

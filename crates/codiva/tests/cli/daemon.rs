@@ -124,7 +124,7 @@ impl Drop for DaemonWorld {
 }
 
 /// Every notification's `seq` is one more than the last one's.
-fn assert_seq_in_order(server: &Server) {
+pub fn assert_seq_in_order(server: &Server) {
     let seqs: Vec<u64> = server
         .arrived
         .iter()
@@ -304,4 +304,134 @@ fn a_client_of_another_user_is_refused() {
     let mut client = daemon.attach();
     assert_eq!(client.ok("session/list", json!({}))["sessions"], json!([]));
     assert!(client.close().success());
+}
+
+/// `codiva exec --attach`: the session runs in the daemon; a tool the `--approve` policy does
+/// not allow is denied by exec (nobody to ask), the turn completes, the exit code is exec's and
+/// the session stays in the daemon.
+#[test]
+fn exec_attach_runs_its_session_in_the_daemon() {
+    let daemon = DaemonWorld::new(|_| {
+        let first = || Match::FirstUserContains("tidy the readme".into());
+        Script::new()
+            .then_when(
+                first(),
+                Reply::tool_use(
+                    "Bash",
+                    json!({"command": "echo tidy > tidy.txt", "description": "Tidy"}),
+                ),
+            )
+            .then_when(first(), Reply::text("Left the readme as it was."))
+    });
+    let (ok, stdout, stderr) = daemon.run(&[
+        "exec",
+        "--attach",
+        "--json",
+        "--approve",
+        "edits",
+        "tidy the readme",
+    ]);
+    assert!(ok, "exec --attach failed: {stderr}\n{stdout}");
+    assert!(
+        stderr.contains("runs in the repository's daemon"),
+        "{stderr}"
+    );
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let exit = lines.last().unwrap();
+    assert_eq!(exit["event"], "exit", "{exit}");
+    assert_eq!(exit["status"], "completed", "{exit}");
+    assert_eq!(exit["code"], 0, "{exit}");
+    assert!(
+        lines
+            .iter()
+            .any(|line| line.to_string().contains("Allow") || line["event"] == "prompt_opened"),
+        "the permission was printed: {stdout}"
+    );
+    let denied = daemon
+        .world
+        .mock
+        .message_requests()
+        .iter()
+        .any(|r| r.body.to_string().contains("codiva exec --approve edits"));
+    assert!(denied, "exec denied the Bash it was not allowed to approve");
+    // The session stays in the daemon, which goes on running.
+    let (ok, stdout, _) = daemon.run(&["status", "--json"]);
+    assert!(ok);
+    let status: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(status["sessions"][0]["id"], "tidy-the-readme", "{status}");
+    assert_eq!(status["sessions"][0]["status"], "completed", "{status}");
+    assert!(daemon.daemon_pid().is_some());
+}
+
+/// With `daemon_idle_exit = 2`, the daemon stays while a client is attached and exits by itself
+/// once none is and no agent works.
+#[test]
+fn an_idle_daemon_exits_by_itself() {
+    let daemon = DaemonWorld::new(|_| Script::new());
+    std::fs::write(
+        &daemon.world.config,
+        "fetch_base = false\ndaemon_idle_exit = 2\n",
+    )
+    .unwrap();
+    let mut client = daemon.attach();
+    client.ok("initialize", json!({}));
+    let pid = daemon.daemon_pid().unwrap();
+    // Longer than the idle time, with a client attached: it stays.
+    std::thread::sleep(Duration::from_secs(4));
+    assert!(alive(pid), "a daemon with a client stays");
+    assert!(client.close().success());
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while alive(pid) {
+        assert!(Instant::now() < deadline, "the idle daemon did not exit");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let socket = daemon.runtime.path().join("codiva");
+    let left: Vec<_> = std::fs::read_dir(&socket).unwrap().collect();
+    assert!(left.is_empty(), "the socket is removed: {left:?}");
+    let log = std::fs::read_dir(daemon.world.state.path().join("daemon"))
+        .unwrap()
+        .filter_map(|entry| std::fs::read_to_string(entry.ok()?.path()).ok())
+        .collect::<String>();
+    assert!(log.contains("idle for 2 s"), "{log}");
+}
+
+/// Two clients of one daemon: both see the permission; answered in one, it closes in the
+/// other (with its resolution); both see every event in `seq` order.
+#[test]
+fn a_permission_answered_in_one_client_closes_in_the_other() {
+    let daemon = DaemonWorld::new(|_| {
+        Script::new()
+            .then(Reply::tool_use(
+                "Bash",
+                json!({"command": "touch said-hi.txt", "description": "say hi"}),
+            ))
+            .then(Reply::text("Said hi."))
+    });
+    let mut first = daemon.attach();
+    let mut second = daemon.attach();
+    first.ok("initialize", json!({}));
+    second.ok("initialize", json!({}));
+    let created = first.ok("session/create", json!({"prompt": "ASK say hi"}));
+    let id = created["session"]["id"].as_str().unwrap().to_owned();
+    let prompt = first.wait_prompt(&id, "permission");
+    let seen_there = second.wait_prompt(&id, "permission");
+    assert_eq!(prompt["request_id"], seen_there["request_id"]);
+    second.ok(
+        "session/respondPermission",
+        json!({"session_id": id, "request_id": prompt["request_id"], "decision": "allow"}),
+    );
+    let closed = first.wait("the prompt closed", |m, p| {
+        m == "session/promptClosed" && p["session_id"] == id.as_str()
+    });
+    assert_eq!(closed["request_id"], prompt["request_id"]);
+    assert_eq!(closed["resolution"], "allowed");
+    first.wait_status(&id, "completed");
+    second.wait_status(&id, "completed");
+    assert_seq_in_order(&first);
+    assert_seq_in_order(&second);
+    assert!(first.close().success());
+    assert!(second.close().success());
 }

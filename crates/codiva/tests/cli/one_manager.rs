@@ -70,7 +70,10 @@ fn a_second_manager_is_refused_naming_the_serve_that_holds_the_repository() {
 #[test]
 fn serve_is_refused_while_the_terminal_ui_holds_the_repository() {
     let world = World::new(|_| Script::new());
-    let mut ui = Pty::spawn(tui_command(&world), 40, 120).unwrap();
+    // The UI that runs its manager itself (by default it attaches to the daemon).
+    let mut command = tui_command(&world);
+    command.env("CODIVA_IN_PROCESS", "1");
+    let mut ui = Pty::spawn(command, 40, 120).unwrap();
     ui.wait_for_text("codiva 0.1.0", Duration::from_secs(60));
     let refused = run_refused(world.command(world.repo.path()));
     assert!(

@@ -11,6 +11,8 @@ use codiva_testkit::{
 };
 use serde_json::json;
 
+mod over_the_daemon;
+
 const WAIT: Duration = Duration::from_secs(60);
 const ESC: &[u8] = b"\x1b";
 const CTRL_C: &[u8] = b"\x03";
@@ -21,24 +23,35 @@ pub(crate) struct Ui {
     repo: TestRepo,
     pub(crate) sandbox: AgentSandbox,
     state: tempfile::TempDir,
+    config: std::path::PathBuf,
     pub(crate) mock: MockServer,
 }
 
-fn start(script: impl FnOnce(&Path) -> Script) -> Ui {
-    start_with(script, false)
+/// Where the UI's manager runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// The repository's daemon (the default): quitting leaves it running; the test stops it.
+    Daemon,
+    /// A `codiva serve --stdio` child, over the stream client (`CODIVA_TUI_OVER_SERVE=1`).
+    OverServe,
+    /// In the UI's process (`CODIVA_IN_PROCESS=1`): quitting stops the sessions.
+    InProcess,
 }
 
-/// `over_serve`: the UI reaches its manager through the stream client, over the stdio of a
-/// `codiva serve --stdio` child (`CODIVA_TUI_OVER_SERVE=1`).
-fn start_with(script: impl FnOnce(&Path) -> Script, over_serve: bool) -> Ui {
-    start_custom(script, over_serve, &[], None)
+fn start(script: impl FnOnce(&Path) -> Script) -> Ui {
+    start_with(script, Mode::Daemon)
+}
+
+fn start_with(script: impl FnOnce(&Path) -> Script, mode: Mode) -> Ui {
+    start_custom(script, mode, &[], None)
 }
 
 /// As [`start_with`], with these variables set (`Some`) or removed (`None`) on top of the
-/// sandbox's agent environment.
+/// sandbox's agent environment, and this configuration file (default: no base fetch, titles
+/// from the prompt).
 pub(crate) fn start_custom(
     script: impl FnOnce(&Path) -> Script,
-    over_serve: bool,
+    mode: Mode,
     env: &[(&str, Option<&str>)],
     config: Option<&str>,
 ) -> Ui {
@@ -50,17 +63,15 @@ pub(crate) fn start_custom(
     let text = config.unwrap_or("fetch_base = false\ntitles = \"prompt\"\n");
     let config = state.path().join("config.toml");
     std::fs::write(&config, text).unwrap();
-    let mut command = Command::new(env!("CARGO_BIN_EXE_codiva"));
-    command
-        .current_dir(repo.path())
-        .env_clear()
-        .envs(sandbox.claude_env(&mock.url()))
-        .env("TERM", "xterm-256color")
-        .env("CODIVA_CLAUDE", claude_binary())
-        .env("CODIVA_STATE_DIR", state.path())
-        .env("CODIVA_CONFIG", &config);
-    if over_serve {
-        command.env("CODIVA_TUI_OVER_SERVE", "1");
+    let mut command = codiva_command(repo.path(), &sandbox, &mock, state.path(), &config);
+    match mode {
+        Mode::Daemon => {}
+        Mode::OverServe => {
+            command.env("CODIVA_TUI_OVER_SERVE", "1");
+        }
+        Mode::InProcess => {
+            command.env("CODIVA_IN_PROCESS", "1");
+        }
     }
     for (key, value) in env {
         match value {
@@ -75,15 +86,38 @@ pub(crate) fn start_custom(
         repo,
         sandbox,
         state,
+        config,
         mock,
     }
 }
 
+/// `codiva` in `repo`, in the test's sandbox.
+fn codiva_command(
+    repo: &Path,
+    sandbox: &AgentSandbox,
+    mock: &MockServer,
+    state: &Path,
+    config: &Path,
+) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_codiva"));
+    command
+        .current_dir(repo)
+        .env_clear()
+        .envs(sandbox.claude_env(&mock.url()))
+        .env("TERM", "xterm-256color")
+        .env("CODIVA_CLAUDE", claude_binary())
+        .env("CODIVA_STATE_DIR", state)
+        .env("CODIVA_CONFIG", config);
+    command
+}
+
 impl Drop for Ui {
-    /// A test that fails half-way kills codiva (the pty does); its agents must not outlive it.
+    /// A test that fails half-way kills codiva (the pty does); its agents must not outlive it,
+    /// nor its daemon.
     fn drop(&mut self) {
         // codiva first (it would restart an agent it sees die), then what it left behind.
         self.pty.kill();
+        stop_daemon(self.codiva(), self.repo.path());
         if let Ok(entries) = std::fs::read_dir(self.state.path().join("children")) {
             for entry in entries.filter_map(|e| e.ok()) {
                 if let Ok(text) = std::fs::read_to_string(entry.path())
@@ -97,7 +131,40 @@ impl Drop for Ui {
     }
 }
 
+/// Stops the repository's daemon, if one runs (`codiva stop`), and kills it if that fails.
+fn stop_daemon(mut codiva: Command, repo: &Path) {
+    let holder = std::fs::read_to_string(repo.join(".codiva/manager.lock"))
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(text.trim()).ok());
+    let stopped = codiva
+        .arg("stop")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .is_ok_and(|output| output.status.success());
+    if let Some(holder) = holder
+        && holder["what"] == "codiva daemon"
+        && let Some(pid) = holder["pid"].as_u64()
+        && (!stopped || crate::serve::client::alive(u32::try_from(pid).unwrap_or(0)))
+    {
+        let _ = Command::new("kill")
+            .arg("-KILL")
+            .arg(pid.to_string())
+            .status();
+    }
+}
+
 impl Ui {
+    /// `codiva` in the repository, in the test's sandbox.
+    fn codiva(&self) -> Command {
+        codiva_command(
+            self.repo.path(),
+            &self.sandbox,
+            &self.mock,
+            self.state.path(),
+            &self.config,
+        )
+    }
+
     fn git(&self, args: &[&str]) -> String {
         let output = Command::new("git")
             .args(args)
@@ -120,6 +187,8 @@ impl Ui {
             .wait_exit(Duration::from_secs(30))
             .expect("codiva exits after /exit");
         assert!(status.success(), "exit status {status:?}");
+        // The daemon kept the sessions; the test's end stops it and every agent.
+        stop_daemon(self.codiva(), self.repo.path());
         let children = std::fs::read_dir(self.state.path().join("children"))
             .map(|entries| entries.count())
             .unwrap_or(0);
@@ -133,16 +202,16 @@ impl Ui {
 
 #[test]
 fn a_session_from_instruction_to_merge() {
-    instruction_to_merge(false);
+    instruction_to_merge(Mode::Daemon);
 }
 
 /// The same flow with the UI over the stream client and a `codiva serve` child.
 #[test]
 fn a_session_from_instruction_to_merge_over_codiva_serve() {
-    instruction_to_merge(true);
+    instruction_to_merge(Mode::OverServe);
 }
 
-fn instruction_to_merge(over_serve: bool) {
+fn instruction_to_merge(mode: Mode) {
     let script = |_: &Path| {
         let first = || Match::FirstUserContains("build the greeting".into());
         Script::new()
@@ -172,7 +241,7 @@ fn instruction_to_merge(over_serve: bool) {
             )
             .then_when(first(), Reply::text("All done."))
     };
-    let mut ui = start_with(script, over_serve);
+    let mut ui = start_with(script, mode);
     ui.pty.type_line("build the greeting file");
     ui.pty.wait_for_text("Running", WAIT);
     // Enter on the empty composer focuses the list; Enter again opens the session.
@@ -566,12 +635,16 @@ fn links_in_a_message_become_terminal_hyperlinks() {
 /// leaves no agent working (each agent's watcher stops it).
 #[test]
 fn sigkill_of_the_ui_mid_stream_leaves_no_agent() {
-    let mut ui = start(|_| {
-        Script::new().then_when(
-            Match::LastUserContains("SLOW".into()),
-            Reply::message(MockMessage::new().text_slow("slow words ".repeat(300), 4, 50)),
-        )
-    });
+    // The UI that owns its manager (with the daemon, agents outlive the UI by design).
+    let mut ui = start_with(
+        |_| {
+            Script::new().then_when(
+                Match::LastUserContains("SLOW".into()),
+                Reply::message(MockMessage::new().text_slow("slow words ".repeat(300), 4, 50)),
+            )
+        },
+        Mode::InProcess,
+    );
     ui.pty.type_line("SLOW keep streaming");
     let deadline = std::time::Instant::now() + WAIT;
     let agents = loop {
@@ -644,6 +717,14 @@ fn without_any_agent_the_ui_opens_and_says_what_to_install() {
             .wait_exit(Duration::from_secs(30))
             .expect("codiva exits after /exit");
         assert!(status.success(), "exit status {status:?}");
+        let mut stop = Command::new(env!("CARGO_BIN_EXE_codiva"));
+        stop.current_dir(repo.path())
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", home.path())
+            .env("CODIVA_STATE_DIR", state.path())
+            .env("CODIVA_CONFIG", &config);
+        stop_daemon(stop, repo.path());
     };
     run(
         "en",

@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use codiva_testkit::{Match, Reply, Rule, Script, UsageWindow, ratelimit_headers};
 
-use crate::tui::start_custom;
+use crate::tui::{Mode, start_custom};
 
 const WAIT: Duration = Duration::from_secs(60);
 
@@ -78,7 +78,7 @@ fn a_subscription_logins_usage_shows_in_the_header() {
     let reset = now() + 2 * 3600 + 30 * 60;
     let mut ui = start_custom(
         script(reset),
-        false,
+        Mode::Daemon,
         &[
             ("ANTHROPIC_API_KEY", None),
             ("CLAUDE_CODE_OAUTH_TOKEN", Some("sk-ant-oat01-codiva-test")),
@@ -129,7 +129,7 @@ fn a_subscription_logins_usage_shows_in_the_header() {
 #[test]
 fn an_api_key_login_shows_no_gauge() {
     let reset = now() + 3600;
-    let mut ui = start_custom(script(reset), false, &[], None);
+    let mut ui = start_custom(script(reset), Mode::Daemon, &[], None);
     ui.pty.type_line("ONE: look at the parser");
     let screen = ui.pty.wait_for_text("Completed", WAIT);
     // The same headers reached the CLI, which reports no usage for an API key.
@@ -147,7 +147,12 @@ fn an_api_key_login_shows_no_gauge() {
 #[test]
 fn the_plan_name_comes_from_the_agents_account() {
     let reset = now() + 3600;
-    let mut ui = start_custom(script(reset), false, &[("ANTHROPIC_API_KEY", None)], None);
+    let mut ui = start_custom(
+        script(reset),
+        Mode::Daemon,
+        &[("ANTHROPIC_API_KEY", None)],
+        None,
+    );
     let expires_ms = (now() + 86400) * 1000;
     let credentials = serde_json::json!({"claudeAiOauth": {
         "accessToken": "sk-ant-oat01-codiva-test", "refreshToken": "sk-ant-ort01-codiva-test",
@@ -185,7 +190,7 @@ fn generated_titles_show_in_the_list() {
     };
     let mut ui = start_custom(
         script,
-        false,
+        Mode::Daemon,
         &[],
         Some("fetch_base = false\ntitles = \"agent\"\n"),
     );

@@ -1,0 +1,112 @@
+//! The terminal UI over the repository's daemon: a hung-up terminal leaves the session
+//! running and `codiva` re-attaches; a prompt answered by another client leaves the UI.
+
+use std::process::Command;
+use std::time::Duration;
+
+use codiva_testkit::pty::Pty;
+use codiva_testkit::{Match, MockMessage, Reply, Script};
+use serde_json::json;
+
+use super::{WAIT, start};
+
+/// Hanging up the terminal detaches: the daemon's agent streams on; `codiva` again shows the
+/// session running with its log, and it completes without the agent having been restarted.
+#[test]
+fn a_hung_up_terminal_leaves_the_session_running_and_codiva_reattaches() {
+    let mut ui = start(|_| {
+        Script::new().then_when(
+            Match::LastUserContains("SLOW".into()),
+            Reply::message(MockMessage::new().text_slow("slow words ".repeat(80), 4, 50)),
+        )
+    });
+    ui.pty.type_line("SLOW keep streaming");
+    let deadline = std::time::Instant::now() + WAIT;
+    let agents = loop {
+        let agents = crate::orphans::recorded_agents(ui.state.path());
+        let streaming = ui
+            .mock
+            .message_requests()
+            .iter()
+            .any(|r| r.body.to_string().contains("SLOW keep streaming"));
+        if !agents.is_empty() && streaming {
+            break agents;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the turn never started"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let status = Command::new("kill")
+        .arg("-HUP")
+        .arg(ui.pty.pid().to_string())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let status = ui
+        .pty
+        .wait_exit(Duration::from_secs(30))
+        .expect("codiva exits on SIGHUP");
+    assert!(status.success(), "exit status {status:?}");
+    ui.pty
+        .wait_for_text("1 session(s) keep running; `codiva` re-attaches", WAIT);
+    for (pid, _) in &agents {
+        assert!(
+            crate::serve::client::alive(*pid),
+            "agent {pid} outlives the UI"
+        );
+    }
+
+    ui.pty = Pty::spawn(ui.codiva(), 40, 120).unwrap();
+    ui.pty.wait_for_text("codiva 0.1.0", WAIT);
+    ui.pty.wait_for_text("Running", WAIT);
+    ui.pty.send(b"\r");
+    ui.pty.send(b"\r");
+    ui.pty.wait_for_text("‹ SLOW keep streaming", WAIT);
+    ui.pty.wait_for_text("slow words", WAIT);
+    ui.pty.wait_for_text("Completed", WAIT);
+    assert_eq!(
+        crate::orphans::recorded_agents(ui.state.path()),
+        agents,
+        "the same agent finished the turn"
+    );
+    ui.quit();
+}
+
+/// The UI and a stream client on one daemon: the permission the client's session asks shows in
+/// the UI; answered by the client, the UI's dialog goes with "resolved by another client"; the
+/// client sees every event in `seq` order.
+#[test]
+fn a_permission_answered_by_another_client_leaves_the_ui() {
+    let mut ui = start(|_| {
+        Script::new()
+            .then(Reply::tool_use(
+                "Bash",
+                json!({"command": "touch said-hi.txt", "description": "say hi"}),
+            ))
+            .then(Reply::text("Said hi."))
+    });
+    let mut attach = ui.codiva();
+    attach.args(["attach", "--stdio"]);
+    let mut client = crate::serve::client::Server::start(attach, ui.state.path());
+    client.owns_agents = false;
+    let created = client.ok("session/create", json!({"prompt": "ASK say hi"}));
+    let id = created["session"]["id"].as_str().unwrap().to_owned();
+    let prompt = client.wait_prompt(&id, "permission");
+    // Enter on the empty composer focuses the list; Enter again opens the session.
+    ui.pty.wait_for_text("ASK say hi", WAIT);
+    ui.pty.send(b"\r");
+    ui.pty.send(b"\r");
+    ui.pty.wait_for_text("Allow Bash?", WAIT);
+    client.ok(
+        "session/respondPermission",
+        json!({"session_id": id, "request_id": prompt["request_id"], "decision": "allow"}),
+    );
+    ui.pty.wait_for_text("resolved by another client", WAIT);
+    ui.pty.wait_for_text("Said hi.", WAIT);
+    client.wait_status(&id, "completed");
+    crate::daemon::assert_seq_in_order(&client);
+    assert!(client.close().success());
+    ui.quit();
+}
