@@ -210,7 +210,7 @@ fn measure_in(codiva: &Path, bytes: usize, pace: Duration, dir: &Path) -> Result
         std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755))?;
     }
     let config = dir.join("config.toml");
-    std::fs::write(&config, "fetch_base = false\n")?;
+    std::fs::write(&config, "fetch_base = false\ntitles = \"prompt\"\n")?;
     let mut command = Command::new(codiva);
     command
         .current_dir(&repo)

@@ -281,7 +281,7 @@ fn rss(pid: u32) -> Result<u64> {
 fn binary_in_pty(codiva: &Path, repo: &Path, dir: &Path, quick: bool) -> Result<BinaryRun> {
     let home = dir.join("home");
     let config = dir.join("config.toml");
-    std::fs::write(&config, "fetch_base = false\n")?;
+    std::fs::write(&config, "fetch_base = false\ntitles = \"prompt\"\n")?;
     // An agent that takes its prompt and never answers: the session stays working, silent.
     let agent = dir.join("silent-agent");
     std::fs::write(&agent, "#!/bin/sh\nexec cat >/dev/null\n")?;

@@ -373,7 +373,7 @@ fn an_idle_daemon_exits_by_itself() {
     let daemon = DaemonWorld::new(|_| Script::new());
     std::fs::write(
         &daemon.world.config,
-        "fetch_base = false\ndaemon_idle_exit = 2\n",
+        "fetch_base = false\ntitles = \"prompt\"\ndaemon_idle_exit = 2\n",
     )
     .unwrap();
     let mut client = daemon.attach();

@@ -9,7 +9,11 @@ use serde_json::{Value, json};
 use super::client::{World, alive};
 
 fn config(world: &World, extra: &str) {
-    std::fs::write(&world.config, format!("fetch_base = false\n{extra}")).unwrap();
+    std::fs::write(
+        &world.config,
+        format!("fetch_base = false\ntitles = \"prompt\"\n{extra}"),
+    )
+    .unwrap();
 }
 
 /// The agent's command line (`/proc/<pid>/cmdline`, NUL-separated).
