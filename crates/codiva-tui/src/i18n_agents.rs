@@ -42,6 +42,11 @@ agent_keys![
     LoginRemoteHost,
     CmdLogin,
     RemoteLoopbackUrl,
+    RemotePrompt,
+    RemoteDetached,
+    RemoteLost,
+    RemoteGone,
+    DaemonGone,
 ];
 
 pub fn at(key: A) -> &'static str {
@@ -93,6 +98,15 @@ fn en(key: A) -> &'static str {
         A::RemoteLoopbackUrl => {
             "{0} is an address on {1}: open it there (or forward its port with ssh -L)"
         }
+        A::RemotePrompt => {
+            ".codiva/prompt.md is on {0}: edit it there (/shell in a session opens a shell on {0})"
+        }
+        A::RemoteDetached => {
+            "{0} session(s) keep running on {1}; `codiva --remote {2}` re-attaches"
+        }
+        A::RemoteLost => "the connection to {0} was lost; attaching again…",
+        A::RemoteGone => "the daemon on {0} stopped",
+        A::DaemonGone => "the repository's daemon stopped; `codiva` starts it again",
     }
 }
 
@@ -126,6 +140,15 @@ fn ja(key: A) -> &'static str {
         A::RemoteLoopbackUrl => {
             "{0} は {1} 上のアドレスです。そちらで開いてください（または ssh -L でポートを転送）"
         }
+        A::RemotePrompt => {
+            ".codiva/prompt.md は {0} にあります。そちらで編集してください（セッションで /shell を使うと {0} のシェルが開きます）"
+        }
+        A::RemoteDetached => {
+            "{1} で {0} 件のセッションが動き続けます。`codiva --remote {2}` で再接続できます"
+        }
+        A::RemoteLost => "{0} との接続が切れました。再接続しています…",
+        A::RemoteGone => "{0} のデーモンが停止しました",
+        A::DaemonGone => "リポジトリのデーモンが停止しました。`codiva` で再び起動します",
     }
 }
 

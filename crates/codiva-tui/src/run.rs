@@ -76,6 +76,8 @@ pub enum Quit {
     Detach,
     /// `/shutdown`: the daemon and every agent are to stop.
     Shutdown,
+    /// The connection to the manager ended (its daemon stopped, an SSH connection dropped).
+    Lost,
 }
 
 /// Runs the UI until the user quits. The terminal is restored on every path out.
@@ -144,6 +146,8 @@ async fn run_in_terminal(
     // Whether something besides streamed text changed since the last frame.
     let mut urgent = true;
     let mut last_frame = Instant::now();
+    // The manager's event stream ended: the connection is gone.
+    let mut lost = false;
     let mut backlog = 0;
     let started = Instant::now();
     let utc_offset = codiva_os::clock::utc_offset_seconds().unwrap_or(0);
@@ -225,7 +229,10 @@ async fn run_in_terminal(
                     dirty = true;
                     None
                 }
-                None => break,
+                None => {
+                    lost = true;
+                    break;
+                }
             },
             Some(done) = done_rx.recv() => Some(UiEvent::Done(done)),
             _ = tick.tick() => {
@@ -290,7 +297,9 @@ async fn run_in_terminal(
         }
     }
     let _ = app.composer_mut().history().save(&options.history_path);
-    Ok(if app.shutdown_requested() {
+    Ok(if lost {
+        Quit::Lost
+    } else if app.shutdown_requested() {
         Quit::Shutdown
     } else {
         Quit::Detach

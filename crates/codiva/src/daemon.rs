@@ -75,7 +75,7 @@ pub fn socket_dir() -> PathBuf {
 
 /// 16 hex digits of the 64-bit FNV-1a hash of the path's bytes: stable across builds and
 /// machines (std's hasher is neither), short enough for `sun_path`.
-fn name_of(root: &Path) -> String {
+pub(crate) fn name_of(root: &Path) -> String {
     use std::os::unix::ffi::OsStrExt;
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for byte in root.as_os_str().as_bytes() {

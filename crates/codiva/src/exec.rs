@@ -81,6 +81,11 @@ pub struct ExecArgs {
     /// worktree and branch like the UI's sessions; it stays there afterwards.
     #[arg(long, conflicts_with_all = ["resume", "pr"])]
     attach: bool,
+    /// Run the session in the daemon of a repository on another host, over `ssh`
+    /// (`[USER@]HOST:/path/to/repo`; implies `--attach`; `$CODIVA_SSH` is the ssh command,
+    /// `$CODIVA_REMOTE_CODIVA` the codiva there).
+    #[arg(long, value_name = "[USER@]HOST:PATH", conflicts_with_all = ["resume", "pr"])]
+    remote: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -137,7 +142,7 @@ async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
         Some(path) => load_answers(path)?,
         None => BTreeMap::new(),
     };
-    if args.attach {
+    if args.attach || args.remote.is_some() {
         let mut printer = Printer::new(args.json);
         let outcome = attach::drive(&args, permission_mode, &answers, &mut printer).await?;
         return Ok(printer.finish(outcome));

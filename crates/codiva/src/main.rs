@@ -8,6 +8,7 @@ mod daemon;
 mod exec;
 mod exec_pr;
 mod in_process;
+mod remote;
 mod serve;
 mod tui;
 
@@ -30,6 +31,10 @@ struct Cli {
     /// process's raw mode is `stty sane`'s to undo.
     #[arg(long)]
     reset_terminal: bool,
+    /// Attach to the daemon of a repository on another host over `ssh` (`[USER@]HOST:PATH`;
+    /// `$CODIVA_SSH` is the ssh command, `$CODIVA_REMOTE_CODIVA` the codiva there).
+    #[arg(long, value_name = "[USER@]HOST:PATH")]
+    remote: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -84,7 +89,10 @@ fn main() -> ExitCode {
         }
     };
     let code = match cli.command {
-        None => runtime.block_on(tui::run()),
+        None => match cli.remote {
+            Some(target) => runtime.block_on(tui::run_remote(target)),
+            None => runtime.block_on(tui::run()),
+        },
         Some(Command::Exec(args)) => runtime.block_on(exec::run(*args)),
         Some(Command::Serve(args)) => runtime.block_on(serve::run(args)),
         Some(Command::Attach(args)) => runtime.block_on(attach::run_attach(args)),

@@ -256,6 +256,13 @@ async fn run_over_daemon(cwd: std::path::PathBuf) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         },
+        Ok(codiva_tui::run::Quit::Lost) => {
+            eprintln!(
+                "codiva: {}",
+                codiva_tui::i18n_agents::at(codiva_tui::i18n_agents::A::DaemonGone)
+            );
+            return ExitCode::FAILURE;
+        }
         Ok(codiva_tui::run::Quit::Detach) => {
             let working = client
                 .call::<request::SessionList>(NoParams {})
@@ -279,4 +286,105 @@ async fn run_over_daemon(cwd: std::path::PathBuf) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// How often a dropped connection to a remote host is tried again, and how long between tries.
+const REMOTE_RETRIES: u32 = 5;
+const REMOTE_RETRY_DELAY: Duration = Duration::from_secs(2);
+
+/// `codiva --remote [USER@]HOST:PATH`: the UI over the daemon of a repository on another host,
+/// through `ssh` (`crate::remote`). A dropped connection is attached again — the daemon and its
+/// agents went on there; quitting leaves them running, `/shutdown` stops them.
+pub async fn run_remote(target: String) -> ExitCode {
+    use codiva_protocol::methods::request;
+    use codiva_protocol::params::NoParams;
+    use codiva_tui::i18n_agents::{A, atf};
+    let shown = target.clone();
+    let target = match crate::remote::RemoteTarget::parse(&target) {
+        Ok(target) => target,
+        Err(message) => {
+            eprintln!("codiva: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let host = target.host().to_owned();
+    let say = |line: String| {
+        use std::io::Write;
+        let _ = writeln!(std::io::stdout(), "codiva: {line}");
+    };
+    let mut reconnecting = false;
+    let mut failures = 0;
+    loop {
+        let connection = match crate::remote::attach(&target).await {
+            Ok(connection) => connection,
+            Err(message) if reconnecting && failures < REMOTE_RETRIES => {
+                failures += 1;
+                eprintln!("codiva: {message}");
+                tokio::time::sleep(REMOTE_RETRY_DELAY).await;
+                continue;
+            }
+            Err(message) => {
+                eprintln!("codiva: {message}");
+                return ExitCode::FAILURE;
+            }
+        };
+        failures = 0;
+        let client = connection.client.clone();
+        let agents = match client.call::<request::AgentsList>(NoParams {}).await {
+            Ok(list) => list.agents,
+            Err(err) => {
+                eprintln!("codiva: the daemon on {host} did not list its agents: {err}");
+                connection.close(SERVE_CHILD_GRACE).await;
+                return ExitCode::FAILURE;
+            }
+        };
+        let root = connection.init.repo.root.clone();
+        let mut options = remote_options(connection.init.clone(), agents, true);
+        options.info.cwd = root.display().to_string();
+        options.info.remote = Some(crate::remote::host_for_ui(&target));
+        // The instruction history stays on this machine, one per remote repository.
+        options.history_path = codiva_core::paths::state_dir()
+            .join("remote")
+            .join(crate::daemon::name_of(std::path::Path::new(&format!(
+                "{}:{}",
+                target.destination, target.path
+            ))))
+            .join("history.jsonl");
+        let result = codiva_tui::run::run(client.clone(), options).await;
+        match result {
+            Ok(codiva_tui::run::Quit::Lost) => {
+                connection.close(Duration::from_secs(2)).await;
+                eprintln!("codiva: {}", atf(A::RemoteLost, &[&host]));
+                reconnecting = true;
+                continue;
+            }
+            Ok(codiva_tui::run::Quit::Shutdown) => match crate::daemon::stop(&client).await {
+                Ok(()) => say(atf(A::RemoteGone, &[&host])),
+                Err(message) => eprintln!("codiva: {message}"),
+            },
+            Ok(codiva_tui::run::Quit::Detach) => {
+                let working = client
+                    .call::<request::SessionList>(NoParams {})
+                    .await
+                    .map(|list| {
+                        list.sessions
+                            .iter()
+                            .filter(|session| crate::daemon::is_working(session))
+                            .count()
+                    })
+                    .unwrap_or(0);
+                say(atf(
+                    A::RemoteDetached,
+                    &[&working.to_string(), &host, &shown],
+                ));
+            }
+            Err(err) => {
+                eprintln!("codiva: terminal error: {err}");
+                connection.close(SERVE_CHILD_GRACE).await;
+                return ExitCode::FAILURE;
+            }
+        }
+        connection.close(SERVE_CHILD_GRACE).await;
+        return ExitCode::SUCCESS;
+    }
 }

@@ -32,6 +32,13 @@ pub(super) fn run_effects(
                 let _ = app.composer_history_save(&options.history_path);
             }
             Effect::Foreground { .. } => {}
+            Effect::EditPrompt if app.info.remote.is_some() => {
+                let host = app.info.remote.as_ref().map_or("", |r| r.host.as_str());
+                let _ = done.send(Done::Info(crate::i18n_agents::atf(
+                    crate::i18n_agents::A::RemotePrompt,
+                    &[host],
+                )));
+            }
             Effect::EditPrompt => {
                 let text = std::fs::read_to_string(&options.prompt_path).unwrap_or_default();
                 let _ = done.send(Done::EditPrompt(text));

@@ -25,9 +25,37 @@ pub(super) async fn drive(
     answers: &BTreeMap<String, Vec<String>>,
     printer: &mut Printer,
 ) -> Result<Outcome, String> {
-    let cwd = std::env::current_dir().map_err(|err| format!("no current directory: {err}"))?;
-    let attached = crate::daemon::attach(&cwd).await?;
-    let client = attached.client;
+    // Over ssh: the connection lives until the session settles.
+    let mut remote = None;
+    let client = match &args.remote {
+        Some(target) => {
+            let target = crate::remote::RemoteTarget::parse(target)?;
+            let connection = crate::remote::attach(&target).await?;
+            let client = connection.client.clone();
+            remote = Some(connection);
+            client
+        }
+        None => {
+            let cwd =
+                std::env::current_dir().map_err(|err| format!("no current directory: {err}"))?;
+            crate::daemon::attach(&cwd).await?.client
+        }
+    };
+    let outcome = drive_on(args, &client, permission_mode, answers, printer).await;
+    if let Some(connection) = remote {
+        connection.close(std::time::Duration::from_secs(5)).await;
+    }
+    outcome
+}
+
+async fn drive_on(
+    args: &ExecArgs,
+    client: &codiva_client::Client,
+    permission_mode: Option<codiva_core::tool::PermissionMode>,
+    answers: &BTreeMap<String, Vec<String>>,
+    printer: &mut Printer,
+) -> Result<Outcome, String> {
+    let client = client.clone();
     // Subscribed before the session exists: none of its events is missed.
     let (_, mut events) = client
         .subscribe()

@@ -120,3 +120,165 @@ fn a_dropped_ssh_connection_loses_nothing() {
     );
     assert!(second.close().success());
 }
+
+/// The pids of `parent`'s children named `name`.
+fn children_named(parent: u32, name: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid …`: the name is in parentheses and may hold spaces.
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        let comm = &stat[open + 1..close];
+        let ppid = stat[close + 2..]
+            .split_whitespace()
+            .nth(1)
+            .and_then(|ppid| ppid.parse::<u32>().ok());
+        if comm == name && ppid == Some(parent) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// `codiva --remote user@127.0.0.1:/repo` in a pty: the session is created on the host, the ssh
+/// client is killed mid-turn, the UI attaches again by itself and finds the session went on
+/// with the same agent; quitting leaves it there and says how to re-attach.
+#[test]
+fn the_terminal_ui_on_a_remote_repository_survives_a_dropped_connection() {
+    use codiva_testkit::pty::Pty;
+    use std::time::Duration;
+    const WAIT: Duration = Duration::from_secs(60);
+    // About fifteen seconds of streaming: the connection drops and comes back mid-turn.
+    let daemon = DaemonWorld::new(|_| {
+        Script::new().then_when(
+            Match::LastUserContains("SLOW".into()),
+            Reply::message(MockMessage::new().text_slow("remote words ".repeat(120), 4, 40)),
+        )
+    });
+    let sshd = sshd_for(&daemon);
+    let repo = daemon.world.repo.path().to_path_buf();
+    let local = tempfile::tempdir().unwrap();
+    let target = format!("{}:{}", sshd.destination(), repo.display());
+    let mut command = Command::new(env!("CARGO_BIN_EXE_codiva"));
+    command
+        .arg("--remote")
+        .arg(&target)
+        .current_dir(local.path())
+        .env_clear()
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("HOME", local.path())
+        .env("TERM", "xterm-256color")
+        .env("LANG", "C.UTF-8")
+        .env("CODIVA_STATE_DIR", local.path().join("state"))
+        .env("CODIVA_CONFIG", local.path().join("config.toml"))
+        .env("CODIVA_SSH", sshd.ssh_argv().join(" "))
+        .env("CODIVA_REMOTE_CODIVA", env!("CARGO_BIN_EXE_codiva"));
+    let mut pty = Pty::spawn(command, 40, 120).unwrap();
+    let screen = pty.wait_for_text("codiva 0.1.0", WAIT);
+    assert!(
+        screen.contains("127.0.0.1:"),
+        "the header names the host: {screen}"
+    );
+    pty.type_line("SLOW from afar");
+    pty.wait_for_text("Running", WAIT);
+    let agents = daemon.world.recorded_children();
+    assert_eq!(agents.len(), 1, "{agents:?}");
+    let daemon_pid = daemon.daemon_pid().expect("the daemon runs on the host");
+
+    let ssh = children_named(pty.pid(), "ssh");
+    assert_eq!(ssh.len(), 1, "one ssh client: {ssh:?}");
+    Command::new("kill")
+        .arg("-KILL")
+        .arg(ssh[0].to_string())
+        .status()
+        .unwrap();
+    // Attached again by itself: a new ssh client, the same daemon and agent.
+    pty.wait_for(
+        "a new connection",
+        WAIT,
+        |_| matches!(children_named(pty.pid(), "ssh").as_slice(), [pid] if *pid != ssh[0]),
+    );
+    // The turn is still going on there, then it completes.
+    pty.wait_for_text("Running", WAIT);
+    pty.wait_for_text("Completed", WAIT);
+    assert_eq!(daemon.world.recorded_children(), agents, "the same agent");
+    assert_eq!(daemon.daemon_pid(), Some(daemon_pid), "the same daemon");
+
+    pty.type_line("/exit");
+    let status = pty
+        .wait_exit(Duration::from_secs(30))
+        .expect("codiva exits after /exit");
+    assert!(status.success(), "{status:?}");
+    let output = String::from_utf8_lossy(&pty.output()).into_owned();
+    assert!(
+        output.contains("keep running on 127.0.0.1"),
+        "says where the sessions went on: {output}"
+    );
+    assert!(alive(daemon_pid), "the daemon stays on the host");
+}
+
+/// `codiva exec --remote`: the session runs in the host's daemon and exec prints its reply; a
+/// host without codiva, or with one too old for `attach`, is one line saying what to do.
+#[test]
+fn exec_runs_a_session_on_a_remote_host_or_says_what_is_missing() {
+    let daemon = DaemonWorld::new(|_| Script::new().always(Reply::text("Hello from the host.")));
+    let sshd = sshd_for(&daemon);
+    let repo = daemon.world.repo.path().to_path_buf();
+    let local = tempfile::tempdir().unwrap();
+    let target = format!("{}:{}", sshd.destination(), repo.display());
+    let exec = |remote_codiva: &str| {
+        Command::new(env!("CARGO_BIN_EXE_codiva"))
+            .args(["exec", "--remote", &target, "say hello"])
+            .current_dir(local.path())
+            .env_clear()
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("HOME", local.path())
+            .env("CODIVA_STATE_DIR", local.path().join("state"))
+            .env("CODIVA_SSH", sshd.ssh_argv().join(" "))
+            .env("CODIVA_REMOTE_CODIVA", remote_codiva)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let ran = exec(env!("CARGO_BIN_EXE_codiva"));
+    let stdout = String::from_utf8_lossy(&ran.stdout);
+    let stderr = String::from_utf8_lossy(&ran.stderr);
+    assert!(ran.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("Hello from the host."),
+        "{stdout}\n{stderr}"
+    );
+    assert!(
+        daemon.daemon_pid().is_some(),
+        "the session stays in the host's daemon"
+    );
+
+    let missing = exec("/nonexistent/codiva");
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert!(!missing.status.success());
+    assert!(
+        stderr.contains("codiva is not installed on 127.0.0.1"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
+
+    // An older codiva: no `attach` subcommand (what clap says for one it does not know).
+    let old = local.path().join("old-codiva");
+    std::fs::write(
+        &old,
+        "#!/bin/sh\necho \"error: unrecognized subcommand '$1'\" >&2\nexit 2\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&old, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let older = exec(&old.display().to_string());
+    let stderr = String::from_utf8_lossy(&older.stderr);
+    assert!(!older.status.success());
+    assert!(stderr.contains("older than this one"), "{stderr}");
+}
