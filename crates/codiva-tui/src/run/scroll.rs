@@ -8,8 +8,6 @@
 //! frame's cells as: the scroll, then the diff against the scrolled screen. Rows are compared by
 //! a hash first and then cell by cell, so a scroll is only used where the rows are equal.
 
-use std::hash::{Hash, Hasher};
-
 use ratatui::buffer::{Buffer, Cell};
 use ratatui::layout::Rect;
 
@@ -70,36 +68,74 @@ impl Screen {
 
     /// Takes a frame's cells (ratatui's diff against the screen). Returns the scroll to do
     /// first and the cells to write after it, or `None` when the cells are best written as
-    /// they are; either way the screen is then the frame.
+    /// they are; either way the screen is then the frame. Most frames do not scroll (or move
+    /// by more than the screen): for them this costs a hash of each changed row, not a copy.
     pub(super) fn frame<'a>(
         &'a mut self,
         updates: &[(u16, u16, &Cell)],
     ) -> Option<(Scroll, Cells<'a>)> {
         let area = self.shown.area;
+        let width = usize::from(area.width);
         let height = usize::from(area.height);
-        self.next.content.clone_from(&self.shown.content);
         let mut changed = vec![false; height];
-        for &(x, y, cell) in updates {
-            if let Some(target) = self.next.cell_mut((x, y)) {
-                *target = cell.clone();
-                changed[usize::from(y - area.y)] = true;
+        for &(_, y, _) in updates {
+            if let Some(row) = changed.get_mut(usize::from(y.wrapping_sub(area.y))) {
+                *row = true;
             }
         }
+        // The frame's row hashes: the screen's, with the cells of each changed row replaced.
         self.next_hashes.clone_from(&self.hashes);
+        let mut at = 0;
         for (row, _) in changed.iter().enumerate().filter(|(_, c)| **c) {
-            self.next_hashes[row] = row_hash(&self.next, row as u16);
+            let y = area.y + row as u16;
+            let mut hasher = RowHasher::default();
+            for x in 0..area.width {
+                while updates
+                    .get(at)
+                    .is_some_and(|&(ux, uy, _)| (uy, ux) < (y, x))
+                {
+                    at += 1;
+                }
+                match updates.get(at) {
+                    Some(&(ux, uy, cell)) if (ux, uy) == (x, y) => hasher.cell(cell),
+                    _ => hasher.cell(&self.shown.content[row * width + usize::from(x - area.x)]),
+                }
+            }
+            self.next_hashes[row] = hasher.0;
         }
         let scroll = if changed.iter().filter(|c| **c).count() >= MIN_ROWS {
-            self.find_scroll(&changed)
+            self.find_shift(&changed)
         } else {
             None
         };
-        let Some(scroll) = scroll else {
-            self.settle();
+        let Some(n) = scroll else {
+            self.take_in_place(updates);
+            return None;
+        };
+        // A shift most changed rows share: build the frame and check the rows cell by cell.
+        self.next.content.clone_from(&self.shown.content);
+        for &(x, y, cell) in updates {
+            if let Some(target) = self.next.cell_mut((x, y)) {
+                *target = cell.clone();
+            }
+        }
+        let Some(scroll) = self.band(n) else {
+            std::mem::swap(&mut self.shown, &mut self.next);
+            std::mem::swap(&mut self.hashes, &mut self.next_hashes);
             return None;
         };
         self.apply(scroll);
         Some((scroll, self.shown.diff(&self.next)))
+    }
+
+    /// The frame's cells written as they are: the screen takes them.
+    fn take_in_place(&mut self, updates: &[(u16, u16, &Cell)]) {
+        for &(x, y, cell) in updates {
+            if let Some(target) = self.shown.cell_mut((x, y)) {
+                *target = cell.clone();
+            }
+        }
+        std::mem::swap(&mut self.hashes, &mut self.next_hashes);
     }
 
     /// After the cells of a [`Screen::frame`] that scrolled were written: the screen is the frame.
@@ -108,9 +144,9 @@ impl Screen {
         std::mem::swap(&mut self.hashes, &mut self.next_hashes);
     }
 
-    /// The shift most changed non-blank rows share with a row further down the screen, and the
-    /// band of rows around them that moved by it.
-    fn find_scroll(&self, changed: &[bool]) -> Option<Scroll> {
+    /// The shift most changed non-blank rows share with a row further down the screen (by
+    /// their hashes).
+    fn find_shift(&self, changed: &[bool]) -> Option<usize> {
         let height = changed.len();
         let blank = blank_hash(self.shown.area.width);
         let mut votes = vec![0usize; height];
@@ -125,10 +161,13 @@ impl Screen {
             .iter()
             .enumerate()
             .max_by_key(|(n, v)| (**v, usize::MAX - n))?;
-        if best < 2 {
-            return None;
-        }
-        // The longest run of rows that are, after the shift, what the frame wants there.
+        (best >= 2).then_some(n)
+    }
+
+    /// The longest run of rows that are, moved up by `n`, what the frame (`next`) wants there,
+    /// compared cell by cell; at least two rows.
+    fn band(&self, n: usize) -> Option<Scroll> {
+        let height = usize::from(self.shown.area.height);
         let moved = |y: usize| {
             self.hashes[y + n] == self.next_hashes[y]
                 && self.shown.content[self.row(y + n)] == self.next.content[self.row(y)]
@@ -188,52 +227,34 @@ impl Screen {
 fn row_hash(buffer: &Buffer, row: u16) -> u64 {
     let width = usize::from(buffer.area.width);
     let start = usize::from(row) * width;
-    let mut hasher = FxHasher(0);
+    let mut hasher = RowHasher::default();
     for cell in &buffer.content[start..start + width] {
-        cell.hash(&mut hasher);
+        hasher.cell(cell);
     }
-    hasher.finish()
+    hasher.0
 }
 
 fn blank_hash(width: u16) -> u64 {
-    let mut hasher = FxHasher(0);
+    let mut hasher = RowHasher::default();
     for _ in 0..width {
-        Cell::EMPTY.hash(&mut hasher);
+        hasher.cell(&Cell::EMPTY);
     }
-    hasher.finish()
+    hasher.0
 }
 
-/// A fast non-cryptographic hash (rustc's Fx): rows are compared cell by cell after it agrees.
-struct FxHasher(u64);
+/// A quick hash of a row's symbols (rustc's Fx step). Rows it finds alike are compared cell by
+/// cell (styles included) before anything scrolls, so it may ignore the styles.
+#[derive(Default)]
+struct RowHasher(u64);
 
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.write_u64(u64::from(byte));
-        }
-    }
-
-    fn write_u64(&mut self, value: u64) {
-        self.0 = (self.0.rotate_left(5) ^ value).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-
-    fn write_u8(&mut self, value: u8) {
-        self.write_u64(u64::from(value));
-    }
-
-    fn write_u16(&mut self, value: u16) {
-        self.write_u64(u64::from(value));
-    }
-
-    fn write_u32(&mut self, value: u32) {
-        self.write_u64(u64::from(value));
-    }
-
-    fn write_usize(&mut self, value: usize) {
-        self.write_u64(value as u64);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
+impl RowHasher {
+    fn cell(&mut self, cell: &Cell) {
+        let symbol = cell.symbol().as_bytes();
+        let mut word = [0u8; 8];
+        let take = symbol.len().min(7);
+        word[..take].copy_from_slice(&symbol[..take]);
+        word[7] = symbol.len() as u8;
+        self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word))
+            .wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
     }
 }
