@@ -145,12 +145,14 @@ impl Screen {
     }
 
     /// The shift most changed non-blank rows share with a row further down the screen (by
-    /// their hashes).
+    /// their hashes), if at least half of them do.
     fn find_shift(&self, changed: &[bool]) -> Option<usize> {
         let height = changed.len();
         let blank = blank_hash(self.shown.area.width);
         let mut votes = vec![0usize; height];
+        let mut voters = 0;
         for y in (0..height).filter(|&y| changed[y] && self.next_hashes[y] != blank) {
+            voters += 1;
             for (n, votes) in votes.iter_mut().enumerate().take(height - y).skip(1) {
                 if self.hashes[y + n] == self.next_hashes[y] {
                     *votes += 1;
@@ -161,7 +163,9 @@ impl Screen {
             .iter()
             .enumerate()
             .max_by_key(|(n, v)| (**v, usize::MAX - n))?;
-        (best >= 2).then_some(n)
+        // Half the changed rows at least (a scroll moves nearly all of them; text that repeats,
+        // like a code fence, matches a few rows by chance).
+        (best >= 2 && 2 * best >= voters).then_some(n)
     }
 
     /// The longest run of rows that are, moved up by `n`, what the frame (`next`) wants there,
