@@ -36,6 +36,9 @@ pub struct Streamed {
     pub written: usize,
     /// Frames drawn (cursor placements; ratatui places the caret once per frame).
     pub frames: usize,
+    /// Times codiva's threads went to sleep and were woken (voluntary context switches; not
+    /// moved by the machine's load the way CPU time is).
+    pub wakeups: u64,
     pub seconds: f64,
 }
 
@@ -245,6 +248,7 @@ fn measure_in(codiva: &Path, bytes: usize, pace: Duration, dir: &Path) -> Result
     // The UI and the daemon that parses the agent's stream, together.
     let cpu0 = crate::tui::ui_and_daemon_ticks(pid, &repo)?;
     let highlight0 = highlighter_ticks(pid);
+    let wakeups0 = wakeups(pid);
     let out0 = pty.output();
     let done_file = dir.join("done");
     let deadline = Instant::now() + pace + Duration::from_secs(60);
@@ -266,6 +270,7 @@ fn measure_in(codiva: &Path, bytes: usize, pace: Duration, dir: &Path) -> Result
     }
     let seconds = t0.elapsed().as_secs_f64();
     let highlight = highlighter_ticks(pid) - highlight0;
+    let wakeups = wakeups(pid).saturating_sub(wakeups0);
     let out = pty.output();
     let written = &out[out0.len().min(out.len())..];
     let frames = count(written, b"\x1b[?25h").max(count(written, b"\x1b[?25l"));
@@ -279,8 +284,28 @@ fn measure_in(codiva: &Path, bytes: usize, pace: Duration, dir: &Path) -> Result
         highlight_s: highlight as f64 / crate::tui::USER_HZ,
         written: written.len(),
         frames,
+        wakeups,
         seconds,
     })
+}
+
+/// Voluntary context switches of all of codiva's threads so far.
+fn wakeups(pid: u32) -> u64 {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    tasks
+        .flatten()
+        .filter_map(|task| {
+            let status = std::fs::read_to_string(task.path().join("status")).ok()?;
+            status
+                .lines()
+                .find_map(|line| line.strip_prefix("voluntary_ctxt_switches:"))?
+                .trim()
+                .parse::<u64>()
+                .ok()
+        })
+        .sum()
 }
 
 /// CPU ticks of codiva's highlighter thread so far (0 before it starts).

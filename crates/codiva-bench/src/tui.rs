@@ -401,6 +401,16 @@ fn streaming_rows(table: &mut Table, codiva: &Path) -> Result<()> {
             String::new(),
             String::new(),
         ]);
+        table.row([
+            format!("  wake-ups of codiva's threads ({name})"),
+            format!(
+                "{} ({:.0}/s)",
+                run.wakeups,
+                run.wakeups as f64 / run.seconds.max(1e-9)
+            ),
+            String::new(),
+            String::new(),
+        ]);
     }
     Ok(())
 }

@@ -32,6 +32,9 @@ use crate::terminal;
 mod backend;
 mod effects;
 mod repair_effects;
+mod scroll;
+#[cfg(test)]
+mod scroll_tests;
 
 use backend::SizedBackend;
 
@@ -97,11 +100,12 @@ async fn run_in_terminal(
 ) -> io::Result<Quit> {
     // One write per frame: stdout alone is line-buffered in 1 KiB pieces (a frame that
     // scrolls the log is several KiB of cells).
-    let backend = SizedBackend::new(CrosstermBackend::new(io::BufWriter::with_capacity(
+    let mut backend = SizedBackend::new(CrosstermBackend::new(io::BufWriter::with_capacity(
         FRAME_BUFFER,
         io::stdout(),
     )));
     let viewport = if modes.alternate_screen {
+        backend.scroll_frames();
         Viewport::Fullscreen
     } else {
         let rows = crossterm::terminal::size().map_or(10, |(_, rows)| rows);
@@ -136,8 +140,6 @@ async fn run_in_terminal(
     let mut input = EventStream::new();
     let mut signals = codiva_os::shutdown_signals::ShutdownSignals::new(false);
     let mut tick = tokio::time::interval(Duration::from_secs(1));
-    let mut animation = tokio::time::interval(ANIMATION_INTERVAL);
-    animation.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     // Code highlighted off the UI thread: draw again when a block is done.
     let highlighted = std::sync::Arc::new(tokio::sync::Notify::new());
     let notify = highlighted.clone();
@@ -148,6 +150,8 @@ async fn run_in_terminal(
     let mut last_frame = Instant::now();
     // The manager's event stream ended: the connection is gone.
     let mut lost = false;
+    // When the spinner last moved (it moves with the frames that are drawn anyway).
+    let mut last_animation = Instant::now();
     let mut backlog = 0;
     let started = Instant::now();
     let utc_offset = codiva_os::clock::utc_offset_seconds().unwrap_or(0);
@@ -174,6 +178,11 @@ async fn run_in_terminal(
                         take_sessions(&mut app, &mut alerts, snapshot.sessions);
                     }
                 }
+            }
+            // The spinner moves on whatever frame is due, without a timer of its own.
+            if app.is_animating() && Instant::now() >= last_animation + ANIMATION_INTERVAL {
+                app.handle(UiEvent::Animate);
+                last_animation = Instant::now();
             }
             let completed = terminal.draw(|frame| app.render(frame))?;
             let hyperlinks = hyperlinks(&app, completed.buffer);
@@ -247,7 +256,14 @@ async fn run_in_terminal(
                 dirty |= app.on_tick();
                 None
             }
-            _ = animation.tick(), if app.is_animating() => Some(UiEvent::Animate),
+            // Nothing else to draw: a frame for the spinner alone.
+            _ = tokio::time::sleep_until(last_animation + ANIMATION_INTERVAL),
+                if !dirty && app.is_animating() =>
+            {
+                dirty = true;
+                urgent = true;
+                None
+            }
             _ = highlighted.notified() => {
                 dirty = true;
                 None

@@ -391,6 +391,30 @@ fn stream_event_deltas() {
     );
 }
 
+/// The quick read of content deltas gives what the tagged enums give, for every stream_event
+/// of every capture; a delta missing its text is still an error, not an empty delta.
+#[test]
+fn content_deltas_read_quickly_as_the_tagged_enums_read_them() {
+    let mut deltas = 0;
+    for (file, line) in fixture_lines() {
+        let value: Value = serde_json::from_str(&line).unwrap();
+        if value["type"] != "stream_event" {
+            continue;
+        }
+        deltas += usize::from(value["event"]["type"] == "content_block_delta");
+        let tagged: codiva_wire::claude::StreamEvent = serde_json::from_str(&line).unwrap();
+        assert_eq!(parse(&line), Inbound::StreamEvent(tagged), "{file}: {line}");
+    }
+    assert!(deltas > 10, "the captures have deltas: {deltas}");
+    for line in [
+        r#"{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta"}}}"#,
+        r#"{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":null}}}"#,
+        r#"{"type":"stream_event","event":{"type":"content_block_delta","index":0}}"#,
+    ] {
+        assert!(parse_line(line.as_bytes()).is_err(), "{line}");
+    }
+}
+
 #[test]
 fn stream_event_block_start_stop_and_message_end() {
     assert_eq!(

@@ -67,7 +67,10 @@ pub fn parse_line(line: &[u8]) -> Result<Inbound, ParseError> {
     })?;
     Ok(match probe.kind.as_ref() {
         "system" => Inbound::System(parse_system(line, probe.subtype.as_deref())?),
-        "stream_event" => Inbound::StreamEvent(typed(line, "stream_event")?),
+        "stream_event" => Inbound::StreamEvent(match content_block_delta(line) {
+            Some(event) => event,
+            None => typed(line, "stream_event")?,
+        }),
         "assistant" => Inbound::Assistant(typed(line, "assistant")?),
         "user" => Inbound::User(typed(line, "user")?),
         "result" => Inbound::Result(typed(line, "result")?),
@@ -351,6 +354,63 @@ pub enum Delta {
     SignatureDelta {},
     #[serde(other)]
     Unknown,
+}
+
+/// The line of a streamed reply (most of them: one per few tokens), read without serde's
+/// buffering of internally tagged enums (which copies the whole event into an intermediate
+/// tree first). `None` for any other event, or one this cannot read: then the line takes the
+/// [`ApiStreamEvent`] path, which reports what is wrong with it.
+fn content_block_delta(line: &[u8]) -> Option<StreamEvent> {
+    #[derive(Deserialize)]
+    struct Line<'a> {
+        #[serde(borrow)]
+        event: Event<'a>,
+        #[serde(default)]
+        parent_tool_use_id: Option<String>,
+    }
+    #[derive(Deserialize)]
+    struct Event<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: std::borrow::Cow<'a, str>,
+        #[serde(default)]
+        index: u32,
+        #[serde(borrow)]
+        delta: Body<'a>,
+    }
+    #[derive(Deserialize)]
+    struct Body<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: std::borrow::Cow<'a, str>,
+        #[serde(default)]
+        text: Option<String>,
+        #[serde(default)]
+        thinking: Option<String>,
+        #[serde(default)]
+        partial_json: Option<String>,
+    }
+    let line: Line = serde_json::from_slice(line).ok()?;
+    if line.event.kind != "content_block_delta" {
+        return None;
+    }
+    let body = line.event.delta;
+    let delta = match body.kind.as_ref() {
+        "text_delta" => Delta::TextDelta { text: body.text? },
+        "thinking_delta" => Delta::ThinkingDelta {
+            thinking: body.thinking?,
+        },
+        "input_json_delta" => Delta::InputJsonDelta {
+            partial_json: body.partial_json?,
+        },
+        "signature_delta" => Delta::SignatureDelta {},
+        _ => Delta::Unknown,
+    };
+    Some(StreamEvent {
+        event: ApiStreamEvent::ContentBlockDelta {
+            index: line.event.index,
+            delta,
+        },
+        parent_tool_use_id: line.parent_tool_use_id,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,231 @@
+//! Frames that scroll (`scroll.rs` through the backend): what a stream-only frame writes when
+//! the log's tail moves up, and that the terminal then shows exactly the frame.
+
+use std::io;
+
+use codiva_protocol::manager::{ManagerEvent, SessionInfo};
+use codiva_protocol::session::SessionEvent;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::backend::{CrosstermBackend, TestBackend};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Size;
+use ratatui::{Terminal, TerminalOptions, Viewport};
+
+use super::backend::{ScrollRows, SizedBackend};
+use super::scroll::Scroll;
+use crate::app::{App, AppInfo, Done, UiEvent};
+
+const WIDTH: u16 = 120;
+const HEIGHT: u16 = 40;
+
+/// Bytes written to the "terminal", shared with the test.
+#[derive(Clone, Default)]
+struct Output(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+
+impl io::Write for Output {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Output {
+    fn len(&self) -> usize {
+        self.0.borrow().len()
+    }
+}
+
+fn terminal(scrolls: bool) -> (Terminal<SizedBackend<CrosstermBackend<Output>>>, Output) {
+    let output = Output::default();
+    let mut backend = SizedBackend::new(CrosstermBackend::new(output.clone()));
+    backend.set_size(Size::new(WIDTH, HEIGHT));
+    if scrolls {
+        backend.scroll_frames();
+    }
+    let terminal = Terminal::with_options(
+        backend,
+        TerminalOptions {
+            viewport: Viewport::Fullscreen,
+        },
+    )
+    .unwrap();
+    (terminal, output)
+}
+
+/// A running session, open, with its log and streamed text.
+fn streaming_app() -> App {
+    let mut app = App::new(AppInfo {
+        version: "0.1.0".into(),
+        cwd: "~/work/app".into(),
+        base: "main".into(),
+        agent: "claude".into(),
+        model: None,
+        warnings: Vec::new(),
+        agents: Vec::new(),
+        remote: None,
+        detached: false,
+    });
+    let session: SessionInfo = serde_json::from_value(serde_json::json!({
+        "id": "s1", "title": "Write the long answer", "prompt": "Write the long answer",
+        "branch": "codiva/s1", "worktree": "/work/app/.codiva/worktrees/s1", "base": "main",
+        "phase": "active", "status": "running", "detail": null, "agent": "claude",
+        "agent_session_id": "0000", "model": null, "cost_usd": null, "active_ms": 0,
+        "created_at": 1, "pending_prompts": 0,
+        "todos": {"done": 0, "total": 0}
+    }))
+    .unwrap();
+    app.handle(UiEvent::Manager(Box::new(ManagerEvent::Session {
+        session,
+    })));
+    for code in [KeyCode::Tab, KeyCode::Enter] {
+        app.handle(UiEvent::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    }
+    app.handle(UiEvent::Done(Done::Read {
+        id: "s1".into(),
+        entries: Vec::new(),
+        subagents: Vec::new(),
+        todos: Vec::new(),
+    }));
+    app
+}
+
+/// Lines of the reply, each unlike its neighbours (as prose is: a row moved up by one differs
+/// from the row it lands on in most cells).
+fn stream(app: &mut App, from: usize, to: usize) {
+    const WORDS: [&str; 7] = ["parser", "hands", "each", "event", "to", "the", "reducer"];
+    let text: String = (from..to)
+        .map(|n| {
+            let words: Vec<&str> = (0..10)
+                .map(|i| WORDS[(n * 3 + i * (n % 5 + 1)) % 7])
+                .collect();
+            format!("Line {n} of the reply: {}.\n", words.join(" "))
+        })
+        .collect();
+    app.handle(UiEvent::Manager(Box::new(ManagerEvent::Event {
+        id: "s1".into(),
+        event: SessionEvent::Stream { text, reset: false },
+    })));
+}
+
+/// The screen a terminal shows after `bytes`, row by row.
+fn shown(bytes: &[u8]) -> Vec<String> {
+    let mut parser = vt100::Parser::new(HEIGHT, WIDTH, 0);
+    parser.process(bytes);
+    parser.screen().rows(0, WIDTH).collect()
+}
+
+fn rows(buffer: &Buffer) -> Vec<String> {
+    (0..buffer.area.height)
+        .map(|y| {
+            let mut row = String::new();
+            let mut x = 0;
+            while x < buffer.area.width {
+                let symbol = buffer[(x, y)].symbol();
+                row.push_str(symbol);
+                x += u16::try_from(crate::width::str_width(symbol).max(1)).unwrap_or(1);
+            }
+            row.trim_end().to_owned()
+        })
+        .collect()
+}
+
+/// A stream-only frame where the tail moved up by a line writes about one row and a scroll,
+/// not the whole log; the terminal then shows the frame.
+#[test]
+fn a_stream_only_frame_that_scrolls_writes_the_new_rows_only() {
+    let mut written = Vec::new();
+    for scrolls in [false, true] {
+        let mut app = streaming_app();
+        let (mut terminal, output) = terminal(scrolls);
+        stream(&mut app, 0, 60);
+        terminal.draw(|frame| app.render(frame)).unwrap();
+        let before = output.len();
+        stream(&mut app, 60, 61);
+        let frame = rows(terminal.draw(|frame| app.render(frame)).unwrap().buffer);
+        written.push(output.len() - before);
+        assert!(
+            frame.iter().any(|row| row.contains("Line 60 of the reply")),
+            "the tail follows: {frame:#?}"
+        );
+        let screen: Vec<String> = shown(&output.0.borrow())
+            .into_iter()
+            .map(|row| row.trim_end().to_owned())
+            .collect();
+        assert_eq!(
+            screen, frame,
+            "the terminal shows the frame (scrolls: {scrolls})"
+        );
+    }
+    let (plain, scrolled) = (written[0], written[1]);
+    // The log is ~30 rows of ~70 characters: written whole, that is over 2 KB.
+    assert!(
+        plain > 1500,
+        "without scrolling the log is rewritten: {plain} bytes"
+    );
+    assert!(
+        scrolled < 400,
+        "a frame that scrolls by a line writes about that line: {scrolled} bytes"
+    );
+}
+
+/// Several frames in a row, scrolling by different amounts (and one line that changes in
+/// place), leave the terminal showing each frame.
+#[test]
+fn frames_that_scroll_by_different_amounts_leave_the_screen_right() {
+    let mut app = streaming_app();
+    let (mut terminal, output) = terminal(true);
+    let mut line = 0;
+    for step in [50, 1, 3, 7, 1, 25, 2, 60, 1] {
+        stream(&mut app, line, line + step);
+        line += step;
+        let frame = rows(terminal.draw(|frame| app.render(frame)).unwrap().buffer);
+        let screen: Vec<String> = shown(&output.0.borrow())
+            .into_iter()
+            .map(|row| row.trim_end().to_owned())
+            .collect();
+        assert_eq!(screen, frame, "after {line} lines");
+    }
+}
+
+/// The scroll as a terminal does it: rows move up inside the region, blank rows come in at
+/// its bottom, and the rest of the screen stays.
+#[test]
+fn the_scroll_sequence_moves_the_region_only() {
+    let mut parser = vt100::Parser::new(6, 10, 0);
+    parser
+        .process(b"\x1b[1;1Hrow0\x1b[2;1Hrow1\x1b[3;1Hrow2\x1b[4;1Hrow3\x1b[5;1Hrow4\x1b[6;1Hrow5");
+    let scroll = Scroll {
+        top: 1,
+        bottom: 4,
+        n: 2,
+    };
+    parser.process(scroll.sequence().as_bytes());
+    let rows: Vec<String> = parser.screen().rows(0, 10).collect();
+    assert_eq!(rows, ["row0", "row3", "row4", "", "", "row5"]);
+}
+
+/// The test backend moves its cells the same way (so tests drawing through it see scrolls).
+impl ScrollRows for TestBackend {
+    fn scroll_rows(&mut self, scroll: Scroll) -> Result<(), Self::Error> {
+        let buffer = self.buffer().clone();
+        let width = buffer.area.width;
+        let blank = ratatui::buffer::Cell::EMPTY;
+        let mut cells = Vec::new();
+        for y in scroll.top..=scroll.bottom {
+            let from = y + scroll.n;
+            for x in 0..width {
+                let cell = if from <= scroll.bottom {
+                    buffer[(x, from)].clone()
+                } else {
+                    blank.clone()
+                };
+                cells.push((x, y, cell));
+            }
+        }
+        ratatui::backend::Backend::draw(self, cells.iter().map(|(x, y, c)| (*x, *y, c)))
+    }
+}
