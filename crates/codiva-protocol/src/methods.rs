@@ -121,7 +121,7 @@ client_requests! {
     SessionCommit => "session/commit" (CommitParams) -> CommitResult;
     /// For every stuck session (its pull request failed its checks or conflicts), one by
     /// one: fix-ci or sync. `dry_run`: only which ones, for a confirmation.
-    ManagerRecover => "manager/recover" (RecoverParams) -> RecoverResult;
+    SessionRecover => "session/recover" (RecoverParams) -> RecoverResult;
     /// Every session's row and the `seq` of the last event they reflect.
     ManagerSnapshot => "manager/snapshot" (NoParams) -> crate::manager::ManagerSnapshot;
     /// Every agent codiva knows: installed or not, the default, what each can do.

@@ -297,7 +297,7 @@ pub struct CommitResult {
     pub message: String,
 }
 
-/// Params of `manager/recover`.
+/// Params of `session/recover`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct RecoverParams {
     /// Only say which sessions are stuck and what would be done (for a y/n with counts).
@@ -329,7 +329,7 @@ pub struct RecoverItem {
     pub message: String,
 }
 
-/// The answer to `manager/recover`: the stuck sessions in the order they were handled.
+/// The answer to `session/recover`: the stuck sessions in the order they were handled.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct RecoverResult {
     pub items: Vec<RecoverItem>,

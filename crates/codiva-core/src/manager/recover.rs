@@ -1,4 +1,4 @@
-//! `/recover`, `manager/recover`: every stuck session — its own pull request open and red
+//! `/recover`, `session/recover`: every stuck session — its own pull request open and red
 //! (failed checks) or conflicting with its base — repaired one by one: a conflicting one is
 //! synced (the base merged in, the agent asked to resolve a conflict, pushed), a red one gets
 //! fix-ci. A dry run only names them (a front end's y/n shows the counts). The answer says,

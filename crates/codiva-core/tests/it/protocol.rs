@@ -312,7 +312,7 @@ fn manager_answers_and_errors_round_trip() {
         },
     );
     round_trip(
-        "manager/recover result",
+        "session/recover result",
         &codiva_protocol::params::RecoverResult {
             items: vec![
                 codiva_protocol::params::RecoverItem {
@@ -488,7 +488,7 @@ fn every_request_round_trips_through_the_method_table() {
             "session/commit",
             json!({"session_id": "s", "message": "Fix the parser"}),
         ),
-        ("manager/recover", json!({"dry_run": true})),
+        ("session/recover", json!({"dry_run": true})),
         ("manager/snapshot", json!({})),
         ("agents/list", json!({})),
         ("agents/login", json!({"agent": "claude"})),

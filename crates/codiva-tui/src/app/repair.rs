@@ -29,9 +29,9 @@ pub enum RepairEffect {
         id: String,
         message: Option<String>,
     },
-    /// Which sessions are stuck (`manager/recover` as a dry run), for the y/n.
+    /// Which sessions are stuck (`session/recover` as a dry run), for the y/n.
     RecoverPlan,
-    /// Repair them (`manager/recover`).
+    /// Repair them (`session/recover`).
     Recover,
     /// The session's uncommitted files (`session/diff`).
     Uncommitted {

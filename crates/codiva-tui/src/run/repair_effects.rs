@@ -55,7 +55,7 @@ pub(super) async fn run(manager: &Client, effect: RepairEffect) -> Done {
         RepairEffect::RecoverPlan | RepairEffect::Recover => {
             let dry_run = effect == RepairEffect::RecoverPlan;
             match manager
-                .call::<request::ManagerRecover>(RecoverParams { dry_run })
+                .call::<request::SessionRecover>(RecoverParams { dry_run })
                 .await
             {
                 Ok(result) if dry_run => Done::Repair(RepairDone::RecoverPlan(result)),

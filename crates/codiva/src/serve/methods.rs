@@ -163,7 +163,7 @@ pub async fn handle(
                 .await
                 .map_err(RpcError::from),
         ),
-        ClientRequest::ManagerRecover(p) => encode::<request::ManagerRecover>(
+        ClientRequest::SessionRecover(p) => encode::<request::SessionRecover>(
             manager.recover(p.dry_run).await.map_err(RpcError::from),
         ),
         ClientRequest::ManagerSnapshot(_) => {

@@ -1,6 +1,6 @@
 //! Repairing pull requests and committing through `codiva serve`, with the real `gh` against
 //! the mock GitHub (`pull_requests.rs`' hub): `session/fixCi` sends the failed log tail to the
-//! agent once (the mock model server's recorded request holds it); `manager/recover` on two
+//! agent once (the mock model server's recorded request holds it); `session/recover` on two
 //! stuck sessions (one red, one conflicting) reports how many repairs succeeded; a sync of a
 //! session with a pull request pushes; `session/commit` both ways; merge and PR refusals offer
 //! `/commit` when work is uncommitted.
@@ -180,7 +180,7 @@ fn recover_repairs_two_stuck_sessions_one_by_one_and_counts_honestly() {
         assert_eq!(opened["pr"]["number"], n + 1, "{opened}");
     }
     // Nothing stuck yet.
-    let none = server.ok("manager/recover", json!({"dry_run": true}));
+    let none = server.ok("session/recover", json!({"dry_run": true}));
     assert_eq!(none["items"], json!([]), "{none}");
 
     hub.mock
@@ -196,7 +196,7 @@ fn recover_repairs_two_stuck_sessions_one_by_one_and_counts_honestly() {
     });
 
     // The y/n's counts: what would be done, nothing done yet.
-    let plan = server.ok("manager/recover", json!({"dry_run": true}));
+    let plan = server.ok("session/recover", json!({"dry_run": true}));
     assert_eq!(
         plan["items"],
         json!([
@@ -218,7 +218,7 @@ fn recover_repairs_two_stuck_sessions_one_by_one_and_counts_honestly() {
     std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
     std::fs::set_permissions(&hook, perms).unwrap();
 
-    let done = server.ok("manager/recover", json!({}));
+    let done = server.ok("session/recover", json!({}));
     assert_eq!(done["succeeded"], 1, "{done}");
     assert_eq!(done["failed"], 1, "{done}");
     let items = done["items"].as_array().unwrap();
