@@ -163,6 +163,11 @@ pub trait Provider: Send + Sync + fmt::Debug {
     fn login_check(&self) -> Option<CommandLine> {
         None
     }
+    /// The flag that makes its program print its version (`None`: none known; an agent that
+    /// would start instead is never asked).
+    fn version_flag(&self) -> Option<&'static str> {
+        None
+    }
     /// The agent's own interactive login command (`None`: it has none codiva can run).
     fn login(&self) -> Option<crate::login::LoginCommand> {
         None
@@ -267,6 +272,21 @@ pub struct MissingAgent {
     pub install: String,
 }
 
+/// The first word of `output` that is a version number (`2.1.332 (Claude Code)` → `2.1.332`,
+/// `codex-cli 0.171.0` → `0.171.0`).
+pub fn version_in(output: &str) -> Option<String> {
+    output.split_whitespace().find_map(|word| {
+        let word = word.trim_start_matches('v');
+        let mut parts = word.split('.');
+        let numeric = |part: &str| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit());
+        let ok = parts.next().is_some_and(numeric)
+            && parts
+                .next()
+                .is_some_and(|p| numeric(p.split(['-', '+']).next().unwrap_or("")));
+        ok.then(|| word.to_owned())
+    })
+}
+
 /// The agents a manager can run (one provider each, in the order of preference) and the ones
 /// it knows but cannot run; which one new sessions run when they name none.
 #[derive(Debug, Clone, Default)]
@@ -358,9 +378,28 @@ impl Providers {
                 })
             }));
         }
+        let versions: Vec<_> = self
+            .installed
+            .iter()
+            .map(|(provider, program)| {
+                let flag = provider.version_flag();
+                let program = program.clone();
+                let env = env.clone();
+                tokio::spawn(async move {
+                    let (flag, program) = (flag?, program?);
+                    let run = crate::process::run_captured(&program, &[flag.into()], &env, limit)
+                        .await
+                        .ok()?;
+                    run.success.then(|| version_in(&run.stdout)).flatten()
+                })
+            })
+            .collect();
         let mut agents = self.availability();
         for (agent, state) in agents.iter_mut().zip(states) {
             agent.login = state;
+        }
+        for (agent, version) in agents.iter_mut().zip(versions) {
+            agent.version = version.await.ok().flatten();
         }
         agents
     }
@@ -381,6 +420,7 @@ impl Providers {
                 program: program.as_ref().map(|p| p.display().to_string()),
                 install: None,
                 login: None,
+                version: None,
             });
         let missing = self.missing.iter().map(|agent| AgentAvailability {
             id: agent.id.to_owned(),
@@ -391,6 +431,7 @@ impl Providers {
             program: None,
             install: Some(agent.install.clone()),
             login: None,
+            version: None,
         });
         installed.chain(missing).collect()
     }
@@ -398,5 +439,25 @@ impl Providers {
     /// The ids of the installed agents, in order.
     pub fn ids(&self) -> Vec<&'static str> {
         self.installed.iter().map(|(p, _)| p.id()).collect()
+    }
+}
+
+#[cfg(test)]
+mod version_tests {
+    use super::version_in;
+
+    /// What `claude --version` (2.1.332) and `codex --version` (0.171.0) print here.
+    #[test]
+    fn versions_are_read_from_what_the_agents_print() {
+        assert_eq!(
+            version_in("2.1.332 (Claude Code)\n").as_deref(),
+            Some("2.1.332")
+        );
+        assert_eq!(
+            version_in("codex-cli 0.171.0\n").as_deref(),
+            Some("0.171.0")
+        );
+        assert_eq!(version_in("v1.2.3-beta.1").as_deref(), Some("1.2.3-beta.1"));
+        assert_eq!(version_in("no version here 2024"), None);
     }
 }

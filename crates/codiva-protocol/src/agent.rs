@@ -217,6 +217,10 @@ pub struct AgentAvailability {
     /// What the agent's own login check says (`None`: not checked, or it has none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub login: Option<LoginState>,
+    /// The installed agent's version, as its `--version` says (`None`: not asked, or it has no
+    /// such flag codiva knows of).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
 }
 
 /// What an agent's own login check (`claude auth status`, `codex login status`) says.

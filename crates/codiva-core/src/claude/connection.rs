@@ -92,6 +92,10 @@ impl Provider for ClaudeProvider {
 
     /// `claude auth status`: JSON with `loggedIn`, `authMethod` and, for a key,
     /// `apiKeySource`; exit 1 when not logged in (docs/protocol/claude.md).
+    fn version_flag(&self) -> Option<&'static str> {
+        Some("--version")
+    }
+
     fn login_check(&self) -> Option<CommandLine> {
         Some(CommandLine {
             program: self.program.clone(),

@@ -117,6 +117,10 @@ impl Provider for CodexProvider {
     /// `codex login status`: exit 0 and how (`API key configured - sk-…`), or exit 1 and `Not
     /// logged in` (it looks at codex's own stored login only: a configured model provider that
     /// needs none still says "Not logged in"; docs/protocol/codex.md).
+    fn version_flag(&self) -> Option<&'static str> {
+        Some("--version")
+    }
+
     fn login_check(&self) -> Option<CommandLine> {
         Some(CommandLine {
             program: self.program.clone(),

@@ -332,6 +332,11 @@ impl App {
                     }
                     (AgentStatus::Ready, None) => at(A::Ready).to_owned(),
                 };
+                // The version its `--version` gave, first.
+                let detail = match &agent.version {
+                    Some(version) => format!("{version} · {detail}"),
+                    None => detail,
+                };
                 PickerRow {
                     value: agent.id.clone(),
                     label: format!("{} ({})", agent.name, agent.id),

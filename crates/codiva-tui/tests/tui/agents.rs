@@ -48,6 +48,7 @@ fn with_agents(mut app: App) -> App {
     claude.login = Some(LoginState::LoggedIn {
         method: Some("api_key from ANTHROPIC_API_KEY".into()),
     });
+    claude.version = Some("2.1.332".into());
     let mut codex = availability(
         "codex",
         "Codex",

@@ -542,6 +542,7 @@ pub(crate) fn availability(
         program: ready.then(|| format!("/usr/local/bin/{id}")),
         install: (!ready).then(|| install.into()),
         login: None,
+        version: None,
     }
 }
 

@@ -45,6 +45,8 @@ fn agents_are_listed_and_a_missing_one_is_refused_with_its_install_command() {
     // Claude Code's own `auth status`, with the sandbox's ANTHROPIC_API_KEY.
     assert_eq!(claude["login"]["state"], "logged_in", "{claude}");
     assert_eq!(claude["login"]["method"], "api_key from ANTHROPIC_API_KEY");
+    // Its own `--version`: the pinned CLI.
+    assert_eq!(claude["version"], "2.1.332", "{claude}");
     assert!(codex_missing_has_no_login(&list));
     let codex = agent(&list, "codex");
     assert_eq!(codex["status"], "not_installed");
