@@ -256,6 +256,11 @@ namespace Codiva.Client
         public Task<Done> SetApprovalPolicy(string sessionId, ApprovalPolicy policy, Action<RpcException> failed = null)
             => Request(Methods.SetApprovalPolicy, new ApprovalParams { SessionId = sessionId, Policy = policy }, null, failed);
 
+        /// Asks the agent to connect to a failed MCP server again; the outcome comes as
+        /// `session/mcpServers` (the row's `McpServers`).
+        public Task<Done> ReconnectMcp(string sessionId, string server, Action<RpcException> failed = null) =>
+            Request(Methods.McpReconnect, new McpReconnectParams { SessionId = sessionId, Server = server }, null, failed);
+
         /// Drops the connection without stopping the client (as a domain reload does); it reconnects.
         public void DropConnection()
         {
