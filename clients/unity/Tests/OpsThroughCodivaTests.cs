@@ -117,5 +117,76 @@ namespace Codiva.Tests
                 Assert.IsNull(unity.Failure);
             }
         }
-    }
+    
+        /// The Ops server is not up when the session starts (as after a domain reload, before the
+        /// Editor started it again): the agent reports it `failed`. Once it listens at the same
+        /// address with the same token, `session/mcpReconnect` brings it to `connected` and a
+        /// tool call reaches it.
+        [Test]
+        public void A_failed_Ops_server_is_reconnected_once_it_listens_again()
+        {
+            var script = Rules(
+                When("last_user_contains", "FIRST wait", Text("Waiting.")),
+                When("last_user_contains", "SECOND ping", ToolUse(Tool("ping"), Obj())),
+                When("last_user_contains", "pong", Text("It answered.")));
+            using (var world = new World(script))
+            using (var unity = new ThreadDispatcher("unity-main"))
+            using (var main = new ThreadDispatcher())
+            {
+                var runner = new ToolRunner(unity);
+                var registry = new ToolRegistry();
+                registry.Add(new PingTool());
+                registry.Enable("core");
+                var handled = new List<string>();
+                // A port nothing listens on yet, and the token the server will have.
+                var probe = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
+                probe.Start();
+                var port = ((System.Net.IPEndPoint)probe.LocalEndpoint).Port;
+                probe.Stop();
+                using (var server = new McpServer(registry, runner))
+                {
+                    server.Handled += method => { lock (handled) handled.Add(method); };
+                    var entry = new HttpMcpServer
+                    {
+                        Url = "http://127.0.0.1:" + port + McpServer.Path,
+                        Headers = new Dictionary<string, string> { { "Authorization", "Bearer " + server.Token } },
+                    };
+                    var client = new CodivaClient(new DaemonSocketTransportFactory(world.Program()), main);
+                    try
+                    {
+                        client.Start();
+                        Until(main, () => client.State == ConnectionState.Connected, "the connection");
+                        var id = client.CreateSession(new CreateParams
+                        {
+                            Prompt = "FIRST wait",
+                            InPlace = world.Repo,
+                            McpServers = new Dictionary<string, McpServerConfig> { { PanelSession.OpsServerName, entry } },
+                        }).Result.Session.Id;
+                        client.Watch(id);
+                        Until(main, () => client.Store[id]?.Row.McpServers?.Any(s => s.Name == PanelSession.OpsServerName && s.Status == "failed") == true,
+                            "the unreachable server to be reported failed");
+                        Until(main, () => client.Store[id].Status == "completed", "the first turn");
+
+                        server.Start(port);
+                        Assert.AreEqual(entry.Url, server.Url);
+                        client.ReconnectMcp(id, PanelSession.OpsServerName).Wait();
+                        Until(main, () => client.Store[id].Row.McpServers.Any(s => s.Name == PanelSession.OpsServerName && s.Status == "connected"),
+                            "the server to be reported connected after session/mcpReconnect");
+
+                        client.Send(id, "SECOND ping").Wait();
+                        Until(main, () => client.Store[id].Prompts.Any(p => p.Kind == "permission"), "the permission for ping");
+                        var permission = main.Invoke(() => client.Store[id].Prompts.First(p => p.Kind == "permission"));
+                        client.RespondPermission(id, permission.RequestId, permission.Options.First(o => o.Kind == "allow_once").Id).Wait();
+                        Until(main, () => client.Store[id].Log.Values.Any(e => e.Kind == "assistant" && e.Text == "It answered."), "the answer after pong");
+                        lock (handled) CollectionAssert.Contains(handled, "tools/call");
+                    }
+                    finally
+                    {
+                        client.Dispose();
+                    }
+                }
+                Assert.IsNull(unity.Failure);
+            }
+        }
+}
 }
