@@ -188,12 +188,10 @@ namespace Codiva.Client
 
         void LoadSession(RpcConnection connection, string id)
         {
-            connection.Call(Methods.SessionSnapshot, new SessionParams { SessionId = id }).ContinueWith(t =>
-            {
-                if (t.IsFaulted) return;
-                var snapshot = t.Result;
-                dispatcher.Post(() => Store.Load(id, snapshot));
-            });
+            // Posted from the reading thread as the answer is read: the events after it (a prompt
+            // opened just after the snapshot) are applied after it, not wiped by it.
+            connection.CallInOrder(Methods.SessionSnapshot, new SessionParams { SessionId = id },
+                snapshot => dispatcher.Post(() => Store.Load(id, snapshot)));
         }
 
         /// Sends a request; `done` or `failed` runs on the dispatcher's thread.
