@@ -14,18 +14,21 @@ namespace Codiva.Editor
     public static class CodivaHost
     {
         public const string PathPref = "Codiva.ProgramPath";
-        public const string OpsServerName = "unity-ops";
+        const string OpsTokenKey = "Codiva.OpsToken";
+        const string OpsPortKey = "Codiva.OpsPort";
 
         public static CodivaClient Client { get; private set; }
         public static McpServer Ops { get; private set; }
         public static EditorDispatcher Dispatcher { get; private set; }
+        /// The Unity project's directory (absolute): where the panel's sessions run, in place.
+        public static string ProjectDir { get; private set; }
         public static readonly ConsoleErrors ConsoleErrors = new ConsoleErrors();
 
         static CodivaHost()
         {
             Dispatcher = new EditorDispatcher();
-            var project = Directory.GetParent(Application.dataPath).FullName;
-            var program = new CodivaProgram { Path = EditorPrefs.GetString(PathPref, "codiva"), Repo = project };
+            ProjectDir = Directory.GetParent(Application.dataPath).FullName;
+            var program = new CodivaProgram { Path = EditorPrefs.GetString(PathPref, "codiva"), Repo = ProjectDir };
             Client = new CodivaClient(new DaemonSocketTransportFactory(program), Dispatcher);
             Client.Start();
 
@@ -35,21 +38,16 @@ namespace Codiva.Editor
             registry.Add(new JobStatusTool(runner.Jobs));
             UnityTools.Register(registry);
             foreach (var module in new[] { "core", "scene", "assets", "editor" }) registry.Enable(module);
-            Ops = new McpServer(registry, runner);
-            Ops.Start();
+            // The same token and port after a domain reload (SessionState lives as long as the
+            // Editor): the MCP config of the sessions created before it still reaches the server.
+            Ops = new McpServer(registry, runner, SessionState.GetString(OpsTokenKey, null));
+            Ops.Start(SessionState.GetInt(OpsPortKey, 0));
+            SessionState.SetString(OpsTokenKey, Ops.Token);
+            SessionState.SetInt(OpsPortKey, Ops.Port);
 
             Application.logMessageReceivedThreaded += OnLog;
             AssemblyReloadEvents.beforeAssemblyReload += Shutdown;
             EditorApplication.quitting += Shutdown;
-        }
-
-        /// The MCP config for a session of this project (written 0600, passed by path).
-        public static string WriteMcpConfig()
-        {
-            var path = Path.Combine(Directory.GetParent(Application.dataPath).FullName, "UserSettings", "codiva-mcp.json");
-            Directory.CreateDirectory(Path.GetDirectoryName(path));
-            McpConfigFile.Write(path, OpsServerName, Ops);
-            return path;
         }
 
         static void OnLog(string message, string stackTrace, LogType type)

@@ -4,6 +4,7 @@
 using System.Collections.Generic;
 using System.Linq;
 using Codiva.Client;
+using Codiva.Ops;
 using Codiva.Protocol;
 using UnityEditor;
 using UnityEngine;
@@ -172,7 +173,7 @@ namespace Codiva.Editor
         void NewSession()
         {
             var text = ContextBlock.Attach(composer.value, chips);
-            CodivaHost.Client.CreateSession(new CreateParams { Prompt = text }, result => Select(result.Session.Id));
+            CodivaHost.Client.CreateSession(PanelSession.Create(text, CodivaHost.ProjectDir, CodivaHost.Ops), result => Select(result.Session.Id));
             composer.value = "";
             chips.Clear();
         }

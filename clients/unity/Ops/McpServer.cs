@@ -35,24 +35,36 @@ namespace Codiva.Ops
         /// Every JSON-RPC method handled (tests and diagnostics), on the HTTP threads.
         public event Action<string> Handled;
 
-        public McpServer(ToolRegistry registry, ToolRunner runner)
+        /// `token`: the bearer token to require; null makes a new one. The Editor keeps the token
+        /// and port of its server across domain reloads (SessionState), so that the sessions
+        /// created before a reload, whose MCP config holds them, reach the new server.
+        public McpServer(ToolRegistry registry, ToolRunner runner, string token = null)
         {
             this.registry = registry;
             this.runner = runner;
-            var bytes = new byte[32];
-            using (var random = RandomNumberGenerator.Create()) random.GetBytes(bytes);
-            Token = BitConverter.ToString(bytes).Replace("-", "").ToLowerInvariant();
+            if (token == null || token.Length < 32)
+            {
+                var bytes = new byte[32];
+                using (var random = RandomNumberGenerator.Create()) random.GetBytes(bytes);
+                token = BitConverter.ToString(bytes).Replace("-", "").ToLowerInvariant();
+            }
+            Token = token;
         }
 
-        /// Listens on a free loopback port.
-        public void Start()
+        /// Listens on loopback: on `preferredPort` when it is given and free, otherwise on a free port.
+        public void Start(int preferredPort = 0)
         {
             for (var attempt = 0; ; attempt++)
             {
-                var probe = new TcpListener(IPAddress.Loopback, 0);
-                probe.Start();
-                var port = ((IPEndPoint)probe.LocalEndpoint).Port;
-                probe.Stop();
+                int port;
+                if (attempt == 0 && preferredPort > 0) port = preferredPort;
+                else
+                {
+                    var probe = new TcpListener(IPAddress.Loopback, 0);
+                    probe.Start();
+                    port = ((IPEndPoint)probe.LocalEndpoint).Port;
+                    probe.Stop();
+                }
                 listener.Prefixes.Clear();
                 listener.Prefixes.Add("http://127.0.0.1:" + port + "/");
                 try
@@ -62,6 +74,7 @@ namespace Codiva.Ops
                     break;
                 }
                 catch (HttpListenerException) when (attempt < 5) { }
+                catch (SocketException) when (attempt < 5) { }
             }
             acceptor = new Thread(Accept) { IsBackground = true, Name = "codiva-ops-http" };
             acceptor.Start();

@@ -15,14 +15,20 @@ using static Codiva.Tests.Script;
 
 namespace Codiva.Tests
 {
-    [TestFixture]
+    [TestFixture("daemon")]
+    [TestFixture("stdio")]
     public class CoreEndToEndTests
     {
         static readonly TimeSpan Limit = TimeSpan.FromSeconds(120);
 
-        /// The transport the end-to-end tests use. `codiva serve --stdio` until the daemon lands;
-        /// then: `new DaemonSocketTransportFactory(world.Program())`.
-        static ITransportFactory Transport(World world) => new StdioTransportFactory(world.Program());
+        readonly string transport;
+        public CoreEndToEndTests(string transport) { this.transport = transport; }
+
+        /// The transport under test: the repository's daemon over its Unix socket (what the panel
+        /// uses), or `codiva serve --stdio` as a child.
+        ITransportFactory Transport(World world) => transport == "daemon"
+            ? (ITransportFactory)new DaemonSocketTransportFactory(world.Program())
+            : new StdioTransportFactory(world.Program());
 
         // A 1x1 PNG (the smallest valid one), sent as an image attachment.
         const string Png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
@@ -153,10 +159,10 @@ namespace Codiva.Tests
         }
 
         /// The client reconnects after its connection drops. Over stdio a new connection is a new
-        /// `codiva serve` (the old one stopped its agents at EOF), so this shows the client's side:
-        /// back-off until the new server holds the repository, a fresh snapshot (its `seq` starts
-        /// again), the same session, and requests that work on the new connection. That the
-        /// session keeps running across a reconnect is the daemon's promise, tested with it.
+        /// `codiva serve` (the old one stopped its agents at EOF); over the socket the daemon
+        /// stays. Either way: back-off until the server answers, a fresh snapshot, the same
+        /// session, and requests that work on the new connection. That a session keeps running
+        /// across a reconnect is the daemon's promise: InPlaceAcceptanceTests.
         [Test]
         public void After_a_dropped_connection_the_client_reconnects_and_the_session_goes_on()
         {

@@ -164,7 +164,7 @@ namespace Codiva.Tests
     public sealed class World : IDisposable
     {
         readonly TempDir root = new TempDir("codiva-unity-");
-        public readonly string Repo, Home, Tmp, State, Config;
+        public readonly string Repo, Home, Tmp, State, Config, Runtime;
         public readonly MockModel Mock;
 
         public World(object script)
@@ -174,7 +174,10 @@ namespace Codiva.Tests
             Tmp = Dir("tmp");
             State = Dir("state");
             Config = System.IO.Path.Combine(State, "config.toml");
-            File.WriteAllText(Config, "fetch_base = false\n");
+            // The daemon's socket directory: its own, and short (a socket path is at most 107 bytes).
+            Runtime = Dir("run");
+            // Titles from the prompt: a one-shot title request would take the mock's scripted answers.
+            File.WriteAllText(Config, "fetch_base = false\ntitles = \"prompt\"\n");
             File.WriteAllText(System.IO.Path.Combine(Repo, "README.md"), "# test repo\n");
             Run.Git(Repo, "init -q -b main");
             Run.Git(Repo, "config user.name \"Codiva Test\"");
@@ -224,13 +227,26 @@ namespace Codiva.Tests
             env["CODIVA_CLAUDE"] = Paths.Require(Paths.Claude);
             env["CODIVA_STATE_DIR"] = State;
             env["CODIVA_CONFIG"] = Config;
+            env["XDG_RUNTIME_DIR"] = Runtime;
             return new CodivaProgram { Path = Paths.Require(Paths.Codiva), Repo = Repo, Environment = env };
+        }
+
+        /// `codiva stop`: the repository's daemon, if one was started, stops (its agents reaped,
+        /// its socket removed). No daemon outlives a test.
+        public void StopDaemon()
+        {
+            var program = Program();
+            Run.Program(program.Path, "stop --repo " + CodivaProgram.Quote(Repo), Repo, program.Environment);
         }
 
         public void Dispose()
         {
-            Mock.Dispose();
-            root.Dispose();
+            try { StopDaemon(); }
+            finally
+            {
+                Mock.Dispose();
+                root.Dispose();
+            }
         }
     }
 

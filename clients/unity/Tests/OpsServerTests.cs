@@ -199,5 +199,40 @@ namespace Codiva.Tests
             Assert.IsNull(ledger.Find(first.Id), "the oldest finished job is forgotten");
             Assert.IsNotNull(ledger.Find("2"), "unfinished jobs are kept");
         }
-    }
+    
+        [Test]
+        public void A_panel_session_runs_in_place_with_the_Ops_server_and_its_bearer_header()
+        {
+            var create = Codiva.Protocol.Wire.ToJson(PanelSession.Create("make a cube", "/work/Game", server));
+            Assert.AreEqual(JsonText.Write(new Dictionary<string, object>
+            {
+                { "prompt", "make a cube" },
+                { "in_place", "/work/Game" },
+                { "mcp_servers", new Dictionary<string, object>
+                {
+                    { "unity-ops", new Dictionary<string, object>
+                    {
+                        { "type", "http" },
+                        { "url", server.Url },
+                        { "headers", new Dictionary<string, object> { { "Authorization", "Bearer " + server.Token } } },
+                    } },
+                } },
+            }), JsonText.Write(create), "no tool is allowed in advance");
+        }
+
+        [Test]
+        public void A_server_started_again_with_the_kept_token_and_port_answers_at_the_same_address()
+        {
+            var url = server.Url;
+            var token = server.Token;
+            server.Dispose();
+            // What the Editor does after a domain reload (the token and port kept in SessionState).
+            server = new McpServer(registry, runner, token);
+            server.Start(new Uri(url).Port);
+            Assert.AreEqual(url, server.Url);
+            Assert.AreEqual(token, server.Token);
+            Assert.AreEqual(HttpStatusCode.OK, Post(Rpc("initialize", new Dictionary<string, object> { { "protocolVersion", "2025-11-25" } })).StatusCode);
+            Assert.AreEqual(HttpStatusCode.Unauthorized, Post(Rpc("initialize", new Dictionary<string, object>()), token: "0123456789abcdef0123456789abcdef").StatusCode);
+        }
+}
 }

@@ -17,6 +17,48 @@ namespace Codiva.Tests
     [TestFixture]
     public class TransportTests
     {
+        /// An answer read with `CallInOrder` is handed over before the notification on the next
+        /// line (the client posts a session's snapshot before the events after it).
+        [Test]
+        public void An_in_order_answer_is_handled_before_the_next_line()
+        {
+            using (var dir = new TempDir("codiva-sock-"))
+            {
+                var path = Path.Combine(dir.Path, "o.sock");
+                var listener = new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified);
+                listener.Bind(new UnixEndPoint(path));
+                listener.Listen(1);
+                var peer = new Thread(() =>
+                {
+                    using (var socket = listener.Accept())
+                    using (var stream = new NetworkStream(socket))
+                    {
+                        var reader = new StreamReader(stream, new UTF8Encoding(false));
+                        var id = JsonRead.Long(JsonText.Parse(reader.ReadLine()), "id");
+                        var lines = "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"result\":{\"log\":[],\"prompts\":[],\"status\":\"running\"}}\n" +
+                                    "{\"jsonrpc\":\"2.0\",\"method\":\"warning\",\"params\":{\"message\":\"after\"}}\n";
+                        var bytes = Encoding.UTF8.GetBytes(lines);
+                        stream.Write(bytes, 0, bytes.Length);
+                        stream.Flush();
+                        reader.ReadLine();
+                    }
+                });
+                peer.Start();
+                var order = new System.Collections.Generic.List<string>();
+                var done = new ManualResetEventSlim();
+                using (var connection = new RpcConnection(UnixSocketTransport.Connect(path)))
+                {
+                    connection.Notification += (method, parameters) => { lock (order) order.Add(JsonRead.Str(parameters, "message")); done.Set(); };
+                    connection.Start();
+                    connection.CallInOrder(Methods.SessionSnapshot, new SessionParams { SessionId = "s" }, snapshot => { lock (order) order.Add("snapshot " + snapshot.Status); });
+                    Assert.IsTrue(done.Wait(TimeSpan.FromSeconds(30)), "the notification never came");
+                    lock (order) CollectionAssert.AreEqual(new[] { "snapshot running", "after" }, order);
+                }
+                peer.Join();
+                listener.Dispose();
+            }
+        }
+
         [Test]
         public void The_unix_socket_transport_carries_requests_answers_and_notifications()
         {

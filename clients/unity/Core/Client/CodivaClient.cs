@@ -188,12 +188,10 @@ namespace Codiva.Client
 
         void LoadSession(RpcConnection connection, string id)
         {
-            connection.Call(Methods.SessionSnapshot, new SessionParams { SessionId = id }).ContinueWith(t =>
-            {
-                if (t.IsFaulted) return;
-                var snapshot = t.Result;
-                dispatcher.Post(() => Store.Load(id, snapshot));
-            });
+            // Posted from the reading thread as the answer is read: the events after it (a prompt
+            // opened just after the snapshot) are applied after it, not wiped by it.
+            connection.CallInOrder(Methods.SessionSnapshot, new SessionParams { SessionId = id },
+                snapshot => dispatcher.Post(() => Store.Load(id, snapshot)));
         }
 
         /// Sends a request; `done` or `failed` runs on the dispatcher's thread.
@@ -255,6 +253,11 @@ namespace Codiva.Client
         /// `sessionId` null: the default for sessions created from now on.
         public Task<Done> SetApprovalPolicy(string sessionId, ApprovalPolicy policy, Action<RpcException> failed = null)
             => Request(Methods.SetApprovalPolicy, new ApprovalParams { SessionId = sessionId, Policy = policy }, null, failed);
+
+        /// Asks the agent to connect to a failed MCP server again; the outcome comes as
+        /// `session/mcpServers` (the row's `McpServers`).
+        public Task<Done> ReconnectMcp(string sessionId, string server, Action<RpcException> failed = null) =>
+            Request(Methods.McpReconnect, new McpReconnectParams { SessionId = sessionId, Server = server }, null, failed);
 
         /// Drops the connection without stopping the client (as a domain reload does); it reconnects.
         public void DropConnection()

@@ -34,6 +34,8 @@ namespace Codiva.Client
 
         /// The `seq` of the last event applied.
         public long LastSeq { get; private set; }
+        /// The `seq` of the last `manager/snapshot` taken (events after it follow from + 1).
+        public long SnapshotSeq { get; private set; }
         /// How many events were applied in order (for tests and diagnostics).
         public long AppliedCount { get; private set; }
         /// How many gaps were found (each one leads to a resync).
@@ -74,6 +76,7 @@ namespace Codiva.Client
             foreach (var id in new List<string>(order))
                 if (!seen.Contains(id)) Remove(id);
             LastSeq = snapshot.Seq;
+            SnapshotSeq = snapshot.Seq;
             Changed?.Invoke(null);
         }
 
@@ -158,6 +161,7 @@ namespace Codiva.Client
             else if (ev is PermissionModeEvent mode) view.PermissionMode = mode.Mode;
             else if (ev is AgentSessionEvent agentSession) { if (row != null) row.AgentSessionId = agentSession.Id; }
             else if (ev is TodosEvent todos) { if (row != null) row.Todos = todos.Progress; }
+            else if (ev is McpServersEvent mcp) { if (row != null) row.McpServers = mcp.Servers; }
         }
 
         SessionView View(string id)

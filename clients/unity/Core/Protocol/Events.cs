@@ -87,6 +87,13 @@ namespace Codiva.Protocol
         [Wire("items")] public List<object> Items;
     }
 
+    [Schema("SessionEventParams", Tag = "event", Variant = "mcp_servers")]
+    public sealed class McpServersEvent : SessionEvent
+    {
+        /// Every MCP server of the session, each time one's status changes.
+        [Wire("servers", Required = true)] public List<McpServerState> Servers;
+    }
+
     [Schema("SessionEventParams", Tag = "event", Variant = "usage")]
     public sealed class UsageEvent : SessionEvent
     {

@@ -37,6 +37,7 @@ namespace Codiva.Protocol
         public static readonly Method<ModeParams, Done> SetPermissionMode = new Method<ModeParams, Done>("session/setPermissionMode");
         public static readonly Method<ApprovalParams, Done> SetApprovalPolicy = new Method<ApprovalParams, Done>("session/setApprovalPolicy");
         public static readonly Method<ReadParams, ReadPage> SessionRead = new Method<ReadParams, ReadPage>("session/read");
+        public static readonly Method<McpReconnectParams, Done> McpReconnect = new Method<McpReconnectParams, Done>("session/mcpReconnect");
         public static readonly Method<SessionParams, SessionSnapshot> SessionSnapshot = new Method<SessionParams, SessionSnapshot>("session/snapshot");
 
         public static IEnumerable<IMethod> All()
@@ -63,6 +64,7 @@ namespace Codiva.Protocol
             { "session/agentSession", typeof(AgentSessionEvent) },
             { "session/todos", typeof(TodosEvent) },
             { "session/usage", typeof(UsageEvent) },
+            { "session/mcpServers", typeof(McpServersEvent) },
             { "session/subagent", typeof(SubagentEvent) },
             { "session/agentExited", typeof(AgentExitedEvent) },
             { "session/updated", typeof(SessionUpdatedEvent) },

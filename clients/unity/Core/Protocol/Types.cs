@@ -81,6 +81,9 @@ namespace Codiva.Protocol
         [Wire("todos", Required = true)] public TodoProgress Todos;
         [Wire("files")] public List<string> Files;
         [Wire("commit")] public string Commit;
+        /// Runs in place (`worktree` is then the directory itself).
+        [Wire("in_place")] public bool InPlace;
+        [Wire("mcp_servers")] public List<McpServerState> McpServers;
     }
 
     [Schema("ManagerSnapshot")]
@@ -143,6 +146,51 @@ namespace Codiva.Protocol
         [Wire("permission_mode")] public string PermissionMode;
         [Wire("approval_policy")] public ApprovalPolicy ApprovalPolicy;
         [Wire("images")] public List<ImageInput> Images;
+        /// Run in this directory itself (absolute: the repository's root or inside it), no
+        /// worktree: the Unity project. One such session at a time per directory.
+        [Wire("in_place")] public string InPlace;
+        /// MCP servers the agent gets, by name (codiva writes them to a private config file).
+        [Wire("mcp_servers")] public Dictionary<string, McpServerConfig> McpServers;
+        [Wire("append_system_prompt")] public string AppendSystemPrompt;
+        /// The agent's own rules: `mcp__unity-ops__ping`, `Bash(git *)`.
+        [Wire("allowed_tools")] public List<string> AllowedTools;
+        [Wire("disallowed_tools")] public List<string> DisallowedTools;
+    }
+
+    /// How the agent reaches one MCP server (`type` "stdio" or "http").
+    public abstract class McpServerConfig { }
+
+    [Schema("McpServerConfig", Tag = "type", Variant = "http")]
+    public sealed class HttpMcpServer : McpServerConfig
+    {
+        [Wire("url", Required = true)] public string Url;
+        /// Sent with every request (`Authorization: Bearer …`).
+        [Wire("headers")] public Dictionary<string, string> Headers;
+    }
+
+    [Schema("McpServerConfig", Tag = "type", Variant = "stdio")]
+    public sealed class StdioMcpServer : McpServerConfig
+    {
+        [Wire("command", Required = true)] public string Command;
+        [Wire("args")] public List<string> Args;
+        [Wire("env")] public Dictionary<string, string> Env;
+    }
+
+    /// One MCP server of a session and its status (`pending`, `connected`, `failed`,
+    /// `needs_auth`, `disabled`, `unknown`), as the agent reports it.
+    [Schema("McpServerState")]
+    public sealed class McpServerState
+    {
+        [Wire("name", Required = true)] public string Name;
+        [Wire("status", Required = true)] public string Status;
+        [Wire("error")] public string Error;
+    }
+
+    [Schema("McpReconnectParams")]
+    public sealed class McpReconnectParams
+    {
+        [Wire("session_id", Required = true)] public string SessionId;
+        [Wire("server", Required = true)] public string Server;
     }
 
     [Schema("SessionParams")]

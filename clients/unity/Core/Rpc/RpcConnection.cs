@@ -30,6 +30,8 @@ namespace Codiva.Rpc
         readonly ITransport transport;
         readonly object writeLock = new object();
         readonly Dictionary<long, TaskCompletionSource<object>> pending = new Dictionary<long, TaskCompletionSource<object>>();
+        /// Callbacks run on the reading thread when their answer is read (`CallInOrder`).
+        readonly Dictionary<long, Action<object>> inOrder = new Dictionary<long, Action<object>>();
         readonly Thread reader;
         long nextId;
         volatile bool closed;
@@ -58,7 +60,15 @@ namespace Codiva.Rpc
             return Wire.FromJson<TResult>(raw ?? new Dictionary<string, object>());
         }
 
-        public Task<object> CallRaw(string method, object parameters)
+        /// Like `Call`, but `answered` runs on the reading thread as the answer is read, before
+        /// any later line is handled: what it posts to a dispatcher is queued before what the
+        /// notifications after the answer post (a `session/snapshot` is applied before the events
+        /// that follow it). Not called when the request fails (the task says why).
+        public Task<object> CallInOrder<TParams, TResult>(Method<TParams, TResult> method, TParams parameters, Action<TResult> answered) =>
+            CallRaw(method.Name, Wire.ToJson(parameters) ?? new Dictionary<string, object>(),
+                raw => answered(Wire.FromJson<TResult>(raw ?? new Dictionary<string, object>())));
+
+        public Task<object> CallRaw(string method, object parameters, Action<object> onReader = null)
         {
             var completion = new TaskCompletionSource<object>(TaskCreationOptions.RunContinuationsAsynchronously);
             long id;
@@ -67,12 +77,13 @@ namespace Codiva.Rpc
                 if (closed) { completion.SetException(Lost(null)); return completion.Task; }
                 id = ++nextId;
                 pending[id] = completion;
+                if (onReader != null) inOrder[id] = onReader;
             }
             var message = new Dictionary<string, object> { { "jsonrpc", "2.0" }, { "id", id }, { "method", method }, { "params", parameters } };
             try { WriteLine(JsonText.Write(message)); }
             catch (Exception error)
             {
-                lock (pending) pending.Remove(id);
+                lock (pending) { pending.Remove(id); inOrder.Remove(id); }
                 completion.TrySetException(Lost(error));
             }
             return completion.Task;
@@ -138,17 +149,28 @@ namespace Codiva.Rpc
             var id = JsonRead.Long(message, "id");
             if (id == null) return;
             TaskCompletionSource<object> completion;
+            Action<object> onReader;
             lock (pending)
             {
                 if (!pending.TryGetValue(id.Value, out completion)) return;
                 pending.Remove(id.Value);
+                if (inOrder.TryGetValue(id.Value, out onReader)) inOrder.Remove(id.Value);
             }
             var error = JsonRead.Get(message, "error");
             if (error != null)
             {
                 completion.TrySetException(new RpcException(JsonRead.Long(error, "code") ?? -1, JsonRead.Str(error, "message"), JsonRead.Get(error, "data")));
             }
-            else completion.TrySetResult(JsonRead.Get(message, "result"));
+            else
+            {
+                var result = JsonRead.Get(message, "result");
+                if (onReader != null)
+                {
+                    try { onReader(result); }
+                    catch (Exception failed) { completion.TrySetException(failed); return; }
+                }
+                completion.TrySetResult(result);
+            }
         }
 
         void Shutdown(Exception cause)
@@ -160,6 +182,7 @@ namespace Codiva.Rpc
                 closed = true;
                 orphans = new List<TaskCompletionSource<object>>(pending.Values);
                 pending.Clear();
+                inOrder.Clear();
             }
             foreach (var orphan in orphans) orphan.TrySetException(Lost(cause));
             Closed?.Invoke(cause);

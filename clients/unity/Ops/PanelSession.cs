@@ -1,0 +1,31 @@
+// What a session the panel creates is given: it runs in place in the Unity project (no
+// worktree: the Editor has the project open) and gets the panel's Ops server as an HTTP MCP
+// server with its bearer header. codiva writes that to a private config file (0600) passed to
+// the agent by path, so the token is never on a command line.
+using System.Collections.Generic;
+using Codiva.Protocol;
+
+namespace Codiva.Ops
+{
+    public static class PanelSession
+    {
+        /// The name the Ops server has in the agent (its tools are `mcp__unity-ops__<tool>`).
+        public const string OpsServerName = "unity-ops";
+
+        /// The Ops server as `session/create`'s `mcp_servers` entry.
+        public static HttpMcpServer McpEntry(McpServer ops) => new HttpMcpServer
+        {
+            Url = ops.Url,
+            Headers = new Dictionary<string, string> { { "Authorization", "Bearer " + ops.Token } },
+        };
+
+        /// `session/create`'s params for a prompt in the project at `projectDir` (absolute).
+        /// No tool is allowed in advance: the agent asks, the user answers.
+        public static CreateParams Create(string prompt, string projectDir, McpServer ops) => new CreateParams
+        {
+            Prompt = prompt,
+            InPlace = projectDir,
+            McpServers = new Dictionary<string, McpServerConfig> { { OpsServerName, McpEntry(ops) } },
+        };
+    }
+}
