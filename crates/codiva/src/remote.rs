@@ -225,12 +225,19 @@ pub async fn connect(target: &RemoteTarget, argv: &[String]) -> Result<RemoteCon
     )
     .await;
     match answer {
-        Ok(Ok(init)) => Ok(RemoteConnection {
-            client,
-            init,
-            close,
-            child,
-        }),
+        Ok(Ok(init)) => match same_protocol(&host, &init.protocol_version) {
+            Ok(()) => Ok(RemoteConnection {
+                client,
+                init,
+                close,
+                child,
+            }),
+            Err(message) => {
+                let _ = close.send(());
+                let _ = child.kill().await;
+                Err(message)
+            }
+        },
         Ok(Err(_)) | Err(_) => {
             let _ = close.send(());
             let status = match tokio::time::timeout(Duration::from_secs(5), child.wait()).await {
@@ -252,6 +259,18 @@ pub async fn connect(target: &RemoteTarget, argv: &[String]) -> Result<RemoteCon
             ))
         }
     }
+}
+
+/// A remote daemon of another protocol version is refused in one line (it would misread
+/// requests or send what this client cannot read).
+pub fn same_protocol(host: &str, theirs: &str) -> Result<(), String> {
+    let ours = codiva_protocol::PROTOCOL_VERSION;
+    if theirs == ours {
+        return Ok(());
+    }
+    Err(format!(
+        "the codiva on {host} speaks protocol {theirs}, this one {ours}: install the same codiva version there (or here)"
+    ))
 }
 
 /// One line for a remote side that did not answer, from `ssh`'s exit code and the stderr tail.
@@ -331,6 +350,17 @@ mod tests {
             home.last().unwrap(),
             "/opt/codiva attach --stdio --repo ~/app"
         );
+    }
+
+    #[test]
+    fn another_protocol_is_one_line() {
+        assert!(same_protocol("box", codiva_protocol::PROTOCOL_VERSION).is_ok());
+        let other = same_protocol("box", "0-old").unwrap_err();
+        assert!(
+            other.starts_with("the codiva on box speaks protocol 0-old"),
+            "{other}"
+        );
+        assert!(!other.contains('\n'));
     }
 
     #[test]
