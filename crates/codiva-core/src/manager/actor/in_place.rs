@@ -15,16 +15,14 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use codiva_protocol::mcp::McpServerConfig;
-use codiva_protocol::{ImageInput, UserInput};
 
 use super::lifecycle::wait_stopped;
-use super::record::Record;
-use super::{Actor, refused, repo_key, title_of, unix_ms};
+use super::{Actor, refused, repo_key};
 use crate::manager::info::{ManagerEvent, SessionInfo, SessionPhase};
 use crate::manager::{CreateOptions, DiscardOutcome, ManagerError, Reply};
 use crate::provider::{AgentExtras, InvalidInput, Provider};
 use crate::session::SessionCommand;
-use crate::session_state::{SessionState, Status, TodoProgress};
+use crate::session_state::SessionState;
 use crate::slug;
 
 /// What a session adds to its agent, as kept with the session (and in the state file).
@@ -300,61 +298,15 @@ impl Actor {
         let slug = slug::slugify(&prompt, &taken);
         let id = slug.clone();
         let extras = self.session_extras(&id, &mut options)?;
-        let images = options
-            .images
-            .into_iter()
-            .map(|(media_type, data)| ImageInput { media_type, data })
-            .collect();
-        let input = UserInput::with_images(prompt.clone(), images);
-        let mut record = Record {
-            id: id.clone(),
-            title: title_of(&prompt),
-            title_origin: crate::title::TitleOrigin::Prompt,
-            prompt: prompt.clone(),
+        let input = super::record::take_input(&mut options, &prompt);
+        let mut record = self.new_record(
             slug,
-            branch: String::new(),
-            worktree: dir,
-            base: self.base.clone(),
-            created_at: unix_ms(),
-            phase: SessionPhase::Active,
-            status: Status::Starting,
-            detail: None,
-            detail_code: None,
-            agent: options.agent.clone().unwrap_or_default(),
-            agent_sessions: Default::default(),
-            agent_session_id: None,
-            model: options.model.or_else(|| self.options.model.clone()),
-            permission_mode: options.permission_mode.or(self.options.permission_mode),
-            approval: options
-                .approval
-                .unwrap_or_else(|| self.default_approval.clone()),
-            cost_usd: None,
-            active_ms: 0,
-            active_since: None,
-            pending_prompts: 0,
-            todos: TodoProgress::default(),
-            commands: None,
-            forwarder: None,
-            task_epoch: 0,
-            queued: Vec::new(),
-            restored_outcome: None,
-            issued_tokens: Vec::new(),
-            prs: Vec::new(),
-            pushed: false,
-            watch: Default::default(),
-            auto_pr_tried: false,
-            recover_attempts: Default::default(),
-            ready_asked: Vec::new(),
-            paused_until_ms: None,
-            in_place: true,
+            prompt.clone(),
+            (String::new(), dir, SessionPhase::Active),
+            &options,
             extras,
-            mcp_servers: Vec::new(),
-            held: Vec::new(),
-            queued_over: None,
-            in_turn: false,
-            agent_pid: Default::default(),
-            resources: None,
-        };
+        );
+        record.in_place = true;
         record.track_activity();
         let info = record.info();
         self.records.insert(id.clone(), record);

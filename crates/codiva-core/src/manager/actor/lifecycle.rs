@@ -7,21 +7,21 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use codiva_protocol::{ImageInput, UserInput};
+use codiva_protocol::UserInput;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use super::histories;
 use super::jobs::reply_later;
 use super::record::Record;
-use super::{Actor, Internal, refused, repo_key, title_of, unix_ms};
+use super::{Actor, Internal, refused, repo_key, unix_ms};
 use crate::approval::ApprovalPolicy;
 use crate::git::{self, WorktreeOptions};
 use crate::manager::info::{ManagerEvent, SessionInfo, SessionPhase};
 use crate::manager::{CreateOptions, ManagerError, Reply};
 use crate::provider::Provider;
 use crate::session::{AnswerError, SessionCommand, SessionConfig};
-use crate::session_state::{RestoredSession, SessionEvent, SessionState, Status, TodoProgress};
+use crate::session_state::{RestoredSession, SessionEvent, SessionState, Status};
 use crate::{session_task, slug};
 
 /// How long a stopping session task may take before the manager goes on without it.
@@ -167,61 +167,16 @@ impl Actor {
         let slug = slug::slugify(&prompt, &taken);
         let id = slug.clone();
         let extras = self.session_extras(&id, &mut options)?;
-        let images = options
-            .images
-            .into_iter()
-            .map(|(media_type, data)| ImageInput { media_type, data })
-            .collect();
-        let input = UserInput::with_images(prompt.clone(), images);
-        let mut record = Record {
-            id: id.clone(),
-            title: title_of(&prompt),
-            title_origin: crate::title::TitleOrigin::Prompt,
-            prompt: prompt.clone(),
-            slug: slug.clone(),
-            branch: git::branch_name(&slug),
-            worktree: self.repo.worktree_path(&slug),
-            base: self.base.clone(),
-            created_at: unix_ms(),
-            phase: SessionPhase::Preparing,
-            status: Status::Starting,
-            detail: None,
-            detail_code: None,
-            agent: options.agent.clone().unwrap_or_default(),
-            agent_sessions: Default::default(),
-            agent_session_id: None,
-            model: options.model.or_else(|| self.options.model.clone()),
-            permission_mode: options.permission_mode.or(self.options.permission_mode),
-            approval: options
-                .approval
-                .unwrap_or_else(|| self.default_approval.clone()),
-            cost_usd: None,
-            active_ms: 0,
-            active_since: None,
-            pending_prompts: 0,
-            todos: TodoProgress::default(),
-            commands: None,
-            forwarder: None,
-            task_epoch: 0,
-            queued: vec![input],
-            restored_outcome: None,
-            issued_tokens: Vec::new(),
-            prs: Vec::new(),
-            pushed: false,
-            watch: Default::default(),
-            auto_pr_tried: false,
-            recover_attempts: Default::default(),
-            ready_asked: Vec::new(),
-            paused_until_ms: None,
-            in_place: false,
+        let input = super::record::take_input(&mut options, &prompt);
+        let worktree = self.repo.worktree_path(&slug);
+        let mut record = self.new_record(
+            slug.clone(),
+            prompt.clone(),
+            (git::branch_name(&slug), worktree, SessionPhase::Preparing),
+            &options,
             extras,
-            mcp_servers: Vec::new(),
-            held: Vec::new(),
-            queued_over: None,
-            in_turn: false,
-            agent_pid: Default::default(),
-            resources: None,
-        };
+        );
+        record.queued = vec![input];
         record.track_activity();
         let info = record.info();
         self.records.insert(id.clone(), record);

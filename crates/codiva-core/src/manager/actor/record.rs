@@ -4,13 +4,15 @@
 use codiva_protocol::tool::PermissionMode;
 use std::path::PathBuf;
 
-use codiva_protocol::UserInput;
+use codiva_protocol::{ImageInput, UserInput};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
+use super::{Actor, title_of, unix_ms};
 use crate::agent_event::TurnOutcome;
 use crate::approval::ApprovalPolicy;
+use crate::manager::CreateOptions;
 use crate::manager::info::{SessionInfo, SessionPhase};
 use crate::persist::PersistedSession;
 use crate::session::SessionCommand;
@@ -281,6 +283,79 @@ impl Record {
                 self.active_since = None;
             }
             _ => {}
+        }
+    }
+}
+
+/// The first message of a new session: its prompt and its images (taken from `options`).
+pub(super) fn take_input(options: &mut CreateOptions, prompt: &str) -> UserInput {
+    let images = std::mem::take(&mut options.images)
+        .into_iter()
+        .map(|(media_type, data)| ImageInput { media_type, data })
+        .collect();
+    UserInput::with_images(prompt.to_owned(), images)
+}
+
+impl Actor {
+    /// The record of a session created now: `slug` is its id, `(branch, worktree, phase)`
+    /// where and how it starts; the rest from `options` and the manager's defaults.
+    pub(super) fn new_record(
+        &self,
+        slug: String,
+        prompt: String,
+        (branch, worktree, phase): (String, std::path::PathBuf, SessionPhase),
+        options: &CreateOptions,
+        extras: super::in_place::SessionExtras,
+    ) -> Record {
+        Record {
+            id: slug.clone(),
+            title: title_of(&prompt),
+            title_origin: crate::title::TitleOrigin::Prompt,
+            prompt,
+            slug,
+            branch,
+            worktree,
+            base: self.base.clone(),
+            created_at: unix_ms(),
+            phase,
+            status: Status::Starting,
+            detail: None,
+            detail_code: None,
+            agent: options.agent.clone().unwrap_or_default(),
+            agent_sessions: Default::default(),
+            agent_session_id: None,
+            model: options.model.clone().or_else(|| self.options.model.clone()),
+            permission_mode: options.permission_mode.or(self.options.permission_mode),
+            approval: options
+                .approval
+                .clone()
+                .unwrap_or_else(|| self.default_approval.clone()),
+            cost_usd: None,
+            active_ms: 0,
+            active_since: None,
+            pending_prompts: 0,
+            todos: TodoProgress::default(),
+            commands: None,
+            forwarder: None,
+            task_epoch: 0,
+            queued: Vec::new(),
+            restored_outcome: None,
+            issued_tokens: Vec::new(),
+            prs: Vec::new(),
+            pushed: false,
+            watch: Default::default(),
+            auto_pr_tried: false,
+            recover_attempts: Default::default(),
+            ready_asked: Vec::new(),
+            paused_until_ms: None,
+            in_place: false,
+            extras,
+            mcp_servers: Vec::new(),
+            held: Vec::new(),
+            queued_over: None,
+            in_turn: false,
+            agent_pid: Default::default(),
+            resources: None,
         }
     }
 }
