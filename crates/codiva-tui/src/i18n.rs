@@ -197,6 +197,8 @@ keys![
     CmdClear,
     CmdHelp,
     HelpTitle,
+    HelpCommands,
+    HelpInSession,
     HelpMore,
     HelpEnd,
     CmdExitList,

@@ -1,5 +1,5 @@
 //! `/help`: every key, by the place it works in (everywhere, composer, list, session, log,
-//! dialogs, confirmation), as a full-screen overlay that scrolls and that Esc closes. The text
+//! dialogs, confirmation) and every `/` command, as a full-screen overlay that scrolls and that Esc closes. The text
 //! is the catalogue's (`Key::Help`: `# heading` lines and `keys<TAB>what they do` rows); the key
 //! column is as wide as the terminal allows and descriptions wrap, so it reads at 50 columns.
 
@@ -8,7 +8,8 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::App;
+use super::palette::Command;
+use super::{App, View};
 use crate::i18n::{Key, t};
 use crate::theme;
 use crate::width::{fit, str_width, wrap_text};
@@ -45,28 +46,63 @@ impl App {
     }
 }
 
+/// One line of the help before layout: a heading, or keys and what they do.
+enum Entry {
+    Heading(String),
+    Row(String, String),
+}
+
+/// The catalogue's entries (`Key::Help`), then every `/` command with its description (the
+/// palette's own table, so a new command is listed without editing the text).
+fn entries() -> Vec<Entry> {
+    let mut entries = Vec::new();
+    for line in t(Key::Help).lines() {
+        if let Some(heading) = line.strip_prefix("# ") {
+            entries.push(Entry::Heading(heading.to_owned()));
+        } else if let Some((keys, does)) = line.split_once('\t') {
+            entries.push(Entry::Row(keys.to_owned(), does.to_owned()));
+        }
+    }
+    entries.push(Entry::Heading(t(Key::HelpCommands).to_owned()));
+    for command in Command::ALL {
+        let (view, where_) = if command.available_in(&View::List) {
+            (View::List, "")
+        } else {
+            (View::Detail(String::new()), t(Key::HelpInSession))
+        };
+        let mut does = command.description(&view).to_owned();
+        if !where_.is_empty() {
+            does.push_str(where_);
+        }
+        entries.push(Entry::Row(format!("/{}", command.name()), does));
+    }
+    entries
+}
+
 /// The help's rows at `width` cells.
 fn rows(width: usize) -> Vec<Line<'static>> {
-    let text = t(Key::Help);
-    let entries: Vec<(&str, &str)> = text
-        .lines()
-        .filter_map(|line| line.split_once('\t'))
-        .collect();
-    let widest = entries.iter().map(|(keys, _)| str_width(keys)).max();
+    let entries = entries();
+    let widest = entries
+        .iter()
+        .filter_map(|entry| match entry {
+            Entry::Row(keys, _) => Some(str_width(keys)),
+            Entry::Heading(_) => None,
+        })
+        .max();
     // The key column: the widest keys, but never more than 2/5 of the width.
     let key_width = widest.unwrap_or(0).min(width * 2 / 5).max(1);
     let room = width.saturating_sub(key_width + 4).max(1);
     let mut lines = Vec::new();
-    for line in text.lines() {
-        if let Some(heading) = line.strip_prefix("# ") {
-            if !lines.is_empty() {
-                lines.push(Line::default());
+    for entry in &entries {
+        let (keys, does) = match entry {
+            Entry::Heading(heading) => {
+                if !lines.is_empty() {
+                    lines.push(Line::default());
+                }
+                lines.push(Line::styled(format!(" {heading}"), theme::bold()));
+                continue;
             }
-            lines.push(Line::styled(format!(" {heading}"), theme::bold()));
-            continue;
-        }
-        let Some((keys, does)) = line.split_once('\t') else {
-            continue;
+            Entry::Row(keys, does) => (keys.as_str(), does.as_str()),
         };
         let key_rows = wrap_text(keys, key_width);
         let does_rows = wrap_text(does, room);

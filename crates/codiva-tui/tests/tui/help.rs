@@ -63,8 +63,35 @@ fn help_scrolls_to_every_key_and_esc_closes_it() {
         "Esc, q",
         "Ctrl+N",
         "Shift+Tab",
+        "Ctrl+O",
+        "/, n, N",
     ] {
         assert!(seen.contains(needle), "{needle} missing");
+    }
+    // Every command of the palette, with what it does.
+    for command in [
+        "/model",
+        "/agent",
+        "/login",
+        "/prompt",
+        "/config",
+        "/diff",
+        "/sync",
+        "/pr",
+        "/fix-ci",
+        "/commit",
+        "/recover",
+        "/remove",
+        "/restore",
+        "/rename",
+        "/shell",
+        "/edit",
+        "/clear",
+        "/help",
+        "/shutdown",
+        "/exit",
+    ] {
+        assert!(seen.contains(&format!("  {command} ")), "{command} missing");
     }
     // Keys do nothing else while it is open.
     assert_eq!(press(&mut app, KeyCode::Char('m')), Vec::new());
