@@ -733,6 +733,12 @@ fn login_refused(code: &'static str, args: &[&str], message: String) -> ManagerE
     })
 }
 
+/// `n` and the noun in English's number (`1 file`, `2 files`): manager messages are English
+/// for serve clients and logs; front ends word refusals and results by code.
+pub(crate) fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

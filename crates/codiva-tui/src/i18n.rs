@@ -376,10 +376,48 @@ pub fn t(key: Key) -> &'static str {
 
 /// The text of `key` with `{0}`, `{1}`, … replaced by `args`.
 pub fn tf(key: Key, args: &[&str]) -> String {
-    let mut out = t(key).to_owned();
-    for (index, arg) in args.iter().enumerate() {
-        out = out.replace(&format!("{{{index}}}"), arg);
+    fill(t(key), args)
+}
+
+/// `template` with `{0}`, `{1}`, … replaced by `args`, and each plural choice
+/// `{N|one|many}` replaced by `one` when argument N is `1`, else by `many` (English words
+/// that follow a count: `{0} {0|session keeps|sessions keep} running`). Every catalogue
+/// formats through here.
+pub fn fill(template: &str, args: &[&str]) -> String {
+    let mut out = String::with_capacity(template.len() + 16);
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('}') else {
+            out.push_str(&rest[open..]);
+            return out;
+        };
+        let inner = &after[..close];
+        let (index, choice) = match inner.split_once('|') {
+            Some((index, choice)) => (index, Some(choice)),
+            None => (inner, None),
+        };
+        match (
+            index.parse::<usize>().ok().and_then(|i| args.get(i)),
+            choice,
+        ) {
+            (Some(arg), None) => out.push_str(arg),
+            (Some(arg), Some(choice)) => {
+                let (one, many) = choice.split_once('|').unwrap_or((choice, choice));
+                out.push_str(if *arg == "1" { one } else { many });
+            }
+            // Not a placeholder of ours (or no such argument): the brace is kept as written
+            // and the scan goes on after it.
+            (None, _) => {
+                out.push('{');
+                rest = after;
+                continue;
+            }
+        }
+        rest = &after[close + 1..];
     }
+    out.push_str(rest);
     out
 }
 

@@ -54,11 +54,7 @@ pub fn at(key: A) -> &'static str {
 }
 
 pub fn atf(key: A, args: &[&str]) -> String {
-    let mut out = at(key).to_owned();
-    for (index, arg) in args.iter().enumerate() {
-        out = out.replace(&format!("{{{index}}}"), arg);
-    }
-    out
+    crate::i18n::fill(at(key), args)
 }
 
 pub fn text(lang: Lang, key: A) -> &'static str {
@@ -102,7 +98,7 @@ fn en(key: A) -> &'static str {
             ".codiva/prompt.md is on {0}: edit it there (/shell in a session opens a shell on {0})"
         }
         A::RemoteDetached => {
-            "{0} session(s) keep running on {1}; `codiva --remote {2}` re-attaches"
+            "{0} {0|session keeps|sessions keep} running on {1}; `codiva --remote {2}` re-attaches"
         }
         A::RemoteLost => "the connection to {0} was lost; attaching again…",
         A::RemoteGone => "the daemon on {0} stopped",

@@ -78,3 +78,44 @@ fn choice_order() {
     assert_eq!(choose(None, None, Some("C")), Lang::En);
     assert_eq!(choose(None, None, None), Lang::En);
 }
+
+#[test]
+fn fill_replaces_placeholders_and_plural_choices_once() {
+    let text = "{0} {0|session keeps|sessions keep} running on {1}";
+    assert_eq!(
+        fill(text, &["1", "host"]),
+        "1 session keeps running on host"
+    );
+    assert_eq!(
+        fill(text, &["3", "host"]),
+        "3 sessions keep running on host"
+    );
+    assert_eq!(
+        fill(text, &["0", "host"]),
+        "0 sessions keep running on host"
+    );
+    // An argument is never read as a template (model text may contain `{1}`).
+    assert_eq!(fill("{0} and {1}", &["{1}", "b"]), "{1} and b");
+    // Braces that are not ours stay, and placeholders inside them still fill.
+    assert_eq!(fill("{\"a\": {0}} {x} {", &["1"]), "{\"a\": 1} {x} {");
+    assert_eq!(fill("{2} {0|one}", &["1"]), "{2} one");
+}
+
+#[test]
+fn no_english_text_says_s_in_parentheses() {
+    // Plurals are `{N|one|many}` choices, never "session(s)".
+    for key in Key::ALL {
+        let en = text(Lang::En, *key);
+        assert!(!en.contains("(s)"), "{key:?}: {en}");
+    }
+    for key in crate::repair_text::R::ALL {
+        let en = crate::repair_text::text(Lang::En, *key);
+        assert!(!en.contains("(s)"), "{key:?}: {en}");
+    }
+    for key in crate::i18n_agents::A::ALL {
+        crate::i18n::with_lang(Lang::En, || {
+            let en = crate::i18n_agents::at(*key);
+            assert!(!en.contains("(s)"), "{key:?}: {en}");
+        });
+    }
+}

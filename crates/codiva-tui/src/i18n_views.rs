@@ -90,11 +90,7 @@ pub fn vt(key: V) -> &'static str {
 }
 
 pub fn vtf(key: V, args: &[&str]) -> String {
-    let mut out = vt(key).to_owned();
-    for (index, arg) in args.iter().enumerate() {
-        out = out.replace(&format!("{{{index}}}"), arg);
-    }
-    out
+    crate::i18n::fill(vt(key), args)
 }
 
 pub fn text(lang: Lang, key: V) -> &'static str {

@@ -214,11 +214,7 @@ pub fn w(key: W) -> &'static str {
 
 /// `key` with `{0}`, `{1}`, … replaced by `args`.
 pub fn wf(key: W, args: &[&str]) -> String {
-    let mut out = w(key).to_owned();
-    for (index, arg) in args.iter().enumerate() {
-        out = out.replace(&format!("{{{index}}}"), arg);
-    }
-    out
+    crate::i18n::fill(w(key), args)
 }
 
 /// What `session/pr` did, in one line.

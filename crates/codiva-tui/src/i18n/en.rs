@@ -103,7 +103,7 @@ pub(super) fn en(key: Key) -> &'static str {
             "{0} is not working: nothing to interrupt (Esc: back to the list, where /exit quits)"
         }
         ExitConfirm => {
-            "{0} session(s) still working: quitting stops them (they come back interrupted and resume on your next message). Quit codiva?"
+            "{0} {0|session is|sessions are} still working: quitting stops {0|it|them} ({0|it comes|they come} back interrupted and {0|resumes|resume} on your next message). Quit codiva?"
         }
         Resuming => "resuming {0}…",
         MergedFollowUp => {
@@ -142,7 +142,7 @@ pub(super) fn en(key: Key) -> &'static str {
         ModelsUnknown => "known once an agent has connected",
         NothingToClear => "no finished (merged or discarded) sessions to clear",
         ClearConfirm => {
-            "Clear {0} finished session(s) from the list? Their branches stay archived."
+            "Clear {0} finished {0|session|sessions} from the list? {0|Its branch stays|Their branches stay} archived."
         }
         Help => concat!(
             "# Everywhere\n",
@@ -222,9 +222,9 @@ pub(super) fn en(key: Key) -> &'static str {
         HelpEnd => "↑↓ PgUp PgDn scroll · Esc close",
         CmdShutdown => "stop the daemon and every agent",
         ShutdownConfirm => {
-            "{0} session(s) still working: /shutdown stops the daemon and every agent (they come back interrupted and resume on your next message). Stop?"
+            "{0} {0|session is|sessions are} still working: /shutdown stops the daemon and every agent ({0|it comes|they come} back interrupted and {0|resumes|resume} on your next message). Stop?"
         }
-        DetachedWorking => "{0} session(s) keep running; `codiva` re-attaches",
+        DetachedWorking => "{0} {0|session keeps|sessions keep} running; `codiva` re-attaches",
         DetachedIdle => {
             "the sessions stay with codiva's daemon; `codiva` re-attaches, `codiva stop` stops it"
         }
@@ -336,8 +336,8 @@ pub(super) fn en(key: Key) -> &'static str {
         ErrPromptSave => "cannot save {0}: {1}",
         ErrOpenUrl => "cannot open {0}: {1}",
         InfoModelSet => "{0} now uses {1}",
-        DiffSummary => "{0} file(s), +{1} −{2}, {3} commit(s) ahead",
-        DiffUncommitted => "{0} uncommitted file(s)",
+        DiffSummary => "{0} {0|file|files}, +{1} −{2}, {3} {3|commit|commits} ahead",
+        DiffUncommitted => "{0} uncommitted {0|file|files}",
         InfoMerged => "merged {0} into {1}",
         InfoRemoved => "removed {0}",
         InfoDiscarded => "discarded {0}",

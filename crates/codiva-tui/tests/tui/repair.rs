@@ -189,7 +189,7 @@ fn commit_with_a_message_or_by_the_agent() {
     // Its answer is said, and the files are looked up again.
     let effects = app.handle(UiEvent::Done(Done::Repair(RepairDone::Committed {
         id: "fix-login".into(),
-        text: "committed 2 file(s) as 9f2c01ab".into(),
+        text: "committed 2 files as 9f2c01ab".into(),
     })));
     assert_eq!(
         effects,
@@ -197,10 +197,7 @@ fn commit_with_a_message_or_by_the_agent() {
             id: "fix-login".into()
         })]
     );
-    assert_eq!(
-        app.notice(),
-        Some(("committed 2 file(s) as 9f2c01ab", false))
-    );
+    assert_eq!(app.notice(), Some(("committed 2 files as 9f2c01ab", false)));
 }
 
 #[test]
@@ -259,7 +256,7 @@ fn recover_asks_with_the_counts_then_says_how_many_succeeded() {
     let mut app = confirming();
     let text = with_lang(Lang::En, || screen(&mut app, 200, 60));
     assert!(
-        text.contains("Repair 2 stuck session(s) one by one?"),
+        text.contains("Repair 2 stuck sessions one by one?"),
         "{text}"
     );
     assert!(text.contains("1 with failed checks"), "{text}");

@@ -197,7 +197,9 @@ impl Actor {
                 "nothing_to_merge",
                 &[&branch, &base, &uncommitted.to_string()],
                 format!(
-                    "nothing to merge: {branch} has no commits that {base} lacks, and {uncommitted} file(s) are uncommitted: commit them first (/commit, session/commit)"
+                    "nothing to merge: {branch} has no commits that {base} lacks, and {} uncommitted: commit {} first (/commit, session/commit)",
+                    crate::manager::count(uncommitted, "file is", "files are"),
+                    if uncommitted == 1 { "it" } else { "them" }
                 ),
             ),
             MergeOutcome::UpToDate => refused(

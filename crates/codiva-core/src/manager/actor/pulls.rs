@@ -115,7 +115,11 @@ impl Actor {
                         return Err(refused(
                             "nothing_to_push",
                             &[&branch, &base, &uncommitted.to_string()],
-                            format!("nothing to push: {branch} has no commits that {base} lacks, and {uncommitted} file(s) are uncommitted: commit them first (/commit, session/commit)"),
+                            format!(
+                                "nothing to push: {branch} has no commits that {base} lacks, and {} uncommitted: commit {} first (/commit, session/commit)",
+                                crate::manager::count(uncommitted, "file is", "files are"),
+                                if uncommitted == 1 { "it" } else { "them" }
+                            ),
                         ));
                     }
                     return Err(refused(

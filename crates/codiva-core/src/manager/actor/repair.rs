@@ -159,8 +159,8 @@ impl Actor {
         let result = FixCiResult {
             pr: status.number,
             message: format!(
-                "sent {} failed check(s) of #{} and {log_bytes} bytes of log to the agent",
-                checks.len(),
+                "sent {} of #{} and {log_bytes} bytes of log to the agent",
+                crate::manager::count(checks.len(), "failed check", "failed checks"),
                 status.number
             ),
             checks,
@@ -229,7 +229,10 @@ impl Actor {
                 Ok((Some(commit), files)) => {
                     let short: String = commit.chars().take(12).collect();
                     let _ = reply.send(Ok(CommitResult {
-                        message: format!("committed {files} file(s) as {short}"),
+                        message: format!(
+                            "committed {} as {short}",
+                            crate::manager::count(files, "file", "files")
+                        ),
                         commit: Some(commit),
                         files: u64::try_from(files).unwrap_or(u64::MAX),
                         asked_agent: false,
@@ -241,7 +244,10 @@ impl Actor {
                         commit: None,
                         files: u64::try_from(files).unwrap_or(u64::MAX),
                         asked_agent: true,
-                        message: format!("asked the agent to commit {files} uncommitted file(s)"),
+                        message: format!(
+                            "asked the agent to commit {}",
+                            crate::manager::count(files, "uncommitted file", "uncommitted files")
+                        ),
                     };
                     actor.send_then(&owned_id, COMMIT_INSTRUCTION.to_owned(), reply, move || {
                         result
