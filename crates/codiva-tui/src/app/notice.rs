@@ -62,3 +62,56 @@ impl Notice {
         }
     }
 }
+
+impl super::App {
+    pub(super) fn set_notice(&mut self, text: impl Into<String>, error: bool) {
+        let timeout = if error { ERROR_TIMEOUT } else { INFO_TIMEOUT };
+        self.notice_until(text, error, Until::Deadline(self.now + timeout));
+    }
+
+    /// A notice for the view on screen, gone when `until` says.
+    pub(super) fn notice_until(&mut self, text: impl Into<String>, error: bool, until: Until) {
+        self.notice = Some(Notice {
+            text: text.into(),
+            error,
+            place: Place::View(self.view.clone()),
+            until,
+        });
+    }
+
+    /// A notice about codiva itself (a warning, an internal error): in every view.
+    pub(super) fn notice_everywhere(&mut self, text: impl Into<String>) {
+        self.notice = Some(Notice {
+            text: text.into(),
+            error: true,
+            place: Place::Everywhere,
+            until: Until::Deadline(self.now + ERROR_TIMEOUT),
+        });
+    }
+
+    /// The notice of the view on screen, if it still holds: `(text, error)`.
+    pub fn notice(&self) -> Option<(&str, bool)> {
+        self.notice
+            .as_ref()
+            .filter(|n| n.shows_in(&self.view))
+            .map(|n| (n.text.as_str(), n.error))
+    }
+
+    /// Drops the notice once what it describes changed. Returns whether it went.
+    pub(super) fn expire_notice(&mut self) -> bool {
+        let holds = self.notice.as_ref().is_none_or(|n| {
+            n.holds(
+                self.now,
+                |id| self.sessions.iter().find(|s| s.id == id).map(|s| s.status),
+                matches!(
+                    self.collecting,
+                    Some(super::composer_mode::Collecting::Dialog { .. })
+                ),
+            )
+        });
+        if !holds {
+            self.notice = None;
+        }
+        !holds
+    }
+}

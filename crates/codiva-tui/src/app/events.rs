@@ -1,0 +1,208 @@
+//! Events from the manager and answers to earlier effects, applied to the app.
+
+use codiva_protocol::manager::ManagerEvent;
+
+use super::{App, Confirm, Done, Effect, Focus, View, composer_mode, overlay};
+use crate::i18n::{Key, t, tf};
+
+impl App {
+    /// A prompt whose dialog is on screen closed, answered (not withdrawn) by someone else than
+    /// this client: another client of the daemon.
+    pub(super) fn resolved_elsewhere(
+        &mut self,
+        id: &str,
+        event: &codiva_protocol::session::SessionEvent,
+    ) -> bool {
+        use codiva_protocol::session::{PromptResolution, SessionEvent};
+        let SessionEvent::PromptClosed {
+            request_id,
+            resolution,
+        } = event
+        else {
+            return false;
+        };
+        if self.answered.remove(request_id) || *resolution == PromptResolution::Withdrawn {
+            return false;
+        }
+        self.shown_dialog.as_deref() == Some(id)
+            && self
+                .panes
+                .get(id)
+                .and_then(|pane| pane.prompts.front())
+                .is_some_and(|prompt| prompt.request_id() == request_id)
+    }
+
+    pub(super) fn manager_event(&mut self, event: ManagerEvent) -> Vec<Effect> {
+        match event {
+            ManagerEvent::Session { session } => {
+                self.seen_at.insert(session.id.clone(), self.now);
+                let id = session.id.clone();
+                let was = self.sessions.iter().find(|s| s.id == id).map(|s| s.status);
+                match self.sessions.iter_mut().find(|s| s.id == session.id) {
+                    Some(existing) => *existing = session,
+                    None => {
+                        // The selection stays on the same session when the order changes.
+                        let selected = self.selected_session().map(|s| s.id.clone());
+                        self.sessions.push(session);
+                        self.sessions
+                            .sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
+                        if let Some(id) = selected
+                            && let Some(index) = self.sessions.iter().position(|s| s.id == id)
+                        {
+                            self.selected = index;
+                        }
+                    }
+                }
+                self.after_session_update(&id, was)
+            }
+            ManagerEvent::Removed { id } => {
+                self.sessions.retain(|s| s.id != id);
+                self.seen_at.remove(&id);
+                self.panes.remove(&id);
+                self.drafts.remove(&id);
+                if self.view == View::Detail(id) {
+                    self.back_to_list();
+                }
+                self.selected = self.selected.min(self.sessions.len().saturating_sub(1));
+                Vec::new()
+            }
+            ManagerEvent::Base { branch } => {
+                self.info.base = branch;
+                Vec::new()
+            }
+            ManagerEvent::PrStatus { id, prs } => {
+                if let Some(session) = self.sessions.iter_mut().find(|s| s.id == id) {
+                    session.prs = prs;
+                }
+                Vec::new()
+            }
+            ManagerEvent::Resources { sessions } => {
+                for sample in sessions {
+                    if let Some(session) = self.sessions.iter_mut().find(|s| s.id == sample.id) {
+                        session.resources = sample.resources;
+                    }
+                }
+                Vec::new()
+            }
+            ManagerEvent::Warning { message } => {
+                self.notice_everywhere(tf(Key::Warning, &[&message]));
+                Vec::new()
+            }
+            ManagerEvent::Login { login } => self.login_progress(login),
+            ManagerEvent::Event { id, event } => {
+                self.seq += 1;
+                let seq = self.seq;
+                self.plan.observe(&event);
+                if self.resolved_elsewhere(&id, &event) {
+                    self.set_notice(t(Key::ResolvedElsewhere), false);
+                }
+                // A dialog that appears never takes the keys: the user moves to it (Tab, Ctrl+N,
+                // a click, opening its session), so what was typed for the composer stays there.
+                let effects = self.pane(&id).apply(event, seq);
+                // The dialog that had the keys is gone: they go back to the composer.
+                if self.focus == Focus::Dialog
+                    && self.current_id().as_deref() == Some(id.as_str())
+                    && !self.pane(&id).has_dialog()
+                {
+                    self.focus = Focus::Composer;
+                }
+                effects
+            }
+        }
+    }
+
+    pub(super) fn done(&mut self, done: Done) -> Vec<Effect> {
+        match done {
+            Done::Read {
+                id,
+                entries,
+                subagents,
+                todos,
+            } => {
+                self.pane(&id).load(entries, subagents, todos);
+                Vec::new()
+            }
+            Done::DiscardPreview {
+                id,
+                forget,
+                preview,
+                token,
+                changed,
+            } => {
+                let title = if forget {
+                    Key::RemoveTitle
+                } else {
+                    Key::DiscardTitle
+                };
+                let mut text = Vec::new();
+                if changed {
+                    text.push(tf(Key::RefChangedSincePreview, &[&id]));
+                }
+                text.push(tf(title, &[&id]));
+                if preview.uncommitted.is_empty() && preview.unmerged_commits.is_empty() {
+                    text.push(t(Key::NothingLost).to_owned());
+                } else {
+                    if !preview.uncommitted.is_empty() {
+                        text.push(tf(Key::UncommittedLost, &[&preview.uncommitted.join(", ")]));
+                    }
+                    if !preview.unmerged_commits.is_empty() {
+                        text.push(tf(
+                            Key::CommitsArchived,
+                            &[&preview.unmerged_commits.join("; ")],
+                        ));
+                    }
+                }
+                self.confirm = Some(Confirm {
+                    text,
+                    on_yes: vec![Effect::Discard { id, token, forget }],
+                    restore: None,
+                });
+                Vec::new()
+            }
+            Done::Diff {
+                id,
+                text,
+                truncated,
+            } => {
+                self.diff_arrived(&id, &text, truncated);
+                Vec::new()
+            }
+            Done::MergePreview { id, stat } => {
+                self.merge_preview_arrived(id, stat);
+                Vec::new()
+            }
+            Done::FullMessage { id, entry, text } => {
+                self.message_arrived(&id, entry, text);
+                Vec::new()
+            }
+            Done::Config { result, saved } => {
+                self.config_arrived(result, saved);
+                Vec::new()
+            }
+            Done::EditPrompt(text) => {
+                self.start_collecting(composer_mode::Collecting::Prompt, text.trim_end());
+                Vec::new()
+            }
+            Done::Agents(agents) => {
+                self.info.agents = agents;
+                Vec::new()
+            }
+            Done::LoginRefused(text) => {
+                if matches!(self.overlay, Some(overlay::Overlay::Login(_))) {
+                    self.overlay = None;
+                }
+                self.set_notice(text, true);
+                Vec::new()
+            }
+            Done::Info(text) => {
+                self.set_notice(text, false);
+                Vec::new()
+            }
+            Done::Error(text) => {
+                self.set_notice(text, true);
+                Vec::new()
+            }
+            Done::Repair(done) => self.repair_done(done),
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! Moving between the list and a session: drafts kept per view, the inbox of waiting sessions.
+
+use super::{App, Effect, Focus, RepairEffect, View};
+use crate::i18n::{Key, t, tf};
+
+impl App {
+    pub(super) fn open_detail(&mut self, id: String) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        let pane = self.pane(&id);
+        if !pane.requested {
+            pane.requested = true;
+            effects.push(Effect::Read { id: id.clone() });
+        }
+        effects.push(Effect::Repair(RepairEffect::Uncommitted { id: id.clone() }));
+        self.keep_draft();
+        self.composer
+            .set_text(&self.drafts.remove(&id).unwrap_or_default());
+        // Opening a waiting session with nothing typed for it moves the keys to its dialog.
+        self.focus = if self.pane(&id).has_dialog() && self.composer.is_empty() {
+            Focus::Dialog
+        } else {
+            Focus::Composer
+        };
+        self.view = View::Detail(id);
+        self.palette.close();
+        effects
+    }
+
+    pub(super) fn back_to_list(&mut self) {
+        self.keep_draft();
+        self.view = View::List;
+        self.focus = Focus::Composer;
+        self.composer
+            .set_text(&self.drafts.remove("").unwrap_or_default());
+        self.palette.close();
+    }
+
+    /// Keeps what is typed in the composer for the view being left (the list's instruction,
+    /// a session's follow-up); the composer comes back with it when that view opens again.
+    pub(super) fn keep_draft(&mut self) {
+        // Text being collected for a dialog or the prompt is dropped; the view keeps the
+        // draft that was set aside for it.
+        self.stop_collecting();
+        let key = match &self.view {
+            View::List => String::new(),
+            View::Detail(id) => id.clone(),
+        };
+        let text = self.composer.text().to_owned();
+        if text.trim().is_empty() {
+            self.drafts.remove(&key);
+        } else {
+            self.drafts.insert(key, text);
+        }
+    }
+
+    /// Sessions waiting for the user, oldest prompt first.
+    pub fn inbox(&self) -> Vec<String> {
+        let mut waiting: Vec<(u64, String)> = self
+            .panes
+            .iter()
+            .filter_map(|(id, pane)| pane.waiting_since.map(|since| (since, id.clone())))
+            .collect();
+        waiting.sort();
+        waiting.into_iter().map(|(_, id)| id).collect()
+    }
+
+    /// The inbox key: to the session that has waited longest, its dialog in front. From the
+    /// list it stays in the list (the dialog shows under it); from a session it opens that one.
+    pub(super) fn next_in_inbox(&mut self) -> Vec<Effect> {
+        let inbox = self.inbox();
+        let Some(id) = inbox.first().cloned() else {
+            self.set_notice(t(Key::InboxEmpty), false);
+            return Vec::new();
+        };
+        // Its dialog is the one the next keys answer, even before the next frame shows it.
+        self.shown_dialog = Some(id.clone());
+        let remaining = inbox.len() - 1;
+        if remaining > 0 {
+            self.set_notice(tf(Key::InboxMore, &[&remaining.to_string()]), false);
+        } else {
+            self.notice = None;
+        }
+        match self.view {
+            View::List => {
+                if let Some(index) = self.sessions.iter().position(|s| s.id == id) {
+                    self.selected = index;
+                }
+                self.focus = Focus::Dialog;
+                Vec::new()
+            }
+            View::Detail(_) => {
+                let effects = self.open_detail(id);
+                self.focus = Focus::Dialog;
+                effects
+            }
+        }
+    }
+}
