@@ -215,7 +215,7 @@ async fn client(
     }
     clients.fetch_add(1, Ordering::SeqCst);
     let (read, write) = stream.into_split();
-    let connection = Connection::open(write, &manager, &host);
+    let connection = Connection::open(write, &manager);
     let stopping = async move {
         let _ = stop.wait_for(|stop| *stop).await;
         None
