@@ -1,8 +1,11 @@
-//! The daemon's edges: its start-up warnings reach the user once (not with every connection),
-//! and `exec --attach` that cannot start its daemon fails as a runtime failure (exit 1, not
-//! clap's usage code 2).
+//! The daemon's edges: its start-up warnings reach the user once (not with every connection);
+//! `exec --attach` that cannot start its daemon fails as a runtime failure (exit 1, not clap's
+//! usage code 2); a daemon whose socket file is removed stops, or listens again while sessions
+//! work.
 
+use std::os::unix::fs::MetadataExt;
 use std::process::Stdio;
+use std::time::{Duration, Instant};
 
 use codiva_testkit::{Reply, Script};
 use serde_json::{Value, json};
@@ -70,4 +73,97 @@ fn exec_attach_that_cannot_start_the_daemon_is_a_runtime_failure() {
     assert_eq!(exit["event"], "exit", "{exit}");
     assert_eq!(exit["status"], "failed", "{exit}");
     assert_eq!(exit["code"], 1, "{exit}");
+}
+
+/// Waits (bounded) until `done` holds.
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn daemon_log(daemon: &DaemonWorld) -> String {
+    std::fs::read_dir(daemon.world.state.path().join("daemon"))
+        .unwrap()
+        .filter_map(|entry| std::fs::read_to_string(entry.ok()?.path()).ok())
+        .collect()
+}
+
+/// Nobody can reach a daemon whose socket file was removed: with nothing working it stops as
+/// `codiva stop` would (the state written), and the next client's daemon restores the sessions.
+#[test]
+fn a_daemon_whose_socket_is_removed_stops_when_nothing_works() {
+    let daemon = DaemonWorld::new(|_| Script::new().then(Reply::text("Done.")));
+    let mut client = daemon.attach();
+    client.ok("initialize", json!({}));
+    let created = client.ok("session/create", json!({"prompt": "finish quickly"}));
+    let id = created["session"]["id"].as_str().unwrap().to_owned();
+    client.wait_status(&id, "completed");
+    assert!(client.close().success());
+    let pid = daemon.daemon_pid().expect("the daemon runs");
+    let socket = daemon.socket();
+
+    std::fs::remove_file(&socket).unwrap();
+    DaemonWorld::wait_gone(pid, "the daemon without a socket");
+    assert!(
+        daemon_log(&daemon).contains("its socket was removed"),
+        "{}",
+        daemon_log(&daemon)
+    );
+    let (ok, stdout, _) = daemon.run(&["status"]);
+    assert!(ok && stdout.contains("no daemon runs"), "{stdout}");
+
+    // The next client starts a daemon that has the session.
+    let mut client = daemon.attach();
+    client.ok("initialize", json!({}));
+    let list = client.ok("session/list", json!({}));
+    assert_eq!(list["sessions"][0]["id"], id.as_str(), "{list}");
+    assert_eq!(list["sessions"][0]["status"], "completed", "{list}");
+    assert!(client.close().success());
+}
+
+/// With a session working (here: waiting on a permission), the daemon binds its socket again:
+/// a new client reaches it, answers, and the turn completes in the same daemon.
+#[test]
+fn a_daemon_whose_socket_is_removed_while_sessions_work_listens_again() {
+    let daemon = DaemonWorld::new(|_| {
+        Script::new()
+            .then(Reply::tool_use(
+                "Bash",
+                json!({"command": "touch kept.txt", "description": "keep"}),
+            ))
+            .then(Reply::text("Kept."))
+    });
+    let mut first = daemon.attach();
+    first.ok("initialize", json!({}));
+    let created = first.ok("session/create", json!({"prompt": "ASK keep it"}));
+    let id = created["session"]["id"].as_str().unwrap().to_owned();
+    let prompt = first.wait_prompt(&id, "permission");
+    let pid = daemon.daemon_pid().expect("the daemon runs");
+    let socket = daemon.socket();
+    let bound = std::fs::metadata(&socket).unwrap().ino();
+
+    std::fs::remove_file(&socket).unwrap();
+    wait_until("the socket to be bound again", || {
+        std::fs::metadata(&socket).is_ok_and(|meta| meta.ino() != bound)
+    });
+    assert!(
+        daemon_log(&daemon).contains("listening on it again"),
+        "{}",
+        daemon_log(&daemon)
+    );
+    // The same daemon, reachable: a new client answers the prompt.
+    let mut second = daemon.attach();
+    second.ok("initialize", json!({}));
+    assert_eq!(daemon.daemon_pid(), Some(pid));
+    second.ok(
+        "session/respondPermission",
+        json!({"session_id": id, "request_id": prompt["request_id"], "decision": "allow"}),
+    );
+    second.wait_status(&id, "completed");
+    first.wait_status(&id, "completed");
+    assert!(first.close().success());
+    assert!(second.close().success());
 }
