@@ -78,7 +78,7 @@ pub async fn run(cwd: PathBuf) -> ExitCode {
     tracing::info!(root = %place.root.display(), socket = %place.socket.display(), pid = std::process::id(), "daemon listening");
     eprintln!(
         "codiva: daemon {} (pid {}) for {} listening on {}",
-        env!("CARGO_PKG_VERSION"),
+        daemon::own_version(),
         std::process::id(),
         place.root.display(),
         place.socket.display()

@@ -15,9 +15,7 @@ use codiva_protocol::params::{
     ResumeParams, SendParams, ServerInfo, SessionEventParams, SessionListResult, SessionParams,
     SessionRemovedParams, SessionResult, SessionUpdatedParams, SyncResult, WarningParams,
 };
-use codiva_protocol::{
-    ClientRequest, PROTOCOL_VERSION, ParseError, Request, ServerNotification, UserInput,
-};
+use codiva_protocol::{ClientRequest, ParseError, Request, ServerNotification, UserInput};
 use serde_json::Value;
 
 use super::rpc::RpcError;
@@ -283,10 +281,10 @@ fn session(
 
 fn initialize(manager: &Manager, warnings: &[String]) -> InitializeResult {
     InitializeResult {
-        protocol_version: PROTOCOL_VERSION.to_owned(),
+        protocol_version: crate::daemon::own_protocol_version(),
         server: ServerInfo {
             name: "codiva".to_owned(),
-            version: env!("CARGO_PKG_VERSION").to_owned(),
+            version: crate::daemon::own_version(),
         },
         repo: RepoInfo {
             root: manager.root().to_path_buf(),

@@ -4,13 +4,14 @@
 //! work.
 
 use std::os::unix::fs::MetadataExt;
-use std::process::Stdio;
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 use codiva_testkit::{Reply, Script};
 use serde_json::{Value, json};
 
 use crate::daemon::DaemonWorld;
+use crate::serve::client::Server;
 
 /// A state file that is not JSON: the daemon starts with a `corrupt` warning.
 fn with_corrupt_state(daemon: &DaemonWorld) {
@@ -166,4 +167,106 @@ fn a_daemon_whose_socket_is_removed_while_sessions_work_listens_again() {
     first.wait_status(&id, "completed");
     assert!(first.close().success());
     assert!(second.close().success());
+}
+
+/// `codiva ARGS` as a build of another version (the testing hook of docs/daemon.md).
+fn as_version(
+    daemon: &DaemonWorld,
+    version: &str,
+    protocol: Option<&str>,
+    args: &[&str],
+) -> Output {
+    let mut command = daemon.codiva(args);
+    command
+        .env("CODIVA_TEST_HOOKS", "1")
+        .env("CODIVA_TEST_VERSION", version)
+        .stdin(Stdio::null());
+    if let Some(protocol) = protocol {
+        command.env("CODIVA_TEST_PROTOCOL_VERSION", protocol);
+    }
+    command.output().unwrap()
+}
+
+fn status_json(daemon: &DaemonWorld) -> Value {
+    let (ok, stdout, stderr) = daemon.run(&["status", "--json"]);
+    assert!(ok, "{stderr}");
+    serde_json::from_str(stdout.trim()).unwrap()
+}
+
+/// A client and a daemon of different versions, end to end: with nothing working the client
+/// replaces the daemon; with a session working it attaches when the protocol is the same, and
+/// otherwise says in one line what to do.
+#[test]
+fn a_daemon_of_another_version_is_replaced_kept_or_refused() {
+    let daemon = DaemonWorld::new(|_| {
+        Script::new()
+            .then(Reply::tool_use(
+                "Bash",
+                json!({"command": "touch v.txt", "description": "touch"}),
+            ))
+            .then(Reply::text("Touched."))
+    });
+    // Without the hook's switch the variable is ignored.
+    let output = daemon
+        .codiva(&["attach", "--print-socket"])
+        .env("CODIVA_TEST_VERSION", "0.0.9")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert_eq!(
+        status_json(&daemon)["daemon"]["version"],
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(daemon.run(&["stop"]).0);
+
+    // An old daemon with nothing working: replaced by this version's.
+    let output = as_version(&daemon, "0.0.9", None, &["attach", "--print-socket"]);
+    assert!(output.status.success(), "{output:?}");
+    let old = daemon.daemon_pid().expect("the old daemon runs");
+    assert_eq!(status_json(&daemon)["daemon"]["version"], "0.0.9");
+    let _ = daemon.socket();
+    DaemonWorld::wait_gone(old, "the replaced daemon");
+    assert_eq!(
+        status_json(&daemon)["daemon"]["version"],
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(daemon.run(&["stop"]).0);
+
+    // An old daemon of the same protocol with a session working: attached to, as it is.
+    let output = as_version(&daemon, "0.0.9", None, &["attach", "--print-socket"]);
+    assert!(output.status.success(), "{output:?}");
+    let old = daemon.daemon_pid().expect("the old daemon runs");
+    // Its own client (of its version) starts a session that waits on a permission.
+    let mut command = daemon.codiva(&["attach", "--stdio"]);
+    command
+        .env("CODIVA_TEST_HOOKS", "1")
+        .env("CODIVA_TEST_VERSION", "0.0.9");
+    let mut client = Server::start(command, daemon.world.state.path());
+    client.owns_agents = false;
+    client.ok("initialize", json!({}));
+    let created = client.ok("session/create", json!({"prompt": "ASK touch it"}));
+    let id = created["session"]["id"].as_str().unwrap().to_owned();
+    let prompt = client.wait_prompt(&id, "permission");
+    let _ = daemon.socket();
+    assert_eq!(daemon.daemon_pid(), Some(old), "kept");
+    assert_eq!(status_json(&daemon)["daemon"]["version"], "0.0.9");
+
+    // A client of another protocol: one line, and the daemon and its session go on.
+    let output = as_version(&daemon, "0.3.0", Some("99"), &["attach", "--print-socket"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr.trim(),
+        format!(
+            "codiva: the running daemon is codiva 0.0.9 (protocol {}) and 1 session is working; use codiva 0.0.9 until they finish, then `codiva stop`",
+            codiva_protocol::PROTOCOL_VERSION
+        )
+    );
+    assert_eq!(daemon.daemon_pid(), Some(old), "left running");
+    client.ok(
+        "session/respondPermission",
+        json!({"session_id": id, "request_id": prompt["request_id"], "decision": "allow"}),
+    );
+    client.wait_status(&id, "completed");
+    assert!(client.close().success());
 }
