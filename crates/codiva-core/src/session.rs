@@ -23,6 +23,10 @@ pub use crate::session_log::LogPage;
 pub enum SessionCommand {
     /// Send a message: starts a turn, or is queued behind the running one (as the CLI does).
     Send(UserInput),
+    /// Messages the manager held for an agent slot (`max_running_agents`) and will not send:
+    /// the session left the queue (interrupted, stopped). Each goes into the log as a
+    /// `not_sent` note with its text, so the user has it back.
+    NotSent(Vec<UserInput>),
     /// Stop the running turn (the session stays usable).
     Interrupt,
     /// Answers a pending permission request; `reply` hears whether the answer was taken

@@ -219,6 +219,11 @@ impl Driver {
     async fn command(&mut self, command: SessionCommand) {
         match command {
             SessionCommand::Send(input) => self.send_user(input).await,
+            SessionCommand::NotSent(inputs) => {
+                for input in &inputs {
+                    self.apply(Input::Agent(idle::not_sent_note(input)));
+                }
+            }
             SessionCommand::Interrupt => self.interrupt().await,
             SessionCommand::RespondPermission {
                 request_id,

@@ -1,13 +1,14 @@
 //! Session titles made by the session's own agent: one one-shot request to its cheapest model,
 //! without tools ([`Provider::title_request`]), run in a process group of its own with a time
-//! limit. The answer is model output: it is sanitised here, before it becomes a title that
+//! limit, recorded in the child registry and watched like an agent (no codiva that dies leaves
+//! it running). The answer is model output: it is sanitised here, before it becomes a title that
 //! reaches a terminal, a notification or a pull request.
 
 use std::time::Duration;
 
 use codiva_protocol::text::sanitize_title_to;
 
-use crate::process::EnvPolicy;
+use crate::process::{ChildRegistry, EnvPolicy, Supervision};
 use crate::provider::Provider;
 
 /// The longest title an agent's answer gives, in characters.
@@ -71,15 +72,26 @@ pub async fn generate(
     instruction: &str,
     env: &EnvPolicy,
     limit: Duration,
+    registry: Option<&ChildRegistry>,
 ) -> Result<String, String> {
     let instruction: String = instruction.chars().take(INSTRUCTION_CHARS).collect();
     let command = provider
         .title_request(&instruction)
         .ok_or_else(|| format!("{} makes no titles", provider.display_name()))?;
     let env = with_vars(env, &command.env);
-    let run = crate::process::run_captured(&command.program, &command.args, &env, limit)
-        .await
-        .map_err(|err| err.to_string())?;
+    let supervision = Supervision {
+        registry,
+        label: "title one-shot",
+    };
+    let run = crate::process::run_supervised(
+        &command.program,
+        &command.args,
+        &env,
+        limit,
+        Some(supervision),
+    )
+    .await
+    .map_err(|err| err.to_string())?;
     let raw = provider
         .read_title(&run.stdout, run.success)
         .map_err(|reason| {

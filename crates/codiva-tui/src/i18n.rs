@@ -204,7 +204,9 @@ keys![
     CmdExitList,
     CmdShutdown,
     ShutdownConfirm,
+    ShutdownConfirmOne,
     DetachedWorking,
+    DetachedWorkingOne,
     DetachedIdle,
     DaemonStopped,
     ResolvedElsewhere,
@@ -301,6 +303,7 @@ keys![
     NoteStopAfterInterrupt,
     NoteUnknownLine,
     NoteIdleStopped,
+    NoteNotSent,
     ResourcesTotal,
     ResourcesSession,
     InfoPromptSaved,
@@ -462,6 +465,7 @@ pub fn note_text<'a>(
         "stop_after_interrupt" => Key::NoteStopAfterInterrupt,
         "unknown_line" => Key::NoteUnknownLine,
         "idle_stopped" => Key::NoteIdleStopped,
+        "not_sent" => Key::NoteNotSent,
         _ => return std::borrow::Cow::Borrowed(text),
     };
     let args: Vec<&str> = code.args.iter().map(String::as_str).collect();

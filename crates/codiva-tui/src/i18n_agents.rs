@@ -47,7 +47,24 @@ agent_keys![
     RemoteLost,
     RemoteGone,
     DaemonGone,
+    RemoteDetachedOne,
+    StatusOne,
+    StatusMany,
+    StoppedIdle,
+    StoppedOne,
+    StoppedMany,
+    NoDaemon,
 ];
+
+/// The text for a count: `one` when `count` is 1, else `many` (with the count as argument
+/// `count_at`; the others as given).
+pub fn atn(count: usize, one: A, many: A, args: &[&str]) -> String {
+    let key = if count == 1 { one } else { many };
+    let count = count.to_string();
+    let mut all: Vec<&str> = args.to_vec();
+    all.push(&count);
+    atf(key, &all)
+}
 
 pub fn at(key: A) -> &'static str {
     text(lang(), key)
@@ -97,12 +114,17 @@ fn en(key: A) -> &'static str {
         A::RemotePrompt => {
             ".codiva/prompt.md is on {0}: edit it there (/shell in a session opens a shell on {0})"
         }
-        A::RemoteDetached => {
-            "{0} {0|session keeps|sessions keep} running on {1}; `codiva --remote {2}` re-attaches"
-        }
         A::RemoteLost => "the connection to {0} was lost; attaching again…",
         A::RemoteGone => "the daemon on {0} stopped",
         A::DaemonGone => "the repository's daemon stopped; `codiva` starts it again",
+        A::RemoteDetached => "{2} sessions keep running on {0}; `codiva --remote {1}` re-attaches",
+        A::RemoteDetachedOne => "1 session keeps running on {0}; `codiva --remote {1}` re-attaches",
+        A::StatusOne => "codiva daemon {0} for {1}: 1 session",
+        A::StatusMany => "codiva daemon {0} for {1}: {2} sessions",
+        A::StoppedIdle => "stopped the daemon of {0}",
+        A::StoppedOne => "stopped the daemon of {0} (1 working session interrupted)",
+        A::StoppedMany => "stopped the daemon of {0} ({1} working sessions interrupted)",
+        A::NoDaemon => "no daemon runs for {0}",
     }
 }
 
@@ -139,12 +161,21 @@ fn ja(key: A) -> &'static str {
         A::RemotePrompt => {
             ".codiva/prompt.md は {0} にあります。そちらで編集してください（セッションで /shell を使うと {0} のシェルが開きます）"
         }
-        A::RemoteDetached => {
-            "{1} で {0} 件のセッションが動き続けます。`codiva --remote {2}` で再接続できます"
-        }
         A::RemoteLost => "{0} との接続が切れました。再接続しています…",
         A::RemoteGone => "{0} のデーモンが停止しました",
         A::DaemonGone => "リポジトリのデーモンが停止しました。`codiva` で再び起動します",
+        A::RemoteDetached => {
+            "{0} で {2} 件のセッションが動き続けます。`codiva --remote {1}` で再接続できます"
+        }
+        A::RemoteDetachedOne => {
+            "{0} で 1 件のセッションが動き続けます。`codiva --remote {1}` で再接続できます"
+        }
+        A::StatusOne => "{1} の codiva デーモン {0}: セッション 1 件",
+        A::StatusMany => "{1} の codiva デーモン {0}: セッション {2} 件",
+        A::StoppedIdle => "{0} のデーモンを停止しました",
+        A::StoppedOne => "{0} のデーモンを停止しました（作業中のセッション 1 件を中断）",
+        A::StoppedMany => "{0} のデーモンを停止しました（作業中のセッション {1} 件を中断）",
+        A::NoDaemon => "{0} のデーモンは動いていません",
     }
 }
 

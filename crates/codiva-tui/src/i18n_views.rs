@@ -82,9 +82,6 @@ view_keys![
     DurationMinutes,
 ];
 
-/// The instruction sent to the agent to commit before a merge (to the agent, so in English).
-pub const COMMIT_INSTRUCTION: &str = "Commit all of your uncommitted changes now (stage the files by name, never `git add -A` on files you did not create), with a message that says what changed. Then tell me you are done.";
-
 pub fn vt(key: V) -> &'static str {
     text(lang(), key)
 }

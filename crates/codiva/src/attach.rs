@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use codiva_protocol::methods::request;
 use codiva_protocol::params::NoParams;
 use codiva_protocol::text::sanitize_title;
+use codiva_tui::i18n_agents::{A, atf, atn};
 use tokio::io::AsyncWriteExt;
 
 use crate::daemon;
@@ -44,6 +45,19 @@ pub struct StatusArgs {
 fn repo_or_cwd(repo: Option<PathBuf>) -> Result<PathBuf, String> {
     repo.map_or_else(std::env::current_dir, Ok)
         .map_err(|err| format!("no current directory: {err}"))
+}
+
+/// The language of these commands' lines: `CODIVA_LANG`, the configuration's `language`, the
+/// locale (as the UI picks it).
+fn init_language() {
+    let (config, _) = codiva_core::config::load(&codiva_core::config::config_path());
+    let codiva_lang = std::env::var("CODIVA_LANG").ok();
+    let locale = codiva_tui::i18n::locale_from_env();
+    codiva_tui::i18n::init(codiva_tui::i18n::choose(
+        codiva_lang.as_deref(),
+        config.language.as_deref(),
+        locale.as_deref(),
+    ));
 }
 
 fn fail(message: &str) -> ExitCode {
@@ -106,7 +120,9 @@ pub async fn run_stop(args: StopArgs) -> ExitCode {
     let stream = match daemon::connect(&place).await {
         Ok(Some(stream)) => stream,
         Ok(None) => {
-            println!("codiva: no daemon runs for {}", place.root.display());
+            init_language();
+            let root = place.root.display().to_string();
+            println!("codiva: {}", atf(A::NoDaemon, &[&root]));
             return ExitCode::SUCCESS;
         }
         Err(message) => return fail(&message),
@@ -127,10 +143,14 @@ pub async fn run_stop(args: StopArgs) -> ExitCode {
         .unwrap_or(0);
     match daemon::stop(&client).await {
         Ok(()) => {
-            println!(
-                "codiva: stopped the daemon of {} ({working} working sessions interrupted)",
-                place.root.display()
-            );
+            init_language();
+            let root = place.root.display().to_string();
+            let line = if working == 0 {
+                atf(A::StoppedIdle, &[&root])
+            } else {
+                atn(working, A::StoppedOne, A::StoppedMany, &[&root])
+            };
+            println!("codiva: {line}");
             ExitCode::SUCCESS
         }
         Err(message) => fail(&message),
@@ -153,7 +173,9 @@ pub async fn run_status(args: StatusArgs) -> ExitCode {
         if args.json {
             println!("{}", serde_json::json!({"daemon": null, "sessions": []}));
         } else {
-            println!("codiva: no daemon runs for {}", place.root.display());
+            init_language();
+            let root = place.root.display().to_string();
+            println!("codiva: {}", atf(A::NoDaemon, &[&root]));
         }
         return ExitCode::SUCCESS;
     };
@@ -178,11 +200,16 @@ pub async fn run_status(args: StatusArgs) -> ExitCode {
         println!("{value}");
         return ExitCode::SUCCESS;
     }
+    init_language();
+    let root = place.root.display().to_string();
     println!(
-        "codiva daemon {} for {}: {} sessions",
-        init.server.version,
-        place.root.display(),
-        sessions.len()
+        "{}",
+        atn(
+            sessions.len(),
+            A::StatusOne,
+            A::StatusMany,
+            &[&init.server.version, &root]
+        )
     );
     for session in &sessions {
         let phase = match &session.phase {

@@ -31,6 +31,29 @@ pub const DAEMON_HOLDER: &str = "codiva daemon";
 /// The longest socket path `sun_path` holds (108 bytes with its NUL on Linux).
 const MAX_SOCKET_PATH: usize = 107;
 
+/// The codiva version this binary reports as a daemon and compares as a client:
+/// `CARGO_PKG_VERSION`, unless the testing hook is on (`CODIVA_TEST_HOOKS=1`) and
+/// `CODIVA_TEST_VERSION` names another — so a test can run a client and a daemon of "different
+/// versions" from one build (docs/daemon.md, Versioning). Without `CODIVA_TEST_HOOKS=1` the
+/// variables are ignored.
+pub fn own_version() -> String {
+    test_hook("CODIVA_TEST_VERSION").unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_owned())
+}
+
+/// The protocol version this binary speaks: `codiva_protocol::PROTOCOL_VERSION`, or
+/// `CODIVA_TEST_PROTOCOL_VERSION` under the testing hook (see [`own_version`]).
+pub fn own_protocol_version() -> String {
+    test_hook("CODIVA_TEST_PROTOCOL_VERSION")
+        .unwrap_or_else(|| codiva_protocol::PROTOCOL_VERSION.to_owned())
+}
+
+fn test_hook(name: &str) -> Option<String> {
+    if std::env::var_os("CODIVA_TEST_HOOKS").is_none_or(|on| on != "1") {
+        return None;
+    }
+    std::env::var(name).ok().filter(|value| !value.is_empty())
+}
+
 /// Where one repository's daemon lives.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Place {
@@ -226,7 +249,7 @@ pub struct Attached {
 pub async fn attach(path: &Path) -> Result<Attached, String> {
     let place = place_for(path).await?;
     let (client, init) = open(&place).await?;
-    if init.server.version == env!("CARGO_PKG_VERSION") {
+    if init.server.version == own_version() {
         return Ok(Attached {
             client,
             init,
@@ -241,7 +264,7 @@ pub async fn attach(path: &Path) -> Result<Attached, String> {
         .iter()
         .filter(|session| is_working(session))
         .count();
-    match version_policy(&init, working) {
+    match version_policy(&init, working, &own_protocol_version()) {
         VersionPolicy::Replace => {
             tracing::info!(
                 running = %init.server.version,
@@ -275,15 +298,20 @@ enum VersionPolicy {
     Refuse(String),
 }
 
-fn version_policy(init: &InitializeResult, working: usize) -> VersionPolicy {
+fn version_policy(init: &InitializeResult, working: usize, protocol: &str) -> VersionPolicy {
     if working == 0 {
         return VersionPolicy::Replace;
     }
-    if init.protocol_version == codiva_protocol::PROTOCOL_VERSION {
+    if init.protocol_version == protocol {
         return VersionPolicy::Attach;
     }
+    let sessions = if working == 1 {
+        "1 session is working".to_owned()
+    } else {
+        format!("{working} sessions are working")
+    };
     VersionPolicy::Refuse(format!(
-        "the running daemon is codiva {} (protocol {}) and {working} sessions are working; use codiva {} until they finish, then `codiva stop`",
+        "the running daemon is codiva {} (protocol {}) and {sessions}; use codiva {} until they finish, then `codiva stop`",
         init.server.version, init.protocol_version, init.server.version
     ))
 }
@@ -358,19 +386,19 @@ mod tests {
     fn a_daemon_of_another_version_is_replaced_when_idle_else_kept_or_refused() {
         let same = codiva_protocol::PROTOCOL_VERSION;
         assert_eq!(
-            version_policy(&init("0.0.9", same), 0),
+            version_policy(&init("0.0.9", same), 0, same),
             VersionPolicy::Replace
         );
         assert_eq!(
-            version_policy(&init("0.0.9", "0"), 0),
+            version_policy(&init("0.0.9", "0"), 0, same),
             VersionPolicy::Replace
         );
         assert_eq!(
-            version_policy(&init("0.0.9", same), 2),
+            version_policy(&init("0.0.9", same), 2, same),
             VersionPolicy::Attach
         );
         assert_eq!(
-            version_policy(&init("0.2.0", "99"), 3),
+            version_policy(&init("0.2.0", "99"), 3, same),
             VersionPolicy::Refuse(
                 "the running daemon is codiva 0.2.0 (protocol 99) and 3 sessions are working; use codiva 0.2.0 until they finish, then `codiva stop`"
                     .to_owned()

@@ -82,7 +82,7 @@ pub async fn run(args: ServeArgs) -> ExitCode {
 /// Serves until stdin ends or `daemon/shutdown` is asked (`None`), or a shutdown signal arrives
 /// (its number); then stops every session and writes the state.
 async fn serve_stdio(manager: Manager, host: Arc<methods::Host>) -> Option<i32> {
-    let connection = Connection::open(tokio::io::stdout(), &manager, &host);
+    let connection = Connection::open(tokio::io::stdout(), &manager);
     let mut signals = codiva_os::shutdown_signals::ShutdownSignals::new(true);
     let stop_asked = host.stop.clone();
     let stop = async move {

@@ -225,7 +225,7 @@ fn remote_options(
 async fn run_over_daemon(cwd: std::path::PathBuf) -> ExitCode {
     use codiva_protocol::methods::request;
     use codiva_protocol::params::NoParams;
-    use codiva_tui::i18n::{Key, tf};
+    use codiva_tui::i18n::{Key, tn};
     let attached = match crate::daemon::attach(&cwd).await {
         Ok(attached) => attached,
         Err(message) => {
@@ -275,7 +275,7 @@ async fn run_over_daemon(cwd: std::path::PathBuf) -> ExitCode {
                 })
                 .unwrap_or(0);
             say(if working > 0 {
-                tf(Key::DetachedWorking, &[&working.to_string()])
+                tn(working, Key::DetachedWorkingOne, Key::DetachedWorking)
             } else {
                 codiva_tui::i18n::t(Key::DetachedIdle).to_owned()
             });
@@ -298,7 +298,7 @@ const REMOTE_RETRY_DELAY: Duration = Duration::from_secs(2);
 pub async fn run_remote(target: String) -> ExitCode {
     use codiva_protocol::methods::request;
     use codiva_protocol::params::NoParams;
-    use codiva_tui::i18n_agents::{A, atf};
+    use codiva_tui::i18n_agents::{A, atf, atn};
     let shown = target.clone();
     let target = match crate::remote::RemoteTarget::parse(&target) {
         Ok(target) => target,
@@ -373,9 +373,11 @@ pub async fn run_remote(target: String) -> ExitCode {
                             .count()
                     })
                     .unwrap_or(0);
-                say(atf(
+                say(atn(
+                    working,
+                    A::RemoteDetachedOne,
                     A::RemoteDetached,
-                    &[&working.to_string(), &host, &shown],
+                    &[&host, &shown],
                 ));
             }
             Err(err) => {

@@ -288,6 +288,69 @@ pub async fn run_captured(
     env: &super::EnvPolicy,
     limit: Duration,
 ) -> Result<Captured, ProbeError> {
+    run_supervised(program, args, env, limit, None).await
+}
+
+/// A one-shot that may run long (a title request to a model) kept as an agent is: recorded in
+/// the child registry under `label` until it is reaped (a codiva that dies leaves a record the
+/// next one reaps), and watched like an agent (`parent_watch.rs`): when codiva's process ends
+/// however it ends — or the run is dropped (a stop) — the watcher stops its group at once.
+pub struct Supervision<'a> {
+    pub registry: Option<&'a super::ChildRegistry>,
+    pub label: &'a str,
+}
+
+/// Holds a supervised one-shot's record and watcher until it is reaped; dropped early (the
+/// run's future cancelled), the watcher's pipe closes and it stops the group.
+struct Supervised {
+    pid: u32,
+    registry: Option<super::ChildRegistry>,
+    watch: Option<super::parent_watch::ParentWatch>,
+}
+
+impl Supervised {
+    fn start(pid: u32, program: &Path, supervision: &Supervision<'_>) -> Supervised {
+        let registry = supervision.registry.cloned();
+        if let Some(Err(err)) = registry
+            .as_ref()
+            .map(|registry| registry.record(pid, supervision.label, program))
+        {
+            tracing::warn!(pid, %err, "cannot record a one-shot in the registry");
+        }
+        let watch = super::parent_watch::ParentWatch::start(pid)
+            .inspect_err(|err| tracing::warn!(pid, %err, "cannot start the one-shot's watcher"))
+            .ok();
+        Supervised {
+            pid,
+            registry,
+            watch,
+        }
+    }
+
+    /// The one-shot was reaped and its group killed: the watcher (killed with it) is reaped.
+    async fn finish(mut self) {
+        if let Some(watch) = self.watch.take() {
+            watch.reap().await;
+        }
+    }
+}
+
+impl Drop for Supervised {
+    fn drop(&mut self) {
+        if let Some(Err(err)) = self.registry.as_ref().map(|r| r.remove(self.pid)) {
+            tracing::warn!(pid = self.pid, %err, "cannot remove a one-shot from the registry");
+        }
+    }
+}
+
+/// [`run_captured`], supervised when `supervision` says so (see [`Supervision`]).
+pub async fn run_supervised(
+    program: &Path,
+    args: &[std::ffi::OsString],
+    env: &super::EnvPolicy,
+    limit: Duration,
+    supervision: Option<Supervision<'_>>,
+) -> Result<Captured, ProbeError> {
     let mut command = Command::new(program);
     command
         .args(args)
@@ -304,6 +367,10 @@ pub async fn run_captured(
     };
     let mut child = command.spawn().map_err(spawn_error)?;
     let pid = child.id();
+    let supervised = match (pid, &supervision) {
+        (Some(pid), Some(supervision)) => Some(Supervised::start(pid, program, supervision)),
+        _ => None,
+    };
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
 
@@ -318,6 +385,9 @@ pub async fn run_captured(
             let _ = signal_group(pid, SIGKILL);
         }
         let _ = child.wait().await;
+        if let Some(supervised) = supervised {
+            supervised.finish().await;
+        }
         return Err(ProbeError::Timeout {
             program: program.to_path_buf(),
             after: limit,
@@ -327,6 +397,9 @@ pub async fn run_captured(
     if let Some(pid) = pid {
         // Anything it left running in its group.
         let _ = signal_group(pid, SIGKILL);
+    }
+    if let Some(supervised) = supervised {
+        supervised.finish().await;
     }
     Ok(Captured {
         stdout: String::from_utf8_lossy(&out).into_owned(),

@@ -10,6 +10,7 @@
 
 use std::sync::atomic::Ordering;
 
+use codiva_protocol::UserInput;
 use tokio::time::Instant;
 
 use super::Driver;
@@ -84,11 +85,29 @@ impl Driver {
     }
 }
 
+/// The note that gives the user back a message the manager held for an agent slot and did not
+/// send (`SessionCommand::NotSent`): its text in full, an agent command as `/name args`.
+pub(super) fn not_sent_note(input: &UserInput) -> AgentEvent {
+    let mut text = match &input.command {
+        Some(command) if input.text.is_empty() => format!("/{command}"),
+        Some(command) => format!("/{command} {}", input.text),
+        None => input.text.clone(),
+    };
+    if !input.images.is_empty() {
+        text.push_str(&format!(" [{} images]", input.images.len()));
+    }
+    AgentEvent::Note {
+        level: NoteLevel::Warning,
+        text: format!("not sent (the session left the queue before an agent slot freed): {text}"),
+        code: Some(NoteCode::new("not_sent", &[&text])),
+    }
+}
+
 /// Whether `command` counts as activity for the idle clock (reading the state does not).
 pub(super) fn uses_agent(command: &SessionCommand) -> bool {
     !matches!(
         command,
-        SessionCommand::Snapshot(_) | SessionCommand::ReadLog { .. }
+        SessionCommand::Snapshot(_) | SessionCommand::ReadLog { .. } | SessionCommand::NotSent(_)
     )
 }
 

@@ -254,7 +254,7 @@ async fn the_title_one_shot_prints_one_result() {
         std::fs::write(path, format!("{text}\n")).unwrap();
     }
     // The same through the title module: cleaned and short.
-    let made = title::generate(&*provider, "README に使い方を書いて", &env, WAIT).await;
+    let made = title::generate(&*provider, "README に使い方を書いて", &env, WAIT, None).await;
     assert_eq!(made.as_deref(), Ok("README に使い方を追記"));
 }
 
@@ -283,14 +283,78 @@ async fn a_failed_one_shot_gives_no_title() {
         ),
     );
     let env = EnvPolicy::Exact(world.sandbox.claude_env(&world.mock.url()));
-    let err = title::generate(&*world.provider(), "fix the parser", &env, WAIT)
+    let err = title::generate(&*world.provider(), "fix the parser", &env, WAIT, None)
         .await
         .unwrap_err();
     assert!(err.contains("HTTP 500"), "{err}");
 
     let silent = ClaudeProvider::new("/bin/true".into(), "/nonexistent".into());
-    let err = title::generate(&silent, "fix the parser", &env, WAIT)
+    let err = title::generate(&silent, "fix the parser", &env, WAIT, None)
         .await
         .unwrap_err();
     assert!(err.contains("no result"), "{err}");
+}
+
+/// The one-shot is kept as an agent is: recorded in the child registry while it runs (a codiva
+/// that dies leaves a record the next one reaps), and a stop (the run dropped, as at shutdown)
+/// ends its whole group — here a "claude" that starts a child and sleeps — and the record.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_title_one_shot_is_in_the_child_registry_and_stopped_with_its_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("claude");
+    let pids = dir.path().join("pids");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nsleep 300 &\necho $$ $! > {}.tmp\nmv {0}.tmp {0}\nwait\n",
+            pids.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let registry = codiva_core::process::ChildRegistry::open(dir.path().join("children")).unwrap();
+    let provider = ClaudeProvider::new(script.clone(), "/nonexistent".into());
+    let env = EnvPolicy::Inherit {
+        remove: Vec::new(),
+        set: Vec::new(),
+    };
+    let run = {
+        let registry = registry.clone();
+        tokio::spawn(async move {
+            title::generate(&provider, "fix the parser", &env, WAIT, Some(&registry)).await
+        })
+    };
+    let deadline = std::time::Instant::now() + WAIT;
+    let (leader, child) = loop {
+        if let Ok(text) = std::fs::read_to_string(&pids) {
+            let mut it = text.split_whitespace().map(|p| p.parse::<u32>().unwrap());
+            break (it.next().unwrap(), it.next().unwrap());
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the one-shot did not start"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let records = registry.records().unwrap();
+    assert_eq!(records.len(), 1, "{records:?}");
+    assert_eq!(records[0].pid, leader);
+    assert_eq!(records[0].label, "title one-shot");
+
+    run.abort();
+    let _ = run.await;
+    let alive = |pid: u32| {
+        std::path::Path::new(&format!("/proc/{pid}")).exists() && {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            !stat.contains(") Z ")
+        }
+    };
+    while alive(leader) || alive(child) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the one-shot's group outlived the stop"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(registry.records().unwrap().is_empty(), "the record is gone");
 }

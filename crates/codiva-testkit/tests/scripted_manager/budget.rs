@@ -222,3 +222,76 @@ async fn turns_beyond_the_cap_wait_queued_and_start_in_order() {
     assert_eq!(status_of(&manager, &third).await, Status::Interrupted);
     manager.shutdown().await;
 }
+
+/// The notes of session `id`'s log: code name and args.
+async fn note_codes(manager: &Manager, id: &str) -> Vec<(String, Vec<String>)> {
+    let page = manager.read(id, Scope::Main, None, 1000).await.unwrap();
+    page.entries
+        .into_iter()
+        .filter_map(|entry| match entry.kind {
+            EntryKind::Note {
+                code: Some(code), ..
+            } => Some((code.name, code.args)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn interrupting_a_queued_session_gives_its_held_messages_back_in_its_log() {
+    let repo = TestRepo::new().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let mut options = options(&repo, home.path().to_path_buf());
+    options.budget = BudgetOptions {
+        idle_stop: None,
+        max_running_agents: Some(1),
+        sample_every: Duration::from_millis(100),
+    };
+    let (manager, _) = Manager::start(options).await.unwrap();
+    let mut events = manager.subscribe();
+    let first = manager.create(create("slow work")).await.unwrap().id;
+    until_status(&mut events, &first, Status::Running).await;
+
+    // The second session waits with two messages held: its first and one more.
+    let second = manager.create(create("hello second")).await.unwrap().id;
+    until_info(&mut events, &second, |s| s.status == Status::Queued).await;
+    manager
+        .send(&second, UserInput::text("and a second thought"))
+        .await
+        .unwrap();
+    manager.interrupt(&second).await.unwrap();
+    assert_eq!(status_of(&manager, &second).await, Status::Interrupted);
+
+    // Neither was sent, and both are in its log, word for word.
+    let wanted = vec![
+        ("not_sent".to_owned(), vec!["hello second".to_owned()]),
+        (
+            "not_sent".to_owned(),
+            vec!["and a second thought".to_owned()],
+        ),
+    ];
+    let found = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            let notes = note_codes(&manager, &second).await;
+            if notes.len() >= wanted.len() {
+                return notes;
+            }
+            until(&mut events, &second, |event| match event {
+                SessionEvent::Log { .. } => Some(()),
+                _ => None,
+            })
+            .await;
+        }
+    })
+    .await
+    .expect("the held messages come back in the log");
+    assert_eq!(found, wanted);
+    assert_eq!(log_texts(&manager, &second).await, Vec::<String>::new());
+
+    // The slot frees: nothing of the second is sent later.
+    manager.interrupt(&first).await.unwrap();
+    until_status(&mut events, &first, Status::Interrupted).await;
+    assert_eq!(status_of(&manager, &second).await, Status::Interrupted);
+    assert_eq!(log_texts(&manager, &second).await, Vec::<String>::new());
+    manager.shutdown().await;
+}

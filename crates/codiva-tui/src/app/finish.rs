@@ -10,7 +10,7 @@ use crossterm::event::KeyEvent;
 use super::filter::{FilterAction, ListFilter, matches};
 use super::{App, Confirm, Effect, Foreground, View};
 use crate::i18n::{Key, tf};
-use crate::i18n_views::{COMMIT_INSTRUCTION, V, vt, vtf};
+use crate::i18n_views::{V, vt, vtf};
 
 /// Files named in a confirmation, at most.
 const FILES_SHOWN: usize = 6;
@@ -72,10 +72,11 @@ impl App {
         self.confirm_extra = (uncommitted > 0 && can_ask).then(|| {
             (
                 'c',
-                vec![Effect::Send {
+                // As `/commit` without a message: the manager asks the agent (`session/commit`).
+                vec![Effect::Repair(super::RepairEffect::Commit {
                     id: id.clone(),
-                    text: COMMIT_INSTRUCTION.to_owned(),
-                }],
+                    message: None,
+                })],
                 vt(V::MergeChoices).to_owned(),
             )
         });

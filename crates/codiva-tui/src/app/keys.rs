@@ -11,7 +11,7 @@ use codiva_protocol::approval::ApprovalPolicy;
 
 use super::{App, Confirm, Effect, Focus, RunMode, View};
 use crate::composer::ComposerAction;
-use crate::i18n::{Key, t, tf};
+use crate::i18n::{Key, t, tf, tn};
 use crate::permission_dialog::DialogAction;
 
 impl App {
@@ -569,9 +569,10 @@ impl App {
                 let effects = vec![Effect::Shutdown, Effect::Quit];
                 if self.working_count() > 0 {
                     self.confirm = Some(Confirm {
-                        text: vec![tf(
+                        text: vec![tn(
+                            self.working_count(),
+                            Key::ShutdownConfirmOne,
                             Key::ShutdownConfirm,
-                            &[&self.working_count().to_string()],
                         )],
                         on_yes: effects,
                         restore: None,

@@ -222,9 +222,13 @@ pub(super) fn en(key: Key) -> &'static str {
         HelpEnd => "↑↓ PgUp PgDn scroll · Esc close",
         CmdShutdown => "stop the daemon and every agent",
         ShutdownConfirm => {
-            "{0} {0|session is|sessions are} still working: /shutdown stops the daemon and every agent ({0|it comes|they come} back interrupted and {0|resumes|resume} on your next message). Stop?"
+            "{0} sessions still working: /shutdown stops the daemon and every agent (they come back interrupted and resume on your next message). Stop?"
         }
-        DetachedWorking => "{0} {0|session keeps|sessions keep} running; `codiva` re-attaches",
+        ShutdownConfirmOne => {
+            "1 session still working: /shutdown stops the daemon and every agent (it comes back interrupted and resumes on your next message). Stop?"
+        }
+        DetachedWorking => "{0} sessions keep running; `codiva` re-attaches",
+        DetachedWorkingOne => "1 session keeps running; `codiva` re-attaches",
         DetachedIdle => {
             "the sessions stay with codiva's daemon; `codiva` re-attaches, `codiva stop` stops it"
         }
@@ -330,6 +334,7 @@ pub(super) fn en(key: Key) -> &'static str {
         NoteIdleStopped => {
             "the agent was idle for {0} s: its process was stopped; the next message resumes the conversation"
         }
+        NoteNotSent => "not sent (the session left the queue before an agent slot freed): {0}",
         ResourcesTotal => "agents {0} · CPU {1}",
         ResourcesSession => "{0} · CPU {1}",
         InfoPromptSaved => "saved {0}; new sessions get it",

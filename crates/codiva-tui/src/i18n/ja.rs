@@ -216,7 +216,11 @@ pub(super) fn ja(key: Key) -> &'static str {
         ShutdownConfirm => {
             "{0} 件のセッションが作業中です: /shutdown はデーモンとすべてのエージェントを停止します（中断状態で戻り、次のメッセージで再開します）。停止しますか？"
         }
+        ShutdownConfirmOne => {
+            "1 件のセッションが作業中です: /shutdown はデーモンとすべてのエージェントを停止します（中断状態で戻り、次のメッセージで再開します）。停止しますか？"
+        }
         DetachedWorking => "{0} 件のセッションは実行を続けます。`codiva` で再接続できます",
+        DetachedWorkingOne => "1 件のセッションは実行を続けます。`codiva` で再接続できます",
         DetachedIdle => {
             "セッションは codiva のデーモンに残ります。`codiva` で再接続、`codiva stop` で停止できます"
         }
@@ -321,6 +325,9 @@ pub(super) fn ja(key: Key) -> &'static str {
         NoteUnknownLine => "エージェントの未知の行を無視しました: {0}",
         NoteIdleStopped => {
             "エージェントが {0} 秒間待機していたため、プロセスを停止しました。次のメッセージで会話を再開します"
+        }
+        NoteNotSent => {
+            "送信されていません（エージェントの空きを待つ間にセッションが順番待ちを外れました）: {0}"
         }
         ResourcesTotal => "エージェント {0} · CPU {1}",
         ResourcesSession => "{0} · CPU {1}",

@@ -140,6 +140,22 @@ fn the_idle_stop_note_is_worded_in_both_languages() {
         "the agent was idle for 600 s: its process was stopped; the next message resumes the conversation"
     );
     assert!(ja.contains("600 秒"), "{ja}");
+    // A message held for a slot and not sent comes back in full, in either language.
+    let code = codiva_core::session_log::NoteCode::new("not_sent", &["fix the parser"]);
+    let en = with_lang(Lang::En, || {
+        codiva_tui::i18n::note_text("english", Some(&code)).into_owned()
+    });
+    let ja = with_lang(Lang::Ja, || {
+        codiva_tui::i18n::note_text("english", Some(&code)).into_owned()
+    });
+    assert_eq!(
+        en,
+        "not sent (the session left the queue before an agent slot freed): fix the parser"
+    );
+    assert!(
+        ja.starts_with("送信されていません") && ja.ends_with(": fix the parser"),
+        "{ja}"
+    );
     // A queued session's status changing to running is not worth a notification.
     assert_eq!(
         codiva_tui::notify::transition(Some(Status::Queued), Status::Running),

@@ -133,9 +133,13 @@ fn merge_confirmation_says_what_will_happen() {
 fn merge_confirmation_offers_to_have_the_agent_commit_first() {
     let mut app = merge_asked(3, &["src/login.rs"]);
     let effects = press(&mut app, KeyCode::Char('c'));
-    assert!(
-        matches!(&effects[..], [Effect::Send { id, text }] if id == "fix-login" && text.contains("Commit")),
-        "{effects:?}"
+    // The same request as `/commit` without a message: the manager asks the agent.
+    assert_eq!(
+        effects,
+        vec![Effect::Repair(codiva_tui::app::RepairEffect::Commit {
+            id: "fix-login".into(),
+            message: None,
+        })]
     );
     let mut app = merge_asked(3, &["src/login.rs"]);
     assert_eq!(

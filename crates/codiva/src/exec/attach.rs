@@ -3,6 +3,10 @@
 //! manager answers what it allows); what is still asked is answered here as `exec` answers it
 //! (`--answers`, else denied or declined); the events and the exit code are `exec`'s. The
 //! session stays in the daemon afterwards, like any other (`codiva` shows it).
+//!
+//! A daemon that cannot be started or reached (or goes away) is a runtime failure, not a usage
+//! error: the outcome is `failed` with the reason (exit code 1, as plain `exec` when its agent
+//! cannot start), and `--json` ends with its `exit` line as usual.
 
 use std::collections::BTreeMap;
 
@@ -30,7 +34,10 @@ pub(super) async fn drive(
     let client = match &args.remote {
         Some(target) => {
             let target = crate::remote::RemoteTarget::parse(target)?;
-            let connection = crate::remote::attach(&target).await?;
+            let connection = match crate::remote::attach(&target).await {
+                Ok(connection) => connection,
+                Err(message) => return Ok(unreachable(message)),
+            };
             let client = connection.client.clone();
             remote = Some(connection);
             client
@@ -38,7 +45,10 @@ pub(super) async fn drive(
         None => {
             let cwd =
                 std::env::current_dir().map_err(|err| format!("no current directory: {err}"))?;
-            crate::daemon::attach(&cwd).await?.client
+            match crate::daemon::attach(&cwd).await {
+                Ok(attached) => attached.client,
+                Err(message) => return Ok(unreachable(message)),
+            }
         }
     };
     let outcome = drive_on(args, &client, permission_mode, answers, printer).await;
@@ -46,6 +56,18 @@ pub(super) async fn drive(
         connection.close(std::time::Duration::from_secs(5)).await;
     }
     outcome
+}
+
+/// The daemon could not be started or reached, or went away: the session failed (a runtime
+/// failure, exit code 1), with the reason.
+fn unreachable(message: String) -> Outcome {
+    Outcome {
+        status: Status::Failed,
+        detail: Some(message),
+        signal: None,
+        pr_failed: None,
+        in_daemon: true,
+    }
 }
 
 async fn drive_on(
@@ -57,10 +79,10 @@ async fn drive_on(
 ) -> Result<Outcome, String> {
     let client = client.clone();
     // Subscribed before the session exists: none of its events is missed.
-    let (_, mut events) = client
-        .subscribe()
-        .await
-        .map_err(|err| format!("the daemon did not answer: {err}"))?;
+    let mut events = match client.subscribe().await {
+        Ok((_, events)) => events,
+        Err(err) => return Ok(unreachable(format!("the daemon did not answer: {err}"))),
+    };
     let created = client
         .call::<request::SessionCreate>(CreateParams {
             prompt: args.prompt.clone(),
@@ -130,9 +152,9 @@ async fn drive_on(
                 continue;
             }
             None => {
-                return Err(format!(
+                return Ok(unreachable(format!(
                     "the daemon went away; session {id} is restored when it starts again"
-                ));
+                )));
             }
         };
         printer.event(&event);

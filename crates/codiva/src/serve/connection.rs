@@ -46,22 +46,14 @@ pub(crate) struct Connection {
 }
 
 impl Connection {
-    /// Starts writing to `writer`: the manager's events from now on (each with its `seq`) and,
-    /// first, the start-up warnings.
-    pub(crate) fn open<W>(writer: W, manager: &Manager, host: &Host) -> Connection
+    /// Starts writing to `writer`: the manager's events from now on (each with its `seq`). The
+    /// start-up warnings are `initialize`'s (`Host::warnings_shown`), never replayed here.
+    pub(crate) fn open<W>(writer: W, manager: &Manager) -> Connection
     where
         W: AsyncWrite + Unpin + Send + 'static,
     {
         let (out, out_rx) = mpsc::channel::<Value>(OUT_QUEUE);
         let writer = tokio::spawn(write_messages(writer, out_rx));
-        for warning in &host.warnings {
-            let _ = out.try_send(rpc::notification(&ServerNotification::Warning(
-                WarningParams {
-                    seq: None,
-                    message: warning.clone(),
-                },
-            )));
-        }
         let notifier = tokio::spawn(forward_events(manager.subscribe_sequenced(), out.clone()));
         Connection {
             out,

@@ -6,6 +6,11 @@
 //! prompt waiting and no client attached. The repository's lock keeps a second daemon (or
 //! manager) out.
 //!
+//! A daemon nobody can reach is noticed: every [`SOCKET_CHECK`] it looks at its socket file
+//! (one `stat`). Gone or replaced (a cleaner emptied the runtime directory, someone removed
+//! it): with sessions working it binds the socket again, so their clients can come back; with
+//! none working — or when the repository itself is gone — it stops as `codiva stop` would.
+//!
 //! Security: the socket's directory is 0700 and the socket 0600, and a connection whose peer
 //! (SO_PEERCRED) is another user is refused with one JSON-RPC error line and closed.
 
@@ -31,6 +36,8 @@ use crate::daemon::{self, LOCKED_STATUS, Place};
 const CLIENT_DRAIN: Duration = Duration::from_secs(30);
 /// How long the connections get to write their last messages when the daemon stops.
 const CLOSE_GRACE: Duration = Duration::from_secs(2);
+/// How often the daemon checks that its socket file is still the one it bound.
+const SOCKET_CHECK: Duration = Duration::from_secs(2);
 
 pub async fn run(cwd: PathBuf) -> ExitCode {
     let place = match daemon::place_for(&cwd).await {
@@ -60,7 +67,7 @@ pub async fn run(cwd: PathBuf) -> ExitCode {
         ..Host::default()
     });
     // The lock is ours: a socket file left by a dead daemon of this repository is stale.
-    let listener = match bind(&place) {
+    let bound = match bind(&place) {
         Ok(listener) => listener,
         Err(message) => {
             eprintln!("codiva: {message}");
@@ -71,12 +78,12 @@ pub async fn run(cwd: PathBuf) -> ExitCode {
     tracing::info!(root = %place.root.display(), socket = %place.socket.display(), pid = std::process::id(), "daemon listening");
     eprintln!(
         "codiva: daemon {} (pid {}) for {} listening on {}",
-        env!("CARGO_PKG_VERSION"),
+        daemon::own_version(),
         std::process::id(),
         place.root.display(),
         place.socket.display()
     );
-    let stopped_by = serve(listener, &manager, &host, &place, idle_exit).await;
+    let stopped_by = serve(bound, &manager, &host, &place, idle_exit).await;
     tracing::info!(signal = ?stopped_by, "daemon stopped");
     match stopped_by {
         None => ExitCode::SUCCESS,
@@ -84,8 +91,14 @@ pub async fn run(cwd: PathBuf) -> ExitCode {
     }
 }
 
+/// A bound socket and the identity (device, inode) of its file.
+struct Bound {
+    listener: UnixListener,
+    file: (u64, u64),
+}
+
 /// The socket, in a directory only this user can enter.
-fn bind(place: &Place) -> Result<UnixListener, String> {
+fn bind(place: &Place) -> Result<Bound, String> {
     let Some(dir) = place.socket.parent() else {
         return Err(format!("no directory for {}", place.socket.display()));
     };
@@ -99,7 +112,36 @@ fn bind(place: &Place) -> Result<UnixListener, String> {
         .map_err(|err| format!("cannot listen on {}: {err}", place.socket.display()))?;
     std::fs::set_permissions(&place.socket, std::fs::Permissions::from_mode(0o600))
         .map_err(|err| format!("cannot restrict {}: {err}", place.socket.display()))?;
-    Ok(listener)
+    let file = file_id(&place.socket)
+        .ok_or_else(|| format!("{} is gone right after binding it", place.socket.display()))?;
+    Ok(Bound { listener, file })
+}
+
+/// The (device, inode) of the file at `path`, when there is one.
+fn file_id(path: &Path) -> Option<(u64, u64)> {
+    std::fs::symlink_metadata(path)
+        .ok()
+        .map(|meta| (meta.dev(), meta.ino()))
+}
+
+/// What the daemon does about a socket file that is no longer the one it bound.
+#[derive(Debug, PartialEq, Eq)]
+enum Unreachable {
+    /// The file is still ours.
+    Fine,
+    /// Bind it again: sessions work, their clients must be able to come back.
+    Rebind,
+    /// Stop as `codiva stop` would: nothing works (or the repository is gone).
+    Stop(&'static str),
+}
+
+fn on_socket_check(ours: bool, repo_exists: bool, working: bool) -> Unreachable {
+    match (ours, repo_exists, working) {
+        (_, false, _) => Unreachable::Stop("the repository is gone"),
+        (true, true, _) => Unreachable::Fine,
+        (false, true, true) => Unreachable::Rebind,
+        (false, true, false) => Unreachable::Stop("its socket was removed"),
+    }
 }
 
 /// Creates `dir` (0700) or checks that this user owns it, and makes it 0700.
@@ -124,7 +166,7 @@ fn private_dir(dir: &Path) -> Result<(), String> {
 /// Accepts clients until asked to stop (`None`), idle for `idle_exit` (`None`; zero: never) or
 /// a signal (its number); then stops the manager and closes every connection.
 async fn serve(
-    listener: UnixListener,
+    bound: Bound,
     manager: &Manager,
     host: &Arc<Host>,
     place: &Place,
@@ -139,9 +181,44 @@ async fn serve(
     );
     idle_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut idle_since: Option<tokio::time::Instant> = None;
+    let mut socket_check = tokio::time::interval(SOCKET_CHECK);
+    socket_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let Bound {
+        mut listener,
+        file: mut socket_file,
+    } = bound;
     let stopped_by = loop {
         while connections.try_join_next().is_some() {}
         tokio::select! {
+            _ = socket_check.tick() => {
+                let ours = file_id(&place.socket) == Some(socket_file);
+                if ours && place.root.is_dir() {
+                    continue;
+                }
+                match on_socket_check(ours, place.root.is_dir(), ours || busy(manager).await) {
+                    Unreachable::Fine => {}
+                    Unreachable::Rebind => match bind(place) {
+                        Ok(bound) => {
+                            tracing::warn!("the socket was removed; bound it again");
+                            eprintln!(
+                                "codiva: {} was removed while sessions work: listening on it again",
+                                place.socket.display()
+                            );
+                            listener = bound.listener;
+                            socket_file = bound.file;
+                        }
+                        Err(message) => {
+                            eprintln!("codiva: the socket was removed and cannot be bound again ({message}): stopping");
+                            break None;
+                        }
+                    },
+                    Unreachable::Stop(why) => {
+                        tracing::info!(why, "unreachable: stopping");
+                        eprintln!("codiva: {why} ({}): stopping", place.socket.display());
+                        break None;
+                    }
+                }
+            }
             _ = idle_check.tick(), if !idle_exit.is_zero() => {
                 if clients.load(Ordering::SeqCst) > 0 || busy(manager).await {
                     idle_since = None;
@@ -176,8 +253,11 @@ async fn serve(
             () = host.stop.notified() => break None,
         }
     };
-    // New clients start a new daemon, which waits for this one's lock.
-    let _ = std::fs::remove_file(&place.socket);
+    // New clients start a new daemon, which waits for this one's lock. (A socket file that is
+    // no longer this daemon's is left alone.)
+    if file_id(&place.socket) == Some(socket_file) {
+        let _ = std::fs::remove_file(&place.socket);
+    }
     drop(listener);
     manager.shutdown().await;
     let _ = stop_tx.send(true);
@@ -215,7 +295,7 @@ async fn client(
     }
     clients.fetch_add(1, Ordering::SeqCst);
     let (read, write) = stream.into_split();
-    let connection = Connection::open(write, &manager, &host);
+    let connection = Connection::open(write, &manager);
     let stopping = async move {
         let _ = stop.wait_for(|stop| *stop).await;
         None
@@ -241,4 +321,23 @@ async fn refuse(mut stream: UnixStream, own: u32, peer: &str) {
     line.push(b'\n');
     let _ = stream.write_all(&line).await;
     let _ = stream.shutdown().await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lost_socket_is_bound_again_only_while_sessions_work() {
+        assert_eq!(on_socket_check(true, true, false), Unreachable::Fine);
+        assert_eq!(on_socket_check(false, true, true), Unreachable::Rebind);
+        assert_eq!(
+            on_socket_check(false, true, false),
+            Unreachable::Stop("its socket was removed")
+        );
+        assert_eq!(
+            on_socket_check(true, false, true),
+            Unreachable::Stop("the repository is gone")
+        );
+    }
 }

@@ -15,9 +15,7 @@ use codiva_protocol::params::{
     ResumeParams, SendParams, ServerInfo, SessionEventParams, SessionListResult, SessionParams,
     SessionRemovedParams, SessionResult, SessionUpdatedParams, SyncResult, WarningParams,
 };
-use codiva_protocol::{
-    ClientRequest, PROTOCOL_VERSION, ParseError, Request, ServerNotification, UserInput,
-};
+use codiva_protocol::{ClientRequest, ParseError, Request, ServerNotification, UserInput};
 use serde_json::Value;
 
 use super::rpc::RpcError;
@@ -31,8 +29,14 @@ type Answered<R> = Result<<R as Request>::Result, RpcError>;
 /// What the server knows beyond the manager.
 #[derive(Debug, Clone, Default)]
 pub struct Host {
-    /// Start-up warnings, for `initialize`.
+    /// Start-up warnings, for `initialize` — until a client has shown them.
     pub warnings: Vec<String>,
+    /// A client took the start-up warnings to show them: the first `manager/snapshot` (what a
+    /// UI asks for after `initialize`) marks them shown, and later `initialize` answers leave
+    /// them out, so a daemon's warnings reach the user once, not with every new connection.
+    /// Commands that only look (`codiva status`, `stop`, `attach`'s version check) ask no
+    /// snapshot and leave them for the next UI.
+    pub warnings_shown: std::sync::Arc<std::sync::atomic::AtomicBool>,
     /// The configuration file `config/read` and `config/set` work on.
     pub config_path: std::path::PathBuf,
     /// Notified by `daemon/shutdown`: the server stops every session and exits.
@@ -68,7 +72,11 @@ pub async fn handle(
 ) -> Result<Value, RpcError> {
     match request {
         ClientRequest::Initialize(_) => {
-            encode::<request::Initialize>(Ok(initialize(manager, &host.warnings)))
+            let shown = host
+                .warnings_shown
+                .load(std::sync::atomic::Ordering::SeqCst);
+            let warnings = if shown { &[][..] } else { &host.warnings[..] };
+            encode::<request::Initialize>(Ok(initialize(manager, warnings)))
         }
         ClientRequest::SessionCreate(p) => {
             encode::<request::SessionCreate>(create(manager, p).await)
@@ -167,6 +175,8 @@ pub async fn handle(
             manager.recover(p.dry_run).await.map_err(RpcError::from),
         ),
         ClientRequest::ManagerSnapshot(_) => {
+            host.warnings_shown
+                .store(true, std::sync::atomic::Ordering::SeqCst);
             encode::<request::ManagerSnapshot>(manager.snapshot_all().await.map_err(RpcError::from))
         }
         ClientRequest::AgentsList(_) => encode::<request::AgentsList>(Ok(AgentsResult {
@@ -271,10 +281,10 @@ fn session(
 
 fn initialize(manager: &Manager, warnings: &[String]) -> InitializeResult {
     InitializeResult {
-        protocol_version: PROTOCOL_VERSION.to_owned(),
+        protocol_version: crate::daemon::own_protocol_version(),
         server: ServerInfo {
             name: "codiva".to_owned(),
-            version: env!("CARGO_PKG_VERSION").to_owned(),
+            version: crate::daemon::own_version(),
         },
         repo: RepoInfo {
             root: manager.root().to_path_buf(),

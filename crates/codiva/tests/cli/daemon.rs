@@ -193,6 +193,18 @@ fn a_client_leaving_keeps_the_session_and_stop_ends_everything() {
     assert!(ok);
     assert!(stdout.contains("slow-keep-streaming"), "{stdout}");
     assert!(stdout.contains("completed"), "{stdout}");
+    // One session is one session, in either language.
+    assert!(
+        stdout.lines().next().unwrap().ends_with(": 1 session"),
+        "{stdout}"
+    );
+    let output = daemon
+        .codiva(&["status"])
+        .env("CODIVA_LANG", "ja")
+        .output()
+        .unwrap();
+    let japanese = String::from_utf8_lossy(&output.stdout);
+    assert!(japanese.contains("セッション 1 件"), "{japanese}");
 
     let (ok, stdout, stderr) = daemon.run(&["stop"]);
     assert!(ok, "{stderr}");

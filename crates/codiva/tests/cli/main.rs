@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod daemon;
+mod daemon_edges;
 mod exec;
 mod one_manager;
 mod orphans;

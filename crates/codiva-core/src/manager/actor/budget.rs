@@ -9,7 +9,9 @@
 //! held waits in the session's record (`held`); the session shows `queued` (its own status kept
 //! in `queued_over`) and the sessions queued start in order (FIFO) as slots free. A message to
 //! a session that already runs a turn goes to its agent at once (the agent folds or queues it
-//! itself). Interrupting, discarding or merging a queued session takes it out of the queue.
+//! itself). Interrupting, discarding, merging or stopping a queued session takes it out of the
+//! queue; its held messages are not sent, and its log gets each one back in full (a `not_sent`
+//! note), so no text the user wrote is lost.
 //!
 //! **Resources**. Every `sample_every` (~2 s), and only while some session has a live agent
 //! process, one job reads `/proc` once for every agent's process group (`procfs::group_usage`):
@@ -122,7 +124,8 @@ impl Actor {
     }
 
     /// Takes session `id` out of the queue (interrupted, discarded, merged, its task gone): its
-    /// held messages are dropped and it shows its own status again. `true` when it was queued.
+    /// held messages are not sent — its task puts each into the log (`not_sent`) — and it shows
+    /// its own status again. `true` when it was queued.
     pub(super) fn leave_queue(&mut self, id: &str) -> bool {
         let Some(record) = self.records.get_mut(id) else {
             return false;
@@ -130,7 +133,12 @@ impl Actor {
         let Some((status, detail, code)) = record.queued_over.take() else {
             return false;
         };
-        record.held.clear();
+        let held = std::mem::take(&mut record.held);
+        if !held.is_empty()
+            && let Some(commands) = &record.commands
+        {
+            let _ = commands.send(SessionCommand::NotSent(held));
+        }
         // A session whose first message never ran was stopped before it started.
         record.status = if status == Status::Starting {
             Status::Interrupted

@@ -22,6 +22,7 @@ impl Actor {
             return;
         }
         let env = self.options.env.clone();
+        let registry = self.options.registry.clone();
         let prompt = prompt.to_owned();
         let mut stop = self.stop_titles.subscribe();
         let id = id.to_owned();
@@ -29,7 +30,13 @@ impl Actor {
             None,
             async move {
                 tokio::select! {
-                    made = title::generate(&*provider, &prompt, &env, title::TITLE_TIME_LIMIT) => {
+                    made = title::generate(
+                        &*provider,
+                        &prompt,
+                        &env,
+                        title::TITLE_TIME_LIMIT,
+                        registry.as_ref(),
+                    ) => {
                         Some(made)
                     }
                     _ = stop.wait_for(|stopped| *stopped) => None,
