@@ -179,6 +179,37 @@ async fn gemini_write_file_diff() {
     run.finish().await;
 }
 
+/// Gemini CLI's todo tool (`write_todos`, offered for Gemini 2 models) is a tool call like any
+/// other, asked for like one (kind `other`): Gemini CLI 0.61.0 sends no ACP `plan`, so the
+/// session has no Step n/m.
+#[tokio::test]
+async fn gemini_todos_are_a_tool_call_not_a_plan() {
+    let todos = json!({"todos": [
+        {"description": "Read the code", "status": "in_progress"},
+        {"description": "Write the fix", "status": "pending"},
+    ]});
+    let script = Script::new()
+        .then(Reply::tool_use("write_todos", todos))
+        .then(Reply::text("Plan under way."));
+    let mut run = Run::start("acp-gemini-todos", GEMINI, script, "make a plan").await;
+    let request = run.until_permission().await;
+    assert_eq!(request.view.tool_kind, ToolKind::Other);
+    run.respond(&request.request_id, PermissionResponse::Allow)
+        .await;
+    run.settles(Status::Completed).await;
+    let tools = run.tools();
+    assert_eq!(tools.len(), 1, "{tools:?}");
+    assert_eq!(tools[0].status, ToolStatus::Succeeded);
+    assert!(
+        !run.events
+            .iter()
+            .any(|event| matches!(event, SessionEvent::Todos { .. })),
+        "no plan"
+    );
+    assert!(run.snapshot().await.todo_items.is_empty());
+    run.finish().await;
+}
+
 #[tokio::test]
 async fn gemini_cancel() {
     let long = "Once upon a time there was a story that went on and on. ".repeat(8);
