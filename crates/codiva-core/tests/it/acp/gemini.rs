@@ -65,6 +65,11 @@ async fn gemini_prompt() {
         "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse"
     );
     assert_eq!(request.header("x-goog-api-key"), Some("mock-gemini-key"));
+    assert_eq!(
+        request.header("x-gemini-api-privileged-user-id"),
+        None,
+        "usage statistics are off: no installation id goes out"
+    );
     assert!(
         request
             .last_user_text()
@@ -317,6 +322,14 @@ async fn gemini_http_401_needs_login() {
     let mut run = Run::start("acp-gemini-http-401", GEMINI, script, "hello").await;
     run.settles(Status::NeedsLogin).await;
     assert!(run.assistant_texts().is_empty());
+    assert_eq!(run.mock.gemini_requests().len(), 1, "a 401 is not retried");
+    assert!(
+        run.notes()
+            .iter()
+            .any(|note| note == "Request had invalid authentication credentials."),
+        "the API's message, not its JSON body: {:?}",
+        run.notes()
+    );
     run.finish().await;
 }
 
