@@ -8,7 +8,7 @@ use codiva_core::session::PermissionResponse;
 use codiva_core::session_log::{EntryKind, ToolStatus};
 use codiva_core::session_state::{SessionEvent, Status};
 use codiva_core::tool::{PermissionMode, PermissionOptionKind, ToolContent, ToolKind};
-use codiva_testkit::{Reply, Script};
+use codiva_testkit::{MockMessage, Reply, Script};
 use serde_json::json;
 
 use super::harness::{Run, Which};
@@ -35,14 +35,30 @@ fn turn_models(run: &Run) -> Vec<String> {
 #[tokio::test]
 async fn gemini_prompt() {
     let text = "こんにちは！Gemini からの返事です。🎌";
+    let message = MockMessage::new()
+        .thinking("**Greeting** the user warmly", "")
+        .text_slow(text, 3, 20);
     let mut run = Run::start(
         "acp-gemini-basic",
         GEMINI,
-        Script::new().then(Reply::text_slow(text, 3, 20)),
+        Script::new().then(Reply::message(message)),
         "say hello",
     )
     .await;
     run.settles(Status::Completed).await;
+    let thoughts: Vec<String> = run
+        .main_log()
+        .into_iter()
+        .filter_map(|entry| match entry.kind {
+            EntryKind::Thinking { text } => Some(text),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        thoughts,
+        ["**Greeting**\nthe user warmly"],
+        "a thought part, as Gemini CLI formats it (subject, description)"
+    );
     assert_eq!(run.streamed(), text, "every chunk arrived in order");
     assert_eq!(run.assistant_texts(), [text]);
     let snapshot = run.snapshot().await;
@@ -235,6 +251,12 @@ async fn gemini_cancel() {
         run.assistant_texts().last().map(String::as_str),
         Some("Back again.")
     );
+    let next = run.mock.gemini_requests().pop().expect("the next turn");
+    let body = next.body.to_string();
+    assert!(
+        !body.contains("tell a long story") && !body.contains("Once upon"),
+        "Gemini CLI drops the whole cancelled turn, prompt and partial answer: {body}"
+    );
     run.finish().await;
 }
 
@@ -380,5 +402,52 @@ async fn gemini_model_and_mode() {
     run.until_status(Status::Running).await;
     run.settles(Status::Completed).await;
     assert_eq!(turn_models(&run), ["gemini-2.5-pro", model]);
+    run.finish().await;
+}
+
+/// codiva's part of the system prompt opens the first message (Gemini CLI takes none over
+/// ACP), once: the log shows the message as sent.
+#[tokio::test]
+async fn gemini_system_prompt() {
+    let rule = "Always answer in haiku (codiva test rule).";
+    let script = Script::new()
+        .then(Reply::text("Noted."))
+        .then(Reply::text("Still noted."));
+    let mut run = Run::start_with(
+        "acp-gemini-system-prompt",
+        GEMINI,
+        script,
+        "hello there",
+        Some(rule),
+    )
+    .await;
+    run.settles(Status::Completed).await;
+    run.send("and again").await;
+    run.until_status(Status::Running).await;
+    run.settles(Status::Completed).await;
+    let requests = run.mock.gemini_requests();
+    let first = requests[0].last_user_text().expect("the first prompt");
+    assert!(
+        first.contains(rule) && first.ends_with("hello there"),
+        "{first}"
+    );
+    assert!(
+        !requests[0].body["systemInstruction"]
+            .to_string()
+            .contains(rule),
+        "not in Gemini CLI's own system instruction"
+    );
+    let second = requests[1].last_user_text().expect("the second prompt");
+    assert_eq!(
+        second, "and again",
+        "the instructions open the first prompt only"
+    );
+    assert!(
+        matches!(
+            run.main_log().first().map(|e| &e.kind),
+            Some(EntryKind::User { text, .. }) if text == "hello there"
+        ),
+        "the log shows the message as sent"
+    );
     run.finish().await;
 }

@@ -58,6 +58,7 @@ const EXPECTED: &[(&str, &[Status])] = &[
     ("acp-gemini-model-mode", &[Completed, Completed]),
     ("acp-gemini-permission-allow", &[Completed]),
     ("acp-gemini-permission-deny", &[Completed]),
+    ("acp-gemini-system-prompt", &[Completed, Completed]),
     ("acp-gemini-todos", &[Completed]),
     ("acp-gemini-write-file", &[Completed]),
 ];
