@@ -128,6 +128,12 @@ pub fn claude_code_acp_binary() -> PathBuf {
     pinned_cli("claude-code-acp", "CODIVA_TEST_CLAUDE_CODE_ACP")
 }
 
+/// The pinned Gemini CLI (`@google/gemini-cli`, a node script): `$CODIVA_TEST_GEMINI`, else
+/// `tools/agent-clis/node_modules/.bin/gemini`.
+pub fn gemini_binary() -> PathBuf {
+    pinned_cli("gemini", "CODIVA_TEST_GEMINI")
+}
+
 /// The directory of the `bwrap` that `@openai/codex` bundles: codex-acp ships none and needs
 /// one on `PATH` for sandboxed patches.
 pub fn codex_bwrap_dir() -> Option<PathBuf> {
@@ -299,6 +305,38 @@ impl AgentSandbox {
             && let Some((_, path)) = env.iter_mut().find(|(key, _)| key == "PATH")
         {
             *path = format!("{}:{path}", dir.display());
+        }
+        Ok(env)
+    }
+
+    /// The complete environment for the Gemini CLI talking to the mock's Gemini API at
+    /// `mock_url`: `PATH`, `HOME`, `TMPDIR`, `LANG`, `GEMINI_API_KEY` (a mock key) and
+    /// `GOOGLE_GEMINI_BASE_URL`; `$HOME/.gemini/settings.json` (written here) selects the API
+    /// key login, pins `gemini-2.5-pro` (the default `auto` first asks a small model to route
+    /// each prompt) and turns off usage statistics, telemetry and update checks (nothing leaves
+    /// the machine).
+    pub fn gemini_env(&self, mock_url: &str) -> anyhow::Result<Vec<(String, String)>> {
+        let dir = self.home.path().join(".gemini");
+        std::fs::create_dir_all(&dir).context("creating ~/.gemini")?;
+        let settings = serde_json::json!({
+            "security": {"auth": {"selectedType": "gemini-api-key"}},
+            "model": {"name": "gemini-2.5-pro"},
+            "privacy": {"usageStatisticsEnabled": false},
+            "telemetry": {"enabled": false},
+            "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+        });
+        std::fs::write(dir.join("settings.json"), settings.to_string())
+            .context("writing ~/.gemini/settings.json")?;
+        let mut env: Vec<(String, String)> = self
+            .claude_env(mock_url)
+            .into_iter()
+            .filter(|(key, _)| matches!(key.as_str(), "PATH" | "HOME" | "TMPDIR" | "LANG"))
+            .collect();
+        env.push(("GEMINI_API_KEY".into(), "mock-gemini-key".into()));
+        env.push(("GOOGLE_GEMINI_BASE_URL".into(), mock_url.into()));
+        for (k, v) in &self.extra {
+            env.retain(|(existing, _)| existing != k);
+            env.push((k.clone(), v.clone()));
         }
         Ok(env)
     }

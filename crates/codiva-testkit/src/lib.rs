@@ -1,11 +1,12 @@
-//! Test kit: a mock of the Anthropic Messages and OpenAI Responses APIs ([`MockServer`], driven
-//! by a [`Script`])
+//! Test kit: a mock of the Anthropic Messages, OpenAI Responses and Gemini APIs
+//! ([`MockServer`], driven by a [`Script`])
 //! and helpers to run the real agent CLIs in a controlled environment ([`AgentSandbox`],
 //! [`TestRepo`], [`claude_binary`], and [`RawClaude`] to drive the CLI line by line without
 //! codiva). See `docs/mock-server.md`. [`MockGitHub`] is a mock GitHub API the real `gh` talks
 //! to over loopback HTTPS (see `docs/github.md`).
 
 pub mod agent_env;
+pub mod gemini;
 pub mod mock_github;
 pub mod mock_server;
 pub mod pty;
@@ -19,7 +20,7 @@ pub mod sshd;
 pub use agent_env::{
     AgentSandbox, CLAUDE_STREAM_JSON_ARGS, ProcessGroupGuard, TestRepo, acp_agent_binary,
     claude_binary, claude_code_acp_binary, codex_acp_binary, codex_binary, codex_bwrap_dir,
-    gh_binary, kill_process_group, mcp_stdio_binary, workspace_root,
+    gemini_binary, gh_binary, kill_process_group, mcp_stdio_binary, workspace_root,
 };
 pub use mock_github::{
     Fault, GhRequest, MockCheck, MockGitHub, MockJob, MockMergeable, MockPr, MockPrState, MockRun,

@@ -1,5 +1,7 @@
-//! A minimal HTTP/1.1 server that emulates the Anthropic Messages API (`POST /v1/messages`)
-//! and the OpenAI Responses API (`POST /v1/responses`) from one [`Script`].
+//! A minimal HTTP/1.1 server that emulates the Anthropic Messages API (`POST /v1/messages`),
+//! the OpenAI Responses API (`POST /v1/responses`) and the Gemini API
+//! (`POST /v1beta/models/<model>:streamGenerateContent`, see [`crate::gemini`]) from one
+//! [`Script`].
 //!
 //! It runs on its own std thread with its own tokio runtime, so it works from plain `#[test]`s
 //! and from `#[tokio::test]`s alike. Dropping the [`MockServer`] stops the listener and closes
@@ -15,6 +17,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
+use crate::gemini;
 use crate::responses;
 use crate::script::{MockMessage, Reply, Rule, Script, user_texts};
 use crate::sse::{SseEvent, error_event, message_events, random_hex};
@@ -65,6 +68,15 @@ impl RecordedRequest {
     /// The path without its query string.
     pub fn route(&self) -> &str {
         self.path.split('?').next().unwrap_or_default()
+    }
+
+    /// The model asked for: the body's `model`, or the Gemini API's path
+    /// (`/v1beta/models/<model>:…`).
+    pub fn model(&self) -> Option<&str> {
+        self.body
+            .get("model")
+            .and_then(Value::as_str)
+            .or_else(|| gemini::route(self.route()).map(|(model, _)| model))
     }
 }
 
@@ -161,6 +173,18 @@ impl MockServer {
         self.requests()
             .into_iter()
             .filter(|r| r.method == "POST" && r.route() == "/v1/messages")
+            .collect()
+    }
+
+    /// Only the streamed Gemini API requests (`:streamGenerateContent`): the conversation's
+    /// turns, not the CLI's own one-shot `:generateContent` probes.
+    pub fn gemini_requests(&self) -> Vec<RecordedRequest> {
+        self.requests()
+            .into_iter()
+            .filter(|r| {
+                r.method == "POST"
+                    && matches!(gemini::route(r.route()), Some((_, gemini::Method::Stream)))
+            })
             .collect()
     }
 
@@ -429,9 +453,19 @@ async fn respond(
         write_json(w, 200, &json!({"input_tokens": estimate}), &[], false).await?;
         return Ok(After::KeepAlive);
     }
-    let api = match route.as_str() {
-        "/v1/messages" => Api::Messages,
-        "/v1/responses" => Api::Responses,
+    let gemini_route = gemini::route(&route).map(|(model, method)| (model.to_owned(), method));
+    if request.method == "POST"
+        && let Some((_, gemini::Method::CountTokens)) = gemini_route
+    {
+        let estimate = gemini::count_tokens(request.body.len());
+        lock(state).requests.push(recorded);
+        write_json(w, 200, &estimate, &[], false).await?;
+        return Ok(After::KeepAlive);
+    }
+    let api = match (route.as_str(), &gemini_route) {
+        ("/v1/messages", _) => Api::Messages,
+        ("/v1/responses", _) => Api::Responses,
+        (_, Some(_)) => Api::Gemini,
         _ => Api::None,
     };
     let is_messages = request.method == "POST" && api != Api::None;
@@ -455,7 +489,15 @@ async fn respond(
 
     // Non-streaming requests are the CLI's own probes (set_model validates a model with one),
     // not conversation turns: answer them with a minimal message and leave the script alone.
-    if recorded.body.get("stream").and_then(Value::as_bool) != Some(true) {
+    // The Gemini API says whether it streams by its path.
+    if let Some((model, gemini::Method::Generate)) = &gemini_route {
+        lock(state).requests.push(recorded);
+        let message = gemini::generate_response(&MockMessage::new().text("ok"), model, 1);
+        write_json(w, 200, &message, &[], false).await?;
+        return Ok(After::KeepAlive);
+    }
+    if gemini_route.is_none() && recorded.body.get("stream").and_then(Value::as_bool) != Some(true)
+    {
         let model = recorded
             .body
             .get("model")
@@ -510,12 +552,7 @@ async fn respond(
         return Ok(After::KeepAlive);
     };
 
-    let model = recorded
-        .body
-        .get("model")
-        .and_then(Value::as_str)
-        .unwrap_or("claude-mock")
-        .to_owned();
+    let model = recorded.model().unwrap_or("claude-mock").to_owned();
     let input_tokens = (request.body.len() as u64 / 4).max(1);
     match reply {
         Reply::Error {
@@ -531,6 +568,7 @@ async fn respond(
                 .collect();
             let body = match api {
                 Api::Responses => responses::error_body(&error_type, &message),
+                Api::Gemini => gemini::error_body(status, &error_type, &message),
                 _ => api_error(&error_type, &message),
             };
             write_json(w, status, &body, &extra, false).await?;
@@ -560,6 +598,7 @@ async fn respond(
                 Api::Responses => {
                     responses::failed_event(events.len(), "server_error", "mock: the model crashed")
                 }
+                Api::Gemini => gemini::error_event("mock: the model crashed"),
                 _ => error_event("overloaded_error", "Overloaded"),
             });
             write_sse(w, &events, true, &headers).await?;
@@ -575,6 +614,8 @@ enum Api {
     Messages,
     /// OpenAI Responses API.
     Responses,
+    /// Gemini API (`models/<model>:streamGenerateContent`).
+    Gemini,
     None,
 }
 
@@ -588,6 +629,7 @@ impl Api {
     ) -> Vec<SseEvent> {
         match self {
             Api::Responses => responses::response_events(msg, model, input_tokens, block_limit),
+            Api::Gemini => gemini::stream_events(msg, model, input_tokens, block_limit),
             _ => message_events(msg, model, input_tokens, block_limit),
         }
     }

@@ -208,8 +208,12 @@ impl Match {
 }
 
 /// The text of every `role:"user"` message of a Messages API request body, in order. For a
-/// Responses API body (`input` items): every user message and every tool call's output.
+/// Responses API body (`input` items): every user message and every tool call's output. For a
+/// Gemini API body (`contents`): see [`crate::gemini::user_texts`].
 pub fn user_texts(body: &Value) -> Vec<String> {
+    if let Some(texts) = crate::gemini::user_texts(body) {
+        return texts;
+    }
     if let Some(items) = body.get("input").and_then(Value::as_array) {
         return items.iter().filter_map(response_user_text).collect();
     }

@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 
 use crate::script::{Block, MockMessage};
 
-/// One server-sent event: `event: <event>\ndata: <data>\n\n`, sent after `delay_ms`.
+/// One server-sent event: `event: <event>\ndata: <data>\n\n` (only `data:` when `event` is
+/// empty, as the Gemini API sends them), sent after `delay_ms`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SseEvent {
     pub event: String,
@@ -26,6 +27,9 @@ impl SseEvent {
     }
 
     pub fn to_wire(&self) -> String {
+        if self.event.is_empty() {
+            return format!("data: {}\n\n", self.data);
+        }
         format!("event: {}\ndata: {}\n\n", self.event, self.data)
     }
 }

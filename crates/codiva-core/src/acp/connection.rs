@@ -121,6 +121,9 @@ pub(super) enum Sent {
     Prompt,
     SetModel(String),
     SetMode(String),
+    /// The request whose answer ends a replay that trails the load's answer
+    /// ([`AcpAgent::replay_after_load_answer`]).
+    ReplayBarrier,
 }
 
 /// A permission request the user has not answered yet.
@@ -275,6 +278,15 @@ impl AcpConnection {
         self.opening_session = true;
         let params = json!({"sessionId": id, "cwd": self.cwd(), "mcpServers": self.mcp_servers()});
         self.request(Sent::LoadSession(id), "session/load", params)
+    }
+
+    /// After a `session/load` answered before its replay was over: the current mode set again
+    /// (no effect), whose answer comes after the replay; the session is ready then. `None`
+    /// when the agent has no mode to set.
+    pub(super) fn replay_barrier(&mut self) -> Option<Vec<OutLine>> {
+        let mode = self.mode.clone()?;
+        let params = json!({"sessionId": self.session_id, "modeId": mode});
+        Some(self.request(Sent::ReplayBarrier, "session/set_mode", params))
     }
 
     /// The session exists: the model and mode asked for go out, then the first message.

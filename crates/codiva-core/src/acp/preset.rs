@@ -33,6 +33,11 @@ pub struct AcpAgent {
     /// The agent's mode for each neutral permission mode it has (its `session/set_mode` ids);
     /// a mode it reports that is not listed reads as `other`.
     pub modes: Vec<(PermissionMode, String)>,
+    /// The agent answers `session/load` before its replay of the conversation is over (ACP
+    /// has the replay first; Gemini CLI 0.61.0 sends all but its first message after the
+    /// answer): the first message waits for the answer of a request sent after the load's
+    /// answer (the current mode set again), which comes after the replay.
+    pub replay_after_load_answer: bool,
 }
 
 fn modes(pairs: &[(PermissionMode, &str)]) -> Vec<(PermissionMode, String)> {
@@ -54,6 +59,7 @@ impl AcpAgent {
             env: Vec::new(),
             system_prompt: SystemPromptVia::FirstPrompt,
             modes: Vec::new(),
+            replay_after_load_answer: false,
         }
     }
 
@@ -70,6 +76,7 @@ impl AcpAgent {
             env: Vec::new(),
             system_prompt: SystemPromptVia::MetaRules,
             modes: Vec::new(),
+            replay_after_load_answer: false,
         }
     }
 
@@ -86,7 +93,9 @@ impl AcpAgent {
                 (PermissionMode::Default, "default"),
                 (PermissionMode::AcceptEdits, "autoEdit"),
                 (PermissionMode::BypassPermissions, "yolo"),
+                (PermissionMode::Plan, "plan"),
             ]),
+            replay_after_load_answer: true,
         }
     }
 
@@ -106,6 +115,7 @@ impl AcpAgent {
                 (PermissionMode::Auto, "auto"),
                 (PermissionMode::BypassPermissions, "full-access"),
             ]),
+            replay_after_load_answer: false,
         }
     }
 
@@ -125,6 +135,7 @@ impl AcpAgent {
                 (PermissionMode::DontAsk, "dontAsk"),
                 (PermissionMode::BypassPermissions, "bypassPermissions"),
             ]),
+            replay_after_load_answer: false,
         }
     }
 

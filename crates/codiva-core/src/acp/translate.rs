@@ -134,21 +134,32 @@ impl AcpConnection {
             }
             (sent @ (Sent::NewSession | Sent::LoadSession(_)), Ok(answer)) => {
                 // `session/load` answers without the id: it is the one loaded.
+                let loaded = matches!(sent, Sent::LoadSession(_));
                 self.session_id = match sent {
                     Sent::LoadSession(id) => Some(id),
                     _ => str_at(&answer, "/sessionId").map(str::to_owned),
                 };
                 self.session_state(&answer);
                 out.events.push(AgentEvent::Connected(self.info.clone()));
-                out.replies = self.session_ready();
+                let barrier = if loaded && self.agent.replay_after_load_answer {
+                    self.replay_barrier()
+                } else {
+                    None
+                };
+                out.replies = match barrier {
+                    Some(lines) => lines,
+                    None => self.session_ready(),
+                };
             }
+            // The replay is over (an error changes nothing: the mode stays as it was).
+            (Sent::ReplayBarrier, _) => out.replies = self.session_ready(),
             (Sent::LoadSession(id), Err(error)) => {
                 // The conversation is gone: this process goes on with a new one.
                 out.events.push(note(
                     NoteLevel::Warning,
                     format!(
                         "cannot load conversation {id} ({}): a new one starts",
-                        error.message
+                        error_text(&error)
                     ),
                 ));
                 self.instructions_due = self.agent.system_prompt
@@ -175,11 +186,11 @@ impl AcpConnection {
             }
             (Sent::SetModel(_), Err(error)) => out.events.push(AgentEvent::RequestFailed {
                 what: "set_model".to_owned(),
-                error: error.message,
+                error: error_text(&error),
             }),
             (Sent::SetMode(_), Err(error)) => out.events.push(AgentEvent::RequestFailed {
                 what: "set_mode".to_owned(),
-                error: error.message,
+                error: error_text(&error),
             }),
         }
     }
@@ -659,23 +670,36 @@ fn turn_ended(
     })
 }
 
-/// An error's message with the agent's detail (`data.message`, or `data` as text).
+/// An error's message with the agent's detail (`data.message`, `data.details` or `data` as
+/// text). A message that is itself an API's JSON error body (Gemini CLI passes the model API's
+/// body on) reads as that body's `error.message`.
 fn error_text(error: &RpcError) -> String {
     let detail = match &error.data {
         Value::Null => None,
         Value::String(text) => Some(text.clone()),
-        data => str_at(data, "/message").map(str::to_owned),
+        data => str_at(data, "/message")
+            .or_else(|| str_at(data, "/details"))
+            .map(str::to_owned),
     };
+    let message = serde_json::from_str::<Value>(&error.message)
+        .ok()
+        .and_then(|body| str_at(&body, "/error/message").map(str::to_owned))
+        .unwrap_or_else(|| error.message.clone());
     match detail {
-        Some(detail) if !error.message.contains(&detail) => format!("{}: {detail}", error.message),
-        _ => error.message.clone(),
+        Some(detail) if !message.contains(&detail) => format!("{message}: {detail}"),
+        _ => message,
     }
 }
 
 /// A failed request's outcome: the agent's own class of the failure where it gives one
 /// (Grok's `error_type`: `auth`, `rate_limit`; `api` covers any HTTP status, so it falls
-/// through to the words), then ACP's "authentication required" or the agent's words for a
-/// rejected key mean log in again.
+/// through to the words), then ACP's "authentication required", an HTTP 401 as the error
+/// code (Gemini CLI answers a failed prompt with the model API's HTTP status as the code) or
+/// the agent's words for a rejected key mean log in again; 429 as the code is a rate limit.
+/// HTTP statuses some agents answer as JSON-RPC error codes.
+const HTTP_UNAUTHORIZED: i64 = 401;
+const HTTP_RATE_LIMITED: i64 = 429;
+
 fn failure(error: &RpcError, class: Option<&str>, message: String) -> TurnOutcome {
     match class {
         Some("auth") => return TurnOutcome::NeedsLogin { message },
@@ -689,7 +713,11 @@ fn failure(error: &RpcError, class: Option<&str>, message: String) -> TurnOutcom
         "401 unauthorized",
         "unauthorized (401)",
     ];
+    if error.code == HTTP_RATE_LIMITED {
+        return TurnOutcome::RateLimited { message };
+    }
     if error.code == rpc::AUTH_REQUIRED
+        || error.code == HTTP_UNAUTHORIZED
         || str_at(&error.data, "/codex_error_info") == Some("unauthorized")
         || auth_words.iter().any(|words| lower.contains(words))
     {

@@ -15,7 +15,7 @@ use codiva_core::session_log::{EntryKind, LogEntry, ToolEntry};
 use codiva_core::session_state::{Prompt, Scope, SessionEvent, SessionSnapshot, Status};
 use codiva_testkit::{
     AgentSandbox, MockServer, Script, TestRepo, acp_agent_binary, claude_code_acp_binary,
-    codex_acp_binary,
+    codex_acp_binary, gemini_binary,
 };
 use tokio::sync::broadcast;
 
@@ -27,6 +27,8 @@ const WAIT: Duration = Duration::from_secs(90);
 pub enum Which {
     CodexAcp,
     ClaudeCodeAcp,
+    /// Gemini CLI 0.61.0 (mock Gemini API).
+    Gemini,
     /// The project's scripted agent (no model server needed; the mock stays idle).
     Scripted,
 }
@@ -41,6 +43,10 @@ impl Which {
             Which::ClaudeCodeAcp => (
                 AcpAgent::claude_code_acp(claude_code_acp_binary()),
                 sandbox.claude_env(mock_url),
+            ),
+            Which::Gemini => (
+                AcpAgent::gemini(gemini_binary()),
+                sandbox.gemini_env(mock_url).expect("gemini env"),
             ),
             Which::Scripted => (
                 AcpAgent::custom(
@@ -315,10 +321,10 @@ impl Run {
                 .requests()
                 .iter()
                 .map(|r| format!(
-                    "{} {} model={} last user text={:?}",
+                    "{} {} model={:?} last user text={:?}",
                     r.method,
                     r.path,
-                    r.body["model"],
+                    r.model(),
                     r.last_user_text()
                         .map(|t| t.chars().take(200).collect::<String>())
                 ))
