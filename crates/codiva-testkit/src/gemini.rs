@@ -7,8 +7,8 @@
 //! A text block becomes text parts of `chunk_chars` characters, thinking a part with
 //! `"thought": true`, a tool use a `functionCall` part (`args` = the input; `id` only when the
 //! script gives one: the CLI makes its own call id otherwise). The last chunk carries
-//! `finishReason` and `usageMetadata`: measured with Gemini CLI 0.61.0, a stream that ends
-//! without a finish reason is an invalid stream to the CLI (it retries it).
+//! `finishReason` and `usageMetadata`, as the API sends them (Gemini CLI 0.61.0 reads a stream
+//! without a finish reason as invalid: `NO_FINISH_REASON` in its code).
 
 use serde_json::{Value, json};
 

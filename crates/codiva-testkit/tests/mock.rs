@@ -364,6 +364,66 @@ fn the_responses_api_from_the_same_script() {
 }
 
 #[test]
+fn the_gemini_api_from_the_same_script() {
+    let script = Script::new()
+        .then_when(Match::LastUserContains("made".into()), Reply::text("done"))
+        .then(Reply::message(
+            MockMessage::new()
+                .text_slow("héllo", 2, 0)
+                .tool_use("run_shell_command", json!({"command": "ls"})),
+        ))
+        .then(Reply::error(401, "UNAUTHENTICATED", "bad key"));
+    let server = MockServer::start(script).unwrap();
+    let post = |method: &str, contents: Value| {
+        let path = format!("/v1beta/models/gemini-2.5-pro:{method}");
+        let body = json!({"contents": contents});
+        let raw = send_raw(&server, &request_bytes("POST", &path, &body, true));
+        parse_responses(&raw, false).remove(0)
+    };
+    // `data:` lines only, one chunk per part.
+    let chunks = |r: &Response| -> Vec<Value> {
+        let text = String::from_utf8(r.body.clone()).unwrap();
+        let lines = text.split("\n\n").filter(|e| !e.is_empty());
+        lines
+            .map(|e| serde_json::from_str(e.strip_prefix("data: ").unwrap()).unwrap())
+            .collect()
+    };
+    let prompt = json!([{"role": "user", "parts": [{"text": "<ctx>"}, {"text": "list it"}]}]);
+    let stream = "streamGenerateContent?alt=sse";
+    let r = post(stream, prompt.clone());
+    let parts: Vec<Value> = chunks(&r)
+        .iter()
+        .map(|c| c["candidates"][0]["content"]["parts"][0].clone())
+        .collect();
+    assert_eq!(parts[0]["text"], "hé");
+    assert_eq!(parts[3]["functionCall"]["name"], "run_shell_command");
+    let last = chunks(&r).pop().unwrap();
+    assert_eq!(last["candidates"][0]["finishReason"], "STOP");
+    let result = json!([{"role": "user", "parts": [{"functionResponse":
+        {"name": "run_shell_command", "response": {"output": "made"}}}]}]);
+    assert_eq!(
+        chunks(&post(stream, result))[0]["candidates"][0]["content"]["parts"][0]["text"],
+        "done"
+    );
+    // The CLI's own one-shots and token counts leave the script alone.
+    let r = post("generateContent", prompt.clone());
+    assert_eq!(
+        r.json()["candidates"][0]["content"]["parts"][0]["text"],
+        "ok"
+    );
+    assert_eq!(
+        post("countTokens", prompt.clone()).json()["totalTokens"],
+        76 / 4
+    );
+    let r = post(stream, prompt);
+    assert_eq!(r.status, 401);
+    assert_eq!(r.json()["error"]["status"], "UNAUTHENTICATED");
+    assert_eq!(server.gemini_requests().len(), 3);
+    assert_eq!(server.requests()[2].model(), Some("gemini-2.5-pro"));
+    assert!(server.unmatched().is_empty());
+}
+
+#[test]
 fn cut_after_closes_mid_stream() {
     let msg = MockMessage::new().text_slow("abcdefgh", 2, 0);
     let server = MockServer::start(Script::new().then(Reply::cut_after(msg, 5))).unwrap();
