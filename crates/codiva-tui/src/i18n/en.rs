@@ -222,10 +222,10 @@ pub(super) fn en(key: Key) -> &'static str {
         HelpEnd => "↑↓ PgUp PgDn scroll · Esc close",
         CmdShutdown => "stop the daemon and every agent",
         ShutdownConfirm => {
-            "{0} sessions still working: /shutdown stops the daemon and every agent (they come back interrupted and resume on your next message). Stop?"
+            "{0} sessions are still working: /shutdown stops the daemon and every agent (they come back interrupted and resume on your next message). Stop?"
         }
         ShutdownConfirmOne => {
-            "1 session still working: /shutdown stops the daemon and every agent (it comes back interrupted and resumes on your next message). Stop?"
+            "1 session is still working: /shutdown stops the daemon and every agent (it comes back interrupted and resumes on your next message). Stop?"
         }
         DetachedWorking => "{0} sessions keep running; `codiva` re-attaches",
         DetachedWorkingOne => "1 session keeps running; `codiva` re-attaches",
