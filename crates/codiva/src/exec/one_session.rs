@@ -136,6 +136,8 @@ impl OneSession {
                 format!("this session's agent is {}", config.provider.id()),
             ));
         }
+        // MCP servers and tool rules are the config's: exec resolved them from its flags (the
+        // `--mcp-config` file by path, as Claude Code takes it); the params carry the same.
         config.model = params.model.or(config.model);
         config.permission_mode = params.permission_mode.or(config.permission_mode);
         config.approval = params.approval_policy.unwrap_or_default();
