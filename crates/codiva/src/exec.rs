@@ -1,33 +1,30 @@
 //! `codiva exec`: a headless, one-shot front end. It runs one session in the current
 //! directory, answers prompts by policy (`--approve`, `--answers`), prints the session's events
 //! (JSON lines with `--json`, readable text otherwise) and exits with the session's outcome.
-//! With `--attach` the session runs in the repository's daemon instead (`attach.rs`).
+//! It is a client like the UI: the session runs in this process (`one_session.rs`) or, with
+//! `--attach`, in the repository's daemon (`attach.rs`), followed on one path (`follow.rs`).
 
 mod attach;
+mod follow;
+mod one_session;
 
 use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use codiva_core::agent_event::{NoteLevel, QuestionRequest};
-use codiva_core::approval::{ApprovalPolicy, Decide};
 use codiva_core::process::EnvPolicy;
-use codiva_core::session::UserInput;
-use codiva_core::session::{
-    PermissionResponse, QuestionResponse, SessionCommand, SessionConfig, SessionHandle,
-};
-use codiva_core::session_log::{EntryKind, LogEntry, ToolStatus};
-use codiva_core::session_state::{Prompt, Scope, SessionEvent, Status};
-use codiva_core::tool::PermissionMode;
-use codiva_core::{config, paths, session_task, wire_log};
+use codiva_core::session::SessionConfig;
+use codiva_core::{config, paths, wire_log};
 use codiva_os::shutdown_signals::{self, ShutdownSignals};
+use codiva_protocol::agent::NoteLevel;
+use codiva_protocol::log::{EntryKind, LogEntry, ToolStatus};
+use codiva_protocol::methods::request;
+use codiva_protocol::params::SessionParams;
+use codiva_protocol::session::{Scope, SessionEvent, Status};
+use codiva_protocol::tool::PermissionMode;
 use serde_json::Value;
-
-/// How long the agent may take to finish after its input is closed.
-const FINISH_TIMEOUT: Duration = Duration::from_secs(300);
 
 #[derive(Args, Debug)]
 pub struct ExecArgs {
@@ -96,16 +93,6 @@ enum Approve {
     None,
     /// Allow file edits (Write, Edit, MultiEdit, NotebookEdit); deny the rest.
     Edits,
-}
-
-impl Approve {
-    fn policy(self) -> ApprovalPolicy {
-        match self {
-            Approve::All => ApprovalPolicy::AllowAll,
-            Approve::None => ApprovalPolicy::Ask,
-            Approve::Edits => ApprovalPolicy::AllowEdits,
-        }
-    }
 }
 
 /// Exit codes (documented in the README).
@@ -196,9 +183,48 @@ async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
             std::process::id()
         ))
     });
-    let session = session_task::start(config, Some(UserInput::text(args.prompt.clone())));
+    let (client, session) = one_session::OneSession::client(config);
     let mut printer = Printer::new(args.json);
-    let mut outcome = drive(session, &args, &answers, &mut printer).await;
+    let mut signals = ShutdownSignals::all_terminating();
+    let params = follow::create_params(&args, permission_mode, follow::Host::InProcess)?;
+    let followed = follow::run(
+        &client,
+        params,
+        follow::Host::InProcess,
+        &mut signals,
+        (args.approve, &answers),
+        &mut printer,
+    )
+    .await;
+    // Every way out stops the agent first: none outlives `codiva exec`.
+    let mut signal = followed.as_ref().ok().and_then(|f| f.signal);
+    tokio::select! {
+        () = session.stop() => {}
+        // Another signal while the agent stops: exit now. The agent's watcher (process::spawn)
+        // stops its group as soon as this process is gone.
+        received = signals.recv() => signal = signal.or(Some(received)),
+    }
+    let followed = followed?;
+    let (mut status, mut detail) = (followed.status, followed.detail);
+    if let Ok(snapshot) = client
+        .call::<request::SessionSnapshot>(SessionParams {
+            session_id: followed.id.clone(),
+        })
+        .await
+    {
+        status = snapshot.status;
+        detail = snapshot.detail;
+    }
+    if followed.interrupted_by_user && !matches!(status, Status::Completed) {
+        status = Status::Interrupted;
+    }
+    let mut outcome = Outcome {
+        status,
+        detail,
+        signal,
+        pr_failed: None,
+        in_daemon: false,
+    };
     if args.pr && outcome.signal.is_none() && outcome.status == Status::Completed {
         let opened = crate::exec_pr::open(&cwd, &github.gh, &args.prompt).await;
         outcome.pr_failed = printer.pr(opened);
@@ -372,162 +398,6 @@ struct Outcome {
     in_daemon: bool,
 }
 
-async fn drive(
-    mut session: SessionHandle,
-    args: &ExecArgs,
-    answers: &BTreeMap<String, Vec<String>>,
-    printer: &mut Printer,
-) -> Outcome {
-    let mut status = Status::Starting;
-    let mut detail = None;
-    let mut closing = false;
-    let mut interrupted_by_user = false;
-    let mut stopped_by = None;
-    // Every signal that would end codiva stops the agent first: none outlives `codiva exec`.
-    // The first SIGINT (Ctrl+C) only interrupts the turn; a second one stops like SIGTERM.
-    let mut signals = ShutdownSignals::all_terminating();
-    let finish_deadline = tokio::time::sleep(Duration::MAX / 4);
-    tokio::pin!(finish_deadline);
-    loop {
-        let event = tokio::select! {
-            event = session.next_event() => event,
-            signal = signals.recv() => {
-                if signal == shutdown_signals::SIGINT && !interrupted_by_user {
-                    interrupted_by_user = true;
-                    session.send(SessionCommand::Interrupt);
-                    continue;
-                }
-                stopped_by = Some(signal);
-                break;
-            }
-            _ = &mut finish_deadline, if closing => {
-                printer.note("the agent did not exit after its input was closed; stopping it");
-                break;
-            }
-        };
-        let Some(event) = event else { break };
-        printer.event(&event);
-        match &event {
-            SessionEvent::Status {
-                status: s,
-                detail: d,
-                ..
-            } => {
-                status = *s;
-                detail = d.clone();
-                if s.is_settled() && !closing {
-                    // Let the agent finish anything it still does by itself, then exit.
-                    closing = true;
-                    session.send(SessionCommand::CloseInput);
-                    finish_deadline
-                        .as_mut()
-                        .reset(tokio::time::Instant::now() + FINISH_TIMEOUT);
-                }
-            }
-            SessionEvent::PromptOpened { prompt } => {
-                let command = answer_prompt(prompt, args.approve, answers);
-                printer.decision(&command);
-                session.send(command);
-            }
-            SessionEvent::AgentExited { .. } if closing => break,
-            _ => {}
-        }
-    }
-    if let Some(snapshot) = session.snapshot().await {
-        status = snapshot.status;
-        detail = snapshot.detail;
-    }
-    tokio::select! {
-        () = session.shutdown() => {}
-        // Another signal while the agent stops: exit now. The agent's watcher (process::spawn)
-        // stops its group as soon as this process is gone.
-        signal = signals.recv() => stopped_by = stopped_by.or(Some(signal)),
-    }
-    if interrupted_by_user && !matches!(status, Status::Completed) {
-        status = Status::Interrupted;
-    }
-    Outcome {
-        status,
-        detail,
-        signal: stopped_by,
-        pr_failed: None,
-        in_daemon: false,
-    }
-}
-
-fn answer_prompt(
-    prompt: &Prompt,
-    approve: Approve,
-    answers: &BTreeMap<String, Vec<String>>,
-) -> SessionCommand {
-    match prompt {
-        Prompt::Permission(request) => {
-            // The same decision the manager's sessions take (`approval.rs`). exec runs one
-            // session without a manager and prints every prompt with its answer, so it asks
-            // the policy itself; what the policy does not allow is denied (nobody to ask).
-            let kind = request.view.tool_kind;
-            let allowed = approve
-                .policy()
-                .allows(&request.tool, kind, &request.input)
-                .is_some();
-            let response = if allowed {
-                PermissionResponse::Allow
-            } else {
-                PermissionResponse::Deny {
-                    message: format!(
-                        "codiva exec --approve {}: the user does not allow {} here.",
-                        approve_name(approve),
-                        request.tool
-                    ),
-                }
-            };
-            SessionCommand::RespondPermission {
-                request_id: request.request_id.clone(),
-                response,
-                reply: None,
-            }
-        }
-        Prompt::Question(request) => SessionCommand::AnswerQuestion {
-            request_id: request.request_id.clone(),
-            response: question_response(request, answers),
-            reply: None,
-        },
-    }
-}
-
-fn question_response(
-    request: &QuestionRequest,
-    answers: &BTreeMap<String, Vec<String>>,
-) -> QuestionResponse {
-    let given: BTreeMap<String, Vec<String>> = request
-        .questions
-        .iter()
-        .filter_map(|q| {
-            answers
-                .get(&q.question)
-                .map(|a| (q.question.clone(), a.clone()))
-        })
-        .collect();
-    if given.is_empty() {
-        QuestionResponse::Decline {
-            message: Some(
-                "The user is not available to answer questions (codiva exec); proceed with your best judgement."
-                    .to_owned(),
-            ),
-        }
-    } else {
-        QuestionResponse::Answers(given)
-    }
-}
-
-fn approve_name(approve: Approve) -> &'static str {
-    match approve {
-        Approve::All => "all",
-        Approve::None => "none",
-        Approve::Edits => "edits",
-    }
-}
-
 /// Writes events to stdout: JSON lines, or text for a person.
 struct Printer {
     json: bool,
@@ -648,23 +518,10 @@ impl Printer {
         }
     }
 
-    fn decision(&mut self, command: &SessionCommand) {
-        if self.json {
-            return;
+    fn decision(&mut self, answer: &follow::PromptAnswer) {
+        if !self.json {
+            self.line(&format!("  → {}", answer.describe()));
         }
-        let text = match command {
-            SessionCommand::RespondPermission { response, .. } => match response {
-                PermissionResponse::Allow | PermissionResponse::AllowAlways { .. } => "allowed",
-                PermissionResponse::Option { id, .. } if id.starts_with("allow") => "allowed",
-                _ => "denied",
-            },
-            SessionCommand::AnswerQuestion { response, .. } => match response {
-                QuestionResponse::Answers(_) => "answered from --answers",
-                QuestionResponse::Decline { .. } => "declined (no answers given)",
-            },
-            _ => return,
-        };
-        self.line(&format!("  → {text}"));
     }
 
     fn note(&mut self, text: &str) {

@@ -16,6 +16,7 @@ mod manager_jobs;
 mod process;
 mod protocol;
 mod replay;
+mod support;
 mod switch;
 mod titles;
 mod transcript;

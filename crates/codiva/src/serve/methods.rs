@@ -364,8 +364,18 @@ async fn respond_permission(
     manager: &Manager,
     p: PermissionParams,
 ) -> Answered<request::SessionRespondPermission> {
+    let response = permission_response(&p)?;
+    done(
+        manager
+            .respond_permission(&p.session_id, &p.request_id, response)
+            .await,
+    )
+}
+
+/// The answer `session/respondPermission`'s params give (also `codiva exec`'s own session).
+pub(crate) fn permission_response(p: &PermissionParams) -> Result<PermissionResponse, RpcError> {
     let message = || p.message.clone().unwrap_or_else(|| DENY_MESSAGE.to_owned());
-    let response = match (p.option, p.decision) {
+    Ok(match (p.option.clone(), p.decision) {
         (Some(id), None) => PermissionResponse::Option {
             id,
             message: p.message.clone(),
@@ -384,45 +394,45 @@ async fn respond_permission(
                 "expected exactly one of `option` (an option's id) and `decision`".to_owned(),
             ));
         }
-    };
-    done(
-        manager
-            .respond_permission(&p.session_id, &p.request_id, response)
-            .await,
-    )
+    })
 }
 
 async fn answer_question(
     manager: &Manager,
     p: QuestionParams,
 ) -> Answered<request::SessionAnswerQuestion> {
-    let response = if p.decline {
-        QuestionResponse::Decline { message: p.message }
-    } else {
-        if p.answers.is_empty() {
-            return Err(RpcError::invalid_field(
-                "answers",
-                "expected answers keyed by question text, or \"decline\": true".to_owned(),
-            ));
-        }
-        QuestionResponse::Answers(
-            p.answers
-                .into_iter()
-                .map(|(question, answer)| {
-                    let labels = match answer {
-                        Answer::One(text) => vec![text],
-                        Answer::Many(labels) => labels,
-                    };
-                    (question, labels)
-                })
-                .collect(),
-        )
-    };
+    let (session_id, request_id) = (p.session_id.clone(), p.request_id.clone());
+    let response = question_response(p)?;
     done(
         manager
-            .answer_question(&p.session_id, &p.request_id, response)
+            .answer_question(&session_id, &request_id, response)
             .await,
     )
+}
+
+/// The answer `session/answerQuestion`'s params give (also `codiva exec`'s own session).
+pub(crate) fn question_response(p: QuestionParams) -> Result<QuestionResponse, RpcError> {
+    if p.decline {
+        return Ok(QuestionResponse::Decline { message: p.message });
+    }
+    if p.answers.is_empty() {
+        return Err(RpcError::invalid_field(
+            "answers",
+            "expected answers keyed by question text, or \"decline\": true".to_owned(),
+        ));
+    }
+    Ok(QuestionResponse::Answers(
+        p.answers
+            .into_iter()
+            .map(|(question, answer)| {
+                let labels = match answer {
+                    Answer::One(text) => vec![text],
+                    Answer::Many(labels) => labels,
+                };
+                (question, labels)
+            })
+            .collect(),
+    ))
 }
 
 async fn set_model(manager: &Manager, p: ModelParams) -> Answered<request::SessionSetModel> {

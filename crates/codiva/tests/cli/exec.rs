@@ -229,6 +229,43 @@ fn exec_with_a_missing_binary_says_so() {
     assert_eq!(stderr.lines().count(), 1, "one clear line: {stderr}");
 }
 
+/// Plain `exec` is a client of its own session in this process, not of the repository's
+/// manager: it runs in a directory that is no repository, and in a repository it records
+/// nothing (no `.codiva/`: no state file, lock or worktree), so the UI never lists its session.
+#[test]
+fn exec_runs_outside_a_repository_and_leaves_no_session_for_the_ui() {
+    let exec = Exec::new(|_| Script::new().always(Reply::text("Hi there.")));
+    let plain = tempfile::tempdir().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_codiva"))
+        .args(["exec", "--json", "say hi"])
+        .current_dir(plain.path())
+        .env_clear()
+        .envs(exec.sandbox.claude_env(&exec.mock.url()))
+        .env("CODIVA_CLAUDE", claude_binary())
+        .env("CODIVA_STATE_DIR", exec.state.path())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let exit = json_lines(&output).pop().unwrap();
+    assert_eq!(
+        (&exit["event"], &exit["status"]),
+        (&json!("exit"), &json!("completed"))
+    );
+
+    let output = exec.run(&["--json", "say hi"]);
+    assert!(output.status.success());
+    assert_eq!(json_lines(&output).pop().unwrap()["status"], "completed");
+    assert!(String::from_utf8_lossy(&output.stdout).contains("Hi there."));
+    assert!(
+        !exec.repo.path().join(".codiva").exists(),
+        "exec wrote codiva's repository state"
+    );
+}
+
 /// A permission mode the agent does not have is a usage error before anything starts (the
 /// agent would exit with a usage error at every restart, shown as "interrupted mid-turn").
 #[test]

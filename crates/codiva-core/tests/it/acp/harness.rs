@@ -11,8 +11,8 @@ use codiva_core::git::IgnoredMode;
 use codiva_core::manager::{CreateOptions, Manager, ManagerEvent, ManagerOptions};
 use codiva_core::process::{ChildRegistry, EnvPolicy};
 use codiva_core::session::{PermissionResponse, QuestionResponse};
-use codiva_core::session_log::{EntryKind, LogEntry, ToolEntry};
-use codiva_core::session_state::{Prompt, Scope, SessionEvent, SessionSnapshot, Status};
+use codiva_core::session_log::{LogEntry, ToolEntry};
+use codiva_core::session_state::{Prompt, SessionEvent, SessionSnapshot, Status};
 use codiva_testkit::{
     AgentSandbox, MockServer, Script, TestRepo, acp_agent_binary, claude_code_acp_binary,
     codex_acp_binary, gemini_binary,
@@ -367,87 +367,32 @@ impl Run {
 
     /// The final version of every main-log entry seen, in order.
     pub fn main_log(&self) -> Vec<LogEntry> {
-        let mut entries: Vec<LogEntry> = Vec::new();
-        for event in &self.events {
-            if let SessionEvent::Log {
-                scope: Scope::Main,
-                entry,
-                ..
-            } = event
-            {
-                match entries.iter_mut().find(|e| e.id == entry.id) {
-                    Some(existing) => *existing = entry.clone(),
-                    None => entries.push(entry.clone()),
-                }
-            }
-        }
-        entries
+        crate::support::main_log(&self.events)
     }
 
     pub fn tools(&self) -> Vec<ToolEntry> {
-        self.main_log()
-            .into_iter()
-            .filter_map(|entry| match entry.kind {
-                EntryKind::Tool(tool) => Some(tool),
-                _ => None,
-            })
-            .collect()
+        crate::support::tools(&self.events)
     }
 
     pub fn assistant_texts(&self) -> Vec<String> {
-        self.main_log()
-            .into_iter()
-            .filter_map(|entry| match entry.kind {
-                EntryKind::Assistant { text } => Some(text),
-                _ => None,
-            })
-            .collect()
+        crate::support::assistant_texts(&self.events)
     }
 
     pub fn notes(&self) -> Vec<String> {
-        self.main_log()
-            .into_iter()
-            .filter_map(|entry| match entry.kind {
-                EntryKind::Note { text, .. } => Some(text),
-                _ => None,
-            })
-            .collect()
+        crate::support::notes(&self.events)
     }
 
     /// Every streamed piece of text, in order.
     pub fn streamed(&self) -> String {
-        self.events
-            .iter()
-            .filter_map(|event| match event {
-                SessionEvent::Stream { text, reset: false } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect()
+        crate::support::streamed(&self.events)
     }
 
     fn wire_log_path(&self) -> PathBuf {
-        let dir = self.state.path().join("state/wire");
-        std::fs::read_dir(&dir)
-            .expect("wire log dir")
-            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-            .find(|path| {
-                path.file_name().is_some_and(|name| {
-                    name.to_string_lossy()
-                        .ends_with(&format!("-{}.log", self.id))
-                })
-            })
-            .expect("the session's wire log")
+        crate::support::wire_log_of(&self.state.path().join("state/wire"), &self.id)
     }
 
     pub fn dump(&self) -> String {
-        self.events
-            .iter()
-            .map(|event| {
-                let text = serde_json::to_string(event).unwrap_or_default();
-                text.chars().take(300).collect::<String>()
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
+        crate::support::dump(&self.events)
     }
 
     pub async fn finish(self) {

@@ -286,14 +286,7 @@ fn replay(name: &str) -> Replayed {
 
 #[test]
 fn every_fixture_replays_to_its_statuses() {
-    let mut names: Vec<String> = std::fs::read_dir(crate::fixtures::acp_dir())
-        .expect("fixture dir")
-        .filter_map(|entry| {
-            let path = entry.ok()?.path();
-            Some(path.file_stem()?.to_str()?.to_owned())
-        })
-        .collect();
-    names.sort();
+    let names = crate::support::fixture_names(&crate::fixtures::acp_dir());
     let listed: Vec<&str> = EXPECTED.iter().map(|(name, _)| *name).collect();
     assert_eq!(names, listed, "every fixture is listed in EXPECTED");
     for (name, expected) in EXPECTED {

@@ -9,8 +9,8 @@ use codiva_core::claude::ClaudeSessionConfig;
 use codiva_core::process::{ChildRegistry, EnvPolicy};
 use codiva_core::session::UserInput;
 use codiva_core::session::{PermissionResponse, QuestionResponse, SessionCommand, SessionHandle};
-use codiva_core::session_log::{EntryKind, LogEntry, ToolEntry};
-use codiva_core::session_state::{Prompt, Scope, SessionEvent, SessionSnapshot, Status};
+use codiva_core::session_log::{LogEntry, ToolEntry};
+use codiva_core::session_state::{Prompt, SessionEvent, SessionSnapshot, Status};
 use codiva_testkit::{AgentSandbox, MockServer, Script, TestRepo, claude_binary};
 
 /// Generous: the CLI starts in about a second, retries take a few.
@@ -225,41 +225,15 @@ impl Run {
 
     /// The final version of every main-log entry seen, in order.
     pub fn main_log(&self) -> Vec<LogEntry> {
-        let mut entries: Vec<LogEntry> = Vec::new();
-        for event in &self.events {
-            if let SessionEvent::Log {
-                scope: Scope::Main,
-                entry,
-                ..
-            } = event
-            {
-                match entries.iter_mut().find(|e| e.id == entry.id) {
-                    Some(existing) => *existing = entry.clone(),
-                    None => entries.push(entry.clone()),
-                }
-            }
-        }
-        entries
+        crate::support::main_log(&self.events)
     }
 
     pub fn tools(&self) -> Vec<ToolEntry> {
-        self.main_log()
-            .into_iter()
-            .filter_map(|entry| match entry.kind {
-                EntryKind::Tool(tool) => Some(tool),
-                _ => None,
-            })
-            .collect()
+        crate::support::tools(&self.events)
     }
 
     pub fn assistant_texts(&self) -> Vec<String> {
-        self.main_log()
-            .into_iter()
-            .filter_map(|entry| match entry.kind {
-                EntryKind::Assistant { text } => Some(text),
-                _ => None,
-            })
-            .collect()
+        crate::support::assistant_texts(&self.events)
     }
 
     pub fn streamed_text(&self) -> String {
@@ -285,24 +259,11 @@ impl Run {
     }
 
     fn wire_log_tail(&self) -> String {
-        let text = std::fs::read_to_string(self.wire_log_path()).unwrap_or_default();
-        let lines: Vec<&str> = text.lines().collect();
-        lines[lines.len().saturating_sub(30)..]
-            .iter()
-            .map(|line| line.chars().take(400).collect::<String>())
-            .collect::<Vec<_>>()
-            .join("\n")
+        crate::support::tail(&self.wire_log_path())
     }
 
     pub fn dump(&self) -> String {
-        self.events
-            .iter()
-            .map(|event| {
-                let text = serde_json::to_string(event).unwrap_or_default();
-                text.chars().take(300).collect::<String>()
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
+        crate::support::dump(&self.events)
     }
 
     /// Stops the session and checks what every test must hold: the mock answered every

@@ -239,14 +239,7 @@ fn replay(name: &str) -> Replayed {
 
 #[test]
 fn every_fixture_replays_to_its_statuses() {
-    let mut names: Vec<String> = std::fs::read_dir(crate::fixtures::codex_dir())
-        .expect("fixture dir")
-        .filter_map(|entry| {
-            let path = entry.ok()?.path();
-            Some(path.file_stem()?.to_str()?.to_owned())
-        })
-        .collect();
-    names.sort();
+    let names = crate::support::fixture_names(&crate::fixtures::codex_dir());
     let listed: Vec<&str> = EXPECTED.iter().map(|(name, _)| *name).collect();
     assert_eq!(names, listed, "every fixture is listed in EXPECTED");
     for (name, expected) in EXPECTED {
@@ -509,14 +502,7 @@ fn replay_exec(name: &str) -> (SessionState, Vec<Status>) {
 
 #[test]
 fn every_exec_fixture_replays_to_its_statuses() {
-    let mut names: Vec<String> = std::fs::read_dir(crate::fixtures::codex_exec_dir())
-        .expect("fixture dir")
-        .filter_map(|entry| {
-            let path = entry.ok()?.path();
-            Some(path.file_stem()?.to_str()?.to_owned())
-        })
-        .collect();
-    names.sort();
+    let names = crate::support::fixture_names(&crate::fixtures::codex_exec_dir());
     let listed: Vec<&str> = EXPECTED_EXEC.iter().map(|(name, _)| *name).collect();
     assert_eq!(names, listed, "every fixture is listed in EXPECTED_EXEC");
     for (name, expected) in EXPECTED_EXEC {

@@ -1,0 +1,355 @@
+//! What `codiva exec` does with its session, wherever it runs (in this process or in the
+//! daemon): one path over the client seam. It creates the session, prints its events, answers
+//! its prompts as `--approve` and `--answers` say, interrupts it on the first Ctrl+C, and ends
+//! when the session does (in process: when the agent has exited; in the daemon: when the turn
+//! settles, the session staying there).
+
+use std::collections::BTreeMap;
+
+use codiva_client::{Client, Subscription, Update};
+use codiva_core::approval::Decide;
+use codiva_os::shutdown_signals::{self, ShutdownSignals};
+use codiva_protocol::agent::QuestionRequest;
+use codiva_protocol::approval::ApprovalPolicy;
+use codiva_protocol::manager::ManagerEvent;
+use codiva_protocol::methods::request;
+use codiva_protocol::params::{
+    Answer, CreateParams, Decision, PermissionParams, QuestionParams, SessionParams,
+};
+use codiva_protocol::session::{Prompt, SessionEvent, Status};
+
+use super::{Approve, ExecArgs, Printer};
+
+/// Where the session runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Host {
+    /// In this process (`one_session.rs`): its events end when it has ended.
+    InProcess,
+    /// In the repository's daemon: followed until its turn settles; it stays there.
+    Daemon,
+}
+
+/// How following the session ended.
+pub(super) struct Followed {
+    pub id: String,
+    pub status: Status,
+    pub detail: Option<String>,
+    /// A first Ctrl+C interrupted the turn.
+    pub interrupted_by_user: bool,
+    /// The signal that ended exec.
+    pub signal: Option<i32>,
+}
+
+impl Followed {
+    /// The session's host could not be reached or went away: a runtime failure (exit 1).
+    fn failed(id: String, reason: String) -> Self {
+        Self {
+            id,
+            status: Status::Failed,
+            detail: Some(reason),
+            interrupted_by_user: false,
+            signal: None,
+        }
+    }
+}
+
+/// The session `exec` asks for. In the daemon it carries `--approve`'s policy (the manager
+/// answers what it allows, also once exec has gone); in process exec answers every prompt
+/// itself, so each shows with its answer.
+pub(super) fn create_params(
+    args: &ExecArgs,
+    permission_mode: Option<codiva_protocol::tool::PermissionMode>,
+    host: Host,
+) -> Result<CreateParams, String> {
+    Ok(CreateParams {
+        prompt: args.prompt.clone(),
+        images: Vec::new(),
+        model: args.model.clone(),
+        permission_mode,
+        agent: args.agent.clone(),
+        approval_policy: (host == Host::Daemon).then(|| args.approve.policy()),
+        in_place: None,
+        mcp_servers: match &args.mcp_config {
+            Some(path) => super::mcp_servers_in(path)?,
+            None => Default::default(),
+        },
+        append_system_prompt: args.append_system_prompt.clone(),
+        allowed_tools: args.allowed_tools.clone(),
+        disallowed_tools: args.disallowed_tools.clone(),
+    })
+}
+
+/// Creates the session and follows it (see the module's comment).
+pub(super) async fn run(
+    client: &Client,
+    params: CreateParams,
+    host: Host,
+    signals: &mut ShutdownSignals,
+    (approve, answers): (Approve, &BTreeMap<String, Vec<String>>),
+    printer: &mut Printer,
+) -> Result<Followed, String> {
+    // Subscribed before the session exists: none of its events is missed.
+    let mut events = match client.subscribe().await {
+        Ok((_, events)) => events,
+        Err(err) => {
+            return Ok(Followed::failed(
+                String::new(),
+                format!("the session manager did not answer: {err}"),
+            ));
+        }
+    };
+    let created = client
+        .call::<request::SessionCreate>(params)
+        .await
+        .map_err(|err| err.to_string())?;
+    let id = created.session.id;
+    if host == Host::Daemon {
+        eprintln!(
+            "codiva: session {id} runs in the repository's daemon ({})",
+            created.session.worktree.display()
+        );
+    }
+    follow(
+        client,
+        id,
+        &mut events,
+        host,
+        signals,
+        (approve, answers),
+        printer,
+    )
+    .await
+}
+
+async fn follow(
+    client: &Client,
+    id: String,
+    events: &mut Subscription,
+    host: Host,
+    signals: &mut ShutdownSignals,
+    (approve, answers): (Approve, &BTreeMap<String, Vec<String>>),
+    printer: &mut Printer,
+) -> Result<Followed, String> {
+    let mut status = Status::Starting;
+    let mut detail = None;
+    let mut interrupted_by_user = false;
+    let mut signal = None;
+    let interrupt = || {
+        let client = client.clone();
+        let id = id.clone();
+        async move {
+            let _ = client
+                .call::<request::SessionInterrupt>(SessionParams { session_id: id })
+                .await;
+        }
+    };
+    loop {
+        let update = tokio::select! {
+            update = events.recv() => update,
+            received = signals.recv() => {
+                // The first SIGINT (Ctrl+C) only interrupts the turn. Any other signal ends
+                // exec: a session in process is stopped (by the caller), one in the daemon
+                // has its turn interrupted and stays.
+                let first_interrupt =
+                    received == shutdown_signals::SIGINT && !interrupted_by_user;
+                if first_interrupt || host == Host::Daemon {
+                    interrupt().await;
+                }
+                if first_interrupt {
+                    interrupted_by_user = true;
+                    continue;
+                }
+                signal = Some(received);
+                break;
+            }
+        };
+        let event = match update {
+            Some(Update::Event {
+                event: ManagerEvent::Event { id: of, event },
+                ..
+            }) if of == id => event,
+            Some(Update::Event {
+                event: ManagerEvent::Warning { message },
+                ..
+            }) if host == Host::InProcess => {
+                printer.note(&message);
+                continue;
+            }
+            Some(Update::Event { .. }) => continue,
+            Some(Update::Resync(snapshot)) => {
+                // Events were lost: the session's row says where it is.
+                if let Some(session) = snapshot.sessions.iter().find(|s| s.id == id) {
+                    status = session.status;
+                    detail.clone_from(&session.detail);
+                    if host == Host::Daemon && status.is_settled() {
+                        break;
+                    }
+                }
+                continue;
+            }
+            None if host == Host::InProcess => break,
+            None => {
+                let message =
+                    format!("the daemon went away; session {id} is restored when it starts again");
+                return Ok(Followed::failed(id, message));
+            }
+        };
+        printer.event(&event);
+        match &event {
+            SessionEvent::Status {
+                status: s,
+                detail: d,
+                ..
+            } => {
+                status = *s;
+                detail.clone_from(d);
+                // The turn is over: nothing happens until someone acts. (A session waiting on
+                // a prompt is answered here, so it is not settled.)
+                if host == Host::Daemon && status.is_settled() {
+                    break;
+                }
+            }
+            SessionEvent::PromptOpened { prompt } => {
+                let answer = answer_prompt(&id, prompt, approve, answers);
+                printer.decision(&answer);
+                send_answer(client, answer).await;
+            }
+            _ => {}
+        }
+    }
+    Ok(Followed {
+        id,
+        status,
+        detail,
+        interrupted_by_user,
+        signal,
+    })
+}
+
+/// exec's answer to a prompt, as the protocol's request.
+pub(super) enum PromptAnswer {
+    Permission(PermissionParams),
+    Question(QuestionParams),
+}
+
+impl PromptAnswer {
+    /// What the text output says of it.
+    pub(super) fn describe(&self) -> &'static str {
+        match self {
+            PromptAnswer::Permission(p) if p.decision == Some(Decision::Allow) => "allowed",
+            PromptAnswer::Permission(_) => "denied",
+            PromptAnswer::Question(q) if q.decline => "declined (no answers given)",
+            PromptAnswer::Question(_) => "answered from --answers",
+        }
+    }
+}
+
+/// A permission is allowed when `--approve`'s policy allows it (the same decision the
+/// manager's sessions take, `approval.rs`), else denied: there is nobody to ask. A question is
+/// answered from `--answers`, else declined.
+fn answer_prompt(
+    id: &str,
+    prompt: &Prompt,
+    approve: Approve,
+    answers: &BTreeMap<String, Vec<String>>,
+) -> PromptAnswer {
+    match prompt {
+        Prompt::Permission(request) => {
+            let kind = request.view.tool_kind;
+            let allowed = approve
+                .policy()
+                .allows(&request.tool, kind, &request.input)
+                .is_some();
+            PromptAnswer::Permission(PermissionParams {
+                session_id: id.to_owned(),
+                request_id: request.request_id.clone(),
+                option: None,
+                decision: Some(if allowed {
+                    Decision::Allow
+                } else {
+                    Decision::Deny
+                }),
+                suggestion: None,
+                message: (!allowed).then(|| {
+                    format!(
+                        "codiva exec --approve {}: the user does not allow {} here.",
+                        approve.name(),
+                        request.tool
+                    )
+                }),
+            })
+        }
+        Prompt::Question(request) => {
+            let given = given_answers(request, answers);
+            PromptAnswer::Question(QuestionParams {
+                session_id: id.to_owned(),
+                request_id: request.request_id.clone(),
+                decline: given.is_empty(),
+                message: given.is_empty().then(|| {
+                    "The user is not available to answer questions (codiva exec); proceed with your best judgement."
+                        .to_owned()
+                }),
+                answers: given,
+            })
+        }
+    }
+}
+
+/// The answers `--answers` has for the request's questions.
+fn given_answers(
+    request: &QuestionRequest,
+    answers: &BTreeMap<String, Vec<String>>,
+) -> BTreeMap<String, Answer> {
+    request
+        .questions
+        .iter()
+        .filter_map(|q| {
+            let labels = answers.get(&q.question)?;
+            let answer = match labels.as_slice() {
+                [one] => Answer::One(one.clone()),
+                _ => Answer::Many(labels.clone()),
+            };
+            Some((q.question.clone(), answer))
+        })
+        .collect()
+}
+
+/// Sends the answer. A prompt the manager's policy answered meanwhile refuses it
+/// (`no_pending_prompt`), which is fine.
+async fn send_answer(client: &Client, answer: PromptAnswer) {
+    let result = match answer {
+        PromptAnswer::Permission(params) => client
+            .call::<request::SessionRespondPermission>(params)
+            .await
+            .map(drop),
+        PromptAnswer::Question(params) => client
+            .call::<request::SessionAnswerQuestion>(params)
+            .await
+            .map(drop),
+    };
+    if let Err(err) = result
+        && err
+            .refusal()
+            .is_none_or(|refusal| refusal.reason != "no_pending_prompt")
+    {
+        eprintln!("codiva: warning: the answer was not taken: {err}");
+    }
+}
+
+impl Approve {
+    pub(super) fn policy(self) -> ApprovalPolicy {
+        match self {
+            Approve::All => ApprovalPolicy::AllowAll,
+            Approve::None => ApprovalPolicy::Ask,
+            Approve::Edits => ApprovalPolicy::AllowEdits,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Approve::All => "all",
+            Approve::None => "none",
+            Approve::Edits => "edits",
+        }
+    }
+}
