@@ -87,6 +87,29 @@ impl AgentExtras {
             && self.allowed_tools.is_empty()
             && self.disallowed_tools.is_empty()
     }
+
+    /// `line` with every MCP header value and server variable value (tokens, keys) replaced
+    /// by `<redacted>`: what the wire log keeps of a line that gives an agent its servers
+    /// in its handshake (ACP's `session/new`, Codex's `thread/start`).
+    pub fn redact<'a>(&self, line: &'a str) -> std::borrow::Cow<'a, str> {
+        use codiva_protocol::mcp::McpServerConfig;
+        let mut out = std::borrow::Cow::Borrowed(line);
+        for server in self.mcp_servers.values() {
+            let values = match server {
+                McpServerConfig::Stdio { env, .. } => env.values(),
+                McpServerConfig::Http { headers, .. } => headers.values(),
+            };
+            for value in values.filter(|value| !value.is_empty()) {
+                // As it stands in a JSON string.
+                let quoted = serde_json::to_string(value).unwrap_or_default();
+                let escaped = quoted.trim_matches('"');
+                if !escaped.is_empty() && out.contains(escaped) {
+                    out = std::borrow::Cow::Owned(out.replace(escaped, "<redacted>"));
+                }
+            }
+        }
+        out
+    }
 }
 
 /// How to start one agent process; the process module builds the `Command` from it.

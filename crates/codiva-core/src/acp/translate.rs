@@ -140,6 +140,9 @@ impl AcpConnection {
                 };
                 self.session_state(&answer);
                 out.events.push(AgentEvent::Connected(self.info.clone()));
+                if !self.launch.extras.mcp_servers.is_empty() {
+                    out.events.push(AgentEvent::McpServers(self.mcp_states()));
+                }
                 out.replies = self.session_ready();
             }
             (Sent::LoadSession(id), Err(error)) => {

@@ -419,7 +419,7 @@ impl Run {
             .collect()
     }
 
-    fn wire_log_path(&self) -> PathBuf {
+    pub fn wire_log_path(&self) -> PathBuf {
         let dir = self.state.path().join("state/wire");
         std::fs::read_dir(&dir)
             .expect("wire log dir")
