@@ -484,3 +484,32 @@ mod version_tests {
         assert_eq!(version_in("no version here 2024"), None);
     }
 }
+
+#[cfg(test)]
+mod redact_tests {
+    use super::AgentExtras;
+
+    #[test]
+    fn header_and_variable_values_are_redacted_as_json_carries_them() {
+        let extras = AgentExtras {
+            mcp_servers: serde_json::from_value(serde_json::json!({
+                "ops": {"type": "http", "url": "http://127.0.0.1:1/mcp",
+                        "headers": {"Authorization": "Bearer t\"ok"}},
+                "tool": {"type": "stdio", "command": "srv", "env": {"KEY": "k1", "EMPTY": ""}}
+            }))
+            .unwrap(),
+            ..AgentExtras::default()
+        };
+        let line = serde_json::json!({"headers": {"Authorization": "Bearer t\"ok"},
+            "env": {"KEY": "k1", "EMPTY": ""}, "command": "srv"})
+        .to_string();
+        let kept = extras.redact(&line);
+        assert!(!kept.contains("k1") && !kept.contains(r#"t\"ok"#), "{kept}");
+        assert_eq!(kept.matches("<redacted>").count(), 2, "{kept}");
+        assert!(kept.contains(r#""EMPTY":"""#) && kept.contains(r#""command":"srv""#));
+        assert!(matches!(
+            extras.redact("nothing secret"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
+}
