@@ -19,7 +19,7 @@ namespace Codiva.Editor
         ListView sessionList;
         ScrollView conversation;
         Label streaming, inbox, connection;
-        VisualElement prompts, chipBar;
+        VisualElement prompts, chipBar, mcpList;
         TextField composer;
 
         [MenuItem("Window/codiva")]
@@ -46,6 +46,7 @@ namespace Codiva.Editor
             conversation = new ScrollView { style = { flexGrow = 1 } };
             streaming = new Label { style = { whiteSpace = WhiteSpace.Normal } };
             prompts = new VisualElement { style = { flexShrink = 0 } };
+            mcpList = new VisualElement { style = { flexShrink = 0 } };
             chipBar = new VisualElement { style = { flexDirection = FlexDirection.Row, flexWrap = Wrap.Wrap, flexShrink = 0 } };
             composer = new TextField { multiline = true, style = { minHeight = 48, flexShrink = 0 } };
             var actions = new VisualElement { style = { flexDirection = FlexDirection.Row, flexShrink = 0 } };
@@ -53,6 +54,7 @@ namespace Codiva.Editor
             actions.Add(new Button(() => { if (selected != null) client.Interrupt(selected); }) { text = "Stop" });
             actions.Add(new Button(AttachSelection) { text = "+ Selection" });
             actions.Add(new Button(AttachConsole) { text = "+ Console errors" });
+            right.Add(mcpList);
             right.Add(conversation);
             right.Add(streaming);
             right.Add(prompts);
@@ -107,11 +109,22 @@ namespace Codiva.Editor
             conversation.Clear();
             prompts.Clear();
             chipBar.Clear();
+            mcpList.Clear();
             foreach (var chip in chips)
                 chipBar.Add(new Button(() => { chips.Remove(chip); Refresh(); }) { text = chip.Label + " ×" });
             var view = selected == null ? null : client.Store[selected];
             streaming.text = view == null ? "" : Presentation.Clip(view.Streaming);
             if (view == null) return;
+            var session = selected;
+            foreach (var line in client.Store.McpOf(session))
+            {
+                var row = new VisualElement { style = { flexDirection = FlexDirection.Row } };
+                var label = new Label(line.Text);
+                label.AddToClassList("codiva-mcp-" + line.Status);
+                row.Add(label);
+                if (line.CanReconnect) row.Add(new Button(() => client.ReconnectMcp(session, line.Name)) { text = "Reconnect" });
+                mcpList.Add(row);
+            }
             foreach (var entry in view.Log.Values)
             {
                 var card = Presentation.CardOf(entry);

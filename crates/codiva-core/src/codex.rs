@@ -9,6 +9,7 @@ pub mod connection;
 pub mod exec;
 pub mod items;
 pub mod launch;
+pub mod mcp;
 pub mod rpc;
 mod translate;
 

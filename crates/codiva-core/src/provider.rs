@@ -87,6 +87,29 @@ impl AgentExtras {
             && self.allowed_tools.is_empty()
             && self.disallowed_tools.is_empty()
     }
+
+    /// `line` with every MCP header value and server variable value (tokens, keys) replaced
+    /// by `<redacted>`: what the wire log keeps of a line that gives an agent its servers
+    /// in its handshake (ACP's `session/new`, Codex's `thread/start`).
+    pub fn redact<'a>(&self, line: &'a str) -> std::borrow::Cow<'a, str> {
+        use codiva_protocol::mcp::McpServerConfig;
+        let mut out = std::borrow::Cow::Borrowed(line);
+        for server in self.mcp_servers.values() {
+            let values = match server {
+                McpServerConfig::Stdio { env, .. } => env.values(),
+                McpServerConfig::Http { headers, .. } => headers.values(),
+            };
+            for value in values.filter(|value| !value.is_empty()) {
+                // As it stands in a JSON string.
+                let quoted = serde_json::to_string(value).unwrap_or_default();
+                let escaped = quoted.trim_matches('"');
+                if !escaped.is_empty() && out.contains(escaped) {
+                    out = std::borrow::Cow::Owned(out.replace(escaped, "<redacted>"));
+                }
+            }
+        }
+        out
+    }
 }
 
 /// How to start one agent process; the process module builds the `Command` from it.
@@ -459,5 +482,34 @@ mod version_tests {
         );
         assert_eq!(version_in("v1.2.3-beta.1").as_deref(), Some("1.2.3-beta.1"));
         assert_eq!(version_in("no version here 2024"), None);
+    }
+}
+
+#[cfg(test)]
+mod redact_tests {
+    use super::AgentExtras;
+
+    #[test]
+    fn header_and_variable_values_are_redacted_as_json_carries_them() {
+        let extras = AgentExtras {
+            mcp_servers: serde_json::from_value(serde_json::json!({
+                "ops": {"type": "http", "url": "http://127.0.0.1:1/mcp",
+                        "headers": {"Authorization": "Bearer t\"ok"}},
+                "tool": {"type": "stdio", "command": "srv", "env": {"KEY": "k1", "EMPTY": ""}}
+            }))
+            .unwrap(),
+            ..AgentExtras::default()
+        };
+        let line = serde_json::json!({"headers": {"Authorization": "Bearer t\"ok"},
+            "env": {"KEY": "k1", "EMPTY": ""}, "command": "srv"})
+        .to_string();
+        let kept = extras.redact(&line);
+        assert!(!kept.contains("k1") && !kept.contains(r#"t\"ok"#), "{kept}");
+        assert_eq!(kept.matches("<redacted>").count(), 2, "{kept}");
+        assert!(kept.contains(r#""EMPTY":"""#) && kept.contains(r#""command":"srv""#));
+        assert!(matches!(
+            extras.redact("nothing secret"),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 }

@@ -538,7 +538,8 @@ impl Driver {
             if let Some(wire) = &self.wire
                 && let Ok(mut wire) = wire.lock()
             {
-                wire.write(Direction::ToAgent, line.as_str().as_bytes());
+                let kept = self.config.extras.redact(line.as_str());
+                wire.write(Direction::ToAgent, kept.as_bytes());
                 wire.flush();
             }
             let Some(stdin) = self.live.as_mut().and_then(|live| live.stdin.as_mut()) else {

@@ -186,9 +186,13 @@ pub struct AgentCapabilities {
     /// It takes extra MCP servers (`session/create`'s `mcp_servers`).
     #[serde(default)]
     pub mcp_servers: bool,
-    /// It reports each MCP server's status and reconnects one (`session/mcpReconnect`).
+    /// It reports each MCP server's status (`SessionInfo::mcp_servers`). Without it a
+    /// session's servers show `not_reported`: the agent was given them and says nothing more.
     #[serde(default)]
     pub mcp_status: bool,
+    /// A failed MCP server can be connected again (`session/mcpReconnect`).
+    #[serde(default)]
+    pub mcp_reconnect: bool,
     /// It takes allowed and disallowed tools (`session/create`'s `allowed_tools`,
     /// `disallowed_tools`).
     #[serde(default)]

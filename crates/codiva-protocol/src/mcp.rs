@@ -42,6 +42,9 @@ pub enum McpStatus {
     NeedsAuth,
     /// Turned off in the agent.
     Disabled,
+    /// The agent was given it and reports nothing of it (ACP has no MCP status): whether it
+    /// runs is not known (capability `mcp_status` false).
+    NotReported,
     /// A status this codiva does not know (a newer agent).
     #[serde(other)]
     Unknown,
@@ -90,9 +93,10 @@ mod tests {
             matches!(&config["ops"], McpServerConfig::Http { headers, .. }
             if headers["Authorization"] == "Bearer t")
         );
-        let states: Vec<McpStatus> =
-            serde_json::from_str(r#"["pending","connected","failed","needs_auth","rebooting"]"#)
-                .unwrap();
+        let states: Vec<McpStatus> = serde_json::from_str(
+            r#"["pending","connected","failed","needs_auth","not_reported","rebooting"]"#,
+        )
+        .unwrap();
         assert_eq!(
             states,
             [
@@ -100,6 +104,7 @@ mod tests {
                 McpStatus::Connected,
                 McpStatus::Failed,
                 McpStatus::NeedsAuth,
+                McpStatus::NotReported,
                 McpStatus::Unknown
             ]
         );

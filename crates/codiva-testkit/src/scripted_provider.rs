@@ -49,6 +49,7 @@ impl Provider for ScriptedProvider {
             transcript_restore: true,
             mcp_servers: false,
             mcp_status: false,
+            mcp_reconnect: false,
             tool_rules: false,
             ..Capabilities::default()
         }

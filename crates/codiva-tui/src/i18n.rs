@@ -109,6 +109,7 @@ keys![
     InPlaceAt,
     McpFailed,
     McpNeedsAuth,
+    McpNotReported,
     ModeLabel,
     ModeLabelShort,
     ModeConfirm,

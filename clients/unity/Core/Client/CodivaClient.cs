@@ -161,6 +161,7 @@ namespace Codiva.Client
                 dispatcher.Post(() =>
                 {
                     Store.Reset(snapshot);
+                    LoadAgents();
                     syncing = false;
                     var pending = new List<Sequenced>(buffered);
                     buffered.Clear();
@@ -253,6 +254,10 @@ namespace Codiva.Client
         /// `sessionId` null: the default for sessions created from now on.
         public Task<Done> SetApprovalPolicy(string sessionId, ApprovalPolicy policy, Action<RpcException> failed = null)
             => Request(Methods.SetApprovalPolicy, new ApprovalParams { SessionId = sessionId, Policy = policy }, null, failed);
+
+        /// `agents/list` into the store (each agent's capabilities: `Store.McpOf`).
+        public Task<AgentsResult> LoadAgents(Action<RpcException> failed = null)
+            => Request(Methods.AgentsList, new NoParams(), result => Store.SetAgents(result.Agents), failed);
 
         /// Asks the agent to connect to a failed MCP server again; the outcome comes as
         /// `session/mcpServers` (the row's `McpServers`).

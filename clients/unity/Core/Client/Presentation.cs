@@ -20,9 +20,57 @@ namespace Codiva.Client
         public string State;
     }
 
+    /// One MCP server of a session as the panel lists it.
+    public sealed class McpLine
+    {
+        public string Name;
+        /// The agent's status (`connected`, `failed`, `not_reported`, …): the style class.
+        public string Status;
+        /// What the line says: the name, the status in words, the agent's error.
+        public string Text;
+        /// Offer Reconnect: the server failed and the agent can connect one again.
+        public bool CanReconnect;
+    }
+
     public static class Presentation
     {
         const int MaxBody = 8000;
+
+        /// A session's MCP servers (`SessionInfo.McpServers`) with what the agent can do
+        /// (`capabilities` null: not known yet, so no reconnect is offered).
+        public static List<McpLine> McpLines(List<McpServerState> servers, AgentCapabilities capabilities)
+        {
+            var lines = new List<McpLine>();
+            if (servers == null) return lines;
+            foreach (var server in servers)
+            {
+                var words = McpWords(server.Status);
+                var text = server.Name + ": " + words;
+                if (!string.IsNullOrEmpty(server.Error)) text += " (" + server.Error + ")";
+                lines.Add(new McpLine
+                {
+                    Name = server.Name,
+                    Status = server.Status,
+                    Text = Clip(text).Replace('\n', ' '),
+                    CanReconnect = server.Status == "failed" && capabilities != null && capabilities.McpReconnect,
+                });
+            }
+            return lines;
+        }
+
+        static string McpWords(string status)
+        {
+            switch (status)
+            {
+                case "pending": return "connecting";
+                case "connected": return "connected";
+                case "failed": return "failed";
+                case "needs_auth": return "needs login";
+                case "disabled": return "disabled";
+                case "not_reported": return "not reported by the agent";
+                default: return "unknown";
+            }
+        }
 
         public static Card CardOf(LogEntry entry)
         {

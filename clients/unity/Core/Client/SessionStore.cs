@@ -31,6 +31,7 @@ namespace Codiva.Client
     {
         readonly Dictionary<string, SessionView> sessions = new Dictionary<string, SessionView>();
         readonly List<string> order = new List<string>();
+        readonly Dictionary<string, AgentCapabilities> agents = new Dictionary<string, AgentCapabilities>();
 
         /// The `seq` of the last event applied.
         public long LastSeq { get; private set; }
@@ -62,6 +63,26 @@ namespace Codiva.Client
                 return count;
             }
         }
+
+        /// Takes `agents/list`: what each agent can do (which MCP actions the panel offers).
+        public void SetAgents(IEnumerable<AgentAvailability> list)
+        {
+            agents.Clear();
+            foreach (var agent in list)
+                if (agent?.Id != null && agent.Capabilities != null) agents[agent.Id] = agent.Capabilities;
+            Changed?.Invoke(null);
+        }
+
+        /// What the agent of session `id` can do (null until `agents/list` answered).
+        public AgentCapabilities CapabilitiesOf(string id)
+        {
+            var agent = this[id]?.Row?.Agent;
+            AgentCapabilities capabilities;
+            return agent != null && agents.TryGetValue(agent, out capabilities) ? capabilities : null;
+        }
+
+        /// Session `id`'s MCP servers as the panel lists them (none when it has none).
+        public List<McpLine> McpOf(string id) => Presentation.McpLines(this[id]?.Row?.McpServers, CapabilitiesOf(id));
 
         /// Takes a `manager/snapshot` as the state (the logs loaded so far are kept: log events and
         /// prompts are applied by entry id and request id, so a re-read is harmless).

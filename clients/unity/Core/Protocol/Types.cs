@@ -177,7 +177,8 @@ namespace Codiva.Protocol
     }
 
     /// One MCP server of a session and its status (`pending`, `connected`, `failed`,
-    /// `needs_auth`, `disabled`, `unknown`), as the agent reports it.
+    /// `needs_auth`, `disabled`, `not_reported` — an ACP agent says nothing of its servers —,
+    /// `unknown`), as the agent reports it.
     [Schema("McpServerState")]
     public sealed class McpServerState
     {
@@ -376,6 +377,30 @@ namespace Codiva.Protocol
         [Wire("default", Required = true)] public bool Default;
         [Wire("program")] public string Program;
         [Wire("install")] public string Install;
+        /// What it can do (known once it is installed).
+        [Wire("capabilities")] public AgentCapabilities Capabilities;
+    }
+
+    /// What an agent can do; the panel offers a feature only when it is true.
+    [Schema("AgentCapabilities")]
+    public sealed class AgentCapabilities
+    {
+        [Wire("permissions", Required = true)] public bool Permissions;
+        [Wire("interrupt", Required = true)] public bool Interrupt;
+        [Wire("set_model", Required = true)] public bool SetModel;
+        [Wire("set_mode", Required = true)] public bool SetMode;
+        [Wire("resume", Required = true)] public bool Resume;
+        [Wire("model_catalog", Required = true)] public bool ModelCatalog;
+        [Wire("usage", Required = true)] public bool Usage;
+        [Wire("cost", Required = true)] public bool Cost;
+        [Wire("transcript_restore", Required = true)] public bool TranscriptRestore;
+        [Wire("titles")] public bool Titles;
+        [Wire("mcp_servers")] public bool McpServers;
+        /// It reports each MCP server's status (else they show `not_reported`).
+        [Wire("mcp_status")] public bool McpStatus;
+        /// A failed MCP server can be connected again (`session/mcpReconnect`).
+        [Wire("mcp_reconnect")] public bool McpReconnect;
+        [Wire("tool_rules")] public bool ToolRules;
     }
 
     [Schema("AgentsResult")]

@@ -59,6 +59,7 @@ impl Provider for AcpProvider {
             titles: false,
             mcp_servers: true,
             mcp_status: false,
+            mcp_reconnect: false,
             tool_rules: false,
         }
     }
@@ -230,6 +231,32 @@ impl AcpConnection {
 
     fn cwd(&self) -> String {
         self.launch.cwd.display().to_string()
+    }
+
+    /// The session's MCP servers as codiva shows them: ACP reports no MCP status (neither
+    /// claude-code-acp 0.16.2 nor codex-acp 0.16.0 sends one, measured), so each one the agent
+    /// was given is `not_reported`; an HTTP one the agent takes no HTTP for was not given
+    /// (failed, saying so).
+    pub(super) fn mcp_states(&self) -> Vec<codiva_protocol::mcp::McpServerState> {
+        use codiva_protocol::mcp::{McpServerConfig, McpServerState, McpStatus};
+        self.launch
+            .extras
+            .mcp_servers
+            .iter()
+            .map(|(name, server)| {
+                let given = self.http_mcp || !matches!(server, McpServerConfig::Http { .. });
+                McpServerState {
+                    name: name.clone(),
+                    status: if given {
+                        McpStatus::NotReported
+                    } else {
+                        McpStatus::Failed
+                    },
+                    error: (!given)
+                        .then(|| "not given: the agent takes no MCP servers over HTTP".to_owned()),
+                }
+            })
+            .collect()
     }
 
     /// The session's MCP servers as ACP's `mcpServers` (`env` and `headers` as name/value

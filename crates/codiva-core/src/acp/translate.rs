@@ -141,6 +141,9 @@ impl AcpConnection {
                 };
                 self.session_state(&answer);
                 out.events.push(AgentEvent::Connected(self.info.clone()));
+                if !self.launch.extras.mcp_servers.is_empty() {
+                    out.events.push(AgentEvent::McpServers(self.mcp_states()));
+                }
                 let barrier = if loaded && self.agent.replay_after_load_answer {
                     self.replay_barrier()
                 } else {

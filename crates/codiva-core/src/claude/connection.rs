@@ -55,6 +55,7 @@ impl Provider for ClaudeProvider {
             titles: true,
             mcp_servers: true,
             mcp_status: true,
+            mcp_reconnect: true,
             tool_rules: true,
         }
     }

@@ -12,7 +12,7 @@ use codiva_protocol::agent::LoginState;
 use codiva_protocol::tool::{PermissionMode, PermissionOption};
 use serde_json::{Map, Value, json};
 
-use super::{items, launch, rpc};
+use super::{items, launch, mcp, rpc};
 use crate::agent_event::{AgentEvent, PermissionRequest, QuestionRequest};
 use crate::provider::{
     Capabilities, CommandLine, Connection, InvalidInput, Launch, OutLine, Provider, Received,
@@ -79,8 +79,11 @@ impl Provider for CodexProvider {
             cost: false,
             transcript_restore: false,
             titles: false,
-            mcp_servers: false,
-            mcp_status: false,
+            // Given to the thread as config; statuses from its start-up notifications; a
+            // reconnect restarts every MCP server of the thread (`mcp`).
+            mcp_servers: true,
+            mcp_status: true,
+            mcp_reconnect: true,
             tool_rules: false,
         }
     }
@@ -187,6 +190,8 @@ pub(super) enum Sent {
     /// The message, to start a turn with it if the running one ended first.
     TurnSteer(UserInput),
     Interrupt,
+    /// `config/mcpServer/reload` (a reconnect).
+    McpReload,
 }
 
 /// An approval request the user has not answered yet.
@@ -223,6 +228,8 @@ pub struct CodexConnection {
     pub(super) context_window: Option<u64>,
     pub(super) usage_seq: u64,
     pub(super) plan_seq: u64,
+    /// The MCP servers' statuses as codex last reported them.
+    pub(super) mcp_servers: Vec<codiva_protocol::mcp::McpServerState>,
 }
 
 impl CodexConnection {
@@ -232,6 +239,7 @@ impl CodexConnection {
             .and_then(approval_policy)
             .unwrap_or(DEFAULT_APPROVAL_POLICY)
             .to_owned();
+        let launch_servers = launch.extras.mcp_servers.clone();
         CodexConnection {
             model: launch.model.clone(),
             launch,
@@ -252,6 +260,7 @@ impl CodexConnection {
             context_window: None,
             usage_seq: 0,
             plan_seq: 0,
+            mcp_servers: mcp::pending(&launch_servers),
         }
     }
 
@@ -273,6 +282,9 @@ impl CodexConnection {
         params.insert("sandbox".into(), json!("workspace-write"));
         if let Some(prompt) = &self.launch.append_system_prompt {
             params.insert("developerInstructions".into(), json!(prompt));
+        }
+        if let Some(config) = mcp::thread_config(&self.launch.extras.mcp_servers) {
+            params.insert("config".into(), config);
         }
         let lines_for_thread = match self.launch.resume.clone() {
             Some(thread_id) => {
@@ -417,6 +429,12 @@ impl Connection for CodexConnection {
         self.overrides
             .insert("approvalPolicy".into(), json!(policy));
         Vec::new()
+    }
+
+    fn mcp_reconnect(&mut self, _server: &str) -> Vec<OutLine> {
+        // Codex restarts every MCP server of the thread; the statuses follow as start-up
+        // notifications.
+        self.request(Sent::McpReload, "config/mcpServer/reload", Value::Null)
     }
 }
 

@@ -80,6 +80,10 @@ impl CodexConnection {
                 if let Some(thread_id) = str_at(&answer, "/thread/id") {
                     replies = self.thread_ready(thread_id.to_owned());
                 }
+                if !self.mcp_servers.is_empty() {
+                    // Given to the thread; codex reports each one's start-up next.
+                    events.push(AgentEvent::McpServers(self.mcp_servers.clone()));
+                }
             }
             (Sent::ThreadResume, Err(error)) => {
                 // This process has no thread: it ends, and a new one starts afresh.
@@ -115,7 +119,11 @@ impl CodexConnection {
                 what: "initialize".to_owned(),
                 error: error.message,
             }),
-            (Sent::TurnSteer(_) | Sent::Interrupt, _) => {}
+            (Sent::McpReload, Err(error)) => events.push(AgentEvent::RequestFailed {
+                what: "mcp_reconnect".to_owned(),
+                error: error.message,
+            }),
+            (Sent::TurnSteer(_) | Sent::Interrupt | Sent::McpReload, _) => {}
         }
         received(replies, events, close_input)
     }
@@ -208,6 +216,24 @@ impl CodexConnection {
                 }]
             }
             "turn/completed" => vec![self.turn_completed(params)],
+            "mcpServer/startupStatus/updated" => {
+                let thread = str_at(params, "/threadId");
+                match super::mcp::startup_status(params) {
+                    // Another thread's server (one thread per process: none expected).
+                    Some(_)
+                        if thread.is_some()
+                            && self.thread_id.is_some()
+                            && thread != self.thread_id.as_deref() =>
+                    {
+                        Vec::new()
+                    }
+                    Some(state) => {
+                        super::mcp::apply(&mut self.mcp_servers, state);
+                        vec![AgentEvent::McpServers(self.mcp_servers.clone())]
+                    }
+                    None => Vec::new(),
+                }
+            }
             "item/started" => self.item_started(params.get("item").unwrap_or(&Value::Null)),
             "item/completed" => self.item_completed(params.get("item").unwrap_or(&Value::Null)),
             "item/agentMessage/delta" => delta(params, |text| AgentEvent::TextDelta { text }),

@@ -4,4 +4,5 @@
 mod e2e;
 mod exec;
 mod harness;
+mod mcp;
 mod replay;

@@ -363,14 +363,24 @@ fn mcp_summary(
             .collect::<Vec<_>>()
             .join(", ")
     };
+    // An agent that reports no MCP status (ACP): its servers are counted apart, not as
+    // unconnected.
+    let not_reported = servers
+        .iter()
+        .filter(|server| server.status == McpStatus::NotReported)
+        .count();
+    let reported = servers.len() - not_reported;
     let connected = servers
         .iter()
         .filter(|server| server.status == McpStatus::Connected)
         .count();
-    let mut text = tf(
-        Key::McpSummary,
-        &[&connected.to_string(), &servers.len().to_string()],
-    );
+    let mut text = String::new();
+    if reported > 0 {
+        text = tf(
+            Key::McpSummary,
+            &[&connected.to_string(), &reported.to_string()],
+        );
+    }
     let failed = names(McpStatus::Failed);
     let needs_auth = names(McpStatus::NeedsAuth);
     for (key, names) in [(Key::McpFailed, &failed), (Key::McpNeedsAuth, &needs_auth)] {
@@ -379,9 +389,15 @@ fn mcp_summary(
             text.push_str(&tf(key, &[names]));
         }
     }
+    if not_reported > 0 {
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        text.push_str(&tf(Key::McpNotReported, &[&not_reported.to_string()]));
+    }
     let style = if !failed.is_empty() || !needs_auth.is_empty() {
         theme::error()
-    } else if connected < servers.len() {
+    } else if connected < reported {
         theme::warning()
     } else {
         theme::dim()

@@ -41,6 +41,7 @@ pub(super) fn en(key: Key) -> &'static str {
         InPlaceAt => "in place: {0}",
         McpFailed => "{0} failed",
         McpNeedsAuth => "{0} needs login",
+        McpNotReported => "MCP {0} not reported by the agent",
         ModeLabel => " mode: {0} (Shift+Tab)",
         ModeLabelShort => " mode: {0} ",
         ModeConfirm => "confirm",

@@ -37,6 +37,7 @@ pub(super) fn ja(key: Key) -> &'static str {
         InPlaceAt => "その場: {0}",
         McpFailed => "{0} 失敗",
         McpNeedsAuth => "{0} 要ログイン",
+        McpNotReported => "MCP {0} 件 状態の報告なし",
         ModeLabel => " モード: {0}（Shift+Tab）",
         ModeLabelShort => " モード: {0} ",
         ModeConfirm => "確認",

@@ -156,6 +156,35 @@ fn mcp_servers_in_japanese() {
     });
 }
 
+/// The open session's agent reports no MCP status (an ACP agent): its two servers are shown
+/// as not reported, neither connected nor failed.
+#[test]
+fn mcp_servers_an_acp_agent_does_not_report() {
+    use codiva_protocol::mcp::{McpServerState, McpStatus};
+    for (lang, name) in [
+        (Lang::En, "mcp_not_reported"),
+        (Lang::Ja, "ja_mcp_not_reported"),
+    ] {
+        with_lang(lang, || {
+            let mut app = detail_app();
+            let mut session: SessionInfo =
+                app.sessions().iter().find(|s| s.id == ID).cloned().unwrap();
+            session.mcp_servers = ["unity-ops", "assets"]
+                .into_iter()
+                .map(|name| McpServerState {
+                    name: name.into(),
+                    status: McpStatus::NotReported,
+                    error: None,
+                })
+                .collect();
+            app.handle(UiEvent::Manager(Box::new(ManagerEvent::Session {
+                session,
+            })));
+            snapshot_at_both_sizes!(&mut app, name);
+        });
+    }
+}
+
 /// An in-place session's row names its directory where others name their branch.
 #[test]
 fn an_in_place_session_in_the_list() {

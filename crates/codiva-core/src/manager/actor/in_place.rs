@@ -367,7 +367,7 @@ impl Actor {
     pub(super) fn mcp_reconnect(&mut self, id: &str, server: &str) -> Result<(), ManagerError> {
         let agent = self.record(id)?.agent.clone();
         let provider = self.provider_for(&agent)?;
-        if !provider.capabilities().mcp_status {
+        if !provider.capabilities().mcp_reconnect {
             return Err(refused(
                 "unsupported_by_agent",
                 &[provider.id(), "mcp_reconnect"],

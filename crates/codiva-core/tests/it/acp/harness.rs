@@ -387,7 +387,7 @@ impl Run {
         crate::support::streamed(&self.events)
     }
 
-    fn wire_log_path(&self) -> PathBuf {
+    pub fn wire_log_path(&self) -> PathBuf {
         crate::support::wire_log_of(&self.state.path().join("state/wire"), &self.id)
     }
 

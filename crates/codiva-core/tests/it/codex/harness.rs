@@ -95,15 +95,34 @@ impl Run {
             repo: TestRepo::new().expect("test repo"),
             state: tempfile::tempdir().expect("state dir"),
         };
+        let options = CreateOptions {
+            prompt: prompt.to_owned(),
+            ..CreateOptions::default()
+        };
+        Run::start_created(name, script, kept, options, provider, budget).await
+    }
+
+    /// [`Run::start`] with the session created from `options` (MCP servers, …).
+    pub async fn start_options(name: &'static str, script: Script, options: CreateOptions) -> Run {
+        let kept = Kept {
+            sandbox: AgentSandbox::new().expect("sandbox"),
+            repo: TestRepo::new().expect("test repo"),
+            state: tempfile::tempdir().expect("state dir"),
+        };
+        let provider = Arc::new(CodexProvider::new(codex_binary()));
+        Run::start_created(name, script, kept, options, provider, Default::default()).await
+    }
+
+    async fn start_created(
+        name: &'static str,
+        script: Script,
+        kept: Kept,
+        options: CreateOptions,
+        provider: Arc<dyn Provider>,
+        budget: codiva_core::manager::BudgetOptions,
+    ) -> Run {
         let mut run = Run::manager(name, script, kept, provider, budget).await;
-        let info = run
-            .manager
-            .create(CreateOptions {
-                prompt: prompt.to_owned(),
-                ..CreateOptions::default()
-            })
-            .await
-            .expect("create a session");
+        let info = run.manager.create(options).await.expect("create a session");
         run.id = info.id;
         run
     }
