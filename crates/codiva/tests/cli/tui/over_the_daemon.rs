@@ -50,7 +50,7 @@ fn a_hung_up_terminal_leaves_the_session_running_and_codiva_reattaches() {
         .expect("codiva exits on SIGHUP");
     assert!(status.success(), "exit status {status:?}");
     ui.pty
-        .wait_for_text("1 session(s) keep running; `codiva` re-attaches", WAIT);
+        .wait_for_text("1 session keeps running; `codiva` re-attaches", WAIT);
     for (pid, _) in &agents {
         assert!(
             crate::serve::client::alive(*pid),
