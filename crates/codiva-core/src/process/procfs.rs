@@ -131,30 +131,80 @@ pub fn parse_statm_resident(text: &str) -> Option<u64> {
     text.split_ascii_whitespace().nth(1)?.parse().ok()
 }
 
-/// One pass over `/proc` for every group in `groups` at once (a stat per process, a statm per
-/// member): each group's members that have not exited, summed. A group without live members
-/// is left out. Empty on non-Linux systems.
-pub fn group_usage(groups: &[u32]) -> std::collections::HashMap<u32, GroupUsage> {
+/// Which of `roots` (agent pids, each its own group's leader) each process belongs to: the
+/// members of a root's process group, and every process whose parent chain reaches one of
+/// those — Claude Code runs its Bash tools in sessions (and groups) of their own, so a group
+/// alone misses them. `procs` is `(pid, ppid, pgid)` of every live process.
+pub fn tree_owners(
+    procs: &[(u32, u32, u32)],
+    roots: &[u32],
+) -> std::collections::HashMap<u32, u32> {
+    use std::collections::HashMap;
+    let parent: HashMap<u32, (u32, u32)> = procs
+        .iter()
+        .map(|(pid, ppid, pgid)| (*pid, (*ppid, *pgid)))
+        .collect();
+    let mut owners: HashMap<u32, u32> = HashMap::new();
+    for (pid, _, _) in procs {
+        // Up the parent chain until a root's group (or a process already placed); bounded
+        // against a cycle read from a changing /proc.
+        let mut chain = Vec::new();
+        let mut at = *pid;
+        let owner = loop {
+            if let Some(owner) = owners.get(&at) {
+                break Some(*owner);
+            }
+            let Some((ppid, pgid)) = parent.get(&at) else {
+                break None;
+            };
+            chain.push(at);
+            if roots.contains(pgid) {
+                break Some(*pgid);
+            }
+            if *ppid <= 1 || chain.len() > 256 {
+                break None;
+            }
+            at = *ppid;
+        };
+        if let Some(owner) = owner {
+            for member in chain {
+                owners.insert(member, owner);
+            }
+        }
+    }
+    owners
+}
+
+/// One pass over `/proc` for every agent in `roots` at once (a stat per process, a statm per
+/// member): each agent's whole tree — its process group and every descendant (by parent pid),
+/// [`tree_owners`] — of processes that have not exited, summed, keyed by the root. A root
+/// without live members is left out. Empty on non-Linux systems.
+pub fn group_usage(roots: &[u32]) -> std::collections::HashMap<u32, GroupUsage> {
     let mut usage = std::collections::HashMap::new();
-    if !cfg!(target_os = "linux") || groups.is_empty() {
+    if !cfg!(target_os = "linux") || roots.is_empty() {
         return usage;
     }
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return usage;
     };
     let page = page_size();
-    for pid in entries.filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok()) {
-        let Some(stat) = read_stat(pid) else {
+    let stats: Vec<ProcStat> = entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(read_stat)
+        .filter(|stat| !stat.is_exited())
+        .collect();
+    let procs: Vec<(u32, u32, u32)> = stats.iter().map(|s| (s.pid, s.ppid, s.pgid)).collect();
+    let owners = tree_owners(&procs, roots);
+    for stat in &stats {
+        let Some(root) = owners.get(&stat.pid) else {
             continue;
         };
-        if stat.is_exited() || !groups.contains(&stat.pgid) {
-            continue;
-        }
+        let pid = stat.pid;
         let resident = std::fs::read_to_string(format!("/proc/{pid}/statm"))
             .ok()
             .and_then(|text| parse_statm_resident(&text))
             .unwrap_or(0);
-        let group: &mut GroupUsage = usage.entry(stat.pgid).or_default();
+        let group: &mut GroupUsage = usage.entry(*root).or_default();
         group.rss_bytes = group
             .rss_bytes
             .saturating_add(resident.saturating_mul(page));
@@ -224,6 +274,72 @@ mod tests {
         );
         assert_eq!(parse_statm_resident("10432"), None);
         assert_eq!(parse_statm_resident(""), None);
+    }
+
+    #[test]
+    fn an_agents_tree_includes_tools_in_sessions_of_their_own() {
+        // 100: the agent (its group 100) with a watcher in its group; 200: a Bash tool it
+        // started with setsid (group 200), whose child 201 is in that group; 300: someone
+        // else's; 400: another agent.
+        let procs = [
+            (100, 50, 100),
+            (101, 1, 100),
+            (200, 100, 200),
+            (201, 200, 200),
+            (300, 1, 300),
+            (400, 50, 400),
+            (401, 400, 401),
+        ];
+        let owners = tree_owners(&procs, &[100, 400]);
+        let of = |pid: u32| owners.get(&pid).copied();
+        assert_eq!(of(100), Some(100));
+        assert_eq!(of(101), Some(100), "in the agent's group");
+        assert_eq!(of(200), Some(100), "a tool in a session of its own");
+        assert_eq!(of(201), Some(100), "the tool's own child");
+        assert_eq!(of(300), None);
+        assert_eq!(of(401), Some(400));
+        assert_eq!(
+            of(50),
+            None,
+            "the agent's parent (codiva) is not the agent's"
+        );
+    }
+
+    /// A live tree: a group leader whose child runs in a session of its own is counted whole.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn samples_a_child_in_a_session_of_its_own() {
+        use std::os::unix::process::CommandExt;
+        let mut leader = std::process::Command::new("/bin/sh")
+            .args(["-c", "setsid sleep 30 & echo started; wait"])
+            .stdout(std::process::Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(leader.stdout.take().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        let pid = leader.id();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        let counted = loop {
+            let counted = group_usage(&[pid]).get(&pid).map_or(0, |g| g.processes);
+            if counted >= 2 || std::time::Instant::now() > deadline {
+                break counted;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        // The sleep's own pid, to end it: the leader's only child.
+        let children =
+            std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
+        for child in children.split_whitespace() {
+            let _ = std::process::Command::new("kill").arg(child).status();
+        }
+        let _ = leader.kill();
+        let _ = leader.wait();
+        assert_eq!(counted, 2, "the shell and its setsid child");
     }
 
     /// The test's own process group, read the way the manager samples agents: this process is

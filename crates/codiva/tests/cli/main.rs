@@ -5,6 +5,7 @@
 
 mod daemon;
 mod daemon_edges;
+mod daemon_tools;
 mod exec;
 mod one_manager;
 mod orphans;

@@ -57,7 +57,7 @@ pub fn recorded_agents(state_dir: &Path) -> Vec<(u32, u32)> {
 
 /// Pids whose command line contains `marker` (an agent's tool process runs in a session of its
 /// own, outside the agent's group).
-fn processes_with(marker: &str) -> Vec<u32> {
+pub fn processes_with(marker: &str) -> Vec<u32> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };

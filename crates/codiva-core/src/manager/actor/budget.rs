@@ -14,9 +14,10 @@
 //! note), so no text the user wrote is lost.
 //!
 //! **Resources**. Every `sample_every` (~2 s), and only while some session has a live agent
-//! process, one job reads `/proc` once for every agent's process group (`procfs::group_usage`):
-//! resident memory and CPU (the group's CPU ticks since the last sample over the time between
-//! them). The sessions whose numbers changed go out as one `Resources` event per sample.
+//! process, one job reads `/proc` once for every agent's process tree (`procfs::group_usage`:
+//! its process group and every descendant by parent pid — Claude Code's Bash tools run in
+//! sessions of their own): resident memory and CPU (the tree's CPU ticks since the last sample
+//! over the time between them). The sessions whose numbers changed go out as one `Resources` event per sample.
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
