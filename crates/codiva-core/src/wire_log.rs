@@ -12,6 +12,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
+use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -53,12 +54,19 @@ pub struct WireLog {
 }
 
 impl WireLog {
-    /// Opens (appends to) the log at `path`, creating its directory.
+    /// Opens (appends to) the log at `path`, creating its directory. The log holds the
+    /// agent's whole conversation: only its owner may read it (the file 0600, a directory it
+    /// creates 0700).
     pub fn open(path: PathBuf, cap: u64) -> io::Result<WireLog> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
+        if let Some(dir) = path.parent()
+            && !dir.is_dir()
+        {
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)?;
         }
-        let file = OpenOptions::new().create(true).append(true).open(&path)?;
+        let file = private_append(&path)?;
         let written = file.metadata().map(|m| m.len()).unwrap_or(0);
         Ok(WireLog {
             path,
@@ -163,14 +171,25 @@ impl WireLog {
         std::fs::rename(&self.path, PathBuf::from(old))?;
         self.file = Some(BufWriter::with_capacity(
             BUFFER,
-            OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&self.path)?,
+            private_append(&self.path)?,
         ));
         self.written = 0;
         Ok(())
     }
+}
+
+/// Opens `path` for appending, created 0600; an existing file is narrowed to 0600 too (logs
+/// written before this rule).
+fn private_append(path: &Path) -> io::Result<File> {
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)?;
+    if file.metadata()?.permissions().mode() & 0o077 != 0 {
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    Ok(file)
 }
 
 /// RFC 3339 UTC timestamp with milliseconds.
@@ -228,6 +247,25 @@ mod tests {
         assert!(std::fs::metadata(&path).unwrap().len() <= 100 + 60);
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.lines().all(|l| l.contains(" << {\"type\":\"x\"}")));
+    }
+
+    #[test]
+    fn only_the_owner_can_read_the_log_and_its_rotation() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("wire/s.wire.log");
+        let mut log = WireLog::open(path.clone(), 100).unwrap();
+        for _ in 0..5 {
+            log.write(Direction::FromAgent, br#"{"type":"x"}"#);
+        }
+        log.flush();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(mode(&dir.path().join("wire/s.wire.log.1")), 0o600);
+        assert_eq!(mode(&dir.path().join("wire")), 0o700);
+        // A log left readable by an older codiva is narrowed when it is opened again.
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        drop(WireLog::open(path.clone(), 100).unwrap());
+        assert_eq!(mode(&path), 0o600);
     }
 
     #[test]
