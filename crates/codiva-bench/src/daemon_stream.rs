@@ -84,7 +84,7 @@ async fn collect(mut events: mpsc::UnboundedReceiver<ManagerEvent>, deltas: usiz
         let first = *first.get_or_insert_with(Instant::now);
         turn.span = first.elapsed();
         turn.events += 1;
-        turn.deltas += text.matches("@t").count();
+        turn.deltas += stream_replay::stamps(&text).count();
         if let Some(written) = latest_stamp(&text) {
             turn.latencies
                 .push(Duration::from_micros(received.saturating_sub(written)));
