@@ -9,6 +9,7 @@
 mod alloc;
 mod client;
 mod corpus;
+mod daemon_stream;
 mod mem;
 mod pipeline;
 mod profile;
@@ -27,7 +28,8 @@ use serde_json::{Value, json};
 
 use crate::corpus::{Corpus, Fixtures, LineStream, default_fixture_dir};
 use crate::pipeline::{Counts, Pipeline};
-use crate::table::{Align, Table};
+use crate::table::{Align, Table, signed_size};
+pub(crate) use crate::table::{size, thousands};
 
 #[global_allocator]
 static GLOBAL: alloc::Counting = alloc::Counting;
@@ -49,6 +51,8 @@ usage: codiva-bench [--quick] [--fixtures DIR]
   --fixtures DIR   the *.jsonl captures (default: codiva-core's tests/fixtures/claude)
   --tui-only       only the terminal UI's table
   --stream-only    only its streaming rows (CPU per streamed MB; for profiling)
+  --daemon-only    only the rows over the daemon (sessions, socket, attach, RSS)
+  --sessions-only  only the sessions table (restore and list 50, open a log, create)
 ";
 
 #[derive(Debug, Clone, Copy)]
@@ -112,6 +116,10 @@ fn main() -> Result<()> {
     match args.first().map(String::as_str) {
         Some("--fake-claude") => return stream_replay::fake_claude_main(&args[1..]),
         Some("--stream-only") => return tui::stream_only(),
+        Some("--sessions-only") => return sessions::run(false),
+        Some("--daemon-only") => {
+            return daemon_stream::daemon_only(args.iter().any(|a| a == "--quick"));
+        }
         _ => {}
     }
     let options = parse_args(args)?;
@@ -157,6 +165,9 @@ fn main() -> Result<()> {
     throughput(&fixtures, sizes)?;
     sessions::run(options.quick)?;
     client::run(options.quick)?;
+    if let Some(codiva) = tui::binary() {
+        daemon_stream::run(&codiva, options.quick)?;
+    }
     tui::run(options.quick)?;
 
     println!(
@@ -715,53 +726,9 @@ fn memory(options: &Options, sizes: Sizes) -> Result<()> {
     Ok(())
 }
 
-// -- formatting -------------------------------------------------------------------------------
-
-/// `12.3 MiB`, `456 KiB`, `789 B`.
-pub(crate) fn size(bytes: u64) -> String {
-    let b = bytes as f64;
-    if b >= MIB as f64 {
-        format!("{:.1} MiB", b / MIB as f64)
-    } else if b >= 1024.0 {
-        format!("{:.0} KiB", b / 1024.0)
-    } else {
-        format!("{bytes} B")
-    }
-}
-
-fn signed_size(bytes: i64) -> String {
-    if bytes < 0 {
-        format!("−{}", size(bytes.unsigned_abs()))
-    } else {
-        format!("+{}", size(bytes as u64))
-    }
-}
-
-/// `1234567.8` → `1 234 568`.
-fn thousands(value: f64) -> String {
-    let digits = format!("{:.0}", value.max(0.0));
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(' ');
-        }
-        out.push(c);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn number_formats() {
-        assert_eq!(thousands(1_234_567.8), "1 234 568");
-        assert_eq!(thousands(999.0), "999");
-        assert_eq!(size(3 * MIB as u64 / 2), "1.5 MiB");
-        assert_eq!(size(2048), "2 KiB");
-        assert_eq!(signed_size(-(MIB as i64)), "−1.0 MiB");
-    }
 
     #[test]
     fn args() {

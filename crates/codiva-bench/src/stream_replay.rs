@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 /// Bytes of reply text (as in the side-by-side measurement: a 1 MB reply).
 pub const REPLY_BYTES: usize = 1024 * 1024;
 /// Text per delta line: a 1 MB reply is ~11k lines, as Claude Code streams it.
-const DELTA_BYTES: usize = 95;
+pub const DELTA_BYTES: usize = 95;
 /// How long the paced reply takes (as Claude Code writes a long answer).
 pub const PACED: Duration = Duration::from_secs(16);
 /// How long the fast reply takes (as Claude Code relays a fast model: ~11 lines a ms).
@@ -60,7 +60,8 @@ pub fn reply_text(bytes: usize) -> String {
 
 /// `codiva-bench --fake-claude BYTES PACE_MS DIR [claude flags…]`: a Claude Code that answers
 /// every prompt with the reply; writes `DIR/started` before the first delta and `DIR/done`
-/// after the result line.
+/// after the result line. With [`STAMPED`] among the flags each delta begins with the time it
+/// was written ([`stamp`]), for latency figures.
 pub fn fake_claude_main(args: &[String]) -> Result<()> {
     if args.iter().any(|a| a == "--version") {
         println!("2.1.332 (Claude Code)");
@@ -81,6 +82,7 @@ pub fn fake_claude_main(args: &[String]) -> Result<()> {
         bail!("the capture is shorter than one turn");
     }
     let text = reply_text(bytes);
+    let stamped = args.iter().any(|a| a == STAMPED);
     let stdin = std::io::stdin();
     let mut out = std::io::stdout().lock();
     for line in stdin.lock().lines() {
@@ -96,7 +98,7 @@ pub fn fake_claude_main(args: &[String]) -> Result<()> {
                 out.flush()?;
             }
             Some("user") => {
-                turn(&mut out, &lines, &input, &text, pace, &dir)?;
+                turn(&mut out, &lines, &input, &text, pace, &dir, stamped)?;
             }
             _ => {}
         }
@@ -111,6 +113,7 @@ fn turn(
     text: &str,
     pace: Duration,
     dir: &Path,
+    stamped: bool,
 ) -> Result<()> {
     let session = lines[1]["session_id"].clone();
     let mut echo = input.clone();
@@ -129,7 +132,11 @@ fn turn(
     let step = pace / u32::try_from(chunks.len().max(1)).unwrap_or(u32::MAX);
     let mut delta = lines[6].clone();
     for (i, chunk) in chunks.iter().enumerate() {
-        delta["event"]["delta"]["text"] = json!(chunk);
+        delta["event"]["delta"]["text"] = if stamped {
+            json!(format!("{}{chunk}", stamp(now_us())))
+        } else {
+            json!(chunk)
+        };
         writeln!(out, "{delta}")?;
         if !pace.is_zero() {
             out.flush()?;
@@ -149,6 +156,40 @@ fn turn(
     out.flush()?;
     std::fs::write(dir.join("done"), "")?;
     Ok(())
+}
+
+/// How many delta lines a reply of `bytes` is streamed in.
+pub fn delta_count(bytes: usize) -> usize {
+    text_chunks(&reply_text(bytes)).len()
+}
+
+/// The fake's flag for stamped deltas.
+pub const STAMPED: &str = "--bench-stamped";
+
+/// Microseconds since the epoch (the clock both processes share).
+pub fn now_us() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| {
+            u64::try_from(since.as_micros()).unwrap_or(u64::MAX)
+        })
+}
+
+/// The mark a stamped delta begins with.
+fn stamp(us: u64) -> String {
+    format!("[@{us}@]")
+}
+
+/// Every stamp in `text` (streamed text merges the deltas of a batch; the reply has no `@`).
+pub fn stamps(text: &str) -> impl Iterator<Item = u64> + '_ {
+    text.split("[@")
+        .skip(1)
+        .filter_map(|rest| rest.split_once("@]")?.0.parse().ok())
+}
+
+/// The latest stamp in `text`.
+pub fn latest_stamp(text: &str) -> Option<u64> {
+    stamps(text).max()
 }
 
 /// The text in pieces of about [`DELTA_BYTES`], cut on character boundaries.
@@ -357,5 +398,14 @@ mod tests {
         let chunks = text_chunks(&text);
         assert_eq!(chunks.concat(), text);
         assert!(chunks.iter().all(|c| c.len() <= DELTA_BYTES + 3));
+    }
+
+    #[test]
+    fn the_latest_stamp_of_merged_deltas_is_found() {
+        // A delta may begin with any letter (`t` after the mark once hid a stamp).
+        let text = format!("{}tone {}two", stamp(17), stamp(42));
+        assert_eq!(latest_stamp(&text), Some(42));
+        assert_eq!(stamps(&text).count(), 2);
+        assert_eq!(latest_stamp("plain text"), None);
     }
 }

@@ -74,9 +74,53 @@ impl Table {
     }
 }
 
+const MIB: usize = 1024 * 1024;
+
+/// `12.3 MiB`, `456 KiB`, `789 B`.
+pub(crate) fn size(bytes: u64) -> String {
+    let b = bytes as f64;
+    if b >= MIB as f64 {
+        format!("{:.1} MiB", b / MIB as f64)
+    } else if b >= 1024.0 {
+        format!("{:.0} KiB", b / 1024.0)
+    } else {
+        format!("{bytes} B")
+    }
+}
+
+pub(crate) fn signed_size(bytes: i64) -> String {
+    if bytes < 0 {
+        format!("−{}", size(bytes.unsigned_abs()))
+    } else {
+        format!("+{}", size(bytes as u64))
+    }
+}
+
+/// `1234567.8` → `1 234 568`.
+pub(crate) fn thousands(value: f64) -> String {
+    let digits = format!("{:.0}", value.max(0.0));
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(' ');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn number_formats() {
+        assert_eq!(thousands(1_234_567.8), "1 234 568");
+        assert_eq!(thousands(999.0), "999");
+        assert_eq!(size(3 * MIB as u64 / 2), "1.5 MiB");
+        assert_eq!(size(2048), "2 KiB");
+        assert_eq!(signed_size(-(MIB as i64)), "−1.0 MiB");
+    }
 
     #[test]
     fn columns_line_up() {

@@ -317,6 +317,55 @@ pub struct Providers {
     installed: Vec<(Arc<dyn Provider>, Option<PathBuf>)>,
     missing: Vec<MissingAgent>,
     default: Option<usize>,
+    /// What each program's `--version` said, kept while the file is unchanged.
+    versions: VersionCache,
+}
+
+/// Versions by program, each with the (mtime, size) of the file that said it: a program
+/// replaced or updated in place (a new mtime or size) is asked again.
+type VersionCache = Arc<std::sync::Mutex<std::collections::HashMap<PathBuf, (FileStamp, String)>>>;
+
+type FileStamp = (std::time::SystemTime, u64);
+
+/// The (mtime, size) of the file `program` names (through symlinks).
+fn file_stamp(program: &std::path::Path) -> Option<FileStamp> {
+    let metadata = std::fs::metadata(program).ok()?;
+    Some((metadata.modified().ok()?, metadata.len()))
+}
+
+/// `program`'s version: the cached one while its file is unchanged, else its own `flag`'s
+/// answer (kept for next time).
+async fn program_version(
+    cache: VersionCache,
+    program: PathBuf,
+    flag: &'static str,
+    env: crate::process::EnvPolicy,
+    limit: std::time::Duration,
+) -> Option<String> {
+    let stamp = file_stamp(&program);
+    let cached = |cache: &VersionCache| {
+        cache
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&program)
+            .filter(|(cached, _)| Some(*cached) == stamp)
+            .map(|(_, version)| version.clone())
+    };
+    if let Some(version) = cached(&cache) {
+        return Some(version);
+    }
+    let run = crate::process::run_captured(&program, &[flag.into()], &env, limit)
+        .await
+        .ok()?;
+    let version = run.success.then(|| version_in(&run.stdout)).flatten()?;
+    // Only when the file did not change while it ran.
+    if let Some(stamp) = stamp.filter(|stamp| file_stamp(&program) == Some(*stamp)) {
+        cache
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(program, (stamp, version.clone()));
+    }
+    Some(version)
 }
 
 impl Providers {
@@ -326,6 +375,7 @@ impl Providers {
             installed: vec![(provider, None)],
             missing: Vec::new(),
             default: Some(0),
+            versions: VersionCache::default(),
         }
     }
 
@@ -343,6 +393,7 @@ impl Providers {
             installed,
             missing,
             default,
+            versions: VersionCache::default(),
         }
     }
 
@@ -364,8 +415,9 @@ impl Providers {
         self.missing.iter().find(|agent| agent.id == id)
     }
 
-    /// [`Providers::availability`] with each installed agent's login check run (at most
-    /// `limit` each, side by side) in `env`.
+    /// [`Providers::availability`] with each installed agent's login check run and its
+    /// version asked (each at most `limit`, all side by side) in `env`. A version is asked
+    /// once per program file (while its mtime and size stay).
     pub async fn availability_with_login(
         &self,
         env: &crate::process::EnvPolicy,
@@ -393,14 +445,6 @@ impl Providers {
                 })
             })
             .collect();
-        let mut states = Vec::with_capacity(checks.len());
-        for check in checks {
-            states.push(check.await.unwrap_or_else(|err| {
-                Some(LoginState::Unknown {
-                    reason: err.to_string(),
-                })
-            }));
-        }
         let versions: Vec<_> = self
             .installed
             .iter()
@@ -408,18 +452,19 @@ impl Providers {
                 let flag = provider.version_flag();
                 let program = program.clone();
                 let env = env.clone();
-                tokio::spawn(async move {
-                    let (flag, program) = (flag?, program?);
-                    let run = crate::process::run_captured(&program, &[flag.into()], &env, limit)
-                        .await
-                        .ok()?;
-                    run.success.then(|| version_in(&run.stdout)).flatten()
-                })
+                let cache = self.versions.clone();
+                tokio::spawn(
+                    async move { program_version(cache, program?, flag?, env, limit).await },
+                )
             })
             .collect();
         let mut agents = self.availability();
-        for (agent, state) in agents.iter_mut().zip(states) {
-            agent.login = state;
+        for (agent, check) in agents.iter_mut().zip(checks) {
+            agent.login = check.await.unwrap_or_else(|err| {
+                Some(LoginState::Unknown {
+                    reason: err.to_string(),
+                })
+            });
         }
         for (agent, version) in agents.iter_mut().zip(versions) {
             agent.version = version.await.ok().flatten();
@@ -482,6 +527,53 @@ mod version_tests {
         );
         assert_eq!(version_in("v1.2.3-beta.1").as_deref(), Some("1.2.3-beta.1"));
         assert_eq!(version_in("no version here 2024"), None);
+    }
+
+    /// A program's `--version` runs once while its file stays; a program changed in place is
+    /// asked again.
+    #[tokio::test]
+    async fn a_version_is_asked_once_per_program_file() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let program = dir.path().join("agent");
+        let runs = dir.path().join("runs");
+        let write = |version: &str| {
+            std::fs::write(
+                &program,
+                format!(
+                    "#!/bin/sh\necho x >> '{}'\necho 'agent {version}'\n",
+                    runs.display()
+                ),
+            )
+            .unwrap();
+            std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        };
+        write("1.2.3");
+        let cache = super::VersionCache::default();
+        let env = crate::process::EnvPolicy::Exact(vec![("PATH".into(), "/usr/bin:/bin".into())]);
+        let limit = std::time::Duration::from_secs(10);
+        let ask = || {
+            super::program_version(
+                cache.clone(),
+                program.clone(),
+                "--version",
+                env.clone(),
+                limit,
+            )
+        };
+        let count = || {
+            std::fs::read_to_string(&runs)
+                .unwrap_or_default()
+                .lines()
+                .count()
+        };
+        assert_eq!(ask().await.as_deref(), Some("1.2.3"));
+        assert_eq!(ask().await.as_deref(), Some("1.2.3"));
+        assert_eq!(count(), 1, "asked once");
+        // Updated in place: another size (and mtime).
+        write("1.2.40");
+        assert_eq!(ask().await.as_deref(), Some("1.2.40"));
+        assert_eq!(count(), 2);
     }
 }
 

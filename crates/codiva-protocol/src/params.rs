@@ -29,6 +29,11 @@ pub struct InitializeResult {
     pub capabilities: Capabilities,
     /// What the user should see from start-up (a corrupt state file, pruned sessions, …).
     pub warnings: Vec<String>,
+    /// Every agent the server knows, as `agents/list` lists them but without what that runs
+    /// each agent for (`login`, `version`): a client draws its first screen from this and
+    /// takes those from `agents/list` when they come. Empty from servers that predate it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub agents: Vec<crate::agent::AgentAvailability>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -147,7 +147,10 @@ async fn run_in_terminal(
     let mut dirty = true;
     // Whether something besides streamed text changed since the last frame.
     let mut urgent = true;
-    let mut last_frame = Instant::now();
+    // As if a frame was drawn an interval ago: the first one is drawn at once.
+    let mut last_frame = Instant::now()
+        .checked_sub(FRAME_INTERVAL)
+        .unwrap_or_else(Instant::now);
     // The manager's event stream ended: the connection is gone.
     let mut lost = false;
     // When the spinner last moved (it moves with the frames that are drawn anyway).

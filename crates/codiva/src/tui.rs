@@ -144,8 +144,8 @@ async fn run_over_serve(cwd: std::path::PathBuf) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let agents = match client.call::<request::AgentsList>(NoParams {}).await {
-        Ok(list) => list.agents,
+    let agents = match first_agents(&client, &init).await {
+        Ok(agents) => agents,
         Err(err) => {
             eprintln!("codiva: codiva serve did not list its agents: {err}");
             let _ = child.shutdown(SERVE_CHILD_GRACE).await;
@@ -162,6 +162,23 @@ async fn run_over_serve(cwd: std::path::PathBuf) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The agents the first screen shows: `initialize`'s listing, which costs the server nothing
+/// (the UI's run loop asks `agents/list` at once and fills in each agent's login and version
+/// when they come: those run each agent's own checks, a second or so for Claude Code), or
+/// `agents/list` from a server that predates it.
+async fn first_agents(
+    client: &codiva_client::Client,
+    init: &codiva_protocol::params::InitializeResult,
+) -> Result<Vec<codiva_protocol::agent::AgentAvailability>, codiva_client::ClientError> {
+    use codiva_protocol::methods::request;
+    use codiva_protocol::params::NoParams;
+    if !init.agents.is_empty() {
+        return Ok(init.agents.clone());
+    }
+    let list = client.call::<request::AgentsList>(NoParams {}).await?;
+    Ok(list.agents)
 }
 
 /// The UI's options for a manager in another process: the UI's own settings from this
@@ -234,8 +251,8 @@ async fn run_over_daemon(cwd: std::path::PathBuf) -> ExitCode {
         }
     };
     let client = attached.client;
-    let agents = match client.call::<request::AgentsList>(NoParams {}).await {
-        Ok(list) => list.agents,
+    let agents = match first_agents(&client, &attached.init).await {
+        Ok(agents) => agents,
         Err(err) => {
             eprintln!("codiva: the daemon did not list its agents: {err}");
             return ExitCode::FAILURE;
@@ -330,8 +347,8 @@ pub async fn run_remote(target: String) -> ExitCode {
         };
         failures = 0;
         let client = connection.client.clone();
-        let agents = match client.call::<request::AgentsList>(NoParams {}).await {
-            Ok(list) => list.agents,
+        let agents = match first_agents(&client, &connection.init).await {
+            Ok(agents) => agents,
             Err(err) => {
                 eprintln!("codiva: the daemon on {host} did not list its agents: {err}");
                 connection.close(SERVE_CHILD_GRACE).await;

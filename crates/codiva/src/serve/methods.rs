@@ -304,6 +304,7 @@ fn initialize(manager: &Manager, warnings: &[String]) -> InitializeResult {
             event_seq: true,
         },
         warnings: warnings.to_vec(),
+        agents: manager.agents().to_vec(),
     }
 }
 

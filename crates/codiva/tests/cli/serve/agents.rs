@@ -37,6 +37,17 @@ fn agents_are_listed_and_a_missing_one_is_refused_with_its_install_command() {
     let mut server = world.serve();
     let init = server.ok("initialize", json!({}));
     assert_eq!(init["capabilities"]["agents"], json!(["claude"]));
+    // The listing for a client's first screen: every agent, without the checks.
+    let first = agent(&init, "claude");
+    assert_eq!(
+        (&first["status"], &first["default"]),
+        (&json!("ready"), &json!(true))
+    );
+    assert!(
+        first.get("login").is_none() && first.get("version").is_none(),
+        "{first}"
+    );
+    assert_eq!(agent(&init, "codex")["status"], "not_installed");
     let list = server.ok("agents/list", json!({}));
     let claude = agent(&list, "claude");
     assert_eq!(claude["status"], "ready");
