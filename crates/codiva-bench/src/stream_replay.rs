@@ -27,8 +27,13 @@ pub const FAST: Duration = Duration::from_secs(1);
 /// One run's figures.
 #[derive(Debug, Clone, Copy)]
 pub struct Streamed {
-    /// codiva's CPU seconds from the first delta until it settled after the last line.
+    /// codiva's CPU seconds (the UI and its daemon) from the first delta until it settled
+    /// after the last line.
     pub cpu_s: f64,
+    /// Of which the UI's process.
+    pub ui_cpu_s: f64,
+    /// Of which the daemon's (0 with the manager in the UI's process).
+    pub daemon_cpu_s: f64,
     /// Of which its highlighter thread's (painting the code of the completed message; the
     /// first block of a language compiles its grammar, ~50 ms for Rust).
     pub highlight_s: f64,
@@ -36,9 +41,11 @@ pub struct Streamed {
     pub written: usize,
     /// Frames drawn (cursor placements; ratatui places the caret once per frame).
     pub frames: usize,
-    /// Times codiva's threads went to sleep and were woken (voluntary context switches; not
+    /// Times the UI's threads went to sleep and were woken (voluntary context switches; not
     /// moved by the machine's load the way CPU time is).
     pub wakeups: u64,
+    /// The same for the daemon's threads.
+    pub daemon_wakeups: u64,
     pub seconds: f64,
 }
 
@@ -207,9 +214,23 @@ fn text_chunks(text: &str) -> Vec<&str> {
     chunks
 }
 
+/// Where the session manager runs while the reply streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// In the repository's daemon, which the UI starts and attaches to (the default).
+    Daemon,
+    /// In the UI's process (`CODIVA_IN_PROCESS=1`).
+    InProcess,
+}
+
 /// Streams one reply of `bytes` into the real binary with its log open (paced over `pace`, or
 /// at once for zero) and measures codiva's side of it.
-pub fn measure(codiva: &Path, bytes: usize, pace: Duration) -> Result<Streamed> {
+pub fn measure(
+    codiva: &Path,
+    bytes: usize,
+    pace: Duration,
+    placement: Placement,
+) -> Result<Streamed> {
     let dir = std::env::temp_dir().join(format!(
         "codiva-bench-stream-{}-{}",
         std::process::id(),
@@ -217,14 +238,20 @@ pub fn measure(codiva: &Path, bytes: usize, pace: Duration) -> Result<Streamed> 
     ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;
-    let result = measure_in(codiva, bytes, pace, &dir);
+    let result = measure_in(codiva, bytes, pace, placement, &dir);
     // Whatever happened, the daemon the UI started goes.
     crate::tui::stop_daemon(&dir.join("repo"));
     let _ = std::fs::remove_dir_all(&dir);
     result
 }
 
-fn measure_in(codiva: &Path, bytes: usize, pace: Duration, dir: &Path) -> Result<Streamed> {
+fn measure_in(
+    codiva: &Path,
+    bytes: usize,
+    pace: Duration,
+    placement: Placement,
+    dir: &Path,
+) -> Result<Streamed> {
     let repo = dir.join("repo");
     std::fs::create_dir_all(&repo)?;
     for args in [
@@ -265,6 +292,9 @@ fn measure_in(codiva: &Path, bytes: usize, pace: Duration, dir: &Path) -> Result
         .env("CODIVA_CLAUDE", &fake)
         .env("CODIVA_CONFIG", &config)
         .env("CODIVA_STATE_DIR", dir.join("state"));
+    if placement == Placement::InProcess {
+        command.env("CODIVA_IN_PROCESS", "1");
+    }
     let mut pty = Pty::spawn(command, 40, 120)?;
     let header = format!("codiva {}", env!("CARGO_PKG_VERSION"));
     wait(&pty, Duration::from_secs(20), |s| s.contains(&header))?;
@@ -286,10 +316,18 @@ fn measure_in(codiva: &Path, bytes: usize, pace: Duration, dir: &Path) -> Result
     }
     let pid = pty.pid();
     let t0 = Instant::now();
-    // The UI and the daemon that parses the agent's stream, together.
-    let cpu0 = crate::tui::ui_and_daemon_ticks(pid, &repo)?;
+    // The UI and the daemon that parses the agent's stream (the agent, its child, is not
+    // counted).
+    let daemon = match placement {
+        Placement::Daemon => Some(crate::tui::daemon_pid(&repo).context("no daemon runs")?),
+        Placement::InProcess => None,
+    };
+    let daemon_ticks = || daemon.map_or(Ok(0), crate::tui::cpu_ticks);
+    let ui0 = crate::tui::cpu_ticks(pid)?;
+    let daemon0 = daemon_ticks()?;
     let highlight0 = highlighter_ticks(pid);
     let wakeups0 = wakeups(pid);
+    let daemon_wakeups0 = daemon.map_or(0, wakeups);
     let out0 = pty.output();
     let done_file = dir.join("done");
     let deadline = Instant::now() + pace + Duration::from_secs(60);
@@ -300,10 +338,10 @@ fn measure_in(codiva: &Path, bytes: usize, pace: Duration, dir: &Path) -> Result
         std::thread::sleep(Duration::from_millis(5));
     }
     // Settled: codiva's CPU no longer moves (it has drawn the completed message).
-    let mut last = crate::tui::ui_and_daemon_ticks(pid, &repo)?;
+    let mut last = (crate::tui::cpu_ticks(pid)?, daemon_ticks()?);
     for _ in 0..50 {
         std::thread::sleep(Duration::from_millis(100));
-        let now = crate::tui::ui_and_daemon_ticks(pid, &repo)?;
+        let now = (crate::tui::cpu_ticks(pid)?, daemon_ticks()?);
         if now == last {
             break;
         }
@@ -311,7 +349,8 @@ fn measure_in(codiva: &Path, bytes: usize, pace: Duration, dir: &Path) -> Result
     }
     let seconds = t0.elapsed().as_secs_f64();
     let highlight = highlighter_ticks(pid) - highlight0;
-    let wakeups = wakeups(pid).saturating_sub(wakeups0);
+    let ui_wakeups = wakeups(pid).saturating_sub(wakeups0);
+    let daemon_wakeups = daemon.map_or(0, wakeups).saturating_sub(daemon_wakeups0);
     let out = pty.output();
     let written = &out[out0.len().min(out.len())..];
     let frames = count(written, b"\x1b[?25h").max(count(written, b"\x1b[?25l"));
@@ -320,12 +359,17 @@ fn measure_in(codiva: &Path, bytes: usize, pace: Duration, dir: &Path) -> Result
     if !screen.contains("Completed") && !screen.contains("Step") {
         bail!("the reply is not on screen:\n{screen}");
     }
+    let ui_cpu_s = last.0.saturating_sub(ui0) as f64 / crate::tui::USER_HZ;
+    let daemon_cpu_s = last.1.saturating_sub(daemon0) as f64 / crate::tui::USER_HZ;
     Ok(Streamed {
-        cpu_s: (last - cpu0) as f64 / crate::tui::USER_HZ,
+        cpu_s: ui_cpu_s + daemon_cpu_s,
+        ui_cpu_s,
+        daemon_cpu_s,
         highlight_s: highlight as f64 / crate::tui::USER_HZ,
         written: written.len(),
         frames,
-        wakeups,
+        wakeups: ui_wakeups,
+        daemon_wakeups,
         seconds,
     })
 }
