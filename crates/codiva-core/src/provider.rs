@@ -172,6 +172,22 @@ pub trait Provider: Send + Sync + fmt::Debug {
     fn login(&self) -> Option<crate::login::LoginCommand> {
         None
     }
+    /// Whether the agent is logged in, from where it keeps its login (files, variables in
+    /// `env`), without starting anything (`None`: not known this way; see
+    /// [`Provider::login_check`]).
+    fn login_state(&self, env: &crate::process::EnvPolicy) -> Option<LoginState> {
+        let _ = env;
+        None
+    }
+    /// A login the agent performs itself over its own protocol, run with its
+    /// [`Provider::login`] command line (`None`: its login command is the whole login).
+    fn login_dialogue(
+        &self,
+        env: &crate::process::EnvPolicy,
+    ) -> Option<Box<dyn crate::login::LoginDialogue>> {
+        let _ = env;
+        None
+    }
     /// What the login check printed (stdout then stderr) means; `success`: it exited 0.
     fn read_login(&self, output: &str, success: bool) -> LoginState {
         let _ = (output, success);
@@ -356,6 +372,10 @@ impl Providers {
                 let provider = provider.clone();
                 let env = env.clone();
                 tokio::spawn(async move {
+                    if let Some(state) = provider.login_state(&env) {
+                        // Its files and variables: no process.
+                        return Some(state);
+                    }
                     let command = provider.login_check()?;
                     let run =
                         crate::process::run_captured(&command.program, &command.args, &env, limit)

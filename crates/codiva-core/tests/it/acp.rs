@@ -5,6 +5,7 @@
 
 mod e2e;
 mod harness;
+mod login;
 mod mcp;
 mod replay;
 mod scripted;
