@@ -168,6 +168,12 @@ pub trait Provider: Send + Sync + fmt::Debug {
     fn version_flag(&self) -> Option<&'static str> {
         None
     }
+    /// Model names the agent itself resolves to its latest model of a kind (`None` of them:
+    /// it has no such aliases). A model picker offers only these before the agent reports its
+    /// catalog.
+    fn model_aliases(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// The agent's own interactive login command (`None`: it has none codiva can run).
     fn login(&self) -> Option<crate::login::LoginCommand> {
         None
@@ -441,6 +447,11 @@ impl Providers {
                 install: None,
                 login: None,
                 version: None,
+                model_aliases: provider
+                    .model_aliases()
+                    .iter()
+                    .map(|alias| (*alias).to_owned())
+                    .collect(),
             });
         let missing = self.missing.iter().map(|agent| AgentAvailability {
             id: agent.id.to_owned(),
@@ -452,6 +463,7 @@ impl Providers {
             install: Some(agent.install.clone()),
             login: None,
             version: None,
+            model_aliases: Vec::new(),
         });
         installed.chain(missing).collect()
     }

@@ -221,6 +221,11 @@ pub struct AgentAvailability {
     /// such flag codiva knows of).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
+    /// Model names the agent resolves itself to its latest model of a kind (Claude's `opus`,
+    /// `sonnet`, …): what a model picker can offer before a session reports the agent's own
+    /// catalog. Never model ids, which go stale.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub model_aliases: Vec<String>,
 }
 
 /// What an agent's own login check (`claude auth status`, `codex login status`) says.
