@@ -204,7 +204,9 @@ fn gemini_binary() -> std::path::PathBuf {
 /// ACP agents' login states come from their credential files and variables (no process), and
 /// the real Gemini CLI 0.61.0 logs in over ACP: its four ways offered in its words, an API-key
 /// way it accepts with `GEMINI_API_KEY` set (it records the choice in its settings), and its
-/// Google login up to the address and code prompt it prints (no network here), cancelled.
+/// Google login up to the address and code prompt it prints (no network here), cancelled;
+/// the real codex-acp 0.16.0 takes `CODEX_API_KEY` into Codex's own `auth.json`; the real
+/// claude-code-acp 0.16.2 refuses `authenticate`, in its words.
 #[test]
 fn acp_agents_report_their_login_and_gemini_logs_in_over_the_protocol() {
     let world = World::new(|_| Script::new());
@@ -213,7 +215,12 @@ fn acp_agents_report_their_login_and_gemini_logs_in_over_the_protocol() {
     command
         .env("CODIVA_GEMINI", gemini_binary())
         .env("CODIVA_CODEX_ACP", codiva_testkit::codex_acp_binary())
-        .env("GEMINI_API_KEY", "not-a-real-key");
+        .env(
+            "CODIVA_CLAUDE_CODE_ACP",
+            codiva_testkit::claude_code_acp_binary(),
+        )
+        .env("GEMINI_API_KEY", "not-a-real-key")
+        .env("CODEX_API_KEY", "sk-not-a-real-key");
     let mut server = Server::start(command, world.state.path());
     server.ok("initialize", json!({}));
     let list = server.ok("agents/list", json!({}));
@@ -300,5 +307,43 @@ fn acp_agents_report_their_login_and_gemini_logs_in_over_the_protocol() {
             && params["phase"] != "running"
     });
     assert_eq!(cancelled["phase"], "cancelled");
+
+    let codex = server.ok("agents/login", json!({"agent": "codex-acp"}));
+    let codex_id = codex["login_id"].as_str().unwrap().to_owned();
+    let offered = server.wait("codex-acp's ways to log in", |method, params| {
+        method == "agents/loginProgress"
+            && params["login_id"] == codex_id.as_str()
+            && params["choose_method"] == true
+    });
+    assert_eq!(offered["methods"][0]["name"], "Login with ChatGPT");
+    assert_eq!(offered["methods"][1]["env_vars"], json!(["CODEX_API_KEY"]));
+    server.ok(
+        "agents/loginInput",
+        json!({"login_id": codex_id, "text": "codex-api-key"}),
+    );
+    let ended = server.wait("codex-acp's login", |method, params| {
+        method == "agents/loginProgress"
+            && params["login_id"] == codex_id.as_str()
+            && params["phase"] != "running"
+    });
+    assert_eq!(ended["phase"], "succeeded", "{ended}");
+    let list = server.ok("agents/list", json!({}));
+    assert_eq!(
+        agent(&list, "codex-acp")["login"],
+        json!({"state": "logged_in", "method": "API key"})
+    );
+
+    let claude = server.ok("agents/login", json!({"agent": "claude-code-acp"}));
+    let claude_id = claude["login_id"].as_str().unwrap().to_owned();
+    let ended = server.wait("claude-code-acp's login", |method, params| {
+        method == "agents/loginProgress"
+            && params["login_id"] == claude_id.as_str()
+            && params["phase"] != "running"
+    });
+    assert_eq!(ended["phase"], "failed", "{ended}");
+    assert_eq!(
+        ended["error"],
+        "Internal error: Method not implemented. (Run `claude /login` in the terminal)"
+    );
     assert!(server.close().success());
 }
