@@ -17,6 +17,9 @@ use crate::process::EnvPolicy;
 use crate::process::parent_watch::ParentWatch;
 use crate::provider::{OutLine, Provider};
 
+/// The longest the output of an ended login is still read.
+const DRAIN_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// What came out of the agent.
 enum Out {
     /// A protocol line (stdout, a JSON object).
@@ -184,11 +187,17 @@ impl Dialogue {
         if let Some(watch) = self.watch.take() {
             watch.reap().await;
         }
-        while let Ok(out) = outs.try_recv() {
-            if let Out::Prompt(chunk) | Out::Log(chunk) = out {
-                text.push(&chunk);
+        // What it printed up to its end (its last words on stderr may trail its answer): the
+        // pipes close now that its group is gone; a process that left the group could keep
+        // them open, so this waits a bounded time.
+        let drain = async {
+            while let Some(out) = outs.recv().await {
+                if let Out::Prompt(chunk) | Out::Log(chunk) = out {
+                    text.push(&chunk);
+                }
             }
-        }
+        };
+        let _ = tokio::time::timeout(DRAIN_LIMIT, drain).await;
         let mut progress = self.progress;
         progress.output = text.lines();
         progress.choose_method = false;
