@@ -50,8 +50,9 @@ pub(crate) struct Dialogue {
     pub stop: oneshot::Receiver<()>,
 }
 
-/// Splits stdout into protocol lines and text: a line that starts with `{` is the protocol's;
-/// anything else (also a prompt with no newline yet) is text.
+/// Splits stdout into protocol lines and text: a line that starts with `{` is the protocol's
+/// (also one that ends a line of text); anything else (also a prompt with no newline yet) is
+/// text.
 async fn split_stdout(mut from: impl AsyncRead + Unpin, to: mpsc::UnboundedSender<Out>) {
     let mut buf = vec![0u8; 8192];
     let mut pending: Vec<u8> = Vec::new();
@@ -62,13 +63,10 @@ async fn split_stdout(mut from: impl AsyncRead + Unpin, to: mpsc::UnboundedSende
         pending.extend_from_slice(&buf[..n]);
         while let Some(end) = pending.iter().position(|&b| b == b'\n') {
             let line: Vec<u8> = pending.drain(..=end).collect();
-            let out = if line.trim_ascii_start().starts_with(b"{") {
-                Out::Line(line)
-            } else {
-                Out::Prompt(line)
-            };
-            if to.send(out).is_err() {
-                return;
+            for out in classify(line) {
+                if to.send(out).is_err() {
+                    return;
+                }
             }
         }
         if !pending.is_empty() && !pending.trim_ascii_start().starts_with(b"{") {
@@ -80,6 +78,26 @@ async fn split_stdout(mut from: impl AsyncRead + Unpin, to: mpsc::UnboundedSende
     }
 }
 
+/// One line of stdout: the protocol's, text, or text that a protocol message ends (a prompt
+/// still pending when the answer to what the user typed at it arrived: `Enter the code: {…}`).
+fn classify(line: Vec<u8>) -> Vec<Out> {
+    if line.trim_ascii_start().starts_with(b"{") {
+        return vec![Out::Line(line)];
+    }
+    let message_at = line.iter().enumerate().position(|(at, &b)| {
+        b == b'{'
+            && serde_json::from_slice::<serde_json::Value>(&line[at..])
+                .is_ok_and(|value| value.is_object())
+    });
+    match message_at {
+        Some(at) => vec![
+            Out::Prompt(line[..at].to_vec()),
+            Out::Line(line[at..].to_vec()),
+        ],
+        None => vec![Out::Prompt(line)],
+    }
+}
+
 async fn write(stdin: &mut Option<ChildStdin>, lines: &[OutLine]) {
     for line in lines {
         let Some(pipe) = stdin.as_mut() else { return };
@@ -87,6 +105,43 @@ async fn write(stdin: &mut Option<ChildStdin>, lines: &[OutLine]) {
         if pipe.write_all(text.as_bytes()).await.is_err() || pipe.flush().await.is_err() {
             *stdin = None;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_after_a_pending_prompt_is_still_the_protocols() {
+        let kinds = |line: &str| -> Vec<(char, String)> {
+            classify(line.as_bytes().to_vec())
+                .into_iter()
+                .map(|out| match out {
+                    Out::Line(l) => ('L', String::from_utf8(l).unwrap()),
+                    Out::Prompt(t) => ('P', String::from_utf8(t).unwrap()),
+                    Out::Log(t) => ('E', String::from_utf8(t).unwrap()),
+                })
+                .collect()
+        };
+        let answer = r#"{"jsonrpc":"2.0","id":2,"result":{}}"#;
+        assert_eq!(
+            kinds(&format!("{answer}\n")),
+            [('L', format!("{answer}\n"))]
+        );
+        assert_eq!(
+            kinds(&format!(
+                "\u{1b}[1GEnter the authorization code: {answer}\n"
+            )),
+            [
+                ('P', "\u{1b}[1GEnter the authorization code: ".to_owned()),
+                ('L', format!("{answer}\n"))
+            ]
+        );
+        assert_eq!(
+            kinds("a {brace} in text\n"),
+            [('P', "a {brace} in text\n".to_owned())]
+        );
     }
 }
 
