@@ -108,43 +108,6 @@ async fn write(stdin: &mut Option<ChildStdin>, lines: &[OutLine]) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_message_after_a_pending_prompt_is_still_the_protocols() {
-        let kinds = |line: &str| -> Vec<(char, String)> {
-            classify(line.as_bytes().to_vec())
-                .into_iter()
-                .map(|out| match out {
-                    Out::Line(l) => ('L', String::from_utf8(l).unwrap()),
-                    Out::Prompt(t) => ('P', String::from_utf8(t).unwrap()),
-                    Out::Log(t) => ('E', String::from_utf8(t).unwrap()),
-                })
-                .collect()
-        };
-        let answer = r#"{"jsonrpc":"2.0","id":2,"result":{}}"#;
-        assert_eq!(
-            kinds(&format!("{answer}\n")),
-            [('L', format!("{answer}\n"))]
-        );
-        assert_eq!(
-            kinds(&format!(
-                "\u{1b}[1GEnter the authorization code: {answer}\n"
-            )),
-            [
-                ('P', "\u{1b}[1GEnter the authorization code: ".to_owned()),
-                ('L', format!("{answer}\n"))
-            ]
-        );
-        assert_eq!(
-            kinds("a {brace} in text\n"),
-            [('P', "a {brace} in text\n".to_owned())]
-        );
-    }
-}
-
 impl Dialogue {
     pub async fn run(mut self, emit: impl Fn(LoginProgress) + Send + Sync + 'static) {
         let (out_tx, mut outs) = mpsc::unbounded_channel();
@@ -307,5 +270,42 @@ impl Dialogue {
             self.progress.code = self.progress.code.take().or_else(|| text.code());
             emit(self.progress.clone());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_after_a_pending_prompt_is_still_the_protocols() {
+        let kinds = |line: &str| -> Vec<(char, String)> {
+            classify(line.as_bytes().to_vec())
+                .into_iter()
+                .map(|out| match out {
+                    Out::Line(l) => ('L', String::from_utf8(l).unwrap()),
+                    Out::Prompt(t) => ('P', String::from_utf8(t).unwrap()),
+                    Out::Log(t) => ('E', String::from_utf8(t).unwrap()),
+                })
+                .collect()
+        };
+        let answer = r#"{"jsonrpc":"2.0","id":2,"result":{}}"#;
+        assert_eq!(
+            kinds(&format!("{answer}\n")),
+            [('L', format!("{answer}\n"))]
+        );
+        assert_eq!(
+            kinds(&format!(
+                "\u{1b}[1GEnter the authorization code: {answer}\n"
+            )),
+            [
+                ('P', "\u{1b}[1GEnter the authorization code: ".to_owned()),
+                ('L', format!("{answer}\n"))
+            ]
+        );
+        assert_eq!(
+            kinds("a {brace} in text\n"),
+            [('P', "a {brace} in text\n".to_owned())]
+        );
     }
 }
