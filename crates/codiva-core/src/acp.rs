@@ -7,7 +7,9 @@
 //! `agent-client-protocol` crate (why: docs/protocol/acp.md). Nothing outside this module
 //! names an ACP method or agent.
 
+pub mod auth;
 pub mod connection;
+pub mod credentials;
 pub mod preset;
 pub mod rpc;
 #[cfg(test)]
@@ -16,4 +18,4 @@ pub mod tools;
 mod translate;
 
 pub use connection::{AcpConnection, AcpProvider};
-pub use preset::{AcpAgent, SystemPromptVia};
+pub use preset::{AcpAgent, LoginVia, SystemPromptVia};

@@ -13,16 +13,16 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use codiva_protocol::agent::{LoginPhase, LoginProgress, LoginState};
+use codiva_protocol::agent::{LoginMethod, LoginPhase, LoginProgress, LoginState};
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::process::{ChildStdin, Command};
 use tokio::sync::{Mutex, mpsc};
 
 use crate::process::EnvPolicy;
-use crate::provider::{CommandLine, Provider};
+use crate::provider::{CommandLine, OutLine, Provider};
 
 /// The longest a login may wait for the user.
-const LOGIN_LIMIT: Duration = Duration::from_secs(15 * 60);
+pub(crate) const LOGIN_LIMIT: Duration = Duration::from_secs(15 * 60);
 
 /// The longest the login check after it may take.
 const CHECK_LIMIT: Duration = Duration::from_secs(10);
@@ -41,16 +41,48 @@ pub struct LoginCommand {
     pub accepts_code: bool,
 }
 
+/// A login the agent performs over its own protocol (an ACP agent's `authenticate`): pure
+/// translation, like a [`crate::provider::Connection`]; [`Logins`] runs the process.
+pub trait LoginDialogue: Send + std::fmt::Debug {
+    /// Written as soon as the process runs.
+    fn opening(&mut self) -> Vec<OutLine>;
+    /// One protocol line the agent wrote.
+    fn receive(&mut self, line: &[u8]) -> DialogueStep;
+    /// The user picked method `id` (`None`: the agent offers no such method, or it is too
+    /// late to pick).
+    fn choose(&mut self, id: &str) -> Option<DialogueStep>;
+    /// It waits for the user to pick a method.
+    fn choosing(&self) -> bool;
+}
+
+/// What a [`LoginDialogue`] wants next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DialogueStep {
+    Nothing,
+    /// Lines to the agent.
+    Write(Vec<OutLine>),
+    /// The user is to pick one of these.
+    Choose(Vec<LoginMethod>),
+    /// The agent says the login succeeded.
+    Done,
+    /// It failed, in the agent's words (sanitised).
+    Failed(String),
+    /// The method picked needs these variables set where the agents run.
+    NeedsEnv(Vec<String>),
+}
+
 /// The logins running now.
 #[derive(Default)]
 pub(crate) struct Logins {
-    runs: Mutex<HashMap<String, Running>>,
+    pub(crate) runs: Mutex<HashMap<String, Running>>,
     next: AtomicU64,
 }
 
-struct Running {
+pub(crate) struct Running {
     agent: String,
     stdin: Option<ChildStdin>,
+    /// What the user types, for a login over the agent's protocol (its task owns stdin).
+    input: Option<mpsc::UnboundedSender<String>>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
@@ -106,15 +138,53 @@ impl Logins {
         // Stopped with codiva however codiva ends (parent_watch.rs).
         let watch = crate::process::parent_watch::ParentWatch::start(pgid).ok();
         let (stop_tx, mut stop_rx) = tokio::sync::oneshot::channel();
+        let dialogue = provider.login_dialogue(&env);
+        let (input_tx, inputs) = mpsc::unbounded_channel();
         runs.insert(
             login_id.clone(),
             Running {
                 agent: agent.clone(),
-                stdin: child.stdin.take(),
+                stdin: if dialogue.is_some() {
+                    None
+                } else {
+                    child.stdin.take()
+                },
+                input: dialogue.is_some().then_some(input_tx),
                 stop: Some(stop_tx),
             },
         );
         drop(runs);
+        let progress = LoginProgress {
+            login_id: login_id.clone(),
+            agent: agent.clone(),
+            phase: LoginPhase::Running,
+            url: None,
+            code: None,
+            accepts_code: login.accepts_code,
+            output: Vec::new(),
+            error: None,
+            methods: Vec::new(),
+            choose_method: false,
+            env_vars: Vec::new(),
+        };
+        if let Some(dialogue) = dialogue {
+            emit(progress.clone());
+            let run = Dialogue {
+                child,
+                pgid,
+                watch,
+                dialogue,
+                progress,
+                provider,
+                env,
+                logins: self.clone(),
+                inputs,
+                stop: stop_rx,
+            };
+            tokio::spawn(run.run(emit));
+            return Ok(login_id);
+        }
+        let mut progress = progress;
 
         let (chunks_tx, mut chunks) = mpsc::unbounded_channel::<Vec<u8>>();
         if let Some(stdout) = child.stdout.take() {
@@ -124,16 +194,7 @@ impl Logins {
             tokio::spawn(forward(stderr, chunks_tx));
         }
         let logins = self.clone();
-        let mut progress = LoginProgress {
-            login_id: login_id.clone(),
-            agent,
-            phase: LoginPhase::Running,
-            url: None,
-            code: None,
-            accepts_code: login.accepts_code,
-            output: Vec::new(),
-            error: None,
-        };
+        progress.agent = agent;
         emit(progress.clone());
         tokio::spawn(async move {
             let mut text = Text::default();
@@ -222,6 +283,11 @@ impl Logins {
         let run = runs
             .get_mut(login_id)
             .ok_or_else(|| LoginError::NoSuchLogin(login_id.to_owned()))?;
+        if let Some(input) = &run.input {
+            return input
+                .send(text.trim().to_owned())
+                .map_err(|_| LoginError::NoSuchLogin(login_id.to_owned()));
+        }
         let stdin = run
             .stdin
             .as_mut()
@@ -256,7 +322,7 @@ impl Logins {
     }
 }
 
-async fn forward(mut from: impl AsyncRead + Unpin, to: mpsc::UnboundedSender<Vec<u8>>) {
+pub(crate) async fn forward(mut from: impl AsyncRead + Unpin, to: mpsc::UnboundedSender<Vec<u8>>) {
     let mut buf = vec![0u8; 4096];
     while let Ok(n) = from.read(&mut buf).await {
         if n == 0 || to.send(buf[..n].to_vec()).is_err() {
@@ -265,7 +331,10 @@ async fn forward(mut from: impl AsyncRead + Unpin, to: mpsc::UnboundedSender<Vec
     }
 }
 
-async fn check(provider: &dyn Provider, env: &EnvPolicy) -> LoginState {
+pub(crate) async fn check(provider: &dyn Provider, env: &EnvPolicy) -> LoginState {
+    if let Some(state) = provider.login_state(env) {
+        return state;
+    }
     let Some(command) = provider.login_check() else {
         return LoginState::Unknown {
             reason: "the agent has no login check".to_owned(),
@@ -279,7 +348,7 @@ async fn check(provider: &dyn Provider, env: &EnvPolicy) -> LoginState {
     }
 }
 
-fn failure(output: &[String], status: Option<std::process::ExitStatus>) -> String {
+pub(crate) fn failure(output: &[String], status: Option<std::process::ExitStatus>) -> String {
     let last = output
         .iter()
         .rev()
@@ -293,14 +362,14 @@ fn failure(output: &[String], status: Option<std::process::ExitStatus>) -> Strin
 
 /// A login command's output, escape sequences removed.
 #[derive(Default)]
-struct Text {
+pub(crate) struct Text {
     raw: Vec<u8>,
     closed: bool,
 }
 
 impl Text {
     /// Adds a chunk; `true` when it changed what clients see.
-    fn push(&mut self, chunk: &[u8]) -> bool {
+    pub(crate) fn push(&mut self, chunk: &[u8]) -> bool {
         if self.raw.len() >= MAX_OUTPUT {
             return false;
         }
@@ -322,7 +391,7 @@ impl Text {
     }
 
     /// The last lines, cleaned (a prompt without a newline counts as a line).
-    fn lines(&self) -> Vec<String> {
+    pub(crate) fn lines(&self) -> Vec<String> {
         let clean = self.clean();
         let lines: Vec<String> = clean
             .split(['\n', '\r'])
@@ -334,12 +403,12 @@ impl Text {
     }
 
     /// The first `https://` address printed.
-    fn url(&self) -> Option<String> {
+    pub(crate) fn url(&self) -> Option<String> {
         first_url(&self.clean())
     }
 
     /// A one-time code printed for the user (`ABCD-1234`): a line that is only such a code.
-    fn code(&self) -> Option<String> {
+    pub(crate) fn code(&self) -> Option<String> {
         self.clean().lines().map(str::trim).find_map(|line| {
             let parts: Vec<&str> = line.split('-').collect();
             let is_code = (2..=3).contains(&parts.len())
@@ -401,6 +470,9 @@ pub(crate) fn strip_escapes(text: &str) -> String {
     }
     out
 }
+
+mod dialogue;
+use dialogue::Dialogue;
 
 #[cfg(test)]
 mod tests {

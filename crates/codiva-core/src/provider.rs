@@ -191,8 +191,30 @@ pub trait Provider: Send + Sync + fmt::Debug {
     fn version_flag(&self) -> Option<&'static str> {
         None
     }
+    /// Model names the agent itself resolves to its latest model of a kind (`None` of them:
+    /// it has no such aliases). A model picker offers only these before the agent reports its
+    /// catalog.
+    fn model_aliases(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// The agent's own interactive login command (`None`: it has none codiva can run).
     fn login(&self) -> Option<crate::login::LoginCommand> {
+        None
+    }
+    /// Whether the agent is logged in, from where it keeps its login (files, variables in
+    /// `env`), without starting anything (`None`: not known this way; see
+    /// [`Provider::login_check`]).
+    fn login_state(&self, env: &crate::process::EnvPolicy) -> Option<LoginState> {
+        let _ = env;
+        None
+    }
+    /// A login the agent performs itself over its own protocol, run with its
+    /// [`Provider::login`] command line (`None`: its login command is the whole login).
+    fn login_dialogue(
+        &self,
+        env: &crate::process::EnvPolicy,
+    ) -> Option<Box<dyn crate::login::LoginDialogue>> {
+        let _ = env;
         None
     }
     /// What the login check printed (stdout then stderr) means; `success`: it exited 0.
@@ -431,6 +453,10 @@ impl Providers {
                 let provider = provider.clone();
                 let env = env.clone();
                 tokio::spawn(async move {
+                    if let Some(state) = provider.login_state(&env) {
+                        // Its files and variables: no process.
+                        return Some(state);
+                    }
                     let command = provider.login_check()?;
                     let run =
                         crate::process::run_captured(&command.program, &command.args, &env, limit)
@@ -489,6 +515,11 @@ impl Providers {
                 install: None,
                 login: None,
                 version: None,
+                model_aliases: provider
+                    .model_aliases()
+                    .iter()
+                    .map(|alias| (*alias).to_owned())
+                    .collect(),
             });
         let missing = self.missing.iter().map(|agent| AgentAvailability {
             id: agent.id.to_owned(),
@@ -500,6 +531,7 @@ impl Providers {
             install: Some(agent.install.clone()),
             login: None,
             version: None,
+            model_aliases: Vec::new(),
         });
         installed.chain(missing).collect()
     }

@@ -225,6 +225,11 @@ pub struct AgentAvailability {
     /// such flag codiva knows of).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
+    /// Model names the agent resolves itself to its latest model of a kind (Claude's `opus`,
+    /// `sonnet`, …): what a model picker can offer before a session reports the agent's own
+    /// catalog. Never model ids, which go stale.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub model_aliases: Vec<String>,
 }
 
 /// What an agent's own login check (`claude auth status`, `codex login status`) says.
@@ -265,6 +270,31 @@ pub struct LoginProgress {
     /// Why it failed (`phase: failed`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The ways to log in the agent offers, in its own words (sanitised), when it offers more
+    /// than one (an ACP agent's `authMethods`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub methods: Vec<LoginMethod>,
+    /// The login waits for the user to pick one of `methods`: `agents/loginInput` with its id.
+    #[serde(default)]
+    pub choose_method: bool,
+    /// The chosen way needs these environment variables set where the agents run (an API
+    /// key); codiva stores no key, so the login ends here (`phase: failed`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env_vars: Vec<String>,
+}
+
+/// One way an agent offers to log in.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct LoginMethod {
+    /// The agent's id of it.
+    pub id: String,
+    /// Its name, in the agent's words.
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The environment variables it reads (an API key): set them where the agents run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env_vars: Vec<String>,
 }
 
 /// Where a login run is.

@@ -40,6 +40,11 @@ agent_keys![
     LoginHintDone,
     LoginOutput,
     LoginRemoteHost,
+    LoginChoose,
+    LoginMethodEnv,
+    LoginSetEnv,
+    LoginHintChoose,
+    ModelAlias,
     CmdLogin,
     RemoteLoopbackUrl,
     RemotePrompt,
@@ -107,6 +112,13 @@ fn en(key: A) -> &'static str {
         A::LoginHintDone => "Esc close",
         A::LoginOutput => "What {0} printed:",
         A::LoginRemoteHost => "(the login runs on {0}; its address opens here)",
+        A::LoginChoose => "{0} offers these ways to log in:",
+        A::LoginMethodEnv => "reads {0} from the environment",
+        A::LoginSetEnv => {
+            "Set {0} in the environment codiva runs in, then start codiva again. codiva stores no keys."
+        }
+        A::LoginHintChoose => "↑↓ choose · Enter log in · Esc cancel",
+        A::ModelAlias => "alias: the agent picks the latest model of this name",
         A::CmdLogin => "log in to an agent with its own login",
         A::RemoteLoopbackUrl => {
             "{0} is an address on {1}: open it there (or forward its port with ssh -L)"
@@ -154,6 +166,13 @@ fn ja(key: A) -> &'static str {
         A::LoginHintDone => "Esc 閉じる",
         A::LoginOutput => "{0} の出力:",
         A::LoginRemoteHost => "（ログインは {0} で実行されます。アドレスはこちらで開きます）",
+        A::LoginChoose => "{0} のログイン方法:",
+        A::LoginMethodEnv => "環境変数 {0} を読みます",
+        A::LoginSetEnv => {
+            "codiva を動かす環境で {0} を設定し、codiva を起動し直してください。codiva はキーを保存しません。"
+        }
+        A::LoginHintChoose => "↑↓ 選択 · Enter ログイン · Esc 取消",
+        A::ModelAlias => "エイリアス: この名前の最新モデルをエージェントが選びます",
         A::CmdLogin => "エージェント自身のログインでログインする",
         A::RemoteLoopbackUrl => {
             "{0} は {1} 上のアドレスです。そちらで開いてください（または ssh -L でポートを転送）"

@@ -10,7 +10,7 @@ use codiva_protocol::UserInput;
 use codiva_protocol::tool::{PermissionMode, PermissionOption, PermissionOptionKind};
 use serde_json::{Map, Value, json};
 
-use super::preset::{AcpAgent, SystemPromptVia};
+use super::preset::{AcpAgent, LoginVia, SystemPromptVia};
 use super::rpc;
 use super::tools::{self, Call};
 use crate::agent_event::{AgentInfo, PermissionRequest, QuestionRequest};
@@ -18,6 +18,7 @@ use crate::provider::{
     Capabilities, CommandLine, Connection, InvalidInput, Launch, OutLine, Provider, Received,
 };
 use crate::session::QuestionResponse;
+use codiva_protocol::agent::LoginState;
 
 /// An ACP agent, started as its [`AcpAgent`] says.
 #[derive(Debug, Clone)]
@@ -97,6 +98,37 @@ impl Provider for AcpProvider {
                 )
             },
         ))
+    }
+
+    fn login_state(&self, env: &crate::process::EnvPolicy) -> Option<LoginState> {
+        self.agent.credentials.state(env)
+    }
+
+    fn login(&self) -> Option<crate::login::LoginCommand> {
+        let args = match &self.agent.login {
+            LoginVia::Authenticate => self.agent.args.clone(),
+            LoginVia::Command(args) => args.clone(),
+        };
+        Some(crate::login::LoginCommand {
+            command: CommandLine {
+                program: self.agent.program.clone(),
+                args: args.iter().map(Into::into).collect(),
+                env: self.agent.env.clone(),
+            },
+            accepts_code: false,
+        })
+    }
+
+    fn login_dialogue(
+        &self,
+        env: &crate::process::EnvPolicy,
+    ) -> Option<Box<dyn crate::login::LoginDialogue>> {
+        (self.agent.login == LoginVia::Authenticate).then(|| {
+            Box::new(super::auth::AcpLogin::new(
+                self.agent.auth_env.clone(),
+                env.clone(),
+            )) as Box<dyn crate::login::LoginDialogue>
+        })
     }
 
     fn check_image(&self, field: &str, media_type: &str, _data: &str) -> Result<(), InvalidInput> {

@@ -7,6 +7,8 @@ use std::path::PathBuf;
 
 use codiva_protocol::tool::PermissionMode;
 
+use super::credentials::Credentials;
+
 /// How the composed system prompt reaches the agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SystemPromptVia {
@@ -17,6 +19,16 @@ pub enum SystemPromptVia {
     /// The agent takes none: it opens the first prompt of a new conversation, marked as
     /// standing instructions (a loaded conversation saw it already).
     FirstPrompt,
+}
+
+/// How an agent logs in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoginVia {
+    /// ACP's `authenticate` with a method of its `authMethods`.
+    Authenticate,
+    /// Its program with these arguments, as a login command (Grok: `authenticate` waits for
+    /// a browser with no address to show, seed 002).
+    Command(Vec<String>),
 }
 
 /// One ACP agent as codiva starts it.
@@ -38,6 +50,12 @@ pub struct AcpAgent {
     /// answer): the first message waits for the answer of a request sent after the load's
     /// answer (the current mode set again), which comes after the replay.
     pub replay_after_load_answer: bool,
+    /// Where it keeps its login.
+    pub credentials: Credentials,
+    pub login: LoginVia,
+    /// Variables an auth method reads that the agent does not declare (its `authMethods`
+    /// entry has no `vars`).
+    pub auth_env: Vec<(String, Vec<String>)>,
 }
 
 fn modes(pairs: &[(PermissionMode, &str)]) -> Vec<(PermissionMode, String)> {
@@ -60,6 +78,9 @@ impl AcpAgent {
             system_prompt: SystemPromptVia::FirstPrompt,
             modes: Vec::new(),
             replay_after_load_answer: false,
+            credentials: Credentials::Unknown,
+            login: LoginVia::Authenticate,
+            auth_env: Vec::new(),
         }
     }
 
@@ -77,16 +98,20 @@ impl AcpAgent {
             system_prompt: SystemPromptVia::MetaRules,
             modes: Vec::new(),
             replay_after_load_answer: false,
+            credentials: Credentials::Grok,
+            login: LoginVia::Command(vec!["login".to_owned(), "--device-auth".to_owned()]),
+            auth_env: Vec::new(),
         }
     }
 
-    /// Gemini CLI: `gemini --experimental-acp`; modes default, autoEdit, yolo.
+    /// Gemini CLI: `gemini --acp` (0.61.0 calls `--experimental-acp` deprecated); modes
+    /// default, autoEdit, yolo. Its `gemini-api-key` method reads `GEMINI_API_KEY`.
     pub fn gemini(program: PathBuf) -> Self {
         AcpAgent {
             name: "gemini",
             display_name: "Gemini CLI",
             program,
-            args: vec!["--experimental-acp".to_owned()],
+            args: vec!["--acp".to_owned()],
             env: Vec::new(),
             system_prompt: SystemPromptVia::FirstPrompt,
             modes: modes(&[
@@ -96,6 +121,12 @@ impl AcpAgent {
                 (PermissionMode::Plan, "plan"),
             ]),
             replay_after_load_answer: true,
+            credentials: Credentials::Gemini,
+            login: LoginVia::Authenticate,
+            auth_env: vec![(
+                "gemini-api-key".to_owned(),
+                vec!["GEMINI_API_KEY".to_owned()],
+            )],
         }
     }
 
@@ -116,6 +147,9 @@ impl AcpAgent {
                 (PermissionMode::BypassPermissions, "full-access"),
             ]),
             replay_after_load_answer: false,
+            credentials: Credentials::Codex,
+            login: LoginVia::Authenticate,
+            auth_env: Vec::new(),
         }
     }
 
@@ -136,6 +170,9 @@ impl AcpAgent {
                 (PermissionMode::BypassPermissions, "bypassPermissions"),
             ]),
             replay_after_load_answer: false,
+            credentials: Credentials::Claude,
+            login: LoginVia::Authenticate,
+            auth_env: Vec::new(),
         }
     }
 

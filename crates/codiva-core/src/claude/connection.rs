@@ -97,6 +97,13 @@ impl Provider for ClaudeProvider {
         Some("--version")
     }
 
+    /// `default` (its own choice) and the families `--model` resolves to their latest model
+    /// (`claude --help`: "Use an alias for the latest model"; 2.1.332 knows these among its
+    /// aliases, docs/protocol/claude.md).
+    fn model_aliases(&self) -> &'static [&'static str] {
+        &["default", "opus", "sonnet", "haiku"]
+    }
+
     fn login_check(&self) -> Option<CommandLine> {
         Some(CommandLine {
             program: self.program.clone(),

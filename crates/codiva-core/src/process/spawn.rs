@@ -66,6 +66,30 @@ pub enum EnvPolicy {
     Exact(Vec<(String, String)>),
 }
 
+impl EnvPolicy {
+    /// The value of `name` a child started with this policy sees (`None`: unset or empty).
+    pub fn var(&self, name: &str) -> Option<String> {
+        if SCRUBBED_VARS.contains(&name) {
+            return None;
+        }
+        let value = match self {
+            EnvPolicy::Inherit { remove, set } => {
+                match set.iter().rev().find(|(key, _)| key == name) {
+                    Some((_, value)) => Some(value.clone()),
+                    None if remove.iter().any(|key| key == name) => None,
+                    None => std::env::var(name).ok(),
+                }
+            }
+            EnvPolicy::Exact(vars) => vars
+                .iter()
+                .rev()
+                .find(|(key, _)| key == name)
+                .map(|(_, value)| value.clone()),
+        };
+        value.filter(|value| !value.is_empty())
+    }
+}
+
 /// Why a child could not be started.
 #[derive(Debug, thiserror::Error)]
 pub enum SpawnError {

@@ -240,6 +240,31 @@ fn manager_answers_and_errors_round_trip() {
                 error: Some(
                     "Couldn't log in: getaddrinfo ENOTFOUND platform.claude.com".to_owned(),
                 ),
+                methods: Vec::new(),
+                choose_method: false,
+                env_vars: Vec::new(),
+            },
+        },
+        ManagerEvent::Login {
+            login: codiva_protocol::agent::LoginProgress {
+                login_id: "login-2".to_owned(),
+                agent: "codex-acp".to_owned(),
+                phase: codiva_protocol::agent::LoginPhase::Running,
+                url: None,
+                code: None,
+                accepts_code: false,
+                output: Vec::new(),
+                error: None,
+                methods: vec![codiva_protocol::agent::LoginMethod {
+                    id: "codex-api-key".to_owned(),
+                    name: "Use CODEX_API_KEY".to_owned(),
+                    description: Some(
+                        "Requires setting the `CODEX_API_KEY` environment variable.".to_owned(),
+                    ),
+                    env_vars: vec!["CODEX_API_KEY".to_owned()],
+                }],
+                choose_method: true,
+                env_vars: Vec::new(),
             },
         },
         ManagerEvent::Resources {

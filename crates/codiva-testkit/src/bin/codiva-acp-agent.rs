@@ -13,6 +13,14 @@
 //!
 //! Sessions are numbered per process (`scripted-<pid>-<n>`); `session/load` of any id works
 //! and replays one message pair.
+//!
+//! Login, when `CODIVA_ACP_AGENT_AUTH` names a file (its "credentials"): `initialize` offers two
+//! methods — `scripted-login`, which prints an address and `Enter the authorization code:` on
+//! stdout outside the protocol (as Gemini CLI does) and reads the code from stdin (`good-code`
+//! writes the file and succeeds, anything else fails the `authenticate`), and `scripted-key`
+//! (`type: env_var`, `SCRIPTED_API_KEY`), which succeeds when that variable is set. With
+//! `CODIVA_ACP_AGENT_REQUIRE_AUTH=1`, `session/new` answers `-32000` until the file exists or
+//! the variable is set. `scripted-login` writes its pid next to the file (`.pid`).
 
 use std::io::{BufRead, Write};
 use std::sync::mpsc;
@@ -144,14 +152,82 @@ impl Agent {
     }
 }
 
+/// Where the login is kept, when the agent has one.
+fn credentials() -> Option<std::path::PathBuf> {
+    std::env::var_os("CODIVA_ACP_AGENT_AUTH")
+        .filter(|path| !path.is_empty())
+        .map(Into::into)
+}
+
+fn logged_in() -> bool {
+    credentials().is_some_and(|path| path.is_file())
+        || std::env::var_os("SCRIPTED_API_KEY").is_some_and(|key| !key.is_empty())
+}
+
+fn auth_methods() -> Value {
+    if credentials().is_none() {
+        return json!([]);
+    }
+    json!([{"id": "scripted-login", "name": "Log in to Scripted",
+        "description": "Opens a page that shows a code"},
+        {"type": "env_var", "id": "scripted-key", "name": "Use SCRIPTED_API_KEY",
+        "description": "Requires setting the `SCRIPTED_API_KEY` environment variable.",
+        "vars": [{"name": "SCRIPTED_API_KEY"}]}])
+}
+
+impl Agent {
+    fn authenticate(&mut self, id: &Value, method: &str) {
+        let fail = |message: &str| {
+            emit(&json!({"jsonrpc": "2.0", "id": id,
+                "error": {"code": -32603, "message": "Internal error", "data": message}}));
+        };
+        match method {
+            "scripted-key" if logged_in() => respond(id, json!({})),
+            "scripted-key" => fail("SCRIPTED_API_KEY is not set"),
+            "scripted-login" => {
+                if let Some(path) = credentials() {
+                    // So a test can see the login's process is gone when it ends.
+                    let _ =
+                        std::fs::write(path.with_extension("pid"), std::process::id().to_string());
+                }
+                let mut out = std::io::stdout().lock();
+                let _ = write!(
+                    out,
+                    "\u{1b}[?1049hPlease visit the following URL to authorize the application:\n\nhttps://login.example/authorize?client=scripted&state=1\n\n\u{1b}[1GEnter the authorization code: "
+                );
+                let _ = out.flush();
+                drop(out);
+                // The next line on stdin is the code (not a protocol message).
+                let code = loop {
+                    match self.inbox.recv() {
+                        Ok(Value::String(line)) => break line,
+                        Ok(_) => {}
+                        Err(_) => return,
+                    }
+                };
+                if code.trim() == "good-code" {
+                    if let Some(path) = credentials() {
+                        let _ = std::fs::write(path, "logged in\n");
+                    }
+                    respond(id, json!({}));
+                } else {
+                    eprintln!("Failed to authenticate with authorization code: invalid_grant");
+                    fail("invalid authorization code");
+                }
+            }
+            other => fail(&format!("no auth method {other}")),
+        }
+    }
+}
+
 fn main() {
     let (tx, inbox) = mpsc::channel();
     std::thread::spawn(move || {
         for line in std::io::stdin().lock().lines() {
             let Ok(line) = line else { break };
-            if let Ok(value) = serde_json::from_str::<Value>(&line)
-                && tx.send(value).is_err()
-            {
+            // A line that is no message is text typed at the agent's prompt.
+            let value = serde_json::from_str::<Value>(&line).unwrap_or(Value::String(line));
+            if tx.send(value).is_err() {
                 break;
             }
         }
@@ -179,8 +255,18 @@ fn main() {
                 "agentCapabilities": {"loadSession": true,
                     "promptCapabilities": {"image": false, "embeddedContext": false}},
                 "agentInfo": {"name": "codiva-acp-agent", "title": "Scripted", "version": "1.0.0"},
-                "authMethods": []}),
+                "authMethods": auth_methods()}),
             ),
+            "authenticate" => {
+                let method = params["methodId"].as_str().unwrap_or_default().to_owned();
+                agent.authenticate(&id, &method);
+            }
+            "session/new"
+                if std::env::var_os("CODIVA_ACP_AGENT_REQUIRE_AUTH").is_some() && !logged_in() =>
+            {
+                emit(&json!({"jsonrpc": "2.0", "id": id,
+                    "error": {"code": -32000, "message": "Authentication required"}}));
+            }
             "session/new" => {
                 sessions += 1;
                 agent.session = format!("scripted-{}-{sessions}", std::process::id());

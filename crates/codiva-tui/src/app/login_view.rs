@@ -28,6 +28,8 @@ pub struct LoginView {
     sent: bool,
     /// The host the login runs on, when it is not this one.
     remote: Option<String>,
+    /// The method under the cursor while the agent's ways to log in are offered.
+    selected: usize,
 }
 
 pub enum LoginAction {
@@ -55,6 +57,7 @@ impl LoginView {
             input: Composer::new(),
             sent: false,
             remote,
+            selected: 0,
         }
     }
 
@@ -79,11 +82,22 @@ impl LoginView {
 
     fn reads_code(&self) -> bool {
         self.phase() == LoginPhase::Running
+            && !self.choosing()
             && self.progress.as_ref().is_some_and(|p| p.accepts_code)
+    }
+
+    /// The agent's ways to log in are offered for a pick.
+    fn choosing(&self) -> bool {
+        self.phase() == LoginPhase::Running
+            && self
+                .progress
+                .as_ref()
+                .is_some_and(|p| p.choose_method && !p.methods.is_empty())
     }
 
     pub fn hint(&self) -> String {
         match self.phase() {
+            LoginPhase::Running if self.choosing() => at(A::LoginHintChoose).to_owned(),
             LoginPhase::Running if self.reads_code() => at(A::LoginHintInput).to_owned(),
             LoginPhase::Running => at(A::LoginHintRunning).to_owned(),
             _ => at(A::LoginHintDone).to_owned(),
@@ -114,6 +128,25 @@ impl LoginView {
                 KeyCode::Enter | KeyCode::Char('q') => LoginAction::Close,
                 _ => LoginAction::None,
             };
+        }
+        if self.choosing() {
+            let (Some(progress), Some(login_id)) = (&self.progress, self.login_id()) else {
+                return LoginAction::None;
+            };
+            let last = progress.methods.len().saturating_sub(1);
+            match key.code {
+                KeyCode::Up => self.selected = self.selected.saturating_sub(1),
+                KeyCode::Down => self.selected = (self.selected + 1).min(last),
+                KeyCode::Enter => {
+                    let id = progress.methods[self.selected.min(last)].id.clone();
+                    return LoginAction::Send {
+                        login_id: login_id.to_owned(),
+                        text: id,
+                    };
+                }
+                _ => {}
+            }
+            return LoginAction::None;
         }
         if !self.reads_code() {
             return LoginAction::None;
@@ -181,7 +214,11 @@ impl LoginView {
                         theme::bold(),
                     ));
                 }
+                if self.choosing() {
+                    self.method_rows(progress, width, &mut lines);
+                }
                 let status = match progress.phase {
+                    LoginPhase::Running if self.choosing() => (String::new(), theme::dim()),
                     LoginPhase::Running if self.sent => {
                         (atf(A::LoginCodeSent, &[name]), theme::dim())
                     }
@@ -190,6 +227,10 @@ impl LoginView {
                     }
                     LoginPhase::Running => (at(A::LoginWaitBrowser).to_owned(), theme::dim()),
                     LoginPhase::Succeeded => (atf(A::LoginSucceeded, &[name]), theme::accent()),
+                    LoginPhase::Failed if !progress.env_vars.is_empty() => (
+                        atf(A::LoginSetEnv, &[&sanitize(&progress.env_vars.join(", "))]),
+                        theme::warning(),
+                    ),
                     LoginPhase::Failed => (
                         atf(
                             A::LoginFailed,
@@ -199,11 +240,12 @@ impl LoginView {
                     ),
                     LoginPhase::Cancelled => (at(A::LoginCancelled).to_owned(), theme::dim()),
                 };
-                lines.push(Line::raw(""));
-                lines.push(Line::styled(
-                    truncate(&format!("  {}", status.0), width),
-                    status.1,
-                ));
+                if !status.0.is_empty() {
+                    lines.push(Line::raw(""));
+                    for row in wrap_words(&status.0, width.saturating_sub(2).max(8)) {
+                        lines.push(Line::styled(format!("  {row}"), status.1));
+                    }
+                }
                 // What the agent answered last while it runs (a code it did not take).
                 let said = progress
                     .output
@@ -249,6 +291,46 @@ impl LoginView {
             Rect::new(area.x + 2, y, area.width.saturating_sub(2), 1),
             buf,
         )
+    }
+}
+
+impl LoginView {
+    /// The agent's ways to log in, in its words, the one under the cursor marked.
+    fn method_rows(&self, progress: &LoginProgress, width: usize, lines: &mut Vec<Line<'static>>) {
+        lines.push(Line::raw(truncate(
+            &format!("  {}", atf(A::LoginChoose, &[&self.name])),
+            width,
+        )));
+        for (index, method) in progress.methods.iter().enumerate() {
+            let chosen = index == self.selected.min(progress.methods.len() - 1);
+            let style = if chosen {
+                theme::accent()
+            } else {
+                theme::text()
+            };
+            let mark = if chosen { "›" } else { " " };
+            lines.push(Line::styled(
+                truncate(&format!("  {mark} {}", sanitize(&method.name)), width),
+                style,
+            ));
+            let mut detail: Vec<String> = method
+                .description
+                .iter()
+                .map(|d| sanitize(d).into_owned())
+                .collect();
+            if !method.env_vars.is_empty() {
+                detail.push(atf(
+                    A::LoginMethodEnv,
+                    &[&sanitize(&method.env_vars.join(", "))],
+                ));
+            }
+            if !detail.is_empty() {
+                lines.push(Line::styled(
+                    truncate(&format!("      {}", detail.join(" · ")), width),
+                    theme::dim(),
+                ));
+            }
+        }
     }
 }
 

@@ -23,7 +23,7 @@ pub enum Overlay {
     Diff(DiffView),
     Config(ConfigView),
     Message(MessageView),
-    Login(LoginView),
+    Login(Box<LoginView>),
 }
 
 impl App {
@@ -205,13 +205,46 @@ impl App {
             .and_then(|s| self.panes.get(&s.id))
             .and_then(|pane| pane.agent.clone())
             .or_else(|| self.panes.values().find_map(|p| p.agent.clone()));
-        let Some(agent) = agent.filter(|agent| !agent.models.is_empty()) else {
-            self.set_notice(tf(Key::ModelHelp, &[t(Key::ModelsUnknown)]), false);
-            return;
-        };
         let current = match &session {
             Some(session) => session.model.clone(),
             None => self.info.model.clone(),
+        };
+        let Some(agent) = agent.filter(|agent| !agent.models.is_empty()) else {
+            // No catalog yet: only the agent's aliases, which cannot go stale.
+            let agent_id = session.as_ref().map_or(&self.info.agent, |s| &s.agent);
+            let aliases = self
+                .info
+                .agents
+                .iter()
+                .find(|agent| agent.id == *agent_id)
+                .map(|agent| agent.model_aliases.clone())
+                .unwrap_or_default();
+            if aliases.is_empty() {
+                self.set_notice(tf(Key::ModelHelp, &[t(Key::ModelsUnknown)]), false);
+                return;
+            }
+            let rows = aliases
+                .iter()
+                .map(|alias| PickerRow {
+                    value: if alias == "default" {
+                        String::new()
+                    } else {
+                        alias.clone()
+                    },
+                    label: alias.clone(),
+                    detail: if alias == "default" {
+                        vt(V::ModelDefault).to_owned()
+                    } else {
+                        crate::i18n_agents::at(crate::i18n_agents::A::ModelAlias).to_owned()
+                    },
+                    current: match &current {
+                        Some(current) => current == alias,
+                        None => alias == "default",
+                    },
+                })
+                .collect();
+            self.open_models(session, rows);
+            return;
         };
         let mut rows = Vec::new();
         // Claude lists its default as the model `default`; else offer it first.
@@ -245,6 +278,14 @@ impl App {
                 current: is_current,
             });
         }
+        self.open_models(session, rows);
+    }
+
+    fn open_models(
+        &mut self,
+        session: Option<codiva_protocol::manager::SessionInfo>,
+        rows: Vec<PickerRow>,
+    ) {
         let title = match &session {
             Some(session) => vtf(V::ModelTitleSession, &[&session.title]),
             None => vt(V::ModelTitleNew).to_owned(),
@@ -408,7 +449,11 @@ impl App {
             .find(|a| a.id == agent)
             .map_or(agent.clone(), |a| a.name.clone());
         let remote = self.info.remote.as_ref().map(|remote| remote.host.clone());
-        self.overlay = Some(Overlay::Login(LoginView::new(agent.clone(), name, remote)));
+        self.overlay = Some(Overlay::Login(Box::new(LoginView::new(
+            agent.clone(),
+            name,
+            remote,
+        ))));
         vec![Effect::Login { agent }]
     }
 

@@ -122,6 +122,9 @@ fn progress(phase: LoginPhase) -> LoginProgress {
             "Paste code here if prompted >".into(),
         ],
         error: None,
+        methods: Vec::new(),
+        choose_method: false,
+        env_vars: Vec::new(),
     }
 }
 

@@ -1,6 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod agents;
+mod agents_acp;
 mod app;
 mod budget;
 mod composer;

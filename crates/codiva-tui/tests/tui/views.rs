@@ -260,7 +260,7 @@ fn diff_view_while_loading_and_cut() {
     assert!(screen.contains("cut at 1 MiB"), "{screen}");
 }
 
-fn connect_with_models(app: &mut App, id: &str) {
+pub(crate) fn connect_with_models(app: &mut App, id: &str) {
     let model = |id: &str, name: &str, description: &str| ModelChoice {
         id: id.into(),
         display_name: Some(name.into()),
@@ -547,6 +547,7 @@ pub(crate) fn availability(
         install: (!ready).then(|| install.into()),
         login: None,
         version: None,
+        model_aliases: Vec::new(),
     }
 }
 

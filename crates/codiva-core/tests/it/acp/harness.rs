@@ -31,6 +31,9 @@ pub enum Which {
     Gemini,
     /// The project's scripted agent (no model server needed; the mock stays idle).
     Scripted,
+    /// The scripted agent with a login (kept in the sandbox home's `scripted-login`) that
+    /// `session/new` requires.
+    ScriptedLogin,
 }
 
 impl Which {
@@ -48,6 +51,13 @@ impl Which {
                 AcpAgent::gemini(gemini_binary()),
                 sandbox.gemini_env(mock_url).expect("gemini env"),
             ),
+            Which::ScriptedLogin => {
+                let (agent, mut env) = Which::Scripted.agent(sandbox, mock_url);
+                let login = sandbox.home.path().join("scripted-login");
+                env.push(("CODIVA_ACP_AGENT_AUTH".into(), login.display().to_string()));
+                env.push(("CODIVA_ACP_AGENT_REQUIRE_AUTH".into(), "1".into()));
+                (agent, env)
+            }
             Which::Scripted => (
                 AcpAgent::custom(
                     "scripted-acp",
@@ -454,7 +464,9 @@ impl Run {
             "[{}] the child registry still lists processes",
             self.name
         );
-        if std::env::var_os("CODIVA_CAPTURE_FIXTURES").is_some() && self.which != Which::Scripted {
+        if std::env::var_os("CODIVA_CAPTURE_FIXTURES").is_some()
+            && !matches!(self.which, Which::Scripted | Which::ScriptedLogin)
+        {
             crate::fixtures::capture_both(
                 &crate::fixtures::acp_dir(),
                 self.name,

@@ -205,3 +205,156 @@ fn a_login_runs_the_agents_own_command_and_shows_its_address() {
     );
     assert!(server.close().success());
 }
+
+/// The pinned Gemini CLI (`tools/agent-clis`).
+fn gemini_binary() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tools/agent-clis/node_modules/.bin/gemini")
+}
+
+/// ACP agents' login states come from their credential files and variables (no process), and
+/// the real Gemini CLI 0.61.0 logs in over ACP: its four ways offered in its words, an API-key
+/// way it accepts with `GEMINI_API_KEY` set (it records the choice in its settings), and its
+/// Google login up to the address and code prompt it prints (no network here), cancelled;
+/// the real codex-acp 0.16.0 takes `CODEX_API_KEY` into Codex's own `auth.json`; the real
+/// claude-code-acp 0.16.2 refuses `authenticate`, in its words.
+#[test]
+fn acp_agents_report_their_login_and_gemini_logs_in_over_the_protocol() {
+    let world = World::new(|_| Script::new());
+    let home = world.sandbox.claude_env("http://unused")[1].1.clone();
+    let mut command = world.command(world.repo.path());
+    command
+        .env("CODIVA_GEMINI", gemini_binary())
+        .env("CODIVA_CODEX_ACP", codiva_testkit::codex_acp_binary())
+        .env(
+            "CODIVA_CLAUDE_CODE_ACP",
+            codiva_testkit::claude_code_acp_binary(),
+        )
+        .env("GEMINI_API_KEY", "not-a-real-key")
+        .env("CODEX_API_KEY", "sk-not-a-real-key");
+    let mut server = Server::start(command, world.state.path());
+    server.ok("initialize", json!({}));
+    let list = server.ok("agents/list", json!({}));
+    let gemini = agent(&list, "gemini");
+    assert_eq!(gemini["status"], "ready");
+    assert_eq!(gemini["login"]["state"], "logged_in", "{gemini}");
+    assert_eq!(gemini["login"]["method"], "GEMINI_API_KEY");
+    // codex-acp needs Codex's own auth.json; a key in the environment is no login for it.
+    assert_eq!(agent(&list, "codex-acp")["login"]["state"], "not_logged_in");
+    assert_eq!(
+        agent(&list, "claude")["model_aliases"],
+        json!(["default", "opus", "sonnet", "haiku"])
+    );
+    assert!(gemini.get("model_aliases").is_none(), "{gemini}");
+
+    let started = server.ok("agents/login", json!({"agent": "gemini"}));
+    let login_id = started["login_id"].as_str().unwrap().to_owned();
+    let offered = server.wait("gemini's ways to log in", |method, params| {
+        method == "agents/loginProgress" && params["choose_method"] == true
+    });
+    let names: Vec<&str> = offered["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "Log in with Google",
+            "Gemini API key",
+            "Vertex AI",
+            "AI API Gateway"
+        ]
+    );
+    assert_eq!(offered["methods"][1]["env_vars"], json!(["GEMINI_API_KEY"]));
+    server.ok(
+        "agents/loginInput",
+        json!({"login_id": login_id, "text": "gemini-api-key"}),
+    );
+    let ended = server.wait("the API-key login's end", |method, params| {
+        method == "agents/loginProgress" && params["phase"] != "running"
+    });
+    assert_eq!(ended["phase"], "succeeded", "{ended}");
+    let settings = std::fs::read_to_string(format!("{home}/.gemini/settings.json")).unwrap();
+    assert!(settings.contains("\"gemini-api-key\""), "{settings}");
+
+    let again = server.ok("agents/login", json!({"agent": "gemini"}));
+    let again_id = again["login_id"].as_str().unwrap().to_owned();
+    server.wait("the choice again", |method, params| {
+        method == "agents/loginProgress"
+            && params["login_id"] == again_id.as_str()
+            && params["choose_method"] == true
+    });
+    server.ok(
+        "agents/loginInput",
+        json!({"login_id": again_id, "text": "oauth-personal"}),
+    );
+    let asked = server.wait("Google's address", |method, params| {
+        method == "agents/loginProgress"
+            && params["login_id"] == again_id.as_str()
+            && params["accepts_code"] == true
+            && params["url"].is_string()
+    });
+    assert!(
+        asked["url"]
+            .as_str()
+            .unwrap()
+            .starts_with("https://accounts.google.com/o/oauth2/v2/auth?"),
+        "{asked}"
+    );
+    assert!(
+        asked["output"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|line| !line.as_str().unwrap().contains('\u{1b}')),
+        "{asked}"
+    );
+    server.ok("agents/loginCancel", json!({"login_id": again_id}));
+    let cancelled = server.wait("the cancelled login", |method, params| {
+        method == "agents/loginProgress"
+            && params["login_id"] == again_id.as_str()
+            && params["phase"] != "running"
+    });
+    assert_eq!(cancelled["phase"], "cancelled");
+
+    let codex = server.ok("agents/login", json!({"agent": "codex-acp"}));
+    let codex_id = codex["login_id"].as_str().unwrap().to_owned();
+    let offered = server.wait("codex-acp's ways to log in", |method, params| {
+        method == "agents/loginProgress"
+            && params["login_id"] == codex_id.as_str()
+            && params["choose_method"] == true
+    });
+    assert_eq!(offered["methods"][0]["name"], "Login with ChatGPT");
+    assert_eq!(offered["methods"][1]["env_vars"], json!(["CODEX_API_KEY"]));
+    server.ok(
+        "agents/loginInput",
+        json!({"login_id": codex_id, "text": "codex-api-key"}),
+    );
+    let ended = server.wait("codex-acp's login", |method, params| {
+        method == "agents/loginProgress"
+            && params["login_id"] == codex_id.as_str()
+            && params["phase"] != "running"
+    });
+    assert_eq!(ended["phase"], "succeeded", "{ended}");
+    let list = server.ok("agents/list", json!({}));
+    assert_eq!(
+        agent(&list, "codex-acp")["login"],
+        json!({"state": "logged_in", "method": "API key"})
+    );
+
+    let claude = server.ok("agents/login", json!({"agent": "claude-code-acp"}));
+    let claude_id = claude["login_id"].as_str().unwrap().to_owned();
+    let ended = server.wait("claude-code-acp's login", |method, params| {
+        method == "agents/loginProgress"
+            && params["login_id"] == claude_id.as_str()
+            && params["phase"] != "running"
+    });
+    assert_eq!(ended["phase"], "failed", "{ended}");
+    assert_eq!(
+        ended["error"],
+        "Internal error: Method not implemented. (Run `claude /login` in the terminal)"
+    );
+    assert!(server.close().success());
+}
