@@ -503,9 +503,9 @@ async fn a_sessions_mcp_config_file_goes_with_a_merge_or_a_remove() {
     manager.shutdown().await;
 }
 
-/// MCP servers and tool rules for an agent that takes none are refused, naming the agent and
-/// the option; nothing is created and no config file written. An in-place directory must be an
-/// absolute path.
+/// Tool rules for an agent that takes none are refused, naming the agent and the option;
+/// nothing is created. MCP servers are taken by Codex too (in `thread/start`'s config). An
+/// in-place directory must be an absolute path.
 #[tokio::test]
 async fn options_an_agent_cannot_take_are_refused() {
     let repo = TestRepo::new();
@@ -523,18 +523,15 @@ async fn options_an_agent_cannot_take_are_refused() {
         },
     )]
     .into();
-    let refused = refusal(
-        manager
-            .create(CreateOptions {
-                prompt: "with servers".into(),
-                mcp_servers: servers,
-                ..CreateOptions::default()
-            })
-            .await
-            .unwrap_err(),
-    );
-    assert_eq!(refused.code, "unsupported_by_agent");
-    assert_eq!(refused.args, ["codex", "mcp_servers"]);
+    let taken = manager
+        .create(CreateOptions {
+            prompt: "with servers".into(),
+            mcp_servers: servers,
+            ..CreateOptions::default()
+        })
+        .await
+        .expect("Codex takes MCP servers");
+    assert_eq!(taken.agent, "codex");
     let refused = refusal(
         manager
             .create(CreateOptions {
@@ -558,7 +555,14 @@ async fn options_an_agent_cannot_take_are_refused() {
         matches!(&relative, ManagerError::Invalid(invalid) if invalid.field == "in_place"),
         "{relative:?}"
     );
-    assert!(manager.list().await.unwrap().is_empty());
-    assert!(!repo.tmp.path().join("state").join("mcp").exists());
+    // Only the session that was taken exists; the refused ones left nothing.
+    let ids: Vec<String> = manager
+        .list()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|session| session.id)
+        .collect();
+    assert_eq!(ids, [taken.id]);
     manager.shutdown().await;
 }
