@@ -375,6 +375,40 @@ impl Run {
         self.manager.snapshot(&self.id).await.expect("snapshot")
     }
 
+    /// The agent's conversation id (once it has started one).
+    pub async fn conversation(&self) -> String {
+        self.snapshot()
+            .await
+            .agent_session_id
+            .expect("a session id")
+    }
+
+    /// The first message after a load in a new process: it runs to completion, only `reply` is
+    /// logged (the replayed conversation is not logged again), the conversation is `session`,
+    /// and no note says it could not be loaded.
+    pub async fn turn_after_load(&mut self, message: &str, reply: &[&str], session: &str) {
+        self.send(message).await;
+        self.until_status(Status::Running).await;
+        self.settles(Status::Completed).await;
+        assert_eq!(
+            self.assistant_texts(),
+            reply,
+            "the replayed conversation is not logged again"
+        );
+        assert_eq!(
+            self.snapshot().await.agent_session_id.as_deref(),
+            Some(session),
+            "the same conversation continues"
+        );
+        assert!(
+            self.main_log().iter().all(|entry| !matches!(
+                &entry.kind,
+                codiva_core::session_log::EntryKind::Note { text, .. } if text.contains("cannot load")
+            )),
+            "the conversation loaded"
+        );
+    }
+
     /// The final version of every main-log entry seen, in order.
     pub fn main_log(&self) -> Vec<LogEntry> {
         crate::support::main_log(&self.events)

@@ -172,26 +172,12 @@ async fn a_cancel_ends_the_turn_and_an_agent_that_ignores_eof_is_stopped() {
 async fn a_session_loads_in_a_new_process_without_logging_the_replay() {
     let mut first = scripted("scripted-load-first", "remember this").await;
     first.settles(Status::Completed).await;
-    let session = first
-        .snapshot()
-        .await
-        .agent_session_id
-        .expect("a session id");
+    let session = first.conversation().await;
     let id = first.id.clone();
     let kept = first.finish_keeping().await;
     let mut second = Run::resume("scripted-load", Which::Scripted, Script::new(), kept, &id).await;
-    second.send("what did I say?").await;
-    second.until_status(Status::Running).await;
-    second.settles(Status::Completed).await;
-    assert_eq!(
-        second.assistant_texts(),
-        ["echo: what did I say?"],
-        "no replayed message"
-    );
-    assert_eq!(
-        second.snapshot().await.agent_session_id.as_deref(),
-        Some(session.as_str()),
-        "the same conversation continues"
-    );
+    second
+        .turn_after_load("what did I say?", &["echo: what did I say?"], &session)
+        .await;
     second.finish().await;
 }
