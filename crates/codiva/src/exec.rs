@@ -61,7 +61,8 @@ pub struct ExecArgs {
     #[arg(long)]
     pr: bool,
     /// MCP servers for the agent: a JSON file `{"mcpServers":{…}}`, passed to it by path; only
-    /// its servers are used (Claude Code; an ACP agent gets them in its handshake).
+    /// its servers are used (Claude Code; Codex gets them in its thread's config, an ACP agent
+    /// in its handshake).
     #[arg(long, value_name = "FILE")]
     mcp_config: Option<PathBuf>,
     /// Text appended to the agent's system prompt.
