@@ -53,6 +53,8 @@ usage: codiva-bench [--quick] [--fixtures DIR]
   --stream-only    only its streaming rows (CPU per streamed MB; for profiling)
   --daemon-only    only the rows over the daemon (sessions, socket, attach, RSS)
   --sessions-only  only the sessions table (restore and list 50, open a log, create)
+  --throughput-only  only the parse/reduce throughput and where its time goes (for A/B runs;
+                   --fixtures DIR to run two builds on the same captures)
 ";
 
 #[derive(Debug, Clone, Copy)]
@@ -69,6 +71,7 @@ struct Options {
     quick: bool,
     tui_memory_child: bool,
     tui_only: bool,
+    throughput_only: bool,
     fixtures: PathBuf,
     replay_child: Option<usize>,
 }
@@ -78,6 +81,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Options> {
         quick: false,
         tui_memory_child: false,
         tui_only: false,
+        throughput_only: false,
         fixtures: default_fixture_dir(),
         replay_child: None,
     };
@@ -86,6 +90,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Options> {
         match arg.as_str() {
             "--quick" => options.quick = true,
             "--tui-only" => options.tui_only = true,
+            "--throughput-only" => options.throughput_only = true,
             "--fixtures" => {
                 options.fixtures = args.next().context("--fixtures needs a directory")?.into();
             }
@@ -161,6 +166,9 @@ fn main() -> Result<()> {
     println!();
 
     pipeline::check_sessions(&fixtures)?;
+    if options.throughput_only {
+        return throughput(&fixtures, sizes);
+    }
     memory(&options, sizes)?;
     throughput(&fixtures, sizes)?;
     sessions::run(options.quick)?;

@@ -15,6 +15,7 @@ use codiva_core::transcript;
 use crate::table::{Align, Table};
 
 const TRANSCRIPT_BYTES: usize = 2 * 1024 * 1024;
+const STARTS: usize = 7;
 
 pub fn run(quick: bool) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -159,17 +160,26 @@ async fn measure_in(dir: &Path, count: usize) -> Result<()> {
     let (repo_dir, claude_home, transcript_bytes) =
         restored_repo(dir, count, TRANSCRIPT_BYTES).await?;
 
-    let manager_options = manager_options(&repo_dir, &claude_home, dir.join("state"));
-    let started = Instant::now();
-    let (manager, warnings) = Manager::start(manager_options).await?;
-    let listed = manager.list().await?;
-    let list_time = started.elapsed();
-    if listed.len() != count || !warnings.is_empty() {
-        bail!(
-            "restored {} of {count} sessions: {warnings:?}",
-            listed.len()
-        );
-    }
+    // Started STARTS times (each stopped before the next; the last one goes on to the rows
+    // below): a single start of ~10 ms swings by half with whatever else the machine does.
+    let mut starts = Vec::new();
+    let (manager, listed) = loop {
+        let options = manager_options(&repo_dir, &claude_home, dir.join("state"));
+        let started = Instant::now();
+        let (manager, warnings) = Manager::start(options).await?;
+        let listed = manager.list().await?;
+        starts.push(started.elapsed());
+        if listed.len() != count || !warnings.is_empty() {
+            bail!(
+                "restored {} of {count} sessions: {warnings:?}",
+                listed.len()
+            );
+        }
+        if starts.len() == STARTS {
+            break (manager, listed);
+        }
+        manager.shutdown().await;
+    };
     let mut opens = Vec::new();
     let mut entries = 0;
     for session in &listed {
@@ -207,12 +217,13 @@ async fn measure_in(dir: &Path, count: usize) -> Result<()> {
     let verdict = |worst: Duration, target: Duration| {
         if worst < target { "PASS" } else { "FAIL" }
     };
+    let (median, worst) = median_worst(&mut starts);
     table.row([
-        format!("start the manager and list {count} sessions"),
-        ms(list_time),
-        ms(list_time),
+        format!("start the manager and list {count} sessions ({STARTS} starts)"),
+        ms(median),
+        ms(worst),
         "< 1000 ms".into(),
-        verdict(list_time, Duration::from_secs(1)).into(),
+        verdict(worst, Duration::from_secs(1)).into(),
     ]);
     let (median, worst) = median_worst(&mut opens);
     table.row([

@@ -500,7 +500,7 @@ fn card_toggle_frame() -> Duration {
             0 => EntryKind::Assistant {
                 text: format!("Message {id} with **bold** text and `code`.\n\n- one\n- two"),
             },
-            1 => EntryKind::Tool(ToolEntry {
+            1 => EntryKind::Tool(Box::new(ToolEntry {
                 tool_use_id: format!("t{id}"),
                 name: "Bash".into(),
                 summary: format!("cargo test --package p{id}"),
@@ -512,7 +512,7 @@ fn card_toggle_frame() -> Duration {
                 status: ToolStatus::Succeeded,
                 result: Some((0..60).map(|l| format!("test line {l} ... ok\n")).collect()),
                 duration_ms: Some(1200),
-            }),
+            })),
             _ => EntryKind::Note {
                 level: NoteLevel::Info,
                 text: format!("note {id}"),

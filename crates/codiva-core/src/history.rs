@@ -572,7 +572,7 @@ impl History {
                         )));
                     }
                     for tool in &turn.tools {
-                        entries.push(EntryKind::Tool(ToolEntry {
+                        entries.push(EntryKind::Tool(Box::new(ToolEntry {
                             tool_use_id: tool.tool_use_id.clone(),
                             name: tool.name.clone(),
                             summary: tool.summary.clone(),
@@ -592,7 +592,7 @@ impl History {
                             },
                             result: None,
                             duration_ms: None,
-                        }));
+                        })));
                     }
                     if turn.tools_omitted > 0 {
                         entries.push(note(format!(

@@ -27,7 +27,7 @@ fn assistant(text: &str) -> SessionEvent {
 
 fn tool(id: &str, status: ToolStatus, update: bool) -> SessionEvent {
     log(
-        EntryKind::Tool(ToolEntry {
+        EntryKind::Tool(Box::new(ToolEntry {
             tool_use_id: id.into(),
             name: "Bash".into(),
             summary: format!("cargo test {id}"),
@@ -36,7 +36,7 @@ fn tool(id: &str, status: ToolStatus, update: bool) -> SessionEvent {
             status,
             result: Some("ok".into()),
             duration_ms: None,
-        }),
+        })),
         update,
     )
 }

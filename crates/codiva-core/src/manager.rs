@@ -7,6 +7,7 @@
 
 mod actor;
 mod events;
+pub use events::EventReceiver;
 mod info;
 mod recover;
 
@@ -277,8 +278,7 @@ pub use codiva_protocol::manager::DiscardOutcome;
 #[derive(Clone)]
 pub struct Manager {
     calls: mpsc::UnboundedSender<Call>,
-    events: broadcast::Sender<ManagerEvent>,
-    sequenced: broadcast::Sender<SequencedEvent>,
+    events: broadcast::Sender<SequencedEvent>,
     root: PathBuf,
     base: std::sync::Arc<std::sync::RwLock<String>>,
     agents: Arc<Vec<AgentAvailability>>,
@@ -302,10 +302,7 @@ impl Manager {
 
     pub(crate) fn new(
         calls: mpsc::UnboundedSender<Call>,
-        (events, sequenced): (
-            broadcast::Sender<ManagerEvent>,
-            broadcast::Sender<SequencedEvent>,
-        ),
+        events: broadcast::Sender<SequencedEvent>,
         root: PathBuf,
         base: String,
         (providers, env): (Providers, EnvPolicy),
@@ -313,7 +310,6 @@ impl Manager {
         Manager {
             calls,
             events,
-            sequenced,
             root,
             agents: Arc::new(providers.availability()),
             providers,
@@ -425,14 +421,14 @@ impl Manager {
         self.base.clone()
     }
 
-    pub fn subscribe(&self) -> broadcast::Receiver<ManagerEvent> {
-        self.events.subscribe()
+    pub fn subscribe(&self) -> EventReceiver {
+        EventReceiver::new(self.events.subscribe())
     }
 
     /// The events with their `seq` (+1 per event, per manager): a skipped number is a gap,
     /// and [`Manager::snapshot_all`] resyncs. Subscribe before taking the snapshot.
     pub fn subscribe_sequenced(&self) -> broadcast::Receiver<SequencedEvent> {
-        self.sequenced.subscribe()
+        self.events.subscribe()
     }
 
     /// Every session's row, consistent with the events up to the `seq` it carries.

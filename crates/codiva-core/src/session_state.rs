@@ -434,8 +434,9 @@ impl SessionState {
     /// reported, in order.
     pub fn settle_status(&mut self) {
         let (status, detail) = self.derive_status();
-        let detail_code = self.running_detail_code(status);
         if status != self.status || detail != self.detail || self.restate {
+            // Only for a status that goes out (this runs after every input).
+            let detail_code = self.running_detail_code(status);
             self.restate = false;
             self.status = status;
             self.detail = detail.clone();

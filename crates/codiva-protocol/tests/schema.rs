@@ -125,7 +125,7 @@ fn the_content_model_round_trips() {
     let entry = LogEntry {
         id: 1,
         at_ms: 2,
-        kind: EntryKind::Tool(ToolEntry {
+        kind: EntryKind::Tool(Box::new(ToolEntry {
             tool_use_id: "t".into(),
             name: "Edit".into(),
             summary: "a.rs".into(),
@@ -134,7 +134,7 @@ fn the_content_model_round_trips() {
             status: ToolStatus::Running,
             result: None,
             duration_ms: None,
-        }),
+        })),
     };
     let text = serde_json::to_string(&entry).unwrap();
     assert_eq!(serde_json::from_str::<LogEntry>(&text).unwrap(), entry);

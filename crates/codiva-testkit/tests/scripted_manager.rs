@@ -49,7 +49,7 @@ fn options(repo: &TestRepo, home: PathBuf) -> ManagerOptions {
 
 /// Waits for the first event of session `id` that `pick` takes.
 async fn until<T>(
-    events: &mut broadcast::Receiver<ManagerEvent>,
+    events: &mut codiva_core::manager::EventReceiver,
     id: &str,
     mut pick: impl FnMut(&SessionEvent) -> Option<T>,
 ) -> T {
@@ -71,7 +71,7 @@ async fn until<T>(
         .expect("timed out waiting for a session event")
 }
 
-async fn until_status(events: &mut broadcast::Receiver<ManagerEvent>, id: &str, want: Status) {
+async fn until_status(events: &mut codiva_core::manager::EventReceiver, id: &str, want: Status) {
     until(events, id, |event| match event {
         SessionEvent::Status { status, .. } if *status == want => Some(()),
         _ => None,

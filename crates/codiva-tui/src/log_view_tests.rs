@@ -25,7 +25,7 @@ fn call(id: u64, name: &str, status: ToolStatus, result: &str) -> LogEntry {
     LogEntry {
         id,
         at_ms: 0,
-        kind: EntryKind::Tool(ToolEntry {
+        kind: EntryKind::Tool(Box::new(ToolEntry {
             tool_use_id: format!("t{id}"),
             name: name.into(),
             summary: format!("call {id}"),
@@ -37,7 +37,7 @@ fn call(id: u64, name: &str, status: ToolStatus, result: &str) -> LogEntry {
             status,
             result: Some(result.into()),
             duration_ms: Some(id),
-        }),
+        })),
     }
 }
 

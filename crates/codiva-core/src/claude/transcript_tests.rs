@@ -178,7 +178,7 @@ fn tools_pair_with_their_results() {
     let tools: Vec<&ToolEntry> = entries
         .iter()
         .filter_map(|entry| match entry {
-            EntryKind::Tool(tool) => Some(tool),
+            EntryKind::Tool(tool) => Some(&**tool),
             _ => None,
         })
         .collect();

@@ -8,6 +8,15 @@ use std::path::{Path, PathBuf};
 use super::runner::Git;
 use super::{ARCHIVE_REF_PREFIX, BRANCH_PREFIX, CODIVA_DIR, GitError, WORKTREES_DIR};
 
+/// What [`Repo::open_for_start`] reads besides the preflight.
+#[derive(Debug)]
+pub struct StartFacts {
+    /// The branch checked out in the main checkout; `None` when HEAD is detached.
+    pub branch: Option<String>,
+    /// `git worktree list`, or why it failed.
+    pub worktrees: Result<Vec<PathBuf>, GitError>,
+}
+
 /// A git repository, addressed by its main checkout (never a linked worktree).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Repo {
@@ -20,6 +29,44 @@ impl Repo {
     /// Started inside a linked worktree (`.git` is a file), the handle still addresses the main
     /// checkout. A submodule is its own repository (its root is the submodule's checkout).
     pub async fn open(path: &Path) -> Result<Repo, GitError> {
+        let (repo, _) = Repo::locate(path).await?;
+        repo.require_commit(has_commit_in(&repo.root).await?)?;
+        Ok(repo)
+    }
+
+    /// [`Repo::open`] plus what the manager reads before it starts — the checked-out branch and
+    /// the registered worktrees — asked side by side with the preflight from `path` rather than
+    /// one after the other (each is a `git` process of a few milliseconds). Started inside a
+    /// linked worktree, the three are asked again in the main checkout. The worktree list's own
+    /// failure is kept for the caller, which can start without it.
+    pub async fn open_for_start(path: &Path) -> Result<(Repo, StartFacts), GitError> {
+        let (located, has_commit, branch, worktrees) = tokio::join!(
+            Repo::locate(path),
+            has_commit_in(path),
+            current_branch_in(path),
+            registered_worktrees_in(path)
+        );
+        let (repo, in_main_checkout) = located?;
+        let (has_commit, branch, worktrees) = if in_main_checkout {
+            (has_commit, branch, worktrees)
+        } else {
+            tokio::join!(
+                has_commit_in(&repo.root),
+                current_branch_in(&repo.root),
+                registered_worktrees_in(&repo.root)
+            )
+        };
+        repo.require_commit(has_commit?)?;
+        let facts = StartFacts {
+            branch: branch?,
+            worktrees,
+        };
+        Ok((repo, facts))
+    }
+
+    /// The work tree's main checkout, without the commit check, and whether `path` is in it
+    /// (rather than in a linked worktree).
+    async fn locate(path: &Path) -> Result<(Repo, bool), GitError> {
         let not_a_repo = || GitError::NotARepo {
             path: path.to_path_buf(),
         };
@@ -61,24 +108,29 @@ impl Repo {
         else {
             return Err(not_a_repo());
         };
-        let root = if same_path(Path::new(git_dir), Path::new(common_dir)) {
-            PathBuf::from(toplevel)
-        } else {
-            main_worktree(path)
-                .await?
-                .unwrap_or_else(|| PathBuf::from(toplevel))
-        };
-        let repo = Repo { root };
-        let has_commit = Git::new(&repo.root)
-            .args(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"])
-            .check()
-            .await?;
-        if !has_commit {
-            return Err(GitError::NoCommits {
-                path: repo.root.clone(),
-            });
+        if same_path(Path::new(git_dir), Path::new(common_dir)) {
+            return Ok((Repo::at(toplevel), true));
         }
-        Ok(repo)
+        let root = main_worktree(path)
+            .await?
+            .unwrap_or_else(|| PathBuf::from(toplevel));
+        Ok((Repo { root }, false))
+    }
+
+    fn at(root: &str) -> Repo {
+        Repo {
+            root: PathBuf::from(root),
+        }
+    }
+
+    fn require_commit(&self, has_commit: bool) -> Result<(), GitError> {
+        if has_commit {
+            Ok(())
+        } else {
+            Err(GitError::NoCommits {
+                path: self.root.clone(),
+            })
+        }
     }
 
     /// The main checkout's top-level directory.
@@ -165,12 +217,23 @@ impl Repo {
 
     /// The paths of every worktree git knows (`git worktree list --porcelain -z`), main first.
     pub async fn registered_worktrees(&self) -> Result<Vec<PathBuf>, GitError> {
-        let output = Git::new(&self.root)
-            .args(["worktree", "list", "--porcelain", "-z"])
-            .run()
-            .await?;
-        Ok(parse_worktree_list(&output.stdout))
+        registered_worktrees_in(&self.root).await
     }
+}
+
+async fn has_commit_in(dir: &Path) -> Result<bool, GitError> {
+    Git::new(dir)
+        .args(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"])
+        .check()
+        .await
+}
+
+async fn registered_worktrees_in(dir: &Path) -> Result<Vec<PathBuf>, GitError> {
+    let output = Git::new(dir)
+        .args(["worktree", "list", "--porcelain", "-z"])
+        .run()
+        .await?;
+    Ok(parse_worktree_list(&output.stdout))
 }
 
 /// The main worktree of the repository containing `path`, from `git worktree list`.

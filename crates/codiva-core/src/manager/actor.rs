@@ -50,7 +50,7 @@ const BASE_CHECK: Duration = Duration::from_secs(2);
 const GITHUB_LOOKUP_DELAY: Duration = Duration::from_millis(300);
 
 pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<String>), StartError> {
-    let repo = Repo::open(&options.cwd).await?;
+    let (repo, facts) = Repo::open_for_start(&options.cwd).await?;
     let mut warnings = Vec::new();
     if let Err(err) = repo.ensure_codiva_dir() {
         warnings.push(format!("cannot write .codiva/.gitignore: {err}"));
@@ -66,10 +66,7 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
             None
         }
     };
-    let base = repo
-        .current_branch()
-        .await?
-        .unwrap_or_else(|| "HEAD".to_owned());
+    let base = facts.branch.unwrap_or_else(|| "HEAD".to_owned());
     let state_path = persist::state_path(repo.root());
     let loaded =
         persist::load(&state_path).map_err(|err| ManagerError::StateFile(err.to_string()))?;
@@ -83,19 +80,19 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
     if let Some(provider) = &default {
         adoption::adopt_orphan_worktrees(
             &repo,
+            facts.worktrees,
             provider.as_ref(),
             &base,
             &mut records,
             &mut warnings,
-        )
-        .await;
+        );
     }
     let (calls_tx, calls_rx) = mpsc::unbounded_channel();
     let events = EventBus::new();
     let (internal_tx, internal_rx) = mpsc::unbounded_channel();
     let manager = Manager::new(
         calls_tx,
-        events.senders(),
+        events.sender(),
         repo.root().to_path_buf(),
         base.clone(),
         (options.providers.clone(), options.env.clone()),
@@ -227,7 +224,10 @@ impl Actor {
                 }
             },
         );
-        let mut base_check = tokio::time::interval(BASE_CHECK);
+        // The branch was just read by `start`: the first check is one interval away (a `git`
+        // forked now would only compete with the first calls).
+        let mut base_check =
+            tokio::time::interval_at(tokio::time::Instant::now() + BASE_CHECK, BASE_CHECK);
         base_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut pr_check = tokio::time::interval(self.options.github.policy.tick);
         pr_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

@@ -317,7 +317,7 @@ impl SessionState {
                 }
                 let entry = self.push_entry(
                     scope.clone(),
-                    EntryKind::Tool(ToolEntry {
+                    EntryKind::Tool(Box::new(ToolEntry {
                         tool_use_id: id.clone(),
                         name,
                         summary,
@@ -326,7 +326,7 @@ impl SessionState {
                         status: ToolStatus::Running,
                         result: None,
                         duration_ms: None,
-                    }),
+                    })),
                 );
                 self.tools.insert(
                     id,

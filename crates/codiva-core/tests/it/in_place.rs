@@ -22,7 +22,6 @@ use codiva_testkit::{
     AgentSandbox, Match, MockServer, Reply, Rule, Script, TestRepo, claude_binary, mcp_stdio_binary,
 };
 use serde_json::json;
-use tokio::sync::broadcast;
 
 const WAIT: Duration = Duration::from_secs(120);
 
@@ -65,7 +64,7 @@ fn options(repo: &Path, state: &Path, env: Vec<(String, String)>, home: &Path) -
 
 /// The first event of session `id` that `pick` takes.
 async fn wait_for<T>(
-    events: &mut broadcast::Receiver<ManagerEvent>,
+    events: &mut codiva_core::manager::EventReceiver,
     id: &str,
     what: &str,
     mut pick: impl FnMut(&SessionEvent) -> Option<T>,

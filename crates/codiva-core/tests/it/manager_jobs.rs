@@ -110,7 +110,7 @@ fn commit_a_file(worktree: &Path, name: &str) {
 /// Waits until every session of `ids` has reported `status` (in any order: which one finishes
 /// first depends on the machine's load).
 async fn wait_status(
-    events: &mut tokio::sync::broadcast::Receiver<ManagerEvent>,
+    events: &mut codiva_core::manager::EventReceiver,
     ids: &[&str],
     status: Status,
 ) {

@@ -29,7 +29,7 @@ pub fn tools(events: &[SessionEvent]) -> Vec<ToolEntry> {
     main_log(events)
         .into_iter()
         .filter_map(|entry| match entry.kind {
-            EntryKind::Tool(tool) => Some(tool),
+            EntryKind::Tool(tool) => Some(*tool),
             _ => None,
         })
         .collect()

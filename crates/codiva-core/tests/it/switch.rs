@@ -18,7 +18,6 @@ use codiva_testkit::{
     AgentSandbox, Match, MockServer, ProcessGroupGuard, RecordedRequest, Reply, Rule, Script,
     TestRepo, claude_binary, codex_binary,
 };
-use tokio::sync::broadcast;
 
 const WAIT: Duration = Duration::from_secs(120);
 const HANDOVER: &str = "[codiva handover]";
@@ -38,7 +37,7 @@ fn script() -> Script {
         .always(Reply::text("ok"))
 }
 
-async fn settled(events: &mut broadcast::Receiver<ManagerEvent>, id: &str) {
+async fn settled(events: &mut codiva_core::manager::EventReceiver, id: &str) {
     let deadline = tokio::time::Instant::now() + WAIT;
     loop {
         let event = tokio::time::timeout_at(deadline, events.recv())

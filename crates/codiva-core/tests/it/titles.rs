@@ -16,7 +16,6 @@ use codiva_testkit::{
     AgentSandbox, Match, MockServer, RecordedRequest, Reply, Rule, Script, TestRepo, Times,
     claude_binary,
 };
-use tokio::sync::broadcast;
 
 const WAIT: Duration = Duration::from_secs(120);
 
@@ -42,7 +41,7 @@ fn title_requests(mock: &MockServer) -> Vec<RecordedRequest> {
 }
 
 /// Waits for session `id`'s title to become `expected`.
-async fn title_becomes(events: &mut broadcast::Receiver<ManagerEvent>, id: &str, expected: &str) {
+async fn title_becomes(events: &mut codiva_core::manager::EventReceiver, id: &str, expected: &str) {
     let deadline = tokio::time::Instant::now() + WAIT;
     loop {
         let event = tokio::time::timeout_at(deadline, events.recv())

@@ -25,7 +25,7 @@ fn create(prompt: &str) -> CreateOptions {
 
 /// Waits for a manager event `pick` takes.
 async fn until_manager<T>(
-    events: &mut broadcast::Receiver<ManagerEvent>,
+    events: &mut codiva_core::manager::EventReceiver,
     mut pick: impl FnMut(&ManagerEvent) -> Option<T>,
 ) -> T {
     let wait = async {
@@ -48,7 +48,7 @@ async fn until_manager<T>(
 
 /// Waits for a row of session `id` that `pick` takes.
 async fn until_info(
-    events: &mut broadcast::Receiver<ManagerEvent>,
+    events: &mut codiva_core::manager::EventReceiver,
     id: &str,
     pick: impl Fn(&SessionInfo) -> bool,
 ) -> SessionInfo {

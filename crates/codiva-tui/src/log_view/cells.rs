@@ -49,7 +49,7 @@ pub(crate) fn block(entries: &[Stored], index: usize, width: u16, look: &Look) -
             let members = entries[index..(index + len).min(entries.len())]
                 .iter()
                 .filter_map(|s| match &s.entry.kind {
-                    EntryKind::Tool(tool) => Some(tool),
+                    EntryKind::Tool(tool) => Some(&**tool),
                     _ => None,
                 });
             cards::fold_line(&mut block, CardKey::Fold(id), members, width, look);

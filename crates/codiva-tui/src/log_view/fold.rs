@@ -72,7 +72,7 @@ mod tests {
         LogEntry {
             id,
             at_ms: 0,
-            kind: EntryKind::Tool(ToolEntry {
+            kind: EntryKind::Tool(Box::new(ToolEntry {
                 tool_use_id: format!("t{id}"),
                 name: name.into(),
                 summary: String::new(),
@@ -81,7 +81,7 @@ mod tests {
                 status,
                 result: None,
                 duration_ms: None,
-            }),
+            })),
         }
     }
 

@@ -39,7 +39,7 @@ fn note(id: u64, level: NoteLevel, text: &str) -> LogEntry {
 fn tool(id: u64, name: &str, summary: &str, status: ToolStatus, ms: Option<u64>) -> LogEntry {
     entry(
         id,
-        EntryKind::Tool(ToolEntry {
+        EntryKind::Tool(Box::new(ToolEntry {
             tool_use_id: format!("toolu_{id}"),
             name: name.into(),
             summary: summary.into(),
@@ -48,7 +48,7 @@ fn tool(id: u64, name: &str, summary: &str, status: ToolStatus, ms: Option<u64>)
             status,
             result: None,
             duration_ms: ms,
-        }),
+        })),
     )
 }
 

@@ -248,7 +248,7 @@ pub fn detail_app() -> App {
         entries: vec![
             log(0, EntryKind::User { text: "Refactor the config loader into modules".into() }),
             log(1, EntryKind::Assistant { text: "I'll split `config.rs` into **three** modules:\n\n- `parse.rs`\n- `validate.rs`\n- `defaults.rs`".into() }),
-            log(2, EntryKind::Tool(ToolEntry {
+            log(2, EntryKind::Tool(Box::new(ToolEntry {
                 tool_use_id: "t1".into(),
                 name: "Read".into(),
                 summary: "config.rs".into(),
@@ -257,7 +257,7 @@ pub fn detail_app() -> App {
                 status: ToolStatus::Succeeded,
                 result: Some("…".into()),
                 duration_ms: Some(12),
-            })),
+            }))),
             log(3, EntryKind::Note { level: NoteLevel::Info, text: "denied: Bash".into(), code: None }),
         ],
         subagents: Vec::new(),

@@ -13,7 +13,7 @@ const ID: &str = "ask-perm";
 fn task_call(id: u64, name: &str, summary: &str) -> LogEntry {
     log(
         id,
-        EntryKind::Tool(ToolEntry {
+        EntryKind::Tool(Box::new(ToolEntry {
             tool_use_id: format!("toolu_{id}"),
             name: name.into(),
             summary: summary.into(),
@@ -22,7 +22,7 @@ fn task_call(id: u64, name: &str, summary: &str) -> LogEntry {
             status: ToolStatus::Succeeded,
             result: Some("Task created".into()),
             duration_ms: Some(3),
-        }),
+        })),
     )
 }
 

@@ -388,6 +388,9 @@ fn content_block_delta(line: &[u8]) -> Option<StreamEvent> {
         #[serde(default)]
         partial_json: Option<String>,
     }
+    // The other stream events (a third of a reply's lines) skip the attempt: reading one to
+    // its end and failing costs as much as the parse that follows.
+    memchr::memmem::find(line, b"\"content_block_delta\"")?;
     let line: Line = serde_json::from_slice(line).ok()?;
     if line.event.kind != "content_block_delta" {
         return None;

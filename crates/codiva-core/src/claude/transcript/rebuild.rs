@@ -211,7 +211,7 @@ impl Rebuild {
                 ContentBlock::ToolUse { id, name, input } => {
                     let entry_id = self.push(
                         &target,
-                        EntryKind::Tool(ToolEntry {
+                        EntryKind::Tool(Box::new(ToolEntry {
                             tool_use_id: id.clone(),
                             summary: tool_summary(&name, &input),
                             view: tool_view(&name, &input),
@@ -220,7 +220,7 @@ impl Rebuild {
                             status: ToolStatus::Running,
                             result: None,
                             duration_ms: None,
-                        }),
+                        })),
                     );
                     let keep_input =
                         matches!(name.as_str(), "TaskCreate" | "TaskUpdate" | "TodoWrite");
@@ -492,11 +492,12 @@ impl Rebuild {
                 },
             };
             log.update(pending.entry_id, |kind| {
-                if let EntryKind::Tool(ToolEntry {
-                    status: status @ ToolStatus::Running,
-                    result,
-                    ..
-                }) = kind
+                if let EntryKind::Tool(tool) = kind
+                    && let ToolEntry {
+                        status: status @ ToolStatus::Running,
+                        result,
+                        ..
+                    } = &mut **tool
                 {
                     *status = ToolStatus::Failed;
                     *result = Some(NO_RESULT.to_owned());

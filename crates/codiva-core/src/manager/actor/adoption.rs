@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use super::record::Record;
 use super::{title_of, unix_ms};
-use crate::git::{self, Repo};
+use crate::git::{self, GitError, Repo};
 use crate::persist::PersistedSession;
 use crate::provider::Provider;
 
@@ -43,14 +43,15 @@ pub(super) fn saved_records(
 /// Sessions whose worktree exists but which the state file does not list (a corrupt or lost
 /// state file, a crash before the first save) are taken back: no session is lost. The agent
 /// conversation is the one the agent recorded last for that worktree (the provider knows where).
-pub(super) async fn adopt_orphan_worktrees(
+pub(super) fn adopt_orphan_worktrees(
     repo: &Repo,
+    worktrees: Result<Vec<PathBuf>, GitError>,
     provider: &dyn Provider,
     base: &str,
     records: &mut BTreeMap<String, Record>,
     warnings: &mut Vec<String>,
 ) {
-    let Ok(worktrees) = repo.registered_worktrees().await else {
+    let Ok(worktrees) = worktrees else {
         return;
     };
     let dir = repo.worktrees_dir();

@@ -85,7 +85,7 @@ pub struct Run {
     pub events: Vec<SessionEvent>,
     pub name: &'static str,
     which: Which,
-    stream: broadcast::Receiver<ManagerEvent>,
+    stream: codiva_core::manager::EventReceiver,
     registry: ChildRegistry,
     seen_pgids: Vec<u32>,
 }

@@ -17,7 +17,7 @@ const WAIT: Duration = Duration::from_secs(60);
 
 /// The next progress of login `id` that `pred` accepts.
 async fn progress(
-    events: &mut broadcast::Receiver<ManagerEvent>,
+    events: &mut codiva_core::manager::EventReceiver,
     id: &str,
     what: &str,
     pred: impl Fn(&LoginProgress) -> bool,

@@ -31,7 +31,7 @@ pub struct Run {
     pub name: &'static str,
     /// Where `CODIVA_CAPTURE_FIXTURES=1` puts this run's capture.
     fixture_dir: PathBuf,
-    stream: broadcast::Receiver<ManagerEvent>,
+    stream: codiva_core::manager::EventReceiver,
     registry: ChildRegistry,
     seen_pgids: Vec<u32>,
 }

@@ -69,6 +69,60 @@ async fn opened_from_a_subdirectory_or_a_linked_worktree_the_root_is_the_main_ch
     assert!(t.root.join(".codiva/.gitignore").is_file());
 }
 
+/// The manager's start asks the branch and the worktrees alongside the preflight, from where it
+/// was started: from a subdirectory or a linked worktree they must still be the main checkout's.
+#[tokio::test]
+async fn open_for_start_reads_the_main_checkout_from_anywhere() {
+    let t = TestRepo::new();
+    write(&t.root, "sub/file.txt", "x");
+    commit_all(&t.root, "sub");
+    let (repo, facts) = Repo::open_for_start(&t.root.join("sub")).await.unwrap();
+    assert_eq!(repo.root(), t.root);
+    assert_eq!(facts.branch.as_deref(), Some("main"));
+    assert_eq!(facts.worktrees.unwrap(), vec![t.root.clone()]);
+
+    let linked = t.tmp.path().canonicalize().unwrap().join("linked");
+    let linked_arg = linked.to_str().unwrap();
+    git(
+        &t.root,
+        &["worktree", "add", "-q", linked_arg, "-b", "side"],
+    );
+    let (repo, facts) = Repo::open_for_start(&linked.join("sub")).await.unwrap();
+    assert_eq!(repo.root(), t.root);
+    assert_eq!(
+        facts.branch.as_deref(),
+        Some("main"),
+        "not the linked worktree's"
+    );
+    assert_eq!(
+        facts.worktrees.unwrap(),
+        vec![t.root.clone(), linked.clone()]
+    );
+
+    // Detached in the main checkout: no branch.
+    git(&t.root, &["checkout", "-q", "--detach"]);
+    let (_, facts) = Repo::open_for_start(&t.root).await.unwrap();
+    assert_eq!(facts.branch, None);
+}
+
+#[tokio::test]
+async fn open_for_start_refuses_what_open_refuses() {
+    let tmp = tempfile::tempdir().unwrap();
+    let err = Repo::open_for_start(tmp.path()).await.unwrap_err();
+    assert!(matches!(err, GitError::NotARepo { .. }), "{err:?}");
+    let err = Repo::open_for_start(&tmp.path().join("missing"))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, GitError::NotARepo { .. }), "{err:?}");
+    init_repo(tmp.path());
+    let err = Repo::open_for_start(tmp.path()).await.unwrap_err();
+    assert!(matches!(err, GitError::NoCommits { .. }), "{err:?}");
+    let err = Repo::open_for_start(&tmp.path().join(".git"))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, GitError::NotARepo { .. }), "{err:?}");
+}
+
 #[tokio::test]
 async fn current_branch_is_none_when_detached() {
     let t = TestRepo::new();

@@ -21,7 +21,7 @@ fn call(
 ) -> LogEntry {
     entry(
         id,
-        EntryKind::Tool(ToolEntry {
+        EntryKind::Tool(Box::new(ToolEntry {
             tool_use_id: format!("toolu_{id}"),
             name: name.into(),
             summary: summary.into(),
@@ -30,7 +30,7 @@ fn call(
             status,
             result: result.map(Into::into),
             duration_ms: ms,
-        }),
+        })),
     )
 }
 

@@ -11,7 +11,7 @@ const SIZES: [(u16, u16); 2] = [(80, 24), (120, 40)];
 fn question_call(id: u64, result: Option<&str>, status: ToolStatus) -> LogEntry {
     entry(
         id,
-        EntryKind::Tool(ToolEntry {
+        EntryKind::Tool(Box::new(ToolEntry {
             tool_use_id: format!("toolu_{id}"),
             name: "AskUserQuestion".into(),
             summary: "Which language should the greeting use?".into(),
@@ -25,7 +25,7 @@ fn question_call(id: u64, result: Option<&str>, status: ToolStatus) -> LogEntry 
             status,
             result: result.map(Into::into),
             duration_ms: Some(9_000),
-        }),
+        })),
     )
 }
 
@@ -93,7 +93,7 @@ fn a_background_launch_shows_a_neutral_line() {
         with_lang(lang, || {
             let call = entry(
                 1,
-                EntryKind::Tool(ToolEntry {
+                EntryKind::Tool(Box::new(ToolEntry {
                     tool_use_id: "toolu_bg".into(),
                     name: "Agent".into(),
                     summary: "Inspect the repo".into(),
@@ -107,7 +107,7 @@ fn a_background_launch_shows_a_neutral_line() {
                     status: ToolStatus::Succeeded,
                     result: Some(String::new()),
                     duration_ms: Some(40),
-                }),
+                })),
             );
             let entries = vec![user(0, "Inspect the repo in the background."), call];
             for (width, height) in SIZES {
