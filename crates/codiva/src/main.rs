@@ -73,15 +73,27 @@ fn main() -> ExitCode {
         // The daemon logs to its own file (serve::listen).
         init_logging(None);
     }
-    // The terminal UI runs on the main thread (`block_on`); one worker for the sessions keeps
-    // a streamed line from waking a second worker to steal it (most of the CPU a streaming
-    // reply cost was those wake-ups, see docs/performance.md).
+    // The terminal UI runs on the main thread (`block_on`). As a client of a daemon (the
+    // default) it has nothing else to run but the connection's reader and writer: one thread
+    // for all of it, which also waits on the socket and the frame timers itself, so an event
+    // or a frame wakes one thread instead of a worker that then wakes the UI (those wake-ups
+    // were most of the CPU of an idle spinner and of a streamed reply, docs/performance.md).
+    // With the manager in this process (`CODIVA_IN_PROCESS=1`), one worker runs the sessions
+    // beside the UI; a second one only added steal wake-ups.
+    let ui_client_only = cli.command.is_none()
+        && std::env::var_os("CODIVA_IN_PROCESS").is_none_or(|value| value != "1");
     let workers = if cli.command.is_none() { 1 } else { 2 };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(workers)
-        .enable_all()
-        .build()
-    {
+    let runtime = if ui_client_only {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(workers)
+            .enable_all()
+            .build()
+    };
+    let runtime = match runtime {
         Ok(runtime) => runtime,
         Err(err) => {
             eprintln!("codiva: cannot start the async runtime: {err}");
