@@ -17,7 +17,7 @@ use codiva_protocol::methods::request;
 use codiva_protocol::params::{CreateParams, NoParams};
 use tokio::sync::mpsc;
 
-use crate::stream_replay::{self, STAMPED, delta_count, latest_stamp, now_us};
+use crate::stream_replay::{self, delta_count, latest_stamp, now_us};
 use crate::table::{Align, Table};
 
 /// Bytes of the fast reply (streamed as fast as the fake writes).
@@ -117,36 +117,7 @@ async fn collect(mut events: mpsc::UnboundedReceiver<ManagerEvent>, deltas: usiz
 /// A repository and a fake claude streaming `bytes` of stamped deltas over `pace`.
 fn setup(dir: &Path, bytes: usize, pace: Duration) -> Result<std::path::PathBuf> {
     std::fs::create_dir_all(dir)?;
-    let repo = dir.join("repo");
-    std::fs::create_dir_all(&repo)?;
-    for args in [
-        &["init", "-q", "-b", "main"][..],
-        &["config", "user.name", "bench"],
-        &["config", "user.email", "bench@example.invalid"],
-        &["commit", "-q", "--allow-empty", "-m", "init"],
-    ] {
-        let status = Command::new("git").args(args).current_dir(&repo).status()?;
-        if !status.success() {
-            bail!("git {args:?} failed");
-        }
-    }
-    let fake = dir.join("claude");
-    std::fs::write(
-        &fake,
-        format!(
-            "#!/bin/sh\nexec '{}' --fake-claude {bytes} {} '{}' {STAMPED} \"$@\"\n",
-            std::env::current_exe()?.display(),
-            pace.as_millis(),
-            dir.display()
-        ),
-    )?;
-    use std::os::unix::fs::PermissionsExt as _;
-    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755))?;
-    std::fs::write(
-        dir.join("config.toml"),
-        "fetch_base = false\ntitles = \"prompt\"\n",
-    )?;
-    Ok(repo.canonicalize()?)
+    Ok(stream_replay::fake_setup(dir, bytes, pace, true)?.canonicalize()?)
 }
 
 /// The turn through a manager in this process.

@@ -245,13 +245,10 @@ pub fn measure(
     result
 }
 
-fn measure_in(
-    codiva: &Path,
-    bytes: usize,
-    pace: Duration,
-    placement: Placement,
-    dir: &Path,
-) -> Result<Streamed> {
+/// Under `dir`: a repository with one commit (`repo`, returned), the fake claude streaming
+/// `bytes` over `pace` (`claude`; deltas stamped with their write time when `stamped`) and a
+/// config without base fetches or title requests (`config.toml`).
+pub fn fake_setup(dir: &Path, bytes: usize, pace: Duration, stamped: bool) -> Result<PathBuf> {
     let repo = dir.join("repo");
     std::fs::create_dir_all(&repo)?;
     for args in [
@@ -265,23 +262,42 @@ fn measure_in(
             bail!("git {args:?} failed");
         }
     }
-    let bench = std::env::current_exe()?;
     let fake = dir.join("claude");
     std::fs::write(
         &fake,
         format!(
-            "#!/bin/sh\nexec '{}' --fake-claude {bytes} {} '{}' \"$@\"\n",
-            bench.display(),
+            "#!/bin/sh\nexec '{}' --fake-claude {bytes} {} '{}' {}\"$@\"\n",
+            std::env::current_exe()?.display(),
             pace.as_millis(),
-            dir.display()
+            dir.display(),
+            if stamped {
+                format!("{STAMPED} ")
+            } else {
+                String::new()
+            }
         ),
     )?;
     {
         use std::os::unix::fs::PermissionsExt as _;
         std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755))?;
     }
+    std::fs::write(
+        dir.join("config.toml"),
+        "fetch_base = false\ntitles = \"prompt\"\n",
+    )?;
+    Ok(repo)
+}
+
+fn measure_in(
+    codiva: &Path,
+    bytes: usize,
+    pace: Duration,
+    placement: Placement,
+    dir: &Path,
+) -> Result<Streamed> {
+    let repo = fake_setup(dir, bytes, pace, false)?;
+    let fake = dir.join("claude");
     let config = dir.join("config.toml");
-    std::fs::write(&config, "fetch_base = false\ntitles = \"prompt\"\n")?;
     let mut command = Command::new(codiva);
     command
         .current_dir(&repo)
