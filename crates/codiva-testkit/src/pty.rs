@@ -45,6 +45,15 @@ impl Pty {
         if result != 0 {
             bail!("openpty failed: {}", std::io::Error::last_os_error());
         }
+        // openpty leaves both fds inheritable: a child that kept the master would hold its own
+        // terminal open (nothing would read it once this side is gone, and its next frame
+        // would block in write forever).
+        for fd in [master_fd, slave_fd] {
+            // SAFETY: fcntl on an fd openpty just opened.
+            unsafe {
+                libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+            }
+        }
         // SAFETY: openpty succeeded, so both fds are open and owned by nobody else.
         let (master, slave) = unsafe {
             (
@@ -203,4 +212,22 @@ impl Drop for Pty {
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_program_holds_only_its_terminal_not_the_master() {
+        let mut command = Command::new("sh");
+        command.args(["-c", "ls -l /proc/self/fd/; echo listed"]);
+        let mut pty = Pty::spawn(command, 24, 200).expect("spawn");
+        let screen = pty.wait_for_text("listed", Duration::from_secs(10));
+        pty.wait_exit(Duration::from_secs(10));
+        assert!(!screen.contains("ptmx"), "{screen}");
+        // Its three standard fds are the terminal, and no other fd is.
+        let terminals = screen.lines().filter(|l| l.contains("/dev/pts/")).count();
+        assert_eq!(terminals, 3, "{screen}");
+    }
 }
