@@ -50,7 +50,8 @@ usage: codiva-bench [--quick] [--fixtures DIR]
   --quick          32 MiB throughput corpus, 16/64 MiB replays (for CI)
   --fixtures DIR   the *.jsonl captures (default: codiva-core's tests/fixtures/claude)
   --tui-only       only the terminal UI's table
-  --stream-only    only its streaming rows (CPU per streamed MB; for profiling)
+  --stream-only    only its streaming rows (CPU per streamed MB; for profiling; with
+                   --daemon only the rows over the daemon, for A/B runs)
   --daemon-only    only the rows over the daemon (sessions, socket, attach, RSS)
   --sessions-only  only the sessions table (restore and list 50, open a log, create)
   --throughput-only  only the parse/reduce throughput and where its time goes (for A/B runs;
@@ -120,7 +121,7 @@ fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("--fake-claude") => return stream_replay::fake_claude_main(&args[1..]),
-        Some("--stream-only") => return tui::stream_only(),
+        Some("--stream-only") => return tui::stream_only(args.iter().any(|a| a == "--daemon")),
         Some("--sessions-only") => return sessions::run(false),
         Some("--daemon-only") => {
             return daemon_stream::daemon_only(args.iter().any(|a| a == "--quick"));
