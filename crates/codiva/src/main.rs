@@ -82,7 +82,11 @@ fn main() -> ExitCode {
     // beside the UI; a second one only added steal wake-ups.
     let ui_client_only = cli.command.is_none()
         && std::env::var_os("CODIVA_IN_PROCESS").is_none_or(|value| value != "1");
-    let workers = if cli.command.is_none() { 1 } else { 2 };
+    let workers = if cli.command.is_none() || daemon {
+        1
+    } else {
+        2
+    };
     let runtime = if ui_client_only {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
