@@ -82,6 +82,8 @@ pub struct App {
     /// The session whose dialog the last frame showed: dialog keys go to that one (what you
     /// see is what you answer).
     shown_dialog: Option<String>,
+    /// Where the last frame put the caret (`None`: hidden).
+    cursor: Option<(u16, u16)>,
     /// Prompts this client answered (until their close arrives): any other that closes while
     /// its dialog is shown was resolved by another client of the daemon.
     answered: std::collections::HashSet<String>,
@@ -132,6 +134,7 @@ impl App {
             now: Duration::ZERO,
             seen_at: HashMap::new(),
             shown_dialog: None,
+            cursor: None,
             answered: std::collections::HashSet::new(),
             quit: false,
             shutdown: false,
@@ -242,6 +245,7 @@ impl App {
 
     /// Draws the whole screen.
     pub fn render(&mut self, frame: &mut Frame) {
+        self.cursor = None;
         chrome::render(self, frame);
         if let Some(selection) = self.selection {
             if selection.done {
@@ -251,6 +255,11 @@ impl App {
                 selection.highlight(frame.buffer_mut());
             }
         }
+    }
+
+    /// Where the last frame put the caret (what it set on its `Frame`), `None` when hidden.
+    pub fn cursor(&self) -> Option<(u16, u16)> {
+        self.cursor
     }
 
     /// The links on screen, for OSC 8 hyperlinks (the session's log only).

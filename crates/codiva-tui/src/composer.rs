@@ -434,11 +434,10 @@ fn normalize(text: &str) -> String {
 /// Draws `text` (one row, no newlines) from cell (`x`, `y`), at most `max` cells, each grapheme
 /// at the column [`width`] gives it; a tab is drawn as spaces.
 fn draw(buf: &mut Buffer, x: u16, y: u16, text: &str, max: usize, style: Style) {
-    use unicode_segmentation::UnicodeSegmentation as _;
     let right = usize::from(buf.area.right());
     let mut column = usize::from(x);
     let limit = (column + max).min(right);
-    for grapheme in text.graphemes(true) {
+    for grapheme in width::graphemes(text) {
         let cells = width::grapheme_width(grapheme);
         if cells == 0 {
             continue;

@@ -384,7 +384,7 @@ impl Sections {
                 },
                 Slot::Blank => continue,
             };
-            buf.set_line(area.x, y, line, area.width);
+            crate::width::set_line(buf, area.x, y, line, area.width);
         }
     }
 }

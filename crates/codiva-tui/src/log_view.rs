@@ -341,7 +341,7 @@ impl LogView {
         }
         if !view.following {
             let status = Line::from(Span::styled(status_text(view.below), theme::accent()));
-            buf.set_line(area.x, area.bottom() - 1, &status, area.width);
+            crate::width::set_line(buf, area.x, area.bottom() - 1, &status, area.width);
         }
         self.cache.trim(self.frame);
     }

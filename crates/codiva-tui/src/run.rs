@@ -31,6 +31,7 @@ use crate::terminal;
 
 mod backend;
 mod effects;
+mod input;
 mod repair_effects;
 mod scroll;
 #[cfg(test)]
@@ -44,11 +45,17 @@ use effects::{run_effects, run_foreground};
 /// At most ~60 frames a second.
 pub const FRAME_INTERVAL: Duration = Duration::from_millis(16);
 /// At most 20 frames a second while only streamed text changed: the tail still follows
-/// smoothly (the core hands an agent's lines over every ~20 ms anyway), for two thirds of the
-/// drawing at 30 frames a second.
+/// smoothly (the core hands an agent's lines over every ~50 ms while they come densely), for
+/// two thirds of the drawing at 30 frames a second.
 pub const STREAM_FRAME_INTERVAL: Duration = Duration::from_millis(50);
-/// The latest a frame owed for streamed text alone is drawn when no more text arrives.
-pub const STREAM_FALLBACK: Duration = Duration::from_millis(100);
+/// At most 10 frames a second while streamed text comes faster than anyone reads along: the
+/// last frame brought half a screen of it or more (a model writes a few lines a second; this is
+/// a screen a second at 20 frames a second, and each frame's drawing is most of the UI's CPU
+/// then, docs/performance.md).
+pub const FAST_STREAM_FRAME_INTERVAL: Duration = Duration::from_millis(100);
+/// How much later than its interval a frame owed for streamed text alone is drawn at the latest
+/// when no more text arrives (it is drawn with the next batch otherwise).
+pub const STREAM_FALLBACK: Duration = Duration::from_millis(50);
 /// Bytes of terminal output buffered per frame.
 const FRAME_BUFFER: usize = 64 * 1024;
 /// While a frame is owed, manager events wait for it (one wake-up per frame, not per
@@ -57,6 +64,9 @@ const FRAME_BUFFER: usize = 64 * 1024;
 const BATCH_LIMIT: usize = 512;
 /// Spinner frames, only while something on screen spins.
 pub const ANIMATION_INTERVAL: Duration = Duration::from_millis(100);
+/// The spinner waits this long after a frame drawn for anything else before it asks for a frame
+/// of its own (longer than the gap between streamed text's frames).
+const SPINNER_AFTER_CONTENT: Duration = Duration::from_millis(150);
 
 pub struct TuiOptions {
     pub info: AppInfo,
@@ -137,7 +147,7 @@ async fn run_in_terminal(
             }
         });
     }
-    let mut input = EventStream::new();
+    let mut input = input::Input::new(EventStream::new());
     let mut signals = codiva_os::shutdown_signals::ShutdownSignals::new(false);
     let mut tick = tokio::time::interval(Duration::from_secs(1));
     // Code highlighted off the UI thread: draw again when a block is done.
@@ -155,7 +165,11 @@ async fn run_in_terminal(
     let mut lost = false;
     // When the spinner last moved (it moves with the frames that are drawn anyway).
     let mut last_animation = Instant::now();
+    // The frame owed is for the spinner alone, and when the last frame that was not was drawn.
+    let mut spinner_only = false;
+    let mut last_content_frame = Instant::now();
     let mut backlog = 0;
+    let mut pace = StreamPace::default();
     let started = Instant::now();
     let utc_offset = codiva_os::clock::utc_offset_seconds().unwrap_or(0);
     let wall_clock = || {
@@ -165,14 +179,18 @@ async fn run_in_terminal(
     };
     loop {
         app.set_now(started.elapsed());
-        dirty |= app.set_wall_clock(wall_clock(), utc_offset);
-        if dirty && Instant::now() >= frame_due(last_frame, urgent) {
+        if app.set_wall_clock(wall_clock(), utc_offset) {
+            dirty = true;
+            spinner_only = false;
+        }
+        if dirty && Instant::now() >= frame_due(last_frame, urgent, &pace) {
             // What arrived while the frame was owed.
             backlog = 0;
             while let Some(update) = events.try_recv() {
                 backlog += 1;
                 match update {
                     Update::Event { event, .. } => {
+                        pace.took(&event);
                         alerts.observe(&event, &app);
                         let effects = app.handle(UiEvent::Manager(Box::new(event)));
                         run_effects(&manager, &options, &app, effects, &done_tx);
@@ -187,8 +205,11 @@ async fn run_in_terminal(
                 app.handle(UiEvent::Animate);
                 last_animation = Instant::now();
             }
-            let completed = terminal.draw(|frame| app.render(frame))?;
-            let hyperlinks = hyperlinks(&app, completed.buffer);
+            if !std::mem::take(&mut spinner_only) || backlog > 0 {
+                last_content_frame = Instant::now();
+            }
+            let hyperlinks = draw_frame(&mut terminal, &mut app)?;
+            pace.framed(terminal.get_frame().area());
             if !hyperlinks.is_empty() {
                 use std::io::Write as _;
                 let mut out = io::stdout();
@@ -208,9 +229,9 @@ async fn run_in_terminal(
         }
         // A frame owed for streamed text alone waits for the next batch (see the module docs).
         let wake = if urgent {
-            frame_due(last_frame, urgent)
+            frame_due(last_frame, urgent, &pace)
         } else {
-            last_frame + STREAM_FALLBACK
+            frame_due(last_frame, urgent, &pace) + STREAM_FALLBACK
         };
         let event = tokio::select! {
             event = input.next() => match event {
@@ -232,6 +253,7 @@ async fn run_in_terminal(
             },
             update = events.recv(), if !dirty || !urgent || backlog >= BATCH_LIMIT => match update {
                 Some(Update::Event { event, .. }) => {
+                    pace.took(&event);
                     alerts.observe(&event, &app);
                     Some(UiEvent::Manager(Box::new(event)))
                 }
@@ -260,11 +282,12 @@ async fn run_in_terminal(
                 None
             }
             // Nothing else to draw: a frame for the spinner alone.
-            _ = tokio::time::sleep_until(last_animation + ANIMATION_INTERVAL),
+            _ = tokio::time::sleep_until(spinner_due(last_animation, last_content_frame)),
                 if !dirty && app.is_animating() =>
             {
                 dirty = true;
                 urgent = true;
+                spinner_only = true;
                 None
             }
             _ = highlighted.notified() => {
@@ -297,7 +320,7 @@ async fn run_in_terminal(
                 )
                 .await?;
                 *modes = now;
-                input = EventStream::new();
+                input = input::Input::new(EventStream::new());
                 // The terminal may have been resized meanwhile.
                 terminal.backend().forget_size();
                 terminal.clear()?;
@@ -305,7 +328,7 @@ async fn run_in_terminal(
             }
             // Coalesce: everything already waiting is handled before the next frame.
             while let Some(Update::Event { event, .. }) = events.try_recv() {
-                urgent |= !is_stream(&event);
+                urgent |= !pace.took(&event);
                 alerts.observe(&event, &app);
                 let effects = app.handle(UiEvent::Manager(Box::new(event)));
                 run_effects(&manager, &options, &app, effects, &done_tx);
@@ -325,17 +348,96 @@ async fn run_in_terminal(
     })
 }
 
+/// Draws one frame of `app`; returns its OSC 8 hyperlinks (see [`hyperlinks`]). In full
+/// screen the backend presents it ([`SizedBackend::present`]: each row compared once with what
+/// the terminal shows, a scroll where rows moved up); otherwise ratatui's `draw` diffs it.
+fn draw_frame<W: io::Write>(
+    terminal: &mut Terminal<SizedBackend<CrosstermBackend<W>>>,
+    app: &mut App,
+) -> io::Result<String> {
+    use ratatui::backend::Backend as _;
+    if !terminal.backend().presents() {
+        let completed = terminal.draw(|frame| app.render(frame))?;
+        return Ok(hyperlinks(app, completed.buffer));
+    }
+    terminal.autoresize()?;
+    app.render(&mut terminal.get_frame());
+    let mut frame = std::mem::take(terminal.current_buffer_mut());
+    let links = hyperlinks(app, &frame);
+    let presented = terminal.backend_mut().present(&mut frame);
+    // The buffer comes back blank (or as it was, after an error): the next frame is drawn in it.
+    *terminal.current_buffer_mut() = frame;
+    presented?;
+    match app.cursor() {
+        Some(position) => {
+            terminal.show_cursor()?;
+            terminal.set_cursor_position(position)?;
+        }
+        None => terminal.hide_cursor()?,
+    }
+    terminal.backend_mut().flush()?;
+    Ok(links)
+}
+
+/// When the spinner needs a frame of its own: [`ANIMATION_INTERVAL`] after it last moved, but
+/// not while other frames keep coming (streamed text is drawn ~20 times a second, and the
+/// spinner moves with those frames): a frame for the spinner between two of them would take
+/// the next one's place and double the wake-ups (docs/performance.md, round 6).
+fn spinner_due(last_animation: Instant, last_content_frame: Instant) -> Instant {
+    (last_animation + ANIMATION_INTERVAL).max(last_content_frame + SPINNER_AFTER_CONTENT)
+}
+
 /// When the next frame may be drawn.
-fn frame_due(last_frame: Instant, urgent: bool) -> Instant {
+fn frame_due(last_frame: Instant, urgent: bool, pace: &StreamPace) -> Instant {
     last_frame
         + if urgent {
             FRAME_INTERVAL
         } else {
-            STREAM_FRAME_INTERVAL
+            pace.interval()
         }
 }
 
-/// Streamed text only (drawn at [`STREAM_FRAME_INTERVAL`]).
+/// How often frames for streamed text alone are drawn: [`STREAM_FRAME_INTERVAL`], or
+/// [`FAST_STREAM_FRAME_INTERVAL`] after a frame that brought half a screen of text or more.
+#[derive(Debug, Default)]
+struct StreamPace {
+    /// Bytes of streamed text taken since the last frame.
+    since_frame: usize,
+    fast: bool,
+}
+
+impl StreamPace {
+    /// Counts a streamed event's text; whether `event` is streamed text.
+    fn took(&mut self, event: &ManagerEvent) -> bool {
+        match event {
+            ManagerEvent::Event {
+                event: codiva_protocol::session::SessionEvent::Stream { text, .. },
+                ..
+            } => {
+                self.since_frame += text.len();
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// A frame of `area` was drawn.
+    fn framed(&mut self, area: ratatui::layout::Rect) {
+        let half_screen = usize::from(area.width) * usize::from(area.height) / 2;
+        self.fast = self.since_frame >= half_screen.max(1);
+        self.since_frame = 0;
+    }
+
+    fn interval(&self) -> Duration {
+        if self.fast {
+            FAST_STREAM_FRAME_INTERVAL
+        } else {
+            STREAM_FRAME_INTERVAL
+        }
+    }
+}
+
+/// Streamed text only (drawn at [`StreamPace::interval`]).
 fn is_stream(event: &ManagerEvent) -> bool {
     matches!(
         event,
@@ -436,5 +538,82 @@ fn ui_event(event: Event) -> Option<UiEvent> {
         Event::Mouse(mouse) => Some(UiEvent::Mouse(mouse)),
         Event::Resize(..) => Some(UiEvent::Resize),
         Event::FocusGained | Event::FocusLost => None,
+    }
+}
+
+#[cfg(test)]
+mod spinner_tests {
+    use super::*;
+
+    #[test]
+    fn the_spinner_asks_for_no_frame_of_its_own_while_streamed_text_is_drawn() {
+        let start = Instant::now();
+        // Streamed text drawn every 52 ms (the core's batches); the spinner moves with those
+        // frames whenever its interval is over.
+        let mut last_animation = start;
+        for n in 1..40u32 {
+            let frame = start + Duration::from_millis(52) * n;
+            let previous = start + Duration::from_millis(52) * (n - 1);
+            assert!(
+                spinner_due(last_animation, previous) > frame,
+                "frame {n}: the spinner's own frame would come first"
+            );
+            if frame >= last_animation + ANIMATION_INTERVAL {
+                last_animation = frame;
+            }
+        }
+        // Text stops: the spinner goes on alone, every interval once the text's frames are over.
+        let last_text = start + Duration::from_millis(52) * 39;
+        let due = spinner_due(last_animation, last_text);
+        assert_eq!(due, last_text + SPINNER_AFTER_CONTENT);
+        assert_eq!(spinner_due(due, last_text), due + ANIMATION_INTERVAL);
+    }
+}
+
+#[cfg(test)]
+mod pace_tests {
+    use super::*;
+    use codiva_protocol::session::SessionEvent;
+    use ratatui::layout::Rect;
+
+    fn streamed(bytes: usize) -> ManagerEvent {
+        ManagerEvent::Event {
+            id: "s1".into(),
+            event: SessionEvent::Stream {
+                text: "x".repeat(bytes),
+                reset: false,
+            },
+        }
+    }
+
+    #[test]
+    fn text_faster_than_anyone_reads_is_drawn_at_half_the_rate() {
+        let screen = Rect::new(0, 0, 120, 40);
+        let mut pace = StreamPace::default();
+        assert_eq!(pace.interval(), STREAM_FRAME_INTERVAL);
+        // A model's pace: a line or two per frame.
+        for _ in 0..20 {
+            assert!(pace.took(&streamed(150)));
+            pace.framed(screen);
+            assert_eq!(pace.interval(), STREAM_FRAME_INTERVAL);
+        }
+        // Half a screen (2,400 cells) in one frame's worth of batches.
+        for _ in 0..3 {
+            pace.took(&streamed(800));
+        }
+        pace.framed(screen);
+        assert_eq!(pace.interval(), FAST_STREAM_FRAME_INTERVAL);
+        // It slows down again: the next frame is at the usual rate.
+        pace.took(&streamed(300));
+        pace.framed(screen);
+        assert_eq!(pace.interval(), STREAM_FRAME_INTERVAL);
+        // On a small terminal half a screen is less text.
+        pace.took(&streamed(1_000));
+        pace.framed(Rect::new(0, 0, 80, 24));
+        assert_eq!(pace.interval(), FAST_STREAM_FRAME_INTERVAL);
+        // Other events are not streamed text.
+        assert!(!pace.took(&ManagerEvent::Warning {
+            message: "w".into()
+        }));
     }
 }

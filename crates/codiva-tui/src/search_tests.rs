@@ -103,7 +103,7 @@ fn prompt_keys() {
 fn highlight_marks_wide_characters_by_their_cells() {
     let area = Rect::new(0, 0, 20, 1);
     let mut buf = Buffer::empty(area);
-    buf.set_line(0, 0, &Line::from("ab 検索 cd"), 20);
+    crate::width::set_line(&mut buf, 0, 0, &Line::from("ab 検索 cd"), 20);
     highlight(&mut buf, area, "検索");
     let marked: Vec<u16> = (0..20)
         .filter(|&x| buf[(x, 0)].style().bg == theme::search_match().bg)

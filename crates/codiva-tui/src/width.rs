@@ -2,7 +2,6 @@
 //! mapping positions (caret, mouse) alike. East-Asian wide characters and emoji take 2 cells;
 //! combining marks and zero-width joiners take 0; a grapheme cluster is never split.
 
-use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::UnicodeWidthStr;
 
 /// Cells `text` takes on one line (tabs count as 4, control characters as 0).
@@ -10,7 +9,38 @@ pub fn str_width(text: &str) -> usize {
     if is_plain_ascii(text) {
         return text.len();
     }
-    text.graphemes(true).map(grapheme_width).sum()
+    graphemes(text).map(grapheme_width).sum()
+}
+
+/// `text`'s grapheme clusters with their byte offsets, as `grapheme_indices(true)` gives them,
+/// without segmenting the ASCII in between: a printable ASCII character followed by ASCII (or
+/// the end) is a cluster of its own (no rule joins it to what follows; a cluster only ever
+/// begins at a boundary, where this always is). Everything else is segmented by the rules.
+/// Chrome text is mostly ASCII with a `·` or an arrow here and there, drawn every frame; one
+/// such character made a whole line go through segmentation.
+pub fn grapheme_indices(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let &byte = bytes.get(at)?;
+        let end = if (0x20..0x7f).contains(&byte) && bytes.get(at + 1).is_none_or(u8::is_ascii) {
+            at + 1
+        } else {
+            unicode_segmentation::GraphemeCursor::new(at, text.len(), true)
+                .next_boundary(text, 0)
+                .ok()
+                .flatten()
+                .unwrap_or(text.len())
+        };
+        let start = at;
+        at = end;
+        Some((start, &text[start..end]))
+    })
+}
+
+/// `text`'s grapheme clusters ([`grapheme_indices`] without the offsets).
+pub fn graphemes(text: &str) -> impl Iterator<Item = &str> {
+    grapheme_indices(text).map(|(_, grapheme)| grapheme)
 }
 
 /// Printable ASCII only: every byte is a grapheme of one cell (the fast path of wrapping and
@@ -56,7 +86,7 @@ pub fn wrap_line(line: &str, width: usize) -> Vec<Row> {
 
 /// `line`'s grapheme clusters as (byte offset, whether it is whitespace, cells).
 fn grapheme_cells(line: &str) -> impl Iterator<Item = (usize, bool, usize)> + '_ {
-    line.grapheme_indices(true).map(|(i, grapheme)| {
+    grapheme_indices(line).map(|(i, grapheme)| {
         let space = grapheme.chars().all(char::is_whitespace);
         (i, space, grapheme_width(grapheme))
     })
@@ -163,7 +193,7 @@ pub fn truncate(text: &str, width: usize) -> String {
     }
     let mut out = String::new();
     let mut used = 0;
-    for grapheme in text.graphemes(true) {
+    for grapheme in graphemes(text) {
         let w = grapheme_width(grapheme);
         if used + w > width - 1 {
             break;
@@ -187,7 +217,7 @@ pub fn fit(text: &str, width: usize) -> String {
 /// end): what a click or a vertical caret move lands on.
 pub fn byte_at_column(text: &str, column: usize) -> usize {
     let mut used = 0;
-    for (offset, grapheme) in text.grapheme_indices(true) {
+    for (offset, grapheme) in grapheme_indices(text) {
         let w = grapheme_width(grapheme);
         if used + w > column {
             return offset;
@@ -223,7 +253,7 @@ pub fn set_line(
             }
             x + cells
         } else {
-            buf.set_stringn(x, y, text, usize::from(remaining), style).0
+            set_stringn(buf, x, y, text, remaining, style)
         };
         remaining = remaining.saturating_sub(end.saturating_sub(x));
         x = end;
@@ -231,9 +261,66 @@ pub fn set_line(
     (x, y)
 }
 
+/// ratatui's `Buffer::set_stringn` (the same cells, widths and cut), segmenting with
+/// [`graphemes`]. Returns the column after the last cell written.
+fn set_stringn(
+    buf: &mut ratatui::buffer::Buffer,
+    mut x: u16,
+    y: u16,
+    text: &str,
+    max_width: u16,
+    style: ratatui::style::Style,
+) -> u16 {
+    use ratatui::buffer::CellWidth as _;
+    let mut remaining = buf.area.right().saturating_sub(x).min(max_width);
+    for symbol in graphemes(text) {
+        if symbol.contains(char::is_control) {
+            continue;
+        }
+        let width = symbol.cell_width();
+        if width == 0 {
+            continue;
+        }
+        let Some(left) = remaining.checked_sub(width) else {
+            break;
+        };
+        remaining = left;
+        buf[(x, y)].set_symbol(symbol).set_style(style);
+        let next = x + width;
+        x += 1;
+        // The cells a wide symbol covers are reset (they would be hidden by it).
+        while x < next {
+            buf[(x, y)].reset();
+            x += 1;
+        }
+    }
+    x
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use unicode_segmentation::UnicodeSegmentation;
+
+    #[test]
+    fn graphemes_are_the_clusters_the_rules_give() {
+        let texts = [
+            "",
+            "plain ascii",
+            "a\u{301}b",         // a combining accent joins the letter before it
+            "x\r\ny\n\tz\u{7f}", // CR LF is one cluster; controls alone
+            "e\u{308}\u{301} 日本語 🎌 👍🏽 👨‍👩‍👧", // marks, wide, flags, modifiers, ZWJ
+            "· ↑↓ choose · Enter allow · Esc back",
+            "ｶﾞ halfwidth kana with a sound mark",
+            "a\u{200d}b ok\u{fe0f}",
+            "🇯🇵x",
+        ];
+        for text in texts {
+            let ours: Vec<(usize, &str)> = grapheme_indices(text).collect();
+            let theirs: Vec<(usize, &str)> = text.grapheme_indices(true).collect();
+            assert_eq!(ours, theirs, "{text:?}");
+        }
+    }
 
     #[test]
     fn set_line_draws_what_ratatui_draws() {

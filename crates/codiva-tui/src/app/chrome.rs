@@ -188,11 +188,13 @@ pub fn render(app: &mut App, frame: &mut Frame) {
             && let Some((x, cy)) = cursor
         {
             frame.set_cursor_position((x, cy));
+            app.cursor = Some((x, cy));
         }
         y += composer_height;
     }
     if let Some((x, cy)) = overlay_cursor {
         frame.set_cursor_position((x, cy));
+        app.cursor = Some((x, cy));
     }
     let buf = frame.buffer_mut();
     put(
@@ -209,7 +211,7 @@ pub fn render(app: &mut App, frame: &mut Frame) {
 
 fn put(buf: &mut Buffer, x: u16, y: u16, width: u16, line: &Line) {
     if y < buf.area.bottom() {
-        buf.set_line(x, y, line, width);
+        crate::width::set_line(buf, x, y, line, width);
     }
 }
 
@@ -525,13 +527,13 @@ fn detail(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
         }
         None => Line::styled(format!("‹ {id}"), theme::bold()),
     };
-    buf.set_line(area.x, area.y, &title, area.width);
+    crate::width::set_line(buf, area.x, area.y, &title, area.width);
     let mut rest = Rect::new(area.x, area.y + 1, area.width, area.height - 1);
     // Its pull requests, when it has (or looks for) one.
     if let Some(spans) = session.as_ref().and_then(|s| crate::pr_cell::line(&s.prs))
         && rest.height > LOG_RESERVE
     {
-        buf.set_line(rest.x, rest.y, &Line::from(spans), rest.width);
+        crate::width::set_line(buf, rest.x, rest.y, &Line::from(spans), rest.width);
         rest.y += 1;
         rest.height -= 1;
     }
@@ -539,7 +541,7 @@ fn detail(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
     if let Some(line) = super::repair::uncommitted_line(app.pane(id).uncommitted.as_deref())
         && rest.height > LOG_RESERVE
     {
-        buf.set_line(rest.x, rest.y, &line, rest.width);
+        crate::width::set_line(buf, rest.x, rest.y, &line, rest.width);
         rest.y += 1;
         rest.height -= 1;
     }
@@ -556,7 +558,7 @@ fn detail(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
                 break;
             }
             let line = Line::styled(format!("  {}", &text[row.start..row.end]), theme::error());
-            buf.set_line(rest.x, rest.y, &line, rest.width);
+            crate::width::set_line(buf, rest.x, rest.y, &line, rest.width);
             rest.y += 1;
             rest.height -= 1;
         }
@@ -608,7 +610,7 @@ fn render_dialog(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
         let hint = t(Key::TabToAnswer);
         let cells = u16::try_from(crate::width::str_width(hint)).unwrap_or(16);
         let x = area.right().saturating_sub(cells + 1);
-        buf.set_line(x, area.y, &Line::styled(hint, theme::warning()), cells);
+        crate::width::set_line(buf, x, area.y, &Line::styled(hint, theme::warning()), cells);
     }
 }
 

@@ -97,7 +97,8 @@ impl ConfigView {
             return None;
         }
         let width = usize::from(area.width);
-        buf.set_line(
+        crate::width::set_line(
+            buf,
             area.x,
             area.y,
             &Line::styled(
@@ -146,7 +147,7 @@ impl ConfigView {
                 format!(" {}", vtf(V::ConfigDefault, &[default])),
                 theme::dim(),
             ));
-            buf.set_line(area.x, y, &Line::from(spans), area.width);
+            crate::width::set_line(buf, area.x, y, &Line::from(spans), area.width);
         }
         let editor = self.editing.as_mut()?;
         let key = self
@@ -154,7 +155,8 @@ impl ConfigView {
             .get(self.selected)
             .map_or("", |field| field.key.as_str());
         let y = area.bottom().saturating_sub(2);
-        buf.set_line(
+        crate::width::set_line(
+            buf,
             area.x,
             y,
             &Line::styled(

@@ -186,10 +186,11 @@ impl DiffView {
                 theme::warning(),
             ));
         }
-        buf.set_line(area.x, area.y, &Line::from(spans), area.width);
+        crate::width::set_line(buf, area.x, area.y, &Line::from(spans), area.width);
         let body = Rect::new(area.x, area.y + 1, area.width, area.height - 1);
         let Some(lines) = &self.lines else {
-            buf.set_line(
+            crate::width::set_line(
+                buf,
                 body.x,
                 body.y,
                 &Line::styled(format!("  {}", vt(V::DiffLoading)), theme::dim()),
@@ -198,7 +199,8 @@ impl DiffView {
             return;
         };
         if lines.is_empty() {
-            buf.set_line(
+            crate::width::set_line(
+                buf,
                 body.x,
                 body.y,
                 &Line::styled(format!("  {}", vt(V::DiffEmpty)), theme::dim()),
@@ -249,7 +251,8 @@ impl DiffView {
             .enumerate()
         {
             let y = diff_area.y + u16::try_from(row).unwrap_or(0);
-            buf.set_line(
+            crate::width::set_line(
+                buf,
                 diff_area.x,
                 y,
                 &Line::styled(truncate(line, diff_width), line_style(line)),
@@ -285,7 +288,7 @@ impl DiffView {
                 Span::styled(format!(" +{}", file.added), theme::diff_added()),
                 Span::styled(format!(" −{}", file.removed), theme::diff_removed()),
             ]);
-            buf.set_line(area.x, y, &line, area.width);
+            crate::width::set_line(buf, area.x, y, &line, area.width);
         }
     }
 }

@@ -88,7 +88,8 @@ pub(super) fn render_list(
         } else {
             theme::dim()
         };
-        buf.set_line(
+        crate::width::set_line(
+            buf,
             area.x,
             area.y,
             &Line::styled(format!("  {text}"), style),
@@ -96,7 +97,8 @@ pub(super) fn render_list(
         );
         area = Rect::new(area.x, area.y + 1, area.width, area.height - 1);
         if rows.is_empty() && area.height > 0 {
-            buf.set_line(
+            crate::width::set_line(
+                buf,
                 area.x,
                 area.y,
                 &Line::styled(

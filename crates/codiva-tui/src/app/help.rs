@@ -135,10 +135,11 @@ pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
     let scroll = help.scroll;
     help.page = visible;
     for y in area.top()..area.bottom() {
-        buf.set_line(area.x, y, &Line::raw(" ".repeat(width)), area.width);
+        crate::width::set_line(buf, area.x, y, &Line::raw(" ".repeat(width)), area.width);
     }
     let title = format!(" {}", t(Key::HelpTitle));
-    buf.set_line(
+    crate::width::set_line(
+        buf,
         area.x,
         area.y,
         &Line::styled(fit(&title, width), theme::focus_label()),
@@ -146,7 +147,7 @@ pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
     );
     for (offset, line) in lines.iter().skip(scroll).take(visible).enumerate() {
         let y = area.y + 1 + u16::try_from(offset).unwrap_or(0);
-        buf.set_line(area.x, y, line, area.width);
+        crate::width::set_line(buf, area.x, y, line, area.width);
     }
     let below = lines.len().saturating_sub(scroll + visible);
     let hint = if below > 0 {
@@ -154,7 +155,8 @@ pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
     } else {
         t(Key::HelpEnd).to_owned()
     };
-    buf.set_line(
+    crate::width::set_line(
+        buf,
         area.x,
         area.bottom().saturating_sub(1),
         &Line::styled(fit(&format!(" {hint}"), width), theme::dim()),

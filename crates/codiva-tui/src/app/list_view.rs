@@ -182,7 +182,7 @@ pub fn render_agents(agents: &[AgentAvailability], area: Rect, buf: &mut Buffer)
         if row >= area.height {
             break;
         }
-        buf.set_line(area.x, area.y + row, line, area.width);
+        crate::width::set_line(buf, area.x, area.y + row, line, area.width);
     }
 }
 
@@ -202,7 +202,7 @@ pub fn render(
     }
     if sessions.is_empty() {
         let hint = Line::styled(format!("  {}", t(Key::EmptyHint)), theme::dim());
-        buf.set_line(area.x, area.y, &hint, area.width);
+        crate::width::set_line(buf, area.x, area.y, &hint, area.width);
         return (Rect::new(area.x, area.y, area.width, 0), 0);
     }
     let width = usize::from(area.width);
@@ -233,12 +233,18 @@ pub fn render(
         } else {
             String::new()
         };
-        buf.set_line(area.x, y, &Line::styled(text, theme::dim()), area.width);
+        crate::width::set_line(
+            buf,
+            area.x,
+            y,
+            &Line::styled(text, theme::dim()),
+            area.width,
+        );
         y += 1;
     }
     for (index, session) in sessions.iter().enumerate().skip(first).take(rows) {
         let line = row(session, index == selected, focused, activity, width, &cols);
-        buf.set_line(area.x, y, &line, area.width);
+        crate::width::set_line(buf, area.x, y, &line, area.width);
         y += 1;
     }
     if scrolled {
@@ -248,7 +254,13 @@ pub fn render(
         } else {
             String::new()
         };
-        buf.set_line(area.x, y, &Line::styled(text, theme::dim()), area.width);
+        crate::width::set_line(
+            buf,
+            area.x,
+            y,
+            &Line::styled(text, theme::dim()),
+            area.width,
+        );
     }
     (rows_area, first)
 }

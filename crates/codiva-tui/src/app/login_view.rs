@@ -278,7 +278,7 @@ impl LoginView {
         let rows = usize::from(area.height.saturating_sub(u16::from(editor)));
         for (row, line) in lines.iter().take(rows).enumerate() {
             let y = area.y + u16::try_from(row).unwrap_or(0);
-            buf.set_line(area.x, y, line, area.width);
+            crate::width::set_line(buf, area.x, y, line, area.width);
         }
         if !editor {
             return None;

@@ -174,12 +174,12 @@ impl MessageView {
         let width = usize::from(area.width);
         let title = format!(" {}", vtf(V::MessageTitle, &[&byte_size(self.size)]));
         let title = Line::styled(truncate(&title, width), theme::bold());
-        buf.set_line(area.x, area.y, &title, area.width);
+        crate::width::set_line(buf, area.x, area.y, &title, area.width);
         let body = Rect::new(area.x, area.y + 1, area.width, area.height - 1);
         let text = match &self.content {
             Content::Loading => {
                 let line = Line::styled(format!("  {}", vt(V::MessageLoading)), theme::dim());
-                buf.set_line(body.x, body.y, &line, body.width);
+                crate::width::set_line(buf, body.x, body.y, &line, body.width);
                 return;
             }
             Content::Error(error) => {
@@ -193,7 +193,7 @@ impl MessageView {
                             theme::error()
                         }
                     });
-                    buf.set_line(body.x, body.y + y16(y), &line, body.width);
+                    crate::width::set_line(buf, body.x, body.y + y16(y), &line, body.width);
                 }
                 return;
             }
@@ -220,7 +220,7 @@ impl MessageView {
         if let Some(rendered) = &self.rendered {
             let shown = rendered.lines.iter().skip(self.scroll).take(self.page);
             for (y, line) in shown.enumerate() {
-                buf.set_line(body.x, body.y + y16(y), line, body.width);
+                crate::width::set_line(buf, body.x, body.y + y16(y), line, body.width);
             }
         }
         if let Some(search) = self.search.as_ref().filter(|s| !s.editing) {

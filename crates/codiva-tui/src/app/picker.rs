@@ -85,7 +85,8 @@ impl Picker {
             return;
         }
         let width = usize::from(area.width);
-        buf.set_line(
+        crate::width::set_line(
+            buf,
             area.x,
             area.y,
             &Line::styled(truncate(&format!(" {}", self.title), width), theme::bold()),
@@ -94,7 +95,8 @@ impl Picker {
         let rows = usize::from(area.height.saturating_sub(1));
         if self.rows.is_empty() {
             if rows > 0 {
-                buf.set_line(
+                crate::width::set_line(
+                    buf,
                     area.x,
                     area.y + 1,
                     &Line::styled(format!("  {}", self.empty), theme::dim()),
@@ -150,7 +152,7 @@ impl Picker {
                 format!("  {}", truncate(&detail, width.saturating_sub(used))),
                 theme::dim(),
             ));
-            buf.set_line(area.x, y, &Line::from(spans), area.width);
+            crate::width::set_line(buf, area.x, y, &Line::from(spans), area.width);
         }
     }
 }

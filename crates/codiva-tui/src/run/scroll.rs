@@ -2,11 +2,13 @@
 //! terminal is asked to move them itself (a scroll region, DECSTBM, and `CSI n S`) and only what
 //! differs after the move is written, instead of every cell of every moved row.
 //!
-//! ratatui diffs each frame against its previous one, cell by cell, and keeps that buffer to
-//! itself; [`Screen`] keeps its own copy of what the terminal shows (the previous frame with
-//! the cells the last frame wrote), finds a shift that most changed rows share, and rewrites the
-//! frame's cells as: the scroll, then the diff against the scrolled screen. Rows are compared by
-//! a hash first and then cell by cell, so a scroll is only used where the rows are equal.
+//! In full screen the frame is not diffed by ratatui (every cell against its previous frame,
+//! then handed over to be compared again): [`Screen`] keeps what the terminal shows, compares
+//! each row of the frame with it once, hashes the rows that differ to find a shift that most of
+//! them share, and gives the frame's cells as: the scroll, then the cells that differ from the
+//! scrolled screen. Rows are compared by a hash first and then cell by cell, so a scroll is
+//! only used where the rows are equal. The frame's buffer then becomes the screen (a swap, not
+//! a copy).
 
 use ratatui::buffer::{Buffer, Cell};
 use ratatui::layout::Rect;
@@ -22,9 +24,12 @@ pub(super) struct Screen {
     shown: Buffer,
     /// A hash of each row of `shown`.
     hashes: Vec<u64>,
-    /// The next frame, built here (kept to reuse its allocation).
-    next: Buffer,
+    /// The frame's row hashes while it is presented.
     next_hashes: Vec<u64>,
+    /// Which rows of the frame differ from the screen's.
+    changed: Vec<bool>,
+    /// A blank row (what the terminal shows in the rows a scroll brings in).
+    blank: Vec<Cell>,
 }
 
 /// Rows `top..=bottom` (0-based) move up by `n`; the `n` rows at the bottom become blank.
@@ -55,8 +60,9 @@ impl Screen {
         let shown = Buffer::empty(area);
         let hashes = (0..area.height).map(|y| row_hash(&shown, y)).collect();
         Screen {
-            next: shown.clone(),
+            blank: vec![Cell::EMPTY; usize::from(area.width)],
             next_hashes: Vec::new(),
+            changed: Vec::new(),
             shown,
             hashes,
         }
@@ -66,87 +72,90 @@ impl Screen {
         self.shown.area
     }
 
-    /// Takes a frame's cells (ratatui's diff against the screen). Returns the scroll to do
-    /// first and the cells to write after it, or `None` when the cells are best written as
-    /// they are; either way the screen is then the frame. Most frames do not scroll (or move
-    /// by more than the screen): for them this costs a hash of each changed row, not a copy.
-    pub(super) fn frame<'a>(
-        &'a mut self,
-        updates: &[(u16, u16, &Cell)],
-    ) -> Option<(Scroll, Cells<'a>)> {
+    /// What to write for the frame `next` (of this screen's area): the scroll to do first, if
+    /// a band of rows moved up, and the cells that then differ (ratatui's rules for wide
+    /// characters, [`diff_row`]). Each row is compared once; only rows that differ are hashed
+    /// (to find a shift) and diffed cell by cell. [`Screen::settle`] after writing them.
+    pub(super) fn present<'a>(&mut self, next: &'a Buffer) -> (Option<Scroll>, Cells<'a>) {
+        debug_assert_eq!(next.area, self.shown.area, "a frame of the screen's size");
         let area = self.shown.area;
         let width = usize::from(area.width);
         let height = usize::from(area.height);
-        let mut changed = vec![false; height];
-        for &(_, y, _) in updates {
-            if let Some(row) = changed.get_mut(usize::from(y.wrapping_sub(area.y))) {
-                *row = true;
-            }
-        }
-        // The frame's row hashes: the screen's, with the cells of each changed row replaced.
         self.next_hashes.clone_from(&self.hashes);
-        let mut at = 0;
-        for (row, _) in changed.iter().enumerate().filter(|(_, c)| **c) {
-            let y = area.y + row as u16;
-            let mut hasher = RowHasher::default();
-            for x in 0..area.width {
-                while updates
-                    .get(at)
-                    .is_some_and(|&(ux, uy, _)| (uy, ux) < (y, x))
-                {
-                    at += 1;
-                }
-                match updates.get(at) {
-                    Some(&(ux, uy, cell)) if (ux, uy) == (x, y) => hasher.cell(cell),
-                    _ => hasher.cell(&self.shown.content[row * width + usize::from(x - area.x)]),
-                }
+        self.changed.clear();
+        self.changed.resize(height, false);
+        let mut count = 0;
+        for y in 0..height {
+            let row = self.row(y);
+            if self.shown.content[row.clone()] != next.content[row.clone()] {
+                self.changed[y] = true;
+                self.next_hashes[y] = hash_cells(&next.content[row]);
+                count += 1;
             }
-            self.next_hashes[row] = hasher.0;
         }
-        let scroll = if changed.iter().filter(|c| **c).count() >= MIN_ROWS {
-            self.find_shift(&changed)
+        let scroll = if count >= MIN_ROWS {
+            self.find_shift().and_then(|n| self.band(n, next))
         } else {
             None
         };
-        let Some(n) = scroll else {
-            self.take_in_place(updates);
-            return None;
-        };
-        // A shift most changed rows share: build the frame and check the rows cell by cell.
-        self.next.content.clone_from(&self.shown.content);
-        for &(x, y, cell) in updates {
-            if let Some(target) = self.next.cell_mut((x, y)) {
-                *target = cell.clone();
-            }
+        let mut cells = Vec::new();
+        for y in 0..height {
+            // What the terminal shows in this row before the cells are written.
+            let before: &[Cell] = match scroll {
+                Some(s) if (usize::from(s.top)..=usize::from(s.bottom)).contains(&y) => {
+                    let from = y + usize::from(s.n);
+                    if from <= usize::from(s.bottom) {
+                        &self.shown.content[self.row(from)]
+                    } else {
+                        &self.blank
+                    }
+                }
+                _ if self.changed[y] => &self.shown.content[self.row(y)],
+                _ => continue,
+            };
+            let y_at = area.y + y as u16;
+            diff_row(
+                before,
+                &next.content[y * width..(y + 1) * width],
+                area.x,
+                y_at,
+                &mut cells,
+            );
         }
-        let Some(scroll) = self.band(n) else {
-            std::mem::swap(&mut self.shown, &mut self.next);
-            std::mem::swap(&mut self.hashes, &mut self.next_hashes);
-            return None;
-        };
-        self.apply(scroll);
-        Some((scroll, self.shown.diff(&self.next)))
+        (scroll, cells)
     }
 
-    /// The frame's cells written as they are: the screen takes them.
-    fn take_in_place(&mut self, updates: &[(u16, u16, &Cell)]) {
+    /// The cells [`Screen::present`] gave were written: the screen is the frame now. `next`
+    /// gets the buffer the screen was kept in, blank, to draw the next frame in.
+    pub(super) fn settle(&mut self, next: &mut Buffer) {
+        std::mem::swap(&mut self.shown, next);
+        std::mem::swap(&mut self.hashes, &mut self.next_hashes);
+        next.reset();
+    }
+
+    /// Cells written by ratatui's own diff (a frame drawn outside [`Screen::present`]): the
+    /// screen takes them.
+    pub(super) fn take(&mut self, updates: &[(u16, u16, &Cell)]) {
+        let top = self.shown.area.y;
+        let mut rows: Vec<u16> = Vec::new();
         for &(x, y, cell) in updates {
             if let Some(target) = self.shown.cell_mut((x, y)) {
                 *target = cell.clone();
+                if rows.last() != Some(&y) {
+                    rows.push(y);
+                }
             }
         }
-        std::mem::swap(&mut self.hashes, &mut self.next_hashes);
-    }
-
-    /// After the cells of a [`Screen::frame`] that scrolled were written: the screen is the frame.
-    pub(super) fn settle(&mut self) {
-        std::mem::swap(&mut self.shown, &mut self.next);
-        std::mem::swap(&mut self.hashes, &mut self.next_hashes);
+        for y in rows {
+            let row = y - top;
+            self.hashes[usize::from(row)] = row_hash(&self.shown, row);
+        }
     }
 
     /// The shift most changed non-blank rows share with a row further down the screen (by
     /// their hashes), if at least half of them do.
-    fn find_shift(&self, changed: &[bool]) -> Option<usize> {
+    fn find_shift(&self) -> Option<usize> {
+        let changed = &self.changed;
         let height = changed.len();
         let blank = blank_hash(self.shown.area.width);
         let mut votes = vec![0usize; height];
@@ -168,13 +177,13 @@ impl Screen {
         (best >= 2 && 2 * best >= voters).then_some(n)
     }
 
-    /// The longest run of rows that are, moved up by `n`, what the frame (`next`) wants there,
+    /// The longest run of rows that are, moved up by `n`, what the frame `next` wants there,
     /// compared cell by cell; at least two rows.
-    fn band(&self, n: usize) -> Option<Scroll> {
+    fn band(&self, n: usize, next: &Buffer) -> Option<Scroll> {
         let height = usize::from(self.shown.area.height);
         let moved = |y: usize| {
             self.hashes[y + n] == self.next_hashes[y]
-                && self.shown.content[self.row(y + n)] == self.next.content[self.row(y)]
+                && self.shown.content[self.row(y + n)] == next.content[self.row(y)]
         };
         let mut best_run: Option<(usize, usize)> = None;
         let mut y = 0;
@@ -203,39 +212,97 @@ impl Screen {
         })
     }
 
-    /// Moves rows of `shown` as the terminal does for `scroll`.
-    fn apply(&mut self, scroll: Scroll) {
-        let width = usize::from(self.shown.area.width);
-        let top = usize::from(scroll.top - self.shown.area.y);
-        let bottom = usize::from(scroll.bottom - self.shown.area.y);
-        let n = usize::from(scroll.n);
-        let band = &mut self.shown.content[top * width..(bottom + 1) * width];
-        band.rotate_left(n * width);
-        let fresh = band.len() - n * width;
-        for cell in &mut band[fresh..] {
-            *cell = Cell::EMPTY;
-        }
-        self.hashes[top..=bottom].rotate_left(n);
-        let blank = blank_hash(self.shown.area.width);
-        for hash in &mut self.hashes[bottom + 1 - n..=bottom] {
-            *hash = blank;
-        }
-    }
-
     fn row(&self, y: usize) -> std::ops::Range<usize> {
         let width = usize::from(self.shown.area.width);
         y * width..(y + 1) * width
     }
 }
 
-fn row_hash(buffer: &Buffer, row: u16) -> u64 {
-    let width = usize::from(buffer.area.width);
-    let start = usize::from(row) * width;
+/// The cells of `next` (one row, at column `x`, row `y`) to write over `before`, by the rules
+/// of ratatui's `BufferDiff`: an equal cell is not written, nor the cells a wide character
+/// covers; a wide emoji presentation (VS16) also writes its trailing cells where they changed,
+/// and a narrow cell that replaces a wider one with a visible background writes the cells the
+/// old one covered (terminals leave them painted otherwise).
+pub(super) fn diff_row<'a>(before: &[Cell], next: &'a [Cell], x: u16, y: u16, out: &mut Cells<'a>) {
+    use ratatui::buffer::{CellDiffOption, CellWidth as _};
+    use ratatui::style::{Color, Modifier};
+    const VISIBLE_ON_BLANK: Modifier = Modifier::REVERSED
+        .union(Modifier::UNDERLINED)
+        .union(Modifier::SLOW_BLINK)
+        .union(Modifier::RAPID_BLINK)
+        .union(Modifier::CROSSED_OUT);
+    #[allow(deprecated)]
+    fn is_skip(cell: &Cell) -> bool {
+        matches!(cell.diff_option, CellDiffOption::Skip)
+            || (cell.skip && matches!(cell.diff_option, CellDiffOption::None))
+    }
+    let len = next.len().min(before.len());
+    let at = |i: usize| x + i as u16;
+    let mut i = 0;
+    while i < len {
+        let current = &next[i];
+        let previous = &before[i];
+        let index = i;
+        i += 1;
+        match current.diff_option {
+            CellDiffOption::Skip => {}
+            _ if is_skip(current) => {}
+            CellDiffOption::ForcedWidth(width) => {
+                i = i.saturating_add(usize::from(width.get().saturating_sub(1)));
+                if current != previous {
+                    out.push((at(index), y, current));
+                }
+            }
+            CellDiffOption::None | CellDiffOption::AlwaysUpdate => {
+                let cell_width = usize::from(current.cell_width());
+                if matches!(current.diff_option, CellDiffOption::None) && current == previous {
+                    i += cell_width.saturating_sub(1);
+                    continue;
+                }
+                out.push((at(index), y, current));
+                let previous_width = usize::from(previous.cell_width());
+                let trailing = if cell_width > 1 && current.symbol().contains('\u{FE0F}') {
+                    Some(((index + cell_width).min(len), false))
+                } else if cell_width > 1 {
+                    i += cell_width - 1;
+                    None
+                } else if previous_width > cell_width
+                    && (previous.bg != Color::Reset
+                        || previous.modifier.intersects(VISIBLE_ON_BLANK))
+                {
+                    Some(((index + previous_width).min(len), true))
+                } else {
+                    None
+                };
+                if let Some((mut end, force)) = trailing {
+                    let mut j = index + 1;
+                    while j < end {
+                        let k = j;
+                        j += usize::from(next[k].cell_width().max(1));
+                        end = end.max(j).min(len);
+                        if !is_skip(&next[k]) && (force || before[k].symbol() != next[k].symbol()) {
+                            out.push((at(k), y, &next[k]));
+                        }
+                    }
+                    i = end;
+                }
+            }
+        }
+    }
+}
+
+fn hash_cells(cells: &[Cell]) -> u64 {
     let mut hasher = RowHasher::default();
-    for cell in &buffer.content[start..start + width] {
+    for cell in cells {
         hasher.cell(cell);
     }
     hasher.0
+}
+
+fn row_hash(buffer: &Buffer, row: u16) -> u64 {
+    let width = usize::from(buffer.area.width);
+    let start = usize::from(row) * width;
+    hash_cells(&buffer.content[start..start + width])
 }
 
 fn blank_hash(width: u16) -> u64 {

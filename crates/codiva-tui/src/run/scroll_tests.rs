@@ -7,7 +7,7 @@ use codiva_protocol::manager::{ManagerEvent, SessionInfo};
 use codiva_protocol::session::SessionEvent;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::backend::{CrosstermBackend, TestBackend};
-use ratatui::buffer::Buffer;
+use ratatui::buffer::{Buffer, Cell};
 use ratatui::layout::Size;
 use ratatui::{Terminal, TerminalOptions, Viewport};
 
@@ -118,6 +118,18 @@ fn shown(bytes: &[u8]) -> Vec<String> {
     parser.screen().rows(0, WIDTH).collect()
 }
 
+/// Draws a frame as the run loop does; returns the frame's rows (drawn again, on a test
+/// backend, since the presented buffer goes to the screen).
+fn draw(
+    terminal: &mut Terminal<SizedBackend<CrosstermBackend<Output>>>,
+    app: &mut App,
+) -> Vec<String> {
+    super::draw_frame(terminal, app).unwrap();
+    let mut plain = Terminal::new(TestBackend::new(WIDTH, HEIGHT)).unwrap();
+    plain.draw(|frame| app.render(frame)).unwrap();
+    rows(plain.backend().buffer())
+}
+
 fn rows(buffer: &Buffer) -> Vec<String> {
     (0..buffer.area.height)
         .map(|y| {
@@ -142,10 +154,10 @@ fn a_stream_only_frame_that_scrolls_writes_the_new_rows_only() {
         let mut app = streaming_app();
         let (mut terminal, output) = terminal(scrolls);
         stream(&mut app, 0, 60);
-        terminal.draw(|frame| app.render(frame)).unwrap();
+        draw(&mut terminal, &mut app);
         let before = output.len();
         stream(&mut app, 60, 61);
-        let frame = rows(terminal.draw(|frame| app.render(frame)).unwrap().buffer);
+        let frame = draw(&mut terminal, &mut app);
         written.push(output.len() - before);
         assert!(
             frame.iter().any(|row| row.contains("Line 60 of the reply")),
@@ -182,7 +194,7 @@ fn frames_that_scroll_by_different_amounts_leave_the_screen_right() {
     for step in [50, 1, 3, 7, 1, 25, 2, 60, 1] {
         stream(&mut app, line, line + step);
         line += step;
-        let frame = rows(terminal.draw(|frame| app.render(frame)).unwrap().buffer);
+        let frame = draw(&mut terminal, &mut app);
         let screen: Vec<String> = shown(&output.0.borrow())
             .into_iter()
             .map(|row| row.trim_end().to_owned())
@@ -227,5 +239,107 @@ impl ScrollRows for TestBackend {
             }
         }
         ratatui::backend::Backend::draw(self, cells.iter().map(|(x, y, c)| (*x, *y, c)))
+    }
+}
+
+/// Rows diffed one by one give the cells ratatui's diff of the whole buffers gives: wide
+/// characters, emoji with VS16, a narrow cell replacing a wide one on a coloured background,
+/// skipped cells, styles.
+#[test]
+fn a_row_diff_gives_what_ratatuis_diff_gives() {
+    use ratatui::layout::Rect;
+    use ratatui::style::{Color, Style};
+    const PIECES: [&str; 12] = [
+        "a",
+        "b",
+        " ",
+        "日",
+        "本",
+        "❤\u{fe0f}",
+        "👍",
+        "e\u{301}",
+        "x",
+        "·",
+        "漢字",
+        "ab",
+    ];
+    let styles = [
+        Style::default(),
+        Style::default().bg(Color::Blue),
+        Style::default().fg(Color::Red).reversed(),
+    ];
+    // A small deterministic generator (no dependency for it).
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        usize::try_from(seed % n as u64).unwrap()
+    };
+    let area = Rect::new(0, 0, 12, 4);
+    let fill = |buffer: &mut Buffer, next: &mut dyn FnMut(usize) -> usize| {
+        for y in 0..area.height {
+            let mut x = 0;
+            while x < area.width {
+                let text = PIECES[next(PIECES.len())];
+                let style = styles[next(styles.len())];
+                let (end, _) = buffer.set_stringn(x, y, text, usize::from(area.width - x), style);
+                x = end.max(x + 1);
+            }
+            match next(10) {
+                0 => {
+                    buffer[(next(12) as u16, y)]
+                        .set_diff_option(ratatui::buffer::CellDiffOption::Skip);
+                }
+                1 => {
+                    // The older way to say the same (still honoured).
+                    #[allow(deprecated)]
+                    {
+                        buffer[(next(12) as u16, y)].skip = true;
+                    }
+                }
+                _ => {}
+            }
+        }
+    };
+    for round in 0..2000 {
+        let mut before = Buffer::empty(area);
+        let mut after = Buffer::empty(area);
+        fill(&mut before, &mut next);
+        fill(&mut after, &mut next);
+        if round % 3 == 0 {
+            // Mostly alike, as consecutive frames are.
+            after = before.clone();
+            let y = next(4) as u16;
+            after.set_stringn(
+                next(10) as u16,
+                y,
+                PIECES[next(PIECES.len())],
+                4,
+                styles[next(3)],
+            );
+        }
+        let theirs: Vec<(u16, u16, Cell)> = before
+            .diff(&after)
+            .into_iter()
+            .map(|(x, y, cell)| (x, y, cell.clone()))
+            .collect();
+        let mut ours = Vec::new();
+        let width = usize::from(area.width);
+        for y in 0..usize::from(area.height) {
+            let row = y * width..(y + 1) * width;
+            super::scroll::diff_row(
+                &before.content[row.clone()],
+                &after.content[row],
+                0,
+                y as u16,
+                &mut ours,
+            );
+        }
+        let ours: Vec<(u16, u16, Cell)> = ours
+            .into_iter()
+            .map(|(x, y, cell)| (x, y, cell.clone()))
+            .collect();
+        assert_eq!(ours, theirs, "round {round}");
     }
 }
