@@ -79,7 +79,9 @@ fn main() -> ExitCode {
     // or a frame wakes one thread instead of a worker that then wakes the UI (those wake-ups
     // were most of the CPU of an idle spinner and of a streamed reply, docs/performance.md).
     // With the manager in this process (`CODIVA_IN_PROCESS=1`), one worker runs the sessions
-    // beside the UI; a second one only added steal wake-ups.
+    // beside the UI; a second one only added steal wake-ups. The daemon runs on one worker too:
+    // a streamed batch passes the reader, the session, the manager and each connection's
+    // writer, and with two workers each hop could wake the other (docs/performance.md).
     let ui_client_only = cli.command.is_none()
         && std::env::var_os("CODIVA_IN_PROCESS").is_none_or(|value| value != "1");
     let workers = if cli.command.is_none() || daemon {
