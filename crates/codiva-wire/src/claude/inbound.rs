@@ -62,15 +62,16 @@ fn typed<'a, T: Deserialize<'a>>(line: &'a [u8], what: &str) -> Result<T, ParseE
 /// The line is read twice: a cheap first pass finds `type`/`subtype` (key order is not stable,
 /// so no prefix matching), the second deserialises the one type that applies.
 pub fn parse_line(line: &[u8]) -> Result<Inbound, ParseError> {
+    // Most lines of a reply: read in one pass (the first pass would scan the whole line too).
+    if let Some(event) = content_block_delta(line) {
+        return Ok(Inbound::StreamEvent(event));
+    }
     let probe: Probe = serde_json::from_slice(line).map_err(|err| ParseError {
         message: format!("not a protocol line: {err}"),
     })?;
     Ok(match probe.kind.as_ref() {
         "system" => Inbound::System(parse_system(line, probe.subtype.as_deref())?),
-        "stream_event" => Inbound::StreamEvent(match content_block_delta(line) {
-            Some(event) => event,
-            None => typed(line, "stream_event")?,
-        }),
+        "stream_event" => Inbound::StreamEvent(typed(line, "stream_event")?),
         "assistant" => Inbound::Assistant(typed(line, "assistant")?),
         "user" => Inbound::User(typed(line, "user")?),
         "result" => Inbound::Result(typed(line, "result")?),
@@ -356,13 +357,15 @@ pub enum Delta {
     Unknown,
 }
 
-/// The line of a streamed reply (most of them: one per few tokens), read without serde's
-/// buffering of internally tagged enums (which copies the whole event into an intermediate
-/// tree first). `None` for any other event, or one this cannot read: then the line takes the
-/// [`ApiStreamEvent`] path, which reports what is wrong with it.
+/// The line of a streamed reply (most of them: one per few tokens), read in one pass and
+/// without serde's buffering of internally tagged enums (which copies the whole event into an
+/// intermediate tree first). `None` for any other line or event, or one this cannot read: then
+/// the line takes the general path, which reports what is wrong with it.
 fn content_block_delta(line: &[u8]) -> Option<StreamEvent> {
     #[derive(Deserialize)]
     struct Line<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: std::borrow::Cow<'a, str>,
         #[serde(borrow)]
         event: Event<'a>,
         #[serde(default)]
@@ -392,7 +395,7 @@ fn content_block_delta(line: &[u8]) -> Option<StreamEvent> {
     // its end and failing costs as much as the parse that follows.
     memchr::memmem::find(line, b"\"content_block_delta\"")?;
     let line: Line = serde_json::from_slice(line).ok()?;
-    if line.event.kind != "content_block_delta" {
+    if line.kind != "stream_event" || line.event.kind != "content_block_delta" {
         return None;
     }
     let body = line.event.delta;

@@ -108,6 +108,15 @@ fn content_deltas_read_quickly_as_the_tagged_enums_read_them() {
     ] {
         assert!(parse_line(line.as_bytes()).is_err(), "{line}");
     }
+    // Deltas are read before anything else looks at the line's type: a line of another type
+    // that carries an `event` with a delta (or only mentions one) is still read as its type.
+    let look_alike = r#"{"type":"system","subtype":"status","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}},"session_id":"s"}"#;
+    assert!(
+        !matches!(parse(look_alike), Inbound::StreamEvent(_)),
+        "{look_alike}"
+    );
+    let mention = r#"{"type":"assistant","message":{"id":"m","role":"assistant","model":"x","content":[{"type":"text","text":"the \"content_block_delta\" event"}]},"session_id":"s"}"#;
+    assert!(matches!(parse(mention), Inbound::Assistant(_)), "{mention}");
 }
 
 #[test]
