@@ -657,21 +657,34 @@ impl LogView {
         self.stream.set_width(width);
     }
 
-    /// Measures every entry at the index width (a width change, a load).
+    /// Measures every entry at the index width (a width change, a load). An entry that has to
+    /// be drawn to be measured (a message: its Markdown) is kept in the cache while there is
+    /// room, the newest first (the tail is what a view following it draws next): otherwise the
+    /// first frame after a load drew those entries twice.
     fn reindex(&mut self) {
         let width = self.index_width;
         if width == 0 {
             return;
         }
-        let heights = (0..self.entries.len())
-            .map(|index| {
-                let s = &self.entries[index];
-                match self.cache.peek(s.entry.id, s.revision, width) {
-                    Some(block) => block.height(),
-                    None => cells::height(&self.entries, index, width, &self.look),
-                }
-            })
-            .collect();
+        let mut heights = vec![0; self.entries.len()];
+        for index in (0..self.entries.len()).rev() {
+            let s = &self.entries[index];
+            let (id, revision) = (s.entry.id, s.revision);
+            heights[index] = match self.cache.peek(id, revision, width) {
+                Some(block) => block.height(),
+                None => match cells::measure(&self.entries, index, width, &self.look) {
+                    Ok(rows) => rows,
+                    Err(block) => {
+                        let rows = block.height();
+                        if self.cache.has_room(block.lines.len()) {
+                            self.cache
+                                .get_or_render(id, revision, width, self.frame, || block);
+                        }
+                        rows
+                    }
+                },
+            };
+        }
         self.index = HeightIndex::from_heights(heights);
     }
 

@@ -155,3 +155,50 @@ fn the_line_cache_stays_bounded() {
         assert!(view.cache.len() <= cache::MAX_CACHED_ENTRIES + 40);
     }
 }
+
+/// A message measured to index it is the block the next frame draws: kept, not drawn twice.
+/// Only while the cache has room, newest first.
+#[test]
+fn a_message_measured_on_load_is_not_drawn_again() {
+    let message = |id: u64, lines: usize| LogEntry {
+        id,
+        at_ms: 0,
+        kind: EntryKind::Assistant {
+            text: (0..lines)
+                .map(|l| format!("line {l} of message {id}\n\n"))
+                .collect(),
+        },
+    };
+    let mut view = LogView::new();
+    view.set_entries(vec![message(1, 40), message(2, 40)]);
+    view.set_width(120);
+    for entry in &view.entries {
+        let cached = view.cache.peek(entry.entry.id, entry.revision, 120);
+        assert!(cached.is_some(), "entry {} kept", entry.entry.id);
+    }
+    assert_index_matches_blocks(&view);
+    let rows = view.cache.rows();
+    let area = Rect::new(0, 0, 120, 30);
+    let mut buf = Buffer::empty(area);
+    view.render(area, &mut buf);
+    assert_eq!(view.cache.rows(), rows, "the frame drew from the cache");
+    // A log larger than the cache's budget keeps its newest messages only.
+    let big: Vec<LogEntry> = (0..40).map(|id| message(id, 400)).collect();
+    let mut view = LogView::new();
+    view.set_entries(big);
+    view.set_width(120);
+    assert!(
+        view.cache.rows() <= cache::MAX_CACHED_ROWS,
+        "{}",
+        view.cache.rows()
+    );
+    let last = view.entries.last().unwrap();
+    assert!(view.cache.peek(last.entry.id, last.revision, 120).is_some());
+    let first = view.entries.first().unwrap();
+    assert!(
+        view.cache
+            .peek(first.entry.id, first.revision, 120)
+            .is_none()
+    );
+    assert_index_matches_blocks(&view);
+}

@@ -66,6 +66,12 @@ impl LineCache {
         &cached.block
     }
 
+    /// Whether a block of `rows` more fits in the budget (a block measured anyway is kept
+    /// only then).
+    pub(crate) fn has_room(&self, rows: usize) -> bool {
+        self.rows + rows <= MAX_CACHED_ROWS && self.entries.len() < MAX_CACHED_ENTRIES
+    }
+
     /// Drops entry `id` (it changed or went away).
     pub(crate) fn remove(&mut self, id: u64) {
         if let Some(old) = self.entries.remove(&id) {

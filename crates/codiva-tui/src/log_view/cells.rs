@@ -164,10 +164,21 @@ pub(crate) fn entry_rows(
 
 /// Rows of entry `index`'s block, without building the lines where that is cheap.
 pub(crate) fn height(entries: &[Stored], index: usize, width: u16, look: &Look) -> usize {
+    measure(entries, index, width, look).unwrap_or_else(|block| block.height())
+}
+
+/// The rows of entry `index` at `width`: `Ok` when they are known without drawing it, or the
+/// block it took to know them (`Err`, worth keeping: drawing it again costs as much).
+pub(crate) fn measure(
+    entries: &[Stored],
+    index: usize,
+    width: u16,
+    look: &Look,
+) -> Result<usize, Block> {
     let stored = &entries[index];
     let cells = usize::from(width.max(1));
     let rows = match (&stored.fold, &stored.entry.kind) {
-        (Fold::Member { head, .. }, _) if !look.is_open(CardKey::Fold(*head)) => return 0,
+        (Fold::Member { head, .. }, _) if !look.is_open(CardKey::Fold(*head)) => return Ok(0),
         (Fold::None, EntryKind::User { text }) => {
             wrap_text(text, cells.saturating_sub(INDENT).max(1)).len()
         }
@@ -188,9 +199,9 @@ pub(crate) fn height(entries: &[Stored], index: usize, width: u16, look: &Look) 
         {
             1
         }
-        _ => return block(entries, index, width, look).height(),
+        _ => return Err(block(entries, index, width, look)),
     };
-    rows.max(1) + 1
+    Ok(rows.max(1) + 1)
 }
 
 /// `› ` and the text, wrapped with a hanging indent.
