@@ -12,18 +12,23 @@
 //! stream; nothing is dropped or reordered. A fast writer is not held back: a rest is
 //! shortened so that what arrives during it stays under half of a pipe's buffer (64 KiB on
 //! Linux), from the rate the last batch came in at, so the writer does not find the pipe full.
+//!
+//! The rest is timed by a timer of its own (a timerfd in the runtime's epoll), not by tokio's:
+//! tokio's timer wheel keeps a deadline that lies past the current 64 ms window in a coarser
+//! level and wakes its driver at the window's end to move it down, so a 50 ms rest that began
+//! late in a window cost a second wake-up that did nothing — after most batches.
 
-use std::future::Future;
 use std::io;
 use std::os::fd::OwnedFd;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
+use codiva_os::timer::Timer;
 use tokio::io::{AsyncRead, ReadBuf};
 use tokio::net::unix::pipe;
 use tokio::process::ChildStdout;
-use tokio::time::{Instant, Sleep};
+use tokio::time::Instant;
 
 /// How long the pipe rests after a batch at most (lines written meanwhile are read together).
 pub const REST: Duration = Duration::from_millis(50);
@@ -51,6 +56,8 @@ pub struct PacedPipe {
     dense: bool,
     /// How long the last rest was (the next one is sized from what came in after it).
     last_rest: Duration,
+    /// Times the rests (made at the first one).
+    timer: Option<Timer>,
 }
 
 #[derive(Debug)]
@@ -58,7 +65,7 @@ enum State {
     /// In epoll: woken when the agent writes.
     Listening(pipe::Receiver),
     /// Out of epoll until the timer fires.
-    Resting { fd: OwnedFd, wake: Pin<Box<Sleep>> },
+    Resting { fd: OwnedFd },
     /// Only while switching (or after a failed switch).
     Closed,
 }
@@ -80,6 +87,7 @@ impl PacedPipe {
             last_data: None,
             dense: false,
             last_rest: rest,
+            timer: None,
         })
     }
 
@@ -109,8 +117,10 @@ impl AsyncRead for PacedPipe {
         let this = self.get_mut();
         loop {
             match &mut this.state {
-                State::Resting { wake, .. } => {
-                    ready!(wake.as_mut().poll(cx));
+                State::Resting { .. } => {
+                    if let Some(timer) = &this.timer {
+                        ready!(timer.poll_expired(cx))?;
+                    }
                     let State::Resting { fd, .. } =
                         std::mem::replace(&mut this.state, State::Closed)
                     else {
@@ -158,10 +168,13 @@ impl AsyncRead for PacedPipe {
                             let fd = receiver.into_nonblocking_fd()?;
                             let rest = this.next_rest();
                             this.last_rest = rest;
-                            this.state = State::Resting {
-                                fd,
-                                wake: Box::pin(tokio::time::sleep(rest)),
+                            let timer = match this.timer.take() {
+                                Some(timer) => timer,
+                                None => Timer::new()?,
                             };
+                            timer.arm(rest)?;
+                            this.timer = Some(timer);
+                            this.state = State::Resting { fd };
                         }
                         Poll::Pending => return Poll::Pending,
                     }
