@@ -3,12 +3,14 @@
 //! is reached only through a `codiva_client::Client` (in-process or over `codiva serve`): its
 //! requests and events are the protocol's types. Redraws are coalesced: every pending event is
 //! handled first, then one frame is drawn, at most one frame per [`FRAME_INTERVAL`]
-//! ([`STREAM_FRAME_INTERVAL`] while only streamed text changed); nothing is drawn while nothing
-//! changes. While a frame is owed, manager events are not waited for one by one: they are taken
-//! in one go before the frame. A frame owed for streamed text alone is drawn when the next batch
-//! of text arrives after its interval (the core hands an agent's lines over in batches), not by a
-//! timer of its own — a timer wakes the runtime's worker too — with [`STREAM_FALLBACK`] as the
-//! latest it is drawn if no batch follows. Frames go out in one write each.
+//! ([`STREAM_FRAME_INTERVAL`] while only streamed text changed, [`FAST_STREAM_FRAME_INTERVAL`]
+//! while it comes faster than anyone reads); nothing is drawn while nothing changes. While a
+//! frame is owed, manager events are not waited for one by one: they are taken in one go before
+//! the frame. A frame owed for streamed text alone is drawn when the next batch of text arrives
+//! after its interval (the core hands an agent's lines over in batches), not by a timer of its
+//! own (a wake-up of its own), with [`STREAM_FALLBACK`] as the latest it is drawn if no batch
+//! follows. The loop's one deadline (that, or the spinner's) is a timerfd
+//! (`codiva_os::timer`), which wakes the thread once. Frames go out in one write each.
 
 use std::io;
 use std::path::PathBuf;
@@ -56,6 +58,10 @@ pub const FAST_STREAM_FRAME_INTERVAL: Duration = Duration::from_millis(100);
 /// How much later than its interval a frame owed for streamed text alone is drawn at the latest
 /// when no more text arrives (it is drawn with the next batch otherwise).
 pub const STREAM_FALLBACK: Duration = Duration::from_millis(50);
+/// A batch of streamed text that comes this much before the frame's interval is over is drawn
+/// at once: the core hands batches over ~50 ms apart, so one that comes a hair early would
+/// otherwise wait for the next one (a frame 50 ms late).
+const STREAM_SLACK: Duration = Duration::from_millis(10);
 /// Bytes of terminal output buffered per frame.
 const FRAME_BUFFER: usize = 64 * 1024;
 /// While a frame is owed, manager events wait for it (one wake-up per frame, not per
@@ -170,6 +176,10 @@ async fn run_in_terminal(
     let mut last_content_frame = Instant::now();
     let mut backlog = 0;
     let mut pace = StreamPace::default();
+    // The loop's one deadline (the owed frame's or the spinner's), on a timer of its own
+    // (codiva_os::timer: tokio's wheel would wake the thread a second time for most of them).
+    let timer = codiva_os::timer::Timer::new()?;
+    let mut armed: Option<Instant> = None;
     let started = Instant::now();
     let utc_offset = codiva_os::clock::utc_offset_seconds().unwrap_or(0);
     let wall_clock = || {
@@ -233,6 +243,21 @@ async fn run_in_terminal(
         } else {
             frame_due(last_frame, urgent, &pace) + STREAM_FALLBACK
         };
+        // Nothing else to draw: the spinner's frame (see `spinner_due`).
+        let deadline = if dirty {
+            Some(wake)
+        } else if app.is_animating() {
+            Some(spinner_due(last_animation, last_content_frame))
+        } else {
+            None
+        };
+        if deadline != armed {
+            match deadline {
+                Some(at) => timer.arm_at(at)?,
+                None => timer.disarm()?,
+            }
+            armed = deadline;
+        }
         let event = tokio::select! {
             event = input.next() => match event {
                 Some(Ok(Event::FocusGained)) => {
@@ -281,20 +306,21 @@ async fn run_in_terminal(
                 dirty |= app.on_tick();
                 None
             }
-            // Nothing else to draw: a frame for the spinner alone.
-            _ = tokio::time::sleep_until(spinner_due(last_animation, last_content_frame)),
-                if !dirty && app.is_animating() =>
-            {
-                dirty = true;
-                urgent = true;
-                spinner_only = true;
+            fired = timer.expired(), if armed.is_some() => {
+                fired?;
+                armed = None;
+                if !dirty {
+                    // A frame for the spinner alone.
+                    dirty = true;
+                    urgent = true;
+                    spinner_only = true;
+                }
                 None
             }
             _ = highlighted.notified() => {
                 dirty = true;
                 None
             }
-            _ = tokio::time::sleep_until(wake), if dirty => None,
             _ = signals.recv() => break,
         };
         if let Some(event) = event {
@@ -389,12 +415,11 @@ fn spinner_due(last_animation: Instant, last_content_frame: Instant) -> Instant 
 
 /// When the next frame may be drawn.
 fn frame_due(last_frame: Instant, urgent: bool, pace: &StreamPace) -> Instant {
-    last_frame
-        + if urgent {
-            FRAME_INTERVAL
-        } else {
-            pace.interval()
-        }
+    if urgent {
+        last_frame + FRAME_INTERVAL
+    } else {
+        last_frame + pace.interval() - STREAM_SLACK
+    }
 }
 
 /// How often frames for streamed text alone are drawn: [`STREAM_FRAME_INTERVAL`], or
