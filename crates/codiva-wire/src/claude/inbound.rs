@@ -362,6 +362,8 @@ pub enum Delta {
 /// intermediate tree first). `None` for any other line or event, or one this cannot read: then
 /// the line takes the general path, which reports what is wrong with it.
 fn content_block_delta(line: &[u8]) -> Option<StreamEvent> {
+    /// Where a delta line's event type is looked for.
+    const DELTA_PREFIX: usize = 1024;
     #[derive(Deserialize)]
     struct Line<'a> {
         #[serde(rename = "type", borrow)]
@@ -391,9 +393,14 @@ fn content_block_delta(line: &[u8]) -> Option<StreamEvent> {
         #[serde(default)]
         partial_json: Option<String>,
     }
-    // The other stream events (a third of a reply's lines) skip the attempt: reading one to
-    // its end and failing costs as much as the parse that follows.
-    memchr::memmem::find(line, b"\"content_block_delta\"")?;
+    // Other lines skip the attempt: reading one to its end and failing costs as much as the
+    // parse that follows. A delta says what it is within its first bytes (its text is a few
+    // tokens; one with a longer text takes the general path), so long lines (tool results,
+    // completed messages) are not scanned to their end for it.
+    memchr::memmem::find(
+        &line[..line.len().min(DELTA_PREFIX)],
+        b"\"content_block_delta\"",
+    )?;
     let line: Line = serde_json::from_slice(line).ok()?;
     if line.kind != "stream_event" || line.event.kind != "content_block_delta" {
         return None;
