@@ -402,7 +402,8 @@ fn breakdown(fixtures: &Fixtures, corpus: &Corpus, missed: bool) -> Result<()> {
     let bytes_total: u64 = costs.iter().map(|cost| cost.bytes).sum::<u64>().max(1);
     println!(
         "parse_line by line kind (timed line by line; \"1st pass\" = the type/subtype probe \
-         parse_line runs before the typed pass, replicated here):"
+         parse_line runs before the typed pass, replicated here; a content delta is read in \
+         one pass without it):"
     );
     println!();
     let mut table = Table::new(&[
