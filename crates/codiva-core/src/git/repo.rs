@@ -47,14 +47,12 @@ impl Repo {
             registered_worktrees_in(path)
         );
         let (repo, in_main_checkout) = located?;
-        let (has_commit, branch, worktrees) = if in_main_checkout {
-            (has_commit, branch, worktrees)
+        // The commit and the branch are the main checkout's; the worktree list is the
+        // repository's, the same from any of its worktrees.
+        let (has_commit, branch) = if in_main_checkout {
+            (has_commit, branch)
         } else {
-            tokio::join!(
-                has_commit_in(&repo.root),
-                current_branch_in(&repo.root),
-                registered_worktrees_in(&repo.root)
-            )
+            tokio::join!(has_commit_in(&repo.root), current_branch_in(&repo.root))
         };
         repo.require_commit(has_commit?)?;
         let facts = StartFacts {
@@ -229,25 +227,26 @@ async fn has_commit_in(dir: &Path) -> Result<bool, GitError> {
 }
 
 async fn registered_worktrees_in(dir: &Path) -> Result<Vec<PathBuf>, GitError> {
-    let output = Git::new(dir)
-        .args(["worktree", "list", "--porcelain", "-z"])
-        .run()
-        .await?;
-    Ok(parse_worktree_list(&output.stdout))
+    Ok(parse_worktree_list(&worktree_list_in(dir).await?))
 }
 
 /// The main worktree of the repository containing `path`, from `git worktree list`.
 async fn main_worktree(path: &Path) -> Result<Option<PathBuf>, GitError> {
-    let output = Git::new(path)
-        .args(["worktree", "list", "--porcelain", "-z"])
-        .run()
-        .await?;
     // A bare main repository has no checkout to work in; the caller keeps its own toplevel.
-    Ok(parse_worktree_records(&output.stdout)
+    Ok(parse_worktree_records(&worktree_list_in(path).await?)
         .into_iter()
         .next()
         .filter(|(_, bare)| !bare)
         .map(|(path, _)| path))
+}
+
+/// What `git worktree list --porcelain -z` prints in `dir`.
+async fn worktree_list_in(dir: &Path) -> Result<Vec<u8>, GitError> {
+    let output = Git::new(dir)
+        .args(["worktree", "list", "--porcelain", "-z"])
+        .run()
+        .await?;
+    Ok(output.stdout)
 }
 
 /// The paths of `git worktree list --porcelain -z`.
