@@ -8,4 +8,5 @@ pub mod desktop_notify;
 pub mod detach;
 pub mod foreground;
 pub mod shutdown_signals;
+pub mod socket;
 pub mod timer;

@@ -293,8 +293,15 @@ async fn client(
         refuse(stream, own, &peer).await;
         return;
     }
+    // Written without a wake-up per line the client reads (see `codiva_os::socket`).
+    let (read, write) = match codiva_os::socket::split(stream) {
+        Ok(halves) => halves,
+        Err(err) => {
+            tracing::warn!(%err, "could not take a client's connection");
+            return;
+        }
+    };
     clients.fetch_add(1, Ordering::SeqCst);
-    let (read, write) = stream.into_split();
     let connection = Connection::open(write, &manager);
     let stopping = async move {
         let _ = stop.wait_for(|stop| *stop).await;
