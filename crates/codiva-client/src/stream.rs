@@ -146,6 +146,10 @@ async fn write_lines<W: AsyncWrite + Unpin>(
     let _ = writer.shutdown().await;
 }
 
+/// How `codiva serve` begins a notification (its keys in order: `jsonrpc`, `method`,
+/// `params`), so the method comes before its params and they need no buffering.
+pub const NOTIFICATION_START: &[u8] = br#"{"jsonrpc":"2.0","method":"#;
+
 async fn read_lines<R: AsyncRead + Unpin>(
     reader: R,
     pending: Pending,
@@ -171,6 +175,16 @@ async fn read_lines<R: AsyncRead + Unpin>(
 }
 
 fn handle_line(line: &[u8], pending: &Pending, events: &broadcast::Sender<SequencedEvent>) {
+    // Notifications are most of the traffic (a streamed reply is one per batch): read straight
+    // into their type, not through a `Value` first. Anything else goes the general way.
+    if line.starts_with(NOTIFICATION_START)
+        && let Ok(notification) = serde_json::from_slice::<ServerNotification>(line)
+    {
+        if let Some(event) = crate::sequenced_event(notification) {
+            let _ = events.send(event);
+        }
+        return;
+    }
     let Ok(Value::Object(mut message)) = serde_json::from_slice::<Value>(line) else {
         return;
     };
@@ -330,5 +344,44 @@ mod tests {
             client.raw_events().recv().await,
             Err(broadcast::error::RecvError::Closed)
         ));
+    }
+
+    /// A notification in the server's form is read straight into its type, and gives the event
+    /// the general way gives; one whose keys come in another order still arrives.
+    #[test]
+    fn notifications_take_the_fast_path_and_arrive_the_same() {
+        use codiva_protocol::params::SessionEventParams;
+        use codiva_protocol::session::SessionEvent;
+        let notification = ServerNotification::SessionStream(SessionEventParams {
+            seq: 7,
+            session_id: "s1".into(),
+            event: SessionEvent::Stream {
+                text: "fn main() {}\n\"quoted\" — 日本語".into(),
+                reset: false,
+            },
+        });
+        // As `codiva serve` writes it (`serve::rpc::notification`): a map with `jsonrpc` added.
+        let mut message = serde_json::to_value(&notification).unwrap();
+        message["jsonrpc"] = json!("2.0");
+        let line = serde_json::to_vec(&message).unwrap();
+        assert!(
+            line.starts_with(NOTIFICATION_START),
+            "{}",
+            String::from_utf8_lossy(&line)
+        );
+        // What the fast path does (the general way would hide its failure).
+        let direct = serde_json::from_slice::<ServerNotification>(&line);
+        assert_eq!(direct.unwrap(), notification);
+        let reordered = format!(
+            r#"{{"params":{},"method":"session/stream","jsonrpc":"2.0"}}"#,
+            message["params"]
+        );
+        let expected = crate::sequenced_event(notification).unwrap();
+        let pending: Pending = Arc::new(Mutex::new(Some(HashMap::new())));
+        for line in [line, reordered.into_bytes()] {
+            let (events, mut received) = broadcast::channel(4);
+            handle_line(&line, &pending, &events);
+            assert_eq!(received.try_recv().unwrap(), expected);
+        }
     }
 }

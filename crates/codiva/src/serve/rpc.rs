@@ -133,3 +133,25 @@ pub fn notification(notification: &ServerNotification) -> Value {
     }
     message
 }
+
+#[cfg(test)]
+mod tests {
+    use codiva_protocol::params::WarningParams;
+
+    use super::*;
+
+    /// Notifications begin the way the client's fast path looks for (`method` before `params`).
+    #[test]
+    fn a_notification_begins_as_clients_expect() {
+        let line = serde_json::to_vec(&notification(&ServerNotification::Warning(WarningParams {
+            seq: Some(1),
+            message: "m".into(),
+        })))
+        .unwrap();
+        assert!(
+            line.starts_with(codiva_client::stream::NOTIFICATION_START),
+            "{}",
+            String::from_utf8_lossy(&line)
+        );
+    }
+}
