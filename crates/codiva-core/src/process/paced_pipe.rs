@@ -9,9 +9,14 @@
 //! as soon as a rest brings fewer than [`MIN_LINES`] lines it waits on the pipe again, so a
 //! trickle of lines (a slow stream, a request after a quiet spell) is read as it comes, and an
 //! idle agent costs nothing. A line is delayed by at most one rest, and only within a dense
-//! stream; nothing is dropped or reordered. A fast writer is not held back: a rest is
-//! shortened so that what arrives during it stays under half of a pipe's buffer (64 KiB on
-//! Linux), from the rate the last batch came in at, so the writer does not find the pipe full.
+//! stream; nothing is dropped or reordered. Text that comes faster than anyone reads (lines at
+//! [`FAST_RATE`] or more) rests twice as long: the terminal UI draws such text at 10 frames a
+//! second, so batches 100 ms apart lose nothing on screen and halve the work per batch of
+//! every process on the way. A fast writer is not held back: a rest is shortened so that what
+//! arrives during it stays under half of the pipe's buffer, from the rate the last batch came
+//! in at, so the writer does not find the pipe full; the first time that happens the pipe's
+//! buffer is grown from Linux's default 64 KiB to [`GROWN_PIPE`], so a writer much faster
+//! than a model still comes in batches, not a read every few ms.
 //!
 //! The rest is timed by a timer of its own (a timerfd in the runtime's epoll), not by tokio's:
 //! tokio's timer wheel keeps a deadline that lies past the current 64 ms window in a coarser
@@ -34,8 +39,17 @@ use tokio::time::Instant;
 pub const REST: Duration = Duration::from_millis(50);
 /// The shortest rest (below it, waiting on the pipe is as cheap).
 const MIN_REST: Duration = Duration::from_millis(1);
-/// Bytes a rest may let accumulate: half of Linux's default pipe buffer.
+/// Bytes a rest may let accumulate: half of Linux's default pipe buffer (half of the grown
+/// one once grown).
 const REST_BYTES: u64 = 32 * 1024;
+/// The pipe's buffer once a writer filled half of the default one within a rest. Linux lets a
+/// user grow pipes up to 1 MiB; the pages count against the user's pipe quota (64 MiB by
+/// default), so only a pipe that needs it is grown, and to half of the allowed size.
+pub const GROWN_PIPE: usize = 512 * 1024;
+/// Lines coming in at this many bytes a second or more are text faster than anyone reads
+/// (a model writes a few KiB a second; a stream-json line wraps its text in ~250 bytes):
+/// they rest twice [`REST`].
+pub const FAST_RATE: u64 = 128 * 1024;
 /// Two reads with data this close together make a dense stream (worth resting for).
 pub const DENSE_GAP: Duration = Duration::from_millis(10);
 /// A rest that brings fewer lines than this ends the dense stream (resting saved nothing).
@@ -58,6 +72,10 @@ pub struct PacedPipe {
     last_rest: Duration,
     /// Times the rests (made at the first one).
     timer: Option<Timer>,
+    /// Bytes a rest may let accumulate ([`REST_BYTES`], more once the pipe was grown), and
+    /// whether growing was tried.
+    rest_bytes: u64,
+    grow_tried: bool,
 }
 
 #[derive(Debug)]
@@ -88,6 +106,8 @@ impl PacedPipe {
             dense: false,
             last_rest: rest,
             timer: None,
+            rest_bytes: REST_BYTES,
+            grow_tried: false,
         })
     }
 
@@ -97,14 +117,31 @@ impl PacedPipe {
         self.dense && (!self.after_rest || self.lines_since_rest >= MIN_LINES)
     }
 
-    /// The next rest: as long as allowed, unless at the rate the last batch came in the pipe
-    /// would fill past [`REST_BYTES`] meanwhile.
+    /// The next rest: [`REST`], twice that for lines at [`FAST_RATE`] or more, but shorter
+    /// when at the rate the last batch came in the pipe would fill past `rest_bytes` meanwhile.
     fn next_rest(&self) -> Duration {
-        if self.read_since_rest <= REST_BYTES {
-            return self.rest;
+        let since = self.last_rest.as_secs_f64();
+        let rate = self.read_since_rest as f64 / since.max(f64::EPSILON);
+        let longest = if rate >= FAST_RATE as f64 {
+            self.rest * 2
+        } else {
+            self.rest
+        };
+        let scaled = since * self.rest_bytes as f64 / (self.read_since_rest as f64).max(1.0);
+        Duration::from_secs_f64(scaled.min(longest.as_secs_f64()))
+            .clamp(MIN_REST.min(self.rest), longest)
+    }
+
+    /// Grows the pipe (once) when a batch filled half of its buffer: see the module docs.
+    /// Refused (the user's pipe quota is used up, or not Linux), the rests stay short.
+    fn grow_if_filling(&mut self, fd: &OwnedFd) {
+        if self.grow_tried || self.read_since_rest <= self.rest_bytes {
+            return;
         }
-        let scaled = self.last_rest.as_secs_f64() * REST_BYTES as f64 / self.read_since_rest as f64;
-        Duration::from_secs_f64(scaled).clamp(MIN_REST.min(self.rest), self.rest)
+        self.grow_tried = true;
+        if let Ok(size) = grow_pipe(fd, GROWN_PIPE) {
+            self.rest_bytes = self.rest_bytes.max(size as u64 / 2);
+        }
     }
 }
 
@@ -166,6 +203,7 @@ impl AsyncRead for PacedPipe {
                                 unreachable!("matched above");
                             };
                             let fd = receiver.into_nonblocking_fd()?;
+                            this.grow_if_filling(&fd);
                             let rest = this.next_rest();
                             this.last_rest = rest;
                             let timer = match this.timer.take() {
@@ -185,6 +223,21 @@ impl AsyncRead for PacedPipe {
             }
         }
     }
+}
+
+/// Sets the pipe's buffer to `size` bytes; the size it has now.
+#[cfg(target_os = "linux")]
+fn grow_pipe(fd: &OwnedFd, size: usize) -> io::Result<usize> {
+    use std::os::fd::AsRawFd;
+    let size = libc::c_int::try_from(size).map_err(io::Error::other)?;
+    // SAFETY: F_SETPIPE_SZ takes an int and no pointers, on a pipe we own.
+    let result = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETPIPE_SZ, size) };
+    usize::try_from(result).map_err(|_| io::Error::last_os_error())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn grow_pipe(_fd: &OwnedFd, _size: usize) -> io::Result<usize> {
+    Err(io::Error::from(io::ErrorKind::Unsupported))
 }
 
 #[cfg(test)]
@@ -229,11 +282,64 @@ mod tests {
             Duration::from_millis(20),
             "a trickle: a full rest"
         );
+        // Text faster than anyone reads: twice the rest.
+        pipe.read_since_rest = FAST_RATE / 50 + 1;
+        assert_eq!(pipe.next_rest(), Duration::from_millis(40));
         // 128 KiB came in after a 20 ms rest: 5 ms keeps the next batch at 32 KiB.
         pipe.read_since_rest = 128 * 1024;
         assert_eq!(pipe.next_rest(), Duration::from_millis(5));
         pipe.read_since_rest = u64::MAX / 2;
         assert_eq!(pipe.next_rest(), MIN_REST);
+        // In a grown pipe the same batch may come in whole: 20 ms (40 at most, at its rate).
+        pipe.rest_bytes = 256 * 1024;
+        pipe.read_since_rest = 128 * 1024;
+        assert_eq!(pipe.next_rest(), Duration::from_millis(40));
+    }
+
+    /// A writer that fills half of the pipe within a rest gets a bigger pipe, once; a slower
+    /// one keeps Linux's default.
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn a_pipe_filling_within_a_rest_is_grown() {
+        use std::os::fd::AsRawFd;
+        fn size(pipe: &PacedPipe) -> libc::c_int {
+            let fd = match &pipe.state {
+                State::Listening(receiver) => receiver.as_raw_fd(),
+                State::Resting { fd } => fd.as_raw_fd(),
+                State::Closed => panic!("closed"),
+            };
+            // SAFETY: F_GETPIPE_SZ on a pipe the test owns, no pointers.
+            unsafe { libc::fcntl(fd, libc::F_GETPIPE_SZ) }
+        }
+        async fn batch(tx: &mut pipe::Sender, pipe: &mut PacedPipe, bytes: usize) {
+            use tokio::io::AsyncReadExt;
+            // Lines of 64 bytes (a rest that brings too few lines ends the dense stream).
+            let lines: Vec<u8> = (0..bytes)
+                .map(|i| if i % 64 == 63 { b'\n' } else { b'x' })
+                .collect();
+            tx.write_all(&lines).await.unwrap();
+            let mut buf = vec![0u8; 64 * 1024];
+            let mut read = 0;
+            while read < bytes {
+                read += pipe.read(&mut buf).await.unwrap();
+            }
+            // Dry: the pipe rests (and grows if it was filling).
+            let dry = tokio::time::timeout(Duration::from_millis(1), pipe.read(&mut buf)).await;
+            assert!(dry.is_err(), "nothing more was written");
+        }
+        let (mut tx, rx) = pipe::pipe().unwrap();
+        let fd = rx.into_nonblocking_fd().unwrap();
+        // Rests far longer than the test's look at a dry pipe (1 ms).
+        let mut pipe = PacedPipe::with_rest(fd, Duration::from_millis(30)).unwrap();
+        pipe.dense = true;
+        let default = size(&pipe);
+        batch(&mut tx, &mut pipe, 16 * 1024).await;
+        assert!(matches!(pipe.state, State::Resting { .. }));
+        assert_eq!(size(&pipe), default, "a batch under half the pipe");
+        batch(&mut tx, &mut pipe, 48 * 1024).await;
+        assert!(matches!(pipe.state, State::Resting { .. }));
+        assert_eq!(size(&pipe), GROWN_PIPE as libc::c_int);
+        assert_eq!(pipe.rest_bytes, GROWN_PIPE as u64 / 2);
     }
 
     use crate::process::{LineReader, ReadLine};
