@@ -6,9 +6,9 @@
 //! then handed over to be compared again): [`Screen`] keeps what the terminal shows, compares
 //! each row of the frame with it once, hashes the rows that differ to find a shift that most of
 //! them share, and gives the frame's cells as: the scroll, then the cells that differ from the
-//! scrolled screen. Rows are compared by a hash first and then cell by cell, so a scroll is
-//! only used where the rows are equal. The frame's buffer then becomes the screen (a swap, not
-//! a copy).
+//! scrolled screen. The scroll is chosen by the rows' hashes alone: what differs after it is
+//! found cell by cell all the same, so rows a hash took for equal cost bytes, never a wrong
+//! screen. The frame's buffer then becomes the screen (a swap, not a copy).
 
 use ratatui::buffer::{Buffer, Cell};
 use ratatui::layout::Rect;
@@ -87,14 +87,14 @@ impl Screen {
         let mut count = 0;
         for y in 0..height {
             let row = self.row(y);
-            if self.shown.content[row.clone()] != next.content[row.clone()] {
+            if !same_cells(&self.shown.content[row.clone()], &next.content[row.clone()]) {
                 self.changed[y] = true;
                 self.next_hashes[y] = hash_cells(&next.content[row]);
                 count += 1;
             }
         }
         let scroll = if count >= MIN_ROWS {
-            self.find_shift().and_then(|n| self.band(n, next))
+            self.find_shift().and_then(|n| self.band(n))
         } else {
             None
         };
@@ -177,14 +177,11 @@ impl Screen {
         (best >= 2 && 2 * best >= voters).then_some(n)
     }
 
-    /// The longest run of rows that are, moved up by `n`, what the frame `next` wants there,
-    /// compared cell by cell; at least two rows.
-    fn band(&self, n: usize, next: &Buffer) -> Option<Scroll> {
+    /// The longest run of rows whose hashes say they are, moved up by `n`, what the frame wants
+    /// there; at least two rows.
+    fn band(&self, n: usize) -> Option<Scroll> {
         let height = usize::from(self.shown.area.height);
-        let moved = |y: usize| {
-            self.hashes[y + n] == self.next_hashes[y]
-                && self.shown.content[self.row(y + n)] == next.content[self.row(y)]
-        };
+        let moved = |y: usize| self.hashes[y + n] == self.next_hashes[y];
         let mut best_run: Option<(usize, usize)> = None;
         let mut y = 0;
         while y + n < height {
@@ -249,13 +246,15 @@ pub(super) fn diff_row<'a>(before: &[Cell], next: &'a [Cell], x: u16, y: u16, ou
             _ if is_skip(current) => {}
             CellDiffOption::ForcedWidth(width) => {
                 i = i.saturating_add(usize::from(width.get().saturating_sub(1)));
-                if current != previous {
+                if !same_cell(current, previous) {
                     out.push((at(index), y, current));
                 }
             }
             CellDiffOption::None | CellDiffOption::AlwaysUpdate => {
                 let cell_width = usize::from(current.cell_width());
-                if matches!(current.diff_option, CellDiffOption::None) && current == previous {
+                if matches!(current.diff_option, CellDiffOption::None)
+                    && same_cell(current, previous)
+                {
                     i += cell_width.saturating_sub(1);
                     continue;
                 }
@@ -291,6 +290,28 @@ pub(super) fn diff_row<'a>(before: &[Cell], next: &'a [Cell], x: u16, y: u16, ou
     }
 }
 
+/// `a == b` for rows, cell by cell (see [`same_cell`]).
+fn same_cells(a: &[Cell], b: &[Cell]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_cell(a, b))
+}
+
+/// `a == b` as ratatui's `Cell` defines it (a blank symbol equals a space), with the styles
+/// first and a one-byte symbol compared as a byte: most of a frame's cells, which the generic
+/// string comparison sent through `memcmp`.
+#[allow(deprecated)]
+pub(super) fn same_cell(a: &Cell, b: &Cell) -> bool {
+    a.fg == b.fg
+        && a.bg == b.bg
+        && a.modifier == b.modifier
+        && a.underline_color == b.underline_color
+        && a.diff_option == b.diff_option
+        && a.skip == b.skip
+        && match (a.symbol().as_bytes(), b.symbol().as_bytes()) {
+            ([a], [b]) => a == b,
+            (a, b) => a == b,
+        }
+}
+
 fn hash_cells(cells: &[Cell]) -> u64 {
     let mut hasher = RowHasher::default();
     for cell in cells {
@@ -313,8 +334,8 @@ fn blank_hash(width: u16) -> u64 {
     hasher.0
 }
 
-/// A quick hash of a row's symbols (rustc's Fx step). Rows it finds alike are compared cell by
-/// cell (styles included) before anything scrolls, so it may ignore the styles.
+/// A quick hash of a row's symbols (rustc's Fx step). It ignores the styles: rows it takes for
+/// alike only choose the scroll, and every cell that differs after it is written.
 #[derive(Default)]
 struct RowHasher(u64);
 

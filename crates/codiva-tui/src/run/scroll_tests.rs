@@ -319,6 +319,9 @@ fn a_row_diff_gives_what_ratatuis_diff_gives() {
                 styles[next(3)],
             );
         }
+        for (a, b) in before.content.iter().zip(&after.content) {
+            assert_eq!(super::scroll::same_cell(a, b), a == b, "{a:?} vs {b:?}");
+        }
         let theirs: Vec<(u16, u16, Cell)> = before
             .diff(&after)
             .into_iter()
@@ -341,5 +344,80 @@ fn a_row_diff_gives_what_ratatuis_diff_gives() {
             .map(|(x, y, cell)| (x, y, cell.clone()))
             .collect();
         assert_eq!(ours, theirs, "round {round}");
+    }
+}
+
+/// Rows whose text moved up but whose style changed too: the hashes (text only) choose the
+/// scroll, and the terminal still ends up showing the frame, colours included.
+#[test]
+fn a_scroll_over_rows_that_differ_in_style_only_leaves_the_screen_right() {
+    use ratatui::backend::Backend as _;
+    use ratatui::layout::Rect;
+    use ratatui::style::{Color, Style};
+
+    use super::scroll::Screen;
+    let area = Rect::new(0, 0, 12, 8);
+    let frame = |rows: &[(&str, Style)]| {
+        let mut buffer = Buffer::empty(area);
+        for (y, (text, style)) in rows.iter().enumerate() {
+            buffer.set_string(0, y as u16, text, *style);
+        }
+        buffer
+    };
+    let plain = Style::default();
+    let red = Style::default().fg(Color::Red);
+    let first = frame(&[
+        ("row 0", plain),
+        ("row 1", plain),
+        ("row 2", plain),
+        ("row 3", plain),
+        ("row 4", plain),
+        ("row 5", plain),
+        ("row 6", plain),
+        ("footer", plain),
+    ]);
+    // Up by two; "row 4" is red now.
+    let second = frame(&[
+        ("row 2", plain),
+        ("row 3", plain),
+        ("row 4", red),
+        ("row 5", plain),
+        ("row 6", plain),
+        ("row 7", plain),
+        ("row 8", plain),
+        ("footer", plain),
+    ]);
+    let mut screen = Screen::blank(area);
+    let mut bytes = Vec::new();
+    let mut scrolled = false;
+    for frame in [&first, &second] {
+        let (scroll, cells) = screen.present(frame);
+        if let Some(scroll) = scroll {
+            scrolled = true;
+            bytes.extend_from_slice(scroll.sequence().as_bytes());
+        }
+        let output = Output::default();
+        let mut backend = CrosstermBackend::new(output.clone());
+        backend.draw(cells.into_iter()).unwrap();
+        ratatui::backend::Backend::flush(&mut backend).unwrap();
+        bytes.extend_from_slice(&output.0.borrow());
+        let mut spare = Buffer::empty(area);
+        screen.settle(&mut spare);
+    }
+    assert!(scrolled, "the moved rows were scrolled");
+    let mut parser = vt100::Parser::new(area.height, area.width, 0);
+    parser.process(&bytes);
+    let terminal = parser.screen();
+    for y in 0..area.height {
+        let row: String = terminal.rows(0, area.width).nth(usize::from(y)).unwrap();
+        let want: String = (0..area.width).map(|x| second[(x, y)].symbol()).collect();
+        assert_eq!(row.trim_end(), want.trim_end(), "row {y}");
+        let colour = terminal.cell(y, 0).unwrap().fgcolor();
+        let want = if y == 2 {
+            vt100::Color::Idx(1)
+        } else {
+            vt100::Color::Default
+        };
+        assert_eq!(colour, want, "row {y}'s colour");
     }
 }
