@@ -36,7 +36,7 @@ pub use commit::CommitOutcome;
 pub use diff_text::{DIFF_TEXT_CAP, DiffText};
 pub use finish::{DiffStat, FileStat, MergeOutcome, StatusEntry, SyncOutcome};
 pub use ignored::{DEFAULT_IGNORED_EXCLUDES, IgnoredMode, SHARED_SYMLINK_NOTICE, is_excluded};
-pub use repo::{Repo, StartFacts};
+pub use repo::{HeadStamp, Repo, StartFacts};
 pub use setup::{SETUP_OUTPUT_CAP, SETUP_TIMEOUT, SetupResult};
 pub use worktree::{Worktree, WorktreeOptions};
 

@@ -23,6 +23,14 @@ pub struct Repo {
     root: PathBuf,
 }
 
+/// See [`Repo::head_stamp`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeadStamp {
+    inode: u64,
+    len: u64,
+    modified: std::time::SystemTime,
+}
+
 impl Repo {
     /// The preflight: `path` must be inside a git work tree whose HEAD has a commit.
     ///
@@ -149,6 +157,30 @@ impl Repo {
     /// The branch checked out in the main checkout; `None` when HEAD is detached.
     pub async fn current_branch(&self) -> Result<Option<String>, GitError> {
         current_branch_in(&self.root).await
+    }
+
+    /// The main checkout's `HEAD` file as it is now (which file, and when it was last
+    /// replaced): git rewrites it, through a lock file and a rename, whenever the checkout
+    /// switches branch, so an unchanged stamp means [`Repo::current_branch`] would say the
+    /// same. `None` when the file cannot be found (then ask git).
+    pub fn head_stamp(&self) -> Option<HeadStamp> {
+        use std::os::unix::fs::MetadataExt as _;
+        let dot_git = self.root.join(".git");
+        let head = if dot_git.is_dir() {
+            dot_git.join("HEAD")
+        } else {
+            // A submodule's checkout: `.git` is a file naming the directory.
+            let text = std::fs::read_to_string(&dot_git).ok()?;
+            self.root
+                .join(text.strip_prefix("gitdir:")?.trim())
+                .join("HEAD")
+        };
+        let meta = std::fs::metadata(&head).ok()?;
+        Some(HeadStamp {
+            inode: meta.ino(),
+            len: meta.len(),
+            modified: meta.modified().ok()?,
+        })
     }
 
     /// Creates `<root>/.codiva/` and writes `.codiva/.gitignore` (`*`) if it is missing, so that
@@ -299,6 +331,40 @@ pub(crate) fn same_path(a: &Path, b: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The stamp stays while nothing switches and changes when the checkout switches branch
+    /// (and back), so the manager asks git only then.
+    #[tokio::test]
+    async fn the_head_stamp_changes_when_the_branch_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = |args: &[&str]| {
+            let status = std::process::Command::new("git")
+                .args(args)
+                .current_dir(dir.path())
+                .env("GIT_AUTHOR_NAME", "t")
+                .env("GIT_AUTHOR_EMAIL", "t@example.com")
+                .env("GIT_COMMITTER_NAME", "t")
+                .env("GIT_COMMITTER_EMAIL", "t@example.com")
+                .output()
+                .unwrap();
+            assert!(status.status.success(), "git {args:?}: {status:?}");
+        };
+        git(&["init", "-q", "-b", "main"]);
+        git(&["commit", "-q", "--allow-empty", "-m", "first"]);
+        let repo = Repo::open(dir.path()).await.unwrap();
+        let first = repo.head_stamp().expect("the HEAD file");
+        git(&["commit", "-q", "--allow-empty", "-m", "second"]);
+        assert_eq!(repo.head_stamp(), Some(first), "a commit on the branch");
+        git(&["switch", "-q", "-c", "develop"]);
+        let switched = repo.head_stamp().unwrap();
+        assert_ne!(switched, first);
+        assert_eq!(
+            repo.current_branch().await.unwrap().as_deref(),
+            Some("develop")
+        );
+        git(&["switch", "-q", "main"]);
+        assert_ne!(repo.head_stamp().unwrap(), switched);
+    }
 
     #[test]
     fn worktree_list_parsing() {

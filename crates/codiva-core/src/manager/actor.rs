@@ -121,6 +121,7 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
         waiting: BTreeMap::new(),
         jobs_running: 0,
         checking_base: false,
+        base_stamp: None,
         stopping: false,
         default_approval: ApprovalPolicy::Ask,
         // Looked up by a job once the manager runs (git commands kept off the start).
@@ -178,6 +179,8 @@ struct Actor {
     waiting: BTreeMap<String, VecDeque<Call>>,
     jobs_running: usize,
     checking_base: bool,
+    /// The `HEAD` file when git last answered which branch is checked out.
+    base_stamp: Option<crate::git::HeadStamp>,
     /// Shutting down: no new session task starts, no waiting call runs.
     stopping: bool,
     /// The approval policy of sessions created without one.
@@ -280,8 +283,14 @@ impl Actor {
     }
 
     /// Follows the branch checked out in the main checkout (a detached HEAD keeps the last).
+    /// Git is asked only when the checkout's `HEAD` file changed since it last answered (a
+    /// `git` process every 2 s cost more CPU than the rest of an idle manager).
     fn follow_base(&mut self) {
         if self.checking_base {
+            return;
+        }
+        let stamp = self.repo.head_stamp();
+        if stamp.is_some() && stamp == self.base_stamp {
             return;
         }
         self.checking_base = true;
@@ -289,9 +298,13 @@ impl Actor {
         self.job(
             None,
             async move { repo.current_branch().await },
-            |actor, branch| {
+            move |actor, branch| {
                 actor.checking_base = false;
-                let Ok(Some(branch)) = branch else {
+                let Ok(branch) = branch else {
+                    return;
+                };
+                actor.base_stamp = stamp;
+                let Some(branch) = branch else {
                     return;
                 };
                 if branch != actor.base {
