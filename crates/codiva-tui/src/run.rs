@@ -59,8 +59,9 @@ pub const FAST_STREAM_FRAME_INTERVAL: Duration = Duration::from_millis(100);
 /// when no more text arrives (it is drawn with the next batch otherwise).
 pub const STREAM_FALLBACK: Duration = Duration::from_millis(50);
 /// A batch of streamed text that comes this much before the frame's interval is over is drawn
-/// at once: the core hands batches over ~50 ms apart, so one that comes a hair early would
-/// otherwise wait for the next one (a frame 50 ms late).
+/// at once: the core hands batches over ~50 ms apart (~100 ms for text faster than anyone
+/// reads), so one that comes a hair early would otherwise wait for the next one (a frame a
+/// batch late).
 const STREAM_SLACK: Duration = Duration::from_millis(10);
 /// Bytes of terminal output buffered per frame.
 const FRAME_BUFFER: usize = 64 * 1024;
