@@ -35,7 +35,8 @@ use tokio::net::unix::pipe;
 use tokio::process::ChildStdout;
 use tokio::time::Instant;
 
-/// How long the pipe rests after a batch at most (lines written meanwhile are read together).
+/// How long the pipe rests after a batch at most (lines written meanwhile are read together);
+/// twice this for lines at [`FAST_RATE`] or more.
 pub const REST: Duration = Duration::from_millis(50);
 /// The shortest rest (below it, waiting on the pipe is as cheap).
 const MIN_REST: Duration = Duration::from_millis(1);
