@@ -6,6 +6,7 @@
 //! [`inline::sanitize_into`], which drops control characters (ESC, BEL, C1, `\r`, …), so a
 //! message can never move the cursor or change the terminal. HTML is shown as text.
 
+mod ascii_grammar;
 mod highlight;
 mod inline;
 mod paint;

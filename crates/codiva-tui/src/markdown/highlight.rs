@@ -7,6 +7,8 @@
 //! lines in order. It runs on the highlighter thread only ([`super::paint`]), which owns the
 //! loaded set.
 
+use std::collections::HashMap;
+
 use ratatui::style::Style;
 use syntect::parsing::{ParseState, Scope, ScopeStack, SyntaxReference, SyntaxSet};
 
@@ -81,6 +83,9 @@ const CLASSES: &[(&str, Class)] = &[
 /// The loaded syntax set and the class table (built on the highlighter thread).
 pub(crate) struct Syntaxes {
     set: SyntaxSet,
+    /// Per syntax (its index in `set`), the set with that syntax's regexes cut to ASCII, for
+    /// ASCII lines ([`super::ascii_grammar`]); `None` when making it failed (`set` serves).
+    ascii: HashMap<usize, Option<SyntaxSet>>,
     classes: Vec<(Scope, Class)>,
 }
 
@@ -89,10 +94,30 @@ impl Syntaxes {
     pub(crate) fn load() -> Self {
         Syntaxes {
             set: two_face::syntax::extra_newlines(),
+            ascii: HashMap::new(),
             classes: CLASSES
                 .iter()
                 .filter_map(|(prefix, class)| Some((Scope::new(prefix).ok()?, *class)))
                 .collect(),
+        }
+    }
+
+    /// Makes the ASCII copy of the highlighter's syntax if there is none yet (once per
+    /// syntax; a few ms, paid back by the first few lines it compiles regexes for).
+    pub(crate) fn prepare(&mut self, highlighter: &Highlighter) {
+        if highlighter.state.is_some() {
+            let set = &self.set;
+            self.ascii
+                .entry(highlighter.syntax)
+                .or_insert_with(|| super::ascii_grammar::ascii_set(set, highlighter.syntax));
+        }
+    }
+
+    /// The set to parse `line` with for the syntax at `index`.
+    fn for_line(&self, index: usize, line: &str) -> &SyntaxSet {
+        match self.ascii.get(&index) {
+            Some(Some(ascii)) if line.is_ascii() => ascii,
+            _ => &self.set,
         }
     }
 
@@ -134,6 +159,8 @@ fn token(language: &str) -> &str {
 pub(crate) struct Highlighter {
     /// `None`: plain code (an unknown language, or the grammar failed on a line).
     state: Option<(ParseState, ScopeStack)>,
+    /// The syntax's index in the set.
+    syntax: usize,
     /// Reused for the line plus its newline.
     buffer: String,
 }
@@ -141,10 +168,15 @@ pub(crate) struct Highlighter {
 impl Highlighter {
     /// A highlighter for the fence's language; an unknown one gives plain code.
     pub(crate) fn new(language: &str, syntaxes: &Syntaxes) -> Self {
+        let syntax = syntaxes.syntax(language);
         Self {
-            state: syntaxes
-                .syntax(language)
-                .map(|s| (ParseState::new(s), ScopeStack::new())),
+            state: syntax.map(|s| (ParseState::new(s), ScopeStack::new())),
+            syntax: syntax
+                .and_then(|found| {
+                    let all = syntaxes.set.syntaxes();
+                    all.iter().position(|s| std::ptr::eq(s, found))
+                })
+                .unwrap_or_default(),
             buffer: String::new(),
         }
     }
@@ -160,7 +192,8 @@ impl Highlighter {
         self.buffer.clear();
         self.buffer.push_str(line);
         self.buffer.push('\n');
-        let Ok(ops) = parse.parse_line(&self.buffer, &syntaxes.set) else {
+        let set = syntaxes.for_line(self.syntax, line);
+        let Ok(ops) = parse.parse_line(&self.buffer, set) else {
             self.state = None;
             return None;
         };

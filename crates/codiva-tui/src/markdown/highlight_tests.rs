@@ -8,9 +8,12 @@ fn syntaxes() -> &'static Syntaxes {
     SYNTAXES.get_or_init(Syntaxes::load)
 }
 
+/// The classes of `lines` as the highlighter thread gets them (ASCII lines parsed with the
+/// grammar's ASCII copy).
 fn classes(lang: &str, lines: &[&str]) -> Vec<(String, Class)> {
-    let syntaxes = syntaxes();
+    let syntaxes = &mut Syntaxes::load();
     let mut highlighter = Highlighter::new(lang, syntaxes);
+    syntaxes.prepare(&highlighter);
     lines
         .iter()
         .flat_map(|line| {

@@ -11,7 +11,9 @@
 //! syntect's grammars are costly on the pure-Rust regex engine (tens to hundreds of µs a line,
 //! and each grammar's compiled regexes take several MB, TypeScript's about 50 MB), so the
 //! thread loads the set on its first block and drops it again after [`IDLE_DROP`] without
-//! work: a session that shows code now and then does not keep the grammars for good.
+//! work: a session that shows code now and then does not keep the grammars for good. Lines
+//! that are ASCII are parsed with a copy of the grammar cut to ASCII, which compiles several
+//! times faster and draws the same ([`super::ascii_grammar`]).
 
 use std::collections::{HashMap, VecDeque};
 use std::hash::{Hash, Hasher};
@@ -149,6 +151,7 @@ fn worker() {
         let syntaxes = syntaxes.get_or_insert_with(Syntaxes::load);
         let mut highlighter =
             highlighter.unwrap_or_else(|| Highlighter::new(&code.language, syntaxes));
+        syntaxes.prepare(&highlighter);
         let mut runs = Vec::new();
         for line in code.lines.iter().take(wanted).skip(from) {
             match highlighter.classes(line, syntaxes) {
