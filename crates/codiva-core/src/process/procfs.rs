@@ -180,38 +180,95 @@ pub fn tree_owners(
 /// [`tree_owners`] — of processes that have not exited, summed, keyed by the root. A root
 /// without live members is left out. Empty on non-Linux systems.
 pub fn group_usage(roots: &[u32]) -> std::collections::HashMap<u32, GroupUsage> {
-    let mut usage = std::collections::HashMap::new();
-    if !cfg!(target_os = "linux") || roots.is_empty() {
-        return usage;
-    }
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return usage;
-    };
-    let page = page_size();
-    let stats: Vec<ProcStat> = entries
-        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter_map(read_stat)
-        .filter(|stat| !stat.is_exited())
-        .collect();
-    let procs: Vec<(u32, u32, u32)> = stats.iter().map(|s| (s.pid, s.ppid, s.pgid)).collect();
-    let owners = tree_owners(&procs, roots);
-    for stat in &stats {
-        let Some(root) = owners.get(&stat.pid) else {
-            continue;
+    UsageScan::default().group_usage(roots)
+}
+
+/// [`group_usage`] pass after pass, reading the stat of each process outside every agent's
+/// tree only once: the manager samples every 2 s, and a machine's other processes are most of
+/// `/proc`. A process outside the trees stays outside while it lives (it could only enter
+/// one by being reparented into it, which Linux does only to an ancestor or init, or by
+/// `setpgid` into an agent's group, which only processes of that group's session — the
+/// agents' own — may do), so it is skipped while it is the same process: the same pid with
+/// the same `/proc` inode, which a new process never inherits. When the roots change every
+/// process is read again (a process read before it became an agent was outside then).
+#[derive(Debug, Default)]
+pub struct UsageScan {
+    roots: Vec<u32>,
+    /// Pid → (inode of `/proc/<pid>`, parent pid, group) of the processes outside the trees.
+    outside: std::collections::HashMap<u32, (u64, u32, u32)>,
+    /// The pids whose stat the last pass read.
+    read: Vec<u32>,
+}
+
+impl UsageScan {
+    /// See [`group_usage`].
+    pub fn group_usage(&mut self, roots: &[u32]) -> std::collections::HashMap<u32, GroupUsage> {
+        use std::os::unix::fs::DirEntryExt;
+        let mut usage = std::collections::HashMap::new();
+        if !cfg!(target_os = "linux") || roots.is_empty() {
+            return usage;
+        }
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return usage;
         };
-        let pid = stat.pid;
-        let resident = std::fs::read_to_string(format!("/proc/{pid}/statm"))
-            .ok()
-            .and_then(|text| parse_statm_resident(&text))
-            .unwrap_or(0);
-        let group: &mut GroupUsage = usage.entry(*root).or_default();
-        group.rss_bytes = group
-            .rss_bytes
-            .saturating_add(resident.saturating_mul(page));
-        group.cpu_ticks = group.cpu_ticks.saturating_add(stat.cpu_ticks);
-        group.processes += 1;
+        if self.roots != roots {
+            self.roots = roots.to_vec();
+            self.outside.clear();
+        }
+        let mut stats: Vec<(ProcStat, u64)> = Vec::new();
+        self.read.clear();
+        let mut procs: Vec<(u32, u32, u32)> = Vec::new();
+        let mut outside = std::collections::HashMap::with_capacity(self.outside.len());
+        for entry in entries.filter_map(Result::ok) {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let inode = entry.ino();
+            match self.outside.get(&pid) {
+                Some(&(known, ppid, pgid)) if known == inode => {
+                    procs.push((pid, ppid, pgid));
+                    outside.insert(pid, (inode, ppid, pgid));
+                }
+                _ => {
+                    self.read.push(pid);
+                    if let Some(stat) = read_stat(pid).filter(|stat| !stat.is_exited()) {
+                        procs.push((stat.pid, stat.ppid, stat.pgid));
+                        stats.push((stat, inode));
+                    }
+                }
+            }
+        }
+        let owners = tree_owners(&procs, roots);
+        let page = page_size();
+        for (stat, inode) in &stats {
+            let Some(root) = owners.get(&stat.pid) else {
+                outside.insert(stat.pid, (*inode, stat.ppid, stat.pgid));
+                continue;
+            };
+            let pid = stat.pid;
+            let resident = std::fs::read_to_string(format!("/proc/{pid}/statm"))
+                .ok()
+                .and_then(|text| parse_statm_resident(&text))
+                .unwrap_or(0);
+            let group: &mut GroupUsage = usage.entry(*root).or_default();
+            group.rss_bytes = group
+                .rss_bytes
+                .saturating_add(resident.saturating_mul(page));
+            group.cpu_ticks = group.cpu_ticks.saturating_add(stat.cpu_ticks);
+            group.processes += 1;
+        }
+        self.outside = outside;
+        usage
     }
-    usage
+
+    /// The pids whose stat the last pass read (the others were known to be outside).
+    pub fn read_last_pass(&self) -> &[u32] {
+        &self.read
+    }
 }
 
 /// Clock ticks a second (the unit of [`ProcStat::cpu_ticks`]).
@@ -332,6 +389,56 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(20));
         };
         // The sleep's own pid, to end it: the leader's only child.
+        let children =
+            std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
+        for child in children.split_whitespace() {
+            let _ = std::process::Command::new("kill").arg(child).status();
+        }
+        let _ = leader.kill();
+        let _ = leader.wait();
+        assert_eq!(counted, 2, "the shell and its setsid child");
+    }
+
+    /// A second pass reads only what may be in a tree: not this test's process, which is
+    /// outside the shell's; a descendant that appears later is still found and counted.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_scan_reads_an_outsider_once_and_still_finds_new_members() {
+        use std::io::{BufRead, Write};
+        use std::os::unix::process::CommandExt;
+        use std::process::Stdio;
+        let mut leader = std::process::Command::new("sh")
+            .args(["-c", "read go; setsid sleep 30 & echo started; wait"])
+            .process_group(0)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = leader.id();
+        let me = std::process::id();
+        let mut scan = UsageScan::default();
+        assert_eq!(scan.group_usage(&[pid])[&pid].processes, 1, "the shell");
+        assert!(scan.read_last_pass().contains(&me));
+        assert_eq!(scan.group_usage(&[pid])[&pid].processes, 1);
+        assert!(
+            scan.read_last_pass().contains(&pid),
+            "members are read each pass"
+        );
+        assert!(
+            !scan.read_last_pass().contains(&me),
+            "an outsider is read once"
+        );
+        // The shell starts a child in a session (and group) of its own.
+        let mut stdin = leader.stdin.take().unwrap();
+        writeln!(stdin, "go").unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(leader.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let counted = scan.group_usage(&[pid])[&pid].processes;
+        // Other roots: every process is read again.
+        scan.group_usage(&[pid, u32::MAX]);
+        assert!(scan.read_last_pass().contains(&me));
         let children =
             std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
         for child in children.split_whitespace() {

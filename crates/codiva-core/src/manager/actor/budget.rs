@@ -14,9 +14,10 @@
 //! note), so no text the user wrote is lost.
 //!
 //! **Resources**. Every `sample_every` (~2 s), and only while some session has a live agent
-//! process, one job reads `/proc` once for every agent's process tree (`procfs::group_usage`:
+//! process, one job reads `/proc` once for every agent's process tree (`procfs::UsageScan`:
 //! its process group and every descendant by parent pid — Claude Code's Bash tools run in
-//! sessions of their own): resident memory and CPU (the tree's CPU ticks since the last sample
+//! sessions of their own; the machine's other processes are read once, not every pass):
+//! resident memory and CPU (the tree's CPU ticks since the last sample
 //! over the time between them). The sessions whose numbers changed go out as one `Resources` event per sample.
 
 use std::collections::HashMap;
@@ -42,6 +43,8 @@ pub(super) struct Sampler {
     /// Each group's CPU ticks at the last sample, and when.
     last: HashMap<u32, (u64, Instant)>,
     ticks_per_second: Option<u64>,
+    /// What the passes over `/proc` remember (taken by the job that reads a sample).
+    scan: procfs::UsageScan,
 }
 
 /// The session's agent has a turn in progress (or was just given a message that starts one).
@@ -219,19 +222,22 @@ impl Actor {
             .filter(|pid| *pid != 0)
             .collect();
         let ticks = self.sampler.ticks_per_second;
+        let mut scan = std::mem::take(&mut self.sampler.scan);
         self.job(
             None,
             async move {
                 tokio::task::spawn_blocking(move || {
                     let ticks = ticks.unwrap_or_else(procfs::clock_ticks);
-                    (procfs::group_usage(&groups), Instant::now(), ticks)
+                    let usage = scan.group_usage(&groups);
+                    (usage, Instant::now(), ticks, scan)
                 })
                 .await
                 .ok()
             },
             move |actor, sample| {
                 actor.sampler.running = false;
-                if let Some((usage, at, ticks)) = sample {
+                if let Some((usage, at, ticks, scan)) = sample {
+                    actor.sampler.scan = scan;
                     actor.sampler.ticks_per_second = Some(ticks);
                     actor.apply_sample(sessions, &usage, at, ticks);
                 }
