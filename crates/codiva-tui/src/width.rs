@@ -76,12 +76,38 @@ pub struct Row {
 /// after them has a place.
 pub fn wrap_line(line: &str, width: usize) -> Vec<Row> {
     if is_plain_ascii(line) {
-        // One cell per byte; the only whitespace is the space.
-        let cells = line.bytes().enumerate().map(|(i, b)| (i, b == b' ', 1));
-        wrap_graphemes(line, width, cells)
+        wrap_ascii(line.as_bytes(), width)
     } else {
         wrap_graphemes(line, width, grapheme_cells(line))
     }
+}
+
+/// [`wrap_line`] for printable ASCII: one cell per byte, and a row may break only after a
+/// space, so each row ends after the last space that fits, or is cut where it is full (the
+/// rows [`wrap_graphemes`] gives, found a row at a time instead of a byte at a time: most of
+/// a streamed reply).
+fn wrap_ascii(line: &[u8], width: usize) -> Vec<Row> {
+    let width = width.max(1);
+    let mut rows = Vec::with_capacity(line.len() / width + 1);
+    let mut start = 0;
+    while line.len() - start > width {
+        let end = match line[start..start + width].iter().rposition(|&b| b == b' ') {
+            Some(space) => start + space + 1,
+            None => start + width,
+        };
+        rows.push(Row {
+            start,
+            end,
+            width: end - start,
+        });
+        start = end;
+    }
+    rows.push(Row {
+        start,
+        end: line.len(),
+        width: line.len() - start,
+    });
+    rows
 }
 
 /// `line`'s grapheme clusters as (byte offset, whether it is whitespace, cells).
@@ -301,6 +327,18 @@ fn set_stringn(
 mod tests {
     use super::*;
     use unicode_segmentation::UnicodeSegmentation;
+
+    proptest::proptest! {
+        /// The ASCII rows are the rows the general wrapping gives that text, at any width.
+        #[test]
+        fn ascii_rows_are_the_general_rows(line in "[ a-c.]{0,80}", width in 0usize..24) {
+            let cells = line.bytes().enumerate().map(|(i, b)| (i, b == b' ', 1));
+            proptest::prop_assert_eq!(
+                wrap_ascii(line.as_bytes(), width),
+                wrap_graphemes(&line, width, cells)
+            );
+        }
+    }
 
     #[test]
     fn graphemes_are_the_clusters_the_rules_give() {
