@@ -274,7 +274,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
 /// scan that runs at several GB/s; see the throughput test.
 #[inline]
 fn find_newline(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == b'\n')
+    memchr::memchr(b'\n', bytes)
 }
 
 #[cfg(test)]

@@ -61,7 +61,8 @@ pub const MIN_LINES: u64 = 3;
 pub struct PacedPipe {
     state: State,
     rest: Duration,
-    /// Bytes and lines read since the pipe last rested (or started waiting on the pipe).
+    /// Bytes and lines (up to [`MIN_LINES`]) read since the pipe last rested (or started
+    /// waiting on the pipe).
     read_since_rest: u64,
     lines_since_rest: u64,
     /// Whether the bytes since then came after a rest.
@@ -177,8 +178,13 @@ impl AsyncRead for PacedPipe {
                             let new = &buf.filled()[before..];
                             if !new.is_empty() {
                                 this.read_since_rest += new.len() as u64;
-                                this.lines_since_rest +=
-                                    new.iter().filter(|&&b| b == b'\n').count() as u64;
+                                // Only whether a rest brought MIN_LINES matters: count no
+                                // further (a fast batch is megabytes).
+                                let wanted = MIN_LINES.saturating_sub(this.lines_since_rest);
+                                this.lines_since_rest += memchr::memchr_iter(b'\n', new)
+                                    .take(usize::try_from(wanted).unwrap_or(usize::MAX))
+                                    .count()
+                                    as u64;
                                 let now = Instant::now();
                                 this.dense |= this
                                     .last_data

@@ -397,10 +397,10 @@ fn content_block_delta(line: &[u8]) -> Option<StreamEvent> {
     // parse that follows. A delta says what it is within its first bytes (its text is a few
     // tokens; one with a longer text takes the general path), so long lines (tool results,
     // completed messages) are not scanned to their end for it.
-    memchr::memmem::find(
-        &line[..line.len().min(DELTA_PREFIX)],
-        b"\"content_block_delta\"",
-    )?;
+    // Built once: building a finder per line cost more than the search.
+    static DELTA: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"content_block_delta\""));
+    DELTA.find(&line[..line.len().min(DELTA_PREFIX)])?;
     let line: Line = serde_json::from_slice(line).ok()?;
     if line.kind != "stream_event" || line.event.kind != "content_block_delta" {
         return None;
