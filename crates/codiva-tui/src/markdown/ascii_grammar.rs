@@ -14,7 +14,9 @@
 //!
 //! A syntax set's contexts are private to syntect, so the copy goes through its serialised
 //! form: [`SetDump`] mirrors the layout of `SyntaxSet` in syntect 5.3 (a test holds it to the
-//! bytes syntect writes), each syntax's contexts being a zlib'd dump of its own.
+//! bytes syntect writes), each syntax's contexts being a zlib'd dump of its own. The copy
+//! carries only the contexts of the syntaxes its syntax reaches (usually itself alone), so it
+//! takes ~2 ms to make and little memory; the syntaxes out of reach keep their place, empty.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -27,22 +29,30 @@ use syntect::parsing::{Regex, Scope, SyntaxSet};
 
 /// `SyntaxSet` as syntect 5.3 serialises it.
 #[derive(Serialize, Deserialize)]
-pub(super) struct SetDump {
-    pub(super) syntaxes: Vec<SyntaxDump>,
+pub(super) struct SetDump<'a> {
+    #[serde(borrow)]
+    pub(super) syntaxes: Vec<SyntaxDump<'a>>,
     path_syntaxes: Vec<(String, usize)>,
 }
 
 /// `SyntaxReference` as syntect 5.3 serialises it (its variables sorted by name).
 #[derive(Serialize, Deserialize)]
-pub(super) struct SyntaxDump {
+pub(super) struct SyntaxDump<'a> {
     pub(super) name: String,
     file_extensions: Vec<String>,
     scope: Scope,
     first_line_match: Option<String>,
     hidden: bool,
     variables: BTreeMap<String, String>,
-    /// The syntax's contexts ([`ContextsDump`]), bincode in zlib.
-    contexts: Vec<u8>,
+    /// The syntax's contexts ([`ContextsDump`]), bincode in zlib: borrowed from the dump and
+    /// written as bytes in one go (bincode writes a `Vec<u8>` as the same length and bytes,
+    /// a byte at a time: most of a set's serialising).
+    #[serde(serialize_with = "bytes")]
+    contexts: &'a [u8],
+}
+
+fn bytes<S: serde::Serializer>(bytes: &&[u8], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_bytes(bytes)
 }
 
 /// syntect's lazily loaded part of a syntax.
@@ -52,22 +62,50 @@ struct ContextsDump {
     contexts: Vec<Context>,
 }
 
+/// Syntaxes whose references [`ascii_set`] follows before it keeps every syntax instead.
+const MOST_REACHED: usize = 8;
+
+/// A `ContextId` as syntect 5.3 serialises it.
+#[derive(Deserialize)]
+struct IdDump {
+    syntax_index: usize,
+    #[allow(dead_code)]
+    context_index: usize,
+}
+
 /// A copy of `set` whose syntax at `index` has its regexes cut to ASCII (see the module docs);
 /// `None` when the set does not have the layout this module knows.
+///
+/// The copy has every syntax in its place (a parse state's contexts are found by index), but
+/// only those the syntax can reach (itself, and what it includes, pushes or embeds, in turn)
+/// keep their contexts: the copy is only ever used to parse that syntax's ASCII lines.
 pub(crate) fn ascii_set(set: &SyntaxSet, index: usize) -> Option<SyntaxSet> {
-    let bytes = bincode::serialize(set).ok()?;
-    let mut dump: SetDump = bincode::deserialize(&bytes).ok()?;
-    let same_layout = dump.syntaxes.len() == set.syntaxes().len()
-        && dump
-            .syntaxes
-            .iter()
-            .zip(set.syntaxes())
-            .all(|(dumped, syntax)| dumped.name == syntax.name);
-    if !same_layout {
-        return None;
+    let syntaxes = set.syntaxes();
+    // The serialised syntaxes the cut one reaches, by index.
+    let mut reached: BTreeMap<usize, Vec<u8>> = BTreeMap::new();
+    let mut cut: Option<ContextsDump> = None;
+    let mut queue = vec![index];
+    // Past a few (Markdown embeds dozens), finding what each reaches costs more than keeping
+    // them all.
+    let mut keep_all = false;
+    while let Some(at) = queue.pop() {
+        if reached.contains_key(&at) || (keep_all && at != index) {
+            continue;
+        }
+        keep_all |= reached.len() >= MOST_REACHED;
+        let bytes = bincode::serialize(syntaxes.get(at)?).ok()?;
+        let dump: SyntaxDump = bincode::deserialize(&bytes).ok()?;
+        if dump.name != syntaxes[at].name {
+            return None;
+        }
+        let contexts: ContextsDump = syntect::dumps::from_reader(dump.contexts).ok()?;
+        queue.extend(references(&contexts)?);
+        if at == index {
+            cut = Some(contexts);
+        }
+        reached.insert(at, bytes);
     }
-    let syntax = dump.syntaxes.get_mut(index)?;
-    let mut contexts: ContextsDump = syntect::dumps::from_reader(&syntax.contexts[..]).ok()?;
+    let mut contexts = cut?;
     let mut classes = HashMap::new();
     for context in &mut contexts.contexts {
         for pattern in &mut context.patterns {
@@ -85,8 +123,79 @@ pub(crate) fn ascii_set(set: &SyntaxSet, index: usize) -> Option<SyntaxSet> {
         flate2::Compression::none(),
     );
     zlib.write_all(&plain).ok()?;
-    syntax.contexts = zlib.finish().ok()?;
+    let cut = zlib.finish().ok()?;
+    let mut dump = SetDump {
+        syntaxes: Vec::with_capacity(syntaxes.len()),
+        // Only for finding a syntax by its file's path, which the copy is never asked.
+        path_syntaxes: Vec::new(),
+    };
+    if keep_all {
+        for (at, syntax) in syntaxes.iter().enumerate() {
+            if let std::collections::btree_map::Entry::Vacant(entry) = reached.entry(at) {
+                entry.insert(bincode::serialize(syntax).ok()?);
+            }
+        }
+    }
+    for (at, syntax) in syntaxes.iter().enumerate() {
+        let mut dumped = match reached.get(&at) {
+            Some(bytes) => bincode::deserialize(bytes).ok()?,
+            // Out of reach: its name and scope, no contexts.
+            None => SyntaxDump {
+                name: syntax.name.clone(),
+                file_extensions: Vec::new(),
+                scope: syntax.scope,
+                first_line_match: None,
+                hidden: syntax.hidden,
+                variables: BTreeMap::new(),
+                contexts: &[],
+            },
+        };
+        if at == index {
+            dumped.contexts = &cut;
+        }
+        dump.syntaxes.push(dumped);
+    }
     bincode::deserialize(&bincode::serialize(&dump).ok()?).ok()
+}
+
+/// The syntaxes that `contexts` refer to (their indices); `None` if a reference is not linked
+/// to a context (then what it reaches is not known).
+fn references(contexts: &ContextsDump) -> Option<Vec<usize>> {
+    use syntect::parsing::syntax_definition::{ContextReference, MatchOperation};
+    fn syntax_of(id: &ContextId) -> Option<usize> {
+        let id: IdDump = bincode::deserialize(&bincode::serialize(id).ok()?).ok()?;
+        Some(id.syntax_index)
+    }
+    fn of_reference(reference: &ContextReference) -> Option<usize> {
+        // Linked: a direct reference (any other kind is an error here).
+        syntax_of(&reference.id().ok()?)
+    }
+    let mut found = Vec::new();
+    for context in &contexts.contexts {
+        if let Some(prototype) = &context.prototype {
+            found.push(syntax_of(prototype)?);
+        }
+        for pattern in &context.patterns {
+            match pattern {
+                Pattern::Include(reference) => found.push(of_reference(reference)?),
+                Pattern::Match(pattern) => {
+                    if let MatchOperation::Push(targets) | MatchOperation::Set(targets) =
+                        &pattern.operation
+                    {
+                        for target in targets {
+                            found.push(of_reference(target)?);
+                        }
+                    }
+                    if let Some(reference) = &pattern.with_prototype {
+                        found.push(of_reference(reference)?);
+                    }
+                }
+            }
+        }
+    }
+    found.sort_unstable();
+    found.dedup();
+    Some(found)
 }
 
 /// `pattern` with each Unicode class (`\p{…}`, `\P{…}`, `\w`, `\W`, `\d`, `\D`, `\s`, `\S`)

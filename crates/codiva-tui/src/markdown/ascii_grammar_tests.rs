@@ -18,11 +18,12 @@ fn cut(pattern: &str) -> Option<String> {
 
 /// Every syntax's patterns, by syntax name.
 fn patterns(set: &SyntaxSet) -> Vec<(String, Vec<String>)> {
-    let dump: SetDump = bincode::deserialize(&bincode::serialize(set).unwrap()).unwrap();
+    let bytes = bincode::serialize(set).unwrap();
+    let dump: SetDump = bincode::deserialize(&bytes).unwrap();
     dump.syntaxes
         .iter()
         .map(|syntax| {
-            let contexts: ContextsDump = syntect::dumps::from_reader(&syntax.contexts[..]).unwrap();
+            let contexts: ContextsDump = syntect::dumps::from_reader(syntax.contexts).unwrap();
             let patterns = contexts
                 .contexts
                 .iter()
@@ -48,7 +49,7 @@ fn the_dumps_mirror_syntects_layout() {
     );
     for syntax in &dump.syntaxes {
         let mut plain = Vec::new();
-        flate2::read::ZlibDecoder::new(&syntax.contexts[..])
+        flate2::read::ZlibDecoder::new(syntax.contexts)
             .read_to_end(&mut plain)
             .unwrap();
         let contexts: ContextsDump = bincode::deserialize(&plain).unwrap();
@@ -251,4 +252,44 @@ fn a_parse_switching_sets_by_line_is_the_parse_of_the_original() {
             );
         }
     }
+}
+
+/// For every syntax: its copy keeps the contexts of every syntax it reaches, transitively (a
+/// parse never comes to a syntax without them), and ASCII lines parse with it.
+#[test]
+fn every_syntax_copy_keeps_what_it_reaches_and_parses_the_same() {
+    let set = set();
+    let mut made = 0;
+    for (index, syntax) in set.syntaxes().iter().enumerate() {
+        let Some(ascii) = ascii_set(&set, index) else {
+            continue;
+        };
+        made += 1;
+        assert_eq!(ascii.syntaxes().len(), set.syntaxes().len());
+        let mut seen = std::collections::HashSet::new();
+        let mut queue = vec![index];
+        while let Some(at) = queue.pop() {
+            if !seen.insert(at) {
+                continue;
+            }
+            let bytes = bincode::serialize(&ascii.syntaxes()[at]).unwrap();
+            let reached: SyntaxDump = bincode::deserialize(&bytes).unwrap();
+            assert_eq!(reached.name, set.syntaxes()[at].name);
+            assert!(
+                !reached.contexts.is_empty(),
+                "{}: reaches {} without its contexts",
+                syntax.name,
+                reached.name
+            );
+            let contexts: ContextsDump = syntect::dumps::from_reader(reached.contexts).unwrap();
+            queue.extend(references(&contexts).unwrap());
+        }
+        // It parses (the same as the original: the tests above, per regex and per language).
+        let mut copy = ParseState::new(&ascii.syntaxes()[index]);
+        copy.parse_line(PROBES[0], &ascii).unwrap();
+    }
+    assert!(
+        made * 10 >= set.syntaxes().len() * 9,
+        "copies for only {made} syntaxes"
+    );
 }
