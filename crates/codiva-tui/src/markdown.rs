@@ -54,12 +54,44 @@ pub struct Rendered {
 pub fn render_full(markdown: &str, width: u16) -> Rendered {
     let options =
         Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
-    let events: Vec<Event<'_>> = Parser::new_ext(markdown, options).collect();
+    let mut parser = Parser::new_ext(markdown, options);
     let mut renderer = Renderer::new(usize::from(width.max(1)));
-    for (index, event) in events.iter().enumerate() {
-        renderer.event(event, &events[index + 1..]);
+    // Events read ahead: an ordered list's items are counted before it is drawn (its numbers'
+    // width), so its events are read to its end first; nothing else looks ahead, so a long
+    // document is not held as events (~60 bytes each, a hundred thousand for 1 MB).
+    let mut ahead: std::collections::VecDeque<Event<'_>> = std::collections::VecDeque::new();
+    while let Some(event) = ahead.pop_front().or_else(|| parser.next()) {
+        if matches!(event, Event::Start(Tag::List(Some(_)))) {
+            read_to_list_end(&mut parser, &mut ahead);
+        }
+        renderer.event(&event, ahead.make_contiguous());
     }
     renderer.finish()
+}
+
+/// Reads `parser` into `ahead` until `ahead` holds the end of the list whose start was just
+/// taken (or the document ends).
+fn read_to_list_end<'a>(
+    parser: &mut impl Iterator<Item = Event<'a>>,
+    ahead: &mut std::collections::VecDeque<Event<'a>>,
+) {
+    let mut depth = 0usize;
+    let mut at = 0;
+    loop {
+        if at == ahead.len() {
+            match parser.next() {
+                Some(event) => ahead.push_back(event),
+                None => return,
+            }
+        }
+        match &ahead[at] {
+            Event::Start(Tag::List(_)) => depth += 1,
+            Event::End(TagEnd::List(_)) if depth == 0 => return,
+            Event::End(TagEnd::List(_)) => depth -= 1,
+            _ => {}
+        }
+        at += 1;
+    }
 }
 
 /// [`render`] with its code highlighted: waits for the highlighter (tests, the bench).
