@@ -339,30 +339,43 @@ fn measure_in(
         Placement::InProcess => None,
     };
     let daemon_ticks = || daemon.map_or(Ok(0), crate::tui::cpu_ticks);
-    let ui0 = crate::tui::cpu_ticks(pid)?;
-    let daemon0 = daemon_ticks()?;
+    let mut ui_meter = CpuMeter::start(pid);
+    let mut daemon_meter = daemon.map(CpuMeter::start);
+    let sample = |ui: &mut CpuMeter, daemon: &mut Option<CpuMeter>| {
+        ui.sample();
+        if let Some(daemon) = daemon.as_mut() {
+            daemon.sample();
+        }
+    };
     let highlight0 = highlighter_ticks(pid);
     let wakeups0 = wakeups(pid);
     let daemon_wakeups0 = daemon.map_or(0, wakeups);
     let out0 = pty.output();
     let done_file = dir.join("done");
     let deadline = Instant::now() + pace + Duration::from_secs(60);
+    let mut sampled = Instant::now();
     while !done_file.exists() {
         if Instant::now() > deadline {
             bail!("the reply never ended:\n{}", pty.screen());
         }
         std::thread::sleep(Duration::from_millis(5));
+        if sampled.elapsed() >= CpuMeter::EVERY {
+            sample(&mut ui_meter, &mut daemon_meter);
+            sampled = Instant::now();
+        }
     }
     // Settled: codiva's CPU no longer moves (it has drawn the completed message).
     let mut last = (crate::tui::cpu_ticks(pid)?, daemon_ticks()?);
     for _ in 0..50 {
         std::thread::sleep(Duration::from_millis(100));
+        sample(&mut ui_meter, &mut daemon_meter);
         let now = (crate::tui::cpu_ticks(pid)?, daemon_ticks()?);
         if now == last {
             break;
         }
         last = now;
     }
+    sample(&mut ui_meter, &mut daemon_meter);
     let seconds = t0.elapsed().as_secs_f64();
     let highlight = highlighter_ticks(pid) - highlight0;
     let ui_wakeups = wakeups(pid).saturating_sub(wakeups0);
@@ -375,8 +388,8 @@ fn measure_in(
     if !screen.contains("Completed") && !screen.contains("Step") {
         bail!("the reply is not on screen:\n{screen}");
     }
-    let ui_cpu_s = last.0.saturating_sub(ui0) as f64 / crate::tui::USER_HZ;
-    let daemon_cpu_s = last.1.saturating_sub(daemon0) as f64 / crate::tui::USER_HZ;
+    let ui_cpu_s = ui_meter.used_s();
+    let daemon_cpu_s = daemon_meter.as_ref().map_or(0.0, CpuMeter::used_s);
     Ok(Streamed {
         cpu_s: ui_cpu_s + daemon_cpu_s,
         ui_cpu_s,
@@ -388,6 +401,57 @@ fn measure_in(
         daemon_wakeups,
         seconds,
     })
+}
+
+/// CPU time of a process's threads from when it started, in ns (`schedstat`): the ticks of
+/// `/proc/<pid>/stat` count in 10 ms steps, which is ±0.02 s on a 1 MB figure of UI and daemon
+/// (a fifth of the fast target). Sampled while the reply streams, so that a thread that ends
+/// (a blocking-pool thread) counts up to its last sample; a thread that starts counts whole.
+struct CpuMeter {
+    pid: u32,
+    start: std::collections::HashMap<u32, u64>,
+    last: std::collections::HashMap<u32, u64>,
+}
+
+impl CpuMeter {
+    const EVERY: Duration = Duration::from_millis(50);
+
+    fn start(pid: u32) -> Self {
+        let now = thread_ns(pid);
+        CpuMeter {
+            pid,
+            start: now.clone(),
+            last: now,
+        }
+    }
+
+    fn sample(&mut self) {
+        self.last.extend(thread_ns(self.pid));
+    }
+
+    fn used_s(&self) -> f64 {
+        let ns: u64 = self
+            .last
+            .iter()
+            .map(|(tid, ns)| ns.saturating_sub(self.start.get(tid).copied().unwrap_or(0)))
+            .sum();
+        ns as f64 / 1e9
+    }
+}
+
+/// Each thread's time on a CPU so far, ns, by thread id.
+fn thread_ns(pid: u32) -> std::collections::HashMap<u32, u64> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return std::collections::HashMap::new();
+    };
+    tasks
+        .flatten()
+        .filter_map(|task| {
+            let tid = task.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(task.path().join("schedstat")).ok()?;
+            Some((tid, stat.split_whitespace().next()?.parse().ok()?))
+        })
+        .collect()
 }
 
 /// Voluntary context switches of all of codiva's threads so far.
