@@ -388,7 +388,13 @@ mod tests {
             }
             std::thread::sleep(std::time::Duration::from_millis(20));
         };
-        // The sleep's own pid, to end it: the leader's only child.
+        end_with_children(&mut leader);
+        assert_eq!(counted, 2, "the shell and its setsid child");
+    }
+
+    /// Ends a test's shell and its children (the setsid'd sleep is not in its group).
+    fn end_with_children(leader: &mut std::process::Child) {
+        let pid = leader.id();
         let children =
             std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
         for child in children.split_whitespace() {
@@ -396,7 +402,6 @@ mod tests {
         }
         let _ = leader.kill();
         let _ = leader.wait();
-        assert_eq!(counted, 2, "the shell and its setsid child");
     }
 
     /// A second pass reads only what may be in a tree: not this test's process, which is
@@ -439,13 +444,7 @@ mod tests {
         // Other roots: every process is read again.
         scan.group_usage(&[pid, u32::MAX]);
         assert!(scan.read_last_pass().contains(&me));
-        let children =
-            std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
-        for child in children.split_whitespace() {
-            let _ = std::process::Command::new("kill").arg(child).status();
-        }
-        let _ = leader.kill();
-        let _ = leader.wait();
+        end_with_children(&mut leader);
         assert_eq!(counted, 2, "the shell and its setsid child");
     }
 
