@@ -4,7 +4,7 @@
 //! second), and the kernel reports every write to a pipe registered with epoll, so a reader
 //! that simply waits on the pipe wakes a runtime thread per line — on a VM that wake-up costs
 //! more than parsing the line. [`PacedPipe`] reads whatever is there. While lines come densely
-//! (two reads with data within [`DENSE_GAP`]), it stops listening to the pipe for a rest of
+//! (two reads with data within [`DENSE_GAP`]), it takes the pipe out of epoll for a rest of
 //! [`REST`] each time the pipe runs dry, and then reads what accumulated meanwhile in one go;
 //! as soon as a rest brings fewer than [`MIN_LINES`] lines it waits on the pipe again, so a
 //! trickle of lines (a slow stream, a request after a quiet spell) is read as it comes, and an
@@ -21,21 +21,17 @@
 //! The rest is timed by a timer of its own (a timerfd in the runtime's epoll), not by tokio's:
 //! tokio's timer wheel keeps a deadline that lies past the current 64 ms window in a coarser
 //! level and wakes its driver at the window's end to move it down, so a 50 ms rest that began
-//! late in a window cost a second wake-up that did nothing — after most batches. The pipe is
-//! watched through a [`Gate`] (an epoll set of its own in the runtime's), closed for a rest
-//! and opened after it with one `epoll_ctl` each: taking the pipe out of the runtime's epoll
-//! and registering it again cost two, and tokio's bookkeeping, every batch.
+//! late in a window cost a second wake-up that did nothing — after most batches.
 
-use std::fs::File;
-use std::io::{self, Read as _};
-use std::os::fd::{AsFd as _, OwnedFd};
+use std::io;
+use std::os::fd::OwnedFd;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
-use codiva_os::gate::Gate;
 use codiva_os::timer::Timer;
 use tokio::io::{AsyncRead, ReadBuf};
+use tokio::net::unix::pipe;
 use tokio::process::ChildStdout;
 use tokio::time::Instant;
 
@@ -63,11 +59,7 @@ pub const MIN_LINES: u64 = 3;
 /// See the [module docs](self).
 #[derive(Debug)]
 pub struct PacedPipe {
-    /// The pipe (non-blocking), and the gate it wakes the runtime through: closed while the
-    /// pipe rests.
-    pipe: File,
-    gate: Gate,
-    resting: bool,
+    state: State,
     rest: Duration,
     /// Bytes and lines (up to [`MIN_LINES`]) read since the pipe last rested (or started
     /// waiting on the pipe).
@@ -88,6 +80,16 @@ pub struct PacedPipe {
     grow_tried: bool,
 }
 
+#[derive(Debug)]
+enum State {
+    /// In epoll: woken when the agent writes.
+    Listening(pipe::Receiver),
+    /// Out of epoll until the timer fires.
+    Resting { fd: OwnedFd },
+    /// Only while switching (or after a failed switch).
+    Closed,
+}
+
 impl PacedPipe {
     /// Takes over a child's stdout (must run inside the runtime).
     pub fn new(stdout: ChildStdout) -> io::Result<Self> {
@@ -96,12 +98,8 @@ impl PacedPipe {
 
     /// A pipe read end that rests `rest` after each batch.
     pub fn with_rest(fd: OwnedFd, rest: Duration) -> io::Result<Self> {
-        let pipe = File::from(fd);
-        let gate = Gate::new(pipe.as_fd())?;
         Ok(PacedPipe {
-            pipe,
-            gate,
-            resting: false,
+            state: State::Listening(pipe::Receiver::from_owned_fd(fd)?),
             rest,
             read_since_rest: 0,
             lines_since_rest: 0,
@@ -138,64 +136,14 @@ impl PacedPipe {
 
     /// Grows the pipe (once) when a batch filled half of its buffer: see the module docs.
     /// Refused (the user's pipe quota is used up, or not Linux), the rests stay short.
-    fn grow_if_filling(&mut self) {
+    fn grow_if_filling(&mut self, fd: &OwnedFd) {
         if self.grow_tried || self.read_since_rest <= self.rest_bytes {
             return;
         }
         self.grow_tried = true;
-        if let Ok(size) = grow_pipe(&self.pipe, GROWN_PIPE) {
+        if let Ok(size) = grow_pipe(fd, GROWN_PIPE) {
             self.rest_bytes = self.rest_bytes.max(size as u64 / 2);
         }
-    }
-
-    /// Reads what the pipe has into `buf`: `WouldBlock` when it has nothing.
-    fn read_into(&mut self, buf: &mut ReadBuf<'_>) -> io::Result<()> {
-        let read = (&self.pipe).read(buf.initialize_unfilled())?;
-        buf.advance(read);
-        let new = &buf.filled()[buf.filled().len() - read..];
-        if !new.is_empty() {
-            self.read_since_rest += new.len() as u64;
-            // Only whether a rest brought MIN_LINES matters: count no further (a fast batch
-            // is megabytes).
-            let wanted = MIN_LINES.saturating_sub(self.lines_since_rest);
-            self.lines_since_rest += memchr::memchr_iter(b'\n', new)
-                .take(usize::try_from(wanted).unwrap_or(usize::MAX))
-                .count() as u64;
-            let now = Instant::now();
-            self.dense |= self
-                .last_data
-                .is_some_and(|last| now.duration_since(last) <= DENSE_GAP);
-            self.last_data = Some(now);
-        }
-        Ok(())
-    }
-
-    /// Dry after a batch: the gate closes for a rest (or, for a trickle, stays open).
-    /// Whether a rest began.
-    fn after_batch(&mut self) -> io::Result<bool> {
-        if self.read_since_rest == 0 {
-            return Ok(false);
-        }
-        if !self.rest_worth_it() {
-            // A trickle: wait on the pipe, read each line as it comes.
-            self.dense = false;
-            self.after_rest = false;
-            self.read_since_rest = 0;
-            self.lines_since_rest = 0;
-            return Ok(false);
-        }
-        self.gate.close()?;
-        self.grow_if_filling();
-        let rest = self.next_rest();
-        self.last_rest = rest;
-        let timer = match self.timer.take() {
-            Some(timer) => timer,
-            None => Timer::new()?,
-        };
-        timer.arm(rest)?;
-        self.timer = Some(timer);
-        self.resting = true;
-        Ok(true)
     }
 }
 
@@ -207,38 +155,78 @@ impl AsyncRead for PacedPipe {
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         loop {
-            if this.resting {
-                if let Some(timer) = &this.timer {
-                    ready!(timer.poll_expired(cx))?;
+            match &mut this.state {
+                State::Resting { .. } => {
+                    if let Some(timer) = &this.timer {
+                        ready!(timer.poll_expired(cx))?;
+                    }
+                    let State::Resting { fd, .. } =
+                        std::mem::replace(&mut this.state, State::Closed)
+                    else {
+                        unreachable!("matched above");
+                    };
+                    // Already non-blocking (set when it was first taken).
+                    this.state = State::Listening(pipe::Receiver::from_owned_fd_unchecked(fd)?);
+                    this.read_since_rest = 0;
+                    this.lines_since_rest = 0;
+                    this.after_rest = true;
                 }
-                this.gate.open()?;
-                this.resting = false;
-                this.read_since_rest = 0;
-                this.lines_since_rest = 0;
-                this.after_rest = true;
-            }
-            // Read first (after a rest the pipe has a batch; the runtime has not heard of it
-            // yet), then wait for the gate.
-            match this.read_into(buf) {
-                Ok(()) => return Poll::Ready(Ok(())),
-                Err(err) if err.kind() == io::ErrorKind::WouldBlock => {}
-                Err(err) => return Poll::Ready(Err(err)),
-            }
-            if this.after_batch()? {
-                continue;
-            }
-            let ready = match this.gate.poll_read_ready(cx) {
-                Poll::Ready(guard) => {
-                    // The readiness may be one a read has already drained: clear it, and poll
-                    // again (which waits for the next) unless the pipe has something now.
-                    let mut guard = guard?;
-                    guard.clear_ready();
-                    true
+                State::Listening(receiver) => {
+                    let before = buf.filled().len();
+                    match Pin::new(receiver).poll_read(cx, buf) {
+                        Poll::Ready(Ok(())) => {
+                            let new = &buf.filled()[before..];
+                            if !new.is_empty() {
+                                this.read_since_rest += new.len() as u64;
+                                // Only whether a rest brought MIN_LINES matters: count no
+                                // further (a fast batch is megabytes).
+                                let wanted = MIN_LINES.saturating_sub(this.lines_since_rest);
+                                this.lines_since_rest += memchr::memchr_iter(b'\n', new)
+                                    .take(usize::try_from(wanted).unwrap_or(usize::MAX))
+                                    .count()
+                                    as u64;
+                                let now = Instant::now();
+                                this.dense |= this
+                                    .last_data
+                                    .is_some_and(|last| now.duration_since(last) <= DENSE_GAP);
+                                this.last_data = Some(now);
+                            }
+                            return Poll::Ready(Ok(()));
+                        }
+                        Poll::Ready(Err(err)) => return Poll::Ready(Err(err)),
+                        Poll::Pending if this.read_since_rest > 0 && !this.rest_worth_it() => {
+                            // A trickle: wait on the pipe, read each line as it comes.
+                            this.dense = false;
+                            this.after_rest = false;
+                            this.read_since_rest = 0;
+                            this.lines_since_rest = 0;
+                            return Poll::Pending;
+                        }
+                        Poll::Pending if this.read_since_rest > 0 => {
+                            // Dry after a batch: rest out of epoll instead of waking per write.
+                            let State::Listening(receiver) =
+                                std::mem::replace(&mut this.state, State::Closed)
+                            else {
+                                unreachable!("matched above");
+                            };
+                            let fd = receiver.into_nonblocking_fd()?;
+                            this.grow_if_filling(&fd);
+                            let rest = this.next_rest();
+                            this.last_rest = rest;
+                            let timer = match this.timer.take() {
+                                Some(timer) => timer,
+                                None => Timer::new()?,
+                            };
+                            timer.arm(rest)?;
+                            this.timer = Some(timer);
+                            this.state = State::Resting { fd };
+                        }
+                        Poll::Pending => return Poll::Pending,
+                    }
                 }
-                Poll::Pending => false,
-            };
-            if !ready {
-                return Poll::Pending;
+                State::Closed => {
+                    return Poll::Ready(Err(io::Error::other("the agent's stdout is closed")));
+                }
             }
         }
     }
@@ -246,7 +234,7 @@ impl AsyncRead for PacedPipe {
 
 /// Sets the pipe's buffer to `size` bytes; the size it has now.
 #[cfg(target_os = "linux")]
-fn grow_pipe(fd: &File, size: usize) -> io::Result<usize> {
+fn grow_pipe(fd: &OwnedFd, size: usize) -> io::Result<usize> {
     use std::os::fd::AsRawFd;
     let size = libc::c_int::try_from(size).map_err(io::Error::other)?;
     // SAFETY: F_SETPIPE_SZ takes an int and no pointers, on a pipe we own.
@@ -255,7 +243,7 @@ fn grow_pipe(fd: &File, size: usize) -> io::Result<usize> {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn grow_pipe(_fd: &File, _size: usize) -> io::Result<usize> {
+fn grow_pipe(_fd: &OwnedFd, _size: usize) -> io::Result<usize> {
     Err(io::Error::from(io::ErrorKind::Unsupported))
 }
 
@@ -263,7 +251,6 @@ fn grow_pipe(_fd: &File, _size: usize) -> io::Result<usize> {
 mod tests {
     use super::*;
     use tokio::io::AsyncWriteExt;
-    use tokio::net::unix::pipe;
 
     /// Lines that come one at a time, further apart than [`DENSE_GAP`], are read as they come:
     /// with an hour-long rest, a read that waited for a rest would never end.
@@ -283,7 +270,10 @@ mod tests {
             // Poll once more with the pipe dry (where a rest would begin).
             let dry = tokio::time::timeout(Duration::from_millis(1), pipe.read(&mut buf)).await;
             assert!(dry.is_err(), "nothing was written");
-            assert!(!pipe.resting, "resting after line {i}");
+            assert!(
+                matches!(pipe.state, State::Listening(_)),
+                "resting after line {i}"
+            );
             tokio::time::sleep(DENSE_GAP * 3).await;
         }
     }
@@ -320,7 +310,11 @@ mod tests {
     async fn a_pipe_filling_within_a_rest_is_grown() {
         use std::os::fd::AsRawFd;
         fn size(pipe: &PacedPipe) -> libc::c_int {
-            let fd = pipe.pipe.as_raw_fd();
+            let fd = match &pipe.state {
+                State::Listening(receiver) => receiver.as_raw_fd(),
+                State::Resting { fd } => fd.as_raw_fd(),
+                State::Closed => panic!("closed"),
+            };
             // SAFETY: F_GETPIPE_SZ on a pipe the test owns, no pointers.
             unsafe { libc::fcntl(fd, libc::F_GETPIPE_SZ) }
         }
@@ -347,10 +341,10 @@ mod tests {
         pipe.dense = true;
         let default = size(&pipe);
         batch(&mut tx, &mut pipe, 16 * 1024).await;
-        assert!(pipe.resting);
+        assert!(matches!(pipe.state, State::Resting { .. }));
         assert_eq!(size(&pipe), default, "a batch under half the pipe");
         batch(&mut tx, &mut pipe, 48 * 1024).await;
-        assert!(pipe.resting);
+        assert!(matches!(pipe.state, State::Resting { .. }));
         assert_eq!(size(&pipe), GROWN_PIPE as libc::c_int);
         assert_eq!(pipe.rest_bytes, GROWN_PIPE as u64 / 2);
     }
