@@ -339,8 +339,8 @@ fn measure_in(
         Placement::InProcess => None,
     };
     let daemon_ticks = || daemon.map_or(Ok(0), crate::tui::cpu_ticks);
-    let mut ui_meter = CpuMeter::start(pid);
-    let mut daemon_meter = daemon.map(CpuMeter::start);
+    let mut ui_meter = CpuMeter::start(pid)?;
+    let mut daemon_meter = daemon.map(CpuMeter::start).transpose()?;
     let sample = |ui: &mut CpuMeter, daemon: &mut Option<CpuMeter>| {
         ui.sample();
         if let Some(daemon) = daemon.as_mut() {
@@ -416,17 +416,20 @@ struct CpuMeter {
 impl CpuMeter {
     const EVERY: Duration = Duration::from_millis(50);
 
-    fn start(pid: u32) -> Self {
-        let now = thread_ns(pid);
-        CpuMeter {
+    fn start(pid: u32) -> Result<Self> {
+        let now = crate::tui::thread_ns(pid)?;
+        Ok(CpuMeter {
             pid,
             start: now.clone(),
             last: now,
-        }
+        })
     }
 
+    /// Takes the threads' figures now (a process that has just ended keeps its last ones).
     fn sample(&mut self) {
-        self.last.extend(thread_ns(self.pid));
+        if let Ok(now) = crate::tui::thread_ns(self.pid) {
+            self.last.extend(now);
+        }
     }
 
     fn used_s(&self) -> f64 {
@@ -437,21 +440,6 @@ impl CpuMeter {
             .sum();
         ns as f64 / 1e9
     }
-}
-
-/// Each thread's time on a CPU so far, ns, by thread id.
-fn thread_ns(pid: u32) -> std::collections::HashMap<u32, u64> {
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return std::collections::HashMap::new();
-    };
-    tasks
-        .flatten()
-        .filter_map(|task| {
-            let tid = task.file_name().to_str()?.parse().ok()?;
-            let stat = std::fs::read_to_string(task.path().join("schedstat")).ok()?;
-            Some((tid, stat.split_whitespace().next()?.parse().ok()?))
-        })
-        .collect()
 }
 
 /// Voluntary context switches of all of codiva's threads so far.

@@ -285,9 +285,16 @@ pub(crate) fn ui_and_daemon_cpu_ns(pid: u32, repo: &Path) -> Result<u64> {
 /// rows: the ticks of `/proc/<pid>/stat` count in 10 ms steps, 0.2–0.5 % of their window, as
 /// much as the figure itself; a thread that ended is not counted, which idle windows do not have.
 pub(crate) fn cpu_ns(pid: u32) -> Result<u64> {
-    let mut total = 0;
+    Ok(thread_ns(pid)?.values().sum())
+}
+
+/// Each thread's time on a CPU so far, ns (`/proc/<pid>/task/<tid>/schedstat`), by thread id;
+/// a thread that ended while this read is left out.
+pub(crate) fn thread_ns(pid: u32) -> Result<std::collections::HashMap<u32, u64>> {
+    let mut threads = std::collections::HashMap::new();
     for task in std::fs::read_dir(format!("/proc/{pid}/task"))? {
-        let Ok(stat) = std::fs::read_to_string(task?.path().join("schedstat")) else {
+        let task = task?;
+        let Ok(stat) = std::fs::read_to_string(task.path().join("schedstat")) else {
             continue;
         };
         let on_cpu: u64 = stat
@@ -295,9 +302,14 @@ pub(crate) fn cpu_ns(pid: u32) -> Result<u64> {
             .next()
             .context("schedstat format")?
             .parse()?;
-        total += on_cpu;
+        let tid = task
+            .file_name()
+            .to_str()
+            .and_then(|name| name.parse().ok())
+            .context("a task id")?;
+        threads.insert(tid, on_cpu);
     }
-    Ok(total)
+    Ok(threads)
 }
 
 fn rss(pid: u32) -> Result<u64> {

@@ -211,8 +211,12 @@ impl UsageScan {
         let Ok(entries) = std::fs::read_dir("/proc") else {
             return usage;
         };
-        if self.roots != roots {
-            self.roots = roots.to_vec();
+        // The same agents in another order are the same roots (the manager lists them from a
+        // map): only a change of agents forgets what was outside.
+        let mut sorted = roots.to_vec();
+        sorted.sort_unstable();
+        if self.roots != sorted {
+            self.roots = sorted;
             self.outside.clear();
         }
         let mut stats: Vec<(ProcStat, u64)> = Vec::new();
@@ -445,6 +449,9 @@ mod tests {
         scan.group_usage(&[pid, u32::MAX]);
         assert!(scan.read_last_pass().contains(&me));
         end_with_children(&mut leader);
+        // The same roots in another order: nothing read again.
+        scan.group_usage(&[u32::MAX, pid]);
+        assert!(!scan.read_last_pass().contains(&me));
         assert_eq!(counted, 2, "the shell and its setsid child");
     }
 

@@ -213,7 +213,7 @@ pub(crate) fn ascii_only(
     let mut out = String::new();
     let mut copied = 0;
     let mut at = 0;
-    while let Some(found) = memchr(b'\\', &bytes[at..]) {
+    while let Some(found) = pattern[at..].find('\\') {
         let start = at + found;
         let Some(&letter) = bytes.get(start + 1) else {
             break;
@@ -298,10 +298,6 @@ fn folds_case(pattern: &str) -> bool {
             .take_while(|b| b.is_ascii_alphabetic() || *b == b'-')
             .any(|b| b == b'i')
     })
-}
-
-fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
-    haystack.iter().position(|&b| b == needle)
 }
 
 #[cfg(test)]
