@@ -204,10 +204,7 @@ fn text_chunks(text: &str) -> Vec<&str> {
     let mut chunks = Vec::new();
     let mut start = 0;
     while start < text.len() {
-        let mut end = (start + DELTA_BYTES).min(text.len());
-        while !text.is_char_boundary(end) {
-            end += 1;
-        }
+        let end = codiva_protocol::text::ceil_boundary(text, start + DELTA_BYTES);
         chunks.push(&text[start..end]);
         start = end;
     }

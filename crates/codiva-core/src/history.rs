@@ -41,14 +41,7 @@ const ITEM_OVERHEAD: usize = 96;
 
 /// The longest prefix of `text` of at most `max` bytes that ends on a character boundary.
 pub fn cut_at_char(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
+    codiva_protocol::text::head(text, max)
 }
 
 /// A text kept up to a cap; `full_bytes` is the real size when it was cut.

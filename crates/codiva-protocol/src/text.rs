@@ -2,6 +2,43 @@
 //! cut text), and how a title that may come from model output is made safe for a list row or
 //! a terminal title.
 
+/// `index` moved back to the nearest character boundary of `text` (the text's length when past
+/// its end): where a cut that must not exceed `index` bytes falls. The one way this codebase
+/// rounds a byte offset into text.
+pub fn floor_boundary(text: &str, index: usize) -> usize {
+    if index >= text.len() {
+        return text.len();
+    }
+    let mut at = index;
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// `index` moved forward to the nearest character boundary of `text` (the text's length when
+/// past its end): where a cut that must drop at least `index` bytes falls.
+pub fn ceil_boundary(text: &str, index: usize) -> usize {
+    if index >= text.len() {
+        return text.len();
+    }
+    let mut at = index;
+    while !text.is_char_boundary(at) {
+        at += 1;
+    }
+    at
+}
+
+/// The longest start of `text` of at most `max` bytes that ends on a character boundary.
+pub fn head(text: &str, max: usize) -> &str {
+    &text[..floor_boundary(text, max)]
+}
+
+/// The longest end of `text` of at most `max` bytes that starts on a character boundary.
+pub fn tail(text: &str, max: usize) -> &str {
+    &text[ceil_boundary(text, text.len().saturating_sub(max))..]
+}
+
 /// Longest text kept for one assistant message or thinking block.
 pub const MAX_MESSAGE_TEXT: usize = 256 * 1024;
 
@@ -13,10 +50,7 @@ pub fn truncate(mut text: String, max: usize) -> String {
     if text.len() <= max || already_truncated(&text, max) {
         return text;
     }
-    let mut cut = max;
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
+    let cut = floor_boundary(&text, max);
     let total = text.len();
     text.truncate(cut);
     text.push_str(&format!(
@@ -106,4 +140,52 @@ pub fn sanitize_title_to(text: &str, max_chars: usize) -> Option<String> {
     let out: String = out.trim().chars().take(max_chars).collect();
     let out = out.trim_end().to_owned();
     (!out.is_empty()).then_some(out)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// Texts with characters of every UTF-8 length, combining marks and emoji sequences.
+    const TEXTS: [&str; 5] = [
+        "",
+        "ascii only",
+        "日本語のテキスト",
+        "a é 日 🎌 e\u{301} 👩\u{200d}💻 z",
+        "\u{10ffff}\u{80}\u{800}\u{10000}",
+    ];
+
+    #[test]
+    fn every_cut_of_every_text_lands_on_a_boundary() {
+        for text in TEXTS {
+            for index in 0..=text.len() + 2 {
+                let floor = floor_boundary(text, index);
+                let ceil = ceil_boundary(text, index);
+                assert!(text.is_char_boundary(floor) && text.is_char_boundary(ceil));
+                assert!(floor <= index.min(text.len()) && ceil >= index.min(text.len()));
+                // Nothing closer: no boundary lies strictly between the two and `index`.
+                assert!((floor + 1..index.min(text.len())).all(|i| !text.is_char_boundary(i)));
+                assert!((index + 1..ceil).all(|i| !text.is_char_boundary(i)));
+                let head = head(text, index);
+                let tail = tail(text, index);
+                assert!(head.len() <= index && text.starts_with(head));
+                assert!(tail.len() <= index && text.ends_with(tail));
+                let cut = truncate(text.to_owned(), index);
+                assert!(cut.starts_with(head), "{text:?} at {index}: {cut:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn one_line_and_titles_take_any_text() {
+        for text in TEXTS {
+            for max in 0..=text.chars().count() + 1 {
+                let line = one_line(text, max);
+                assert!(line.chars().count() <= max + 1);
+                let title = sanitize_title_to(text, max).unwrap_or_default();
+                assert!(title.chars().count() <= max);
+            }
+        }
+    }
 }

@@ -338,6 +338,29 @@ mod tests {
                 wrap_graphemes(&line, width, cells)
             );
         }
+
+        /// Any text, multibyte and mixed with newlines, combining marks and emoji sequences, at
+        /// any width (0 too): every cutting function returns whole characters within its width,
+        /// and the rows of a text cover it in order on character boundaries.
+        #[test]
+        fn any_text_is_cut_on_boundaries_at_any_width(
+            text in "[a \n\t\u{301}\u{200d}é日本🎌👩💻\u{10ffff}-]{0,60}",
+            width in 0usize..12,
+        ) {
+            let cut = truncate(&text, width);
+            proptest::prop_assert!(str_width(&cut) <= width);
+            proptest::prop_assert_eq!(str_width(&fit(&text, width)), width);
+            let mut end = 0;
+            for row in wrap_text(&text, width) {
+                proptest::prop_assert!(row.start >= end && row.start <= row.end);
+                proptest::prop_assert!(text.is_char_boundary(row.start));
+                proptest::prop_assert!(text.is_char_boundary(row.end));
+                end = row.end;
+            }
+            for column in 0..=width + 2 {
+                proptest::prop_assert!(text.is_char_boundary(byte_at_column(&text, column)));
+            }
+        }
     }
 
     #[test]

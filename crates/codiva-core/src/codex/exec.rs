@@ -51,11 +51,8 @@ pub fn prompt_argument(input: &UserInput) -> (String, bool) {
         return (text, false);
     }
     let note = format!("\n[… cut by codiva: the message had {} bytes]", text.len());
-    let mut end = MAX_ARGUMENT_BYTES - note.len();
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    (format!("{}{note}", &text[..end]), true)
+    let kept = codiva_protocol::text::head(&text, MAX_ARGUMENT_BYTES - note.len());
+    (format!("{kept}{note}"), true)
 }
 
 /// `value` as a TOML basic string (JSON's string escapes are TOML's).

@@ -269,11 +269,7 @@ fn cap_stderr(bytes: &[u8]) -> String {
     if text.len() <= STDERR_CAP {
         return text.to_string();
     }
-    let mut cut = STDERR_CAP;
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{}…", &text[..cut])
+    format!("{}…", codiva_protocol::text::head(text, STDERR_CAP))
 }
 
 /// SIGKILLs process group `pgid` (a child started with `process_group(0)`). Best effort.

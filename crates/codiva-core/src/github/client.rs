@@ -296,11 +296,7 @@ fn tail_within(text: &str, budget: usize) -> FailedLog {
             truncated: false,
         };
     }
-    let mut cut = text.len() - budget;
-    while !text.is_char_boundary(cut) {
-        cut += 1;
-    }
-    let rest = &text[cut..];
+    let rest = codiva_protocol::text::tail(text, budget);
     let from = match rest.find('\n') {
         Some(nl) if nl + 1 < rest.len() => nl + 1,
         _ => 0,

@@ -204,11 +204,7 @@ fn tail(bytes: &[u8]) -> String {
     if text.len() <= STDERR_TAIL {
         return text.to_string();
     }
-    let mut cut = text.len() - STDERR_TAIL;
-    while !text.is_char_boundary(cut) {
-        cut += 1;
-    }
-    format!("…{}", &text[cut..])
+    format!("…{}", codiva_protocol::text::tail(text, STDERR_TAIL))
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //! before, so the tail keeps following however long the reply (the completed entry then shows
 //! the message's head, cut by the core, with the count of what is not kept).
 
-use codiva_protocol::text::MAX_MESSAGE_TEXT;
+use codiva_protocol::text::{MAX_MESSAGE_TEXT, ceil_boundary};
 
 use crate::width::{Row, wrap_text};
 
@@ -67,16 +67,11 @@ impl StreamText {
     /// Drops the text before byte `want` (rounded up to a row start, so the rows after keep
     /// their wrapping); the cost is paid once per half-cap of growth.
     fn drop_front(&mut self, want: usize) {
+        let want = ceil_boundary(&self.text, want);
         let at_row = self.rows.iter().map(|row| row.start).find(|&s| s >= want);
         let cut = at_row
             .or_else(|| self.text[want..].find('\n').map(|i| want + i + 1))
-            .unwrap_or_else(|| {
-                let mut cut = want;
-                while !self.text.is_char_boundary(cut) {
-                    cut += 1;
-                }
-                cut
-            });
+            .unwrap_or(want);
         self.text.drain(..cut);
         self.hidden += cut;
         let first = self.rows.partition_point(|row| row.start < cut);
@@ -206,5 +201,33 @@ mod tests {
         once.set(stream.text());
         once.set_width(40);
         assert_eq!(stream.rows, once.rows);
+    }
+
+    /// Regression: a reply over the cap with non-ASCII text, streaming in a session that is not
+    /// open (no width: no rows to cut at), crashed the UI cutting inside a character. Every
+    /// width (0 too), every phase of the cap, deltas of every size.
+    #[test]
+    fn a_multibyte_reply_past_the_cap_is_cut_on_boundaries_at_any_width() {
+        let piece = "日本語のテキスト é 🎌 ";
+        for width in [None, Some(0), Some(1), Some(80)] {
+            for step in [3, 5, 4096, 70_001] {
+                let mut stream = StreamText::default();
+                if let Some(width) = width {
+                    stream.set_width(width);
+                }
+                let text: String = piece.repeat(2 * MAX_MESSAGE_TEXT / piece.len() + 3);
+                let mut sent = 0;
+                while sent < text.len() {
+                    let end = ceil_boundary(&text, sent + step);
+                    stream.push(&text[sent..end]);
+                    sent = end;
+                }
+                assert!(stream.text().len() <= MAX_MESSAGE_TEXT);
+                assert!(text.ends_with(stream.text()));
+                for row in 0..stream.rows() {
+                    assert!(stream.row(row).is_some());
+                }
+            }
+        }
     }
 }
