@@ -219,6 +219,24 @@ impl PermissionDialog {
         self.mode == Mode::Scope
     }
 
+    /// Esc inside the dialog: from the scope menu back to the main choices (`true`); on the
+    /// main choices there is no level to go back to (`false`: the app decides where Esc leads).
+    pub fn step_back(&mut self) -> bool {
+        match self.mode {
+            Mode::Scope => {
+                self.mode = Mode::Main;
+                self.scroll = 0;
+                true
+            }
+            Mode::Main => false,
+        }
+    }
+
+    /// Where [`Self::step_back`] leads, for the footer; `None` on the main choices.
+    pub fn back_hint(&self) -> Option<Key> {
+        (self.mode == Mode::Scope).then_some(Key::HintEscChoices)
+    }
+
     /// The scope menu's entries in order; the last is the tool-wide rule.
     pub fn scope_labels(&self) -> &[String] {
         &self.scopes
@@ -250,8 +268,7 @@ impl PermissionDialog {
             Mode::Scope => match key.code {
                 KeyCode::Enter => self.pick_scope(self.scope_selected),
                 KeyCode::Esc => {
-                    self.mode = Mode::Main;
-                    self.scroll = 0;
+                    self.step_back();
                     DialogAction::None
                 }
                 code => {

@@ -173,6 +173,9 @@ impl QuestionDialog {
                 };
             }
             KeyCode::Enter => return self.activate(choices.get(cursor).copied()),
+            KeyCode::Esc => {
+                self.step_back();
+            }
             KeyCode::Char(digit @ '1'..='9') => {
                 let index = digit as usize - '1' as usize;
                 if let Some(&Choice::Option(i)) = choices.get(index) {
@@ -208,6 +211,22 @@ impl QuestionDialog {
         }
         self.current = question;
         self.advance()
+    }
+
+    /// Esc inside the dialog: from a later question (or the Submit step) to the one before,
+    /// keeping every answer (`true`); on the first question there is no step to go back to
+    /// (`false`: the app decides where Esc leads).
+    pub fn step_back(&mut self) -> bool {
+        if self.current == 0 {
+            return false;
+        }
+        self.go_to(self.current - 1);
+        true
+    }
+
+    /// Where [`Self::step_back`] leads, for the footer; `None` on the first question.
+    pub fn back_hint(&self) -> Option<Key> {
+        (self.current > 0).then_some(Key::HintEscPreviousQuestion)
     }
 
     /// Selects choice `index` of the question shown (a click): never confirms.

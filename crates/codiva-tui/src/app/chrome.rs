@@ -425,6 +425,15 @@ fn footer_line(app: &App, width: u16) -> Line<'static> {
     if let Some(hint) = app.overlay_hint() {
         return footer_with(app, width, &hint);
     }
+    if app.focus == Focus::Dialog
+        && let Some(back) = app.dialog_back_hint()
+    {
+        let key = match app.view {
+            View::List => Key::HintListDialogBack,
+            View::Detail(_) => Key::HintDetailDialogBack,
+        };
+        return footer_with(app, width, &tf(key, &[t(back)]));
+    }
     let hints = t(match (&app.view, app.focus) {
         (_, _) if app.confirm.is_some() => Key::YesNo,
         (_, Focus::Composer) => return footer_with(app, width, app.composer_mode().hints()),

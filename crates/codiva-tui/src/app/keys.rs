@@ -19,6 +19,9 @@ impl App {
         if key.kind == KeyEventKind::Release {
             return Vec::new();
         }
+        if key.code == KeyCode::Char('l') && key.modifiers.contains(KeyModifiers::CONTROL) {
+            return self.straight_to_list();
+        }
         if self.help.is_some() {
             self.help_key(key);
             return Vec::new();
@@ -200,6 +203,16 @@ impl App {
         };
     }
 
+    /// Where Esc leads inside the dialog that has the keys, `None` at its top level.
+    pub(super) fn dialog_back_hint(&self) -> Option<Key> {
+        let id = self
+            .shown_dialog
+            .clone()
+            .filter(|id| self.panes.get(id).is_some_and(|pane| pane.has_dialog()))
+            .or_else(|| self.current_id())?;
+        self.panes.get(&id)?.built_dialog()?.back_hint()
+    }
+
     fn dialog_key(&mut self, key: KeyEvent) -> Vec<Effect> {
         // The dialog on screen, while it is still open; else the selected session's.
         let shown = self
@@ -211,6 +224,10 @@ impl App {
             return Vec::new();
         };
         if key.code == KeyCode::Esc {
+            // One level back inside the dialog first; from its top level, out of it.
+            if self.pane(&id).dialog().is_some_and(Dialog::step_back) {
+                return Vec::new();
+            }
             if self.view != View::List {
                 self.back_to_list();
             } else {

@@ -1,5 +1,7 @@
 //! Moving between the list and a session: drafts kept per view, the inbox of waiting sessions.
 
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
 use super::{App, Effect, Focus, RepairEffect, View};
 use crate::i18n::{Key, t, tf};
 
@@ -23,6 +25,50 @@ impl App {
         };
         self.view = View::Detail(id);
         self.palette.close();
+        effects
+    }
+
+    /// Ctrl+L: the session list from anywhere in one key. What is open closes as its Esc would
+    /// (a confirmation answers no, a login in progress is cancelled, a search ends, text being
+    /// typed for a dialog is dropped and the dialog waits at its top level); the session's
+    /// draft is kept.
+    pub(super) fn straight_to_list(&mut self) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        self.help = None;
+        self.confirm_extra = None;
+        if let Some(text) = self.confirm.take().and_then(|confirm| confirm.restore) {
+            self.composer.set_text(&text);
+        }
+        if let Some(super::overlay::Overlay::Login(view)) = &mut self.overlay {
+            let esc = KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE);
+            if let super::login_view::LoginAction::Cancel { login_id } = view.key(esc) {
+                effects.push(Effect::LoginCancel { login_id });
+            }
+        }
+        self.overlay = None;
+        // The dialog on screen waits at its top level for when the user comes back.
+        for id in self
+            .shown_dialog
+            .clone()
+            .into_iter()
+            .chain(self.current_id())
+        {
+            if let Some(pane) = self.panes.get_mut(&id)
+                && let Some(dialog) = pane.dialog()
+            {
+                while dialog.step_back() {}
+            }
+        }
+        if let View::Detail(id) = self.view.clone() {
+            let pane = self.pane(&id);
+            pane.search = None;
+            pane.log.clear_selection();
+            self.back_to_list();
+        } else {
+            self.stop_collecting();
+            self.focus = Focus::Composer;
+            self.palette.close();
+        }
         effects
     }
 

@@ -17,6 +17,25 @@ pub enum Dialog {
     Question(QuestionDialog),
 }
 
+impl Dialog {
+    /// Esc inside the dialog: one level back (the scope menu to the choices, a question to the
+    /// one before); `false` when it is at its top level.
+    pub fn step_back(&mut self) -> bool {
+        match self {
+            Dialog::Permission(dialog) => dialog.step_back(),
+            Dialog::Question(dialog) => dialog.step_back(),
+        }
+    }
+
+    /// Where Esc leads inside the dialog, for the footer; `None` at its top level.
+    pub fn back_hint(&self) -> Option<crate::i18n::Key> {
+        match self {
+            Dialog::Permission(dialog) => dialog.back_hint(),
+            Dialog::Question(dialog) => dialog.back_hint(),
+        }
+    }
+}
+
 #[derive(Default)]
 pub struct Pane {
     pub log: LogView,
@@ -157,6 +176,15 @@ impl Pane {
 
     /// The dialog of the oldest waiting prompt (made when first needed; it keeps partial
     /// answers while the user looks elsewhere).
+    /// The dialog as last built, while its prompt is still the oldest (no building here).
+    pub fn built_dialog(&self) -> Option<&Dialog> {
+        let prompt = self.prompts.front()?;
+        self.dialog
+            .as_ref()
+            .filter(|(id, _)| id == prompt.request_id())
+            .map(|(_, dialog)| dialog)
+    }
+
     pub fn dialog(&mut self) -> Option<&mut Dialog> {
         let prompt = self.prompts.front()?;
         let stale = self

@@ -6,6 +6,7 @@ mod app;
 mod budget;
 mod composer;
 mod composer_modes;
+mod dialog_steps;
 mod dialogs;
 mod errors;
 mod focus;
