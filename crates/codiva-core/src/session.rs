@@ -72,6 +72,12 @@ pub enum SessionCommand {
         resume: Option<String>,
         handover: Option<String>,
     },
+    /// A note of the manager's in the session's log (a push after a repair turn).
+    Note {
+        level: crate::agent_event::NoteLevel,
+        text: String,
+        code: Option<crate::session_log::NoteCode>,
+    },
     /// Stop the agent process gracefully and end the task.
     Shutdown,
 }

@@ -277,6 +277,9 @@ impl Driver {
             } => {
                 let _ = reply.send(self.state.read_log(&scope, after, limit));
             }
+            SessionCommand::Note { level, text, code } => {
+                self.apply(Input::Agent(AgentEvent::Note { level, text, code }));
+            }
             SessionCommand::CloseInput => {
                 if let Some(live) = self.live.as_mut()
                     && let Some(mut stdin) = live.stdin.take()

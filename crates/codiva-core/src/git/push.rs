@@ -55,6 +55,14 @@ impl Repo {
         Ok(())
     }
 
+    /// The commit checked out in `worktree` (`HEAD`).
+    pub async fn head_commit(&self, worktree: &Path) -> Result<String, GitError> {
+        Git::new(worktree)
+            .args(["rev-parse", "--verify", "HEAD"])
+            .text()
+            .await
+    }
+
     /// The URL of `remote` (`git remote get-url`), `None` when it has none.
     pub async fn remote_url(&self, remote: &str) -> Result<Option<String>, GitError> {
         check_name(remote)?;

@@ -107,7 +107,10 @@ pub(super) fn not_sent_note(input: &UserInput) -> AgentEvent {
 pub(super) fn uses_agent(command: &SessionCommand) -> bool {
     !matches!(
         command,
-        SessionCommand::Snapshot(_) | SessionCommand::ReadLog { .. } | SessionCommand::NotSent(_)
+        SessionCommand::Snapshot(_)
+            | SessionCommand::ReadLog { .. }
+            | SessionCommand::NotSent(_)
+            | SessionCommand::Note { .. }
     )
 }
 

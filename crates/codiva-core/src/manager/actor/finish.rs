@@ -3,14 +3,11 @@
 //! jobs: the git merge (under the git lock), then, once merged, stopping the agent and
 //! removing the worktree; the actor only applies what they found.
 
-use codiva_protocol::UserInput;
-use tokio::sync::oneshot;
-
 use super::lifecycle::wait_stopped;
 use super::{Actor, refused, title_of};
 use crate::git::{self, GitError, MergeOutcome, SyncOutcome};
 use crate::manager::info::{SessionInfo, SessionPhase};
-use crate::manager::{Call, ManagerError, Reply};
+use crate::manager::{ManagerError, Reply};
 
 impl Actor {
     /// The worktree and base of a session that has a worktree (active, or stopped by a
@@ -240,9 +237,12 @@ impl Actor {
             Some(id),
             async move {
                 let outcome = repo.sync(&worktree, &base).await;
-                (outcome, base)
+                let head = repo.head_commit(&worktree).await.ok();
+                (outcome, base, head)
             },
-            move |actor, (outcome, base)| actor.synced(&owned_id, &base, busy, outcome, reply),
+            move |actor, (outcome, base, head)| {
+                actor.synced(&owned_id, &base, busy, outcome, head, reply);
+            },
         );
     }
 
@@ -252,6 +252,7 @@ impl Actor {
         base: &str,
         busy: bool,
         outcome: Result<SyncOutcome, GitError>,
+        head: Option<String>,
         reply: Reply<String>,
     ) {
         let outcome = match outcome {
@@ -293,20 +294,10 @@ impl Actor {
             )));
             return;
         }
-        let (sent_tx, sent_rx) = oneshot::channel();
-        self.dispatch(Call::Send(
-            id.to_owned(),
-            UserInput::text(message.clone()),
-            sent_tx,
-        ));
-        tokio::spawn(async move {
-            let result = match sent_rx.await {
-                Ok(Ok(())) => Ok(format!("asked the agent: {message}")),
-                Ok(Err(err)) => Err(err),
-                Err(_) => Err(ManagerError::Stopped),
-            };
-            let _ = reply.send(result);
-        });
+        // The agent's merge commit (or its commit of the files in the way) is pushed when
+        // its turn completes.
+        let answer = format!("asked the agent: {message}");
+        self.send_repair(id, message, head, reply, move || answer);
     }
 }
 

@@ -739,5 +739,8 @@ impl Actor {
         if completed {
             self.maybe_auto_pr(id);
         }
+        if is_status {
+            self.repair_turn_settled(id, completed);
+        }
     }
 }

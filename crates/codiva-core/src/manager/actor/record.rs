@@ -67,6 +67,9 @@ pub(super) struct Record {
     pub(super) watch: crate::github::poll::PrWatch,
     /// `auto_pr` was tried for this session (once per session).
     pub(super) auto_pr_tried: bool,
+    /// A repair turn is on (fix-ci, or a sync that needs the agent): when it completes with
+    /// new commits the branch is pushed (`repair.rs`). Holds the head it started from.
+    pub(super) push_after_turn: Option<super::repair::RepairTurn>,
     /// Automatic repairs made, by kind (`auto_recover`; saved).
     pub(super) recover_attempts: std::collections::BTreeMap<String, u32>,
     /// Pull requests `auto_ready` asked to mark ready (once each).
@@ -175,6 +178,7 @@ impl Record {
             pushed: saved.pushed,
             watch: Default::default(),
             auto_pr_tried: saved.auto_pr_tried,
+            push_after_turn: None,
             recover_attempts: saved.recover_attempts,
             ready_asked: Vec::new(),
             paused_until_ms: None,
@@ -345,6 +349,7 @@ impl Actor {
             pushed: false,
             watch: Default::default(),
             auto_pr_tried: false,
+            push_after_turn: None,
             recover_attempts: Default::default(),
             ready_asked: Vec::new(),
             paused_until_ms: None,

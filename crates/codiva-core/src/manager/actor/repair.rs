@@ -8,7 +8,9 @@
 //!   (`git::commit`); without one, the agent is asked to commit its work.
 //! - `auto_recover`: the same fix-ci or sync, started by the pull request lookups.
 //! - After a clean `session/sync` of a session that has an open pull request, the branch is
-//!   pushed (`push_after_sync`).
+//!   pushed (`push_after_sync`); after a repair turn the agent was asked for (fix-ci, a sync
+//!   whose conflict or uncommitted files the agent resolves) completes with new commits, they
+//!   are pushed too (`repair_turn_settled`), and the session's log says so.
 //!
 //! The slow parts run as jobs on the session's lane; the message to the agent is an ordinary
 //! `session/send`.
@@ -20,11 +22,14 @@ use tokio::sync::oneshot;
 
 use super::pulls::{gh_refusal, view_of};
 use super::{Actor, refused};
+use crate::agent_event::NoteLevel;
 use crate::git::CommitOutcome;
 use crate::github::draft::{clean_line, clean_text};
 use crate::github::{Checks, FailedLog, PrLookup, PrState, PrStatus};
 use crate::manager::info::{ManagerEvent, SessionPhase};
 use crate::manager::{Call, ManagerError, Reply};
+use crate::session::SessionCommand;
+use crate::session_log::NoteCode;
 
 /// The most bytes of failed-step log sent to the agent, all runs together.
 pub const FIX_CI_LOG_BUDGET: usize = 12 * 1024;
@@ -35,6 +40,13 @@ const COMMIT_MESSAGE_CHARS: usize = 4000;
 
 /// What `session/commit` without a message sends the agent.
 pub const COMMIT_INSTRUCTION: &str = "Commit all of your uncommitted changes now (stage the files by name, never `git add -A` on files you did not create), with a message that says what changed. Then tell me you are done.";
+
+/// A repair turn the agent was asked for, whose commits are pushed when it completes.
+pub(super) struct RepairTurn {
+    /// The branch's head when the agent was asked (`None`: it could not be read; then the
+    /// branch is pushed whatever the head, and git says whether anything was new).
+    head_before: Option<String>,
+}
 
 /// One run's log as the job read it.
 struct RunLog {
@@ -82,6 +94,7 @@ impl Actor {
             return;
         };
         let gh = self.options.github.gh.clone();
+        let repo = self.repo.clone();
         let owned_id = id.to_owned();
         let job_id = id.to_owned();
         self.job(
@@ -119,10 +132,13 @@ impl Actor {
                         .map_err(|err| err.to_string());
                     logs.push(RunLog { run, log });
                 }
-                Ok((status, logs))
+                let head = repo.head_commit(&worktree).await.ok();
+                Ok((status, logs, head))
             },
             move |actor, found| match found {
-                Ok((status, logs)) => actor.send_fix_ci(&owned_id, &status, &logs, reply),
+                Ok((status, logs, head)) => {
+                    actor.send_fix_ci(&owned_id, &status, &logs, head, reply);
+                }
                 Err(err) => drop(reply.send(Err(err))),
             },
         );
@@ -134,6 +150,7 @@ impl Actor {
         id: &str,
         status: &PrStatus,
         logs: &[RunLog],
+        head: Option<String>,
         reply: Reply<FixCiResult>,
     ) {
         if let Some(record) = self.records.get_mut(id)
@@ -167,7 +184,124 @@ impl Actor {
             log_bytes: u64::try_from(log_bytes).unwrap_or(u64::MAX),
             log_truncated,
         };
-        self.send_then(id, text, reply, move || result);
+        self.send_repair(id, text, head, reply, move || result);
+    }
+
+    /// [`Actor::send_then`] for a repair turn: once the agent has the message, the turn's
+    /// commits are pushed when it completes ([`Actor::repair_turn_settled`]).
+    pub(super) fn send_repair<T: Send + 'static>(
+        &mut self,
+        id: &str,
+        text: String,
+        head_before: Option<String>,
+        reply: Reply<T>,
+        result: impl FnOnce() -> T + Send + 'static,
+    ) {
+        // Marked before the message goes, so that no status of its turn can come first.
+        if let Some(record) = self.records.get_mut(id) {
+            record.push_after_turn = Some(RepairTurn { head_before });
+        }
+        let (sent_tx, sent_rx) = oneshot::channel();
+        self.dispatch(Call::Send(id.to_owned(), UserInput::text(text), sent_tx));
+        let owned_id = id.to_owned();
+        self.job(None, sent_rx, move |actor, sent| {
+            let answer = match sent {
+                Ok(Ok(())) => Ok(result()),
+                Ok(Err(err)) => Err(err),
+                Err(_) => Err(ManagerError::Stopped),
+            };
+            if answer.is_err()
+                && let Some(record) = actor.records.get_mut(&owned_id)
+            {
+                record.push_after_turn = None;
+            }
+            let _ = reply.send(answer);
+        });
+    }
+
+    /// A status of session `id`: when it ends a repair turn, a completed one's new commits are
+    /// pushed (the pull request's checks are then looked up again) and the log says what
+    /// happened; a turn that failed or was interrupted pushes nothing.
+    pub(super) fn repair_turn_settled(&mut self, id: &str, completed: bool) {
+        let Some(record) = self.records.get_mut(id) else {
+            return;
+        };
+        if !record.status.is_settled() {
+            return;
+        }
+        let Some(turn) = record.push_after_turn.take() else {
+            return;
+        };
+        if !completed {
+            return;
+        }
+        let (branch, base, worktree) = (
+            record.branch.clone(),
+            record.base.clone(),
+            record.worktree.clone(),
+        );
+        let repo = self.repo.clone();
+        let owned_id = id.to_owned();
+        let pushed_branch = branch.clone();
+        self.job(
+            Some(id),
+            async move {
+                let head = repo.head_commit(&worktree).await.ok();
+                if head.is_some() && head == turn.head_before {
+                    return Ok(None);
+                }
+                let remote = match repo.base_remote(&base).await {
+                    Ok(Some(remote)) => remote,
+                    Ok(None) => return Err(format!("{base} has no remote to push to")),
+                    Err(err) => return Err(err.to_string()),
+                };
+                repo.push_branch(&worktree, &remote, &pushed_branch)
+                    .await
+                    .map(|()| Some(remote))
+                    .map_err(|err| err.to_string())
+            },
+            move |actor, pushed| {
+                let (level, text, code) = match pushed {
+                    Ok(None) => (
+                        NoteLevel::Info,
+                        "the repair turn made no new commit: nothing was pushed".to_owned(),
+                        NoteCode::new("repair_not_pushed", &[]),
+                    ),
+                    Ok(Some(remote)) => {
+                        if let Some(record) = actor.records.get_mut(&owned_id) {
+                            record.pushed = true;
+                            // New commits on the pull request: new checks, new mergeability.
+                            record.watch.last_checked = None;
+                        }
+                        (
+                            NoteLevel::Info,
+                            format!("pushed the repair's commits of {branch} to {remote}"),
+                            NoteCode::new("repair_pushed", &[&branch, &remote]),
+                        )
+                    }
+                    Err(detail) => {
+                        let detail = clean_line(&detail, 300);
+                        (
+                            NoteLevel::Warning,
+                            format!("pushing the repair's commits of {branch} failed: {detail}"),
+                            NoteCode::new("repair_push_failed", &[&branch, &detail]),
+                        )
+                    }
+                };
+                tracing::info!("session {owned_id}: {text}");
+                if let Some(commands) = actor
+                    .records
+                    .get(&owned_id)
+                    .and_then(|record| record.commands.as_ref())
+                {
+                    let _ = commands.send(SessionCommand::Note {
+                        level,
+                        text,
+                        code: Some(code),
+                    });
+                }
+            },
+        );
     }
 
     /// `session/commit`: with a message codiva commits; without one the agent is asked to.

@@ -482,3 +482,108 @@ fn auto_recover_repairs_at_most_twice_per_kind_across_a_restart() {
     server.wait_status(id, "completed");
     assert_eq!(fix_ci_messages(&world), 4);
 }
+
+/// Regression: the fix-ci message tells the agent "Do not push: the branch is pushed for you",
+/// yet its fix commit never reached the remote and the pull request stayed red. Now a repair
+/// turn that completes with new commits pushes them, the log says so, and the pull request's
+/// checks are looked up again; a repair turn with no commit pushes nothing and says that.
+#[test]
+fn a_fix_ci_turn_that_commits_pushes_the_fix_and_the_checks_are_looked_up_again() {
+    use codiva_testkit::{Match, Rule, Times};
+    let world = World::new(|_| {
+        Script::new()
+            .rule(
+                Rule::new(
+                    Match::LastUserContains(FAILURE.into()),
+                    Reply::tool_use(
+                        "Bash",
+                        json!({"command": "git commit -m 'Fix the typo'", "description": "commit the fix"}),
+                    ),
+                )
+                .times(Times::Once),
+            )
+            .always(Reply::text("Done."))
+    });
+    let hub = hub(&world, "");
+    let mut server = serve(&world, &hub, 200);
+    server.ok("initialize", json!({}));
+    let id = "typo-in-login";
+    let rules =
+        json!({"mode": "rules", "rules": [{"tool": "Bash", "command_prefix": "git commit"}]});
+    server.ok(
+        "session/create",
+        json!({"prompt": "Typo in login", "approval_policy": rules}),
+    );
+    server.wait_status(id, "completed");
+    let worktree = world.worktree(id);
+    commit_file(&world, &worktree, "login.rs", "Typo in login");
+    let opened = server.ok("session/pr", json!({"session_id": id}));
+    assert_eq!(opened["pr"]["number"], 1);
+    let branch = format!("refs/heads/codiva/{id}");
+    let pushed_tip = world.git(hub.bare.path(), &["rev-parse", &branch]);
+
+    hub.mock
+        .set_checks(1, vec![MockCheck::completed("build", "FAILURE").in_run(42)]);
+    hub.mock.add_run(red_run(42, &format!("codiva/{id}")));
+    wait_prs(&mut server, id, "red", |p| {
+        p["prs"][0]["view"]["checks"] == "failed"
+    });
+    // The fix, staged; the agent's `git commit` takes it.
+    std::fs::write(worktree.join("login.rs"), "fn login() { token }\n").unwrap();
+    world.git(&worktree, &["add", "login.rs"]);
+    server.ok("session/fixCi", json!({"session_id": id}));
+    server.wait_status(id, "completed");
+    let fixed = world.git(&worktree, &["rev-parse", "HEAD"]);
+    assert_ne!(fixed, pushed_tip, "the agent committed its fix");
+
+    // The fix reaches the remote by itself, and the log says so.
+    let note = wait_note(&mut server, id, "repair_pushed");
+    assert_eq!(
+        note["code"]["args"],
+        json!([format!("codiva/{id}"), "origin"]),
+        "{note}"
+    );
+    assert_eq!(world.git(hub.bare.path(), &["rev-parse", &branch]), fixed);
+    // The pull request is looked up again: green checks are seen.
+    hub.mock
+        .set_checks(1, vec![MockCheck::completed("build", "SUCCESS").in_run(43)]);
+    wait_prs(&mut server, id, "green", |p| {
+        p["prs"][0]["view"]["checks"] == "passed"
+    });
+
+    // Red again; this time the agent commits nothing (the rule answered once): nothing is
+    // pushed, and the log says that.
+    server.notes.retain(|n| n["method"] != "session/prStatus");
+    hub.mock
+        .set_checks(1, vec![MockCheck::completed("build", "FAILURE").in_run(42)]);
+    wait_prs(&mut server, id, "red again", |p| {
+        p["prs"][0]["view"]["checks"] == "failed"
+    });
+    server.ok("session/fixCi", json!({"session_id": id}));
+    server.wait_status(id, "completed");
+    wait_note(&mut server, id, "repair_not_pushed");
+    assert_eq!(world.git(hub.bare.path(), &["rev-parse", &branch]), fixed);
+}
+
+/// Waits until session `id`'s log has a note with code `code`; returns the entry.
+fn wait_note(server: &mut super::client::Server, id: &str, code: &str) -> Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let read = server.ok("session/read", json!({"session_id": id, "limit": 500}));
+        let found = read["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .rev()
+            .find(|e| e["kind"] == "note" && e["code"]["name"] == code)
+            .cloned();
+        if let Some(entry) = found {
+            return entry;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no {code} note in {id}'s log: {read}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
