@@ -143,7 +143,7 @@ pub enum AgentEvent {
         what: String,
         error: String,
     },
-    /// Something worth a line in the log that fits no other event (unknown line kinds, …).
+    /// Something worth a line in the log that fits no other event.
     Note {
         level: NoteLevel,
         text: String,

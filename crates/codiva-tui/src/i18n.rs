@@ -309,6 +309,11 @@ keys![
     NoteUnknownLine,
     NoteIdleStopped,
     NoteNotSent,
+    NoteCompacted,
+    NoteCompactedTrigger,
+    NoteCompactedTokens,
+    CompactAuto,
+    CompactManual,
     ResourcesTotal,
     ResourcesSession,
     InfoPromptSaved,
@@ -453,6 +458,7 @@ pub fn note_text<'a>(
         return std::borrow::Cow::Borrowed(text);
     };
     let key = match code.name.as_str() {
+        "compacted" => return std::borrow::Cow::Owned(compacted(&code.args)),
         "interrupted" => Key::NoteInterrupted,
         "continued_after_cut" => Key::NoteContinued,
         "agent_switched" => Key::NoteAgentSwitched,
@@ -475,6 +481,34 @@ pub fn note_text<'a>(
     };
     let args: Vec<&str> = code.args.iter().map(String::as_str).collect();
     std::borrow::Cow::Owned(tf(key, &args))
+}
+
+/// The compaction divider's words: `conversation compacted (auto), 155000 tokens before`;
+/// the trigger and the token count are left out when the agent did not say.
+fn compacted(args: &[String]) -> String {
+    let arg = |index: usize| args.get(index).map_or("", String::as_str);
+    let mut text = t(Key::NoteCompacted).to_owned();
+    let trigger = match arg(0) {
+        "auto" => t(Key::CompactAuto),
+        "manual" => t(Key::CompactManual),
+        other => other,
+    };
+    if !trigger.is_empty() {
+        text.push_str(&tf(Key::NoteCompactedTrigger, &[trigger]));
+    }
+    if !arg(1).is_empty() {
+        text.push_str(&tf(Key::NoteCompactedTokens, &[arg(1)]));
+    }
+    text
+}
+
+/// Whether a note is the compaction divider: by its code (`compacted`); a note written
+/// before notes had codes, by its English words.
+pub fn is_compaction(text: &str, code: Option<&codiva_protocol::log::NoteCode>) -> bool {
+    match code {
+        Some(code) => code.name == "compacted",
+        None => text.starts_with("conversation compacted"),
+    }
 }
 
 /// A session's status detail in the current language: by its code when it has a known one

@@ -10,13 +10,33 @@ use codiva_wire::claude::{
 use serde_json::Value;
 
 use crate::agent_event::{
-    Account, AgentBlock, AgentEvent, AgentInfo, CommandInfo, ModelChoice, NoteLevel,
-    PermissionRequest, Question, QuestionOption, QuestionRequest, RetryInfo, SubagentProgress,
-    SubagentStart, TokenUsage, TurnEnd, TurnOutcome,
+    Account, AgentBlock, AgentEvent, AgentInfo, CommandInfo, ModelChoice, PermissionRequest,
+    Question, QuestionOption, QuestionRequest, RetryInfo, SubagentProgress, SubagentStart,
+    TokenUsage, TurnEnd, TurnOutcome,
 };
 
 pub use super::tools::ASK_USER_QUESTION;
 use super::{tool_view, tools};
+
+/// Line kinds Claude Code sends that codiva has no use for (progress ticks of a running tool,
+/// its own summaries, keep-alives, login chatter): dropped without a word.
+const HARMLESS_KINDS: &[&str] = &[
+    "tool_progress",
+    "tool_use_summary",
+    "keep_alive",
+    "auth_status",
+    "streamlined_text",
+    "streamlined_tool_use_summary",
+    "prompt_suggestion",
+];
+
+/// `system` subtypes likewise (hooks' progress, files it persisted).
+const HARMLESS_SYSTEM_SUBTYPES: &[&str] = &[
+    "hook_started",
+    "hook_progress",
+    "hook_response",
+    "files_persisted",
+];
 
 /// Stateful translator for one CLI process.
 #[derive(Debug, Default)]
@@ -141,11 +161,14 @@ impl Translator {
             Inbound::RateLimit(event) => vec![AgentEvent::PlanUsage(super::plan_usage::reading(
                 &event.rate_limit_info,
             ))],
-            Inbound::Unknown { kind } => vec![AgentEvent::Note {
-                level: NoteLevel::Info,
-                text: format!("ignored an unknown line kind from the agent: {kind}"),
-                code: Some(crate::session_log::NoteCode::new("unknown_line", &[&kind])),
-            }],
+            // Kinds codiva has no use for are not news; a kind nobody knows is a diagnostic
+            // for `CODIVA_LOG`, never a line in the user's log (the wire log keeps the line).
+            Inbound::Unknown { kind } => {
+                if !HARMLESS_KINDS.contains(&kind.as_str()) {
+                    tracing::info!(kind, "ignored an unknown line kind from Claude Code");
+                }
+                Vec::new()
+            }
         }
     }
 
@@ -224,14 +247,12 @@ impl Translator {
                     pre_tokens: meta.pre_tokens,
                 }]
             }
-            System::Unknown { subtype } => vec![AgentEvent::Note {
-                level: NoteLevel::Info,
-                text: format!("ignored an unknown system line from the agent: {subtype}"),
-                code: Some(crate::session_log::NoteCode::new(
-                    "unknown_line",
-                    &[&subtype],
-                )),
-            }],
+            System::Unknown { subtype } => {
+                if !HARMLESS_SYSTEM_SUBTYPES.contains(&subtype.as_str()) {
+                    tracing::info!(subtype, "ignored an unknown system line from Claude Code");
+                }
+                Vec::new()
+            }
         }
     }
 

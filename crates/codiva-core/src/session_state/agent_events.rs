@@ -239,13 +239,18 @@ impl SessionState {
                 pre_tokens,
             } => {
                 let mut text = "conversation compacted".to_owned();
-                if let Some(trigger) = trigger {
+                if let Some(trigger) = &trigger {
                     text.push_str(&format!(" ({trigger})"));
                 }
                 if let Some(tokens) = pre_tokens {
                     text.push_str(&format!(", {tokens} tokens before"));
                 }
-                self.note(Scope::Main, NoteLevel::Info, text);
+                // Front ends draw it as a divider, found and worded by its code.
+                let tokens = pre_tokens
+                    .map(|tokens| tokens.to_string())
+                    .unwrap_or_default();
+                let code = NoteCode::new("compacted", &[trigger.as_deref().unwrap_or(""), &tokens]);
+                self.coded_note(Scope::Main, NoteLevel::Info, code, text);
             }
             AgentEvent::PlanUsage(usage) => self.outbox.push(SessionEvent::PlanUsage { usage }),
             AgentEvent::TurnEnded(end) => self.turn_ended(end),

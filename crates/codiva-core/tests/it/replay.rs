@@ -758,3 +758,61 @@ fn a_subscription_logins_usage_reaches_the_front_ends() {
     // The CLI warns early on its representative window (here the 7-day one).
     assert_eq!(seven(3).state, UsageState::Warning);
 }
+
+/// Regression: `ignored an unknown line kind from the agent: tool_progress` showed in the
+/// session's log while a subagent ran. Line kinds Claude Code sends that codiva has no use for
+/// are dropped silently, and a kind nobody knows is a diagnostic for `CODIVA_LOG`, never a
+/// line in the user's log.
+#[test]
+fn harmless_and_unknown_line_kinds_leave_no_note() {
+    let lines = [
+        r#"{"type":"tool_progress","tool_use_id":"t1","tool_name":"Bash","parent_tool_use_id":"a1","elapsed_time_seconds":3,"session_id":"s"}"#,
+        r#"{"type":"tool_use_summary","summary":"ran the tests","preceding_tool_use_ids":["t1"],"session_id":"s"}"#,
+        r#"{"type":"keep_alive"}"#,
+        r#"{"type":"auth_status","isAuthenticating":false,"output":[],"session_id":"s"}"#,
+        r#"{"type":"system","subtype":"hook_started","hook_id":"h","hook_name":"x","hook_event":"PreToolUse","session_id":"s"}"#,
+        r#"{"type":"system","subtype":"files_persisted","files":[],"failed":[],"processed_at":"t","session_id":"s"}"#,
+        r#"{"type":"a_kind_from_the_future","x":1}"#,
+        r#"{"type":"system","subtype":"a_subtype_from_the_future"}"#,
+    ];
+    let mut translator = Translator::new();
+    let mut state = SessionState::new();
+    state.apply(0, Input::ProcessStarted);
+    for line in lines {
+        let events = translator.translate(parse_line(line.as_bytes()).unwrap());
+        assert!(events.is_empty(), "{line}: {events:?}");
+    }
+    assert!(state.snapshot().log.is_empty());
+}
+
+/// The compaction divider is a coded note (`compacted`, its trigger and the tokens before),
+/// so a front end words it in its own language and finds it by its code.
+#[test]
+fn a_compaction_is_a_coded_note() {
+    let mut translator = Translator::new();
+    let mut state = SessionState::new();
+    state.apply(0, Input::ProcessStarted);
+    let line = r#"{"type":"system","subtype":"compact_boundary","session_id":"s","uuid":"u","compact_metadata":{"trigger":"auto","pre_tokens":155000}}"#;
+    for event in translator.translate(parse_line(line.as_bytes()).unwrap()) {
+        state.apply(1, Input::Agent(event));
+    }
+    let notes: Vec<_> = state
+        .snapshot()
+        .log
+        .iter()
+        .filter_map(|entry| match &entry.kind {
+            EntryKind::Note { text, code, .. } => Some((text.clone(), code.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        notes,
+        [(
+            "conversation compacted (auto), 155000 tokens before".to_owned(),
+            Some(codiva_core::session_log::NoteCode::new(
+                "compacted",
+                &["auto", "155000"]
+            ))
+        )]
+    );
+}

@@ -341,6 +341,11 @@ pub(super) fn en(key: Key) -> &'static str {
         NoteIdleStopped => {
             "the agent was idle for {0} s: its process was stopped; the next message resumes the conversation"
         }
+        NoteCompacted => "conversation compacted",
+        NoteCompactedTrigger => " ({0})",
+        NoteCompactedTokens => ", {0} tokens before",
+        CompactAuto => "auto",
+        CompactManual => "manual",
         NoteNotSent => "not sent (the session left the queue before an agent slot freed): {0}",
         ResourcesTotal => "agents {0} · CPU {1}",
         ResourcesSession => "{0} · CPU {1}",

@@ -333,6 +333,11 @@ pub(super) fn ja(key: Key) -> &'static str {
         NoteIdleStopped => {
             "エージェントが {0} 秒間待機していたため、プロセスを停止しました。次のメッセージで会話を再開します"
         }
+        NoteCompacted => "会話を圧縮しました",
+        NoteCompactedTrigger => "（{0}）",
+        NoteCompactedTokens => "、圧縮前 {0} トークン",
+        CompactAuto => "自動",
+        CompactManual => "手動",
         NoteNotSent => {
             "送信されていません（エージェントの空きを待つ間にセッションが順番待ちを外れました）: {0}"
         }

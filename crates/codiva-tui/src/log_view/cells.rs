@@ -140,7 +140,12 @@ pub(crate) fn entry_rows(
             lines
         }
         EntryKind::Note { level, text, code } => {
-            note(*level, &crate::i18n::note_text(text, code.as_ref()), room)
+            let words = crate::i18n::note_text(text, code.as_ref());
+            if crate::i18n::is_compaction(text, code.as_ref()) {
+                vec![divider(&words, room)]
+            } else {
+                note(*level, &words, room)
+            }
         }
         EntryKind::SubagentPrompt { text } => vec![subagent_prompt(text, room)],
         EntryKind::Thinking { text } => {
@@ -182,8 +187,11 @@ pub(crate) fn measure(
         (Fold::None, EntryKind::User { text }) => {
             wrap_text(text, cells.saturating_sub(INDENT).max(1)).len()
         }
-        (Fold::None, EntryKind::Note { text, .. }) if !is_divider(text) => {
-            wrap_text(text, cells).len()
+        (Fold::None, EntryKind::Note { text, code, .. })
+            if !crate::i18n::is_compaction(text, code.as_ref()) =>
+        {
+            // The rows of the words shown (a coded note in the UI's language).
+            wrap_text(&crate::i18n::note_text(text, code.as_ref()), cells).len()
         }
         (Fold::None, EntryKind::SubagentPrompt { .. }) => 1,
         (Fold::None, EntryKind::Thinking { .. })
@@ -271,15 +279,7 @@ fn subagent_prompt(text: &str, width: usize) -> Line<'static> {
     ])
 }
 
-/// The note the session writes when the conversation was compacted.
-fn is_divider(text: &str) -> bool {
-    text.starts_with("conversation compacted")
-}
-
 fn note(level: NoteLevel, text: &str, width: usize) -> Vec<Line<'static>> {
-    if is_divider(text) {
-        return vec![divider(text, width)];
-    }
     let style = match level {
         NoteLevel::Info => theme::dim(),
         NoteLevel::Warning => theme::warning(),

@@ -595,6 +595,60 @@ fn compaction_divider_and_one_retry_row() {
     assert_eq!(view.total_rows(80), 7);
 }
 
+/// Regression: the divider had no note code, so the Japanese UI showed it in English (and
+/// found it by its English words). Now it is the `compacted` code, worded in the UI's language.
+#[test]
+fn a_coded_compaction_divider_speaks_the_ui_language() {
+    use codiva_tui::i18n::{Lang, with_lang};
+    let divider = entry(
+        2,
+        EntryKind::Note {
+            level: NoteLevel::Info,
+            text: "conversation compacted (auto), 152000 tokens before".into(),
+            code: Some(codiva_core::session_log::NoteCode::new(
+                "compacted",
+                &["auto", "152000"],
+            )),
+        },
+    );
+    for (lang, suffix, words) in [
+        (
+            Lang::En,
+            "",
+            "conversation compacted (auto), 152000 tokens before",
+        ),
+        (
+            Lang::Ja,
+            "_ja",
+            "会話を圧縮しました（自動）、圧縮前 152000 トークン",
+        ),
+    ] {
+        with_lang(lang, || {
+            let mut view = LogView::new();
+            view.set_entries(vec![
+                user(0, "Keep going."),
+                assistant(1, "Working on it."),
+                divider.clone(),
+                user(3, "Now add tests."),
+            ]);
+            let mut term = terminal(80, 24);
+            let buffer = draw(&mut term, &mut view);
+            insta::assert_snapshot!(format!("coded_divider{suffix}_80x24"), term.backend());
+            let rows: Vec<String> = (0..24).map(|y| row(&buffer, y)).collect();
+            let divider_row = rows
+                .iter()
+                .find(|r| r.starts_with("──"))
+                .unwrap_or_else(|| panic!("no divider: {rows:#?}"));
+            assert!(
+                divider_row
+                    .replace(' ', "")
+                    .contains(&words.replace(' ', "")),
+                "{divider_row}"
+            );
+        });
+    }
+}
+
 #[test]
 fn the_card_cursor_moves_and_shows() {
     let mut log = fold_log();
