@@ -117,13 +117,28 @@ impl Provider for CodexProvider {
         }
     }
 
-    /// `codex login status`: exit 0 and how (`API key configured - sk-…`), or exit 1 and `Not
-    /// logged in` (it looks at codex's own stored login only: a configured model provider that
-    /// needs none still says "Not logged in"; docs/protocol/codex.md).
     fn version_flag(&self) -> Option<&'static str> {
         Some("--version")
     }
 
+    /// A model provider in codex's `config.toml` that needs no OpenAI login
+    /// (`requires_openai_auth = false`) is a login of its own: codex runs with it although
+    /// `codex login status` says "Not logged in". Otherwise the login check decides.
+    fn login_state(&self, env: &crate::process::EnvPolicy) -> Option<LoginState> {
+        let home = env.var("CODEX_HOME").map(PathBuf::from).or_else(|| {
+            env.var("HOME")
+                .map(|home| PathBuf::from(home).join(".codex"))
+        })?;
+        let config = std::fs::read_to_string(home.join("config.toml")).ok()?;
+        provider_without_login(&config).map(|name| LoginState::LoggedIn {
+            method: Some(format!("model provider {name} (no OpenAI login needed)")),
+        })
+    }
+
+    /// `codex login status`: exit 0 and how (`API key configured - sk-…`), or exit 1 and `Not
+    /// logged in` (it looks at codex's own stored login only: a configured model provider that
+    /// needs none still says "Not logged in", which [`Provider::login_state`] reads first;
+    /// docs/protocol/codex.md).
     fn login_check(&self) -> Option<CommandLine> {
         Some(CommandLine {
             program: self.program.clone(),
@@ -438,6 +453,27 @@ impl Connection for CodexConnection {
     }
 }
 
+/// The model provider codex's `config.toml` selects (`model_provider`, or the selected
+/// `profile`'s), when its `[model_providers.<name>]` says `requires_openai_auth = false`:
+/// its name, sanitised for display.
+fn provider_without_login(config: &str) -> Option<String> {
+    let config: toml::Table = config.parse().ok()?;
+    let profile = config
+        .get("profile")
+        .and_then(toml::Value::as_str)
+        .and_then(|name| config.get("profiles")?.get(name));
+    let name = profile
+        .and_then(|profile| profile.get("model_provider"))
+        .or_else(|| config.get("model_provider"))
+        .and_then(toml::Value::as_str)?;
+    let provider = config.get("model_providers")?.get(name)?;
+    let needs_login = provider
+        .get("requires_openai_auth")
+        .and_then(toml::Value::as_bool)
+        .unwrap_or(true);
+    (!needs_login).then(|| codiva_protocol::text::sanitize_title_to(name, 60).unwrap_or_default())
+}
+
 /// The events of one server line (used by `translate`).
 pub(super) fn received(
     replies: Vec<OutLine>,
@@ -478,5 +514,55 @@ mod login_tests {
             provider.read_login("", false),
             LoginState::Unknown { .. }
         ));
+    }
+
+    /// Regression: codex with a configured provider that needs no OpenAI login was listed "not
+    /// logged in" although it runs (its `login status` looks at codex's own login only).
+    #[test]
+    fn a_provider_that_needs_no_openai_login_is_a_login() {
+        let home = tempfile::tempdir().unwrap();
+        let codex_home = home.path().join(".codex");
+        std::fs::create_dir_all(&codex_home).unwrap();
+        let provider = CodexProvider::new("codex".into());
+        let env = crate::process::EnvPolicy::Exact(vec![(
+            "HOME".to_owned(),
+            home.path().display().to_string(),
+        )]);
+        assert_eq!(provider.login_state(&env), None, "no config: ask codex");
+        let write = |text: &str| std::fs::write(codex_home.join("config.toml"), text).unwrap();
+        write(
+            "model = \"gpt-5.5\"\nmodel_provider = \"mock\"\n\n[model_providers.mock]\n\
+             base_url = \"http://127.0.0.1:1/v1\"\nrequires_openai_auth = false\n",
+        );
+        assert_eq!(
+            provider.login_state(&env),
+            Some(LoginState::LoggedIn {
+                method: Some("model provider mock (no OpenAI login needed)".into())
+            })
+        );
+        // A provider that needs the login (the default), or none selected: codex decides.
+        write("model_provider = \"azure\"\n[model_providers.azure]\nbase_url = \"x\"\n");
+        assert_eq!(provider.login_state(&env), None);
+        write("[model_providers.mock]\nrequires_openai_auth = false\n");
+        assert_eq!(provider.login_state(&env), None);
+        // Selected through a profile; CODEX_HOME moves the config.
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::fs::write(
+            elsewhere.path().join("config.toml"),
+            "profile = \"local\"\n[profiles.local]\nmodel_provider = \"ollama\"\n\
+             [model_providers.ollama]\nrequires_openai_auth = false\n",
+        )
+        .unwrap();
+        let moved = crate::process::EnvPolicy::Exact(vec![(
+            "CODEX_HOME".to_owned(),
+            elsewhere.path().display().to_string(),
+        )]);
+        assert!(matches!(
+            provider.login_state(&moved),
+            Some(LoginState::LoggedIn { .. })
+        ));
+        // An unreadable config: codex decides.
+        std::fs::write(elsewhere.path().join("config.toml"), "[[[").unwrap();
+        assert_eq!(provider.login_state(&moved), None);
     }
 }

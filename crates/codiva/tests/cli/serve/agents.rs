@@ -87,9 +87,18 @@ fn the_config_names_the_default_agent() {
     assert_eq!(agent(&list, "codex")["default"], true);
     assert_eq!(agent(&list, "claude")["default"], false);
     assert_eq!(agent(&list, "codex")["status"], "ready");
-    // codex's own `login status` looks at its stored login only: the mock's provider needs
-    // none, and it says so.
+    // No login of codex's own, no provider configured: codex says "Not logged in".
     assert_eq!(agent(&list, "codex")["login"]["state"], "not_logged_in");
+    // Regression: codex's own `login status` looks at its stored login only, but a configured
+    // provider that needs none (`requires_openai_auth = false`, as the mock's) is a login.
+    world.sandbox.codex_env(&world.mock.url()).unwrap();
+    let list = server.ok("agents/list", json!({}));
+    let login = &agent(&list, "codex")["login"];
+    assert_eq!(login["state"], "logged_in", "{login}");
+    assert_eq!(
+        login["method"], "model provider mock (no OpenAI login needed)",
+        "{login}"
+    );
 }
 
 /// Processes whose command line has `auth` then `login` and whose HOME is `home`: a login
