@@ -3,8 +3,9 @@
 //! The agent's transcript is the full conversation, but it belongs to the provider: it may be
 //! missing (the agent died before writing it, someone deleted it, a provider keeps none) and
 //! another agent cannot read it. This record is what codiva itself saw: the user's messages,
-//! the agent's final text, one line per tool call, how each turn ended, and the switches from
-//! one agent to another. It is built by a pure fold over the session's [`SessionEvent`]s
+//! what the agent said and thought between its tool calls (in order with them), the final
+//! text, one line per tool call, how each turn ended, and the switches from one agent to
+//! another. It is built by a pure fold over the session's [`SessionEvent`]s
 //! ([`History::apply`]), persisted beside `state.json` (`history_file.rs`), used to rebuild a
 //! restored session's log when there is no transcript ([`History::log_entries`]), and the
 //! source of the text that hands a session over to another agent (`history/handover.rs`).
@@ -30,6 +31,10 @@ pub const MAX_USER_MESSAGES: usize = 8;
 pub const MAX_FINAL_TEXT: usize = 8 * 1024;
 /// Tool calls kept per turn (the later ones are only counted).
 pub const MAX_TOOLS: usize = 40;
+/// Texts and thinking blocks kept per turn (the later ones are only counted).
+pub const MAX_SAID: usize = 40;
+/// Longest text said before the final one, and longest thinking block, kept.
+pub const MAX_SAID_TEXT: usize = 4 * 1024;
 /// Longest one-line tool summary kept.
 pub const MAX_TOOL_SUMMARY: usize = 200;
 /// Longest outcome detail kept.
@@ -141,6 +146,16 @@ pub struct ToolCall {
     pub kind: codiva_protocol::tool::ToolKind,
 }
 
+/// A text the agent said, or a thinking block, in its place among the turn's tool calls.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Said {
+    /// How many of the turn's kept tool calls came before it.
+    pub after_tools: usize,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub thinking: bool,
+    pub text: Capped,
+}
+
 /// How a turn ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -199,6 +214,13 @@ pub struct TurnRecord {
     pub user_omitted: usize,
     /// The agent's last text of the turn.
     pub final_text: Option<Capped>,
+    /// Everything the agent said and thought, in order with the tool calls (the last text is
+    /// also `final_text`; absent in files of earlier versions).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub said: Vec<Said>,
+    /// Texts and thinking blocks beyond [`MAX_SAID`].
+    #[serde(skip_serializing_if = "is_zero")]
+    pub said_omitted: usize,
     pub tools: Vec<ToolCall>,
     /// Tool calls beyond [`MAX_TOOLS`].
     pub tools_omitted: usize,
@@ -215,6 +237,11 @@ impl TurnRecord {
             + self.agent.model.as_ref().map_or(0, String::len)
             + self.user.iter().map(capped).sum::<usize>()
             + self.final_text.as_ref().map_or(0, capped)
+            + self
+                .said
+                .iter()
+                .map(|said| capped(&said.text))
+                .sum::<usize>()
             + self.detail.as_ref().map_or(0, capped)
             + self
                 .tools
@@ -226,6 +253,31 @@ impl TurnRecord {
     fn is_open(&self) -> bool {
         self.outcome.is_none()
     }
+
+    /// Keeps a new text or thinking block in its place after the tool calls so far.
+    fn say(&mut self, text: &str, thinking: bool) {
+        if self.said.len() >= MAX_SAID {
+            self.said_omitted += 1;
+            return;
+        }
+        self.said.push(Said {
+            after_tools: self.tools.len(),
+            thinking,
+            text: Capped::new(text, MAX_SAID_TEXT),
+        });
+    }
+
+    /// The latest text (or thinking block) changed as it was written: its kept copy follows
+    /// (when it is still the last of its kind).
+    fn said_again(&mut self, text: &str, thinking: bool) {
+        if let Some(said) = self.said.iter_mut().rev().find(|s| s.thinking == thinking) {
+            said.text = Capped::new(text, MAX_SAID_TEXT);
+        }
+    }
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One item of the record.
@@ -380,8 +432,22 @@ impl History {
             (EntryKind::Assistant { text }, false) if !text.trim().is_empty() => {
                 self.in_turn(now_ms, |turn| {
                     turn.final_text = Some(Capped::new(text, MAX_FINAL_TEXT));
+                    turn.say(text, false);
                 });
                 true
+            }
+            (EntryKind::Thinking { text }, false) if !text.trim().is_empty() => {
+                self.in_turn(now_ms, |turn| turn.say(text, true));
+                true
+            }
+            (EntryKind::Thinking { text }, true) if !text.trim().is_empty() => {
+                match self.open_turn_mut() {
+                    Some(turn) => {
+                        turn.said_again(text, true);
+                        true
+                    }
+                    None => false,
+                }
             }
             (EntryKind::Tool(tool), false) => {
                 self.in_turn(now_ms, |turn| {
@@ -398,6 +464,7 @@ impl History {
                 match self.open_turn_mut() {
                     Some(turn) => {
                         turn.final_text = Some(Capped::new(text, MAX_FINAL_TEXT));
+                        turn.said_again(text, false);
                         true
                     }
                     None => false,
@@ -564,7 +631,29 @@ impl History {
                             turn.user_omitted
                         )));
                     }
-                    for tool in &turn.tools {
+                    // What was said and thought goes before the tool call it preceded; the
+                    // last text is the final one (kept longer), in its place.
+                    let final_at = turn.said.iter().rposition(|s| !s.thinking).filter(|&at| {
+                        turn.final_text
+                            .as_ref()
+                            .is_some_and(|text| text.text.starts_with(&turn.said[at].text.text))
+                    });
+                    let mut said = turn.said.iter().enumerate().peekable();
+                    let mut said_up_to = |entries: &mut Vec<EntryKind>, tools: usize| {
+                        while let Some((at, next)) = said.next_if(|(_, s)| s.after_tools <= tools) {
+                            let text = match &turn.final_text {
+                                Some(text) if final_at == Some(at) => text.display(),
+                                _ => next.text.display(),
+                            };
+                            entries.push(if next.thinking {
+                                EntryKind::Thinking { text }
+                            } else {
+                                EntryKind::Assistant { text }
+                            });
+                        }
+                    };
+                    for (index, tool) in turn.tools.iter().enumerate() {
+                        said_up_to(&mut entries, index);
                         entries.push(EntryKind::Tool(Box::new(ToolEntry {
                             tool_use_id: tool.tool_use_id.clone(),
                             name: tool.name.clone(),
@@ -587,13 +676,24 @@ impl History {
                             duration_ms: None,
                         })));
                     }
+                    said_up_to(&mut entries, usize::MAX);
                     if turn.tools_omitted > 0 {
                         entries.push(note(format!(
                             "{} more tool calls in this turn are not in the summary",
                             turn.tools_omitted
                         )));
                     }
-                    if let Some(text) = &turn.final_text {
+                    if turn.said_omitted > 0 {
+                        entries.push(note(format!(
+                            "{} more texts in this turn are not in the summary",
+                            turn.said_omitted
+                        )));
+                    }
+                    // A final text not among those kept (a file of an earlier version, or
+                    // more texts than are kept): last.
+                    if let Some(text) = &turn.final_text
+                        && final_at.is_none()
+                    {
                         entries.push(EntryKind::Assistant {
                             text: text.display(),
                         });

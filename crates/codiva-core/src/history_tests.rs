@@ -344,3 +344,106 @@ fn a_small_handover_prefers_the_newest_turns() {
     let six = text.find("### Turn 6").unwrap();
     assert!(five < six);
 }
+
+fn thinking(text: &str, update: bool) -> SessionEvent {
+    log(EntryKind::Thinking { text: text.into() }, update)
+}
+
+/// Regression: a restored Codex or ACP session (rebuilt from this record) lost its thinking
+/// and the text said just before a tool call. They are kept in their place among the tool
+/// calls; the final text keeps its own, longer cap; a record of an earlier version (no
+/// `said`) rebuilds as before.
+#[test]
+fn a_restored_turn_keeps_thinking_and_the_text_before_each_tool_call() {
+    let mut history = History::new("codex");
+    let long_final = "é".repeat(MAX_SAID_TEXT);
+    fold(
+        &mut history,
+        &[
+            user("fix it"),
+            thinking("Let me", false),
+            thinking("Let me look at the tests", true),
+            assistant("I'll run the tests first."),
+            tool("t1", ToolStatus::Running, false),
+            tool("t1", ToolStatus::Succeeded, true),
+            assistant("They fail; fixing."),
+            tool("t2", ToolStatus::Succeeded, false),
+            assistant(&long_final),
+            status(Status::Completed, None),
+        ],
+    );
+    let kinds = |entries: &[EntryKind]| -> Vec<String> {
+        entries
+            .iter()
+            .map(|entry| match entry {
+                EntryKind::User { text } => format!("user {text}"),
+                EntryKind::Assistant { text } if text.len() > 100 => {
+                    format!("assistant {} bytes", text.len())
+                }
+                EntryKind::Assistant { text } => format!("assistant {text}"),
+                EntryKind::Thinking { text } => format!("thinking {text}"),
+                EntryKind::Tool(tool) => format!("tool {}", tool.tool_use_id),
+                other => format!("{other:?}"),
+            })
+            .collect()
+    };
+    assert_eq!(
+        kinds(&history.log_entries()),
+        [
+            "user fix it",
+            "thinking Let me look at the tests",
+            "assistant I'll run the tests first.",
+            "tool t1",
+            "assistant They fail; fixing.",
+            "tool t2",
+            // Whole: the final text's cap, not the shorter one of the texts before it.
+            &format!("assistant {} bytes", long_final.len()),
+        ]
+    );
+    // Saved and read back: the same.
+    let text = serde_json::to_string(&history).unwrap();
+    let mut back: History = serde_json::from_str(&text).unwrap();
+    back.after_load();
+    assert_eq!(back.log_entries(), history.log_entries());
+    // A record of an earlier version has no `said`: tools, then the final text.
+    let mut old = history.clone();
+    for item in &mut old.items {
+        if let HistoryItem::Turn(turn) = item {
+            turn.said.clear();
+        }
+    }
+    assert_eq!(
+        kinds(&old.log_entries()),
+        [
+            "user fix it",
+            "tool t1",
+            "tool t2",
+            &format!("assistant {} bytes", long_final.len()),
+        ]
+    );
+}
+
+#[test]
+fn texts_beyond_the_cap_are_counted_and_the_final_text_still_ends_the_turn() {
+    let mut history = History::new("codex");
+    let mut events = vec![user("go")];
+    for n in 0..MAX_SAID + 3 {
+        events.push(assistant(&format!("step {n}")));
+    }
+    events.push(status(Status::Completed, None));
+    fold(&mut history, &events);
+    let entries = history.log_entries();
+    let texts: Vec<&str> = entries
+        .iter()
+        .filter_map(|entry| match entry {
+            EntryKind::Assistant { text } | EntryKind::Note { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(texts.len(), MAX_SAID + 2, "{texts:?}");
+    assert_eq!(
+        texts[MAX_SAID],
+        "3 more texts in this turn are not in the summary"
+    );
+    assert_eq!(texts[MAX_SAID + 1], format!("step {}", MAX_SAID + 2));
+}

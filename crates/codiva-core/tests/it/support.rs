@@ -113,3 +113,34 @@ pub fn fixture_names(dir: &Path) -> Vec<String> {
     names.sort();
     names
 }
+
+/// The conversation a log shows: user messages, texts, thinking and tool calls, in order
+/// (notes and subagents left out).
+pub fn conversation<'a>(entries: impl IntoIterator<Item = &'a EntryKind>) -> Vec<String> {
+    entries
+        .into_iter()
+        .filter_map(|kind| match kind {
+            EntryKind::User { text } => Some(format!("user: {text}")),
+            EntryKind::Assistant { text } => Some(format!("text: {text}")),
+            EntryKind::Thinking { text } => Some(format!("thinking: {text}")),
+            EntryKind::Tool(tool) => Some(format!("tool: {}", tool.tool_use_id)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// What a restart restores is what was shown: the log rebuilt from codiva's own history of
+/// `events` (what a restored Codex or ACP session gets) has the live log's conversation.
+pub fn assert_restore_shows_what_was_shown(name: &str, agent: &str, events: &[SessionEvent]) {
+    let mut history = codiva_core::history::History::new(agent);
+    for event in events {
+        history.apply(0, event);
+    }
+    let shown = main_log(events);
+    let restored = history.log_entries();
+    assert_eq!(
+        conversation(&restored),
+        conversation(shown.iter().map(|entry| &entry.kind)),
+        "[{name}] the restored log against the live one"
+    );
+}

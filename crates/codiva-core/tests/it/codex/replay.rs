@@ -249,6 +249,7 @@ fn every_fixture_replays_to_its_statuses() {
             replayed.state.snapshot().prompts.is_empty(),
             "[{name}] prompts left open"
         );
+        crate::support::assert_restore_shows_what_was_shown(name, "codex", &replayed.events);
     }
 }
 
