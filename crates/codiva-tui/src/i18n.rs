@@ -311,6 +311,9 @@ keys![
     NoteNotSent,
     NoteCompacted,
     NoteCompactedTrigger,
+    NoteRepairPushed,
+    NoteRepairPushFailed,
+    NoteRepairNotPushed,
     NoteCompactedTokens,
     CompactAuto,
     CompactManual,
@@ -479,6 +482,9 @@ pub fn note_text<'a>(
         "not_sent" => Key::NoteNotSent,
         _ => return std::borrow::Cow::Borrowed(text),
     };
+        "repair_pushed" => Key::NoteRepairPushed,
+        "repair_push_failed" => Key::NoteRepairPushFailed,
+        "repair_not_pushed" => Key::NoteRepairNotPushed,
     let args: Vec<&str> = code.args.iter().map(String::as_str).collect();
     std::borrow::Cow::Owned(tf(key, &args))
 }

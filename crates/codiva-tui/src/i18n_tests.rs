@@ -38,6 +38,12 @@ fn notes_by_code() {
         note_text("odd", Some(&NoteCode::new("not-a-code", &[]))),
         "odd"
     );
+    // The manager's push after a repair turn: the core's English text is the English wording.
+    let pushed = NoteCode::new("repair_pushed", &["codiva/x", "origin"]);
+    let core = "pushed the repair's commits of codiva/x to origin";
+    assert_eq!(note_text(core, Some(&pushed)), core);
+    let ja = with_lang(Lang::Ja, || note_text(core, Some(&pushed)).into_owned());
+    assert_eq!(ja, "修正のコミット（codiva/x）を origin に push しました");
 }
 
 #[test]

@@ -562,7 +562,8 @@ fn detail(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
         let account = app.pane(id).agent.as_ref().and_then(|a| a.account.clone());
         let text = super::login::help(account.as_ref());
         let room = usize::from(rest.width.saturating_sub(2)).max(1);
-        for row in wrap_text(&text, room).into_iter().take(3) {
+        // Whole at 80 columns (the longest hint wraps to 4 rows there).
+        for row in wrap_text(&text, room).into_iter().take(5) {
             if rest.height <= LOG_RESERVE {
                 break;
             }

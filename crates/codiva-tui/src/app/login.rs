@@ -1,6 +1,7 @@
 //! What to do when a session needs a login: which credential the agent used (its handshake's
-//! `account`: `apiKeySource`, `tokenSource`) and how to fix it — `claude /login`, or the API
-//! key variable — then Ctrl+R. Shown over the log of a session whose status is needs-login.
+//! `account`: `apiKeySource`, `tokenSource`) and how to fix it — `/login`, or the variable in
+//! the daemon's environment (the agent takes it from the daemon: a new value needs the daemon
+//! started again) — then Ctrl+R. Shown over the log of a session whose status is needs-login.
 
 use codiva_protocol::agent::Account;
 

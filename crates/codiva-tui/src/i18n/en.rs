@@ -349,6 +349,9 @@ pub(super) fn en(key: Key) -> &'static str {
         NoteNotSent => "not sent (the session left the queue before an agent slot freed): {0}",
         ResourcesTotal => "agents {0} · CPU {1}",
         ResourcesSession => "{0} · CPU {1}",
+        NoteRepairPushed => "pushed the repair's commits of {0} to {1}",
+        NoteRepairPushFailed => "pushing the repair's commits of {0} failed: {1}",
+        NoteRepairNotPushed => "the repair turn made no new commit: nothing was pushed",
         InfoPromptSaved => "saved {0}; new sessions get it",
         ErrPromptSave => "cannot save {0}: {1}",
         ErrOpenUrl => "cannot open {0}: {1}",
@@ -421,13 +424,13 @@ pub(super) fn en(key: Key) -> &'static str {
         ErrNoSuchSession => "no session {0}",
         ErrStopped => "the session manager has stopped",
         LoginApiKey => {
-            "Login needed: the API key from {0} was refused. Fix: set a valid key in {0} (or remove it and run `claude /login`), then Ctrl+R resumes."
+            "Login needed: the API key from {0} was refused. The agent takes the environment of codiva's daemon: /shutdown, set a valid key in {0} (or unset it and log in with /login), start codiva again, then Ctrl+R resumes."
         }
         LoginToken => {
-            "Login needed: the login token from {0} was refused. Fix: run `claude /login` (or renew {0}), then Ctrl+R resumes."
+            "Login needed: the login token from {0} was refused. The agent takes the environment of codiva's daemon: /shutdown, renew {0} (or unset it and log in with /login), start codiva again, then Ctrl+R resumes."
         }
         LoginNone => {
-            "Login needed: Claude Code has no credential. Fix: run `claude /login` in a terminal, or set ANTHROPIC_API_KEY, then Ctrl+R resumes."
+            "Login needed: Claude Code has no credential. Fix: log in with /login, then Ctrl+R resumes. A key in ANTHROPIC_API_KEY reaches the agent only through the daemon's environment: /shutdown, set it, start codiva again."
         }
         ErrContainedPanic => {
             "internal error: {0}. codiva keeps running; a crash log was written to {1}"

@@ -343,6 +343,9 @@ pub(super) fn ja(key: Key) -> &'static str {
         }
         ResourcesTotal => "エージェント {0} · CPU {1}",
         ResourcesSession => "{0} · CPU {1}",
+        NoteRepairPushed => "修正のコミット（{0}）を {1} に push しました",
+        NoteRepairPushFailed => "修正のコミット（{0}）の push に失敗しました: {1}",
+        NoteRepairNotPushed => "修正のターンで新しいコミットはなく、何も push していません",
         InfoPromptSaved => "{0} を保存しました。新しいセッションから使われます",
         ErrPromptSave => "{0} を保存できません: {1}",
         ErrOpenUrl => "{0} を開けません: {1}",
@@ -429,13 +432,13 @@ pub(super) fn ja(key: Key) -> &'static str {
         ErrNoSuchSession => "セッション {0} はありません",
         ErrStopped => "セッションマネージャーが停止しています",
         LoginApiKey => {
-            "ログインが必要です: {0} の API キーが拒否されました。対処: {0} に有効なキーを設定する（または外して `claude /login` を実行する）と、Ctrl+R で再開できます。"
+            "ログインが必要です: {0} の API キーが拒否されました。エージェントは codiva のデーモンの環境を引き継ぎます: /shutdown し、{0} に有効なキーを設定して（または外して /login でログインして）codiva を起動し直すと、Ctrl+R で再開できます。"
         }
         LoginToken => {
-            "ログインが必要です: {0} のログイントークンが拒否されました。対処: `claude /login` を実行する（または {0} を更新する）と、Ctrl+R で再開できます。"
+            "ログインが必要です: {0} のログイントークンが拒否されました。エージェントは codiva のデーモンの環境を引き継ぎます: /shutdown し、{0} を更新して（または外して /login でログインして）codiva を起動し直すと、Ctrl+R で再開できます。"
         }
         LoginNone => {
-            "ログインが必要です: Claude Code に認証情報がありません。対処: 端末で `claude /login` を実行するか ANTHROPIC_API_KEY を設定すると、Ctrl+R で再開できます。"
+            "ログインが必要です: Claude Code に認証情報がありません。対処: /login でログインすると、Ctrl+R で再開できます。ANTHROPIC_API_KEY のキーはデーモンの環境からしかエージェントに届きません: /shutdown し、設定してから codiva を起動し直してください。"
         }
         ErrContainedPanic => "内部エラー: {0}。codiva は動作を続けます。クラッシュログ: {1}",
         ErrContainedPanicNoLog => {

@@ -59,11 +59,16 @@ fn needs_login_with_a_token_or_nothing() {
         text.contains("login token from CLAUDE_CODE_OAUTH_TOKEN"),
         "{text}"
     );
-    assert!(text.contains("claude /login"));
+    // Regression: the hint sent the user to fix a variable the agent never sees again (it takes
+    // the daemon's environment): it names /login and the daemon's restart.
+    assert!(text.contains("/login"), "{text}");
+    assert!(text.contains("/shutdown"), "{text}");
     let mut app = login_app(Account::default());
     let text = screen(&mut app);
     assert!(text.contains("no credential"), "{text}");
+    assert!(text.contains("/login"), "{text}");
     assert!(text.contains("ANTHROPIC_API_KEY"));
+    assert!(text.contains("/shutdown"), "{text}");
 }
 
 #[test]
