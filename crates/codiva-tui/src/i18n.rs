@@ -169,6 +169,8 @@ keys![
     MergeDetail,
     UnknownCommand,
     CommandNotHere,
+    CommandOnlyInList,
+    CommandOnlyInSession,
     ModelForNew,
     AgentForNew,
     AgentsTitle,
@@ -309,11 +311,11 @@ keys![
     NoteUnknownLine,
     NoteIdleStopped,
     NoteNotSent,
-    NoteCompacted,
-    NoteCompactedTrigger,
     NoteRepairPushed,
     NoteRepairPushFailed,
     NoteRepairNotPushed,
+    NoteCompacted,
+    NoteCompactedTrigger,
     NoteCompactedTokens,
     CompactAuto,
     CompactManual,
@@ -480,11 +482,11 @@ pub fn note_text<'a>(
         "unknown_line" => Key::NoteUnknownLine,
         "idle_stopped" => Key::NoteIdleStopped,
         "not_sent" => Key::NoteNotSent,
-        _ => return std::borrow::Cow::Borrowed(text),
-    };
         "repair_pushed" => Key::NoteRepairPushed,
         "repair_push_failed" => Key::NoteRepairPushFailed,
         "repair_not_pushed" => Key::NoteRepairNotPushed,
+        _ => return std::borrow::Cow::Borrowed(text),
+    };
     let args: Vec<&str> = code.args.iter().map(String::as_str).collect();
     std::borrow::Cow::Owned(tf(key, &args))
 }

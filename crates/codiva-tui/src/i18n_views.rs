@@ -63,6 +63,7 @@ view_keys![
     MergeUncommitted,
     MergeCommitFirst,
     MergeChoices,
+    MergeCommitChoices,
     CommitAsked,
     RemoveFinished,
     FilterLine,
@@ -146,16 +147,17 @@ fn en(key: V) -> &'static str {
         V::ConfigDefaultNoLimit => "no limit",
         V::ConfigSaved => "saved {0} in {1}; it applies the next time codiva starts",
         V::MergeAhead => {
-            "{0} commits on {1} are merged into {2} with a merge commit; the worktree is removed after (the branch stays archived)."
+            "{0} {0|commit|commits} on {1} {0|is|are} merged into {2} with a merge commit; the worktree is removed after (the branch stays archived)."
         }
         V::MergeNothing => "{0} has no commits that {1} lacks: there is nothing to merge yet.",
         V::MergeUncommitted => {
-            "{0} uncommitted files are NOT merged and are lost with the worktree: {1}"
+            "{0} uncommitted {0|file is|files are} NOT merged and {0|is|are} lost with the worktree: {1}"
         }
         V::MergeCommitFirst => {
             "c asks the agent to commit them first (it gets an instruction; merge again when it is done)."
         }
         V::MergeChoices => "y merge · n cancel · c ask the agent to commit first",
+        V::MergeCommitChoices => "c ask the agent to commit them · n close",
         V::CommitAsked => "asked {0} to commit its changes; merge again when it has",
         V::RemoveFinished => {
             "Remove {0} from the list? Its log goes; its branch tip stays under refs/codiva/archive/."
@@ -243,6 +245,7 @@ fn ja(key: V) -> &'static str {
             "c でエージェントに先にコミットを頼みます（指示を送ります。終わったらもう一度マージ）。"
         }
         V::MergeChoices => "y マージ · n 取消 · c 先にエージェントにコミットを頼む",
+        V::MergeCommitChoices => "c エージェントにコミットを頼む · n 閉じる",
         V::CommitAsked => "{0} に変更のコミットを頼みました。終わったらもう一度マージしてください",
         V::RemoveFinished => {
             "{0} を一覧から削除しますか？ ログは消えます。ブランチの先端は refs/codiva/archive/ に残ります。"

@@ -171,6 +171,10 @@ impl App {
                 self.merge_preview_arrived(id, stat);
                 Vec::new()
             }
+            Done::PrPreview { id, stat } => {
+                self.pr_preview_arrived(id, stat);
+                Vec::new()
+            }
             Done::FullMessage { id, entry, text } => {
                 self.message_arrived(&id, entry, text);
                 Vec::new()

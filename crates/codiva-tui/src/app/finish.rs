@@ -31,18 +31,26 @@ impl App {
         let Some(session) = self.sessions.iter().find(|s| s.id == id).cloned() else {
             return;
         };
-        let mut text = vec![tf(Key::MergeTitle, &[&session.branch, &session.base])];
         let ahead = stat.commits_ahead;
-        if ahead > 0 {
-            text.push(vtf(
-                V::MergeAhead,
-                &[&ahead.to_string(), &session.branch, &session.base],
-            ));
-        } else {
-            text.push(vtf(V::MergeNothing, &[&session.branch, &session.base]));
-        }
         let uncommitted = stat.uncommitted.len();
         let can_ask = session.phase == SessionPhase::Active && session.status.is_settled();
+        let nothing = vtf(V::MergeNothing, &[&session.branch, &session.base]);
+        // Nothing to merge and nothing the agent could commit first: said in one line.
+        if ahead == 0 && (uncommitted == 0 || !can_ask) {
+            self.set_notice(nothing, false);
+            return;
+        }
+        let mut text = if ahead > 0 {
+            vec![
+                tf(Key::MergeTitle, &[&session.branch, &session.base]),
+                vtf(
+                    V::MergeAhead,
+                    &[&ahead.to_string(), &session.branch, &session.base],
+                ),
+            ]
+        } else {
+            vec![nothing]
+        };
         if uncommitted > 0 {
             let mut files: Vec<&str> = stat
                 .uncommitted
@@ -62,13 +70,6 @@ impl App {
                 text.push(vt(V::MergeCommitFirst).to_owned());
             }
         }
-        if ahead == 0 && uncommitted == 0 {
-            self.set_notice(
-                vtf(V::MergeNothing, &[&session.branch, &session.base]),
-                false,
-            );
-            return;
-        }
         self.confirm_extra = (uncommitted > 0 && can_ask).then(|| {
             (
                 'c',
@@ -77,12 +78,18 @@ impl App {
                     id: id.clone(),
                     message: None,
                 })],
-                vt(V::MergeChoices).to_owned(),
+                // Nothing to merge yet: `y` is not offered (and does nothing).
+                vt(if ahead > 0 {
+                    V::MergeChoices
+                } else {
+                    V::MergeCommitChoices
+                })
+                .to_owned(),
             )
         });
         self.confirm = Some(Confirm {
             text,
-            // Nothing to merge yet: `y` only closes the question.
+            // Empty: `y` is not an answer to this question (the keys are `c` and `n`).
             on_yes: if ahead > 0 {
                 vec![Effect::Merge { id }]
             } else {
@@ -92,14 +99,34 @@ impl App {
         });
     }
 
-    /// `/pr`, `P` in the list: after a y/n, push the branch and open a draft pull request.
+    /// `/pr`, `P` in the list: first ask the core whether the branch has anything to push
+    /// (the answer asks the y/n, or says there is nothing to push).
     pub(super) fn ask_pr(&mut self) -> Vec<Effect> {
-        let Some(session) = self
-            .current_id()
-            .and_then(|id| self.sessions.iter().find(|s| s.id == id).cloned())
-        else {
-            return Vec::new();
+        match self.current_id() {
+            Some(id) => vec![Effect::PrPreview { id }],
+            None => Vec::new(),
+        }
+    }
+
+    /// What a push of `id` would take: nothing (said at once, with what to do), else the y/n
+    /// before pushing the branch and opening a draft pull request.
+    pub(super) fn pr_preview_arrived(&mut self, id: String, stat: DiffStat) {
+        let Some(session) = self.sessions.iter().find(|s| s.id == id).cloned() else {
+            return;
         };
+        if stat.commits_ahead == 0 {
+            let uncommitted = stat.uncommitted.len();
+            let text = if uncommitted > 0 {
+                crate::repair_text::rf(
+                    crate::repair_text::R::RefNothingToPushCommit,
+                    &[&session.branch, &session.base, &uncommitted.to_string()],
+                )
+            } else {
+                tf(Key::RefNothingToPush, &[&session.branch, &session.base])
+            };
+            self.set_notice(text, true);
+            return;
+        }
         self.confirm = Some(Confirm {
             text: vec![crate::pr_cell::wf(
                 crate::pr_cell::W::ConfirmPr,
@@ -108,7 +135,6 @@ impl App {
             on_yes: vec![Effect::Pr { id: session.id }],
             restore: None,
         });
-        Vec::new()
     }
 
     /// `p` in the list (and a click on the PR cell): the session's pull request in the browser.

@@ -32,6 +32,12 @@ impl App {
                 KeyCode::Char(c) if extra.as_ref().is_some_and(|(k, _, _)| *k == c) => {
                     extra.map(|(_, effects, _)| effects).unwrap_or_default()
                 }
+                // A question without a yes (nothing to merge: only `c` and `n`) stays open.
+                KeyCode::Char('y' | 'Y') if confirm.on_yes.is_empty() => {
+                    self.confirm = Some(confirm);
+                    self.confirm_extra = extra;
+                    Vec::new()
+                }
                 KeyCode::Char('y' | 'Y') => {
                     self.quit |= confirm.on_yes.contains(&Effect::Quit);
                     self.shutdown |= confirm.on_yes.contains(&Effect::Shutdown);
@@ -556,7 +562,15 @@ impl App {
             return Vec::new();
         };
         if !command.available_in(&self.view) {
-            self.set_notice(tf(Key::CommandNotHere, &[command.name()]), true);
+            // Where it works instead: every command works in the list or in a session.
+            let key = if command.available_in(&View::List) {
+                Key::CommandOnlyInList
+            } else if command.available_in(&View::Detail(String::new())) {
+                Key::CommandOnlyInSession
+            } else {
+                Key::CommandNotHere
+            };
+            self.set_notice(tf(key, &[command.name()]), true);
             return Vec::new();
         }
         let id = self.current_id();

@@ -49,7 +49,8 @@ impl App {
             Some(found) if found.wrapped => {
                 self.set_notice(vt(V::SearchWrapped).to_owned(), false);
             }
-            Some(_) => {}
+            // Found: a "no match" of an earlier search is no longer true.
+            Some(_) => self.clear_notice_here(),
         }
     }
 

@@ -49,6 +49,8 @@ pub enum MessageAction {
     Close,
     /// Something to tell (no match, the search went round an end).
     Notice(String),
+    /// A search found a match where it was looked for: an earlier "no match" is stale.
+    Found,
 }
 
 impl MessageView {
@@ -152,7 +154,7 @@ impl MessageView {
                 if found.wrapped || went_round {
                     MessageAction::Notice(vt(V::SearchWrapped).to_owned())
                 } else {
-                    MessageAction::None
+                    MessageAction::Found
                 }
             }
         }

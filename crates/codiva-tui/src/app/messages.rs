@@ -69,6 +69,11 @@ pub enum Effect {
     MergePreview {
         id: String,
     },
+    /// What a push would take (the same figures), before `/pr` asks: a branch with nothing
+    /// to push is said so at once, without a y/n.
+    PrPreview {
+        id: String,
+    },
     Merge {
         id: String,
     },
@@ -167,6 +172,10 @@ pub enum Done {
         truncated: bool,
     },
     MergePreview {
+        id: String,
+        stat: DiffStat,
+    },
+    PrPreview {
         id: String,
         stat: DiffStat,
     },

@@ -1,6 +1,8 @@
 //! The one-line notices under the body, each tied to where it belongs and to when it stops
 //! being true. A notice raised in a session shows only in that session's view (one raised in
-//! the list, only in the list; a warning about codiva itself, everywhere). It goes when what it
+//! the list, only in the list; one raised in a view over the body — `/config`, `/login`, a
+//! whole message, a picker — only while that view is open, and it goes when the view closes;
+//! a warning about codiva itself, everywhere). It goes when what it
 //! describes changes — `interrupting…` once the session's status moves, `resuming…` likewise,
 //! "type the text…" once the text is given or abandoned — or after a timeout for the others.
 
@@ -9,6 +11,7 @@ use std::time::Duration;
 use codiva_protocol::session::Status;
 
 use super::View;
+use super::overlay::OverlayKind;
 
 /// How long an informational notice stays; errors stay longer.
 pub const INFO_TIMEOUT: Duration = Duration::from_secs(10);
@@ -18,7 +21,8 @@ pub const ERROR_TIMEOUT: Duration = Duration::from_secs(30);
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Place {
     Everywhere,
-    View(View),
+    /// A view, and the view over its body that was open (`None`: the body itself).
+    View(View, Option<OverlayKind>),
 }
 
 /// When a notice goes (besides a newer one replacing it).
@@ -41,10 +45,10 @@ pub struct Notice {
 }
 
 impl Notice {
-    pub fn shows_in(&self, view: &View) -> bool {
+    pub fn shows_in(&self, view: &View, overlay: Option<OverlayKind>) -> bool {
         match &self.place {
             Place::Everywhere => true,
-            Place::View(place) => place == view,
+            Place::View(place, over) => place == view && *over == overlay,
         }
     }
 
@@ -74,7 +78,7 @@ impl super::App {
         self.notice = Some(Notice {
             text: text.into(),
             error,
-            place: Place::View(self.view.clone()),
+            place: Place::View(self.view.clone(), self.overlay_kind()),
             until,
         });
     }
@@ -93,8 +97,15 @@ impl super::App {
     pub fn notice(&self) -> Option<(&str, bool)> {
         self.notice
             .as_ref()
-            .filter(|n| n.shows_in(&self.view))
+            .filter(|n| n.shows_in(&self.view, self.overlay_kind()))
             .map(|n| (n.text.as_str(), n.error))
+    }
+
+    /// Drops the notice of the view on screen (what it said is no longer true there).
+    pub(super) fn clear_notice_here(&mut self) {
+        if self.notice().is_some() {
+            self.notice = None;
+        }
     }
 
     /// Drops the notice once what it describes changed. Returns whether it went.
@@ -109,9 +120,14 @@ impl super::App {
                 ),
             )
         });
-        if !holds {
+        // One made in a view over the body goes when that view closes (or another opens).
+        let overlay = self.overlay_kind();
+        let left = self.notice.as_ref().is_some_and(
+            |n| matches!(&n.place, Place::View(_, Some(kind)) if Some(*kind) != overlay),
+        );
+        if !holds || left {
             self.notice = None;
         }
-        !holds
+        !holds || left
     }
 }

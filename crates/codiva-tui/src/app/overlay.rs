@@ -26,7 +26,32 @@ pub enum Overlay {
     Login(Box<LoginView>),
 }
 
+/// Which view over the body is open (a notice made in one shows only while it is).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OverlayKind {
+    Help,
+    Picker,
+    Diff,
+    Config,
+    Message,
+    Login,
+}
+
 impl App {
+    /// The view over the body on screen, if one is open (the help is one too).
+    pub(super) fn overlay_kind(&self) -> Option<OverlayKind> {
+        if self.help.is_some() {
+            return Some(OverlayKind::Help);
+        }
+        Some(match self.overlay.as_ref()? {
+            Overlay::Picker(_) => OverlayKind::Picker,
+            Overlay::Diff(_) => OverlayKind::Diff,
+            Overlay::Config(_) => OverlayKind::Config,
+            Overlay::Message(_) => OverlayKind::Message,
+            Overlay::Login(_) => OverlayKind::Login,
+        })
+    }
+
     /// The view on top of the body, if one is open.
     pub fn overlay_open(&self) -> bool {
         self.overlay.is_some()
@@ -89,6 +114,7 @@ impl App {
                     MessageAction::None => {}
                     MessageAction::Close => self.overlay = None,
                     MessageAction::Notice(text) => self.set_notice(text, false),
+                    MessageAction::Found => self.clear_notice_here(),
                 }
                 Vec::new()
             }

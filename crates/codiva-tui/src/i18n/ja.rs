@@ -115,6 +115,8 @@ pub(super) fn ja(key: Key) -> &'static str {
         }
         UnknownCommand => "不明なコマンド /{0}（/help で一覧）",
         CommandNotHere => "/{0} はここでは使えません",
+        CommandOnlyInList => "/{0} はセッション一覧で使えます（Esc か Ctrl+L で一覧へ）",
+        CommandOnlyInSession => "/{0} はセッションの中で使えます（Enter でセッションを開く）",
         ModelForNew => "新しいセッションはモデル {0} を使います",
         AgentForNew => "新しいセッションは {0} で動きます",
         AgentsTitle => "エージェント:",
@@ -341,11 +343,11 @@ pub(super) fn ja(key: Key) -> &'static str {
         NoteNotSent => {
             "送信されていません（エージェントの空きを待つ間にセッションが順番待ちを外れました）: {0}"
         }
-        ResourcesTotal => "エージェント {0} · CPU {1}",
-        ResourcesSession => "{0} · CPU {1}",
         NoteRepairPushed => "修正のコミット（{0}）を {1} に push しました",
         NoteRepairPushFailed => "修正のコミット（{0}）の push に失敗しました: {1}",
         NoteRepairNotPushed => "修正のターンで新しいコミットはなく、何も push していません",
+        ResourcesTotal => "エージェント {0} · CPU {1}",
+        ResourcesSession => "{0} · CPU {1}",
         InfoPromptSaved => "{0} を保存しました。新しいセッションから使われます",
         ErrPromptSave => "{0} を保存できません: {1}",
         ErrOpenUrl => "{0} を開けません: {1}",

@@ -391,6 +391,12 @@ async fn call(
                 Err(err) => error(err),
             }
         }
+        Effect::PrPreview { id } => {
+            match manager.call::<request::SessionDiff>(session(&id)).await {
+                Ok(stat) => Some(Done::PrPreview { id, stat }),
+                Err(err) => error(err),
+            }
+        }
         Effect::Restore { id } => match manager.call::<request::SessionRestore>(session(&id)).await
         {
             Ok(result) => Some(Done::Info(crate::i18n_views::vtf(

@@ -230,6 +230,54 @@ fn search_in_cjk_is_found_and_a_miss_is_told() {
     assert!(text.contains("no match for “absent”"), "{text}");
 }
 
+/// Regression: `no match for …` stayed under a later search that found its text.
+#[test]
+fn a_found_search_drops_the_earlier_no_match() {
+    // In the whole message (drawn once: the search looks in what is drawn).
+    let mut app = loaded();
+    draw(&mut app, 120, 40);
+    press(&mut app, KeyCode::Char('/'));
+    typed(&mut app, "absent");
+    press(&mut app, KeyCode::Enter);
+    assert!(screen(&draw(&mut app, 120, 40)).contains("no match for “absent”"));
+    press(&mut app, KeyCode::Char('/'));
+    typed(&mut app, "needle");
+    press(&mut app, KeyCode::Enter);
+    let text = screen(&draw(&mut app, 120, 40));
+    assert!(!text.contains("no match"), "{text}");
+    // In the log.
+    let mut app = cut_app();
+    press(&mut app, KeyCode::Char('/'));
+    typed(&mut app, "absent");
+    press(&mut app, KeyCode::Enter);
+    let text = screen(&draw(&mut app, 120, 40));
+    assert!(text.contains("no match for “absent”"), "{text}");
+    press(&mut app, KeyCode::Char('/'));
+    typed(&mut app, "needle");
+    press(&mut app, KeyCode::Enter);
+    let text = screen(&draw(&mut app, 120, 40));
+    assert!(!text.contains("no match"), "{text}");
+}
+
+/// Regression: from a search in the whole-message view the list was four Esc away. Ctrl+L
+/// is one key from there (and from anywhere).
+#[test]
+fn ctrl_l_goes_from_a_message_search_to_the_list() {
+    let mut app = searched_view();
+    assert!(app.overlay_open());
+    app.handle(UiEvent::Key(KeyEvent::new(
+        KeyCode::Char('l'),
+        KeyModifiers::CONTROL,
+    )));
+    assert!(!app.overlay_open());
+    assert_eq!(app.view, codiva_tui::app::View::List);
+    assert_eq!(app.focus, Focus::Composer);
+    // The session's log search is gone too when it is opened again.
+    key(&mut app, KeyCode::Tab);
+    let text = screen(&draw(&mut app, 80, 24));
+    assert!(!text.contains("needle"), "{text}");
+}
+
 fn searched_log() -> App {
     let mut app = cut_app();
     press(&mut app, KeyCode::Char('/'));

@@ -10,7 +10,7 @@ use codiva_protocol::github::{
     PrChecks, PrMergeable, PrState, PrUnavailable, PrView, SessionPr, SessionPrs,
 };
 use codiva_protocol::manager::ManagerEvent;
-use codiva_tui::app::{App, Effect, UiEvent, View};
+use codiva_tui::app::{App, Done, Effect, UiEvent, View};
 use codiva_tui::i18n::{Lang, with_lang};
 use crossterm::event::{KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 
@@ -302,26 +302,47 @@ fn the_pull_request_opens_with_p_and_a_click() {
     );
 }
 
+/// What `session/diff` answers for the branch: `ahead` commits, `uncommitted` files.
+fn pushable(ahead: u64, uncommitted: usize) -> codiva_protocol::manager::DiffStat {
+    codiva_protocol::manager::DiffStat {
+        commits_ahead: ahead,
+        uncommitted: (0..uncommitted)
+            .map(|i| codiva_protocol::manager::StatusEntry {
+                status: " M".into(),
+                path: format!("f{i}.txt"),
+                orig_path: None,
+            })
+            .collect(),
+        ..Default::default()
+    }
+}
+
+/// `P` on the selected session: the core is asked what there is to push, and answers.
+fn pr_asked(app: &mut App, ahead: u64, uncommitted: usize) {
+    let asked = app.handle(UiEvent::Key(crossterm::event::KeyEvent::new(
+        KeyCode::Char('P'),
+        KeyModifiers::SHIFT,
+    )));
+    assert_eq!(asked, vec![Effect::PrPreview { id: "s01".into() }]);
+    app.handle(UiEvent::Done(Done::PrPreview {
+        id: "s01".into(),
+        stat: pushable(ahead, uncommitted),
+    }));
+}
+
 #[test]
 fn pr_asks_first_then_pushes_and_opens() {
     both_languages("pr_confirm", || {
         let mut app = glyph_app();
         key(&mut app, KeyCode::Tab);
         key(&mut app, KeyCode::Down);
-        app.handle(UiEvent::Key(crossterm::event::KeyEvent::new(
-            KeyCode::Char('P'),
-            KeyModifiers::SHIFT,
-        )));
+        pr_asked(&mut app, 2, 0);
         app
     });
     let mut app = glyph_app();
     key(&mut app, KeyCode::Tab);
     key(&mut app, KeyCode::Down);
-    let asked = app.handle(UiEvent::Key(crossterm::event::KeyEvent::new(
-        KeyCode::Char('P'),
-        KeyModifiers::SHIFT,
-    )));
-    assert!(asked.is_empty(), "nothing before the y/n");
+    pr_asked(&mut app, 2, 0);
     let effects = app.handle(UiEvent::Key(crossterm::event::KeyEvent::new(
         KeyCode::Char('y'),
         KeyModifiers::NONE,
@@ -330,12 +351,51 @@ fn pr_asks_first_then_pushes_and_opens() {
     // `/pr` in a session view asks the same.
     let mut app = detail_of(1);
     typed(&mut app, "/pr");
-    key(&mut app, KeyCode::Enter);
+    assert_eq!(
+        app.handle(UiEvent::Key(crossterm::event::KeyEvent::new(
+            KeyCode::Enter,
+            KeyModifiers::NONE,
+        ))),
+        vec![Effect::PrPreview { id: "s01".into() }]
+    );
+    app.handle(UiEvent::Done(Done::PrPreview {
+        id: "s01".into(),
+        stat: pushable(1, 0),
+    }));
     let effects = app.handle(UiEvent::Key(crossterm::event::KeyEvent::new(
         KeyCode::Char('y'),
         KeyModifiers::NONE,
     )));
     assert_eq!(effects, vec![Effect::Pr { id: "s01".into() }]);
+}
+
+/// Regression: `P` asked y/n and only then found there was nothing to push. Now the check
+/// comes first, and a branch with nothing to push is said so at once (with `/commit` when
+/// there is uncommitted work), without a question.
+#[test]
+fn nothing_to_push_is_said_before_any_question() {
+    both_languages("pr_nothing_to_push", || {
+        let mut app = glyph_app();
+        key(&mut app, KeyCode::Tab);
+        key(&mut app, KeyCode::Down);
+        pr_asked(&mut app, 0, 2);
+        app
+    });
+    let mut app = glyph_app();
+    key(&mut app, KeyCode::Tab);
+    key(&mut app, KeyCode::Down);
+    pr_asked(&mut app, 0, 0);
+    let screen = format!("{}", draw(&mut app, 120, 40).backend());
+    assert!(screen.contains("nothing to push"), "{screen}");
+    assert!(!screen.contains("Push codiva/"), "{screen}");
+    let effects = app.handle(UiEvent::Key(crossterm::event::KeyEvent::new(
+        KeyCode::Char('y'),
+        KeyModifiers::NONE,
+    )));
+    assert!(
+        effects.iter().all(|e| !matches!(e, Effect::Pr { .. })),
+        "{effects:?}"
+    );
 }
 
 #[test]

@@ -161,6 +161,59 @@ fn nothing_to_merge_only_says_so() {
     assert!(press(&mut app, KeyCode::Char('y')).is_empty());
 }
 
+/// Regression: with uncommitted work and no commit, the question offered `y merge`, and `y`
+/// then closed it without a word. Now it says there is nothing to merge and offers only `c`
+/// and `n`; `y` leaves the question open.
+#[test]
+fn nothing_to_merge_with_uncommitted_work_offers_only_the_commit() {
+    both_languages("confirm_merge_nothing_uncommitted", || {
+        merge_asked(0, &["a.txt"])
+    });
+    let mut app = merge_asked(0, &["a.txt"]);
+    let screen = format!("{}", draw(&mut app, 120, 40).backend());
+    assert!(screen.contains("nothing to merge"), "{screen}");
+    assert!(!screen.contains("y merge"), "{screen}");
+    assert!(!screen.contains("Merge codiva/"), "{screen}");
+    assert!(press(&mut app, KeyCode::Char('y')).is_empty());
+    let screen = format!("{}", draw(&mut app, 120, 40).backend());
+    assert!(
+        screen.contains("c ask the agent to commit them"),
+        "{screen}"
+    );
+    assert_eq!(
+        press(&mut app, KeyCode::Char('c')),
+        vec![Effect::Repair(codiva_tui::app::RepairEffect::Commit {
+            id: "fix-login".into(),
+            message: None,
+        })]
+    );
+}
+
+/// Regression: `1 commits`, `1 uncommitted files are`.
+#[test]
+fn one_commit_and_one_file_are_singular() {
+    let mut app = merge_asked(1, &["a.txt"]);
+    let screen = format!("{}", draw(&mut app, 120, 40).backend());
+    assert!(
+        screen.contains("1 commit on codiva/fix-login is merged"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("1 uncommitted file is NOT merged"),
+        "{screen}"
+    );
+    let mut app = merge_asked(2, &["a.txt", "b.txt"]);
+    let screen = format!("{}", draw(&mut app, 120, 40).backend());
+    assert!(
+        screen.contains("2 commits on codiva/fix-login are merged"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("2 uncommitted files are NOT merged"),
+        "{screen}"
+    );
+}
+
 /// Regression: `x` on a merged (or discarded) session removed it at once, without a question.
 #[test]
 fn remove_of_a_finished_session_asks_first() {
@@ -402,6 +455,65 @@ fn config_view_shows_every_key_and_edits_one() {
     let screen = format!("{}", draw(&mut app, 120, 40).backend());
     assert!(screen.contains("\"opus\""), "{screen}");
     assert!(screen.contains("saved model"), "{screen}");
+}
+
+/// Regression: the `/config` view's "saved" notice was still shown on the `/login` screen
+/// opened next. A notice made in a view over the body belongs to that view.
+#[test]
+fn a_config_notice_stays_in_the_config_view() {
+    let mut app = config_open();
+    app.handle(UiEvent::Done(Done::Config {
+        result: config_result(CONFIG),
+        saved: Some("model".into()),
+    }));
+    let screen = format!("{}", draw(&mut app, 120, 40).backend());
+    assert!(screen.contains("saved model"), "{screen}");
+    press(&mut app, KeyCode::Esc);
+    assert!(!app.overlay_open());
+    assert_eq!(app.notice(), None);
+    assert_eq!(
+        command(&mut app, "/login"),
+        vec![Effect::Login {
+            agent: "claude".into()
+        }]
+    );
+    let screen = format!("{}", draw(&mut app, 120, 40).backend());
+    assert!(!screen.contains("saved model"), "{screen}");
+    // A notice of the list is not shown over the login view either, and is back after it.
+    let mut app = busy_app();
+    command(&mut app, "/nonsense");
+    assert!(app.notice().is_some());
+    command(&mut app, "/login");
+    assert_eq!(app.notice(), None);
+    press(&mut app, KeyCode::Esc);
+    assert!(
+        app.notice()
+            .is_some_and(|(text, _)| text.contains("nonsense"))
+    );
+}
+
+/// Regression: `/restore` inside a discarded session said "not available here" without
+/// saying where it is.
+#[test]
+fn a_command_of_another_view_says_where_it_works() {
+    for (lang, suffix) in [(Lang::En, ""), (Lang::Ja, "_ja")] {
+        with_lang(lang, || {
+            let mut app = detail_app();
+            command(&mut app, "/restore");
+            snapshot_at_both_sizes!(&mut app, &format!("restore_in_a_session{suffix}"));
+        });
+    }
+    let mut app = detail_app();
+    command(&mut app, "/restore");
+    let (text, _) = app.notice().unwrap();
+    assert!(
+        text.contains("/restore works in the session list"),
+        "{text}"
+    );
+    let mut app = busy_app();
+    command(&mut app, "/diff");
+    let (text, _) = app.notice().unwrap();
+    assert!(text.contains("/diff works inside a session"), "{text}");
 }
 
 #[test]
