@@ -591,6 +591,15 @@ fn last_lines(text: &str, count: usize) -> String {
     one_line(&lines[start..].join(" | "), 400)
 }
 
+/// The line of an agent's stderr that says why it stopped: the last that mentions an error,
+/// else the last one (a CLI often warns about something harmless first).
+fn error_line(text: &str) -> String {
+    let mut lines = text.lines().map(str::trim).filter(|line| !line.is_empty());
+    let last = lines.clone().next_back().unwrap_or_default();
+    let error = lines.rfind(|line| line.to_ascii_lowercase().contains("error"));
+    one_line(error.unwrap_or(last), 400)
+}
+
 mod agent_events;
 mod prompts_and_log;
 mod restore;

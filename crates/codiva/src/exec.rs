@@ -216,9 +216,6 @@ async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
         status = snapshot.status;
         detail = snapshot.detail;
     }
-    if followed.interrupted_by_user && !matches!(status, Status::Completed) {
-        status = Status::Interrupted;
-    }
     let mut outcome = Outcome {
         status,
         detail,

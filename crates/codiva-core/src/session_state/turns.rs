@@ -1,7 +1,7 @@
 //! Turn bookkeeping: a turn's end, the echo of a sent message, the completion gate of
 //! background agents, and the exit of the agent process.
 
-use super::{OpenTurn, ProcessPhase, Scope, SessionEvent, SessionState, last_lines};
+use super::{OpenTurn, ProcessPhase, Scope, SessionEvent, SessionState, error_line, last_lines};
 use crate::agent_event::{NoteLevel, TurnEnd, TurnOutcome};
 use crate::session_log::{EntryKind, NoteCode};
 
@@ -131,6 +131,9 @@ impl SessionState {
         self.gate_pending = false;
         self.follow_up_since = None;
         let mid_turn = self.turn_open();
+        // A message waits and the agent never took it up: it could not run at all (a bad
+        // flag, a CLI too old, a fatal config). Nobody interrupted anything: the turn failed.
+        let before_turn = mid_turn && self.turn.is_none() && !requested;
         self.turn = None;
         self.unacked.clear();
         let how = match (code, signal) {
@@ -139,7 +142,34 @@ impl SessionState {
             (None, None) => "unknown exit".to_owned(),
         };
         let tail = last_lines(stderr_tail, 3);
-        if mid_turn {
+        if before_turn || (!requested && !mid_turn && self.last_outcome.is_none()) {
+            let error = error_line(stderr_tail);
+            let detail = if error.is_empty() {
+                String::new()
+            } else {
+                format!(": {error}")
+            };
+            // After turns of its own the agent failed to take up the next message.
+            let (code, message) = if self.last_outcome.is_none() {
+                (
+                    "exited_before_first_turn",
+                    format!("the agent exited before its first turn ({how}){detail}"),
+                )
+            } else {
+                (
+                    "exited_before_turn",
+                    format!("the agent exited before it took up the message ({how}){detail}"),
+                )
+            };
+            self.coded_note(
+                Scope::Main,
+                NoteLevel::Error,
+                NoteCode::new(code, &[&how, &detail]),
+                message.clone(),
+            );
+            self.last_outcome = Some(TurnOutcome::Failed { message });
+            self.exit_note = None;
+        } else if mid_turn {
             let detail = if !requested && !tail.is_empty() {
                 format!(": {tail}")
             } else {
@@ -154,20 +184,6 @@ impl SessionState {
             );
             self.last_outcome = Some(TurnOutcome::Interrupted);
             self.exit_note = (!requested).then_some(note);
-        } else if !requested && self.last_outcome.is_none() {
-            let detail = if tail.is_empty() {
-                String::new()
-            } else {
-                format!(": {tail}")
-            };
-            let message = format!("the agent exited before its first turn ({how}){detail}");
-            self.coded_note(
-                Scope::Main,
-                NoteLevel::Error,
-                NoteCode::new("exited_before_first_turn", &[&how, &detail]),
-                message.clone(),
-            );
-            self.last_outcome = Some(TurnOutcome::Failed { message });
         } else if !requested && code != Some(0) {
             self.coded_note(
                 Scope::Main,

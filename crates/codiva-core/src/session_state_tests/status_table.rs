@@ -363,6 +363,46 @@ fn derived_status_table() {
             Some("the agent exited before its first turn (exit code 1): Error: unknown option"),
         ),
         (
+            "process exit before it took up the first message: failed, its error line",
+            vec![
+                Input::ProcessStarted,
+                sent("hi"),
+                exited(
+                    1,
+                    "WARNING: proceeding, even though we could not update PATH\n\
+                     Error: approval_policy = \"untrusted\" is no longer supported\n\n",
+                    false,
+                ),
+            ],
+            Status::Failed,
+            Some(
+                "the agent exited before its first turn (exit code 1): \
+                 Error: approval_policy = \"untrusted\" is no longer supported",
+            ),
+        ),
+        (
+            "process exit before it took up a later message: failed",
+            with(
+                running(),
+                [
+                    completed(),
+                    sent("and then?"),
+                    exited(2, "warning: x\nbad flag --foo\n", false),
+                ],
+            ),
+            Status::Failed,
+            Some("the agent exited before it took up the message (exit code 2): bad flag --foo"),
+        ),
+        (
+            "requested exit before it took up the message",
+            with(
+                running(),
+                [completed(), sent("and then?"), exited(0, "", true)],
+            ),
+            Status::Interrupted,
+            None,
+        ),
+        (
             "process exit mid-turn",
             with(running(), [exited(1, "\npanic: boom\n", false)]),
             Status::Interrupted,

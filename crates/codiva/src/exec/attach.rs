@@ -58,12 +58,8 @@ pub(super) async fn drive(
         connection.close(std::time::Duration::from_secs(5)).await;
     }
     let followed = followed?;
-    let mut status = followed.status;
-    if followed.interrupted_by_user && !matches!(status, Status::Completed) {
-        status = Status::Interrupted;
-    }
     Ok(Outcome {
-        status,
+        status: followed.status,
         detail: followed.detail,
         signal: followed.signal,
         pr_failed: None,

@@ -1,14 +1,15 @@
 //! What `codiva exec` does with its session, wherever it runs (in this process or in the
 //! daemon): one path over the client seam. It creates the session, prints its events, answers
-//! its prompts as `--approve` and `--answers` say, interrupts it on the first Ctrl+C, and ends
-//! when the session does (in process: when the agent has exited; in the daemon: when the turn
-//! settles, the session staying there).
+//! its prompts as `--approve` and `--answers` say, ends at once on a signal (the first Ctrl+C
+//! too: in process the agent is stopped, in the daemon its turn interrupted), and ends
+//! when the session does (in process: once its turn settled and the agent was stopped; in the
+//! daemon: when the turn settles, the session staying there).
 
 use std::collections::BTreeMap;
 
 use codiva_client::{Client, Subscription, Update};
 use codiva_core::approval::Decide;
-use codiva_os::shutdown_signals::{self, ShutdownSignals};
+use codiva_os::shutdown_signals::ShutdownSignals;
 use codiva_protocol::agent::QuestionRequest;
 use codiva_protocol::approval::ApprovalPolicy;
 use codiva_protocol::manager::ManagerEvent;
@@ -34,8 +35,6 @@ pub(super) struct Followed {
     pub id: String,
     pub status: Status,
     pub detail: Option<String>,
-    /// A first Ctrl+C interrupted the turn.
-    pub interrupted_by_user: bool,
     /// The signal that ended exec.
     pub signal: Option<i32>,
 }
@@ -47,7 +46,6 @@ impl Followed {
             id,
             status: Status::Failed,
             detail: Some(reason),
-            interrupted_by_user: false,
             signal: None,
         }
     }
@@ -132,7 +130,6 @@ async fn follow(
 ) -> Result<Followed, String> {
     let mut status = Status::Starting;
     let mut detail = None;
-    let mut interrupted_by_user = false;
     let mut signal = None;
     let interrupt = || {
         let client = client.clone();
@@ -147,17 +144,11 @@ async fn follow(
         let update = tokio::select! {
             update = events.recv() => update,
             received = signals.recv() => {
-                // The first SIGINT (Ctrl+C) only interrupts the turn. Any other signal ends
-                // exec: a session in process is stopped (by the caller), one in the daemon
-                // has its turn interrupted and stays.
-                let first_interrupt =
-                    received == shutdown_signals::SIGINT && !interrupted_by_user;
-                if first_interrupt || host == Host::Daemon {
+                // Any signal (the first Ctrl+C too) ends exec at once, whatever the session is
+                // doing: a session in process is stopped (by the caller), one in the daemon has
+                // its turn interrupted and stays.
+                if host == Host::Daemon {
                     interrupt().await;
-                }
-                if first_interrupt {
-                    interrupted_by_user = true;
-                    continue;
                 }
                 signal = Some(received);
                 break;
@@ -221,7 +212,6 @@ async fn follow(
         id,
         status,
         detail,
-        interrupted_by_user,
         signal,
     })
 }

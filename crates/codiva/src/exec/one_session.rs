@@ -9,12 +9,11 @@
 //! session is none of the repository's sessions and never shows in the UI. Only its wire log
 //! stays, under the state directory like the manager's.
 //!
-//! A one-shot session: once its turn settles the agent's input is closed; the session ends
-//! when the agent exits (stopped if it has not [`FINISH_TIMEOUT`] later), and then the event
-//! stream closes.
+//! A one-shot session: once its turn settles the session ends — its agent is stopped (input
+//! closed, then its process group signalled after a short grace: ACP agents do not exit when
+//! their input closes) — and then the event stream closes.
 
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
 
 use codiva_client::{Backend, BoxFuture, Client, ClientError};
 use codiva_core::session::{
@@ -36,8 +35,6 @@ use crate::serve::rpc::RpcError;
 /// The session's id (there is one).
 pub const ID: &str = "exec";
 
-/// How long the agent may take to finish after its input is closed.
-const FINISH_TIMEOUT: Duration = Duration::from_secs(300);
 /// Events held for a reader that is slow (stdout into a slow pipe) before it lags.
 const EVENT_BUFFER: usize = 16 * 1024;
 
@@ -178,12 +175,16 @@ impl OneSession {
         Ok(SessionResult { session: info })
     }
 
-    /// Passes the session's events on, closes the agent's input once the turn settles, and
-    /// ends the session when the agent has exited (or on [`OneSession::stop`]).
+    /// Passes the session's events on and ends the session once its turn has settled (or on
+    /// [`OneSession::stop`]).
+    ///
+    /// A one-shot session has nothing left to do once its turn settled: the session task stops
+    /// its agent at once through its one stop path (input closed, a short grace, then the
+    /// process group signalled). Agents that exit when their input closes (Claude Code, Codex)
+    /// are gone within the grace; ACP agents do not exit on EOF and are stopped. An agent that
+    /// already exited (it failed at start) leaves nothing to wait for.
     async fn pump(self: Arc<Self>, mut session: SessionHandle, mut stop: oneshot::Receiver<()>) {
-        let mut closing = false;
-        let finish_deadline = tokio::time::sleep(Duration::MAX / 4);
-        tokio::pin!(finish_deadline);
+        let mut last = None;
         loop {
             tokio::select! {
                 event = session.next_event() => {
@@ -192,33 +193,20 @@ impl OneSession {
                         &event,
                         SessionEvent::Status { status, .. } if status.is_settled()
                     );
-                    let exited = matches!(event, SessionEvent::AgentExited { .. });
                     self.emit(ManagerEvent::Event { id: ID.to_owned(), event });
-                    if settled && !closing {
-                        // Let the agent finish anything it still does by itself, then exit.
-                        closing = true;
-                        session.send(SessionCommand::CloseInput);
-                        finish_deadline
-                            .as_mut()
-                            .reset(tokio::time::Instant::now() + FINISH_TIMEOUT);
-                    }
-                    if exited && closing {
-                        break;
+                    if settled && last.is_none() {
+                        last = Some(finish(&session));
                     }
                 }
-                _ = &mut stop => break,
-                () = &mut finish_deadline, if closing => {
-                    self.emit(ManagerEvent::Warning {
-                        message: "the agent did not exit after its input was closed; stopping it"
-                            .to_owned(),
-                    });
-                    break;
+                _ = &mut stop, if last.is_none() => {
+                    last = Some(finish(&session));
                 }
             }
         }
-        let last = session.snapshot().await;
-        self.state().last = last;
-        session.shutdown().await;
+        // Every event was read: the task has ended, its agent reaped.
+        if let Some(last) = last {
+            self.state().last = last.await.ok();
+        }
         let mut state = self.state();
         state.commands = None;
         state.events = None;
@@ -371,6 +359,15 @@ impl Backend for Backing {
     }
 }
 
+/// Asks the session for its state as it is now, then to stop its agent and end; its remaining
+/// events still come (the agent's exit), then the stream closes.
+fn finish(session: &SessionHandle) -> oneshot::Receiver<SessionSnapshot> {
+    let (tx, rx) = oneshot::channel();
+    session.send(SessionCommand::Snapshot(tx));
+    session.send(SessionCommand::Shutdown);
+    rx
+}
+
 fn unix_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -383,6 +380,7 @@ fn unix_ms() -> u64 {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use std::path::PathBuf;
+    use std::time::Duration;
 
     use codiva_client::Update;
     use codiva_protocol::error::{INVALID_REQUEST, METHOD_NOT_FOUND, NO_SUCH_SESSION};

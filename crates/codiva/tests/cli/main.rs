@@ -7,6 +7,7 @@ mod daemon;
 mod daemon_edges;
 mod daemon_tools;
 mod exec;
+mod exec_ends;
 mod one_manager;
 mod orphans;
 mod remote;
