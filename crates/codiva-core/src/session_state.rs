@@ -153,6 +153,9 @@ pub struct SessionState {
     usage: UsageView,
     seen_messages: RecentIds,
     cost_base: f64,
+    /// The agent runs on a subscription login (its account says so, or it reports plan
+    /// usage): what it reports as a cost is no bill, and no cost is reported.
+    subscription: bool,
     last_activity_ms: u64,
     stalled: bool,
     status: Status,
@@ -200,6 +203,7 @@ impl SessionState {
             usage: UsageView::default(),
             seen_messages: RecentIds::default(),
             cost_base: 0.0,
+            subscription: false,
             last_activity_ms: 0,
             stalled: false,
             status: Status::Starting,

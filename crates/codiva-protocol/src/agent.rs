@@ -44,6 +44,18 @@ pub struct Account {
     pub subscription: Option<String>,
 }
 
+impl Account {
+    /// A subscription login (a plan, not a per-token bill): the agent names its plan, or it
+    /// runs on a login token (Claude Code's `tokenSource`, e.g. `CLAUDE_CODE_OAUTH_TOKEN`).
+    pub fn is_subscription(&self) -> bool {
+        self.subscription.is_some()
+            || self
+                .token_source
+                .as_deref()
+                .is_some_and(|source| !source.is_empty() && source != "none")
+    }
+}
+
 /// A failed model request that the agent is about to retry.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RetryInfo {

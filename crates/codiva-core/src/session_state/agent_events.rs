@@ -22,6 +22,9 @@ impl SessionState {
                 self.outbox.push(SessionEvent::Connected {
                     agent: info.clone(),
                 });
+                if info.account.as_ref().is_some_and(|a| a.is_subscription()) {
+                    self.on_subscription();
+                }
                 self.agent = Some(info);
             }
             AgentEvent::TurnStarted {
@@ -252,7 +255,11 @@ impl SessionState {
                 let code = NoteCode::new("compacted", &[trigger.as_deref().unwrap_or(""), &tokens]);
                 self.coded_note(Scope::Main, NoteLevel::Info, code, text);
             }
-            AgentEvent::PlanUsage(usage) => self.outbox.push(SessionEvent::PlanUsage { usage }),
+            AgentEvent::PlanUsage(usage) => {
+                // Only a subscription login reports plan usage (PROTOCOL_NOTES §1.15).
+                self.on_subscription();
+                self.outbox.push(SessionEvent::PlanUsage { usage });
+            }
             AgentEvent::TurnEnded(end) => self.turn_ended(end),
             AgentEvent::ResumeFailed { message } => {
                 self.coded_note(
@@ -512,5 +519,22 @@ impl SessionState {
     /// The TODO list as it stands.
     pub fn todo_items(&self) -> &[TodoItem] {
         &self.todos
+    }
+}
+
+impl SessionState {
+    /// The agent turned out to run on a subscription login: the cost it reports is no bill.
+    /// A cost already reported is withdrawn (front ends and the header's total drop it).
+    pub(super) fn on_subscription(&mut self) {
+        if self.subscription {
+            return;
+        }
+        self.subscription = true;
+        self.cost_base = 0.0;
+        if self.usage.cost_usd.take().is_some() {
+            self.outbox.push(SessionEvent::Usage {
+                usage: self.usage.clone(),
+            });
+        }
     }
 }

@@ -26,7 +26,9 @@ impl SessionState {
             self.agent_session_id = Some(id.clone());
             self.outbox.push(SessionEvent::AgentSession { id });
         }
-        if let Some(cost) = end.process_cost_usd {
+        if let Some(cost) = end.process_cost_usd
+            && !self.subscription
+        {
             self.usage.cost_usd = Some(self.cost_base + cost);
         }
         if end.context_window.is_some() {

@@ -757,6 +757,53 @@ fn a_subscription_logins_usage_reaches_the_front_ends() {
     assert_eq!(five(3).utilization, 0.05);
     // The CLI warns early on its representative window (here the 7-day one).
     assert_eq!(seven(3).state, UsageState::Warning);
+    // Regression: the header and status bar showed a USD cost for this login. Its results
+    // carry `total_cost_usd`, but a subscription is no per-token bill: no cost is reported.
+    let costs: Vec<Option<f64>> = replayed
+        .events
+        .iter()
+        .filter_map(|event| match event {
+            SessionEvent::Usage { usage } => Some(usage.cost_usd),
+            _ => None,
+        })
+        .collect();
+    assert!(!costs.is_empty());
+    assert!(costs.iter().all(Option::is_none), "{costs:?}");
+    assert_eq!(replayed.snapshot.usage.cost_usd, None);
+}
+
+/// An API-key login's cost is reported; an agent found to run on a subscription afterwards
+/// (its first plan-usage reading) withdraws the cost it had reported.
+#[test]
+fn a_cost_is_reported_for_an_api_key_and_withdrawn_for_a_subscription() {
+    let fixture = fixtures()
+        .into_iter()
+        .find(|f| f.name == "claude-basic-ja")
+        .unwrap();
+    let mut translator = Translator::new();
+    let mut state = SessionState::new();
+    state.apply(0, Input::ProcessStarted);
+    for line in &fixture.lines {
+        let Ok(parsed) = parse_line(line.as_bytes()) else {
+            continue;
+        };
+        for event in translator.translate(parsed) {
+            state.apply(1, Input::Agent(event));
+        }
+    }
+    let cost = state.usage().cost_usd;
+    assert!(cost.is_some_and(|c| c > 0.0), "{cost:?}");
+    state.drain_events();
+    let reading = r#"{"type":"rate_limit_event","rate_limit_info":{"status":"allowed","resetsAt":1796143389,"rateLimitType":"five_hour","utilization":0.42},"session_id":"s"}"#;
+    for event in translator.translate(parse_line(reading.as_bytes()).unwrap()) {
+        state.apply(2, Input::Agent(event));
+    }
+    assert_eq!(state.usage().cost_usd, None);
+    let withdrawn = state
+        .drain_events()
+        .into_iter()
+        .any(|event| matches!(event, SessionEvent::Usage { usage } if usage.cost_usd.is_none()));
+    assert!(withdrawn, "front ends hear that the cost is gone");
 }
 
 /// Regression: `ignored an unknown line kind from the agent: tool_progress` showed in the

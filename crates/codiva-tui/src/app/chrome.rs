@@ -319,7 +319,7 @@ fn status_bar(app: &mut App, id: &str, width: u16) -> Line<'static> {
             .agent
             .as_ref()
             .and_then(|agent| agent.account.as_ref())
-            .is_some_and(|account| account.subscription.is_some());
+            .is_some_and(codiva_protocol::agent::Account::is_subscription);
         if let Some(cost) = usage.cost_usd.filter(|_| !subscription) {
             spans.push(Span::styled(
                 format!("{}${cost:.2}", separator(&spans)),
