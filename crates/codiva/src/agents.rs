@@ -49,23 +49,46 @@ const ACP_AGENTS: [(&str, &str, &str, &str); 4] = [
     ),
 ];
 
-/// The configured program of an agent: `$<env>`, else the config's key.
-fn configured(env: &str, config: Option<&PathBuf>) -> Option<PathBuf> {
-    std::env::var_os(env)
-        .filter(|value| !value.is_empty())
-        .map(PathBuf::from)
+/// Programs given on the command line (`codiva exec --claude PATH`), by agent id: they win over
+/// the variable and the config.
+#[derive(Debug, Default)]
+pub struct Flags {
+    pub claude: Option<PathBuf>,
+}
+
+impl Flags {
+    fn program(&self, id: &str) -> Option<&PathBuf> {
+        match id {
+            "claude" => self.claude.as_ref(),
+            _ => None,
+        }
+    }
+}
+
+/// The configured program of an agent: its flag, else `$<env>`, else the config's key.
+fn configured(flag: Option<&PathBuf>, env: &str, config: Option<&PathBuf>) -> Option<PathBuf> {
+    flag.cloned()
+        .or_else(|| {
+            std::env::var_os(env)
+                .filter(|value| !value.is_empty())
+                .map(PathBuf::from)
+        })
         .or_else(|| config.cloned())
 }
 
-/// Finds every agent codiva knows.
-pub async fn find(config: &Config) -> Found {
+/// Finds every agent codiva knows (the programs in `flags` first).
+pub async fn find(config: &Config, flags: &Flags) -> Found {
     let mut installed: Vec<(Arc<dyn Provider>, Option<PathBuf>)> = Vec::new();
     let mut missing = Vec::new();
     let mut warnings = Vec::new();
     let mut problems = Vec::new();
 
     let claude_home = paths::home_dir().join(".claude");
-    let claude_path = configured("CODIVA_CLAUDE", config.claude_path.as_ref());
+    let claude_path = configured(
+        flags.program("claude"),
+        "CODIVA_CLAUDE",
+        config.claude_path.as_ref(),
+    );
     match claude::launch::find_claude(claude_path.as_deref()).await {
         Ok((program, warning)) => {
             warnings.extend(warning.map(|warning| format!("Claude Code {warning}")));
@@ -81,7 +104,11 @@ pub async fn find(config: &Config) -> Found {
         )),
     }
 
-    let codex_path = configured("CODIVA_CODEX", config.codex_path.as_ref());
+    let codex_path = configured(
+        flags.program("codex"),
+        "CODIVA_CODEX",
+        config.codex_path.as_ref(),
+    );
     match codex::launch::find_codex(codex_path.as_deref()).await {
         Ok((program, warning)) => {
             warnings.extend(warning.map(|warning| format!("Codex {warning}")));
@@ -103,7 +130,7 @@ pub async fn find(config: &Config) -> Found {
     let home = paths::home_dir();
     let path_var = std::env::var_os("PATH");
     for (preset, binary, env, install) in ACP_AGENTS {
-        let configured = configured(env, None);
+        let configured = configured(flags.program(preset), env, None);
         match process::locate_program(
             binary,
             configured.as_deref(),

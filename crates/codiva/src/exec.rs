@@ -53,8 +53,9 @@ pub struct ExecArgs {
     /// `claude-code-acp`) — default: the config's `agent`, else the first installed.
     #[arg(long)]
     agent: Option<String>,
-    /// The `claude` binary (default: `$CODIVA_CLAUDE`, then `PATH` and the usual install dirs).
-    #[arg(long, env = "CODIVA_CLAUDE")]
+    /// The `claude` binary (default: `$CODIVA_CLAUDE`, then `PATH` and the usual install dirs;
+    /// the flag wins over the variable).
+    #[arg(long)]
     claude: Option<PathBuf>,
     /// After a completed session with commits ahead of the base's upstream: push the current
     /// branch and open a draft pull request (`gh`).
@@ -136,11 +137,11 @@ async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
         return Ok(printer.finish(outcome));
     }
     let cwd = std::env::current_dir().map_err(|err| format!("no current directory: {err}"))?;
-    let (mut settings, warnings) = config::load(&config::config_path());
-    if args.claude.is_some() {
-        settings.claude_path = args.claude.clone();
-    }
-    let found = crate::agents::find(&settings).await;
+    let (settings, warnings) = config::load(&config::config_path());
+    let flags = crate::agents::Flags {
+        claude: args.claude.clone(),
+    };
+    let found = crate::agents::find(&settings, &flags).await;
     let provider = choose_agent(args.agent.as_deref(), &found)?;
     if let Some(mode) = permission_mode {
         provider

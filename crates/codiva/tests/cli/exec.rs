@@ -508,3 +508,18 @@ fn exec_takes_mcp_servers_and_allowed_tools() {
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("--mcp-config"));
 }
+
+/// `--claude PATH` wins over `$CODIVA_CLAUDE` (it was silently overridden by the variable).
+#[test]
+fn exec_claude_flag_wins_over_the_variable() {
+    let exec = Exec::new(|_| Script::new().always(Reply::text("From the flag's claude.")));
+    let claude = claude_binary();
+    let output = exec.run_with(
+        &["--json", "--claude", claude.to_str().unwrap(), "say hi"],
+        &[("CODIVA_CLAUDE".to_owned(), "/nonexistent/claude".to_owned())],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "stderr: {stderr}");
+    assert!(!stderr.contains("/nonexistent/claude"), "{stderr}");
+    assert_eq!(json_lines(&output).pop().unwrap()["status"], "completed");
+}
