@@ -226,23 +226,29 @@ fn parse_params<T: DeserializeOwned>(params: Value) -> Result<T, ParseError> {
 
 /// The top-level field a params error is about. serde does not name a field of the wrong type
 /// (nor the outer field of a nested error): that is the key without which the error changes
-/// (serde stops at the first bad field in key order, and reports missing fields only after
-/// reading every key). Otherwise it is a missing field, which serde names.
+/// (serde stops at the first bad field in key order). A missing field serde names, but only
+/// after reading every key: then removing a key that is present only makes that key missing,
+/// which says nothing about the error; a key whose removal changes it otherwise holds the
+/// nested error, else the named field is the missing one.
 fn faulty_field<T: DeserializeOwned>(params: &Value, err: &serde_json::Error) -> Option<String> {
     let message = err.to_string();
+    let missing = message
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.split('`').next());
     let culprit = match params {
         Value::Object(map) => map.keys().find(|key| {
             let mut without = map.clone();
             without.remove(*key);
             match T::deserialize(&Value::Object(without)) {
                 Ok(_) => true,
-                Err(other) => other.to_string() != message,
+                Err(other) => {
+                    let other = other.to_string();
+                    other != message
+                        && !(missing.is_some() && other == format!("missing field `{key}`"))
+                }
             }
         }),
         _ => None,
     };
-    culprit.cloned().or_else(|| {
-        let rest = message.strip_prefix("missing field `")?;
-        rest.split('`').next().map(str::to_owned)
-    })
+    culprit.cloned().or_else(|| missing.map(str::to_owned))
 }

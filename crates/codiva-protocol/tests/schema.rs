@@ -82,6 +82,31 @@ fn requests_parse_by_name_and_name_the_faulty_field() {
         }
         other => panic!("expected invalid params, got {other:?}"),
     }
+    // A missing field is named, not the first one present (removing that one changes the error
+    // too: then it is missing).
+    let missing = ClientRequest::parse("session/rename", serde_json::json!({"session_id": "a"}));
+    match missing {
+        Err(codiva_protocol::ParseError::InvalidParams { field, message }) => {
+            assert_eq!(field.as_deref(), Some("title"), "{message}");
+        }
+        other => panic!("expected invalid params, got {other:?}"),
+    }
+    // ... and a field missing inside another names the outer one; a wrong type names its field.
+    for (params, expected) in [
+        (
+            serde_json::json!({"prompt": "p", "images": [{"media_type": "image/png"}]}),
+            "images",
+        ),
+        (serde_json::json!({"prompt": 5}), "prompt"),
+        (serde_json::json!({"model": "m"}), "prompt"),
+    ] {
+        match ClientRequest::parse("session/create", params.clone()) {
+            Err(codiva_protocol::ParseError::InvalidParams { field, message }) => {
+                assert_eq!(field.as_deref(), Some(expected), "{params}: {message}");
+            }
+            other => panic!("expected invalid params, got {other:?}"),
+        }
+    }
     let list = ClientRequest::parse("session/list", Value::Null).unwrap();
     assert_eq!(list.method(), "session/list");
     assert!(matches!(
