@@ -43,6 +43,18 @@ pub const RESET_SEQUENCE: &str = concat!(
 pub const RESET_SUMMARY: &str = "mouse reporting, bracketed paste, focus events and keyboard \
                                  enhancement off, main screen, cursor shown";
 
+/// Whether the UI can take this terminal: stdin and stdout are terminals and raw mode can be
+/// entered (it is left again at once). Asked before anything starts, so that a `codiva`
+/// without a terminal starts no daemon and no agent.
+pub fn check() -> io::Result<()> {
+    use std::io::IsTerminal;
+    if !io::stdin().is_terminal() || !io::stdout().is_terminal() {
+        return Err(io::Error::other("stdin and stdout are not a terminal"));
+    }
+    enable_raw_mode()?;
+    disable_raw_mode()
+}
+
 /// Takes the terminal for the UI. With `mouse`, clicks, the wheel and drags come to codiva
 /// (Shift+drag still selects natively in most terminals); without, the terminal keeps them.
 pub fn enter(mouse: bool) -> io::Result<TerminalModes> {

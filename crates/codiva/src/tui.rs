@@ -27,6 +27,18 @@ pub async fn run() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // The language first, so that every line below is in it; then the terminal, so that a
+    // codiva that cannot take it starts nothing (no daemon, no manager); then the repository.
+    choose_language();
+    if let Err(err) = codiva_tui::terminal::check() {
+        use codiva_tui::i18n::{Key, tf};
+        eprintln!("codiva: {}", tf(Key::StartNoTerminal, &[&err.to_string()]));
+        return ExitCode::FAILURE;
+    }
+    if let Some(line) = repository_problem(&cwd).await {
+        eprintln!("codiva: {line}");
+        return ExitCode::FAILURE;
+    }
     if std::env::var_os("CODIVA_TUI_OVER_SERVE").is_some_and(|value| value == "1") {
         return run_over_serve(cwd).await;
     }
@@ -161,6 +173,34 @@ async fn run_over_serve(cwd: std::path::PathBuf) -> ExitCode {
             eprintln!("codiva: terminal error: {err}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The UI's language: `CODIVA_LANG`, then the config's `language`, then the locale.
+fn choose_language() {
+    let (config, _) = codiva_core::config::load(&codiva_core::config::config_path());
+    let codiva_lang = std::env::var("CODIVA_LANG").ok();
+    let locale = codiva_tui::i18n::locale_from_env();
+    codiva_tui::i18n::init(codiva_tui::i18n::choose(
+        codiva_lang.as_deref(),
+        config.language.as_deref(),
+        locale.as_deref(),
+    ));
+}
+
+/// Not in a git repository, or in one with no commit: the one line that says so, in the
+/// UI's language. Other problems are the manager's to report when it starts.
+async fn repository_problem(cwd: &std::path::Path) -> Option<String> {
+    use codiva_core::git::GitError;
+    use codiva_tui::i18n::{Key, tf};
+    match codiva_core::git::Repo::open(cwd).await {
+        Err(GitError::NotARepo { path }) => {
+            Some(tf(Key::StartNotARepo, &[&path.display().to_string()]))
+        }
+        Err(GitError::NoCommits { path }) => {
+            Some(tf(Key::StartNoCommits, &[&path.display().to_string()]))
+        }
+        _ => None,
     }
 }
 

@@ -123,6 +123,13 @@ pub(super) fn en(key: Key) -> &'static str {
         MergeDetail => "git merge --no-ff {0} in the main checkout; then the worktree is removed.",
         UnknownCommand => "unknown command /{0} (/help lists them)",
         CommandNotHere => "/{0} is not available here",
+        StartNoTerminal => {
+            "cannot open the terminal ({0}): run codiva in a terminal (codiva exec runs one instruction without one)"
+        }
+        StartNotARepo => "{0} is not inside a git repository (run codiva in a git checkout)",
+        StartNoCommits => {
+            "the repository at {0} has no commits yet; make a first commit and try again"
+        }
         CommandOnlyInList => "/{0} works in the session list (Esc or Ctrl+L to get there)",
         CommandOnlyInSession => "/{0} works inside a session (open one with Enter)",
         ModelForNew => "new sessions use model {0}",

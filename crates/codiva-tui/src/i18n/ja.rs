@@ -115,6 +115,15 @@ pub(super) fn ja(key: Key) -> &'static str {
         }
         UnknownCommand => "不明なコマンド /{0}（/help で一覧）",
         CommandNotHere => "/{0} はここでは使えません",
+        StartNoTerminal => {
+            "端末を開けません（{0}）: codiva は端末で実行してください（端末なしで指示を 1 つ実行するには codiva exec）"
+        }
+        StartNotARepo => {
+            "{0} は git リポジトリの中ではありません（git のチェックアウトで codiva を実行してください）"
+        }
+        StartNoCommits => {
+            "{0} のリポジトリにはまだコミットがありません。最初のコミットをしてからもう一度どうぞ"
+        }
         CommandOnlyInList => "/{0} はセッション一覧で使えます（Esc か Ctrl+L で一覧へ）",
         CommandOnlyInSession => "/{0} はセッションの中で使えます（Enter でセッションを開く）",
         ModelForNew => "新しいセッションはモデル {0} を使います",

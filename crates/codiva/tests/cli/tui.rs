@@ -744,6 +744,73 @@ fn without_any_agent_the_ui_opens_and_says_what_to_install() {
     );
 }
 
+/// Regression: outside a git repository the one line codiva prints ignored `CODIVA_LANG=ja`.
+/// It comes in the UI's language, and nothing starts (no daemon).
+#[test]
+fn outside_a_repository_the_one_line_is_in_the_ui_language() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    for (lang, expect) in [
+        ("en", "is not inside a git repository"),
+        ("ja", "は git リポジトリの中ではありません"),
+    ] {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_codiva"));
+        command
+            .current_dir(dir.path())
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", dir.path())
+            .env("TERM", "xterm-256color")
+            .env("CODIVA_LANG", lang)
+            .env("CODIVA_STATE_DIR", state.path())
+            .env("CODIVA_CONFIG", state.path().join("config.toml"));
+        let mut pty = Pty::spawn(command, 24, 120).unwrap();
+        let status = pty
+            .wait_exit(Duration::from_secs(30))
+            .expect("codiva exits");
+        assert_eq!(status.code(), Some(1));
+        let output = String::from_utf8_lossy(&pty.output()).into_owned();
+        assert!(output.contains(expect), "{lang}: {output}");
+        assert!(
+            !state.path().join("daemon").exists(),
+            "no daemon was started"
+        );
+    }
+}
+
+/// Regression: a `codiva` that could not open its terminal still started the repository's
+/// daemon. The terminal comes first: without one, codiva says so and starts nothing.
+#[test]
+fn without_a_terminal_nothing_starts() {
+    let repo = TestRepo::new().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    for (lang, expect) in [
+        ("en", "cannot open the terminal"),
+        ("ja", "端末を開けません"),
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_codiva"))
+            .current_dir(repo.path())
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", state.path())
+            .env("TERM", "xterm-256color")
+            .env("CODIVA_LANG", lang)
+            .env("CODIVA_STATE_DIR", state.path())
+            .env("CODIVA_CONFIG", state.path().join("config.toml"))
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(expect), "{lang}: {stderr}");
+        assert!(
+            !state.path().join("daemon").exists(),
+            "no daemon was started"
+        );
+        assert!(!state.path().join("run").exists(), "no daemon socket");
+    }
+}
+
 /// `/diff` on a session that changed a file shows the real diff (the file is uncommitted, so
 /// it comes from the worktree); `/shell` hands the terminal to a shell in the worktree and
 /// codiva's screen comes back when it exits.
