@@ -24,11 +24,22 @@ use serde_json::{Value, json};
 pub struct ScriptedProvider {
     program: PathBuf,
     home: PathBuf,
+    interrupt: bool,
 }
 
 impl ScriptedProvider {
     pub fn new(program: PathBuf, home: PathBuf) -> Self {
-        ScriptedProvider { program, home }
+        ScriptedProvider {
+            program,
+            home,
+            interrupt: true,
+        }
+    }
+
+    /// An agent whose capabilities say it cannot interrupt a turn (the server must refuse it).
+    pub fn without_interrupt(mut self) -> Self {
+        self.interrupt = false;
+        self
     }
 }
 
@@ -44,7 +55,8 @@ impl Provider for ScriptedProvider {
     fn capabilities(&self) -> Capabilities {
         Capabilities {
             permissions: true,
-            interrupt: true,
+            interrupt: self.interrupt,
+            // No `set_model`: the fake agent has no models.
             resume: true,
             transcript_restore: true,
             mcp_servers: false,

@@ -259,3 +259,51 @@ async fn the_manager_runs_a_scripted_provider_end_to_end() {
     );
     manager.shutdown().await;
 }
+
+/// `session/interrupt` and `session/setModel` are refused, with `unsupported_by_agent`, for an
+/// agent whose capabilities say it cannot (they were accepted for any agent); an unknown
+/// session is still named as such.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_an_agent_cannot_do_is_refused() {
+    use codiva_core::manager::ManagerError;
+    let repo = TestRepo::new().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let mut options = options(&repo, home.path().to_path_buf());
+    let program = PathBuf::from(env!("CARGO_BIN_EXE_codiva-fake-agent"));
+    options.providers = codiva_core::provider::Providers::one(Arc::new(
+        ScriptedProvider::new(program, home.path().to_path_buf()).without_interrupt(),
+    ));
+    let (manager, _) = Manager::start(options).await.unwrap();
+    let mut events = manager.subscribe();
+    let info = manager
+        .create(CreateOptions {
+            prompt: "say hello".to_owned(),
+            ..CreateOptions::default()
+        })
+        .await
+        .unwrap();
+    until_status(&mut events, &info.id, Status::Completed).await;
+    let refusal = |result: Result<(), ManagerError>| match result {
+        Err(ManagerError::Refused(refusal)) => (refusal.code, refusal.args),
+        other => panic!("expected a refusal, got {other:?}"),
+    };
+    assert_eq!(
+        refusal(manager.interrupt(&info.id).await),
+        (
+            "unsupported_by_agent",
+            vec!["scripted".to_owned(), "interrupt".to_owned()]
+        )
+    );
+    assert_eq!(
+        refusal(manager.set_model(&info.id, Some("m".to_owned())).await),
+        (
+            "unsupported_by_agent",
+            vec!["scripted".to_owned(), "set_model".to_owned()]
+        )
+    );
+    assert!(matches!(
+        manager.interrupt("nope").await,
+        Err(ManagerError::NoSuchSession(_))
+    ));
+    manager.shutdown().await;
+}

@@ -59,11 +59,14 @@ struct State {
     last: Option<SessionSnapshot>,
     stop: Option<oneshot::Sender<()>>,
     task: Option<tokio::task::JoinHandle<()>>,
+    /// What the session's agent can do (as the manager's sessions, what it cannot is refused).
+    capabilities: codiva_core::provider::Capabilities,
 }
 
 impl OneSession {
     /// A client whose `session/create` starts a session with `config`.
     pub fn client(config: SessionConfig) -> (Client, Arc<OneSession>) {
+        let capabilities = config.provider.capabilities();
         let one = Arc::new(OneSession {
             state: Mutex::new(State {
                 config: Some(config),
@@ -74,6 +77,7 @@ impl OneSession {
                 last: None,
                 stop: None,
                 task: None,
+                capabilities,
             }),
         });
         (Client::new(Arc::new(Backing(one.clone()))), one)
@@ -305,6 +309,14 @@ impl OneSession {
             }
             ClientRequest::SessionInterrupt(p) => {
                 self.checked(&p.session_id)?;
+                if !self.state().capabilities.interrupt {
+                    let agent = self.state().info.as_ref().map(|info| info.agent.clone());
+                    return Err(RpcError::refused(
+                        "unsupported_by_agent",
+                        vec![agent.unwrap_or_default(), "interrupt".to_owned()],
+                        "the agent cannot interrupt a turn".to_owned(),
+                    ));
+                }
                 self.send(SessionCommand::Interrupt)?;
                 encode(Done {})
             }
@@ -427,6 +439,39 @@ mod tests {
         assert_eq!(code(err.unwrap_err()), NO_SUCH_SESSION);
         let err = client.call::<request::SessionMerge>(params()).await;
         assert_eq!(code(err.unwrap_err()), METHOD_NOT_FOUND);
+    }
+
+    /// What the agent cannot do is refused as the manager refuses it (`unsupported_by_agent`).
+    #[tokio::test]
+    async fn an_interrupt_the_agent_cannot_do_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let provider = codiva_testkit::ScriptedProvider::new(
+            PathBuf::from("/nonexistent/fake-agent"),
+            dir.path().join("home"),
+        )
+        .without_interrupt();
+        let mut config = SessionConfig::new(Arc::new(provider), dir.path().to_path_buf());
+        config.max_restarts = 0;
+        let (client, session) = OneSession::client(config);
+        client
+            .call::<request::SessionCreate>(create())
+            .await
+            .unwrap();
+        let err = client
+            .call::<request::SessionInterrupt>(SessionParams {
+                session_id: ID.to_owned(),
+            })
+            .await
+            .unwrap_err();
+        let refusal = err.refusal().expect("a refusal");
+        assert_eq!(
+            (refusal.reason.as_str(), refusal.args.as_slice()),
+            (
+                "unsupported_by_agent",
+                &["scripted".to_owned(), "interrupt".to_owned()][..]
+            )
+        );
+        session.stop().await;
     }
 
     /// A session whose agent cannot start settles (failed); `stop` ends it, the stream closes

@@ -83,6 +83,25 @@ impl Call {
         }
     }
 
+    /// Refuses what the session's agent cannot do (its capabilities say so), before anything
+    /// is sent to it.
+    fn check_capability(&self, provider: &dyn Provider) -> Result<(), ManagerError> {
+        let capabilities = provider.capabilities();
+        let (able, option) = match self {
+            Call::Interrupt(..) => (capabilities.interrupt, "interrupt"),
+            Call::SetModel(..) => (capabilities.set_model, "set_model"),
+            _ => return Ok(()),
+        };
+        if able {
+            return Ok(());
+        }
+        Err(super::refused(
+            "unsupported_by_agent",
+            &[provider.id(), option],
+            format!("{} cannot do {option}", provider.display_name()),
+        ))
+    }
+
     /// Whether the call needs the session's task (a restored session's is started first; a
     /// discarded or merged session's too, for its log). A message to a discarded or merged
     /// session is refused without one.
@@ -164,16 +183,27 @@ impl Actor {
         // What the session's agent takes (a session whose agent is gone fails when its task
         // is needed); without such a session, what the default agent takes (a bad value is
         // named before an unknown session).
-        let provider = match call.session_id().and_then(|id| self.records.get(id)) {
+        let record = call.session_id().and_then(|id| self.records.get(id));
+        let of_session = record.is_some();
+        let provider = match record {
             Some(record) => self.options.providers.get(&record.agent),
             None => self.options.providers.default_provider(),
         }
         .cloned();
-        if let Some(provider) = provider
-            && let Err(err) = call.validate(provider.as_ref())
-        {
-            reply_err(call, err);
-            return;
+        if let Some(provider) = provider {
+            // What an agent cannot do at all is refused for its sessions only (an unknown
+            // session is named as such).
+            let checked = call.validate(provider.as_ref()).and_then(|()| {
+                if of_session {
+                    call.check_capability(provider.as_ref())
+                } else {
+                    Ok(())
+                }
+            });
+            if let Err(err) = checked {
+                reply_err(call, err);
+                return;
+            }
         }
         if let Some(id) = call.session_id().map(str::to_owned) {
             if self.lanes.contains(&id) {
