@@ -44,6 +44,28 @@ pub struct Account {
     pub subscription: Option<String>,
 }
 
+/// The entry of an agent's model catalog (one of `ids`: `default`, `opus`, `sonnet`, …, or full
+/// names) that the model `model` it reports is: that entry itself, else the one alias that is a
+/// word of the model's name (`sonnet` for `claude-sonnet-4-5-20250929`; `default`, which names
+/// no model of its own, never matches a word). `None` when none or several match.
+pub fn catalog_entry<'a>(model: &str, ids: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let ids: Vec<&str> = ids.into_iter().collect();
+    if let Some(exact) = ids.iter().find(|id| **id == model) {
+        return Some(exact);
+    }
+    let words: Vec<&str> = model
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .collect();
+    let mut found = ids
+        .iter()
+        .filter(|id| **id != "default" && words.contains(id));
+    match (found.next(), found.next()) {
+        (Some(one), None) => Some(one),
+        _ => None,
+    }
+}
+
 impl Account {
     /// A subscription login (a plan, not a per-token bill): the agent names its plan, or it
     /// runs on a login token (Claude Code's `tokenSource`, e.g. `CLAUDE_CODE_OAUTH_TOKEN`).
@@ -328,4 +350,29 @@ pub enum AgentStatus {
     Ready,
     /// Its program was not found.
     NotInstalled,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reported_model_finds_its_catalog_entry() {
+        let claude = ["default", "opus", "opus[1m]", "sonnet", "haiku"];
+        assert_eq!(catalog_entry("sonnet", claude), Some("sonnet"));
+        assert_eq!(
+            catalog_entry("claude-sonnet-4-5-20250929", claude),
+            Some("sonnet")
+        );
+        assert_eq!(catalog_entry("claude-opus-5-5", claude), Some("opus"));
+        assert_eq!(catalog_entry("opus[1m]", claude), Some("opus[1m]"));
+        // Nothing or several: not known.
+        assert_eq!(catalog_entry("gpt-5.5", claude), None);
+        assert_eq!(catalog_entry("claude-opus-haiku", claude), None);
+        assert_eq!(catalog_entry("default-model", claude), None);
+        let codex = ["gpt-5.5", "gpt-5.4", "gpt-5.4-mini"];
+        assert_eq!(catalog_entry("gpt-5.4", codex), Some("gpt-5.4"));
+        assert_eq!(catalog_entry("gpt-5.4-preview", codex), None);
+        assert_eq!(catalog_entry("", codex), None);
+    }
 }

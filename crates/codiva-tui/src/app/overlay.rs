@@ -249,6 +249,10 @@ impl App {
                 self.set_notice(tf(Key::ModelHelp, &[t(Key::ModelsUnknown)]), false);
                 return;
             }
+            // The agent reports its model by name (`claude-sonnet-4-5-…`): the alias it is.
+            let resolved = current.as_deref().and_then(|current| {
+                codiva_protocol::agent::catalog_entry(current, aliases.iter().map(String::as_str))
+            });
             let rows = aliases
                 .iter()
                 .map(|alias| PickerRow {
@@ -263,9 +267,10 @@ impl App {
                     } else {
                         crate::i18n_agents::at(crate::i18n_agents::A::ModelAlias).to_owned()
                     },
-                    current: match &current {
-                        Some(current) => current == alias,
-                        None => alias == "default",
+                    current: match (&current, resolved) {
+                        (_, Some(resolved)) => resolved == alias,
+                        (Some(_), None) => false,
+                        (None, None) => alias == "default",
                     },
                 })
                 .collect();
@@ -282,10 +287,19 @@ impl App {
                 current: current.is_none(),
             });
         }
+        // The agent reports its model by name (`claude-sonnet-4-5-…`), the catalog may list
+        // aliases (`sonnet`): the entry it is.
+        let resolved = current.as_deref().and_then(|current| {
+            codiva_protocol::agent::catalog_entry(
+                current,
+                agent.models.iter().map(|m| m.id.as_str()),
+            )
+        });
         for model in &agent.models {
-            let is_current = match &current {
-                Some(current) => *current == model.id,
-                None => model.id == "default",
+            let is_current = match (&current, resolved) {
+                (_, Some(resolved)) => model.id == resolved,
+                (Some(_), None) => false,
+                (None, None) => model.id == "default",
             };
             let detail = [model.display_name.as_deref(), model.description.as_deref()]
                 .into_iter()

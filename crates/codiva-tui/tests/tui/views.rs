@@ -388,6 +388,37 @@ fn model_picker_from_the_agents_list_with_the_current_one_marked() {
     );
 }
 
+/// Regression: `/model` never marked the current model — the agent reports it by name
+/// (`claude-sonnet-…`) while the rows are its aliases. The alias the name is, is marked.
+fn model_picker_reported_by_name() -> App {
+    let mut app = detail_app();
+    let mut session = session(
+        "ask-perm",
+        "Refactor the config loader into modules",
+        Status::AwaitingPermission,
+        SessionPhase::Active,
+        3,
+    );
+    session.model = Some("claude-sonnet-5-5-20261001".into());
+    add(&mut app, session);
+    connect_with_models(&mut app, "ask-perm");
+    assert!(command(&mut app, "/model").is_empty());
+    app
+}
+
+#[test]
+fn model_picker_marks_the_alias_of_the_model_the_agent_reports() {
+    both_languages("model_picker_by_name", model_picker_reported_by_name);
+    let mut app = model_picker_reported_by_name();
+    let screen = format!("{}", draw(&mut app, 80, 24).backend());
+    let marked: Vec<&str> = screen
+        .lines()
+        .filter(|line| line.contains("(current)"))
+        .collect();
+    assert_eq!(marked.len(), 1, "{screen}");
+    assert!(marked[0].contains("sonnet"), "{screen}");
+}
+
 #[test]
 fn model_picker_without_a_connected_agent_says_so() {
     let mut app = detail_app();
