@@ -60,6 +60,18 @@ fn init_language() {
     ));
 }
 
+/// Prints one line on stdout. A reader that left (`codiva status | head -1`: a broken pipe)
+/// is no error: `Err(SUCCESS)`, and the command ends quietly; any other failure is said.
+fn print_line(text: impl std::fmt::Display) -> Result<(), ExitCode> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match writeln!(out, "{text}").and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => Err(ExitCode::SUCCESS),
+        Err(err) => Err(fail(&format!("cannot write the output: {err}"))),
+    }
+}
+
 fn fail(message: &str) -> ExitCode {
     eprintln!("codiva: {message}");
     ExitCode::FAILURE
@@ -81,8 +93,9 @@ pub async fn run_attach(args: AttachArgs) -> ExitCode {
         Err(message) => return fail(&message),
     };
     if args.print_socket {
-        println!("{}", place.socket.display());
-        return ExitCode::SUCCESS;
+        return print_line(place.socket.display())
+            .err()
+            .unwrap_or(ExitCode::SUCCESS);
     }
     match daemon::connect_or_start(&place).await {
         Ok(stream) => bridge(stream).await,
@@ -122,8 +135,8 @@ pub async fn run_stop(args: StopArgs) -> ExitCode {
         Ok(None) => {
             init_language();
             let root = place.root.display().to_string();
-            println!("codiva: {}", atf(A::NoDaemon, &[&root]));
-            return ExitCode::SUCCESS;
+            let line = format!("codiva: {}", atf(A::NoDaemon, &[&root]));
+            return print_line(line).err().unwrap_or(ExitCode::SUCCESS);
         }
         Err(message) => return fail(&message),
     };
@@ -150,8 +163,9 @@ pub async fn run_stop(args: StopArgs) -> ExitCode {
             } else {
                 atn(working, A::StoppedOne, A::StoppedMany, &[&root])
             };
-            println!("codiva: {line}");
-            ExitCode::SUCCESS
+            print_line(format!("codiva: {line}"))
+                .err()
+                .unwrap_or(ExitCode::SUCCESS)
         }
         Err(message) => fail(&message),
     }
@@ -170,14 +184,14 @@ pub async fn run_status(args: StatusArgs) -> ExitCode {
         Err(message) => return fail(&message),
     };
     let Some(stream) = stream else {
-        if args.json {
-            println!("{}", serde_json::json!({"daemon": null, "sessions": []}));
+        let printed = if args.json {
+            print_line(serde_json::json!({"daemon": null, "sessions": []}))
         } else {
             init_language();
             let root = place.root.display().to_string();
-            println!("codiva: {}", atf(A::NoDaemon, &[&root]));
-        }
-        return ExitCode::SUCCESS;
+            print_line(format!("codiva: {}", atf(A::NoDaemon, &[&root])))
+        };
+        return printed.err().unwrap_or(ExitCode::SUCCESS);
     };
     let (client, init) = match daemon::handshake(stream).await {
         Ok(opened) => opened,
@@ -197,20 +211,18 @@ pub async fn run_status(args: StatusArgs) -> ExitCode {
             },
             "sessions": sessions,
         });
-        println!("{value}");
-        return ExitCode::SUCCESS;
+        return print_line(value).err().unwrap_or(ExitCode::SUCCESS);
     }
     init_language();
     let root = place.root.display().to_string();
-    println!(
-        "{}",
-        atn(
-            sessions.len(),
-            A::StatusOne,
-            A::StatusMany,
-            &[&init.server.version, &root]
-        )
-    );
+    if let Err(code) = print_line(atn(
+        sessions.len(),
+        A::StatusOne,
+        A::StatusMany,
+        &[&init.server.version, &root],
+    )) {
+        return code;
+    }
     for session in &sessions {
         let phase = match &session.phase {
             codiva_protocol::manager::SessionPhase::Active => session.status.as_str(),
@@ -219,13 +231,15 @@ pub async fn run_status(args: StatusArgs) -> ExitCode {
             codiva_protocol::manager::SessionPhase::Merged { .. } => "merged",
             codiva_protocol::manager::SessionPhase::Discarded => "discarded",
         };
-        println!(
+        if let Err(code) = print_line(format_args!(
             "  {:<24} {:<20} {:<8} {}",
             sanitize_title(&session.id).unwrap_or_default(),
             phase,
             sanitize_title(&session.agent).unwrap_or_default(),
             sanitize_title(&session.title).unwrap_or_default()
-        );
+        )) {
+            return code;
+        }
     }
     ExitCode::SUCCESS
 }

@@ -270,3 +270,36 @@ fn a_daemon_of_another_version_is_replaced_kept_or_refused() {
     client.wait_status(&id, "completed");
     assert!(client.close().success());
 }
+
+/// `codiva status | true`, `… | head -1`: a reader that left is no crash (it was a panic on the
+/// broken pipe, exit 101). Every command that prints ends quietly, with or without a daemon.
+#[test]
+fn commands_end_quietly_when_the_reader_of_their_output_left() {
+    let daemon = DaemonWorld::new(|_| Script::new().then(Reply::text("ok")));
+    let closed = |args: &[&str]| {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let output = daemon
+            .codiva(args)
+            .stdin(Stdio::null())
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert_eq!(output.status.code(), Some(0), "codiva {args:?}: {stderr}");
+        assert!(stderr.is_empty(), "codiva {args:?} is quiet: {stderr}");
+    };
+    // No daemon: the line that says so.
+    closed(&["status"]);
+    closed(&["status", "--json"]);
+    closed(&["stop"]);
+    // A daemon (started by `attach --print-socket`), listed and stopped.
+    closed(&["attach", "--print-socket"]);
+    assert!(daemon.daemon_pid().is_some(), "the daemon runs");
+    closed(&["status"]);
+    closed(&["status", "--json"]);
+    let pid = daemon.daemon_pid().unwrap();
+    closed(&["stop"]);
+    DaemonWorld::wait_gone(pid, "the daemon");
+}
