@@ -90,6 +90,8 @@ pub struct App {
     quit: bool,
     /// The user asked `/shutdown` (with the quit).
     shutdown: bool,
+    /// No agent was installed and the user asked to look again (with the quit).
+    recheck: bool,
     /// A view over the body that has the keys (pickers, diff, config).
     overlay: Option<overlay::Overlay>,
     /// The session list's filter.
@@ -138,6 +140,7 @@ impl App {
             answered: std::collections::HashSet::new(),
             quit: false,
             shutdown: false,
+            recheck: false,
             overlay: None,
             filter: None,
             confirm_extra: None,
@@ -153,6 +156,30 @@ impl App {
     /// The user quit with `/shutdown`: the daemon and its agents are to stop.
     pub fn shutdown_requested(&self) -> bool {
         self.shutdown
+    }
+
+    /// The user quit to have the agents looked for again (none was installed): the manager
+    /// is to be started afresh and the UI run again with the composer's text.
+    pub fn recheck_requested(&self) -> bool {
+        self.recheck
+    }
+
+    /// The UI runs again after the agents were looked for: says what was found, keeps `draft`
+    /// in the composer.
+    pub fn rechecked(&mut self, draft: &str) {
+        self.composer.set_text(draft);
+        let found = self
+            .info
+            .agents
+            .iter()
+            .find(|agent| agent.status == codiva_protocol::agent::AgentStatus::Ready);
+        match found {
+            Some(agent) => {
+                let text = tf(Key::AgentFound, &[&agent.name]);
+                self.set_notice(text, false);
+            }
+            None => self.set_notice(crate::i18n::t(Key::StillNoAgent), true),
+        }
     }
 
     /// Saves the instruction history (after a submit).

@@ -87,10 +87,12 @@ pub struct TuiOptions {
     pub notifier: crate::notify::Notifier,
     /// Session status counts for the crash log (`crate::crash`); the loop keeps them current.
     pub status_counts: crate::crash::StatusCounts,
+    /// The UI runs again after [`Quit::Recheck`]: the composer's text then.
+    pub rechecked: Option<String>,
 }
 
 /// How the UI ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Quit {
     /// `/exit`, a closed terminal, a signal: the sessions stay with their manager.
     Detach,
@@ -98,6 +100,10 @@ pub enum Quit {
     Shutdown,
     /// The connection to the manager ended (its daemon stopped, an SSH connection dropped).
     Lost,
+    /// No agent was installed and the user asked to look again: the caller starts the manager
+    /// afresh (it finds the agents installed since) and runs the UI again with
+    /// `TuiOptions::rechecked` set to `draft`, what the composer held.
+    Recheck { draft: String },
 }
 
 /// Runs the UI until the user quits. The terminal is restored on every path out.
@@ -132,6 +138,9 @@ async fn run_in_terminal(
     let mut app = App::new(options.info.clone());
     if let Ok(history) = History::load(&options.history_path) {
         app.composer_mut().set_history(history);
+    }
+    if let Some(draft) = &options.rechecked {
+        app.rechecked(draft);
     }
     let mut alerts = Alerts {
         notifier: options.notifier.clone(),
@@ -370,6 +379,10 @@ async fn run_in_terminal(
         Quit::Lost
     } else if app.shutdown_requested() {
         Quit::Shutdown
+    } else if app.recheck_requested() {
+        Quit::Recheck {
+            draft: app.composer_mut().text().to_owned(),
+        }
     } else {
         Quit::Detach
     })

@@ -39,17 +39,40 @@ pub async fn run() -> ExitCode {
         eprintln!("codiva: {line}");
         return ExitCode::FAILURE;
     }
-    if std::env::var_os("CODIVA_TUI_OVER_SERVE").is_some_and(|value| value == "1") {
-        return run_over_serve(cwd).await;
+    let over_serve = std::env::var_os("CODIVA_TUI_OVER_SERVE").is_some_and(|value| value == "1");
+    let in_process = std::env::var_os("CODIVA_IN_PROCESS").is_some_and(|value| value == "1");
+    // Again after `Quit::Recheck` (no agent was installed): a fresh manager finds the agents
+    // installed since, and the UI comes back with what was typed.
+    let mut rechecked = None;
+    loop {
+        let ran = if over_serve {
+            run_over_serve(cwd.clone(), rechecked.take()).await
+        } else if !in_process {
+            run_over_daemon(cwd.clone(), rechecked.take()).await
+        } else {
+            run_in_process(cwd.clone(), rechecked.take()).await
+        };
+        match ran {
+            Ran::Exit(code) => return code,
+            Ran::Recheck(draft) => rechecked = Some(draft),
+        }
     }
-    if std::env::var_os("CODIVA_IN_PROCESS").is_none_or(|value| value != "1") {
-        return run_over_daemon(cwd).await;
-    }
+}
+
+/// How one run of the UI ended, for [`run`].
+enum Ran {
+    Exit(ExitCode),
+    /// Look for the agents again (a fresh manager) and run the UI again with this draft.
+    Recheck(String),
+}
+
+/// The UI over a manager in this process (`CODIVA_IN_PROCESS=1`): quitting stops it.
+async fn run_in_process(cwd: std::path::PathBuf, rechecked: Option<String>) -> Ran {
     let started = match crate::bootstrap::start(cwd.clone(), "codiva (terminal UI)").await {
         Ok(started) => started,
         Err(message) => {
             eprintln!("codiva: {message}");
-            return ExitCode::FAILURE;
+            return Ran::Exit(ExitCode::FAILURE);
         }
     };
     let manager = started.manager;
@@ -100,6 +123,7 @@ pub async fn run() -> ExitCode {
         mouse: config.mouse,
         notifier: Notifier::from_env(config.notifications),
         status_counts,
+        rechecked,
     };
     let client = crate::in_process::client(
         manager.clone(),
@@ -112,24 +136,25 @@ pub async fn run() -> ExitCode {
     let result = codiva_tui::run::run(client, options).await;
     manager.shutdown().await;
     match result {
-        Ok(_) => ExitCode::SUCCESS,
+        Ok(codiva_tui::run::Quit::Recheck { draft }) => Ran::Recheck(draft),
+        Ok(_) => Ran::Exit(ExitCode::SUCCESS),
         Err(err) => {
             eprintln!("codiva: terminal error: {err}");
-            ExitCode::FAILURE
+            Ran::Exit(ExitCode::FAILURE)
         }
     }
 }
 
 /// The UI over a `codiva serve --stdio` child of this binary: the child runs the manager, this
 /// process only the UI (its own configuration for the UI's settings).
-async fn run_over_serve(cwd: std::path::PathBuf) -> ExitCode {
+async fn run_over_serve(cwd: std::path::PathBuf, rechecked: Option<String>) -> Ran {
     use codiva_protocol::methods::request;
     use codiva_protocol::params::NoParams;
     let exe = match std::env::current_exe() {
         Ok(exe) => exe,
         Err(err) => {
             eprintln!("codiva: cannot find this program: {err}");
-            return ExitCode::FAILURE;
+            return Ran::Exit(ExitCode::FAILURE);
         }
     };
     let argv = [
@@ -144,7 +169,7 @@ async fn run_over_serve(cwd: std::path::PathBuf) -> ExitCode {
         Ok(child) => child,
         Err(err) => {
             eprintln!("codiva: cannot start codiva serve: {err}");
-            return ExitCode::FAILURE;
+            return Ran::Exit(ExitCode::FAILURE);
         }
     };
     let client = child.client.clone();
@@ -153,7 +178,7 @@ async fn run_over_serve(cwd: std::path::PathBuf) -> ExitCode {
         Err(err) => {
             eprintln!("codiva: codiva serve did not start: {err}");
             let _ = child.shutdown(SERVE_CHILD_GRACE).await;
-            return ExitCode::FAILURE;
+            return Ran::Exit(ExitCode::FAILURE);
         }
     };
     let agents = match first_agents(&client, &init).await {
@@ -161,17 +186,19 @@ async fn run_over_serve(cwd: std::path::PathBuf) -> ExitCode {
         Err(err) => {
             eprintln!("codiva: codiva serve did not list its agents: {err}");
             let _ = child.shutdown(SERVE_CHILD_GRACE).await;
-            return ExitCode::FAILURE;
+            return Ran::Exit(ExitCode::FAILURE);
         }
     };
-    let options = remote_options(init, agents, false);
+    let mut options = remote_options(init, agents, false);
+    options.rechecked = rechecked;
     let result = codiva_tui::run::run(client, options).await;
     let _ = child.shutdown(SERVE_CHILD_GRACE).await;
     match result {
-        Ok(_) => ExitCode::SUCCESS,
+        Ok(codiva_tui::run::Quit::Recheck { draft }) => Ran::Recheck(draft),
+        Ok(_) => Ran::Exit(ExitCode::SUCCESS),
         Err(err) => {
             eprintln!("codiva: terminal error: {err}");
-            ExitCode::FAILURE
+            Ran::Exit(ExitCode::FAILURE)
         }
     }
 }
@@ -274,12 +301,13 @@ fn remote_options(
         mouse: config.mouse,
         notifier: Notifier::from_env(config.notifications),
         status_counts,
+        rechecked: None,
     }
 }
 
 /// The UI over the repository's daemon: quitting detaches (one line says what keeps running);
 /// `/shutdown` stops the daemon and its agents.
-async fn run_over_daemon(cwd: std::path::PathBuf) -> ExitCode {
+async fn run_over_daemon(cwd: std::path::PathBuf, rechecked: Option<String>) -> Ran {
     use codiva_protocol::methods::request;
     use codiva_protocol::params::NoParams;
     use codiva_tui::i18n::{Key, tn};
@@ -287,7 +315,7 @@ async fn run_over_daemon(cwd: std::path::PathBuf) -> ExitCode {
         Ok(attached) => attached,
         Err(message) => {
             eprintln!("codiva: {message}");
-            return ExitCode::FAILURE;
+            return Ran::Exit(ExitCode::FAILURE);
         }
     };
     let client = attached.client;
@@ -295,10 +323,11 @@ async fn run_over_daemon(cwd: std::path::PathBuf) -> ExitCode {
         Ok(agents) => agents,
         Err(err) => {
             eprintln!("codiva: the daemon did not list its agents: {err}");
-            return ExitCode::FAILURE;
+            return Ran::Exit(ExitCode::FAILURE);
         }
     };
-    let options = remote_options(attached.init, agents, true);
+    let mut options = remote_options(attached.init, agents, true);
+    options.rechecked = rechecked;
     let result = codiva_tui::run::run(client.clone(), options).await;
     // The terminal may be gone (SIGHUP): what cannot be written is dropped.
     let say = |line: String| {
@@ -310,15 +339,24 @@ async fn run_over_daemon(cwd: std::path::PathBuf) -> ExitCode {
             Ok(()) => say(codiva_tui::i18n::t(Key::DaemonStopped).to_owned()),
             Err(message) => {
                 eprintln!("codiva: {message}");
-                return ExitCode::FAILURE;
+                return Ran::Exit(ExitCode::FAILURE);
             }
         },
+        // No agent was installed: a daemon started afresh finds the ones installed since
+        // (it has no session that could be working).
+        Ok(codiva_tui::run::Quit::Recheck { draft }) => {
+            if let Err(message) = crate::daemon::stop(&client).await {
+                eprintln!("codiva: {message}");
+                return Ran::Exit(ExitCode::FAILURE);
+            }
+            return Ran::Recheck(draft);
+        }
         Ok(codiva_tui::run::Quit::Lost) => {
             eprintln!(
                 "codiva: {}",
                 codiva_tui::i18n_agents::at(codiva_tui::i18n_agents::A::DaemonGone)
             );
-            return ExitCode::FAILURE;
+            return Ran::Exit(ExitCode::FAILURE);
         }
         Ok(codiva_tui::run::Quit::Detach) => {
             let working = client
@@ -339,10 +377,10 @@ async fn run_over_daemon(cwd: std::path::PathBuf) -> ExitCode {
         }
         Err(err) => {
             eprintln!("codiva: terminal error: {err}");
-            return ExitCode::FAILURE;
+            return Ran::Exit(ExitCode::FAILURE);
         }
     }
-    ExitCode::SUCCESS
+    Ran::Exit(ExitCode::SUCCESS)
 }
 
 /// How often a dropped connection to a remote host is tried again, and how long between tries.
@@ -371,6 +409,7 @@ pub async fn run_remote(target: String) -> ExitCode {
     };
     let mut reconnecting = false;
     let mut failures = 0;
+    let mut rechecked = None;
     loop {
         let connection = match crate::remote::attach(&target).await {
             Ok(connection) => connection,
@@ -399,6 +438,7 @@ pub async fn run_remote(target: String) -> ExitCode {
         let mut options = remote_options(connection.init.clone(), agents, true);
         options.info.cwd = root.display().to_string();
         options.info.remote = Some(crate::remote::host_for_ui(&target));
+        options.rechecked = rechecked.take();
         // The instruction history stays on this machine, one per remote repository.
         options.history_path = codiva_core::paths::state_dir()
             .join("remote")
@@ -409,6 +449,16 @@ pub async fn run_remote(target: String) -> ExitCode {
             .join("history.jsonl");
         let result = codiva_tui::run::run(client.clone(), options).await;
         match result {
+            // No agent was installed there: its daemon started afresh finds the ones
+            // installed since.
+            Ok(codiva_tui::run::Quit::Recheck { draft }) => {
+                if let Err(message) = crate::daemon::stop(&client).await {
+                    eprintln!("codiva: {message}");
+                }
+                connection.close(SERVE_CHILD_GRACE).await;
+                rechecked = Some(draft);
+                continue;
+            }
             Ok(codiva_tui::run::Quit::Lost) => {
                 connection.close(Duration::from_secs(2)).await;
                 eprintln!("codiva: {}", atf(A::RemoteLost, &[&host]));

@@ -16,6 +16,9 @@ use crate::i18n::{Key, t, tf};
 pub enum ComposerMode {
     /// The list: Enter starts a session.
     Instruction,
+    /// The list while no agent is installed: nothing can run; Enter checks again, the text
+    /// stays.
+    NoAgent,
     /// A session: Enter sends a follow-up to it.
     FollowUp { title: String },
     /// A merged or discarded session: Enter offers to start a new session with the text.
@@ -33,6 +36,7 @@ impl ComposerMode {
     pub fn placeholder(&self) -> String {
         match self {
             ComposerMode::Instruction => t(Key::ListPlaceholder).to_owned(),
+            ComposerMode::NoAgent => t(Key::NoAgentPlaceholder).to_owned(),
             ComposerMode::FollowUp { title } => tf(Key::FollowUpPlaceholder, &[title]),
             ComposerMode::Finished {
                 title,
@@ -49,6 +53,7 @@ impl ComposerMode {
     pub fn hints(&self) -> &'static str {
         t(match self {
             ComposerMode::Instruction => Key::HintList,
+            ComposerMode::NoAgent => Key::HintNoAgent,
             ComposerMode::FollowUp { .. } => Key::HintDetail,
             ComposerMode::Finished { .. } => Key::HintFinished,
             ComposerMode::DenyReason => Key::HintDenyReason,
@@ -79,6 +84,9 @@ impl App {
             None => {}
         }
         let View::Detail(id) = &self.view else {
+            if self.no_agent() {
+                return ComposerMode::NoAgent;
+            }
             return ComposerMode::Instruction;
         };
         // Short enough that what Enter does stays in sight on a narrow terminal.
@@ -94,6 +102,17 @@ impl App {
             },
             _ => ComposerMode::FollowUp { title },
         }
+    }
+
+    /// No agent is installed (the manager listed its agents and none is ready): no session
+    /// can start.
+    pub(super) fn no_agent(&self) -> bool {
+        !self.info.agents.is_empty()
+            && !self
+                .info
+                .agents
+                .iter()
+                .any(|agent| agent.status == codiva_protocol::agent::AgentStatus::Ready)
     }
 
     /// The composer starts collecting text for `what`; what it held is set aside.

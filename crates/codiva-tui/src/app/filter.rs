@@ -62,6 +62,11 @@ pub(super) fn render_list(
 ) -> (Rect, usize) {
     if app.filter.is_none() {
         app.list_rows = (0..app.sessions.len()).collect();
+        if app.sessions.is_empty() && app.no_agent() {
+            // Nothing can run: what to install takes the place of "type an instruction".
+            list_view::render_agents(&app.info.agents, area, buf);
+            return (Rect::new(area.x, area.y, area.width, 0), 0);
+        }
         let drawn = list_view::render(&app.sessions, selected, focused, app.activity(), area, buf);
         if app.sessions.is_empty() && area.height > 2 {
             let below = Rect::new(area.x, area.y + 2, area.width, area.height - 2);

@@ -518,6 +518,14 @@ impl App {
             self.offer_new_session(&title, merged, text);
             return Vec::new();
         }
+        if mode == ComposerMode::NoAgent {
+            // Nothing can run: the text stays, and the agents are looked for again (the UI
+            // ends with `Quit::Recheck`; its manager is started afresh and finds them).
+            self.composer.set_text(&text);
+            self.recheck = true;
+            self.quit = true;
+            return vec![Effect::Quit];
+        }
         let mut effects = vec![Effect::SaveHistory];
         match &self.view {
             View::List => effects.push(Effect::Create { prompt: text }),

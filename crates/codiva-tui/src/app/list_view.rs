@@ -146,10 +146,15 @@ pub fn render_agents(agents: &[AgentAvailability], area: Rect, buf: &mut Buffer)
         .iter()
         .any(|agent| agent.status == AgentStatus::Ready);
     if none_ready {
-        lines.push(Line::styled(
-            format!("  {}", t(Key::NoAgentInstalled)),
-            theme::error(),
-        ));
+        // Wrapped: it is the screen's one instruction, whole at any width.
+        let text = t(Key::NoAgentInstalled);
+        let room = usize::from(area.width.saturating_sub(2)).max(1);
+        for row in crate::width::wrap_text(text, room) {
+            lines.push(Line::styled(
+                format!("  {}", text[row.start..row.end].trim_end()),
+                theme::error(),
+            ));
+        }
     }
     lines.push(Line::styled(
         format!("  {}", t(Key::AgentsTitle)),

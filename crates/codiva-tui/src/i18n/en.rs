@@ -143,7 +143,15 @@ pub(super) fn en(key: Key) -> &'static str {
         AgentReadyDefault => "ready · new sessions run it",
         AgentNotInstalled => "not installed",
         NoAgentInstalled => {
-            "No coding agent is installed: install one of these, then start codiva again."
+            "No coding agent is installed, so nothing can run yet. Install one of these, then press Enter: codiva looks again (what you typed stays)."
+        }
+        NoAgentPlaceholder => {
+            "Nothing can run yet: install an agent, then press Enter to look again"
+        }
+        HintNoAgent => "Enter: look for agents again · /help: keys",
+        AgentFound => "{0} is installed now: press Enter to start the session",
+        StillNoAgent => {
+            "still no coding agent installed: install one of those listed, then press Enter again"
         }
         AgentUsage => {
             "agent: {0} · /agent claude or /agent codex switches (the log and the worktree stay)"

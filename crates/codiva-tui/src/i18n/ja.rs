@@ -137,7 +137,13 @@ pub(super) fn ja(key: Key) -> &'static str {
         AgentReadyDefault => "使えます · 新しいセッションはこれで動きます",
         AgentNotInstalled => "未インストール",
         NoAgentInstalled => {
-            "コーディングエージェントがインストールされていません。いずれかをインストールしてから codiva を起動し直してください。"
+            "コーディングエージェントがインストールされていないため、まだ何も実行できません。次のどれかをインストールしてから Enter を押すと、もう一度探します（入力した内容は残ります）。"
+        }
+        NoAgentPlaceholder => "まだ何も実行できません: エージェントを入れて Enter で再検索",
+        HintNoAgent => "Enter: エージェントを再検索 · /help: キー一覧",
+        AgentFound => "{0} がインストールされました: Enter でセッションを開始",
+        StillNoAgent => {
+            "まだコーディングエージェントがインストールされていません: 上のどれかをインストールしてもう一度 Enter"
         }
         AgentUsage => {
             "エージェント: {0} · /agent claude や /agent codex で切り替え（ログとワークツリーはそのまま）"

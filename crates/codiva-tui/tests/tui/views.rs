@@ -731,6 +731,72 @@ fn the_empty_list_shows_each_agent_and_how_to_install_it() {
     });
 }
 
+/// With no agent installed and nothing typed yet.
+fn no_agent_app() -> App {
+    let mut info = crate::support::info();
+    info.agent = String::new();
+    info.agents = vec![
+        availability(
+            "claude",
+            "Claude Code",
+            false,
+            false,
+            "npm install -g @anthropic-ai/claude-code",
+        ),
+        availability(
+            "codex",
+            "Codex",
+            false,
+            false,
+            "npm install -g @openai/codex",
+        ),
+    ];
+    App::new(info)
+}
+
+/// Regression: with no agent installed the screen cut its hint at 80 columns, said "type an
+/// instruction" although nothing can run, and Enter erased what was typed (and the only way
+/// on was a restart). Now the hint wraps, the composer says what Enter does (look for agents
+/// again), and Enter keeps the text and ends the UI for its caller to start the manager
+/// afresh; the UI comes back with the text and says what it found.
+#[test]
+fn with_no_agent_enter_keeps_the_text_and_looks_again() {
+    both_languages("no_agent_typed", || {
+        let mut app = no_agent_app();
+        typed(&mut app, "add a health check");
+        app
+    });
+    let mut app = no_agent_app();
+    let screen = format!("{}", draw(&mut app, 80, 24).backend());
+    assert!(!screen.contains("Type an instruction"), "{screen}");
+    assert!(screen.contains("press Enter to look again"), "{screen}");
+    assert!(!screen.contains('…'), "nothing is cut: {screen}");
+    typed(&mut app, "add a health check");
+    let effects = press(&mut app, KeyCode::Enter);
+    assert_eq!(effects, vec![Effect::Quit]);
+    assert!(app.should_quit() && app.recheck_requested());
+    assert_eq!(app.composer_mut().text(), "add a health check");
+    // Back after the look: still none, or one found.
+    both_languages("no_agent_still_none", || {
+        let mut app = no_agent_app();
+        app.rechecked("add a health check");
+        app
+    });
+    both_languages("no_agent_found", || {
+        let mut info = crate::support::info();
+        info.agents = vec![availability(
+            "claude",
+            "Claude Code",
+            true,
+            true,
+            "npm install -g @anthropic-ai/claude-code",
+        )];
+        let mut app = App::new(info);
+        app.rechecked("add a health check");
+        app
+    });
+}
+
 /// `/agent NAME` in a session switches it; in the list it picks the agent for new sessions;
 /// alone it opens the agent picker.
 #[test]

@@ -671,22 +671,26 @@ fn sigkill_of_the_ui_mid_stream_leaves_no_agent() {
 }
 
 /// With no coding agent installed at all, `codiva` still opens: the empty list shows each agent
-/// with its install command, in the UI's language, and an instruction typed anyway is refused
-/// with one line that says what to install — nothing starts.
+/// with its install command, in the UI's language. Enter keeps what was typed and looks again:
+/// the daemon (which found no agent when it started) is started afresh, so an agent installed
+/// meanwhile is found without leaving codiva; nothing starts before that.
 #[test]
 fn without_any_agent_the_ui_opens_and_says_what_to_install() {
     let repo = TestRepo::new().unwrap();
     let home = tempfile::tempdir().unwrap();
     let state = tempfile::tempdir().unwrap();
+    let bin = tempfile::tempdir().unwrap();
     let config = state.path().join("config.toml");
     // Titles from the prompt: a one-shot title request would take the mock's scripted answers.
     std::fs::write(&config, "fetch_base = false\ntitles = \"prompt\"\n").unwrap();
+    let path = format!("{}:/usr/bin:/bin", bin.path().display());
     let run = |lang: &str, expect: [&str; 3]| {
+        let _ = std::fs::remove_file(bin.path().join("claude"));
         let mut command = Command::new(env!("CARGO_BIN_EXE_codiva"));
         command
             .current_dir(repo.path())
             .env_clear()
-            .env("PATH", "/usr/bin:/bin")
+            .env("PATH", &path)
             .env("HOME", home.path())
             .env("TERM", "xterm-256color")
             .env("CODIVA_LANG", lang)
@@ -702,8 +706,9 @@ fn without_any_agent_the_ui_opens_and_says_what_to_install() {
         );
         assert!(!screen.contains("searched"), "{screen}");
         pty.type_line("add a health check");
+        // Looked again, found nothing: what was typed is still there.
         let screen = pty.wait_for_text(expect[1], WAIT);
-        assert!(screen.contains(expect[2]), "{screen}");
+        assert!(screen.contains("› add a health check"), "{screen}");
         assert!(
             !repo.path().join(".codiva/worktrees").exists()
                 || std::fs::read_dir(repo.path().join(".codiva/worktrees"))
@@ -712,6 +717,12 @@ fn without_any_agent_the_ui_opens_and_says_what_to_install() {
                     .is_none(),
             "no session was created"
         );
+        // An agent installed meanwhile is found by the next look, without leaving codiva.
+        std::os::unix::fs::symlink(claude_binary(), bin.path().join("claude")).unwrap();
+        pty.send(b"\r");
+        let screen = pty.wait_for_text(expect[2], WAIT);
+        assert!(screen.contains("› add a health check"), "{screen}");
+        pty.send(CTRL_C);
         pty.type_line("/exit");
         let status = pty
             .wait_exit(Duration::from_secs(30))
@@ -730,16 +741,16 @@ fn without_any_agent_the_ui_opens_and_says_what_to_install() {
         "en",
         [
             "No coding agent is installed",
-            "no agent is installed; install one:",
-            "Claude Code: npm install -g @anthropic-ai/claude-code",
+            "still no coding agent installed",
+            "Claude Code is installed now",
         ],
     );
     run(
         "ja",
         [
-            "コーディングエージェントがインストールされていません",
-            "エージェントが未インストールです。インストール:",
-            "Claude Code: npm install -g @anthropic-ai/claude-code",
+            "コーディングエージェントがインストールされていない",
+            "まだコーディングエージェントがインストールされていません",
+            "Claude Code がインストールされました",
         ],
     );
 }
