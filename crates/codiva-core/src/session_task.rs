@@ -178,9 +178,10 @@ impl Driver {
     ) {
         if let Some(first) = first {
             self.send_user(first).await;
-        } else {
-            self.flush().await;
         }
+        // What the first message did goes out now (an agent that could not start is `failed`
+        // at once, not at the next tick).
+        self.flush().await;
         let mut tick = tokio::time::interval(TICK);
         tick.tick().await;
         self.update_idle(false);

@@ -501,7 +501,8 @@ mod tests {
             } => Some(*status),
             _ => None,
         };
-        let settled = tokio::time::timeout(Duration::from_secs(60), async {
+        // At once: the agent's failure to start is not held until the session's next tick.
+        let settled = tokio::time::timeout(Duration::from_secs(5), async {
             loop {
                 let update = events
                     .recv()
