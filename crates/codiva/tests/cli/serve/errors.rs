@@ -47,6 +47,15 @@ fn malformed_requests_get_json_rpc_errors() {
         .unwrap_err();
     assert_eq!(missing["code"], -32602);
     assert!(missing["message"].as_str().unwrap().contains("session_id"));
+    // The missing field is named, not the first one that is there.
+    let missing = server
+        .call("session/rename", json!({"session_id": "ghost"}))
+        .unwrap_err();
+    assert_eq!(
+        (&missing["code"], &missing["data"]["field"]),
+        (&json!(-32602), &json!("title")),
+        "{missing}"
+    );
     let no_session = server
         .call("session/send", json!({"session_id": "ghost", "text": "x"}))
         .unwrap_err();
@@ -196,4 +205,49 @@ fn requests_piped_before_stdin_ends_are_all_answered() {
     for message in &answered {
         assert!(message.get("result").is_some(), "{message}");
     }
+}
+
+/// An agent that exits before it took up the first message (here the real Codex, whose
+/// config.toml has a setting it refuses to start with, after a harmless warning) is `failed` at
+/// once, its own error line in the detail — not `interrupted` as if someone had stopped it.
+#[test]
+fn an_agent_that_exits_at_start_is_failed_with_its_error_line() {
+    let world = World::new(|_| Script::new().always(Reply::text("never")));
+    let mut env = world.sandbox.codex_env(&world.mock.url()).unwrap();
+    let config = world.sandbox.codex_home().join("config.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("approval_policy = \"untrusted\"\n{text}")).unwrap();
+    env.push((
+        "CODIVA_CODEX".to_owned(),
+        codiva_testkit::codex_binary()
+            .to_string_lossy()
+            .into_owned(),
+    ));
+    let mut command = world.command(world.repo.path());
+    command.envs(env);
+    let mut server = super::client::Server::start(command, world.state.path());
+    let created = server.ok(
+        "session/create",
+        json!({"prompt": "say hello", "agent": "codex"}),
+    );
+    let id = created["session"]["id"].as_str().unwrap().to_owned();
+    let started = std::time::Instant::now();
+    let failed = server.wait(&format!("{id} to settle"), |method, params| {
+        method == "session/status"
+            && params["session_id"] == id
+            && matches!(params["status"].as_str(), Some("failed" | "interrupted"))
+    });
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "settled after {:?}",
+        started.elapsed()
+    );
+    assert_eq!(failed["status"], "failed", "{failed}");
+    let detail = failed["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("no longer supported") && !detail.contains("WARNING"),
+        "{detail}"
+    );
+    assert!(world.mock.requests().is_empty(), "no model request");
+    assert!(server.close().success());
 }
