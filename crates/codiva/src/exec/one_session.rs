@@ -189,6 +189,8 @@ impl OneSession {
     /// already exited (it failed at start) leaves nothing to wait for.
     async fn pump(self: Arc<Self>, mut session: SessionHandle, mut stop: oneshot::Receiver<()>) {
         let mut last = None;
+        // The status the session ended with (a turn stopped by `stop` ends after the snapshot).
+        let mut ended = None;
         loop {
             tokio::select! {
                 event = session.next_event() => {
@@ -197,6 +199,9 @@ impl OneSession {
                         &event,
                         SessionEvent::Status { status, .. } if status.is_settled()
                     );
+                    if let SessionEvent::Status { status, detail, detail_code } = &event {
+                        ended = Some((*status, detail.clone(), detail_code.clone()));
+                    }
                     self.emit(ManagerEvent::Event { id: ID.to_owned(), event });
                     if settled && last.is_none() {
                         last = Some(finish(&session));
@@ -209,7 +214,12 @@ impl OneSession {
         }
         // Every event was read: the task has ended, its agent reaped.
         if let Some(last) = last {
-            self.state().last = last.await.ok();
+            let mut last = last.await.ok();
+            if let (Some(snapshot), Some((status, detail, detail_code))) = (last.as_mut(), ended) {
+                (snapshot.status, snapshot.detail, snapshot.detail_code) =
+                    (status, detail, detail_code);
+            }
+            self.state().last = last;
         }
         let mut state = self.state();
         state.commands = None;

@@ -349,4 +349,11 @@ fn exec_ctrl_c_ends_it_at_once() {
         ended.stderr
     );
     assert_eq!(ended.code, Some(130), "stderr: {}", ended.stderr);
+    // The outcome is the session's as it ended: its turn was interrupted.
+    assert_eq!(
+        ended.exit_line()["status"],
+        "interrupted",
+        "{:#?}",
+        ended.events
+    );
 }
