@@ -303,3 +303,55 @@ fn commands_end_quietly_when_the_reader_of_their_output_left() {
     closed(&["stop"]);
     DaemonWorld::wait_gone(pid, "the daemon");
 }
+
+/// `exec --attach`: a Ctrl+C mid-turn ends exec at once (exit 130; it used to wait for the
+/// daemon's session to settle) and interrupts the session's turn, which stays in the daemon.
+#[test]
+fn exec_attach_ctrl_c_ends_exec_at_once_and_interrupts_the_turn() {
+    use std::io::{BufRead as _, BufReader};
+    let daemon = DaemonWorld::new(|_| {
+        Script::new().always(Reply::text_slow("slow words ".repeat(200), 200, 100))
+    });
+    let mut child = daemon
+        .codiva(&["exec", "--attach", "--json", "stream slowly"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        assert!(Instant::now() < deadline, "no stream");
+        let line = lines.next().expect("exec ended before streaming").unwrap();
+        if serde_json::from_str::<Value>(&line).unwrap()["event"] == "stream" {
+            break;
+        }
+    }
+    let sent = Instant::now();
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let exited = child.wait().unwrap();
+    assert!(
+        sent.elapsed() < Duration::from_secs(5),
+        "exec took {:?} after Ctrl+C",
+        sent.elapsed()
+    );
+    assert_eq!(exited.code(), Some(130), "{rest:?}");
+    // The daemon's session was interrupted and stays.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (ok, stdout, stderr) = daemon.run(&["status", "--json"]);
+        assert!(ok, "{stderr}");
+        let status: Value = serde_json::from_str(stdout.trim()).unwrap();
+        if status["sessions"][0]["status"] == "interrupted" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "not interrupted: {status}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
