@@ -18,4 +18,4 @@ pub mod tools;
 mod translate;
 
 pub use connection::{AcpConnection, AcpProvider};
-pub use preset::{AcpAgent, LoginVia, SystemPromptVia};
+pub use preset::{AcpAgent, LaunchMode, LoginVia, SystemPromptVia};

@@ -309,6 +309,24 @@ impl AgentSandbox {
         Ok(env)
     }
 
+    /// [`AgentSandbox::codex_acp_env`] with the `config.toml` of a user who never chose an
+    /// approval policy or a sandbox: the mock as model provider and nothing else (codex-acp
+    /// 0.16.0 then opens its sessions in `read-only` unless told otherwise).
+    pub fn codex_acp_env_unconfigured(
+        &self,
+        mock_url: &str,
+    ) -> anyhow::Result<Vec<(String, String)>> {
+        let env = self.codex_acp_env(mock_url)?;
+        let config = format!(
+            "model = \"gpt-5.5\"\nmodel_provider = \"mock\"\n\n[model_providers.mock]\n\
+             name = \"mock\"\nbase_url = \"{mock_url}/v1\"\nwire_api = \"responses\"\n\
+             requires_openai_auth = false\n"
+        );
+        std::fs::write(self.codex_home().join("config.toml"), config)
+            .context("writing config.toml")?;
+        Ok(env)
+    }
+
     /// The complete environment for the Gemini CLI talking to the mock's Gemini API at
     /// `mock_url`: `PATH`, `HOME`, `TMPDIR`, `LANG`, `GEMINI_API_KEY` (a mock key) and
     /// `GOOGLE_GEMINI_BASE_URL`; `$HOME/.gemini/settings.json` (written here) selects the API

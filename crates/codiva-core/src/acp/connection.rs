@@ -68,7 +68,7 @@ impl Provider for AcpProvider {
     fn command(&self, _launch: &Launch) -> CommandLine {
         CommandLine {
             program: self.agent.program.clone(),
-            args: self.agent.args.iter().map(Into::into).collect(),
+            args: self.agent.process_args().iter().map(Into::into).collect(),
             env: self.agent.env.clone(),
         }
     }
@@ -78,10 +78,13 @@ impl Provider for AcpProvider {
     }
 
     fn check_permission_mode(&self, field: &str, mode: PermissionMode) -> Result<(), InvalidInput> {
-        if self.agent.mode_id(mode).is_some() {
+        if self.agent.mode_id(mode).is_some() || self.agent.start_mode() == Some(mode) {
             return Ok(());
         }
-        let names: Vec<&str> = self.agent.modes.iter().map(|(m, _)| m.name()).collect();
+        let names: Vec<&str> = (self.agent.start_mode().iter())
+            .chain(self.agent.modes.iter().map(|(m, _)| m))
+            .map(|m| m.name())
+            .collect();
         Err(InvalidInput::new(
             field,
             if names.is_empty() {
@@ -157,6 +160,9 @@ pub(super) enum Sent {
     /// The request whose answer ends a replay that trails the load's answer
     /// ([`AcpAgent::replay_after_load_answer`]).
     ReplayBarrier,
+    /// The current mode set again instead of the launch mode asked for, which the agent cannot
+    /// switch back to ([`AcpAgent::launch_mode`]): its answer says so.
+    ModeKept(PermissionMode),
 }
 
 /// A permission request the user has not answered yet.
@@ -429,9 +435,13 @@ impl AcpConnection {
         rpc::notification("session/cancel", json!({ "sessionId": self.session_id }))
     }
 
-    /// The neutral mode the agent is in (`None` until it says).
+    /// The neutral mode the agent is in: the one it reports, else the one its process was
+    /// started in (`None` when neither is known).
     pub(super) fn neutral_mode(&self) -> Option<PermissionMode> {
-        self.mode.as_deref().map(|mode| self.agent.mode_of(mode))
+        match self.mode.as_deref() {
+            Some(mode) => Some(self.agent.mode_of(mode)),
+            None => self.agent.start_mode(),
+        }
     }
 }
 
@@ -557,7 +567,19 @@ impl Connection for AcpConnection {
 
     fn set_permission_mode(&mut self, mode: PermissionMode) -> Vec<OutLine> {
         let Some(id) = self.agent.mode_id(mode).map(str::to_owned) else {
-            return Vec::new();
+            if self.agent.start_mode() != Some(mode) {
+                return Vec::new();
+            }
+            // The launch mode: a session not open yet stays in it; an agent switched away
+            // from it cannot go back (its next process starts there again).
+            self.wanted_mode = None;
+            return match self.mode.clone() {
+                Some(current) if self.session_id.is_some() => {
+                    let params = json!({"sessionId": self.session_id, "modeId": current});
+                    self.request(Sent::ModeKept(mode), "session/set_mode", params)
+                }
+                _ => Vec::new(),
+            };
         };
         if self.session_id.is_none() {
             self.wanted_mode = Some(id);

@@ -31,6 +31,13 @@ pub enum LoginVia {
     Command(Vec<String>),
 }
 
+/// A mode the agent is started in by its command line (it has no `session/set_mode` id for it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaunchMode {
+    pub mode: PermissionMode,
+    pub args: Vec<String>,
+}
+
 /// One ACP agent as codiva starts it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AcpAgent {
@@ -45,6 +52,11 @@ pub struct AcpAgent {
     /// The agent's mode for each neutral permission mode it has (its `session/set_mode` ids);
     /// a mode it reports that is not listed reads as `other`.
     pub modes: Vec<(PermissionMode, String)>,
+    /// The mode every process of the agent starts in when it has no `session/set_mode` id for
+    /// it, with the arguments that put it there (codex-acp: confirm). A session in another
+    /// mode starts there too and is switched once it exists; until the agent reports a mode,
+    /// it is in this one.
+    pub launch_mode: Option<LaunchMode>,
     /// The agent answers `session/load` before its replay of the conversation is over (ACP
     /// has the replay first; Gemini CLI 0.61.0 sends all but its first message after the
     /// answer): the first message waits for the answer of a request sent after the load's
@@ -77,6 +89,7 @@ impl AcpAgent {
             env: Vec::new(),
             system_prompt: SystemPromptVia::FirstPrompt,
             modes: Vec::new(),
+            launch_mode: None,
             replay_after_load_answer: false,
             credentials: Credentials::Unknown,
             login: LoginVia::Authenticate,
@@ -97,6 +110,7 @@ impl AcpAgent {
             env: Vec::new(),
             system_prompt: SystemPromptVia::MetaRules,
             modes: Vec::new(),
+            launch_mode: None,
             replay_after_load_answer: false,
             credentials: Credentials::Grok,
             login: LoginVia::Command(vec!["login".to_owned(), "--device-auth".to_owned()]),
@@ -120,6 +134,7 @@ impl AcpAgent {
                 (PermissionMode::BypassPermissions, "yolo"),
                 (PermissionMode::Plan, "plan"),
             ]),
+            launch_mode: None,
             replay_after_load_answer: true,
             credentials: Credentials::Gemini,
             login: LoginVia::Authenticate,
@@ -131,8 +146,11 @@ impl AcpAgent {
     }
 
     /// codex-acp (Zed's ACP adapter of Codex): its approval presets `read-only` (changes
-    /// nothing), `auto` (the model decides when to ask) and `full-access`; it has no mode for
-    /// "ask for everything" (that is its config's `approval_policy`).
+    /// nothing), `auto` (the model decides when to ask) and `full-access`. It has no mode for
+    /// "ask before every command and edit": that is codex's `approval_policy = "untrusted"` in
+    /// a writable workspace sandbox, given as `-c` overrides, which win over the user's
+    /// `config.toml` (without them 0.16.0 starts in `read-only` when the config names no
+    /// policy: every command fails unseen, measured).
     pub fn codex_acp(program: PathBuf) -> Self {
         AcpAgent {
             name: "codex-acp",
@@ -146,6 +164,17 @@ impl AcpAgent {
                 (PermissionMode::Auto, "auto"),
                 (PermissionMode::BypassPermissions, "full-access"),
             ]),
+            launch_mode: Some(LaunchMode {
+                mode: PermissionMode::Default,
+                args: [
+                    "-c",
+                    "approval_policy=\"untrusted\"",
+                    "-c",
+                    "sandbox_mode=\"workspace-write\"",
+                ]
+                .map(str::to_owned)
+                .to_vec(),
+            }),
             replay_after_load_answer: false,
             credentials: Credentials::Codex,
             login: LoginVia::Authenticate,
@@ -169,6 +198,7 @@ impl AcpAgent {
                 (PermissionMode::DontAsk, "dontAsk"),
                 (PermissionMode::BypassPermissions, "bypassPermissions"),
             ]),
+            launch_mode: None,
             replay_after_load_answer: false,
             credentials: Credentials::Claude,
             login: LoginVia::Authenticate,
@@ -194,6 +224,17 @@ impl AcpAgent {
     pub fn with_env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         self.env.push((key.into(), value.into()));
         self
+    }
+
+    /// The arguments of one process: the program's own, then those of its launch mode.
+    pub fn process_args(&self) -> Vec<String> {
+        let launch = self.launch_mode.iter().flat_map(|launch| &launch.args);
+        self.args.iter().chain(launch).cloned().collect()
+    }
+
+    /// The mode a process is in before the agent reports one: its launch mode.
+    pub fn start_mode(&self) -> Option<PermissionMode> {
+        self.launch_mode.as_ref().map(|launch| launch.mode)
     }
 
     /// The agent's mode for `mode`.

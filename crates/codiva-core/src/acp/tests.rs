@@ -187,7 +187,7 @@ fn models_and_modes_go_the_way_each_agent_offers_them() {
     let provider = AcpProvider::new(codex());
     assert!(
         provider
-            .check_permission_mode("mode", PermissionMode::Default)
+            .check_permission_mode("mode", PermissionMode::AcceptEdits)
             .is_err()
     );
     assert!(
@@ -504,5 +504,82 @@ fn a_replay_that_trails_the_load_answer_is_not_logged() {
     assert!(matches!(
         &live.events[..],
         [AgentEvent::TurnStarted { .. }, AgentEvent::TextDelta { text }] if text == "You said kiwi."
+    ));
+}
+
+/// codex-acp has no `session/set_mode` id for confirm: every process starts there (codex's `-c`
+/// overrides), a session reports it until the agent names a preset, and a live switch back to
+/// it keeps the agent's preset and says so.
+#[test]
+fn codex_acp_starts_in_confirm_by_its_command_line_and_cannot_switch_back_to_it() {
+    let provider = AcpProvider::new(codex());
+    for mode in [
+        None,
+        Some(PermissionMode::Default),
+        Some(PermissionMode::Auto),
+    ] {
+        let launch = Launch {
+            permission_mode: mode,
+            ..Launch::default()
+        };
+        assert_eq!(
+            provider.command(&launch).args,
+            [
+                "-c",
+                "approval_policy=\"untrusted\"",
+                "-c",
+                "sandbox_mode=\"workspace-write\""
+            ]
+            .map(std::ffi::OsString::from),
+            "{mode:?}"
+        );
+    }
+    assert!(
+        provider
+            .check_permission_mode("mode", PermissionMode::Default)
+            .is_ok()
+    );
+    let launch = Launch {
+        permission_mode: Some(PermissionMode::Default),
+        ..Launch::default()
+    };
+    let (mut connection, received) = ready(codex(), launch, codex_session());
+    assert!(matches!(
+        &received.events[..],
+        [AgentEvent::Connected(info)] if info.permission_mode == Some(PermissionMode::Default)
+    ));
+    assert!(
+        !methods(&received.replies).contains(&json!("session/set_mode")),
+        "already there"
+    );
+    assert!(
+        connection
+            .set_permission_mode(PermissionMode::Default)
+            .is_empty()
+    );
+    let line = parse(&connection.set_permission_mode(PermissionMode::Auto)[0]);
+    assert_eq!(line["params"]["modeId"], "auto");
+    assert_eq!(
+        end(&mut connection, 3, json!({})),
+        [AgentEvent::PermissionModeChanged(PermissionMode::Auto)]
+    );
+    let line = parse(&connection.set_permission_mode(PermissionMode::Default)[0]);
+    assert_eq!(line["method"], "session/set_mode");
+    assert_eq!(line["params"]["modeId"], "auto", "the preset it is in");
+    let events = end(&mut connection, 4, json!({}));
+    assert!(
+        matches!(&events[..], [AgentEvent::Note { text, .. }, AgentEvent::PermissionModeChanged(PermissionMode::Auto)]
+            if text.contains("cannot go back to default")),
+        "{events:?}"
+    );
+
+    // Without the overrides 0.16.0 opens in the preset its config matches (measured:
+    // `read-only` when the config names no approval policy): the agent's word wins.
+    let read_only = json!({"modes":{"currentModeId":"read-only","availableModes":[
+        {"id":"read-only"},{"id":"auto"},{"id":"full-access"}]}});
+    let (_, received) = ready(codex(), Launch::default(), read_only);
+    assert!(matches!(
+        &received.events[..],
+        [AgentEvent::Connected(info)] if info.permission_mode == Some(PermissionMode::Plan)
     ));
 }

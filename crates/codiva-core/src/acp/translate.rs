@@ -15,7 +15,7 @@ use crate::agent_event::{
 };
 use crate::provider::{OutLine, Received};
 use crate::session_log::NoteCode;
-use codiva_protocol::tool::{ToolCallView, ToolContent, ToolKind};
+use codiva_protocol::tool::{PermissionMode, ToolCallView, ToolContent, ToolKind};
 
 /// xAI's question extension (an ACP extension method: `_` + vendor + name).
 const ASK_USER_QUESTION: &str = "_x.ai/ask_user_question";
@@ -156,6 +156,18 @@ impl AcpConnection {
             }
             // The replay is over (an error changes nothing: the mode stays as it was).
             (Sent::ReplayBarrier, _) => out.replies = self.session_ready(),
+            (Sent::ModeKept(wanted), _) => {
+                let kept = self.neutral_mode().unwrap_or(PermissionMode::Other);
+                out.events.push(note(
+                    NoteLevel::Warning,
+                    format!(
+                        "{} cannot go back to {wanted} during a session: it stays in {kept} \
+                         (its next process starts in {wanted})",
+                        self.agent.display_name
+                    ),
+                ));
+                out.events.push(AgentEvent::PermissionModeChanged(kept));
+            }
             (Sent::LoadSession(id), Err(error)) => {
                 // The conversation is gone: this process goes on with a new one.
                 out.events.push(note(

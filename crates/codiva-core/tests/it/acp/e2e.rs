@@ -42,11 +42,13 @@ fn script(which: Which) -> Script {
 /// The model's call of the agent's shell tool that creates `made.txt`.
 fn touch_call(which: Which) -> Reply {
     match which {
-        Which::CodexAcp => Reply::message(MockMessage::new().tool_use_with_id(
-            "call_mock_touch",
-            "exec_command",
-            json!({"cmd": "touch made.txt && echo made"}),
-        )),
+        Which::CodexAcp | Which::CodexAcpUnconfigured => {
+            Reply::message(MockMessage::new().tool_use_with_id(
+                "call_mock_touch",
+                "exec_command",
+                json!({"cmd": "touch made.txt && echo made"}),
+            ))
+        }
         _ => Reply::tool_use(
             "Bash",
             json!({"command": "touch made.txt && echo made", "description": "Create a file"}),
@@ -478,6 +480,48 @@ async fn codex_acp_permission_allowed() {
 #[tokio::test]
 async fn claude_code_acp_permission_allowed() {
     permission_allowed(Which::ClaudeCodeAcp, "acp-claude-permission-allow").await;
+}
+
+/// Issue 25 item 8: with a `config.toml` that names no approval policy, codex-acp 0.16.0 opened
+/// its sessions in `read-only` (shown as `plan`): the command failed on the read-only file
+/// system, no tool call and no permission request reached codiva, and the model reported a
+/// file that was never made. In codiva's default mode it asks before the command, runs it once
+/// allowed, and codiva shows the mode it was started in.
+#[tokio::test]
+async fn codex_acp_without_an_approval_policy_asks_in_the_default_mode() {
+    let which = Which::CodexAcpUnconfigured;
+    let mock_script = script(which)
+        .then(touch_call(which))
+        .then(Reply::text("The file is made."));
+    let mut run = Run::start("acp-codex-unconfigured", which, mock_script, "make a file").await;
+    let request = run.until_permission().await;
+    assert_eq!(request.view.tool_kind, ToolKind::Execute);
+    let snapshot = run.snapshot().await;
+    assert_eq!(snapshot.status, Status::AwaitingPermission);
+    assert_eq!(
+        snapshot.permission_mode,
+        Some(PermissionMode::Default),
+        "the mode it was started in, not plan"
+    );
+    run.respond(&request.request_id, PermissionResponse::Allow)
+        .await;
+    run.settles(Status::Completed).await;
+    assert!(run.worktree().join("made.txt").exists(), "the command ran");
+    let tools = run.tools();
+    assert_eq!(tools.len(), 1, "{tools:?}");
+    assert_eq!(tools[0].status, ToolStatus::Succeeded);
+    assert_eq!(
+        run.snapshot().await.permission_mode,
+        Some(PermissionMode::Default)
+    );
+    assert!(
+        !run.events.iter().any(|event| matches!(
+            event,
+            SessionEvent::PermissionMode { mode } if *mode == PermissionMode::Plan
+        )),
+        "never shown as plan"
+    );
+    run.finish().await;
 }
 
 #[tokio::test]

@@ -26,6 +26,9 @@ const WAIT: Duration = Duration::from_secs(90);
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Which {
     CodexAcp,
+    /// codex-acp with a `config.toml` that names no approval policy or sandbox (a user who
+    /// never configured codex).
+    CodexAcpUnconfigured,
     ClaudeCodeAcp,
     /// Gemini CLI 0.61.0 (mock Gemini API).
     Gemini,
@@ -42,6 +45,12 @@ impl Which {
             Which::CodexAcp => (
                 AcpAgent::codex_acp(codex_acp_binary()),
                 sandbox.codex_acp_env(mock_url).expect("codex-acp env"),
+            ),
+            Which::CodexAcpUnconfigured => (
+                AcpAgent::codex_acp(codex_acp_binary()),
+                sandbox
+                    .codex_acp_env_unconfigured(mock_url)
+                    .expect("codex-acp env"),
             ),
             Which::ClaudeCodeAcp => (
                 AcpAgent::claude_code_acp(claude_code_acp_binary()),
