@@ -584,10 +584,8 @@ impl App {
         let id = self.current_id();
         match command {
             Command::Exit => {
-                if matches!(self.view, View::Detail(_)) {
-                    self.back_to_list();
-                    Vec::new()
-                } else if self.info.detached {
+                // Quits from any view (Esc or Ctrl+L go back to the list).
+                if self.info.detached {
                     // The daemon keeps every session: nothing stops.
                     self.quit = true;
                     vec![Effect::Quit]

@@ -106,8 +106,7 @@ impl Command {
             (Command::Clear, _) => Key::CmdClear,
             (Command::Help, _) => Key::CmdHelp,
             (Command::Shutdown, _) => Key::CmdShutdown,
-            (Command::Exit, View::List) => Key::CmdExitList,
-            (Command::Exit, View::Detail(_)) => Key::CmdExitDetail,
+            (Command::Exit, _) => Key::CmdExit,
             (
                 Command::Restore
                 | Command::Rename

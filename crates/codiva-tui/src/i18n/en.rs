@@ -105,7 +105,7 @@ pub(super) fn en(key: Key) -> &'static str {
             "Ctrl+C does not quit: type /exit and press Enter (in a session, Ctrl+C interrupts its turn)"
         }
         CtrlCIdle => {
-            "{0} is not working: nothing to interrupt (Esc: back to the list, where /exit quits)"
+            "{0} is not working: nothing to interrupt (Esc: back to the list; /exit quits)"
         }
         ExitConfirm => {
             "{0} {0|session is|sessions are} still working: quitting stops {0|it|them} ({0|it comes|they come} back interrupted and {0|resumes|resume} on your next message). Quit codiva?"
@@ -258,8 +258,7 @@ pub(super) fn en(key: Key) -> &'static str {
         }
         DaemonStopped => "stopped the daemon and every agent",
         ResolvedElsewhere => "resolved by another client",
-        CmdExitList => "quit codiva (sessions are kept)",
-        CmdExitDetail => "back to the list",
+        CmdExit => "quit codiva (sessions are kept)",
         AgentCommand => "{0} (agent)",
         PermYes => "Yes",
         PermAlways => "Yes, and don't ask again…",

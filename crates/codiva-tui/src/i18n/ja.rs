@@ -95,7 +95,7 @@ pub(super) fn ja(key: Key) -> &'static str {
             "Ctrl+C では終了しません。/exit と入力して Enter（セッション内の Ctrl+C はターンの中断）"
         }
         CtrlCIdle => {
-            "{0} は作業していないため中断するものはありません（Esc: 一覧へ。終了は一覧で /exit）"
+            "{0} は作業していないため中断するものはありません（Esc: 一覧へ。終了は /exit）"
         }
         ExitConfirm => {
             "{0} 件のセッションが作業中です。終了すると止まります（次回は中断状態で戻り、次のメッセージで再開します）。codiva を終了しますか？"
@@ -250,8 +250,7 @@ pub(super) fn ja(key: Key) -> &'static str {
         }
         DaemonStopped => "デーモンとすべてのエージェントを停止しました",
         ResolvedElsewhere => "別のクライアントが応答しました",
-        CmdExitList => "codiva を終了（セッションは保存されます）",
-        CmdExitDetail => "一覧に戻る",
+        CmdExit => "codiva を終了（セッションは保存されます）",
         AgentCommand => "{0}（エージェント）",
         PermYes => "はい",
         PermAlways => "はい、今後は確認しない…",

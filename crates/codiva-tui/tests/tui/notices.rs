@@ -240,6 +240,18 @@ fn exit_detaches_and_shutdown_asks_first_over_the_daemon() {
     assert_eq!(enter(&mut app), [Effect::Quit]);
     assert!(app.should_quit());
     assert!(!app.shutdown_requested());
+    // Regression: in a session `/exit` went back to the list, though the README (and the
+    // word) say it quits. It quits from a session too.
+    let mut app = detached();
+    app.handle(UiEvent::Key(KeyEvent::new(
+        KeyCode::Tab,
+        KeyModifiers::NONE,
+    )));
+    enter(&mut app);
+    assert!(matches!(app.view, codiva_tui::app::View::Detail(_)));
+    typed(&mut app, "/exit");
+    assert_eq!(enter(&mut app), [Effect::Quit]);
+    assert!(app.should_quit());
 
     for (lang, suffix) in [(Lang::En, ""), (Lang::Ja, "_ja")] {
         with_lang(lang, || {
