@@ -87,6 +87,8 @@ impl App {
                 .to_owned(),
             )
         });
+        // The question says it all: an earlier notice (a previous answer) would repeat it.
+        self.clear_notice_here();
         self.confirm = Some(Confirm {
             text,
             // Empty: `y` is not an answer to this question (the keys are `c` and `n`).
@@ -127,6 +129,7 @@ impl App {
             self.set_notice(text, true);
             return;
         }
+        self.clear_notice_here();
         self.confirm = Some(Confirm {
             text: vec![crate::pr_cell::wf(
                 crate::pr_cell::W::ConfirmPr,

@@ -189,6 +189,21 @@ fn nothing_to_merge_with_uncommitted_work_offers_only_the_commit() {
     );
 }
 
+/// A question that opens drops the notice of an earlier answer (it would say the same twice).
+#[test]
+fn a_merge_question_replaces_an_earlier_notice() {
+    let mut app = merge_asked(0, &[]);
+    assert!(app.notice().is_some());
+    press(&mut app, KeyCode::Char('m'));
+    app.handle(UiEvent::Done(Done::MergePreview {
+        id: "fix-login".into(),
+        stat: stat(0, &["a.txt"]),
+    }));
+    assert_eq!(app.notice(), None);
+    let screen = format!("{}", draw(&mut app, 120, 40).backend());
+    assert_eq!(screen.matches("nothing to merge").count(), 1, "{screen}");
+}
+
 /// Regression: `1 commits`, `1 uncommitted files are`.
 #[test]
 fn one_commit_and_one_file_are_singular() {
