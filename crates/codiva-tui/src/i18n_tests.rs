@@ -125,3 +125,28 @@ fn no_english_text_says_s_in_parentheses() {
         });
     }
 }
+
+/// Regression: `1 commits`. Counts that can be one are worded with plural choices.
+#[test]
+fn one_is_singular_in_english() {
+    crate::i18n::with_lang(Lang::En, || {
+        use crate::i18n_views::{V, vtf};
+        assert_eq!(
+            vtf(V::MergeAhead, &["1", "b", "main"]),
+            "1 commit on b is merged into main with a merge commit; the worktree is removed after (the branch stays archived)."
+        );
+        assert!(
+            vtf(V::MergeUncommitted, &["1", "a.txt"])
+                .starts_with("1 uncommitted file is NOT merged and is lost")
+        );
+        assert_eq!(
+            tf(Key::NoteStalled, &["1"]),
+            "no output from the agent for 1 minute"
+        );
+        assert_eq!(
+            tf(Key::DetailStalled, &["2"]),
+            "stalled: no output for 2 minutes"
+        );
+        assert_eq!(tf(Key::CardLimitLines, &["1"]), " · 1 line");
+    });
+}
