@@ -50,8 +50,15 @@ fn a_second_manager_is_refused_naming_the_serve_that_holds_the_repository() {
     let sub = world.repo.path().join("sub");
     std::fs::create_dir(&sub).unwrap();
     assert!(run_refused(world.command(&sub)).contains(&holder));
-    let refused = run_refused(tui_command(&world));
-    assert!(refused.contains(&holder), "{refused}");
+    // The UI opens its terminal first (without one it starts nothing): under a terminal it is
+    // refused the same way, in one line, exit 1.
+    let mut ui = Pty::spawn(tui_command(&world), 24, 200).unwrap();
+    let status = ui
+        .wait_exit(Duration::from_secs(30))
+        .expect("the refused UI exits");
+    let output = String::from_utf8_lossy(&ui.output()).into_owned();
+    assert_eq!(status.code(), Some(1), "{output}");
+    assert!(output.contains(&holder), "{output}");
 
     // The holder still works, and its state is its own.
     first.ok("session/list", json!({}));
