@@ -249,8 +249,9 @@ pub trait Provider: Send + Sync + fmt::Debug {
         None
     }
     /// The whole text of an assistant message of conversation `id` run in `cwd` that the log
-    /// cut: the one that starts with `kept` and is `total` bytes long (blocking IO). `None` when
-    /// the agent keeps no transcript; `Ok(None)` when the transcript lacks that message.
+    /// cut: the one that starts or ends with `kept` (the log keeps a reply's end) and is `total`
+    /// bytes long (blocking IO). `None` when the agent keeps no transcript; `Ok(None)` when the
+    /// transcript lacks that message.
     fn full_text(
         &self,
         cwd: &Path,

@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 
 use serde_json::Value;
 
-pub use codiva_protocol::text::{MAX_MESSAGE_TEXT, cut_text, one_line, truncate};
+pub use codiva_protocol::text::{MAX_MESSAGE_TEXT, cut_text, one_line, truncate, truncate_front};
 /// Longest text kept for one tool result.
 pub const MAX_TOOL_RESULT: usize = 16 * 1024;
 /// Largest tool input kept (as serialised JSON); larger inputs are replaced by a summary.
@@ -184,8 +184,10 @@ fn json_size(value: &Value) -> usize {
 
 fn capped(kind: EntryKind) -> EntryKind {
     match kind {
+        // A reply is read as it streams, from its end: keep the end, so what its reader
+        // followed stays on screen when it completes. A thinking card shows its first line.
         EntryKind::Assistant { text } => EntryKind::Assistant {
-            text: truncate(text, MAX_MESSAGE_TEXT),
+            text: truncate_front(text, MAX_MESSAGE_TEXT),
         },
         EntryKind::Thinking { text } => EntryKind::Thinking {
             text: truncate(text, MAX_MESSAGE_TEXT),

@@ -42,46 +42,131 @@ pub fn tail(text: &str, max: usize) -> &str {
 /// Longest text kept for one assistant message or thinking block.
 pub const MAX_MESSAGE_TEXT: usize = 256 * 1024;
 
-/// Cuts `text` to at most `max` bytes on a character boundary, saying how much was cut.
-/// Idempotent: a text this function already cut keeps its marker (the real size), so an
-/// entry capped again (copied into another log on restore, or updated) does not report the
-/// size of the marker instead.
+/// Cuts `text` to at most `max` bytes on a character boundary, keeping its start and saying how
+/// much was cut (`…\n… [N more bytes]`). Idempotent: a text this function (or [`truncate_front`])
+/// already cut keeps its marker (the real size), so an entry capped again (copied into another
+/// log on restore, or updated) does not report the size of the marker instead.
 pub fn truncate(mut text: String, max: usize) -> String {
-    if text.len() <= max || already_truncated(&text, max) {
+    if text.len() <= max || cut(&text).is_some_and(|cut| cut.kept.len() <= max) {
         return text;
     }
-    let cut = floor_boundary(&text, max);
+    let at = floor_boundary(&text, max);
     let total = text.len();
-    text.truncate(cut);
+    text.truncate(at);
     text.push_str(&format!(
         "{TRUNCATION_MARKER_START}{} more bytes]",
-        total - cut
+        total - at
     ));
     text
 }
 
-/// `text` is what [`truncate`] made of a longer text: at most `max` bytes, then its marker.
-fn already_truncated(text: &str, max: usize) -> bool {
-    let Some(start) = text.rfind(TRUNCATION_MARKER_START) else {
-        return false;
-    };
-    let count = text[start + TRUNCATION_MARKER_START.len()..].strip_suffix(" more bytes]");
-    start <= max && count.is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+/// Cuts `text` to at most `max` bytes keeping its end, for a reply whose reader followed its
+/// tail: `[N more bytes] …\n` then the kept end, which starts where [`tail_start`] says (a line
+/// outside a code fence where it can). Idempotent like [`truncate`], and a text cut before
+/// this existed (its head kept, from an old log) stays as it is.
+pub fn truncate_front(text: String, max: usize) -> String {
+    if text.len() <= max || cut(&text).is_some_and(|cut| cut.kept.len() <= max) {
+        return text;
+    }
+    let at = tail_start(&text, max);
+    format!("{FRONT_MARKER_START}{at}{FRONT_MARKER_END}{}", &text[at..])
 }
 
-/// A text [`truncate`] cut: the part kept (without the marker) and how many bytes were cut
-/// (`None` for a text that ends in no marker).
-pub fn cut_text(text: &str) -> Option<(&str, usize)> {
+/// Where the kept end of `text` starts when at most `max` bytes of it are kept: the first line
+/// start at or after the earliest place allowed that is not inside a fenced code block (so the
+/// kept part reads as Markdown the way it read in the whole text); a line start inside a fence
+/// when no later line is outside one; a character boundary when no line starts there. The same
+/// rule cuts a streaming reply's front, so both show the same rows.
+pub fn tail_start(text: &str, max: usize) -> usize {
+    let earliest = ceil_boundary(text, text.len().saturating_sub(max));
+    if earliest == 0 {
+        return 0;
+    }
+    let mut in_fence = false;
+    let mut first_line = None;
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        if start >= earliest && start < text.len() {
+            first_line.get_or_insert(start);
+            if !in_fence {
+                return start;
+            }
+        }
+        if is_fence(line) {
+            in_fence = !in_fence;
+        }
+        start += line.len();
+    }
+    first_line.unwrap_or(earliest)
+}
+
+/// A line that opens or closes a fenced code block (three backticks or tildes, up to three
+/// spaces in).
+fn is_fence(line: &str) -> bool {
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    let rest = &line[indent..];
+    indent <= 3 && (rest.starts_with("```") || rest.starts_with("~~~"))
+}
+
+/// Which end of a cut text was kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kept {
+    /// [`truncate`]: the start, the marker after it.
+    Head,
+    /// [`truncate_front`]: the end, the marker before it.
+    Tail,
+}
+
+/// A text [`truncate`] or [`truncate_front`] cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cut<'a> {
+    /// The part kept, without the marker.
+    pub kept: &'a str,
+    /// How many bytes were cut.
+    pub cut: usize,
+    pub end: Kept,
+}
+
+/// What [`truncate`] or [`truncate_front`] made of a text (`None` for a text with no marker).
+pub fn cut(text: &str) -> Option<Cut<'_>> {
+    if let Some(rest) = text.strip_prefix(FRONT_MARKER_START)
+        && let Some((count, kept)) = rest.split_once(FRONT_MARKER_END)
+        && let Some(cut) = byte_count(count)
+    {
+        return Some(Cut {
+            kept,
+            cut,
+            end: Kept::Tail,
+        });
+    }
     let start = text.rfind(TRUNCATION_MARKER_START)?;
     let count = text[start + TRUNCATION_MARKER_START.len()..].strip_suffix(" more bytes]")?;
-    if count.is_empty() || !count.bytes().all(|b| b.is_ascii_digit()) {
+    Some(Cut {
+        kept: &text[..start],
+        cut: byte_count(count)?,
+        end: Kept::Head,
+    })
+}
+
+/// A text [`truncate`] or [`truncate_front`] cut: the part kept (without the marker) and how
+/// many bytes were cut (`None` for a text with no marker).
+pub fn cut_text(text: &str) -> Option<(&str, usize)> {
+    cut(text).map(|cut| (cut.kept, cut.cut))
+}
+
+/// A marker's count: decimal digits only.
+fn byte_count(digits: &str) -> Option<usize> {
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    Some((&text[..start], count.parse().ok()?))
+    digits.parse().ok()
 }
 
 /// How [`truncate`]'s marker starts.
 const TRUNCATION_MARKER_START: &str = "\n… [";
+/// How [`truncate_front`]'s marker starts and ends (the count between).
+const FRONT_MARKER_START: &str = "[";
+const FRONT_MARKER_END: &str = " more bytes] …\n";
 
 /// The first line of `text`, cut to `max` characters.
 pub fn one_line(text: &str, max: usize) -> String {
@@ -174,6 +259,79 @@ mod tests {
                 let cut = truncate(text.to_owned(), index);
                 assert!(cut.starts_with(head), "{text:?} at {index}: {cut:?}");
             }
+        }
+    }
+
+    /// Regression (issue 24): a cut reply kept its head, so the tail its reader followed while
+    /// it streamed was gone when it completed. The front cut keeps the end, at most `max` bytes,
+    /// on a character boundary, says how much went, reads back, and is idempotent.
+    #[test]
+    fn a_front_cut_keeps_the_end_of_every_text_at_every_size() {
+        for text in TEXTS {
+            for max in 0..=text.len() + 2 {
+                let out = truncate_front(text.to_owned(), max);
+                if text.len() <= max {
+                    assert_eq!(out, text);
+                    continue;
+                }
+                let cut = cut(&out).unwrap();
+                assert_eq!(cut.end, Kept::Tail, "{text:?} at {max}: {out:?}");
+                assert!(cut.kept.len() <= max && text.ends_with(cut.kept));
+                assert_eq!(cut.kept.len() + cut.cut, text.len());
+                assert_eq!(cut_text(&out), Some((cut.kept, cut.cut)));
+                assert_eq!(truncate_front(out.clone(), max), out);
+                assert_eq!(truncate(out.clone(), max), out);
+            }
+        }
+    }
+
+    /// Texts cut before the front cut existed (their head kept) still read as cut, and capping
+    /// them again leaves them alone.
+    #[test]
+    fn a_head_cut_from_an_old_log_still_reads() {
+        let old = "The start of it\n… [300000 more bytes]";
+        let cut = cut(old).unwrap();
+        assert_eq!(
+            (cut.kept, cut.cut, cut.end),
+            ("The start of it", 300000, Kept::Head)
+        );
+        assert_eq!(truncate_front(old.to_owned(), 20), old);
+        for text in TEXTS {
+            for max in 0..text.len() {
+                let out = truncate(text.to_owned(), max);
+                let cut = super::cut(&out).unwrap();
+                assert_eq!(
+                    (cut.end, cut.kept.len() + cut.cut),
+                    (Kept::Head, text.len())
+                );
+            }
+        }
+        for not_cut in [
+            "[12 more bytes]",
+            "[x more bytes] …\nrest",
+            "a\n… [ more bytes]",
+        ] {
+            assert_eq!(super::cut(not_cut), None, "{not_cut:?}");
+        }
+    }
+
+    /// The kept end starts at a line outside a code fence where there is one, so it renders as
+    /// it did in the whole text.
+    #[test]
+    fn the_kept_end_starts_at_a_line_outside_a_fence() {
+        let text = "intro line\n```\ncode 1\ncode 2\n```\nafter the code\nlast\n";
+        let inside = text.find("code 1").unwrap();
+        // Anywhere inside the fence: the cut moves past the closing fence.
+        for max in text.len() - inside - 3..=text.len() - inside + 2 {
+            let at = tail_start(text, max);
+            assert_eq!(&text[at..], "after the code\nlast\n", "max {max}");
+        }
+        assert_eq!(&text[tail_start(text, 8)..], "last\n");
+        // One long line: a character boundary.
+        let line = "日本語".repeat(10);
+        for max in 0..line.len() {
+            let at = tail_start(&line, max);
+            assert!(line.is_char_boundary(at) && line.len() - at <= max);
         }
     }
 

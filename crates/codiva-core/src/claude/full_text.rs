@@ -1,10 +1,12 @@
 //! One assistant message's whole text, read back from Claude Code's transcript: the session log
-//! keeps at most `MAX_MESSAGE_TEXT` bytes of a message (then a "… [N more bytes]" marker), and
-//! a person who wants the rest asks for it here, on demand.
+//! keeps at most `MAX_MESSAGE_TEXT` bytes of a message (a reply its end, after a
+//! "[N more bytes] …" marker; a thinking block, and a reply in a log written before, its start,
+//! then a "… [N more bytes]" marker), and a person who wants the rest asks for it here, on
+//! demand.
 //!
 //! The message is found by what the log kept of it: a text block (or thinking block) of an
-//! assistant line that starts with the kept part and is exactly as long as the kept part plus
-//! the bytes cut. The main transcript is searched first, then the subagents' files; the last
+//! assistant line that starts or ends with the kept part and is exactly as long as the kept
+//! part plus the bytes cut. The main transcript is searched first, then the subagents' files; the last
 //! match wins (two identical messages have the same text anyway).
 
 use std::path::Path;
@@ -31,7 +33,8 @@ struct Message {
     content: UserContent,
 }
 
-/// The text of the message whose first bytes are `kept` and whose length is `total` bytes, in
+/// The text of the message whose first or last bytes are `kept` (the log keeps a reply's end,
+/// older logs its start) and whose length is `total` bytes, in
 /// the transcript of conversation `session_id` run in `cwd` (`Ok(None)`: not there).
 pub fn find_full_text(
     claude_home: &Path,
@@ -82,7 +85,7 @@ fn search(path: &Path, kept: &str, total: usize) -> Result<Option<String>, Trans
                 ContentBlock::Thinking { thinking, .. } => thinking,
                 _ => continue,
             };
-            if text.len() == total && text.starts_with(kept) {
+            if text.len() == total && (text.ends_with(kept) || text.starts_with(kept)) {
                 found = Some(text);
             }
         }
@@ -123,6 +126,36 @@ mod tests {
         assert_eq!(found.as_deref(), Some(long.as_str()));
         let other = find_full_text(home.path(), cwd, "s1", "nope", long.len()).unwrap();
         assert_eq!(other, None);
+    }
+
+    /// Regression (issue 24): the log now keeps a long reply's end; the lookup finds the
+    /// message by that end too (and by the start a log written before kept).
+    #[test]
+    fn finds_the_message_by_the_end_the_log_kept() {
+        let home = tempfile::tempdir().unwrap();
+        let cwd = Path::new("/work/project");
+        let long = format!(
+            "{}\n{}",
+            "日本語のテキスト".repeat(40),
+            "the end é".repeat(30)
+        );
+        write(
+            &transcript_path(home.path(), cwd, "s1"),
+            &[
+                assistant("short"),
+                assistant(&long),
+                assistant(&format!("!{long}")),
+            ],
+        );
+        let kept = codiva_protocol::text::truncate_front(long.clone(), 300);
+        let cut = codiva_protocol::text::cut(&kept).unwrap();
+        assert_eq!(cut.end, codiva_protocol::text::Kept::Tail);
+        let found = find_full_text(home.path(), cwd, "s1", cut.kept, cut.kept.len() + cut.cut);
+        assert_eq!(found.unwrap().as_deref(), Some(long.as_str()));
+        let old = codiva_protocol::text::truncate(long.clone(), 300);
+        let (head, cut) = codiva_protocol::text::cut_text(&old).unwrap();
+        let found = find_full_text(home.path(), cwd, "s1", head, head.len() + cut);
+        assert_eq!(found.unwrap().as_deref(), Some(long.as_str()));
     }
 
     #[test]
