@@ -150,6 +150,11 @@ pub fn host_for_ui(target: &RemoteTarget) -> codiva_tui::app::RemoteHost {
     }
 }
 
+/// How often a dropped connection to a daemon is tried again (the UI over `--remote`, `exec
+/// --attach` and `exec --remote`), and how long between tries.
+pub const RETRIES: u32 = 5;
+pub const RETRY_DELAY: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Attaches to the daemon of `target`'s repository over the user's `ssh`.
 pub async fn attach(target: &RemoteTarget) -> Result<RemoteConnection, String> {
     let argv = ssh_argv(target, user_ssh().as_deref(), remote_program().as_deref());

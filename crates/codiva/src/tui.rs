@@ -383,9 +383,7 @@ async fn run_over_daemon(cwd: std::path::PathBuf, rechecked: Option<String>) -> 
     Ran::Exit(ExitCode::SUCCESS)
 }
 
-/// How often a dropped connection to a remote host is tried again, and how long between tries.
-const REMOTE_RETRIES: u32 = 5;
-const REMOTE_RETRY_DELAY: Duration = Duration::from_secs(2);
+use crate::remote::{RETRIES as REMOTE_RETRIES, RETRY_DELAY as REMOTE_RETRY_DELAY};
 
 /// `codiva --remote [USER@]HOST:PATH`: the UI over the daemon of a repository on another host,
 /// through `ssh` (`crate::remote`). A dropped connection is attached again — the daemon and its

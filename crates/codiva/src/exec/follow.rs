@@ -37,9 +37,18 @@ pub(super) struct Followed {
     pub detail: Option<String>,
     /// The signal that ended exec.
     pub signal: Option<i32>,
+    /// The connection to the daemon ended before the session settled (`status` is what was
+    /// known then): the caller attaches again and [`resume`]s.
+    pub lost: bool,
 }
 
 impl Followed {
+    /// The daemon could not be reached again after the connection was lost: a runtime failure
+    /// (exit 1) whose reason says the session goes on there.
+    pub(super) fn gave_up(id: String, reason: String) -> Self {
+        Self::failed(id, reason)
+    }
+
     /// The session's host could not be reached or went away: a runtime failure (exit 1).
     fn failed(id: String, reason: String) -> Self {
         Self {
@@ -47,6 +56,7 @@ impl Followed {
             status: Status::Failed,
             detail: Some(reason),
             signal: None,
+            lost: false,
         }
     }
 }
@@ -180,9 +190,14 @@ async fn follow(
             }
             None if host == Host::InProcess => break,
             None => {
-                let message =
-                    format!("the daemon went away; session {id} is restored when it starts again");
-                return Ok(Followed::failed(id, message));
+                // The daemon or the connection to it went away; the session goes on there.
+                return Ok(Followed {
+                    id,
+                    status,
+                    detail,
+                    signal: None,
+                    lost: true,
+                });
             }
         };
         printer.event(&event);
@@ -213,7 +228,68 @@ async fn follow(
         status,
         detail,
         signal,
+        lost: false,
     })
+}
+
+/// Follows session `id` again over a new connection to its daemon (after [`Followed::lost`]):
+/// a session that settled meanwhile ends at once with its outcome (a daemon that was killed
+/// restores it interrupted: that is its outcome); a prompt that opened meanwhile is answered
+/// as exec answers it; the rest as [`run`] does. What was printed in between is in the
+/// session's log (`codiva` shows it).
+pub(super) async fn resume(
+    client: &Client,
+    id: String,
+    signals: &mut ShutdownSignals,
+    (approve, answers): (Approve, &BTreeMap<String, Vec<String>>),
+    printer: &mut Printer,
+) -> Result<Followed, String> {
+    let (snapshot, mut events) = match client.subscribe().await {
+        Ok(subscribed) => subscribed,
+        Err(err) => {
+            return Ok(Followed {
+                lost: true,
+                ..Followed::failed(id, format!("the session manager did not answer: {err}"))
+            });
+        }
+    };
+    let Some(row) = snapshot.sessions.iter().find(|s| s.id == id) else {
+        return Ok(Followed::failed(
+            id.clone(),
+            format!("session {id} is no longer in the daemon"),
+        ));
+    };
+    if row.status.is_settled() {
+        return Ok(Followed {
+            id,
+            status: row.status,
+            detail: row.detail.clone(),
+            signal: None,
+            lost: false,
+        });
+    }
+    if let Ok(session) = client
+        .call::<request::SessionSnapshot>(SessionParams {
+            session_id: id.clone(),
+        })
+        .await
+    {
+        for prompt in &session.prompts {
+            let answer = answer_prompt(&id, prompt, approve, answers);
+            printer.decision(&answer);
+            send_answer(client, answer).await;
+        }
+    }
+    follow(
+        client,
+        id,
+        &mut events,
+        Host::Daemon,
+        signals,
+        (approve, answers),
+        printer,
+    )
+    .await
 }
 
 /// exec's answer to a prompt, as the protocol's request.

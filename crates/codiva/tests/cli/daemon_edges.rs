@@ -355,3 +355,53 @@ fn exec_attach_ctrl_c_ends_exec_at_once_and_interrupts_the_turn() {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+/// Regression: `exec --attach` whose daemon died mid-turn (SIGKILL) exited 1 ("the daemon went
+/// away"). It starts a new daemon, attaches again and exits with the session's real outcome:
+/// the daemon's death stopped the agent, so the session comes back interrupted (130) — and it
+/// is there for `codiva` to resume.
+#[test]
+fn exec_attach_attaches_again_after_its_daemon_is_killed() {
+    use std::io::{BufRead as _, BufReader};
+    let daemon = DaemonWorld::new(|_| {
+        Script::new().always(Reply::text_slow("slow words ".repeat(200), 200, 100))
+    });
+    let mut child = daemon
+        .codiva(&["exec", "--attach", "--json", "stream slowly"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        assert!(Instant::now() < deadline, "no stream");
+        let line = lines.next().expect("exec ended before streaming").unwrap();
+        if serde_json::from_str::<Value>(&line).unwrap()["event"] == "stream" {
+            break;
+        }
+    }
+    let first = daemon.daemon_pid().expect("the daemon runs");
+    let status = std::process::Command::new("kill")
+        .args(["-KILL", &first.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let exited = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&exited.stderr);
+    assert!(stderr.contains("attaching again"), "{stderr}");
+    assert_eq!(exited.status.code(), Some(130), "{rest:?}\n{stderr}");
+    let last: Value = serde_json::from_str(rest.last().expect("an exit line")).unwrap();
+    assert_eq!(last["event"], "exit", "{last}");
+    assert_eq!(last["status"], "interrupted", "{last}");
+    let second = daemon.daemon_pid().expect("a new daemon runs");
+    assert_ne!(second, first);
+    let (ok, stdout, stderr) = daemon.run(&["status", "--json"]);
+    assert!(ok, "{stderr}");
+    let status: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(status["sessions"][0]["status"], "interrupted", "{status}");
+    let (ok, _, stderr) = daemon.run(&["stop"]);
+    assert!(ok, "{stderr}");
+}

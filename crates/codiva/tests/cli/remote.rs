@@ -282,3 +282,70 @@ fn exec_runs_a_session_on_a_remote_host_or_says_what_is_missing() {
     assert!(!older.status.success());
     assert!(stderr.contains("older than this one"), "{stderr}");
 }
+
+/// Regression: `codiva exec --remote` whose ssh connection dropped mid-turn exited 1 ("the
+/// daemon went away") while the session went on and completed on the host. It attaches again
+/// by itself and exits with the session's real outcome (completed: 0).
+#[test]
+fn exec_over_ssh_survives_a_dropped_connection_and_exits_with_the_real_outcome() {
+    use std::time::{Duration, Instant};
+    // About eight seconds of streaming: the connection drops and comes back mid-turn.
+    let daemon = DaemonWorld::new(|_| {
+        Script::new().then_when(
+            Match::LastUserContains("SLOW".into()),
+            Reply::message(MockMessage::new().text_slow("remote words ".repeat(60), 4, 50)),
+        )
+    });
+    let sshd = sshd_for(&daemon);
+    let repo = daemon.world.repo.path().to_path_buf();
+    let local = tempfile::tempdir().unwrap();
+    let target = format!("{}:{}", sshd.destination(), repo.display());
+    let exec = Command::new(env!("CARGO_BIN_EXE_codiva"))
+        .args([
+            "exec",
+            "--remote",
+            &target,
+            "SLOW over a dropped connection",
+        ])
+        .current_dir(local.path())
+        .env_clear()
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("HOME", local.path())
+        .env("CODIVA_STATE_DIR", local.path().join("state"))
+        .env("CODIVA_SSH", sshd.ssh_argv().join(" "))
+        .env("CODIVA_REMOTE_CODIVA", env!("CARGO_BIN_EXE_codiva"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Mid-turn: the model is answering (slowly) when the ssh client is killed.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while daemon.world.mock.message_requests().is_empty() {
+        assert!(Instant::now() < deadline, "the turn never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let ssh = children_named(exec.id(), "ssh");
+    assert_eq!(ssh.len(), 1, "one ssh client: {ssh:?}");
+    let daemon_pid = daemon.daemon_pid().expect("the daemon runs on the host");
+    Command::new("kill")
+        .arg("-KILL")
+        .arg(ssh[0].to_string())
+        .status()
+        .unwrap();
+    let output = exec.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "completed on the host: {:?}\n{stderr}",
+        output.status
+    );
+    assert!(stderr.contains("attaching again"), "{stderr}");
+    assert_eq!(daemon.daemon_pid(), Some(daemon_pid), "the same daemon");
+    assert_eq!(
+        daemon.world.mock.message_requests().len(),
+        1,
+        "the one turn, not started again"
+    );
+}
