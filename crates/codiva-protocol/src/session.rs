@@ -255,4 +255,9 @@ pub struct SessionSnapshot {
     pub log: Vec<LogEntry>,
     pub dropped_entries: u64,
     pub streaming: String,
+    /// What the agent said about itself when it connected (its commands, models and account;
+    /// the `agent` of [`SessionEvent::Connected`]): a client that attaches later knows it too.
+    /// `None` before the agent's handshake.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<AgentInfo>,
 }

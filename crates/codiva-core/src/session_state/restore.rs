@@ -99,6 +99,7 @@ impl SessionState {
             log: self.log.entries().cloned().collect(),
             dropped_entries: self.log.dropped(),
             streaming: self.stream_text.clone(),
+            agent: self.agent.clone(),
         }
     }
 }
