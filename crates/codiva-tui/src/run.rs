@@ -151,8 +151,9 @@ async fn run_in_terminal(
         .subscribe()
         .await
         .map_err(|err| io::Error::other(err.to_string()))?;
-    take_sessions(&mut app, &mut alerts, snapshot.sessions);
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<Done>();
+    let effects = take_sessions(&mut app, &mut alerts, snapshot.sessions);
+    run_effects(&manager, &options, &app, effects, &done_tx);
     // Each agent's login, from its own check (a second or so; the screen does not wait).
     {
         let manager = manager.clone();
@@ -216,7 +217,8 @@ async fn run_in_terminal(
                         run_effects(&manager, &options, &app, effects, &done_tx);
                     }
                     Update::Resync(snapshot) => {
-                        take_sessions(&mut app, &mut alerts, snapshot.sessions);
+                        let effects = take_sessions(&mut app, &mut alerts, snapshot.sessions);
+                        run_effects(&manager, &options, &app, effects, &done_tx);
                     }
                 }
             }
@@ -294,7 +296,8 @@ async fn run_in_terminal(
                 }
                 Some(Update::Resync(snapshot)) => {
                     // Events were lost (too slow to keep up): take the sessions again.
-                    take_sessions(&mut app, &mut alerts, snapshot.sessions);
+                    let effects = take_sessions(&mut app, &mut alerts, snapshot.sessions);
+                    run_effects(&manager, &options, &app, effects, &done_tx);
                     dirty = true;
                     None
                 }
@@ -487,17 +490,19 @@ fn is_stream(event: &ManagerEvent) -> bool {
     )
 }
 
-/// Every session's row, as from the manager (at start, and after a resync).
+/// Every session's row, as from the manager (at start, and after a resync); the effects ask
+/// for each session's state (`session/snapshot`, see [`App::attached`]).
 fn take_sessions(
     app: &mut App,
     alerts: &mut Alerts,
     sessions: Vec<codiva_protocol::manager::SessionInfo>,
-) {
+) -> Vec<Effect> {
     for session in sessions {
         let event = ManagerEvent::Session { session };
         alerts.observe(&event, app);
         app.handle(UiEvent::Manager(Box::new(event)));
     }
+    app.attached()
 }
 
 /// OSC 8 hyperlinks over the links on screen: the same text, rewritten inside a hyperlink, with

@@ -32,6 +32,19 @@ impl App {
                 .is_some_and(|prompt| prompt.request_id() == request_id)
     }
 
+    /// The session rows were taken afresh (the UI attached, or resynced after a gap): each
+    /// session's state is asked for, and what the panes show is rebuilt from it
+    /// ([`Done::Snapshot`]), as if the UI had watched from the start.
+    pub fn attached(&mut self) -> Vec<Effect> {
+        let ids: Vec<String> = self.sessions.iter().map(|s| s.id.clone()).collect();
+        ids.into_iter()
+            .map(|id| {
+                self.pane(&id).await_snapshot();
+                Effect::Snapshot { id }
+            })
+            .collect()
+    }
+
     pub(super) fn manager_event(&mut self, event: ManagerEvent) -> Vec<Effect> {
         match event {
             ManagerEvent::Session { session } => {
@@ -113,6 +126,23 @@ impl App {
 
     pub(super) fn done(&mut self, done: Done) -> Vec<Effect> {
         match done {
+            Done::Snapshot { id, snapshot } => {
+                if !self.sessions.iter().any(|s| s.id == id) {
+                    return Vec::new();
+                }
+                let seq = self.seq;
+                match snapshot {
+                    Some(snapshot) => self.pane(&id).restore(*snapshot, seq),
+                    None => self.pane(&id).snapshot_failed(),
+                }
+                if self.focus == Focus::Dialog
+                    && self.current_id().as_deref() == Some(id.as_str())
+                    && !self.pane(&id).has_dialog()
+                {
+                    self.focus = Focus::Composer;
+                }
+                Vec::new()
+            }
             Done::Read {
                 id,
                 entries,

@@ -40,6 +40,10 @@ pub enum Effect {
     Read {
         id: String,
     },
+    /// Take a session's state (`session/snapshot`): on attach and after a resync.
+    Snapshot {
+        id: String,
+    },
     SetModel {
         id: String,
         model: Option<String>,
@@ -149,6 +153,11 @@ pub enum Effect {
 /// Answers to effects.
 #[derive(Debug, Clone)]
 pub enum Done {
+    /// A session's state ([`Effect::Snapshot`]); `None` when it could not be had.
+    Snapshot {
+        id: String,
+        snapshot: Option<Box<codiva_protocol::session::SessionSnapshot>>,
+    },
     Read {
         id: String,
         entries: Vec<LogEntry>,

@@ -1,11 +1,20 @@
 //! One session's detail state: its log view, the prompts waiting for the user, and the dialog
 //! of the oldest one.
+//!
+//! The state is one fold: [`Pane::restore`] takes a `session/snapshot` (on attach, after a
+//! resync, after a daemon restart) and [`Pane::apply`] the live events on top of it, so a client
+//! that attached late shows what one that watched from the start shows. Events that arrive while
+//! a snapshot is asked for are kept and applied again over it (a snapshot says no `seq`; every
+//! event it may already hold is harmless twice: prompts go by `request_id`, the rest replaces).
 
 use std::collections::VecDeque;
 
 use codiva_protocol::agent::AgentInfo;
 use codiva_protocol::log::LogEntry;
-use codiva_protocol::session::{Prompt, Scope, SessionEvent, SubagentView, TodoItem, UsageView};
+use codiva_protocol::log::NoteCode;
+use codiva_protocol::session::{
+    Prompt, Scope, SessionEvent, SessionSnapshot, SubagentView, TodoItem, UsageView,
+};
 
 use super::Effect;
 use crate::log_view::LogView;
@@ -56,12 +65,41 @@ pub struct Pane {
     pub waiting_since: Option<u64>,
     /// The worktree's uncommitted files, once looked up (`app/repair.rs`).
     pub uncommitted: Option<Vec<String>>,
+    /// A `session/snapshot` was asked for: the events that came since, applied again over it.
+    awaiting_snapshot: Option<Vec<SessionEvent>>,
+}
+
+/// Whether the snapshot holds what `event` says (it is applied again over a snapshot that may
+/// be older than it); the log and the streamed text are read on their own (`session/read`).
+fn in_snapshot(event: &SessionEvent) -> bool {
+    matches!(
+        event,
+        SessionEvent::PromptOpened { .. }
+            | SessionEvent::PromptClosed { .. }
+            | SessionEvent::Connected { .. }
+            | SessionEvent::Usage { .. }
+            | SessionEvent::Todos { .. }
+            | SessionEvent::PermissionMode { .. }
+            | SessionEvent::Subagent { .. }
+            | SessionEvent::Status { .. }
+    )
+}
+
+/// The status line's retry note ("retrying in 4s"), only while the agent retries.
+fn retry_text(detail: Option<&str>, detail_code: Option<&NoteCode>) -> Option<String> {
+    let retrying = detail_code.is_some_and(|code| code.name == "retrying");
+    crate::i18n::status_detail(detail, detail_code).filter(|_| retrying)
 }
 
 impl Pane {
     /// Applies one session event (the run mode's permissions are allowed by the manager:
     /// they never get here).
     pub fn apply(&mut self, event: SessionEvent, seq: u64) -> Vec<Effect> {
+        if let Some(later) = &mut self.awaiting_snapshot
+            && in_snapshot(&event)
+        {
+            later.push(event.clone());
+        }
         match event {
             SessionEvent::Log {
                 scope: Scope::Main,
@@ -84,15 +122,9 @@ impl Pane {
                 detail,
                 detail_code,
                 ..
-            } => {
-                let retrying = detail_code
-                    .as_ref()
-                    .is_some_and(|code| code.name == "retrying");
-                self.log.set_retry(
-                    crate::i18n::status_detail(detail.as_deref(), detail_code.as_ref())
-                        .filter(|_| retrying),
-                );
-            }
+            } => self
+                .log
+                .set_retry(retry_text(detail.as_deref(), detail_code.as_ref())),
             SessionEvent::Stream { text, reset } => {
                 if reset {
                     self.log.reset_stream();
@@ -101,6 +133,13 @@ impl Pane {
                 }
             }
             SessionEvent::PromptOpened { prompt } => {
+                if self
+                    .prompts
+                    .iter()
+                    .any(|p| p.request_id() == prompt.request_id())
+                {
+                    return Vec::new();
+                }
                 if self.prompts.is_empty() {
                     self.waiting_since = Some(seq);
                 }
@@ -137,6 +176,54 @@ impl Pane {
             _ => {}
         }
         Vec::new()
+    }
+
+    /// A `session/snapshot` is asked for: events from now on are kept for [`Pane::restore`].
+    pub fn await_snapshot(&mut self) {
+        self.awaiting_snapshot.get_or_insert_with(Vec::new);
+    }
+
+    /// The snapshot could not be had: nothing to apply the kept events over.
+    pub fn snapshot_failed(&mut self) {
+        self.awaiting_snapshot = None;
+    }
+
+    /// The session's state as `session/snapshot` gave it (`seq`: the app's count of events,
+    /// for the inbox), then the events that came since it was asked for. The log is read on
+    /// its own (`session/read`, when the view opens).
+    pub fn restore(&mut self, snapshot: SessionSnapshot, seq: u64) {
+        let later = self.awaiting_snapshot.take().unwrap_or_default();
+        self.prompts = snapshot.prompts.into();
+        self.waiting_since = if self.prompts.is_empty() {
+            None
+        } else {
+            self.waiting_since.or(Some(seq))
+        };
+        if self
+            .dialog
+            .as_ref()
+            .is_some_and(|(open, _)| !self.prompts.iter().any(|p| p.request_id() == open.as_str()))
+        {
+            self.dialog = None;
+        }
+        self.permission_mode = snapshot
+            .permission_mode
+            .or_else(|| snapshot.agent.as_ref().and_then(|a| a.permission_mode));
+        self.agent = snapshot.agent;
+        // Nothing reported yet reads as no usage, as for a client that watched.
+        self.usage = (snapshot.usage != UsageView::default()).then_some(snapshot.usage);
+        self.log.set_retry(retry_text(
+            snapshot.detail.as_deref(),
+            snapshot.detail_code.as_ref(),
+        ));
+        for view in snapshot.subagents {
+            self.log.set_subagent(view);
+        }
+        self.todos_seen = true;
+        self.log.set_todos(snapshot.todo_items);
+        for event in later {
+            self.apply(event, seq);
+        }
     }
 
     /// The session's log arrived (`session/read`); entries seen meanwhile are applied after it.

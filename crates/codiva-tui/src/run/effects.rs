@@ -317,6 +317,14 @@ async fn call(
             ))),
             Err(err) => error(err),
         },
+        Effect::Snapshot { id } => {
+            let snapshot = manager
+                .call::<request::SessionSnapshot>(session(&id))
+                .await
+                .ok()
+                .map(Box::new);
+            Some(Done::Snapshot { id, snapshot })
+        }
         Effect::Read { id } => {
             let read = |after, subagent| {
                 manager.call::<request::SessionRead>(ReadParams {

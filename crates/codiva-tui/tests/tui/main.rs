@@ -3,6 +3,7 @@
 mod agents;
 mod agents_acp;
 mod app;
+mod attach;
 mod budget;
 mod composer;
 mod composer_modes;

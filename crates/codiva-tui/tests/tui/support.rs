@@ -235,13 +235,19 @@ pub fn log(id: u64, kind: EntryKind) -> LogEntry {
 
 pub fn detail_app() -> App {
     let mut app = busy_app();
+    open_detail(&mut app);
+    app
+}
+
+/// Opens session `ask-perm` of [`busy_app`] and gives it its log.
+pub fn open_detail(app: &mut App) {
     let id = "ask-perm";
     // Open the session: focus the list, select it, press Enter.
-    key(&mut app, KeyCode::Tab);
+    key(app, KeyCode::Tab);
     for _ in 0..2 {
-        key(&mut app, KeyCode::Down);
+        key(app, KeyCode::Down);
     }
-    key(&mut app, KeyCode::Enter);
+    key(app, KeyCode::Enter);
     assert_eq!(app.view, codiva_tui::app::View::Detail(id.into()));
     app.handle(UiEvent::Done(Done::Read {
         id: id.into(),
@@ -263,7 +269,6 @@ pub fn detail_app() -> App {
         subagents: Vec::new(),
         todos: Vec::new(),
     }));
-    app
 }
 
 pub fn permission(request_id: &str, command: &str) -> Prompt {

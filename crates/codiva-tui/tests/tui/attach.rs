@@ -1,0 +1,275 @@
+//! Attach equals watching (issue 24): a UI that attaches to a session late (or resyncs after a
+//! gap, or comes back after its daemon restarted) takes the session's state from
+//! `session/snapshot` and shows the same screen as one that watched every event: the waiting
+//! permission or question with its dialog, the usage line, the agent's own commands.
+
+use codiva_core::agent_event::{
+    Account, AgentInfo, CommandInfo, Question, QuestionOption, QuestionRequest, TokenUsage,
+};
+use codiva_core::session_state::{
+    Prompt, PromptResolution, SessionEvent, SessionSnapshot, Status, TodoProgress, UsageView,
+};
+use codiva_tui::app::{App, Done, Effect, Focus, UiEvent, View};
+use codiva_tui::i18n::{Lang, with_lang};
+use codiva_tui::permission_dialog::PermissionAnswer;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde_json::json;
+
+use crate::support::*;
+
+const ID: &str = "ask-perm";
+
+fn agent() -> AgentInfo {
+    AgentInfo {
+        version: Some("2.1.332".into()),
+        models: Vec::new(),
+        commands: vec![CommandInfo {
+            name: "compact".into(),
+            description: Some("Clear history but keep a summary".into()),
+            argument_hint: None,
+        }],
+        account: Some(Account {
+            api_key_source: Some("ANTHROPIC_API_KEY".into()),
+            api_provider: Some("firstParty".into()),
+            ..Account::default()
+        }),
+        permission_mode: Some(codiva_core::tool::PermissionMode::Default),
+    }
+}
+
+fn usage() -> UsageView {
+    UsageView {
+        tokens: TokenUsage {
+            input: 84_200,
+            output: 3_100,
+            cache_read: 0,
+            cache_creation: 0,
+        },
+        context_used: 84_200,
+        context_window: Some(200_000),
+        cost_usd: Some(0.4213),
+    }
+}
+
+fn question(request_id: &str) -> Prompt {
+    Prompt::Question(QuestionRequest {
+        request_id: request_id.into(),
+        questions: vec![Question {
+            question: "どの言語で書きますか？ Which language?".into(),
+            header: Some("言語".into()),
+            multi_select: false,
+            options: ["日本語", "English"]
+                .iter()
+                .map(|label| QuestionOption {
+                    label: (*label).into(),
+                    description: None,
+                })
+                .collect(),
+        }],
+        input: json!({}),
+        tool_use_id: None,
+    })
+}
+
+/// What the session's events were, in order (the agent connected, reported usage, asked).
+fn events(prompts: &[Prompt]) -> Vec<SessionEvent> {
+    let mut events = vec![
+        SessionEvent::Connected { agent: agent() },
+        SessionEvent::Usage { usage: usage() },
+    ];
+    events.extend(prompts.iter().map(|prompt| SessionEvent::PromptOpened {
+        prompt: prompt.clone(),
+    }));
+    events
+}
+
+/// The daemon's `session/snapshot` after those events.
+fn snapshot(prompts: &[Prompt]) -> SessionSnapshot {
+    SessionSnapshot {
+        status: if prompts.is_empty() {
+            Status::Running
+        } else {
+            Status::AwaitingPermission
+        },
+        detail: None,
+        detail_code: None,
+        connected: true,
+        agent_session_id: Some("0000".into()),
+        model: Some("claude-sonnet-4-5".into()),
+        permission_mode: Some(codiva_core::tool::PermissionMode::Default),
+        prompts: prompts.to_vec(),
+        todos: TodoProgress::default(),
+        todo_items: Vec::new(),
+        usage: usage(),
+        subagents: Vec::new(),
+        log: Vec::new(),
+        dropped_entries: 0,
+        streaming: String::new(),
+        agent: Some(agent()),
+    }
+}
+
+/// A UI that watched the session's events as they came.
+fn watched(prompts: &[Prompt]) -> App {
+    let mut app = busy_app();
+    for e in events(prompts) {
+        event(&mut app, ID, e);
+    }
+    app
+}
+
+/// A UI started after those events: the rows, then each session's snapshot.
+fn attached(prompts: &[Prompt]) -> App {
+    let mut app = busy_app();
+    let effects = app.attached();
+    assert!(
+        effects.contains(&Effect::Snapshot { id: ID.into() }),
+        "every session's state is asked for: {effects:?}"
+    );
+    app.handle(UiEvent::Done(Done::Snapshot {
+        id: ID.into(),
+        snapshot: Some(Box::new(snapshot(prompts))),
+    }));
+    app
+}
+
+fn screen(app: &mut App, width: u16, height: u16) -> String {
+    format!("{}", draw(app, width, height).backend())
+}
+
+/// The list and the opened session look the same in both UIs, in English and Japanese;
+/// snapshots of the attached one under `name`.
+fn same_screens(prompts: &[Prompt], name: &str) {
+    for (lang, suffix) in [(Lang::En, ""), (Lang::Ja, "_ja")] {
+        with_lang(lang, || {
+            let mut watched = watched(prompts);
+            let mut attached = attached(prompts);
+            for (w, h) in [(80, 24), (120, 40)] {
+                assert_eq!(
+                    screen(&mut attached, w, h),
+                    screen(&mut watched, w, h),
+                    "list at {w}x{h}"
+                );
+            }
+            open_detail(&mut watched);
+            open_detail(&mut attached);
+            for (w, h) in [(80, 24), (120, 40)] {
+                assert_eq!(
+                    screen(&mut attached, w, h),
+                    screen(&mut watched, w, h),
+                    "{name} at {w}x{h}"
+                );
+                insta::assert_snapshot!(
+                    format!("{name}{suffix}_{w}x{h}"),
+                    draw(&mut attached, w, h).backend()
+                );
+            }
+        });
+    }
+}
+
+#[test]
+fn a_waiting_permission_is_there_after_attaching() {
+    same_screens(&[permission("r1", "cargo test")], "attached_permission");
+}
+
+#[test]
+fn a_waiting_question_is_there_after_attaching() {
+    same_screens(&[question("q1")], "attached_question");
+}
+
+#[test]
+fn usage_is_there_after_attaching() {
+    same_screens(&[], "attached_usage");
+}
+
+#[test]
+fn the_inbox_finds_and_answers_a_prompt_from_the_snapshot() {
+    let mut app = attached(&[permission("r1", "cargo test")]);
+    assert_eq!(app.inbox(), [ID]);
+    app.handle(UiEvent::Key(KeyEvent::new(
+        KeyCode::Char('n'),
+        KeyModifiers::CONTROL,
+    )));
+    assert_eq!(app.focus, Focus::Dialog);
+    assert_eq!(app.view, View::List);
+    let effects = app.handle(UiEvent::Key(KeyEvent::new(
+        KeyCode::Char('y'),
+        KeyModifiers::NONE,
+    )));
+    assert_eq!(
+        effects,
+        [Effect::RespondPermission {
+            id: ID.into(),
+            request_id: "r1".into(),
+            response: PermissionAnswer {
+                option: "allow_once".into(),
+                message: None,
+            },
+        }]
+    );
+}
+
+#[test]
+fn the_agents_commands_are_known_after_attaching() {
+    let mut app = attached(&[]);
+    open_detail(&mut app);
+    typed(&mut app, "/compact");
+    let effects = app.handle(UiEvent::Key(KeyEvent::new(
+        KeyCode::Enter,
+        KeyModifiers::NONE,
+    )));
+    assert_eq!(
+        effects,
+        [Effect::Send {
+            id: ID.into(),
+            text: "/compact".into()
+        }]
+    );
+}
+
+#[test]
+fn a_resync_takes_prompts_opened_and_closed_in_the_gap() {
+    let mut app = watched(&[permission("r1", "cargo test")]);
+    // Events were lost: r1 was answered elsewhere and r2 opened meanwhile.
+    app.attached();
+    app.handle(UiEvent::Done(Done::Snapshot {
+        id: ID.into(),
+        snapshot: Some(Box::new(snapshot(&[question("q2")]))),
+    }));
+    let mut expected = watched(&[question("q2")]);
+    open_detail(&mut app);
+    open_detail(&mut expected);
+    assert_eq!(screen(&mut app, 80, 24), screen(&mut expected, 80, 24));
+    assert_eq!(app.inbox(), [ID]);
+}
+
+#[test]
+fn events_while_the_snapshot_is_asked_for_are_applied_over_it() {
+    let mut app = busy_app();
+    app.attached();
+    // The prompt closes (and another opens) before the snapshot, taken earlier, arrives.
+    event(
+        &mut app,
+        ID,
+        SessionEvent::PromptClosed {
+            request_id: "r1".into(),
+            resolution: PromptResolution::Allowed,
+        },
+    );
+    event(
+        &mut app,
+        ID,
+        SessionEvent::PromptOpened {
+            prompt: question("q2"),
+        },
+    );
+    app.handle(UiEvent::Done(Done::Snapshot {
+        id: ID.into(),
+        snapshot: Some(Box::new(snapshot(&[permission("r1", "cargo test")]))),
+    }));
+    let mut expected = watched(&[question("q2")]);
+    open_detail(&mut app);
+    open_detail(&mut expected);
+    assert_eq!(screen(&mut app, 120, 40), screen(&mut expected, 120, 40));
+}
