@@ -102,6 +102,9 @@ pub struct App {
     list_rows: Vec<usize>,
     /// The login's plan usage, as the agents reported it (the header's gauges).
     plan: plan_usage::PlanView,
+    /// The inbox key came while the waiting prompts were still being taken from the sessions'
+    /// snapshots (just after attaching): it goes to the first that arrives.
+    inbox_owed: bool,
 }
 
 impl App {
@@ -146,6 +149,7 @@ impl App {
             confirm_extra: None,
             list_rows: Vec::new(),
             plan: plan_usage::PlanView::default(),
+            inbox_owed: false,
         }
     }
 
@@ -239,7 +243,11 @@ impl App {
 
     fn handle_event(&mut self, event: UiEvent) -> Vec<Effect> {
         match event {
-            UiEvent::Key(key) => self.key(key),
+            UiEvent::Key(key) => {
+                // Another key than the inbox's: the user went on, nothing is owed any more.
+                self.inbox_owed = false;
+                self.key(key)
+            }
             UiEvent::Paste(text) => {
                 if let Some(overlay::Overlay::Login(view)) = &mut self.overlay {
                     view.paste(&text);

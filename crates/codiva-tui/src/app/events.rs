@@ -141,7 +141,7 @@ impl App {
                 {
                     self.focus = Focus::Composer;
                 }
-                Vec::new()
+                self.pay_inbox()
             }
             Done::Read {
                 id,

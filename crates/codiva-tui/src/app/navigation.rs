@@ -100,6 +100,27 @@ impl App {
     }
 
     /// Sessions waiting for the user, oldest prompt first.
+    /// A session's row says it waits while its prompts are still being taken from its snapshot.
+    fn prompts_on_the_way(&self) -> bool {
+        self.sessions.iter().any(|session| {
+            session.pending_prompts > 0
+                && self
+                    .panes
+                    .get(&session.id)
+                    .is_some_and(|pane| pane.awaits_snapshot())
+        })
+    }
+
+    /// A snapshot arrived: the inbox key pressed before it is answered now, once it has a
+    /// prompt to go to (or once no snapshot that could bring one is still on its way).
+    pub(super) fn pay_inbox(&mut self) -> Vec<Effect> {
+        if !self.inbox_owed || (self.inbox().is_empty() && self.prompts_on_the_way()) {
+            return Vec::new();
+        }
+        self.inbox_owed = false;
+        self.next_in_inbox()
+    }
+
     pub fn inbox(&self) -> Vec<String> {
         let mut waiting: Vec<(u64, String)> = self
             .panes
@@ -115,7 +136,11 @@ impl App {
     pub(super) fn next_in_inbox(&mut self) -> Vec<Effect> {
         let inbox = self.inbox();
         let Some(id) = inbox.first().cloned() else {
-            self.set_notice(t(Key::InboxEmpty), false);
+            if self.prompts_on_the_way() {
+                self.inbox_owed = true;
+            } else {
+                self.set_notice(t(Key::InboxEmpty), false);
+            }
             return Vec::new();
         };
         // Its dialog is the one the next keys answer, even before the next frame shows it.

@@ -183,6 +183,11 @@ impl Pane {
         self.awaiting_snapshot.get_or_insert_with(Vec::new);
     }
 
+    /// Whether a `session/snapshot` was asked for and has not arrived.
+    pub fn awaits_snapshot(&self) -> bool {
+        self.awaiting_snapshot.is_some()
+    }
+
     /// The snapshot could not be had: nothing to apply the kept events over.
     pub fn snapshot_failed(&mut self) {
         self.awaiting_snapshot = None;

@@ -273,3 +273,38 @@ fn events_while_the_snapshot_is_asked_for_are_applied_over_it() {
     open_detail(&mut expected);
     assert_eq!(screen(&mut app, 120, 40), screen(&mut expected, 120, 40));
 }
+
+#[test]
+fn the_inbox_key_pressed_before_the_snapshot_arrives_goes_to_its_prompt() {
+    let mut app = busy_app();
+    let mut row = session(
+        ID,
+        "Refactor the config loader into modules",
+        Status::AwaitingPermission,
+        codiva_core::manager::SessionPhase::Active,
+        3,
+    );
+    row.pending_prompts = 1;
+    add(&mut app, row);
+    app.attached();
+    let ctrl_n = KeyEvent::new(KeyCode::Char('n'), KeyModifiers::CONTROL);
+    app.handle(UiEvent::Key(ctrl_n));
+    let screen_before = screen(&mut app, 80, 24);
+    assert!(
+        !screen_before.contains("nobody is waiting"),
+        "the row says one waits: its prompt is on its way\n{screen_before}"
+    );
+    app.handle(UiEvent::Done(Done::Snapshot {
+        id: ID.into(),
+        snapshot: Some(Box::new(snapshot(&[permission("r1", "cargo test")]))),
+    }));
+    assert_eq!(app.focus, Focus::Dialog, "the inbox key is answered now");
+    let effects = app.handle(UiEvent::Key(KeyEvent::new(
+        KeyCode::Char('y'),
+        KeyModifiers::NONE,
+    )));
+    assert!(
+        matches!(&effects[..], [Effect::RespondPermission { request_id, .. }] if request_id == "r1"),
+        "{effects:?}"
+    );
+}

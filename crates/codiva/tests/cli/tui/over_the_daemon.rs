@@ -110,3 +110,107 @@ fn a_permission_answered_by_another_client_leaves_the_ui() {
     assert!(client.close().success());
     ui.quit();
 }
+
+/// How the first UI leaves while its session waits.
+#[derive(Clone, Copy)]
+enum Leave {
+    Exit,
+    Sigkill,
+}
+
+/// Issue 24: a prompt left waiting, the UI gone (`/exit` or SIGKILL) and `codiva` started
+/// again: the new UI takes the prompt from the session's snapshot, Ctrl+N finds it with its
+/// dialog, and answering it completes the turn.
+fn a_waiting_prompt_is_there_after_the_ui_comes_back(leave: Leave, question: bool) {
+    let mut ui = start(|_| {
+        let ask = if question {
+            Reply::tool_use(
+                "AskUserQuestion",
+                json!({"questions": [{"question": "Which greeting?", "header": "Greeting", "multiSelect": false,
+                    "options": [{"label": "Hello", "description": "plain"}, {"label": "Hi", "description": "short"}]}]}),
+            )
+        } else {
+            Reply::tool_use(
+                "Bash",
+                json!({"command": "touch said-hi.txt", "description": "say hi"}),
+            )
+        };
+        Script::new().then(ask).then(Reply::text("Said hi."))
+    });
+    let dialog = if question {
+        "Which greeting?"
+    } else {
+        "touch said-hi.txt"
+    };
+    ui.pty.type_line("ASK say hi");
+    ui.pty.wait_for_text("● 1 waiting", WAIT);
+    match leave {
+        Leave::Exit => ui.pty.type_line("/exit"),
+        Leave::Sigkill => {
+            let status = Command::new("kill")
+                .arg("-KILL")
+                .arg(ui.pty.pid().to_string())
+                .status()
+                .unwrap();
+            assert!(status.success());
+        }
+    }
+    ui.pty
+        .wait_exit(Duration::from_secs(30))
+        .expect("the first UI is gone");
+
+    ui.pty = Pty::spawn(ui.codiva(), 40, 120).unwrap();
+    ui.pty.wait_for_text("codiva 0.1.0", WAIT);
+    ui.pty.wait_for_text("● 1 waiting", WAIT);
+    ui.pty.send(b"\x0e"); // Ctrl+N
+    let screen = ui.pty.wait_for("the dialog from the inbox", WAIT, |s| {
+        s.contains("answer the selected session") && s.contains(dialog)
+    });
+    assert!(
+        !screen.contains("nobody is waiting"),
+        "the inbox found the prompt:\n{screen}"
+    );
+    if question {
+        ui.pty.send(b"\r");
+        std::thread::sleep(Duration::from_millis(200));
+        if ui.pty.screen().contains("Which greeting?") {
+            ui.pty.send(b"\r");
+        }
+    } else {
+        ui.pty.send(b"y");
+    }
+    ui.pty.wait_for_text("Completed", WAIT);
+    if question {
+        assert!(
+            ui.mock.message_requests().iter().any(|r| r
+                .body
+                .to_string()
+                .contains(r#"\"Which greeting?\"=\"Hello\""#)),
+            "the answer reached the model"
+        );
+    } else {
+        assert!(
+            ui.repo
+                .path()
+                .join(".codiva/worktrees/ask-say-hi/said-hi.txt")
+                .exists(),
+            "the allowed tool ran"
+        );
+    }
+    ui.quit();
+}
+
+#[test]
+fn a_waiting_permission_is_there_after_the_ui_quit_and_came_back() {
+    a_waiting_prompt_is_there_after_the_ui_comes_back(Leave::Exit, false);
+}
+
+#[test]
+fn a_waiting_permission_is_there_after_the_ui_was_killed() {
+    a_waiting_prompt_is_there_after_the_ui_comes_back(Leave::Sigkill, false);
+}
+
+#[test]
+fn a_waiting_question_is_there_after_the_ui_quit_and_came_back() {
+    a_waiting_prompt_is_there_after_the_ui_comes_back(Leave::Exit, true);
+}
