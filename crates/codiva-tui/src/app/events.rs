@@ -34,15 +34,24 @@ impl App {
 
     /// The session rows were taken afresh (the UI attached, or resynced after a gap): each
     /// session's state is asked for, and what the panes show is rebuilt from it
-    /// ([`Done::Snapshot`]), as if the UI had watched from the start.
+    /// ([`Done::Snapshot`]), as if the UI had watched from the start; a log read before is read
+    /// again (now for the open session, else when it next opens).
     pub fn attached(&mut self) -> Vec<Effect> {
         let ids: Vec<String> = self.sessions.iter().map(|s| s.id.clone()).collect();
-        ids.into_iter()
-            .map(|id| {
-                self.pane(&id).await_snapshot();
-                Effect::Snapshot { id }
-            })
-            .collect()
+        let open = match &self.view {
+            View::Detail(id) => Some(id.clone()),
+            View::List => None,
+        };
+        let mut effects = Vec::new();
+        for id in ids {
+            let pane = self.pane(&id);
+            pane.await_snapshot();
+            effects.push(Effect::Snapshot { id: id.clone() });
+            if pane.read_again(open.as_deref() == Some(id.as_str())) {
+                effects.push(Effect::Read { id });
+            }
+        }
+        effects
     }
 
     pub(super) fn manager_event(&mut self, event: ManagerEvent) -> Vec<Effect> {

@@ -183,6 +183,19 @@ impl Pane {
         self.awaiting_snapshot.get_or_insert_with(Vec::new);
     }
 
+    /// After a resync the log read before may miss entries: `true` when it is to be read again
+    /// now (the view is open; events until the answer are kept, as at the first read), else it
+    /// is read again when the view next opens. A read still on its way is left to finish.
+    pub fn read_again(&mut self, open: bool) -> bool {
+        if !self.requested || !self.loaded {
+            return false;
+        }
+        self.requested = open;
+        self.loaded = false;
+        self.early.clear();
+        open
+    }
+
     /// Whether a `session/snapshot` was asked for and has not arrived.
     pub fn awaits_snapshot(&self) -> bool {
         self.awaiting_snapshot.is_some()

@@ -308,3 +308,39 @@ fn the_inbox_key_pressed_before_the_snapshot_arrives_goes_to_its_prompt() {
         "{effects:?}"
     );
 }
+
+#[test]
+fn a_resync_reads_the_open_sessions_log_again() {
+    use codiva_core::session_log::EntryKind;
+    let mut app = watched(&[]);
+    open_detail(&mut app);
+    // Events were lost, an entry among them: the open session's log is read again.
+    let effects = app.attached();
+    assert!(
+        effects.contains(&Effect::Read { id: ID.into() }),
+        "{effects:?}"
+    );
+    assert!(!effects.contains(&Effect::Read {
+        id: "fix-login".into()
+    }));
+    app.handle(UiEvent::Done(Done::Read {
+        id: ID.into(),
+        entries: vec![
+            log(
+                0,
+                EntryKind::User {
+                    text: "Refactor the config loader into modules".into(),
+                },
+            ),
+            log(
+                7,
+                EntryKind::Assistant {
+                    text: "An answer the gap had taken.".into(),
+                },
+            ),
+        ],
+        subagents: Vec::new(),
+        todos: Vec::new(),
+    }));
+    assert!(screen(&mut app, 80, 24).contains("An answer the gap had taken."));
+}
