@@ -72,15 +72,22 @@ pub fn truncate_front(text: String, max: usize) -> String {
     format!("{FRONT_MARKER_START}{at}{FRONT_MARKER_END}{}", &text[at..])
 }
 
-/// Where the kept end of `text` starts when at most `max` bytes of it are kept: the first line
-/// start at or after the earliest place allowed that is not inside a fenced code block (so the
-/// kept part reads as Markdown the way it read in the whole text); a line start inside a fence
-/// when no later line is outside one; a character boundary when no line starts there. The same
-/// rule cuts a streaming reply's front, so both show the same rows.
+/// Where the kept end of `text` starts when at most `max` bytes of it are kept: the first
+/// [`next_block_start`] at or after the earliest place allowed, so the kept part renders as
+/// Markdown the way it did in the whole text; else the first line start there that is not inside
+/// a fenced code block; else the first line start; else a character boundary. A streaming
+/// reply's front is dropped at the same block starts, so both show the same rows.
 pub fn tail_start(text: &str, max: usize) -> usize {
     let earliest = ceil_boundary(text, text.len().saturating_sub(max));
     if earliest == 0 {
         return 0;
+    }
+    let mut block = 0;
+    while let Some(next) = next_block_start(text, block) {
+        if next >= earliest {
+            return next;
+        }
+        block = next;
     }
     let mut in_fence = false;
     let mut first_line = None;
@@ -100,9 +107,94 @@ pub fn tail_start(text: &str, max: usize) -> usize {
     first_line.unwrap_or(earliest)
 }
 
+/// The first place after `from` (a line start outside any fenced code block) where a top-level
+/// Markdown block starts that nothing before it reaches into: a complete line outside a fenced
+/// code block, after a blank line, that starts in column 0 with neither a list marker, a quote
+/// nor HTML. Markdown rendered in pieces cut there reads as the whole rendered at once, one
+/// blank row between the pieces. `None` when there is none yet.
+pub fn next_block_start(text: &str, from: usize) -> Option<usize> {
+    BlockScan::new(from).next(text)
+}
+
+/// [`next_block_start`] over a text that grows: each call reads only what was added since the
+/// last (a growing text is read once in all, however it arrives).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BlockScan {
+    from: usize,
+    /// The start of the first line not read yet.
+    line: usize,
+    /// How far that line was searched for its end.
+    searched: usize,
+    in_fence: bool,
+    after_blank: bool,
+}
+
+impl BlockScan {
+    /// A scan from `from`, a line start outside any fenced code block.
+    pub fn new(from: usize) -> Self {
+        Self {
+            from,
+            line: from,
+            searched: from,
+            in_fence: false,
+            after_blank: false,
+        }
+    }
+
+    /// The next block start in `text` (the text this scan read, grown), or `None` until the
+    /// text has one.
+    pub fn next(&mut self, text: &str) -> Option<usize> {
+        while let Some(end) = text[self.searched.min(text.len())..].find('\n') {
+            let end = self.searched + end + 1;
+            let line = &text[self.line..end];
+            let start = self.line;
+            self.line = end;
+            self.searched = end;
+            if start > self.from
+                && !self.in_fence
+                && self.after_blank
+                && starts_top_level_block(line)
+            {
+                // Read again from here: the block start is the next scan's first line.
+                *self = Self::new(start);
+                return Some(start);
+            }
+            if is_fence(line) {
+                self.in_fence = !self.in_fence;
+            }
+            self.after_blank = !self.in_fence && line.trim().is_empty();
+        }
+        self.searched = text.len();
+        None
+    }
+
+    /// The scan of the same text with its first `bytes` dropped (`bytes` at most where the scan
+    /// started).
+    pub fn shifted(self, bytes: usize) -> Self {
+        Self {
+            from: self.from - bytes,
+            line: self.line - bytes,
+            searched: self.searched - bytes,
+            ..self
+        }
+    }
+}
+
+/// A line that starts a block in column 0 that no later line can join from before it.
+fn starts_top_level_block(line: &str) -> bool {
+    let Some(first) = line.chars().next() else {
+        return false;
+    };
+    if first.is_whitespace() || matches!(first, '>' | '<' | '-' | '*' | '+' | '|' | '[') {
+        return false;
+    }
+    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+    !(digits > 0 && matches!(line.as_bytes().get(digits), Some(b'.' | b')')))
+}
+
 /// A line that opens or closes a fenced code block (three backticks or tildes, up to three
 /// spaces in).
-fn is_fence(line: &str) -> bool {
+pub fn is_fence(line: &str) -> bool {
     let indent = line.len() - line.trim_start_matches(' ').len();
     let rest = &line[indent..];
     indent <= 3 && (rest.starts_with("```") || rest.starts_with("~~~"))
@@ -333,6 +425,24 @@ mod tests {
             let at = tail_start(&line, max);
             assert!(line.is_char_boundary(at) && line.len() - at <= max);
         }
+    }
+
+    /// The kept end starts at a top-level block where one is in reach: not in a list, a quote
+    /// or a paragraph's middle.
+    #[test]
+    fn the_kept_end_starts_at_a_block_nothing_reaches_into() {
+        let text = "# Plan\n\n1. one\n\n2. two\n   more\n\n> quote\n\n- item\n\nLast words\nend\n";
+        let last = text.find("Last").unwrap();
+        assert_eq!(next_block_start(text, 0), Some(last));
+        for max in text.len() - last..text.len() {
+            assert_eq!(tail_start(text, max), last, "max {max}");
+        }
+        assert_eq!(&text[tail_start(text, 6)..], "end\n");
+        // A block start that is not complete yet (the line may still become a list item).
+        assert_eq!(next_block_start("a\n\n12", 0), None);
+        assert_eq!(next_block_start("a\n\n12. x\n", 0), None);
+        assert_eq!(next_block_start("a\n\n12 x\n", 0), Some(3));
+        assert_eq!(next_block_start("```\na\n\nb\n```\n", 0), None);
     }
 
     #[test]

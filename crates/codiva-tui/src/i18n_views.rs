@@ -1,6 +1,6 @@
 //! The words of the finishing and picking views (restore list, merge confirmation, diff view,
 //! model picker, config view, list filter, rename, shell and editor, git fixes, a cut message's
-//! footer, the whole-message view and search), in English and
+//! footer or header and a streaming reply's first row, the whole-message view and search), in English and
 //! Japanese. A part of the catalogue in its own file so that `i18n.rs` stays small; the same
 //! rules: an exhaustive `match` per language and the same `{n}` placeholders in both (tested).
 
@@ -19,6 +19,8 @@ macro_rules! view_keys {
 
 view_keys![
     CutFooter,
+    CutHeader,
+    StreamHidden,
     MessageTitle,
     MessageLoading,
     MessageCannotRead,
@@ -101,6 +103,8 @@ pub fn text(lang: Lang, key: V) -> &'static str {
 fn en(key: V) -> &'static str {
     match key {
         V::CutFooter => "… {0} more not shown · Enter in the log opens the whole message",
+        V::CutHeader => "↑ {0} above not shown — Enter for all",
+        V::StreamHidden => "↑ {0} above not shown",
         V::MessageTitle => "The whole message ({0})",
         V::MessageLoading => "reading the message from the agent's transcript…",
         V::MessageCannotRead => "The whole message cannot be shown:",
@@ -189,6 +193,8 @@ fn en(key: V) -> &'static str {
 fn ja(key: V) -> &'static str {
     match key {
         V::CutFooter => "… ほか {0} は表示していません · ログで Enter を押すと全文を開きます",
+        V::CutHeader => "↑ 上の {0} は表示していません — Enter で全文",
+        V::StreamHidden => "↑ 上の {0} は表示していません",
         V::MessageTitle => "メッセージ全文（{0}）",
         V::MessageLoading => "エージェントの記録からメッセージを読んでいます…",
         V::MessageCannotRead => "メッセージ全文を表示できません:",

@@ -10,9 +10,10 @@
 //!   last row then says how many rows are below.
 //! - **Rows.** Each entry is its lines plus one empty row; every line is exactly one row (an
 //!   empty line keeps its height) and is clipped at the right edge, never squeezed.
-//! - **Streaming.** The message being written is plain wrapped text after the last entry,
-//!   re-wrapped only from its last row on each delta ([`stream`]); the completed assistant entry
-//!   (Markdown) replaces it. A retrying request shows as one dim row after it.
+//! - **Streaming.** The message being written is Markdown after the last entry, rendered by
+//!   the completed message's rules one block at a time: a frame after a delta renders only the
+//!   block being written ([`stream`]); the completed assistant entry replaces it without moving
+//!   its rows. A retrying request shows as one dim row after it.
 //! - **Cards.** Tool calls, folds of calls, subagents and thinking blocks are cards that open
 //!   and close ([`cards`], [`cursor`]). Opening, closing, selecting or animating a card changes
 //!   its entry's revision and re-measures that entry alone (a fold: its calls); a subagent's own
@@ -349,12 +350,7 @@ impl LogView {
     /// Row `row` after the entries: the streaming text, then the retry row.
     fn tail_line(&self, row: usize) -> Option<Line<'static>> {
         match self.stream.row(row) {
-            Some(StreamRow::Text(text)) => {
-                return Some(Line::from(Span::styled(
-                    block::display(text),
-                    theme::text(),
-                )));
-            }
+            Some(StreamRow::Text(line)) => return Some(line.clone()),
             Some(StreamRow::Hidden(bytes)) => {
                 return Some(Line::from(Span::styled(hidden_text(bytes), theme::dim())));
             }
@@ -655,6 +651,7 @@ impl LogView {
             self.reindex();
         }
         self.stream.set_width(width);
+        self.stream.prepare();
     }
 
     /// Measures every entry at the index width (a width change, a load). An entry that has to
@@ -772,9 +769,13 @@ fn status_text(below: usize) -> String {
     format!("{} {more}", glyph::MORE_BELOW)
 }
 
-/// The first row of a streaming reply longer than the memory cap.
+/// The first row of a streaming reply longer than the memory cap (the completed message's
+/// first row says the same and that Enter opens it all).
 fn hidden_text(bytes: usize) -> String {
-    format!("{} {bytes} earlier bytes not kept", glyph::MORE_ABOVE)
+    crate::i18n_views::vtf(
+        crate::i18n_views::V::StreamHidden,
+        &[&cut_message::byte_size(bytes)],
+    )
 }
 
 fn line_text(line: &Line<'_>) -> String {

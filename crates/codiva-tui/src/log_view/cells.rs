@@ -115,9 +115,9 @@ pub(crate) fn entry_rows(
     let lines = match &entry.kind {
         EntryKind::User { text } => user(text, room),
         EntryKind::Assistant { text } => {
-            let (text, footer) = super::cut_message::split(text, room);
-            let rendered = assistant_rendered(text, room);
-            let base = block.lines.len();
+            let split = super::cut_message::split(text, room);
+            let rendered = assistant_rendered(split.text, room);
+            let base = block.lines.len() + split.header.len();
             if indent == 0 {
                 block.links.extend(rendered.links.into_iter().map(|link| {
                     crate::markdown::LinkSpan {
@@ -135,8 +135,9 @@ pub(crate) fn entry_rows(
                         ..code
                     }),
             );
-            let mut lines = rendered.lines;
-            lines.extend(footer);
+            let mut lines = split.header;
+            lines.extend(rendered.lines);
+            lines.extend(split.footer);
             lines
         }
         EntryKind::Note { level, text, code } => {

@@ -1,11 +1,14 @@
-//! Assistant messages the log cut at the memory cap (`session_log::cut_text`): the block shows
-//! the kept part and, instead of the core's `… [N more bytes]` marker, a dim footer that says
-//! how much is hidden and that Enter opens the whole message (read back from the agent's
-//! transcript into the full-message view). Also which cut message Enter opens: the lowest one
-//! on screen.
+//! Assistant messages the log cut at the memory cap (`codiva_protocol::text::cut`): the block
+//! shows the kept part and, instead of the core's marker, a dim row that says how much is hidden
+//! and that Enter opens the whole message (read back from the agent's transcript into the
+//! full-message view). The log keeps a reply's end, so that row comes first (`↑ 300.0 KiB above
+//! not shown — Enter for all`), where the streaming reply said what it no longer kept: the
+//! rows its reader followed stay where they were when it completes. A message cut by an older
+//! log (its start kept) has the row last. Also which cut message Enter opens: the lowest one on
+//! screen.
 
 use codiva_protocol::log::EntryKind;
-use codiva_protocol::text::cut_text;
+use codiva_protocol::text::{Kept, cut};
 use ratatui::text::Line;
 
 use super::LogView;
@@ -26,26 +29,48 @@ pub fn byte_size(bytes: usize) -> String {
     }
 }
 
-/// An assistant text's part to render and, when the log cut it, the footer rows (wrapped to
-/// `width` cells).
-pub(super) fn split(text: &str, width: usize) -> (&str, Vec<Line<'static>>) {
-    match cut_text(text) {
-        Some((kept, cut)) => {
-            let footer = vtf(V::CutFooter, &[&byte_size(cut)]);
-            let rows = wrap_text(&footer, width.max(1))
-                .into_iter()
-                .map(|row| Line::styled(footer[row.start..row.end].to_owned(), theme::dim()))
-                .collect();
-            (kept, rows)
-        }
-        None => (text, Vec::new()),
+/// An assistant text as the log shows it: the part to render as Markdown, and the dim rows
+/// (wrapped to `width` cells) that say what the log cut, before it or after it.
+pub(super) struct Split<'a> {
+    pub text: &'a str,
+    pub header: Vec<Line<'static>>,
+    pub footer: Vec<Line<'static>>,
+}
+
+pub(super) fn split(text: &str, width: usize) -> Split<'_> {
+    let Some(cut) = cut(text) else {
+        return Split {
+            text,
+            header: Vec::new(),
+            footer: Vec::new(),
+        };
+    };
+    match cut.end {
+        Kept::Tail => Split {
+            text: cut.kept,
+            header: dim_rows(&vtf(V::CutHeader, &[&byte_size(cut.cut)]), width),
+            footer: Vec::new(),
+        },
+        Kept::Head => Split {
+            text: cut.kept,
+            header: Vec::new(),
+            footer: dim_rows(&vtf(V::CutFooter, &[&byte_size(cut.cut)]), width),
+        },
     }
+}
+
+/// `text` wrapped to `width` cells, dim.
+pub(super) fn dim_rows(text: &str, width: usize) -> Vec<Line<'static>> {
+    wrap_text(text, width.max(1))
+        .into_iter()
+        .map(|row| Line::styled(text[row.start..row.end].to_owned(), theme::dim()))
+        .collect()
 }
 
 /// The whole size of an assistant message the log cut (the kept part and the cut bytes).
 fn cut_size(kind: &EntryKind) -> Option<usize> {
     match kind {
-        EntryKind::Assistant { text } => cut_text(text).map(|(kept, cut)| kept.len() + cut),
+        EntryKind::Assistant { text } => cut(text).map(|cut| cut.kept.len() + cut.cut),
         _ => None,
     }
 }

@@ -1,33 +1,58 @@
-//! The message being written: plain text, wrapped once per width and then incrementally. Greedy
-//! wrapping decides a row only from the text before it, so a delta can change nothing but the
-//! last row: appending re-wraps from the last row's start, and the rows above keep their byte
-//! ranges (a delta costs the size of the last row plus the delta, not of the message).
+//! The message being written, drawn by the same Markdown rules as the completed message that
+//! replaces it, so nothing the reader follows moves when it completes.
 //!
-//! Memory is capped like a log entry's text ([`MAX_MESSAGE_TEXT`]), but from the other end: a
-//! reply longer than the cap keeps its newest half-cap and a first row says how many bytes went
-//! before, so the tail keeps following however long the reply (the completed entry then shows
-//! the message's head, cut by the core, with the count of what is not kept).
+//! Markdown is rendered per block, not per delta of the whole text: the text is cut into pieces
+//! at [`codiva_protocol::text::next_block_start`] (a top-level block nothing before it reaches into), and pieces
+//! rendered apart read exactly as the whole rendered at once, one blank row between them. A
+//! settled piece is rendered once per width; only the open last piece is rendered again, once
+//! per frame that follows a delta ([`StreamText::prepare`]). The cost of a delta is the size of
+//! the block being written, not of the message.
+//!
+//! Memory is capped like a log entry's text ([`MAX_MESSAGE_TEXT`]), and from the same end: a
+//! reply longer than the cap keeps its newest half-cap (cut at a block start, as the core cuts
+//! the completed message at one) and a first row says how much went before, so the tail keeps
+//! following however long the reply; the completed entry keeps the end too, with a first row
+//! that says what is not kept and that Enter opens it all.
 
-use codiva_protocol::text::{MAX_MESSAGE_TEXT, ceil_boundary};
+use codiva_protocol::text::{BlockScan, MAX_MESSAGE_TEXT, tail_start};
+use ratatui::text::Line;
 
-use crate::width::{Row, wrap_text};
+use super::cells::assistant;
 
 #[derive(Debug, Default)]
 pub(crate) struct StreamText {
     text: String,
-    rows: Vec<Row>,
-    /// The width `rows` are wrapped at; 0 before the first wrap.
+    /// The width the rows are rendered at; 0 before the first.
     width: u16,
+    /// Settled pieces: where each starts in `text` (the first at 0) and its first row in
+    /// `settled`.
+    pieces: Vec<Piece>,
+    /// The settled pieces' rows at `width`, one blank row between pieces.
+    settled: Vec<Line<'static>>,
+    /// Where the open piece starts in `text`: the end of the settled ones.
+    open_start: usize,
+    /// The search for the open piece's end (reads each byte once).
+    scan: BlockScan,
+    /// The open piece's rows at `width`, as of the last [`StreamText::prepare`].
+    open: Vec<Line<'static>>,
+    /// The open piece changed since it was rendered.
+    open_stale: bool,
     /// Bytes of the message dropped from the front to keep within the cap.
     hidden: usize,
 }
 
+#[derive(Debug, Clone, Copy)]
+struct Piece {
+    start: usize,
+    row: usize,
+}
+
 /// One row of the streaming text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum StreamRow<'a> {
     /// The first row of a message cut at the cap: how many bytes are not shown.
     Hidden(usize),
-    Text(&'a str),
+    Text(&'a Line<'static>),
 }
 
 impl StreamText {
@@ -54,86 +79,166 @@ impl StreamText {
         if delta.is_empty() {
             return;
         }
-        let start = self.rows.pop().map_or(0, |row| row.start);
         self.text.push_str(delta);
-        if self.width > 0 {
-            self.wrap_from(start);
-        }
+        self.open_stale = true;
+        self.settle();
         if self.text.len() > MAX_MESSAGE_TEXT {
             self.drop_front(self.text.len() - MAX_MESSAGE_TEXT / 2);
         }
     }
 
-    /// Drops the text before byte `want` (rounded up to a row start, so the rows after keep
-    /// their wrapping); the cost is paid once per half-cap of growth.
+    /// Renders the pieces that became complete (once each).
+    fn settle(&mut self) {
+        while let Some(end) = self.scan.next(&self.text) {
+            let row = self.settled_rows_with_gap();
+            self.pieces.push(Piece {
+                start: self.open_start,
+                row,
+            });
+            if self.width > 0 {
+                let rows = assistant(&self.text[self.open_start..end], usize::from(self.width));
+                if !self.settled.is_empty() {
+                    self.settled.push(Line::default());
+                }
+                self.settled.extend(rows);
+            }
+            self.open_start = end;
+        }
+    }
+
+    /// Where the next settled piece's rows start.
+    fn settled_rows_with_gap(&self) -> usize {
+        self.settled.len() + usize::from(!self.settled.is_empty())
+    }
+
+    /// Keeps the text from the first block start at or after byte `want` (where the core's cut
+    /// would fall), so the rows after it keep their rendering; the cost is paid once per
+    /// half-cap of growth.
     fn drop_front(&mut self, want: usize) {
-        let want = ceil_boundary(&self.text, want);
-        let at_row = self.rows.iter().map(|row| row.start).find(|&s| s >= want);
-        let cut = at_row
-            .or_else(|| self.text[want..].find('\n').map(|i| want + i + 1))
-            .unwrap_or(want);
+        let first = self.pieces.partition_point(|piece| piece.start < want);
+        let cut = match self.pieces.get(first) {
+            Some(piece) => piece.start,
+            None if self.open_start >= want => self.open_start,
+            // One block longer than the cap: where the core would cut it.
+            None => tail_start(&self.text, self.text.len() - want),
+        };
+        if cut == 0 {
+            return;
+        }
         self.text.drain(..cut);
         self.hidden += cut;
-        let first = self.rows.partition_point(|row| row.start < cut);
-        self.rows.drain(..first);
-        for row in &mut self.rows {
-            row.start -= cut;
-            row.end -= cut;
+        if cut <= self.open_start {
+            let row = self.pieces.get(first).map_or(self.settled.len(), |p| p.row);
+            self.settled.drain(..row.min(self.settled.len()));
+            self.pieces.drain(..first);
+            for piece in &mut self.pieces {
+                piece.start -= cut;
+                piece.row -= row;
+            }
+            self.open_start -= cut;
+            self.scan = self.scan.shifted(cut);
+        } else {
+            self.pieces.clear();
+            self.settled.clear();
+            self.open_start = 0;
+            self.scan = BlockScan::new(0);
+            self.open_stale = true;
         }
+        // A piece may start at the new front.
+        self.settle();
     }
 
     pub(crate) fn clear(&mut self) {
-        self.text = String::new();
-        self.rows = Vec::new();
-        self.hidden = 0;
+        *self = Self {
+            width: self.width,
+            ..Self::default()
+        };
     }
 
-    /// Wraps at `width` (the whole text once when the width changes).
+    /// Renders at `width` (every piece once when the width changes).
     pub(crate) fn set_width(&mut self, width: u16) {
-        if width != self.width {
-            self.width = width;
-            self.rows.clear();
-            self.wrap_from(0);
-        }
-    }
-
-    fn wrap_from(&mut self, start: usize) {
-        if self.text.is_empty() {
+        if width == self.width {
             return;
         }
-        let tail = &self.text[start..];
-        self.rows.extend(
-            wrap_text(tail, usize::from(self.width.max(1)))
-                .into_iter()
-                .map(|row| Row {
-                    start: row.start + start,
-                    end: row.end + start,
-                    width: row.width,
-                }),
-        );
-    }
-
-    /// Rows at the width last set. A final newline does not show an empty row (the next
-    /// delta fills it).
-    pub(crate) fn rows(&self) -> usize {
-        let text_rows = match self.rows.last() {
-            Some(last) if last.start == self.text.len() && self.text.ends_with('\n') => {
-                self.rows.len() - 1
+        self.width = width;
+        self.settled.clear();
+        let starts: Vec<usize> = self.pieces.iter().map(|piece| piece.start).collect();
+        let ends = starts.iter().skip(1).copied().chain([self.open_start]);
+        for (piece, (start, end)) in self.pieces.iter_mut().zip(starts.iter().zip(ends)) {
+            piece.row = self.settled.len() + usize::from(!self.settled.is_empty());
+            if width > 0 {
+                if !self.settled.is_empty() {
+                    self.settled.push(Line::default());
+                }
+                self.settled
+                    .extend(assistant(&self.text[*start..end], usize::from(width)));
             }
-            _ => self.rows.len(),
-        };
-        text_rows + usize::from(self.hidden > 0)
+        }
+        self.open_stale = true;
+        self.prepare();
     }
 
-    /// Rows at another width (a full wrap).
+    /// Renders the open piece again if it changed (once per frame, before drawing).
+    pub(crate) fn prepare(&mut self) {
+        if !self.open_stale || self.width == 0 {
+            return;
+        }
+        self.open_stale = false;
+        self.open = if self.open_start < self.text.len() {
+            assistant(&self.text[self.open_start..], usize::from(self.width))
+        } else {
+            Vec::new()
+        };
+        if self
+            .open
+            .iter()
+            .all(|line| line.spans.is_empty() || blank(line))
+        {
+            self.open.clear();
+        }
+    }
+
+    /// The blank row between the settled rows and the open piece's, when both have rows.
+    fn gap(&self) -> usize {
+        usize::from(!self.settled.is_empty() && !self.open.is_empty())
+    }
+
+    /// Rows at the width last set, as of the last [`StreamText::prepare`].
+    pub(crate) fn rows(&self) -> usize {
+        if self.text.is_empty() {
+            return 0;
+        }
+        usize::from(self.hidden > 0) + self.settled.len() + self.gap() + self.open.len()
+    }
+
+    /// Rows at another width (a full render).
     pub(crate) fn rows_at(&self, width: u16) -> usize {
         if self.text.is_empty() {
             return 0;
         }
-        wrap_text(&self.text, usize::from(width.max(1))).len() + usize::from(self.hidden > 0)
+        let mut rows = usize::from(self.hidden > 0);
+        let mut start = 0;
+        let mut any = false;
+        let ends = self
+            .pieces
+            .iter()
+            .skip(1)
+            .map(|piece| piece.start)
+            .chain([self.open_start, self.text.len()]);
+        for end in ends {
+            if end > start {
+                let piece = assistant(&self.text[start..end], usize::from(width.max(1)));
+                if !piece.is_empty() {
+                    rows += piece.len() + usize::from(any);
+                    any = true;
+                }
+            }
+            start = end;
+        }
+        rows
     }
 
-    /// Row `row`: the note of what is hidden first (if anything is), then the text's rows.
+    /// Row `row`: the note of what is hidden first (if anything is), then the rendered rows.
     pub(crate) fn row(&self, row: usize) -> Option<StreamRow<'_>> {
         if row >= self.rows() {
             return None;
@@ -142,29 +247,77 @@ impl StreamText {
             Some(row) => row,
             None => return Some(StreamRow::Hidden(self.hidden)),
         };
-        self.rows
-            .get(row)
-            .map(|r| StreamRow::Text(&self.text[r.start..r.end]))
+        if let Some(line) = self.settled.get(row) {
+            return Some(StreamRow::Text(line));
+        }
+        let row = row - self.settled.len();
+        if self.gap() == 1 && row == 0 {
+            return Some(StreamRow::Text(&BLANK));
+        }
+        self.open.get(row - self.gap()).map(StreamRow::Text)
     }
+}
+
+static BLANK: Line<'static> = Line {
+    style: ratatui::style::Style::new(),
+    alignment: None,
+    spans: Vec::new(),
+};
+
+fn blank(line: &Line<'_>) -> bool {
+    line.spans.iter().all(|span| span.content.trim().is_empty())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use codiva_protocol::text::ceil_boundary;
 
+    /// The rows as text (the hidden row as `↑ N`).
+    fn shown(stream: &mut StreamText) -> Vec<String> {
+        stream.prepare();
+        (0..stream.rows())
+            .map(|row| match stream.row(row) {
+                Some(StreamRow::Text(line)) => {
+                    line.spans.iter().map(|s| s.content.as_ref()).collect()
+                }
+                Some(StreamRow::Hidden(bytes)) => format!("↑ {bytes}"),
+                None => panic!("row {row} of {}", stream.rows()),
+            })
+            .collect()
+    }
+
+    fn completed(text: &str, width: u16) -> Vec<String> {
+        assistant(text, usize::from(width))
+            .iter()
+            .map(|line| line.spans.iter().map(|s| s.content.as_ref()).collect())
+            .collect()
+    }
+
+    const MARKDOWN: &str = "# Plan 日本語\n\nHello **wonderful** world,\nthis is 日本語のテキスト with emoji 🎌 and a-very-long-word-here.\n\n1. one\n2. two\n\n   still two\n\n3. three\n\n- a\n  - nested\n\n> quoted\n>\n> more\n\n```rust\nfn main() {}\n\nlet x = 1;\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nA paragraph\nacross lines.\n\n\n\nEnd";
+
+    /// Regression (issue 24): the streaming reply was plain text and the completed one
+    /// Markdown, so the rows the reader followed jumped when it completed. At every point of
+    /// the stream and at every width, the rows are the Markdown of the text so far, rendered
+    /// at once, as the completed message is.
     #[test]
-    fn incremental_wrap_matches_wrapping_at_once() {
-        let text = "Hello wonderful world,\nthis is 日本語のテキスト with emoji 🎌 and a-very-long-word-here.\n\nEnd";
-        let mut stream = StreamText::default();
-        stream.set_width(9);
-        for (i, c) in text.char_indices() {
-            stream.push(&text[i..i + c.len_utf8()]);
+    fn streaming_rows_are_the_completed_messages_rows() {
+        for width in [9, 40, 80] {
+            let mut stream = StreamText::default();
+            stream.set_width(width);
+            for (i, c) in MARKDOWN.char_indices() {
+                stream.push(&MARKDOWN[i..i + c.len_utf8()]);
+                if c == '\n' || i % 7 == 0 {
+                    let so_far = &MARKDOWN[..i + c.len_utf8()];
+                    assert_eq!(shown(&mut stream), completed(so_far, width), "{so_far:?}");
+                }
+            }
+            assert_eq!(shown(&mut stream), completed(MARKDOWN, width));
+            assert_eq!(stream.rows_at(width), stream.rows());
+            // Another width: the whole rendered again, the same as the completed message.
+            stream.set_width(width + 3);
+            assert_eq!(shown(&mut stream), completed(MARKDOWN, width + 3));
         }
-        let mut once = StreamText::default();
-        once.set(text);
-        once.set_width(9);
-        assert_eq!(stream.rows, once.rows);
-        assert_eq!(stream.rows, wrap_text(text, 9));
     }
 
     /// Regression: a reply longer than the cap kept growing in the core but froze on screen.
@@ -176,56 +329,52 @@ mod tests {
         let mut sent = 0;
         let mut line = 0;
         while sent < 3 * MAX_MESSAGE_TEXT {
-            let delta = format!("line {line} of a long reply, with some words\n");
+            let delta = format!("Line {line} of a long reply, with some words\n\n");
             sent += delta.len();
             stream.push(&delta);
             line += 1;
         }
         assert!(stream.text().len() <= MAX_MESSAGE_TEXT);
-        // The last line sent is the last row on screen (wrapped in two at 40 columns).
-        let rows = stream.rows();
-        let text_of = |row| match stream.row(row) {
-            Some(StreamRow::Text(text)) => text.trim_end().to_owned(),
-            other => panic!("expected text, got {other:?}"),
-        };
+        // The last paragraph sent is the last rows on screen (wrapped in two at 40 columns).
+        let rows = shown(&mut stream);
         assert_eq!(
-            format!("{} {}", text_of(rows - 2), text_of(rows - 1)),
-            format!("line {} of a long reply, with some words", line - 1)
+            format!(
+                "{} {}",
+                rows[rows.len() - 2].trim_end(),
+                rows[rows.len() - 1].trim_end()
+            ),
+            format!("Line {} of a long reply, with some words", line - 1)
         );
-        let Some(StreamRow::Hidden(hidden)) = stream.row(0) else {
-            panic!("the first row says what is hidden");
-        };
-        assert_eq!(hidden + stream.text().len(), sent);
-        // The kept rows are exactly the wrap of the kept text (cut at a row start).
-        let mut once = StreamText::default();
-        once.set(stream.text());
-        once.set_width(40);
-        assert_eq!(stream.rows, once.rows);
+        assert_eq!(rows[0], format!("↑ {}", sent - stream.text().len()));
+        // The kept rows are exactly the Markdown of the kept text.
+        assert_eq!(rows[1..], completed(stream.text(), 40));
     }
 
     /// Regression: a reply over the cap with non-ASCII text, streaming in a session that is not
     /// open (no width: no rows to cut at), crashed the UI cutting inside a character. Every
-    /// width (0 too), every phase of the cap, deltas of every size.
+    /// width (0 too), every phase of the cap, deltas of every size, with and without lines.
     #[test]
     fn a_multibyte_reply_past_the_cap_is_cut_on_boundaries_at_any_width() {
-        let piece = "日本語のテキスト é 🎌 ";
-        for width in [None, Some(0), Some(1), Some(80)] {
-            for step in [3, 5, 4096, 70_001] {
-                let mut stream = StreamText::default();
-                if let Some(width) = width {
-                    stream.set_width(width);
-                }
-                let text: String = piece.repeat(2 * MAX_MESSAGE_TEXT / piece.len() + 3);
-                let mut sent = 0;
-                while sent < text.len() {
-                    let end = ceil_boundary(&text, sent + step);
-                    stream.push(&text[sent..end]);
-                    sent = end;
-                }
-                assert!(stream.text().len() <= MAX_MESSAGE_TEXT);
-                assert!(text.ends_with(stream.text()));
-                for row in 0..stream.rows() {
-                    assert!(stream.row(row).is_some());
+        for piece in ["日本語のテキスト é 🎌 ", "日本語\n\né 🎌\n"] {
+            for width in [None, Some(0), Some(1), Some(80)] {
+                for step in [3, 5, 4096, 70_001] {
+                    let mut stream = StreamText::default();
+                    if let Some(width) = width {
+                        stream.set_width(width);
+                    }
+                    let text: String = piece.repeat(2 * MAX_MESSAGE_TEXT / piece.len() + 3);
+                    let mut sent = 0;
+                    while sent < text.len() {
+                        let end = ceil_boundary(&text, sent + step);
+                        stream.push(&text[sent..end]);
+                        sent = end;
+                    }
+                    assert!(stream.text().len() <= MAX_MESSAGE_TEXT);
+                    assert!(text.ends_with(stream.text()));
+                    stream.prepare();
+                    for row in 0..stream.rows() {
+                        assert!(stream.row(row).is_some());
+                    }
                 }
             }
         }

@@ -102,7 +102,8 @@ fn stream(app: &mut App, from: usize, to: usize) {
             let words: Vec<&str> = (0..10)
                 .map(|i| WORDS[(n * 3 + i * (n % 5 + 1)) % 7])
                 .collect();
-            format!("Line {n} of the reply: {}.\n", words.join(" "))
+            // A hard break: streaming text is Markdown, and each line is a row of its own.
+            format!("Line {n} of the reply: {}.  \n", words.join(" "))
         })
         .collect();
     app.handle(UiEvent::Manager(Box::new(ManagerEvent::Event {

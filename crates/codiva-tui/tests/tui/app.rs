@@ -135,7 +135,8 @@ fn detail_streaming_a_long_reply_follows_the_tail() {
     let mut app = detail_app();
     let mut text = String::new();
     for line in 0..500 {
-        text.push_str(&format!("streamed line {line} 日本語 🎌\n"));
+        // A hard break: one row a line, Markdown while streaming as after.
+        text.push_str(&format!("streamed line {line} 日本語 🎌  \n"));
     }
     event(
         &mut app,

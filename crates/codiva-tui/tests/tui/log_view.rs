@@ -150,9 +150,10 @@ fn cells(buffer: &Buffer, rows: u16) -> Vec<ratatui::buffer::Cell> {
     buffer.content[..width * usize::from(rows)].to_vec()
 }
 
+/// Lines of a reply, one row each (hard breaks: the reply is Markdown while it streams too).
 fn streaming_reply(lines: usize) -> String {
     (1..=lines)
-        .map(|i| format!("line {i:03}: the quick brown fox jumps over the lazy dog\n"))
+        .map(|i| format!("line {i:03}: the quick brown fox jumps over the lazy dog  \n"))
         .collect()
 }
 
@@ -263,7 +264,7 @@ fn a_reply_past_the_memory_cap_keeps_following_and_counts_what_is_hidden() {
         let mut line = 0;
         let mut sent = 0;
         while sent < 1024 * 1024 {
-            let delta = format!("line {line:05}: the quick brown fox jumps over the lazy dog\n");
+            let delta = format!("line {line:05}: the quick brown fox jumps over the lazy dog  \n");
             sent += delta.len();
             view.push_stream(&delta);
             line += 1;
@@ -299,7 +300,8 @@ fn scrolled_inside_the_stream_the_view_stays_when_it_completes() {
     view.set_streaming(&reply);
     let mut term = terminal(80, 24);
     draw(&mut term, &mut view);
-    view.scroll_up(10);
+    // A paragraph's row at the top (the stream, Markdown, shows no empty row after its last).
+    view.scroll_up(11);
     let before = draw(&mut term, &mut view);
     assert!(row(&before, 0).starts_with("paragraph"));
     // The completed message replaces the stream (the reset comes first, as the session sends
@@ -470,6 +472,7 @@ fn big_log(entries: u64) -> Vec<LogEntry> {
 /// Tool, fold, subagent and thinking cards; the compaction divider and the retry row.
 mod cards;
 mod code;
+mod cut_reply;
 mod question_cards;
 
 #[test]
