@@ -32,8 +32,18 @@ fn a_cut_reply_is_read_back_whole_from_the_transcript() {
         .collect();
     assert_eq!(cut.len(), 1, "{entries:?}");
     let kept = cut[0]["text"].as_str().unwrap();
-    assert!(kept.ends_with(" more bytes]"), "the log keeps a cut copy");
     assert!(kept.len() < long.len());
+    // The log keeps the reply's end, the one its reader followed (issue 24), after a marker of
+    // how much went before: `[N more bytes] …` and a newline.
+    let (marker, end) = kept.split_once('\n').unwrap();
+    let count: usize = marker
+        .strip_prefix('[')
+        .and_then(|rest| rest.strip_suffix(" more bytes] …"))
+        .and_then(|count| count.parse().ok())
+        .unwrap_or_else(|| panic!("the log keeps a cut copy: {marker:?}"));
+    assert!(long.ends_with(end), "the end is kept");
+    assert!(end.len() <= 256 * 1024 && end.ends_with("長い回答\n"));
+    assert_eq!(count + end.len(), long.len());
 
     let full = server.ok(
         "session/fullMessage",
