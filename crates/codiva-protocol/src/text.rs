@@ -69,7 +69,16 @@ pub fn truncate_front(text: String, max: usize) -> String {
         return text;
     }
     let at = tail_start(&text, max);
-    format!("{FRONT_MARKER_START}{at}{FRONT_MARKER_END}{}", &text[at..])
+    front_marked(at, &text[at..])
+}
+
+/// `kept`, the end of a text whose first `cut` bytes are not kept, in [`truncate_front`]'s form
+/// (`kept` alone when nothing was cut).
+pub fn front_marked(cut: usize, kept: &str) -> String {
+    if cut == 0 {
+        return kept.to_owned();
+    }
+    format!("{FRONT_MARKER_START}{cut}{FRONT_MARKER_END}{kept}")
 }
 
 /// Where the kept end of `text` starts when at most `max` bytes of it are kept: the first

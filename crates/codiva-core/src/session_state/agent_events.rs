@@ -79,11 +79,11 @@ impl SessionState {
                 self.reset_stream();
             }
             AgentEvent::TextDelta { text } => {
-                // The snapshot's copy is capped; the deltas always go out, so a front end
-                // keeps following a reply longer than the cap (it caps its own copy).
-                if self.stream_text.len() < crate::session_log::MAX_MESSAGE_TEXT {
-                    self.stream_text.push_str(&text);
-                }
+                // The snapshot's copy is capped from the front, as the log caps the completed
+                // message: a client that attaches mid-stream gets the end, after a
+                // `[N more bytes] …` line, and the deltas that follow continue it. The deltas
+                // always go out, so a front end keeps following (it caps its own copy).
+                push_capped_stream(&mut self.stream_text, &text);
                 // Deltas reduced together (a batch of lines) leave as one event.
                 match self.outbox.last_mut() {
                     Some(SessionEvent::Stream {
@@ -537,4 +537,23 @@ impl SessionState {
             });
         }
     }
+}
+
+/// Appends `delta` to a streaming text kept within the per-message cap: past it, the text keeps
+/// its newest half-cap, from a block start, after a marker of how much went before (the form
+/// the log gives the completed message, `text::truncate_front`).
+fn push_capped_stream(stream: &mut String, delta: &str) {
+    use crate::session_log::MAX_MESSAGE_TEXT;
+    use codiva_protocol::text::{Kept, cut, front_marked, tail_start};
+    if stream.len() + delta.len() <= MAX_MESSAGE_TEXT {
+        stream.push_str(delta);
+        return;
+    }
+    let (hidden, mut kept) = match cut(stream) {
+        Some(cut) if cut.end == Kept::Tail => (cut.cut, cut.kept.to_owned()),
+        _ => (0, std::mem::take(stream)),
+    };
+    kept.push_str(delta);
+    let at = tail_start(&kept, MAX_MESSAGE_TEXT / 2);
+    *stream = front_marked(hidden + at, &kept[at..]);
 }

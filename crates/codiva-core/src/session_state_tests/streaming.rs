@@ -49,6 +49,36 @@ fn deltas_past_the_message_cap_are_still_sent() {
     assert!(run.state.streaming_text().len() <= crate::session_log::MAX_MESSAGE_TEXT);
 }
 
+/// Regression (issue 24): the snapshot's copy of a reply past the cap kept its start, so a
+/// client attaching mid-stream showed the start with the next deltas glued to it. It keeps the
+/// end, after the marker the completed entry has, and the count adds up to what was sent.
+#[test]
+fn the_snapshot_of_a_reply_past_the_cap_keeps_its_end() {
+    use codiva_protocol::text::{Kept, cut};
+    let mut run = Run::of(running());
+    let mut sent = String::new();
+    let mut part = 0;
+    while sent.len() < 3 * crate::session_log::MAX_MESSAGE_TEXT {
+        part += 1;
+        let delta = format!("## 第{part}部\n\n日本語の段落 é 🎌 {part}.\n\n");
+        sent.push_str(&delta);
+        run.apply(agent(AgentEvent::TextDelta { text: delta }));
+        let streaming = run.state.streaming_text();
+        assert!(streaming.len() <= crate::session_log::MAX_MESSAGE_TEXT + 32);
+        match cut(streaming) {
+            Some(cut) => {
+                assert_eq!(cut.end, Kept::Tail);
+                assert!(sent.ends_with(cut.kept));
+                assert_eq!(cut.cut + cut.kept.len(), sent.len());
+                let block = cut.kept.starts_with("## 第") || cut.kept.starts_with("日本語");
+                assert!(block, "from a block start: {:?}", &cut.kept[..20]);
+            }
+            None => assert_eq!(streaming, sent),
+        }
+    }
+    assert!(cut(run.state.streaming_text()).is_some());
+}
+
 #[test]
 fn usage_is_counted_once_per_message() {
     let block = |message_id: &str, text: &str, input: u64, output: u64| {

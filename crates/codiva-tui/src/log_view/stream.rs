@@ -14,7 +14,7 @@
 //! following however long the reply; the completed entry keeps the end too, with a first row
 //! that says what is not kept and that Enter opens it all.
 
-use codiva_protocol::text::{BlockScan, MAX_MESSAGE_TEXT, tail_start};
+use codiva_protocol::text::{BlockScan, Kept, MAX_MESSAGE_TEXT, cut, tail_start};
 use ratatui::text::Line;
 
 use super::cells::assistant;
@@ -64,8 +64,16 @@ impl StreamText {
         self.text.is_empty()
     }
 
-    /// Replaces the text (an extension of the current text is appended instead).
+    /// Replaces the text (an extension of the current text is appended instead). A text the
+    /// core capped from the front (a session's snapshot of a reply past the cap: `[N more
+    /// bytes] …` then its end) shows its end after the row that counts what went before.
     pub(crate) fn set(&mut self, text: &str) {
+        if let Some(cut) = cut(text).filter(|cut| cut.end == Kept::Tail) {
+            self.clear();
+            self.hidden = cut.cut;
+            self.push(cut.kept);
+            return;
+        }
         match text.strip_prefix(self.text.as_str()) {
             Some(delta) if !self.text.is_empty() => self.push(delta),
             _ => {
@@ -347,6 +355,20 @@ mod tests {
         );
         assert_eq!(rows[0], format!("↑ {}", sent - stream.text().len()));
         // The kept rows are exactly the Markdown of the kept text.
+        assert_eq!(rows[1..], completed(stream.text(), 40));
+    }
+
+    /// A session's snapshot of a reply past the cap (the core keeps its end after a marker):
+    /// the end, after the row that counts what went before, and the deltas continue it.
+    #[test]
+    fn a_snapshot_cut_from_the_front_shows_its_end_and_the_count() {
+        let mut stream = StreamText::default();
+        stream.set_width(40);
+        stream.set("[300000 more bytes] …\n## 第9部\n\n日本語の段落。");
+        stream.push("続き。");
+        assert_eq!(stream.text(), "## 第9部\n\n日本語の段落。続き。");
+        let rows = shown(&mut stream);
+        assert_eq!(rows[0], "↑ 300000");
         assert_eq!(rows[1..], completed(stream.text(), 40));
     }
 
