@@ -118,24 +118,35 @@ enum Leave {
     Sigkill,
 }
 
+/// What the session asks.
+#[derive(Clone, Copy, PartialEq)]
+enum Ask {
+    Permission,
+    Question,
+}
+
 /// Issue 24: a prompt left waiting, the UI gone (`/exit` or SIGKILL) and `codiva` started
 /// again: the new UI takes the prompt from the session's snapshot, Ctrl+N finds it with its
 /// dialog, and answering it completes the turn.
-fn a_waiting_prompt_is_there_after_the_ui_comes_back(leave: Leave, question: bool) {
+fn a_waiting_prompt_is_there_after_the_ui_comes_back(leave: Leave, ask: Ask) {
+    let question = ask == Ask::Question;
     let mut ui = start(|_| {
-        let ask = if question {
-            Reply::tool_use(
-                "AskUserQuestion",
-                json!({"questions": [{"question": "Which greeting?", "header": "Greeting", "multiSelect": false,
-                    "options": [{"label": "Hello", "description": "plain"}, {"label": "Hi", "description": "short"}]}]}),
-            )
-        } else {
+        let bash = || {
             Reply::tool_use(
                 "Bash",
                 json!({"command": "touch said-hi.txt", "description": "say hi"}),
             )
         };
-        Script::new().then(ask).then(Reply::text("Said hi."))
+        match ask {
+            Ask::Question => Script::new()
+                .then(Reply::tool_use(
+                    "AskUserQuestion",
+                    json!({"questions": [{"question": "Which greeting?", "header": "Greeting", "multiSelect": false,
+                        "options": [{"label": "Hello", "description": "plain"}, {"label": "Hi", "description": "short"}]}]}),
+                ))
+                .then(Reply::text("Said hi.")),
+            Ask::Permission => Script::new().then(bash()).then(Reply::text("Said hi.")),
+        }
     });
     let dialog = if question {
         "Which greeting?"
@@ -202,15 +213,20 @@ fn a_waiting_prompt_is_there_after_the_ui_comes_back(leave: Leave, question: boo
 
 #[test]
 fn a_waiting_permission_is_there_after_the_ui_quit_and_came_back() {
-    a_waiting_prompt_is_there_after_the_ui_comes_back(Leave::Exit, false);
+    a_waiting_prompt_is_there_after_the_ui_comes_back(Leave::Exit, Ask::Permission);
 }
 
 #[test]
 fn a_waiting_permission_is_there_after_the_ui_was_killed() {
-    a_waiting_prompt_is_there_after_the_ui_comes_back(Leave::Sigkill, false);
+    a_waiting_prompt_is_there_after_the_ui_comes_back(Leave::Sigkill, Ask::Permission);
 }
 
 #[test]
 fn a_waiting_question_is_there_after_the_ui_quit_and_came_back() {
-    a_waiting_prompt_is_there_after_the_ui_comes_back(Leave::Exit, true);
+    a_waiting_prompt_is_there_after_the_ui_comes_back(Leave::Exit, Ask::Question);
+}
+
+#[test]
+fn a_waiting_question_is_there_after_the_ui_was_killed() {
+    a_waiting_prompt_is_there_after_the_ui_comes_back(Leave::Sigkill, Ask::Question);
 }
