@@ -171,6 +171,9 @@ impl LogView {
             entries.sort_by_key(|e| e.id);
         }
         entries.dedup_by_key(|e| e.id);
+        if self.stream.is_retired() {
+            self.stream.clear();
+        }
         let roles = fold::roles(entries.iter());
         self.agent_calls.clear();
         self.entries = entries
@@ -204,6 +207,10 @@ impl LogView {
             }
             Err(index) if index == self.entries.len() => {
                 let id = entry.id;
+                if self.stream.is_retired() {
+                    // The completed message (or what ended it) takes the retired rows' place.
+                    self.stream.clear();
+                }
                 let revision = self.bump();
                 self.entries.push(Stored {
                     entry,
@@ -257,13 +264,20 @@ impl LogView {
         self.stream.push(delta);
     }
 
+    /// The message being written is complete (or given up): its rows stay until the next
+    /// entry, the next streaming text or a retry replaces them, so the frames between the
+    /// session's reset and the completed entry (a large entry arrives later) show the same rows.
     pub fn reset_stream(&mut self) {
-        self.stream.clear();
+        self.stream.retire();
     }
 
-    /// The streaming text.
+    /// The streaming text (`""` once reset).
     pub fn streaming(&self) -> &str {
-        self.stream.text()
+        if self.stream.is_retired() {
+            ""
+        } else {
+            self.stream.text()
+        }
     }
 
     /// Draws the visible rows; scrolled up, the last row says how many rows are below.

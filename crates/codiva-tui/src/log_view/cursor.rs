@@ -52,6 +52,10 @@ impl LogView {
         self.retry = text
             .map(|text| display(text.lines().next().unwrap_or_default()))
             .filter(|text| !text.is_empty());
+        if self.retry.is_some() && self.stream.is_retired() {
+            // The attempt's text was given up: the retry row replaces it.
+            self.stream.clear();
+        }
     }
 
     /// A subagent's latest status (`SessionEvent::Subagent`); redraws the card of its call.

@@ -39,6 +39,9 @@ pub(crate) struct StreamText {
     open_stale: bool,
     /// Bytes of the message dropped from the front to keep within the cap.
     hidden: usize,
+    /// The session reset the stream (its message is complete): the rows stay on screen until
+    /// the completed entry replaces them, so no frame in between shows neither.
+    retired: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -60,14 +63,32 @@ impl StreamText {
         &self.text
     }
 
+    /// No message is being written (a retired one may still be shown).
     pub(crate) fn is_empty(&self) -> bool {
-        self.text.is_empty()
+        self.text.is_empty() || self.retired
+    }
+
+    /// The message is complete: its rows stay until [`StreamText::clear`] (the completed entry
+    /// arrived) or the next text.
+    pub(crate) fn retire(&mut self) {
+        if self.text.is_empty() {
+            self.clear();
+        } else {
+            self.retired = true;
+        }
+    }
+
+    pub(crate) fn is_retired(&self) -> bool {
+        self.retired
     }
 
     /// Replaces the text (an extension of the current text is appended instead). A text the
     /// core capped from the front (a session's snapshot of a reply past the cap: `[N more
     /// bytes] …` then its end) shows its end after the row that counts what went before.
     pub(crate) fn set(&mut self, text: &str) {
+        if self.retired {
+            self.clear();
+        }
         if let Some(cut) = cut(text).filter(|cut| cut.end == Kept::Tail) {
             self.clear();
             self.hidden = cut.cut;
@@ -86,6 +107,9 @@ impl StreamText {
     pub(crate) fn push(&mut self, delta: &str) {
         if delta.is_empty() {
             return;
+        }
+        if self.retired {
+            self.clear();
         }
         self.text.push_str(delta);
         self.open_stale = true;

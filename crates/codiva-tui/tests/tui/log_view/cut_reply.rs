@@ -100,8 +100,15 @@ fn a_reply_over_the_cap_keeps_its_tail_on_screen_when_it_completes() {
                     "{before:#?}"
                 );
 
-                // The session completes the message: the stream resets, the entry arrives.
+                // The session completes the message: the stream resets, and the entry (large,
+                // so it may come a frame later) arrives; no frame in between shows neither.
                 view.reset_stream();
+                let between = draw(&mut term, &mut view);
+                assert_eq!(
+                    screen(&between),
+                    before,
+                    "{name} {width}x{height}: reset, no entry yet"
+                );
                 let reply = log.push(
                     1,
                     EntryKind::Assistant {
@@ -143,4 +150,30 @@ fn a_reply_over_the_cap_keeps_its_tail_on_screen_when_it_completes() {
             }
         });
     }
+}
+
+/// A reset stream's rows stay until what replaces them: the completed entry, a retry row, or
+/// the next message's text; never both the old rows and their replacement.
+#[test]
+fn a_reset_stream_stays_until_something_replaces_it() {
+    let mut term = terminal(80, 24);
+    let mut view = LogView::new();
+    view.set_entries(vec![user(0, "Go.")]);
+    view.push_stream("Partial answer");
+    view.reset_stream();
+    assert_eq!(view.streaming(), "");
+    assert!(screen(&draw(&mut term, &mut view)).contains(&"Partial answer".to_owned()));
+    view.set_retry(Some("retrying in 2 s".into()));
+    let rows = screen(&draw(&mut term, &mut view));
+    assert!(!rows.contains(&"Partial answer".to_owned()), "{rows:#?}");
+
+    view.push_stream("Second try");
+    view.reset_stream();
+    view.push_stream("Next message");
+    let rows = screen(&draw(&mut term, &mut view));
+    assert!(
+        !rows.iter().any(|row| row.contains("Second try")),
+        "{rows:#?}"
+    );
+    assert!(rows.contains(&"Next message".to_owned()), "{rows:#?}");
 }
