@@ -230,3 +230,40 @@ fn a_waiting_question_is_there_after_the_ui_quit_and_came_back() {
 fn a_waiting_question_is_there_after_the_ui_was_killed() {
     a_waiting_prompt_is_there_after_the_ui_comes_back(Leave::Sigkill, Ask::Question);
 }
+
+/// Issue 24: the session's usage line (`ctx … tokens …`) is the same after the UI quit and
+/// came back (it was only the model: usage came by event alone).
+#[test]
+fn the_usage_line_is_there_after_the_ui_quit_and_came_back() {
+    let mut ui = start(|_| Script::new().then(Reply::text("Said hi.")));
+    ui.pty.type_line("say hi");
+    ui.pty.wait_for_text("Completed", WAIT);
+    // Enter on the empty composer focuses the list; Enter again opens the session.
+    let usage_line = |ui: &mut super::Ui| {
+        ui.pty.send(b"\r");
+        ui.pty.send(b"\r");
+        let screen = ui.pty.wait_for("the usage line", WAIT, |s| {
+            s.contains("Said hi.") && s.contains(" tokens")
+        });
+        screen
+            .lines()
+            .find(|line| line.contains(" tokens"))
+            .unwrap()
+            .trim()
+            .to_owned()
+    };
+    let before = usage_line(&mut ui);
+    for _ in 0..2 {
+        ui.pty.send(b"\x1b");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    ui.pty.type_line("/exit");
+    ui.pty
+        .wait_exit(Duration::from_secs(30))
+        .expect("the first UI is gone");
+    ui.pty = Pty::spawn(ui.codiva(), 40, 120).unwrap();
+    ui.pty.wait_for_text("Completed", WAIT);
+    let after = usage_line(&mut ui);
+    assert_eq!(after, before);
+    ui.quit();
+}
