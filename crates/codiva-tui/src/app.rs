@@ -186,6 +186,20 @@ impl App {
         }
     }
 
+    /// Attached again after the connection was lost: the session that was open opens again
+    /// (when it is still there) and the composer gets back what it held, with a notice.
+    pub fn resume(&mut self, resume: &crate::run::Resume) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        if let Some(id) = &resume.open
+            && self.sessions.iter().any(|s| s.id == *id)
+        {
+            effects = self.open_detail(id.clone());
+        }
+        self.composer.set_text(&resume.draft);
+        self.set_notice(crate::i18n::t(Key::Reattached).to_owned(), false);
+        effects
+    }
+
     /// Saves the instruction history (after a submit).
     pub fn composer_history_save(&self, path: &std::path::Path) -> std::io::Result<()> {
         self.composer.history().save(path)

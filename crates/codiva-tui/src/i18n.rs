@@ -216,6 +216,7 @@ keys![
     HelpMore,
     HelpEnd,
     CmdExit,
+    Reattached,
     CmdShutdown,
     ShutdownConfirm,
     ShutdownConfirmOne,

@@ -89,6 +89,18 @@ pub struct TuiOptions {
     pub status_counts: crate::crash::StatusCounts,
     /// The UI runs again after [`Quit::Recheck`]: the composer's text then.
     pub rechecked: Option<String>,
+    /// The UI runs again after [`Quit::Lost`], attached anew: what the user had then.
+    pub resume: Option<Resume>,
+}
+
+/// What the user had on screen when the connection to the manager was lost: the UI attached
+/// again comes back with it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Resume {
+    /// What the composer held.
+    pub draft: String,
+    /// The session that was open, if one was.
+    pub open: Option<String>,
 }
 
 /// How the UI ended.
@@ -98,8 +110,9 @@ pub enum Quit {
     Detach,
     /// `/shutdown`: the daemon and every agent are to stop.
     Shutdown,
-    /// The connection to the manager ended (its daemon stopped, an SSH connection dropped).
-    Lost,
+    /// The connection to the manager ended (its daemon stopped, an SSH connection dropped):
+    /// the caller attaches again and runs the UI with [`TuiOptions::resume`] set to this.
+    Lost(Resume),
     /// No agent was installed and the user asked to look again: the caller starts the manager
     /// afresh (it finds the agents installed since) and runs the UI again with
     /// `TuiOptions::rechecked` set to `draft`, what the composer held.
@@ -154,6 +167,10 @@ async fn run_in_terminal(
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<Done>();
     let effects = take_sessions(&mut app, &mut alerts, snapshot.sessions);
     run_effects(&manager, &options, &app, effects, &done_tx);
+    if let Some(resume) = &options.resume {
+        let effects = app.resume(resume);
+        run_effects(&manager, &options, &app, effects, &done_tx);
+    }
     // Each agent's login, from its own check (a second or so; the screen does not wait).
     {
         let manager = manager.clone();
@@ -379,7 +396,13 @@ async fn run_in_terminal(
     }
     let _ = app.composer_mut().history().save(&options.history_path);
     Ok(if lost {
-        Quit::Lost
+        Quit::Lost(Resume {
+            draft: app.composer_mut().text().to_owned(),
+            open: match &app.view {
+                crate::app::View::Detail(id) => Some(id.clone()),
+                crate::app::View::List => None,
+            },
+        })
     } else if app.shutdown_requested() {
         Quit::Shutdown
     } else if app.recheck_requested() {

@@ -44,17 +44,35 @@ pub async fn run() -> ExitCode {
     // Again after `Quit::Recheck` (no agent was installed): a fresh manager finds the agents
     // installed since, and the UI comes back with what was typed.
     let mut rechecked = None;
+    // After the daemon went away (killed, out of memory): a new one is started and the UI
+    // attaches to it with what the user had ([`codiva_tui::run::Resume`]).
+    let mut resume = None;
+    let mut lost_tries = 0;
     loop {
         let ran = if over_serve {
             run_over_serve(cwd.clone(), rechecked.take()).await
         } else if !in_process {
-            run_over_daemon(cwd.clone(), rechecked.take()).await
+            run_over_daemon(cwd.clone(), rechecked.take(), resume.take()).await
         } else {
             run_in_process(cwd.clone(), rechecked.take()).await
         };
         match ran {
             Ran::Exit(code) => return code,
             Ran::Recheck(draft) => rechecked = Some(draft),
+            Ran::Lost(lost) => {
+                resume = Some(lost);
+                lost_tries = 0;
+            }
+            Ran::AttachFailed(lost, message) if lost_tries < crate::remote::RETRIES => {
+                lost_tries += 1;
+                tracing::info!(%message, lost_tries, "attaching to the daemon again");
+                tokio::time::sleep(crate::remote::RETRY_DELAY).await;
+                resume = Some(lost);
+            }
+            Ran::AttachFailed(_, message) => {
+                eprintln!("codiva: {message}");
+                return ExitCode::FAILURE;
+            }
         }
     }
 }
@@ -64,6 +82,10 @@ enum Ran {
     Exit(ExitCode),
     /// Look for the agents again (a fresh manager) and run the UI again with this draft.
     Recheck(String),
+    /// The daemon went away: attach again (a new one is started) and come back with this.
+    Lost(codiva_tui::run::Resume),
+    /// Attaching again after [`Ran::Lost`] failed (why): try again, a few times.
+    AttachFailed(codiva_tui::run::Resume, String),
 }
 
 /// The UI over a manager in this process (`CODIVA_IN_PROCESS=1`): quitting stops it.
@@ -124,6 +146,7 @@ async fn run_in_process(cwd: std::path::PathBuf, rechecked: Option<String>) -> R
         notifier: Notifier::from_env(config.notifications),
         status_counts,
         rechecked,
+        resume: None,
     };
     let client = crate::in_process::client(
         manager.clone(),
@@ -302,21 +325,29 @@ fn remote_options(
         notifier: Notifier::from_env(config.notifications),
         status_counts,
         rechecked: None,
+        resume: None,
     }
 }
 
 /// The UI over the repository's daemon: quitting detaches (one line says what keeps running);
 /// `/shutdown` stops the daemon and its agents.
-async fn run_over_daemon(cwd: std::path::PathBuf, rechecked: Option<String>) -> Ran {
+async fn run_over_daemon(
+    cwd: std::path::PathBuf,
+    rechecked: Option<String>,
+    resume: Option<codiva_tui::run::Resume>,
+) -> Ran {
     use codiva_protocol::methods::request;
     use codiva_protocol::params::NoParams;
     use codiva_tui::i18n::{Key, tn};
     let attached = match crate::daemon::attach(&cwd).await {
         Ok(attached) => attached,
-        Err(message) => {
-            eprintln!("codiva: {message}");
-            return Ran::Exit(ExitCode::FAILURE);
-        }
+        Err(message) => match resume {
+            Some(resume) => return Ran::AttachFailed(resume, message),
+            None => {
+                eprintln!("codiva: {message}");
+                return Ran::Exit(ExitCode::FAILURE);
+            }
+        },
     };
     let client = attached.client;
     let agents = match first_agents(&client, &attached.init).await {
@@ -328,6 +359,7 @@ async fn run_over_daemon(cwd: std::path::PathBuf, rechecked: Option<String>) -> 
     };
     let mut options = remote_options(attached.init, agents, true);
     options.rechecked = rechecked;
+    options.resume = resume;
     let result = codiva_tui::run::run(client.clone(), options).await;
     // The terminal may be gone (SIGHUP): what cannot be written is dropped.
     let say = |line: String| {
@@ -351,13 +383,9 @@ async fn run_over_daemon(cwd: std::path::PathBuf, rechecked: Option<String>) -> 
             }
             return Ran::Recheck(draft);
         }
-        Ok(codiva_tui::run::Quit::Lost) => {
-            eprintln!(
-                "codiva: {}",
-                codiva_tui::i18n_agents::at(codiva_tui::i18n_agents::A::DaemonGone)
-            );
-            return Ran::Exit(ExitCode::FAILURE);
-        }
+        // The daemon went away (killed, out of memory): the caller starts a new one and
+        // attaches again; the sessions come back from the state it wrote.
+        Ok(codiva_tui::run::Quit::Lost(resume)) => return Ran::Lost(resume),
         Ok(codiva_tui::run::Quit::Detach) => {
             let working = client
                 .call::<request::SessionList>(NoParams {})
@@ -408,6 +436,7 @@ pub async fn run_remote(target: String) -> ExitCode {
     let mut reconnecting = false;
     let mut failures = 0;
     let mut rechecked = None;
+    let mut resume = None;
     loop {
         let connection = match crate::remote::attach(&target).await {
             Ok(connection) => connection,
@@ -437,6 +466,7 @@ pub async fn run_remote(target: String) -> ExitCode {
         options.info.cwd = root.display().to_string();
         options.info.remote = Some(crate::remote::host_for_ui(&target));
         options.rechecked = rechecked.take();
+        options.resume = resume.take();
         // The instruction history stays on this machine, one per remote repository.
         options.history_path = codiva_core::paths::state_dir()
             .join("remote")
@@ -457,10 +487,11 @@ pub async fn run_remote(target: String) -> ExitCode {
                 rechecked = Some(draft);
                 continue;
             }
-            Ok(codiva_tui::run::Quit::Lost) => {
+            Ok(codiva_tui::run::Quit::Lost(lost)) => {
                 connection.close(Duration::from_secs(2)).await;
                 eprintln!("codiva: {}", atf(A::RemoteLost, &[&host]));
                 reconnecting = true;
+                resume = Some(lost);
                 continue;
             }
             Ok(codiva_tui::run::Quit::Shutdown) => match crate::daemon::stop(&client).await {

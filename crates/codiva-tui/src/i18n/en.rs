@@ -259,6 +259,9 @@ pub(super) fn en(key: Key) -> &'static str {
         DaemonStopped => "stopped the daemon and every agent",
         ResolvedElsewhere => "resolved by another client",
         CmdExit => "quit codiva (sessions are kept)",
+        Reattached => {
+            "the connection to the daemon was lost: attached again, nothing of yours is lost"
+        }
         AgentCommand => "{0} (agent)",
         PermYes => "Yes",
         PermAlways => "Yes, and don't ask again…",

@@ -251,6 +251,9 @@ pub(super) fn ja(key: Key) -> &'static str {
         DaemonStopped => "デーモンとすべてのエージェントを停止しました",
         ResolvedElsewhere => "別のクライアントが応答しました",
         CmdExit => "codiva を終了（セッションは保存されます）",
+        Reattached => {
+            "デーモンとの接続が切れたため再接続しました。入力中の内容とセッションはそのままです"
+        }
         AgentCommand => "{0}（エージェント）",
         PermYes => "はい",
         PermAlways => "はい、今後は確認しない…",

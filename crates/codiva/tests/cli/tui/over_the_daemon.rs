@@ -267,3 +267,59 @@ fn the_usage_line_is_there_after_the_ui_quit_and_came_back() {
     assert_eq!(after, before);
     ui.quit();
 }
+
+/// The pid of the repository's daemon (its lock names it), once one runs.
+fn daemon_pid(repo: &std::path::Path) -> Option<u32> {
+    let text = std::fs::read_to_string(repo.join(".codiva/manager.lock")).ok()?;
+    let holder: serde_json::Value = serde_json::from_str(text.trim()).ok()?;
+    (holder["what"] == "codiva daemon")
+        .then(|| u32::try_from(holder["pid"].as_u64()?).ok())
+        .flatten()
+        .filter(|pid| crate::serve::client::alive(*pid))
+}
+
+/// Regression: the local UI whose daemon died (SIGKILL, out of memory) quit with exit 1, its
+/// screen and draft gone. It starts a new daemon and attaches again by itself, with the
+/// session that was open still open and the text being typed still there.
+#[test]
+fn the_ui_attaches_again_when_its_daemon_is_killed_keeping_draft_and_view() {
+    let mut ui = start(|_| Script::new().always(Reply::text("Done with the first.")));
+    ui.pty.type_line("First task");
+    ui.pty.wait_for_text("Completed", WAIT);
+    // Open the session (the list has the keys after Tab) and type a follow-up, unsent.
+    ui.pty.send(b"\t");
+    ui.pty.send(b"\r");
+    ui.pty.wait_for_text("‹ First task", WAIT);
+    ui.pty.send(b"a draft that must survive");
+    ui.pty.wait_for_text("a draft that must survive", WAIT);
+    let first = daemon_pid(ui.repo.path()).expect("the daemon runs");
+    let status = Command::new("kill")
+        .arg("-KILL")
+        .arg(first.to_string())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let screen = ui.pty.wait_for("attached again", WAIT, |screen| {
+        screen.contains("attached again")
+    });
+    assert!(
+        screen.contains("‹ First task"),
+        "the session is open: {screen}"
+    );
+    assert!(
+        screen.contains("a draft that must survive"),
+        "the draft is kept: {screen}"
+    );
+    assert!(ui.pty.try_wait().is_none(), "codiva still runs");
+    let second = daemon_pid(ui.repo.path()).expect("a new daemon runs");
+    assert_ne!(second, first);
+    // The UI works with the new daemon: the follow-up goes out.
+    ui.pty.send(b"\r");
+    ui.pty.wait_for("the follow-up's answer", WAIT, |screen| {
+        screen
+            .split("› a draft that must survive")
+            .nth(1)
+            .is_some_and(|after| after.contains("Done with the first."))
+    });
+    ui.quit();
+}
