@@ -344,3 +344,43 @@ fn a_resync_reads_the_open_sessions_log_again() {
     }));
     assert!(screen(&mut app, 80, 24).contains("An answer the gap had taken."));
 }
+
+/// Attached again after the daemon died: the session that was open opens again, the composer
+/// has its text back, and a notice says what happened.
+fn resumed() -> App {
+    let mut app = App::new(info());
+    for session in busy_app().sessions() {
+        add(&mut app, session.clone());
+    }
+    let effects = app.resume(&codiva_tui::run::Resume {
+        draft: "a follow-up I was typing".into(),
+        open: Some(ID.into()),
+    });
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::Read { id, .. } if id == ID)),
+        "the open session's log is read: {effects:?}"
+    );
+    app
+}
+
+#[test]
+fn a_ui_attached_again_after_its_daemon_died_keeps_the_view_and_the_draft() {
+    for (lang, suffix) in [(Lang::En, ""), (Lang::Ja, "_ja")] {
+        with_lang(lang, || {
+            let mut app = resumed();
+            assert_eq!(app.view, View::Detail(ID.into()));
+            assert_eq!(app.composer_mut().text(), "a follow-up I was typing");
+            snapshot_at_both_sizes!(&mut app, &format!("resumed_after_daemon_died{suffix}"));
+        });
+    }
+    // A session that is gone (removed meanwhile) leaves the list open, the draft kept.
+    let mut app = App::new(info());
+    app.resume(&codiva_tui::run::Resume {
+        draft: "kept".into(),
+        open: Some("gone".into()),
+    });
+    assert_eq!(app.view, View::List);
+    assert_eq!(app.composer_mut().text(), "kept");
+}
