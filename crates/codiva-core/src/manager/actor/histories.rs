@@ -293,8 +293,8 @@ pub(super) fn restored_log(
             let mut main = vec![note(
                 NoteLevel::Info,
                 format!(
-                    "{why}; this is codiva's summary of the conversation: the messages, the \
-                     agent's last answer of each turn and one line per tool call"
+                    "{why}; this is codiva's summary of the conversation: the messages, what \
+                     the agent said and thought, and one line per tool call"
                 ),
             )];
             main.extend(entries);
