@@ -284,3 +284,35 @@ impl Run {
             .collect()
     }
 }
+
+/// `session/snapshot` says which catalog entry the reported model is (issue 24 item 5): the
+/// agent reports `claude-sonnet-…`, its catalog lists aliases.
+#[test]
+fn the_snapshot_names_the_catalog_entry_of_the_reported_model() {
+    let model = |id: &str| crate::agent_event::ModelChoice {
+        id: id.to_owned(),
+        display_name: None,
+        description: None,
+    };
+    let catalog = AgentInfo {
+        models: vec![model("default"), model("opus"), model("sonnet")],
+        ..AgentInfo::default()
+    };
+    let mut run = Run::of([agent(AgentEvent::Connected(catalog))]);
+    assert_eq!(run.state.snapshot().model_entry, None, "no model yet");
+    run.apply(agent(AgentEvent::ModelChanged(Some(
+        "claude-sonnet-4-5-20250929".to_owned(),
+    ))));
+    let snapshot = run.state.snapshot();
+    assert_eq!(
+        snapshot.model.as_deref(),
+        Some("claude-sonnet-4-5-20250929")
+    );
+    assert_eq!(snapshot.model_entry.as_deref(), Some("sonnet"));
+    // Without a catalog nothing is guessed.
+    let mut bare = Run::of([connected()]);
+    bare.apply(agent(AgentEvent::ModelChanged(Some(
+        "claude-sonnet-4-5".to_owned(),
+    ))));
+    assert_eq!(bare.state.snapshot().model_entry, None);
+}

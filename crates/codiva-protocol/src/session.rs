@@ -244,6 +244,11 @@ pub struct SessionSnapshot {
     pub connected: bool,
     pub agent_session_id: Option<String>,
     pub model: Option<String>,
+    /// The entry of the agent's model catalog that `model` is (`sonnet` for the reported
+    /// `claude-sonnet-4-5-…`; `crate::agent::catalog_entry`): what a model picker marks as
+    /// current. `None` when the agent reported no catalog or no single entry matches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_entry: Option<String>,
     pub permission_mode: Option<crate::tool::PermissionMode>,
     pub prompts: Vec<Prompt>,
     pub todos: TodoProgress,

@@ -90,6 +90,14 @@ impl SessionState {
             connected: self.connected,
             agent_session_id: self.agent_session_id.clone(),
             model: self.model.clone(),
+            model_entry: self.model.as_deref().and_then(|model| {
+                let agent = self.agent.as_ref()?;
+                codiva_protocol::agent::catalog_entry(
+                    model,
+                    agent.models.iter().map(|m| m.id.as_str()),
+                )
+                .map(str::to_owned)
+            }),
             permission_mode: self.permission_mode,
             prompts: self.prompts.iter().cloned().collect(),
             todos: self.todo_progress(),

@@ -96,6 +96,7 @@ fn snapshot(prompts: &[Prompt]) -> SessionSnapshot {
         connected: true,
         agent_session_id: Some("0000".into()),
         model: Some("claude-sonnet-4-5".into()),
+        model_entry: None,
         permission_mode: Some(codiva_core::tool::PermissionMode::Default),
         prompts: prompts.to_vec(),
         todos: TodoProgress::default(),
