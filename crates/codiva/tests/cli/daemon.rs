@@ -447,3 +447,49 @@ fn a_permission_answered_in_one_client_closes_in_the_other() {
     assert!(first.close().success());
     assert!(second.close().success());
 }
+
+/// Attach equals watching (issue 24), through `codiva attach --stdio`: a client that attaches
+/// after the permission opened (the first client gone) finds it in `session/snapshot`, with
+/// the agent's info, and answering it completes the turn.
+#[test]
+fn a_client_attached_after_the_prompt_opened_finds_and_answers_it() {
+    let daemon = DaemonWorld::new(|_| {
+        Script::new()
+            .then(Reply::tool_use(
+                "Bash",
+                json!({"command": "touch late.txt", "description": "touch a file"}),
+            ))
+            .then(Reply::text("Touched."))
+    });
+    let mut first = daemon.attach();
+    first.ok("initialize", json!({}));
+    let created = first.ok("session/create", json!({"prompt": "ASK touch late"}));
+    let id = created["session"]["id"].as_str().unwrap().to_owned();
+    let prompt = first.wait_prompt(&id, "permission");
+    assert!(first.close().success());
+
+    let mut late = daemon.attach();
+    late.ok("initialize", json!({}));
+    let rows = late.ok("manager/snapshot", json!({}));
+    assert_eq!(
+        rows["sessions"][0]["status"], "awaiting_permission",
+        "{rows}"
+    );
+    assert_eq!(rows["sessions"][0]["pending_prompts"], 1, "{rows}");
+    let snapshot = late.ok("session/snapshot", json!({"session_id": id}));
+    let prompts = snapshot["prompts"].as_array().unwrap();
+    assert_eq!(prompts.len(), 1, "{snapshot}");
+    assert_eq!(prompts[0]["request_id"], prompt["request_id"], "{snapshot}");
+    assert_eq!(prompts[0]["tool"], "Bash", "{snapshot}");
+    assert!(
+        snapshot["agent"]["version"].is_string(),
+        "the agent's info: {snapshot}"
+    );
+    late.ok(
+        "session/respondPermission",
+        json!({"session_id": id, "request_id": prompt["request_id"], "decision": "allow"}),
+    );
+    late.wait_status(&id, "completed");
+    assert!(daemon.world.worktree(&id).join("late.txt").is_file());
+    assert!(late.close().success());
+}
