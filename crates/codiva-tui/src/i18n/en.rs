@@ -260,7 +260,7 @@ pub(super) fn en(key: Key) -> &'static str {
         ResolvedElsewhere => "resolved by another client",
         CmdExit => "quit codiva (sessions are kept)",
         Reattached => {
-            "the connection to the daemon was lost: attached again, nothing of yours is lost"
+            "the connection to the daemon was lost: attached again, the open session and your draft as they were"
         }
         AgentCommand => "{0} (agent)",
         PermYes => "Yes",

@@ -252,7 +252,7 @@ pub(super) fn ja(key: Key) -> &'static str {
         ResolvedElsewhere => "別のクライアントが応答しました",
         CmdExit => "codiva を終了（セッションは保存されます）",
         Reattached => {
-            "デーモンとの接続が切れたため再接続しました。入力中の内容とセッションはそのままです"
+            "デーモンとの接続が切れたため再接続しました。開いていたセッションと入力中の内容はそのままです"
         }
         AgentCommand => "{0}（エージェント）",
         PermYes => "はい",
