@@ -66,7 +66,13 @@ pub async fn run() -> ExitCode {
             Ran::AttachFailed(lost, message) if lost_tries < crate::remote::RETRIES => {
                 lost_tries += 1;
                 tracing::info!(%message, lost_tries, "attaching to the daemon again");
-                tokio::time::sleep(crate::remote::RETRY_DELAY).await;
+                let mut signals = codiva_os::shutdown_signals::ShutdownSignals::new(true);
+                tokio::select! {
+                    () = tokio::time::sleep(crate::remote::RETRY_DELAY) => {}
+                    received = signals.recv() => {
+                        return ExitCode::from(codiva_os::shutdown_signals::exit_status(received));
+                    }
+                }
                 resume = Some(lost);
             }
             Ran::AttachFailed(_, message) => {
@@ -339,7 +345,21 @@ async fn run_over_daemon(
     use codiva_protocol::methods::request;
     use codiva_protocol::params::NoParams;
     use codiva_tui::i18n::{Key, tn};
-    let attached = match crate::daemon::attach(&cwd).await {
+    // Attaching again after the daemon died: a signal (the terminal closed, SIGTERM) ends it.
+    let attaching = async {
+        if resume.is_none() {
+            return Some(crate::daemon::attach(&cwd).await);
+        }
+        let mut signals = codiva_os::shutdown_signals::ShutdownSignals::new(true);
+        tokio::select! {
+            attached = crate::daemon::attach(&cwd) => Some(attached),
+            _ = signals.recv() => None,
+        }
+    };
+    let Some(attached) = attaching.await else {
+        return Ran::Exit(ExitCode::FAILURE);
+    };
+    let attached = match attached {
         Ok(attached) => attached,
         Err(message) => match resume {
             Some(resume) => return Ran::AttachFailed(resume, message),
@@ -350,6 +370,7 @@ async fn run_over_daemon(
         },
     };
     let client = attached.client;
+    let socket = attached.place.socket.clone();
     let agents = match first_agents(&client, &attached.init).await {
         Ok(agents) => agents,
         Err(err) => {
@@ -383,9 +404,18 @@ async fn run_over_daemon(
             }
             return Ran::Recheck(draft);
         }
-        // The daemon went away (killed, out of memory): the caller starts a new one and
-        // attaches again; the sessions come back from the state it wrote.
-        Ok(codiva_tui::run::Quit::Lost(resume)) => return Ran::Lost(resume),
+        // The daemon died (killed, out of memory: its socket file is still there): the caller
+        // starts a new one and attaches again; the sessions come back from the state it wrote.
+        Ok(codiva_tui::run::Quit::Lost(resume)) if socket.exists() => return Ran::Lost(resume),
+        // It was stopped (`codiva stop`, `/shutdown` in another UI, a signal, idle): it removes
+        // its socket first. Not started again behind the user's back.
+        Ok(codiva_tui::run::Quit::Lost(_)) => {
+            eprintln!(
+                "codiva: {}",
+                codiva_tui::i18n_agents::at(codiva_tui::i18n_agents::A::DaemonGone)
+            );
+            return Ran::Exit(ExitCode::FAILURE);
+        }
         Ok(codiva_tui::run::Quit::Detach) => {
             let working = client
                 .call::<request::SessionList>(NoParams {})

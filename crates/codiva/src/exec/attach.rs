@@ -24,6 +24,19 @@ enum Place {
 }
 
 impl Place {
+    /// After a lost connection: whether attaching again may start a daemon here. A daemon that
+    /// was stopped (`codiva stop`, a signal, idle) removes its socket first; one that died
+    /// (SIGKILL, out of memory) leaves it. Only a dead one is replaced behind the user's back.
+    async fn may_attach_again(&self) -> bool {
+        match self {
+            Place::Local(cwd) => match crate::daemon::place_for(cwd).await {
+                Ok(place) => place.socket.exists(),
+                Err(_) => false,
+            },
+            Place::Remote(..) => true,
+        }
+    }
+
     /// A client of the daemon (started when it does not run), and the connection to close.
     async fn attach(
         &self,
@@ -98,6 +111,13 @@ pub(super) async fn drive(
         let id = lost.id.clone();
         if let Some(connection) = connection.take() {
             connection.close(std::time::Duration::from_secs(2)).await;
+        }
+        if !place.may_attach_again().await {
+            followed = Ok(follow::Followed::gave_up(
+                id.clone(),
+                format!("the daemon was stopped; session {id} is kept: `codiva` shows it"),
+            ));
+            break;
         }
         eprintln!("codiva: the connection to session {id}'s daemon was lost; attaching again…");
         let mut tries = 0;

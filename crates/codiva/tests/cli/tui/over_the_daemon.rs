@@ -323,3 +323,32 @@ fn the_ui_attaches_again_when_its_daemon_is_killed_keeping_draft_and_view() {
     });
     ui.quit();
 }
+
+/// A daemon stopped on purpose (`codiva stop` from a shell) is not started again behind the
+/// user's back: the UI says the daemon went away and exits 1; no daemon runs afterwards.
+#[test]
+fn the_ui_does_not_restart_a_daemon_that_was_stopped_on_purpose() {
+    let mut ui = start(|_| Script::new().always(Reply::text("Done.")));
+    ui.pty.type_line("First task");
+    ui.pty.wait_for_text("Completed", WAIT);
+    assert!(daemon_pid(ui.repo.path()).is_some(), "the daemon runs");
+    let stopped = ui
+        .codiva()
+        .arg("stop")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(stopped.status.success(), "{stopped:?}");
+    let status = ui
+        .pty
+        .wait_exit(Duration::from_secs(30))
+        .expect("the UI exits when its daemon was stopped");
+    assert_eq!(status.code(), Some(1));
+    ui.pty.wait_for_text("daemon", WAIT);
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(
+        daemon_pid(ui.repo.path()),
+        None,
+        "no daemon was started again"
+    );
+}
