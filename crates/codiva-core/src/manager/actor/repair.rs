@@ -232,7 +232,9 @@ impl Actor {
         let Some(turn) = record.push_after_turn.take() else {
             return;
         };
-        if !completed {
+        // Pushed as after a sync: only a completed turn, only a branch with its own open
+        // pull request.
+        if !completed || !has_own_open_pr(record) {
             return;
         }
         let (branch, base, worktree) = (
@@ -250,15 +252,9 @@ impl Actor {
                 if head.is_some() && head == turn.head_before {
                     return Ok(None);
                 }
-                let remote = match repo.base_remote(&base).await {
-                    Ok(Some(remote)) => remote,
-                    Ok(None) => return Err(format!("{base} has no remote to push to")),
-                    Err(err) => return Err(err.to_string()),
-                };
-                repo.push_branch(&worktree, &remote, &pushed_branch)
+                push_to_base_remote(&repo, &worktree, &base, &pushed_branch)
                     .await
-                    .map(|()| Some(remote))
-                    .map_err(|err| err.to_string())
+                    .map(Some)
             },
             move |actor, pushed| {
                 let (level, text, code) = match pushed {
@@ -268,11 +264,7 @@ impl Actor {
                         NoteCode::new("repair_not_pushed", &[]),
                     ),
                     Ok(Some(remote)) => {
-                        if let Some(record) = actor.records.get_mut(&owned_id) {
-                            record.pushed = true;
-                            // New commits on the pull request: new checks, new mergeability.
-                            record.watch.last_checked = None;
-                        }
+                        actor.pushed(&owned_id);
                         (
                             NoteLevel::Info,
                             format!("pushed the repair's commits of {branch} to {remote}"),
@@ -421,14 +413,7 @@ impl Actor {
             let _ = reply.send(Ok(message));
             return;
         };
-        let has_pr = record.prs.iter().any(|pr| {
-            pr.own
-                && pr
-                    .view
-                    .as_ref()
-                    .is_none_or(|view| view.state == WirePrState::Open)
-        });
-        if !has_pr {
+        if !has_own_open_pr(record) {
             let _ = reply.send(Ok(message));
             return;
         }
@@ -442,25 +427,10 @@ impl Actor {
         let pushed_branch = branch.clone();
         self.job(
             Some(id),
-            async move {
-                let branch = pushed_branch;
-                let remote = match repo.base_remote(&base).await {
-                    Ok(Some(remote)) => remote,
-                    Ok(None) => return Err(format!("{base} has no remote to push to")),
-                    Err(err) => return Err(err.to_string()),
-                };
-                repo.push_branch(&worktree, &remote, &branch)
-                    .await
-                    .map(|()| remote)
-                    .map_err(|err| err.to_string())
-            },
+            async move { push_to_base_remote(&repo, &worktree, &base, &pushed_branch).await },
             move |actor, pushed| match pushed {
                 Ok(remote) => {
-                    if let Some(record) = actor.records.get_mut(&owned_id) {
-                        record.pushed = true;
-                        // New commits on the pull request: new checks, new mergeability.
-                        record.watch.last_checked = None;
-                    }
+                    actor.pushed(&owned_id);
                     let _ = reply.send(Ok(format!("{message}; pushed to {remote}")));
                 }
                 Err(detail) => {
@@ -473,6 +443,47 @@ impl Actor {
             },
         );
     }
+}
+
+impl Actor {
+    /// Session `id`'s branch was pushed: its pull request is looked for, and looked up again
+    /// now (new commits: new checks, new mergeability).
+    fn pushed(&mut self, id: &str) {
+        if let Some(record) = self.records.get_mut(id) {
+            record.pushed = true;
+            record.watch.last_checked = None;
+        }
+    }
+}
+
+/// The session has an open pull request of its own (or one whose state is not known yet).
+fn has_own_open_pr(record: &super::record::Record) -> bool {
+    record.prs.iter().any(|pr| {
+        pr.own
+            && pr
+                .view
+                .as_ref()
+                .is_none_or(|view| view.state == WirePrState::Open)
+    })
+}
+
+/// Pushes `branch` from `worktree` to the remote of `base` (never forced); the remote's name,
+/// or why it could not be pushed.
+async fn push_to_base_remote(
+    repo: &crate::git::Repo,
+    worktree: &std::path::Path,
+    base: &str,
+    branch: &str,
+) -> Result<String, String> {
+    let remote = match repo.base_remote(base).await {
+        Ok(Some(remote)) => remote,
+        Ok(None) => return Err(format!("{base} has no remote to push to")),
+        Err(err) => return Err(err.to_string()),
+    };
+    repo.push_branch(worktree, &remote, branch)
+        .await
+        .map(|()| remote)
+        .map_err(|err| err.to_string())
 }
 
 impl Actor {
