@@ -304,10 +304,13 @@ fn commands_end_quietly_when_the_reader_of_their_output_left() {
     DaemonWorld::wait_gone(pid, "the daemon");
 }
 
-/// `exec --attach`: a Ctrl+C mid-turn ends exec at once (exit 130; it used to wait for the
-/// daemon's session to settle) and interrupts the session's turn, which stays in the daemon.
-#[test]
-fn exec_attach_ctrl_c_ends_exec_at_once_and_interrupts_the_turn() {
+/// `exec --attach --json` on a slowly streaming reply, once its first `stream` event is out:
+/// the daemon, exec, and the rest of exec's output lines.
+fn exec_attach_streaming() -> (
+    DaemonWorld,
+    std::process::Child,
+    std::io::Lines<std::io::BufReader<std::process::ChildStdout>>,
+) {
     use std::io::{BufRead as _, BufReader};
     let daemon = DaemonWorld::new(|_| {
         Script::new().always(Reply::text_slow("slow words ".repeat(200), 200, 100))
@@ -328,6 +331,14 @@ fn exec_attach_ctrl_c_ends_exec_at_once_and_interrupts_the_turn() {
             break;
         }
     }
+    (daemon, child, lines)
+}
+
+/// `exec --attach`: a Ctrl+C mid-turn ends exec at once (exit 130; it used to wait for the
+/// daemon's session to settle) and interrupts the session's turn, which stays in the daemon.
+#[test]
+fn exec_attach_ctrl_c_ends_exec_at_once_and_interrupts_the_turn() {
+    let (daemon, mut child, lines) = exec_attach_streaming();
     let sent = Instant::now();
     let status = std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
@@ -362,26 +373,7 @@ fn exec_attach_ctrl_c_ends_exec_at_once_and_interrupts_the_turn() {
 /// is there for `codiva` to resume.
 #[test]
 fn exec_attach_attaches_again_after_its_daemon_is_killed() {
-    use std::io::{BufRead as _, BufReader};
-    let daemon = DaemonWorld::new(|_| {
-        Script::new().always(Reply::text_slow("slow words ".repeat(200), 200, 100))
-    });
-    let mut child = daemon
-        .codiva(&["exec", "--attach", "--json", "stream slowly"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let deadline = Instant::now() + Duration::from_secs(90);
-    loop {
-        assert!(Instant::now() < deadline, "no stream");
-        let line = lines.next().expect("exec ended before streaming").unwrap();
-        if serde_json::from_str::<Value>(&line).unwrap()["event"] == "stream" {
-            break;
-        }
-    }
+    let (daemon, child, lines) = exec_attach_streaming();
     let first = daemon.daemon_pid().expect("the daemon runs");
     let status = std::process::Command::new("kill")
         .args(["-KILL", &first.to_string()])
