@@ -113,7 +113,7 @@ pub(super) async fn drive(
             connection.close(std::time::Duration::from_secs(2)).await;
         }
         if !place.may_attach_again().await {
-            followed = Ok(follow::Followed::gave_up(
+            followed = Ok(follow::Followed::failed(
                 id.clone(),
                 format!("the daemon was stopped; session {id} is kept: `codiva` shows it"),
             ));
@@ -145,7 +145,7 @@ pub(super) async fn drive(
             Err((signal, message)) => {
                 followed = Ok(follow::Followed {
                     signal,
-                    ..follow::Followed::gave_up(id.clone(), place.gave_up(&id, &message))
+                    ..follow::Followed::failed(id.clone(), place.gave_up(&id, &message))
                 });
             }
         }

@@ -43,14 +43,9 @@ pub(super) struct Followed {
 }
 
 impl Followed {
-    /// The daemon could not be reached again after the connection was lost: a runtime failure
-    /// (exit 1) whose reason says the session goes on there.
-    pub(super) fn gave_up(id: String, reason: String) -> Self {
-        Self::failed(id, reason)
-    }
-
-    /// The session's host could not be reached or went away: a runtime failure (exit 1).
-    fn failed(id: String, reason: String) -> Self {
+    /// The session's host could not be reached or went away (also again, after a lost
+    /// connection; the reason then says the session goes on there): a runtime failure (exit 1).
+    pub(super) fn failed(id: String, reason: String) -> Self {
         Self {
             id,
             status: Status::Failed,
