@@ -3,19 +3,18 @@
 //! kernel socket pair, decoded by the stream client): events per second, and the latency one
 //! event adds, ping-pong (the next event is sent once the last arrived).
 //!
-//! The server side here encodes each event exactly as `codiva serve` does (the protocol's
-//! `ServerNotification`, one line) and answers `manager/snapshot`; the manager itself is left
-//! out, so the figures are the transport's own.
+//! The server side here encodes each event with `codiva serve`'s own code (`codiva_server`:
+//! the protocol's `ServerNotification`, one line) and answers `manager/snapshot`; the manager
+//! itself is left out, so the figures are the transport's own.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use codiva_client::{Backend, BoxFuture, Client, ClientError, Update};
+use codiva_protocol::ClientRequest;
 use codiva_protocol::manager::{ManagerEvent, ManagerSnapshot, SequencedEvent};
-use codiva_protocol::params::SessionEventParams;
 use codiva_protocol::session::SessionEvent;
-use codiva_protocol::{ClientRequest, ServerNotification};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{broadcast, mpsc};
@@ -49,21 +48,10 @@ fn event(seq: u64) -> SequencedEvent {
     }
 }
 
-/// The event as `codiva serve` writes it.
+/// The event as `codiva serve` writes it (the server library's own encoding).
 fn line(sequenced: SequencedEvent) -> Result<Vec<u8>> {
-    let ManagerEvent::Event { id, event } = sequenced.event else {
-        bail!("only session events are sent");
-    };
-    let notification = ServerNotification::SessionStream(SessionEventParams {
-        seq: sequenced.seq,
-        session_id: id,
-        event,
-    });
-    let mut message = serde_json::to_value(&notification)?;
-    if let Value::Object(map) = &mut message {
-        map.insert("jsonrpc".to_owned(), json!("2.0"));
-    }
-    let mut line = serde_json::to_vec(&message)?;
+    let notification = codiva_server::methods::notification(sequenced);
+    let mut line = serde_json::to_vec(&codiva_server::rpc::notification(&notification))?;
     line.push(b'\n');
     Ok(line)
 }

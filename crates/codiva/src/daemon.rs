@@ -40,6 +40,14 @@ pub fn own_version() -> String {
     test_hook("CODIVA_TEST_VERSION").unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_owned())
 }
 
+/// What this binary's server says it is in `initialize` (its version and protocol version).
+pub fn versions() -> codiva_server::Versions {
+    codiva_server::Versions {
+        version: own_version(),
+        protocol_version: own_protocol_version(),
+    }
+}
+
 /// The protocol version this binary speaks: `codiva_protocol::PROTOCOL_VERSION`, or
 /// `CODIVA_TEST_PROTOCOL_VERSION` under the testing hook (see [`own_version`]).
 pub fn own_protocol_version() -> String {

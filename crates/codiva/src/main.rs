@@ -7,7 +7,6 @@ mod bootstrap;
 mod daemon;
 mod exec;
 mod exec_pr;
-mod in_process;
 mod remote;
 mod serve;
 mod tui;

@@ -5,21 +5,17 @@
 //! * `--listen`: the repository's daemon in the foreground (`listen.rs`): many clients on a Unix
 //!   socket; a client closing its connection never stops a session.
 //!
-//! Both speak the same per-connection protocol (`connection.rs`), documented in
+//! Both speak the same per-connection protocol (`codiva_server::connection`), documented in
 //! `docs/serve-api.md`; the daemon in `docs/daemon.md`.
 
-mod connection;
 pub(crate) mod listen;
-pub(crate) mod methods;
-pub(crate) mod rpc;
 
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
 use codiva_core::manager::Manager;
-
-pub(crate) use connection::{Connection, Ended};
+use codiva_server::{Connection, Ended, Host};
 
 /// How long the answers still being computed get when stdin ends.
 const STDIO_DRAIN: Duration = Duration::from_secs(30);
@@ -68,10 +64,10 @@ pub async fn run(args: ServeArgs) -> ExitCode {
         }
     };
     let manager = started.manager;
-    let host = methods::Host {
+    let host = Host {
         warnings: started.warnings,
         config_path: started.config_path,
-        ..methods::Host::default()
+        ..Host::new(crate::daemon::versions())
     };
     match serve_stdio(manager, Arc::new(host)).await {
         None => ExitCode::SUCCESS,
@@ -81,7 +77,7 @@ pub async fn run(args: ServeArgs) -> ExitCode {
 
 /// Serves until stdin ends or `daemon/shutdown` is asked (`None`), or a shutdown signal arrives
 /// (its number); then stops every session and writes the state.
-async fn serve_stdio(manager: Manager, host: Arc<methods::Host>) -> Option<i32> {
+async fn serve_stdio(manager: Manager, host: Arc<Host>) -> Option<i32> {
     let connection = Connection::open(tokio::io::stdout(), &manager);
     let mut signals = codiva_os::shutdown_signals::ShutdownSignals::new(true);
     let stop_asked = host.stop.clone();

@@ -154,12 +154,12 @@ async fn run_in_process(cwd: std::path::PathBuf, rechecked: Option<String>) -> R
         rechecked,
         resume: None,
     };
-    let client = crate::in_process::client(
+    let client = codiva_server::in_process::client(
         manager.clone(),
-        crate::serve::methods::Host {
+        codiva_server::Host {
             warnings: started.warnings,
             config_path: started.config_path.clone(),
-            ..crate::serve::methods::Host::default()
+            ..codiva_server::Host::new(crate::daemon::versions())
         },
     );
     let result = codiva_tui::run::run(client, options).await;

@@ -30,7 +30,7 @@ use codiva_protocol::session::{SessionEvent, SessionSnapshot, Status};
 use serde_json::Value;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
-use crate::serve::rpc::RpcError;
+use codiva_server::rpc::RpcError;
 
 /// The session's id (there is one).
 pub const ID: &str = "exec";
@@ -332,7 +332,7 @@ impl OneSession {
             }
             ClientRequest::SessionRespondPermission(p) => {
                 self.checked(&p.session_id)?;
-                let response: PermissionResponse = crate::serve::methods::permission_response(&p)?;
+                let response: PermissionResponse = codiva_server::methods::permission_response(&p)?;
                 let request_id = p.request_id;
                 encode(
                     self.answer(|reply| SessionCommand::RespondPermission {
@@ -346,7 +346,7 @@ impl OneSession {
             ClientRequest::SessionAnswerQuestion(p) => {
                 self.checked(&p.session_id)?;
                 let request_id = p.request_id.clone();
-                let response: QuestionResponse = crate::serve::methods::question_response(p)?;
+                let response: QuestionResponse = codiva_server::methods::question_response(p)?;
                 encode(
                     self.answer(|reply| SessionCommand::AnswerQuestion {
                         request_id,

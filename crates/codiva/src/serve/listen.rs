@@ -27,10 +27,9 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::watch;
 
-use super::methods::Host;
-use super::rpc::{RpcError, error_response};
-use super::{Connection, Ended};
 use crate::daemon::{self, LOCKED_STATUS, Place};
+use codiva_server::rpc::{RpcError, error_response};
+use codiva_server::{Connection, Ended, Host};
 
 /// How long the answers a closing client still waits for get.
 const CLIENT_DRAIN: Duration = Duration::from_secs(30);
@@ -64,7 +63,7 @@ pub async fn run(cwd: PathBuf) -> ExitCode {
     let host = Arc::new(Host {
         warnings: started.warnings,
         config_path: started.config_path,
-        ..Host::default()
+        ..Host::new(daemon::versions())
     });
     // The lock is ours: a socket file left by a dead daemon of this repository is stale.
     let bound = match bind(&place) {

@@ -1,7 +1,7 @@
-//! The client seam's in-process transport: a `codiva_client::Client` over this process's
-//! `Manager`, answering each request with the same handlers as `codiva serve` (so the TUI sees
-//! exactly what a client of `serve` sees) and passing the manager's sequenced events as they
-//! are (no encoding).
+//! The client seam's in-process transport: a `codiva_client::Client` over a `Manager` in this
+//! process, answering each request with the same handlers as `codiva serve` (so the TUI and
+//! `codiva exec` see exactly what a client of `serve` sees) and passing the manager's
+//! sequenced events as they are (no encoding).
 
 use std::sync::Arc;
 
@@ -9,7 +9,7 @@ use codiva_client::{Backend, BoxFuture, Client, ClientError};
 use codiva_core::manager::{Manager, SequencedEvent};
 use codiva_protocol::ClientRequest;
 
-use crate::serve::methods::Host;
+use crate::methods::Host;
 use serde_json::Value;
 use tokio::sync::broadcast;
 
@@ -31,7 +31,7 @@ impl Backend for InProcess {
         let manager = self.manager.clone();
         let host = self.host.clone();
         Box::pin(async move {
-            crate::serve::methods::handle(&manager, &host, request)
+            crate::methods::handle(&manager, &host, request)
                 .await
                 .map_err(|err| ClientError::Server(Box::new(err.into_body())))
         })

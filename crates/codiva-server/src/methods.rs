@@ -18,7 +18,7 @@ use codiva_protocol::params::{
 use codiva_protocol::{ClientRequest, ParseError, Request, ServerNotification, UserInput};
 use serde_json::Value;
 
-use super::rpc::RpcError;
+use crate::rpc::RpcError;
 
 /// Most entries one `session/read` returns.
 const MAX_READ: usize = 1000;
@@ -26,9 +26,20 @@ const MAX_READ: usize = 1000;
 /// The result a handler gives, typed by the method table.
 type Answered<R> = Result<<R as Request>::Result, RpcError>;
 
+/// What `initialize` says the server is (the binary's version, or a test's).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Versions {
+    /// The server's own version (`server.version`).
+    pub version: String,
+    /// The protocol version it speaks (`protocol_version`).
+    pub protocol_version: String,
+}
+
 /// What the server knows beyond the manager.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Host {
+    /// What `initialize` names.
+    pub versions: Versions,
     /// Start-up warnings, for `initialize` — until a client has shown them.
     pub warnings: Vec<String>,
     /// A client took the start-up warnings to show them: the first `manager/snapshot` (what a
@@ -41,6 +52,19 @@ pub struct Host {
     pub config_path: std::path::PathBuf,
     /// Notified by `daemon/shutdown`: the server stops every session and exits.
     pub stop: std::sync::Arc<tokio::sync::Notify>,
+}
+
+impl Host {
+    /// A host with no start-up warnings and no configuration file.
+    pub fn new(versions: Versions) -> Self {
+        Host {
+            versions,
+            warnings: Vec::new(),
+            warnings_shown: std::sync::Arc::default(),
+            config_path: std::path::PathBuf::new(),
+            stop: std::sync::Arc::default(),
+        }
+    }
 }
 
 /// Runs one request: the protocol's table parses it, one handler per method answers.
@@ -76,7 +100,7 @@ pub async fn handle(
                 .warnings_shown
                 .load(std::sync::atomic::Ordering::SeqCst);
             let warnings = if shown { &[][..] } else { &host.warnings[..] };
-            encode::<request::Initialize>(Ok(initialize(manager, warnings)))
+            encode::<request::Initialize>(Ok(initialize(manager, &host.versions, warnings)))
         }
         ClientRequest::SessionCreate(p) => {
             encode::<request::SessionCreate>(create(manager, p).await)
@@ -279,12 +303,12 @@ fn session(
         .map_err(RpcError::from)
 }
 
-fn initialize(manager: &Manager, warnings: &[String]) -> InitializeResult {
+fn initialize(manager: &Manager, versions: &Versions, warnings: &[String]) -> InitializeResult {
     InitializeResult {
-        protocol_version: crate::daemon::own_protocol_version(),
+        protocol_version: versions.protocol_version.clone(),
         server: ServerInfo {
             name: "codiva".to_owned(),
-            version: crate::daemon::own_version(),
+            version: versions.version.clone(),
         },
         repo: RepoInfo {
             root: manager.root().to_path_buf(),
@@ -374,7 +398,7 @@ async fn respond_permission(
 }
 
 /// The answer `session/respondPermission`'s params give (also `codiva exec`'s own session).
-pub(crate) fn permission_response(p: &PermissionParams) -> Result<PermissionResponse, RpcError> {
+pub fn permission_response(p: &PermissionParams) -> Result<PermissionResponse, RpcError> {
     let message = || p.message.clone().unwrap_or_else(|| DENY_MESSAGE.to_owned());
     Ok(match (p.option.clone(), p.decision) {
         (Some(id), None) => PermissionResponse::Option {
@@ -412,7 +436,7 @@ async fn answer_question(
 }
 
 /// The answer `session/answerQuestion`'s params give (also `codiva exec`'s own session).
-pub(crate) fn question_response(p: QuestionParams) -> Result<QuestionResponse, RpcError> {
+pub fn question_response(p: QuestionParams) -> Result<QuestionResponse, RpcError> {
     if p.decline {
         return Ok(QuestionResponse::Decline { message: p.message });
     }

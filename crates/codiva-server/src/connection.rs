@@ -18,11 +18,11 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinHandle;
 
-use super::methods::{self, Host};
-use super::rpc::{self, RpcError, error_response};
+use crate::methods::{self, Host};
+use crate::rpc::{self, RpcError, error_response};
 
 /// Longest request line accepted; longer ones are skipped with an error response.
-pub(crate) const MAX_REQUEST: usize = 16 * 1024 * 1024;
+pub const MAX_REQUEST: usize = 16 * 1024 * 1024;
 
 /// Messages queued for the writer before the event forwarder waits (and its broadcast
 /// receiver lags).
@@ -30,7 +30,7 @@ const OUT_QUEUE: usize = 1024;
 
 /// Why [`Connection::serve`] returned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Ended {
+pub enum Ended {
     /// The client closed its side (EOF or a read error).
     Closed,
     /// The `stop` future finished: a shutdown signal (its number) or `daemon/shutdown` (`None`).
@@ -39,7 +39,7 @@ pub(crate) enum Ended {
 
 /// The writing side of one connection: the writer task, the event forwarder and the queue they
 /// share.
-pub(crate) struct Connection {
+pub struct Connection {
     out: mpsc::Sender<Value>,
     writer: JoinHandle<()>,
     notifier: JoinHandle<()>,
@@ -48,7 +48,7 @@ pub(crate) struct Connection {
 impl Connection {
     /// Starts writing to `writer`: the manager's events from now on (each with its `seq`). The
     /// start-up warnings are `initialize`'s (`Host::warnings_shown`), never replayed here.
-    pub(crate) fn open<W>(writer: W, manager: &Manager) -> Connection
+    pub fn open<W>(writer: W, manager: &Manager) -> Connection
     where
         W: AsyncWrite + Unpin + Send + 'static,
     {
@@ -63,13 +63,13 @@ impl Connection {
     }
 
     /// Sends one message (a refusal before closing, …).
-    pub(crate) async fn send(&self, message: Value) {
+    pub async fn send(&self, message: Value) {
         let _ = self.out.send(message).await;
     }
 
     /// Answers the requests read from `reader` until the client closes it (then the requests
     /// still being answered are answered, for at most `drain`) or `stop` finishes.
-    pub(crate) async fn serve<R>(
+    pub async fn serve<R>(
         &self,
         reader: R,
         manager: &Manager,
@@ -127,7 +127,7 @@ impl Connection {
     }
 
     /// Stops forwarding events and writes what is queued; then the writing half is shut down.
-    pub(crate) async fn close(self) {
+    pub async fn close(self) {
         self.notifier.abort();
         drop(self.out);
         let _ = self.writer.await;
