@@ -745,6 +745,7 @@ fn streaming_frames(frames: usize) -> Duration {
                         },
                     },
                     update: false,
+                    dropped: 0,
                 }
             } else {
                 SessionEvent::Stream {

@@ -42,6 +42,7 @@ pub fn sequenced_event(notification: ServerNotification) -> Option<SequencedEven
         | N::SessionUsage(p)
         | N::SessionSubagent(p)
         | N::SessionAgentExited(p)
+        | N::SessionAgentSwitched(p)
         | N::SessionPlanUsage(p)
         | N::SessionMcpServers(p) => (
             p.seq,

@@ -401,6 +401,7 @@ impl History {
                 scope: Scope::Main,
                 entry,
                 update,
+                ..
             } => self.log_entry(now_ms, &entry.kind, *update),
             SessionEvent::Status { status, detail, .. } => match Outcome::of(*status) {
                 Some(outcome) => self.close_turn(now_ms, outcome, detail.as_deref()),

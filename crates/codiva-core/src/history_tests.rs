@@ -14,6 +14,7 @@ fn log(kind: EntryKind, update: bool) -> SessionEvent {
             kind,
         },
         update,
+        dropped: 0,
     }
 }
 
@@ -155,6 +156,7 @@ fn late_updates_subagents_and_other_events_change_nothing() {
                 kind: EntryKind::User { text: "sub".into() },
             },
             update: false,
+            dropped: 0,
         }
     ));
     assert!(!history.apply(

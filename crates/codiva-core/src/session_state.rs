@@ -330,7 +330,16 @@ impl SessionState {
             }
             Input::ProcessStarted => {
                 self.process = ProcessPhase::Alive;
-                self.connected = false;
+                if self.connected {
+                    // The previous process was stopped without its end being seen: it is
+                    // gone all the same, and the new one connects anew.
+                    self.connected = false;
+                    self.outbox.push(SessionEvent::AgentExited {
+                        code: None,
+                        signal: None,
+                        requested: true,
+                    });
+                }
                 // `exit_note` stays: it explains the last outcome until the next turn ends
                 // (an automatic restart must not erase why the turn was interrupted).
                 // A new process knows nothing of the old one's tasks, turns or messages.
@@ -374,13 +383,16 @@ impl SessionState {
                     started_turn: false,
                 });
             }
-            Input::ForgetAgentSession => {
-                self.agent_session_id = None;
-            }
+            Input::ForgetAgentSession => self.set_agent_session(None),
             Input::AgentSwitched { from, to, resume } => {
-                self.agent_session_id = resume;
                 self.connected = false;
+                self.agent = None;
                 self.model = None;
+                self.outbox.push(SessionEvent::AgentSwitched {
+                    from: from.clone(),
+                    to: to.clone(),
+                });
+                self.set_agent_session(resume);
                 self.coded_note(
                     Scope::Main,
                     NoteLevel::Info,
@@ -423,6 +435,13 @@ impl SessionState {
                     );
                 }
             }
+        }
+    }
+
+    fn set_agent_session(&mut self, id: Option<String>) {
+        if self.agent_session_id != id {
+            self.agent_session_id = id.clone();
+            self.outbox.push(SessionEvent::AgentSession { id });
         }
     }
 

@@ -12,6 +12,8 @@ use crate::agent_event::{
 use crate::claude::tools;
 use crate::session_log::ToolStatus;
 
+#[path = "session_state_tests/fold.rs"]
+mod fold;
 #[path = "session_state_tests/prompts_and_turns.rs"]
 mod prompts_and_turns;
 #[path = "session_state_tests/status_table.rs"]

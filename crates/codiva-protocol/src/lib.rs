@@ -19,6 +19,7 @@ pub mod schema;
 pub mod session;
 pub mod text;
 pub mod tool;
+pub mod view;
 
 pub use approval::{ApprovalPolicy, ApprovalRule};
 pub use input::{ImageInput, UserInput};

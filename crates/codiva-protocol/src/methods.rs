@@ -187,6 +187,8 @@ server_notifications! {
     SessionUsage => "session/usage" (SessionEventParams);
     SessionSubagent => "session/subagent" (SessionEventParams);
     SessionAgentExited => "session/agentExited" (SessionEventParams);
+    /// The session goes on with another agent.
+    SessionAgentSwitched => "session/agentSwitched" (SessionEventParams);
     /// The plan usage of the session's agent login, as the agent reported it.
     SessionPlanUsage => "session/planUsage" (SessionEventParams);
     /// A session's MCP servers or their status changed.

@@ -170,9 +170,10 @@ pub enum SessionEvent {
     Connected {
         agent: AgentInfo,
     },
-    /// The agent's own session id (what `--resume` takes).
+    /// The agent's own session id (what `--resume` takes); `None` when the session's
+    /// conversation is gone (a failed resume, a switch to an agent with none to resume).
     AgentSession {
-        id: String,
+        id: Option<String>,
     },
     Model {
         model: Option<String>,
@@ -186,6 +187,10 @@ pub enum SessionEvent {
         scope: Scope,
         entry: LogEntry,
         update: bool,
+        /// How many of the scope's oldest entries were dropped, in all, to keep its log within
+        /// the daemon's budget: a client drops as many from its copy (absent while none).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        dropped: u64,
     },
     /// Streamed text of the message being written (`reset` drops what came before).
     Stream {
@@ -210,6 +215,13 @@ pub enum SessionEvent {
     },
     Subagent {
         subagent: SubagentView,
+    },
+    /// The session goes on with another agent (`from`, `to`: their names for people): what
+    /// the previous one said of itself (its handshake, its model) no longer holds, and the next
+    /// process connects anew. Its conversation, if it resumes one, comes as `agent_session`.
+    AgentSwitched {
+        from: String,
+        to: String,
     },
     /// The agent process ended (`requested` when codiva asked it to).
     AgentExited {
@@ -265,4 +277,8 @@ pub struct SessionSnapshot {
     /// `None` before the agent's handshake.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<AgentInfo>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

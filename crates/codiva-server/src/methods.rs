@@ -544,6 +544,7 @@ pub fn notification(sequenced: SequencedEvent) -> ServerNotification {
                 SessionEvent::Usage { .. } => ServerNotification::SessionUsage,
                 SessionEvent::Subagent { .. } => ServerNotification::SessionSubagent,
                 SessionEvent::AgentExited { .. } => ServerNotification::SessionAgentExited,
+                SessionEvent::AgentSwitched { .. } => ServerNotification::SessionAgentSwitched,
                 SessionEvent::PlanUsage { .. } => ServerNotification::SessionPlanUsage,
                 SessionEvent::McpServers { .. } => ServerNotification::SessionMcpServers,
                 // The manager turns a session's warnings into its own.

@@ -451,6 +451,7 @@ impl Printer {
                 scope: Scope::Main,
                 entry,
                 update,
+                ..
             } => self.entry(entry, *update),
             SessionEvent::Status { status, detail, .. } => {
                 let mut line = format!("· {}", status.as_str());

@@ -7,26 +7,14 @@ use super::{
     MAX_TODO_CHARS, MAX_TODOS, OpenTurn, Prompt, PromptResolution, Scope, SessionEvent,
     SessionState, TodoItem, TodoStatus, ToolRef, scope_of,
 };
-use crate::agent_event::{AgentBlock, AgentEvent, NoteLevel, TodoChange, TokenUsage};
+use crate::agent_event::{AgentBlock, AgentEvent, AgentInfo, NoteLevel, TodoChange, TokenUsage};
 use crate::session_log::{EntryKind, NoteCode, ToolEntry, ToolStatus, one_line};
 use codiva_protocol::tool::ToolContent;
 
 impl SessionState {
     pub(super) fn agent_event(&mut self, event: AgentEvent) {
         match event {
-            AgentEvent::Connected(info) => {
-                self.connected = true;
-                if self.permission_mode.is_none() {
-                    self.permission_mode = info.permission_mode;
-                }
-                self.outbox.push(SessionEvent::Connected {
-                    agent: info.clone(),
-                });
-                if info.account.as_ref().is_some_and(|a| a.is_subscription()) {
-                    self.on_subscription();
-                }
-                self.agent = Some(info);
-            }
+            AgentEvent::Connected(info) => self.connect(info),
             AgentEvent::TurnStarted {
                 agent_session_id,
                 model,
@@ -41,14 +29,17 @@ impl SessionState {
                     }
                 }
                 self.follow_up_since = None;
-                // A turn cannot begin before the handshake; some agents skip it.
-                self.connected = true;
+                // A turn cannot begin before the handshake; some agents skip it (what they
+                // said of themselves before, if anything, stands).
+                if !self.connected {
+                    self.connect(self.agent.clone().unwrap_or_default());
+                }
                 if !agent_session_id.is_empty()
                     && self.agent_session_id.as_deref() != Some(&agent_session_id)
                 {
                     self.agent_session_id = Some(agent_session_id.clone());
                     self.outbox.push(SessionEvent::AgentSession {
-                        id: agent_session_id,
+                        id: Some(agent_session_id),
                     });
                 }
                 if model.is_some() && model != self.model {
@@ -83,7 +74,7 @@ impl SessionState {
                 // message: a client that attaches mid-stream gets the end, after a
                 // `[N more bytes] …` line, and the deltas that follow continue it. The deltas
                 // always go out, so a front end keeps following (it caps its own copy).
-                push_capped_stream(&mut self.stream_text, &text);
+                codiva_protocol::view::push_stream(&mut self.stream_text, &text);
                 // Deltas reduced together (a batch of lines) leave as one event.
                 match self.outbox.last_mut() {
                     Some(SessionEvent::Stream {
@@ -523,6 +514,21 @@ impl SessionState {
 }
 
 impl SessionState {
+    /// The agent is connected and says this of itself.
+    fn connect(&mut self, info: AgentInfo) {
+        self.connected = true;
+        if self.permission_mode.is_none() {
+            self.permission_mode = info.permission_mode;
+        }
+        self.outbox.push(SessionEvent::Connected {
+            agent: info.clone(),
+        });
+        if info.account.as_ref().is_some_and(|a| a.is_subscription()) {
+            self.on_subscription();
+        }
+        self.agent = Some(info);
+    }
+
     /// The agent turned out to run on a subscription login: the cost it reports is no bill.
     /// A cost already reported is withdrawn (front ends and the header's total drop it).
     pub(super) fn on_subscription(&mut self) {
@@ -537,23 +543,4 @@ impl SessionState {
             });
         }
     }
-}
-
-/// Appends `delta` to a streaming text kept within the per-message cap: past it, the text keeps
-/// its newest half-cap, from a block start, after a marker of how much went before (the form
-/// the log gives the completed message, `text::truncate_front`).
-fn push_capped_stream(stream: &mut String, delta: &str) {
-    use crate::session_log::MAX_MESSAGE_TEXT;
-    use codiva_protocol::text::{Kept, cut, front_marked, tail_start};
-    if stream.len() + delta.len() <= MAX_MESSAGE_TEXT {
-        stream.push_str(delta);
-        return;
-    }
-    let (hidden, mut kept) = match cut(stream) {
-        Some(cut) if cut.end == Kept::Tail => (cut.cut, cut.kept.to_owned()),
-        _ => (0, std::mem::take(stream)),
-    };
-    kept.push_str(delta);
-    let at = tail_start(&kept, MAX_MESSAGE_TEXT / 2);
-    *stream = front_marked(hidden + at, &kept[at..]);
 }

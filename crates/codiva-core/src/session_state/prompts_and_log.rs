@@ -111,11 +111,14 @@ impl SessionState {
 
     pub(super) fn push_entry(&mut self, scope: Scope, kind: EntryKind) -> LogEntry {
         let now = self.now_ms;
-        let entry = self.log_mut(&scope).push(now, kind);
+        let log = self.log_mut(&scope);
+        let entry = log.push(now, kind);
+        let dropped = log.dropped();
         self.outbox.push(SessionEvent::Log {
             scope,
             entry: entry.clone(),
             update: false,
+            dropped,
         });
         entry
     }
@@ -126,11 +129,14 @@ impl SessionState {
         id: u64,
         change: impl FnOnce(&mut EntryKind),
     ) {
-        if let Some(entry) = self.log_mut(scope).update(id, change) {
+        let log = self.log_mut(scope);
+        if let Some(entry) = log.update(id, change) {
+            let dropped = log.dropped();
             self.outbox.push(SessionEvent::Log {
                 scope: scope.clone(),
                 entry,
                 update: true,
+                dropped,
             });
         }
     }

@@ -24,7 +24,8 @@ impl SessionState {
             && self.agent_session_id.as_deref() != Some(&id)
         {
             self.agent_session_id = Some(id.clone());
-            self.outbox.push(SessionEvent::AgentSession { id });
+            self.outbox
+                .push(SessionEvent::AgentSession { id: Some(id) });
         }
         if let Some(cost) = end.process_cost_usd
             && !self.subscription

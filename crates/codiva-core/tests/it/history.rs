@@ -115,6 +115,7 @@ fn log_event(kind: EntryKind) -> SessionEvent {
             kind,
         },
         update: false,
+        dropped: 0,
     }
 }
 

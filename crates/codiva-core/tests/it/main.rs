@@ -20,3 +20,4 @@ mod support;
 mod switch;
 mod titles;
 mod transcript;
+mod view;

@@ -307,6 +307,7 @@ fn replay(fixture: &Fixture) -> Replay {
     let mut events = Vec::new();
     let mut sent_texts = Vec::new();
     let mut history = History::new("claude");
+    let mut watch = crate::view::Watch::new(name);
 
     for step in plan(&parsed) {
         now += 25;
@@ -320,7 +321,14 @@ fn replay(fixture: &Fixture) -> Replay {
                         text,
                     },
                 );
-                collect_main(&mut state, &mut main_texts, &mut events, &mut history, now);
+                collect_main(
+                    &mut state,
+                    &mut watch,
+                    &mut main_texts,
+                    &mut events,
+                    &mut history,
+                    now,
+                );
                 continue;
             }
             Step::Line(index) => index,
@@ -440,7 +448,14 @@ fn replay(fixture: &Fixture) -> Replay {
             );
             process_alive = false;
         }
-        collect_main(&mut state, &mut main_texts, &mut events, &mut history, now);
+        collect_main(
+            &mut state,
+            &mut watch,
+            &mut main_texts,
+            &mut events,
+            &mut history,
+            now,
+        );
         let status = state.status();
         if let Some(expected) = prompt_kind {
             assert_eq!(status, expected, "{name} {at}");
@@ -522,6 +537,7 @@ fn replay(fixture: &Fixture) -> Replay {
 
     check_history(name, &history, &parsed, &sent_texts, state.status());
 
+    watch.finish();
     Replay {
         name: name.to_owned(),
         events,
@@ -586,12 +602,13 @@ fn check_history(
 /// Every event also goes into the session's neutral history.
 fn collect_main(
     state: &mut SessionState,
+    watch: &mut crate::view::Watch,
     main_texts: &mut Vec<String>,
     events: &mut Vec<SessionEvent>,
     history: &mut History,
     now: u64,
 ) {
-    for event in state.drain_events() {
+    for event in watch.drain(state) {
         history.apply(now, &event);
         if let SessionEvent::Log {
             scope: Scope::Main,

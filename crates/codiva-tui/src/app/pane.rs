@@ -105,6 +105,7 @@ impl Pane {
                 scope: Scope::Main,
                 entry,
                 update,
+                ..
             } => {
                 if self.loaded || !self.requested {
                     self.log.apply(entry, update);
@@ -116,6 +117,7 @@ impl Pane {
                 scope: Scope::Subagent(tool_use_id),
                 entry,
                 update,
+                ..
             } => self.log.apply_subagent_entry(&tool_use_id, entry, update),
             SessionEvent::Subagent { subagent } => self.log.set_subagent(subagent),
             SessionEvent::Status {

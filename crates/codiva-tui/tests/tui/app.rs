@@ -161,6 +161,7 @@ fn log_entries_of_subagents_stay_out_of_the_main_log() {
                 },
             ),
             update: false,
+            dropped: 0,
         },
     );
     let terminal = draw(&mut app, 80, 24);
@@ -445,6 +446,7 @@ fn links_of_the_open_session_are_listed() {
                 },
             ),
             update: false,
+            dropped: 0,
         },
     );
     draw(&mut app, 80, 24);

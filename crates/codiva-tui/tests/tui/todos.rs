@@ -54,6 +54,7 @@ fn entry(app: &mut codiva_tui::app::App, entry: LogEntry) {
             scope: codiva_core::session_state::Scope::Main,
             entry,
             update: false,
+            dropped: 0,
         },
     );
 }

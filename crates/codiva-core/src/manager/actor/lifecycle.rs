@@ -675,7 +675,7 @@ impl Actor {
                 changed = true;
             }
             SessionEvent::AgentSession { id: session_id } => {
-                record.agent_session_id = Some(session_id.clone());
+                record.agent_session_id = session_id.clone();
                 changed = true;
             }
             SessionEvent::Model { model } => {

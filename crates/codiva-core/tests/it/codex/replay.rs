@@ -93,6 +93,7 @@ fn replay(name: &str) -> Replayed {
         )
         .collect();
     let mut state = SessionState::new();
+    let mut watch = crate::view::Watch::new(name);
     let mut now = 0;
     let mut apply = |state: &mut SessionState, input: Input| {
         now += 10;
@@ -217,18 +218,18 @@ fn replay(name: &str) -> Replayed {
             }
             let ended = matches!(event, AgentEvent::TurnEnded(_));
             apply(&mut state, Input::Agent(event));
-            let drained = state.drain_events();
-            events.extend(drained);
+            events.extend(watch.drain(&mut state));
             if ended {
                 statuses.push(state.snapshot().status);
             }
         }
-        events.extend(state.drain_events());
+        events.extend(watch.drain(&mut state));
     }
     assert!(
         produced.is_empty(),
         "[{name}] the connection wrote lines the capture does not have: {produced:?}"
     );
+    watch.finish();
     Replayed {
         state,
         events,
