@@ -199,6 +199,7 @@ impl LogView {
     pub fn apply(&mut self, entry: LogEntry, update: bool) {
         let _ = update; // The id decides: a known id is replaced, a new one is added.
         note_agent_call(&mut self.agent_calls, &entry);
+        self.follow_todo_call(entry.id, &entry.kind);
         match self.position(entry.id) {
             Ok(index) => {
                 self.entries[index].entry = entry;
@@ -269,6 +270,15 @@ impl LogView {
     /// session's reset and the completed entry (a large entry arrives later) show the same rows.
     pub fn reset_stream(&mut self) {
         self.stream.retire();
+    }
+
+    /// The rows of a message that was reset stay only until the entry it became: anything else
+    /// that happens first (an interrupt's status, usage) means no entry comes, and they go (a
+    /// client that attaches then never sees them, so one that watched does not either).
+    pub fn drop_retired_stream(&mut self) {
+        if self.stream.is_retired() {
+            self.stream.clear();
+        }
     }
 
     /// The streaming text (`""` once reset).

@@ -282,7 +282,7 @@ fn status_bar(app: &mut App, id: &str, width: u16) -> Line<'static> {
     let mcp = row.and_then(|s| mcp_summary(&s.mcp_servers));
     let pane = app.pane(id);
     let mut spans: Vec<Span<'static>> = Vec::new();
-    if let Some(usage) = &pane.usage {
+    if let Some(usage) = pane.usage() {
         if let Some(window) = usage.context_window.filter(|w| *w > 0) {
             let used = usage.context_used.min(window);
             let cells = 10usize;
@@ -316,8 +316,7 @@ fn status_bar(app: &mut App, id: &str, width: u16) -> Line<'static> {
             theme::dim(),
         ));
         let subscription = pane
-            .agent
-            .as_ref()
+            .agent()
             .and_then(|agent| agent.account.as_ref())
             .is_some_and(codiva_protocol::agent::Account::is_subscription);
         if let Some(cost) = usage.cost_usd.filter(|_| !subscription) {
@@ -338,7 +337,7 @@ fn status_bar(app: &mut App, id: &str, width: u16) -> Line<'static> {
         ),
         theme::dim(),
     ));
-    if let Some(mode) = &pane.permission_mode {
+    if let Some(mode) = pane.permission_mode() {
         spans.push(Span::styled(format!(" · {mode}"), theme::dim()));
     }
     let text: String = spans.iter().map(|s| s.content.as_ref()).collect();
@@ -559,7 +558,7 @@ fn detail(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
         .as_ref()
         .is_some_and(|s| s.status == codiva_protocol::session::Status::NeedsLogin)
     {
-        let account = app.pane(id).agent.as_ref().and_then(|a| a.account.clone());
+        let account = app.pane(id).agent().and_then(|a| a.account.clone());
         let text = super::login::help(account.as_ref());
         let room = usize::from(rest.width.saturating_sub(2)).max(1);
         // Whole at 80 columns (the longest hint wraps to 4 rows there).

@@ -28,7 +28,7 @@ impl App {
             && self
                 .panes
                 .get(id)
-                .and_then(|pane| pane.prompts.front())
+                .and_then(|pane| pane.prompts().first())
                 .is_some_and(|prompt| prompt.request_id() == request_id)
     }
 

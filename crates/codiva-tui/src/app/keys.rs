@@ -178,7 +178,7 @@ impl App {
         if self.run_mode == RunMode::Auto {
             // The waiting permissions the manager now allows are this client's doing.
             let waiting = self.panes.values().flat_map(|pane| {
-                pane.prompts
+                pane.prompts()
                     .iter()
                     .map(|prompt| prompt.request_id().to_owned())
             });
@@ -266,7 +266,7 @@ impl App {
         let request_id = self
             .panes
             .get(id)
-            .and_then(|pane| pane.prompts.front())
+            .and_then(|pane| pane.prompts().first())
             .map(|prompt| prompt.request_id().to_owned());
         let Some(request_id) = request_id else {
             return Vec::new();
@@ -455,7 +455,7 @@ impl App {
         };
         self.panes
             .get(id)
-            .and_then(|pane| pane.agent.as_ref())
+            .and_then(|pane| pane.agent())
             .map(|agent| {
                 agent
                     .commands

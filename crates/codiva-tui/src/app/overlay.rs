@@ -229,8 +229,8 @@ impl App {
         let agent = session
             .as_ref()
             .and_then(|s| self.panes.get(&s.id))
-            .and_then(|pane| pane.agent.clone())
-            .or_else(|| self.panes.values().find_map(|p| p.agent.clone()));
+            .and_then(|pane| pane.agent().cloned())
+            .or_else(|| self.panes.values().find_map(|p| p.agent().cloned()));
         let current = match &session {
             Some(session) => session.model.clone(),
             None => self.info.model.clone(),

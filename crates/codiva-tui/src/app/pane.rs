@@ -1,13 +1,14 @@
 //! One session's detail state: its log view, the prompts waiting for the user, and the dialog
 //! of the oldest one.
 //!
-//! The state is one fold: [`Pane::restore`] takes a `session/snapshot` (on attach, after a
-//! resync, after a daemon restart) and [`Pane::apply`] the live events on top of it, so a client
-//! that attached late shows what one that watched from the start shows. Events that arrive while
-//! a snapshot is asked for are kept and applied again over it (a snapshot says no `seq`; every
-//! event it may already hold is harmless twice: prompts go by `request_id`, the rest replaces).
-
-use std::collections::VecDeque;
+//! What the pane knows of its session is the protocol's fold (`codiva_protocol::view`):
+//! [`Pane::restore`] takes a `session/snapshot` as the view (on attach, after a resync, after a
+//! daemon restart) and [`Pane::apply`] folds the live events into it, so a client that attached
+//! late shows what one that watched from the start shows. Events that arrive while a snapshot is
+//! asked for are kept and folded again over it (a snapshot says no `seq`; every event it may
+//! already hold is harmless twice: prompts go by `request_id`, the rest replaces). The log and
+//! the streamed text are drawn by the [`LogView`], which is fed the same events and reads the
+//! log on its own (`session/read`); the view keeps neither, so they are held once.
 
 use codiva_protocol::agent::AgentInfo;
 use codiva_protocol::log::LogEntry;
@@ -45,10 +46,10 @@ impl Dialog {
     }
 }
 
-#[derive(Default)]
 pub struct Pane {
     pub log: LogView,
-    pub prompts: VecDeque<Prompt>,
+    /// The session as the fold of its events says it (without its log and streamed text).
+    view: SessionSnapshot,
     dialog: Option<(String, Dialog)>,
     /// The log was asked for (`session/read`); events before the answer are kept.
     pub requested: bool,
@@ -56,9 +57,6 @@ pub struct Pane {
     early: Vec<(LogEntry, bool)>,
     /// A TODO list came by event (newer than the one read with the log).
     todos_seen: bool,
-    pub agent: Option<AgentInfo>,
-    pub usage: Option<UsageView>,
-    pub permission_mode: Option<codiva_protocol::tool::PermissionMode>,
     /// A search in the log (`/`).
     pub search: Option<crate::search::Search>,
     /// When the oldest waiting prompt arrived (an app-wide sequence number), for the inbox.
@@ -67,6 +65,24 @@ pub struct Pane {
     pub uncommitted: Option<Vec<String>>,
     /// A `session/snapshot` was asked for: the events that came since, applied again over it.
     awaiting_snapshot: Option<Vec<SessionEvent>>,
+}
+
+impl Default for Pane {
+    fn default() -> Self {
+        Pane {
+            log: LogView::default(),
+            view: SessionSnapshot::initial(),
+            dialog: None,
+            requested: false,
+            loaded: false,
+            early: Vec::new(),
+            todos_seen: false,
+            search: None,
+            waiting_since: None,
+            uncommitted: None,
+            awaiting_snapshot: None,
+        }
+    }
 }
 
 /// Whether the snapshot holds what `event` says (it is applied again over a snapshot that may
@@ -99,6 +115,22 @@ impl Pane {
             && in_snapshot(&event)
         {
             later.push(event.clone());
+        }
+        if !matches!(
+            event,
+            SessionEvent::Log {
+                scope: Scope::Main,
+                ..
+            } | SessionEvent::Stream { .. }
+        ) {
+            self.log.drop_retired_stream();
+        }
+        let was_waiting = !self.view.prompts.is_empty();
+        if !matches!(
+            event,
+            SessionEvent::Log { .. } | SessionEvent::Stream { .. }
+        ) {
+            self.view.apply(&event);
         }
         match event {
             SessionEvent::Log {
@@ -134,24 +166,13 @@ impl Pane {
                     self.log.push_stream(&text);
                 }
             }
-            SessionEvent::PromptOpened { prompt } => {
-                if self
-                    .prompts
-                    .iter()
-                    .any(|p| p.request_id() == prompt.request_id())
-                {
-                    return Vec::new();
-                }
-                if self.prompts.is_empty() {
-                    self.waiting_since = Some(seq);
-                }
-                self.prompts.push_back(prompt);
+            SessionEvent::PromptOpened { .. } if !was_waiting && !self.view.prompts.is_empty() => {
+                self.waiting_since = Some(seq);
             }
             SessionEvent::PromptClosed { request_id, .. } => {
-                self.prompts.retain(|p| p.request_id() != request_id);
-                if self.prompts.is_empty() {
+                if self.view.prompts.is_empty() {
                     self.waiting_since = None;
-                } else {
+                } else if was_waiting {
                     // The next prompt of this session waits from now on.
                     self.waiting_since = Some(seq);
                 }
@@ -163,18 +184,10 @@ impl Pane {
                     self.dialog = None;
                 }
             }
-            SessionEvent::Connected { agent } => {
-                if self.permission_mode.is_none() {
-                    self.permission_mode = agent.permission_mode;
-                }
-                self.agent = Some(agent);
-            }
-            SessionEvent::Usage { usage } => self.usage = Some(usage),
             SessionEvent::Todos { items, .. } => {
                 self.todos_seen = true;
                 self.log.set_todos(items);
             }
-            SessionEvent::PermissionMode { mode } => self.permission_mode = Some(mode),
             _ => {}
         }
         Vec::new()
@@ -213,34 +226,36 @@ impl Pane {
     /// its own (`session/read`, when the view opens).
     pub fn restore(&mut self, snapshot: SessionSnapshot, seq: u64) {
         let later = self.awaiting_snapshot.take().unwrap_or_default();
-        self.prompts = snapshot.prompts.into();
-        self.waiting_since = if self.prompts.is_empty() {
+        let mut snapshot = snapshot;
+        let streaming = std::mem::take(&mut snapshot.streaming);
+        snapshot.log = Vec::new();
+        self.view = snapshot;
+        self.waiting_since = if self.view.prompts.is_empty() {
             None
         } else {
             self.waiting_since.or(Some(seq))
         };
-        if self
-            .dialog
-            .as_ref()
-            .is_some_and(|(open, _)| !self.prompts.iter().any(|p| p.request_id() == open.as_str()))
-        {
+        if self.dialog.as_ref().is_some_and(|(open, _)| {
+            !self
+                .view
+                .prompts
+                .iter()
+                .any(|p| p.request_id() == open.as_str())
+        }) {
             self.dialog = None;
         }
-        self.permission_mode = snapshot
-            .permission_mode
-            .or_else(|| snapshot.agent.as_ref().and_then(|a| a.permission_mode));
-        self.agent = snapshot.agent;
-        // Nothing reported yet reads as no usage, as for a client that watched.
-        self.usage = (snapshot.usage != UsageView::default()).then_some(snapshot.usage);
         self.log.set_retry(retry_text(
-            snapshot.detail.as_deref(),
-            snapshot.detail_code.as_ref(),
+            self.view.detail.as_deref(),
+            self.view.detail_code.as_ref(),
         ));
-        for view in snapshot.subagents {
-            self.log.set_subagent(view);
+        for view in &self.view.subagents {
+            self.log.set_subagent(view.clone());
         }
         self.todos_seen = true;
-        self.log.set_todos(snapshot.todo_items);
+        self.log.set_todos(self.view.todo_items.clone());
+        // Deltas that came while the snapshot was asked for may be in it or not (it says no
+        // `seq`): its text stands, and the entry the message becomes replaces it.
+        self.log.set_streaming(&streaming);
         for event in later {
             self.apply(event, seq);
         }
@@ -278,14 +293,33 @@ impl Pane {
     }
 
     pub fn has_dialog(&self) -> bool {
-        !self.prompts.is_empty()
+        !self.view.prompts.is_empty()
+    }
+
+    /// The prompts waiting for the user, oldest first.
+    pub fn prompts(&self) -> &[Prompt] {
+        &self.view.prompts
+    }
+
+    /// What the agent said of itself when it connected.
+    pub fn agent(&self) -> Option<&AgentInfo> {
+        self.view.agent.as_ref()
+    }
+
+    /// The session's usage, once the agent reported any (all zeros reads as none).
+    pub fn usage(&self) -> Option<&UsageView> {
+        Some(&self.view.usage).filter(|usage| **usage != UsageView::default())
+    }
+
+    pub fn permission_mode(&self) -> Option<codiva_protocol::tool::PermissionMode> {
+        self.view.permission_mode
     }
 
     /// The dialog of the oldest waiting prompt (made when first needed; it keeps partial
     /// answers while the user looks elsewhere).
     /// The dialog as last built, while its prompt is still the oldest (no building here).
     pub fn built_dialog(&self) -> Option<&Dialog> {
-        let prompt = self.prompts.front()?;
+        let prompt = self.view.prompts.first()?;
         self.dialog
             .as_ref()
             .filter(|(id, _)| id == prompt.request_id())
@@ -293,7 +327,7 @@ impl Pane {
     }
 
     pub fn dialog(&mut self) -> Option<&mut Dialog> {
-        let prompt = self.prompts.front()?;
+        let prompt = self.view.prompts.first()?;
         let stale = self
             .dialog
             .as_ref()

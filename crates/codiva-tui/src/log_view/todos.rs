@@ -3,7 +3,7 @@
 //! that changed it (see [`super::cards::todo_checklist`]), re-measuring only the blocks whose
 //! look changed.
 
-use codiva_protocol::log::EntryKind;
+use codiva_protocol::log::{EntryKind, ToolStatus};
 use codiva_protocol::session::TodoItem;
 
 use super::LogView;
@@ -11,18 +11,30 @@ use super::cards;
 use super::fold::Fold;
 
 impl LogView {
-    /// The agent's TODO list as it stands (empty: none).
+    /// The agent's TODO list as it stands (empty: none), drawn under the latest call that
+    /// changed it: the latest TODO call that succeeded, as the log stands — one still running
+    /// has changed nothing yet. A function of the log, so a UI that attached late draws it where
+    /// one that watched does.
     pub fn set_todos(&mut self, items: Vec<TodoItem>) {
         let anchor = self
             .entries
             .iter()
             .rev()
-            .find_map(|stored| match &stored.entry.kind {
-                EntryKind::Tool(tool) if cards::is_todo(tool) => Some(stored.entry.id),
-                _ => None,
-            });
-        let before = self.look.todo_anchor;
+            .find(|stored| changed_todos(&stored.entry.kind))
+            .map(|stored| stored.entry.id);
         self.look.todos = items;
+        self.move_todo_anchor(anchor);
+    }
+
+    /// `entry` came or changed: a TODO call that now succeeded, after the anchor, takes the list.
+    pub(super) fn follow_todo_call(&mut self, id: u64, kind: &EntryKind) {
+        if changed_todos(kind) && self.look.todo_anchor.is_none_or(|anchor| id > anchor) {
+            self.move_todo_anchor(Some(id));
+        }
+    }
+
+    fn move_todo_anchor(&mut self, anchor: Option<u64>) {
+        let before = self.look.todo_anchor;
         self.look.todo_anchor = anchor;
         for id in [before, anchor].into_iter().flatten() {
             self.touch_with_head(id);
@@ -46,4 +58,8 @@ impl LogView {
             self.touch(head);
         }
     }
+}
+
+fn changed_todos(kind: &EntryKind) -> bool {
+    matches!(kind, EntryKind::Tool(tool) if cards::is_todo(tool) && tool.status == ToolStatus::Succeeded)
 }

@@ -6,6 +6,7 @@
 use codiva_core::agent_event::{
     Account, AgentInfo, CommandInfo, Question, QuestionOption, QuestionRequest, TokenUsage,
 };
+use codiva_core::session_log::LogEntry;
 use codiva_core::session_state::{
     Prompt, PromptResolution, SessionEvent, SessionSnapshot, Status, TodoProgress, UsageView,
 };
@@ -384,4 +385,146 @@ fn a_ui_attached_again_after_its_daemon_died_keeps_the_view_and_the_draft() {
     });
     assert_eq!(app.view, View::List);
     assert_eq!(app.composer_mut().text(), "kept");
+}
+
+/// Every captured session of the conformance corpus (real Claude Code, Codex and ACP runs):
+/// a UI that attached after any number of its events — a prompt open, a subagent running,
+/// mid-stream, after completion — shows what a UI that watched from the start shows, at that
+/// point and once the rest of the events have come.
+#[test]
+fn every_captured_session_looks_the_same_attached_at_any_point() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/conformance/session");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("the conformance corpus")
+        .map(|entry| entry.expect("corpus entry").path())
+        .collect();
+    files.sort();
+    assert!(
+        !files.is_empty(),
+        "no captured session in {}",
+        dir.display()
+    );
+    for file in files {
+        let name = file.file_stem().unwrap().to_string_lossy().into_owned();
+        let document: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let events: Vec<SessionEvent> = document["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|step| serde_json::from_value(step["event"].clone()).unwrap())
+            .collect();
+        for k in 0..=events.len() {
+            // One that watched the first `k` events (not drawn meanwhile: a dialog closed by
+            // another client leaves a notice only where it was seen).
+            let mut watched = captured_app(&name);
+            open_captured(&mut watched, &SessionSnapshot::initial(), &[], |_| {});
+            for e in &events[..k] {
+                event(&mut watched, ID, e.clone());
+            }
+            // Between a stream's reset and the entry it became (one batch of the daemon's,
+            // never a frame of its own) the watching UI keeps the retired rows on purpose.
+            if k > 0 && matches!(events[k - 1], SessionEvent::Stream { reset: true, .. }) {
+                continue;
+            }
+            // Started after `k` events: it opens the session at once, then the snapshot and
+            // the log it asked for arrive.
+            let mut late = captured_app(&name);
+            late.attached();
+            let snapshot = SessionSnapshot::folded(&events[..k]);
+            open_captured(&mut late, &snapshot, &events[..k], |app| {
+                app.handle(UiEvent::Done(Done::Snapshot {
+                    id: ID.into(),
+                    snapshot: Some(Box::new(snapshot.clone())),
+                }));
+            });
+            for (w, h) in [(80, 24), (120, 40)] {
+                assert_eq!(
+                    screen(&mut late, w, h),
+                    screen(&mut watched, w, h),
+                    "{name}: attached after {k} of {} events, at {w}x{h}",
+                    events.len()
+                );
+            }
+            for event_after in &events[k..] {
+                event(&mut late, ID, event_after.clone());
+            }
+            // One that watched throughout, drawn where the late one was first drawn (what a
+            // dialog closed by another client says depends on whether it was seen).
+            let mut whole = captured_app(&name);
+            open_captured(&mut whole, &SessionSnapshot::initial(), &[], |_| {});
+            for (index, e) in events.iter().enumerate() {
+                if index == k {
+                    screen(&mut whole, 120, 40);
+                }
+                event(&mut whole, ID, e.clone());
+            }
+            assert_eq!(
+                screen(&mut late, 120, 40),
+                screen(&mut whole, 120, 40),
+                "{name}: attached after {k} of {} events, then the rest",
+                events.len()
+            );
+        }
+    }
+}
+
+/// A UI with the one session `ID`, its row named after the capture.
+fn captured_app(name: &str) -> App {
+    let mut app = App::new(info());
+    add(
+        &mut app,
+        session(
+            ID,
+            name,
+            Status::Running,
+            codiva_core::manager::SessionPhase::Active,
+            1,
+        ),
+    );
+    app
+}
+
+/// Opens session `ID`, lets `meanwhile` happen, and answers its `session/read` with the log
+/// `snapshot` holds (and the subagents' logs `events` wrote), as the daemon would.
+fn open_captured(
+    app: &mut App,
+    snapshot: &SessionSnapshot,
+    events: &[SessionEvent],
+    meanwhile: impl FnOnce(&mut App),
+) {
+    key(app, KeyCode::Tab);
+    key(app, KeyCode::Enter);
+    assert_eq!(app.view, View::Detail(ID.into()));
+    meanwhile(app);
+    let mut subagents: Vec<(codiva_core::session_state::SubagentView, Vec<LogEntry>)> = snapshot
+        .subagents
+        .iter()
+        .map(|view| (view.clone(), Vec::new()))
+        .collect();
+    for event in events {
+        if let SessionEvent::Log {
+            scope: codiva_core::session_state::Scope::Subagent(tool_use_id),
+            entry,
+            update,
+            ..
+        } = event
+            && let Some((_, log)) = subagents
+                .iter_mut()
+                .find(|(view, _)| view.tool_use_id == *tool_use_id)
+        {
+            match log.iter_mut().find(|e| e.id == entry.id) {
+                Some(kept) if *update => *kept = entry.clone(),
+                None if !*update => log.push(entry.clone()),
+                _ => {}
+            }
+        }
+    }
+    app.handle(UiEvent::Done(Done::Read {
+        id: ID.into(),
+        entries: snapshot.log.clone(),
+        subagents,
+        todos: snapshot.todo_items.clone(),
+    }));
 }
