@@ -125,7 +125,7 @@ namespace Codiva.Editor
                 if (line.CanReconnect) row.Add(new Button(() => client.ReconnectMcp(session, line.Name)) { text = "Reconnect" });
                 mcpList.Add(row);
             }
-            foreach (var entry in view.Log.Values)
+            foreach (var entry in view.Log)
             {
                 var card = Presentation.CardOf(entry);
                 var box = new Foldout { text = card.Title + (card.State == null ? "" : " [" + card.State + "]"), value = card.Kind != "tool" };

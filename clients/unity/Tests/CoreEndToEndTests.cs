@@ -108,7 +108,7 @@ namespace Codiva.Tests
 
                     // An image: the model receives it as an image block.
                     client.Send(id, "IMAGE look at this", new List<ImageInput> { ImageInput.FromBytes("image/png", Convert.FromBase64String(Png)) }).Wait();
-                    Until(main, () => client.Store[id].Log.Values.Any(e => e.Kind == "assistant" && e.Text == "A single pixel."), "the answer to the image");
+                    Until(main, () => client.Store[id].Log.Any(e => e.Kind == "assistant" && e.Text == "A single pixel."), "the answer to the image");
                     Until(main, () => client.Store[id].Status == "completed", "the image turn to complete");
                     var imageRequest = world.Mock.WaitForRequest(b => b.Contains("IMAGE look at this"));
                     StringAssert.Contains("\"type\":\"image\"", imageRequest);
@@ -131,7 +131,7 @@ namespace Codiva.Tests
                     Assert.AreEqual("unknown_agent", refusal.Reason);
 
                     // The log, as the panel draws it.
-                    var log = main.Invoke(() => client.Store[id].Log.Values.ToList());
+                    var log = main.Invoke(() => client.Store[id].Log.ToList());
                     Assert.AreEqual("PERM write the marker file", log.First(e => e.Kind == "user").Text);
                     var bash = log.First(e => e.Kind == "tool" && e.Name == "Bash");
                     Assert.AreEqual("succeeded", bash.Status);
@@ -187,10 +187,10 @@ namespace Codiva.Tests
                     Until(main, () => client.Connections == 2 && client.State == ConnectionState.Connected, "the reconnection");
                     CollectionAssert.Contains(main.Invoke(() => states.ToList()), ConnectionState.Reconnecting);
                     Assert.AreEqual(id, main.Invoke(() => client.Store.Order.Single()));
-                    Until(main, () => client.Store[id].Log.Values.Any(e => e.Kind == "assistant" && e.Text == "Hello."), "the log, read again");
+                    Until(main, () => client.Store[id].Log.Any(e => e.Kind == "assistant" && e.Text == "Hello."), "the log, read again");
 
                     client.Send(id, "SECOND say goodbye").Wait();
-                    Until(main, () => client.Store[id].Log.Values.Any(e => e.Kind == "assistant" && e.Text == "Goodbye."), "the second turn");
+                    Until(main, () => client.Store[id].Log.Any(e => e.Kind == "assistant" && e.Text == "Goodbye."), "the second turn");
                     Until(main, () => client.Store[id].Status == "completed", "the second turn to complete");
                     Assert.AreEqual(0, main.Invoke(() => client.Store.Gaps));
                 }
@@ -219,7 +219,11 @@ namespace Codiva.Tests
                 if (outcome == Applied.Gap) { at = i; break; }
             }
             Assert.AreEqual(Applied.Gap, outcome);
-            Assert.AreEqual(missing + 1, at, "the gap is found at the first event after the missing one");
+            List<string> around;
+            lock (recorded) around = recorded.Where(r => (JsonRead.Long(r.Value, "seq") ?? 0) > 0).Skip(Math.Max(0, at - 3)).Take(5)
+                .Select(r => JsonRead.Long(r.Value, "seq") + " " + r.Key).ToList();
+            Assert.AreEqual(missing + 1, at, "the gap is found at the first event after the missing one (" + missing + " left out; from " +
+                Math.Max(0, at - 3) + ": " + string.Join(", ", around) + ")");
             Assert.AreEqual(events[missing].SeqOrZero - 1, store.LastSeq);
 
             var snapshot = client.Request(Methods.ManagerSnapshot, new NoParams()).Result;

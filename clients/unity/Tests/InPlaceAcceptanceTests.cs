@@ -131,9 +131,9 @@ namespace Codiva.Tests
                     // Still running when the new client sees it, and it finishes with the whole answer.
                     Until(main, () => second.Store[id].LogLoaded, "the session's log");
                     Assert.AreEqual("running", main.Invoke(() => second.Store[id].Status), "the session kept running without a client");
-                    Assert.IsFalse(main.Invoke(() => second.Store[id].Log.Values.Any(e => e.Kind == "assistant" && e.Text == SlowAnswer)), "the answer was not finished yet");
+                    Assert.IsFalse(main.Invoke(() => second.Store[id].Log.Any(e => e.Kind == "assistant" && e.Text == SlowAnswer)), "the answer was not finished yet");
                     Until(main, () => second.Store[id].Status == "completed", "the slow answer to complete");
-                    Until(main, () => second.Store[id].Log.Values.Any(e => e.Kind == "assistant" && e.Text == SlowAnswer), "the whole answer in the log");
+                    Until(main, () => second.Store[id].Log.Any(e => e.Kind == "assistant" && e.Text == SlowAnswer), "the whole answer in the log");
 
                     // No missed event: every seq after the snapshot was applied, in order, no gap.
                     var (applied, last, gaps, snapshotAfter) = main.Invoke(() => (second.Store.AppliedCount, second.Store.LastSeq, second.Store.Gaps, second.Store.SnapshotSeq));

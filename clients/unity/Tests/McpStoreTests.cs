@@ -1,4 +1,5 @@
-// A session's MCP servers in the store: the row's statuses from `session/mcpServers`, the
+// A session's MCP servers in the store: the row's statuses (the row is the manager's: a
+// `session/updated` carries them; a `session/mcpServers` event alone leaves it alone), the
 // agent's capabilities from `agents/list`, the lines the panel lists (a Reconnect only for a
 // failed server of an agent that reconnects), and the `session/mcpReconnect` request with the
 // daemon's refusal, over a socket without a daemon.
@@ -20,11 +21,19 @@ namespace Codiva.Tests
     [TestFixture]
     public class McpStoreTests
     {
-        static SessionInfo Row(string id, string agent) => Wire.FromJson<SessionInfo>(JsonText.Parse(
-            "{\"id\":\"" + id + "\",\"agent\":\"" + agent + "\",\"phase\":\"live\",\"status\":\"running\"}"));
+        static string RowJson(string id, string agent, string servers = "[]") =>
+            "{\"id\":\"" + id + "\",\"agent\":\"" + agent + "\",\"phase\":\"live\",\"status\":\"running\",\"mcp_servers\":" + servers + "}";
 
-        static Sequenced Event(long seq, string id, string servers) => Notifications.Read("session/mcpServers",
+        static SessionInfo Row(string id, string agent) => Wire.FromJson<SessionInfo>(JsonText.Parse(RowJson(id, agent)));
+
+        static readonly Dictionary<string, string> AgentOf = new Dictionary<string, string> { { "c", "claude" }, { "x", "codex" }, { "a", "codex-acp" } };
+
+        /// What the daemon sends when a session's MCP servers change: the event, then the row.
+        static Sequenced McpEvent(long seq, string id, string servers) => Notifications.Read("session/mcpServers",
             (Dictionary<string, object>)JsonText.Parse("{\"seq\":" + seq + ",\"session_id\":\"" + id + "\",\"event\":\"mcp_servers\",\"servers\":" + servers + "}"));
+
+        static Sequenced Updated(long seq, string id, string servers) => Notifications.Read("session/updated",
+            (Dictionary<string, object>)JsonText.Parse("{\"seq\":" + seq + ",\"session\":" + RowJson(id, AgentOf[id], servers) + "}"));
 
         static SessionStore Store()
         {
@@ -50,10 +59,21 @@ namespace Codiva.Tests
             var store = Store();
             var changed = new List<string>();
             store.Changed += id => changed.Add(id);
-            Assert.AreEqual(Applied.Applied, store.Apply(Event(1, "c", "[{\"name\":\"ops\",\"status\":\"pending\"}]")));
-            Assert.AreEqual(Applied.Applied, store.Apply(Event(2, "c", "[{\"name\":\"ops\",\"status\":\"failed\",\"error\":\"connection refused\\nat 127.0.0.1\"}]")));
-            Assert.AreEqual(Applied.Applied, store.Apply(Event(3, "x", "[{\"name\":\"bad\",\"status\":\"failed\"},{\"name\":\"tool\",\"status\":\"connected\"}]")));
-            Assert.AreEqual(Applied.Applied, store.Apply(Event(4, "a", "[{\"name\":\"tool\",\"status\":\"not_reported\"}]")));
+            var seq = 0;
+            foreach (var change in new[]
+            {
+                ("c", "[{\"name\":\"ops\",\"status\":\"pending\"}]"),
+                ("c", "[{\"name\":\"ops\",\"status\":\"failed\",\"error\":\"connection refused\\nat 127.0.0.1\"}]"),
+                ("x", "[{\"name\":\"bad\",\"status\":\"failed\"},{\"name\":\"tool\",\"status\":\"connected\"}]"),
+                ("a", "[{\"name\":\"tool\",\"status\":\"not_reported\"}]"),
+            })
+            {
+                string id = change.Item1, servers = change.Item2;
+                var before = JsonText.Write(Wire.ToJson(store[id].Row.McpServers));
+                Assert.AreEqual(Applied.Applied, store.Apply(McpEvent(++seq, id, servers)));
+                Assert.AreEqual(before, JsonText.Write(Wire.ToJson(store[id].Row.McpServers)), "the event alone leaves the row as the manager said");
+                Assert.AreEqual(Applied.Applied, store.Apply(Updated(++seq, id, servers)));
+            }
             CollectionAssert.IsSubsetOf(new[] { "c", "x", "a" }, changed);
             Assert.AreEqual("failed", store["c"].Row.McpServers.Single().Status);
 

@@ -92,7 +92,7 @@ namespace Codiva.Tests
                         }
                         Assert.AreEqual("completed", main.Invoke(() => client.Store[id].Status));
                         Assert.AreEqual(4, allowed.Count, "one permission per tool call");
-                        Until(main, () => client.Store[id].Log.Values.Any(e => e.Kind == "assistant" && e.Text == "All checks done."), "the last answer");
+                        Until(main, () => client.Store[id].Log.Any(e => e.Kind == "assistant" && e.Text == "All checks done."), "the last answer");
 
                         lock (handled)
                         {
@@ -177,7 +177,7 @@ namespace Codiva.Tests
                         Until(main, () => client.Store[id].Prompts.Any(p => p.Kind == "permission"), "the permission for ping");
                         var permission = main.Invoke(() => client.Store[id].Prompts.First(p => p.Kind == "permission"));
                         client.RespondPermission(id, permission.RequestId, permission.Options.First(o => o.Kind == "allow_once").Id).Wait();
-                        Until(main, () => client.Store[id].Log.Values.Any(e => e.Kind == "assistant" && e.Text == "It answered."), "the answer after pong");
+                        Until(main, () => client.Store[id].Log.Any(e => e.Kind == "assistant" && e.Text == "It answered."), "the answer after pong");
                         lock (handled) CollectionAssert.Contains(handled, "tools/call");
                     }
                     finally

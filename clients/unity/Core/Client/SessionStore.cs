@@ -1,6 +1,7 @@
 // The client's copy of the manager's state: session rows from `manager/snapshot` plus the
-// events after it, applied in `seq` order; a gap is reported, never papered over. Used on the
-// dispatcher's thread only.
+// events after it, applied in `seq` order (a gap is reported, never papered over), and each
+// session's view (SessionView): its `session/snapshot` plus its events after it, folded by the
+// protocol's rules. Used on the dispatcher's thread only.
 using System;
 using System.Collections.Generic;
 using Codiva.Protocol;
@@ -8,24 +9,6 @@ using Codiva.Protocol;
 namespace Codiva.Client
 {
     public enum Applied { Applied, Duplicate, Gap }
-
-    /// One session as the panel shows it: its row, and (once loaded) its log and open prompts.
-    public sealed class SessionView
-    {
-        public SessionInfo Row;
-        /// Log entries by id (an update replaces the entry).
-        public readonly SortedDictionary<long, LogEntry> Log = new SortedDictionary<long, LogEntry>();
-        /// Open permission requests and questions, oldest first.
-        public readonly List<Prompt> Prompts = new List<Prompt>();
-        /// The text of the message being written.
-        public string Streaming = "";
-        public string PermissionMode;
-        public bool LogLoaded;
-
-        public string Status => Row?.Status;
-
-        public Prompt FindPrompt(string requestId) => Prompts.Find(p => p.RequestId == requestId);
-    }
 
     public sealed class SessionStore
     {
@@ -84,8 +67,8 @@ namespace Codiva.Client
         /// Session `id`'s MCP servers as the panel lists them (none when it has none).
         public List<McpLine> McpOf(string id) => Presentation.McpLines(this[id]?.Row?.McpServers, CapabilitiesOf(id));
 
-        /// Takes a `manager/snapshot` as the state (the logs loaded so far are kept: log events and
-        /// prompts are applied by entry id and request id, so a re-read is harmless).
+        /// Takes a `manager/snapshot` as the rows (the sessions' views are kept until their own
+        /// snapshots are read again).
         public void Reset(ManagerSnapshot snapshot)
         {
             var seen = new HashSet<string>();
@@ -101,17 +84,10 @@ namespace Codiva.Client
             Changed?.Invoke(null);
         }
 
-        /// Takes a `session/snapshot` as the session's log and prompts.
+        /// Takes a `session/snapshot` as the session's whole view (its row stays the manager's).
         public void Load(string id, SessionSnapshot snapshot)
         {
-            var view = View(id);
-            foreach (var entry in snapshot.Log) view.Log[entry.Id] = entry;
-            view.Prompts.Clear();
-            view.Prompts.AddRange(snapshot.Prompts);
-            view.Streaming = snapshot.Streaming ?? "";
-            view.PermissionMode = snapshot.PermissionMode;
-            // The row (status included) stays the manager's: snapshot + events are exact for it.
-            view.LogLoaded = true;
+            View(id).Load(snapshot);
             Changed?.Invoke(id);
         }
 
@@ -153,36 +129,12 @@ namespace Codiva.Client
                 Changed?.Invoke(null);
             }
             else if (ev is WarningEvent warning) Warning?.Invoke(warning.Message);
-            else if (ev is SessionEvent sessionEvent)
+            else if (ev is SessionEvent sessionEvent && sessionEvent.SessionId != null)
             {
-                HandleSession(View(sessionEvent.SessionId), sessionEvent);
+                View(sessionEvent.SessionId).Apply(sessionEvent);
                 if (sessionEvent is StreamEvent) StreamChanged?.Invoke(sessionEvent.SessionId);
                 else Changed?.Invoke(sessionEvent.SessionId);
             }
-        }
-
-        static void HandleSession(SessionView view, SessionEvent ev)
-        {
-            var row = view.Row;
-            if (ev is StatusEvent status)
-            {
-                if (row != null) { row.Status = status.Status; row.Detail = status.Detail; row.DetailCode = status.DetailCode; }
-            }
-            else if (ev is LogEvent log)
-            {
-                if (log.Scope == null || log.Scope == "main") view.Log[log.Entry.Id] = log.Entry;
-            }
-            else if (ev is StreamEvent stream) view.Streaming = stream.Reset ? stream.Text : view.Streaming + stream.Text;
-            else if (ev is PromptOpenedEvent opened)
-            {
-                if (view.FindPrompt(opened.Prompt.RequestId) == null) view.Prompts.Add(opened.Prompt);
-            }
-            else if (ev is PromptClosedEvent closed) view.Prompts.RemoveAll(p => p.RequestId == closed.RequestId);
-            else if (ev is ModelEvent model) { if (row != null) row.Model = model.Model; }
-            else if (ev is PermissionModeEvent mode) view.PermissionMode = mode.Mode;
-            else if (ev is AgentSessionEvent agentSession) { if (row != null) row.AgentSessionId = agentSession.Id; }
-            else if (ev is TodosEvent todos) { if (row != null) row.Todos = todos.Progress; }
-            else if (ev is McpServersEvent mcp) { if (row != null) row.McpServers = mcp.Servers; }
         }
 
         SessionView View(string id)

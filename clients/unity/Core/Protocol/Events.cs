@@ -34,6 +34,9 @@ namespace Codiva.Protocol
         /// `main`, or `subagent` (with `tool_use_id`).
         [Wire("scope", Required = true)] public string Scope;
         [Wire("tool_use_id")] public string ToolUseId;
+        /// How many of the scope's oldest entries the daemon has dropped, in all, to keep within
+        /// its budget (0 while none): a client drops as many from its copy.
+        [Wire("dropped")] public long Dropped;
     }
 
     [Schema("SessionEventParams", Tag = "event", Variant = "stream")]
@@ -71,20 +74,23 @@ namespace Codiva.Protocol
     [Schema("SessionEventParams", Tag = "event", Variant = "connected")]
     public sealed class ConnectedEvent : SessionEvent
     {
-        [Wire("agent", Required = true)] public object Agent;
+        [Wire("agent", Required = true)] public AgentInfo Agent;
     }
 
     [Schema("SessionEventParams", Tag = "event", Variant = "agent_session")]
     public sealed class AgentSessionEvent : SessionEvent
     {
-        [Wire("id", Required = true)] public string Id;
+        /// The agent's own session id; null when the conversation is gone (a failed resume, a
+        /// switch to an agent with none to resume).
+        [Wire("id")] public string Id;
     }
 
     [Schema("SessionEventParams", Tag = "event", Variant = "todos")]
     public sealed class TodosEvent : SessionEvent
     {
         [Wire("progress", Required = true)] public TodoProgress Progress;
-        [Wire("items")] public List<object> Items;
+        /// The whole list as it stands now.
+        [Wire("items")] public List<TodoItem> Items;
     }
 
     [Schema("SessionEventParams", Tag = "event", Variant = "mcp_servers")]
@@ -97,13 +103,13 @@ namespace Codiva.Protocol
     [Schema("SessionEventParams", Tag = "event", Variant = "usage")]
     public sealed class UsageEvent : SessionEvent
     {
-        [Wire("usage", Required = true)] public object Usage;
+        [Wire("usage", Required = true)] public UsageView Usage;
     }
 
     [Schema("SessionEventParams", Tag = "event", Variant = "subagent")]
     public sealed class SubagentEvent : SessionEvent
     {
-        [Wire("subagent", Required = true)] public object Subagent;
+        [Wire("subagent", Required = true)] public SubagentView Subagent;
     }
 
     [Schema("SessionEventParams", Tag = "event", Variant = "agent_exited")]
@@ -112,6 +118,15 @@ namespace Codiva.Protocol
         [Wire("code")] public long? Code;
         [Wire("signal")] public long? Signal;
         [Wire("requested", Required = true)] public bool Requested;
+    }
+
+    /// The session goes on with another agent (`from`, `to`: names for people): what the
+    /// previous one said of itself (its handshake, its model) no longer holds.
+    [Schema("SessionEventParams", Tag = "event", Variant = "agent_switched")]
+    public sealed class AgentSwitchedEvent : SessionEvent
+    {
+        [Wire("from", Required = true)] public string From;
+        [Wire("to", Required = true)] public string To;
     }
 
     [Schema("SessionUpdatedParams")]

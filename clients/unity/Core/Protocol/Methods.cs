@@ -67,6 +67,7 @@ namespace Codiva.Protocol
             { "session/mcpServers", typeof(McpServersEvent) },
             { "session/subagent", typeof(SubagentEvent) },
             { "session/agentExited", typeof(AgentExitedEvent) },
+            { "session/agentSwitched", typeof(AgentSwitchedEvent) },
             { "session/updated", typeof(SessionUpdatedEvent) },
             { "session/removed", typeof(SessionRemovedEvent) },
             { "repo/base", typeof(BaseEvent) },
@@ -76,7 +77,8 @@ namespace Codiva.Protocol
         public static Sequenced Read(string method, object parameters)
         {
             Type type;
-            if (Types.TryGetValue(method, out type)) return (Sequenced)Wire.FromJson(type, parameters);
+            // Params that are not an object read as no event of that kind (their `seq`, if any, counts).
+            if (Types.TryGetValue(method, out type) && Wire.FromJson(type, parameters) is Sequenced typed) return typed;
             return new OtherEvent { Method = method, Params = parameters, Seq = Codiva.Json.JsonRead.Long(parameters, "seq") ?? 0 };
         }
     }

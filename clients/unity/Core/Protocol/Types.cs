@@ -351,21 +351,140 @@ namespace Codiva.Protocol
         [Wire("questions")] public List<Question> Questions;
     }
 
+    /// One item of the agent's TODO list (`status`: `pending`, `in_progress`, `completed`).
+    [Schema("TodoItem")]
+    public sealed class TodoItem
+    {
+        [Wire("id", Required = true)] public string Id;
+        [Wire("content", Required = true)] public string Content;
+        [Wire("status", Required = true)] public string Status;
+    }
+
+    [Schema("TokenUsage")]
+    public sealed class TokenUsage
+    {
+        [Wire("input", Required = true)] public long Input;
+        [Wire("output", Required = true)] public long Output;
+        [Wire("cache_read", Required = true)] public long CacheRead;
+        [Wire("cache_creation", Required = true)] public long CacheCreation;
+    }
+
+    /// A session's token use, context and cost (`session/usage`, the snapshot's `usage`).
+    [Schema("UsageView")]
+    public sealed class UsageView
+    {
+        [Wire("tokens", Required = true)] public TokenUsage Tokens = new TokenUsage();
+        [Wire("context_used", Required = true)] public long ContextUsed;
+        [Wire("context_window")] public long? ContextWindow;
+        [Wire("cost_usd")] public double? CostUsd;
+    }
+
+    /// A subagent the session's agent started (by the tool call that started it).
+    [Schema("SubagentView")]
+    public sealed class SubagentView
+    {
+        [Wire("tool_use_id", Required = true)] public string ToolUseId;
+        [Wire("task_id")] public string TaskId;
+        [Wire("description")] public string Description;
+        [Wire("subagent_type")] public string SubagentType;
+        [Wire("background", Required = true)] public bool Background;
+        [Wire("status", Required = true)] public string Status;
+        [Wire("last_tool")] public string LastTool;
+        [Wire("tokens", Required = true)] public long Tokens;
+        [Wire("tool_uses", Required = true)] public long ToolUses;
+        [Wire("elapsed_ms", Required = true)] public long ElapsedMs;
+        [Wire("summary")] public string Summary;
+    }
+
+    /// One entry of an agent's model catalog (`default`, `opus`, or a full model name).
+    [Schema("ModelChoice")]
+    public sealed class ModelChoice
+    {
+        [Wire("id", Required = true)] public string Id;
+        [Wire("display_name")] public string DisplayName;
+        [Wire("description")] public string Description;
+    }
+
+    [Schema("CommandInfo")]
+    public sealed class CommandInfo
+    {
+        [Wire("name", Required = true)] public string Name;
+        [Wire("description")] public string Description;
+        [Wire("argument_hint")] public string ArgumentHint;
+    }
+
+    [Schema("Account")]
+    public sealed class Account
+    {
+        [Wire("email")] public string Email;
+        [Wire("subscription")] public string Subscription;
+        [Wire("api_provider")] public string ApiProvider;
+        [Wire("api_key_source")] public string ApiKeySource;
+        [Wire("token_source")] public string TokenSource;
+    }
+
+    /// What the agent said about itself when it connected (`session/connected`).
+    [Schema("AgentInfo")]
+    public sealed class AgentInfo
+    {
+        [Wire("version")] public string Version;
+        [Wire("models", Required = true)] public List<ModelChoice> Models = new List<ModelChoice>();
+        [Wire("commands", Required = true)] public List<CommandInfo> Commands = new List<CommandInfo>();
+        [Wire("account")] public Account Account;
+        [Wire("permission_mode")] public string PermissionMode;
+
+        /// The entry of this agent's catalog that the model it reports (`model`) is: that entry
+        /// itself, else the one alias that is a word of the model's name (`sonnet` for
+        /// `claude-sonnet-4-5-20250929`; `default`, which names no model, never matches a
+        /// word); null when none or several match (codiva_protocol::agent::catalog_entry).
+        public string CatalogEntry(string model)
+        {
+            if (model == null) return null;
+            foreach (var choice in Models)
+                if (choice.Id == model) return choice.Id;
+            var words = new HashSet<string>();
+            var start = -1;
+            for (var i = 0; i <= model.Length; i++)
+            {
+                var alphanumeric = i < model.Length && model[i] < 0x80 && char.IsLetterOrDigit(model[i]);
+                if (alphanumeric && start < 0) start = i;
+                else if (!alphanumeric && start >= 0) { words.Add(model.Substring(start, i - start)); start = -1; }
+            }
+            string found = null;
+            foreach (var choice in Models)
+            {
+                if (choice.Id == "default" || !words.Contains(choice.Id)) continue;
+                if (found != null) return null;
+                found = choice.Id;
+            }
+            return found;
+        }
+    }
+
+    /// A session's whole state (`session/snapshot`): what a client knows about it, the fold of
+    /// its events (`SessionView`; docs/serve-api.md, "What a client knows about a session").
     [Schema("SessionSnapshot")]
     public sealed class SessionSnapshot
     {
         [Wire("status", Required = true)] public string Status;
         [Wire("detail")] public string Detail;
+        [Wire("detail_code")] public NoteCode DetailCode;
         [Wire("connected", Required = true)] public bool Connected;
+        [Wire("agent_session_id")] public string AgentSessionId;
         [Wire("model")] public string Model;
+        /// The entry of the agent's model catalog that `model` is (what a model picker marks).
+        [Wire("model_entry")] public string ModelEntry;
         [Wire("permission_mode")] public string PermissionMode;
         [Wire("prompts", Required = true)] public List<Prompt> Prompts;
+        [Wire("todos", Required = true)] public TodoProgress Todos;
+        [Wire("todo_items")] public List<TodoItem> TodoItems;
+        [Wire("usage", Required = true)] public UsageView Usage;
+        [Wire("subagents", Required = true)] public List<SubagentView> Subagents;
         [Wire("log", Required = true)] public List<LogEntry> Log;
         [Wire("dropped_entries", Required = true)] public long DroppedEntries;
         [Wire("streaming", Required = true)] public string Streaming;
-        [Wire("todos", Required = true)] public TodoProgress Todos;
-        [Wire("usage", Required = true)] public object Usage;
-        [Wire("subagents", Required = true)] public List<object> Subagents;
+        /// What the agent said about itself when it connected; null before its handshake.
+        [Wire("agent")] public AgentInfo Agent;
     }
 
     [Schema("AgentAvailability")]
