@@ -22,6 +22,8 @@ use tokio::sync::broadcast;
 
 #[path = "scripted_manager/budget.rs"]
 mod budget;
+#[path = "scripted_manager/list_fold.rs"]
+mod list_fold;
 
 fn options(repo: &TestRepo, home: PathBuf) -> ManagerOptions {
     let program = PathBuf::from(env!("CARGO_BIN_EXE_codiva-fake-agent"));
