@@ -66,6 +66,16 @@ pub async fn restored_repo(
     count: usize,
     transcript_bytes: usize,
 ) -> Result<(PathBuf, PathBuf, usize)> {
+    restored_repo_with(dir, count, transcript_bytes, transcript_bytes).await
+}
+
+/// [`restored_repo`] whose first session's transcript is about `first_bytes` instead.
+pub async fn restored_repo_with(
+    dir: &Path,
+    count: usize,
+    transcript_bytes: usize,
+    first_bytes: usize,
+) -> Result<(PathBuf, PathBuf, usize)> {
     let repo_dir = dir.join("repo");
     let claude_home = dir.join("home/.claude");
     std::fs::create_dir_all(&repo_dir)?;
@@ -95,8 +105,13 @@ pub async fn restored_repo(
         let session_id = format!("00000000-0000-4000-8000-{index:012}");
         let path = transcript::transcript_path(&claude_home, &worktree.path, &session_id);
         std::fs::create_dir_all(path.parent().context("transcript dir")?)?;
-        let mut text = String::with_capacity(transcript_bytes + 64 * 1024);
-        while text.len() < transcript_bytes {
+        let bytes = if index == 0 {
+            first_bytes
+        } else {
+            transcript_bytes
+        };
+        let mut text = String::with_capacity(bytes + 64 * 1024);
+        while text.len() < bytes {
             for line in &source {
                 text.push_str(line);
                 text.push('\n');
