@@ -53,6 +53,10 @@ pub enum SessionCommand {
     SetApprovalPolicy(ApprovalPolicy),
     /// A copy of the state as it is now.
     Snapshot(oneshot::Sender<SessionSnapshot>),
+    /// A copy of the state with how many events the session has sent: it holds every one of
+    /// them and none after (its events are sent first), so the manager can say where in its
+    /// stream the snapshot stands.
+    SnapshotCounted(oneshot::Sender<(SessionSnapshot, u64)>),
     /// A page of a log: entries with ids after `after` (all when `None`), at most `limit`.
     ReadLog {
         scope: Scope,

@@ -81,6 +81,8 @@ struct Live {
 struct Driver {
     config: SessionConfig,
     events: mpsc::Sender<SessionEvent>,
+    /// How many events were sent on `events`.
+    sent: u64,
     state: SessionState,
     started: Instant,
     live: Option<Live>,
@@ -129,6 +131,7 @@ impl Driver {
             permission_mode: config.permission_mode,
             config,
             events,
+            sent: 0,
             state: SessionState::new(),
             started: Instant::now(),
             live: None,
@@ -164,10 +167,12 @@ impl Driver {
             .and_then(|wire| wire.lock().ok().and_then(|mut wire| wire.take_failure()));
         if let Some(message) = self.wire_warning.take().or(failed) {
             let _ = self.events.send(SessionEvent::Warning { message }).await;
+            self.sent += 1;
         }
         for event in self.state.drain_events() {
             // A front end that went away must not stop the session from cleaning up.
             let _ = self.events.send(event).await;
+            self.sent += 1;
         }
     }
 
@@ -269,6 +274,10 @@ impl Driver {
             }
             SessionCommand::Snapshot(reply) => {
                 let _ = reply.send(self.state.snapshot());
+            }
+            SessionCommand::SnapshotCounted(reply) => {
+                self.flush().await;
+                let _ = reply.send((self.state.snapshot(), self.sent));
             }
             SessionCommand::ReadLog {
                 scope,

@@ -277,6 +277,12 @@ pub struct SessionSnapshot {
     /// `None` before the agent's handshake.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<AgentInfo>,
+    /// The `seq` of the manager's stream this snapshot stands at: it holds every event of the
+    /// session with a `seq` up to this one and none after, so a client applies exactly the
+    /// session's events with a greater `seq` over it. Absent where the snapshot is not taken
+    /// in the manager's stream (the fold itself; a session codiva runs on its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq: Option<u64>,
 }
 
 fn is_zero(n: &u64) -> bool {

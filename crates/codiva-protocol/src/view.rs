@@ -39,6 +39,7 @@ impl SessionSnapshot {
             dropped_entries: 0,
             streaming: String::new(),
             agent: None,
+            seq: None,
         }
     }
 

@@ -69,6 +69,8 @@ pub struct App {
     drafts: HashMap<String, String>,
     /// Counts manager events (orders waiting prompts for the inbox).
     seq: u64,
+    /// The manager's `seq` of the event handled next ([`App::at_seq`]).
+    manager_seq: Option<u64>,
     /// Where things were in the last frame (for the mouse).
     layout: mouse::Layout,
     selection: Option<Selection>,
@@ -132,6 +134,7 @@ impl App {
             set_aside: None,
             drafts: HashMap::new(),
             seq: 0,
+            manager_seq: None,
             layout: mouse::Layout::default(),
             selection: None,
             clipboard: None,

@@ -227,9 +227,10 @@ async fn run_in_terminal(
             while let Some(update) = events.try_recv() {
                 backlog += 1;
                 match update {
-                    Update::Event { event, .. } => {
+                    Update::Event { event, seq } => {
                         pace.took(&event);
                         alerts.observe(&event, &app);
+                        app.at_seq(seq);
                         let effects = app.handle(UiEvent::Manager(Box::new(event)));
                         run_effects(&manager, &options, &app, effects, &done_tx);
                     }
@@ -306,9 +307,10 @@ async fn run_in_terminal(
                 Some(Err(_)) | None => break,
             },
             update = events.recv(), if !dirty || !urgent || backlog >= BATCH_LIMIT => match update {
-                Some(Update::Event { event, .. }) => {
+                Some(Update::Event { event, seq }) => {
                     pace.took(&event);
                     alerts.observe(&event, &app);
+                    app.at_seq(seq);
                     Some(UiEvent::Manager(Box::new(event)))
                 }
                 Some(Update::Resync(snapshot)) => {
@@ -383,9 +385,10 @@ async fn run_in_terminal(
                 app.handle(UiEvent::Done(done));
             }
             // Coalesce: everything already waiting is handled before the next frame.
-            while let Some(Update::Event { event, .. }) = events.try_recv() {
+            while let Some(Update::Event { event, seq }) = events.try_recv() {
                 urgent |= !pace.took(&event);
                 alerts.observe(&event, &app);
+                app.at_seq(seq);
                 let effects = app.handle(UiEvent::Manager(Box::new(event)));
                 run_effects(&manager, &options, &app, effects, &done_tx);
             }

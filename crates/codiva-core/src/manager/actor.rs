@@ -15,6 +15,7 @@ mod adoption;
 mod budget;
 mod discard;
 mod finish;
+mod forward;
 mod full_text;
 mod histories;
 mod in_place;
@@ -142,6 +143,12 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
 #[allow(clippy::large_enum_variant)]
 enum Internal {
     Event(String, SessionEvent),
+    /// A session's snapshot, placed in its event stream: every event before it was sent
+    /// before this, none after (`forward.rs`).
+    Snapshot(
+        crate::session_state::SessionSnapshot,
+        crate::manager::Reply<crate::session_state::SessionSnapshot>,
+    ),
     /// A session task ended (the epoch of the task, see [`Record::task_epoch`]).
     Ended(String, u64),
     /// A job finished: its result is applied to the actor; `lane` is the session it held.
@@ -268,12 +275,18 @@ impl Actor {
     fn internal(&mut self, message: Internal) {
         match message {
             Internal::Event(id, event) => self.session_event(&id, event),
+            Internal::Snapshot(mut snapshot, reply) => {
+                // Every event of the session it holds has its `seq` now, and none after it.
+                snapshot.seq = Some(self.events.last_seq());
+                let _ = reply.send(Ok(snapshot));
+            }
             Internal::Ended(id, epoch) => {
                 if let Some(record) = self.records.get_mut(&id)
                     && record.task_epoch == epoch
                 {
                     record.commands = None;
                     record.forwarder = None;
+                    record.snapshots = None;
                     self.leave_queue(&id);
                     self.start_queued();
                 }

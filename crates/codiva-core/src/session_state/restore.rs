@@ -108,6 +108,7 @@ impl SessionState {
             dropped_entries: self.log.dropped(),
             streaming: self.stream_text.clone(),
             agent: self.agent.clone(),
+            seq: None,
         }
     }
 }

@@ -108,6 +108,7 @@ pub(super) fn uses_agent(command: &SessionCommand) -> bool {
     !matches!(
         command,
         SessionCommand::Snapshot(_)
+            | SessionCommand::SnapshotCounted(_)
             | SessionCommand::ReadLog { .. }
             | SessionCommand::NotSent(_)
             | SessionCommand::Note { .. }

@@ -5,6 +5,7 @@
 //! * `permission` asks to use a tool and reports whether it was allowed;
 //! * `question` asks a question and reports the answer;
 //! * `slow` works until interrupted;
+//! * `stream` streams a long answer, one small delta per millisecond;
 //! * a message that starts with `crash` exits mid-turn (status 3);
 //! * anything else is echoed, streamed in two parts.
 //!
@@ -102,6 +103,21 @@ impl Agent {
         if text.contains("slow") {
             self.reply("working");
             return Waiting::Slow;
+        }
+        if text.contains("stream") {
+            let id = format!("m{}", self.turn);
+            self.emit(json!({"type": "message", "id": id}));
+            let mut whole = String::new();
+            for index in 0..300 {
+                let delta = format!("part {index}, ");
+                whole.push_str(&delta);
+                self.emit(json!({"type": "delta", "text": delta}));
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            self.emit(json!({"type": "text", "id": id, "text": whole}));
+            self.record("assistant", &whole);
+            self.end("completed");
+            return Waiting::Nothing;
         }
         self.reply(&format!("echo: {text}"));
         self.end("completed");

@@ -128,3 +128,101 @@ async fn the_list_is_the_fold_of_the_managers_events() {
     watcher.holds(&manager, "renamed").await;
     manager.shutdown().await;
 }
+
+/// `session/snapshot` says where it stands in the manager's stream (`seq`): taken again and
+/// again while a session streams and completes, every one of them is what a client that watched
+/// from the start had at that `seq`, and with the session's events after it, what it has at the
+/// end — streamed text included, which a snapshot without its place shows twice or not at all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_session_snapshot_plus_the_events_after_its_seq_is_what_watching_gives() {
+    use codiva_core::session_state::SessionSnapshot;
+    let repo = TestRepo::new().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let (manager, _) = Manager::start(options(&repo, home.path().to_path_buf()))
+        .await
+        .unwrap();
+    let mut events = manager.subscribe_sequenced();
+    let id = manager
+        .create(CreateOptions {
+            prompt: "say hello".to_owned(),
+            ..CreateOptions::default()
+        })
+        .await
+        .unwrap()
+        .id;
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let taker = {
+        let manager = manager.clone();
+        let id = id.clone();
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            let mut taken = Vec::new();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                if let Ok(snapshot) = manager.snapshot(&id).await {
+                    taken.push(snapshot);
+                }
+                tokio::task::yield_now().await;
+            }
+            taken
+        })
+    };
+    let mut seen: Vec<(u64, SessionEvent)> = Vec::new();
+    let mut turns = 0;
+    let watch = async {
+        loop {
+            let event = events.recv().await.expect("the manager's events");
+            if let codiva_core::manager::ManagerEvent::Event { id: of, event: e } = event.event
+                && of == id
+            {
+                let done = matches!(
+                    e,
+                    SessionEvent::Status {
+                        status: Status::Completed,
+                        ..
+                    }
+                );
+                seen.push((event.seq, e));
+                if done {
+                    turns += 1;
+                    if turns == 1 {
+                        manager
+                            .send(&id, UserInput::text("stream a long answer"))
+                            .await
+                            .unwrap();
+                    } else {
+                        return;
+                    }
+                }
+            }
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(30), watch)
+        .await
+        .expect("two turns");
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let taken = taker.await.unwrap();
+    let last = manager.snapshot(&id).await.unwrap();
+    let watched = SessionSnapshot::folded(seen.iter().map(|(_, e)| e));
+    let mut placed = 0;
+    for snapshot in taken.iter().chain([&last]) {
+        let seq = snapshot
+            .seq
+            .expect("a snapshot of the manager says its seq");
+        let mut late = snapshot.clone();
+        late.seq = None;
+        // What one that watched had at that point…
+        let then = SessionSnapshot::folded(seen.iter().filter(|(s, _)| *s <= seq).map(|(_, e)| e));
+        assert_eq!(late, then, "the snapshot at seq {seq}");
+        // …and once the rest came.
+        for (_, event) in seen.iter().filter(|(s, _)| *s > seq) {
+            late.apply(event);
+        }
+        assert_eq!(late, watched, "the snapshot at seq {seq}, then the rest");
+        placed += 1;
+    }
+    assert!(
+        placed > 10,
+        "snapshots were taken while the session ran: {placed}"
+    );
+    manager.shutdown().await;
+}

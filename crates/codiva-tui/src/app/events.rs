@@ -32,6 +32,12 @@ impl App {
                 .is_some_and(|prompt| prompt.request_id() == request_id)
     }
 
+    /// The next manager event handled is the one of `seq` in the manager's stream (what a
+    /// session's snapshot is placed by; events handled without it are placed by kind).
+    pub fn at_seq(&mut self, seq: u64) {
+        self.manager_seq = Some(seq);
+    }
+
     /// The session rows were taken afresh (the UI attached, or resynced after a gap): each
     /// session's state is asked for, and what the panes show is rebuilt from it
     /// ([`Done::Snapshot`]), as if the UI had watched from the start; a log read before is read
@@ -55,6 +61,7 @@ impl App {
     }
 
     pub(super) fn manager_event(&mut self, event: ManagerEvent) -> Vec<Effect> {
+        let at = self.manager_seq.take();
         match event {
             ManagerEvent::Session { session } => {
                 self.seen_at.insert(session.id.clone(), self.now);
@@ -120,7 +127,7 @@ impl App {
                 }
                 // A dialog that appears never takes the keys: the user moves to it (Tab, Ctrl+N,
                 // a click, opening its session), so what was typed for the composer stays there.
-                let effects = self.pane(&id).apply(event, seq);
+                let effects = self.pane(&id).apply(event, seq, at);
                 // The dialog that had the keys is gone: they go back to the composer.
                 if self.focus == Focus::Dialog
                     && self.current_id().as_deref() == Some(id.as_str())

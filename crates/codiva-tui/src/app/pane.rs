@@ -63,8 +63,9 @@ pub struct Pane {
     pub waiting_since: Option<u64>,
     /// The worktree's uncommitted files, once looked up (`app/repair.rs`).
     pub uncommitted: Option<Vec<String>>,
-    /// A `session/snapshot` was asked for: the events that came since, applied again over it.
-    awaiting_snapshot: Option<Vec<SessionEvent>>,
+    /// A `session/snapshot` was asked for: the events that came since (with their `seq` in the
+    /// manager's stream, when known), applied again over it.
+    awaiting_snapshot: Option<Vec<(Option<u64>, SessionEvent)>>,
 }
 
 impl Default for Pane {
@@ -110,11 +111,12 @@ fn retry_text(detail: Option<&str>, detail_code: Option<&NoteCode>) -> Option<St
 impl Pane {
     /// Applies one session event (the run mode's permissions are allowed by the manager:
     /// they never get here).
-    pub fn apply(&mut self, event: SessionEvent, seq: u64) -> Vec<Effect> {
+    /// `at`: the event's `seq` in the manager's stream, when known.
+    pub fn apply(&mut self, event: SessionEvent, seq: u64, at: Option<u64>) -> Vec<Effect> {
         if let Some(later) = &mut self.awaiting_snapshot
-            && in_snapshot(&event)
+            && (at.is_some() || in_snapshot(&event))
         {
-            later.push(event.clone());
+            later.push((at, event.clone()));
         }
         if !matches!(
             event,
@@ -253,11 +255,22 @@ impl Pane {
         }
         self.todos_seen = true;
         self.log.set_todos(self.view.todo_items.clone());
-        // Deltas that came while the snapshot was asked for may be in it or not (it says no
-        // `seq`): its text stands, and the entry the message becomes replaces it.
+        // The message being written as the snapshot has it; deltas after it follow (below).
+        // A snapshot that does not say its place may hold some of the deltas that came while
+        // it was asked for, or not: its text stands until the message's entry replaces it.
         self.log.set_streaming(&streaming);
-        for event in later {
-            self.apply(event, seq);
+        // A snapshot that says its place in the stream holds exactly the events up to it:
+        // every later one, streamed text included, goes over it. One that does not may hold
+        // any of them: those that are harmless twice go over it again.
+        let place = self.view.seq;
+        for (at, event) in later {
+            let again = match (place, at) {
+                (Some(place), Some(at)) => at > place,
+                _ => in_snapshot(&event),
+            };
+            if again {
+                self.apply(event, seq, at);
+            }
         }
     }
 

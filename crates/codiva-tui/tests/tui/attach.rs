@@ -108,6 +108,7 @@ fn snapshot(prompts: &[Prompt]) -> SessionSnapshot {
         dropped_entries: 0,
         streaming: String::new(),
         agent: Some(agent()),
+        seq: None,
     }
 }
 
@@ -527,4 +528,48 @@ fn open_captured(
         subagents,
         todos: snapshot.todo_items.clone(),
     }));
+}
+
+/// A snapshot that says its place in the manager's stream (`seq`) takes exactly the events
+/// after it: deltas of the message being written that came while it was asked for show once
+/// each, whether the snapshot holds them or not.
+#[test]
+fn a_snapshot_placed_in_the_stream_takes_exactly_the_deltas_after_it() {
+    let deltas = ["Once upon ", "a time ", "there was ", "a parser."];
+    let stream = |text: &str| SessionEvent::Stream {
+        text: text.into(),
+        reset: false,
+    };
+    let mut watched = captured_app("streaming");
+    open_captured(&mut watched, &SessionSnapshot::initial(), &[], |_| {});
+    for delta in deltas {
+        event(&mut watched, ID, stream(delta));
+    }
+    // Attached after the first delta; three more come while the snapshot is on its way, and
+    // the daemon took it after the second of them (seq 12).
+    let mut late = captured_app("streaming");
+    late.attached();
+    let mut snapshot = SessionSnapshot::initial();
+    for delta in &deltas[..3] {
+        snapshot.apply(&stream(delta));
+    }
+    snapshot.seq = Some(12);
+    open_captured(&mut late, &SessionSnapshot::initial(), &[], |app| {
+        for (seq, delta) in [(11, deltas[1]), (12, deltas[2]), (13, deltas[3])] {
+            app.at_seq(seq);
+            event(app, ID, stream(delta));
+        }
+        app.handle(UiEvent::Done(Done::Snapshot {
+            id: ID.into(),
+            snapshot: Some(Box::new(snapshot)),
+        }));
+    });
+    for (w, h) in [(80, 24), (120, 40)] {
+        let shown = screen(&mut late, w, h);
+        assert!(
+            shown.contains("Once upon a time there was a parser."),
+            "{shown}"
+        );
+        assert_eq!(shown, screen(&mut watched, w, h), "at {w}x{h}");
+    }
 }

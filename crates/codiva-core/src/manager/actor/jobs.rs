@@ -268,6 +268,14 @@ impl Actor {
                 });
             }
             Call::Snapshot(id, reply) => {
+                let reply = match self.records.get(&id).and_then(|r| r.snapshots.as_ref()) {
+                    // Placed in the session's event stream, with its `seq`.
+                    Some(snapshots) => match snapshots.send(reply) {
+                        Ok(()) => return,
+                        Err(tokio::sync::mpsc::error::SendError(reply)) => reply,
+                    },
+                    None => reply,
+                };
                 let asked = self.ask(&id, SessionCommand::Snapshot);
                 reply_later(reply, asked, move |snapshot| {
                     snapshot.ok_or_else(|| {

@@ -14,7 +14,7 @@ use tokio::task::JoinHandle;
 use super::histories;
 use super::jobs::reply_later;
 use super::record::Record;
-use super::{Actor, Internal, refused, repo_key, unix_ms};
+use super::{Actor, refused, repo_key, unix_ms};
 use crate::approval::ApprovalPolicy;
 use crate::git::{self, WorktreeOptions};
 use crate::manager::info::{ManagerEvent, SessionInfo, SessionPhase};
@@ -498,24 +498,18 @@ impl Actor {
         let epoch = record.task_epoch + 1;
         let handle = session_task::start_with_state(config, first, state);
         let commands = handle.commands();
-        let internal = self.internal_tx.clone();
-        let owned_id = id.to_owned();
-        let forwarder = tokio::spawn(async move {
-            let mut handle = handle;
-            while let Some(event) = handle.next_event().await {
-                if internal
-                    .send(Internal::Event(owned_id.clone(), event))
-                    .is_err()
-                {
-                    break;
-                }
-            }
-            handle.shutdown().await;
-            let _ = internal.send(Internal::Ended(owned_id, epoch));
-        });
+        let (snapshots, asked) = tokio::sync::mpsc::unbounded_channel();
+        let forwarder = tokio::spawn(super::forward::forward(
+            handle,
+            id.to_owned(),
+            epoch,
+            self.internal_tx.clone(),
+            asked,
+        ));
         if let Some(record) = self.records.get_mut(id) {
             record.commands = Some(commands);
             record.forwarder = Some(forwarder);
+            record.snapshots = Some(snapshots);
             record.task_epoch = epoch;
         }
     }
@@ -594,6 +588,7 @@ impl Actor {
         if let Some(commands) = record.commands.take() {
             let _ = commands.send(SessionCommand::Shutdown);
         }
+        record.snapshots = None;
         record.forwarder.take()
     }
 

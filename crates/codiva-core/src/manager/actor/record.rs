@@ -50,6 +50,9 @@ pub(super) struct Record {
     /// The session task's commands (`None`: no task, e.g. restored and not opened yet).
     pub(super) commands: Option<mpsc::UnboundedSender<SessionCommand>>,
     pub(super) forwarder: Option<JoinHandle<()>>,
+    /// Asks the forwarder for a snapshot placed in the event stream (`forward.rs`).
+    pub(super) snapshots:
+        Option<mpsc::UnboundedSender<crate::manager::Reply<crate::session_state::SessionSnapshot>>>,
     /// Counts the session tasks started: the end of an older one is told apart.
     pub(super) task_epoch: u64,
     /// Messages sent while the worktree was being made.
@@ -161,6 +164,7 @@ impl Record {
             todos: TodoProgress::default(),
             commands: None,
             forwarder: None,
+            snapshots: None,
             task_epoch: 0,
             queued: Vec::new(),
             restored_outcome: outcome,
@@ -341,6 +345,7 @@ impl Actor {
             todos: TodoProgress::default(),
             commands: None,
             forwarder: None,
+            snapshots: None,
             task_epoch: 0,
             queued: Vec::new(),
             restored_outcome: None,
