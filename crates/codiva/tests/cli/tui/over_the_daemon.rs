@@ -123,6 +123,8 @@ enum Leave {
 enum Ask {
     Permission,
     Question,
+    /// A foreground subagent asks to run a command.
+    SubagentPermission,
 }
 
 /// Issue 24: a prompt left waiting, the UI gone (`/exit` or SIGKILL) and `codiva` started
@@ -146,12 +148,42 @@ fn a_waiting_prompt_is_there_after_the_ui_comes_back(leave: Leave, ask: Ask) {
                 ))
                 .then(Reply::text("Said hi.")),
             Ask::Permission => Script::new().then(bash()).then(Reply::text("Said hi.")),
+            Ask::SubagentPermission => Script::new()
+                .then_when(
+                    Match::FirstUserContains("SUBAGENT-PROMPT".into()),
+                    Reply::message(MockMessage::new().tool_use_with_id(
+                        "toolu_sub_touch_0001",
+                        "Bash",
+                        json!({"command": "touch sub-said-hi.txt", "description": "say hi"}),
+                    )),
+                )
+                .then_when(
+                    Match::FirstUserContains("SUBAGENT-PROMPT".into()),
+                    Reply::text("The file is there."),
+                )
+                .then_when(
+                    Match::FirstUserContains("ASK say hi".into()),
+                    Reply::message(MockMessage::new().tool_use_with_id(
+                        "toolu_agent_0001",
+                        "Agent",
+                        json!({
+                            "description": "Say hi",
+                            "prompt": "SUBAGENT-PROMPT make the file sub-said-hi.txt",
+                            "subagent_type": "general-purpose",
+                            "run_in_background": false
+                        }),
+                    )),
+                )
+                .then_when(
+                    Match::FirstUserContains("ASK say hi".into()),
+                    Reply::text("Said hi."),
+                ),
         }
     });
-    let dialog = if question {
-        "Which greeting?"
-    } else {
-        "touch said-hi.txt"
+    let dialog = match ask {
+        Ask::Question => "Which greeting?",
+        Ask::Permission => "touch said-hi.txt",
+        Ask::SubagentPermission => "touch sub-said-hi.txt",
     };
     ui.pty.type_line("ASK say hi");
     ui.pty.wait_for_text("● 1 waiting", WAIT);
@@ -200,10 +232,16 @@ fn a_waiting_prompt_is_there_after_the_ui_comes_back(leave: Leave, ask: Ask) {
             "the answer reached the model"
         );
     } else {
+        let file = if ask == Ask::SubagentPermission {
+            "sub-said-hi.txt"
+        } else {
+            "said-hi.txt"
+        };
         assert!(
             ui.repo
                 .path()
-                .join(".codiva/worktrees/ask-say-hi/said-hi.txt")
+                .join(".codiva/worktrees/ask-say-hi")
+                .join(file)
                 .exists(),
             "the allowed tool ran"
         );
@@ -229,6 +267,16 @@ fn a_waiting_question_is_there_after_the_ui_quit_and_came_back() {
 #[test]
 fn a_waiting_question_is_there_after_the_ui_was_killed() {
     a_waiting_prompt_is_there_after_the_ui_comes_back(Leave::Sigkill, Ask::Question);
+}
+
+#[test]
+fn a_subagents_waiting_permission_is_there_after_the_ui_quit_and_came_back() {
+    a_waiting_prompt_is_there_after_the_ui_comes_back(Leave::Exit, Ask::SubagentPermission);
+}
+
+#[test]
+fn a_subagents_waiting_permission_is_there_after_the_ui_was_killed() {
+    a_waiting_prompt_is_there_after_the_ui_comes_back(Leave::Sigkill, Ask::SubagentPermission);
 }
 
 /// Issue 24: the session's usage line (`ctx … tokens …`) is the same after the UI quit and
