@@ -388,6 +388,8 @@ impl SessionState {
                 self.connected = false;
                 self.agent = None;
                 self.model = None;
+                // Whether the next agent's cost is a bill is for its own login to say.
+                self.subscription = false;
                 self.outbox.push(SessionEvent::AgentSwitched {
                     from: from.clone(),
                     to: to.clone(),

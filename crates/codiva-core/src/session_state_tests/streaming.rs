@@ -273,3 +273,48 @@ fn todo_write_replaces_the_list() {
     run.apply(completed());
     assert_eq!(run.status(), (Status::Completed, None));
 }
+
+/// Regression: a session that ran on a subscription login (no cost shown) and went on with
+/// another agent on an API key never showed that agent's cost: the subscription stayed.
+#[test]
+fn a_switch_from_a_subscription_agent_shows_the_next_agents_cost() {
+    let subscription = AgentInfo {
+        account: Some(crate::agent_event::Account {
+            subscription: Some("Claude Max".to_owned()),
+            ..Default::default()
+        }),
+        ..AgentInfo::default()
+    };
+    let ended = |cost: f64| {
+        agent(AgentEvent::TurnEnded(TurnEnd {
+            outcome: TurnOutcome::Completed,
+            agent_session_id: Some("sess-1".to_owned()),
+            process_cost_usd: Some(cost),
+            context_window: None,
+            denials: Vec::new(),
+            final_text: None,
+        }))
+    };
+    let mut run = Run::of([
+        Input::ProcessStarted,
+        sent("hi"),
+        agent(AgentEvent::Connected(subscription)),
+        turn_started(),
+        ended(0.5),
+    ]);
+    assert_eq!(run.state.usage().cost_usd, None, "a plan is no bill");
+    run.all([
+        exited(0, "", true),
+        Input::AgentSwitched {
+            from: "Claude Code".to_owned(),
+            to: "Codex".to_owned(),
+            resume: None,
+        },
+        Input::ProcessStarted,
+        sent("go on"),
+        connected(),
+        turn_started(),
+        ended(0.25),
+    ]);
+    assert_eq!(run.state.usage().cost_usd, Some(0.25));
+}
