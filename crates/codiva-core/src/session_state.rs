@@ -62,11 +62,13 @@ pub enum Input {
     /// The agent's conversation is gone (resume failed); the next process starts a new one.
     ForgetAgentSession,
     /// The session goes on with another agent (`from`, `to`: their names for people), whose
-    /// conversation is `resume` (none: a new one).
+    /// conversation is `resume` (none: a new one), in `permission_mode` (none: the agent's
+    /// own; a mode the new agent lacks was dropped).
     AgentSwitched {
         from: String,
         to: String,
         resume: Option<String>,
+        permission_mode: Option<PermissionMode>,
     },
     /// The user asked to stop the running turn.
     InterruptRequested,
@@ -384,10 +386,16 @@ impl SessionState {
                 });
             }
             Input::ForgetAgentSession => self.set_agent_session(None),
-            Input::AgentSwitched { from, to, resume } => {
+            Input::AgentSwitched {
+                from,
+                to,
+                resume,
+                permission_mode,
+            } => {
                 self.connected = false;
                 self.agent = None;
                 self.model = None;
+                self.permission_mode = None;
                 // Whether the next agent's cost is a bill is for its own login to say.
                 self.subscription = false;
                 self.outbox.push(SessionEvent::AgentSwitched {
@@ -395,6 +403,9 @@ impl SessionState {
                     to: to.clone(),
                 });
                 self.set_agent_session(resume);
+                if let Some(mode) = permission_mode {
+                    self.set_permission_mode(mode);
+                }
                 self.coded_note(
                     Scope::Main,
                     NoteLevel::Info,

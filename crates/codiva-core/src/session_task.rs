@@ -333,7 +333,12 @@ impl Driver {
         self.restarts = 0;
         self.resume_failed = false;
         self.handover = handover;
-        self.apply(Input::AgentSwitched { from, to, resume });
+        self.apply(Input::AgentSwitched {
+            from,
+            to,
+            resume,
+            permission_mode: self.permission_mode,
+        });
     }
 
     /// `input` with the pending handover (after a switch of agents) before it, once.

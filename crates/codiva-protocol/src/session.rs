@@ -217,8 +217,10 @@ pub enum SessionEvent {
         subagent: SubagentView,
     },
     /// The session goes on with another agent (`from`, `to`: their names for people): what
-    /// the previous one said of itself (its handshake, its model) no longer holds, and the next
-    /// process connects anew. Its conversation, if it resumes one, comes as `agent_session`.
+    /// the previous one said of itself (its handshake, its model, its permission mode) no
+    /// longer holds, and the next process connects anew. Its conversation, if it resumes one,
+    /// comes as `agent_session`, and the permission mode it goes on in, if any, as
+    /// `permission_mode`.
     AgentSwitched {
         from: String,
         to: String,

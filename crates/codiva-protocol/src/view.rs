@@ -125,6 +125,7 @@ impl SessionSnapshot {
                 self.agent = None;
                 self.model = None;
                 self.model_entry = None;
+                self.permission_mode = None;
             }
             SessionEvent::McpServers { .. }
             | SessionEvent::Warning { .. }

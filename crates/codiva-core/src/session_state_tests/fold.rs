@@ -304,10 +304,11 @@ fn input() -> impl Strategy<Value = Input> {
             echo: id.to_owned()
         }),
         1 => Just(Input::ForgetAgentSession),
-        1 => prop::option::of(id()).prop_map(|resume| Input::AgentSwitched {
+        1 => (prop::option::of(id()), prop::option::of(mode())).prop_map(|(resume, permission_mode)| Input::AgentSwitched {
             from: "claude".to_owned(),
             to: "codex".to_owned(),
             resume: resume.map(|id| format!("sess-{id}")),
+            permission_mode,
         }),
         1 => Just(Input::InterruptRequested),
         2 => (id(), resolution()).prop_map(|(id, resolution)| Input::PromptAnswered {

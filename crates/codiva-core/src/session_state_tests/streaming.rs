@@ -309,6 +309,7 @@ fn a_switch_from_a_subscription_agent_shows_the_next_agents_cost() {
             from: "Claude Code".to_owned(),
             to: "Codex".to_owned(),
             resume: None,
+            permission_mode: None,
         },
         Input::ProcessStarted,
         sent("go on"),
@@ -317,4 +318,33 @@ fn a_switch_from_a_subscription_agent_shows_the_next_agents_cost() {
         ended(0.25),
     ]);
     assert_eq!(run.state.usage().cost_usd, Some(0.25));
+}
+
+/// Regression: a switch to an agent that lacks the session's permission mode dropped it for
+/// the agent, while the snapshot (and every UI) still showed it.
+#[test]
+fn a_switch_says_the_permission_mode_the_session_goes_on_in() {
+    let mut run = Run::of(with(
+        running(),
+        [agent(AgentEvent::PermissionModeChanged(
+            PermissionMode::Plan,
+        ))],
+    ));
+    assert_eq!(run.state.permission_mode(), Some(PermissionMode::Plan));
+    let switch = |permission_mode| Input::AgentSwitched {
+        from: "Claude Code".to_owned(),
+        to: "Codex".to_owned(),
+        resume: None,
+        permission_mode,
+    };
+    run.apply(switch(None));
+    assert_eq!(run.state.permission_mode(), None, "the mode was dropped");
+    run.apply(switch(Some(PermissionMode::AcceptEdits)));
+    assert_eq!(
+        run.state.permission_mode(),
+        Some(PermissionMode::AcceptEdits)
+    );
+    assert!(run.events.contains(&SessionEvent::PermissionMode {
+        mode: PermissionMode::AcceptEdits
+    }));
 }
