@@ -3,7 +3,9 @@
 // streams, asks a permission and a question, is interrupted; then the client is disposed while
 // the session writes a long slow answer (as a domain reload does), a new client connects and
 // finds the same session still running, and the store's `seq` runs on without a hole from the
-// new snapshot to the end of the answer.
+// new snapshot to the end of the answer; the new client's session snapshot, taken mid-stream,
+// says its place, and its streamed text is a beginning of the answer at every change from then
+// on and grows to the whole of it (no delta twice, none lost).
 using System;
 using System.Collections.Generic;
 using System.IO;
@@ -44,6 +46,35 @@ namespace Codiva.Tests
         {
             Assert.IsTrue(main.WaitUntil(condition, Limit), "timed out waiting for " + what);
             Assert.IsNull(main.Failure, "a callback failed: " + main.Failure);
+        }
+
+        /// The slow answer's streamed text in a view, at every change once the session's snapshot
+        /// was taken as the view (on the dispatcher's thread).
+        sealed class Streamed
+        {
+            public string Longest = "", Wrong = "";
+
+            public void See(SessionStore store, string id, string changed)
+            {
+                var view = changed == id ? store[id] : null;
+                if (view == null || !view.LogLoaded || view.Streaming.Length == 0) return;
+                if (!SlowAnswer.StartsWith(view.Streaming, StringComparison.Ordinal)) { if (Wrong == "") Wrong = view.Streaming; }
+                else if (view.Streaming.Length > Longest.Length) Longest = view.Streaming;
+            }
+        }
+
+        static void Until(ThreadDispatcher main, Func<bool> condition, Func<string> what)
+        {
+            if (!main.WaitUntil(condition, Limit)) Assert.Fail("timed out waiting for " + main.Invoke(what));
+            Assert.IsNull(main.Failure, "a callback failed: " + main.Failure);
+        }
+
+        /// What the store knows of a session, for a failure's message.
+        static string State(SessionStore store, string id)
+        {
+            var view = store[id];
+            return "view " + view?.Status + ", row " + view?.Row?.Status + ", snapshot at " + view?.LoadedAt +
+                ", last seq " + store.LastSeq + ", gaps " + store.Gaps + ", streamed " + view?.Streaming.Length + " characters";
         }
 
         static CodivaClient Connect(World world, ThreadDispatcher main)
@@ -119,6 +150,7 @@ namespace Codiva.Tests
                 }
 
                 var second = Connect(world, main);
+                var streamed = new Streamed();
                 try
                 {
                     // The same daemon: its `seq` went on, it did not start again.
@@ -126,14 +158,24 @@ namespace Codiva.Tests
                     Assert.GreaterOrEqual(snapshotSeq, firstLast, "the daemon's seq continues across the reconnect");
                     Assert.AreEqual(id, main.Invoke(() => second.Store.Order.Single()));
                     Assert.IsTrue(main.Invoke(() => second.Store[id].Row.InPlace));
+                    second.Store.Changed += changed => streamed.See(second.Store, id, changed);
+                    second.Store.StreamChanged += changed => streamed.See(second.Store, id, changed);
                     second.Watch(id);
 
                     // Still running when the new client sees it, and it finishes with the whole answer.
                     Until(main, () => second.Store[id].LogLoaded, "the session's log");
+                    var placed = main.Invoke(() => second.Store[id].LoadedAt);
+                    Assert.IsNotNull(placed, "the daemon's session/snapshot says its place in the stream");
+                    Assert.GreaterOrEqual(placed.Value, snapshotSeq);
                     Assert.AreEqual("running", main.Invoke(() => second.Store[id].Status), "the session kept running without a client");
                     Assert.IsFalse(main.Invoke(() => second.Store[id].Log.Any(e => e.Kind == "assistant" && e.Text == SlowAnswer)), "the answer was not finished yet");
-                    Until(main, () => second.Store[id].Status == "completed", "the slow answer to complete");
+                    Until(main, () => second.Store[id].Status == "completed", () => "the slow answer to complete (" + State(second.Store, id) + ")");
                     Until(main, () => second.Store[id].Log.Any(e => e.Kind == "assistant" && e.Text == SlowAnswer), "the whole answer in the log");
+                    // Attached mid-stream, the deltas around the snapshot's place were each shown
+                    // once: from the snapshot on, the streamed text was always a beginning of the
+                    // answer, and it grew to the whole of it.
+                    Assert.AreEqual("", main.Invoke(() => streamed.Wrong), "the streamed text, each delta once");
+                    Assert.AreEqual(SlowAnswer, main.Invoke(() => streamed.Longest), "the streamed text grew to the whole answer");
 
                     // No missed event: every seq after the snapshot was applied, in order, no gap.
                     var (applied, last, gaps, snapshotAfter) = main.Invoke(() => (second.Store.AppliedCount, second.Store.LastSeq, second.Store.Gaps, second.Store.SnapshotSeq));

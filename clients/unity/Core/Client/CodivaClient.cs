@@ -87,9 +87,10 @@ namespace Codiva.Client
                         if (stopped) { connection.Dispose(); return; }
                         rpc = connection;
                     }
-                    // Events that arrive before the snapshot's answer wait for it.
+                    // Events that arrive before the snapshot's answer wait for it. The stream is a
+                    // new one (the daemon may have started again).
                     var held = new ManualResetEventSlim();
-                    dispatcher.Post(() => { syncing = true; held.Set(); });
+                    dispatcher.Post(() => { syncing = true; Store.NewStream(); held.Set(); });
                     held.Wait();
                     connection.Start();
                     var init = connection.Call(Methods.Initialize, new NoParams()).GetAwaiter().GetResult();
@@ -187,12 +188,24 @@ namespace Codiva.Client
             if (connection != null) LoadSession(connection, sessionId);
         }
 
+        /// Asks for session `id`'s snapshot. The store starts keeping the session's events on the
+        /// dispatcher's thread before the request goes (so every event the snapshot may not hold
+        /// is kept), and is given the answer, or the failure, on it: the snapshot is placed by
+        /// its `seq` among them (SessionStore.BeginLoad). The answer is posted from the reading
+        /// thread as it is read, before the events on the lines after it (what a snapshot
+        /// without `seq` relies on).
         void LoadSession(RpcConnection connection, string id)
         {
-            // Posted from the reading thread as the answer is read: the events after it (a prompt
-            // opened just after the snapshot) are applied after it, not wiped by it.
-            connection.CallInOrder(Methods.SessionSnapshot, new SessionParams { SessionId = id },
-                snapshot => dispatcher.Post(() => Store.Load(id, snapshot)));
+            dispatcher.Post(() =>
+            {
+                var request = Store.BeginLoad(id);
+                connection.CallInOrder(Methods.SessionSnapshot, new SessionParams { SessionId = id },
+                        snapshot => dispatcher.Post(() => request.Load(snapshot)))
+                    .ContinueWith(t =>
+                    {
+                        if (t.IsFaulted && t.Exception != null) dispatcher.Post(request.Fail);
+                    });
+            });
         }
 
         /// Sends a request; `done` or `failed` runs on the dispatcher's thread.

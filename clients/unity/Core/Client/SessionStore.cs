@@ -1,7 +1,11 @@
 // The client's copy of the manager's state: session rows from `manager/snapshot` plus the
 // events after it, applied in `seq` order (a gap is reported, never papered over), and each
 // session's view (SessionView): its `session/snapshot` plus its events after it, folded by the
-// protocol's rules. Used on the dispatcher's thread only.
+// protocol's rules. A snapshot is placed by its `seq` (docs/serve-api.md, "Which events a
+// snapshot holds"): from the moment it is asked for (`BeginLoad`) the session's events are
+// applied live and kept; its answer becomes the view with exactly the kept events after its
+// place applied over it, and an event it holds that is read after it is not applied again.
+// Used on the dispatcher's thread only.
 using System;
 using System.Collections.Generic;
 using Codiva.Protocol;
@@ -15,6 +19,8 @@ namespace Codiva.Client
         readonly Dictionary<string, SessionView> sessions = new Dictionary<string, SessionView>();
         readonly List<string> order = new List<string>();
         readonly Dictionary<string, AgentCapabilities> agents = new Dictionary<string, AgentCapabilities>();
+        /// Sessions whose snapshot is on its way: the events applied since it was asked for.
+        readonly Dictionary<string, Placement> placing = new Dictionary<string, Placement>();
 
         /// The `seq` of the last event applied.
         public long LastSeq { get; private set; }
@@ -79,16 +85,73 @@ namespace Codiva.Client
             }
             foreach (var id in new List<string>(order))
                 if (!seen.Contains(id)) Remove(id);
+            // A stream behind the last event is a new one (the daemon started again).
+            if (snapshot.Seq < LastSeq) NewStream();
             LastSeq = snapshot.Seq;
             SnapshotSeq = snapshot.Seq;
             Changed?.Invoke(null);
         }
 
-        /// Takes a `session/snapshot` as the session's whole view (its row stays the manager's).
-        public void Load(string id, SessionSnapshot snapshot)
+        /// A new connection: its stream may be another daemon's, whose `seq`s do not compare
+        /// with those seen so far. The places of the snapshots taken so far and the events kept
+        /// for those on their way are forgotten (a request of the old connection still ends
+        /// with its failure; one of the new one is begun after this).
+        public void NewStream()
         {
-            View(id).Load(snapshot);
-            Changed?.Invoke(id);
+            foreach (var view in sessions.Values) view.ForgetPlace();
+            foreach (var placement in placing.Values) placement.Kept.Clear();
+        }
+
+        /// A `session/snapshot` of session `id` is about to be asked for: call it before the
+        /// request is sent. The session's events applied from now on are kept until the answer
+        /// is given to the returned request (`Load`) or it failed (`Fail`); one of the two must
+        /// follow, once.
+        public SnapshotRequest BeginLoad(string id)
+        {
+            Placement placement;
+            if (!placing.TryGetValue(id, out placement))
+            {
+                placement = new Placement();
+                placing[id] = placement;
+            }
+            placement.Asked++;
+            return new SnapshotRequest(this, id, placement);
+        }
+
+        /// Takes a `session/snapshot` that was asked for when none of the session's events could
+        /// be on the way (a test's starting view): as `BeginLoad(id).Load(snapshot)`.
+        public void Load(string id, SessionSnapshot snapshot) => BeginLoad(id).Load(snapshot);
+
+        /// The answer to `request`: the snapshot is the session's whole view (its row stays the
+        /// manager's), then the events kept since it was asked for that it does not hold are
+        /// applied over it — those after its `seq`; without `seq` (an older server) every one
+        /// but `stream` deltas, which are the only ones not harmless twice. An event without
+        /// `seq` has no known place: it is treated as under a snapshot without one.
+        internal void Place(SnapshotRequest request, SessionSnapshot snapshot)
+        {
+            // The session was removed while its snapshot was on the way: nothing to show.
+            if (!Ended(request)) return;
+            var view = View(request.SessionId);
+            view.Load(snapshot);
+            foreach (var ev in request.Placement.Kept)
+            {
+                var after = snapshot.Seq.HasValue && ev.Seq > 0
+                    ? ev.Seq > snapshot.Seq.Value
+                    : !(ev is StreamEvent);
+                if (after) view.Apply(ev);
+            }
+            Changed?.Invoke(request.SessionId);
+        }
+
+        internal void Failed(SnapshotRequest request) => Ended(request);
+
+        /// Counts `request` answered; false when its session was removed since it was asked.
+        bool Ended(SnapshotRequest request)
+        {
+            Placement current;
+            if (!placing.TryGetValue(request.SessionId, out current) || current != request.Placement) return false;
+            if (--current.Asked == 0) placing.Remove(request.SessionId);
+            return true;
         }
 
         /// Applies one notification: in order (seq = last + 1), a duplicate (ignored), or a gap
@@ -131,7 +194,13 @@ namespace Codiva.Client
             else if (ev is WarningEvent warning) Warning?.Invoke(warning.Message);
             else if (ev is SessionEvent sessionEvent && sessionEvent.SessionId != null)
             {
-                View(sessionEvent.SessionId).Apply(sessionEvent);
+                var view = View(sessionEvent.SessionId);
+                Placement placement;
+                if (placing.TryGetValue(sessionEvent.SessionId, out placement)) placement.Kept.Add(sessionEvent);
+                // Read after the snapshot that holds it (the answer and the notifications are
+                // written by different tasks of the server): applied once already.
+                if (view.Holds(sessionEvent)) return;
+                view.Apply(sessionEvent);
                 if (sessionEvent is StreamEvent) StreamChanged?.Invoke(sessionEvent.SessionId);
                 else Changed?.Invoke(sessionEvent.SessionId);
             }
@@ -151,6 +220,52 @@ namespace Codiva.Client
         {
             sessions.Remove(id);
             order.Remove(id);
+            placing.Remove(id);
+        }
+
+        /// The snapshots of one session on their way (how many) and its events applied since the
+        /// first was asked for.
+        internal sealed class Placement
+        {
+            public int Asked;
+            public readonly List<SessionEvent> Kept = new List<SessionEvent>();
+        }
+    }
+
+    /// A `session/snapshot` asked for (`SessionStore.BeginLoad`): its answer or its failure is
+    /// given here, once, on the dispatcher's thread.
+    public sealed class SnapshotRequest
+    {
+        readonly SessionStore store;
+        internal readonly SessionStore.Placement Placement;
+        public readonly string SessionId;
+        bool ended;
+
+        internal SnapshotRequest(SessionStore store, string sessionId, SessionStore.Placement placement)
+        {
+            this.store = store;
+            SessionId = sessionId;
+            Placement = placement;
+        }
+
+        /// The answer: the session's view becomes the snapshot, with the events after it.
+        public void Load(SessionSnapshot snapshot)
+        {
+            End();
+            store.Place(this, snapshot);
+        }
+
+        /// No answer (refused, or the connection was lost): the events are no longer kept for it.
+        public void Fail()
+        {
+            End();
+            store.Failed(this);
+        }
+
+        void End()
+        {
+            if (ended) throw new InvalidOperationException("the snapshot of " + SessionId + " was answered already");
+            ended = true;
         }
     }
 }

@@ -15,6 +15,9 @@ namespace Codiva.Client
         public SessionInfo Row;
         /// A `session/snapshot` was taken as this view.
         public bool LogLoaded;
+        /// The `seq` of the snapshot last taken as this view: the session's events up to it are
+        /// in the view already (null: no snapshot, or one that did not say its place).
+        public long? LoadedAt { get; private set; }
 
         // The fold: a `session/snapshot`'s fields. A session no event has touched is starting,
         // not connected, with everything else empty.
@@ -77,7 +80,16 @@ namespace Codiva.Client
             Streaming = snapshot.Streaming ?? "";
             Agent = snapshot.Agent;
             LogLoaded = true;
+            LoadedAt = snapshot.Seq;
         }
+
+        /// Whether `ev` is in the view already: the snapshot it was loaded from holds it (its
+        /// `seq` is not past the snapshot's). An event without `seq` is never known to be.
+        public bool Holds(SessionEvent ev) => LoadedAt.HasValue && ev.Seq > 0 && ev.Seq <= LoadedAt.Value;
+
+        /// The manager's stream started over (a new daemon): `seq`s no longer compare with the
+        /// snapshot's place.
+        internal void ForgetPlace() => LoadedAt = null;
 
         /// The view as a `session/snapshot` (the lists are copies; their items are shared).
         public SessionSnapshot ToSnapshot() => new SessionSnapshot

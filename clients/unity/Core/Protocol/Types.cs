@@ -485,6 +485,10 @@ namespace Codiva.Protocol
         [Wire("streaming", Required = true)] public string Streaming;
         /// What the agent said about itself when it connected; null before its handshake.
         [Wire("agent")] public AgentInfo Agent;
+        /// Its place in the manager's stream: it holds every event of the session whose `seq`
+        /// is not greater, and none after. Null from a server before this field (it may then
+        /// hold any of the events sent while it was asked for).
+        [Wire("seq")] public long? Seq;
     }
 
     [Schema("AgentAvailability")]
