@@ -92,7 +92,9 @@ namespace Codiva.Tests
             Assert.IsNull(View.Model);
             Assert.IsNull(View.ModelEntry);
             Assert.AreEqual("abc", View.AgentSessionId, "the conversation comes as its own event");
-            Assert.AreEqual("default", View.PermissionMode);
+            Assert.IsNull(View.PermissionMode, "the previous agent's mode; the one the session goes on in comes as its own event");
+            Send("session/permissionMode", "permission_mode", "\"mode\":\"acceptEdits\"");
+            Assert.AreEqual("acceptEdits", View.PermissionMode);
             Send("session/agentSession", "agent_session", "\"id\":null");
             Assert.IsNull(View.AgentSessionId);
             Send("session/agentSession", "agent_session", "\"id\":\"def\"");

@@ -167,10 +167,13 @@ namespace Codiva.Client
             else if (ev is AgentExitedEvent) Connected = false;
             else if (ev is AgentSwitchedEvent)
             {
+                // What the previous agent said of itself; the mode the session goes on in, if
+                // any, follows as `permission_mode`.
                 Connected = false;
                 Agent = null;
                 Model = null;
                 ModelEntry = null;
+                PermissionMode = null;
             }
             // `session/mcpServers` changes nothing here: the row carries MCP servers.
         }
