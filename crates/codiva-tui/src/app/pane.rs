@@ -4,9 +4,11 @@
 //! What the pane knows of its session is the protocol's fold (`codiva_protocol::view`):
 //! [`Pane::restore`] takes a `session/snapshot` as the view (on attach, after a resync, after a
 //! daemon restart) and [`Pane::apply`] folds the live events into it, so a client that attached
-//! late shows what one that watched from the start shows. Events that arrive while a snapshot is
-//! asked for are kept and folded again over it (a snapshot says no `seq`; every event it may
-//! already hold is harmless twice: prompts go by `request_id`, the rest replaces). The log and
+//! late shows what one that watched from the start shows. A snapshot says its place in the
+//! manager's stream (`seq`): the events that arrive while it is asked for are kept, and exactly
+//! those after its place are folded again over it; one it holds that is read after it is not
+//! applied again. (A snapshot from a server that says no place may hold any of the kept events:
+//! those harmless twice — prompts by `request_id`, the rest replaces — go over it again.) The log and
 //! the streamed text are drawn by the [`LogView`], which is fed the same events and reads the
 //! log on its own (`session/read`); the view keeps neither, so they are held once.
 
@@ -113,6 +115,13 @@ impl Pane {
     /// they never get here).
     /// `at`: the event's `seq` in the manager's stream, when known.
     pub fn apply(&mut self, event: SessionEvent, seq: u64, at: Option<u64>) -> Vec<Effect> {
+        // The snapshot the view stands on holds it (an event read after the snapshot's answer).
+        if self.awaiting_snapshot.is_none()
+            && let (Some(at), Some(place)) = (at, self.view.seq)
+            && at <= place
+        {
+            return Vec::new();
+        }
         if let Some(later) = &mut self.awaiting_snapshot
             && (at.is_some() || in_snapshot(&event))
         {
@@ -198,6 +207,8 @@ impl Pane {
     /// A `session/snapshot` is asked for: events from now on are kept for [`Pane::restore`].
     pub fn await_snapshot(&mut self) {
         self.awaiting_snapshot.get_or_insert_with(Vec::new);
+        // The next snapshot places the view again (a new connection's `seq`s start over).
+        self.view.seq = None;
     }
 
     /// After a resync the log read before may miss entries: `true` when it is to be read again

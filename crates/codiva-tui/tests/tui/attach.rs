@@ -573,3 +573,33 @@ fn a_snapshot_placed_in_the_stream_takes_exactly_the_deltas_after_it() {
         assert_eq!(shown, screen(&mut watched, w, h), "at {w}x{h}");
     }
 }
+
+/// An event the snapshot holds that is read after it (answers and notifications share the
+/// connection, not one order) is not applied again: its delta shows once.
+#[test]
+fn an_event_the_snapshot_holds_read_after_it_is_not_applied_again() {
+    let stream = |text: &str| SessionEvent::Stream {
+        text: text.into(),
+        reset: false,
+    };
+    let mut late = captured_app("streaming");
+    late.attached();
+    let mut snapshot = SessionSnapshot::initial();
+    snapshot.apply(&stream("Once upon "));
+    snapshot.apply(&stream("a time."));
+    snapshot.seq = Some(12);
+    open_captured(&mut late, &SessionSnapshot::initial(), &[], |app| {
+        app.handle(UiEvent::Done(Done::Snapshot {
+            id: ID.into(),
+            snapshot: Some(Box::new(snapshot)),
+        }));
+        // Seq 12 is in the snapshot; 13 is not.
+        app.at_seq(12);
+        event(app, ID, stream("a time."));
+        app.at_seq(13);
+        event(app, ID, stream(" The end."));
+    });
+    let shown = screen(&mut late, 120, 40);
+    assert!(shown.contains("Once upon a time. The end."), "{shown}");
+    assert!(!shown.contains("a time.a time."), "{shown}");
+}
