@@ -117,7 +117,7 @@ pub enum AgentEvent {
     /// A subagent finished (any terminal status).
     SubagentSettled {
         task_id: String,
-        status: String,
+        status: codiva_protocol::session::SubagentStatus,
         summary: Option<String>,
     },
     /// The full set of live background tasks (replace semantics).

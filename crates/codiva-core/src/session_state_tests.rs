@@ -123,7 +123,7 @@ fn subagent(task_id: &str, background: bool) -> Input {
 fn settled(task_id: &str) -> Input {
     agent(AgentEvent::SubagentSettled {
         task_id: task_id.to_owned(),
-        status: "completed".to_owned(),
+        status: codiva_protocol::session::SubagentStatus::Completed,
         summary: Some("done".to_owned()),
     })
 }

@@ -137,6 +137,53 @@ pub struct UsageView {
     pub cost_usd: Option<f64>,
 }
 
+/// Where a subagent is. Agents word it their own way; this is what codiva makes of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SubagentStatus {
+    /// Its call was seen; the agent has not said it started.
+    Starting,
+    Running,
+    Completed,
+    Failed,
+    /// Killed, stopped or cancelled before it finished.
+    Stopped,
+    /// A word of a later version: it has settled, nothing more is known.
+    #[serde(other)]
+    Unknown,
+}
+
+impl SubagentStatus {
+    /// Its name on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SubagentStatus::Starting => "starting",
+            SubagentStatus::Running => "running",
+            SubagentStatus::Completed => "completed",
+            SubagentStatus::Failed => "failed",
+            SubagentStatus::Stopped => "stopped",
+            SubagentStatus::Unknown => "unknown",
+        }
+    }
+
+    /// What an agent's word for a settled task means (Claude Code's `completed`, `failed`,
+    /// `killed`, `stopped`, `cancelled`).
+    pub fn settled(word: &str) -> Self {
+        match word {
+            "completed" => SubagentStatus::Completed,
+            "failed" => SubagentStatus::Failed,
+            "killed" | "stopped" | "cancelled" => SubagentStatus::Stopped,
+            _ => SubagentStatus::Unknown,
+        }
+    }
+}
+
+impl std::fmt::Display for SubagentStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SubagentView {
     pub tool_use_id: String,
@@ -144,7 +191,7 @@ pub struct SubagentView {
     pub description: Option<String>,
     pub subagent_type: Option<String>,
     pub background: bool,
-    pub status: String,
+    pub status: SubagentStatus,
     pub last_tool: Option<String>,
     pub tokens: u64,
     pub tool_uses: u64,

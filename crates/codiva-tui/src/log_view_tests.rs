@@ -87,7 +87,7 @@ fn heights_follow_every_change() {
             description: Some(format!("round {round}")),
             subagent_type: Some("Explore".into()),
             background: false,
-            status: "running".into(),
+            status: codiva_protocol::session::SubagentStatus::Running,
             last_tool: None,
             tokens: 0,
             tool_uses: 0,

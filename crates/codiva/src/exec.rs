@@ -460,7 +460,9 @@ impl Printer {
                 }
                 self.line(&line);
             }
-            SessionEvent::Subagent { subagent } if subagent.status != "running" => {
+            SessionEvent::Subagent { subagent }
+                if subagent.status != codiva_protocol::session::SubagentStatus::Running =>
+            {
                 let description = subagent.description.as_deref().unwrap_or("subagent");
                 self.line(&format!("  ↳ {description}: {}", subagent.status));
             }

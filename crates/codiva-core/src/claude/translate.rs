@@ -1,5 +1,6 @@
 //! Claude Code stream-json lines → provider-neutral [`AgentEvent`]s.
 
+use codiva_protocol::session::SubagentStatus;
 use std::collections::HashMap;
 
 use codiva_protocol::mcp::{McpServerState, McpStatus};
@@ -226,7 +227,7 @@ impl Translator {
                 Some(status @ ("completed" | "failed" | "killed" | "stopped" | "cancelled")) => {
                     vec![AgentEvent::SubagentSettled {
                         task_id: update.task_id,
-                        status: status.to_owned(),
+                        status: SubagentStatus::settled(status),
                         summary: None,
                     }]
                 }
@@ -234,7 +235,10 @@ impl Translator {
             },
             System::TaskNotification(note) => vec![AgentEvent::SubagentSettled {
                 task_id: note.task_id,
-                status: note.status.unwrap_or_else(|| "completed".to_owned()),
+                status: note
+                    .status
+                    .as_deref()
+                    .map_or(SubagentStatus::Completed, SubagentStatus::settled),
                 summary: note.summary,
             }],
             System::BackgroundTasksChanged(changed) => vec![AgentEvent::BackgroundTasks {

@@ -9,6 +9,7 @@ use super::{
 };
 use crate::agent_event::{AgentBlock, AgentEvent, AgentInfo, NoteLevel, TodoChange, TokenUsage};
 use crate::session_log::{EntryKind, NoteCode, ToolEntry, ToolStatus, one_line};
+use codiva_protocol::session::SubagentStatus;
 use codiva_protocol::tool::ToolContent;
 
 impl SessionState {
@@ -177,7 +178,7 @@ impl SessionState {
                 self.update_subagent(&tool_use_id, |view| {
                     view.task_id = Some(start.task_id.clone());
                     view.background = start.background;
-                    view.status = "running".to_owned();
+                    view.status = SubagentStatus::Running;
                     if start.description.is_some() {
                         view.description = start.description.clone();
                     }
@@ -205,12 +206,12 @@ impl SessionState {
                 self.background_tasks.remove(&task_id);
                 if let Some(tool_use_id) = self.task_to_tool.get(&task_id).cloned() {
                     self.update_subagent(&tool_use_id, |view| {
-                        view.status = status.clone();
+                        view.status = status;
                         if summary.is_some() {
                             view.summary = summary.clone();
                         }
                     });
-                    if status == "completed"
+                    if status == SubagentStatus::Completed
                         && let Some(report) = summary.filter(|text| !text.trim().is_empty())
                     {
                         self.log_subagent_report(tool_use_id, report);

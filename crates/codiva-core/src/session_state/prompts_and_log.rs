@@ -153,7 +153,7 @@ impl SessionState {
             description: None,
             subagent_type: None,
             background: false,
-            status: "starting".to_owned(),
+            status: codiva_protocol::session::SubagentStatus::Starting,
             last_tool: None,
             tokens: 0,
             tool_uses: 0,

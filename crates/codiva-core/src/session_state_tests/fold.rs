@@ -246,9 +246,14 @@ fn agent_event() -> impl Strategy<Value = AgentEvent> {
                 elapsed_ms: tokens * 3,
             }
         )),
-        1 => id().prop_map(|id| AgentEvent::SubagentSettled {
+        1 => (id(), prop::sample::select(&[
+            codiva_protocol::session::SubagentStatus::Completed,
+            codiva_protocol::session::SubagentStatus::Failed,
+            codiva_protocol::session::SubagentStatus::Stopped,
+            codiva_protocol::session::SubagentStatus::Unknown,
+        ][..])).prop_map(|(id, status)| AgentEvent::SubagentSettled {
             task_id: format!("task_{id}"),
-            status: "completed".to_owned(),
+            status,
             summary: Some("done".to_owned()),
         }),
         1 => prop::collection::vec(id(), 0..3).prop_map(|ids| AgentEvent::BackgroundTasks {

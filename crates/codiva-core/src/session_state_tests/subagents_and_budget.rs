@@ -1,6 +1,7 @@
 //! Subagents, stall detection and the log budget.
 
 use super::*;
+use codiva_protocol::session::SubagentStatus;
 
 // -- subagents --------------------------------------------------------------------------------
 
@@ -67,7 +68,7 @@ fn subagent_blocks_go_to_the_subagent_log() {
         ]
     );
     let view = run.state.subagents().next().unwrap();
-    assert_eq!(view.status, "completed");
+    assert_eq!(view.status, SubagentStatus::Completed);
     assert_eq!(view.description.as_deref(), Some("Inspect the repo"));
     assert!(!view.background);
 }

@@ -146,12 +146,14 @@ pub(super) fn mark(state: State, look: &Look) -> (&'static str, Style) {
 
 /// A subagent's state: its own status when known, else its call's.
 pub(super) fn agent_state(tool: &ToolEntry, view: Option<&SubagentView>) -> State {
-    match view.map(|v| v.status.as_str()) {
-        Some("completed") => State::Succeeded,
-        Some("failed") => State::Failed,
-        Some("killed" | "stopped" | "cancelled") => State::Stopped,
-        Some(_) => State::Running,
-        None => tool.status.into(),
+    use codiva_protocol::session::SubagentStatus;
+    match view.map(|v| v.status) {
+        Some(SubagentStatus::Completed) => State::Succeeded,
+        Some(SubagentStatus::Failed) => State::Failed,
+        Some(SubagentStatus::Stopped) => State::Stopped,
+        Some(SubagentStatus::Starting | SubagentStatus::Running) => State::Running,
+        // Settled in a way this version has no word for: the call says how it ended.
+        Some(SubagentStatus::Unknown) | None => tool.status.into(),
     }
 }
 

@@ -86,7 +86,10 @@ async fn background_agent_holds_completion_until_it_finishes() {
     let snapshot = run.snapshot().await;
     assert_eq!(snapshot.status, Status::Running);
     assert_eq!(snapshot.subagents.len(), 1);
-    assert_eq!(snapshot.subagents[0].status, "running");
+    assert_eq!(
+        snapshot.subagents[0].status,
+        codiva_protocol::session::SubagentStatus::Running
+    );
     assert!(snapshot.subagents[0].background);
 
     // The CLI starts a turn by itself to hand the agent's report to the parent.
@@ -136,7 +139,10 @@ async fn background_agent_holds_completion_until_it_finishes() {
     assert_eq!(snapshot.subagents.len(), 1);
     let agent = &snapshot.subagents[0];
     assert_eq!(agent.tool_use_id, agent_id);
-    assert_eq!(agent.status, "completed");
+    assert_eq!(
+        agent.status,
+        codiva_protocol::session::SubagentStatus::Completed
+    );
     assert_eq!(agent.description.as_deref(), Some("Inspect the repo"));
     assert_eq!(agent.subagent_type.as_deref(), Some("general-purpose"));
     assert!(agent.background);
@@ -255,7 +261,10 @@ async fn foreground_agent_logs_in_its_own_scope() {
     let snapshot = run.snapshot().await;
     assert_eq!(snapshot.subagents.len(), 1);
     let agent = &snapshot.subagents[0];
-    assert_eq!(agent.status, "completed");
+    assert_eq!(
+        agent.status,
+        codiva_protocol::session::SubagentStatus::Completed
+    );
     assert!(!agent.background);
     assert_eq!(agent.description.as_deref(), Some("Count files"));
     run.finish().await;

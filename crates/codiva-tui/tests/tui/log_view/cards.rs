@@ -3,6 +3,7 @@
 //! cursor and the animation tick.
 
 use codiva_core::session_state::SubagentView;
+use codiva_protocol::session::SubagentStatus;
 use ratatui::style::{Color, Modifier};
 use serde_json::json;
 
@@ -414,14 +415,14 @@ fn agent_call(id: u64, status: ToolStatus, result: Option<&str>, ms: Option<u64>
     )
 }
 
-fn subagent_view(status: &str, summary: Option<&str>) -> SubagentView {
+fn subagent_view(status: SubagentStatus, summary: Option<&str>) -> SubagentView {
     SubagentView {
         tool_use_id: "toolu_1".into(),
         task_id: Some("task_1".into()),
         description: Some("Find logger uses".into()),
         subagent_type: Some("Explore".into()),
         background: false,
-        status: status.into(),
+        status,
         last_tool: Some("Grep".into()),
         tokens: 8_150,
         tool_uses: 3,
@@ -485,7 +486,7 @@ fn a_running_subagent_shows_its_progress() {
             user(0, "Where is the logger used?"),
             agent_call(1, ToolStatus::Running, None, None),
         ]);
-        view.set_subagent(subagent_view("running", None));
+        view.set_subagent(subagent_view(SubagentStatus::Running, None));
         subagent_log(&mut view);
         view.set_tick(3);
         let mut term = terminal(width, height);
@@ -520,11 +521,11 @@ fn a_finished_subagent_opens_to_its_own_log() {
             agent_call(1, ToolStatus::Running, None, None),
         ]);
         subagent_log(&mut view);
-        view.set_subagent(subagent_view("running", None));
+        view.set_subagent(subagent_view(SubagentStatus::Running, None));
         let mut term = terminal(width, height);
         draw(&mut term, &mut view);
         // It settles: the call completes with the report.
-        view.set_subagent(subagent_view("completed", Some(report)));
+        view.set_subagent(subagent_view(SubagentStatus::Completed, Some(report)));
         view.apply(
             agent_call(1, ToolStatus::Succeeded, Some(report), Some(65_000)),
             true,
@@ -817,7 +818,7 @@ fn a_cut_message_in_an_open_subagent_card_is_found() {
         assistant(6, "The whole report starts here\n… [300000 more bytes]"),
         false,
     );
-    view.set_subagent(subagent_view("completed", Some("done")));
+    view.set_subagent(subagent_view(SubagentStatus::Completed, Some("done")));
     let mut term = terminal(120, 40);
     let buffer = draw(&mut term, &mut view);
     assert_eq!(view.cut_message_in_view(), None, "the card is closed");
