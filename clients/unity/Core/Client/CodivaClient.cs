@@ -252,6 +252,10 @@ namespace Codiva.Client
         public Task<Done> AnswerQuestion(string sessionId, string requestId, Dictionary<string, object> answers, Action<RpcException> failed = null)
             => Request(Methods.AnswerQuestion, new QuestionParams { SessionId = sessionId, RequestId = requestId, Answers = answers }, null, failed);
 
+        /// Sends answers or a decline as a whole (`Codiva.Panel.QuestionStepper.Submit`/`Decline`).
+        public Task<Done> AnswerQuestion(QuestionParams answer, Action<RpcException> failed = null)
+            => Request(Methods.AnswerQuestion, answer, null, failed);
+
         public Task<Done> DeclineQuestion(string sessionId, string requestId, string message = null, Action<RpcException> failed = null)
             => Request(Methods.AnswerQuestion, new QuestionParams { SessionId = sessionId, RequestId = requestId, Decline = true, Message = message }, null, failed);
 
