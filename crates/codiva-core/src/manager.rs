@@ -6,6 +6,7 @@
 //! [`ManagerEvent`]s. `codiva serve` exposes exactly this over JSON-RPC.
 
 mod actor;
+mod ephemeral;
 mod events;
 pub use events::EventReceiver;
 mod info;
@@ -19,6 +20,7 @@ use codiva_protocol::UserInput;
 pub use codiva_protocol::github::SessionPr;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
+pub use ephemeral::Ephemeral;
 pub use info::{
     DiscardPreview, ManagerEvent, ManagerSnapshot, ReadPage, ResourceUsage, SequencedEvent,
     SessionInfo, SessionPhase, SessionResources,
@@ -278,7 +280,9 @@ pub use codiva_protocol::manager::DiscardOutcome;
 #[derive(Clone)]
 pub struct Manager {
     calls: mpsc::UnboundedSender<Call>,
-    events: broadcast::Sender<SequencedEvent>,
+    /// The actor's event channel; the actor holds the only strong sender, so the stream
+    /// closes when the actor has stopped (an ephemeral manager stops by itself).
+    events: broadcast::WeakSender<SequencedEvent>,
     root: PathBuf,
     base: std::sync::Arc<std::sync::RwLock<String>>,
     agents: Arc<Vec<AgentAvailability>>,
@@ -300,6 +304,19 @@ impl Manager {
         actor::start(options).await
     }
 
+    /// An ephemeral manager for one session in `options.cwd`, which may be any directory (no
+    /// repository needed): no repository check, no lock, no state file or history written,
+    /// nothing recorded in a repository's sessions. Its one session runs in
+    /// place (`session/create` with `in_place` = that directory) and once: when its turn has
+    /// settled its agent is stopped, and when the agent is gone the manager stops and its event
+    /// stream closes (`codiva exec`). Its wire log is written under the state directory.
+    pub async fn start_ephemeral(
+        options: ManagerOptions,
+        ephemeral: Ephemeral,
+    ) -> Result<Manager, StartError> {
+        actor::start_ephemeral(options, ephemeral).await
+    }
+
     pub(crate) fn new(
         calls: mpsc::UnboundedSender<Call>,
         events: broadcast::Sender<SequencedEvent>,
@@ -309,7 +326,7 @@ impl Manager {
     ) -> Self {
         Manager {
             calls,
-            events,
+            events: events.downgrade(),
             root,
             agents: Arc::new(providers.availability()),
             providers,
@@ -422,13 +439,17 @@ impl Manager {
     }
 
     pub fn subscribe(&self) -> EventReceiver {
-        EventReceiver::new(self.events.subscribe())
+        EventReceiver::new(self.subscribe_sequenced())
     }
 
     /// The events with their `seq` (+1 per event, per manager): a skipped number is a gap,
     /// and [`Manager::snapshot_all`] resyncs. Subscribe before taking the snapshot.
     pub fn subscribe_sequenced(&self) -> broadcast::Receiver<SequencedEvent> {
-        self.events.subscribe()
+        match self.events.upgrade() {
+            Some(events) => events.subscribe(),
+            // The manager has stopped: a stream that is closed at once.
+            None => broadcast::channel(1).1,
+        }
     }
 
     /// Every session's row, consistent with the events up to the `seq` it carries.

@@ -2,7 +2,7 @@
 //! over a session manager (`methods.rs`), JSON-RPC framing and errors (`rpc.rs`), one client's
 //! connection over any byte stream (`connection.rs`: `codiva serve --stdio`'s stdin/stdout, a
 //! daemon's socket connection) and the in-process client backend (`in_process.rs`: the TUI's
-//! in-process mode). What the binary adds is the transport and the wiring
+//! in-process mode, and `codiva exec` over an ephemeral manager). What the binary adds is the transport and the wiring
 //! (`codiva serve`, the daemon); the benchmarks encode events through this crate as well.
 
 pub mod connection;

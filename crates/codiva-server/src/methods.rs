@@ -397,8 +397,8 @@ async fn respond_permission(
     )
 }
 
-/// The answer `session/respondPermission`'s params give (also `codiva exec`'s own session).
-pub fn permission_response(p: &PermissionParams) -> Result<PermissionResponse, RpcError> {
+/// The answer `session/respondPermission`'s params give.
+fn permission_response(p: &PermissionParams) -> Result<PermissionResponse, RpcError> {
     let message = || p.message.clone().unwrap_or_else(|| DENY_MESSAGE.to_owned());
     Ok(match (p.option.clone(), p.decision) {
         (Some(id), None) => PermissionResponse::Option {
@@ -435,8 +435,8 @@ async fn answer_question(
     )
 }
 
-/// The answer `session/answerQuestion`'s params give (also `codiva exec`'s own session).
-pub fn question_response(p: QuestionParams) -> Result<QuestionResponse, RpcError> {
+/// The answer `session/answerQuestion`'s params give.
+fn question_response(p: QuestionParams) -> Result<QuestionResponse, RpcError> {
     if p.decline {
         return Ok(QuestionResponse::Decline { message: p.message });
     }

@@ -1,12 +1,13 @@
 //! `codiva exec`: a headless, one-shot front end. It runs one session in the current
 //! directory, answers prompts by policy (`--approve`, `--answers`), prints the session's events
 //! (JSON lines with `--json`, readable text otherwise) and exits with the session's outcome.
-//! It is a client like the UI: the session runs in this process (`one_session.rs`) or, with
-//! `--attach`, in the repository's daemon (`attach.rs`), followed on one path (`follow.rs`).
+//! It is a client like the UI, of the same server (`codiva_server`): the session runs in this
+//! process, the one session of an ephemeral manager (`Manager::start_ephemeral`: in place in
+//! the current directory, any directory, nothing recorded, run once), or, with `--attach`, in
+//! the repository's daemon (`attach.rs`); either is followed on one path (`follow.rs`).
 
 mod attach;
 mod follow;
-mod one_session;
 
 use std::collections::BTreeMap;
 use std::io::Write as _;
@@ -14,14 +15,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
+use codiva_core::manager::{BudgetOptions, Ephemeral, Manager, ManagerOptions};
 use codiva_core::process::EnvPolicy;
-use codiva_core::session::SessionConfig;
 use codiva_core::{config, paths, wire_log};
 use codiva_os::shutdown_signals::{self, ShutdownSignals};
 use codiva_protocol::agent::NoteLevel;
 use codiva_protocol::log::{EntryKind, LogEntry, ToolStatus};
-use codiva_protocol::methods::request;
-use codiva_protocol::params::SessionParams;
 use codiva_protocol::session::{Scope, SessionEvent, Status};
 use codiva_protocol::tool::PermissionMode;
 use serde_json::Value;
@@ -158,65 +157,91 @@ async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
     }
     let state_dir = paths::state_dir();
     let registry = match crate::bootstrap::open_registry(&state_dir) {
-        Ok(registry) => Some(std::sync::Arc::new(registry)),
+        Ok(registry) => Some(registry),
         Err(err) => {
             eprintln!("codiva: warning: cannot use the child registry: {err}");
             None
         }
     };
     let github = crate::bootstrap::github_options(&settings);
-    let mut config = SessionConfig::new(provider, cwd.clone());
-    config.env = EnvPolicy::Inherit {
-        remove: crate::bootstrap::codiva_own_vars(),
-        set: Vec::new(),
+    let options = ManagerOptions {
+        cwd: cwd.clone(),
+        providers: found.providers,
+        env: EnvPolicy::Inherit {
+            remove: crate::bootstrap::codiva_own_vars(),
+            set: Vec::new(),
+        },
+        state_dir,
+        registry,
+        model: settings.model.clone(),
+        permission_mode: settings.permission_mode,
+        fetch_base: false,
+        ignored_files: settings.ignored_files,
+        ignored_files_exclude: Vec::new(),
+        max_restarts: settings.max_restarts,
+        wire_log_cap: settings.wire_log_max_mb.saturating_mul(1024 * 1024),
+        holder: "codiva exec".to_owned(),
+        github: github.clone(),
+        titles: settings.titles,
+        budget: BudgetOptions::default(),
     };
-    config.model = args.model.clone().or(settings.model);
-    config.permission_mode = permission_mode.or(settings.permission_mode);
-    config.max_restarts = settings.max_restarts;
-    config.wire_log_cap = settings.wire_log_max_mb.saturating_mul(1024 * 1024);
-    config.resume = args.resume.clone();
-    config.append_system_prompt = args.append_system_prompt.clone();
-    config.extras = extras;
-    config.registry = registry;
-    config.wire_log = (config.wire_log_cap > 0).then(|| {
-        state_dir.join("wire").join(format!(
-            "exec-{}-{}.log",
+    let ephemeral = Ephemeral {
+        // Its wire log is named after it: one file per run.
+        id: format!(
+            "exec-{}-{}",
             wire_log::timestamp(std::time::SystemTime::now()).replace(':', ""),
             std::process::id()
-        ))
-    });
-    let (client, session) = one_session::OneSession::client(config);
+        ),
+        resume: args.resume.clone(),
+        mcp_config: extras.mcp_config,
+    };
+    let manager = Manager::start_ephemeral(options, ephemeral)
+        .await
+        .map_err(|err| err.to_string())?;
+    let client = codiva_server::in_process::client(
+        manager.clone(),
+        codiva_server::Host::new(crate::daemon::versions()),
+    );
     let mut printer = Printer::new(args.json);
     let mut signals = ShutdownSignals::all_terminating();
-    let params = follow::create_params(&args, permission_mode, follow::Host::InProcess)?;
-    let followed = follow::run(
-        &client,
-        params,
-        follow::Host::InProcess,
-        &mut signals,
-        (args.approve, &answers),
-        &mut printer,
-    )
-    .await;
-    // Every way out stops the agent first: none outlives `codiva exec`.
+    let mut params = follow::create_params(&args, permission_mode, follow::Host::InProcess)?;
+    params.agent = Some(provider.id().to_owned());
+    params.in_place = Some(cwd.clone());
+    let (followed, mut events) = match follow::subscribe(&client).await {
+        Ok(mut events) => {
+            let followed = follow::run(
+                &client,
+                &mut events,
+                params,
+                follow::Host::InProcess,
+                &mut signals,
+                (args.approve, &answers),
+                &mut printer,
+            )
+            .await;
+            (followed, Some(events))
+        }
+        Err(failed) => (Ok(failed), None),
+    };
+    // Every way out stops the agent first: none outlives `codiva exec`. A session that ran its
+    // turn has stopped its agent and its manager already (its events ended then); one stopped
+    // here (a signal) ends as the rest of its events say (its turn interrupted).
     let mut signal = followed.as_ref().ok().and_then(|f| f.signal);
+    let id = followed.as_ref().map(|f| f.id.clone()).unwrap_or_default();
+    let mut ended = None;
     tokio::select! {
-        () = session.stop() => {}
+        (_, last) = async {
+            match events.as_mut() {
+                Some(events) => tokio::join!(manager.shutdown(), follow::ended_with(events, &id)),
+                None => (manager.shutdown().await, None),
+            }
+        } => ended = last,
         // Another signal while the agent stops: exit now. The agent's watcher (process::spawn)
         // stops its group as soon as this process is gone.
         received = signals.recv() => signal = signal.or(Some(received)),
     }
     let followed = followed?;
-    let (mut status, mut detail) = (followed.status, followed.detail);
-    if let Ok(snapshot) = client
-        .call::<request::SessionSnapshot>(SessionParams {
-            session_id: followed.id.clone(),
-        })
-        .await
-    {
-        status = snapshot.status;
-        detail = snapshot.detail;
-    }
+    let (status, detail) = ended.unwrap_or((followed.status, followed.detail));
     let mut outcome = Outcome {
         status,
         detail,

@@ -139,6 +139,12 @@ impl Repo {
         }
     }
 
+    /// A handle on `root` with no check that it is a repository at all: for a manager that runs
+    /// no git (an ephemeral one, `manager/actor/ephemeral.rs`), which uses only the path.
+    pub(crate) fn unchecked(root: PathBuf) -> Repo {
+        Repo { root }
+    }
+
     /// The main checkout's top-level directory.
     pub fn root(&self) -> &Path {
         &self.root

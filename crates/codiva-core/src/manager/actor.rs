@@ -14,6 +14,7 @@
 mod adoption;
 mod budget;
 mod discard;
+mod ephemeral;
 mod finish;
 mod forward;
 mod full_text;
@@ -37,7 +38,7 @@ use tokio::time::Instant;
 
 use super::events::EventBus;
 use super::info::ManagerEvent;
-use super::{Call, Manager, ManagerError, ManagerOptions, StartError};
+use super::{Call, Ephemeral, Manager, ManagerError, ManagerOptions, StartError};
 use crate::approval::ApprovalPolicy;
 use crate::git::Repo;
 use crate::persist;
@@ -88,54 +89,112 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
             &mut warnings,
         );
     }
-    let (calls_tx, calls_rx) = mpsc::unbounded_channel();
-    let events = EventBus::new();
-    let (internal_tx, internal_rx) = mpsc::unbounded_channel();
-    let manager = Manager::new(
-        calls_tx,
-        events.sender(),
-        repo.root().to_path_buf(),
-        base.clone(),
-        (options.providers.clone(), options.env.clone()),
-    );
-    let base_cell = manager.base_cell();
-    let actor = Actor {
-        histories: histories::Histories::new(
-            repo.root().to_path_buf(),
-            default.as_ref().map_or("", |provider| provider.id()),
-        ),
-        base_cell,
-        options,
-        repo,
-        base,
-        state_path,
-        records,
-        events,
-        internal_tx,
-        persist_at: None,
-        persist_failed: false,
-        saving: None,
-        save_again: None,
-        git_lock: std::sync::Arc::new(tokio::sync::Mutex::new(())),
-        repo_lock: lock,
-        lanes: BTreeSet::new(),
-        waiting: BTreeMap::new(),
-        jobs_running: 0,
-        checking_base: false,
-        base_stamp: None,
-        stopping: false,
-        default_approval: ApprovalPolicy::Ask,
-        // Looked up by a job once the manager runs (git commands kept off the start).
-        github_repo: None,
-        github_waiting: Some(Vec::new()),
-        gh_paused_until: None,
-        polling: false,
-        stop_titles: tokio::sync::watch::Sender::new(false),
-        turn_queue: VecDeque::new(),
-        sampler: budget::Sampler::default(),
-    };
-    tokio::spawn(actor.run(calls_rx, internal_rx));
+    let repo_lock = lock;
+    let (manager, actor, receivers) = Actor::new(options, repo, base, state_path, records);
+    let actor = Actor { repo_lock, ..actor };
+    tokio::spawn(actor.run(receivers));
     Ok((manager, warnings))
+}
+
+/// An ephemeral manager (`Manager::start_ephemeral`): none of the above is read, taken or
+/// written; the directory is only resolved.
+pub(super) async fn start_ephemeral(
+    mut options: ManagerOptions,
+    ephemeral: Ephemeral,
+) -> Result<Manager, StartError> {
+    let root = std::fs::canonicalize(&options.cwd).map_err(|err| {
+        ManagerError::Invalid(crate::provider::InvalidInput::new(
+            "cwd",
+            format!("cannot use {}: {err}", options.cwd.display()),
+        ))
+    })?;
+    // One session, once: no agent is stopped for being idle, no title is asked of an agent,
+    // nothing is done on GitHub.
+    options.budget.idle_stop = None;
+    options.titles = crate::title::TitleMode::Prompt;
+    options.github.auto_pr = false;
+    options.github.auto_ready = false;
+    options.github.auto_recover = false;
+    let (manager, actor, receivers) = Actor::new(
+        options,
+        Repo::unchecked(root),
+        String::new(),
+        PathBuf::new(),
+        BTreeMap::new(),
+    );
+    let actor = Actor {
+        ephemeral: Some(ephemeral::OneShot::new(ephemeral)),
+        ..actor
+    };
+    tokio::spawn(actor.run(receivers));
+    Ok(manager)
+}
+
+/// The actor's inboxes: calls from `Manager` handles, messages from its own helper tasks.
+type Receivers = (
+    mpsc::UnboundedReceiver<Call>,
+    mpsc::UnboundedReceiver<Internal>,
+);
+
+impl Actor {
+    /// A manager and its actor over `records`, holding no lock yet.
+    fn new(
+        options: ManagerOptions,
+        repo: Repo,
+        base: String,
+        state_path: PathBuf,
+        records: BTreeMap<String, Record>,
+    ) -> (Manager, Actor, Receivers) {
+        let default = options.providers.default_provider().cloned();
+        let (calls_tx, calls_rx) = mpsc::unbounded_channel();
+        let events = EventBus::new();
+        let (internal_tx, internal_rx) = mpsc::unbounded_channel();
+        let manager = Manager::new(
+            calls_tx,
+            events.sender(),
+            repo.root().to_path_buf(),
+            base.clone(),
+            (options.providers.clone(), options.env.clone()),
+        );
+        let base_cell = manager.base_cell();
+        let actor = Actor {
+            histories: histories::Histories::new(
+                repo.root().to_path_buf(),
+                default.as_ref().map_or("", |provider| provider.id()),
+            ),
+            base_cell,
+            options,
+            repo,
+            base,
+            state_path,
+            records,
+            events,
+            internal_tx,
+            persist_at: None,
+            persist_failed: false,
+            saving: None,
+            save_again: None,
+            git_lock: std::sync::Arc::new(tokio::sync::Mutex::new(())),
+            repo_lock: None,
+            lanes: BTreeSet::new(),
+            waiting: BTreeMap::new(),
+            jobs_running: 0,
+            checking_base: false,
+            base_stamp: None,
+            stopping: false,
+            default_approval: ApprovalPolicy::Ask,
+            // Looked up by a job once the manager runs (git commands kept off the start).
+            github_repo: None,
+            github_waiting: Some(Vec::new()),
+            gh_paused_until: None,
+            polling: false,
+            stop_titles: tokio::sync::watch::Sender::new(false),
+            turn_queue: VecDeque::new(),
+            sampler: budget::Sampler::default(),
+            ephemeral: None,
+        };
+        (manager, actor, (calls_rx, internal_rx))
+    }
 }
 
 /// Messages from the manager's own helper tasks.
@@ -208,32 +267,35 @@ struct Actor {
     turn_queue: VecDeque<String>,
     /// The resource sampling's state (`budget.rs`).
     sampler: budget::Sampler,
+    /// An ephemeral manager's one session, run once (`ephemeral.rs`); `None` for a
+    /// repository's manager.
+    ephemeral: Option<ephemeral::OneShot>,
 }
 
 impl Actor {
-    async fn run(
-        mut self,
-        mut calls: mpsc::UnboundedReceiver<Call>,
-        mut internal: mpsc::UnboundedReceiver<Internal>,
-    ) {
+    async fn run(mut self, (mut calls, mut internal): Receivers) {
         // Pruned sessions leave the file right away.
         self.mark_dirty();
-        let (repo, base) = (self.repo.clone(), self.base.clone());
-        let configured = self.options.github.repo.clone();
-        self.job(
-            None,
-            async move {
-                // After the start's own work (listing, restoring) has had the CPU.
-                tokio::time::sleep(GITHUB_LOOKUP_DELAY).await;
-                github_repo(&repo, &base, configured.as_deref()).await
-            },
-            |actor, found| {
-                actor.github_repo = found;
-                for (id, text) in actor.github_waiting.take().unwrap_or_default() {
-                    actor.detect_prs(&id, &text);
-                }
-            },
-        );
+        // An ephemeral manager has no repository to follow.
+        let repository = self.ephemeral.is_none();
+        if repository {
+            let (repo, base) = (self.repo.clone(), self.base.clone());
+            let configured = self.options.github.repo.clone();
+            self.job(
+                None,
+                async move {
+                    // After the start's own work (listing, restoring) has had the CPU.
+                    tokio::time::sleep(GITHUB_LOOKUP_DELAY).await;
+                    github_repo(&repo, &base, configured.as_deref()).await
+                },
+                |actor, found| {
+                    actor.github_repo = found;
+                    for (id, text) in actor.github_waiting.take().unwrap_or_default() {
+                        actor.detect_prs(&id, &text);
+                    }
+                },
+            );
+        }
         // The branch was just read by `start`: the first check is one interval away (a `git`
         // forked now would only compete with the first calls).
         let mut base_check =
@@ -246,8 +308,8 @@ impl Actor {
         loop {
             let persist_at = self.persist_at;
             tokio::select! {
-                _ = base_check.tick() => self.follow_base(),
-                _ = pr_check.tick() => self.poll_prs(),
+                _ = base_check.tick(), if repository => self.follow_base(),
+                _ = pr_check.tick(), if repository => self.poll_prs(),
                 _ = sample.tick() => self.sample_resources(),
                 call = calls.recv() => match call {
                     Some(Call::Shutdown(done)) => {
@@ -263,7 +325,14 @@ impl Actor {
                         return;
                     }
                 },
-                Some(message) = internal.recv() => self.internal(message),
+                Some(message) = internal.recv() => {
+                    self.internal(message);
+                    if self.ephemeral.as_ref().is_some_and(ephemeral::OneShot::ended) {
+                        // Its one session has ended: so has the manager (and its events).
+                        self.shutdown(&mut internal).await;
+                        return;
+                    }
+                }
                 _ = sleep_until(persist_at), if persist_at.is_some() => {
                     self.persist_at = None;
                     self.save(None);
@@ -274,7 +343,16 @@ impl Actor {
 
     fn internal(&mut self, message: Internal) {
         match message {
-            Internal::Event(id, event) => self.session_event(&id, event),
+            Internal::Event(id, event) => {
+                let settled = matches!(
+                    &event,
+                    SessionEvent::Status { status, .. } if status.is_settled()
+                );
+                self.session_event(&id, event);
+                if settled {
+                    self.one_shot_settled(&id);
+                }
+            }
             Internal::Snapshot(mut snapshot, reply) => {
                 // Every event of the session it holds has its `seq` now, and none after it.
                 snapshot.seq = Some(self.events.last_seq());
@@ -289,6 +367,7 @@ impl Actor {
                     record.snapshots = None;
                     self.leave_queue(&id);
                     self.start_queued();
+                    self.one_shot_ended(&id);
                 }
             }
             Internal::Done { lane, apply } => self.job_done(lane, apply),

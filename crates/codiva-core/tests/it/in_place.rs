@@ -2,7 +2,8 @@
 //! server: one in-place session per directory (a second refused), the MCP config file private
 //! and removed with the session, the servers' statuses (a working stdio server, a failing one),
 //! a reconnect that brings the failed one up, the session kept across a restart, and what an
-//! in-place session refuses.
+//! in-place session refuses. An ephemeral manager (`codiva exec`'s): one in-place session in
+//! any directory, run once, nothing recorded.
 
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
@@ -12,7 +13,7 @@ use std::time::Duration;
 use codiva_core::claude::ClaudeProvider;
 use codiva_core::git::IgnoredMode;
 use codiva_core::manager::{
-    CreateOptions, DiscardOutcome, Manager, ManagerError, ManagerEvent, ManagerOptions,
+    CreateOptions, DiscardOutcome, Ephemeral, Manager, ManagerError, ManagerEvent, ManagerOptions,
 };
 use codiva_core::process::{ChildRegistry, EnvPolicy};
 use codiva_core::provider::Providers;
@@ -297,4 +298,124 @@ async fn an_in_place_session_with_mcp_servers() {
     );
     assert!(manager.list().await.unwrap().is_empty());
     manager.shutdown().await;
+}
+
+/// An ephemeral manager runs one session in place in any directory — one that is no
+/// repository, and a repository with no commit yet — once: its turn completes, its agent is
+/// stopped, the manager stops and its event stream closes. It writes nothing but the wire log
+/// (no `.codiva/`: no lock, state file or history; no wire log either with a cap of 0, as
+/// `wire_log_max_mb = 0` says), and refuses a second session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ephemeral_manager_runs_one_session_anywhere_once() {
+    let plain = tempfile::tempdir().unwrap();
+    let unborn = tempfile::tempdir().unwrap();
+    let status = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(unborn.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    for (dir, wire_log_cap) in [(plain.path(), 16 * 1024 * 1024), (unborn.path(), 0)] {
+        let sandbox = AgentSandbox::new().unwrap();
+        let state = tempfile::tempdir().unwrap();
+        let mock = MockServer::start(Script::new().always(Reply::text("Done here."))).unwrap();
+        let env = sandbox.claude_env(&mock.url());
+        let manager = Manager::start_ephemeral(
+            ManagerOptions {
+                wire_log_cap,
+                ..options(dir, state.path(), env, sandbox.home.path())
+            },
+            Ephemeral {
+                id: "exec-one".into(),
+                ..Ephemeral::default()
+            },
+        )
+        .await
+        .unwrap();
+        let mut events = manager.subscribe();
+        let elsewhere = manager
+            .create(CreateOptions {
+                prompt: "say hi".into(),
+                ..CreateOptions::default()
+            })
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&elsewhere, ManagerError::Invalid(invalid) if invalid.field == "in_place"),
+            "{elsewhere:?}"
+        );
+        let info = manager
+            .create(CreateOptions {
+                prompt: "say hi".into(),
+                in_place: Some(dir.to_path_buf()),
+                ..CreateOptions::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(
+            (info.id.as_str(), info.in_place),
+            ("exec-one", true),
+            "{info:?}"
+        );
+        assert_eq!(info.worktree, std::fs::canonicalize(dir).unwrap());
+        let second = manager
+            .create(CreateOptions {
+                prompt: "again".into(),
+                in_place: Some(dir.to_path_buf()),
+                ..CreateOptions::default()
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(refusal_code(second), "in_place_busy");
+
+        // The turn completes; then the agent is stopped and the stream closes by itself.
+        let mut statuses = Vec::new();
+        let closed = tokio::time::timeout(WAIT, async {
+            loop {
+                match events.recv().await {
+                    Ok(ManagerEvent::Event {
+                        event: SessionEvent::Status { status, .. },
+                        ..
+                    }) => statuses.push(status),
+                    Ok(_) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                }
+            }
+        })
+        .await;
+        assert!(closed.is_ok(), "the stream never closed: {statuses:?}");
+        assert!(statuses.contains(&Status::Completed), "{statuses:?}");
+        assert!(matches!(
+            manager.list().await.unwrap_err(),
+            ManagerError::Stopped
+        ));
+        assert!(
+            matches!(
+                manager.subscribe_sequenced().try_recv(),
+                Err(tokio::sync::broadcast::error::TryRecvError::Closed)
+            ),
+            "a stopped manager's stream is closed"
+        );
+        // Nothing recorded in the directory; the wire log is in the state directory.
+        assert!(
+            !dir.join(".codiva").exists(),
+            "the ephemeral manager wrote codiva's repository state"
+        );
+        let wire: Vec<String> = std::fs::read_dir(state.path().join("state").join("wire"))
+            .map(|dir| {
+                dir.map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        if wire_log_cap == 0 {
+            assert!(wire.is_empty(), "{wire:?}");
+        } else {
+            assert!(
+                wire.len() == 1 && wire[0].ends_with("-exec-one.log"),
+                "{wire:?}"
+            );
+        }
+        assert!(!mock.requests().is_empty(), "the agent ran");
+    }
 }

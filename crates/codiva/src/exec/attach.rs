@@ -95,15 +95,21 @@ pub(super) async fn drive(
     };
     let params = follow::create_params(args, permission_mode, Host::Daemon)?;
     let mut signals = ShutdownSignals::all_terminating();
-    let mut followed = follow::run(
-        &client,
-        params,
-        Host::Daemon,
-        &mut signals,
-        (args.approve, answers),
-        printer,
-    )
-    .await;
+    let mut followed = match follow::subscribe(&client).await {
+        Ok(mut events) => {
+            follow::run(
+                &client,
+                &mut events,
+                params,
+                Host::Daemon,
+                &mut signals,
+                (args.approve, answers),
+                printer,
+            )
+            .await
+        }
+        Err(failed) => Ok(failed),
+    };
     drop(client);
     while let Ok(lost) = &followed
         && lost.lost

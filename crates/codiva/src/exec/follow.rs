@@ -24,7 +24,8 @@ use super::{Approve, ExecArgs, Printer};
 /// Where the session runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Host {
-    /// In this process (`one_session.rs`): its events end when it has ended.
+    /// In this process, the one session of an ephemeral manager: its events end when it has
+    /// ended (its turn settled, its agent stopped).
     InProcess,
     /// In the repository's daemon: followed until its turn settles; it stays there.
     Daemon,
@@ -82,25 +83,28 @@ pub(super) fn create_params(
     })
 }
 
+/// Subscribes to the manager's events, before [`run`] creates the session: none of its events
+/// is missed. The manager's failing to answer is the outcome.
+pub(super) async fn subscribe(client: &Client) -> Result<Subscription, Followed> {
+    match client.subscribe().await {
+        Ok((_, events)) => Ok(events),
+        Err(err) => Err(Followed::failed(
+            String::new(),
+            format!("the session manager did not answer: {err}"),
+        )),
+    }
+}
+
 /// Creates the session and follows it (see the module's comment).
 pub(super) async fn run(
     client: &Client,
+    events: &mut Subscription,
     params: CreateParams,
     host: Host,
     signals: &mut ShutdownSignals,
     (approve, answers): (Approve, &BTreeMap<String, Vec<String>>),
     printer: &mut Printer,
 ) -> Result<Followed, String> {
-    // Subscribed before the session exists: none of its events is missed.
-    let mut events = match client.subscribe().await {
-        Ok((_, events)) => events,
-        Err(err) => {
-            return Ok(Followed::failed(
-                String::new(),
-                format!("the session manager did not answer: {err}"),
-            ));
-        }
-    };
     let created = client
         .call::<request::SessionCreate>(params)
         .await
@@ -115,13 +119,42 @@ pub(super) async fn run(
     follow(
         client,
         id,
-        &mut events,
+        events,
         host,
         signals,
         (approve, answers),
         printer,
     )
     .await
+}
+
+/// The status session `id` ended with, from its events until their stream closes (in
+/// process, after exec stopped it on a signal: its turn interrupted); `None` when none came.
+/// They are not printed: exec ended at the signal.
+pub(super) async fn ended_with(
+    events: &mut Subscription,
+    id: &str,
+) -> Option<(Status, Option<String>)> {
+    let mut ended = None;
+    while let Some(update) = events.recv().await {
+        match update {
+            Update::Event {
+                event:
+                    ManagerEvent::Event {
+                        id: of,
+                        event: SessionEvent::Status { status, detail, .. },
+                    },
+                ..
+            } if of == id => ended = Some((status, detail)),
+            Update::Resync(snapshot) => {
+                if let Some(session) = snapshot.sessions.iter().find(|s| s.id == id) {
+                    ended = Some((session.status, session.detail.clone()));
+                }
+            }
+            Update::Event { .. } => {}
+        }
+    }
+    ended
 }
 
 async fn follow(
@@ -168,7 +201,14 @@ async fn follow(
                 event: ManagerEvent::Warning { message },
                 ..
             }) if host == Host::InProcess => {
-                printer.note(&message);
+                // The manager passes a session's own warning on as its own, named: printed as
+                // the session's event it was (a JSON line with `--json`).
+                match message.strip_prefix(&format!("session {id}: ")) {
+                    Some(own) => printer.event(&SessionEvent::Warning {
+                        message: own.to_owned(),
+                    }),
+                    None => printer.note(&message),
+                }
                 continue;
             }
             Some(Update::Event { .. }) => continue,

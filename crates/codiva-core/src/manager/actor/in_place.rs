@@ -30,6 +30,8 @@ use crate::slug;
 pub(super) struct SessionExtras {
     /// The private MCP config file (mode 0600, in codiva's state directory).
     pub(super) mcp_config: Option<PathBuf>,
+    /// The MCP config file is the caller's own (an ephemeral manager's): never removed.
+    pub(super) callers_mcp_config: bool,
     pub(super) append_system_prompt: Option<String>,
     pub(super) allowed_tools: Vec<String>,
     pub(super) disallowed_tools: Vec<String>,
@@ -62,6 +64,9 @@ impl SessionExtras {
 
     /// Removes the MCP config file (with the session).
     pub(super) fn remove_mcp_config(&self) {
+        if self.callers_mcp_config {
+            return;
+        }
         if let Some(path) = &self.mcp_config
             && let Err(err) = std::fs::remove_file(path)
             && err.kind() != std::io::ErrorKind::NotFound
@@ -257,7 +262,15 @@ impl Actor {
         id: &str,
         options: &mut CreateOptions,
     ) -> Result<SessionExtras, ManagerError> {
-        let mcp_config = if options.mcp_servers.is_empty() {
+        let given = self
+            .ephemeral
+            .as_ref()
+            .and_then(|one| one.spec.mcp_config.clone());
+        let callers_mcp_config = given.is_some();
+        let mcp_config = if callers_mcp_config {
+            // The caller's own file, taken by path as it is (`codiva exec --mcp-config`).
+            given
+        } else if options.mcp_servers.is_empty() {
             None
         } else {
             let path = self
@@ -275,6 +288,7 @@ impl Actor {
         };
         Ok(SessionExtras {
             mcp_config,
+            callers_mcp_config,
             append_system_prompt: options
                 .append_system_prompt
                 .take()
@@ -295,7 +309,11 @@ impl Actor {
         // Checked again: another one may have been created while the slugs were read.
         self.in_place_free(&dir)?;
         taken.extend(self.records.values().map(|record| record.slug.clone()));
-        let slug = slug::slugify(&prompt, &taken);
+        // An ephemeral manager's one session is named by its caller and may resume.
+        let (slug, resume) = match &self.ephemeral {
+            Some(one) => (one.spec.id.clone(), one.spec.resume.clone()),
+            None => (slug::slugify(&prompt, &taken), None),
+        };
         let id = slug.clone();
         let extras = self.session_extras(&id, &mut options)?;
         let input = super::record::take_input(&mut options, &prompt);
@@ -307,6 +325,7 @@ impl Actor {
             extras,
         );
         record.in_place = true;
+        record.agent_session_id = resume;
         record.track_activity();
         let info = record.info();
         self.records.insert(id.clone(), record);

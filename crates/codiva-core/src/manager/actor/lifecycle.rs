@@ -139,6 +139,12 @@ impl Actor {
             let _ = reply.send(Err(err));
             return;
         }
+        if self.ephemeral.is_some() {
+            // No git asked which names are taken: the directory need not be a repository, and
+            // the manager has no other session.
+            let _ = reply.send(self.add_ephemeral(options, prompt, in_place));
+            return;
+        }
         let repo = self.repo.clone();
         self.job(
             None,
@@ -453,22 +459,28 @@ impl Actor {
         config.wire_log_cap = self.options.wire_log_cap;
         config.idle_stop = self.options.budget.idle_stop;
         config.agent_pid = Some(record.agent_pid.clone());
-        config.wire_log = Some(self.options.state_dir.join("wire").join(format!(
-            "{}-{}.log",
-            repo_key(self.repo.root()),
-            record.id
-        )));
+        // A cap of 0 is no wire log (config `wire_log_max_mb`).
+        config.wire_log = (self.options.wire_log_cap > 0).then(|| {
+            self.options.state_dir.join("wire").join(format!(
+                "{}-{}.log",
+                repo_key(self.repo.root()),
+                record.id
+            ))
+        });
         config
     }
 
     /// The symlink notice (when ignored files are shared with a worktree: not for a session in
-    /// place) and `.codiva/prompt.md`.
+    /// place) and `.codiva/prompt.md` (the repository's: not an ephemeral manager's, whose
+    /// directory is no repository of codiva's).
     fn system_prompt(&self, in_place: bool) -> Option<String> {
         let mut parts = Vec::new();
         if self.options.ignored_files == git::IgnoredMode::Symlink && !in_place {
             parts.push(git::SHARED_SYMLINK_NOTICE.to_owned());
         }
-        if let Ok(text) = std::fs::read_to_string(self.repo.root().join(".codiva/prompt.md")) {
+        if self.ephemeral.is_none()
+            && let Ok(text) = std::fs::read_to_string(self.repo.root().join(".codiva/prompt.md"))
+        {
             let text = text.trim_start_matches('\u{feff}').trim();
             if !text.is_empty() {
                 parts.push(text.to_owned());

@@ -21,7 +21,8 @@ const PERSIST_RETRY: Duration = Duration::from_secs(5);
 
 impl Actor {
     pub(super) fn mark_dirty(&mut self) {
-        if self.persist_at.is_none() {
+        // An ephemeral manager writes no state (`ephemeral.rs`).
+        if self.persist_at.is_none() && self.ephemeral.is_none() {
             self.persist_at = Some(Instant::now() + PERSIST_DEBOUNCE);
         }
     }
@@ -40,6 +41,13 @@ impl Actor {
     /// Writes the state file in a job; `done` hears when a write that started after this
     /// call has ended.
     pub(super) fn save(&mut self, done: Option<Sender<()>>) {
+        if self.ephemeral.is_some() {
+            // Nothing to write: done at once.
+            if let Some(done) = done {
+                let _ = done.send(());
+            }
+            return;
+        }
         if let Some(_running) = &self.saving {
             // What changed since that write started is written after it.
             self.save_again.get_or_insert_with(Vec::new).extend(done);
@@ -122,6 +130,9 @@ impl Actor {
 
     /// The last write, at shutdown (after the jobs under way have ended).
     pub(super) async fn save_final(&mut self) {
+        if self.ephemeral.is_some() {
+            return;
+        }
         let live = self.records.keys().cloned().collect();
         let histories = self.histories.begin_save(live);
         let state = self.state_file();

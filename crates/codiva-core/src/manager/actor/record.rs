@@ -189,6 +189,7 @@ impl Record {
             in_place: saved.in_place,
             extras: super::in_place::SessionExtras {
                 mcp_config: saved.mcp_config,
+                callers_mcp_config: false,
                 append_system_prompt: saved.append_system_prompt,
                 allowed_tools: saved.allowed_tools,
                 disallowed_tools: saved.disallowed_tools,
