@@ -24,7 +24,7 @@ namespace Codiva.Tests
 
         /// Every tag UI Toolkit would read in `rich` (a `<` not followed by the breaker): each is
         /// one the renderer writes, and they nest. Returns the text shown (tags and breakers gone).
-        static string Shown(string rich)
+        internal static string Shown(string rich)
         {
             var shown = new StringBuilder();
             var open = new Stack<string>();
