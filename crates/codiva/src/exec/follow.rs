@@ -5,7 +5,7 @@
 //! when the session does (in process: once its turn settled and the agent was stopped; in the
 //! daemon: when the turn settles, the session staying there).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use codiva_client::{Client, Subscription, Update};
 use codiva_core::approval::Decide;
@@ -17,7 +17,7 @@ use codiva_protocol::methods::request;
 use codiva_protocol::params::{
     Answer, CreateParams, Decision, PermissionParams, QuestionParams, SessionParams,
 };
-use codiva_protocol::session::{Prompt, SessionEvent, Status};
+use codiva_protocol::session::{Prompt, SessionEvent, SessionSnapshot, Status};
 
 use super::{Approve, ExecArgs, Printer};
 
@@ -124,6 +124,7 @@ pub(super) async fn run(
         signals,
         (approve, answers),
         printer,
+        SessionSnapshot::initial(),
     )
     .await
 }
@@ -157,6 +158,11 @@ pub(super) async fn ended_with(
     ended
 }
 
+/// Follows session `id` from `view` (what is known of it: nothing yet for a session just
+/// created, its snapshot for one followed again): what exec knows of the session is the
+/// protocol's fold of its events (`codiva_protocol::view`), as for every client — its status,
+/// and the prompts waiting, each answered once as `--approve` and `--answers` say.
+#[allow(clippy::too_many_arguments)]
 async fn follow(
     client: &Client,
     id: String,
@@ -165,9 +171,9 @@ async fn follow(
     signals: &mut ShutdownSignals,
     (approve, answers): (Approve, &BTreeMap<String, Vec<String>>),
     printer: &mut Printer,
+    mut view: SessionSnapshot,
 ) -> Result<Followed, String> {
-    let mut status = Status::Starting;
-    let mut detail = None;
+    let mut answered = HashSet::new();
     let mut signal = None;
     let interrupt = || {
         let client = client.clone();
@@ -178,7 +184,21 @@ async fn follow(
                 .await;
         }
     };
+    answer_waiting(
+        client,
+        &id,
+        &view,
+        &mut answered,
+        (approve, answers),
+        printer,
+    )
+    .await;
     loop {
+        if host == Host::Daemon && view.status.is_settled() {
+            // The turn is over: nothing happens until someone acts. (A session waiting on a
+            // prompt is answered here, so it is not settled.)
+            break;
+        }
         let update = tokio::select! {
             update = events.recv() => update,
             received = signals.recv() => {
@@ -192,11 +212,11 @@ async fn follow(
                 break;
             }
         };
-        let event = match update {
+        let (seq, event) = match update {
             Some(Update::Event {
+                seq,
                 event: ManagerEvent::Event { id: of, event },
-                ..
-            }) if of == id => event,
+            }) if of == id => (seq, event),
             Some(Update::Event {
                 event: ManagerEvent::Warning { message },
                 ..
@@ -213,14 +233,26 @@ async fn follow(
             }
             Some(Update::Event { .. }) => continue,
             Some(Update::Resync(snapshot)) => {
-                // Events were lost: the session's row says where it is.
-                if let Some(session) = snapshot.sessions.iter().find(|s| s.id == id) {
-                    status = session.status;
-                    detail.clone_from(&session.detail);
-                    if host == Host::Daemon && status.is_settled() {
-                        break;
+                // Events were lost: the session is taken again as it stands, placed in the
+                // stream, or else its row says where it is.
+                match session_snapshot(client, &id).await {
+                    Some(snapshot) => view = snapshot,
+                    None => {
+                        if let Some(session) = snapshot.sessions.iter().find(|s| s.id == id) {
+                            view.status = session.status;
+                            view.detail.clone_from(&session.detail);
+                        }
                     }
                 }
+                answer_waiting(
+                    client,
+                    &id,
+                    &view,
+                    &mut answered,
+                    (approve, answers),
+                    printer,
+                )
+                .await;
                 continue;
             }
             None if host == Host::InProcess => break,
@@ -228,43 +260,64 @@ async fn follow(
                 // The daemon or the connection to it went away; the session goes on there.
                 return Ok(Followed {
                     id,
-                    status,
-                    detail,
+                    status: view.status,
+                    detail: view.detail,
                     signal: None,
                     lost: true,
                 });
             }
         };
-        printer.event(&event);
-        match &event {
-            SessionEvent::Status {
-                status: s,
-                detail: d,
-                ..
-            } => {
-                status = *s;
-                detail.clone_from(d);
-                // The turn is over: nothing happens until someone acts. (A session waiting on
-                // a prompt is answered here, so it is not settled.)
-                if host == Host::Daemon && status.is_settled() {
-                    break;
-                }
-            }
-            SessionEvent::PromptOpened { prompt } => {
-                let answer = answer_prompt(&id, prompt, approve, answers);
-                printer.decision(&answer);
-                send_answer(client, answer).await;
-            }
-            _ => {}
+        // The snapshot the view stands on holds it already.
+        if view.seq.is_some_and(|place| seq <= place) {
+            continue;
         }
+        printer.event(&event);
+        view.apply(&event);
+        answer_waiting(
+            client,
+            &id,
+            &view,
+            &mut answered,
+            (approve, answers),
+            printer,
+        )
+        .await;
     }
     Ok(Followed {
         id,
-        status,
-        detail,
+        status: view.status,
+        detail: view.detail,
         signal,
         lost: false,
     })
+}
+
+/// Answers every prompt of the view not answered yet.
+async fn answer_waiting(
+    client: &Client,
+    id: &str,
+    view: &SessionSnapshot,
+    answered: &mut HashSet<String>,
+    (approve, answers): (Approve, &BTreeMap<String, Vec<String>>),
+    printer: &mut Printer,
+) {
+    for prompt in &view.prompts {
+        if answered.insert(prompt.request_id().to_owned()) {
+            let answer = answer_prompt(id, prompt, approve, answers);
+            printer.decision(&answer);
+            send_answer(client, answer).await;
+        }
+    }
+}
+
+/// Session `id` as it stands, placed in the event stream; `None` when it cannot be had.
+async fn session_snapshot(client: &Client, id: &str) -> Option<SessionSnapshot> {
+    client
+        .call::<request::SessionSnapshot>(SessionParams {
+            session_id: id.to_owned(),
+        })
+        .await
+        .ok()
 }
 
 /// Follows session `id` again over a new connection to its daemon (after [`Followed::lost`]):
@@ -303,18 +356,14 @@ pub(super) async fn resume(
             lost: false,
         });
     }
-    if let Ok(session) = client
-        .call::<request::SessionSnapshot>(SessionParams {
-            session_id: id.clone(),
-        })
-        .await
-    {
-        for prompt in &session.prompts {
-            let answer = answer_prompt(&id, prompt, approve, answers);
-            printer.decision(&answer);
-            send_answer(client, answer).await;
-        }
-    }
+    // What is known of it is its snapshot, placed in the stream: the events after it follow
+    // (a prompt that opened meanwhile is in it, and answered).
+    let view = session_snapshot(client, &id).await.unwrap_or_else(|| {
+        let mut view = SessionSnapshot::initial();
+        view.status = row.status;
+        view.detail.clone_from(&row.detail);
+        view
+    });
     follow(
         client,
         id,
@@ -323,6 +372,7 @@ pub(super) async fn resume(
         signals,
         (approve, answers),
         printer,
+        view,
     )
     .await
 }
@@ -452,5 +502,146 @@ impl Approve {
             Approve::None => "none",
             Approve::Edits => "edits",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use std::sync::{Arc, Mutex};
+
+    use codiva_client::{Backend, BoxFuture, ClientError};
+    use codiva_protocol::ClientRequest;
+    use codiva_protocol::agent::PermissionRequest;
+    use codiva_protocol::manager::{ManagerSnapshot, SequencedEvent, SessionInfo};
+    use codiva_protocol::session::{PromptResolution, SessionEvent, Status};
+    use serde_json::{Value, json};
+    use tokio::sync::broadcast;
+
+    use super::*;
+
+    const ID: &str = "ask";
+
+    fn permission(request_id: &str) -> Prompt {
+        Prompt::Permission(PermissionRequest {
+            request_id: request_id.into(),
+            tool: "Bash".into(),
+            view: Default::default(),
+            input: json!({"command": "touch x"}),
+            description: None,
+            options: Vec::new(),
+            suggestions: Vec::new(),
+            tool_use_id: None,
+            agent_id: None,
+            blocked_path: None,
+            reason: None,
+        })
+    }
+
+    fn row(status: Status) -> SessionInfo {
+        serde_json::from_value(json!({
+            "id": ID, "title": "t", "prompt": "p", "branch": "codiva/ask",
+            "worktree": "/w", "base": "main", "phase": "active", "status": status,
+            "detail": null, "agent": "claude", "agent_session_id": null, "model": null,
+            "cost_usd": null, "active_ms": 0, "created_at": 0, "pending_prompts": 1,
+            "todos": {"done": 0, "total": 0}
+        }))
+        .unwrap()
+    }
+
+    /// A daemon whose session waits on permission `r1` (its snapshot, at seq 11, holds it);
+    /// around the snapshot's answer the events 11–14 come: the prompt opened (held by the
+    /// snapshot), then running, the prompt closed, completed.
+    struct Daemon {
+        events: broadcast::Sender<SequencedEvent>,
+        answers: Mutex<Vec<String>>,
+    }
+
+    impl Backend for Daemon {
+        fn request(&self, request: ClientRequest) -> BoxFuture<Result<Value, ClientError>> {
+            let answer = match &request {
+                ClientRequest::ManagerSnapshot(_) => serde_json::to_value(ManagerSnapshot {
+                    seq: 10,
+                    sessions: vec![row(Status::AwaitingPermission)],
+                })
+                .unwrap(),
+                ClientRequest::SessionSnapshot(_) => {
+                    let opened = SessionEvent::PromptOpened {
+                        prompt: permission("r1"),
+                    };
+                    let mut snapshot = SessionSnapshot::initial();
+                    snapshot.apply(&opened);
+                    snapshot.apply(&SessionEvent::Status {
+                        status: Status::AwaitingPermission,
+                        detail: None,
+                        detail_code: None,
+                    });
+                    snapshot.seq = Some(11);
+                    let later = [
+                        opened,
+                        SessionEvent::Status {
+                            status: Status::Running,
+                            detail: None,
+                            detail_code: None,
+                        },
+                        SessionEvent::PromptClosed {
+                            request_id: "r1".into(),
+                            resolution: PromptResolution::Allowed,
+                        },
+                        SessionEvent::Status {
+                            status: Status::Completed,
+                            detail: None,
+                            detail_code: None,
+                        },
+                    ];
+                    for (seq, event) in (11..).zip(later) {
+                        let _ = self.events.send(SequencedEvent {
+                            seq,
+                            event: ManagerEvent::Event {
+                                id: ID.into(),
+                                event,
+                            },
+                        });
+                    }
+                    serde_json::to_value(snapshot).unwrap()
+                }
+                ClientRequest::SessionRespondPermission(params) => {
+                    self.answers.lock().unwrap().push(params.request_id.clone());
+                    json!({})
+                }
+                other => panic!("unexpected request {}", other.method()),
+            };
+            Box::pin(async move { Ok(answer) })
+        }
+
+        fn events(&self) -> broadcast::Receiver<SequencedEvent> {
+            self.events.subscribe()
+        }
+    }
+
+    /// exec following a session again is the fold over its snapshot: the prompt the snapshot
+    /// holds is answered once, though its event is read again after the snapshot, and the
+    /// outcome is what the later events say.
+    #[tokio::test]
+    async fn a_followed_again_session_answers_its_waiting_prompt_once() {
+        let daemon = Arc::new(Daemon {
+            events: broadcast::channel(64).0,
+            answers: Mutex::new(Vec::new()),
+        });
+        let client = Client::new(daemon.clone());
+        let mut signals = ShutdownSignals::new(false);
+        let mut printer = Printer::new(true);
+        let followed = resume(
+            &client,
+            ID.into(),
+            &mut signals,
+            (Approve::All, &BTreeMap::new()),
+            &mut printer,
+        )
+        .await
+        .unwrap();
+        assert_eq!(followed.status, Status::Completed);
+        assert_eq!(*daemon.answers.lock().unwrap(), ["r1"]);
     }
 }
