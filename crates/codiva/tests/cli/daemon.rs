@@ -448,48 +448,141 @@ fn a_permission_answered_in_one_client_closes_in_the_other() {
     assert!(second.close().success());
 }
 
+/// What the session of [`attached_after_the_prompt_opened`] asks.
+#[derive(Clone, Copy, PartialEq)]
+enum Asks {
+    Permission,
+    Question,
+    /// A foreground subagent asks to run a command.
+    SubagentPermission,
+}
+
 /// Attach equals watching (issue 24), through `codiva attach --stdio`: a client that attaches
-/// after the permission opened (the first client gone) finds it in `session/snapshot`, with
-/// the agent's info, and answering it completes the turn.
-#[test]
-fn a_client_attached_after_the_prompt_opened_finds_and_answers_it() {
-    let daemon = DaemonWorld::new(|_| {
-        Script::new()
-            .then(Reply::tool_use(
+/// after the prompt opened (the first client gone) finds it in `session/snapshot` (placed in the
+/// stream by its `seq`), with the agent's info, and answering it completes the turn.
+fn attached_after_the_prompt_opened(asks: Asks) {
+    let daemon = DaemonWorld::new(move |_| {
+        let touch = |file: &str| {
+            Reply::tool_use(
                 "Bash",
-                json!({"command": "touch late.txt", "description": "touch a file"}),
-            ))
-            .then(Reply::text("Touched."))
+                json!({"command": format!("touch {file}"), "description": "touch a file"}),
+            )
+        };
+        match asks {
+            Asks::Permission => Script::new()
+                .then(touch("late.txt"))
+                .then(Reply::text("Touched.")),
+            Asks::Question => Script::new()
+                .then(Reply::tool_use(
+                    "AskUserQuestion",
+                    json!({"questions": [{"question": "Which file?", "header": "File", "multiSelect": false,
+                        "options": [{"label": "late.txt", "description": "the late one"}, {"label": "early.txt", "description": "the early one"}]}]}),
+                ))
+                .then(Reply::text("Touched.")),
+            Asks::SubagentPermission => Script::new()
+                .then_when(
+                    Match::FirstUserContains("SUBAGENT-PROMPT".into()),
+                    Reply::message(MockMessage::new().tool_use_with_id(
+                        "toolu_sub_touch_0001",
+                        "Bash",
+                        json!({"command": "touch late.txt", "description": "touch a file"}),
+                    )),
+                )
+                .then_when(
+                    Match::FirstUserContains("SUBAGENT-PROMPT".into()),
+                    Reply::text("The file is there."),
+                )
+                .then_when(
+                    Match::FirstUserContains("ASK touch late".into()),
+                    Reply::message(MockMessage::new().tool_use_with_id(
+                        "toolu_agent_0001",
+                        "Agent",
+                        json!({
+                            "description": "Touch a file",
+                            "prompt": "SUBAGENT-PROMPT touch late.txt",
+                            "subagent_type": "general-purpose",
+                            "run_in_background": false
+                        }),
+                    )),
+                )
+                .then_when(
+                    Match::FirstUserContains("ASK touch late".into()),
+                    Reply::text("Touched."),
+                ),
+        }
     });
+    let kind = if asks == Asks::Question {
+        "question"
+    } else {
+        "permission"
+    };
     let mut first = daemon.attach();
     first.ok("initialize", json!({}));
     let created = first.ok("session/create", json!({"prompt": "ASK touch late"}));
     let id = created["session"]["id"].as_str().unwrap().to_owned();
-    let prompt = first.wait_prompt(&id, "permission");
+    let prompt = first.wait_prompt(&id, kind);
     assert!(first.close().success());
 
     let mut late = daemon.attach();
     late.ok("initialize", json!({}));
     let rows = late.ok("manager/snapshot", json!({}));
-    assert_eq!(
-        rows["sessions"][0]["status"], "awaiting_permission",
-        "{rows}"
-    );
+    let waiting = if asks == Asks::Question {
+        "awaiting_answer"
+    } else {
+        "awaiting_permission"
+    };
+    assert_eq!(rows["sessions"][0]["status"], waiting, "{rows}");
     assert_eq!(rows["sessions"][0]["pending_prompts"], 1, "{rows}");
     let snapshot = late.ok("session/snapshot", json!({"session_id": id}));
+    assert!(snapshot["seq"].is_u64(), "placed in the stream: {snapshot}");
     let prompts = snapshot["prompts"].as_array().unwrap();
     assert_eq!(prompts.len(), 1, "{snapshot}");
     assert_eq!(prompts[0]["request_id"], prompt["request_id"], "{snapshot}");
-    assert_eq!(prompts[0]["tool"], "Bash", "{snapshot}");
     assert!(
         snapshot["agent"]["version"].is_string(),
         "the agent's info: {snapshot}"
     );
-    late.ok(
-        "session/respondPermission",
-        json!({"session_id": id, "request_id": prompt["request_id"], "decision": "allow"}),
-    );
+    match asks {
+        Asks::Question => {
+            assert_eq!(prompts[0]["kind"], "question", "{snapshot}");
+            late.ok(
+                "session/answerQuestion",
+                json!({"session_id": id, "request_id": prompt["request_id"],
+                    "answers": {"Which file?": "late.txt"}}),
+            );
+        }
+        Asks::Permission | Asks::SubagentPermission => {
+            assert_eq!(prompts[0]["tool"], "Bash", "{snapshot}");
+            if asks == Asks::SubagentPermission {
+                assert_eq!(
+                    snapshot["subagents"][0]["status"], "running",
+                    "its subagent runs: {snapshot}"
+                );
+            }
+            late.ok(
+                "session/respondPermission",
+                json!({"session_id": id, "request_id": prompt["request_id"], "decision": "allow"}),
+            );
+        }
+    }
     late.wait_status(&id, "completed");
-    assert!(daemon.world.worktree(&id).join("late.txt").is_file());
+    if asks != Asks::Question {
+        assert!(daemon.world.worktree(&id).join("late.txt").is_file());
+    }
     assert!(late.close().success());
+}
+
+#[test]
+fn a_client_attached_after_the_prompt_opened_finds_and_answers_it() {
+    attached_after_the_prompt_opened(Asks::Permission);
+}
+
+#[test]
+fn a_client_attached_after_the_question_opened_finds_and_answers_it() {
+    attached_after_the_prompt_opened(Asks::Question);
+}
+
+#[test]
+fn a_client_attached_after_a_subagents_permission_opened_finds_and_answers_it() {
+    attached_after_the_prompt_opened(Asks::SubagentPermission);
 }
