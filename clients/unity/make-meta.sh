@@ -2,9 +2,10 @@
 # Writes the .meta file Unity needs next to every file and folder of the package (a package
 # installed from git is read-only to Unity, which ignores assets without one). The GUID is derived
 # from the path, so running this again changes nothing; run-tests.sh fails when one is missing.
+# Names starting with `.` or ending with `~` get none: Unity does not import them (Tests/UnityStandIns~).
 set -euo pipefail
 cd "$(dirname "$0")"
-find . -mindepth 1 \( -name '.*' -o -name '*.meta' \) -prune -o -print | sort | while read -r path; do
+find . -mindepth 1 \( -name '.*' -o -name '*~' -o -name '*.meta' \) -prune -o -print | sort | while read -r path; do
   path="${path#./}"
   meta="$path.meta"
   [ -f "$meta" ] && continue

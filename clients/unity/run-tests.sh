@@ -3,7 +3,10 @@
 # (C# 7.2) and runs them with NUnit 2.6's console runner. The end-to-end tests run the real
 # `codiva` (CODIVA_BIN, default target/debug/codiva), the real `claude`
 # (CODIVA_TEST_CLAUDE, default tools/agent-clis) and the mock model server
-# (CODIVA_MOCK_BIN, default target/debug/codiva-mock). Editor/ needs UnityEditor: not built here.
+# (CODIVA_MOCK_BIN, default target/debug/codiva-mock). Editor/ needs UnityEditor: it is compiled
+# (into a throwaway dll) against Tests/UnityStandIns~, our declarations of the Unity API it calls,
+# so a typo or a type error in it fails here; that checks our code against our reading of the API,
+# not against Unity.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -24,7 +27,9 @@ if [ -z "${CODIVA_BIN:-}" ] || [ -z "${CODIVA_MOCK_BIN:-}" ]; then
 fi
 
 # Unity ignores a file of a git-installed package that has no .meta: every one must have it.
-missing=$(cd "$here" && find . -mindepth 1 \( -name '.*' -o -name '*.meta' \) -prune -o -print \
+# Names starting with `.` or ending with `~` are not imported by Unity at all (Tests/UnityStandIns~):
+# they have none.
+missing=$(cd "$here" && find . -mindepth 1 \( -name '.*' -o -name '*~' -o -name '*.meta' \) -prune -o -print \
   | while read -r p; do [ -f "$p.meta" ] || echo "$p"; done)
 if [ -n "$missing" ]; then
   echo "error: no .meta file for (run clients/unity/make-meta.sh):" >&2
@@ -38,8 +43,15 @@ nunit=/usr/lib/cli/nunit.framework-2.6.3/nunit.framework.dll
 mcs_flags=(-langversion:7.2 -nologo -warnaserror+ -debug -r:System.dll -r:System.Core.dll)
 mcs "${mcs_flags[@]}" -target:library -out:"$out/Codiva.Core.dll" $(find "$here/Core" -name '*.cs' | sort)
 mcs "${mcs_flags[@]}" -target:library -out:"$out/Codiva.Ops.dll" -r:"$out/Codiva.Core.dll" $(find "$here/Ops" -name '*.cs' | sort)
+# Editor/ against the stand-ins (in an assembly of their own, as Unity's API is to Editor/);
+# the result is thrown away.
+check="$out/editor-check"
+mkdir -p "$check"
+mcs "${mcs_flags[@]}" -target:library -out:"$check/UnityStandIns.dll" $(find "$here/Tests/UnityStandIns~" -name '*.cs' | sort)
+mcs "${mcs_flags[@]}" -target:library -out:"$check/Codiva.Editor.dll" -r:"$out/Codiva.Core.dll" -r:"$out/Codiva.Ops.dll" \
+  -r:"$check/UnityStandIns.dll" $(find "$here/Editor" -name '*.cs' | sort)
 mcs "${mcs_flags[@]}" -target:library -out:"$out/Codiva.Tests.dll" -r:"$out/Codiva.Core.dll" -r:"$out/Codiva.Ops.dll" \
-  -r:"$nunit" -r:System.Net.Http.dll $(find "$here/Tests" -name '*.cs' | sort)
+  -r:"$nunit" -r:System.Net.Http.dll $(find "$here/Tests" -name '*~' -prune -o -name '*.cs' -print | sort)
 cp "$nunit" "$out/"
 
 export CODIVA_REPO_ROOT="$root"

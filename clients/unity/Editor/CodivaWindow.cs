@@ -227,10 +227,11 @@ namespace Codiva.Editor
             buttons.Add(new Button(() => client.AnswerQuestion(stepper.Decline())) { text = Strings.Get(Str.Skip, lang) });
         }
 
+        // The active GameObject with its path, components and Transform (Core's SelectionChip).
         void AttachSelection()
         {
-            foreach (var obj in Selection.objects)
-                chips.Add(new ContextChip { Kind = "selection", Label = obj.name, Detail = AssetDatabase.GetAssetPath(obj) });
+            var chip = SelectionChip.Of(UnitySelection.Active());
+            if (chip != null) chips.Add(chip);
             Refresh();
         }
 
