@@ -194,21 +194,27 @@ namespace UnityEngine.UIElements
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.StyleEnum_1.html
     public struct StyleEnum<T> where T : struct, IConvertible
     {
-        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.StyleEnum_1-operator_StyleEnum.html
+        // We found no Scripting Reference page for this implicit conversion (the type page above
+        // documents the constructor from the value); declaring it is our reading of how UI Toolkit
+        // styles are set from C# (`element.style.flexGrow = 1`).
         public static implicit operator StyleEnum<T>(T v) => throw null;
     }
 
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.StyleFloat.html
     public struct StyleFloat
     {
-        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.StyleFloat-operator_StyleFloat.html
+        // We found no Scripting Reference page for this implicit conversion (the type page above
+        // documents the constructor from the value); declaring it is our reading of how UI Toolkit
+        // styles are set from C# (`element.style.flexGrow = 1`).
         public static implicit operator StyleFloat(float v) => throw null;
     }
 
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.StyleLength.html
     public struct StyleLength
     {
-        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.StyleLength-operator_StyleLength.html
+        // We found no Scripting Reference page for this implicit conversion (the type page above
+        // documents the constructor from the value); declaring it is our reading of how UI Toolkit
+        // styles are set from C# (`element.style.flexGrow = 1`).
         public static implicit operator StyleLength(float v) => throw null;
     }
 

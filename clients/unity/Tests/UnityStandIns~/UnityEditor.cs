@@ -121,11 +121,12 @@ namespace UnityEditor
         public static TypeCollection GetTypesDerivedFrom<T>() => throw null;
 
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/TypeCache.TypeCollection.html
-        // (an IList<Type>; the code only enumerates it)
+        // (an IList<Type>, ICollection<Type>, IEnumerable<Type>, IList, ICollection, IEnumerable; the
+        // code only enumerates it through LINQ, i.e. as IEnumerable<Type>: its own GetEnumerator,
+        // which returns TypeCache.TypeCollection.Enumerator, is not called and not declared)
         public struct TypeCollection : IEnumerable<Type>
         {
-            // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/TypeCache.TypeCollection.GetEnumerator.html
-            public IEnumerator<Type> GetEnumerator() => throw null;
+            IEnumerator<Type> IEnumerable<Type>.GetEnumerator() => throw null;
             IEnumerator IEnumerable.GetEnumerator() => throw null;
         }
     }
