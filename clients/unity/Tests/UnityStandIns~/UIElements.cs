@@ -111,7 +111,7 @@ namespace UnityEngine.UIElements
     }
 
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.Foldout.html
-    public class Foldout : VisualElement, INotifyValueChanged<bool>
+    public class Foldout : VisualElement
     {
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.Foldout-ctor.html
         public Foldout() => throw null;
@@ -119,8 +119,6 @@ namespace UnityEngine.UIElements
         public string text { get => throw null; set => throw null; }
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.Foldout-value.html
         public bool value { get => throw null; set => throw null; }
-        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.Foldout.SetValueWithoutNotify.html
-        public void SetValueWithoutNotify(bool newValue) => throw null;
     }
 
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.BaseField_1.html
@@ -149,12 +147,9 @@ namespace UnityEngine.UIElements
     }
 
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.INotifyValueChanged_1.html
+    // (its value and SetValueWithoutNotify are called on the fields themselves, not through it)
     public interface INotifyValueChanged<T>
     {
-        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.INotifyValueChanged_1-value.html
-        T value { get; set; }
-        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.INotifyValueChanged_1.SetValueWithoutNotify.html
-        void SetValueWithoutNotify(T newValue);
     }
 
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.INotifyValueChangedExtensions.html

@@ -154,11 +154,9 @@ namespace UnityEngine
     }
 
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/SystemLanguage.html
-    // (Core's Strings.FromSystemLanguage reads the name; Japanese is the one it looks for)
+    // (the code only takes its name, which Core's Strings.FromSystemLanguage reads: no member is named)
     public enum SystemLanguage
     {
-        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/SystemLanguage.Japanese.html
-        Japanese = 22,
     }
 
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/LogType.html
