@@ -273,15 +273,20 @@ async fn follow(
         }
         printer.event(&event);
         view.apply(&event);
-        answer_waiting(
-            client,
-            &id,
-            &view,
-            &mut answered,
-            (approve, answers),
-            printer,
-        )
-        .await;
+        // A prompt is answered once the session says it waits (the status that follows its
+        // opening, in the same batch), so what is printed reads in order: the prompt, the
+        // session awaiting it, the answer. Any other event after it would answer it too.
+        if view.status.awaits_user() || !matches!(event, SessionEvent::PromptOpened { .. }) {
+            answer_waiting(
+                client,
+                &id,
+                &view,
+                &mut answered,
+                (approve, answers),
+                printer,
+            )
+            .await;
+        }
     }
     Ok(Followed {
         id,

@@ -133,6 +133,19 @@ fn exec_approve_none_denies_and_ends_cleanly() {
     assert_eq!(events.last().unwrap()["status"], "completed");
 }
 
+/// Regression: exec printed its answer to a prompt before the session said it awaited it
+/// (`→ denied`, then `· awaiting_permission`).
+#[test]
+fn exec_prints_its_answer_after_the_session_awaits_it() {
+    let exec = Exec::new(write_script);
+    let output = exec.run(&["--approve", "none", "create hello.txt"]);
+    assert!(output.status.success());
+    let text = String::from_utf8_lossy(&output.stdout);
+    let awaiting = text.find("· awaiting_permission").expect("the status line");
+    let denied = text.find("→ denied").expect("the answer");
+    assert!(awaiting < denied, "{text}");
+}
+
 #[test]
 fn exec_text_output_is_readable() {
     let exec = Exec::new(write_script);
