@@ -173,7 +173,11 @@ async fn follow(
     printer: &mut Printer,
     mut view: SessionSnapshot,
 ) -> Result<Followed, String> {
-    let mut answered = HashSet::new();
+    let mut answerer = Answerer {
+        answered: HashSet::new(),
+        approve,
+        answers,
+    };
     let mut signal = None;
     let interrupt = || {
         let client = client.clone();
@@ -184,15 +188,7 @@ async fn follow(
                 .await;
         }
     };
-    answer_waiting(
-        client,
-        &id,
-        &view,
-        &mut answered,
-        (approve, answers),
-        printer,
-    )
-    .await;
+    answerer.answer_waiting(client, &id, &view, printer).await;
     loop {
         if host == Host::Daemon && view.status.is_settled() {
             // The turn is over: nothing happens until someone acts. (A session waiting on a
@@ -244,15 +240,7 @@ async fn follow(
                         }
                     }
                 }
-                answer_waiting(
-                    client,
-                    &id,
-                    &view,
-                    &mut answered,
-                    (approve, answers),
-                    printer,
-                )
-                .await;
+                answerer.answer_waiting(client, &id, &view, printer).await;
                 continue;
             }
             None if host == Host::InProcess => break,
@@ -277,15 +265,7 @@ async fn follow(
         // opening, in the same batch), so what is printed reads in order: the prompt, the
         // session awaiting it, the answer. Any other event after it would answer it too.
         if view.status.awaits_user() || !matches!(event, SessionEvent::PromptOpened { .. }) {
-            answer_waiting(
-                client,
-                &id,
-                &view,
-                &mut answered,
-                (approve, answers),
-                printer,
-            )
-            .await;
+            answerer.answer_waiting(client, &id, &view, printer).await;
         }
     }
     Ok(Followed {
@@ -297,20 +277,28 @@ async fn follow(
     })
 }
 
-/// Answers every prompt of the view not answered yet.
-async fn answer_waiting(
-    client: &Client,
-    id: &str,
-    view: &SessionSnapshot,
-    answered: &mut HashSet<String>,
-    (approve, answers): (Approve, &BTreeMap<String, Vec<String>>),
-    printer: &mut Printer,
-) {
-    for prompt in &view.prompts {
-        if answered.insert(prompt.request_id().to_owned()) {
-            let answer = answer_prompt(id, prompt, approve, answers);
-            printer.decision(&answer);
-            send_answer(client, answer).await;
+/// exec's answers to a session's prompts: each prompt once, as `--approve` and `--answers` say.
+struct Answerer<'a> {
+    answered: HashSet<String>,
+    approve: Approve,
+    answers: &'a BTreeMap<String, Vec<String>>,
+}
+
+impl Answerer<'_> {
+    /// Answers every prompt of the view not answered yet.
+    async fn answer_waiting(
+        &mut self,
+        client: &Client,
+        id: &str,
+        view: &SessionSnapshot,
+        printer: &mut Printer,
+    ) {
+        for prompt in &view.prompts {
+            if self.answered.insert(prompt.request_id().to_owned()) {
+                let answer = answer_prompt(id, prompt, self.approve, self.answers);
+                printer.decision(&answer);
+                send_answer(client, answer).await;
+            }
         }
     }
 }
