@@ -1,6 +1,8 @@
-//! The method table: each request declared once (method name ↔ params type ↔ result type), each
-//! notification likewise. The server matches on [`ClientRequest`]; [`crate::schema`] exports
-//! the whole table. Adding a request is one line here and one handler in the server.
+//! The method table: each request declared once (method name ↔ params type ↔ result type ↔
+//! where it is answered), each notification likewise. The server and the session manager
+//! match on [`ClientRequest`] (the route says which of them answers, and the session a request
+//! waits its turn on); [`crate::schema`] exports the whole table. Adding a request is one line
+//! here, its params and result types, and one handler where its route points.
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -13,12 +15,90 @@ use crate::params::*;
 /// A request's types, for handlers that must answer with exactly the declared result.
 pub trait Request {
     const METHOD: &'static str;
+    /// Who answers it.
+    const ROUTE: Route;
     type Params: Serialize + DeserializeOwned + JsonSchema;
     type Result: Serialize + DeserializeOwned + JsonSchema;
+
+    /// The request with these params.
+    fn request(params: Self::Params) -> ClientRequest;
+}
+
+/// Who answers a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// The session manager, in turn with the other requests about the session its params
+    /// name ([`ClientRequest::session_id`]).
+    Session,
+    /// The session manager, about no one session.
+    Manager,
+    /// The server itself: what it is, the agents, the configuration file, its own stop.
+    Server,
+}
+
+/// Params that name the session a request is about.
+pub trait OnSession {
+    /// The session (`None`: none named, as for the default approval policy).
+    fn session_id(&self) -> Option<&str>;
+}
+
+macro_rules! on_session {
+    ($($params:ty),* $(,)?) => {
+        $(impl OnSession for $params {
+            fn session_id(&self) -> Option<&str> {
+                Some(&self.session_id)
+            }
+        })*
+    };
+}
+
+on_session!(
+    SessionParams,
+    ReadParams,
+    SendParams,
+    ResumeParams,
+    PermissionParams,
+    QuestionParams,
+    ModelParams,
+    ModeParams,
+    AgentParams,
+    FullMessageParams,
+    RenameParams,
+    ConfirmParams,
+    CommitParams,
+    crate::mcp::McpReconnectParams,
+);
+
+impl OnSession for ApprovalParams {
+    fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+}
+
+macro_rules! route {
+    (session) => {
+        Route::Session
+    };
+    (manager) => {
+        Route::Manager
+    };
+    (server) => {
+        Route::Server
+    };
+}
+
+macro_rules! session_of {
+    (session, $params:expr) => {
+        OnSession::session_id($params)
+    };
+    ($other:ident, $params:expr) => {{
+        let _ = $params;
+        None
+    }};
 }
 
 macro_rules! client_requests {
-    ($( $(#[$doc:meta])* $variant:ident => $method:literal ($params:ty) -> $result:ty; )*) => {
+    ($( $(#[$doc:meta])* $variant:ident => $method:literal ($params:ty) -> $result:ty, $route:ident; )*) => {
         /// Every request a client can make, with its params.
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
         #[serde(tag = "method", content = "params")]
@@ -35,8 +115,13 @@ macro_rules! client_requests {
                 pub struct $variant;
                 impl super::Request for $variant {
                     const METHOD: &'static str = $method;
+                    const ROUTE: super::Route = route!($route);
                     type Params = $params;
                     type Result = $result;
+
+                    fn request(params: $params) -> super::ClientRequest {
+                        super::ClientRequest::$variant(params)
+                    }
                 }
             )*
         }
@@ -50,6 +135,23 @@ macro_rules! client_requests {
                     $( ClientRequest::$variant(_) => $method, )*
                 }
             }
+
+            /// Who answers it.
+            pub fn route(&self) -> Route {
+                match self {
+                    $( ClientRequest::$variant(_) => route!($route), )*
+                }
+            }
+
+            /// The session it waits its turn on (a [`Route::Session`] request's).
+            pub fn session_id(&self) -> Option<&str> {
+                match self {
+                    $( ClientRequest::$variant(params) => session_of!($route, params), )*
+                }
+            }
+
+            /// The route of every request method, in declaration order.
+            pub const ROUTES: &[(&str, Route)] = &[$(($method, route!($route))),*];
 
             /// A request from its method name and params (`null` reads as `{}`).
             pub fn parse(method: &str, params: Value) -> Result<Self, ParseError> {
@@ -74,71 +176,71 @@ macro_rules! client_requests {
 }
 
 client_requests! {
-    Initialize => "initialize" (NoParams) -> InitializeResult;
+    Initialize => "initialize" (NoParams) -> InitializeResult, server;
     /// A new session on its own worktree and branch; answers at once (`preparing`).
-    SessionCreate => "session/create" (CreateParams) -> SessionResult;
-    SessionList => "session/list" (NoParams) -> SessionListResult;
+    SessionCreate => "session/create" (CreateParams) -> SessionResult, manager;
+    SessionList => "session/list" (NoParams) -> SessionListResult, manager;
     /// A page of a session's (or a subagent's) log.
-    SessionRead => "session/read" (ReadParams) -> ReadPage;
+    SessionRead => "session/read" (ReadParams) -> ReadPage, session;
     /// One session's whole state.
-    SessionSnapshot => "session/snapshot" (SessionParams) -> crate::session::SessionSnapshot;
-    SessionSend => "session/send" (SendParams) -> Done;
-    SessionInterrupt => "session/interrupt" (SessionParams) -> Done;
-    SessionResume => "session/resume" (ResumeParams) -> Done;
-    SessionRespondPermission => "session/respondPermission" (PermissionParams) -> Done;
-    SessionAnswerQuestion => "session/answerQuestion" (QuestionParams) -> Done;
-    SessionSetModel => "session/setModel" (ModelParams) -> Done;
-    SessionSetPermissionMode => "session/setPermissionMode" (ModeParams) -> Done;
+    SessionSnapshot => "session/snapshot" (SessionParams) -> crate::session::SessionSnapshot, session;
+    SessionSend => "session/send" (SendParams) -> Done, session;
+    SessionInterrupt => "session/interrupt" (SessionParams) -> Done, session;
+    SessionResume => "session/resume" (ResumeParams) -> Done, session;
+    SessionRespondPermission => "session/respondPermission" (PermissionParams) -> Done, session;
+    SessionAnswerQuestion => "session/answerQuestion" (QuestionParams) -> Done, session;
+    SessionSetModel => "session/setModel" (ModelParams) -> Done, session;
+    SessionSetPermissionMode => "session/setPermissionMode" (ModeParams) -> Done, session;
     /// The session goes on with another agent: worktree, branch and log stay; the next
     /// message carries a handover.
-    SessionSetAgent => "session/setAgent" (AgentParams) -> Done;
+    SessionSetAgent => "session/setAgent" (AgentParams) -> Done, session;
     /// A session's approval policy, or (no `session_id`) the default for new sessions.
-    SessionSetApprovalPolicy => "session/setApprovalPolicy" (ApprovalParams) -> Done;
-    SessionDiff => "session/diff" (SessionParams) -> DiffStat;
+    SessionSetApprovalPolicy => "session/setApprovalPolicy" (ApprovalParams) -> Done, session;
+    SessionDiff => "session/diff" (SessionParams) -> DiffStat, session;
     /// The whole unified diff against the base, bounded.
-    SessionDiffText => "session/diffText" (SessionParams) -> DiffText;
+    SessionDiffText => "session/diffText" (SessionParams) -> DiffText, session;
     /// The whole text of a message the log cut, read back from the agent's transcript.
-    SessionFullMessage => "session/fullMessage" (FullMessageParams) -> FullMessageResult;
-    SessionRename => "session/rename" (RenameParams) -> SessionResult;
-    SessionMerge => "session/merge" (SessionParams) -> SessionResult;
+    SessionFullMessage => "session/fullMessage" (FullMessageParams) -> FullMessageResult, session;
+    SessionRename => "session/rename" (RenameParams) -> SessionResult, session;
+    SessionMerge => "session/merge" (SessionParams) -> SessionResult, session;
     /// Two steps: a preview and its token, then the token.
-    SessionDiscard => "session/discard" (ConfirmParams) -> DiscardOutcome;
-    SessionRemove => "session/remove" (ConfirmParams) -> DiscardOutcome;
-    SessionRestore => "session/restore" (SessionParams) -> SessionResult;
-    SessionSync => "session/sync" (SessionParams) -> SyncResult;
+    SessionDiscard => "session/discard" (ConfirmParams) -> DiscardOutcome, session;
+    SessionRemove => "session/remove" (ConfirmParams) -> DiscardOutcome, session;
+    SessionRestore => "session/restore" (SessionParams) -> SessionResult, session;
+    SessionSync => "session/sync" (SessionParams) -> SyncResult, session;
     /// Pushes the session's branch to the base's remote and opens a draft pull request (or
     /// pushes again and answers the one it has).
-    SessionPr => "session/pr" (SessionParams) -> PrResult;
+    SessionPr => "session/pr" (SessionParams) -> PrResult, session;
     /// Connects one of the session's MCP servers again (a failed one); the outcome arrives as
     /// `session/mcpServers`.
-    SessionMcpReconnect => "session/mcpReconnect" (crate::mcp::McpReconnectParams) -> Done;
+    SessionMcpReconnect => "session/mcpReconnect" (crate::mcp::McpReconnectParams) -> Done, session;
     /// Sends the session's agent its pull request's failed checks and the failed log tail,
     /// with instructions to fix and commit (refused without a pull request, without a failed
     /// check, or while it works).
-    SessionFixCi => "session/fixCi" (SessionParams) -> FixCiResult;
+    SessionFixCi => "session/fixCi" (SessionParams) -> FixCiResult, session;
     /// Commits the worktree's uncommitted files with the message given, or (no message) asks
     /// the agent to commit its work.
-    SessionCommit => "session/commit" (CommitParams) -> CommitResult;
+    SessionCommit => "session/commit" (CommitParams) -> CommitResult, session;
     /// For every stuck session (its pull request failed its checks or conflicts), one by
     /// one: fix-ci or sync. `dry_run`: only which ones, for a confirmation.
-    SessionRecover => "session/recover" (RecoverParams) -> RecoverResult;
+    SessionRecover => "session/recover" (RecoverParams) -> RecoverResult, manager;
     /// Every session's row and the `seq` of the last event they reflect.
-    ManagerSnapshot => "manager/snapshot" (NoParams) -> crate::manager::ManagerSnapshot;
+    ManagerSnapshot => "manager/snapshot" (NoParams) -> crate::manager::ManagerSnapshot, manager;
     /// Every agent codiva knows: installed or not, the default, what each can do.
-    AgentsList => "agents/list" (NoParams) -> AgentsResult;
+    AgentsList => "agents/list" (NoParams) -> AgentsResult, server;
     /// Runs the agent's own login command; its progress comes as `agents/loginProgress`.
-    AgentsLogin => "agents/login" (LoginParams) -> LoginStarted;
+    AgentsLogin => "agents/login" (LoginParams) -> LoginStarted, server;
     /// Types a line (the code the browser showed) into a running login command.
-    AgentsLoginInput => "agents/loginInput" (LoginInputParams) -> Done;
+    AgentsLoginInput => "agents/loginInput" (LoginInputParams) -> Done, server;
     /// Stops a running login command.
-    AgentsLoginCancel => "agents/loginCancel" (LoginIdParams) -> Done;
+    AgentsLoginCancel => "agents/loginCancel" (LoginIdParams) -> Done, server;
     /// The configuration file's keys and values.
-    ConfigRead => "config/read" (NoParams) -> ConfigResult;
+    ConfigRead => "config/read" (NoParams) -> ConfigResult, server;
     /// Sets one key of the configuration file (applies when codiva next starts).
-    ConfigSet => "config/set" (ConfigSetParams) -> ConfigResult;
+    ConfigSet => "config/set" (ConfigSetParams) -> ConfigResult, server;
     /// Stops the server: every session's agent is stopped, the state written, and the server
     /// exits (a daemon removes its socket). Answers before it stops.
-    DaemonShutdown => "daemon/shutdown" (NoParams) -> Done;
+    DaemonShutdown => "daemon/shutdown" (NoParams) -> Done, server;
 }
 
 macro_rules! server_notifications {
