@@ -1,6 +1,6 @@
 //! The generic Agent Client Protocol adapter: one [`crate::provider::Provider`] for any agent
-//! that speaks ACP (JSON-RPC 2.0 on stdio), configured by a command line with presets for the
-//! agents codiva knows (`preset`): the framing (`rpc`), the connection and its handshake
+//! that speaks ACP (JSON-RPC 2.0 on stdio), configured by a command line: the built-in agents' rows of
+//! [`crate::provider::catalog`] or a config file's `[agents.<id>]` (`preset`): the framing (`rpc`), the connection and its handshake
 //! (`connection`), the translation of the agent's lines into
 //! [`crate::agent_event::AgentEvent`]s (`translate`) and its tool calls, plans and permission
 //! options in neutral terms (`tools`). Our own lenient serde_json reading, not the
@@ -18,4 +18,4 @@ pub mod tools;
 mod translate;
 
 pub use connection::{AcpConnection, AcpProvider};
-pub use preset::{AcpAgent, LaunchMode, LoginVia, SystemPromptVia};
+pub use preset::{AcpAgent, AcpPreset, LaunchMode, LoginVia, PresetLogin, SystemPromptVia};

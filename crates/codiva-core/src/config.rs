@@ -4,9 +4,15 @@
 //!
 //! Loading never fails: a missing file gives the defaults, invalid TOML gives the defaults and a
 //! warning naming the file and line, and a key with an invalid value keeps its default (with a
-//! warning naming the key) while the other keys still load.
+//! warning naming the key) while the other keys still load. Warnings are worded in the UI's
+//! language (`config_words.rs`).
+//!
+//! Besides codiva's own keys the file configures agents: `<id>_path` is the program of a
+//! built-in agent (one key per row of [`crate::provider::catalog::BUILTIN`]), and
+//! `[agents.<id>]` adds an agent over the Agent Client Protocol ([`AgentEntry`]).
 
 use codiva_protocol::tool::PermissionMode;
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -14,7 +20,13 @@ use std::time::Duration;
 
 use toml::{Table, Value};
 
+use crate::acp::SystemPromptVia;
 use crate::git::IgnoredMode;
+use crate::provider::catalog;
+
+#[path = "config_words.rs"]
+mod words;
+pub use words::{Expected, Found, Lang, Problem};
 
 /// Largest `max_restarts` accepted.
 const MAX_RESTARTS_LIMIT: i64 = 100;
@@ -33,13 +45,14 @@ pub const DEFAULT_DAEMON_IDLE_EXIT: u64 = 30 * 60;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
-    /// `agent`: the agent new sessions run (`claude`, `codex`). Default: the first installed
-    /// of Claude Code, then Codex.
+    /// `agent`: the agent new sessions run (`claude`, `codex`, …). Default: the first installed
+    /// of the catalog's agents.
     pub agent: Option<String>,
-    /// `claude_path`: the Claude Code binary. Default: none (the usual search: `PATH`, …).
-    pub claude_path: Option<PathBuf>,
-    /// `codex_path`: the Codex binary. Default: none (the usual search).
-    pub codex_path: Option<PathBuf>,
+    /// `<id>_path` (`claude_path`, `gemini_path`, …): the program of a built-in agent, by its
+    /// id. Default: none (the usual search: `PATH`, …).
+    pub agent_paths: BTreeMap<String, PathBuf>,
+    /// `[agents.<id>]`: agents over the Agent Client Protocol the user adds, in id order.
+    pub agents: Vec<AgentEntry>,
     /// `model`: the model for new sessions (`--model`). Default: the CLI's own choice.
     pub model: Option<String>,
     /// `permission_mode`: for new sessions (`--permission-mode`). Default: the CLI's (`default`).
@@ -102,8 +115,8 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             agent: None,
-            claude_path: None,
-            codex_path: None,
+            agent_paths: BTreeMap::new(),
+            agents: Vec::new(),
             model: None,
             permission_mode: None,
             ignored_files: IgnoredMode::Symlink,
@@ -127,14 +140,38 @@ impl Default for Config {
     }
 }
 
+/// `[agents.<id>]`: an agent over the Agent Client Protocol that the user adds. It is listed
+/// and run like the built-in ones (`/agent`, `agents/list`, `exec --agent <id>`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentEntry {
+    pub id: String,
+    /// `display_name`. Default: the id.
+    pub display_name: Option<String>,
+    /// `command`: the program (a path, `~/` allowed, or a name looked for like the built-in
+    /// agents' programs).
+    pub command: PathBuf,
+    /// `args`: its arguments.
+    pub args: Vec<String>,
+    /// `env`: variables set for it.
+    pub env: Vec<(String, String)>,
+    /// `system_prompt`: how the system prompt reaches it. Default: in the first prompt.
+    pub system_prompt: SystemPromptVia,
+    /// `modes`: its mode id for each neutral permission mode (`plan = "read-only"`).
+    pub modes: Vec<(PermissionMode, String)>,
+}
+
 /// A problem found while loading the file; the affected key (or the whole file) has its default.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigWarning {
     pub file: PathBuf,
-    /// The key whose value was rejected (`None`: the file as a whole).
+    /// The key whose value was rejected (`None`: the file as a whole; `agents.<id>` or
+    /// `agents.<id>.<key>` in an agent's entry).
     pub key: Option<String>,
     /// 1-based line of a syntax error.
     pub line: Option<usize>,
+    /// What is wrong, as data.
+    pub problem: Problem,
+    /// [`ConfigWarning::problem`] in the UI's language.
     pub message: String,
 }
 
@@ -170,34 +207,69 @@ fn config_path_from(var: impl Fn(&str) -> Option<OsString>, home: &Path) -> Path
     }
 }
 
-/// Reads the configuration at `path` (see the module docs for how problems are handled).
+/// What decides the warnings' language besides the file's `language`: `CODIVA_LANG` and the
+/// locale.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LangEnv {
+    pub codiva_lang: Option<String>,
+    pub locale: Option<String>,
+}
+
+impl LangEnv {
+    /// This process's `CODIVA_LANG` and locale (`LC_ALL`, `LC_MESSAGES`, `LANG`).
+    pub fn from_process() -> Self {
+        let var = |name: &str| std::env::var(name).ok().filter(|value| !value.is_empty());
+        LangEnv {
+            codiva_lang: var("CODIVA_LANG"),
+            locale: ["LC_ALL", "LC_MESSAGES", "LANG"].into_iter().find_map(var),
+        }
+    }
+
+    /// The UI's language for a file whose `language` is `config`.
+    pub fn lang(&self, config: Option<&str>) -> Lang {
+        Lang::choose(self.codiva_lang.as_deref(), config, self.locale.as_deref())
+    }
+}
+
+/// Reads the configuration at `path` (see the module docs for how problems are handled), its
+/// warnings in the UI's language.
 pub fn load(path: &Path) -> (Config, Vec<ConfigWarning>) {
+    load_in(path, &LangEnv::from_process())
+}
+
+/// [`load`] with the warnings' language decided by `env` and the file.
+pub fn load_in(path: &Path, env: &LangEnv) -> (Config, Vec<ConfigWarning>) {
+    let lang = env.lang(None);
     match std::fs::read(path) {
         Ok(bytes) => match String::from_utf8(bytes) {
-            Ok(text) => parse(&text, path),
+            Ok(text) => parse_in(&text, path, env),
             Err(_) => (
                 Config::default(),
-                vec![file_warning(
-                    path,
-                    None,
-                    "not UTF-8 text; using the defaults",
-                )],
+                vec![warning(path, None, None, Problem::NotUtf8, lang)],
             ),
         },
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => (Config::default(), vec![]),
         Err(error) => (
             Config::default(),
-            vec![file_warning(
+            vec![warning(
                 path,
                 None,
-                &format!("cannot be read ({error}); using the defaults"),
+                None,
+                Problem::Unreadable(error.to_string()),
+                lang,
             )],
         ),
     }
 }
 
-/// Parses configuration text; `path` only names the file in warnings.
+/// Parses configuration text; `path` only names the file in warnings, which are in the
+/// language the file's `language` names (else English).
 pub fn parse(text: &str, path: &Path) -> (Config, Vec<ConfigWarning>) {
+    parse_in(text, path, &LangEnv::default())
+}
+
+/// [`parse`] with the warnings' language decided by `env` and the file.
+pub fn parse_in(text: &str, path: &Path, env: &LangEnv) -> (Config, Vec<ConfigWarning>) {
     let mut config = Config::default();
     let table = match text.parse::<Table>() {
         Ok(table) => table,
@@ -205,23 +277,21 @@ pub fn parse(text: &str, path: &Path) -> (Config, Vec<ConfigWarning>) {
             let line = error
                 .span()
                 .map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
-            let message = format!(
-                "invalid TOML ({}); using the defaults",
-                error.message().trim()
+            let problem = Problem::InvalidToml(error.message().trim().to_owned());
+            return (
+                config,
+                vec![warning(path, None, line, problem, env.lang(None))],
             );
-            return (config, vec![file_warning(path, line, &message)]);
         }
     };
-    let mut warnings = Vec::new();
+    let mut problems: Vec<(String, Problem)> = Vec::new();
     for (key, value) in &table {
         let result = match key.as_str() {
             "agent" => non_empty_string(value).map(|agent| config.agent = Some(agent)),
-            "claude_path" => non_empty_string(value).map(|path| {
-                config.claude_path = Some(expand_home(&path));
-            }),
-            "codex_path" => non_empty_string(value).map(|path| {
-                config.codex_path = Some(expand_home(&path));
-            }),
+            "agents" => {
+                config.agents = agents(value, &mut problems);
+                Ok(())
+            }
             "model" => non_empty_string(value).map(|model| config.model = Some(model)),
             "permission_mode" => one_of(value, &PermissionMode::NAMES)
                 .map(|mode| config.permission_mode = PermissionMode::from_name(mode)),
@@ -255,7 +325,7 @@ pub fn parse(text: &str, path: &Path) -> (Config, Vec<ConfigWarning>) {
                     config.github_repo = Some(repo);
                     Ok(())
                 } else {
-                    Err(format!("expected HOST/OWNER/REPO, found {repo:?}"))
+                    Err(invalid(Expected::HostOwnerRepo, Found::Text(repo)))
                 }
             }),
             "auto_pr" => boolean(value).map(|flag| config.auto_pr = flag),
@@ -269,104 +339,236 @@ pub fn parse(text: &str, path: &Path) -> (Config, Vec<ConfigWarning>) {
             "max_running_agents" => integer(value, 0, MAX_RUNNING_AGENTS_LIMIT).map(|n| {
                 config.max_running_agents = u32::try_from(n).ok().filter(|n| *n > 0);
             }),
-            _ => Err("unknown key (ignored)".to_owned()),
+            other => match catalog::by_path_key(other) {
+                Some(spec) => non_empty_string(value).map(|path| {
+                    config
+                        .agent_paths
+                        .insert(spec.id.to_owned(), expand_home(&path));
+                }),
+                None => Err(Problem::UnknownKey),
+            },
         };
-        if let Err(message) = result {
-            warnings.push(ConfigWarning {
-                file: path.to_owned(),
-                key: Some(key.clone()),
-                line: None,
-                message,
-            });
+        if let Err(problem) = result {
+            problems.push((key.clone(), problem));
         }
     }
+    let lang = env.lang(config.language.as_deref());
+    let warnings = problems
+        .into_iter()
+        .map(|(key, problem)| warning(path, Some(key), None, problem, lang))
+        .collect();
     (config, warnings)
 }
 
-fn file_warning(path: &Path, line: Option<usize>, message: &str) -> ConfigWarning {
+/// The valid entries of `[agents]`; every problem goes to `problems` under its key.
+fn agents(value: &Value, problems: &mut Vec<(String, Problem)>) -> Vec<AgentEntry> {
+    let Value::Table(entries) = value else {
+        problems.push(("agents".to_owned(), invalid(Expected::Table, found(value))));
+        return Vec::new();
+    };
+    entries
+        .iter()
+        .filter_map(|(id, entry)| {
+            let key = format!("agents.{id}");
+            let left_out = |problem| Problem::AgentLeftOut {
+                id: id.clone(),
+                problem: Box::new(problem),
+            };
+            let checked = agent_entry(id, entry, &key, problems);
+            checked
+                .map_err(|(at, problem)| problems.push((at, left_out(problem))))
+                .ok()
+        })
+        .collect()
+}
+
+/// One `[agents.<id>]` (`key`); an unknown key in it is reported and ignored, any other problem
+/// leaves the agent out (`Err` with the key it is about).
+fn agent_entry(
+    id: &str,
+    entry: &Value,
+    key: &str,
+    problems: &mut Vec<(String, Problem)>,
+) -> Result<AgentEntry, (String, Problem)> {
+    let at = |field: &str| format!("{key}.{field}");
+    if id.is_empty()
+        || !id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err((key.to_owned(), Problem::AgentBadId));
+    }
+    if catalog::builtin(id).is_some() {
+        return Err((
+            key.to_owned(),
+            Problem::AgentIsBuiltIn { id: id.to_owned() },
+        ));
+    }
+    let Value::Table(fields) = entry else {
+        return Err((key.to_owned(), invalid(Expected::Table, found(entry))));
+    };
+    let mut agent = AgentEntry {
+        id: id.to_owned(),
+        display_name: None,
+        command: PathBuf::new(),
+        args: Vec::new(),
+        env: Vec::new(),
+        system_prompt: SystemPromptVia::FirstPrompt,
+        modes: Vec::new(),
+    };
+    let mut command = None;
+    for (field, value) in fields {
+        let checked = match field.as_str() {
+            "command" => non_empty_string(value).map(|text| command = Some(expand_home(&text))),
+            "args" => string_list(value).map(|args| agent.args = args),
+            "env" => string_table(value).map(|env| agent.env = env),
+            "display_name" => non_empty_string(value).map(|name| agent.display_name = Some(name)),
+            "system_prompt" => one_of(value, &SystemPromptVia::NAMES).map(|name| {
+                agent.system_prompt =
+                    SystemPromptVia::from_name(name).unwrap_or(SystemPromptVia::FirstPrompt);
+            }),
+            "modes" => modes(value).map(|modes| agent.modes = modes),
+            _ => {
+                problems.push((at(field), Problem::UnknownKey));
+                Ok(())
+            }
+        };
+        checked.map_err(|problem| (at(field), problem))?;
+    }
+    agent.command = command.ok_or_else(|| (key.to_owned(), Problem::AgentWithoutCommand))?;
+    Ok(agent)
+}
+
+/// `modes`: a table of neutral permission mode → the agent's mode id.
+fn modes(value: &Value) -> Result<Vec<(PermissionMode, String)>, Problem> {
+    string_table(value)?
+        .into_iter()
+        .map(|(name, id)| match PermissionMode::from_name(&name) {
+            Some(mode) => Ok((mode, id)),
+            None => Err(Problem::NotAMode {
+                name,
+                modes: PermissionMode::NAMES.map(str::to_owned).to_vec(),
+            }),
+        })
+        .collect()
+}
+
+fn warning(
+    path: &Path,
+    key: Option<String>,
+    line: Option<usize>,
+    problem: Problem,
+    lang: Lang,
+) -> ConfigWarning {
     ConfigWarning {
         file: path.to_owned(),
-        key: None,
+        key,
         line,
-        message: message.to_owned(),
+        message: problem.words(lang),
+        problem,
     }
 }
 
-/// How a value is named in a warning: its type, and the value itself for short scalars.
-fn describe(value: &Value) -> String {
+fn invalid(expected: Expected, found: Found) -> Problem {
+    Problem::Invalid {
+        expected,
+        found,
+        in_list: false,
+    }
+}
+
+/// What a value is, for a warning: its type, and the value itself for short scalars.
+fn found(value: &Value) -> Found {
     match value {
-        Value::String(text) => format!("{text:?}"),
-        Value::Integer(n) => format!("the integer {n}"),
-        Value::Float(n) => format!("the float {n}"),
-        Value::Boolean(flag) => format!("the boolean {flag}"),
-        Value::Datetime(date) => format!("the datetime {date}"),
-        Value::Array(_) => "an array".to_owned(),
-        Value::Table(_) => "a table".to_owned(),
+        Value::String(text) => Found::Text(text.clone()),
+        Value::Integer(n) => Found::Integer(*n),
+        Value::Float(n) => Found::Float(n.to_string()),
+        Value::Boolean(flag) => Found::Boolean(*flag),
+        Value::Datetime(date) => Found::Datetime(date.to_string()),
+        Value::Array(_) => Found::Array,
+        Value::Table(_) => Found::Table,
     }
 }
 
-fn non_empty_string(value: &Value) -> Result<String, String> {
+fn non_empty_string(value: &Value) -> Result<String, Problem> {
     match value {
         Value::String(text) if !text.trim().is_empty() => Ok(text.trim().to_owned()),
-        Value::String(_) => Err("expected a non-empty string, found \"\"".to_owned()),
-        other => Err(format!("expected a string, found {}", describe(other))),
+        Value::String(text) => Err(invalid(Expected::NonEmptyText, Found::Text(text.clone()))),
+        other => Err(invalid(Expected::Text, found(other))),
     }
 }
 
-fn one_of<'a>(value: &Value, allowed: &[&'a str]) -> Result<&'a str, String> {
-    let expected = || format!("expected one of {}", allowed.join(", "));
+fn one_of<'a>(value: &Value, allowed: &[&'a str]) -> Result<&'a str, Problem> {
+    let expected = || Expected::OneOf(allowed.iter().map(|name| (*name).to_owned()).collect());
     match value {
         Value::String(text) => allowed
             .iter()
             .find(|candidate| **candidate == text.as_str())
             .copied()
-            .ok_or_else(|| format!("{}, found {text:?}", expected())),
-        other => Err(format!("{}, found {}", expected(), describe(other))),
+            .ok_or_else(|| invalid(expected(), Found::Text(text.clone()))),
+        other => Err(invalid(expected(), found(other))),
     }
 }
 
-fn string_list(value: &Value) -> Result<Vec<String>, String> {
+fn string_list(value: &Value) -> Result<Vec<String>, Problem> {
     let Value::Array(items) = value else {
-        return Err(format!(
-            "expected an array of strings, found {}",
-            describe(value)
-        ));
+        return Err(invalid(Expected::TextArray, found(value)));
     };
     items
         .iter()
         .map(|item| match item {
             Value::String(text) => Ok(text.clone()),
-            other => Err(format!(
-                "expected an array of strings, found {} in it",
-                describe(other)
-            )),
+            other => Err(Problem::Invalid {
+                expected: Expected::TextArray,
+                found: found(other),
+                in_list: true,
+            }),
         })
         .collect()
 }
 
-fn boolean(value: &Value) -> Result<bool, String> {
+/// A table whose values are strings (`env`, `modes`), in key order.
+fn string_table(value: &Value) -> Result<Vec<(String, String)>, Problem> {
+    let Value::Table(table) = value else {
+        return Err(invalid(Expected::TextTable, found(value)));
+    };
+    table
+        .iter()
+        .map(|(key, item)| match item {
+            Value::String(text) => Ok((key.clone(), text.clone())),
+            other => Err(Problem::Invalid {
+                expected: Expected::TextTable,
+                found: found(other),
+                in_list: true,
+            }),
+        })
+        .collect()
+}
+
+fn boolean(value: &Value) -> Result<bool, Problem> {
     match value {
         Value::Boolean(flag) => Ok(*flag),
-        other => Err(format!("expected true or false, found {}", describe(other))),
+        other => Err(invalid(Expected::Boolean, found(other))),
     }
 }
 
-fn integer(value: &Value, min: i64, max: i64) -> Result<i64, String> {
+fn integer(value: &Value, min: i64, max: i64) -> Result<i64, Problem> {
     match value {
         Value::Integer(n) if (min..=max).contains(n) => Ok(*n),
-        Value::Integer(n) => Err(format!(
-            "expected an integer from {min} to {max}, found {n}"
+        Value::Integer(n) => Err(invalid(
+            Expected::IntegerIn { min, max },
+            Found::Number(n.to_string()),
         )),
-        other => Err(format!("expected an integer, found {}", describe(other))),
+        other => Err(invalid(Expected::Integer, found(other))),
     }
 }
 
 /// A duration: whole seconds (an integer, or a string of digits), or a string of digits with a
 /// unit `s`, `m` or `h` (`"90s"`, `"10m"`, `"1h"`); at most `max_secs` seconds.
-fn duration(value: &Value, max_secs: u64) -> Result<Duration, String> {
-    let expected = "expected seconds or a duration such as \"10m\", \"90s\" or \"1h\"";
+fn duration(value: &Value, max_secs: u64) -> Result<Duration, Problem> {
+    let bad = |found| invalid(Expected::Duration, found);
     let secs = match value {
-        Value::Integer(n) => u64::try_from(*n).map_err(|_| format!("{expected}, found {n}"))?,
+        Value::Integer(n) => u64::try_from(*n).map_err(|_| bad(Found::Integer(*n)))?,
         Value::String(text) => {
             let text = text.trim();
             let (digits, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
@@ -377,18 +579,21 @@ fn duration(value: &Value, max_secs: u64) -> Result<Duration, String> {
                 "s" => 1,
                 "m" => 60,
                 "h" => 60 * 60,
-                _ => return Err(format!("{expected}, found {text:?}")),
+                _ => return Err(bad(Found::Text(text.to_owned()))),
             };
             digits
                 .parse::<u64>()
                 .ok()
                 .and_then(|n| n.checked_mul(scale))
-                .ok_or_else(|| format!("{expected}, found {text:?}"))?
+                .ok_or_else(|| bad(Found::Text(text.to_owned())))?
         }
-        other => return Err(format!("{expected}, found {}", describe(other))),
+        other => return Err(bad(found(other))),
     };
     if secs > max_secs {
-        return Err(format!("expected at most {max_secs} seconds, found {secs}"));
+        return Err(invalid(
+            Expected::AtMostSeconds(max_secs),
+            Found::Number(secs.to_string()),
+        ));
     }
     Ok(Duration::from_secs(secs))
 }

@@ -155,6 +155,25 @@ pub const FIELDS: &[Field] = &[
     },
 ];
 
+/// Every key [`set`] takes: [`FIELDS`], and each built-in agent's `<id>_path` that it does not
+/// list (the config view lists [`FIELDS`]).
+pub fn settable() -> &'static [Field] {
+    static ALL: std::sync::LazyLock<Vec<Field>> = std::sync::LazyLock::new(|| {
+        let paths = crate::provider::catalog::BUILTIN
+            .iter()
+            .map(|spec| spec.path_key())
+            .filter(|key| FIELDS.iter().all(|field| field.key != key))
+            .map(|key| Field {
+                // Once per process, for the life of the process.
+                key: Box::leak(key.into_boxed_str()),
+                kind: FieldKind::Text,
+                default: "searched",
+            });
+        FIELDS.iter().copied().chain(paths).collect()
+    });
+    &ALL
+}
+
 /// Why an edit was not made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigEditError {
@@ -194,7 +213,7 @@ pub fn values(text: &str) -> Result<Vec<FieldValue>, ConfigEditError> {
 /// `text` with `key` set from what the user typed (`input`), or removed when `input` is empty.
 /// Strings may be typed bare or quoted; a list as `a, b` or as a TOML array.
 pub fn set(text: &str, key: &str, input: &str) -> Result<String, ConfigEditError> {
-    let field = FIELDS
+    let field = settable()
         .iter()
         .find(|field| field.key == key)
         .ok_or_else(|| ConfigEditError::UnknownKey(key.to_owned()))?;

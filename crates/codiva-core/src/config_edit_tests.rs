@@ -111,3 +111,21 @@ fn values_lists_every_key_with_what_the_file_says() {
     let mouse = fields.iter().find(|f| f.field.key == "mouse").unwrap();
     assert_eq!(mouse.value, None);
 }
+
+/// Every built-in agent's program can be set, also those the view does not list.
+#[test]
+fn every_agent_path_can_be_set() {
+    let out = set("", "gemini_path", "/opt/gemini").unwrap();
+    assert_eq!(out, "gemini_path = \"/opt/gemini\"\n");
+    let out = set("", "codex-acp_path", "~/bin/codex-acp").unwrap();
+    let (config, warnings) = crate::config::parse(&out, Path::new("c.toml"));
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(
+        config.agent_paths.get("codex-acp"),
+        Some(&crate::paths::home_dir().join("bin/codex-acp"))
+    );
+    assert!(matches!(
+        set("", "nope_path", "/x"),
+        Err(ConfigEditError::UnknownKey(_))
+    ));
+}

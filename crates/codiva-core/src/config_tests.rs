@@ -14,7 +14,7 @@ fn keys(warnings: &[ConfigWarning]) -> Vec<Option<&str>> {
 #[test]
 fn defaults() {
     let config = Config::default();
-    assert_eq!(config.claude_path, None);
+    assert!(config.agent_paths.is_empty() && config.agents.is_empty());
     assert_eq!(config.model, None);
     assert_eq!(config.permission_mode, None);
     assert_eq!(config.ignored_files, IgnoredMode::Symlink);
@@ -84,8 +84,14 @@ fn every_key() {
         config,
         Config {
             agent: Some("codex".into()),
-            claude_path: Some(PathBuf::from("/opt/claude/bin/claude")),
-            codex_path: Some(PathBuf::from("/opt/codex/bin/codex")),
+            agent_paths: [
+                ("claude", "/opt/claude/bin/claude"),
+                ("codex", "/opt/codex/bin/codex"),
+            ]
+            .into_iter()
+            .map(|(id, path)| (id.to_owned(), PathBuf::from(path)))
+            .collect(),
+            agents: Vec::new(),
             model: Some("claude-sonnet-4-5".into()),
             permission_mode: Some(PermissionMode::AcceptEdits),
             ignored_files: IgnoredMode::Copy,
@@ -280,8 +286,163 @@ fn path_resolution() {
 fn tilde_in_claude_path() {
     let (config, _) = parse("claude_path = \"~/bin/claude\"", file());
     assert_eq!(
-        config.claude_path,
-        Some(crate::paths::home_dir().join("bin/claude"))
+        config.agent_paths.get("claude"),
+        Some(&crate::paths::home_dir().join("bin/claude"))
+    );
+}
+
+/// Every built-in agent's program is `<id>_path` (`gemini_path` was ignored without a word).
+#[test]
+fn every_built_in_agent_has_a_path_key() {
+    for spec in crate::provider::catalog::BUILTIN {
+        let key = spec.path_key();
+        let (config, warnings) = parse(&format!("{key:?} = \"/opt/{}\"", spec.id), file());
+        assert!(warnings.is_empty(), "{key}: {warnings:?}");
+        assert_eq!(
+            config.agent_paths.get(spec.id),
+            Some(&PathBuf::from(format!("/opt/{}", spec.id))),
+            "{key}"
+        );
+    }
+    let (config, warnings) = parse("gemini_path = \"\"\nnope_path = \"/x\"\n", file());
+    assert!(config.agent_paths.is_empty());
+    assert_eq!(keys(&warnings), [Some("gemini_path"), Some("nope_path")]);
+}
+
+/// `[agents.<id>]` adds an ACP agent with its command line and its facts.
+#[test]
+fn an_agent_entry_is_read_whole() {
+    let text = r#"
+        [agents.scripted]
+        command = "/opt/acp/agent"
+        args = ["--stdio", "-v"]
+        env = { TOKEN_FILE = "/run/t", MODE = "x" }
+        display_name = "My agent"
+        system_prompt = "meta_system_prompt_append"
+        modes = { default = "ask", bypassPermissions = "yolo" }
+
+        [agents.plain]
+        command = "plain-acp"
+    "#;
+    let (config, warnings) = parse(text, file());
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(
+        config.agents,
+        [
+            AgentEntry {
+                id: "plain".into(),
+                display_name: None,
+                command: PathBuf::from("plain-acp"),
+                args: vec![],
+                env: vec![],
+                system_prompt: SystemPromptVia::FirstPrompt,
+                modes: vec![],
+            },
+            AgentEntry {
+                id: "scripted".into(),
+                display_name: Some("My agent".into()),
+                command: PathBuf::from("/opt/acp/agent"),
+                args: vec!["--stdio".into(), "-v".into()],
+                env: vec![
+                    ("MODE".into(), "x".into()),
+                    ("TOKEN_FILE".into(), "/run/t".into())
+                ],
+                system_prompt: SystemPromptVia::MetaSystemPromptAppend,
+                modes: vec![
+                    (PermissionMode::BypassPermissions, "yolo".into()),
+                    (PermissionMode::Default, "ask".into())
+                ],
+            },
+        ]
+    );
+}
+
+/// An entry without a command, with a built-in agent's id, a bad id or a bad value is left
+/// out with one warning naming it; an unknown key in an entry is reported and ignored.
+#[test]
+fn invalid_agent_entries_are_left_out_and_said() {
+    let text = r#"
+        [agents.nocommand]
+        args = []
+        [agents.codex]
+        command = "/opt/codex"
+        [agents.badprompt]
+        command = "x"
+        system_prompt = "system"
+        [agents.badmode]
+        command = "x"
+        modes = { careful = "c" }
+        [agents."has space"]
+        command = "x"
+        [agents.extra]
+        command = "x"
+        colour = "blue"
+    "#;
+    let (config, warnings) = parse(text, file());
+    let ids: Vec<&str> = config
+        .agents
+        .iter()
+        .map(|agent| agent.id.as_str())
+        .collect();
+    assert_eq!(ids, ["extra"]);
+    let shown: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+    let expected = [
+        "/cfg/config.toml: agents.badmode.modes: \"careful\" is not a permission mode (expected one of default, acceptEdits, plan, auto, dontAsk, bypassPermissions); agent badmode is left out",
+        "/cfg/config.toml: agents.badprompt.system_prompt: expected one of first_prompt, meta_rules, meta_system_prompt_append, found \"system\"; agent badprompt is left out",
+        "/cfg/config.toml: agents.codex: codex is a built-in agent; name yours otherwise (its program is set with codex_path); agent codex is left out",
+        "/cfg/config.toml: agents.extra.colour: unknown key (ignored)",
+        "/cfg/config.toml: agents.has space: an agent's id is letters, digits, - and _; agent has space is left out",
+        "/cfg/config.toml: agents.nocommand: no command (the program that runs the agent); agent nocommand is left out",
+    ];
+    assert_eq!(shown, expected);
+    let (_, warnings) = parse("agents = 3", file());
+    assert_eq!(keys(&warnings), [Some("agents")]);
+}
+
+/// The warnings speak the UI's language: `CODIVA_LANG`, else the file's `language`, else the
+/// locale — as the terminal UI chooses its own.
+#[test]
+fn warnings_are_in_the_uis_language() {
+    let text = "language = \"ja\"\nmodle = \"x\"\n[agents.a]\nargs = []\n";
+    let (_, warnings) = parse(text, file());
+    let shown: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        shown,
+        [
+            "/cfg/config.toml: agents.a: command（agent を動かすプログラム）がありません。agent a は使いません",
+            "/cfg/config.toml: modle: 不明なキーです（無視します）",
+        ]
+    );
+    let env = |codiva_lang: Option<&str>, locale: Option<&str>| LangEnv {
+        codiva_lang: codiva_lang.map(str::to_owned),
+        locale: locale.map(str::to_owned),
+    };
+    let unknown = |text: &str, env: &LangEnv| parse_in(text, file(), env).1[0].message.clone();
+    assert_eq!(
+        unknown("modle = 1", &env(None, Some("ja_JP.UTF-8"))),
+        "不明なキーです（無視します）"
+    );
+    assert_eq!(
+        unknown("modle = 1", &env(Some("en"), Some("ja_JP.UTF-8"))),
+        "unknown key (ignored)"
+    );
+    assert_eq!(
+        unknown(
+            "language = \"en\"\nmodle = 1",
+            &env(None, Some("ja_JP.UTF-8"))
+        ),
+        "unknown key (ignored)"
+    );
+    assert_eq!(
+        unknown("max_restarts = -1", &env(Some("ja"), None)),
+        "-1 があります（0 から 100 の整数が必要です）"
+    );
+    // A file that cannot be read is said in the language of the environment.
+    let dir = tempfile::tempdir().unwrap();
+    let (_, warnings) = load_in(dir.path(), &env(Some("ja"), None));
+    assert!(
+        warnings[0].message.starts_with("読めません"),
+        "{warnings:?}"
     );
 }
 

@@ -23,7 +23,7 @@ pub use child_registry::{ChildRecord, ChildRegistry, ReapOutcome, ReapedChild};
 pub use line_reader::{DEFAULT_MAX_LINE, LineReader, READ_CHUNK, ReadLine};
 pub use locate::{
     Captured, LocateError, ProbeError, Supervision, Version, locate_program, probe_version,
-    run_captured, run_supervised, version_check,
+    probe_version_with, run_captured, run_supervised, version_check,
 };
 pub use paced_pipe::PacedPipe;
 pub use spawn::{

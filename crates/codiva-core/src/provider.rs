@@ -10,6 +10,9 @@
 //! do is data ([`Capabilities`]) and optional parts answer `None`, so front ends show a feature
 //! only when it is there.
 
+pub mod catalog;
+pub mod discovery;
+
 use codiva_protocol::tool::PermissionMode;
 use std::ffi::OsString;
 use std::fmt;

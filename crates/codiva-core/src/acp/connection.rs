@@ -107,6 +107,10 @@ impl Provider for AcpProvider {
         self.agent.credentials.state(env)
     }
 
+    fn version_flag(&self) -> Option<&'static str> {
+        self.agent.version_flag
+    }
+
     fn login(&self) -> Option<crate::login::LoginCommand> {
         let args = match &self.agent.login {
             LoginVia::Authenticate => self.agent.args.clone(),

@@ -38,8 +38,8 @@ pub enum Credentials {
 }
 
 impl Credentials {
-    /// What the agent's login files and variables say (`None`: codiva does not know where it
-    /// keeps its login).
+    /// What the agent's login files and variables say (`unknown` when codiva does not know
+    /// where it keeps its login: an agent from the config file).
     pub fn state(self, env: &EnvPolicy) -> Option<LoginState> {
         let home = || env.var("HOME").map(PathBuf::from);
         let dir = |var: &str, default: &str| {
@@ -48,7 +48,9 @@ impl Credentials {
                 .or_else(|| home().map(|home| home.join(default)))
         };
         match self {
-            Credentials::Unknown => None,
+            Credentials::Unknown => Some(LoginState::Unknown {
+                reason: "codiva does not know where this agent keeps its login".to_owned(),
+            }),
             Credentials::Codex => Some(codex(dir("CODEX_HOME", ".codex").as_deref())),
             Credentials::Claude => {
                 Some(claude(env, dir("CLAUDE_CONFIG_DIR", ".claude").as_deref()))
@@ -290,6 +292,9 @@ mod tests {
         );
         write(&home.path().join(".grok/auth.json"), "{}");
         assert_eq!(Credentials::Grok.state(&bare), Some(logged_in("auth.json")));
-        assert_eq!(Credentials::Unknown.state(&bare), None);
+        assert!(matches!(
+            Credentials::Unknown.state(&bare),
+            Some(LoginState::Unknown { .. })
+        ));
     }
 }

@@ -1,13 +1,15 @@
 //! Which ACP agent to run: a command line (name, program, arguments, environment) and the few
 //! facts about the agent that the protocol does not carry — how it takes a system prompt and
-//! which of its modes stand for which neutral permission mode. Presets for the agents codiva
-//! knows; any other agent is configured the same way ([`AcpAgent::custom`]).
+//! which of its modes stand for which neutral permission mode. The built-in agents' facts are
+//! rows of the catalog ([`crate::provider::catalog::BUILTIN`], an [`AcpPreset`] each); an
+//! agent from the config file is [`AcpAgent::custom`] with its entry's facts.
 
 use std::path::PathBuf;
 
 use codiva_protocol::tool::PermissionMode;
 
 use super::credentials::Credentials;
+use crate::provider::catalog::{self, AgentKind, AgentSpec, LoginDetection};
 
 /// How the composed system prompt reaches the agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,6 +23,22 @@ pub enum SystemPromptVia {
     FirstPrompt,
 }
 
+impl SystemPromptVia {
+    /// The config file's words for each route (`system_prompt = "first_prompt"`).
+    pub const NAMES: [&'static str; 3] =
+        ["first_prompt", "meta_rules", "meta_system_prompt_append"];
+
+    /// The route a config word names.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "first_prompt" => Some(SystemPromptVia::FirstPrompt),
+            "meta_rules" => Some(SystemPromptVia::MetaRules),
+            "meta_system_prompt_append" => Some(SystemPromptVia::MetaSystemPromptAppend),
+            _ => None,
+        }
+    }
+}
+
 /// How an agent logs in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LoginVia {
@@ -29,6 +47,29 @@ pub enum LoginVia {
     /// Its program with these arguments, as a login command (Grok: `authenticate` waits for
     /// a browser with no address to show, seed 002).
     Command(Vec<String>),
+}
+
+/// [`LoginVia`] as a catalog row writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PresetLogin {
+    Authenticate,
+    Command(&'static [&'static str]),
+}
+
+/// What the catalog says of a built-in ACP agent beyond its id, name and binary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AcpPreset {
+    pub args: &'static [&'static str],
+    pub system_prompt: SystemPromptVia,
+    /// Its mode id for each neutral mode it has.
+    pub modes: &'static [(PermissionMode, &'static str)],
+    /// The mode it starts in by its command line, and those arguments ([`LaunchMode`]).
+    pub launch_mode: Option<(PermissionMode, &'static [&'static str])>,
+    /// See [`AcpAgent::replay_after_load_answer`].
+    pub replay_after_load_answer: bool,
+    pub login: PresetLogin,
+    /// See [`AcpAgent::auth_env`].
+    pub auth_env: &'static [(&'static str, &'static [&'static str])],
 }
 
 /// A mode the agent is started in by its command line (it has no `session/set_mode` id for it).
@@ -64,22 +105,23 @@ pub struct AcpAgent {
     pub replay_after_load_answer: bool,
     /// Where it keeps its login.
     pub credentials: Credentials,
+    /// The flag that makes its program print its version (`None`: it has none codiva knows;
+    /// an ACP agent without one starts instead).
+    pub version_flag: Option<&'static str>,
     pub login: LoginVia,
     /// Variables an auth method reads that the agent does not declare (its `authMethods`
     /// entry has no `vars`).
     pub auth_env: Vec<(String, Vec<String>)>,
 }
 
-fn modes(pairs: &[(PermissionMode, &str)]) -> Vec<(PermissionMode, String)> {
-    pairs
-        .iter()
-        .map(|(mode, id)| (*mode, (*id).to_owned()))
-        .collect()
+fn owned(items: &[&str]) -> Vec<String> {
+    items.iter().map(|item| (*item).to_owned()).collect()
 }
 
 impl AcpAgent {
     /// Any ACP agent: `name` and `display_name` live as long as the program (a configured
-    /// agent is created once).
+    /// agent is created once). It takes the system prompt in its first prompt, has no modes
+    /// codiva knows and no known place for its login, until the caller says otherwise.
     pub fn custom(name: &str, display_name: &str, program: PathBuf, args: Vec<String>) -> Self {
         AcpAgent {
             name: Box::leak(name.to_owned().into_boxed_str()),
@@ -92,134 +134,83 @@ impl AcpAgent {
             launch_mode: None,
             replay_after_load_answer: false,
             credentials: Credentials::Unknown,
+            version_flag: None,
             login: LoginVia::Authenticate,
             auth_env: Vec::new(),
         }
     }
 
-    /// Grok Build: `grok agent --no-leader stdio` (flags go between `agent` and `stdio`;
-    /// `--no-leader` keeps each worktree's session out of the shared leader process).
-    pub fn grok(program: PathBuf) -> Self {
-        AcpAgent {
-            name: "grok",
-            display_name: "Grok",
+    /// The built-in agent `spec` (an ACP row of the catalog), run from `program`; `None` for
+    /// an agent that does not speak ACP.
+    pub fn from_spec(spec: &'static AgentSpec, program: PathBuf) -> Option<Self> {
+        let AgentKind::Acp(preset) = &spec.kind else {
+            return None;
+        };
+        Some(AcpAgent {
+            name: spec.id,
+            display_name: spec.display_name,
             program,
-            args: ["agent", "--no-leader", "stdio"]
-                .map(str::to_owned)
-                .to_vec(),
+            args: owned(preset.args),
             env: Vec::new(),
-            system_prompt: SystemPromptVia::MetaRules,
-            modes: Vec::new(),
-            launch_mode: None,
-            replay_after_load_answer: false,
-            credentials: Credentials::Grok,
-            login: LoginVia::Command(vec!["login".to_owned(), "--device-auth".to_owned()]),
-            auth_env: Vec::new(),
-        }
-    }
-
-    /// Gemini CLI: `gemini --acp` (0.61.0 calls `--experimental-acp` deprecated); modes
-    /// default, autoEdit, yolo. Its `gemini-api-key` method reads `GEMINI_API_KEY`.
-    pub fn gemini(program: PathBuf) -> Self {
-        AcpAgent {
-            name: "gemini",
-            display_name: "Gemini CLI",
-            program,
-            args: vec!["--acp".to_owned()],
-            env: Vec::new(),
-            system_prompt: SystemPromptVia::FirstPrompt,
-            modes: modes(&[
-                (PermissionMode::Default, "default"),
-                (PermissionMode::AcceptEdits, "autoEdit"),
-                (PermissionMode::BypassPermissions, "yolo"),
-                (PermissionMode::Plan, "plan"),
-            ]),
-            launch_mode: None,
-            replay_after_load_answer: true,
-            credentials: Credentials::Gemini,
-            login: LoginVia::Authenticate,
-            auth_env: vec![(
-                "gemini-api-key".to_owned(),
-                vec!["GEMINI_API_KEY".to_owned()],
-            )],
-        }
-    }
-
-    /// codex-acp (Zed's ACP adapter of Codex): its approval presets `read-only` (changes
-    /// nothing), `auto` (the model decides when to ask) and `full-access`. It has no mode for
-    /// "ask before every command and edit": that is codex's `approval_policy = "untrusted"` in
-    /// a writable workspace sandbox, given as `-c` overrides, which win over the user's
-    /// `config.toml` (without them 0.16.0 starts in `read-only` when the config names no
-    /// policy: every command fails unseen, measured).
-    pub fn codex_acp(program: PathBuf) -> Self {
-        AcpAgent {
-            name: "codex-acp",
-            display_name: "Codex (ACP)",
-            program,
-            args: Vec::new(),
-            env: Vec::new(),
-            system_prompt: SystemPromptVia::FirstPrompt,
-            modes: modes(&[
-                (PermissionMode::Plan, "read-only"),
-                (PermissionMode::Auto, "auto"),
-                (PermissionMode::BypassPermissions, "full-access"),
-            ]),
-            launch_mode: Some(LaunchMode {
-                mode: PermissionMode::Default,
-                args: [
-                    "-c",
-                    "approval_policy=\"untrusted\"",
-                    "-c",
-                    "sandbox_mode=\"workspace-write\"",
-                ]
-                .map(str::to_owned)
-                .to_vec(),
+            system_prompt: preset.system_prompt,
+            modes: preset
+                .modes
+                .iter()
+                .map(|(mode, id)| (*mode, (*id).to_owned()))
+                .collect(),
+            launch_mode: preset.launch_mode.map(|(mode, args)| LaunchMode {
+                mode,
+                args: owned(args),
             }),
-            replay_after_load_answer: false,
-            credentials: Credentials::Codex,
-            login: LoginVia::Authenticate,
-            auth_env: Vec::new(),
-        }
+            replay_after_load_answer: preset.replay_after_load_answer,
+            credentials: match spec.login {
+                LoginDetection::Files(credentials) => credentials,
+                LoginDetection::OwnCheck => Credentials::Unknown,
+            },
+            version_flag: spec.version.as_ref().map(|check| check.flag),
+            login: match preset.login {
+                PresetLogin::Authenticate => LoginVia::Authenticate,
+                PresetLogin::Command(args) => LoginVia::Command(owned(args)),
+            },
+            auth_env: preset
+                .auth_env
+                .iter()
+                .map(|(method, vars)| ((*method).to_owned(), owned(vars)))
+                .collect(),
+        })
     }
 
-    /// claude-code-acp (Zed's ACP adapter of Claude Code): Claude Code's own mode names.
-    pub fn claude_code_acp(program: PathBuf) -> Self {
-        AcpAgent {
-            name: "claude-code-acp",
-            display_name: "Claude Code (ACP)",
-            program,
-            args: Vec::new(),
-            env: Vec::new(),
-            system_prompt: SystemPromptVia::MetaSystemPromptAppend,
-            modes: modes(&[
-                (PermissionMode::Default, "default"),
-                (PermissionMode::AcceptEdits, "acceptEdits"),
-                (PermissionMode::Plan, "plan"),
-                (PermissionMode::DontAsk, "dontAsk"),
-                (PermissionMode::BypassPermissions, "bypassPermissions"),
-            ]),
-            launch_mode: None,
-            replay_after_load_answer: false,
-            credentials: Credentials::Claude,
-            login: LoginVia::Authenticate,
-            auth_env: Vec::new(),
-        }
-    }
-
-    /// The preset named `name` (`grok`, `gemini`, `codex-acp`, `claude-code-acp`), run from
-    /// `program`.
+    /// The built-in ACP agent `name` (`grok`, `gemini`, `codex-acp`, `claude-code-acp`, …: the
+    /// catalog's ACP rows), run from `program`.
     pub fn preset(name: &str, program: PathBuf) -> Option<Self> {
-        match name {
-            "grok" => Some(Self::grok(program)),
-            "gemini" => Some(Self::gemini(program)),
-            "codex-acp" => Some(Self::codex_acp(program)),
-            "claude-code-acp" => Some(Self::claude_code_acp(program)),
-            _ => None,
-        }
+        Self::from_spec(catalog::builtin(name)?, program)
     }
 
-    /// The names of the presets, in the order codiva lists them.
-    pub const PRESETS: [&'static str; 4] = ["grok", "gemini", "codex-acp", "claude-code-acp"];
+    /// Grok Build (the catalog's `grok`).
+    pub fn grok(program: PathBuf) -> Self {
+        Self::known("grok", program)
+    }
+
+    /// Gemini CLI (the catalog's `gemini`).
+    pub fn gemini(program: PathBuf) -> Self {
+        Self::known("gemini", program)
+    }
+
+    /// codex-acp (the catalog's `codex-acp`).
+    pub fn codex_acp(program: PathBuf) -> Self {
+        Self::known("codex-acp", program)
+    }
+
+    /// claude-code-acp (the catalog's `claude-code-acp`).
+    pub fn claude_code_acp(program: PathBuf) -> Self {
+        Self::known("claude-code-acp", program)
+    }
+
+    /// A preset that the catalog has (else an agent with no facts at all: a test fails).
+    fn known(name: &'static str, program: PathBuf) -> Self {
+        Self::preset(name, program.clone())
+            .unwrap_or_else(|| Self::custom(name, name, program, Vec::new()))
+    }
 
     pub fn with_env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         self.env.push((key.into(), value.into()));
@@ -268,14 +259,29 @@ mod tests {
             PermissionMode::BypassPermissions
         );
         assert_eq!(codex.mode_of("something-new"), PermissionMode::Other);
+        assert_eq!(codex.start_mode(), Some(PermissionMode::Default));
         let grok = AcpAgent::preset("grok", PathBuf::from("grok")).unwrap();
         assert_eq!(grok.args, ["agent", "--no-leader", "stdio"]);
+        assert_eq!(
+            grok.login,
+            LoginVia::Command(vec!["login".into(), "--device-auth".into()])
+        );
         assert!(AcpAgent::preset("nope", PathBuf::from("x")).is_none());
-        for name in AcpAgent::PRESETS {
-            assert_eq!(
-                AcpAgent::preset(name, PathBuf::from("x")).unwrap().name,
-                name
-            );
+        assert!(
+            AcpAgent::preset("claude", PathBuf::from("x")).is_none(),
+            "not ACP"
+        );
+        let gemini = AcpAgent::gemini(PathBuf::from("gemini"));
+        assert_eq!(gemini.version_flag, Some("--version"));
+        assert!(gemini.replay_after_load_answer);
+        assert_eq!(gemini.credentials, Credentials::Gemini);
+    }
+
+    #[test]
+    fn system_prompt_routes_have_config_names() {
+        for name in SystemPromptVia::NAMES {
+            assert!(SystemPromptVia::from_name(name).is_some(), "{name}");
         }
+        assert_eq!(SystemPromptVia::from_name("system"), None);
     }
 }

@@ -1,9 +1,8 @@
-//! The command line codiva starts Claude Code with.
+//! The command line codiva starts Claude Code with. Where its program is found and which
+//! versions were tested: its row of [`crate::provider::catalog`].
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
-
-use crate::process::{self, LocateError, Version};
+use std::path::PathBuf;
 
 /// The flags every session runs with: bidirectional stream-json, partial messages (streaming
 /// text), echoes of our own messages (delivery acks) and permission prompts over stdio.
@@ -19,10 +18,6 @@ pub const STREAM_JSON_FLAGS: &[&str] = &[
     "--permission-prompt-tool",
     "stdio",
 ];
-
-/// The oldest and newest Claude Code versions codiva was tested with (outside: a warning).
-pub const TESTED_MIN: (u32, u32, u32) = (2, 1, 332);
-pub const TESTED_MAX: (u32, u32, u32) = (2, 1, 332);
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LaunchOptions {
@@ -65,29 +60,6 @@ pub fn args(options: &LaunchOptions) -> Vec<OsString> {
         }
     }
     args
-}
-
-/// Finds the `claude` binary (the configured path, then `PATH`, then the usual install dirs)
-/// and probes its version. Returns the path and, when the version is outside the tested range
-/// or cannot be read, a warning for the user (codiva still runs it).
-pub async fn find_claude(
-    configured: Option<&Path>,
-) -> Result<(PathBuf, Option<String>), LocateError> {
-    let path_var = std::env::var_os("PATH");
-    let home = crate::paths::home_dir();
-    let program = process::locate_program("claude", configured, path_var.as_deref(), Some(&home))?;
-    let warning = match process::probe_version(&program).await {
-        Ok(version) => {
-            let (a, b, c) = TESTED_MIN;
-            let (x, y, z) = TESTED_MAX;
-            process::version_check(version, Version::new(a, b, c), Version::new(x, y, z))
-        }
-        Err(err) => Some(format!(
-            "could not read the version of {}: {err}",
-            program.display()
-        )),
-    };
-    Ok((program, warning))
 }
 
 #[cfg(test)]

@@ -245,15 +245,24 @@ pub enum ProbeError {
 /// Runs `program --version` (in its own process group; killed after 10 s) and returns the first
 /// `N.N.N` of its stdout, else of its stderr.
 pub async fn probe_version(program: &Path) -> Result<Version, ProbeError> {
-    probe_version_within(program, PROBE_TIMEOUT).await
+    probe_version_with(program, "--version").await
 }
 
-async fn probe_version_within(program: &Path, limit: Duration) -> Result<Version, ProbeError> {
+/// [`probe_version`] with the program's own version flag.
+pub async fn probe_version_with(program: &Path, flag: &str) -> Result<Version, ProbeError> {
+    probe_version_within(program, flag, PROBE_TIMEOUT).await
+}
+
+async fn probe_version_within(
+    program: &Path,
+    flag: &str,
+    limit: Duration,
+) -> Result<Version, ProbeError> {
     let inherit = super::EnvPolicy::Inherit {
         remove: Vec::new(),
         set: Vec::new(),
     };
-    let run = run_captured(program, &["--version".into()], &inherit, limit).await?;
+    let run = run_captured(program, &[flag.into()], &inherit, limit).await?;
     Version::find_in(&run.stdout)
         .or_else(|| Version::find_in(&run.stderr))
         .ok_or_else(|| {
@@ -497,7 +506,7 @@ mod tests {
         );
         std::fs::write(&agent, script).unwrap();
         std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let err = probe_version_within(&agent, Duration::from_millis(500))
+        let err = probe_version_within(&agent, "--version", Duration::from_millis(500))
             .await
             .unwrap_err();
         assert!(matches!(err, ProbeError::Timeout { .. }), "{err:?}");
