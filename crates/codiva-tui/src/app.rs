@@ -4,13 +4,15 @@
 //! No IO here, so every screen state is a snapshot test away.
 
 mod activity;
-mod chrome;
+mod answers;
 mod composer_mode;
 mod config_view;
 mod diff_view;
+mod effects;
 mod events;
 mod filter;
 mod finish;
+mod frame;
 mod help;
 mod keys;
 mod list_view;
@@ -18,7 +20,6 @@ mod log_search;
 mod login;
 mod login_view;
 mod message_view;
-mod messages;
 mod mouse;
 mod navigation;
 mod notice;
@@ -26,9 +27,9 @@ mod overlay;
 mod palette;
 mod pane;
 mod picker;
-mod repair;
-pub use repair::{RepairDone, RepairEffect};
 mod plan_usage;
+mod repair;
+mod requests;
 mod resources;
 
 use std::collections::HashMap;
@@ -43,8 +44,8 @@ pub use mouse::{Selection, osc52};
 pub use palette::Command;
 use pane::Pane;
 
-pub use messages::{
-    AppInfo, Confirm, Done, Effect, Focus, Foreground, RemoteHost, RunMode, UiEvent, View,
+pub use effects::{
+    AppInfo, Confirm, Done, Effect, Focus, Foreground, Purpose, RemoteHost, RunMode, UiEvent, View,
 };
 
 pub struct App {
@@ -298,7 +299,7 @@ impl App {
     /// Draws the whole screen.
     pub fn render(&mut self, frame: &mut Frame) {
         self.cursor = None;
-        chrome::render(self, frame);
+        frame::render(self, frame);
         if let Some(selection) = self.selection {
             if selection.done {
                 self.clipboard = Some(selection.text(frame.buffer_mut()));

@@ -17,8 +17,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use codiva_client::{Client, Update};
+use codiva_protocol::ClientRequest;
 use codiva_protocol::manager::ManagerEvent;
-use codiva_protocol::methods::request;
 use codiva_protocol::params::NoParams;
 use crossterm::event::{Event, EventStream};
 use futures_util::StreamExt;
@@ -34,14 +34,13 @@ use crate::terminal;
 mod backend;
 mod effects;
 mod input;
-mod repair_effects;
+mod requests;
 mod scroll;
 #[cfg(test)]
 mod scroll_tests;
 
 use backend::SizedBackend;
 
-pub use effects::stale_discard;
 use effects::{run_effects, run_foreground};
 
 /// At most ~60 frames a second.
@@ -172,15 +171,8 @@ async fn run_in_terminal(
         run_effects(&manager, &options, &app, effects, &done_tx);
     }
     // Each agent's login, from its own check (a second or so; the screen does not wait).
-    {
-        let manager = manager.clone();
-        let done = done_tx.clone();
-        tokio::spawn(async move {
-            if let Ok(list) = manager.call::<request::AgentsList>(NoParams {}).await {
-                let _ = done.send(Done::Agents(list.agents));
-            }
-        });
-    }
+    let agents = Effect::request(ClientRequest::AgentsList(NoParams {}));
+    run_effects(&manager, &options, &app, vec![agents], &done_tx);
     let mut input = input::Input::new(EventStream::new());
     let mut signals = codiva_os::shutdown_signals::ShutdownSignals::new(false);
     let mut tick = tokio::time::interval(Duration::from_secs(1));

@@ -1,8 +1,10 @@
 //! Events from the manager and answers to earlier effects, applied to the app.
 
+use codiva_protocol::ClientRequest;
 use codiva_protocol::manager::ManagerEvent;
 
-use super::{App, Confirm, Done, Effect, Focus, View, composer_mode, overlay};
+use super::requests::session_params;
+use super::{App, Done, Effect, Focus, View, composer_mode};
 use crate::i18n::{Key, t, tf};
 
 impl App {
@@ -40,7 +42,7 @@ impl App {
 
     /// The session rows were taken afresh (the UI attached, or resynced after a gap): each
     /// session's state is asked for, and what the panes show is rebuilt from it
-    /// ([`Done::Snapshot`]), as if the UI had watched from the start; a log read before is read
+    /// (the answer to `session/snapshot`), as if the UI had watched from the start; a log read before is read
     /// again (now for the open session, else when it next opens).
     pub fn attached(&mut self) -> Vec<Effect> {
         let ids: Vec<String> = self.sessions.iter().map(|s| s.id.clone()).collect();
@@ -52,9 +54,11 @@ impl App {
         for id in ids {
             let pane = self.pane(&id);
             pane.await_snapshot();
-            effects.push(Effect::Snapshot { id: id.clone() });
+            effects.push(Effect::request(ClientRequest::SessionSnapshot(
+                session_params(id.clone()),
+            )));
             if pane.read_again(open.as_deref() == Some(id.as_str())) {
-                effects.push(Effect::Read { id });
+                effects.push(Effect::ReadLog { id });
             }
         }
         effects
@@ -142,24 +146,12 @@ impl App {
 
     pub(super) fn done(&mut self, done: Done) -> Vec<Effect> {
         match done {
-            Done::Snapshot { id, snapshot } => {
-                if !self.sessions.iter().any(|s| s.id == id) {
-                    return Vec::new();
-                }
-                let seq = self.seq;
-                match snapshot {
-                    Some(snapshot) => self.pane(&id).restore(*snapshot, seq),
-                    None => self.pane(&id).snapshot_failed(),
-                }
-                if self.focus == Focus::Dialog
-                    && self.current_id().as_deref() == Some(id.as_str())
-                    && !self.pane(&id).has_dialog()
-                {
-                    self.focus = Focus::Composer;
-                }
-                self.pay_inbox()
-            }
-            Done::Read {
+            Done::Answered {
+                request,
+                purpose,
+                result,
+            } => self.answered(*request, purpose, result),
+            Done::LogRead {
                 id,
                 entries,
                 subagents,
@@ -168,80 +160,8 @@ impl App {
                 self.pane(&id).load(entries, subagents, todos);
                 Vec::new()
             }
-            Done::DiscardPreview {
-                id,
-                forget,
-                preview,
-                token,
-                changed,
-            } => {
-                let title = if forget {
-                    Key::RemoveTitle
-                } else {
-                    Key::DiscardTitle
-                };
-                let mut text = Vec::new();
-                if changed {
-                    text.push(tf(Key::RefChangedSincePreview, &[&id]));
-                }
-                text.push(tf(title, &[&id]));
-                if preview.uncommitted.is_empty() && preview.unmerged_commits.is_empty() {
-                    text.push(t(Key::NothingLost).to_owned());
-                } else {
-                    if !preview.uncommitted.is_empty() {
-                        text.push(tf(Key::UncommittedLost, &[&preview.uncommitted.join(", ")]));
-                    }
-                    if !preview.unmerged_commits.is_empty() {
-                        text.push(tf(
-                            Key::CommitsArchived,
-                            &[&preview.unmerged_commits.join("; ")],
-                        ));
-                    }
-                }
-                self.confirm = Some(Confirm {
-                    text,
-                    on_yes: vec![Effect::Discard { id, token, forget }],
-                    restore: None,
-                });
-                Vec::new()
-            }
-            Done::Diff {
-                id,
-                text,
-                truncated,
-            } => {
-                self.diff_arrived(&id, &text, truncated);
-                Vec::new()
-            }
-            Done::MergePreview { id, stat } => {
-                self.merge_preview_arrived(id, stat);
-                Vec::new()
-            }
-            Done::PrPreview { id, stat } => {
-                self.pr_preview_arrived(id, stat);
-                Vec::new()
-            }
-            Done::FullMessage { id, entry, text } => {
-                self.message_arrived(&id, entry, text);
-                Vec::new()
-            }
-            Done::Config { result, saved } => {
-                self.config_arrived(result, saved);
-                Vec::new()
-            }
             Done::EditPrompt(text) => {
                 self.start_collecting(composer_mode::Collecting::Prompt, text.trim_end());
-                Vec::new()
-            }
-            Done::Agents(agents) => {
-                self.info.agents = agents;
-                Vec::new()
-            }
-            Done::LoginRefused(text) => {
-                if matches!(self.overlay, Some(overlay::Overlay::Login(_))) {
-                    self.overlay = None;
-                }
-                self.set_notice(text, true);
                 Vec::new()
             }
             Done::Info(text) => {
@@ -252,7 +172,6 @@ impl App {
                 self.set_notice(text, true);
                 Vec::new()
             }
-            Done::Repair(done) => self.repair_done(done),
         }
     }
 }

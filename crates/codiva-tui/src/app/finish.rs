@@ -3,12 +3,16 @@
 //! them first), removing a finished session only after a y/n, renaming, and handing the
 //! terminal to `$SHELL` / `$EDITOR` in a session's worktree. Also the list filter's keys.
 
+use codiva_protocol::ClientRequest;
 use codiva_protocol::manager::DiffStat;
 use codiva_protocol::manager::SessionPhase;
 use crossterm::event::KeyEvent;
 
 use super::filter::{FilterAction, ListFilter, matches};
-use super::{App, Confirm, Effect, Foreground, View};
+use codiva_protocol::params::RenameParams;
+
+use super::requests::{discard, session_params};
+use super::{App, Confirm, Effect, Foreground, Purpose, View};
 use crate::i18n::{Key, tf};
 use crate::i18n_views::{V, vt, vtf};
 
@@ -19,7 +23,10 @@ impl App {
     /// `m`: first ask the core what the merge would take (the answer opens the confirmation).
     pub(super) fn ask_merge(&mut self) -> Vec<Effect> {
         match self.current_id() {
-            Some(id) => vec![Effect::MergePreview { id }],
+            Some(id) => vec![Effect::request_for(
+                ClientRequest::SessionDiff(session_params(id)),
+                Purpose::MergePreview,
+            )],
             None => Vec::new(),
         }
     }
@@ -74,10 +81,7 @@ impl App {
             (
                 'c',
                 // As `/commit` without a message: the manager asks the agent (`session/commit`).
-                vec![Effect::Repair(super::RepairEffect::Commit {
-                    id: id.clone(),
-                    message: None,
-                })],
+                vec![super::repair::commit(id.clone(), None)],
                 // Nothing to merge yet: `y` is not offered (and does nothing).
                 vt(if ahead > 0 {
                     V::MergeChoices
@@ -93,7 +97,9 @@ impl App {
             text,
             // Empty: `y` is not an answer to this question (the keys are `c` and `n`).
             on_yes: if ahead > 0 {
-                vec![Effect::Merge { id }]
+                vec![Effect::request(ClientRequest::SessionMerge(
+                    session_params(id),
+                ))]
             } else {
                 Vec::new()
             },
@@ -105,7 +111,10 @@ impl App {
     /// (the answer asks the y/n, or says there is nothing to push).
     pub(super) fn ask_pr(&mut self) -> Vec<Effect> {
         match self.current_id() {
-            Some(id) => vec![Effect::PrPreview { id }],
+            Some(id) => vec![Effect::request_for(
+                ClientRequest::SessionDiff(session_params(id)),
+                Purpose::PrPreview,
+            )],
             None => Vec::new(),
         }
     }
@@ -135,7 +144,9 @@ impl App {
                 crate::pr_cell::W::ConfirmPr,
                 &[&session.branch, &session.base],
             )],
-            on_yes: vec![Effect::Pr { id: session.id }],
+            on_yes: vec![Effect::request(ClientRequest::SessionPr(session_params(
+                session.id,
+            )))],
             restore: None,
         });
     }
@@ -171,18 +182,12 @@ impl App {
         ) {
             self.confirm = Some(Confirm {
                 text: vec![vtf(V::RemoveFinished, &[&session.title])],
-                on_yes: vec![Effect::DiscardPreview {
-                    id: session.id,
-                    forget: true,
-                }],
+                on_yes: vec![discard(session.id, true, None)],
                 restore: None,
             });
             return Vec::new();
         }
-        vec![Effect::DiscardPreview {
-            id: session.id,
-            forget: true,
-        }]
+        vec![discard(session.id, true, None)]
     }
 
     /// `/rename title` renames; `/rename` alone puts the title in the composer to edit.
@@ -196,10 +201,12 @@ impl App {
             self.set_notice(vt(V::RenameHint), false);
             return Vec::new();
         }
-        vec![Effect::Rename {
-            id,
-            title: argument.to_owned(),
-        }]
+        vec![Effect::request(ClientRequest::SessionRename(
+            RenameParams {
+                session_id: id,
+                title: argument.to_owned(),
+            },
+        ))]
     }
 
     /// `/shell`, `/edit [path]`: the program runs in the session's worktree with the terminal.

@@ -1,6 +1,8 @@
 //! Keyboard handling, by focus zone.
 
+use codiva_protocol::ClientRequest;
 use codiva_protocol::manager::SessionPhase;
+use codiva_protocol::params::{AgentParams, ApprovalParams, ModelParams, NoParams, ResumeParams};
 use codiva_protocol::session::Status;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
@@ -9,6 +11,7 @@ use super::palette::{Command, Item};
 use super::pane::Dialog;
 use codiva_protocol::approval::ApprovalPolicy;
 
+use super::requests::{discard, permission_params, question_params, send, session_params};
 use super::{App, Confirm, Effect, Focus, RunMode, View};
 use crate::composer::ComposerAction;
 use crate::i18n::{Key, t, tf, tn};
@@ -42,10 +45,15 @@ impl App {
                     self.quit |= confirm.on_yes.contains(&Effect::Quit);
                     self.shutdown |= confirm.on_yes.contains(&Effect::Shutdown);
                     // A new session started from a finished one's view: the list shows it.
-                    let creates = confirm
-                        .on_yes
-                        .iter()
-                        .any(|effect| matches!(effect, Effect::Create { .. }));
+                    let creates = confirm.on_yes.iter().any(|effect| {
+                        matches!(
+                            effect,
+                            Effect::Request {
+                                request: ClientRequest::SessionCreate(_),
+                                ..
+                            }
+                        )
+                    });
                     if creates && self.view != View::List {
                         self.back_to_list();
                     }
@@ -114,7 +122,9 @@ impl App {
                         from,
                     },
                 );
-                return vec![Effect::Interrupt { id }];
+                return vec![Effect::request(ClientRequest::SessionInterrupt(
+                    session_params(id),
+                ))];
             }
         }
         if !self.composer.is_empty() {
@@ -156,7 +166,12 @@ impl App {
                     from,
                 },
             );
-            vec![Effect::Resume { id }]
+            vec![Effect::request(ClientRequest::SessionResume(
+                ResumeParams {
+                    session_id: id,
+                    text: None,
+                },
+            ))]
         } else {
             self.set_notice(t(Key::NothingToResume), false);
             Vec::new()
@@ -186,9 +201,11 @@ impl App {
         }
         std::iter::once(None)
             .chain(self.sessions.iter().map(|session| Some(session.id.clone())))
-            .map(|id| Effect::SetApprovalPolicy {
-                id,
-                policy: policy.clone(),
+            .map(|id| {
+                Effect::request(ClientRequest::SessionSetApprovalPolicy(ApprovalParams {
+                    session_id: id,
+                    policy: policy.clone(),
+                }))
             })
             .collect()
     }
@@ -276,16 +293,16 @@ impl App {
         }
         match action {
             DialogAction::None => Vec::new(),
-            DialogAction::Respond(response) => vec![Effect::RespondPermission {
-                id: id.to_owned(),
-                request_id,
-                response,
-            }],
-            DialogAction::Answer(response) => vec![Effect::AnswerQuestion {
-                id: id.to_owned(),
-                request_id,
-                response,
-            }],
+            DialogAction::Respond(response) => {
+                vec![Effect::request(ClientRequest::SessionRespondPermission(
+                    permission_params(id.to_owned(), request_id, response),
+                ))]
+            }
+            DialogAction::Answer(response) => {
+                vec![Effect::request(ClientRequest::SessionAnswerQuestion(
+                    question_params(id.to_owned(), request_id, response),
+                ))]
+            }
             DialogAction::WantText { purpose } => {
                 let what = Collecting::Dialog {
                     id: id.to_owned(),
@@ -394,7 +411,7 @@ impl App {
 
     fn ask_discard(&mut self, forget: bool) -> Vec<Effect> {
         match self.current_id() {
-            Some(id) => vec![Effect::DiscardPreview { id, forget }],
+            Some(id) => vec![discard(id, forget, None)],
             None => Vec::new(),
         }
     }
@@ -528,11 +545,8 @@ impl App {
         }
         let mut effects = vec![Effect::SaveHistory];
         match &self.view {
-            View::List => effects.push(Effect::Create { prompt: text }),
-            View::Detail(id) => effects.push(Effect::Send {
-                id: id.clone(),
-                text,
-            }),
+            View::List => effects.push(self.create(text)),
+            View::Detail(id) => effects.push(send(id.clone(), text)),
         }
         effects
     }
@@ -560,10 +574,7 @@ impl App {
             } else {
                 format!("/{agent_name} {argument}")
             };
-            return vec![Effect::Send {
-                id: id.clone(),
-                text,
-            }];
+            return vec![send(id.clone(), text)];
         }
         let Some(command) = command else {
             self.set_notice(tf(Key::UnknownCommand, &[name]), true);
@@ -635,7 +646,12 @@ impl App {
                 }
                 (Some(id), false) if matches!(self.view, View::Detail(_)) => {
                     let model = (argument != "default").then(|| argument.to_owned());
-                    vec![Effect::SetModel { id, model }]
+                    vec![Effect::request(ClientRequest::SessionSetModel(
+                        ModelParams {
+                            session_id: id,
+                            model,
+                        },
+                    ))]
                 }
                 (_, false) => {
                     self.info.model = (argument != "default").then(|| argument.to_owned());
@@ -649,10 +665,12 @@ impl App {
             },
             Command::Agent => match (id, argument.is_empty()) {
                 (Some(id), false) if matches!(self.view, View::Detail(_)) => {
-                    vec![Effect::SetAgent {
-                        id,
-                        agent: argument.to_owned(),
-                    }]
+                    vec![Effect::request(ClientRequest::SessionSetAgent(
+                        AgentParams {
+                            session_id: id,
+                            agent: argument.to_owned(),
+                        },
+                    ))]
                 }
                 (_, false) => {
                     self.info.agent = argument.to_owned();
@@ -663,11 +681,17 @@ impl App {
             },
             Command::Login => self.open_login(argument),
             Command::Diff => id.map(|id| self.open_diff(id)).unwrap_or_default(),
-            Command::Sync => id.map(|id| vec![Effect::Sync { id }]).unwrap_or_default(),
+            Command::Sync => id
+                .map(|id| {
+                    vec![Effect::request(ClientRequest::SessionSync(session_params(
+                        id,
+                    )))]
+                })
+                .unwrap_or_default(),
             Command::Pr => self.ask_pr(),
             Command::FixCi => self.fix_ci_current(),
             Command::Commit => self.commit_current(argument),
-            Command::Recover => vec![Effect::Repair(super::RepairEffect::RecoverPlan)],
+            Command::Recover => vec![super::repair::recover(true)],
             Command::Remove => self.ask_remove(),
             Command::Restore => {
                 self.open_restore();
@@ -679,7 +703,7 @@ impl App {
                 path: (!argument.is_empty()).then(|| argument.to_owned()),
             }),
             Command::Prompt => vec![Effect::EditPrompt],
-            Command::Config => vec![Effect::ShowConfig],
+            Command::Config => vec![Effect::request(ClientRequest::ConfigRead(NoParams {}))],
             Command::Clear => {
                 let finished: Vec<String> = self
                     .sessions
@@ -700,11 +724,7 @@ impl App {
                     text: vec![tf(Key::ClearConfirm, &[&finished.len().to_string()])],
                     on_yes: finished
                         .into_iter()
-                        .map(|id| Effect::Discard {
-                            id,
-                            token: String::new(),
-                            forget: true,
-                        })
+                        .map(|id| discard(id, true, Some(String::new())))
                         .collect(),
                     restore: None,
                 });

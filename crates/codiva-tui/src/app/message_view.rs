@@ -4,6 +4,8 @@
 //! rendered as Markdown at the view's width (sanitised by the renderer), scrolled by row,
 //! page or end, with search (`/`, `n`/`N`, matches highlighted). A refusal is shown inside it.
 
+use codiva_protocol::ClientRequest;
+use codiva_protocol::params::FullMessageParams;
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -253,11 +255,13 @@ impl App {
             entry,
             size,
         )));
-        vec![Effect::FullMessage {
-            id,
-            entry,
-            subagent,
-        }]
+        vec![Effect::request(ClientRequest::SessionFullMessage(
+            FullMessageParams {
+                session_id: id,
+                entry,
+                subagent,
+            },
+        ))]
     }
 
     pub(super) fn message_arrived(&mut self, id: &str, entry: u64, text: Result<String, String>) {

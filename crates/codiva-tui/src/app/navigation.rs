@@ -2,7 +2,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::{App, Effect, Focus, RepairEffect, View};
+use super::{App, Effect, Focus, View};
 use crate::i18n::{Key, t, tf};
 
 impl App {
@@ -11,9 +11,9 @@ impl App {
         let pane = self.pane(&id);
         if !pane.requested {
             pane.requested = true;
-            effects.push(Effect::Read { id: id.clone() });
+            effects.push(Effect::ReadLog { id: id.clone() });
         }
-        effects.push(Effect::Repair(RepairEffect::Uncommitted { id: id.clone() }));
+        effects.push(super::repair::uncommitted(&id));
         self.keep_draft();
         self.composer
             .set_text(&self.drafts.remove(&id).unwrap_or_default());
@@ -42,7 +42,7 @@ impl App {
         if let Some(super::overlay::Overlay::Login(view)) = &mut self.overlay {
             let esc = KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE);
             if let super::login_view::LoginAction::Cancel { login_id } = view.key(esc) {
-                effects.push(Effect::LoginCancel { login_id });
+                effects.push(super::requests::cancel_login(login_id));
             }
         }
         self.overlay = None;

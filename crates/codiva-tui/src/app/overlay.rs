@@ -3,8 +3,11 @@
 //! the footer names the view; Esc closes it. Each view is its own file; this one opens them,
 //! routes keys and the wheel to them, and turns their choices into effects.
 
+use codiva_protocol::ClientRequest;
 use codiva_protocol::manager::SessionPhase;
-use codiva_protocol::params::ConfigResult;
+use codiva_protocol::params::{
+    AgentParams, ConfigResult, ConfigSetParams, LoginInputParams, LoginParams, ModelParams,
+};
 use crossterm::event::{KeyEvent, MouseEvent, MouseEventKind};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -14,6 +17,7 @@ use super::diff_view::{DiffAction, DiffView};
 use super::login_view::{LoginAction, LoginView};
 use super::message_view::{MessageAction, MessageView};
 use super::picker::{Picker, PickerAction, PickerKind, PickerRow};
+use super::requests::{cancel_login, refresh_agents, session_params};
 use super::{App, Effect, View};
 use crate::i18n::{Key, t, tf};
 use crate::i18n_views::{V, vt, vtf};
@@ -107,7 +111,12 @@ impl App {
                     self.overlay = None;
                     Vec::new()
                 }
-                ConfigAction::Save { key, value } => vec![Effect::SaveConfig { key, value }],
+                ConfigAction::Save { key, value } => {
+                    vec![Effect::request(ClientRequest::ConfigSet(ConfigSetParams {
+                        key,
+                        value,
+                    }))]
+                }
             },
             Overlay::Message(view) => {
                 match view.key(key) {
@@ -126,10 +135,12 @@ impl App {
                 }
                 LoginAction::Cancel { login_id } => {
                     self.overlay = None;
-                    vec![Effect::LoginCancel { login_id }]
+                    vec![cancel_login(login_id)]
                 }
                 LoginAction::Send { login_id, text } => {
-                    vec![Effect::LoginInput { login_id, text }]
+                    vec![Effect::request(ClientRequest::AgentsLoginInput(
+                        LoginInputParams { login_id, text },
+                    ))]
                 }
                 LoginAction::Open { url } => vec![Effect::OpenUrl { url }],
             },
@@ -176,13 +187,20 @@ impl App {
         match kind {
             PickerKind::Restore => {
                 self.set_notice(vtf(V::Restoring, &[&self.title_of(&value)]), false);
-                vec![Effect::Restore { id: value }]
+                vec![Effect::request(ClientRequest::SessionRestore(
+                    session_params(value),
+                ))]
             }
             PickerKind::Agent { id } => self.agent_picked(id, value),
             PickerKind::Model { id } => {
                 let model = (!value.is_empty()).then_some(value);
                 match id {
-                    Some(id) => vec![Effect::SetModel { id, model }],
+                    Some(id) => vec![Effect::request(ClientRequest::SessionSetModel(
+                        ModelParams {
+                            session_id: id,
+                            model,
+                        },
+                    ))],
                     None => {
                         let shown = model.clone().unwrap_or_else(|| "default".to_owned());
                         self.info.model = model;
@@ -350,7 +368,9 @@ impl App {
                 (s.branch.clone(), s.base.clone())
             });
         self.overlay = Some(Overlay::Diff(DiffView::loading(id.clone(), &branch, &base)));
-        vec![Effect::Diff { id }]
+        vec![Effect::request(ClientRequest::SessionDiffText(
+            session_params(id),
+        ))]
     }
 
     pub(super) fn diff_arrived(&mut self, id: &str, text: &str, truncated: bool) {
@@ -439,7 +459,7 @@ impl App {
             String::new(),
         )));
         // The login checks may have changed since the start (a login in a terminal).
-        vec![Effect::RefreshAgents]
+        vec![refresh_agents()]
     }
 
     fn agent_picked(&mut self, id: Option<String>, agent: String) -> Vec<Effect> {
@@ -459,7 +479,12 @@ impl App {
             return Vec::new();
         }
         match id {
-            Some(id) => vec![Effect::SetAgent { id, agent }],
+            Some(id) => vec![Effect::request(ClientRequest::SessionSetAgent(
+                AgentParams {
+                    session_id: id,
+                    agent,
+                },
+            ))],
             None => {
                 self.set_notice(tf(Key::AgentForNew, &[&agent]), false);
                 self.info.agent = agent;
@@ -494,7 +519,9 @@ impl App {
             name,
             remote,
         ))));
-        vec![Effect::Login { agent }]
+        vec![Effect::request(ClientRequest::AgentsLogin(LoginParams {
+            agent,
+        }))]
     }
 
     /// A login's progress: shown in the login view of its agent; a finished one refreshes the
@@ -527,7 +554,7 @@ impl App {
             );
         }
         if done {
-            vec![Effect::RefreshAgents]
+            vec![refresh_agents()]
         } else {
             Vec::new()
         }

@@ -5,11 +5,16 @@
 //! says how many succeeded. The session view shows its uncommitted files (a short list, a
 //! count when long), looked up when the view opens, when the agent settles, and after a commit.
 
-use codiva_protocol::params::{RecoverKind, RecoverResult};
+use codiva_protocol::ClientRequest;
+use codiva_protocol::manager::DiffStat;
+use codiva_protocol::params::{
+    CommitParams, CommitResult, FixCiResult, RecoverKind, RecoverParams, RecoverResult,
+};
 use codiva_protocol::session::Status;
 use ratatui::text::{Line, Span};
 
-use super::{App, Confirm, Effect, View};
+use super::requests::session_params;
+use super::{App, Confirm, Effect, Purpose, View};
 use crate::repair_text::{R, r, rf};
 use crate::theme;
 
@@ -18,48 +23,15 @@ const FILES_SHOWN: usize = 4;
 /// Sessions named in the recover confirmation, at most.
 const SESSIONS_SHOWN: usize = 6;
 
-/// The repair commands' manager calls.
-#[derive(Debug, Clone, PartialEq)]
-pub enum RepairEffect {
-    FixCi {
-        id: String,
-    },
-    /// `message`: codiva commits; `None`: the agent is asked to.
-    Commit {
-        id: String,
-        message: Option<String>,
-    },
-    /// Which sessions are stuck (`session/recover` as a dry run), for the y/n.
-    RecoverPlan,
-    /// Repair them (`session/recover`).
-    Recover,
-    /// The session's uncommitted files (`session/diff`).
-    Uncommitted {
-        id: String,
-    },
-}
-
-/// Their answers.
-#[derive(Debug, Clone)]
-pub enum RepairDone {
-    RecoverPlan(RecoverResult),
-    Recovered(RecoverResult),
-    Uncommitted {
-        id: String,
-        files: Vec<String>,
-    },
-    /// A commit was made or asked for: say so, then look the files up again.
-    Committed {
-        id: String,
-        text: String,
-    },
-}
-
 impl App {
     /// `/fix-ci`, `F` in the list.
     pub(super) fn fix_ci_current(&mut self) -> Vec<Effect> {
         self.current_id()
-            .map(|id| vec![Effect::Repair(RepairEffect::FixCi { id })])
+            .map(|id| {
+                vec![Effect::request(ClientRequest::SessionFixCi(
+                    session_params(id),
+                ))]
+            })
             .unwrap_or_default()
     }
 
@@ -67,7 +39,7 @@ impl App {
     pub(super) fn commit_current(&mut self, argument: &str) -> Vec<Effect> {
         let message = (!argument.is_empty()).then(|| argument.to_owned());
         self.current_id()
-            .map(|id| vec![Effect::Repair(RepairEffect::Commit { id, message })])
+            .map(|id| vec![commit(id, message)])
             .unwrap_or_default()
     }
 
@@ -77,51 +49,69 @@ impl App {
         let now = self.sessions.iter().find(|s| s.id == id).map(|s| s.status);
         let settled = now.is_some_and(Status::is_settled) && !was.is_some_and(Status::is_settled);
         if settled && self.view == View::Detail(id.to_owned()) {
-            return vec![Effect::Repair(RepairEffect::Uncommitted {
-                id: id.to_owned(),
-            })];
+            return vec![uncommitted(id)];
         }
         Vec::new()
     }
 
-    pub(super) fn repair_done(&mut self, done: RepairDone) -> Vec<Effect> {
-        match done {
-            RepairDone::Uncommitted { id, files } => {
-                self.pane(&id).uncommitted = Some(files);
-                Vec::new()
+    /// `session/fixCi` was sent: what went to the agent.
+    pub(super) fn fix_ci_sent(&mut self, sent: &FixCiResult) {
+        let text = rf(
+            R::FixCiSent,
+            &[
+                &sent.checks.len().to_string(),
+                &sent.pr.to_string(),
+                &sent.log_bytes.to_string(),
+            ],
+        );
+        self.set_notice(text, false);
+    }
+
+    /// A commit was made or asked for: say so, then look the files up again.
+    pub(super) fn committed(&mut self, id: &str, done: &CommitResult) -> Vec<Effect> {
+        let files = done.files.to_string();
+        let text = match &done.commit {
+            Some(commit) => {
+                let short: String = commit.chars().take(8).collect();
+                rf(R::Committed, &[&files, &short])
             }
-            RepairDone::Committed { id, text } => {
-                self.set_notice(text, false);
-                vec![Effect::Repair(RepairEffect::Uncommitted { id })]
-            }
-            RepairDone::RecoverPlan(plan) => {
-                self.recover_plan_arrived(&plan);
-                Vec::new()
-            }
-            RepairDone::Recovered(result) => {
-                let total = result.items.len().to_string();
-                let mut text = rf(R::Recovered, &[&result.succeeded.to_string(), &total]);
-                let failed: Vec<String> = result
-                    .items
-                    .iter()
-                    .filter(|item| item.ok == Some(false))
-                    .map(|item| {
-                        let message = crate::dialog::sanitize(&item.message);
-                        format!("{} ({message})", item.session_id)
-                    })
-                    .collect();
-                if !failed.is_empty() {
-                    text.push_str(" · ");
-                    text.push_str(&rf(R::RecoverFailed, &[&failed.join("; ")]));
-                }
-                self.set_notice(text, result.failed > 0);
-                Vec::new()
-            }
+            None => rf(R::AskedCommit, &[&files]),
+        };
+        self.set_notice(text, false);
+        vec![uncommitted(id)]
+    }
+
+    /// The session's uncommitted files arrived (`None`: a session without a worktree has
+    /// none; nothing to show).
+    pub(super) fn uncommitted_arrived(&mut self, id: &str, stat: Option<DiffStat>) {
+        let files = stat
+            .map(|stat| stat.uncommitted.into_iter().map(|e| e.path).collect())
+            .unwrap_or_default();
+        self.pane(id).uncommitted = Some(files);
+    }
+
+    /// `/recover` ran: how many succeeded, and which failed and why.
+    pub(super) fn recovered(&mut self, result: &RecoverResult) {
+        let total = result.items.len().to_string();
+        let mut text = rf(R::Recovered, &[&result.succeeded.to_string(), &total]);
+        let failed: Vec<String> = result
+            .items
+            .iter()
+            .filter(|item| item.ok == Some(false))
+            .map(|item| {
+                let message = crate::dialog::sanitize(&item.message);
+                format!("{} ({message})", item.session_id)
+            })
+            .collect();
+        if !failed.is_empty() {
+            text.push_str(" · ");
+            text.push_str(&rf(R::RecoverFailed, &[&failed.join("; ")]));
         }
+        self.set_notice(text, result.failed > 0);
     }
 
     /// The y/n of `/recover`: how many sessions, of which kind, and which.
-    fn recover_plan_arrived(&mut self, plan: &RecoverResult) {
+    pub(super) fn recover_plan_arrived(&mut self, plan: &RecoverResult) {
         if plan.items.is_empty() {
             self.set_notice(r(R::NothingStuck), false);
             return;
@@ -150,10 +140,31 @@ impl App {
                 rf(R::RecoverCounts, &[&fix, &sync]),
                 names.join(", "),
             ],
-            on_yes: vec![Effect::Repair(RepairEffect::Recover)],
+            on_yes: vec![recover(false)],
             restore: None,
         });
     }
+}
+
+/// `session/commit`: `message`, codiva commits; `None`, the agent is asked to.
+pub(super) fn commit(id: String, message: Option<String>) -> Effect {
+    Effect::request(ClientRequest::SessionCommit(CommitParams {
+        session_id: id,
+        message,
+    }))
+}
+
+/// `session/recover`: a dry run tells which sessions are stuck (for the y/n), else repairs them.
+pub(super) fn recover(dry_run: bool) -> Effect {
+    Effect::request(ClientRequest::SessionRecover(RecoverParams { dry_run }))
+}
+
+/// The session's uncommitted files (`session/diff`).
+pub(super) fn uncommitted(id: &str) -> Effect {
+    Effect::request_for(
+        ClientRequest::SessionDiff(session_params(id)),
+        Purpose::Uncommitted,
+    )
 }
 
 /// The session view's line of uncommitted files: `± 3 uncommitted: a.rs, b.rs, c.rs · /commit`

@@ -84,7 +84,7 @@ fn streaming_app() -> App {
     for code in [KeyCode::Tab, KeyCode::Enter] {
         app.handle(UiEvent::Key(KeyEvent::new(code, KeyModifiers::NONE)));
     }
-    app.handle(UiEvent::Done(Done::Read {
+    app.handle(UiEvent::Done(Done::LogRead {
         id: "s1".into(),
         entries: Vec::new(),
         subagents: Vec::new(),

@@ -4,7 +4,7 @@
 //! Japanese.
 
 use codiva_protocol::agent::{LoginPhase, LoginProgress, LoginState};
-use codiva_tui::app::{App, Done, Effect, UiEvent};
+use codiva_tui::app::{App, Effect, UiEvent};
 use codiva_tui::i18n::{Lang, with_lang};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -70,7 +70,10 @@ fn with_agents(mut app: App) -> App {
 
 fn picker_in_list() -> App {
     let mut app = with_agents(busy_app());
-    assert_eq!(command(&mut app, "/agent"), vec![Effect::RefreshAgents]);
+    assert_eq!(
+        command(&mut app, "/agent"),
+        vec![request(ClientRequest::AgentsList(NoParams {}))]
+    );
     assert!(app.overlay_open());
     app
 }
@@ -100,10 +103,10 @@ fn the_agent_picker_shows_every_agent_and_whether_it_can_run() {
     press(&mut app, KeyCode::Down);
     assert_eq!(
         press(&mut app, KeyCode::Enter),
-        vec![Effect::SetAgent {
-            id: "ask-perm".into(),
+        vec![request(ClientRequest::SessionSetAgent(AgentParams {
+            session_id: "ask-perm".into(),
             agent: "codex".into()
-        }]
+        }))]
     );
 }
 
@@ -138,9 +141,9 @@ fn login_open() -> App {
     let mut app = with_agents(busy_app());
     assert_eq!(
         command(&mut app, "/login"),
-        vec![Effect::Login {
+        vec![request(ClientRequest::AgentsLogin(LoginParams {
             agent: "claude".into()
-        }]
+        }))]
     );
     app
 }
@@ -167,19 +170,19 @@ fn the_login_view_shows_the_address_and_takes_the_code() {
     typed(&mut app, "abc#123");
     assert_eq!(
         press(&mut app, KeyCode::Enter),
-        vec![Effect::LoginInput {
+        vec![request(ClientRequest::AgentsLoginInput(LoginInputParams {
             login_id: "login-1".into(),
             text: "abc#123".into()
-        }]
+        }))]
     );
     // An empty code is not sent.
     assert!(press(&mut app, KeyCode::Enter).is_empty());
     // Esc stops the login.
     assert_eq!(
         press(&mut app, KeyCode::Esc),
-        vec![Effect::LoginCancel {
+        vec![request(ClientRequest::AgentsLoginCancel(LoginIdParams {
             login_id: "login-1".into()
-        }]
+        }))]
     );
     assert!(!app.overlay_open());
 }
@@ -204,7 +207,7 @@ fn a_finished_login_says_how_it_ended_and_refreshes_the_agents() {
         let mut app = login_running();
         assert_eq!(
             login_event(&mut app, progress(LoginPhase::Succeeded)),
-            vec![Effect::RefreshAgents]
+            vec![request(ClientRequest::AgentsList(NoParams {}))]
         );
         app
     });
@@ -228,7 +231,10 @@ fn another_agents_login_does_not_change_the_view() {
     let mut other = progress(LoginPhase::Failed);
     other.agent = "codex".into();
     other.login_id = "login-2".into();
-    assert_eq!(login_event(&mut app, other), vec![Effect::RefreshAgents]);
+    assert_eq!(
+        login_event(&mut app, other),
+        vec![request(ClientRequest::AgentsList(NoParams {}))]
+    );
     let screen = format!("{}", draw(&mut app, 120, 40).backend());
     assert!(screen.contains("paste the code"), "{screen}");
 }
@@ -236,9 +242,14 @@ fn another_agents_login_does_not_change_the_view() {
 #[test]
 fn a_login_that_cannot_start_closes_with_the_reason() {
     let mut app = login_open();
-    app.handle(UiEvent::Done(Done::LoginRefused(
-        "Grok has no login codiva can run; log in with its own CLI".into(),
-    )));
+    let login = request(ClientRequest::AgentsLogin(LoginParams {
+        agent: "claude".into(),
+    }));
+    answer_err(
+        &mut app,
+        &login,
+        refused("Grok has no login codiva can run; log in with its own CLI"),
+    );
     assert!(!app.overlay_open());
     let screen = format!("{}", draw(&mut app, 120, 40).backend());
     assert!(screen.contains("no login codiva can run"), "{screen}");

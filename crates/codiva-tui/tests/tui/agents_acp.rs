@@ -68,7 +68,10 @@ fn with_acp_agents(mut app: App) -> App {
 fn the_agent_picker_shows_acp_agents_login_states() {
     both_languages("agent_picker_acp", || {
         let mut app = with_acp_agents(busy_app());
-        assert_eq!(command(&mut app, "/agent"), vec![Effect::RefreshAgents]);
+        assert_eq!(
+            command(&mut app, "/agent"),
+            vec![request(ClientRequest::AgentsList(NoParams {}))]
+        );
         app
     });
 }
@@ -127,9 +130,9 @@ fn login_choosing() -> App {
     let mut app = with_acp_agents(busy_app());
     assert_eq!(
         command(&mut app, "/login codex-acp"),
-        vec![Effect::Login {
+        vec![request(ClientRequest::AgentsLogin(LoginParams {
             agent: "codex-acp".into()
-        }]
+        }))]
     );
     assert!(login_event(&mut app, choosing()).is_empty());
     app
@@ -145,18 +148,18 @@ fn the_login_view_offers_the_agents_ways_to_log_in() {
     press(&mut app, KeyCode::Up);
     assert_eq!(
         press(&mut app, KeyCode::Enter),
-        vec![Effect::LoginInput {
+        vec![request(ClientRequest::AgentsLoginInput(LoginInputParams {
             login_id: "login-1".into(),
             text: "codex-api-key".into()
-        }]
+        }))]
     );
     // Letters are no code while a way is being picked.
     typed(&mut app, "x");
     assert_eq!(
         press(&mut app, KeyCode::Esc),
-        vec![Effect::LoginCancel {
+        vec![request(ClientRequest::AgentsLoginCancel(LoginIdParams {
             login_id: "login-1".into()
-        }]
+        }))]
     );
 }
 
@@ -205,10 +208,10 @@ fn before_the_catalog_the_model_picker_offers_only_aliases() {
     press(&mut app, KeyCode::Down);
     assert_eq!(
         press(&mut app, KeyCode::Enter),
-        vec![Effect::SetModel {
-            id: "ask-perm".into(),
+        vec![request(ClientRequest::SessionSetModel(ModelParams {
+            session_id: "ask-perm".into(),
             model: Some("sonnet".into())
-        }]
+        }))]
     );
     // Once the agent reported its catalog, that is the list.
     let mut app = detail_with("claude");

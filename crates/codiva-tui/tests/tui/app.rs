@@ -273,17 +273,7 @@ fn inbox_walks_waiting_sessions_oldest_first_without_opening_them() {
         KeyCode::Char('y'),
         KeyModifiers::NONE,
     )));
-    assert_eq!(
-        effects,
-        [codiva_tui::app::Effect::RespondPermission {
-            id: "ask-q".into(),
-            request_id: "r-old".into(),
-            response: codiva_tui::permission_dialog::PermissionAnswer {
-                option: "allow_once".into(),
-                message: None,
-            },
-        }]
-    );
+    assert_eq!(effects, [respond("ask-q", "r-old", "allow_once", None)]);
     event(
         &mut app,
         "ask-q",
@@ -297,17 +287,7 @@ fn inbox_walks_waiting_sessions_oldest_first_without_opening_them() {
         KeyCode::Char('y'),
         KeyModifiers::NONE,
     )));
-    assert_eq!(
-        effects,
-        [codiva_tui::app::Effect::RespondPermission {
-            id: "ask-perm".into(),
-            request_id: "r-new".into(),
-            response: codiva_tui::permission_dialog::PermissionAnswer {
-                option: "allow_once".into(),
-                message: None,
-            },
-        }]
-    );
+    assert_eq!(effects, [respond("ask-perm", "r-new", "allow_once", None)]);
 }
 
 #[test]
@@ -323,10 +303,11 @@ fn agent_commands_are_offered_and_forwarded() {
     )));
     assert_eq!(
         effects,
-        [codiva_tui::app::Effect::Send {
-            id: "ask-perm".into(),
-            text: "/compact".into()
-        }]
+        [request(ClientRequest::SessionSend(SendParams {
+            session_id: "ask-perm".into(),
+            text: "/compact".into(),
+            images: Vec::new(),
+        }))]
     );
 }
 
@@ -508,17 +489,7 @@ fn dialog_keys_go_to_the_dialog_on_screen_even_if_the_list_reorders() {
         KeyCode::Char('y'),
         KeyModifiers::NONE,
     )));
-    assert_eq!(
-        effects,
-        [codiva_tui::app::Effect::RespondPermission {
-            id: "ask-q".into(),
-            request_id: "r-q".into(),
-            response: codiva_tui::permission_dialog::PermissionAnswer {
-                option: "allow_once".into(),
-                message: None,
-            },
-        }]
-    );
+    assert_eq!(effects, [respond("ask-q", "r-q", "allow_once", None)]);
 }
 
 /// A confirmation that came too late (the session changed since its preview) shows the fresh
@@ -528,46 +499,66 @@ fn a_stale_discard_asks_again_with_the_fresh_preview() {
     use codiva_client::ClientError;
     use codiva_protocol::error::{ErrorBody, ErrorData, REFUSED, RefusalData, STOPPED};
     use codiva_protocol::manager::{DiscardPreview, FreshPreview};
-    use codiva_tui::app::Effect;
 
+    let refused_again = || {
+        ClientError::Server(Box::new(ErrorBody {
+            code: REFUSED,
+            message: "session fix-login changed since the preview".into(),
+            data: Some(ErrorData::Refusal(RefusalData {
+                reason: "changed_since_preview".into(),
+                args: vec!["fix-login".into()],
+                fresh: Some(FreshPreview {
+                    preview: DiscardPreview {
+                        uncommitted: vec!["notes.txt".into(), "late 日本語.txt".into()],
+                        unmerged_commits: vec!["Keep notes".into()],
+                    },
+                    confirm_token: "fresh-token".into(),
+                }),
+            })),
+        }))
+    };
+    let refused = refused_again();
     let mut app = busy_app();
-    let refused = ClientError::Server(Box::new(ErrorBody {
-        code: REFUSED,
-        message: "session fix-login changed since the preview".into(),
-        data: Some(ErrorData::Refusal(RefusalData {
-            reason: "changed_since_preview".into(),
-            args: vec!["fix-login".into()],
-            fresh: Some(FreshPreview {
-                preview: DiscardPreview {
-                    uncommitted: vec!["notes.txt".into(), "late 日本語.txt".into()],
-                    unmerged_commits: vec!["Keep notes".into()],
-                },
-                confirm_token: "fresh-token".into(),
-            }),
-        })),
+    // The confirmation the app sent with the preview's token was refused.
+    let confirm = request(ClientRequest::SessionDiscard(ConfirmParams {
+        session_id: "fix-login".into(),
+        confirm_token: Some("old-token".into()),
     }));
-    let done = codiva_tui::run::stale_discard("fix-login", false, &refused).unwrap();
-    app.handle(UiEvent::Done(done));
+    answer_err(&mut app, &confirm, refused);
     snapshot_at_both_sizes!(&mut app, "confirm_discard_changed");
     let effects = app.handle(UiEvent::Key(KeyEvent::new(
         KeyCode::Char('y'),
         KeyModifiers::NONE,
     )));
-    assert!(
-        effects.iter().any(|effect| matches!(
-            effect,
-            Effect::Discard { id, token, forget: false } if id == "fix-login" && token == "fresh-token"
-        )),
-        "{effects:?}"
+    assert_eq!(
+        effects,
+        [request(ClientRequest::SessionDiscard(ConfirmParams {
+            session_id: "fix-login".into(),
+            confirm_token: Some("fresh-token".into()),
+        }))]
     );
-    // Any other error is not a preview.
+    // Any other error is not a preview: it is said, and nothing is asked.
     let stopped = ClientError::Server(Box::new(ErrorBody {
         code: STOPPED,
         message: "the session manager has stopped".into(),
         data: None,
     }));
-    assert!(codiva_tui::run::stale_discard("fix-login", false, &stopped).is_none());
-    assert!(
-        codiva_tui::run::stale_discard("fix-login", false, &ClientError::Disconnected).is_none()
-    );
+    for err in [stopped, ClientError::Disconnected] {
+        let mut app = busy_app();
+        answer_err(&mut app, &confirm, err);
+        assert_eq!(app.notice().map(|(_, error)| error), Some(true));
+        let effects = app.handle(UiEvent::Key(KeyEvent::new(
+            KeyCode::Char('y'),
+            KeyModifiers::NONE,
+        )));
+        assert!(effects.is_empty(), "{effects:?}");
+    }
+    // A refusal of the preview itself is an error too (no fresh preview to confirm).
+    let mut app = busy_app();
+    let preview = request(ClientRequest::SessionDiscard(ConfirmParams {
+        session_id: "fix-login".into(),
+        confirm_token: None,
+    }));
+    answer_err(&mut app, &preview, refused_again());
+    assert_eq!(app.notice().map(|(_, error)| error), Some(true));
 }

@@ -12,7 +12,6 @@ use codiva_core::session_state::{
 };
 use codiva_tui::app::{App, Done, Effect, Focus, UiEvent, View};
 use codiva_tui::i18n::{Lang, with_lang};
-use codiva_tui::permission_dialog::PermissionAnswer;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
 
@@ -126,13 +125,10 @@ fn attached(prompts: &[Prompt]) -> App {
     let mut app = busy_app();
     let effects = app.attached();
     assert!(
-        effects.contains(&Effect::Snapshot { id: ID.into() }),
+        effects.contains(&request(ClientRequest::SessionSnapshot(sid(ID)))),
         "every session's state is asked for: {effects:?}"
     );
-    app.handle(UiEvent::Done(Done::Snapshot {
-        id: ID.into(),
-        snapshot: Some(Box::new(snapshot(prompts))),
-    }));
+    snapshot_arrived(&mut app, ID, snapshot(prompts));
     app
 }
 
@@ -200,17 +196,7 @@ fn the_inbox_finds_and_answers_a_prompt_from_the_snapshot() {
         KeyCode::Char('y'),
         KeyModifiers::NONE,
     )));
-    assert_eq!(
-        effects,
-        [Effect::RespondPermission {
-            id: ID.into(),
-            request_id: "r1".into(),
-            response: PermissionAnswer {
-                option: "allow_once".into(),
-                message: None,
-            },
-        }]
-    );
+    assert_eq!(effects, [respond(ID, "r1", "allow_once", None)]);
 }
 
 #[test]
@@ -224,10 +210,11 @@ fn the_agents_commands_are_known_after_attaching() {
     )));
     assert_eq!(
         effects,
-        [Effect::Send {
-            id: ID.into(),
-            text: "/compact".into()
-        }]
+        [request(ClientRequest::SessionSend(SendParams {
+            session_id: ID.into(),
+            text: "/compact".into(),
+            images: Vec::new(),
+        }))]
     );
 }
 
@@ -236,10 +223,7 @@ fn a_resync_takes_prompts_opened_and_closed_in_the_gap() {
     let mut app = watched(&[permission("r1", "cargo test")]);
     // Events were lost: r1 was answered elsewhere and r2 opened meanwhile.
     app.attached();
-    app.handle(UiEvent::Done(Done::Snapshot {
-        id: ID.into(),
-        snapshot: Some(Box::new(snapshot(&[question("q2")]))),
-    }));
+    snapshot_arrived(&mut app, ID, snapshot(&[question("q2")]));
     let mut expected = watched(&[question("q2")]);
     open_detail(&mut app);
     open_detail(&mut expected);
@@ -267,10 +251,7 @@ fn events_while_the_snapshot_is_asked_for_are_applied_over_it() {
             prompt: question("q2"),
         },
     );
-    app.handle(UiEvent::Done(Done::Snapshot {
-        id: ID.into(),
-        snapshot: Some(Box::new(snapshot(&[permission("r1", "cargo test")]))),
-    }));
+    snapshot_arrived(&mut app, ID, snapshot(&[permission("r1", "cargo test")]));
     let mut expected = watched(&[question("q2")]);
     open_detail(&mut app);
     open_detail(&mut expected);
@@ -297,17 +278,14 @@ fn the_inbox_key_pressed_before_the_snapshot_arrives_goes_to_its_prompt() {
         !screen_before.contains("nobody is waiting"),
         "the row says one waits: its prompt is on its way\n{screen_before}"
     );
-    app.handle(UiEvent::Done(Done::Snapshot {
-        id: ID.into(),
-        snapshot: Some(Box::new(snapshot(&[permission("r1", "cargo test")]))),
-    }));
+    snapshot_arrived(&mut app, ID, snapshot(&[permission("r1", "cargo test")]));
     assert_eq!(app.focus, Focus::Dialog, "the inbox key is answered now");
     let effects = app.handle(UiEvent::Key(KeyEvent::new(
         KeyCode::Char('y'),
         KeyModifiers::NONE,
     )));
     assert!(
-        matches!(&effects[..], [Effect::RespondPermission { request_id, .. }] if request_id == "r1"),
+        matches!(&effects[..], [Effect::Request { request: ClientRequest::SessionRespondPermission(p), .. }] if p.request_id == "r1"),
         "{effects:?}"
     );
 }
@@ -320,13 +298,13 @@ fn a_resync_reads_the_open_sessions_log_again() {
     // Events were lost, an entry among them: the open session's log is read again.
     let effects = app.attached();
     assert!(
-        effects.contains(&Effect::Read { id: ID.into() }),
+        effects.contains(&Effect::ReadLog { id: ID.into() }),
         "{effects:?}"
     );
-    assert!(!effects.contains(&Effect::Read {
+    assert!(!effects.contains(&Effect::ReadLog {
         id: "fix-login".into()
     }));
-    app.handle(UiEvent::Done(Done::Read {
+    app.handle(UiEvent::Done(Done::LogRead {
         id: ID.into(),
         entries: vec![
             log(
@@ -362,7 +340,7 @@ fn resumed() -> App {
     assert!(
         effects
             .iter()
-            .any(|e| matches!(e, Effect::Read { id, .. } if id == ID)),
+            .any(|e| matches!(e, Effect::ReadLog { id, .. } if id == ID)),
         "the open session's log is read: {effects:?}"
     );
     app
@@ -435,10 +413,7 @@ fn every_captured_session_looks_the_same_attached_at_any_point() {
             late.attached();
             let snapshot = SessionSnapshot::folded(&events[..k]);
             open_captured(&mut late, &snapshot, &events[..k], |app| {
-                app.handle(UiEvent::Done(Done::Snapshot {
-                    id: ID.into(),
-                    snapshot: Some(Box::new(snapshot.clone())),
-                }));
+                snapshot_arrived(app, ID, snapshot.clone());
             });
             for (w, h) in [(80, 24), (120, 40)] {
                 assert_eq!(
@@ -522,7 +497,7 @@ fn open_captured(
             }
         }
     }
-    app.handle(UiEvent::Done(Done::Read {
+    app.handle(UiEvent::Done(Done::LogRead {
         id: ID.into(),
         entries: snapshot.log.clone(),
         subagents,
@@ -559,10 +534,7 @@ fn a_snapshot_placed_in_the_stream_takes_exactly_the_deltas_after_it() {
             app.at_seq(seq);
             event(app, ID, stream(delta));
         }
-        app.handle(UiEvent::Done(Done::Snapshot {
-            id: ID.into(),
-            snapshot: Some(Box::new(snapshot)),
-        }));
+        snapshot_arrived(app, ID, snapshot);
     });
     for (w, h) in [(80, 24), (120, 40)] {
         let shown = screen(&mut late, w, h);
@@ -589,10 +561,7 @@ fn an_event_the_snapshot_holds_read_after_it_is_not_applied_again() {
     snapshot.apply(&stream("a time."));
     snapshot.seq = Some(12);
     open_captured(&mut late, &SessionSnapshot::initial(), &[], |app| {
-        app.handle(UiEvent::Done(Done::Snapshot {
-            id: ID.into(),
-            snapshot: Some(Box::new(snapshot)),
-        }));
+        snapshot_arrived(app, ID, snapshot);
         // Seq 12 is in the snapshot; 13 is not.
         app.at_seq(12);
         event(app, ID, stream("a time."));

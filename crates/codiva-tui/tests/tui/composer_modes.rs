@@ -124,9 +124,7 @@ fn a_follow_up_to_a_merged_session_offers_a_new_session() {
     assert_eq!(press(&mut app, KeyCode::Enter), Vec::new(), "nothing sent");
     assert!(screen(&mut app).contains("Start a new session with this instruction"));
     let effects = press(&mut app, KeyCode::Char('y'));
-    assert!(effects.contains(&Effect::Create {
-        prompt: "Also update the changelog".into()
-    }));
+    assert!(effects.contains(&create("Also update the changelog")));
     assert_eq!(app.view, View::List, "the list shows the new session");
 }
 
@@ -168,7 +166,7 @@ fn a_deny_reason_is_sent_and_the_draft_comes_back() {
     typed(&mut app, "use cargo clean");
     let effects = press(&mut app, KeyCode::Enter);
     assert!(
-        matches!(&effects[..], [Effect::RespondPermission { request_id, .. }] if request_id == "r1"),
+        matches!(&effects[..], [Effect::Request { request: ClientRequest::SessionRespondPermission(p), .. }] if p.request_id == "r1"),
         "{effects:?}"
     );
     assert!(!screen(&mut app).contains("use cargo clean"));

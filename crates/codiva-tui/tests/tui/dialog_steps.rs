@@ -81,9 +81,9 @@ fn esc_in_the_scope_menu_goes_back_to_the_four_choices() {
     crate::support::typed(&mut app, "use nextest instead");
     let effects = press(&mut app, KeyCode::Enter);
     assert!(
-        matches!(&effects[..], [Effect::RespondPermission { id, request_id, response }]
-            if id == "ask-perm" && request_id == "r1"
-                && response.message.as_deref() == Some("use nextest instead")),
+        matches!(&effects[..], [Effect::Request { request: ClientRequest::SessionRespondPermission(p), .. }]
+            if p.session_id == "ask-perm" && p.request_id == "r1"
+                && p.message.as_deref() == Some("use nextest instead")),
         "{effects:?}"
     );
     // From the top level, Esc leaves the dialog: the session goes back to the list.
@@ -114,14 +114,18 @@ fn a_deny_reason_after_the_scope_menu_in_the_list_answers_the_dialog() {
     crate::support::typed(&mut app, "not now");
     let effects = press(&mut app, KeyCode::Enter);
     assert!(
-        effects
-            .iter()
-            .all(|effect| !matches!(effect, Effect::Create { .. })),
+        effects.iter().all(|effect| !matches!(
+            effect,
+            Effect::Request {
+                request: ClientRequest::SessionCreate(_),
+                ..
+            }
+        )),
         "{effects:?}"
     );
     assert!(
-        matches!(&effects[..], [Effect::RespondPermission { id, response, .. }]
-            if id == "fix-login" && response.message.as_deref() == Some("not now")),
+        matches!(&effects[..], [Effect::Request { request: ClientRequest::SessionRespondPermission(p), .. }]
+            if p.session_id == "fix-login" && p.message.as_deref() == Some("not now")),
         "{effects:?}"
     );
 }
@@ -185,8 +189,8 @@ fn esc_in_a_question_goes_to_the_one_before() {
     press(&mut app, KeyCode::Enter);
     let effects = press(&mut app, KeyCode::Enter);
     assert!(
-        matches!(&effects[..], [Effect::AnswerQuestion { response, .. }]
-            if format!("{response:?}").contains("Split the module?")),
+        matches!(&effects[..], [Effect::Request { request: ClientRequest::SessionAnswerQuestion(p), .. }]
+            if p.answers.contains_key("Split the module?")),
         "{effects:?}"
     );
     // On the first question Esc leaves the dialog (the session goes back to the list).

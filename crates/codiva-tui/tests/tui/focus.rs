@@ -64,21 +64,25 @@ fn a_dialog_that_appears_while_typing_takes_no_keys() {
     );
     effects.extend(press(&mut app, KeyCode::Enter));
     assert!(
-        effects
-            .iter()
-            .all(|e| !matches!(e, Effect::RespondPermission { .. })),
+        effects.iter().all(|e| !matches!(
+            e,
+            Effect::Request {
+                request: ClientRequest::SessionRespondPermission(_),
+                ..
+            }
+        )),
         "{effects:?}"
     );
-    assert!(effects.contains(&Effect::Create {
-        prompt: "Rename the session and say yes, stop [[scenario]] now".into()
-    }));
+    assert!(effects.contains(&create(
+        "Rename the session and say yes, stop [[scenario]] now"
+    )));
     // The request still waits; the inbox moves to it and `y` allows it.
     ctrl(&mut app, 'n');
     assert_eq!(app.focus, Focus::Dialog);
     let effects = press(&mut app, KeyCode::Char('y'));
     assert!(
-        matches!(&effects[..], [Effect::RespondPermission { id, request_id, .. }]
-            if id == "fix-login" && request_id == "r1"),
+        matches!(&effects[..], [Effect::Request { request: ClientRequest::SessionRespondPermission(p), .. }]
+            if p.session_id == "fix-login" && p.request_id == "r1"),
         "{effects:?}"
     );
 }

@@ -4,13 +4,16 @@
 
 use codiva_core::session_log::{EntryKind, LogEntry};
 use codiva_tui::app::{App, Done, Effect, Focus, UiEvent};
-use codiva_tui::i18n::{Key, Lang, tf, with_lang};
+use codiva_tui::i18n::{Lang, with_lang};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::style::Color;
 
-use crate::support::{busy_app, draw, key, log, snapshot_at_both_sizes, typed};
+use crate::support::{
+    ClientRequest, FullMessageParams, answer_err, answer_ok, busy_app, draw, key, log, refusal,
+    request, snapshot_at_both_sizes, typed,
+};
 
 const ID: &str = "ask-perm";
 const CUT: usize = 300_000;
@@ -63,7 +66,7 @@ fn cut_app() -> App {
             },
         ),
     ];
-    app.handle(UiEvent::Done(Done::Read {
+    app.handle(UiEvent::Done(Done::LogRead {
         id: ID.into(),
         entries,
         subagents: Vec::new(),
@@ -75,27 +78,29 @@ fn cut_app() -> App {
     app
 }
 
+/// `session/fullMessage` of entry 1 of the main log.
+fn full_message() -> Effect {
+    request(ClientRequest::SessionFullMessage(FullMessageParams {
+        session_id: ID.into(),
+        entry: 1,
+        subagent: None,
+    }))
+}
+
 fn opened() -> App {
     let mut app = cut_app();
     let effects = press(&mut app, KeyCode::Enter);
-    assert_eq!(
-        effects,
-        vec![Effect::FullMessage {
-            id: ID.into(),
-            entry: 1,
-            subagent: None
-        }]
-    );
+    assert_eq!(effects, vec![full_message()]);
     app
 }
 
 fn loaded() -> App {
     let mut app = opened();
-    app.handle(UiEvent::Done(Done::FullMessage {
-        id: ID.into(),
-        entry: 1,
-        text: Ok(whole()),
-    }));
+    answer_ok(
+        &mut app,
+        &full_message(),
+        codiva_protocol::params::FullMessageResult { text: whole() },
+    );
     app
 }
 
@@ -165,15 +170,11 @@ fn enter_opens_the_whole_message_and_esc_closes_it() {
 fn a_refusal_is_shown_inside_the_view() {
     both_languages("full_message_error", || {
         let mut app = opened();
-        let error = tf(
-            Key::RefMessageNotInTranscript,
+        let error = refusal(
+            codiva_protocol::error::RefusalCode::MessageNotInTranscript,
             &[ID, "no text block of 300 KiB"],
         );
-        app.handle(UiEvent::Done(Done::FullMessage {
-            id: ID.into(),
-            entry: 1,
-            text: Err(error),
-        }));
+        answer_err(&mut app, &full_message(), error);
         app
     });
 }
@@ -325,7 +326,7 @@ fn search_in_the_log_finds_a_phrase_across_a_wrapped_row() {
         key(&mut app, KeyCode::Down);
     }
     key(&mut app, KeyCode::Enter);
-    app.handle(UiEvent::Done(Done::Read {
+    app.handle(UiEvent::Done(Done::LogRead {
         id: ID.into(),
         entries: vec![log(
             0,

@@ -41,9 +41,7 @@ fn interrupting_shows_in_its_session_only_and_goes_once_interrupted() {
     let effects = ctrl(&mut app, 'c');
     assert_eq!(
         effects,
-        [Effect::Interrupt {
-            id: "add-tests".into()
-        }]
+        [request(ClientRequest::SessionInterrupt(sid("add-tests")))]
     );
     assert_eq!(shown(&app).as_deref(), Some("interrupting…"));
     let screen = format!("{:?}", draw(&mut app, 80, 24).backend());
@@ -104,7 +102,13 @@ fn the_text_prompt_goes_once_the_text_is_given() {
         KeyModifiers::NONE,
     )));
     assert!(
-        matches!(&effects[..], [Effect::RespondPermission { .. }]),
+        matches!(
+            &effects[..],
+            [Effect::Request {
+                request: ClientRequest::SessionRespondPermission(_),
+                ..
+            }]
+        ),
         "{effects:?}"
     );
     assert_eq!(shown(&app), None);
@@ -160,7 +164,13 @@ fn a_prompt_answered_by_another_client_says_so() {
         KeyModifiers::NONE,
     )));
     assert!(
-        matches!(&effects[..], [Effect::RespondPermission { .. }]),
+        matches!(
+            &effects[..],
+            [Effect::Request {
+                request: ClientRequest::SessionRespondPermission(_),
+                ..
+            }]
+        ),
         "{effects:?}"
     );
     event(
@@ -198,9 +208,13 @@ fn a_prompt_answered_by_another_client_says_so() {
         KeyModifiers::SHIFT,
     )));
     assert!(
-        effects
-            .iter()
-            .any(|effect| matches!(effect, Effect::SetApprovalPolicy { .. })),
+        effects.iter().any(|effect| matches!(
+            effect,
+            Effect::Request {
+                request: ClientRequest::SessionSetApprovalPolicy(_),
+                ..
+            }
+        )),
         "{effects:?}"
     );
     event(

@@ -10,7 +10,7 @@ use codiva_protocol::github::{
     PrChecks, PrMergeable, PrState, PrUnavailable, PrView, SessionPr, SessionPrs,
 };
 use codiva_protocol::manager::ManagerEvent;
-use codiva_tui::app::{App, Done, Effect, UiEvent, View};
+use codiva_tui::app::{App, Effect, Purpose, UiEvent, View};
 use codiva_tui::i18n::{Lang, with_lang};
 use crossterm::event::{KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 
@@ -323,11 +323,8 @@ fn pr_asked(app: &mut App, ahead: u64, uncommitted: usize) {
         KeyCode::Char('P'),
         KeyModifiers::SHIFT,
     )));
-    assert_eq!(asked, vec![Effect::PrPreview { id: "s01".into() }]);
-    app.handle(UiEvent::Done(Done::PrPreview {
-        id: "s01".into(),
-        stat: pushable(ahead, uncommitted),
-    }));
+    assert_eq!(asked, vec![diff_for("s01", Purpose::PrPreview)]);
+    answer_ok(app, &asked[0], pushable(ahead, uncommitted));
 }
 
 #[test]
@@ -347,7 +344,7 @@ fn pr_asks_first_then_pushes_and_opens() {
         KeyCode::Char('y'),
         KeyModifiers::NONE,
     )));
-    assert_eq!(effects, vec![Effect::Pr { id: "s01".into() }]);
+    assert_eq!(effects, vec![request(ClientRequest::SessionPr(sid("s01")))]);
     // `/pr` in a session view asks the same.
     let mut app = detail_of(1);
     typed(&mut app, "/pr");
@@ -356,17 +353,18 @@ fn pr_asks_first_then_pushes_and_opens() {
             KeyCode::Enter,
             KeyModifiers::NONE,
         ))),
-        vec![Effect::PrPreview { id: "s01".into() }]
+        vec![diff_for("s01", Purpose::PrPreview)]
     );
-    app.handle(UiEvent::Done(Done::PrPreview {
-        id: "s01".into(),
-        stat: pushable(1, 0),
-    }));
+    answer_ok(
+        &mut app,
+        &diff_for("s01", Purpose::PrPreview),
+        pushable(1, 0),
+    );
     let effects = app.handle(UiEvent::Key(crossterm::event::KeyEvent::new(
         KeyCode::Char('y'),
         KeyModifiers::NONE,
     )));
-    assert_eq!(effects, vec![Effect::Pr { id: "s01".into() }]);
+    assert_eq!(effects, vec![request(ClientRequest::SessionPr(sid("s01")))]);
 }
 
 /// Regression: `P` asked y/n and only then found there was nothing to push. Now the check
@@ -393,7 +391,13 @@ fn nothing_to_push_is_said_before_any_question() {
         KeyModifiers::NONE,
     )));
     assert!(
-        effects.iter().all(|e| !matches!(e, Effect::Pr { .. })),
+        effects.iter().all(|e| !matches!(
+            e,
+            Effect::Request {
+                request: ClientRequest::SessionPr(_),
+                ..
+            }
+        )),
         "{effects:?}"
     );
 }

@@ -5,8 +5,10 @@
 
 use codiva_core::manager::SessionPhase;
 use codiva_core::session_state::Status;
-use codiva_protocol::params::{RecoverItem, RecoverKind, RecoverResult};
-use codiva_tui::app::{App, Done, Effect, RepairDone, RepairEffect, UiEvent, View};
+use codiva_protocol::params::{
+    CommitResult, RecoverItem, RecoverKind, RecoverParams, RecoverResult,
+};
+use codiva_tui::app::{App, Effect, Purpose, UiEvent, View};
 use codiva_tui::i18n::{Lang, with_lang};
 use crossterm::event::KeyCode;
 
@@ -49,10 +51,23 @@ fn open(app: &mut App) -> Vec<Effect> {
 }
 
 fn uncommitted(app: &mut App, files: &[&str]) {
-    app.handle(UiEvent::Done(Done::Repair(RepairDone::Uncommitted {
-        id: "fix-login".into(),
-        files: files.iter().map(|f| (*f).to_owned()).collect(),
-    })));
+    let stat = codiva_protocol::manager::DiffStat {
+        uncommitted: files
+            .iter()
+            .map(|path| codiva_protocol::manager::StatusEntry {
+                status: "??".into(),
+                path: (*path).to_owned(),
+                orig_path: None,
+            })
+            .collect(),
+        ..Default::default()
+    };
+    answer_ok(app, &diff_for("fix-login", Purpose::Uncommitted), stat);
+}
+
+/// `session/recover`, a dry run or not.
+fn recover(dry_run: bool) -> Effect {
+    request(ClientRequest::SessionRecover(RecoverParams { dry_run }))
 }
 
 fn command(app: &mut App, line: &str) -> Vec<Effect> {
@@ -97,9 +112,7 @@ fn the_session_view_lists_its_uncommitted_files() {
     let mut app = app_with(Status::Completed);
     let effects = open(&mut app);
     assert!(
-        effects.contains(&Effect::Repair(RepairEffect::Uncommitted {
-            id: "fix-login".into()
-        })),
+        effects.contains(&diff_for("fix-login", Purpose::Uncommitted)),
         "looked up when the view opens: {effects:?}"
     );
     let few = || {
@@ -155,12 +168,7 @@ fn the_files_are_looked_up_again_when_the_agent_settles() {
             session: done.clone(),
         },
     )));
-    assert_eq!(
-        effects,
-        vec![Effect::Repair(RepairEffect::Uncommitted {
-            id: "fix-login".into()
-        })]
-    );
+    assert_eq!(effects, vec![diff_for("fix-login", Purpose::Uncommitted)]);
     // Settled already: not again.
     let effects = app.handle(UiEvent::Manager(Box::new(
         codiva_protocol::manager::ManagerEvent::Session { session: done },
@@ -174,29 +182,23 @@ fn commit_with_a_message_or_by_the_agent() {
     open(&mut app);
     assert_eq!(
         command(&mut app, "/commit Fix the login redirect"),
-        vec![Effect::Repair(RepairEffect::Commit {
-            id: "fix-login".into(),
-            message: Some("Fix the login redirect".into()),
-        })]
+        vec![commit("fix-login", Some("Fix the login redirect"))]
     );
     assert_eq!(
         command(&mut app, "/commit"),
-        vec![Effect::Repair(RepairEffect::Commit {
-            id: "fix-login".into(),
-            message: None,
-        })]
+        vec![commit("fix-login", None)]
     );
     // Its answer is said, and the files are looked up again.
-    let effects = app.handle(UiEvent::Done(Done::Repair(RepairDone::Committed {
-        id: "fix-login".into(),
-        text: "committed 2 files as 9f2c01ab".into(),
-    })));
-    assert_eq!(
-        effects,
-        vec![Effect::Repair(RepairEffect::Uncommitted {
-            id: "fix-login".into()
-        })]
-    );
+    let done = CommitResult {
+        commit: Some("9f2c01ab5e7d".into()),
+        files: 2,
+        asked_agent: false,
+        message: String::new(),
+    };
+    let effects = with_lang(Lang::En, || {
+        answer_ok(&mut app, &commit("fix-login", Some("Fix")), done)
+    });
+    assert_eq!(effects, vec![diff_for("fix-login", Purpose::Uncommitted)]);
     assert_eq!(app.notice(), Some(("committed 2 files as 9f2c01ab", false)));
 }
 
@@ -209,17 +211,13 @@ fn fix_ci_from_the_session_view_and_with_f_in_the_list() {
             KeyCode::Char('F'),
             crossterm::event::KeyModifiers::SHIFT,
         ))),
-        vec![Effect::Repair(RepairEffect::FixCi {
-            id: "fix-login".into()
-        })]
+        vec![request(ClientRequest::SessionFixCi(sid("fix-login")))]
     );
     let mut app = app_with(Status::Completed);
     open(&mut app);
     assert_eq!(
         command(&mut app, "/fix-ci"),
-        vec![Effect::Repair(RepairEffect::FixCi {
-            id: "fix-login".into()
-        })]
+        vec![request(ClientRequest::SessionFixCi(sid("fix-login")))]
     );
 }
 
@@ -242,11 +240,8 @@ fn plan() -> RecoverResult {
 
 fn confirming() -> App {
     let mut app = app_with(Status::Completed);
-    assert_eq!(
-        command(&mut app, "/recover"),
-        vec![Effect::Repair(RepairEffect::RecoverPlan)]
-    );
-    app.handle(UiEvent::Done(Done::Repair(RepairDone::RecoverPlan(plan()))));
+    assert_eq!(command(&mut app, "/recover"), vec![recover(true)]);
+    answer_ok(&mut app, &recover(true), plan());
     app
 }
 
@@ -270,7 +265,7 @@ fn recover_asks_with_the_counts_then_says_how_many_succeeded() {
             KeyCode::Char('y'),
             crossterm::event::KeyModifiers::NONE,
         ))),
-        vec![Effect::Repair(RepairEffect::Recover)]
+        vec![recover(false)]
     );
     let mut done = plan();
     done.items[0].ok = Some(false);
@@ -279,7 +274,7 @@ fn recover_asks_with_the_counts_then_says_how_many_succeeded() {
     done.succeeded = 1;
     done.failed = 1;
     with_lang(Lang::En, || {
-        app.handle(UiEvent::Done(Done::Repair(RepairDone::Recovered(done))));
+        answer_ok(&mut app, &recover(false), done);
         let (text, error) = app.notice().unwrap();
         assert!(error, "a failure is not reported as a success");
         assert!(
@@ -292,9 +287,7 @@ fn recover_asks_with_the_counts_then_says_how_many_succeeded() {
     // Nothing stuck: said, no question.
     let mut app = app_with(Status::Completed);
     command(&mut app, "/recover");
-    app.handle(UiEvent::Done(Done::Repair(RepairDone::RecoverPlan(
-        RecoverResult::default(),
-    ))));
+    answer_ok(&mut app, &recover(true), RecoverResult::default());
     let text = with_lang(Lang::En, || screen(&mut app, 200, 60));
     assert!(text.contains("no stuck pull request"), "{text}");
 }

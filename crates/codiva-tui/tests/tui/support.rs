@@ -3,11 +3,17 @@
 
 use std::path::PathBuf;
 
+use codiva_client::ClientError;
 use codiva_core::agent_event::{NoteLevel, PermissionRequest};
 use codiva_core::manager::{ManagerEvent, SessionInfo, SessionPhase};
 use codiva_core::session_log::{EntryKind, LogEntry, ToolEntry, ToolStatus};
 use codiva_core::session_state::{Prompt, SessionEvent, Status, TodoProgress};
-use codiva_tui::app::{App, AppInfo, Done, UiEvent};
+pub use codiva_protocol::ClientRequest;
+pub use codiva_protocol::params::{
+    AgentParams, ConfigSetParams, ConfirmParams, FullMessageParams, LoginIdParams,
+    LoginInputParams, LoginParams, ModelParams, NoParams, RenameParams, SendParams, SessionParams,
+};
+use codiva_tui::app::{App, AppInfo, Done, Effect, UiEvent};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -249,7 +255,7 @@ pub fn open_detail(app: &mut App) {
     }
     key(app, KeyCode::Enter);
     assert_eq!(app.view, codiva_tui::app::View::Detail(id.into()));
-    app.handle(UiEvent::Done(Done::Read {
+    app.handle(UiEvent::Done(Done::LogRead {
         id: id.into(),
         entries: vec![
             log(0, EntryKind::User { text: "Refactor the config loader into modules".into() }),
@@ -269,6 +275,120 @@ pub fn open_detail(app: &mut App) {
         subagents: Vec::new(),
         todos: Vec::new(),
     }));
+}
+
+/// The params of the requests about one session.
+pub fn sid(id: &str) -> SessionParams {
+    SessionParams {
+        session_id: id.into(),
+    }
+}
+
+/// The effect of sending `request` (its answer means what its method says).
+pub fn request(request: ClientRequest) -> Effect {
+    Effect::request(request)
+}
+
+/// `session/respondPermission` with the dialog's option `option` (and `message`).
+pub fn respond(id: &str, request_id: &str, option: &str, message: Option<&str>) -> Effect {
+    request(ClientRequest::SessionRespondPermission(
+        codiva_protocol::params::PermissionParams {
+            session_id: id.into(),
+            request_id: request_id.into(),
+            decision: None,
+            option: Some(option.into()),
+            suggestion: None,
+            message: message.map(str::to_owned),
+        },
+    ))
+}
+
+/// The manager answers `session/snapshot` of `id` with `snapshot`.
+pub fn snapshot_arrived(
+    app: &mut App,
+    id: &str,
+    snapshot: codiva_core::session_state::SessionSnapshot,
+) -> Vec<Effect> {
+    answer_ok(
+        app,
+        &request(ClientRequest::SessionSnapshot(sid(id))),
+        snapshot,
+    )
+}
+
+/// `session/create` of `prompt` as the app of [`info`] sends it (its agent, the default model).
+pub fn create(prompt: &str) -> Effect {
+    request(ClientRequest::SessionCreate(
+        codiva_protocol::params::CreateParams {
+            prompt: prompt.into(),
+            agent: Some("claude".into()),
+            ..Default::default()
+        },
+    ))
+}
+
+/// `session/diff` of `id`, asked for `purpose`.
+pub fn diff_for(id: &str, purpose: codiva_tui::app::Purpose) -> Effect {
+    Effect::request_for(ClientRequest::SessionDiff(sid(id)), purpose)
+}
+
+/// `session/commit` of `id` (`None`: the agent is asked to commit).
+pub fn commit(id: &str, message: Option<&str>) -> Effect {
+    request(ClientRequest::SessionCommit(
+        codiva_protocol::params::CommitParams {
+            session_id: id.into(),
+            message: message.map(str::to_owned),
+        },
+    ))
+}
+
+/// `session/remove` (`forget`) or `session/discard` of `id`, with the confirmation's token.
+pub fn discard(id: &str, forget: bool, token: Option<&str>) -> Effect {
+    let params = ConfirmParams {
+        session_id: id.into(),
+        confirm_token: token.map(str::to_owned),
+    };
+    request(if forget {
+        ClientRequest::SessionRemove(params)
+    } else {
+        ClientRequest::SessionDiscard(params)
+    })
+}
+
+/// A refusal the manager words by its `reason` and `args` (its English message is unused).
+pub fn refusal(reason: codiva_protocol::error::RefusalCode, args: &[&str]) -> ClientError {
+    use codiva_protocol::error::{ErrorBody, ErrorData, REFUSED, RefusalData};
+    ClientError::Server(Box::new(ErrorBody {
+        code: REFUSED,
+        message: String::new(),
+        data: Some(ErrorData::Refusal(RefusalData {
+            reason,
+            args: args.iter().map(|arg| (*arg).to_owned()).collect(),
+            fresh: None,
+        })),
+    }))
+}
+
+/// The manager answers `effect` (a request the app asked for) with `result`.
+pub fn answer_ok(app: &mut App, effect: &Effect, result: impl serde::Serialize) -> Vec<Effect> {
+    let value = serde_json::to_value(result).unwrap();
+    let done = effect.answer(Ok(value)).expect("a request");
+    app.handle(UiEvent::Done(done))
+}
+
+/// The manager answers `effect` (a request the app asked for) with `err`.
+pub fn answer_err(app: &mut App, effect: &Effect, err: ClientError) -> Vec<Effect> {
+    let done = effect.answer(Err(err)).expect("a request");
+    app.handle(UiEvent::Done(done))
+}
+
+/// An error the manager says in words only (no refusal code the UI words itself).
+pub fn refused(message: &str) -> ClientError {
+    ClientError::Server(Box::new(codiva_protocol::error::ErrorBody {
+        code: codiva_protocol::error::REFUSED,
+        message: message.into(),
+        data: None,
+    }))
 }
 
 pub fn permission(request_id: &str, command: &str) -> Prompt {

@@ -155,7 +155,7 @@ fn a_session_opened_late_shows_its_todo_list() {
         if let Some(items) = early {
             todos(&mut app, items);
         }
-        app.handle(UiEvent::Done(Done::Read {
+        app.handle(UiEvent::Done(Done::LogRead {
             id: ID.into(),
             entries: vec![
                 task_call(10, "TaskCreate", "Split the loader"),

@@ -7,7 +7,8 @@ use codiva_core::agent_event::{AgentInfo, ModelChoice};
 use codiva_core::git::{DiffStat, StatusEntry};
 use codiva_core::manager::SessionPhase;
 use codiva_core::session_state::{SessionEvent, Status};
-use codiva_tui::app::{App, Done, Effect, Foreground, UiEvent, View};
+use codiva_protocol::manager::DiffText;
+use codiva_tui::app::{App, Effect, Foreground, Purpose, UiEvent, View};
 use codiva_tui::i18n::{Lang, with_lang};
 use crossterm::event::KeyCode;
 
@@ -70,9 +71,7 @@ fn restore_list_shows_discarded_sessions_and_restores_the_chosen_one() {
     press(&mut app, KeyCode::Down);
     assert_eq!(
         press(&mut app, KeyCode::Enter),
-        vec![Effect::Restore {
-            id: "old-idea".into()
-        }]
+        vec![request(ClientRequest::SessionRestore(sid("old-idea")))]
     );
     assert!(!app.overlay_open());
 }
@@ -110,14 +109,13 @@ fn merge_asked(ahead: u64, uncommitted: &[&str]) -> App {
     key(&mut app, KeyCode::Tab);
     assert_eq!(
         press(&mut app, KeyCode::Char('m')),
-        vec![Effect::MergePreview {
-            id: "fix-login".into()
-        }]
+        vec![diff_for("fix-login", Purpose::MergePreview)]
     );
-    app.handle(UiEvent::Done(Done::MergePreview {
-        id: "fix-login".into(),
-        stat: stat(ahead, uncommitted),
-    }));
+    answer_ok(
+        &mut app,
+        &diff_for("fix-login", Purpose::MergePreview),
+        stat(ahead, uncommitted),
+    );
     app
 }
 
@@ -134,19 +132,11 @@ fn merge_confirmation_offers_to_have_the_agent_commit_first() {
     let mut app = merge_asked(3, &["src/login.rs"]);
     let effects = press(&mut app, KeyCode::Char('c'));
     // The same request as `/commit` without a message: the manager asks the agent.
-    assert_eq!(
-        effects,
-        vec![Effect::Repair(codiva_tui::app::RepairEffect::Commit {
-            id: "fix-login".into(),
-            message: None,
-        })]
-    );
+    assert_eq!(effects, vec![commit("fix-login", None)]);
     let mut app = merge_asked(3, &["src/login.rs"]);
     assert_eq!(
         press(&mut app, KeyCode::Char('y')),
-        vec![Effect::Merge {
-            id: "fix-login".into()
-        }]
+        vec![request(ClientRequest::SessionMerge(sid("fix-login")))]
     );
 }
 
@@ -182,10 +172,7 @@ fn nothing_to_merge_with_uncommitted_work_offers_only_the_commit() {
     );
     assert_eq!(
         press(&mut app, KeyCode::Char('c')),
-        vec![Effect::Repair(codiva_tui::app::RepairEffect::Commit {
-            id: "fix-login".into(),
-            message: None,
-        })]
+        vec![commit("fix-login", None)]
     );
 }
 
@@ -194,11 +181,8 @@ fn nothing_to_merge_with_uncommitted_work_offers_only_the_commit() {
 fn a_merge_question_replaces_an_earlier_notice() {
     let mut app = merge_asked(0, &[]);
     assert!(app.notice().is_some());
-    press(&mut app, KeyCode::Char('m'));
-    app.handle(UiEvent::Done(Done::MergePreview {
-        id: "fix-login".into(),
-        stat: stat(0, &["a.txt"]),
-    }));
+    let asked = press(&mut app, KeyCode::Char('m'));
+    answer_ok(&mut app, &asked[0], stat(0, &["a.txt"]));
     assert_eq!(app.notice(), None);
     let screen = format!("{}", draw(&mut app, 120, 40).backend());
     assert_eq!(screen.matches("nothing to merge").count(), 1, "{screen}");
@@ -242,10 +226,7 @@ fn remove_of_a_finished_session_asks_first() {
     assert!(press(&mut app, KeyCode::Char('x')).is_empty());
     assert_eq!(
         press(&mut app, KeyCode::Char('y')),
-        vec![Effect::DiscardPreview {
-            id: "merged".into(),
-            forget: true
-        }]
+        vec![discard("merged", true, None)]
     );
 }
 
@@ -284,15 +265,16 @@ fn diff_open() -> App {
     let mut app = detail_app();
     assert_eq!(
         command(&mut app, "/diff"),
-        vec![Effect::Diff {
-            id: "ask-perm".into()
-        }]
+        vec![request(ClientRequest::SessionDiffText(sid("ask-perm")))]
     );
-    app.handle(UiEvent::Done(Done::Diff {
-        id: "ask-perm".into(),
-        text: DIFF.into(),
-        truncated: false,
-    }));
+    answer_ok(
+        &mut app,
+        &request(ClientRequest::SessionDiffText(sid("ask-perm"))),
+        DiffText {
+            text: DIFF.into(),
+            truncated: false,
+        },
+    );
     app
 }
 
@@ -319,11 +301,14 @@ fn diff_view_while_loading_and_cut() {
     command(&mut app, "/diff");
     let screen = format!("{}", draw(&mut app, 80, 24).backend());
     assert!(screen.contains("reading the diff"), "{screen}");
-    app.handle(UiEvent::Done(Done::Diff {
-        id: "ask-perm".into(),
-        text: DIFF.into(),
-        truncated: true,
-    }));
+    answer_ok(
+        &mut app,
+        &request(ClientRequest::SessionDiffText(sid("ask-perm"))),
+        DiffText {
+            text: DIFF.into(),
+            truncated: true,
+        },
+    );
     let screen = format!("{}", draw(&mut app, 120, 40).backend());
     assert!(screen.contains("cut at 1 MiB"), "{screen}");
 }
@@ -386,20 +371,20 @@ fn model_picker_from_the_agents_list_with_the_current_one_marked() {
     press(&mut app, KeyCode::Down);
     assert_eq!(
         press(&mut app, KeyCode::Enter),
-        vec![Effect::SetModel {
-            id: "ask-perm".into(),
+        vec![request(ClientRequest::SessionSetModel(ModelParams {
+            session_id: "ask-perm".into(),
             model: Some("haiku".into())
-        }]
+        }))]
     );
     // `default` means the agent's own choice.
     let mut app = model_picker();
     press(&mut app, KeyCode::Home);
     assert_eq!(
         press(&mut app, KeyCode::Enter),
-        vec![Effect::SetModel {
-            id: "ask-perm".into(),
+        vec![request(ClientRequest::SessionSetModel(ModelParams {
+            session_id: "ask-perm".into(),
             model: None
-        }]
+        }))]
     );
 }
 
@@ -460,13 +445,25 @@ fn config_result(text: &str) -> codiva_protocol::params::ConfigResult {
     result
 }
 
+/// `config/set` of `model` to `opus`.
+fn save_model() -> Effect {
+    request(ClientRequest::ConfigSet(ConfigSetParams {
+        key: "model".into(),
+        value: "opus".into(),
+    }))
+}
+
 fn config_open() -> App {
     let mut app = busy_app();
-    assert_eq!(command(&mut app, "/config"), vec![Effect::ShowConfig]);
-    app.handle(UiEvent::Done(Done::Config {
-        result: config_result(CONFIG),
-        saved: None,
-    }));
+    assert_eq!(
+        command(&mut app, "/config"),
+        vec![request(ClientRequest::ConfigRead(NoParams {}))]
+    );
+    answer_ok(
+        &mut app,
+        &request(ClientRequest::ConfigRead(NoParams {})),
+        config_result(CONFIG),
+    );
     app
 }
 
@@ -488,16 +485,17 @@ fn config_view_shows_every_key_and_edits_one() {
     typed(&mut app, "opus");
     assert_eq!(
         press(&mut app, KeyCode::Enter),
-        vec![Effect::SaveConfig {
+        vec![request(ClientRequest::ConfigSet(ConfigSetParams {
             key: "model".into(),
             value: "opus".into()
-        }]
+        }))]
     );
     // The saved file comes back: the view shows it and says where it went.
-    app.handle(UiEvent::Done(Done::Config {
-        result: config_result(&CONFIG.replace("\"claude-sonnet-4-5\"", "\"opus\"")),
-        saved: Some("model".into()),
-    }));
+    answer_ok(
+        &mut app,
+        &save_model(),
+        config_result(&CONFIG.replace("\"claude-sonnet-4-5\"", "\"opus\"")),
+    );
     let screen = format!("{}", draw(&mut app, 120, 40).backend());
     assert!(screen.contains("\"opus\""), "{screen}");
     assert!(screen.contains("saved model"), "{screen}");
@@ -508,10 +506,7 @@ fn config_view_shows_every_key_and_edits_one() {
 #[test]
 fn a_config_notice_stays_in_the_config_view() {
     let mut app = config_open();
-    app.handle(UiEvent::Done(Done::Config {
-        result: config_result(CONFIG),
-        saved: Some("model".into()),
-    }));
+    answer_ok(&mut app, &save_model(), config_result(CONFIG));
     let screen = format!("{}", draw(&mut app, 120, 40).backend());
     assert!(screen.contains("saved model"), "{screen}");
     press(&mut app, KeyCode::Esc);
@@ -519,9 +514,9 @@ fn a_config_notice_stays_in_the_config_view() {
     assert_eq!(app.notice(), None);
     assert_eq!(
         command(&mut app, "/login"),
-        vec![Effect::Login {
+        vec![request(ClientRequest::AgentsLogin(LoginParams {
             agent: "claude".into()
-        }]
+        }))]
     );
     let screen = format!("{}", draw(&mut app, 120, 40).backend());
     assert!(!screen.contains("saved model"), "{screen}");
@@ -565,7 +560,7 @@ fn a_command_of_another_view_says_where_it_works() {
 #[test]
 fn config_that_is_not_toml_is_reported_not_shown() {
     let mut app = busy_app();
-    command(&mut app, "/config");
+    let read = command(&mut app, "/config");
     // What `config/read` refuses a file that is not TOML with.
     let refused = codiva_client::ClientError::Server(Box::new(codiva_protocol::error::ErrorBody {
         code: codiva_protocol::error::REFUSED,
@@ -578,9 +573,7 @@ fn config_that_is_not_toml_is_reported_not_shown() {
             },
         )),
     }));
-    app.handle(UiEvent::Done(Done::Error(codiva_tui::i18n::manager_error(
-        &refused,
-    ))));
+    answer_err(&mut app, &read[0], refused);
     assert!(!app.overlay_open());
     let screen = format!("{}", draw(&mut app, 120, 40).backend());
     assert!(screen.contains("not valid TOML (line 1)"), "{screen}");
@@ -603,12 +596,10 @@ fn list_filter_by_title_branch_or_status() {
     assert_eq!(
         press(&mut app, KeyCode::Enter),
         vec![
-            Effect::Read {
+            Effect::ReadLog {
                 id: "broken".into()
             },
-            Effect::Repair(codiva_tui::app::RepairEffect::Uncommitted {
-                id: "broken".into()
-            })
+            diff_for("broken", Purpose::Uncommitted)
         ]
     );
     assert_eq!(app.view, View::Detail("broken".into()));
@@ -635,17 +626,17 @@ fn rename_edits_the_title_in_the_composer() {
     let effects = press(&mut app, KeyCode::Enter);
     assert_eq!(
         effects,
-        vec![Effect::Rename {
-            id: "ask-perm".into(),
+        vec![request(ClientRequest::SessionRename(RenameParams {
+            session_id: "ask-perm".into(),
             title: "Refactor the config loader into modules".into()
-        }]
+        }))]
     );
     assert_eq!(
         command(&mut app, "/rename Split config.rs"),
-        vec![Effect::Rename {
-            id: "ask-perm".into(),
+        vec![request(ClientRequest::SessionRename(RenameParams {
+            session_id: "ask-perm".into(),
             title: "Split config.rs".into()
-        }]
+        }))]
     );
 }
 
@@ -674,11 +665,13 @@ fn shell_and_editor_run_in_the_worktree() {
 #[test]
 fn a_git_error_comes_with_its_fix() {
     let mut app = busy_app();
-    app.handle(UiEvent::Done(Done::Error(
-        codiva_tui::i18n_views::with_git_fix(
+    answer_err(
+        &mut app,
+        &request(ClientRequest::SessionMerge(sid("fix-login"))),
+        refused(
             "`git merge --no-ff --no-edit codiva/fix-login` failed (exit 128): Committer identity unknown",
         ),
-    )));
+    );
     let screen = format!("{}", draw(&mut app, 120, 40).backend());
     assert!(screen.contains("git config --global user.name"), "{screen}");
 }
@@ -819,16 +812,19 @@ fn the_agent_command_switches_or_picks() {
     let mut app = detail_app();
     assert_eq!(
         command(&mut app, "/agent codex"),
-        vec![Effect::SetAgent {
-            id: "ask-perm".into(),
+        vec![request(ClientRequest::SessionSetAgent(AgentParams {
+            session_id: "ask-perm".into(),
             agent: "codex".into()
-        }]
+        }))]
     );
     let mut app = busy_app();
     assert!(command(&mut app, "/agent codex").is_empty());
     assert_eq!(app.info.agent, "codex");
     // Alone it opens the agent picker (tests/tui/agents.rs).
-    assert_eq!(command(&mut app, "/agent"), vec![Effect::RefreshAgents]);
+    assert_eq!(
+        command(&mut app, "/agent"),
+        vec![request(ClientRequest::AgentsList(NoParams {}))]
+    );
     assert!(app.overlay_open());
 }
 
@@ -852,10 +848,10 @@ fn a_model_change_the_agent_cannot_make_is_not_asked_for() {
     app.info.agents = vec![agent];
     assert_eq!(
         command(&mut app, "/model opus"),
-        vec![Effect::SetModel {
-            id: "ask-perm".into(),
+        vec![request(ClientRequest::SessionSetModel(ModelParams {
+            session_id: "ask-perm".into(),
             model: Some("opus".into())
-        }]
+        }))]
     );
 }
 

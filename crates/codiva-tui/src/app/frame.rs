@@ -1,4 +1,5 @@
-//! The frame: header, body (list or detail), palette / confirmation, notice, composer, footer.
+//! One frame's layout and its bars: header, body (list or detail), palette / confirmation, notice,
+//! composer, footer, and the session view's status bar and dialogs.
 
 use codiva_protocol::manager::SessionPhase;
 use ratatui::Frame;
