@@ -176,7 +176,7 @@ namespace Codiva.Editor
             if (question != null)
             {
                 card.Add(new Label(RichText.Escape(stepper.Heading(lang))));
-                card.Add(new Label(RichText.Escape(Presentation.Clip(question.Text))) { style = { whiteSpace = WhiteSpace.Normal } });
+                card.Add(new Label(RichText.Escape(Presentation.Clip(question.QuestionValue))) { style = { whiteSpace = WhiteSpace.Normal } });
                 var toggles = new List<Toggle>();
                 for (var i = 0; i < question.Options.Count; i++)
                 {

@@ -13,11 +13,8 @@ namespace Codiva.Ops
         public const string OpsServerName = "unity-ops";
 
         /// The Ops server as `session/create`'s `mcp_servers` entry.
-        public static HttpMcpServer McpEntry(McpServer ops) => new HttpMcpServer
-        {
-            Url = ops.Url,
-            Headers = new Dictionary<string, string> { { "Authorization", "Bearer " + ops.Token } },
-        };
+        public static McpServerConfig McpEntry(McpServer ops) =>
+            McpServerConfig.Http(ops.Url, new Dictionary<string, string> { { "Authorization", "Bearer " + ops.Token } });
 
         /// `session/create`'s params for a prompt in the project at `projectDir` (absolute).
         /// No tool is allowed in advance: the agent asks, the user answers.

@@ -67,7 +67,7 @@ namespace Codiva.Tests
                 if (method == null) return where + "a session event of a kind this test does not know";
                 var parameters = new Dictionary<string, object>(ev) { ["seq"] = (long)(i + 1), ["session_id"] = Id };
                 var notification = Notifications.Read(method, parameters);
-                if (notification is SessionEvent && VariantOf(notification) != kind)
+                if (notification is SessionEventParams read && read.Event != kind)
                     return where + method + " was read as " + notification.GetType().Name + ", not as the `" + kind + "` event";
                 var applied = store.Apply(notification);
                 if (applied != Applied.Applied) return where + "not applied (" + applied + ")";
@@ -107,9 +107,6 @@ namespace Codiva.Tests
                 default: return null;
             }
         }
-
-        static string VariantOf(Sequenced notification) =>
-            ((SchemaAttribute)Attribute.GetCustomAttribute(notification.GetType(), typeof(SchemaAttribute)))?.Variant;
 
         /// Where two JSON values differ, or null: objects member by member (an absent member
         /// and a null one alike), arrays item by item, numbers by value.

@@ -91,7 +91,7 @@ namespace Codiva.Tests
                     // The question: answered with one of its labels.
                     Until(main, () => client.Store[id]?.Prompts.Any(p => p.Kind == "question") == true, "the question");
                     var question = main.Invoke(() => client.Store[id].Prompts.First(p => p.Kind == "question"));
-                    Assert.AreEqual("Which greeting?", question.Questions[0].Text);
+                    Assert.AreEqual("Which greeting?", question.Questions[0].QuestionValue);
                     Assert.AreEqual(new[] { "こんにちは", "Hello" }, question.Questions[0].Options.Select(o => o.Label).ToArray());
                     client.AnswerQuestion(id, question.RequestId, new Dictionary<string, object> { { "Which greeting?", "こんにちは" } }).Wait();
                     Until(main, () => client.Store[id].Prompts.Count == 0, "the question to close");

@@ -106,7 +106,7 @@ namespace Codiva.Tests
                     SessionInfo created = null;
                     first.CreateSession(new CreateParams { Prompt = "PERM write the marker file", InPlace = project }, r => created = r.Session);
                     Until(main, () => created != null, "session/create's answer");
-                    Assert.IsTrue(created.InPlace, "the row says in place");
+                    Assert.IsTrue(created.InPlace == true, "the row says in place");
                     Assert.AreEqual(project, created.Worktree, "an in-place session works in the directory itself");
                     id = created.Id;
                     first.Watch(id);
@@ -157,7 +157,7 @@ namespace Codiva.Tests
                     var snapshotSeq = main.Invoke(() => second.Store.SnapshotSeq);
                     Assert.GreaterOrEqual(snapshotSeq, firstLast, "the daemon's seq continues across the reconnect");
                     Assert.AreEqual(id, main.Invoke(() => second.Store.Order.Single()));
-                    Assert.IsTrue(main.Invoke(() => second.Store[id].Row.InPlace));
+                    Assert.IsTrue(main.Invoke(() => second.Store[id].Row.InPlace == true));
                     second.Store.Changed += changed => streamed.See(second.Store, id, changed);
                     second.Store.StreamChanged += changed => streamed.See(second.Store, id, changed);
                     second.Watch(id);

@@ -91,7 +91,7 @@ namespace Codiva.Tests
             Assert.AreEqual("tool: not reported by the agent", acp.Text);
             Assert.AreEqual("not_reported", acp.Status);
             Assert.IsFalse(acp.CanReconnect);
-            Assert.IsFalse(store.CapabilitiesOf("a").McpReconnect);
+            Assert.IsFalse(store.CapabilitiesOf("a").McpReconnect == true);
             CollectionAssert.IsEmpty(store.McpOf("nosuch"));
         }
 
@@ -132,9 +132,9 @@ namespace Codiva.Tests
                 using (var connection = new RpcConnection(UnixSocketTransport.Connect(path)))
                 {
                     connection.Start();
-                    var done = connection.Call(Methods.McpReconnect, new McpReconnectParams { SessionId = "c", Server = "ops" });
+                    var done = connection.Call(Methods.SessionMcpReconnect, new McpReconnectParams { SessionId = "c", Server = "ops" });
                     Assert.IsTrue(done.Wait(TimeSpan.FromSeconds(30)));
-                    var refused = connection.Call(Methods.McpReconnect, new McpReconnectParams { SessionId = "a", Server = "tool" });
+                    var refused = connection.Call(Methods.SessionMcpReconnect, new McpReconnectParams { SessionId = "a", Server = "tool" });
                     var error = Assert.Throws<AggregateException>(() => refused.Wait(TimeSpan.FromSeconds(30))).InnerException as RpcException;
                     Assert.IsNotNull(error);
                     Assert.AreEqual(-32002, error.Code);

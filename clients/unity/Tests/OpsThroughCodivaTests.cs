@@ -71,7 +71,7 @@ namespace Codiva.Tests
                         Until(main, () => client.State == ConnectionState.Connected, "the connection");
                         var parameters = PanelSession.Create("OPS through codiva", world.Repo, server);
                         var created = client.CreateSession(parameters).Result.Session;
-                        Assert.IsTrue(created.InPlace);
+                        Assert.IsTrue(created.InPlace == true);
                         var id = created.Id;
                         client.Watch(id);
 
@@ -146,11 +146,8 @@ namespace Codiva.Tests
                 using (var server = new McpServer(registry, runner))
                 {
                     server.Handled += method => { lock (handled) handled.Add(method); };
-                    var entry = new HttpMcpServer
-                    {
-                        Url = "http://127.0.0.1:" + port + McpServer.Path,
-                        Headers = new Dictionary<string, string> { { "Authorization", "Bearer " + server.Token } },
-                    };
+                    var entry = McpServerConfig.Http("http://127.0.0.1:" + port + McpServer.Path,
+                        new Dictionary<string, string> { { "Authorization", "Bearer " + server.Token } });
                     var client = new CodivaClient(new DaemonSocketTransportFactory(world.Program()), main);
                     try
                     {

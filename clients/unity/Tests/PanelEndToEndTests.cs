@@ -62,7 +62,7 @@ namespace Codiva.Tests
                     stepper.Choose(0);
                     stepper.Choose(1);
                     Assert.IsTrue(stepper.Next());
-                    Assert.AreEqual(Greeting, stepper.Current.Text);
+                    Assert.AreEqual(Greeting, stepper.Current.QuestionValue);
                     Assert.IsFalse(stepper.Current.MultiSelect);
                     Assert.IsNull(stepper.Submit(), "the second question is not answered yet");
                     stepper.SetOtherText("Klingon");

@@ -19,7 +19,7 @@ namespace Codiva.Tests
 
         static Question Q(string text, bool multi, params string[] labels) => new Question
         {
-            Text = text,
+            QuestionValue = text,
             MultiSelect = multi,
             Options = labels.Select(l => new QuestionOption { Label = l }).ToList(),
         };
@@ -37,13 +37,13 @@ namespace Codiva.Tests
         public void Two_questions_answered_as_a_whole_with_a_multi_select_and_free_text()
         {
             var stepper = new QuestionStepper("s-1", TwoQuestions());
-            Assert.AreEqual(Extras, stepper.Current.Text);
+            Assert.AreEqual(Extras, stepper.Current.QuestionValue);
             stepper.Choose(1);
             stepper.Choose(2);
             stepper.Choose(0);
             stepper.Choose(2);
             Assert.IsTrue(stepper.Next());
-            Assert.AreEqual(Greeting, stepper.Current.Text);
+            Assert.AreEqual(Greeting, stepper.Current.QuestionValue);
             Assert.IsTrue(stepper.IsLast);
             stepper.Choose(0);
             stepper.SetOtherText("  Klingon ");

@@ -9,6 +9,9 @@ use codiva_protocol::schema::api_schema_text;
 use codiva_protocol::{ClientRequest, ServerNotification};
 use serde_json::Value;
 
+#[path = "schema/csharp.rs"]
+mod csharp;
+
 fn schema_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/protocol.schema.json")
 }

@@ -246,31 +246,31 @@ namespace Codiva.Client
 
         /// Answers a permission request with one of its options (`PermissionOption.Id`).
         public Task<Done> RespondPermission(string sessionId, string requestId, string optionId, string message = null, Action<RpcException> failed = null)
-            => Request(Methods.RespondPermission, new PermissionParams { SessionId = sessionId, RequestId = requestId, Option = optionId, Message = message }, null, failed);
+            => Request(Methods.SessionRespondPermission, new PermissionParams { SessionId = sessionId, RequestId = requestId, Option = optionId, Message = message }, null, failed);
 
         /// Answers a question: answers keyed by question text (a label or text, or a list of labels).
         public Task<Done> AnswerQuestion(string sessionId, string requestId, Dictionary<string, object> answers, Action<RpcException> failed = null)
-            => Request(Methods.AnswerQuestion, new QuestionParams { SessionId = sessionId, RequestId = requestId, Answers = answers }, null, failed);
+            => Request(Methods.SessionAnswerQuestion, new QuestionParams { SessionId = sessionId, RequestId = requestId, Answers = answers }, null, failed);
 
         /// Sends answers or a decline as a whole (`Codiva.Panel.QuestionStepper.Submit`/`Decline`).
         public Task<Done> AnswerQuestion(QuestionParams answer, Action<RpcException> failed = null)
-            => Request(Methods.AnswerQuestion, answer, null, failed);
+            => Request(Methods.SessionAnswerQuestion, answer, null, failed);
 
         public Task<Done> DeclineQuestion(string sessionId, string requestId, string message = null, Action<RpcException> failed = null)
-            => Request(Methods.AnswerQuestion, new QuestionParams { SessionId = sessionId, RequestId = requestId, Decline = true, Message = message }, null, failed);
+            => Request(Methods.SessionAnswerQuestion, new QuestionParams { SessionId = sessionId, RequestId = requestId, Decline = true, Message = message }, null, failed);
 
         public Task<Done> SetModel(string sessionId, string model, Action<RpcException> failed = null)
-            => Request(Methods.SetModel, new ModelParams { SessionId = sessionId, Model = model }, null, failed);
+            => Request(Methods.SessionSetModel, new ModelParams { SessionId = sessionId, Model = model }, null, failed);
 
         public Task<Done> SetAgent(string sessionId, string agent, Action<RpcException> failed = null)
-            => Request(Methods.SetAgent, new AgentParams { SessionId = sessionId, Agent = agent }, null, failed);
+            => Request(Methods.SessionSetAgent, new AgentParams { SessionId = sessionId, Agent = agent }, null, failed);
 
         public Task<Done> SetPermissionMode(string sessionId, string mode, Action<RpcException> failed = null)
-            => Request(Methods.SetPermissionMode, new ModeParams { SessionId = sessionId, Mode = mode }, null, failed);
+            => Request(Methods.SessionSetPermissionMode, new ModeParams { SessionId = sessionId, Mode = mode }, null, failed);
 
         /// `sessionId` null: the default for sessions created from now on.
         public Task<Done> SetApprovalPolicy(string sessionId, ApprovalPolicy policy, Action<RpcException> failed = null)
-            => Request(Methods.SetApprovalPolicy, new ApprovalParams { SessionId = sessionId, Policy = policy }, null, failed);
+            => Request(Methods.SessionSetApprovalPolicy, new ApprovalParams { SessionId = sessionId, Policy = policy }, null, failed);
 
         /// `agents/list` into the store (each agent's capabilities: `Store.McpOf`).
         public Task<AgentsResult> LoadAgents(Action<RpcException> failed = null)
@@ -279,7 +279,7 @@ namespace Codiva.Client
         /// Asks the agent to connect to a failed MCP server again; the outcome comes as
         /// `session/mcpServers` (the row's `McpServers`).
         public Task<Done> ReconnectMcp(string sessionId, string server, Action<RpcException> failed = null) =>
-            Request(Methods.McpReconnect, new McpReconnectParams { SessionId = sessionId, Server = server }, null, failed);
+            Request(Methods.SessionMcpReconnect, new McpReconnectParams { SessionId = sessionId, Server = server }, null, failed);
 
         /// Drops the connection without stopping the client (as a domain reload does); it reconnects.
         public void DropConnection()

@@ -52,7 +52,7 @@ namespace Codiva.Client
                     Name = server.Name,
                     Status = server.Status,
                     Text = Clip(text).Replace('\n', ' '),
-                    CanReconnect = server.Status == "failed" && capabilities != null && capabilities.McpReconnect,
+                    CanReconnect = server.Status == "failed" && capabilities != null && capabilities.McpReconnect == true,
                 });
             }
             return lines;
@@ -101,15 +101,14 @@ namespace Codiva.Client
             {
                 foreach (var item in entry.Content)
                 {
-                    var type = JsonRead.Str(item, "type");
-                    if (type == "terminal")
+                    if (item == null) continue;
+                    if (item.Type == Known.ToolContent.Terminal)
                     {
-                        var output = JsonRead.Str(item, "output");
-                        body.Append("$ ").Append(JsonRead.Str(item, "command"));
-                        if (!string.IsNullOrEmpty(output)) { body.Append('\n').Append(output); shown = true; }
+                        body.Append("$ ").Append(item.Command);
+                        if (!string.IsNullOrEmpty(item.Output)) { body.Append('\n').Append(item.Output); shown = true; }
                     }
-                    else if (type == "diff") body.Append(JsonRead.Str(item, "path")).Append('\n').Append(JsonRead.Str(item, "new") ?? "");
-                    else if (type == "text") body.Append(JsonRead.Str(item, "text"));
+                    else if (item.Type == Known.ToolContent.Diff) body.Append(item.Path).Append('\n').Append(item.New ?? "");
+                    else if (item.Type == Known.ToolContent.Text) body.Append(item.Text);
                     body.Append('\n');
                 }
             }

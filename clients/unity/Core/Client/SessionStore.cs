@@ -137,7 +137,7 @@ namespace Codiva.Client
             {
                 var after = snapshot.Seq.HasValue && ev.Seq > 0
                     ? ev.Seq > snapshot.Seq.Value
-                    : !(ev is StreamEvent);
+                    : ev.Event != Known.SessionEventParams.Stream;
                 if (after) view.Apply(ev);
             }
             Changed?.Invoke(request.SessionId);
@@ -176,23 +176,23 @@ namespace Codiva.Client
 
         void Handle(Sequenced ev)
         {
-            if (ev is SessionUpdatedEvent updated)
+            if (ev is SessionUpdatedParams updated)
             {
                 View(updated.Session.Id).Row = updated.Session;
                 Changed?.Invoke(updated.Session.Id);
             }
-            else if (ev is SessionRemovedEvent removed)
+            else if (ev is SessionRemovedParams removed)
             {
                 Remove(removed.SessionId);
                 Changed?.Invoke(null);
             }
-            else if (ev is BaseEvent baseEvent)
+            else if (ev is BaseParams baseEvent)
             {
                 Base = baseEvent.Base;
                 Changed?.Invoke(null);
             }
-            else if (ev is WarningEvent warning) Warning?.Invoke(warning.Message);
-            else if (ev is SessionEvent sessionEvent && sessionEvent.SessionId != null)
+            else if (ev is WarningParams warning) Warning?.Invoke(warning.Message);
+            else if (ev is SessionEventParams sessionEvent && sessionEvent.SessionId != null)
             {
                 var view = View(sessionEvent.SessionId);
                 Placement placement;
@@ -201,7 +201,7 @@ namespace Codiva.Client
                 // written by different tasks of the server): applied once already.
                 if (view.Holds(sessionEvent)) return;
                 view.Apply(sessionEvent);
-                if (sessionEvent is StreamEvent) StreamChanged?.Invoke(sessionEvent.SessionId);
+                if (sessionEvent.Event == Known.SessionEventParams.Stream) StreamChanged?.Invoke(sessionEvent.SessionId);
                 else Changed?.Invoke(sessionEvent.SessionId);
             }
         }
@@ -228,7 +228,7 @@ namespace Codiva.Client
         internal sealed class Placement
         {
             public int Asked;
-            public readonly List<SessionEvent> Kept = new List<SessionEvent>();
+            public readonly List<SessionEventParams> Kept = new List<SessionEventParams>();
         }
     }
 

@@ -85,7 +85,7 @@ namespace Codiva.Client
 
         /// Whether `ev` is in the view already: the snapshot it was loaded from holds it (its
         /// `seq` is not past the snapshot's). An event without `seq` is never known to be.
-        public bool Holds(SessionEvent ev) => LoadedAt.HasValue && ev.Seq > 0 && ev.Seq <= LoadedAt.Value;
+        public bool Holds(SessionEventParams ev) => LoadedAt.HasValue && ev.Seq > 0 && ev.Seq <= LoadedAt.Value;
 
         /// The manager's stream started over (a new daemon): `seq`s no longer compare with the
         /// snapshot's place.
@@ -113,69 +113,80 @@ namespace Codiva.Client
             Agent = Agent,
         };
 
-        /// Takes one event of this session (the table of docs/serve-api.md, row by row).
-        public void Apply(SessionEvent ev)
+        /// Takes one event of this session (the table of docs/serve-api.md, row by row); an event
+        /// of a kind this version does not know changes nothing.
+        public void Apply(SessionEventParams ev)
         {
-            if (ev is StatusEvent status)
+            switch (ev.Event)
             {
-                Status = status.Status;
-                Detail = status.Detail;
-                DetailCode = status.DetailCode;
+                case Known.SessionEventParams.Status:
+                    Status = ev.Status;
+                    Detail = ev.Detail;
+                    DetailCode = ev.DetailCode;
+                    break;
+                case Known.SessionEventParams.Connected:
+                    Connected = true;
+                    if (PermissionMode == null) PermissionMode = ev.Agent?.PermissionMode;
+                    Agent = ev.Agent;
+                    ModelEntry = CurrentEntry();
+                    break;
+                case Known.SessionEventParams.AgentSession:
+                    AgentSessionId = ev.Id;
+                    break;
+                case Known.SessionEventParams.Model:
+                    Model = ev.Model;
+                    ModelEntry = CurrentEntry();
+                    break;
+                case Known.SessionEventParams.PermissionMode:
+                    PermissionMode = ev.Mode;
+                    break;
+                case Known.SessionEventParams.Log:
+                {
+                    // A subagent's log is read on its own (`session/read` with its scope).
+                    if (ev.Scope != null && ev.Scope != "main") return;
+                    ApplyEntry(ev.Entry, ev.Update == true);
+                    // Entries the daemon dropped to stay within its budget go here too, oldest first
+                    // (the event says how many are gone in all).
+                    var dropped = ev.Dropped ?? 0;
+                    var gone = dropped - DroppedEntries;
+                    if (gone > 0) Log.RemoveRange(0, (int)System.Math.Min(gone, Log.Count));
+                    if (dropped > DroppedEntries) DroppedEntries = dropped;
+                    break;
+                }
+                case Known.SessionEventParams.Stream:
+                    if (ev.Reset == true) Streaming = "";
+                    Streaming = TextRules.PushStream(Streaming, ev.Text ?? "");
+                    break;
+                case Known.SessionEventParams.PromptOpened:
+                    if (ev.Prompt != null && FindPrompt(ev.Prompt.RequestId) == null) Prompts.Add(ev.Prompt);
+                    break;
+                case Known.SessionEventParams.PromptClosed:
+                    Prompts.RemoveAll(p => p.RequestId == ev.RequestId);
+                    break;
+                case Known.SessionEventParams.Todos:
+                    Todos = ev.Progress ?? new TodoProgress();
+                    TodoItems = ev.Items ?? new List<TodoItem>();
+                    break;
+                case Known.SessionEventParams.Usage:
+                    Usage = ev.Usage ?? new UsageView();
+                    break;
+                case Known.SessionEventParams.Subagent:
+                    UpsertSubagent(ev.Subagent);
+                    break;
+                case Known.SessionEventParams.AgentExited:
+                    Connected = false;
+                    break;
+                case Known.SessionEventParams.AgentSwitched:
+                    // What the previous agent said of itself; the mode the session goes on in, if
+                    // any, follows as `permission_mode`.
+                    Connected = false;
+                    Agent = null;
+                    Model = null;
+                    ModelEntry = null;
+                    PermissionMode = null;
+                    break;
+                // `mcp_servers` changes nothing here: the row carries MCP servers.
             }
-            else if (ev is ConnectedEvent connected)
-            {
-                Connected = true;
-                if (PermissionMode == null) PermissionMode = connected.Agent?.PermissionMode;
-                Agent = connected.Agent;
-                ModelEntry = CurrentEntry();
-            }
-            else if (ev is AgentSessionEvent agentSession) AgentSessionId = agentSession.Id;
-            else if (ev is ModelEvent model)
-            {
-                Model = model.Model;
-                ModelEntry = CurrentEntry();
-            }
-            else if (ev is PermissionModeEvent mode) PermissionMode = mode.Mode;
-            else if (ev is LogEvent log)
-            {
-                // A subagent's log is read on its own (`session/read` with its scope).
-                if (log.Scope != null && log.Scope != "main") return;
-                ApplyEntry(log.Entry, log.Update);
-                // Entries the daemon dropped to stay within its budget go here too, oldest first
-                // (the event says how many are gone in all).
-                var gone = log.Dropped - DroppedEntries;
-                if (gone > 0) Log.RemoveRange(0, (int)System.Math.Min(gone, Log.Count));
-                if (log.Dropped > DroppedEntries) DroppedEntries = log.Dropped;
-            }
-            else if (ev is StreamEvent stream)
-            {
-                if (stream.Reset) Streaming = "";
-                Streaming = TextRules.PushStream(Streaming, stream.Text ?? "");
-            }
-            else if (ev is PromptOpenedEvent opened)
-            {
-                if (opened.Prompt != null && FindPrompt(opened.Prompt.RequestId) == null) Prompts.Add(opened.Prompt);
-            }
-            else if (ev is PromptClosedEvent closed) Prompts.RemoveAll(p => p.RequestId == closed.RequestId);
-            else if (ev is TodosEvent todos)
-            {
-                Todos = todos.Progress ?? new TodoProgress();
-                TodoItems = todos.Items ?? new List<TodoItem>();
-            }
-            else if (ev is UsageEvent usage) Usage = usage.Usage ?? new UsageView();
-            else if (ev is SubagentEvent subagent) UpsertSubagent(subagent.Subagent);
-            else if (ev is AgentExitedEvent) Connected = false;
-            else if (ev is AgentSwitchedEvent)
-            {
-                // What the previous agent said of itself; the mode the session goes on in, if
-                // any, follows as `permission_mode`.
-                Connected = false;
-                Agent = null;
-                Model = null;
-                ModelEntry = null;
-                PermissionMode = null;
-            }
-            // `session/mcpServers` changes nothing here: the row carries MCP servers.
         }
 
         /// The catalog entry the model is, against the agent's reported models.

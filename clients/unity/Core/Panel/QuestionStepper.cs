@@ -126,7 +126,7 @@ namespace Codiva.Panel
         {
             if (!CanSubmit) return null;
             var answers = new Dictionary<string, object>();
-            for (var i = 0; i < Count; i++) answers[questions[i].Text] = AnswerOf(i);
+            for (var i = 0; i < Count; i++) answers[questions[i].QuestionValue] = AnswerOf(i);
             return new QuestionParams { SessionId = sessionId, RequestId = RequestId, Answers = answers };
         }
 

@@ -1,5 +1,6 @@
-// Typed protocol objects <-> parsed JSON, by reflection over [Wire] fields. The names and
-// required-ness declared here are compared with docs/protocol.schema.json by the contract test.
+// Typed protocol objects <-> parsed JSON, by reflection over [Wire] fields. The classes are
+// generated from docs/protocol.schema.json (Generated/, scripts/gen-csharp); their names and
+// required-ness are compared with the schema again by the contract test.
 using System;
 using System.Collections;
 using System.Collections.Generic;
@@ -8,23 +9,28 @@ using Codiva.Json;
 
 namespace Codiva.Protocol
 {
-    /// A member of a protocol object: its JSON name and whether the schema requires it.
+    /// A member of a protocol object: its JSON name, whether the schema requires it, and, for a
+    /// member that branches of a union type differently, the branches (values of the class's
+    /// `Tag`, comma-separated) it is read and written for.
     [AttributeUsage(AttributeTargets.Field)]
     public sealed class WireAttribute : Attribute
     {
         public readonly string Name;
         public bool Required;
+        public string Variants;
         public WireAttribute(string name) { Name = name; }
+
+        internal bool For(object tag) =>
+            Variants == null || (tag is string value && Array.IndexOf(Variants.Split(','), value) >= 0);
     }
 
-    /// The schema definition (`$defs/<Name>`) a class stands for; `Variant` names the `oneOf`
-    /// branch whose `Tag` member is that constant (`event: "status"`).
+    /// The schema definition (`$defs/<Name>`) a class stands for; `Tag` is the member that says
+    /// which branch of a union (`oneOf`) an object is (`event: "status"`).
     [AttributeUsage(AttributeTargets.Class)]
     public sealed class SchemaAttribute : Attribute
     {
         public readonly string Name;
         public string Tag;
-        public string Variant;
         public SchemaAttribute(string name) { Name = name; }
     }
 
@@ -59,12 +65,12 @@ namespace Codiva.Protocol
             if (type.GetCustomAttribute<SchemaAttribute>() != null || Fields(type).Count > 0)
             {
                 var obj = new Dictionary<string, object>();
-                var schema = type.GetCustomAttribute<SchemaAttribute>();
-                if (schema != null && schema.Tag != null && schema.Variant != null) obj[schema.Tag] = schema.Variant;
+                var tag = Tag(type, value);
                 foreach (var pair in Fields(type))
                 {
                     var member = pair.Key.GetValue(value);
                     if (member == null && !pair.Value.Required) continue;
+                    if (!pair.Value.For(tag)) continue;
                     obj[pair.Value.Name] = ToJson(member);
                 }
                 return obj;
@@ -121,12 +127,26 @@ namespace Codiva.Protocol
             var obj = json as Dictionary<string, object>;
             if (obj == null) return null;
             var result = Activator.CreateInstance(type);
+            var schema = type.GetCustomAttribute<SchemaAttribute>();
+            object tag = null;
+            if (schema != null && schema.Tag != null) obj.TryGetValue(schema.Tag, out tag);
             foreach (var pair in Fields(type))
             {
                 object member;
-                if (obj.TryGetValue(pair.Value.Name, out member)) pair.Key.SetValue(result, FromJson(pair.Key.FieldType, member));
+                if (pair.Value.For(tag) && obj.TryGetValue(pair.Value.Name, out member))
+                    pair.Key.SetValue(result, FromJson(pair.Key.FieldType, member));
             }
             return result;
+        }
+
+        /// The value of a union's tag member in `value` (null for a class that is no union).
+        static object Tag(Type type, object value)
+        {
+            var schema = type.GetCustomAttribute<SchemaAttribute>();
+            if (schema == null || schema.Tag == null) return null;
+            foreach (var pair in Fields(type))
+                if (pair.Value.Name == schema.Tag && pair.Value.Variants == null) return pair.Key.GetValue(value);
+            return null;
         }
     }
 }
