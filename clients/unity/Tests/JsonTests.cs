@@ -60,5 +60,23 @@ namespace Codiva.Tests
             Assert.AreEqual("a_status_of_tomorrow", row.Status);
             Assert.AreEqual(2, row.Todos.Total);
         }
+
+        /// A member that two branches of a union type differently (`usage`: a session's
+        /// `UsageView`, the plan's `PlanUsage`) is read and written for its own branch only.
+        [Test]
+        public void A_member_typed_per_branch_is_read_and_written_for_its_branch()
+        {
+            var usage = Wire.FromJson<SessionEventParams>(JsonText.Parse(
+                "{\"seq\":1,\"session_id\":\"s\",\"event\":\"usage\",\"usage\":{\"tokens\":{\"input\":7,\"output\":1,\"cache_read\":0,\"cache_creation\":0},\"context_used\":9}}"));
+            Assert.AreEqual(7L, usage.Usage.Tokens.Input);
+            Assert.IsNull(usage.PlanUsageUsage);
+            var plan = Wire.FromJson<SessionEventParams>(JsonText.Parse(
+                "{\"seq\":2,\"session_id\":\"s\",\"event\":\"plan_usage\",\"usage\":{\"windows\":[]}}"));
+            Assert.IsNull(plan.Usage);
+            Assert.AreEqual(0, plan.PlanUsageUsage.Windows.Count);
+            Assert.AreEqual("{\"seq\":2,\"session_id\":\"s\",\"event\":\"plan_usage\",\"usage\":{\"windows\":[]}}", JsonText.Write(Wire.ToJson(plan)));
+            plan.Usage = new UsageView();
+            Assert.AreEqual("{\"seq\":2,\"session_id\":\"s\",\"event\":\"plan_usage\",\"usage\":{\"windows\":[]}}", JsonText.Write(Wire.ToJson(plan)), "the other branch's member is not written");
+        }
     }
 }

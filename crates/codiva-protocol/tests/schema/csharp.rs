@@ -90,7 +90,7 @@ fn csharp_generation_handles_every_shape() {
                 "opt": {"anyOf": [{"$ref": "#/$defs/R"}, {"type": "null"}]}, "p": {"type": "string"}},
                 "required": ["n", "p"]},
             "R": {"type": "object"},
-            "E": {"oneOf": [{"enum": ["a_b", "c"], "type": "string"}, {"const": "dE", "type": "string"}]},
+            "E": {"oneOf": [{"enum": ["a_b", "c", "e"], "type": "string"}, {"const": "dE", "type": "string"}]},
             "U": {"type": "object", "properties": {"seq": {"type": "integer"}}, "required": ["seq"],
                 "oneOf": [
                     {"type": "object", "properties": {"kind": {"const": "one"}, "v": {"type": "string"}}, "required": ["kind", "v"]},
@@ -119,6 +119,7 @@ fn csharp_generation_handles_every_shape() {
     for expected in [
         "public const string AB = \"a_b\";",
         "public const string DE = \"dE\";",
+        "public const string EValue = \"e\";",
         "public const string Two = \"two\";",
     ] {
         assert!(known.contains(expected), "{expected} not in\n{known}");
@@ -148,6 +149,13 @@ fn stale_files(dir: &Path, files: &[(String, String)]) -> Vec<String> {
 fn generate(schema: &Value) -> Vec<(String, String)> {
     let empty = Map::new();
     let defs = schema["$defs"].as_object().unwrap_or(&empty);
+    for name in defs.keys() {
+        assert!(
+            name.starts_with(|c: char| c.is_ascii_alphabetic())
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'),
+            "$defs/{name} is no C# name; teach tests/schema/csharp.rs one"
+        );
+    }
     let g = Generator { defs };
     vec![
         ("Known.g.cs".to_owned(), g.known()),
@@ -727,8 +735,13 @@ impl Generator<'_> {
             doc(&mut out, "        ", description(def).as_deref());
             let _ = writeln!(out, "        public static class {name}\n        {{");
             let mut names = BTreeSet::new();
+            let mut list = Vec::new();
             for (value, text) in &values {
-                let constant = pascal(value);
+                let mut constant = pascal(value);
+                // A member may not be named as its class.
+                if constant == **name {
+                    constant.push_str("Value");
+                }
                 assert!(
                     !["Values", "IsKnown", "KnownOr"].contains(&constant.as_str())
                         && names.insert(constant.clone()),
@@ -741,8 +754,8 @@ impl Generator<'_> {
                     "            public const string {constant} = {};",
                     literal(value)
                 );
+                list.push(constant);
             }
-            let list: Vec<String> = values.iter().map(|(v, _)| pascal(v)).collect();
             let _ = writeln!(
                 out,
                 "            /// Every value this version knows, in the schema's order.\n            \
