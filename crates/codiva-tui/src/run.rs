@@ -34,7 +34,7 @@ use crate::terminal;
 mod backend;
 mod effects;
 mod input;
-mod requests;
+pub mod requests;
 mod scroll;
 #[cfg(test)]
 mod scroll_tests;

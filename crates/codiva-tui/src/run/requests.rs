@@ -20,7 +20,7 @@ async fn call<R: Request>(manager: &Client, params: R::Params) -> Result<Value, 
 /// Sends `request` and returns its result (the method table's result type, as JSON). The
 /// client's calls are typed by the method's marker, so each request the app sends is routed to
 /// its marker here by its variant's name.
-pub(super) async fn send(manager: &Client, request: ClientRequest) -> Result<Value, ClientError> {
+pub async fn send(manager: &Client, request: ClientRequest) -> Result<Value, ClientError> {
     macro_rules! route {
         ($($name:ident),* $(,)?) => {
             match request {

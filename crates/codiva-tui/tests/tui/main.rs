@@ -2,6 +2,7 @@
 
 mod agents;
 mod agents_acp;
+mod answers;
 mod app;
 mod attach;
 mod budget;

@@ -1,0 +1,567 @@
+//! Every request the app sends has an answer the app understands: one case per request (as the
+//! app builds it), with a result of the method's declared type, and what the app shows after
+//! that result and after a failure. The table must cover every method of the protocol that the
+//! app sends — a method missing from it (and from the list of those it does not send) fails
+//! here — and each case's request goes through the loop's sender (`run::requests::send`),
+//! whose typed call checks that the result has the method's declared type.
+
+use std::sync::Arc;
+
+use codiva_client::{Backend, BoxFuture, Client, ClientError};
+use codiva_protocol::approval::ApprovalPolicy;
+use codiva_protocol::manager::{DiffStat, DiffText, DiscardOutcome, DiscardPreview};
+use codiva_protocol::params::{
+    AgentsResult, ApprovalParams, CommitResult, ConfigResult, FixCiResult, FullMessageResult,
+    LoginStarted, PrResult, QuestionParams, RecoverItem, RecoverKind, RecoverParams, RecoverResult,
+    ResumeParams, SessionResult, SyncResult,
+};
+use codiva_protocol::session::SessionSnapshot;
+use codiva_tui::app::{App, Effect, Purpose};
+use codiva_tui::i18n::{Key, Lang, t, tf, with_lang};
+use codiva_tui::i18n_views::{V, vtf};
+use codiva_tui::repair_text::{R, rf};
+use crossterm::event::KeyCode;
+use serde_json::{Value, json};
+
+use crate::support::*;
+
+/// What the manager says when it fails a request in the table.
+const FAILURE: &str = "the manager said no";
+
+/// The protocol's requests the app never sends as a request of its own: the loop's log read
+/// sends `session/read` (inside `Effect::ReadLog`), the binary sends the rest.
+const NOT_SENT: &[&str] = &[
+    "initialize",
+    "session/list",
+    "session/read",
+    "session/setPermissionMode",
+    "session/mcpReconnect",
+    "manager/snapshot",
+    "daemon/shutdown",
+];
+
+type Check = Box<dyn Fn(&mut App, &[Effect])>;
+
+/// One request the app sends and what its answers do.
+struct Case {
+    /// The request, as the app builds it.
+    effect: Effect,
+    /// Brings the app to where it sent the request (a view open, a question asked).
+    prepare: fn(&mut App),
+    /// A result of the method's declared type.
+    ok: Value,
+    after_ok: Check,
+    after_err: Check,
+}
+
+fn nothing(_: &mut App) {}
+
+fn no_notice() -> Check {
+    Box::new(|app, effects| {
+        assert_eq!(app.notice(), None);
+        assert!(effects.is_empty(), "{effects:?}");
+    })
+}
+
+fn says(text: String) -> Check {
+    Box::new(move |app, _| assert_eq!(app.notice(), Some((text.as_str(), false))))
+}
+
+/// The failure in the notice line, as an error.
+fn failure_said() -> Check {
+    Box::new(|app, effects| {
+        assert_eq!(app.notice(), Some((FAILURE, true)));
+        assert!(effects.is_empty(), "{effects:?}");
+    })
+}
+
+/// `y` now sends `effect` (the question the answer asked is up).
+fn yes_sends(effect: Effect) -> Check {
+    Box::new(move |app, _| {
+        assert_eq!(press(app, KeyCode::Char('y')), vec![effect.clone()]);
+    })
+}
+
+fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
+    app.handle(codiva_tui::app::UiEvent::Key(
+        crossterm::event::KeyEvent::new(code, crossterm::event::KeyModifiers::NONE),
+    ))
+}
+
+fn command(app: &mut App, line: &str) -> Vec<Effect> {
+    typed(app, line);
+    press(app, KeyCode::Enter)
+}
+
+fn screen(app: &mut App) -> String {
+    format!("{}", draw(app, 120, 40).backend())
+}
+
+fn value(result: impl serde::Serialize) -> Value {
+    serde_json::to_value(result).unwrap()
+}
+
+/// The row of `ask-perm`, the open session of [`detail_app`].
+fn row() -> codiva_protocol::manager::SessionInfo {
+    detail_app()
+        .sessions()
+        .iter()
+        .find(|s| s.id == "ask-perm")
+        .cloned()
+        .unwrap()
+}
+
+fn stat(ahead: u64, uncommitted: &[&str]) -> DiffStat {
+    DiffStat {
+        commits_ahead: ahead,
+        uncommitted: uncommitted
+            .iter()
+            .map(|path| codiva_protocol::manager::StatusEntry {
+                status: "??".into(),
+                path: (*path).into(),
+                orig_path: None,
+            })
+            .collect(),
+        ..DiffStat::default()
+    }
+}
+
+/// A request whose success shows through the events that follow: no notice; a failure is said.
+fn quiet(effect: Effect) -> Case {
+    Case {
+        effect,
+        prepare: nothing,
+        ok: json!({}),
+        after_ok: no_notice(),
+        after_err: failure_said(),
+    }
+}
+
+fn cases() -> Vec<Case> {
+    let id = "ask-perm";
+    let session = row();
+    let pr = PrResult {
+        pr: codiva_protocol::github::SessionPr {
+            number: 7,
+            url: "https://github.com/o/r/pull/7".into(),
+            own: true,
+            view: None,
+        },
+        created: true,
+    };
+    let fix_ci = FixCiResult {
+        pr: 7,
+        checks: vec!["test".into()],
+        log_bytes: 2048,
+        log_truncated: false,
+        message: String::new(),
+    };
+    let committed = CommitResult {
+        commit: Some("9f2c01ab5e7d".into()),
+        files: 2,
+        asked_agent: false,
+        message: String::new(),
+    };
+    let plan = RecoverResult {
+        items: vec![RecoverItem {
+            session_id: id.into(),
+            kind: RecoverKind::FixCi,
+            ok: None,
+            message: String::new(),
+        }],
+        succeeded: 0,
+        failed: 0,
+    };
+    let mut recovered = plan.clone();
+    recovered.items[0].ok = Some(true);
+    recovered.succeeded = 1;
+    let preview = DiscardOutcome::NeedsConfirmation {
+        preview: DiscardPreview {
+            uncommitted: vec!["notes.txt".into()],
+            unmerged_commits: Vec::new(),
+        },
+        confirm_token: "token-1".into(),
+    };
+    let config = ConfigResult {
+        path: "~/.config/codiva/config.toml".into(),
+        fields: Vec::new(),
+    };
+    let agents = AgentsResult {
+        agents: vec![crate::views::availability(
+            "claude",
+            "Claude Code",
+            true,
+            true,
+            "",
+        )],
+    };
+    let session_result = SessionResult {
+        session: session.clone(),
+    };
+    vec![
+        // The new row comes as an event.
+        Case {
+            ok: value(&session_result),
+            ..quiet(create("Fix the login"))
+        },
+        quiet(request(ClientRequest::SessionSend(SendParams {
+            session_id: id.into(),
+            text: "go on".into(),
+            images: Vec::new(),
+        }))),
+        quiet(request(ClientRequest::SessionInterrupt(sid(id)))),
+        quiet(request(ClientRequest::SessionResume(ResumeParams {
+            session_id: id.into(),
+            text: None,
+        }))),
+        quiet(respond(id, "r1", "allow_once", None)),
+        quiet(request(ClientRequest::SessionAnswerQuestion(
+            QuestionParams {
+                session_id: id.into(),
+                request_id: "q1".into(),
+                answers: Default::default(),
+                decline: true,
+                message: None,
+            },
+        ))),
+        quiet(request(ClientRequest::SessionSetApprovalPolicy(
+            ApprovalParams {
+                session_id: None,
+                policy: ApprovalPolicy::AllowAll,
+            },
+        ))),
+        quiet(request(ClientRequest::AgentsLoginInput(LoginInputParams {
+            login_id: "login-1".into(),
+            text: "code".into(),
+        }))),
+        quiet(request(ClientRequest::AgentsLoginCancel(LoginIdParams {
+            login_id: "login-1".into(),
+        }))),
+        Case {
+            effect: request(ClientRequest::SessionSetAgent(AgentParams {
+                session_id: id.into(),
+                agent: "codex".into(),
+            })),
+            prepare: nothing,
+            ok: json!({}),
+            after_ok: says(tf(Key::InfoAgentSet, &[id, "codex"])),
+            after_err: failure_said(),
+        },
+        Case {
+            effect: request(ClientRequest::SessionSetModel(ModelParams {
+                session_id: id.into(),
+                model: None,
+            })),
+            prepare: nothing,
+            ok: json!({}),
+            after_ok: says(tf(Key::InfoModelSet, &[id, t(Key::DefaultModel)])),
+            after_err: failure_said(),
+        },
+        // The pane is rebuilt from the snapshot, or says it could not be had; no notice.
+        Case {
+            effect: request(ClientRequest::SessionSnapshot(sid(id))),
+            prepare: nothing,
+            ok: value(SessionSnapshot::initial()),
+            after_ok: no_notice(),
+            after_err: no_notice(),
+        },
+        Case {
+            effect: request(ClientRequest::SessionDiffText(sid(id))),
+            prepare: |app| {
+                command(app, "/diff");
+            },
+            ok: value(DiffText {
+                text: "diff --git a/src/answer.rs b/src/answer.rs\n+fn answer() {}\n".into(),
+                truncated: false,
+            }),
+            after_ok: Box::new(|app, _| assert!(screen(app).contains("src/answer.rs"))),
+            after_err: failure_said(),
+        },
+        // The whole message, or why not, is shown in its view (`full_message.rs`): no notice.
+        Case {
+            effect: request(ClientRequest::SessionFullMessage(FullMessageParams {
+                session_id: id.into(),
+                entry: 1,
+                subagent: None,
+            })),
+            prepare: nothing,
+            ok: value(FullMessageResult {
+                text: "the whole text".into(),
+            }),
+            after_ok: no_notice(),
+            after_err: no_notice(),
+        },
+        Case {
+            effect: diff_for(id, Purpose::MergePreview),
+            prepare: nothing,
+            ok: value(stat(2, &[])),
+            after_ok: yes_sends(request(ClientRequest::SessionMerge(sid(id)))),
+            after_err: failure_said(),
+        },
+        Case {
+            effect: diff_for(id, Purpose::PrPreview),
+            prepare: nothing,
+            ok: value(stat(2, &[])),
+            after_ok: yes_sends(request(ClientRequest::SessionPr(sid(id)))),
+            after_err: failure_said(),
+        },
+        // The session view's uncommitted line; a session without a worktree has none, unsaid.
+        Case {
+            effect: diff_for(id, Purpose::Uncommitted),
+            prepare: nothing,
+            ok: value(stat(0, &["src/answer.rs"])),
+            after_ok: Box::new(|app, _| assert!(screen(app).contains("1 uncommitted"))),
+            after_err: Box::new(|app, effects| {
+                assert_eq!(app.notice(), None);
+                assert!(effects.is_empty());
+                assert!(!screen(app).contains("uncommitted"));
+            }),
+        },
+        Case {
+            effect: request(ClientRequest::SessionRestore(sid(id))),
+            prepare: nothing,
+            ok: value(&session_result),
+            after_ok: says(vtf(V::InfoRestored, &[&session.title])),
+            after_err: failure_said(),
+        },
+        Case {
+            effect: request(ClientRequest::SessionRename(RenameParams {
+                session_id: id.into(),
+                title: session.title.clone(),
+            })),
+            prepare: nothing,
+            ok: value(&session_result),
+            after_ok: says(vtf(V::InfoRenamed, &[&session.title])),
+            after_err: failure_said(),
+        },
+        Case {
+            effect: request(ClientRequest::SessionMerge(sid(id))),
+            prepare: nothing,
+            ok: value(&session_result),
+            after_ok: says(tf(Key::InfoMerged, &[&session.branch, &session.base])),
+            after_err: failure_said(),
+        },
+        Case {
+            effect: discard(id, false, None),
+            prepare: nothing,
+            ok: value(&preview),
+            after_ok: yes_sends(discard(id, false, Some("token-1"))),
+            after_err: failure_said(),
+        },
+        Case {
+            effect: discard(id, false, Some("token-1")),
+            prepare: nothing,
+            ok: value(DiscardOutcome::Discarded {
+                session: Box::new(session.clone()),
+            }),
+            after_ok: says(tf(Key::InfoDiscardedRestorable, &[id])),
+            after_err: failure_said(),
+        },
+        Case {
+            effect: discard(id, true, None),
+            prepare: nothing,
+            ok: value(&preview),
+            after_ok: yes_sends(discard(id, true, Some("token-1"))),
+            after_err: failure_said(),
+        },
+        Case {
+            effect: discard(id, true, Some("token-1")),
+            prepare: nothing,
+            ok: value(DiscardOutcome::Removed { id: id.into() }),
+            after_ok: says(tf(Key::InfoRemoved, &[id])),
+            after_err: failure_said(),
+        },
+        Case {
+            effect: request(ClientRequest::SessionSync(sid(id))),
+            prepare: nothing,
+            ok: value(SyncResult {
+                message: "rebased on main".into(),
+            }),
+            after_ok: says("rebased on main".into()),
+            after_err: failure_said(),
+        },
+        Case {
+            effect: request(ClientRequest::SessionPr(sid(id))),
+            prepare: nothing,
+            ok: value(&pr),
+            after_ok: says(codiva_tui::pr_cell::opened(&pr)),
+            after_err: failure_said(),
+        },
+        Case {
+            effect: request(ClientRequest::SessionFixCi(sid(id))),
+            prepare: nothing,
+            ok: value(&fix_ci),
+            after_ok: says(rf(R::FixCiSent, &["1", "7", "2048"])),
+            after_err: failure_said(),
+        },
+        // Said, and the files are looked up again.
+        Case {
+            effect: commit(id, Some("Fix")),
+            prepare: nothing,
+            ok: value(&committed),
+            after_ok: Box::new(move |app, effects| {
+                let text = rf(R::Committed, &["2", "9f2c01ab"]);
+                assert_eq!(app.notice(), Some((text.as_str(), false)));
+                assert_eq!(effects, [diff_for(id, Purpose::Uncommitted)]);
+            }),
+            after_err: failure_said(),
+        },
+        Case {
+            effect: request(ClientRequest::SessionRecover(RecoverParams {
+                dry_run: true,
+            })),
+            prepare: nothing,
+            ok: value(&plan),
+            after_ok: yes_sends(request(ClientRequest::SessionRecover(RecoverParams {
+                dry_run: false,
+            }))),
+            after_err: failure_said(),
+        },
+        Case {
+            effect: request(ClientRequest::SessionRecover(RecoverParams {
+                dry_run: false,
+            })),
+            prepare: nothing,
+            ok: value(&recovered),
+            after_ok: says(rf(R::Recovered, &["1", "1"])),
+            after_err: failure_said(),
+        },
+        Case {
+            effect: request(ClientRequest::ConfigRead(NoParams {})),
+            prepare: nothing,
+            ok: value(&config),
+            after_ok: Box::new(|app, _| assert!(app.overlay_open())),
+            after_err: failure_said(),
+        },
+        Case {
+            effect: request(ClientRequest::ConfigSet(ConfigSetParams {
+                key: "model".into(),
+                value: "opus".into(),
+            })),
+            prepare: nothing,
+            ok: value(&config),
+            after_ok: Box::new(|app, _| {
+                assert!(app.overlay_open());
+                let text = vtf(V::ConfigSaved, &["model", "~/.config/codiva/config.toml"]);
+                assert_eq!(app.notice(), Some((text.as_str(), false)));
+            }),
+            after_err: failure_said(),
+        },
+        // A login that could not start closes its view with the reason.
+        Case {
+            effect: request(ClientRequest::AgentsLogin(LoginParams {
+                agent: "claude".into(),
+            })),
+            prepare: |app| {
+                command(app, "/login");
+            },
+            ok: value(LoginStarted {
+                login_id: "login-1".into(),
+            }),
+            after_ok: Box::new(|app, _| {
+                assert!(app.overlay_open());
+                assert_eq!(app.notice(), None);
+            }),
+            after_err: Box::new(|app, _| {
+                assert!(!app.overlay_open());
+                assert_eq!(app.notice(), Some((FAILURE, true)));
+            }),
+        },
+        // Every agent's availability; a failed check changes nothing and says nothing.
+        Case {
+            effect: request(ClientRequest::AgentsList(NoParams {})),
+            prepare: nothing,
+            ok: value(&agents),
+            after_ok: Box::new(move |app, _| assert_eq!(app.info.agents, agents.agents)),
+            after_err: Box::new(|app, effects| {
+                assert!(app.info.agents.is_empty());
+                assert_eq!(app.notice(), None);
+                assert!(effects.is_empty());
+            }),
+        },
+    ]
+}
+
+fn method(effect: &Effect) -> &'static str {
+    match effect {
+        Effect::Request { request, .. } => request.method(),
+        other => panic!("not a request: {other:?}"),
+    }
+}
+
+#[test]
+fn every_request_the_app_sends_has_its_answers_understood() {
+    with_lang(Lang::En, || {
+        for case in cases() {
+            // Named on stderr, which a failing test shows.
+            eprintln!("answering {}", method(&case.effect));
+            let mut app = detail_app();
+            (case.prepare)(&mut app);
+            let effects = answer_ok(&mut app, &case.effect, case.ok.clone());
+            (case.after_ok)(&mut app, &effects);
+
+            let mut app = detail_app();
+            (case.prepare)(&mut app);
+            let effects = answer_err(&mut app, &case.effect, refused(FAILURE));
+            (case.after_err)(&mut app, &effects);
+        }
+    });
+}
+
+#[test]
+fn the_table_covers_every_request_the_app_can_send() {
+    let cases = cases();
+    let covered: Vec<&str> = cases.iter().map(|case| method(&case.effect)).collect();
+    for method in codiva_protocol::ClientRequest::METHODS {
+        assert!(
+            covered.contains(method) || NOT_SENT.contains(method),
+            "{method}: a request of the protocol that this table does not know — add a case \
+             (and its answer to App::answered and its route to run::requests::send) or list it \
+             in NOT_SENT"
+        );
+    }
+    for method in NOT_SENT {
+        assert!(!covered.contains(method), "{method} is sent after all");
+    }
+}
+
+/// A backend that answers every request with one result.
+struct Answering(Value);
+
+impl Backend for Answering {
+    fn request(
+        &self,
+        _request: codiva_protocol::ClientRequest,
+    ) -> BoxFuture<Result<Value, ClientError>> {
+        let value = self.0.clone();
+        Box::pin(async move { Ok(value) })
+    }
+
+    fn events(&self) -> tokio::sync::broadcast::Receiver<codiva_protocol::manager::SequencedEvent> {
+        tokio::sync::broadcast::channel(1).1
+    }
+}
+
+#[tokio::test]
+async fn the_loop_sends_every_request_of_the_table_and_its_result_has_the_declared_type() {
+    for case in cases() {
+        let Effect::Request { request, .. } = case.effect else {
+            unreachable!()
+        };
+        let method = request.method();
+        let client = Client::new(Arc::new(Answering(case.ok.clone())));
+        let result = codiva_tui::run::requests::send(&client, request).await;
+        assert_eq!(result, Ok(case.ok), "{method}");
+    }
+}
+
+/// A snapshot of a session the list no longer has is dropped.
+#[test]
+fn a_snapshot_of_a_session_gone_meanwhile_changes_nothing() {
+    let mut app = detail_app();
+    let before = screen(&mut app);
+    let effects = snapshot_arrived(&mut app, "gone", SessionSnapshot::initial());
+    assert!(effects.is_empty());
+    assert!(app.sessions().iter().all(|s| s.id != "gone"));
+    assert_eq!(screen(&mut app), before);
+}
