@@ -3,7 +3,6 @@
 using System;
 using System.Collections.Generic;
 using System.Text;
-using Codiva.Json;
 using Codiva.Protocol;
 
 namespace Codiva.Client
@@ -52,7 +51,7 @@ namespace Codiva.Client
                     Name = server.Name,
                     Status = server.Status,
                     Text = Clip(text).Replace('\n', ' '),
-                    CanReconnect = server.Status == "failed" && capabilities != null && capabilities.McpReconnect == true,
+                    CanReconnect = server.Status == Known.McpStatus.Failed && capabilities != null && capabilities.McpReconnect == true,
                 });
             }
             return lines;
@@ -62,12 +61,13 @@ namespace Codiva.Client
         {
             switch (status)
             {
-                case "pending": return "connecting";
-                case "connected": return "connected";
-                case "failed": return "failed";
-                case "needs_auth": return "needs login";
-                case "disabled": return "disabled";
-                case "not_reported": return "not reported by the agent";
+                case Known.McpStatus.Pending: return "connecting";
+                case Known.McpStatus.Connected: return "connected";
+                case Known.McpStatus.Failed: return "failed";
+                case Known.McpStatus.NeedsAuth: return "needs login";
+                case Known.McpStatus.Disabled: return "disabled";
+                case Known.McpStatus.NotReported: return "not reported by the agent";
+                // `unknown`, and a status of a newer codiva.
                 default: return "unknown";
             }
         }
