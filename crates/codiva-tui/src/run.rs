@@ -16,7 +16,7 @@ use std::io;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use codiva_client::{Client, Update};
+use codiva_client::{Client, Subscription, Update};
 use codiva_protocol::ClientRequest;
 use codiva_protocol::manager::ManagerEvent;
 use codiva_protocol::params::NoParams;
@@ -133,8 +133,126 @@ async fn run_in_terminal(
     options: TuiOptions,
     modes: &mut terminal::TerminalModes,
 ) -> io::Result<Quit> {
-    // One write per frame: stdout alone is line-buffered in 1 KiB pieces (a frame that
-    // scrolls the log is several KiB of cells).
+    let mut screen = open_screen(modes)?;
+    let (mut ui, mut events, mut done_rx) = start(manager, options).await?;
+    let mut input = input::Input::new(EventStream::new());
+    let mut signals = codiva_os::shutdown_signals::ShutdownSignals::new(false);
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    // Code highlighted off the UI thread: draw again when a block is done.
+    let highlighted = std::sync::Arc::new(tokio::sync::Notify::new());
+    let notify = highlighted.clone();
+    crate::markdown::set_waker(move || notify.notify_one());
+    let mut frames = Frames::new();
+    // The manager's event stream ended: the connection is gone.
+    let mut lost = false;
+    // The loop's one deadline (the owed frame's or the spinner's), on a timer of its own
+    // (codiva_os::timer: tokio's wheel would wake the thread a second time for most of them).
+    let timer = codiva_os::timer::Timer::new()?;
+    let mut armed: Option<Instant> = None;
+    let utc_offset = codiva_os::clock::utc_offset_seconds().unwrap_or(0);
+    let wall_clock = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.as_secs())
+    };
+    loop {
+        ui.set_now();
+        if ui.app.set_wall_clock(wall_clock(), utc_offset) {
+            frames.dirty = true;
+            frames.spinner_only = false;
+        }
+        if frames.dirty && Instant::now() >= frames.due(&ui.pace) {
+            draw(&mut ui, &mut screen, &mut frames, &mut events)?;
+        }
+        let deadline = frames.deadline(ui.app.is_animating(), &ui.pace);
+        if deadline != armed {
+            match deadline {
+                Some(at) => timer.arm_at(at)?,
+                None => timer.disarm()?,
+            }
+            armed = deadline;
+        }
+        let event = tokio::select! {
+            event = input.next() => match event {
+                Some(Ok(Event::FocusGained)) => {
+                    ui.alerts.notifier.on_focus(true);
+                    None
+                }
+                Some(Ok(Event::FocusLost)) => {
+                    ui.alerts.notifier.on_focus(false);
+                    None
+                }
+                Some(Ok(event)) => {
+                    if matches!(event, Event::Resize(..)) {
+                        screen.backend().forget_size();
+                    }
+                    ui_event(event)
+                }
+                Some(Err(_)) | None => break,
+            },
+            update = events.recv(), if frames.takes_events() => match update {
+                Some(Update::Event { event, seq }) => {
+                    ui.took(&event, seq);
+                    Some(UiEvent::Manager(Box::new(event)))
+                }
+                Some(Update::Resync(snapshot)) => {
+                    // Events were lost (too slow to keep up): take the sessions again.
+                    ui.resync(snapshot.sessions);
+                    frames.dirty = true;
+                    None
+                }
+                None => {
+                    lost = true;
+                    break;
+                }
+            },
+            Some(done) = done_rx.recv() => Some(UiEvent::Done(done)),
+            _ = tick.tick() => {
+                frames.dirty |= ui.tick();
+                None
+            }
+            fired = timer.expired(), if armed.is_some() => {
+                fired?;
+                armed = None;
+                frames.spinner_due();
+                None
+            }
+            _ = highlighted.notified() => {
+                frames.dirty = true;
+                None
+            }
+            _ = signals.recv() => break,
+        };
+        if let Some(event) = event {
+            let handover = ui.handle(event, &mut frames);
+            // A program that takes the terminal runs here, in the loop: input stops being read
+            // (it is the program's) and the screen is redrawn whole after.
+            for (what, cwd) in handover {
+                drop(input);
+                hand_over(&mut ui, &mut screen, modes, what, cwd).await?;
+                input = input::Input::new(EventStream::new());
+            }
+            // Coalesce: everything already waiting is handled before the next frame.
+            while let Some(Update::Event { event, seq }) = events.try_recv() {
+                frames.urgent |= !ui.manager_event(event, seq);
+            }
+        }
+        if ui.app.should_quit() {
+            break;
+        }
+    }
+    let _ = ui
+        .app
+        .composer_mut()
+        .history()
+        .save(&ui.options.history_path);
+    Ok(quit(&mut ui.app, lost))
+}
+
+/// The terminal the UI draws on: full screen in the alternate screen, else inline over the
+/// terminal's rows. One write per frame: stdout alone is line-buffered in 1 KiB pieces (a
+/// frame that scrolls the log is several KiB of cells).
+fn open_screen(modes: &terminal::TerminalModes) -> io::Result<Screen> {
     let mut backend = SizedBackend::new(CrosstermBackend::new(io::BufWriter::with_capacity(
         FRAME_BUFFER,
         io::stdout(),
@@ -146,7 +264,16 @@ async fn run_in_terminal(
         let rows = crossterm::terminal::size().map_or(10, |(_, rows)| rows);
         Viewport::Inline(rows)
     };
-    let mut terminal = Terminal::with_options(backend, TerminalOptions { viewport })?;
+    Terminal::with_options(backend, TerminalOptions { viewport })
+}
+
+/// The app with its history and draft, the manager's sessions and the events after them, and
+/// the first requests (each session's state, the log of a session open again, every agent's
+/// login).
+async fn start(
+    manager: Client,
+    options: TuiOptions,
+) -> io::Result<(Ui, Subscription, mpsc::UnboundedReceiver<Done>)> {
     let mut app = App::new(options.info.clone());
     if let Ok(history) = History::load(&options.history_path) {
         app.composer_mut().set_history(history);
@@ -154,243 +281,109 @@ async fn run_in_terminal(
     if let Some(draft) = &options.rechecked {
         app.rechecked(draft);
     }
-    let mut alerts = Alerts {
+    let alerts = Alerts {
         notifier: options.notifier.clone(),
         watch: crate::notify::StatusWatch::default(),
         counts: options.status_counts.clone(),
     };
-    let (snapshot, mut events) = manager
+    let (snapshot, events) = manager
         .subscribe()
         .await
         .map_err(|err| io::Error::other(err.to_string()))?;
-    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<Done>();
-    let effects = take_sessions(&mut app, &mut alerts, snapshot.sessions);
-    run_effects(&manager, &options, &app, effects, &done_tx);
-    if let Some(resume) = &options.resume {
-        let effects = app.resume(resume);
-        run_effects(&manager, &options, &app, effects, &done_tx);
+    let (done, done_rx) = mpsc::unbounded_channel::<Done>();
+    let mut ui = Ui {
+        manager,
+        options,
+        app,
+        alerts,
+        done,
+        pace: StreamPace::default(),
+        started: Instant::now(),
+    };
+    ui.resync(snapshot.sessions);
+    if let Some(resume) = ui.options.resume.clone() {
+        let effects = ui.app.resume(&resume);
+        ui.run(effects);
     }
     // Each agent's login, from its own check (a second or so; the screen does not wait).
-    let agents = Effect::request(ClientRequest::AgentsList(NoParams {}));
-    run_effects(&manager, &options, &app, vec![agents], &done_tx);
-    let mut input = input::Input::new(EventStream::new());
-    let mut signals = codiva_os::shutdown_signals::ShutdownSignals::new(false);
-    let mut tick = tokio::time::interval(Duration::from_secs(1));
-    // Code highlighted off the UI thread: draw again when a block is done.
-    let highlighted = std::sync::Arc::new(tokio::sync::Notify::new());
-    let notify = highlighted.clone();
-    crate::markdown::set_waker(move || notify.notify_one());
-    let mut dirty = true;
-    // Whether something besides streamed text changed since the last frame.
-    let mut urgent = true;
-    // As if a frame was drawn an interval ago: the first one is drawn at once.
-    let mut last_frame = Instant::now()
-        .checked_sub(FRAME_INTERVAL)
-        .unwrap_or_else(Instant::now);
-    // The manager's event stream ended: the connection is gone.
-    let mut lost = false;
-    // When the spinner last moved (it moves with the frames that are drawn anyway).
-    let mut last_animation = Instant::now();
-    // The frame owed is for the spinner alone, and when the last frame that was not was drawn.
-    let mut spinner_only = false;
-    let mut last_content_frame = Instant::now();
-    let mut backlog = 0;
-    let mut pace = StreamPace::default();
-    // The loop's one deadline (the owed frame's or the spinner's), on a timer of its own
-    // (codiva_os::timer: tokio's wheel would wake the thread a second time for most of them).
-    let timer = codiva_os::timer::Timer::new()?;
-    let mut armed: Option<Instant> = None;
-    let started = Instant::now();
-    let utc_offset = codiva_os::clock::utc_offset_seconds().unwrap_or(0);
-    let wall_clock = || {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |since| since.as_secs())
-    };
-    loop {
-        app.set_now(started.elapsed());
-        if app.set_wall_clock(wall_clock(), utc_offset) {
-            dirty = true;
-            spinner_only = false;
-        }
-        if dirty && Instant::now() >= frame_due(last_frame, urgent, &pace) {
-            // What arrived while the frame was owed.
-            backlog = 0;
-            while let Some(update) = events.try_recv() {
-                backlog += 1;
-                match update {
-                    Update::Event { event, seq } => {
-                        pace.took(&event);
-                        alerts.observe(&event, &app);
-                        app.at_seq(seq);
-                        let effects = app.handle(UiEvent::Manager(Box::new(event)));
-                        run_effects(&manager, &options, &app, effects, &done_tx);
-                    }
-                    Update::Resync(snapshot) => {
-                        let effects = take_sessions(&mut app, &mut alerts, snapshot.sessions);
-                        run_effects(&manager, &options, &app, effects, &done_tx);
-                    }
-                }
+    ui.run(vec![Effect::request(ClientRequest::AgentsList(
+        NoParams {},
+    ))]);
+    Ok((ui, events, done_rx))
+}
+
+/// The frame owed: what arrived while it was owed is handled first, the spinner moves if due,
+/// then the frame is drawn with its hyperlinks, and a copy asked for goes to the clipboard.
+fn draw(
+    ui: &mut Ui,
+    screen: &mut Screen,
+    frames: &mut Frames,
+    events: &mut Subscription,
+) -> io::Result<()> {
+    use std::io::Write as _;
+    frames.backlog = 0;
+    while let Some(update) = events.try_recv() {
+        frames.backlog += 1;
+        match update {
+            Update::Event { event, seq } => {
+                ui.manager_event(event, seq);
             }
-            // The spinner moves on whatever frame is due, without a timer of its own.
-            if app.is_animating() && Instant::now() >= last_animation + ANIMATION_INTERVAL {
-                app.handle(UiEvent::Animate);
-                last_animation = Instant::now();
-            }
-            if !std::mem::take(&mut spinner_only) || backlog > 0 {
-                last_content_frame = Instant::now();
-            }
-            let hyperlinks = draw_frame(&mut terminal, &mut app)?;
-            pace.framed(terminal.get_frame().area());
-            if !hyperlinks.is_empty() {
-                use std::io::Write as _;
-                let mut out = io::stdout();
-                out.write_all(hyperlinks.as_bytes())?;
-                out.flush()?;
-            }
-            if let Some(text) = app.take_clipboard() {
-                use std::io::Write as _;
-                let in_tmux = std::env::var_os("TMUX").is_some();
-                let mut out = io::stdout();
-                out.write_all(crate::app::osc52(&text, in_tmux).as_bytes())?;
-                out.flush()?;
-            }
-            dirty = false;
-            urgent = false;
-            last_frame = Instant::now();
-        }
-        // A frame owed for streamed text alone waits for the next batch (see the module docs).
-        let wake = if urgent {
-            frame_due(last_frame, urgent, &pace)
-        } else {
-            frame_due(last_frame, urgent, &pace) + STREAM_FALLBACK
-        };
-        // Nothing else to draw: the spinner's frame (see `spinner_due`).
-        let deadline = if dirty {
-            Some(wake)
-        } else if app.is_animating() {
-            Some(spinner_due(last_animation, last_content_frame))
-        } else {
-            None
-        };
-        if deadline != armed {
-            match deadline {
-                Some(at) => timer.arm_at(at)?,
-                None => timer.disarm()?,
-            }
-            armed = deadline;
-        }
-        let event = tokio::select! {
-            event = input.next() => match event {
-                Some(Ok(Event::FocusGained)) => {
-                    alerts.notifier.on_focus(true);
-                    None
-                }
-                Some(Ok(Event::FocusLost)) => {
-                    alerts.notifier.on_focus(false);
-                    None
-                }
-                Some(Ok(event)) => {
-                    if matches!(event, Event::Resize(..)) {
-                        terminal.backend().forget_size();
-                    }
-                    ui_event(event)
-                }
-                Some(Err(_)) | None => break,
-            },
-            update = events.recv(), if !dirty || !urgent || backlog >= BATCH_LIMIT => match update {
-                Some(Update::Event { event, seq }) => {
-                    pace.took(&event);
-                    alerts.observe(&event, &app);
-                    app.at_seq(seq);
-                    Some(UiEvent::Manager(Box::new(event)))
-                }
-                Some(Update::Resync(snapshot)) => {
-                    // Events were lost (too slow to keep up): take the sessions again.
-                    let effects = take_sessions(&mut app, &mut alerts, snapshot.sessions);
-                    run_effects(&manager, &options, &app, effects, &done_tx);
-                    dirty = true;
-                    None
-                }
-                None => {
-                    lost = true;
-                    break;
-                }
-            },
-            Some(done) = done_rx.recv() => Some(UiEvent::Done(done)),
-            _ = tick.tick() => {
-                // A task that panicked (codiva survived it): say so, with its crash log.
-                for panic in crate::crash::take_contained() {
-                    let text = crate::i18n::contained_panic(&panic);
-                    app.handle(UiEvent::Done(Done::Error(text)));
-                    dirty = true;
-                }
-                // No frame unless something changed (a notice that timed out): idle costs nothing.
-                app.set_now(started.elapsed());
-                dirty |= app.on_tick();
-                None
-            }
-            fired = timer.expired(), if armed.is_some() => {
-                fired?;
-                armed = None;
-                if !dirty {
-                    // A frame for the spinner alone.
-                    dirty = true;
-                    urgent = true;
-                    spinner_only = true;
-                }
-                None
-            }
-            _ = highlighted.notified() => {
-                dirty = true;
-                None
-            }
-            _ = signals.recv() => break,
-        };
-        if let Some(event) = event {
-            dirty = true;
-            app.set_now(started.elapsed());
-            urgent |= !matches!(&event, UiEvent::Manager(event) if is_stream(event));
-            let effects = app.handle(event);
-            // A program that takes the terminal runs here, in the loop: input stops being read
-            // (it is the program's) and the screen is redrawn whole after.
-            let (handover, effects): (Vec<Effect>, Vec<Effect>) = effects
-                .into_iter()
-                .partition(|effect| matches!(effect, Effect::Foreground { .. }));
-            run_effects(&manager, &options, &app, effects, &done_tx);
-            for effect in handover {
-                let Effect::Foreground { what, cwd } = effect else {
-                    continue;
-                };
-                drop(input);
-                let (done, now) = terminal::hand_over(
-                    *modes,
-                    options.mouse,
-                    run_foreground(what, cwd, app.info.remote.as_ref()),
-                )
-                .await?;
-                *modes = now;
-                input = input::Input::new(EventStream::new());
-                // The terminal may have been resized meanwhile.
-                terminal.backend().forget_size();
-                terminal.clear()?;
-                app.handle(UiEvent::Done(done));
-            }
-            // Coalesce: everything already waiting is handled before the next frame.
-            while let Some(Update::Event { event, seq }) = events.try_recv() {
-                urgent |= !pace.took(&event);
-                alerts.observe(&event, &app);
-                app.at_seq(seq);
-                let effects = app.handle(UiEvent::Manager(Box::new(event)));
-                run_effects(&manager, &options, &app, effects, &done_tx);
-            }
-        }
-        if app.should_quit() {
-            break;
+            Update::Resync(snapshot) => ui.resync(snapshot.sessions),
         }
     }
-    let _ = app.composer_mut().history().save(&options.history_path);
-    Ok(if lost {
+    // The spinner moves on whatever frame is due, without a timer of its own.
+    if ui.app.is_animating() && Instant::now() >= frames.last_animation + ANIMATION_INTERVAL {
+        ui.app.handle(UiEvent::Animate);
+        frames.last_animation = Instant::now();
+    }
+    if !std::mem::take(&mut frames.spinner_only) || frames.backlog > 0 {
+        frames.last_content_frame = Instant::now();
+    }
+    let hyperlinks = draw_frame(screen, &mut ui.app)?;
+    ui.pace.framed(screen.get_frame().area());
+    if !hyperlinks.is_empty() {
+        let mut out = io::stdout();
+        out.write_all(hyperlinks.as_bytes())?;
+        out.flush()?;
+    }
+    if let Some(text) = ui.app.take_clipboard() {
+        let in_tmux = std::env::var_os("TMUX").is_some();
+        let mut out = io::stdout();
+        out.write_all(crate::app::osc52(&text, in_tmux).as_bytes())?;
+        out.flush()?;
+    }
+    frames.dirty = false;
+    frames.urgent = false;
+    frames.last_frame = Instant::now();
+    Ok(())
+}
+
+/// Runs `$SHELL` or `$EDITOR` with the terminal, then takes it back and redraws it whole; the
+/// app hears how the program ended.
+async fn hand_over(
+    ui: &mut Ui,
+    screen: &mut Screen,
+    modes: &mut terminal::TerminalModes,
+    what: crate::app::Foreground,
+    cwd: PathBuf,
+) -> io::Result<()> {
+    let (done, now) = terminal::hand_over(
+        *modes,
+        ui.options.mouse,
+        run_foreground(what, cwd, ui.app.info.remote.as_ref()),
+    )
+    .await?;
+    *modes = now;
+    // The terminal may have been resized meanwhile.
+    screen.backend().forget_size();
+    screen.clear()?;
+    ui.app.handle(UiEvent::Done(done));
+    Ok(())
+}
+
+/// How the UI ended, once the loop is left (`lost`: the manager's event stream ended).
+fn quit(app: &mut App, lost: bool) -> Quit {
+    if lost {
         Quit::Lost(Resume {
             draft: app.composer_mut().text().to_owned(),
             open: match &app.view {
@@ -406,7 +399,163 @@ async fn run_in_terminal(
         }
     } else {
         Quit::Detach
-    })
+    }
+}
+
+/// The terminal the loop draws on.
+type Screen = Terminal<SizedBackend<CrosstermBackend<io::BufWriter<io::Stdout>>>>;
+
+/// What the loop owns besides its input and its screen: the app, the manager it talks to, and
+/// what the app's events and effects go through.
+struct Ui {
+    manager: Client,
+    options: TuiOptions,
+    app: App,
+    alerts: Alerts,
+    /// Where the answers to the app's effects go.
+    done: mpsc::UnboundedSender<Done>,
+    pace: StreamPace,
+    started: Instant,
+}
+
+impl Ui {
+    /// Runs the app's effects ([`run_effects`]).
+    fn run(&self, effects: Vec<Effect>) {
+        run_effects(&self.manager, &self.options, &self.app, effects, &self.done);
+    }
+
+    fn set_now(&mut self) {
+        self.app.set_now(self.started.elapsed());
+    }
+
+    /// A manager event numbered `seq` was taken: its streamed text counted, its alerts
+    /// raised, its place in the stream told to the app; whether it is streamed text.
+    fn took(&mut self, event: &ManagerEvent, seq: u64) -> bool {
+        let stream = self.pace.took(event);
+        self.alerts.observe(event, &self.app);
+        self.app.at_seq(seq);
+        stream
+    }
+
+    /// A manager event taken and handled, its effects run; whether it is streamed text.
+    fn manager_event(&mut self, event: ManagerEvent, seq: u64) -> bool {
+        let stream = self.took(&event, seq);
+        let effects = self.app.handle(UiEvent::Manager(Box::new(event)));
+        self.run(effects);
+        stream
+    }
+
+    /// Every session's row as the manager has it now (at start, and after a resync).
+    fn resync(&mut self, sessions: Vec<codiva_protocol::manager::SessionInfo>) {
+        let effects = take_sessions(&mut self.app, &mut self.alerts, sessions);
+        self.run(effects);
+    }
+
+    /// The clock's second: a task that panicked (codiva survived it) is said, with its crash
+    /// log; whether the screen changed (a notice that timed out) — idle costs no frame.
+    fn tick(&mut self) -> bool {
+        let mut changed = false;
+        for panic in crate::crash::take_contained() {
+            let text = crate::i18n::contained_panic(&panic);
+            self.app.handle(UiEvent::Done(Done::Error(text)));
+            changed = true;
+        }
+        self.set_now();
+        changed | self.app.on_tick()
+    }
+
+    /// One event for the app; its effects run, except the programs that take the terminal,
+    /// which are returned for the loop to hand it over.
+    fn handle(
+        &mut self,
+        event: UiEvent,
+        frames: &mut Frames,
+    ) -> Vec<(crate::app::Foreground, PathBuf)> {
+        frames.dirty = true;
+        self.set_now();
+        frames.urgent |= !matches!(&event, UiEvent::Manager(event) if is_stream(event));
+        let mut handover = Vec::new();
+        let mut effects = Vec::new();
+        for effect in self.app.handle(event) {
+            match effect {
+                Effect::Foreground { what, cwd } => handover.push((what, cwd)),
+                effect => effects.push(effect),
+            }
+        }
+        self.run(effects);
+        handover
+    }
+}
+
+/// When frames are owed and drawn (see the module docs).
+struct Frames {
+    /// Something changed since the last frame.
+    dirty: bool,
+    /// Something besides streamed text changed since the last frame.
+    urgent: bool,
+    last_frame: Instant,
+    /// When the spinner last moved (it moves with the frames that are drawn anyway).
+    last_animation: Instant,
+    /// The frame owed is for the spinner alone.
+    spinner_only: bool,
+    /// When the last frame that was not for the spinner alone was drawn.
+    last_content_frame: Instant,
+    /// Manager updates taken just before the last frame.
+    backlog: usize,
+}
+
+impl Frames {
+    fn new() -> Self {
+        Frames {
+            dirty: true,
+            urgent: true,
+            // As if a frame was drawn an interval ago: the first one is drawn at once.
+            last_frame: Instant::now()
+                .checked_sub(FRAME_INTERVAL)
+                .unwrap_or_else(Instant::now),
+            last_animation: Instant::now(),
+            spinner_only: false,
+            last_content_frame: Instant::now(),
+            backlog: 0,
+        }
+    }
+
+    /// When the owed frame may be drawn.
+    fn due(&self, pace: &StreamPace) -> Instant {
+        frame_due(self.last_frame, self.urgent, pace)
+    }
+
+    /// When the loop wakes without an event: the owed frame's time (a frame owed for streamed
+    /// text alone waits for the next batch, see the module docs), else the spinner's (see
+    /// [`spinner_due`]), else never.
+    fn deadline(&self, animating: bool, pace: &StreamPace) -> Option<Instant> {
+        if self.dirty {
+            Some(if self.urgent {
+                self.due(pace)
+            } else {
+                self.due(pace) + STREAM_FALLBACK
+            })
+        } else if animating {
+            Some(spinner_due(self.last_animation, self.last_content_frame))
+        } else {
+            None
+        }
+    }
+
+    /// Manager events are waited for one by one unless an urgent frame is owed; a backlog that
+    /// reached [`BATCH_LIMIT`] is read on regardless.
+    fn takes_events(&self) -> bool {
+        !self.dirty || !self.urgent || self.backlog >= BATCH_LIMIT
+    }
+
+    /// The loop's deadline passed with nothing owed: a frame for the spinner alone.
+    fn spinner_due(&mut self) {
+        if !self.dirty {
+            self.dirty = true;
+            self.urgent = true;
+            self.spinner_only = true;
+        }
+    }
 }
 
 /// Draws one frame of `app`; returns its OSC 8 hyperlinks (see [`hyperlinks`]). In full

@@ -16,72 +16,34 @@ use crate::width::{fit, truncate, wrap_text};
 /// Log rows that stay visible under a dialog.
 const LOG_RESERVE: u16 = 5;
 
+/// Draws the whole frame, top to bottom: header, body (a view over it, the list or the open
+/// session), the bands under the body (palette, notice, confirmation, the session's status
+/// bar), the rule, the composer, the footer; `/help` over all of it.
 pub fn render(app: &mut App, frame: &mut Frame) {
     let area = frame.area();
-    let buf = frame.buffer_mut();
     let width = area.width;
     let mode = app.composer_mode();
     app.composer.set_placeholder(mode.placeholder());
     let header = header_lines(app, width);
     let footer = footer_line(app, width);
-    let notice = app.notice().map(|(text, error)| {
-        let style = if error { theme::error() } else { theme::dim() };
-        wrap_text(text, usize::from(width.saturating_sub(2)).max(1))
-            .into_iter()
-            .take(3)
-            .map(|row| Line::styled(format!("  {}", &text[row.start..row.end]), style))
-            .collect::<Vec<_>>()
-    });
-    let confirm_lines = app.confirm.as_ref().map(|confirm| {
-        let mut lines: Vec<Line> = Vec::new();
-        for text in &confirm.text {
-            for row in wrap_text(text, usize::from(width.saturating_sub(2)).max(1)) {
-                lines.push(Line::styled(
-                    format!("  {}", &text[row.start..row.end]),
-                    theme::warning(),
-                ));
-            }
-        }
-        let choices = app
-            .confirm_extra
-            .as_ref()
-            .map_or(t(Key::YesNo), |(_, _, choices)| choices.as_str());
-        lines.push(Line::styled(format!("  {choices}"), theme::bold()));
-        lines
-    });
-    let composer_height = if confirm_lines.is_some() || app.overlay.is_some() {
+    let composer_height = if app.confirm.is_some() || app.overlay.is_some() {
         0
     } else {
         app.composer.desired_height(width).clamp(1, 8)
     };
-    let palette_height = if app.palette.is_open() {
-        u16::try_from(app.palette.matches().len())
-            .unwrap_or(6)
-            .min(6)
-    } else {
-        0
-    };
-    let notice_height = notice
-        .as_ref()
-        .map_or(0, |n| u16::try_from(n.len()).unwrap_or(1));
-    let confirm_height = confirm_lines
-        .as_ref()
-        .map_or(0, |c| u16::try_from(c.len()).unwrap_or(2));
-    let status_bar = match &app.view {
-        View::Detail(id) => Some(status_bar(app, &id.clone(), width)),
-        View::List => None,
-    };
+    let mut bands = palette_lines(app, width);
+    bands.extend(notice_lines(app, width));
+    bands.extend(confirm_lines(app, width));
+    if let View::Detail(id) = &app.view {
+        let id = id.clone();
+        bands.push(status_bar(app, &id, width));
+    }
     let header_height = u16::try_from(header.len()).unwrap_or(2);
-    // header | body | palette | notice | confirm | separator | composer | footer
-    let fixed = header_height
-        + palette_height
-        + notice_height
-        + confirm_height
-        + u16::from(status_bar.is_some())
-        + 1
-        + composer_height
-        + 1;
+    let bands_height = u16::try_from(bands.len()).unwrap_or(0);
+    // header | body | bands | rule | composer | footer
+    let fixed = header_height + bands_height + 1 + composer_height + 1;
     let body_height = area.height.saturating_sub(fixed);
+    let buf = frame.buffer_mut();
     let mut y = area.y;
     app.shown_dialog = None;
     app.layout = super::mouse::Layout {
@@ -94,90 +56,12 @@ pub fn render(app: &mut App, frame: &mut Frame) {
     }
     let body = Rect::new(area.x, y, width, body_height);
     y += body_height;
-    let overlay_cursor = if app.overlay.is_some() {
-        app.render_overlay(body, buf)
-    } else {
-        None
-    };
-    match app.view.clone() {
-        _ if app.overlay.is_some() => {}
-        View::List => {
-            let focused = app.focus == Focus::List;
-            let selected = app.selected.min(app.sessions.len().saturating_sub(1));
-            app.selected = selected;
-            // The selected session's question or permission, answerable from the list.
-            let waiting = app
-                .sessions
-                .get(selected)
-                .filter(|s| s.status.awaits_user())
-                .map(|s| s.id.clone());
-            let dialog_height = match &waiting {
-                Some(id) => {
-                    dialog_height(app, id, body.width, body.height.saturating_sub(LOG_RESERVE))
-                }
-                None => 0,
-            };
-            let list_area = Rect::new(body.x, body.y, body.width, body.height - dialog_height);
-            let first = super::filter::render_list(app, selected, focused, list_area, buf);
-            app.layout.list = Some(first);
-            if let Some(id) = waiting
-                && dialog_height > 0
-            {
-                let area = Rect::new(body.x, list_area.bottom(), body.width, dialog_height);
-                app.layout.dialog = Some(area);
-                render_dialog(app, &id, area, buf);
-            }
-        }
-        View::Detail(id) => detail(app, &id, body, buf),
-    }
-    if palette_height > 0 {
-        let view = app.view.clone();
-        for (index, command) in app.palette.matches().iter().take(6).enumerate() {
-            let selected = index == app.palette.selected_index();
-            let style = if selected {
-                theme::selected()
-            } else {
-                theme::text()
-            };
-            let text = format!("  /{:<8} {}", command.name(), command.description(&view));
-            put(
-                buf,
-                area.x,
-                y,
-                width,
-                &Line::styled(fit(&text, usize::from(width)), style),
-            );
-            y += 1;
-        }
-    }
-    if let Some(notice) = &notice {
-        for line in notice {
-            put(buf, area.x, y, width, line);
-            y += 1;
-        }
-    }
-    if let Some(lines) = &confirm_lines {
-        for line in lines {
-            put(buf, area.x, y, width, line);
-            y += 1;
-        }
-    }
-    if let Some(line) = &status_bar {
+    let overlay_cursor = render_body(app, body, buf);
+    for line in &bands {
         put(buf, area.x, y, width, line);
         y += 1;
     }
-    // The rule over the composer is heavy while the composer has the keys.
-    let rule = if app.focus == Focus::Composer && composer_height > 0 {
-        Line::styled(
-            theme::glyph::RULE_FOCUSED.repeat(usize::from(width)),
-            theme::focused_border(),
-        )
-    } else {
-        Line::styled(
-            theme::glyph::RULE.repeat(usize::from(width)),
-            theme::border(),
-        )
-    };
+    let rule = composer_rule(app, composer_height, width);
     put(buf, area.x, y, width, &rule);
     y += 1;
     if composer_height > 0 {
@@ -207,6 +91,122 @@ pub fn render(app: &mut App, frame: &mut Frame) {
     );
     if app.help.is_some() {
         super::help::render(app, area, frame.buffer_mut());
+    }
+}
+
+/// The body: the open view over it, else the list or the open session; where the caret goes
+/// (a view's editor).
+fn render_body(app: &mut App, body: Rect, buf: &mut Buffer) -> Option<(u16, u16)> {
+    if app.overlay.is_some() {
+        return app.render_overlay(body, buf);
+    }
+    match app.view.clone() {
+        View::List => render_list(app, body, buf),
+        View::Detail(id) => detail(app, &id, body, buf),
+    }
+    None
+}
+
+/// The session list, with the selected session's question or permission under it,
+/// answerable from the list.
+fn render_list(app: &mut App, body: Rect, buf: &mut Buffer) {
+    let focused = app.focus == Focus::List;
+    let selected = app.selected.min(app.sessions.len().saturating_sub(1));
+    app.selected = selected;
+    let waiting = app
+        .sessions
+        .get(selected)
+        .filter(|s| s.status.awaits_user())
+        .map(|s| s.id.clone());
+    let dialog_height = match &waiting {
+        Some(id) => dialog_height(app, id, body.width, body.height.saturating_sub(LOG_RESERVE)),
+        None => 0,
+    };
+    let list_area = Rect::new(body.x, body.y, body.width, body.height - dialog_height);
+    let first = super::filter::render_list(app, selected, focused, list_area, buf);
+    app.layout.list = Some(first);
+    if let Some(id) = waiting
+        && dialog_height > 0
+    {
+        let area = Rect::new(body.x, list_area.bottom(), body.width, dialog_height);
+        app.layout.dialog = Some(area);
+        render_dialog(app, &id, area, buf);
+    }
+}
+
+/// The palette's commands matching what is typed (six at most), the selected one marked.
+fn palette_lines(app: &App, width: u16) -> Vec<Line<'static>> {
+    if !app.palette.is_open() {
+        return Vec::new();
+    }
+    app.palette
+        .matches()
+        .iter()
+        .take(6)
+        .enumerate()
+        .map(|(index, command)| {
+            let style = if index == app.palette.selected_index() {
+                theme::selected()
+            } else {
+                theme::text()
+            };
+            let text = format!(
+                "  /{:<8} {}",
+                command.name(),
+                command.description(&app.view)
+            );
+            Line::styled(fit(&text, usize::from(width)), style)
+        })
+        .collect()
+}
+
+/// The notice, wrapped to three rows at most; an error's in the error style.
+fn notice_lines(app: &App, width: u16) -> Vec<Line<'static>> {
+    let Some((text, error)) = app.notice() else {
+        return Vec::new();
+    };
+    let style = if error { theme::error() } else { theme::dim() };
+    wrap_text(text, usize::from(width.saturating_sub(2)).max(1))
+        .into_iter()
+        .take(3)
+        .map(|row| Line::styled(format!("  {}", &text[row.start..row.end]), style))
+        .collect()
+}
+
+/// The y/n question, wrapped, and its choices.
+fn confirm_lines(app: &App, width: u16) -> Vec<Line<'static>> {
+    let Some(confirm) = &app.confirm else {
+        return Vec::new();
+    };
+    let mut lines = Vec::new();
+    for text in &confirm.text {
+        for row in wrap_text(text, usize::from(width.saturating_sub(2)).max(1)) {
+            lines.push(Line::styled(
+                format!("  {}", &text[row.start..row.end]),
+                theme::warning(),
+            ));
+        }
+    }
+    let choices = app
+        .confirm_extra
+        .as_ref()
+        .map_or(t(Key::YesNo), |(_, _, choices)| choices.as_str());
+    lines.push(Line::styled(format!("  {choices}"), theme::bold()));
+    lines
+}
+
+/// The rule over the composer: heavy while the composer has the keys.
+fn composer_rule(app: &App, composer_height: u16, width: u16) -> Line<'static> {
+    if app.focus == Focus::Composer && composer_height > 0 {
+        Line::styled(
+            theme::glyph::RULE_FOCUSED.repeat(usize::from(width)),
+            theme::focused_border(),
+        )
+    } else {
+        Line::styled(
+            theme::glyph::RULE.repeat(usize::from(width)),
+            theme::border(),
+        )
     }
 }
 
