@@ -5,6 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::manager::FreshPreview;
+use crate::vocabulary::closed_vocabulary;
 
 /// Not JSON.
 pub const PARSE_ERROR: i64 = -32700;
@@ -41,12 +42,11 @@ pub enum ErrorData {
     NoSuchSession(NoSuchSessionData),
 }
 
-/// Why a valid request was refused: a stable `reason` (one of
-/// [`crate::manager::REFUSAL_CODES`]) and its values; a stale discard token also brings the
-/// fresh preview and its token.
+/// Why a valid request was refused: a stable `reason` and its values (`args`); a stale
+/// discard token also brings the fresh preview and its token.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RefusalData {
-    pub reason: String,
+    pub reason: RefusalCode,
     pub args: Vec<String>,
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub fresh: Option<FreshPreview>,
@@ -62,4 +62,63 @@ pub struct InvalidFieldData {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct NoSuchSessionData {
     pub session_id: String,
+}
+
+closed_vocabulary! {
+    /// The stable name of a refusal (a -32002 error's `data.reason`): what a client words in
+    /// its own language, with the refusal's `args`. `unknown`: a reason of a later codiva; the
+    /// error's `message` says it in English.
+    pub enum RefusalCode {
+        AgentNotInstalled = "agent_not_installed",
+        AlreadyDiscarded = "already_discarded",
+        AlreadyMerged = "already_merged",
+        CannotMergeNow = "cannot_merge_now",
+        ChangedSincePreview = "changed_since_preview",
+        CommitFailed = "commit_failed",
+        ConfigInvalid = "config_invalid",
+        ConfigNotToml = "config_not_toml",
+        ConfigUnknownKey = "config_unknown_key",
+        ConfigUnwritable = "config_unwritable",
+        DiscardedRestoreFirst = "discarded_restore_first",
+        EmptyInstruction = "empty_instruction",
+        GhMissing = "gh_missing",
+        GhNotAuthenticated = "gh_not_authenticated",
+        GhRateLimited = "gh_rate_limited",
+        InPlaceBusy = "in_place_busy",
+        InPlaceNotInRepo = "in_place_not_in_repo",
+        InPlaceSession = "in_place_session",
+        LoginFailed = "login_failed",
+        LoginRunning = "login_running",
+        LoginUnavailable = "login_unavailable",
+        MergeConflict = "merge_conflict",
+        MergeRefused = "merge_refused",
+        MergedStartNew = "merged_start_new",
+        MessageNotCut = "message_not_cut",
+        MessageNotInTranscript = "message_not_in_transcript",
+        MessageTooLong = "message_too_long",
+        NoAgentInstalled = "no_agent_installed",
+        NoAgentYet = "no_agent_yet",
+        NoPendingPrompt = "no_pending_prompt",
+        NoPr = "no_pr",
+        NoSuchMcpServer = "no_such_mcp_server",
+        NoRemote = "no_remote",
+        NoSuchLogin = "no_such_login",
+        NoWorktree = "no_worktree",
+        NotDiscarded = "not_discarded",
+        NotRunningAgent = "not_running_agent",
+        NothingFailing = "nothing_failing",
+        NothingToCommit = "nothing_to_commit",
+        NothingToMerge = "nothing_to_merge",
+        NothingToPush = "nothing_to_push",
+        NotOwner = "not_owner",
+        PrFailed = "pr_failed",
+        PushFailed = "push_failed",
+        StillPreparing = "still_preparing",
+        StillWorking = "still_working",
+        SyncBusy = "sync_busy",
+        TokenMismatch = "token_mismatch",
+        UnknownAgent = "unknown_agent",
+        UnsupportedByAgent = "unsupported_by_agent",
+        WrongPromptKind = "wrong_prompt_kind",
+    }
 }

@@ -20,6 +20,7 @@ pub mod session;
 pub mod text;
 pub mod tool;
 pub mod view;
+mod vocabulary;
 
 pub use approval::{ApprovalPolicy, ApprovalRule};
 pub use input::{ImageInput, UserInput};

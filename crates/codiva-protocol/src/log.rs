@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::agent::NoteLevel;
 use crate::tool::ToolCallView;
+use crate::vocabulary::closed_vocabulary;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LogEntry {
@@ -47,19 +48,93 @@ pub enum EntryKind {
 }
 
 /// A note's stable name and values (`restarting` with `["1", "3"]`): `text` is its English
-/// wording; a front end may word it otherwise.
+/// wording; a front end may word it otherwise. A session's status detail is named the same way
+/// (`SessionEvent::Status`'s `detail_code`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct NoteCode {
-    pub name: String,
+    pub name: NoteName,
     pub args: Vec<String>,
 }
 
 impl NoteCode {
-    pub fn new(name: &str, args: &[&str]) -> Self {
+    /// `name` is a [`NoteName`] or, while callers still hold names as strings, its wire name
+    /// (a name this version does not know is `Unknown`; a test holds the core's names to the
+    /// enum).
+    pub fn new(name: impl Into<NoteName>, args: &[&str]) -> Self {
         NoteCode {
-            name: name.to_owned(),
+            name: name.into(),
             args: args.iter().map(|arg| (*arg).to_owned()).collect(),
         }
+    }
+}
+
+closed_vocabulary! {
+    /// What a note (or a running session's status detail) says, by name; its values are the
+    /// code's `args`, in the order given here. `unknown`: a name of a later codiva; the note's
+    /// `text` (the detail's `detail`) says it in English.
+    pub enum NoteName {
+        // Notes in a session's log.
+        /// The conversation was compacted: the trigger (`auto`, `manual`, or empty) and the
+        /// tokens before (or empty).
+        Compacted = "compacted",
+        Interrupted = "interrupted",
+        ContinuedAfterCut = "continued_after_cut",
+        /// The session switched agents: from, to.
+        AgentSwitched = "agent_switched",
+        /// Permissions denied in the turn: the tools, comma-separated.
+        Denied = "denied",
+        /// No output from the agent: minutes (also a status detail).
+        Stalled = "stalled",
+        /// The resume failed: the agent's message.
+        ResumeFailed = "resume_failed",
+        /// A request to the agent failed: what, the error.
+        RequestFailed = "request_failed",
+        /// The process ended mid-turn: how, detail.
+        EndedMidTurn = "ended_mid_turn",
+        /// The process exited before its first turn: how, detail.
+        ExitedBeforeFirstTurn = "exited_before_first_turn",
+        /// The process exited before it took up a message (after turns of its own): how,
+        /// detail.
+        ExitedBeforeTurn = "exited_before_turn",
+        /// The process ended outside a turn: how.
+        ProcessEnded = "process_ended",
+        /// An agent line that could not be read: the error.
+        UnreadableLine = "unreadable_line",
+        /// An agent line over the limit: its bytes.
+        OversizedLine = "oversized_line",
+        /// The agent exited too often in a row: the count.
+        RestartLimit = "restart_limit",
+        /// Restarting the agent: attempt, maximum.
+        Restarting = "restarting",
+        StopAfterInterrupt = "stop_after_interrupt",
+        /// An agent line of an unknown kind (written by older versions only).
+        UnknownLine = "unknown_line",
+        /// The idle agent was stopped: seconds idle.
+        IdleStopped = "idle_stopped",
+        /// A queued message was not sent: its text.
+        NotSent = "not_sent",
+        /// The repair's commits were pushed: branch, remote.
+        RepairPushed = "repair_pushed",
+        /// Pushing the repair's commits failed: branch, detail.
+        RepairPushFailed = "repair_push_failed",
+        RepairNotPushed = "repair_not_pushed",
+        /// The message to the agent was cut to fit its command line.
+        MessageCut = "message_cut",
+        /// The agent asked for something codiva does not support: what.
+        UnsupportedRequest = "unsupported_request",
+        /// The agent stopped the turn for a reason of its own: the reason.
+        StopReason = "stop_reason",
+        /// A permission allowed by the session's approval policy: tool, reason.
+        AllowedByPolicy = "allowed_by_policy",
+        // A running session's status detail.
+        /// The API call is retried: attempt, maximum, delay in ms, HTTP status, error (the
+        /// last two may be empty).
+        Retrying = "retrying",
+        /// TODO progress: done, total.
+        Step = "step",
+        /// Waiting for background agents: how many.
+        WaitingForAgents = "waiting_for_agents",
+        CollectingResults = "collecting_results",
     }
 }
 

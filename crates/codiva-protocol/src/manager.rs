@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::error::RefusalCode;
 use crate::github::SessionPrs;
 use crate::log::{LogEntry, NoteCode};
 use crate::session::{SessionEvent, Status, TodoProgress};
@@ -237,58 +238,6 @@ pub struct DiffText {
     pub truncated: bool,
 }
 
-/// Every refusal `reason` the manager gives; front ends that word refusals themselves cover
-/// them all (a test in `codiva-tui` holds its catalogue to this list).
-pub const REFUSAL_CODES: &[&str] = &[
-    "agent_not_installed",
-    "already_discarded",
-    "already_merged",
-    "cannot_merge_now",
-    "changed_since_preview",
-    "commit_failed",
-    "config_invalid",
-    "config_not_toml",
-    "config_unknown_key",
-    "config_unwritable",
-    "discarded_restore_first",
-    "empty_instruction",
-    "gh_missing",
-    "gh_not_authenticated",
-    "gh_rate_limited",
-    "in_place_busy",
-    "in_place_not_in_repo",
-    "in_place_session",
-    "login_failed",
-    "login_running",
-    "login_unavailable",
-    "merge_conflict",
-    "merge_refused",
-    "merged_start_new",
-    "message_not_cut",
-    "message_not_in_transcript",
-    "message_too_long",
-    "no_agent_installed",
-    "no_agent_yet",
-    "no_pending_prompt",
-    "no_pr",
-    "no_such_mcp_server",
-    "no_remote",
-    "no_such_login",
-    "no_worktree",
-    "not_discarded",
-    "not_running_agent",
-    "nothing_failing",
-    "nothing_to_commit",
-    "nothing_to_merge",
-    "nothing_to_push",
-    "not_owner",
-    "pr_failed",
-    "push_failed",
-    "still_preparing",
-    "still_working",
-    "sync_busy",
-    "token_mismatch",
-    "unknown_agent",
-    "unsupported_by_agent",
-    "wrong_prompt_kind",
-];
+/// Every refusal `reason` the manager gives, by its wire name: [`RefusalCode::CODES`] (front
+/// ends that word refusals match [`RefusalCode`] itself, exhaustively).
+pub const REFUSAL_CODES: &[&str] = RefusalCode::CODES;

@@ -224,3 +224,202 @@ fn a_permission_answer_names_an_option() {
             .is_some_and(serde_json::Value::is_null)
     );
 }
+
+/// The refusal reasons as the wire carried them when they were a list of strings: each still
+/// reads as its variant and writes back as the same string.
+const REFUSAL_WIRE_NAMES: &[&str] = &[
+    "agent_not_installed",
+    "already_discarded",
+    "already_merged",
+    "cannot_merge_now",
+    "changed_since_preview",
+    "commit_failed",
+    "config_invalid",
+    "config_not_toml",
+    "config_unknown_key",
+    "config_unwritable",
+    "discarded_restore_first",
+    "empty_instruction",
+    "gh_missing",
+    "gh_not_authenticated",
+    "gh_rate_limited",
+    "in_place_busy",
+    "in_place_not_in_repo",
+    "in_place_session",
+    "login_failed",
+    "login_running",
+    "login_unavailable",
+    "merge_conflict",
+    "merge_refused",
+    "merged_start_new",
+    "message_not_cut",
+    "message_not_in_transcript",
+    "message_too_long",
+    "no_agent_installed",
+    "no_agent_yet",
+    "no_pending_prompt",
+    "no_pr",
+    "no_such_mcp_server",
+    "no_remote",
+    "no_such_login",
+    "no_worktree",
+    "not_discarded",
+    "not_running_agent",
+    "nothing_failing",
+    "nothing_to_commit",
+    "nothing_to_merge",
+    "nothing_to_push",
+    "not_owner",
+    "pr_failed",
+    "push_failed",
+    "still_preparing",
+    "still_working",
+    "sync_busy",
+    "token_mismatch",
+    "unknown_agent",
+    "unsupported_by_agent",
+    "wrong_prompt_kind",
+];
+
+/// The note and status-detail names as the wire carried them when they were strings.
+const NOTE_WIRE_NAMES: &[&str] = &[
+    "compacted",
+    "interrupted",
+    "continued_after_cut",
+    "agent_switched",
+    "denied",
+    "stalled",
+    "resume_failed",
+    "request_failed",
+    "ended_mid_turn",
+    "exited_before_first_turn",
+    "exited_before_turn",
+    "process_ended",
+    "unreadable_line",
+    "oversized_line",
+    "restart_limit",
+    "restarting",
+    "stop_after_interrupt",
+    "unknown_line",
+    "idle_stopped",
+    "not_sent",
+    "repair_pushed",
+    "repair_push_failed",
+    "repair_not_pushed",
+    "message_cut",
+    "unsupported_request",
+    "stop_reason",
+    "allowed_by_policy",
+    "retrying",
+    "step",
+    "waiting_for_agents",
+    "collecting_results",
+];
+
+/// Each old name reads as a known variant and writes back unchanged, the enum has no name
+/// beyond them, and `as_str`/`from_code` agree with serde.
+fn holds_wire_names<T>(names: &[&str], all: &[T], as_str: fn(&T) -> &'static str)
+where
+    T: serde::Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+{
+    for name in names {
+        let value: T = serde_json::from_value(Value::String((*name).to_owned())).unwrap();
+        assert!(all.contains(&value), "{name} reads as {value:?}");
+        assert_eq!(as_str(&value), *name);
+        assert_eq!(
+            serde_json::to_value(&value).unwrap(),
+            Value::String((*name).to_owned())
+        );
+    }
+    assert_eq!(
+        all.len(),
+        names.len(),
+        "a name was added: add it to the list here"
+    );
+}
+
+#[test]
+fn closed_vocabularies_keep_their_wire_names() {
+    use codiva_protocol::error::RefusalCode;
+    use codiva_protocol::log::NoteName;
+    holds_wire_names(REFUSAL_WIRE_NAMES, RefusalCode::ALL, |code| code.as_str());
+    holds_wire_names(NOTE_WIRE_NAMES, NoteName::ALL, |name| name.as_str());
+    for name in REFUSAL_WIRE_NAMES {
+        assert_eq!(RefusalCode::from_code(name).as_str(), *name);
+    }
+    for name in NOTE_WIRE_NAMES {
+        assert_eq!(NoteName::from_code(name).as_str(), *name);
+    }
+    assert_eq!(codiva_protocol::manager::REFUSAL_CODES, REFUSAL_WIRE_NAMES);
+}
+
+/// A name of a later codiva reads as `Unknown` (the message around it still parses), and
+/// `Unknown` is never one of the known names.
+#[test]
+fn an_unknown_name_reads_as_unknown() {
+    use codiva_protocol::error::{ErrorBody, ErrorData, RefusalCode};
+    use codiva_protocol::log::{EntryKind, LogEntry, NoteName};
+    use codiva_protocol::session::SubagentStatus;
+    let body: ErrorBody = serde_json::from_value(serde_json::json!({"code": -32002,
+        "message": "m", "data": {"reason": "on_the_moon", "args": ["s"]}}))
+    .unwrap();
+    let Some(ErrorData::Refusal(refusal)) = body.data else {
+        panic!("not a refusal: {body:?}");
+    };
+    assert_eq!(refusal.reason, RefusalCode::Unknown);
+    assert_eq!(refusal.args, ["s"]);
+    assert_eq!(RefusalCode::from_code("on_the_moon"), RefusalCode::Unknown);
+    assert!(!RefusalCode::ALL.contains(&RefusalCode::Unknown));
+    let entry: LogEntry = serde_json::from_value(serde_json::json!({"id": 1, "at_ms": 0,
+        "kind": "note", "level": "info", "text": "t",
+        "code": {"name": "a_new_note", "args": ["x"]}}))
+    .unwrap();
+    let EntryKind::Note {
+        code: Some(code),
+        text,
+        ..
+    } = entry.kind
+    else {
+        panic!("not a coded note");
+    };
+    assert_eq!((code.name, text.as_str()), (NoteName::Unknown, "t"));
+    assert_eq!(NoteName::from_code("a_new_note"), NoteName::Unknown);
+    assert!(!NoteName::ALL.contains(&NoteName::Unknown));
+    let status: SubagentStatus = serde_json::from_value(serde_json::json!("paused")).unwrap();
+    assert_eq!(status, SubagentStatus::Unknown);
+}
+
+/// Until the core names its notes by `NoteName` (`NoteCode::new` still takes a wire name), every
+/// name it writes as a literal is a known one: an unknown one would go on the wire as `unknown`.
+#[test]
+fn every_note_name_the_core_writes_is_known() {
+    use codiva_protocol::log::NoteName;
+    let core = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../codiva-core/src");
+    let mut files = vec![core];
+    let mut found = 0;
+    while let Some(path) = files.pop() {
+        if path.is_dir() {
+            files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+            continue;
+        }
+        if path.extension().is_none_or(|ext| ext != "rs") || path.to_string_lossy().contains("test")
+        {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (at, _) in text.match_indices("NoteCode::new(") {
+            let rest = text[at + "NoteCode::new(".len()..].trim_start();
+            let Some(rest) = rest.strip_prefix('"') else {
+                continue;
+            };
+            let name = &rest[..rest.find('"').unwrap()];
+            assert!(
+                NoteName::from_code(name).is_known(),
+                "{}: note {name:?} is not a NoteName",
+                path.display()
+            );
+            found += 1;
+        }
+    }
+    assert!(found > 0, "no note names found in the core's sources");
+}

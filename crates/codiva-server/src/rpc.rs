@@ -5,7 +5,7 @@ use codiva_protocol::ServerNotification;
 use codiva_protocol::error::{
     ErrorBody, ErrorData, GIT_FAILED, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST,
     InvalidFieldData, METHOD_NOT_FOUND, NO_SUCH_SESSION, NoSuchSessionData, PARSE_ERROR, REFUSED,
-    RefusalData, STOPPED,
+    RefusalCode, RefusalData, STOPPED,
 };
 use serde_json::{Value, json};
 
@@ -48,13 +48,14 @@ impl RpcError {
         Self::plain(INTERNAL_ERROR, message)
     }
 
-    /// A valid request refused: `reason` is one of the protocol's `REFUSAL_CODES`.
-    pub fn refused(reason: &str, args: Vec<String>, message: String) -> Self {
+    /// A valid request refused: `reason` is a [`RefusalCode`] (or, while callers still hold
+    /// names as strings, its wire name).
+    pub fn refused(reason: impl Into<RefusalCode>, args: Vec<String>, message: String) -> Self {
         RpcError {
             code: REFUSED,
             message,
             data: Some(Box::new(ErrorData::Refusal(RefusalData {
-                reason: reason.to_owned(),
+                reason: reason.into(),
                 args,
                 fresh: None,
             }))),
@@ -82,10 +83,14 @@ impl From<codiva_core::manager::ManagerError> for RpcError {
             ManagerError::Git(_) => GIT_FAILED,
             ManagerError::Stopped | ManagerError::StateFile(_) => STOPPED,
             ManagerError::Invalid(_) => INVALID_PARAMS,
+            ManagerError::Protocol(_) => INTERNAL_ERROR,
+            ManagerError::NotRouted(_) => METHOD_NOT_FOUND,
         };
         let data = match &err {
             ManagerError::Refused(refusal) => Some(Box::new(ErrorData::Refusal(RefusalData {
-                reason: refusal.code.to_owned(),
+                // The core's name (a `RefusalCode`, or its wire name while the core still
+                // names refusals by string; the core's debug build checks each is known).
+                reason: refusal.code.into(),
                 args: refusal.args.clone(),
                 // A stale discard token: what would be archived now, and the token for that.
                 fresh: refusal.fresh_preview.as_deref().cloned(),
@@ -153,5 +158,34 @@ mod tests {
             "{}",
             String::from_utf8_lossy(&line)
         );
+    }
+
+    /// A refusal crosses the boundary as its enum and goes on the wire as the same string the
+    /// core names it with (both ways in: the core's refusal and the server's own).
+    #[test]
+    // `.into()`: the core's code is a string now, a `RefusalCode` later.
+    #[allow(clippy::useless_conversion)]
+    fn a_refusal_keeps_its_wire_name() {
+        use codiva_core::manager::{ManagerError, Refusal};
+        let from_core = RpcError::from(ManagerError::Refused(Refusal {
+            code: "merge_conflict".into(),
+            args: vec!["codiva/two".into(), "main".into()],
+            message: "conflicts".into(),
+            fresh_preview: None,
+        }));
+        let own = RpcError::refused("config_not_toml", vec!["c.toml".into()], "m".into());
+        for (error, reason) in [
+            (from_core, RefusalCode::MergeConflict),
+            (own, RefusalCode::ConfigNotToml),
+        ] {
+            let body = serde_json::to_value(error.into_body()).unwrap();
+            assert_eq!(body["code"], REFUSED);
+            assert_eq!(body["data"]["reason"], reason.as_str());
+            let back: ErrorBody = serde_json::from_value(body).unwrap();
+            let Some(ErrorData::Refusal(refusal)) = back.data else {
+                panic!("not a refusal");
+            };
+            assert_eq!(refusal.reason, reason);
+        }
     }
 }

@@ -11,6 +11,9 @@ mod ja;
 
 use std::sync::OnceLock;
 
+use codiva_protocol::error::RefusalCode;
+use codiva_protocol::log::NoteName;
+
 use en::en;
 use ja::ja;
 
@@ -460,8 +463,8 @@ pub fn text(lang: Lang, key: Key) -> &'static str {
     }
 }
 
-/// A note of the engine in the current language: by its code when it has a known one, else
-/// its own (English) text.
+/// A note of the engine in the current language: by its code when the catalogue words it,
+/// else its own (English) text.
 pub fn note_text<'a>(
     text: &'a str,
     code: Option<&codiva_protocol::log::NoteCode>,
@@ -469,30 +472,41 @@ pub fn note_text<'a>(
     let Some(code) = code else {
         return std::borrow::Cow::Borrowed(text);
     };
-    let key = match code.name.as_str() {
-        "compacted" => return std::borrow::Cow::Owned(compacted(&code.args)),
-        "interrupted" => Key::NoteInterrupted,
-        "continued_after_cut" => Key::NoteContinued,
-        "agent_switched" => Key::NoteAgentSwitched,
-        "denied" => Key::NoteDenied,
-        "stalled" => Key::NoteStalled,
-        "resume_failed" => Key::NoteResumeFailed,
-        "request_failed" => Key::NoteRequestFailed,
-        "ended_mid_turn" => Key::NoteEndedMidTurn,
-        "exited_before_first_turn" => Key::NoteExitedFirst,
-        "process_ended" => Key::NoteProcessEnded,
-        "unreadable_line" => Key::NoteUnreadable,
-        "oversized_line" => Key::NoteOversized,
-        "restart_limit" => Key::NoteRestartLimit,
-        "restarting" => Key::NoteRestarting,
-        "stop_after_interrupt" => Key::NoteStopAfterInterrupt,
-        "unknown_line" => Key::NoteUnknownLine,
-        "idle_stopped" => Key::NoteIdleStopped,
-        "not_sent" => Key::NoteNotSent,
-        "repair_pushed" => Key::NoteRepairPushed,
-        "repair_push_failed" => Key::NoteRepairPushFailed,
-        "repair_not_pushed" => Key::NoteRepairNotPushed,
-        _ => return std::borrow::Cow::Borrowed(text),
+    let key = match code.name {
+        NoteName::Compacted => return std::borrow::Cow::Owned(compacted(&code.args)),
+        NoteName::Interrupted => Key::NoteInterrupted,
+        NoteName::ContinuedAfterCut => Key::NoteContinued,
+        NoteName::AgentSwitched => Key::NoteAgentSwitched,
+        NoteName::Denied => Key::NoteDenied,
+        NoteName::Stalled => Key::NoteStalled,
+        NoteName::ResumeFailed => Key::NoteResumeFailed,
+        NoteName::RequestFailed => Key::NoteRequestFailed,
+        NoteName::EndedMidTurn => Key::NoteEndedMidTurn,
+        NoteName::ExitedBeforeFirstTurn => Key::NoteExitedFirst,
+        NoteName::ProcessEnded => Key::NoteProcessEnded,
+        NoteName::UnreadableLine => Key::NoteUnreadable,
+        NoteName::OversizedLine => Key::NoteOversized,
+        NoteName::RestartLimit => Key::NoteRestartLimit,
+        NoteName::Restarting => Key::NoteRestarting,
+        NoteName::StopAfterInterrupt => Key::NoteStopAfterInterrupt,
+        NoteName::UnknownLine => Key::NoteUnknownLine,
+        NoteName::IdleStopped => Key::NoteIdleStopped,
+        NoteName::NotSent => Key::NoteNotSent,
+        NoteName::RepairPushed => Key::NoteRepairPushed,
+        NoteName::RepairPushFailed => Key::NoteRepairPushFailed,
+        NoteName::RepairNotPushed => Key::NoteRepairNotPushed,
+        // Not worded here yet: the core's English text.
+        NoteName::ExitedBeforeTurn
+        | NoteName::MessageCut
+        | NoteName::UnsupportedRequest
+        | NoteName::StopReason
+        | NoteName::AllowedByPolicy => return std::borrow::Cow::Borrowed(text),
+        // Status details ([`status_detail`]), not notes; a later version's name.
+        NoteName::Retrying
+        | NoteName::Step
+        | NoteName::WaitingForAgents
+        | NoteName::CollectingResults
+        | NoteName::Unknown => return std::borrow::Cow::Borrowed(text),
     };
     let args: Vec<&str> = code.args.iter().map(String::as_str).collect();
     std::borrow::Cow::Owned(tf(key, &args))
@@ -521,7 +535,7 @@ fn compacted(args: &[String]) -> String {
 /// before notes had codes, by its English words.
 pub fn is_compaction(text: &str, code: Option<&codiva_protocol::log::NoteCode>) -> bool {
     match code {
-        Some(code) => code.name == "compacted",
+        Some(code) => code.name == NoteName::Compacted,
         None => text.starts_with("conversation compacted"),
     }
 }
@@ -537,8 +551,8 @@ pub fn status_detail(
         return text.map(str::to_owned);
     };
     let arg = |index: usize| code.args.get(index).map_or("", String::as_str);
-    let translated = match code.name.as_str() {
-        "retrying" => {
+    let translated = match code.name {
+        NoteName::Retrying => {
             let delay = seconds(arg(2).parse().unwrap_or(0));
             let cause = match (arg(4), arg(3)) {
                 ("", "") => String::new(),
@@ -552,15 +566,42 @@ pub fn status_detail(
                 tf(Key::DetailRetrying, &[arg(0), arg(1), &delay, &cause])
             }
         }
-        "step" => tf(Key::DetailStep, &[arg(0), arg(1)]),
-        "waiting_for_agents" => tn(
+        NoteName::Step => tf(Key::DetailStep, &[arg(0), arg(1)]),
+        NoteName::WaitingForAgents => tn(
             arg(0).parse().unwrap_or(0),
             Key::DetailWaitingOne,
             Key::DetailWaitingMany,
         ),
-        "collecting_results" => t(Key::DetailCollecting).to_owned(),
-        "stalled" => tf(Key::DetailStalled, &[arg(0)]),
-        _ => return text.map(str::to_owned),
+        NoteName::CollectingResults => t(Key::DetailCollecting).to_owned(),
+        NoteName::Stalled => tf(Key::DetailStalled, &[arg(0)]),
+        // Notes, not details; a later version's name: the core's text.
+        NoteName::Compacted
+        | NoteName::Interrupted
+        | NoteName::ContinuedAfterCut
+        | NoteName::AgentSwitched
+        | NoteName::Denied
+        | NoteName::ResumeFailed
+        | NoteName::RequestFailed
+        | NoteName::EndedMidTurn
+        | NoteName::ExitedBeforeFirstTurn
+        | NoteName::ExitedBeforeTurn
+        | NoteName::ProcessEnded
+        | NoteName::UnreadableLine
+        | NoteName::OversizedLine
+        | NoteName::RestartLimit
+        | NoteName::Restarting
+        | NoteName::StopAfterInterrupt
+        | NoteName::UnknownLine
+        | NoteName::IdleStopped
+        | NoteName::NotSent
+        | NoteName::RepairPushed
+        | NoteName::RepairPushFailed
+        | NoteName::RepairNotPushed
+        | NoteName::MessageCut
+        | NoteName::UnsupportedRequest
+        | NoteName::StopReason
+        | NoteName::AllowedByPolicy
+        | NoteName::Unknown => return text.map(str::to_owned),
     };
     Some(translated)
 }
@@ -586,58 +627,73 @@ pub fn contained_panic(panic: &crate::crash::ContainedPanic) -> String {
     }
 }
 
-/// The catalogue key for a manager refusal code, if it has one.
-fn refusal_key(code: &str) -> Option<Key> {
-    Some(match code {
-        "empty_instruction" => Key::RefEmptyInstruction,
-        "no_agent_yet" => Key::RefNoAgentYet,
-        "merged_start_new" => Key::RefMergedStartNew,
-        "discarded_restore_first" => Key::RefDiscardedRestore,
-        "not_running_agent" => Key::RefNotRunning,
-        "no_worktree" => Key::RefNoWorktree,
-        "cannot_merge_now" => Key::RefCannotMerge,
-        "still_working" => Key::RefStillWorking,
-        "merge_conflict" => Key::RefMergeConflict,
-        "nothing_to_merge" => Key::RefNothingToMerge,
-        "merge_refused" => Key::RefMergeRefused,
-        "already_merged" => Key::RefAlreadyMerged,
-        "already_discarded" => Key::RefAlreadyDiscarded,
-        "still_preparing" => Key::RefStillPreparing,
-        "token_mismatch" => Key::RefTokenMismatch,
-        "changed_since_preview" => Key::RefChangedSincePreview,
-        "not_discarded" => Key::RefNotDiscarded,
-        "sync_busy" => Key::RefSyncBusy,
-        "no_pending_prompt" => Key::RefNoPendingPrompt,
-        "wrong_prompt_kind" => Key::RefWrongPromptKind,
-        "message_not_cut" => Key::RefMessageNotCut,
-        "message_too_long" => Key::RefMessageTooLong,
-        "message_not_in_transcript" => Key::RefMessageNotInTranscript,
-        "config_not_toml" => Key::RefConfigNotToml,
-        "agent_not_installed" => Key::RefAgentNotInstalled,
-        "no_agent_installed" => Key::RefNoAgentInstalled,
-        "unknown_agent" => Key::RefUnknownAgent,
-        "config_unknown_key" => Key::RefConfigUnknownKey,
-        "config_invalid" => Key::RefConfigInvalid,
-        "config_unwritable" => Key::RefConfigUnwritable,
-        "no_remote" => Key::RefNoRemote,
-        "nothing_to_push" => Key::RefNothingToPush,
-        "not_owner" => Key::RefNotOwner,
-        "push_failed" => Key::RefPushFailed,
-        "gh_missing" => Key::RefGhMissing,
-        "gh_not_authenticated" => Key::RefGhNotAuthenticated,
-        "gh_rate_limited" => Key::RefGhRateLimited,
-        "pr_failed" => Key::RefPrFailed,
-        "login_unavailable" => Key::RefLoginUnavailable,
-        "login_running" => Key::RefLoginRunning,
-        "login_failed" => Key::RefLoginFailed,
-        "no_such_login" => Key::RefNoSuchLogin,
-        "in_place_busy" => Key::RefInPlaceBusy,
-        "in_place_not_in_repo" => Key::RefInPlaceNotInRepo,
-        "in_place_session" => Key::RefInPlaceSession,
-        "no_such_mcp_server" => Key::RefNoSuchMcpServer,
-        "unsupported_by_agent" => Key::RefUnsupportedByAgent,
-        _ => return None,
-    })
+/// A manager refusal in the current language: its reason's words with its `args` (`None`:
+/// a reason of a later codiva; its message says it in English). Every reason is worded here,
+/// by the general catalogue or by the repair commands' (`repair_text`), in both languages.
+pub fn refusal_text(reason: RefusalCode, args: &[&str]) -> Option<String> {
+    use crate::repair_text::{R, rf};
+    let key = match reason {
+        RefusalCode::EmptyInstruction => Key::RefEmptyInstruction,
+        RefusalCode::NoAgentYet => Key::RefNoAgentYet,
+        RefusalCode::MergedStartNew => Key::RefMergedStartNew,
+        RefusalCode::DiscardedRestoreFirst => Key::RefDiscardedRestore,
+        RefusalCode::NotRunningAgent => Key::RefNotRunning,
+        RefusalCode::NoWorktree => Key::RefNoWorktree,
+        RefusalCode::CannotMergeNow => Key::RefCannotMerge,
+        RefusalCode::StillWorking => Key::RefStillWorking,
+        RefusalCode::MergeConflict => Key::RefMergeConflict,
+        RefusalCode::MergeRefused => Key::RefMergeRefused,
+        RefusalCode::AlreadyMerged => Key::RefAlreadyMerged,
+        RefusalCode::AlreadyDiscarded => Key::RefAlreadyDiscarded,
+        RefusalCode::StillPreparing => Key::RefStillPreparing,
+        RefusalCode::TokenMismatch => Key::RefTokenMismatch,
+        RefusalCode::ChangedSincePreview => Key::RefChangedSincePreview,
+        RefusalCode::NotDiscarded => Key::RefNotDiscarded,
+        RefusalCode::SyncBusy => Key::RefSyncBusy,
+        RefusalCode::NoPendingPrompt => Key::RefNoPendingPrompt,
+        RefusalCode::WrongPromptKind => Key::RefWrongPromptKind,
+        RefusalCode::MessageNotCut => Key::RefMessageNotCut,
+        RefusalCode::MessageTooLong => Key::RefMessageTooLong,
+        RefusalCode::MessageNotInTranscript => Key::RefMessageNotInTranscript,
+        RefusalCode::ConfigNotToml => Key::RefConfigNotToml,
+        RefusalCode::AgentNotInstalled => Key::RefAgentNotInstalled,
+        RefusalCode::NoAgentInstalled => Key::RefNoAgentInstalled,
+        RefusalCode::UnknownAgent => Key::RefUnknownAgent,
+        RefusalCode::ConfigUnknownKey => Key::RefConfigUnknownKey,
+        RefusalCode::ConfigInvalid => Key::RefConfigInvalid,
+        RefusalCode::ConfigUnwritable => Key::RefConfigUnwritable,
+        RefusalCode::NoRemote => Key::RefNoRemote,
+        RefusalCode::NotOwner => Key::RefNotOwner,
+        RefusalCode::PushFailed => Key::RefPushFailed,
+        RefusalCode::GhMissing => Key::RefGhMissing,
+        RefusalCode::GhNotAuthenticated => Key::RefGhNotAuthenticated,
+        RefusalCode::GhRateLimited => Key::RefGhRateLimited,
+        RefusalCode::PrFailed => Key::RefPrFailed,
+        RefusalCode::LoginUnavailable => Key::RefLoginUnavailable,
+        RefusalCode::LoginRunning => Key::RefLoginRunning,
+        RefusalCode::LoginFailed => Key::RefLoginFailed,
+        RefusalCode::NoSuchLogin => Key::RefNoSuchLogin,
+        RefusalCode::InPlaceBusy => Key::RefInPlaceBusy,
+        RefusalCode::InPlaceNotInRepo => Key::RefInPlaceNotInRepo,
+        RefusalCode::InPlaceSession => Key::RefInPlaceSession,
+        RefusalCode::NoSuchMcpServer => Key::RefNoSuchMcpServer,
+        RefusalCode::UnsupportedByAgent => Key::RefUnsupportedByAgent,
+        // With a third value (files uncommitted) it is an offer to commit first.
+        RefusalCode::NothingToMerge if args.len() == 3 => {
+            return Some(rf(R::RefNothingToMergeCommit, args));
+        }
+        RefusalCode::NothingToMerge => Key::RefNothingToMerge,
+        RefusalCode::NothingToPush if args.len() == 3 => {
+            return Some(rf(R::RefNothingToPushCommit, args));
+        }
+        RefusalCode::NothingToPush => Key::RefNothingToPush,
+        RefusalCode::NoPr => return Some(rf(R::RefNoPr, args)),
+        RefusalCode::NothingFailing => return Some(rf(R::RefNothingFailing, args)),
+        RefusalCode::NothingToCommit => return Some(rf(R::RefNothingToCommit, args)),
+        RefusalCode::CommitFailed => return Some(rf(R::RefCommitFailed, args)),
+        RefusalCode::Unknown => return None,
+    };
+    Some(tf(key, args))
 }
 
 /// A manager error in the current language (git's own messages stay as git wrote them).
@@ -646,16 +702,7 @@ pub fn manager_error(error: &codiva_client::ClientError) -> String {
     use codiva_protocol::error::{NO_SUCH_SESSION, STOPPED};
     if let Some(refusal) = error.refusal() {
         let args: Vec<&str> = refusal.args.iter().map(String::as_str).collect();
-        if let Some(text) = crate::repair_text::refusal(&refusal.reason, &args) {
-            return text;
-        }
-        return match refusal_key(&refusal.reason) {
-            Some(key) => {
-                let args: Vec<&str> = refusal.args.iter().map(String::as_str).collect();
-                tf(key, &args)
-            }
-            None => error.to_string(),
-        };
+        return refusal_text(refusal.reason, &args).unwrap_or_else(|| error.to_string());
     }
     match error {
         ClientError::Server(body) if body.code == NO_SUCH_SESSION => {

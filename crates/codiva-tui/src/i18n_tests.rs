@@ -34,9 +34,14 @@ fn notes_by_code() {
     let ja = with_lang(Lang::Ja, || note_text("x", Some(&code)).into_owned());
     assert_eq!(ja, "エージェントを再起動しています（1/3）");
     assert_eq!(note_text("plain", None), "plain");
+    // A later version's name reads as `Unknown`: the note's own text.
+    let later: NoteCode =
+        serde_json::from_value(serde_json::json!({"name": "not_a_code_yet", "args": []})).unwrap();
+    assert_eq!(later.name, codiva_protocol::log::NoteName::Unknown);
+    assert_eq!(note_text("odd", Some(&later)), "odd");
     assert_eq!(
-        note_text("odd", Some(&NoteCode::new("not-a-code", &[]))),
-        "odd"
+        status_detail(Some("odd"), Some(&later)).as_deref(),
+        Some("odd")
     );
     // The manager's push after a repair turn: the core's English text is the English wording.
     let pushed = NoteCode::new("repair_pushed", &["codiva/x", "origin"]);
@@ -66,13 +71,41 @@ fn refusals_by_code() {
     assert!(ja.starts_with("セッション fix-login はまだ作業中"), "{ja}");
 }
 
+/// The exhaustive match gives every reason words at compile time; this holds it to giving
+/// them (no known reason falls through to the English message), in both languages and with
+/// the placeholders its args fill.
 #[test]
-fn every_refusal_code_of_the_manager_has_a_key() {
-    for code in codiva_protocol::manager::REFUSAL_CODES {
-        let worded =
-            refusal_key(code).is_some() || crate::repair_text::refusal(code, &["a", "b"]).is_some();
-        assert!(worded, "no catalogue key for {code:?}");
+fn every_refusal_code_is_worded_in_both_languages() {
+    let args = ["a", "b", "c", "d", "e"];
+    for code in RefusalCode::ALL {
+        for lang in [Lang::En, Lang::Ja] {
+            let words = with_lang(lang, || refusal_text(*code, &args));
+            let words = words.unwrap_or_else(|| panic!("{code:?} has no words in {lang:?}"));
+            assert!(!words.is_empty(), "{code:?}");
+            assert!(placeholders(&words).is_empty(), "{code:?}: {words}");
+        }
     }
+    assert_eq!(refusal_text(RefusalCode::Unknown, &args), None);
+}
+
+/// A refusal of a later codiva: its reason reads as `Unknown`, and its English message is shown.
+#[test]
+fn an_unknown_refusal_shows_its_message() {
+    use codiva_protocol::error::ErrorBody;
+    let body: ErrorBody = serde_json::from_value(serde_json::json!({
+        "code": codiva_protocol::error::REFUSED,
+        "message": "the session is on the moon",
+        "data": {"reason": "on_the_moon", "args": ["s"]},
+    }))
+    .unwrap();
+    let error = codiva_client::ClientError::Server(Box::new(body));
+    assert_eq!(
+        error.refusal().map(|r| r.reason),
+        Some(RefusalCode::Unknown)
+    );
+    let ja = with_lang(Lang::Ja, || manager_error(&error));
+    assert_eq!(ja, error.to_string());
+    assert!(ja.contains("the session is on the moon"), "{ja}");
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! The words of `/fix-ci`, `/commit`, `/recover` and the session view's uncommitted files, in
-//! English and Japanese, and the refusals of the manager they bring.
+//! English and Japanese, and the refusals of the manager they bring (worded with the rest in
+//! `i18n::refusal_text`).
 
 use crate::i18n::{Lang, lang};
 
@@ -52,21 +53,6 @@ pub fn rf(key: R, args: &[&str]) -> String {
     crate::i18n::fill(r(key), args)
 }
 
-/// A refusal this module words (`None`: the general catalogue does): the codes of the repair
-/// commands, and "nothing to merge / push" when work is uncommitted (a third value).
-pub fn refusal(code: &str, args: &[&str]) -> Option<String> {
-    let key = match (code, args.len()) {
-        ("no_pr", _) => R::RefNoPr,
-        ("nothing_failing", _) => R::RefNothingFailing,
-        ("nothing_to_commit", _) => R::RefNothingToCommit,
-        ("commit_failed", _) => R::RefCommitFailed,
-        ("nothing_to_merge", 3) => R::RefNothingToMergeCommit,
-        ("nothing_to_push", 3) => R::RefNothingToPushCommit,
-        _ => return None,
-    };
-    Some(rf(key, args))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,12 +77,19 @@ mod tests {
 
     #[test]
     fn uncommitted_work_turns_nothing_to_merge_into_an_offer() {
-        let plain = refusal("nothing_to_merge", &["codiva/x", "main"]);
-        assert_eq!(plain, None, "the general catalogue words it");
-        let offer = crate::i18n::with_lang(Lang::En, || {
-            refusal("nothing_to_merge", &["codiva/x", "main", "2"])
-        })
-        .unwrap();
+        use codiva_protocol::error::RefusalCode;
+        let (plain, offer) = crate::i18n::with_lang(Lang::En, || {
+            (
+                crate::i18n::refusal_text(RefusalCode::NothingToMerge, &["codiva/x", "main"]),
+                crate::i18n::refusal_text(RefusalCode::NothingToMerge, &["codiva/x", "main", "2"]),
+            )
+        });
+        let plain = plain.unwrap();
+        assert!(
+            !plain.contains("/commit"),
+            "the general catalogue words it: {plain}"
+        );
+        let offer = offer.unwrap();
         assert!(
             offer.contains("2 files are uncommitted — /commit first"),
             "{offer}"

@@ -460,15 +460,14 @@ fn derived_status_table() {
             .map(|(_, code)| code)
         });
         if status != Status::Starting {
-            let names = code.flatten().map(|code| code.name);
-            assert_eq!(names.as_deref(), expected, "case: {name}");
+            let names = code.flatten().map(|code| code.name.as_str());
+            assert_eq!(names, expected, "case: {name}");
         }
         assert_eq!(
             run.state
                 .snapshot()
                 .detail_code
-                .map(|code| code.name)
-                .as_deref(),
+                .map(|code| code.name.as_str()),
             expected,
             "case: {name}"
         );

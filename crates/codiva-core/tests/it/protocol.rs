@@ -9,7 +9,7 @@ use codiva_core::manager::{
     SequencedEvent, SessionInfo, SessionPhase,
 };
 use codiva_core::session_state::{Status, TodoProgress};
-use codiva_protocol::error::{ErrorBody, ErrorData, InvalidFieldData, RefusalData};
+use codiva_protocol::error::{ErrorBody, ErrorData, InvalidFieldData, RefusalCode, RefusalData};
 use codiva_protocol::github::{
     PrChecks, PrFailedCheck, PrMergeable, PrState, PrUnavailable, PrView, SessionPr, SessionPrs,
 };
@@ -387,12 +387,12 @@ fn manager_answers_and_errors_round_trip() {
             field: "images[0].data".to_owned(),
         })),
         Some(ErrorData::Refusal(RefusalData {
-            reason: "merge_conflict".to_owned(),
+            reason: RefusalCode::MergeConflict,
             args: vec!["codiva/two".to_owned(), "main".to_owned()],
             fresh: None,
         })),
         Some(ErrorData::Refusal(RefusalData {
-            reason: "changed_since_preview".to_owned(),
+            reason: RefusalCode::ChangedSincePreview,
             args: vec!["s".to_owned()],
             fresh: Some(FreshPreview {
                 preview: preview.clone(),

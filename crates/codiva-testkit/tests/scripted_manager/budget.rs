@@ -231,7 +231,7 @@ async fn note_codes(manager: &Manager, id: &str) -> Vec<(String, Vec<String>)> {
         .filter_map(|entry| match entry.kind {
             EntryKind::Note {
                 code: Some(code), ..
-            } => Some((code.name, code.args)),
+            } => Some((code.name.as_str().to_owned(), code.args)),
             _ => None,
         })
         .collect()
