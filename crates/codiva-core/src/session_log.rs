@@ -16,7 +16,7 @@ pub const MAX_TOOL_INPUT: usize = 64 * 1024;
 /// Byte budget of one log; the oldest entries go first.
 pub const LOG_BUDGET: usize = 8 * 1024 * 1024;
 
-pub use codiva_protocol::log::{EntryKind, LogEntry, NoteCode, ToolEntry, ToolStatus};
+pub use codiva_protocol::log::{EntryKind, LogEntry, NoteCode, NoteName, ToolEntry, ToolStatus};
 
 #[derive(Debug, Clone, Default)]
 pub struct Log {

@@ -11,7 +11,7 @@ use codiva_protocol::tool::PermissionMode;
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 use crate::agent_event::{AgentEvent, AgentInfo, NoteLevel, RetryInfo, TurnOutcome};
-use crate::session_log::{EntryKind, Log, NoteCode, one_line};
+use crate::session_log::{EntryKind, Log, NoteCode, NoteName, one_line};
 
 /// No output for this long while a turn runs (and nobody is asked anything) flags a stall.
 pub const STALL_AFTER_MS: u64 = 10 * 60 * 1000;
@@ -409,7 +409,7 @@ impl SessionState {
                 self.coded_note(
                     Scope::Main,
                     NoteLevel::Info,
-                    NoteCode::new("agent_switched", &[&from, &to]),
+                    NoteCode::new(NoteName::AgentSwitched, &[&from, &to]),
                     format!("switched from {from} to {to}"),
                 );
             }
@@ -443,7 +443,7 @@ impl SessionState {
                     self.coded_note(
                         Scope::Main,
                         NoteLevel::Warning,
-                        NoteCode::new("stalled", &[&minutes]),
+                        NoteCode::new(NoteName::Stalled, &[&minutes]),
                         format!("no output from the agent for {minutes} minutes"),
                     );
                 }
@@ -494,7 +494,7 @@ impl SessionState {
         if let Some(retry) = &self.retry {
             let http = retry.status.map(|s| s.to_string()).unwrap_or_default();
             Some(NoteCode::new(
-                "retrying",
+                NoteName::Retrying,
                 &[
                     &retry.attempt.to_string(),
                     &retry.max.to_string(),
@@ -505,21 +505,21 @@ impl SessionState {
             ))
         } else if self.stalled {
             Some(NoteCode::new(
-                "stalled",
+                NoteName::Stalled,
                 &[&(STALL_AFTER_MS / 60_000).to_string()],
             ))
         } else if self.gate_pending && !turn_open {
             Some(NoteCode::new(
-                "waiting_for_agents",
+                NoteName::WaitingForAgents,
                 &[&self.running_tasks.len().to_string()],
             ))
         } else if self.follow_up_since.is_some() && !turn_open {
-            Some(NoteCode::new("collecting_results", &[]))
+            Some(NoteCode::new(NoteName::CollectingResults, &[]))
         } else {
             let progress = self.todo_progress();
             (progress.total > 0).then(|| {
                 NoteCode::new(
-                    "step",
+                    NoteName::Step,
                     &[&progress.done.to_string(), &progress.total.to_string()],
                 )
             })

@@ -8,7 +8,7 @@ use super::{
     SessionState, TodoItem, TodoStatus, ToolRef, scope_of,
 };
 use crate::agent_event::{AgentBlock, AgentEvent, AgentInfo, NoteLevel, TodoChange, TokenUsage};
-use crate::session_log::{EntryKind, NoteCode, ToolEntry, ToolStatus, one_line};
+use crate::session_log::{EntryKind, NoteCode, NoteName, ToolEntry, ToolStatus, one_line};
 use codiva_protocol::session::SubagentStatus;
 use codiva_protocol::tool::ToolContent;
 
@@ -143,7 +143,7 @@ impl SessionState {
                 self.coded_note(
                     Scope::Main,
                     NoteLevel::Info,
-                    NoteCode::new("interrupted", &[]),
+                    NoteCode::new(NoteName::Interrupted, &[]),
                     "interrupted".to_owned(),
                 );
             }
@@ -151,7 +151,7 @@ impl SessionState {
                 self.coded_note(
                     Scope::Main,
                     NoteLevel::Info,
-                    NoteCode::new("continued_after_cut", &[]),
+                    NoteCode::new(NoteName::ContinuedAfterCut, &[]),
                     "the answer was cut off; the agent continues".to_owned(),
                 );
             }
@@ -244,7 +244,10 @@ impl SessionState {
                 let tokens = pre_tokens
                     .map(|tokens| tokens.to_string())
                     .unwrap_or_default();
-                let code = NoteCode::new("compacted", &[trigger.as_deref().unwrap_or(""), &tokens]);
+                let code = NoteCode::new(
+                    NoteName::Compacted,
+                    &[trigger.as_deref().unwrap_or(""), &tokens],
+                );
                 self.coded_note(Scope::Main, NoteLevel::Info, code, text);
             }
             AgentEvent::PlanUsage(usage) => {
@@ -257,7 +260,7 @@ impl SessionState {
                 self.coded_note(
                     Scope::Main,
                     NoteLevel::Warning,
-                    NoteCode::new("resume_failed", &[&message]),
+                    NoteCode::new(NoteName::ResumeFailed, &[&message]),
                     format!("the conversation could not be resumed ({message}); a new one starts"),
                 );
             }
@@ -265,7 +268,7 @@ impl SessionState {
                 self.coded_note(
                     Scope::Main,
                     NoteLevel::Warning,
-                    NoteCode::new("request_failed", &[&what, &error]),
+                    NoteCode::new(NoteName::RequestFailed, &[&what, &error]),
                     format!("{what} failed: {error}"),
                 );
             }

@@ -3,7 +3,7 @@
 
 use super::{OpenTurn, ProcessPhase, Scope, SessionEvent, SessionState, error_line, last_lines};
 use crate::agent_event::{NoteLevel, TurnEnd, TurnOutcome};
-use crate::session_log::{EntryKind, NoteCode};
+use crate::session_log::{EntryKind, NoteCode, NoteName};
 
 impl SessionState {
     pub(super) fn turn_ended(&mut self, end: TurnEnd) {
@@ -43,7 +43,7 @@ impl SessionState {
             self.coded_note(
                 Scope::Main,
                 NoteLevel::Info,
-                NoteCode::new("denied", &[&denied]),
+                NoteCode::new(NoteName::Denied, &[&denied]),
                 format!("denied: {denied}"),
             );
         }
@@ -155,12 +155,12 @@ impl SessionState {
             // After turns of its own the agent failed to take up the next message.
             let (code, message) = if self.last_outcome.is_none() {
                 (
-                    "exited_before_first_turn",
+                    NoteName::ExitedBeforeFirstTurn,
                     format!("the agent exited before its first turn ({how}){detail}"),
                 )
             } else {
                 (
-                    "exited_before_turn",
+                    NoteName::ExitedBeforeTurn,
                     format!("the agent exited before it took up the message ({how}){detail}"),
                 )
             };
@@ -182,7 +182,7 @@ impl SessionState {
             self.coded_note(
                 Scope::Main,
                 NoteLevel::Warning,
-                NoteCode::new("ended_mid_turn", &[&how, &detail]),
+                NoteCode::new(NoteName::EndedMidTurn, &[&how, &detail]),
                 note.clone(),
             );
             self.last_outcome = Some(TurnOutcome::Interrupted);
@@ -191,7 +191,7 @@ impl SessionState {
             self.coded_note(
                 Scope::Main,
                 NoteLevel::Info,
-                NoteCode::new("process_ended", &[&how]),
+                NoteCode::new(NoteName::ProcessEnded, &[&how]),
                 format!("the agent process ended ({how})"),
             );
         }
