@@ -36,14 +36,27 @@ pub struct RpcError {
 
 /// JSON-RPC "method not found": the answer to a request codiva does not handle.
 pub const METHOD_NOT_FOUND: i64 = -32601;
-pub fn parse(line: &[u8]) -> Result<Message, String> {
-    let value: Value = serde_json::from_slice(line).map_err(|err| format!("not JSON: {err}"))?;
+/// Why a line is not a JSON-RPC message.
+#[derive(Debug, thiserror::Error)]
+pub enum MessageError {
+    #[error("not JSON: {0}")]
+    NotJson(#[from] serde_json::Error),
+    #[error("not a JSON object")]
+    NotAnObject,
+    #[error("`method` is not a string")]
+    MethodNotAString,
+    #[error("neither a request, a response nor a notification")]
+    NoKind,
+}
+
+pub fn parse(line: &[u8]) -> Result<Message, MessageError> {
+    let value: Value = serde_json::from_slice(line)?;
     let Value::Object(mut map) = value else {
-        return Err("not a JSON object".to_owned());
+        return Err(MessageError::NotAnObject);
     };
     let method = match map.remove("method") {
         Some(Value::String(method)) => Some(method),
-        Some(_) => return Err("`method` is not a string".to_owned()),
+        Some(_) => return Err(MessageError::MethodNotAString),
         None => None,
     };
     let params = map.remove("params").unwrap_or(Value::Null);
@@ -55,7 +68,7 @@ pub fn parse(line: &[u8]) -> Result<Message, String> {
             id,
             result: response_result(&mut map),
         }),
-        (None, None) => Err("neither a request, a response nor a notification".to_owned()),
+        (None, None) => Err(MessageError::NoKind),
     }
 }
 

@@ -12,6 +12,7 @@
 
 pub mod catalog;
 pub mod discovery;
+mod reasons;
 
 use codiva_protocol::tool::PermissionMode;
 use std::ffi::OsString;
@@ -45,6 +46,53 @@ impl InvalidInput {
             field: field.into(),
             message: message.into(),
         }
+    }
+}
+
+/// Why a line from the agent could not be read ([`Connection::receive`]): the line is skipped
+/// with a note.
+#[derive(Debug, thiserror::Error)]
+pub enum LineError {
+    /// Not JSON.
+    #[error("not JSON: {0}")]
+    NotJson(#[from] serde_json::Error),
+    /// JSON, but not a JSON-RPC message (Codex, ACP agents).
+    #[error(transparent)]
+    JsonRpc(#[from] crate::jsonrpc::MessageError),
+    /// JSON, but not a line of the agent's own protocol (its parser's error, whole).
+    #[error(transparent)]
+    Protocol(Box<dyn std::error::Error + Send + Sync>),
+}
+
+/// Why an agent's one-shot gave no title ([`Provider::read_title`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TitleError {
+    /// The agent has no one-shot for titles.
+    #[error("the agent makes no titles")]
+    Unsupported,
+    /// Its output holds no answer (`output`: its start, one line).
+    #[error("the agent printed no result (exit {}): {output}", if *.exited_ok { "0" } else { "non-zero" })]
+    NoResult { exited_ok: bool, output: String },
+    /// The model answered an error (`status`: its HTTP status, when given).
+    #[error("the agent answered an error{}: {message}", status.map(|status| format!(" (HTTP {status})")).unwrap_or_default())]
+    Refused {
+        status: Option<u64>,
+        message: String,
+    },
+    /// The answer has no text.
+    #[error("the agent's answer has no text")]
+    NoText,
+}
+
+/// Why the agent's own records of a conversation could not be read ([`Provider::conversation`],
+/// [`Provider::whole_message`]): the provider's error, whole.
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct RecordsError(pub Box<dyn std::error::Error + Send + Sync>);
+
+impl RecordsError {
+    pub fn new(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        RecordsError(Box::new(error))
     }
 }
 
@@ -235,10 +283,10 @@ pub trait Provider: Send + Sync + fmt::Debug {
         None
     }
     /// The title in what the one-shot wrote on stdout (`success`: it exited 0), as the model
-    /// gave it: the caller sanitises it. `Err` with a reason when there is none.
-    fn read_title(&self, stdout: &str, success: bool) -> Result<String, String> {
+    /// gave it: the caller sanitises it. `Err` when there is none.
+    fn read_title(&self, stdout: &str, success: bool) -> Result<String, TitleError> {
         let _ = (stdout, success);
-        Err("the agent makes no titles".to_owned())
+        Err(TitleError::Unsupported)
     }
     /// `Ok` when the agent takes this image; `field` names it (`images[0]`).
     fn check_image(&self, field: &str, media_type: &str, data: &str) -> Result<(), InvalidInput> {
@@ -247,7 +295,7 @@ pub trait Provider: Send + Sync + fmt::Debug {
     }
     /// The log of conversation `id` run in `cwd`, rebuilt from the agent's own records
     /// (blocking IO); `None` when the agent keeps none ([`Capabilities::transcript_restore`]).
-    fn restore(&self, cwd: &Path, id: &str) -> Option<Result<ConversationLog, String>> {
+    fn conversation(&self, cwd: &Path, id: &str) -> Option<Result<ConversationLog, RecordsError>> {
         let _ = (cwd, id);
         None
     }
@@ -255,13 +303,13 @@ pub trait Provider: Send + Sync + fmt::Debug {
     /// cut: the one that starts or ends with `kept` (the log keeps a reply's end) and is `total`
     /// bytes long (blocking IO). `None` when the agent keeps no transcript; `Ok(None)` when the
     /// transcript lacks that message.
-    fn full_text(
+    fn whole_message(
         &self,
         cwd: &Path,
         id: &str,
         kept: &str,
         total: usize,
-    ) -> Option<Result<Option<String>, String>> {
+    ) -> Option<Result<Option<String>, RecordsError>> {
         let _ = (cwd, id, kept, total);
         None
     }
@@ -278,8 +326,8 @@ pub trait Provider: Send + Sync + fmt::Debug {
 pub trait Connection: Send {
     /// Written as soon as the process runs (a handshake).
     fn opening(&mut self) -> Vec<OutLine>;
-    /// One line the agent wrote (never blank). `Err` with a reason when it cannot be read.
-    fn receive(&mut self, line: &[u8]) -> Result<Received, String>;
+    /// One line the agent wrote (never blank). `Err` when it cannot be read.
+    fn receive(&mut self, line: &[u8]) -> Result<Received, LineError>;
     /// A user message.
     fn send(&mut self, input: &UserInput) -> Vec<OutLine>;
     /// Stop the running turn.
@@ -639,5 +687,62 @@ mod redact_tests {
             extras.redact("nothing secret"),
             std::borrow::Cow::Borrowed(_)
         ));
+    }
+}
+
+#[cfg(test)]
+mod error_tests {
+    use super::{Launch, LineError, Provider, RecordsError};
+    use crate::jsonrpc::MessageError;
+    use std::path::PathBuf;
+
+    /// A line no provider can read says why, with its parser's error kept whole.
+    #[test]
+    fn unreadable_lines_keep_the_parsers_error() {
+        let claude = crate::claude::ClaudeProvider::new("claude".into(), PathBuf::from("/h"));
+        let codex = crate::codex::CodexProvider::new("codex".into());
+        let acp = crate::acp::AcpProvider::new(crate::acp::AcpAgent::gemini("gemini".into()));
+        let launch = Launch::default();
+        let err = claude.connect(&launch).receive(b"nope").unwrap_err();
+        let LineError::Protocol(source) = &err else {
+            panic!("{err:?}");
+        };
+        assert!(source.is::<codiva_wire::claude::ParseError>(), "{source:?}");
+        for provider in [&codex as &dyn Provider, &acp] {
+            let mut connection = provider.connect(&launch);
+            assert!(matches!(
+                connection.receive(b"[1]"),
+                Err(LineError::JsonRpc(MessageError::NotAnObject))
+            ));
+            assert!(matches!(
+                connection.receive(b"{\"method\":"),
+                Err(LineError::JsonRpc(MessageError::NotJson(_)))
+            ));
+            assert!(matches!(
+                connection.receive(b"{}"),
+                Err(LineError::JsonRpc(MessageError::NoKind))
+            ));
+        }
+    }
+
+    /// The records' error is the provider's own, reachable as the source.
+    #[test]
+    fn a_missing_transcript_is_the_providers_error() {
+        let home = tempfile::tempdir().unwrap();
+        let claude = crate::claude::ClaudeProvider::new("claude".into(), home.path().into());
+        let provider: &dyn Provider = &claude;
+        let Some(Err(RecordsError(source))) = provider.conversation(home.path(), "gone") else {
+            panic!("a transcript that is not there is an error");
+        };
+        assert!(
+            matches!(
+                source.downcast_ref::<crate::claude::transcript::TranscriptError>(),
+                Some(crate::claude::transcript::TranscriptError::NotFound { .. })
+            ),
+            "{source:?}"
+        );
+        // What the manager still reads: the same, as text.
+        let reason = provider.restore(home.path(), "gone").unwrap().unwrap_err();
+        assert!(reason.starts_with("no transcript at "), "{reason}");
     }
 }

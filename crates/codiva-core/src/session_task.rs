@@ -614,7 +614,7 @@ impl Driver {
                 self.apply(Input::Agent(AgentEvent::Note {
                     level: NoteLevel::Warning,
                     text: format!("skipped an unreadable line from the agent ({error})"),
-                    code: Some(NoteCode::new("unreadable_line", &[&error])),
+                    code: Some(NoteCode::new("unreadable_line", &[&error.to_string()])),
                 }));
                 return;
             }

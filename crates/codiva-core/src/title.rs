@@ -95,6 +95,7 @@ pub async fn generate(
     let raw = provider
         .read_title(&run.stdout, run.success)
         .map_err(|reason| {
+            let reason = reason.to_string();
             let stderr = run.stderr.trim();
             if stderr.is_empty() {
                 reason

@@ -98,11 +98,18 @@ impl Provider for ScriptedProvider {
         Box::new(ScriptedConnection)
     }
 
-    fn restore(&self, _cwd: &Path, id: &str) -> Option<Result<ConversationLog, String>> {
+    fn conversation(
+        &self,
+        _cwd: &Path,
+        id: &str,
+    ) -> Option<Result<ConversationLog, codiva_core::provider::RecordsError>> {
         let path = self.home.join(format!("{id}.jsonl"));
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
-            Err(err) => return Some(Err(format!("{}: {err}", path.display()))),
+            Err(err) => {
+                let named = std::io::Error::new(err.kind(), format!("{}: {err}", path.display()));
+                return Some(Err(codiva_core::provider::RecordsError::new(named)));
+            }
         };
         let main = text
             .lines()
@@ -144,8 +151,8 @@ impl Connection for ScriptedConnection {
         Vec::new()
     }
 
-    fn receive(&mut self, bytes: &[u8]) -> Result<Received, String> {
-        let value: Value = serde_json::from_slice(bytes).map_err(|err| err.to_string())?;
+    fn receive(&mut self, bytes: &[u8]) -> Result<Received, codiva_core::provider::LineError> {
+        let value: Value = serde_json::from_slice(bytes)?;
         let text = |key: &str| text_of(&value, key);
         let event = match text("type").as_str() {
             "hello" => AgentEvent::Connected(AgentInfo::default()),
@@ -217,7 +224,10 @@ impl Connection for ScriptedConnection {
                 denials: Vec::new(),
                 final_text: None,
             }),
-            other => return Err(format!("unknown line type {other:?}")),
+            other => {
+                let unknown = format!("unknown line type {other:?}");
+                return Err(codiva_core::provider::LineError::Protocol(unknown.into()));
+            }
         };
         Ok(Received {
             replies: Vec::new(),

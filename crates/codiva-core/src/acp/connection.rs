@@ -471,7 +471,7 @@ impl Connection for AcpConnection {
         self.request(Sent::Initialize, "initialize", params)
     }
 
-    fn receive(&mut self, line: &[u8]) -> Result<Received, String> {
+    fn receive(&mut self, line: &[u8]) -> Result<Received, crate::provider::LineError> {
         let message = rpc::parse(line)?;
         Ok(self.translate(message))
     }

@@ -12,8 +12,8 @@ use super::translate::Translator;
 use super::{accepts, title, tool_view, transcript};
 use crate::agent_event::{PermissionRequest, QuestionRequest};
 use crate::provider::{
-    Capabilities, CommandLine, Connection, ConversationLog, InvalidInput, Launch, OutLine,
-    Provider, Received,
+    Capabilities, CommandLine, Connection, ConversationLog, InvalidInput, Launch, LineError,
+    OutLine, Provider, Received, RecordsError, TitleError,
 };
 use crate::session::{DENY_MESSAGE, QuestionResponse};
 use codiva_protocol::agent::LoginState;
@@ -160,7 +160,7 @@ impl Provider for ClaudeProvider {
         })
     }
 
-    fn read_title(&self, stdout: &str, success: bool) -> Result<String, String> {
+    fn read_title(&self, stdout: &str, success: bool) -> Result<String, TitleError> {
         title::read(stdout, success)
     }
 
@@ -168,7 +168,7 @@ impl Provider for ClaudeProvider {
         accepts::check_image(field, media_type, data)
     }
 
-    fn restore(&self, cwd: &Path, id: &str) -> Option<Result<ConversationLog, String>> {
+    fn conversation(&self, cwd: &Path, id: &str) -> Option<Result<ConversationLog, RecordsError>> {
         let read = transcript::read_transcript(&self.home, cwd, id);
         Some(
             read.map(|log| ConversationLog {
@@ -189,20 +189,20 @@ impl Provider for ClaudeProvider {
                         .collect()
                 }),
             })
-            .map_err(|err| err.to_string()),
+            .map_err(RecordsError::new),
         )
     }
 
-    fn full_text(
+    fn whole_message(
         &self,
         cwd: &Path,
         id: &str,
         kept: &str,
         total: usize,
-    ) -> Option<Result<Option<String>, String>> {
+    ) -> Option<Result<Option<String>, RecordsError>> {
         Some(
             super::full_text::find_full_text(&self.home, cwd, id, kept, total)
-                .map_err(|err| err.to_string()),
+                .map_err(RecordsError::new),
         )
     }
 
@@ -257,8 +257,8 @@ impl Connection for ClaudeConnection {
         lines
     }
 
-    fn receive(&mut self, line: &[u8]) -> Result<Received, String> {
-        let line = claude::parse_line(line).map_err(|err| err.to_string())?;
+    fn receive(&mut self, line: &[u8]) -> Result<Received, LineError> {
+        let line = claude::parse_line(line).map_err(|err| LineError::Protocol(Box::new(err)))?;
         let mut replies = Vec::new();
         // A reconnect answered (done or not): the servers' statuses as they are now.
         let reconnected = matches!(&line, Inbound::ControlResponse(response)

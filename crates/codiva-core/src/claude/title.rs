@@ -7,6 +7,8 @@ use std::ffi::OsString;
 
 use serde_json::Value;
 
+use crate::provider::TitleError;
+
 /// The model alias of Claude Code's cheapest model.
 pub const TITLE_MODEL: &str = "haiku";
 
@@ -44,32 +46,23 @@ pub fn args(instruction: &str) -> Vec<OsString> {
 
 /// The model's answer in the one-shot's stdout: the `result` of a `{"type":"result"}` object
 /// that is not an error.
-pub fn read(stdout: &str, success: bool) -> Result<String, String> {
+pub fn read(stdout: &str, success: bool) -> Result<String, TitleError> {
     let result = stdout
         .lines()
         .filter_map(|line| serde_json::from_str::<Value>(line.trim()).ok())
         .find(|value| value.get("type").and_then(Value::as_str) == Some("result"))
-        .ok_or_else(|| {
-            format!(
-                "claude printed no result (exit {}): {}",
-                if success { "0" } else { "non-zero" },
-                codiva_protocol::text::one_line(stdout.trim(), 200)
-            )
+        .ok_or_else(|| TitleError::NoResult {
+            exited_ok: success,
+            output: codiva_protocol::text::one_line(stdout.trim(), 200),
         })?;
     let text = result.get("result").and_then(Value::as_str);
     if result.get("is_error").and_then(Value::as_bool) != Some(false) {
-        let status = result
-            .get("api_error_status")
-            .and_then(Value::as_u64)
-            .map(|status| format!(" (HTTP {status})"))
-            .unwrap_or_default();
-        return Err(format!(
-            "claude answered an error{status}: {}",
-            codiva_protocol::text::one_line(text.unwrap_or(""), 200)
-        ));
+        return Err(TitleError::Refused {
+            status: result.get("api_error_status").and_then(Value::as_u64),
+            message: codiva_protocol::text::one_line(text.unwrap_or(""), 200),
+        });
     }
-    text.map(str::to_owned)
-        .ok_or_else(|| "claude's result has no text".to_owned())
+    text.map(str::to_owned).ok_or(TitleError::NoText)
 }
 
 #[cfg(test)]
@@ -98,7 +91,14 @@ mod tests {
     fn an_error_result_is_no_title() {
         let line = r#"{"type":"result","subtype":"success","is_error":true,"api_error_status":500,"result":"API Error: 500"}"#;
         let err = read(line, false).unwrap_err();
-        assert!(err.contains("HTTP 500"), "{err}");
+        assert_eq!(
+            err,
+            TitleError::Refused {
+                status: Some(500),
+                message: "API Error: 500".into()
+            }
+        );
+        assert!(err.to_string().contains("HTTP 500"), "{err}");
         assert!(read("not json", false).is_err());
     }
 }

@@ -321,7 +321,7 @@ fn the_provider_restores_the_todo_list_in_neutral_terms() {
     let text: Vec<String> = lines.iter().map(Value::to_string).collect();
     std::fs::write(&path, text.join("\n")).unwrap();
     let provider = crate::claude::ClaudeProvider::new("claude".into(), home.path().to_path_buf());
-    let log = provider.restore(cwd, "s1").unwrap().unwrap();
+    let log = provider.conversation(cwd, "s1").unwrap().unwrap();
     let todo = |id: &str, content: &str, status| Todo {
         id: id.into(),
         content: content.into(),

@@ -357,7 +357,7 @@ impl Connection for CodexConnection {
         )
     }
 
-    fn receive(&mut self, line: &[u8]) -> Result<Received, String> {
+    fn receive(&mut self, line: &[u8]) -> Result<Received, crate::provider::LineError> {
         let message = rpc::parse(line)?;
         Ok(self.translate(message))
     }

@@ -454,9 +454,8 @@ impl Connection for ExecConnection {
         Vec::new()
     }
 
-    fn receive(&mut self, line: &[u8]) -> Result<Received, String> {
-        let value: Value =
-            serde_json::from_slice(line).map_err(|err| format!("not JSON: {err}"))?;
+    fn receive(&mut self, line: &[u8]) -> Result<Received, crate::provider::LineError> {
+        let value: Value = serde_json::from_slice(line)?;
         Ok(Received {
             replies: Vec::new(),
             events: self.translate(&value),
