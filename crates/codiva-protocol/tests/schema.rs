@@ -389,14 +389,15 @@ fn an_unknown_name_reads_as_unknown() {
     assert_eq!(status, SubagentStatus::Unknown);
 }
 
-/// Until the core names its notes by `NoteName` (`NoteCode::new` still takes a wire name), every
-/// name it writes as a literal is a known one: an unknown one would go on the wire as `unknown`.
-#[test]
-fn every_note_name_the_core_writes_is_known() {
-    use codiva_protocol::log::NoteName;
-    let core = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../codiva-core/src");
-    let mut files = vec![core];
-    let mut found = 0;
+/// The string literals passed first to `call` (`NoteCode::new(`) in the non-test sources under
+/// `crates/<crate>/src`, with their files.
+fn literal_names(crates: &[&str], call: &str) -> Vec<(PathBuf, String)> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files: Vec<PathBuf> = crates
+        .iter()
+        .map(|name| root.join(name).join("src"))
+        .collect();
+    let mut found = Vec::new();
     while let Some(path) = files.pop() {
         if path.is_dir() {
             files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
@@ -407,19 +408,46 @@ fn every_note_name_the_core_writes_is_known() {
             continue;
         }
         let text = std::fs::read_to_string(&path).unwrap();
-        for (at, _) in text.match_indices("NoteCode::new(") {
-            let rest = text[at + "NoteCode::new(".len()..].trim_start();
-            let Some(rest) = rest.strip_prefix('"') else {
-                continue;
-            };
-            let name = &rest[..rest.find('"').unwrap()];
-            assert!(
-                NoteName::from_code(name).is_known(),
-                "{}: note {name:?} is not a NoteName",
-                path.display()
-            );
-            found += 1;
+        for (at, _) in text.match_indices(call) {
+            let rest = text[at + call.len()..].trim_start();
+            if let Some(rest) = rest.strip_prefix('"') {
+                found.push((path.clone(), rest[..rest.find('"').unwrap()].to_owned()));
+            }
         }
     }
-    assert!(found > 0, "no note names found in the core's sources");
+    found
+}
+
+/// Until the core names its notes by `NoteName` (`NoteCode::new` still takes a wire name), every
+/// name it writes as a literal is a known one: an unknown one would go on the wire as `unknown`.
+#[test]
+fn every_note_name_the_core_writes_is_known() {
+    use codiva_protocol::log::NoteName;
+    let found = literal_names(&["codiva-core"], "NoteCode::new(");
+    assert!(
+        !found.is_empty(),
+        "no note names found in the core's sources"
+    );
+    for (path, name) in found {
+        assert!(
+            NoteName::from_code(&name).is_known(),
+            "{}: note {name:?} is not a NoteName",
+            path.display()
+        );
+    }
+}
+
+/// The same for refusals while the core and the server name them by string (`refused("…"`,
+/// `login_refused("…"`, `RpcError::refused("…"`; the core's debug build also checks each one it
+/// gives): an unknown one would go on the wire as `unknown`.
+#[test]
+fn every_refusal_code_the_core_gives_is_known() {
+    use codiva_protocol::error::RefusalCode;
+    for (path, name) in literal_names(&["codiva-core", "codiva-server"], "refused(") {
+        assert!(
+            RefusalCode::from_code(&name).is_known(),
+            "{}: refusal {name:?} is not a RefusalCode",
+            path.display()
+        );
+    }
 }
