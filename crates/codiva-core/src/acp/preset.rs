@@ -165,7 +165,7 @@ impl AcpAgent {
             replay_after_load_answer: preset.replay_after_load_answer,
             credentials: match spec.login {
                 LoginDetection::Files(credentials) => credentials,
-                LoginDetection::OwnCheck => Credentials::Unknown,
+                LoginDetection::OwnCheck | LoginDetection::Unknown => Credentials::Unknown,
             },
             version_flag: spec.version.as_ref().map(|check| check.flag),
             login: match preset.login {

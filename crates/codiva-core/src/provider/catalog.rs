@@ -52,6 +52,8 @@ pub enum LoginDetection {
     OwnCheck,
     /// Its credential files and variables, read without starting it.
     Files(Credentials),
+    /// Not known: `agents/list` says `unknown`.
+    Unknown,
 }
 
 /// The provider that runs an agent.
