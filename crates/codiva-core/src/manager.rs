@@ -11,13 +11,21 @@ mod events;
 pub use events::EventReceiver;
 mod info;
 mod recover;
+mod requests;
 
 use codiva_protocol::tool::PermissionMode;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use codiva_protocol::UserInput;
 pub use codiva_protocol::github::SessionPr;
+use codiva_protocol::methods::request;
+use codiva_protocol::params::{
+    AgentParams, ApprovalParams, CommitParams, CommitResult, ConfirmParams, CreateParams,
+    FixCiResult, FullMessageParams, ModeParams, ModelParams, NoParams, ReadParams, RenameParams,
+    ResumeParams, SendParams, SessionParams,
+};
+use codiva_protocol::{ClientRequest, ImageInput, Request, UserInput};
+use serde_json::Value;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 pub use ephemeral::Ephemeral;
@@ -140,6 +148,12 @@ pub enum ManagerError {
     /// The state file cannot be used (written by a newer codiva); the manager does not start.
     #[error("{0}")]
     StateFile(String),
+    /// A result could not be encoded or read back as its declared type.
+    #[error("{0}")]
+    Protocol(String),
+    /// A request the server answers itself, not the manager.
+    #[error("{0} is not answered by the session manager")]
+    NotRouted(&'static str),
 }
 
 /// Why a manager could not start.
@@ -209,66 +223,48 @@ pub struct CreateOptions {
     pub disallowed_tools: Vec<String>,
 }
 
-pub(crate) type Reply<T> = oneshot::Sender<Result<T, ManagerError>>;
+/// Where an answer goes: a caller waiting on a channel, or (mapped) a request's encoded
+/// result. Dropped unanswered, its caller hears that the manager stopped.
+pub(crate) struct Reply<T>(Box<dyn FnOnce(Result<T, ManagerError>) + Send>);
 
-/// What the manager can be asked.
+impl<T> Reply<T> {
+    pub(crate) fn send(self, result: Result<T, ManagerError>) {
+        (self.0)(result);
+    }
+}
+
+impl<T: Send + 'static> Reply<T> {
+    /// A reply and the receiver its answer arrives on.
+    pub(crate) fn channel() -> (Self, oneshot::Receiver<Result<T, ManagerError>>) {
+        let (tx, rx) = oneshot::channel();
+        (
+            Reply(Box::new(move |result| {
+                let _ = tx.send(result);
+            })),
+            rx,
+        )
+    }
+
+    /// A reply whose answer becomes this one's through `map`.
+    pub(crate) fn map<U>(
+        self,
+        map: impl FnOnce(U) -> Result<T, ManagerError> + Send + 'static,
+    ) -> Reply<U> {
+        Reply(Box::new(move |result: Result<U, ManagerError>| {
+            self.send(result.and_then(map));
+        }))
+    }
+}
+
+/// What the actor is sent: the protocol's requests, and the manager's own few messages.
+// Requests are nearly all of them: not boxed, one allocation fewer per request.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Call {
-    Create(CreateOptions, Reply<SessionInfo>),
-    List(Reply<Vec<SessionInfo>>),
-    /// Every row plus the `seq` of the last event they reflect.
-    SnapshotAll(Reply<ManagerSnapshot>),
-    Read {
-        id: String,
-        scope: Scope,
-        after: Option<u64>,
-        limit: usize,
-        reply: Reply<ReadPage>,
-    },
-    Snapshot(String, Reply<SessionSnapshot>),
-    Send(String, UserInput, Reply<()>),
-    Interrupt(String, Reply<()>),
-    Resume(String, Option<String>, Reply<()>),
-    RespondPermission(String, String, PermissionResponse, Reply<()>),
-    AnswerQuestion(String, String, QuestionResponse, Reply<()>),
-    SetModel(String, Option<String>, Reply<()>),
-    SetPermissionMode(String, PermissionMode, Reply<()>),
-    /// Go on with another agent (its id).
-    SetAgent(String, String, Reply<()>),
-    /// A session's approval policy, or (`None`) the default for new sessions.
-    SetApprovalPolicy(Option<String>, ApprovalPolicy, Reply<()>),
-    Diff(String, Reply<DiffStat>),
-    DiffText(String, Reply<DiffText>),
-    /// The whole text of a message the log cut: the one starting with `kept`, `total` bytes.
-    FullText {
-        id: String,
-        kept: String,
-        total: usize,
-        reply: Reply<String>,
-    },
-    Rename(String, String, Reply<SessionInfo>),
-    Merge(String, Reply<SessionInfo>),
-    Discard {
-        id: String,
-        confirm: Option<String>,
-        forget: bool,
-        reply: Reply<DiscardOutcome>,
-    },
-    Restore(String, Reply<SessionInfo>),
-    Sync(String, Reply<String>),
-    /// Push and open (or push again and answer) the session's pull request.
-    Pr(String, Reply<(SessionPr, bool)>),
+    /// A request routed to the manager ([`codiva_protocol::methods::Route`]), answered with
+    /// its declared result, encoded.
+    Request(ClientRequest, Reply<Value>),
     /// Send an event made outside the actor (a login's progress) with the next `seq`.
     Emit(Box<ManagerEvent>),
-    /// Connect one of the session's MCP servers again.
-    McpReconnect(String, String, Reply<()>),
-    /// Send the agent its pull request's failed checks and log tail.
-    FixCi(String, Reply<codiva_protocol::params::FixCiResult>),
-    /// Commit with this message, or (`None`) ask the agent to commit.
-    Commit(
-        String,
-        Option<String>,
-        Reply<codiva_protocol::params::CommitResult>,
-    ),
     /// Write the state file now; answered on a std channel so that a panic hook can wait.
     SaveNow(std::sync::mpsc::Sender<()>),
     Shutdown(oneshot::Sender<()>),
@@ -454,26 +450,67 @@ impl Manager {
 
     /// Every session's row, consistent with the events up to the `seq` it carries.
     pub async fn snapshot_all(&self) -> Result<ManagerSnapshot, ManagerError> {
-        self.call(Call::SnapshotAll).await
+        self.request::<request::ManagerSnapshot>(NoParams {}).await
     }
 
-    async fn call<T>(&self, make: impl FnOnce(Reply<T>) -> Call) -> Result<T, ManagerError> {
-        let (tx, rx) = oneshot::channel();
-        self.calls
-            .send(make(tx))
-            .map_err(|_| ManagerError::Stopped)?;
-        rx.await.map_err(|_| ManagerError::Stopped)?
+    /// Answers one request the protocol routes to the manager (`Route::Session`,
+    /// `Route::Manager`) with its declared result, encoded: what `codiva serve` sends back.
+    /// A request the server answers itself (`Route::Server`) is refused.
+    pub async fn handle(&self, request: ClientRequest) -> Result<Value, ManagerError> {
+        match request {
+            // Made of other requests, one stuck session after another.
+            ClientRequest::SessionRecover(params) => {
+                encode(Box::pin(self.recover(params.dry_run)).await?)
+            }
+            request => {
+                let (reply, answer) = Reply::channel();
+                self.calls
+                    .send(Call::Request(request, reply))
+                    .map_err(|_| ManagerError::Stopped)?;
+                answer.await.map_err(|_| ManagerError::Stopped)?
+            }
+        }
+    }
+
+    /// Request `R` with `params`, answered with its declared result.
+    pub async fn request<R: Request>(&self, params: R::Params) -> Result<R::Result, ManagerError> {
+        decode(self.handle(R::request(params)).await?)
     }
 
     /// Creates a session and returns at once (phase `preparing` while its worktree is made).
     pub async fn create(&self, options: CreateOptions) -> Result<SessionInfo, ManagerError> {
-        self.call(|reply| Call::Create(options, reply)).await
+        let params = CreateParams {
+            prompt: options.prompt,
+            images: options
+                .images
+                .into_iter()
+                .map(|(media_type, data)| ImageInput { media_type, data })
+                .collect(),
+            model: options.model,
+            permission_mode: options.permission_mode,
+            agent: options.agent,
+            approval_policy: options.approval,
+            in_place: options.in_place,
+            mcp_servers: options.mcp_servers,
+            append_system_prompt: options.append_system_prompt,
+            allowed_tools: options.allowed_tools,
+            disallowed_tools: options.disallowed_tools,
+        };
+        Ok(self
+            .request::<request::SessionCreate>(params)
+            .await?
+            .session)
     }
 
     pub async fn list(&self) -> Result<Vec<SessionInfo>, ManagerError> {
-        self.call(Call::List).await
+        Ok(self
+            .request::<request::SessionList>(NoParams {})
+            .await?
+            .sessions)
     }
 
+    /// A page of at most `limit` (1…1000) entries of the session's log (`scope`) after entry
+    /// `after`.
     pub async fn read(
         &self,
         id: &str,
@@ -481,35 +518,43 @@ impl Manager {
         after: Option<u64>,
         limit: usize,
     ) -> Result<ReadPage, ManagerError> {
-        self.call(|reply| Call::Read {
-            id: id.to_owned(),
-            scope,
+        self.request::<request::SessionRead>(ReadParams {
+            session_id: id.to_owned(),
             after,
-            limit,
-            reply,
+            limit: Some(limit),
+            subagent: subagent_of(scope),
         })
         .await
     }
 
     pub async fn snapshot(&self, id: &str) -> Result<SessionSnapshot, ManagerError> {
-        self.call(|reply| Call::Snapshot(id.to_owned(), reply))
-            .await
+        self.request::<request::SessionSnapshot>(session(id)).await
     }
 
     pub async fn send(&self, id: &str, input: UserInput) -> Result<(), ManagerError> {
-        self.call(|reply| Call::Send(id.to_owned(), input, reply))
-            .await
+        self.request::<request::SessionSend>(SendParams {
+            session_id: id.to_owned(),
+            text: input.text,
+            images: input.images,
+        })
+        .await
+        .map(drop)
     }
 
     pub async fn interrupt(&self, id: &str) -> Result<(), ManagerError> {
-        self.call(|reply| Call::Interrupt(id.to_owned(), reply))
+        self.request::<request::SessionInterrupt>(session(id))
             .await
+            .map(drop)
     }
 
     /// Continues an interrupted session: sends `text`, or a plain "continue" instruction.
     pub async fn resume(&self, id: &str, text: Option<String>) -> Result<(), ManagerError> {
-        self.call(|reply| Call::Resume(id.to_owned(), text, reply))
-            .await
+        self.request::<request::SessionResume>(ResumeParams {
+            session_id: id.to_owned(),
+            text,
+        })
+        .await
+        .map(drop)
     }
 
     pub async fn respond_permission(
@@ -518,10 +563,10 @@ impl Manager {
         request_id: &str,
         response: PermissionResponse,
     ) -> Result<(), ManagerError> {
-        self.call(|reply| {
-            Call::RespondPermission(id.to_owned(), request_id.to_owned(), response, reply)
-        })
-        .await
+        let params = requests::permission_params(id, request_id, response);
+        self.request::<request::SessionRespondPermission>(params)
+            .await
+            .map(drop)
     }
 
     pub async fn answer_question(
@@ -530,22 +575,30 @@ impl Manager {
         request_id: &str,
         response: QuestionResponse,
     ) -> Result<(), ManagerError> {
-        self.call(|reply| {
-            Call::AnswerQuestion(id.to_owned(), request_id.to_owned(), response, reply)
-        })
-        .await
+        let params = requests::question_params(id, request_id, response);
+        self.request::<request::SessionAnswerQuestion>(params)
+            .await
+            .map(drop)
     }
 
     /// Goes on with agent `agent` in session `id`: the worktree, branch and log stay; each
     /// agent continues its own conversation; the next message carries a handover (once).
     pub async fn set_agent(&self, id: &str, agent: &str) -> Result<(), ManagerError> {
-        self.call(|reply| Call::SetAgent(id.to_owned(), agent.to_owned(), reply))
-            .await
+        self.request::<request::SessionSetAgent>(AgentParams {
+            session_id: id.to_owned(),
+            agent: agent.to_owned(),
+        })
+        .await
+        .map(drop)
     }
 
     pub async fn set_model(&self, id: &str, model: Option<String>) -> Result<(), ManagerError> {
-        self.call(|reply| Call::SetModel(id.to_owned(), model, reply))
-            .await
+        self.request::<request::SessionSetModel>(ModelParams {
+            session_id: id.to_owned(),
+            model,
+        })
+        .await
+        .map(drop)
     }
 
     pub async fn set_permission_mode(
@@ -553,8 +606,12 @@ impl Manager {
         id: &str,
         mode: PermissionMode,
     ) -> Result<(), ManagerError> {
-        self.call(|reply| Call::SetPermissionMode(id.to_owned(), mode, reply))
-            .await
+        self.request::<request::SessionSetPermissionMode>(ModeParams {
+            session_id: id.to_owned(),
+            mode,
+        })
+        .await
+        .map(drop)
     }
 
     /// Sets the approval policy of session `id`, or with `None` the default for sessions
@@ -565,19 +622,22 @@ impl Manager {
         id: Option<&str>,
         policy: ApprovalPolicy,
     ) -> Result<(), ManagerError> {
-        self.call(|reply| Call::SetApprovalPolicy(id.map(str::to_owned), policy, reply))
-            .await
+        self.request::<request::SessionSetApprovalPolicy>(ApprovalParams {
+            session_id: id.map(str::to_owned),
+            policy,
+        })
+        .await
+        .map(drop)
     }
 
     pub async fn diff(&self, id: &str) -> Result<DiffStat, ManagerError> {
-        self.call(|reply| Call::Diff(id.to_owned(), reply)).await
+        self.request::<request::SessionDiff>(session(id)).await
     }
 
     /// The session's whole diff against its base (commits, uncommitted and untracked files),
     /// at most [`crate::git::DIFF_TEXT_CAP`] bytes.
     pub async fn diff_text(&self, id: &str) -> Result<DiffText, ManagerError> {
-        self.call(|reply| Call::DiffText(id.to_owned(), reply))
-            .await
+        self.request::<request::SessionDiffText>(session(id)).await
     }
 
     /// The whole text of entry `entry` of the session's log (`scope`), a message the log cut
@@ -590,51 +650,35 @@ impl Manager {
         scope: Scope,
         entry: u64,
     ) -> Result<String, ManagerError> {
-        let page = self.read(id, scope, entry.checked_sub(1), 1).await?;
-        let text = page
-            .entries
-            .into_iter()
-            .find(|e| e.id == entry)
-            .and_then(|e| match e.kind {
-                crate::session_log::EntryKind::Assistant { text }
-                | crate::session_log::EntryKind::Thinking { text } => Some(text),
-                _ => None,
-            });
-        let entry_name = entry.to_string();
-        let Some((kept, cut)) = text.as_deref().and_then(crate::session_log::cut_text) else {
-            return Err(actor::refused(
-                "message_not_cut",
-                &[&entry_name],
-                format!("entry {entry} is not a message the log cut"),
-            ));
+        let params = FullMessageParams {
+            session_id: id.to_owned(),
+            entry,
+            subagent: subagent_of(scope),
         };
-        let total = kept.len() + cut;
-        if total > MAX_FULL_MESSAGE {
-            return Err(actor::refused(
-                "message_too_long",
-                &[&total.to_string(), &MAX_FULL_MESSAGE.to_string()],
-                format!("the message is {total} bytes, more than the {MAX_FULL_MESSAGE} shown"),
-            ));
-        }
-        let kept = kept.to_owned();
-        self.call(|reply| Call::FullText {
-            id: id.to_owned(),
-            kept,
-            total,
-            reply,
-        })
-        .await
+        Ok(self
+            .request::<request::SessionFullMessage>(params)
+            .await?
+            .text)
     }
 
     /// Gives the session a new title (sanitised: one line, no control characters, at most
     /// [`MAX_TITLE_CHARS`] characters; an empty one goes back to the title from its prompt).
     pub async fn rename(&self, id: &str, title: &str) -> Result<SessionInfo, ManagerError> {
-        self.call(|reply| Call::Rename(id.to_owned(), title.to_owned(), reply))
-            .await
+        let params = RenameParams {
+            session_id: id.to_owned(),
+            title: title.to_owned(),
+        };
+        Ok(self
+            .request::<request::SessionRename>(params)
+            .await?
+            .session)
     }
 
     pub async fn merge(&self, id: &str) -> Result<SessionInfo, ManagerError> {
-        self.call(|reply| Call::Merge(id.to_owned(), reply)).await
+        Ok(self
+            .request::<request::SessionMerge>(session(id))
+            .await?
+            .session)
     }
 
     /// Without `confirm`: what would be lost, and a token. With the token: discards (the
@@ -644,11 +688,9 @@ impl Manager {
         id: &str,
         confirm: Option<String>,
     ) -> Result<DiscardOutcome, ManagerError> {
-        self.call(|reply| Call::Discard {
-            id: id.to_owned(),
-            confirm,
-            forget: false,
-            reply,
+        self.request::<request::SessionDiscard>(ConfirmParams {
+            session_id: id.to_owned(),
+            confirm_token: confirm,
         })
         .await
     }
@@ -659,48 +701,54 @@ impl Manager {
         id: &str,
         confirm: Option<String>,
     ) -> Result<DiscardOutcome, ManagerError> {
-        self.call(|reply| Call::Discard {
-            id: id.to_owned(),
-            confirm,
-            forget: true,
-            reply,
+        self.request::<request::SessionRemove>(ConfirmParams {
+            session_id: id.to_owned(),
+            confirm_token: confirm,
         })
         .await
     }
 
     pub async fn restore(&self, id: &str) -> Result<SessionInfo, ManagerError> {
-        self.call(|reply| Call::Restore(id.to_owned(), reply)).await
+        Ok(self
+            .request::<request::SessionRestore>(session(id))
+            .await?
+            .session)
     }
 
     /// Merges the base into the session's worktree; returns what happened in one line.
     pub async fn sync(&self, id: &str) -> Result<String, ManagerError> {
-        self.call(|reply| Call::Sync(id.to_owned(), reply)).await
+        Ok(self
+            .request::<request::SessionSync>(session(id))
+            .await?
+            .message)
     }
 
     /// Pushes the session's branch to its base's remote and opens a draft pull request (title:
     /// the session's; body: its first instruction and its commits, sanitised). When the
     /// session has its pull request already, pushes again and answers it. `true`: opened now.
     pub async fn pr(&self, id: &str) -> Result<(SessionPr, bool), ManagerError> {
-        self.call(|reply| Call::Pr(id.to_owned(), reply)).await
+        let result = self.request::<request::SessionPr>(session(id)).await?;
+        Ok((result.pr, result.created))
     }
 
     /// Connects MCP server `server` of session `id` again (its agent's process must run); the
     /// outcome arrives as the session's `McpServers` event. Refused for an agent without MCP
     /// servers and for a name the session's agent never reported.
     pub async fn mcp_reconnect(&self, id: &str, server: &str) -> Result<(), ManagerError> {
-        self.call(|reply| Call::McpReconnect(id.to_owned(), server.to_owned(), reply))
-            .await
+        self.request::<request::SessionMcpReconnect>(codiva_protocol::mcp::McpReconnectParams {
+            session_id: id.to_owned(),
+            server: server.to_owned(),
+        })
+        .await
+        .map(drop)
     }
 
     /// Sends the session's agent the failed checks of its pull request (looked up now) and
     /// the failed steps' log tail of their GitHub Actions runs (byte-budgeted, sanitised),
     /// with instructions to fix and commit. Refused without an open pull request, without a
     /// failed check, and while the agent works.
-    pub async fn fix_ci(
-        &self,
-        id: &str,
-    ) -> Result<codiva_protocol::params::FixCiResult, ManagerError> {
-        self.call(|reply| Call::FixCi(id.to_owned(), reply)).await
+    pub async fn fix_ci(&self, id: &str) -> Result<FixCiResult, ManagerError> {
+        self.request::<request::SessionFixCi>(session(id)).await
     }
 
     /// With `message`: stages every uncommitted file of the worktree by name and commits.
@@ -710,9 +758,12 @@ impl Manager {
         &self,
         id: &str,
         message: Option<String>,
-    ) -> Result<codiva_protocol::params::CommitResult, ManagerError> {
-        self.call(|reply| Call::Commit(id.to_owned(), message, reply))
-            .await
+    ) -> Result<CommitResult, ManagerError> {
+        self.request::<request::SessionCommit>(CommitParams {
+            session_id: id.to_owned(),
+            message,
+        })
+        .await
     }
 
     /// Writes the state file now and waits for it, blocking this thread at most `timeout`;
@@ -735,6 +786,33 @@ impl Manager {
             let _ = rx.await;
         }
     }
+}
+
+/// The params naming just this session.
+fn session(id: &str) -> SessionParams {
+    SessionParams {
+        session_id: id.to_owned(),
+    }
+}
+
+/// A log's scope as `subagent` params say it.
+fn subagent_of(scope: Scope) -> Option<String> {
+    match scope {
+        Scope::Main => None,
+        Scope::Subagent(id) => Some(id),
+    }
+}
+
+/// A request's result as its caller receives it.
+pub(crate) fn encode<T: serde::Serialize>(result: T) -> Result<Value, ManagerError> {
+    serde_json::to_value(result)
+        .map_err(|err| ManagerError::Protocol(format!("cannot encode the result: {err}")))
+}
+
+/// A request's result back in its declared type.
+pub(crate) fn decode<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ManagerError> {
+    serde_json::from_value(value)
+        .map_err(|err| ManagerError::Protocol(format!("cannot read the result: {err}")))
 }
 
 fn login_refused(code: &'static str, args: &[&str], message: String) -> ManagerError {

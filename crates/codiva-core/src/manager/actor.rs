@@ -27,6 +27,7 @@ mod pr_poll;
 mod pulls;
 mod record;
 mod repair;
+mod requests;
 mod titles;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -242,7 +243,13 @@ struct Actor {
     repo_lock: Option<RepoLock>,
     /// Sessions a job is working on: their calls wait in `waiting` until it reports back.
     lanes: BTreeSet<String>,
-    waiting: BTreeMap<String, VecDeque<Call>>,
+    waiting: BTreeMap<
+        String,
+        VecDeque<(
+            codiva_protocol::ClientRequest,
+            super::Reply<serde_json::Value>,
+        )>,
+    >,
     jobs_running: usize,
     checking_base: bool,
     /// The `HEAD` file when git last answered which branch is checked out.
@@ -319,7 +326,9 @@ impl Actor {
                         let _ = done.send(());
                         return;
                     }
-                    Some(call) => self.dispatch(call),
+                    Some(Call::Request(request, reply)) => self.dispatch(request, reply),
+                    Some(Call::Emit(event)) => self.emit(*event),
+                    Some(Call::SaveNow(done)) => self.save(Some(done)),
                     None => {
                         self.shutdown(&mut internal).await;
                         return;
@@ -356,7 +365,7 @@ impl Actor {
             Internal::Snapshot(mut snapshot, reply) => {
                 // Every event of the session it holds has its `seq` now, and none after it.
                 snapshot.seq = Some(self.events.last_seq());
-                let _ = reply.send(Ok(snapshot));
+                reply.send(Ok(snapshot));
             }
             Internal::Ended(id, epoch) => {
                 if let Some(record) = self.records.get_mut(&id)

@@ -566,3 +566,58 @@ async fn options_an_agent_cannot_take_are_refused() {
     assert_eq!(ids, [taken.id]);
     manager.shutdown().await;
 }
+
+/// Every request the method table routes to the session manager has its handler: each is
+/// answered (here: as a request about a session that does not exist, or done), none as a
+/// request the manager does not answer — and those routed to the server are left to it.
+#[tokio::test]
+async fn every_request_routed_to_the_manager_has_a_handler() {
+    use codiva_protocol::ClientRequest;
+    use codiva_protocol::methods::Route;
+
+    let repo = TestRepo::new();
+    let (manager, _) = Manager::start(options(&repo)).await.unwrap();
+    // One value per field name, enough for every request's params to parse.
+    let params = serde_json::json!({
+        "session_id": "no-such-session",
+        "request_id": "r1",
+        "prompt": "Say hi",
+        "text": "hi",
+        "agent": "claude",
+        "mode": "plan",
+        "policy": {"mode": "ask"},
+        "decision": "allow",
+        "title": "A title",
+        "entry": 1,
+        "server": "files",
+        "decline": true,
+        "dry_run": true,
+        "login_id": "l1",
+        "key": "model",
+        "value": "opus",
+    });
+    let mut answered = 0;
+    for (method, route) in ClientRequest::ROUTES {
+        let request = ClientRequest::parse(method, params.clone())
+            .unwrap_or_else(|err| panic!("{method}: the test's params do not parse: {err:?}"));
+        assert_eq!(request.route(), *route);
+        let answer = manager.handle(request).await;
+        if *route == Route::Server {
+            assert!(
+                matches!(answer, Err(ManagerError::NotRouted(m)) if m == *method),
+                "{method} is the server's, yet the manager answered {answer:?}"
+            );
+            continue;
+        }
+        assert!(
+            !matches!(
+                answer,
+                Err(ManagerError::NotRouted(_)) | Err(ManagerError::Stopped)
+            ),
+            "{method}: no handler ({answer:?})"
+        );
+        answered += 1;
+    }
+    assert!(answered >= 28, "{answered} requests answered");
+    manager.shutdown().await;
+}

@@ -29,7 +29,7 @@ impl Actor {
     ) {
         let record = match self.record(id) {
             Ok(record) => record,
-            Err(err) => return drop(reply.send(Err(err))),
+            Err(err) => return reply.send(Err(err)),
         };
         let already_gone = matches!(
             record.phase,
@@ -38,14 +38,14 @@ impl Actor {
         if already_gone {
             if forget {
                 // Forgetting keeps the archive ref (the work stays recoverable with git).
-                let _ = reply.send(Ok(self.forget(id)));
+                reply.send(Ok(self.forget(id)));
                 return;
             }
             let (code, what) = match record.phase {
                 SessionPhase::Merged { .. } => ("already_merged", "merged"),
                 _ => ("already_discarded", "discarded"),
             };
-            let _ = reply.send(Err(refused(
+            reply.send(Err(refused(
                 code,
                 &[id],
                 format!("session {id} is already {what}"),
@@ -53,7 +53,7 @@ impl Actor {
             return;
         }
         if matches!(record.phase, SessionPhase::Preparing) {
-            let _ = reply.send(Err(refused(
+            reply.send(Err(refused(
                 "still_preparing",
                 &[id],
                 format!("session {id} is still being prepared"),
@@ -81,11 +81,11 @@ impl Actor {
                     actor.previewed(&owned_id, preview, names, confirm, forget)
                 });
                 match result {
-                    Ok(Previewed::Answer(outcome)) => drop(reply.send(Ok(outcome))),
+                    Ok(Previewed::Answer(outcome)) => reply.send(Ok(outcome)),
                     Ok(Previewed::Confirmed(names, given)) => {
                         actor.discard_confirmed(&owned_id, names, given, forget, reply);
                     }
-                    Err(err) => drop(reply.send(Err(err))),
+                    Err(err) => reply.send(Err(err)),
                 }
             },
         );
@@ -147,7 +147,7 @@ impl Actor {
                 let result = result
                     .map_err(ManagerError::from)
                     .and_then(|result| actor.discarded(&owned_id, result, &given, forget));
-                let _ = reply.send(result);
+                reply.send(result);
             },
         );
     }
@@ -238,10 +238,10 @@ impl Actor {
     pub(super) fn restore(&mut self, id: &str, reply: Reply<SessionInfo>) {
         let record = match self.record(id) {
             Ok(record) => record,
-            Err(err) => return drop(reply.send(Err(err))),
+            Err(err) => return reply.send(Err(err)),
         };
         if record.phase != SessionPhase::Discarded {
-            let _ = reply.send(Err(refused(
+            reply.send(Err(refused(
                 "not_discarded",
                 &[id],
                 format!("session {id} is not discarded"),
@@ -273,7 +273,7 @@ impl Actor {
                 if result.is_ok() {
                     actor.emit_info(&owned_id);
                 }
-                let _ = reply.send(result);
+                reply.send(result);
             },
         );
     }

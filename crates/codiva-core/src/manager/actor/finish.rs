@@ -33,13 +33,13 @@ impl Actor {
     pub(super) fn diff(&mut self, id: &str, reply: Reply<git::DiffStat>) {
         let (worktree, base) = match self.worktree_and_base(id) {
             Ok(found) => found,
-            Err(err) => return drop(reply.send(Err(err))),
+            Err(err) => return reply.send(Err(err)),
         };
         let repo = self.repo.clone();
         self.job(
             Some(id),
             async move { repo.diff_stat(&worktree, &base).await },
-            move |_, result| drop(reply.send(result.map_err(ManagerError::from))),
+            move |_, result| reply.send(result.map_err(ManagerError::from)),
         );
     }
 
@@ -47,13 +47,13 @@ impl Actor {
     pub(super) fn diff_text(&mut self, id: &str, reply: Reply<git::DiffText>) {
         let (worktree, base) = match self.worktree_and_base(id) {
             Ok(found) => found,
-            Err(err) => return drop(reply.send(Err(err))),
+            Err(err) => return reply.send(Err(err)),
         };
         let repo = self.repo.clone();
         self.job(
             Some(id),
             async move { repo.diff_text(&worktree, &base, git::DIFF_TEXT_CAP).await },
-            move |_, result| drop(reply.send(result.map_err(ManagerError::from))),
+            move |_, result| reply.send(result.map_err(ManagerError::from)),
         );
     }
 
@@ -72,13 +72,13 @@ impl Actor {
     pub(super) fn merge(&mut self, id: &str, reply: Reply<SessionInfo>) {
         let record = match self.record(id) {
             Ok(record) => record,
-            Err(err) => return drop(reply.send(Err(err))),
+            Err(err) => return reply.send(Err(err)),
         };
         if !matches!(
             record.phase,
             SessionPhase::Active | SessionPhase::Conflict { .. }
         ) {
-            let _ = reply.send(Err(refused(
+            reply.send(Err(refused(
                 "cannot_merge_now",
                 &[id],
                 format!("session {id} cannot be merged now"),
@@ -86,7 +86,7 @@ impl Actor {
             return;
         }
         if !record.status.is_settled() {
-            let _ = reply.send(Err(refused(
+            reply.send(Err(refused(
                 "still_working",
                 &[id],
                 format!("session {id} is still working; interrupt it or wait until it finishes"),
@@ -134,7 +134,7 @@ impl Actor {
         };
         let (outcome, (branch, base, worktree, slug)) = match result {
             Ok(found) => found,
-            Err(err) => return drop(reply.send(Err(err))),
+            Err(err) => return reply.send(Err(err)),
         };
         let refusal = match outcome {
             MergeOutcome::Merged { commit } => {
@@ -169,7 +169,7 @@ impl Actor {
                         if result.is_ok() {
                             actor.emit_info(&owned_id);
                         }
-                        let _ = reply.send(result);
+                        reply.send(result);
                     },
                 );
                 return;
@@ -210,19 +210,19 @@ impl Actor {
                 refused("merge_refused", &[&reason], reason.clone())
             }
         };
-        let _ = reply.send(Err(refusal));
+        reply.send(Err(refusal));
     }
 
     pub(super) fn sync(&mut self, id: &str, reply: Reply<String>) {
         let record = match self.record(id) {
             Ok(record) => record,
-            Err(err) => return drop(reply.send(Err(err))),
+            Err(err) => return reply.send(Err(err)),
         };
         if !matches!(
             record.phase,
             SessionPhase::Active | SessionPhase::Conflict { .. }
         ) {
-            let _ = reply.send(Err(refused(
+            reply.send(Err(refused(
                 "no_worktree",
                 &[id],
                 format!("session {id} has no worktree"),
@@ -257,7 +257,7 @@ impl Actor {
     ) {
         let outcome = match outcome {
             Ok(outcome) => outcome,
-            Err(err) => return drop(reply.send(Err(err.into()))),
+            Err(err) => return reply.send(Err(err.into())),
         };
         let message = match outcome {
             SyncOutcome::UpToDate => {
@@ -285,7 +285,7 @@ impl Actor {
             ),
         };
         if busy {
-            let _ = reply.send(Err(refused(
+            reply.send(Err(refused(
                 "sync_busy",
                 &[id],
                 format!(

@@ -150,7 +150,7 @@ pub(super) async fn forward(
 
 /// The session task ended before it answered.
 fn gone(reply: Reply<SessionSnapshot>, id: &str) {
-    let _ = reply.send(Err(super::refused(
+    reply.send(Err(super::refused(
         "no_agent_yet",
         &[id],
         format!("session {id} has no agent yet"),

@@ -8,14 +8,14 @@ impl Actor {
     pub(super) fn full_text(&mut self, id: &str, kept: String, total: usize, reply: Reply<String>) {
         let record = match self.record(id) {
             Ok(record) => record,
-            Err(err) => return drop(reply.send(Err(err))),
+            Err(err) => return reply.send(Err(err)),
         };
         let cwd = record.worktree.clone();
         let conversation = record.agent_session_id.clone();
         let agent = record.agent.clone();
         let provider = match self.provider_for(&agent) {
             Ok(provider) => provider,
-            Err(err) => return drop(reply.send(Err(err))),
+            Err(err) => return reply.send(Err(err)),
         };
         let owned_id = id.to_owned();
         self.job(
@@ -35,7 +35,7 @@ impl Actor {
                     Some(Err(why)) => Err(not_there(&owned_id, &why)),
                     None => Err(not_there(&owned_id, "no transcript is known for it")),
                 };
-                let _ = reply.send(result);
+                reply.send(result);
             },
         );
     }

@@ -349,7 +349,7 @@ impl Actor {
         if !self.records.get(id).is_some_and(|record| record.in_place) {
             return Some(reply);
         }
-        let _ = reply.send(Err(refused(
+        reply.send(Err(refused(
             "in_place_session",
             &[id, what],
             format!("session {id} runs in place, with no branch of its own: no {what}"),
@@ -377,7 +377,7 @@ impl Actor {
                 id: owned_id.clone(),
             });
             actor.mark_dirty();
-            let _ = reply.send(Ok(DiscardOutcome::Removed { id: owned_id }));
+            reply.send(Ok(DiscardOutcome::Removed { id: owned_id }));
         });
         None
     }

@@ -88,7 +88,7 @@ impl Actor {
     pub(super) fn create(&mut self, options: CreateOptions, reply: Reply<SessionInfo>) {
         let prompt = options.prompt.trim().to_owned();
         if prompt.is_empty() {
-            let _ = reply.send(Err(refused(
+            reply.send(Err(refused(
                 "empty_instruction",
                 &[],
                 "the instruction is empty".to_owned(),
@@ -100,7 +100,7 @@ impl Actor {
             None => match self.options.providers.default_provider() {
                 Some(provider) => provider.id().to_owned(),
                 None => {
-                    let _ = reply.send(Err(self.no_agent_installed()));
+                    reply.send(Err(self.no_agent_installed()));
                     return;
                 }
             },
@@ -108,20 +108,20 @@ impl Actor {
         let provider = match self.provider_for(&agent) {
             Ok(provider) => provider,
             Err(err) => {
-                let _ = reply.send(Err(err));
+                reply.send(Err(err));
                 return;
             }
         };
         let mut options = options;
         options.agent = Some(agent);
         if let Err(err) = self.check_extras(provider.as_ref(), &options) {
-            let _ = reply.send(Err(err));
+            reply.send(Err(err));
             return;
         }
         let in_place = match options.in_place.take().map(|dir| self.in_place_dir(&dir)) {
             Some(Ok(dir)) => Some(dir),
             Some(Err(err)) => {
-                let _ = reply.send(Err(err));
+                reply.send(Err(err));
                 return;
             }
             None => None,
@@ -136,13 +136,13 @@ impl Actor {
             Ok::<(), ManagerError>(())
         })();
         if let Err(err) = checked {
-            let _ = reply.send(Err(err));
+            reply.send(Err(err));
             return;
         }
         if self.ephemeral.is_some() {
             // No git asked which names are taken: the directory need not be a repository, and
             // the manager has no other session.
-            let _ = reply.send(self.add_ephemeral(options, prompt, in_place));
+            reply.send(self.add_ephemeral(options, prompt, in_place));
             return;
         }
         let repo = self.repo.clone();
@@ -156,7 +156,7 @@ impl Actor {
                         Some(dir) => actor.add_in_place(options, prompt, taken, dir),
                         None => actor.add_session(options, prompt, taken),
                     });
-                let _ = reply.send(result);
+                reply.send(result);
             },
         );
     }

@@ -36,7 +36,7 @@ impl Actor {
     pub(super) fn pr(&mut self, id: &str, reply: Option<Reply<(SessionPr, bool)>>) {
         let answer = |reply: Option<Reply<(SessionPr, bool)>>, result| {
             if let Some(reply) = reply {
-                let _ = reply.send(result);
+                reply.send(result);
             }
         };
         let record = match self.record(id) {

@@ -15,7 +15,6 @@
 //! The slow parts run as jobs on the session's lane; the message to the agent is an ordinary
 //! `session/send`.
 
-use codiva_protocol::UserInput;
 use codiva_protocol::github::PrState as WirePrState;
 use codiva_protocol::params::{CommitResult, FixCiResult, RecoverKind};
 use tokio::sync::oneshot;
@@ -27,9 +26,11 @@ use crate::git::CommitOutcome;
 use crate::github::draft::{clean_line, clean_text};
 use crate::github::{Checks, FailedLog, PrLookup, PrState, PrStatus};
 use crate::manager::info::{ManagerEvent, SessionPhase};
-use crate::manager::{Call, ManagerError, Reply};
+use crate::manager::{ManagerError, Reply};
 use crate::session::SessionCommand;
 use crate::session_log::NoteCode;
+use codiva_protocol::methods::request;
+use codiva_protocol::params::{Done, SendParams, SessionParams};
 
 /// The most bytes of failed-step log sent to the agent, all runs together.
 pub const FIX_CI_LOG_BUDGET: usize = 12 * 1024;
@@ -83,14 +84,14 @@ impl Actor {
     pub(super) fn fix_ci(&mut self, id: &str, reply: Reply<FixCiResult>) {
         let worktree = match self.idle_worktree(id) {
             Ok(worktree) => worktree,
-            Err(err) => return drop(reply.send(Err(err))),
+            Err(err) => return reply.send(Err(err)),
         };
         let own = self
             .records
             .get(id)
             .and_then(|record| record.prs.iter().find(|pr| pr.own).cloned());
         let Some(own) = own else {
-            let _ = reply.send(Err(no_pr(id)));
+            reply.send(Err(no_pr(id)));
             return;
         };
         let gh = self.options.github.gh.clone();
@@ -139,7 +140,7 @@ impl Actor {
                 Ok((status, logs, head)) => {
                     actor.send_fix_ci(&owned_id, &status, &logs, head, reply);
                 }
-                Err(err) => drop(reply.send(Err(err))),
+                Err(err) => reply.send(Err(err)),
             },
         );
     }
@@ -201,12 +202,12 @@ impl Actor {
         if let Some(record) = self.records.get_mut(id) {
             record.push_after_turn = Some(RepairTurn { head_before });
         }
-        let (sent_tx, sent_rx) = oneshot::channel();
-        self.dispatch(Call::Send(id.to_owned(), UserInput::text(text), sent_tx));
+        let (sent_tx, sent_rx) = Reply::channel();
+        self.dispatch_typed::<request::SessionSend>(message(id, text), sent_tx);
         let owned_id = id.to_owned();
         self.job(None, sent_rx, move |actor, sent| {
             let answer = match sent {
-                Ok(Ok(())) => Ok(result()),
+                Ok(Ok(Done {})) => Ok(result()),
                 Ok(Err(err)) => Err(err),
                 Err(_) => Err(ManagerError::Stopped),
             };
@@ -215,7 +216,7 @@ impl Actor {
             {
                 record.push_after_turn = None;
             }
-            let _ = reply.send(answer);
+            reply.send(answer);
         });
     }
 
@@ -300,13 +301,13 @@ impl Actor {
     pub(super) fn commit(&mut self, id: &str, message: Option<String>, reply: Reply<CommitResult>) {
         let worktree = match self.idle_worktree(id) {
             Ok(worktree) => worktree,
-            Err(err) => return drop(reply.send(Err(err))),
+            Err(err) => return reply.send(Err(err)),
         };
         let message = match message {
             None => None,
             Some(text) => match clean_text(&text, COMMIT_MESSAGE_CHARS) {
                 clean if clean.is_empty() => {
-                    let _ = reply.send(Err(refused(
+                    reply.send(Err(refused(
                         "empty_instruction",
                         &[],
                         "the commit message is empty".to_owned(),
@@ -354,7 +355,7 @@ impl Actor {
             move |actor, outcome| match outcome {
                 Ok((Some(commit), files)) => {
                     let short: String = commit.chars().take(12).collect();
-                    let _ = reply.send(Ok(CommitResult {
+                    reply.send(Ok(CommitResult {
                         message: format!(
                             "committed {} as {short}",
                             crate::manager::count(files, "file", "files")
@@ -379,7 +380,7 @@ impl Actor {
                         result
                     });
                 }
-                Err(err) => drop(reply.send(Err(err))),
+                Err(err) => reply.send(Err(err)),
             },
         );
     }
@@ -393,15 +394,15 @@ impl Actor {
         reply: Reply<T>,
         result: impl FnOnce() -> T + Send + 'static,
     ) {
-        let (sent_tx, sent_rx) = oneshot::channel();
-        self.dispatch(Call::Send(id.to_owned(), UserInput::text(text), sent_tx));
+        let (sent_tx, sent_rx) = Reply::channel();
+        self.dispatch_typed::<request::SessionSend>(message(id, text), sent_tx);
         tokio::spawn(async move {
             let answer = match sent_rx.await {
-                Ok(Ok(())) => Ok(result()),
+                Ok(Ok(Done {})) => Ok(result()),
                 Ok(Err(err)) => Err(err),
                 Err(_) => Err(ManagerError::Stopped),
             };
-            let _ = reply.send(answer);
+            reply.send(answer);
         });
     }
 
@@ -410,11 +411,11 @@ impl Actor {
     /// `message` as it is.
     pub(super) fn push_after_sync(&mut self, id: &str, message: String, reply: Reply<String>) {
         let Some(record) = self.records.get(id) else {
-            let _ = reply.send(Ok(message));
+            reply.send(Ok(message));
             return;
         };
         if !has_own_open_pr(record) {
-            let _ = reply.send(Ok(message));
+            reply.send(Ok(message));
             return;
         }
         let (branch, base, worktree) = (
@@ -431,10 +432,10 @@ impl Actor {
             move |actor, pushed| match pushed {
                 Ok(remote) => {
                     actor.pushed(&owned_id);
-                    let _ = reply.send(Ok(format!("{message}; pushed to {remote}")));
+                    reply.send(Ok(format!("{message}; pushed to {remote}")));
                 }
                 Err(detail) => {
-                    let _ = reply.send(Err(refused(
+                    reply.send(Err(refused(
                         "push_failed",
                         &[&branch, "", &detail],
                         format!("{message}, but pushing {branch} failed: {detail}"),
@@ -492,14 +493,21 @@ impl Actor {
         let (tx, rx) = oneshot::channel::<Result<String, ManagerError>>();
         match kind {
             RecoverKind::FixCi => {
-                let (fix_tx, fix_rx) = oneshot::channel();
-                self.dispatch(Call::FixCi(id.clone(), fix_tx));
+                let (fix_tx, fix_rx) = Reply::channel();
+                self.dispatch_typed::<request::SessionFixCi>(session(&id), fix_tx);
                 tokio::spawn(async move {
                     let result = fix_rx.await.unwrap_or(Err(ManagerError::Stopped));
                     let _ = tx.send(result.map(|sent| sent.message));
                 });
             }
-            RecoverKind::Sync => self.dispatch(Call::Sync(id.clone(), tx)),
+            RecoverKind::Sync => {
+                let (sync_tx, sync_rx) = Reply::channel();
+                self.dispatch_typed::<request::SessionSync>(session(&id), sync_tx);
+                tokio::spawn(async move {
+                    let result = sync_rx.await.unwrap_or(Err(ManagerError::Stopped));
+                    let _ = tx.send(result.map(|synced| synced.message));
+                });
+            }
         }
         tracing::info!("session {id}: automatic {}", kind_key(kind));
         self.job(None, rx, move |actor, result| {
@@ -588,6 +596,21 @@ fn longest_backtick_run(text: &str) -> usize {
         longest = longest.max(run);
     }
     longest
+}
+
+/// The params of a plain message to the session's agent.
+fn message(id: &str, text: String) -> SendParams {
+    SendParams {
+        session_id: id.to_owned(),
+        text,
+        images: Vec::new(),
+    }
+}
+
+fn session(id: &str) -> SessionParams {
+    SessionParams {
+        session_id: id.to_owned(),
+    }
 }
 
 #[cfg(test)]

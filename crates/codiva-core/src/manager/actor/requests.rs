@@ -1,0 +1,412 @@
+//! The actor's handler of each request the protocol routes to the session manager: its params
+//! are checked and become the actor's work, its answer is the declared result, encoded. The
+//! match is over every request, so a request routed here has a handler or does not compile.
+
+use codiva_protocol::methods::Route;
+use codiva_protocol::params::{
+    Done, FullMessageResult, PrResult, SessionListResult, SessionResult, SyncResult,
+};
+use codiva_protocol::{ClientRequest, UserInput};
+use serde_json::Value;
+
+use super::jobs::reply_later;
+use super::record::Record;
+use super::{Actor, refused};
+use crate::manager::info::{ManagerSnapshot, ReadPage, SessionPhase};
+use crate::manager::requests::{permission_response, question_response};
+use crate::manager::{CreateOptions, MAX_FULL_MESSAGE, ManagerError, Reply, encode};
+use crate::provider::{InvalidInput, Provider};
+use crate::session::{LogPage, SessionCommand};
+use crate::session_log::{EntryKind, cut_text};
+use crate::session_state::Scope;
+
+/// What `session/resume` sends when the caller gives no text.
+const CONTINUE: &str = "Continue where you left off.";
+
+/// Most entries one `session/read` returns.
+const MAX_READ: usize = 1000;
+
+/// Entries one `session/read` returns when it names no limit.
+const DEFAULT_READ: usize = 200;
+
+/// Checks what the params alone say, before anything else (also before the session is looked
+/// up): nothing is sent when a value is bad. With a provider, also the values that agent
+/// cannot take (the session's agent, else the default one).
+pub(super) fn validate(
+    request: &ClientRequest,
+    provider: Option<&dyn Provider>,
+) -> Result<(), ManagerError> {
+    match request {
+        ClientRequest::SessionSend(p) => {
+            if p.text.trim().is_empty() && p.images.is_empty() {
+                return Err(
+                    InvalidInput::new("text", "expected a non-empty message (or images)").into(),
+                );
+            }
+            if let Some(provider) = provider {
+                for (index, image) in p.images.iter().enumerate() {
+                    provider.check_image(
+                        &format!("images[{index}]"),
+                        &image.media_type,
+                        &image.data,
+                    )?;
+                }
+            }
+            Ok(())
+        }
+        ClientRequest::SessionSetPermissionMode(p) => {
+            if let Some(provider) = provider {
+                provider.check_permission_mode("mode", p.mode)?;
+            }
+            Ok(())
+        }
+        ClientRequest::SessionRespondPermission(p) => Ok(permission_response(p).map(drop)?),
+        ClientRequest::SessionAnswerQuestion(p) => Ok(question_response(p.clone()).map(drop)?),
+        _ => Ok(()),
+    }
+}
+
+/// Refuses what the session's agent cannot do (its capabilities say so), before anything is
+/// sent to it.
+pub(super) fn check_capability(
+    request: &ClientRequest,
+    provider: &dyn Provider,
+) -> Result<(), ManagerError> {
+    let capabilities = provider.capabilities();
+    let (able, option) = match request {
+        ClientRequest::SessionInterrupt(_) => (capabilities.interrupt, "interrupt"),
+        ClientRequest::SessionSetModel(_) => (capabilities.set_model, "set_model"),
+        _ => return Ok(()),
+    };
+    if able {
+        return Ok(());
+    }
+    Err(refused(
+        "unsupported_by_agent",
+        &[provider.id(), option],
+        format!("{} cannot do {option}", provider.display_name()),
+    ))
+}
+
+/// Whether the request needs the session's task (a restored session's is started first; a
+/// discarded or merged session's too, for its log). A message to a discarded or merged
+/// session is refused without one.
+pub(super) fn needs_task(request: &ClientRequest, phase: &SessionPhase) -> bool {
+    match request {
+        ClientRequest::SessionSend(_) | ClientRequest::SessionResume(_) => {
+            !matches!(phase, SessionPhase::Discarded | SessionPhase::Merged { .. })
+        }
+        ClientRequest::SessionRead(_)
+        | ClientRequest::SessionFullMessage(_)
+        | ClientRequest::SessionSnapshot(_)
+        | ClientRequest::SessionInterrupt(_)
+        | ClientRequest::SessionRespondPermission(_)
+        | ClientRequest::SessionAnswerQuestion(_)
+        | ClientRequest::SessionSetModel(_)
+        | ClientRequest::SessionSetPermissionMode(_)
+        | ClientRequest::SessionSetAgent(_) => true,
+        _ => false,
+    }
+}
+
+/// A reply for the actor's own result `T`, answered as `encode(into(T))`.
+fn answered<T: Send + 'static, R: serde::Serialize>(
+    reply: Reply<Value>,
+    into: impl FnOnce(T) -> R + Send + 'static,
+) -> Reply<T> {
+    reply.map(move |result| encode(into(result)))
+}
+
+fn done(reply: Reply<Value>) -> Reply<()> {
+    answered(reply, |()| Done {})
+}
+
+fn session(reply: Reply<Value>) -> Reply<crate::manager::SessionInfo> {
+    answered(reply, |session| SessionResult { session })
+}
+
+impl Actor {
+    /// Answers one request (its session's lane is free and its task ready).
+    pub(super) fn answer_request(&mut self, request: ClientRequest, reply: Reply<Value>) {
+        match request {
+            ClientRequest::SessionCreate(p) => {
+                let options = CreateOptions {
+                    prompt: p.prompt,
+                    images: p
+                        .images
+                        .into_iter()
+                        .map(|image| (image.media_type, image.data))
+                        .collect(),
+                    model: p.model,
+                    permission_mode: p.permission_mode,
+                    agent: p.agent,
+                    approval: p.approval_policy,
+                    in_place: p.in_place,
+                    mcp_servers: p.mcp_servers,
+                    append_system_prompt: p.append_system_prompt,
+                    allowed_tools: p.allowed_tools,
+                    disallowed_tools: p.disallowed_tools,
+                };
+                self.create(options, session(reply));
+            }
+            ClientRequest::SessionList(_) => {
+                let sessions = self.records.values().map(Record::info).collect();
+                reply.send(encode(SessionListResult { sessions }));
+            }
+            ClientRequest::ManagerSnapshot(_) => {
+                // Between two events: the rows reflect exactly the events up to `seq`.
+                reply.send(encode(ManagerSnapshot {
+                    seq: self.events.last_seq(),
+                    sessions: self.records.values().map(Record::info).collect(),
+                }));
+            }
+            ClientRequest::SessionRead(p) => {
+                let scope = p.subagent.map_or(Scope::Main, Scope::Subagent);
+                let limit = p.limit.unwrap_or(DEFAULT_READ).clamp(1, MAX_READ);
+                self.read(
+                    &p.session_id,
+                    scope,
+                    p.after,
+                    limit,
+                    answered(reply, |page| page),
+                );
+            }
+            ClientRequest::SessionSnapshot(p) => {
+                let reply = answered(reply, |snapshot| snapshot);
+                let id = p.session_id;
+                let reply = match self.records.get(&id).and_then(|r| r.snapshots.as_ref()) {
+                    // Placed in the session's event stream, with its `seq`.
+                    Some(snapshots) => match snapshots.send(reply) {
+                        Ok(()) => return,
+                        Err(tokio::sync::mpsc::error::SendError(reply)) => reply,
+                    },
+                    None => reply,
+                };
+                let asked = self.ask(&id, SessionCommand::Snapshot);
+                reply_later(reply, asked, move |snapshot| {
+                    snapshot.ok_or_else(|| {
+                        refused(
+                            "no_agent_yet",
+                            &[&id],
+                            format!("session {id} has no agent yet"),
+                        )
+                    })
+                });
+            }
+            ClientRequest::SessionSend(p) => {
+                let input = UserInput::with_images(p.text, p.images);
+                done(reply).send(self.send(&p.session_id, input));
+            }
+            ClientRequest::SessionInterrupt(p) => {
+                done(reply).send(self.interrupt(&p.session_id));
+            }
+            ClientRequest::SessionResume(p) => {
+                let text = p.text.unwrap_or_else(|| CONTINUE.to_owned());
+                done(reply).send(self.send(&p.session_id, UserInput::text(text)));
+            }
+            ClientRequest::SessionRespondPermission(p) => match permission_response(&p) {
+                Ok(response) => {
+                    let request_id = p.request_id;
+                    self.answer(&p.session_id, done(reply), |answered| {
+                        SessionCommand::RespondPermission {
+                            request_id,
+                            response,
+                            reply: Some(answered),
+                        }
+                    });
+                }
+                Err(err) => reply.send(Err(err.into())),
+            },
+            ClientRequest::SessionAnswerQuestion(p) => {
+                let (id, request_id) = (p.session_id.clone(), p.request_id.clone());
+                match question_response(p) {
+                    Ok(response) => {
+                        self.answer(&id, done(reply), |answered| {
+                            SessionCommand::AnswerQuestion {
+                                request_id,
+                                response,
+                                reply: Some(answered),
+                            }
+                        });
+                    }
+                    Err(err) => reply.send(Err(err.into())),
+                }
+            }
+            ClientRequest::SessionSetAgent(p) => {
+                done(reply).send(self.switch_agent(&p.session_id, &p.agent));
+            }
+            ClientRequest::SessionSetModel(p) => {
+                let id = p.session_id;
+                if let Ok(record) = self.record(&id) {
+                    record.model = p.model.clone();
+                }
+                let result = self.command(&id, SessionCommand::SetModel(p.model));
+                self.emit_info(&id);
+                done(reply).send(result);
+            }
+            ClientRequest::SessionSetPermissionMode(p) => {
+                let id = p.session_id;
+                if let Ok(record) = self.record(&id) {
+                    record.permission_mode = Some(p.mode);
+                }
+                done(reply).send(self.command(&id, SessionCommand::SetPermissionMode(p.mode)));
+            }
+            ClientRequest::SessionSetApprovalPolicy(p) => {
+                done(reply).send(self.set_approval_policy(p.session_id.as_deref(), p.policy));
+            }
+            ClientRequest::SessionDiff(p) => {
+                let reply = answered(reply, |stat| stat);
+                if let Some(reply) = self.refuse_in_place(&p.session_id, "diff", reply) {
+                    self.diff(&p.session_id, reply);
+                }
+            }
+            ClientRequest::SessionDiffText(p) => {
+                let reply = answered(reply, |text| text);
+                if let Some(reply) = self.refuse_in_place(&p.session_id, "diff", reply) {
+                    self.diff_text(&p.session_id, reply);
+                }
+            }
+            ClientRequest::SessionFullMessage(p) => {
+                let scope = p.subagent.map_or(Scope::Main, Scope::Subagent);
+                let reply = answered(reply, |text| FullMessageResult { text });
+                self.full_message(&p.session_id, scope, p.entry, reply);
+            }
+            ClientRequest::SessionRename(p) => {
+                session(reply).send(self.rename(&p.session_id, &p.title));
+            }
+            ClientRequest::SessionMerge(p) => {
+                let reply = session(reply);
+                if let Some(reply) = self.refuse_in_place(&p.session_id, "merge", reply) {
+                    self.merge(&p.session_id, reply);
+                }
+            }
+            ClientRequest::SessionDiscard(p) => {
+                let reply = answered(reply, |outcome| outcome);
+                if let Some(reply) = self.forget_in_place(&p.session_id, reply) {
+                    self.discard(&p.session_id, p.confirm_token, false, reply);
+                }
+            }
+            ClientRequest::SessionRemove(p) => {
+                let reply = answered(reply, |outcome| outcome);
+                if let Some(reply) = self.forget_in_place(&p.session_id, reply) {
+                    self.discard(&p.session_id, p.confirm_token, true, reply);
+                }
+            }
+            ClientRequest::SessionRestore(p) => {
+                let reply = session(reply);
+                if let Some(reply) = self.refuse_in_place(&p.session_id, "restore", reply) {
+                    self.restore(&p.session_id, reply);
+                }
+            }
+            ClientRequest::SessionSync(p) => {
+                let reply = answered(reply, |message| SyncResult { message });
+                if let Some(reply) = self.refuse_in_place(&p.session_id, "sync", reply) {
+                    self.sync(&p.session_id, reply);
+                }
+            }
+            ClientRequest::SessionPr(p) => {
+                let reply = answered(reply, |(pr, created)| PrResult { pr, created });
+                if let Some(reply) = self.refuse_in_place(&p.session_id, "pr", reply) {
+                    self.pr(&p.session_id, Some(reply));
+                }
+            }
+            ClientRequest::SessionMcpReconnect(p) => {
+                done(reply).send(self.mcp_reconnect(&p.session_id, &p.server));
+            }
+            ClientRequest::SessionFixCi(p) => {
+                let reply = answered(reply, |result| result);
+                if let Some(reply) = self.refuse_in_place(&p.session_id, "fix-ci", reply) {
+                    self.fix_ci(&p.session_id, reply);
+                }
+            }
+            ClientRequest::SessionCommit(p) => {
+                let reply = answered(reply, |result| result);
+                if let Some(reply) = self.refuse_in_place(&p.session_id, "commit", reply) {
+                    self.commit(&p.session_id, p.message, reply);
+                }
+            }
+            // Answered by the manager's handle (`Manager::handle`) or by the server.
+            request @ (ClientRequest::SessionRecover(_)
+            | ClientRequest::Initialize(_)
+            | ClientRequest::AgentsList(_)
+            | ClientRequest::AgentsLogin(_)
+            | ClientRequest::AgentsLoginInput(_)
+            | ClientRequest::AgentsLoginCancel(_)
+            | ClientRequest::ConfigRead(_)
+            | ClientRequest::ConfigSet(_)
+            | ClientRequest::DaemonShutdown(_)) => {
+                debug_assert!(
+                    request.route() == Route::Server
+                        || matches!(request, ClientRequest::SessionRecover(_))
+                );
+                reply.send(Err(ManagerError::NotRouted(request.method())));
+            }
+        }
+    }
+
+    /// A page of the session's log (`scope`), from its task.
+    fn read(
+        &mut self,
+        id: &str,
+        scope: Scope,
+        after: Option<u64>,
+        limit: usize,
+        reply: Reply<ReadPage>,
+    ) {
+        let asked = self.ask(id, |reply| SessionCommand::ReadLog {
+            scope,
+            after,
+            limit,
+            reply,
+        });
+        reply_later(reply, asked, |page| {
+            let page = page.unwrap_or_else(LogPage::default);
+            Ok(ReadPage {
+                entries: page.entries,
+                next_after: page.next_after,
+                dropped_entries: page.dropped,
+            })
+        });
+    }
+
+    /// The whole text of log entry `entry`, a message the log cut: the entry is read from the
+    /// session's task, then the rest from the agent's transcript (`full_text.rs`).
+    fn full_message(&mut self, id: &str, scope: Scope, entry: u64, reply: Reply<String>) {
+        let owned_id = id.to_owned();
+        let (page, answer) = Reply::channel();
+        self.read(id, scope, entry.checked_sub(1), 1, page);
+        self.job(Some(id), answer, move |actor, page| {
+            let page = match page {
+                Ok(Ok(page)) => page,
+                Ok(Err(err)) => return reply.send(Err(err)),
+                Err(_) => return reply.send(Err(ManagerError::Stopped)),
+            };
+            let text = page
+                .entries
+                .into_iter()
+                .find(|e| e.id == entry)
+                .and_then(|e| match e.kind {
+                    EntryKind::Assistant { text } | EntryKind::Thinking { text } => Some(text),
+                    _ => None,
+                });
+            let entry_name = entry.to_string();
+            let Some((kept, cut)) = text.as_deref().and_then(cut_text) else {
+                return reply.send(Err(refused(
+                    "message_not_cut",
+                    &[&entry_name],
+                    format!("entry {entry} is not a message the log cut"),
+                )));
+            };
+            let total = kept.len() + cut;
+            if total > MAX_FULL_MESSAGE {
+                return reply.send(Err(refused(
+                    "message_too_long",
+                    &[&total.to_string(), &MAX_FULL_MESSAGE.to_string()],
+                    format!("the message is {total} bytes, more than the {MAX_FULL_MESSAGE} shown"),
+                )));
+            }
+            let kept = kept.to_owned();
+            actor.full_text(&owned_id, kept, total, reply);
+        });
+    }
+}
