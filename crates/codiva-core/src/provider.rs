@@ -1,5 +1,8 @@
-//! The seam between codiva and an agent: a [`Provider`] (one per kind of agent: Claude Code
-//! today, Codex and ACP agents next) and the [`Connection`] it opens for each agent process.
+//! The seam between codiva and an agent: a [`Provider`] (one per kind of agent: Claude Code,
+//! Codex, any ACP agent) and the [`Connection`] it opens for each agent process. Which agents
+//! exist is data ([`catalog`], and the config file's `[agents.<id>]`); [`discovery`] finds them
+//! on this machine. What fails at the seam is a typed error ([`LineError`], [`TitleError`],
+//! [`RecordsError`]).
 //!
 //! The generic session task (`session_task`) owns everything with a clock or a file
 //! descriptor — the process, its stdin, epochs, restarts, the interrupt grace, stop escalation

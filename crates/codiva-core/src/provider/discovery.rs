@@ -76,16 +76,17 @@ pub async fn find(config: &Config, programs: Programs<'_>) -> Found {
                 installed.push((Arc::new(provider), Some(program)));
             }
             Err(err) => {
-                let install = format!(
-                    "the command of [agents.{}] in codiva's config ({})",
-                    entry.id,
-                    entry.command.display()
-                );
-                missing.push(missing_agent(id, name, install, &err, &mut problems));
                 // A configured command that is not there is always worth a line.
-                if matches!(err, LocateError::NotFound { .. }) {
-                    problems.push((id, format!("{name}: {err}")));
-                }
+                problems.push((id, format!("{name}: {err}")));
+                missing.push(MissingAgent {
+                    id,
+                    name,
+                    install: format!(
+                        "the command of [agents.{}] in codiva's config ({})",
+                        entry.id,
+                        entry.command.display()
+                    ),
+                });
             }
         }
     }
