@@ -324,6 +324,10 @@ keys![
     NoteRepairPushed,
     NoteRepairPushFailed,
     NoteRepairNotPushed,
+    NoteExitedBeforeTurn,
+    NoteUnsupportedRequest,
+    NoteStopReason,
+    NoteAllowedByPolicy,
     NoteCompacted,
     NoteCompactedTrigger,
     NoteCompactedTokens,
@@ -495,12 +499,12 @@ pub fn note_text<'a>(
         NoteName::RepairPushed => Key::NoteRepairPushed,
         NoteName::RepairPushFailed => Key::NoteRepairPushFailed,
         NoteName::RepairNotPushed => Key::NoteRepairNotPushed,
-        // Not worded here yet: the core's English text.
-        NoteName::ExitedBeforeTurn
-        | NoteName::MessageCut
-        | NoteName::UnsupportedRequest
-        | NoteName::StopReason
-        | NoteName::AllowedByPolicy => return std::borrow::Cow::Borrowed(text),
+        NoteName::ExitedBeforeTurn => Key::NoteExitedBeforeTurn,
+        NoteName::UnsupportedRequest => Key::NoteUnsupportedRequest,
+        NoteName::StopReason => Key::NoteStopReason,
+        NoteName::AllowedByPolicy => Key::NoteAllowedByPolicy,
+        // Its text holds a number its args do not: the core's English text.
+        NoteName::MessageCut => return std::borrow::Cow::Borrowed(text),
         // Status details ([`status_detail`]), not notes; a later version's name.
         NoteName::Retrying
         | NoteName::Step

@@ -51,6 +51,48 @@ fn notes_by_code() {
     assert_eq!(ja, "修正のコミット（codiva/x）を origin に push しました");
 }
 
+/// The notes worded by code since their names became an enum: in English the core's own text
+/// (copied from where the core writes each), in Japanese their own words.
+#[test]
+fn newly_worded_notes_read_as_the_core_writes_them() {
+    use codiva_protocol::log::NoteCode;
+    for (code, core) in [
+        (
+            NoteCode::new("exited_before_turn", &["exit code 1", ": boom"]),
+            "the agent exited before it took up the message (exit code 1): boom",
+        ),
+        (
+            NoteCode::new("unsupported_request", &["fs/teleport"]),
+            "refused a request codiva does not support: fs/teleport",
+        ),
+        (
+            NoteCode::new("stop_reason", &["max_tokens"]),
+            "the agent stopped the turn: max_tokens",
+        ),
+        (
+            NoteCode::new("allowed_by_policy", &["Write", "allow edits"]),
+            "Write allowed by the approval policy (allow edits)",
+        ),
+    ] {
+        assert_eq!(
+            with_lang(Lang::En, || note_text("x", Some(&code)).into_owned()),
+            core
+        );
+        let ja = with_lang(Lang::Ja, || note_text(core, Some(&code)).into_owned());
+        assert!(ja != core && !ja.is_empty(), "{code:?}: {ja}");
+        for arg in &code.args {
+            assert!(ja.contains(arg.as_str()), "{code:?}: {ja}");
+        }
+    }
+    // Its text holds a number its args do not: shown as the core wrote it.
+    let cut = NoteCode::new("message_cut", &[]);
+    assert_eq!(
+        with_lang(Lang::Ja, || note_text("cut to 1 byte", Some(&cut))
+            .into_owned()),
+        "cut to 1 byte"
+    );
+}
+
 #[test]
 fn refusals_by_code() {
     use codiva_protocol::error::{ErrorBody, ErrorData, REFUSED, RefusalData};
