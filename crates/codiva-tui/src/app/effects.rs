@@ -27,7 +27,9 @@ pub enum Effect {
     },
     /// Load a session's whole log (when its detail view opens the first time): every page of
     /// `session/read`, then `session/snapshot` for its subagents and TODO list, then each
-    /// subagent's log; answered at once by [`Done::LogRead`].
+    /// subagent's log; answered at once by [`Done::LogRead`]. One job rather than requests the
+    /// app drives: the pane loads a log whole, and the snapshot taken here must not read as an
+    /// attach's (which rebuilds the pane).
     ReadLog {
         id: String,
     },
