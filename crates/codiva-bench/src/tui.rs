@@ -726,7 +726,7 @@ fn streaming_frames(frames: usize) -> Duration {
         KeyModifiers::NONE,
     )));
     debug_assert_eq!(app.view, View::Detail("s00".into()));
-    app.handle(UiEvent::Done(Done::Read {
+    app.handle(UiEvent::Done(Done::LogRead {
         id: "s00".into(),
         entries: big_log(200),
         subagents: Vec::new(),
@@ -799,7 +799,7 @@ pub fn memory_child_main() -> Result<()> {
             KeyCode::Enter,
             KeyModifiers::NONE,
         )));
-        app.handle(UiEvent::Done(Done::Read {
+        app.handle(UiEvent::Done(Done::LogRead {
             id: format!("s{index:02}"),
             // 1,000 entries of 10 rows: 10,000 lines.
             entries: big_log(1_000),

@@ -17,6 +17,7 @@ use codiva_protocol::tool::PermissionMode;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use codiva_protocol::error::RefusalCode;
 pub use codiva_protocol::github::SessionPr;
 use codiva_protocol::methods::request;
 use codiva_protocol::params::{
@@ -178,13 +179,11 @@ impl From<GitError> for ManagerError {
     }
 }
 
-pub use codiva_protocol::manager::REFUSAL_CODES;
-
 /// Why a valid request cannot be done now: a stable `code` with its `args` (for front ends that
 /// word it in their language) and the English `message`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refusal {
-    pub code: &'static str,
+    pub code: RefusalCode,
     pub args: Vec<String>,
     pub message: String,
     /// For a discard or remove whose token no longer names the session's state
@@ -353,7 +352,7 @@ impl Manager {
             let known = self.providers.ids().join(", ");
             return Err(match self.providers.missing(agent) {
                 Some(missing) => login_refused(
-                    "agent_not_installed",
+                    RefusalCode::AgentNotInstalled,
                     &[agent, missing.name, &missing.install],
                     format!(
                         "{} is not installed; install it with: {}",
@@ -361,7 +360,7 @@ impl Manager {
                     ),
                 ),
                 None => login_refused(
-                    "unknown_agent",
+                    RefusalCode::UnknownAgent,
                     &[agent, &known],
                     format!("no agent {agent:?} (installed: {known})"),
                 ),
@@ -379,18 +378,18 @@ impl Manager {
             .await
             .map_err(|err| match err {
                 LoginError::NoLogin(_) => {
-                    login_refused("login_unavailable", &[name], err.to_string())
+                    login_refused(RefusalCode::LoginUnavailable, &[name], err.to_string())
                 }
                 LoginError::AlreadyRunning(_) => {
-                    login_refused("login_running", &[name], err.to_string())
+                    login_refused(RefusalCode::LoginRunning, &[name], err.to_string())
                 }
                 LoginError::Spawn(reason) => login_refused(
-                    "login_failed",
+                    RefusalCode::LoginFailed,
                     &[name, &reason],
                     format!("cannot start {name}'s login: {reason}"),
                 ),
                 LoginError::NoSuchLogin(_) | LoginError::NoInput(_) => {
-                    login_refused("no_such_login", &[""], err.to_string())
+                    login_refused(RefusalCode::NoSuchLogin, &[""], err.to_string())
                 }
             })
     }
@@ -400,7 +399,7 @@ impl Manager {
         self.logins
             .input(login_id, text)
             .await
-            .map_err(|err| login_refused("no_such_login", &[login_id], err.to_string()))
+            .map_err(|err| login_refused(RefusalCode::NoSuchLogin, &[login_id], err.to_string()))
     }
 
     /// Stops a running login.
@@ -408,7 +407,7 @@ impl Manager {
         self.logins
             .cancel(login_id)
             .await
-            .map_err(|err| login_refused("no_such_login", &[login_id], err.to_string()))
+            .map_err(|err| login_refused(RefusalCode::NoSuchLogin, &[login_id], err.to_string()))
     }
 
     /// The id of the agent new sessions run when they name none (`None`: none is installed).
@@ -815,11 +814,7 @@ pub(crate) fn decode<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, 
         .map_err(|err| ManagerError::Protocol(format!("cannot read the result: {err}")))
 }
 
-fn login_refused(code: &'static str, args: &[&str], message: String) -> ManagerError {
-    debug_assert!(
-        REFUSAL_CODES.contains(&code),
-        "{code} missing from REFUSAL_CODES"
-    );
+fn login_refused(code: RefusalCode, args: &[&str], message: String) -> ManagerError {
     ManagerError::Refused(Refusal {
         code,
         args: args.iter().map(|arg| (*arg).to_owned()).collect(),

@@ -436,18 +436,3 @@ fn every_note_name_the_core_writes_is_known() {
         );
     }
 }
-
-/// The same for refusals while the core and the server name them by string (`refused("…"`,
-/// `login_refused("…"`, `RpcError::refused("…"`; the core's debug build also checks each one it
-/// gives): an unknown one would go on the wire as `unknown`.
-#[test]
-fn every_refusal_code_the_core_gives_is_known() {
-    use codiva_protocol::error::RefusalCode;
-    for (path, name) in literal_names(&["codiva-core", "codiva-server"], "refused(") {
-        assert!(
-            RefusalCode::from_code(&name).is_known(),
-            "{}: refusal {name:?} is not a RefusalCode",
-            path.display()
-        );
-    }
-}

@@ -6,6 +6,7 @@ use codiva_core::config_edit;
 use codiva_core::manager::{Manager, ManagerEvent, SequencedEvent};
 use codiva_core::session_state::{Prompt, SessionEvent};
 use codiva_protocol::agent::AgentStatus;
+use codiva_protocol::error::RefusalCode;
 use codiva_protocol::methods::{Route, request};
 use codiva_protocol::params::{
     AgentsResult, BaseParams, Capabilities, ConfigResult, Done, InitializeResult, PrStatusParams,
@@ -164,7 +165,7 @@ async fn blocking<T: Send + 'static>(
         .map_err(|err| RpcError::internal(format!("the config task failed: {err}")))
 }
 
-/// A config edit refused: a reason a client can word (see `REFUSAL_CODES`).
+/// A config edit refused: a reason a client can word.
 fn config_result(
     path: &std::path::Path,
     result: Result<ConfigResult, config_edit::ConfigFileError>,
@@ -174,16 +175,19 @@ fn config_result(
         let message = err.to_string();
         let (code, args) = match err {
             ConfigFileError::Edit(ConfigEditError::NotToml { line }) => (
-                "config_not_toml",
+                RefusalCode::ConfigNotToml,
                 vec![path.display().to_string(), line.to_string()],
             ),
             ConfigFileError::Edit(ConfigEditError::UnknownKey(key)) => {
-                ("config_unknown_key", vec![key])
+                (RefusalCode::ConfigUnknownKey, vec![key])
             }
-            ConfigFileError::Edit(ConfigEditError::Invalid { key, message }) => {
-                ("config_invalid", vec![format!("{key}: {message}")])
+            ConfigFileError::Edit(ConfigEditError::Invalid { key, message }) => (
+                RefusalCode::ConfigInvalid,
+                vec![format!("{key}: {message}")],
+            ),
+            ConfigFileError::Io { path, message } => {
+                (RefusalCode::ConfigUnwritable, vec![path, message])
             }
-            ConfigFileError::Io { path, message } => ("config_unwritable", vec![path, message]),
         };
         RpcError::refused(code, args, message)
     })

@@ -88,9 +88,7 @@ impl From<codiva_core::manager::ManagerError> for RpcError {
         };
         let data = match &err {
             ManagerError::Refused(refusal) => Some(Box::new(ErrorData::Refusal(RefusalData {
-                // The core's name (a `RefusalCode`, or its wire name while the core still
-                // names refusals by string; the core's debug build checks each is known).
-                reason: refusal.code.into(),
+                reason: refusal.code,
                 args: refusal.args.clone(),
                 // A stale discard token: what would be archived now, and the token for that.
                 fresh: refusal.fresh_preview.as_deref().cloned(),
@@ -163,17 +161,19 @@ mod tests {
     /// A refusal crosses the boundary as its enum and goes on the wire as the same string the
     /// core names it with (both ways in: the core's refusal and the server's own).
     #[test]
-    // `.into()`: the core's code is a string now, a `RefusalCode` later.
-    #[allow(clippy::useless_conversion)]
     fn a_refusal_keeps_its_wire_name() {
         use codiva_core::manager::{ManagerError, Refusal};
         let from_core = RpcError::from(ManagerError::Refused(Refusal {
-            code: "merge_conflict".into(),
+            code: RefusalCode::MergeConflict,
             args: vec!["codiva/two".into(), "main".into()],
             message: "conflicts".into(),
             fresh_preview: None,
         }));
-        let own = RpcError::refused("config_not_toml", vec!["c.toml".into()], "m".into());
+        let own = RpcError::refused(
+            RefusalCode::ConfigNotToml,
+            vec!["c.toml".into()],
+            "m".into(),
+        );
         for (error, reason) in [
             (from_core, RefusalCode::MergeConflict),
             (own, RefusalCode::ConfigNotToml),

@@ -286,7 +286,7 @@ async fn what_an_agent_cannot_do_is_refused() {
         .unwrap();
     until_status(&mut events, &info.id, Status::Completed).await;
     let refusal = |result: Result<(), ManagerError>| match result {
-        Err(ManagerError::Refused(refusal)) => (refusal.code, refusal.args),
+        Err(ManagerError::Refused(refusal)) => (refusal.code.as_str(), refusal.args),
         other => panic!("expected a refusal, got {other:?}"),
     };
     assert_eq!(

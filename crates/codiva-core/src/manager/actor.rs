@@ -39,6 +39,8 @@ use tokio::time::Instant;
 
 use super::events::EventBus;
 use super::info::ManagerEvent;
+use codiva_protocol::error::RefusalCode;
+
 use super::{Call, Ephemeral, Manager, ManagerError, ManagerOptions, StartError};
 use crate::approval::ApprovalPolicy;
 use crate::git::Repo;
@@ -472,11 +474,7 @@ impl Actor {
     }
 }
 
-pub(super) fn refused(code: &'static str, args: &[&str], message: String) -> ManagerError {
-    debug_assert!(
-        super::REFUSAL_CODES.contains(&code),
-        "refusal code {code:?} missing from REFUSAL_CODES"
-    );
+pub(super) fn refused(code: RefusalCode, args: &[&str], message: String) -> ManagerError {
     ManagerError::Refused(super::Refusal {
         code,
         args: args.iter().map(|arg| (*arg).to_owned()).collect(),

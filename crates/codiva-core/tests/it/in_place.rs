@@ -91,7 +91,7 @@ fn status_of(servers: &[McpServerState], name: &str) -> Option<McpStatus> {
 
 fn refusal_code(err: ManagerError) -> &'static str {
     match err {
-        ManagerError::Refused(refusal) => refusal.code,
+        ManagerError::Refused(refusal) => refusal.code.as_str(),
         other => panic!("not a refusal: {other:?}"),
     }
 }

@@ -101,7 +101,7 @@ async fn an_idle_agent_is_stopped_and_the_next_message_resumes_its_conversation(
         .entries
         .iter()
         .filter_map(|entry| match &entry.kind {
-            EntryKind::Note { code, .. } => code.as_ref().map(|code| code.name.clone()),
+            EntryKind::Note { code, .. } => code.as_ref().map(|code| code.name),
             _ => None,
         })
         .collect();

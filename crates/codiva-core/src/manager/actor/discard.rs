@@ -8,6 +8,7 @@
 //! wrote in between is caught too). Everything discarded is archived, uncommitted work included.
 //! The preview, and the stop with the archiving, are jobs on the session's lane.
 
+use codiva_protocol::error::RefusalCode;
 use std::path::PathBuf;
 
 use super::lifecycle::wait_stopped;
@@ -42,8 +43,8 @@ impl Actor {
                 return;
             }
             let (code, what) = match record.phase {
-                SessionPhase::Merged { .. } => ("already_merged", "merged"),
-                _ => ("already_discarded", "discarded"),
+                SessionPhase::Merged { .. } => (RefusalCode::AlreadyMerged, "merged"),
+                _ => (RefusalCode::AlreadyDiscarded, "discarded"),
             };
             reply.send(Err(refused(
                 code,
@@ -54,7 +55,7 @@ impl Actor {
         }
         if matches!(record.phase, SessionPhase::Preparing) {
             reply.send(Err(refused(
-                "still_preparing",
+                RefusalCode::StillPreparing,
                 &[id],
                 format!("session {id} is still being prepared"),
             )));
@@ -214,14 +215,14 @@ impl Actor {
         let what = if forget { "removed" } else { "discarded" };
         let (code, message) = if issued {
             (
-                "changed_since_preview",
+                RefusalCode::ChangedSincePreview,
                 format!(
                     "session {id} changed since the preview; nothing was {what} — confirm the new preview or leave it"
                 ),
             )
         } else {
             (
-                "token_mismatch",
+                RefusalCode::TokenMismatch,
                 format!(
                     "the confirmation token does not match; nothing was {what} — confirm the new preview or leave it"
                 ),
@@ -242,7 +243,7 @@ impl Actor {
         };
         if record.phase != SessionPhase::Discarded {
             reply.send(Err(refused(
-                "not_discarded",
+                RefusalCode::NotDiscarded,
                 &[id],
                 format!("session {id} is not discarded"),
             )));

@@ -6,6 +6,7 @@
 //! stops, which closes its event stream. Nothing is written but the wire log (the state file
 //! and the histories are not: `persistence.rs`).
 
+use codiva_protocol::error::RefusalCode;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -53,7 +54,7 @@ impl Actor {
         if self.ephemeral.as_ref().is_some_and(|one| one.created) {
             let dir = self.repo.root().display().to_string();
             return Err(refused(
-                "in_place_busy",
+                RefusalCode::InPlaceBusy,
                 &[&dir, &self.ephemeral_id()],
                 format!("this manager runs one session in {dir}; it was created already"),
             ));

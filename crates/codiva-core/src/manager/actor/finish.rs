@@ -8,6 +8,7 @@ use super::{Actor, refused, title_of};
 use crate::git::{self, GitError, MergeOutcome, SyncOutcome};
 use crate::manager::info::{SessionInfo, SessionPhase};
 use crate::manager::{ManagerError, Reply};
+use codiva_protocol::error::RefusalCode;
 
 impl Actor {
     /// The worktree and base of a session that has a worktree (active, or stopped by a
@@ -22,7 +23,7 @@ impl Actor {
             SessionPhase::Active | SessionPhase::Conflict { .. }
         ) {
             return Err(refused(
-                "no_worktree",
+                RefusalCode::NoWorktree,
                 &[id],
                 format!("session {id} has no worktree"),
             ));
@@ -79,7 +80,7 @@ impl Actor {
             SessionPhase::Active | SessionPhase::Conflict { .. }
         ) {
             reply.send(Err(refused(
-                "cannot_merge_now",
+                RefusalCode::CannotMergeNow,
                 &[id],
                 format!("session {id} cannot be merged now"),
             )));
@@ -87,7 +88,7 @@ impl Actor {
         }
         if !record.status.is_settled() {
             reply.send(Err(refused(
-                "still_working",
+                RefusalCode::StillWorking,
                 &[id],
                 format!("session {id} is still working; interrupt it or wait until it finishes"),
             )));
@@ -183,7 +184,7 @@ impl Actor {
                 self.emit_info(id);
                 let files = files.join(", ");
                 refused(
-                    "merge_conflict",
+                    RefusalCode::MergeConflict,
                     &[&branch, &base, &files],
                     format!(
                         "merging {branch} into {base} conflicts in {files}; the merge was aborted and {base} is unchanged"
@@ -191,7 +192,7 @@ impl Actor {
                 )
             }
             MergeOutcome::UpToDate if uncommitted > 0 => refused(
-                "nothing_to_merge",
+                RefusalCode::NothingToMerge,
                 &[&branch, &base, &uncommitted.to_string()],
                 format!(
                     "nothing to merge: {branch} has no commits that {base} lacks, and {} uncommitted: commit {} first (/commit, session/commit)",
@@ -200,14 +201,14 @@ impl Actor {
                 ),
             ),
             MergeOutcome::UpToDate => refused(
-                "nothing_to_merge",
+                RefusalCode::NothingToMerge,
                 &[&branch, &base],
                 format!(
                     "nothing to merge: {branch} has no commits that {base} lacks (uncommitted changes stay in the session's worktree)"
                 ),
             ),
             MergeOutcome::Refused { reason } => {
-                refused("merge_refused", &[&reason], reason.clone())
+                refused(RefusalCode::MergeRefused, &[&reason], reason.clone())
             }
         };
         reply.send(Err(refusal));
@@ -223,7 +224,7 @@ impl Actor {
             SessionPhase::Active | SessionPhase::Conflict { .. }
         ) {
             reply.send(Err(refused(
-                "no_worktree",
+                RefusalCode::NoWorktree,
                 &[id],
                 format!("session {id} has no worktree"),
             )));
@@ -286,7 +287,7 @@ impl Actor {
         };
         if busy {
             reply.send(Err(refused(
-                "sync_busy",
+                RefusalCode::SyncBusy,
                 &[id],
                 format!(
                     "session {id} is working; sync needs the agent's help, try again when it is idle"

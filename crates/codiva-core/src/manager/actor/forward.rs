@@ -8,6 +8,7 @@
 //! so the actor takes it after the last event it holds and before the next: its `seq` is the
 //! actor's last one then.
 
+use codiva_protocol::error::RefusalCode;
 use tokio::sync::{mpsc, oneshot};
 
 use super::Internal;
@@ -151,7 +152,7 @@ pub(super) async fn forward(
 /// The session task ended before it answered.
 fn gone(reply: Reply<SessionSnapshot>, id: &str) {
     reply.send(Err(super::refused(
-        "no_agent_yet",
+        RefusalCode::NoAgentYet,
         &[id],
         format!("session {id} has no agent yet"),
     )));

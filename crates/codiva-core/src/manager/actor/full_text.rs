@@ -3,6 +3,7 @@
 
 use super::{Actor, refused};
 use crate::manager::{ManagerError, Reply};
+use codiva_protocol::error::RefusalCode;
 
 impl Actor {
     pub(super) fn full_text(&mut self, id: &str, kept: String, total: usize, reply: Reply<String>) {
@@ -43,7 +44,7 @@ impl Actor {
 
 fn not_there(id: &str, why: &str) -> ManagerError {
     refused(
-        "message_not_in_transcript",
+        RefusalCode::MessageNotInTranscript,
         &[id, why],
         format!("the whole message is not in session {id}'s transcript: {why}"),
     )

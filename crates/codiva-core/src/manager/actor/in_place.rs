@@ -10,6 +10,7 @@
 //! own and are refused (`in_place_session`); discarding it only forgets the session (its files
 //! are the user's own and are never touched).
 
+use codiva_protocol::error::RefusalCode;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -158,7 +159,7 @@ impl Actor {
         ];
         if let Some((option, _, _)) = asked.iter().find(|(_, asked, takes)| *asked && !*takes) {
             return Err(refused(
-                "unsupported_by_agent",
+                RefusalCode::UnsupportedByAgent,
                 &[provider.id(), option],
                 format!("{} does not take {option}", provider.display_name()),
             ));
@@ -221,7 +222,7 @@ impl Actor {
         if !resolved.starts_with(&root) {
             let (dir, root) = (resolved.display().to_string(), root.display().to_string());
             return Err(refused(
-                "in_place_not_in_repo",
+                RefusalCode::InPlaceNotInRepo,
                 &[&dir, &root],
                 format!("{dir} is not inside the repository {root}"),
             ));
@@ -244,7 +245,7 @@ impl Actor {
             Some(record) => {
                 let dir = dir.display().to_string();
                 Err(refused(
-                    "in_place_busy",
+                    RefusalCode::InPlaceBusy,
                     &[&dir, &record.id],
                     format!(
                         "session {} already runs in {dir}; discard it first",
@@ -350,7 +351,7 @@ impl Actor {
             return Some(reply);
         }
         reply.send(Err(refused(
-            "in_place_session",
+            RefusalCode::InPlaceSession,
             &[id, what],
             format!("session {id} runs in place, with no branch of its own: no {what}"),
         )));
@@ -388,7 +389,7 @@ impl Actor {
         let provider = self.provider_for(&agent)?;
         if !provider.capabilities().mcp_reconnect {
             return Err(refused(
-                "unsupported_by_agent",
+                RefusalCode::UnsupportedByAgent,
                 &[provider.id(), "mcp_reconnect"],
                 format!("{} does not reconnect MCP servers", provider.display_name()),
             ));
@@ -402,7 +403,7 @@ impl Actor {
                 .collect();
             let known = known.join(", ");
             return Err(refused(
-                "no_such_mcp_server",
+                RefusalCode::NoSuchMcpServer,
                 &[id, server, &known],
                 format!("session {id} has no MCP server {server:?} (it has: {known})"),
             ));

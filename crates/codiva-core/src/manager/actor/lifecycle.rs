@@ -3,6 +3,7 @@
 //! to it, its log rebuilt from the agent's transcript or codiva's history when a restored
 //! session is first used (a job), its task stopped.
 
+use codiva_protocol::error::RefusalCode;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
@@ -45,7 +46,7 @@ impl Actor {
         }
         if let Some(missing) = providers.missing(agent) {
             return Err(refused(
-                "agent_not_installed",
+                RefusalCode::AgentNotInstalled,
                 &[missing.id, missing.name, &missing.install],
                 format!(
                     "{} is not installed; install it with: {}",
@@ -58,7 +59,7 @@ impl Actor {
         }
         let known = providers.ids().join(", ");
         Err(refused(
-            "unknown_agent",
+            RefusalCode::UnknownAgent,
             &[agent, &known],
             format!("no agent {agent:?} (installed: {known})"),
         ))
@@ -79,7 +80,7 @@ impl Actor {
             .collect();
         let hints = hints.join("; ");
         refused(
-            "no_agent_installed",
+            RefusalCode::NoAgentInstalled,
             &[&hints],
             format!("no coding agent is installed; install one ({hints})"),
         )
@@ -89,7 +90,7 @@ impl Actor {
         let prompt = options.prompt.trim().to_owned();
         if prompt.is_empty() {
             reply.send(Err(refused(
-                "empty_instruction",
+                RefusalCode::EmptyInstruction,
                 &[],
                 "the instruction is empty".to_owned(),
             )));
@@ -303,14 +304,14 @@ impl Actor {
             }
             SessionPhase::Merged { .. } => {
                 return Err(refused(
-                    "merged_start_new",
+                    RefusalCode::MergedStartNew,
                     &[id],
                     format!("session {id} was merged; start a new session"),
                 ));
             }
             SessionPhase::Discarded => {
                 return Err(refused(
-                    "discarded_restore_first",
+                    RefusalCode::DiscardedRestoreFirst,
                     &[id],
                     format!("session {id} was discarded; restore it first"),
                 ));
@@ -329,7 +330,7 @@ impl Actor {
         match &record.commands {
             Some(commands) if commands.send(command).is_ok() => Ok(()),
             _ => Err(refused(
-                "not_running_agent",
+                RefusalCode::NotRunningAgent,
                 &[id],
                 format!("session {id} is not running an agent"),
             )),
@@ -347,7 +348,7 @@ impl Actor {
         let owned_id = id.to_owned();
         let not_running = move || {
             refused(
-                "not_running_agent",
+                RefusalCode::NotRunningAgent,
                 &[&owned_id],
                 format!("session {owned_id} is not running an agent"),
             )
@@ -356,14 +357,14 @@ impl Actor {
         reply_later(reply, asked, move |answered| {
             answered.ok_or_else(not_running)?.map_err(|err| match err {
                 AnswerError::NoSuchPrompt(ref request_id) => {
-                    refused("no_pending_prompt", &[request_id], err.to_string())
+                    refused(RefusalCode::NoPendingPrompt, &[request_id], err.to_string())
                 }
                 AnswerError::WrongKind {
                     ref request_id,
                     expected,
                     ..
                 } => refused(
-                    "wrong_prompt_kind",
+                    RefusalCode::WrongPromptKind,
                     &[request_id, expected],
                     err.to_string(),
                 ),
@@ -538,21 +539,21 @@ impl Actor {
             SessionPhase::Active | SessionPhase::Conflict { .. } => {}
             SessionPhase::Preparing => {
                 return Err(refused(
-                    "still_preparing",
+                    RefusalCode::StillPreparing,
                     &[id],
                     format!("session {id} is still being prepared"),
                 ));
             }
             SessionPhase::Merged { .. } => {
                 return Err(refused(
-                    "merged_start_new",
+                    RefusalCode::MergedStartNew,
                     &[id],
                     format!("session {id} was merged; start a new session"),
                 ));
             }
             SessionPhase::Discarded => {
                 return Err(refused(
-                    "discarded_restore_first",
+                    RefusalCode::DiscardedRestoreFirst,
                     &[id],
                     format!("session {id} was discarded; restore it first"),
                 ));
@@ -560,7 +561,7 @@ impl Actor {
         }
         if !record.status.is_settled() {
             return Err(refused(
-                "still_working",
+                RefusalCode::StillWorking,
                 &[id],
                 format!("session {id} is still working; interrupt it or wait until it finishes"),
             ));

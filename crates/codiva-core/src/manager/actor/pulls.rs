@@ -4,6 +4,7 @@
 //!
 //! Pushing and `gh` run in jobs on the session's lane; the actor only applies what they found.
 
+use codiva_protocol::error::RefusalCode;
 use codiva_protocol::github::{
     PrChecks, PrFailedCheck, PrMergeable, PrState as WirePrState, PrUnavailable, PrView, SessionPr,
     SessionPrs,
@@ -48,7 +49,7 @@ impl Actor {
             SessionPhase::Active | SessionPhase::Conflict { .. }
         ) {
             let err = refused(
-                "no_worktree",
+                RefusalCode::NoWorktree,
                 &[id],
                 format!("session {id} has no worktree"),
             );
@@ -56,7 +57,7 @@ impl Actor {
         }
         if !record.status.is_settled() {
             let err = refused(
-                "still_working",
+                RefusalCode::StillWorking,
                 &[id],
                 format!("session {id} is still working; interrupt it or wait until it finishes"),
             );
@@ -91,7 +92,7 @@ impl Actor {
                     Ok(Some(remote)) => remote,
                     Ok(None) => {
                         return Err(refused(
-                            "no_remote",
+                            RefusalCode::NoRemote,
                             &[&base],
                             format!("{base} has no remote to push to (no branch.{base}.remote, no origin)"),
                         ));
@@ -113,7 +114,7 @@ impl Actor {
                         .map_or(0, |files| files.len());
                     if uncommitted > 0 {
                         return Err(refused(
-                            "nothing_to_push",
+                            RefusalCode::NothingToPush,
                             &[&branch, &base, &uncommitted.to_string()],
                             format!(
                                 "nothing to push: {branch} has no commits that {base} lacks, and {} uncommitted: commit {} first (/commit, session/commit)",
@@ -123,7 +124,7 @@ impl Actor {
                         ));
                     }
                     return Err(refused(
-                        "nothing_to_push",
+                        RefusalCode::NothingToPush,
                         &[&branch, &base],
                         format!("nothing to push: {branch} has no commits that {base} lacks"),
                     ));
@@ -133,7 +134,7 @@ impl Actor {
                     .map_err(|err| {
                         let message = err.to_string();
                         refused(
-                            "push_failed",
+                            RefusalCode::PushFailed,
                             &[&branch, &remote, &message],
                             format!("pushing {branch} to {remote} failed: {message}"),
                         )
@@ -169,7 +170,7 @@ impl Actor {
                 let result = result.and_then(|opened| actor.opened(&owned_id, opened));
                 if reply.is_none()
                     && let Err(err) = &result
-                    && !matches!(err, ManagerError::Refused(r) if r.code == "nothing_to_push")
+                    && !matches!(err, ManagerError::Refused(r) if r.code == RefusalCode::NothingToPush)
                 {
                     actor.emit(ManagerEvent::Warning {
                         message: format!("session {owned_id}: automatic pull request: {err}"),
@@ -378,12 +379,12 @@ fn unavailable_of(err: &GhError) -> PrUnavailable {
 pub(super) fn gh_refusal(err: &GhError) -> ManagerError {
     let message = err.to_string();
     match err {
-        GhError::NotInstalled => refused("gh_missing", &[], message),
+        GhError::NotInstalled => refused(RefusalCode::GhMissing, &[], message),
         GhError::NotAuthenticated { detail } => {
-            refused("gh_not_authenticated", &[detail.as_str()], message)
+            refused(RefusalCode::GhNotAuthenticated, &[detail.as_str()], message)
         }
-        GhError::RateLimited { .. } => refused("gh_rate_limited", &[], message),
-        _ => refused("pr_failed", &[message.as_str()], message.clone()),
+        GhError::RateLimited { .. } => refused(RefusalCode::GhRateLimited, &[], message),
+        _ => refused(RefusalCode::PrFailed, &[message.as_str()], message.clone()),
     }
 }
 

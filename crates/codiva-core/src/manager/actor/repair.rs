@@ -15,6 +15,7 @@
 //! The slow parts run as jobs on the session's lane; the message to the agent is an ordinary
 //! `session/send`.
 
+use codiva_protocol::error::RefusalCode;
 use codiva_protocol::github::PrState as WirePrState;
 use codiva_protocol::params::{CommitResult, FixCiResult, RecoverKind};
 use tokio::sync::oneshot;
@@ -65,14 +66,14 @@ impl Actor {
             SessionPhase::Active | SessionPhase::Conflict { .. }
         ) {
             return Err(refused(
-                "no_worktree",
+                RefusalCode::NoWorktree,
                 &[id],
                 format!("session {id} has no worktree"),
             ));
         }
         if !record.status.is_settled() {
             return Err(refused(
-                "still_working",
+                RefusalCode::StillWorking,
                 &[id],
                 format!("session {id} is still working; interrupt it or wait until it finishes"),
             ));
@@ -113,7 +114,7 @@ impl Actor {
                     let number = status.number.to_string();
                     let checks = checks_word(status.checks);
                     return Err(refused(
-                        "nothing_failing",
+                        RefusalCode::NothingFailing,
                         &[&number, checks],
                         format!("pull request #{number} has no failed check (checks: {checks})"),
                     ));
@@ -308,7 +309,7 @@ impl Actor {
             Some(text) => match clean_text(&text, COMMIT_MESSAGE_CHARS) {
                 clean if clean.is_empty() => {
                     reply.send(Err(refused(
-                        "empty_instruction",
+                        RefusalCode::EmptyInstruction,
                         &[],
                         "the commit message is empty".to_owned(),
                     )));
@@ -326,7 +327,7 @@ impl Actor {
             async move {
                 let nothing = || {
                     refused(
-                        "nothing_to_commit",
+                        RefusalCode::NothingToCommit,
                         &[&job_id],
                         format!("session {job_id} has no uncommitted changes"),
                     )
@@ -345,7 +346,7 @@ impl Actor {
                     Err(err) => {
                         let detail = err.to_string();
                         Err(refused(
-                            "commit_failed",
+                            RefusalCode::CommitFailed,
                             &[&detail],
                             format!("committing failed: {detail}"),
                         ))
@@ -436,7 +437,7 @@ impl Actor {
                 }
                 Err(detail) => {
                     reply.send(Err(refused(
-                        "push_failed",
+                        RefusalCode::PushFailed,
                         &[&branch, "", &detail],
                         format!("{message}, but pushing {branch} failed: {detail}"),
                     )));
@@ -530,7 +531,7 @@ pub(super) fn kind_key(kind: RecoverKind) -> &'static str {
 
 fn no_pr(id: &str) -> ManagerError {
     refused(
-        "no_pr",
+        RefusalCode::NoPr,
         &[id],
         format!("session {id} has no open pull request (open one with session/pr)"),
     )

@@ -2,6 +2,7 @@
 //! are checked and become the actor's work, its answer is the declared result, encoded. The
 //! match is over every request, so a request routed here has a handler or does not compile.
 
+use codiva_protocol::error::RefusalCode;
 use codiva_protocol::methods::Route;
 use codiva_protocol::params::{
     Done, FullMessageResult, PrResult, SessionListResult, SessionResult, SyncResult,
@@ -82,7 +83,7 @@ pub(super) fn check_capability(
         return Ok(());
     }
     Err(refused(
-        "unsupported_by_agent",
+        RefusalCode::UnsupportedByAgent,
         &[provider.id(), option],
         format!("{} cannot do {option}", provider.display_name()),
     ))
@@ -186,7 +187,7 @@ impl Actor {
                 reply_later(reply, asked, move |snapshot| {
                     snapshot.ok_or_else(|| {
                         refused(
-                            "no_agent_yet",
+                            RefusalCode::NoAgentYet,
                             &[&id],
                             format!("session {id} has no agent yet"),
                         )
@@ -392,7 +393,7 @@ impl Actor {
             let entry_name = entry.to_string();
             let Some((kept, cut)) = text.as_deref().and_then(cut_text) else {
                 return reply.send(Err(refused(
-                    "message_not_cut",
+                    RefusalCode::MessageNotCut,
                     &[&entry_name],
                     format!("entry {entry} is not a message the log cut"),
                 )));
@@ -400,7 +401,7 @@ impl Actor {
             let total = kept.len() + cut;
             if total > MAX_FULL_MESSAGE {
                 return reply.send(Err(refused(
-                    "message_too_long",
+                    RefusalCode::MessageTooLong,
                     &[&total.to_string(), &MAX_FULL_MESSAGE.to_string()],
                     format!("the message is {total} bytes, more than the {MAX_FULL_MESSAGE} shown"),
                 )));
