@@ -277,6 +277,36 @@ mod tests {
         assert_eq!(gemini.credentials, Credentials::Gemini);
     }
 
+    /// A row whose login codiva cannot read gives an agent whose login is `unknown`.
+    #[test]
+    fn a_row_without_login_detection_reads_as_unknown() {
+        static ROW: AgentSpec = AgentSpec {
+            id: "new-agent",
+            display_name: "New agent",
+            binary: "new-agent",
+            install: "npm install -g new-agent",
+            version: None,
+            login: LoginDetection::Unknown,
+            kind: AgentKind::Acp(AcpPreset {
+                args: &["--acp"],
+                system_prompt: SystemPromptVia::MetaRules,
+                modes: &[(PermissionMode::Plan, "plan")],
+                launch_mode: None,
+                replay_after_load_answer: false,
+                login: PresetLogin::Authenticate,
+                auth_env: &[],
+            }),
+        };
+        let agent = AcpAgent::from_spec(&ROW, PathBuf::from("/bin/new-agent")).unwrap();
+        assert_eq!(
+            (agent.name, agent.display_name, agent.credentials),
+            ("new-agent", "New agent", Credentials::Unknown)
+        );
+        assert_eq!(agent.args, ["--acp"]);
+        assert_eq!(agent.mode_id(PermissionMode::Plan), Some("plan"));
+        assert_eq!(agent.version_flag, None);
+    }
+
     #[test]
     fn system_prompt_routes_have_config_names() {
         for name in SystemPromptVia::NAMES {
