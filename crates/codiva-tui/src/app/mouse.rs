@@ -47,166 +47,198 @@ impl App {
             return self.overlay_mouse(event);
         }
         let (column, row) = (event.column, event.row);
-        let layout = self.layout;
         match event.kind {
             MouseEventKind::ScrollUp | MouseEventKind::ScrollDown => {
-                let up = event.kind == MouseEventKind::ScrollUp;
-                match &self.view {
-                    View::Detail(id) => {
-                        let id = id.clone();
-                        let log = &mut self.pane(&id).log;
-                        if up {
-                            log.scroll_up(WHEEL_LINES);
-                        } else {
-                            log.scroll_down(WHEEL_LINES);
-                        }
-                    }
-                    View::List => self.move_selection(if up { -1 } else { 1 }),
-                }
+                self.wheel(event.kind == MouseEventKind::ScrollUp);
                 Vec::new()
             }
-            MouseEventKind::Down(MouseButton::Left) => {
-                self.selection = None;
-                if let Some(area) = layout.dialog
-                    && contains(area, column, row)
-                {
-                    self.focus = Focus::Dialog;
-                    if let Some(id) = self.shown_dialog.clone().or_else(|| self.current_id()) {
-                        match self.pane(&id).dialog() {
-                            Some(Dialog::Permission(dialog)) => {
-                                if let Some(choice) = dialog.choice_at(area, column, row) {
-                                    dialog.select_choice(choice);
-                                }
-                            }
-                            Some(Dialog::Question(dialog)) => {
-                                if let Some(tab) = dialog.tab_at(area, column, row) {
-                                    dialog.select_tab(tab);
-                                } else if let Some(choice) = dialog.choice_at(area, column, row) {
-                                    dialog.select_choice(choice);
-                                }
-                            }
-                            None => {}
-                        }
-                    }
-                    return Vec::new();
-                }
-                if let Some(area) = layout.composer
-                    && contains(area, column, row)
-                {
-                    // A click places the caret; a drag from here selects (and copies) text.
-                    self.focus = Focus::Composer;
-                    self.composer.cursor_from_click(area, column, row);
-                    self.selection = Some(Selection {
-                        region: area,
-                        anchor: (column, row),
-                        head: (column, row),
-                        done: false,
-                    });
-                    return Vec::new();
-                }
-                if let Some((area, first)) = layout.list
-                    && contains(area, column, row)
-                {
-                    // The list may be filtered: rows map to sessions through the last frame.
-                    let shown = self
-                        .list_rows
-                        .get(first + usize::from(row - area.y))
-                        .copied();
-                    if let Some(index) = shown.filter(|index| *index < self.sessions.len()) {
-                        self.selected = index;
-                        self.focus = Focus::List;
-                        // A click on the PR cell opens the pull request.
-                        if let Some(start) =
-                            super::list_view::pr_cell_start(usize::from(area.width), &self.sessions)
-                            && usize::from(column.saturating_sub(area.x)) >= start
-                            && let Some(url) =
-                                crate::pr_cell::primary_url(&self.sessions[index].prs)
-                        {
-                            return vec![Effect::OpenUrl {
-                                url: url.to_owned(),
-                            }];
-                        }
-                        let waiting = self
-                            .panes
-                            .get(&self.sessions[index].id)
-                            .is_some_and(|pane| pane.has_dialog());
-                        if waiting {
-                            self.focus = Focus::Dialog;
-                        }
-                    }
-                    return Vec::new();
-                }
-                // A click on a card opens or closes it; on a link, opens the link.
-                if let (Some(area), View::Detail(id)) = (layout.log, &self.view)
-                    && contains(area, column, row)
-                {
-                    let id = id.clone();
-                    if self.pane(&id).log.toggle_at(area, column, row) {
-                        self.focus = Focus::Log;
-                        return Vec::new();
-                    }
-                    if let Some(url) = self.pane(&id).log.link_at(area, column, row) {
-                        return vec![Effect::OpenUrl { url }];
-                    }
-                }
-                // Text selection starts in the log or the header.
-                let region = layout
-                    .log
-                    .filter(|area| contains(*area, column, row))
-                    .or_else(|| Some(layout.header).filter(|area| contains(*area, column, row)));
-                if let Some(region) = region {
-                    if layout.log == Some(region) {
-                        self.focus = Focus::Log;
-                    }
-                    self.selection = Some(Selection {
-                        region,
-                        anchor: (column, row),
-                        head: (column, row),
-                        done: false,
-                    });
-                }
-                Vec::new()
-            }
+            MouseEventKind::Down(MouseButton::Left) => self.click(column, row),
             MouseEventKind::Drag(MouseButton::Left) => {
-                let Some(mut selection) = self.selection else {
-                    return Vec::new();
-                };
-                let region = selection.region;
-                // Past the log's edge, the log scrolls and the selection follows.
-                if layout.log == Some(region)
-                    && let View::Detail(id) = &self.view
-                {
-                    let id = id.clone();
-                    if row < region.y {
-                        self.pane(&id).log.scroll_up(1);
-                        selection.anchor.1 = selection
-                            .anchor
-                            .1
-                            .saturating_add(1)
-                            .min(region.bottom() - 1);
-                    } else if row >= region.bottom() {
-                        self.pane(&id).log.scroll_down(1);
-                        selection.anchor.1 = selection.anchor.1.saturating_sub(1).max(region.y);
-                    }
-                }
-                selection.head = (
-                    column.clamp(region.x, region.right().saturating_sub(1)),
-                    row.clamp(region.y, region.bottom().saturating_sub(1)),
-                );
-                self.selection = Some(selection);
+                self.drag(column, row);
                 Vec::new()
             }
             MouseEventKind::Up(MouseButton::Left) => {
-                if let Some(selection) = &mut self.selection {
-                    if selection.anchor == selection.head {
-                        self.selection = None;
-                    } else {
-                        selection.done = true;
-                    }
-                }
+                self.release();
                 Vec::new()
             }
             _ => Vec::new(),
+        }
+    }
+
+    /// The wheel scrolls the open session's log, or moves the list's selection.
+    fn wheel(&mut self, up: bool) {
+        match &self.view {
+            View::Detail(id) => {
+                let id = id.clone();
+                let log = &mut self.pane(&id).log;
+                if up {
+                    log.scroll_up(WHEEL_LINES);
+                } else {
+                    log.scroll_down(WHEEL_LINES);
+                }
+            }
+            View::List => self.move_selection(if up { -1 } else { 1 }),
+        }
+    }
+
+    /// A left click: a dialog's choice or tab, the composer's caret, a list row (its PR cell
+    /// opens the pull request), a log card or link; in the log or the header it starts a
+    /// selection.
+    fn click(&mut self, column: u16, row: u16) -> Vec<Effect> {
+        let layout = self.layout;
+        self.selection = None;
+        if let Some(area) = layout.dialog
+            && contains(area, column, row)
+        {
+            self.click_dialog(area, column, row);
+            return Vec::new();
+        }
+        if let Some(area) = layout.composer
+            && contains(area, column, row)
+        {
+            // A click places the caret; a drag from here selects (and copies) text.
+            self.focus = Focus::Composer;
+            self.composer.cursor_from_click(area, column, row);
+            self.selection = Some(Selection {
+                region: area,
+                anchor: (column, row),
+                head: (column, row),
+                done: false,
+            });
+            return Vec::new();
+        }
+        if let Some((area, first)) = layout.list
+            && contains(area, column, row)
+        {
+            return self.click_list(area, first, column, row);
+        }
+        // A click on a card opens or closes it; on a link, opens the link.
+        if let (Some(area), View::Detail(id)) = (layout.log, &self.view)
+            && contains(area, column, row)
+        {
+            let id = id.clone();
+            if self.pane(&id).log.toggle_at(area, column, row) {
+                self.focus = Focus::Log;
+                return Vec::new();
+            }
+            if let Some(url) = self.pane(&id).log.link_at(area, column, row) {
+                return vec![Effect::OpenUrl { url }];
+            }
+        }
+        // Text selection starts in the log or the header.
+        let region = layout
+            .log
+            .filter(|area| contains(*area, column, row))
+            .or_else(|| Some(layout.header).filter(|area| contains(*area, column, row)));
+        if let Some(region) = region {
+            if layout.log == Some(region) {
+                self.focus = Focus::Log;
+            }
+            self.selection = Some(Selection {
+                region,
+                anchor: (column, row),
+                head: (column, row),
+                done: false,
+            });
+        }
+        Vec::new()
+    }
+
+    /// A click in the dialog: the keys go to it, and the choice or tab under the pointer is
+    /// selected.
+    fn click_dialog(&mut self, area: Rect, column: u16, row: u16) {
+        self.focus = Focus::Dialog;
+        if let Some(id) = self.shown_dialog.clone().or_else(|| self.current_id()) {
+            match self.pane(&id).dialog() {
+                Some(Dialog::Permission(dialog)) => {
+                    if let Some(choice) = dialog.choice_at(area, column, row) {
+                        dialog.select_choice(choice);
+                    }
+                }
+                Some(Dialog::Question(dialog)) => {
+                    if let Some(tab) = dialog.tab_at(area, column, row) {
+                        dialog.select_tab(tab);
+                    } else if let Some(choice) = dialog.choice_at(area, column, row) {
+                        dialog.select_choice(choice);
+                    }
+                }
+                None => {}
+            }
+        }
+    }
+
+    /// A click on a list row selects its session (and moves the keys to its dialog when it
+    /// waits); on its PR cell it opens the pull request.
+    fn click_list(&mut self, area: Rect, first: usize, column: u16, row: u16) -> Vec<Effect> {
+        // The list may be filtered: rows map to sessions through the last frame.
+        let shown = self
+            .list_rows
+            .get(first + usize::from(row - area.y))
+            .copied();
+        if let Some(index) = shown.filter(|index| *index < self.sessions.len()) {
+            self.selected = index;
+            self.focus = Focus::List;
+            // A click on the PR cell opens the pull request.
+            if let Some(start) =
+                super::list_view::pr_cell_start(usize::from(area.width), &self.sessions)
+                && usize::from(column.saturating_sub(area.x)) >= start
+                && let Some(url) = crate::pr_cell::primary_url(&self.sessions[index].prs)
+            {
+                return vec![Effect::OpenUrl {
+                    url: url.to_owned(),
+                }];
+            }
+            let waiting = self
+                .panes
+                .get(&self.sessions[index].id)
+                .is_some_and(|pane| pane.has_dialog());
+            if waiting {
+                self.focus = Focus::Dialog;
+            }
+        }
+        Vec::new()
+    }
+
+    /// A drag extends the selection; past the log's edge the log scrolls and the selection
+    /// follows.
+    fn drag(&mut self, column: u16, row: u16) {
+        let layout = self.layout;
+        let Some(mut selection) = self.selection else {
+            return;
+        };
+        let region = selection.region;
+        // Past the log's edge, the log scrolls and the selection follows.
+        if layout.log == Some(region)
+            && let View::Detail(id) = &self.view
+        {
+            let id = id.clone();
+            if row < region.y {
+                self.pane(&id).log.scroll_up(1);
+                selection.anchor.1 = selection
+                    .anchor
+                    .1
+                    .saturating_add(1)
+                    .min(region.bottom() - 1);
+            } else if row >= region.bottom() {
+                self.pane(&id).log.scroll_down(1);
+                selection.anchor.1 = selection.anchor.1.saturating_sub(1).max(region.y);
+            }
+        }
+        selection.head = (
+            column.clamp(region.x, region.right().saturating_sub(1)),
+            row.clamp(region.y, region.bottom().saturating_sub(1)),
+        );
+        self.selection = Some(selection);
+    }
+
+    /// The button is up: a selection is done (a click without a drag selects nothing).
+    fn release(&mut self) {
+        if let Some(selection) = &mut self.selection {
+            if selection.anchor == selection.head {
+                self.selection = None;
+            } else {
+                selection.done = true;
+            }
         }
     }
 }
