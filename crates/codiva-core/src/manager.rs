@@ -135,8 +135,15 @@ impl Default for GithubOptions {
 
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum ManagerError {
-    #[error("{0}")]
-    Git(String),
+    /// Git failed (kept whole: its variant says why, its text how to fix it).
+    #[error(transparent)]
+    Git(Arc<GitError>),
+    /// The session's MCP config file could not be written.
+    #[error("cannot write the MCP config file {}: {source}", path.display())]
+    McpConfig {
+        path: PathBuf,
+        source: Arc<std::io::Error>,
+    },
     #[error("no session {0:?}")]
     NoSuchSession(String),
     #[error("{}", .0.message)]
@@ -149,9 +156,10 @@ pub enum ManagerError {
     /// The state file cannot be used (written by a newer codiva); the manager does not start.
     #[error("{0}")]
     StateFile(String),
-    /// A result could not be encoded or read back as its declared type.
+    /// An answer could not be made: a result that cannot be encoded or read back as its
+    /// declared type, a record that lost what it had a moment ago.
     #[error("{0}")]
-    Protocol(String),
+    Internal(String),
     /// A request the server answers itself, not the manager.
     #[error("{0} is not answered by the session manager")]
     NotRouted(&'static str),
@@ -175,7 +183,7 @@ impl From<GitError> for StartError {
 
 impl From<GitError> for ManagerError {
     fn from(err: GitError) -> Self {
-        ManagerError::Git(err.to_string())
+        ManagerError::Git(Arc::new(err))
     }
 }
 
@@ -805,13 +813,13 @@ fn subagent_of(scope: Scope) -> Option<String> {
 /// A request's result as its caller receives it.
 pub(crate) fn encode<T: serde::Serialize>(result: T) -> Result<Value, ManagerError> {
     serde_json::to_value(result)
-        .map_err(|err| ManagerError::Protocol(format!("cannot encode the result: {err}")))
+        .map_err(|err| ManagerError::Internal(format!("cannot encode the result: {err}")))
 }
 
 /// A request's result back in its declared type.
 pub(crate) fn decode<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ManagerError> {
     serde_json::from_value(value)
-        .map_err(|err| ManagerError::Protocol(format!("cannot read the result: {err}")))
+        .map_err(|err| ManagerError::Internal(format!("cannot read the result: {err}")))
 }
 
 fn login_refused(code: RefusalCode, args: &[&str], message: String) -> ManagerError {

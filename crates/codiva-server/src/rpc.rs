@@ -83,7 +83,7 @@ impl From<codiva_core::manager::ManagerError> for RpcError {
             ManagerError::Git(_) => GIT_FAILED,
             ManagerError::Stopped | ManagerError::StateFile(_) => STOPPED,
             ManagerError::Invalid(_) => INVALID_PARAMS,
-            ManagerError::Protocol(_) => INTERNAL_ERROR,
+            ManagerError::Internal(_) | ManagerError::McpConfig { .. } => INTERNAL_ERROR,
             ManagerError::NotRouted(_) => METHOD_NOT_FOUND,
         };
         let data = match &err {

@@ -280,10 +280,10 @@ impl Actor {
                 .join("mcp")
                 .join(format!("{}-{id}.json", repo_key(self.repo.root())));
             write_mcp_config(&path, &options.mcp_servers).map_err(|err| {
-                ManagerError::Git(format!(
-                    "cannot write the MCP config file {}: {err}",
-                    path.display()
-                ))
+                ManagerError::McpConfig {
+                    path: path.clone(),
+                    source: std::sync::Arc::new(err),
+                }
             })?;
             Some(path)
         };

@@ -208,7 +208,8 @@ impl Actor {
                 let own = record.prs.iter().find(|pr| pr.own).cloned();
                 // Pushed again: new commits, new checks.
                 record.watch.last_checked = None;
-                let pr = own.ok_or_else(|| ManagerError::Git("the pull request is gone".into()))?;
+                let pr =
+                    own.ok_or_else(|| ManagerError::Internal("the pull request is gone".into()))?;
                 self.emit_prs(id);
                 return Ok((pr, false));
             }
