@@ -113,14 +113,15 @@ impl Client {
 
     /// One request of the method table: `call::<request::SessionSend>(params)`.
     pub async fn call<M: Request>(&self, params: M::Params) -> Result<M::Result, ClientError> {
-        let params = serde_json::to_value(params)
-            .map_err(|err| ClientError::Protocol(format!("cannot encode params: {err}")))?;
-        let request = ClientRequest::parse(M::METHOD, params)
-            .map_err(|err| ClientError::Protocol(format!("{}: {err:?}", M::METHOD)))?;
-        let result = self.backend.request(request).await?;
+        let result = self.request(M::request(params)).await?;
         serde_json::from_value(result).map_err(|err| {
             ClientError::Protocol(format!("{}: unexpected result: {err}", M::METHOD))
         })
+    }
+
+    /// Sends `request` as it is; its result is the method table's result type, as JSON.
+    pub async fn request(&self, request: ClientRequest) -> Result<Value, ClientError> {
+        self.backend.request(request).await
     }
 
     /// The manager's sessions now, and the events after them.

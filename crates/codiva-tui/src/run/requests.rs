@@ -3,66 +3,16 @@
 //! decode; [`read_log`] reads a session's whole log, the one composite read.
 
 use codiva_client::{Client, ClientError};
+use codiva_protocol::ClientRequest;
 use codiva_protocol::methods::request;
 use codiva_protocol::params::{ReadParams, SessionParams};
-use codiva_protocol::{ClientRequest, Request};
 use serde_json::Value;
 
 use crate::app::Done;
 
-/// One typed call, its result encoded as JSON.
-async fn call<R: Request>(manager: &Client, params: R::Params) -> Result<Value, ClientError> {
-    let result = manager.call::<R>(params).await?;
-    serde_json::to_value(result)
-        .map_err(|err| ClientError::Protocol(format!("{}: cannot encode result: {err}", R::METHOD)))
-}
-
-/// Sends `request` and returns its result (the method table's result type, as JSON). The
-/// client's calls are typed by the method's marker, so each request the app sends is routed to
-/// its marker here by its variant's name.
+/// Sends `request` and returns its result (the method table's result type, as JSON).
 pub async fn send(manager: &Client, request: ClientRequest) -> Result<Value, ClientError> {
-    macro_rules! route {
-        ($($name:ident),* $(,)?) => {
-            match request {
-                $( ClientRequest::$name(params) => call::<request::$name>(manager, params).await, )*
-                other => Err(ClientError::Protocol(format!(
-                    "{}: not a request this UI sends",
-                    other.method()
-                ))),
-            }
-        };
-    }
-    route!(
-        SessionCreate,
-        SessionSnapshot,
-        SessionSend,
-        SessionInterrupt,
-        SessionResume,
-        SessionRespondPermission,
-        SessionAnswerQuestion,
-        SessionSetModel,
-        SessionSetAgent,
-        SessionSetApprovalPolicy,
-        SessionDiff,
-        SessionDiffText,
-        SessionFullMessage,
-        SessionRename,
-        SessionMerge,
-        SessionDiscard,
-        SessionRemove,
-        SessionRestore,
-        SessionSync,
-        SessionPr,
-        SessionFixCi,
-        SessionCommit,
-        SessionRecover,
-        AgentsList,
-        AgentsLogin,
-        AgentsLoginInput,
-        AgentsLoginCancel,
-        ConfigRead,
-        ConfigSet,
-    )
+    manager.request(request).await
 }
 
 /// A session's whole log for its detail view, in one answer: every page of `session/read`,
