@@ -1,12 +1,12 @@
 //! What clients see of the session manager: session rows and phases, its events (each with a
-//! sequence number), log pages, diffs, discard previews and the stable names of its refusals.
+//! sequence number), log pages, diffs and discard previews (its refusals' names are
+//! [`crate::error::RefusalCode`]).
 
 use std::path::PathBuf;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::error::RefusalCode;
 use crate::github::SessionPrs;
 use crate::log::{LogEntry, NoteCode};
 use crate::session::{SessionEvent, Status, TodoProgress};
@@ -237,7 +237,3 @@ pub struct DiffText {
     /// The budget ran out: the text stops early.
     pub truncated: bool,
 }
-
-/// Every refusal `reason` the manager gives, by its wire name: [`RefusalCode::CODES`] (front
-/// ends that word refusals match [`RefusalCode`] itself, exhaustively).
-pub const REFUSAL_CODES: &[&str] = RefusalCode::CODES;

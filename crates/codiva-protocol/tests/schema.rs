@@ -344,13 +344,25 @@ fn closed_vocabularies_keep_their_wire_names() {
     use codiva_protocol::log::NoteName;
     holds_wire_names(REFUSAL_WIRE_NAMES, RefusalCode::ALL, |code| code.as_str());
     holds_wire_names(NOTE_WIRE_NAMES, NoteName::ALL, |name| name.as_str());
+    use codiva_protocol::session::SubagentStatus;
+    holds_wire_names(
+        &["starting", "running", "completed", "failed", "stopped"],
+        &[
+            SubagentStatus::Starting,
+            SubagentStatus::Running,
+            SubagentStatus::Completed,
+            SubagentStatus::Failed,
+            SubagentStatus::Stopped,
+        ],
+        |status| status.as_str(),
+    );
     for name in REFUSAL_WIRE_NAMES {
         assert_eq!(RefusalCode::from_code(name).as_str(), *name);
     }
     for name in NOTE_WIRE_NAMES {
         assert_eq!(NoteName::from_code(name).as_str(), *name);
     }
-    assert_eq!(codiva_protocol::manager::REFUSAL_CODES, REFUSAL_WIRE_NAMES);
+    assert_eq!(RefusalCode::CODES, REFUSAL_WIRE_NAMES);
 }
 
 /// A name of a later codiva reads as `Unknown` (the message around it still parses), and
