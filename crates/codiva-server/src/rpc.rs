@@ -48,14 +48,13 @@ impl RpcError {
         Self::plain(INTERNAL_ERROR, message)
     }
 
-    /// A valid request refused: `reason` is a [`RefusalCode`] (or, while callers still hold
-    /// names as strings, its wire name).
-    pub fn refused(reason: impl Into<RefusalCode>, args: Vec<String>, message: String) -> Self {
+    /// A valid request refused, with the reason's values (`args`) and its English message.
+    pub fn refused(reason: RefusalCode, args: Vec<String>, message: String) -> Self {
         RpcError {
             code: REFUSED,
             message,
             data: Some(Box::new(ErrorData::Refusal(RefusalData {
-                reason: reason.into(),
+                reason,
                 args,
                 fresh: None,
             }))),
