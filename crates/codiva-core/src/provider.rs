@@ -15,7 +15,6 @@
 
 pub mod catalog;
 pub mod discovery;
-mod reasons;
 
 use codiva_protocol::tool::PermissionMode;
 use std::ffi::OsString;
@@ -744,8 +743,12 @@ mod error_tests {
             ),
             "{source:?}"
         );
-        // What the manager still reads: the same, as text.
-        let reason = provider.restore(home.path(), "gone").unwrap().unwrap_err();
+        // Its text is the provider's own.
+        let reason = provider
+            .conversation(home.path(), "gone")
+            .unwrap()
+            .unwrap_err()
+            .to_string();
         assert!(reason.starts_with("no transcript at "), "{reason}");
     }
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 use codiva_protocol::text::sanitize_title_to;
 
 use crate::process::{ChildRegistry, EnvPolicy, Supervision};
-use crate::provider::Provider;
+use crate::provider::{Provider, TitleError};
 
 /// The longest title an agent's answer gives, in characters.
 pub const MAX_GENERATED_TITLE_CHARS: usize = 60;
@@ -64,20 +64,46 @@ pub enum TitleOrigin {
 /// be named, and a command line has a length limit).
 const INSTRUCTION_CHARS: usize = 2000;
 
+/// Why an agent gave no title ([`generate`]); the prompt's first line stays.
+#[derive(Debug, thiserror::Error)]
+pub enum NoTitle {
+    /// The agent has no one-shot for titles.
+    #[error("{agent} makes no titles")]
+    Unsupported {
+        /// The agent's name for people.
+        agent: &'static str,
+    },
+    /// The one-shot could not be run, or did not finish in time (and was killed).
+    #[error(transparent)]
+    Run(#[from] crate::process::ProbeError),
+    /// Its output gave no title (`stderr`: the end of what it printed there, one line).
+    #[error("{reason}{}", if stderr.is_empty() { String::new() } else { format!(" ({stderr})") })]
+    Answer {
+        #[source]
+        reason: TitleError,
+        stderr: String,
+    },
+    /// The title is empty once cleaned.
+    #[error("the agent answered an empty title")]
+    Empty,
+}
+
 /// Asks `provider` for a title for `instruction`: `Ok` with a clean one-line title of at most
-/// [`MAX_GENERATED_TITLE_CHARS`] characters, or `Err` with why there is none (the agent cannot,
-/// it failed, it timed out, or it answered nothing usable).
+/// [`MAX_GENERATED_TITLE_CHARS`] characters, or why there is none (the agent cannot, it
+/// failed, it timed out, or it answered nothing usable).
 pub async fn generate(
     provider: &dyn Provider,
     instruction: &str,
     env: &EnvPolicy,
     limit: Duration,
     registry: Option<&ChildRegistry>,
-) -> Result<String, String> {
+) -> Result<String, NoTitle> {
     let instruction: String = instruction.chars().take(INSTRUCTION_CHARS).collect();
     let command = provider
         .title_request(&instruction)
-        .ok_or_else(|| format!("{} makes no titles", provider.display_name()))?;
+        .ok_or_else(|| NoTitle::Unsupported {
+            agent: provider.display_name(),
+        })?;
     let env = with_vars(env, &command.env);
     let supervision = Supervision {
         registry,
@@ -90,23 +116,21 @@ pub async fn generate(
         limit,
         Some(supervision),
     )
-    .await
-    .map_err(|err| err.to_string())?;
+    .await?;
     let raw = provider
         .read_title(&run.stdout, run.success)
         .map_err(|reason| {
-            let reason = reason.to_string();
             let stderr = run.stderr.trim();
-            if stderr.is_empty() {
-                reason
-            } else {
-                format!(
-                    "{reason} ({})",
+            NoTitle::Answer {
+                reason,
+                stderr: if stderr.is_empty() {
+                    String::new()
+                } else {
                     codiva_protocol::text::one_line(stderr, 200)
-                )
+                },
             }
         })?;
-    clean(&raw).ok_or_else(|| "the agent answered an empty title".to_owned())
+    clean(&raw).ok_or(NoTitle::Empty)
 }
 
 /// A model's answer made a title: sanitised (no control characters or escape sequences, no

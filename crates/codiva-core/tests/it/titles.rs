@@ -10,7 +10,7 @@ use codiva_core::claude::ClaudeProvider;
 use codiva_core::git::IgnoredMode;
 use codiva_core::manager::{CreateOptions, Manager, ManagerEvent, ManagerOptions};
 use codiva_core::process::EnvPolicy;
-use codiva_core::provider::{Provider, Providers};
+use codiva_core::provider::{Provider, Providers, TitleError};
 use codiva_core::title::{self, TitleMode};
 use codiva_testkit::{
     AgentSandbox, Match, MockServer, RecordedRequest, Reply, Rule, Script, TestRepo, Times,
@@ -254,7 +254,7 @@ async fn the_title_one_shot_prints_one_result() {
     }
     // The same through the title module: cleaned and short.
     let made = title::generate(&*provider, "README に使い方を書いて", &env, WAIT, None).await;
-    assert_eq!(made.as_deref(), Ok("README に使い方を追記"));
+    assert_eq!(made.unwrap(), "README に使い方を追記");
 }
 
 /// The captured stdout of the real one-shot reads as its title.
@@ -285,13 +285,36 @@ async fn a_failed_one_shot_gives_no_title() {
     let err = title::generate(&*world.provider(), "fix the parser", &env, WAIT, None)
         .await
         .unwrap_err();
-    assert!(err.contains("HTTP 500"), "{err}");
+    assert!(
+        matches!(
+            err,
+            title::NoTitle::Answer {
+                reason: TitleError::Refused {
+                    status: Some(500),
+                    ..
+                },
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("HTTP 500"), "{err}");
 
     let silent = ClaudeProvider::new("/bin/true".into(), "/nonexistent".into());
     let err = title::generate(&silent, "fix the parser", &env, WAIT, None)
         .await
         .unwrap_err();
-    assert!(err.contains("no result"), "{err}");
+    assert!(
+        matches!(
+            err,
+            title::NoTitle::Answer {
+                reason: TitleError::NoResult { .. },
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("no result"), "{err}");
 }
 
 /// The one-shot is kept as an agent is: recorded in the child registry while it runs (a codiva

@@ -72,7 +72,7 @@ pub(super) fn adopt_orphan_worktrees(
         let agent_session_id = provider.latest_conversation(&path);
         let prompt = agent_session_id
             .as_deref()
-            .and_then(|id| provider.restore(&path, id)?.ok())
+            .and_then(|id| provider.conversation(&path, id)?.ok())
             .and_then(|log| {
                 log.main.into_iter().find_map(|entry| match entry {
                     crate::session_log::EntryKind::User { text } => Some(text),

@@ -3,6 +3,7 @@
 
 use super::{Actor, refused};
 use crate::manager::{ManagerError, Reply};
+use crate::provider::RecordsError;
 use codiva_protocol::error::RefusalCode;
 
 impl Actor {
@@ -24,16 +25,16 @@ impl Actor {
             async move {
                 let conversation = conversation?;
                 let read = tokio::task::spawn_blocking(move || {
-                    provider.full_text(&cwd, &conversation, &kept, total)
+                    provider.whole_message(&cwd, &conversation, &kept, total)
                 })
                 .await;
-                read.unwrap_or_else(|err| Some(Err(err.to_string())))
+                read.unwrap_or_else(|err| Some(Err(RecordsError::new(err))))
             },
             move |_, found| {
                 let result = match found {
                     Some(Ok(Some(text))) => Ok(text),
                     Some(Ok(None)) => Err(not_there(&owned_id, "the transcript lacks it")),
-                    Some(Err(why)) => Err(not_there(&owned_id, &why)),
+                    Some(Err(err)) => Err(not_there(&owned_id, &err.to_string())),
                     None => Err(not_there(&owned_id, "no transcript is known for it")),
                 };
                 reply.send(result);

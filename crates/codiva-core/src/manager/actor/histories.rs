@@ -15,7 +15,7 @@ use crate::agent_event::NoteLevel;
 use crate::history::AgentRef;
 use crate::history::History;
 use crate::history_file;
-use crate::provider::ConversationLog as RestoredLog;
+use crate::provider::{ConversationLog as RestoredLog, RecordsError};
 use crate::session_log::EntryKind;
 use crate::session_state::SessionEvent;
 
@@ -260,7 +260,7 @@ impl PendingSave {
 /// otherwise; a warning note when the transcript cannot be read and there is no history.
 /// `transcript` is `None` when the agent never named its conversation.
 pub(super) fn restored_log(
-    transcript: Option<Result<RestoredLog, String>>,
+    transcript: Option<Result<RestoredLog, RecordsError>>,
     history: Option<(usize, Vec<EntryKind>)>,
     subagents: &mut Vec<(String, Vec<EntryKind>)>,
 ) -> Vec<EntryKind> {

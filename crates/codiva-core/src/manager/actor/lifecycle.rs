@@ -20,7 +20,7 @@ use crate::approval::ApprovalPolicy;
 use crate::git::{self, WorktreeOptions};
 use crate::manager::info::{ManagerEvent, SessionInfo, SessionPhase};
 use crate::manager::{CreateOptions, ManagerError, Reply};
-use crate::provider::Provider;
+use crate::provider::{Provider, RecordsError};
 use crate::session::{AnswerError, SessionCommand, SessionConfig};
 use crate::session_state::{RestoredSession, SessionEvent, SessionState, Status};
 use crate::{session_task, slug};
@@ -199,9 +199,7 @@ impl Actor {
             async move {
                 let result = {
                     let _guard = git_lock.lock().await;
-                    repo.create_worktree(&slug, &base, &worktree_options)
-                        .await
-                        .map_err(|err| err.to_string())
+                    repo.create_worktree(&slug, &base, &worktree_options).await
                 };
                 let setup = match &result {
                     Ok(worktree) => repo.run_setup(&worktree.path).await,
@@ -217,7 +215,7 @@ impl Actor {
     fn prepared(
         &mut self,
         id: &str,
-        result: Result<git::Worktree, String>,
+        result: Result<git::Worktree, git::GitError>,
         setup: Option<git::SetupResult>,
     ) {
         let Some(record) = self.records.get_mut(id) else {
@@ -261,10 +259,10 @@ impl Actor {
                     }
                 }
             }
-            Err(message) => {
+            Err(err) => {
                 record.phase = SessionPhase::Active;
                 record.status = Status::Failed;
-                record.detail = Some(format!("the worktree could not be created: {message}"));
+                record.detail = Some(format!("the worktree could not be created: {err}"));
                 record.detail_code = None;
                 record.queued.clear();
             }
@@ -410,11 +408,9 @@ impl Actor {
             async move {
                 let session_id = session_id?;
                 let read =
-                    tokio::task::spawn_blocking(move || provider.restore(&cwd, &session_id)).await;
-                match read {
-                    Ok(read) => read,
-                    Err(err) => Some(Err(err.to_string())),
-                }
+                    tokio::task::spawn_blocking(move || provider.conversation(&cwd, &session_id))
+                        .await;
+                read.unwrap_or_else(|err| Some(Err(RecordsError::new(err))))
             },
             move |actor, transcript| {
                 let mut restored = restored;

@@ -66,7 +66,6 @@ impl Actor {
                     (histories, persist::save(&path, &state))
                 })
                 .await
-                .map_err(|err| err.to_string())
             },
             |actor, result| {
                 match result {

@@ -25,7 +25,7 @@ use super::{Actor, refused};
 use crate::agent_event::NoteLevel;
 use crate::git::CommitOutcome;
 use crate::github::draft::{clean_line, clean_text};
-use crate::github::{Checks, FailedLog, PrLookup, PrState, PrStatus};
+use crate::github::{Checks, FailedLog, GhError, PrLookup, PrState, PrStatus};
 use crate::manager::info::{ManagerEvent, SessionPhase};
 use crate::manager::{ManagerError, Reply};
 use crate::session::SessionCommand;
@@ -53,7 +53,7 @@ pub(super) struct RepairTurn {
 /// One run's log as the job read it.
 struct RunLog {
     run: u64,
-    log: Result<FailedLog, String>,
+    log: Result<FailedLog, GhError>,
 }
 
 impl Actor {
@@ -128,10 +128,7 @@ impl Actor {
                 let budget = FIX_CI_LOG_BUDGET / runs.len().max(1);
                 let mut logs = Vec::new();
                 for run in runs {
-                    let log = gh
-                        .failed_log(&worktree, run, budget)
-                        .await
-                        .map_err(|err| err.to_string());
+                    let log = gh.failed_log(&worktree, run, budget).await;
                     logs.push(RunLog { run, log });
                 }
                 let head = repo.head_commit(&worktree).await.ok();
@@ -273,8 +270,8 @@ impl Actor {
                             NoteCode::new("repair_pushed", &[&branch, &remote]),
                         )
                     }
-                    Err(detail) => {
-                        let detail = clean_line(&detail, 300);
+                    Err(err) => {
+                        let detail = clean_line(&err.to_string(), 300);
                         (
                             NoteLevel::Warning,
                             format!("pushing the repair's commits of {branch} failed: {detail}"),
@@ -435,7 +432,8 @@ impl Actor {
                     actor.pushed(&owned_id);
                     reply.send(Ok(format!("{message}; pushed to {remote}")));
                 }
-                Err(detail) => {
+                Err(err) => {
+                    let detail = err.to_string();
                     reply.send(Err(refused(
                         RefusalCode::PushFailed,
                         &[&branch, "", &detail],
@@ -469,6 +467,16 @@ fn has_own_open_pr(record: &super::record::Record) -> bool {
     })
 }
 
+/// Why the session's branch could not be pushed to the remote of its base.
+#[derive(Debug, thiserror::Error)]
+enum PushError {
+    /// The base branch has no remote.
+    #[error("{base} has no remote to push to")]
+    NoRemote { base: String },
+    #[error(transparent)]
+    Git(#[from] crate::git::GitError),
+}
+
 /// Pushes `branch` from `worktree` to the remote of `base` (never forced); the remote's name,
 /// or why it could not be pushed.
 async fn push_to_base_remote(
@@ -476,16 +484,15 @@ async fn push_to_base_remote(
     worktree: &std::path::Path,
     base: &str,
     branch: &str,
-) -> Result<String, String> {
-    let remote = match repo.base_remote(base).await {
-        Ok(Some(remote)) => remote,
-        Ok(None) => return Err(format!("{base} has no remote to push to")),
-        Err(err) => return Err(err.to_string()),
-    };
-    repo.push_branch(worktree, &remote, branch)
-        .await
-        .map(|()| remote)
-        .map_err(|err| err.to_string())
+) -> Result<String, PushError> {
+    let remote = repo
+        .base_remote(base)
+        .await?
+        .ok_or_else(|| PushError::NoRemote {
+            base: base.to_owned(),
+        })?;
+    repo.push_branch(worktree, &remote, branch).await?;
+    Ok(remote)
 }
 
 impl Actor {
@@ -579,7 +586,7 @@ fn fix_ci_message(status: &PrStatus, logs: &[RunLog]) -> String {
             }
             Err(err) => text.push_str(&format!(
                 "\nThe log of run {run} could not be read: {}\n",
-                clean_line(err, 300)
+                clean_line(&err.to_string(), 300)
             )),
         }
     }
@@ -644,7 +651,9 @@ mod tests {
             },
             RunLog {
                 run: 43,
-                log: Err("HTTP 500".into()),
+                log: Err(GhError::Network {
+                    detail: "HTTP 500".into(),
+                }),
             },
         ];
         let text = fix_ci_message(&status, &logs);
@@ -655,7 +664,10 @@ mod tests {
         assert!(text.contains("- build: https://github.com/o/r/actions/runs/42/job/1"));
         assert!(text.contains("````text\nbuild\tRun\t```boom```"), "{text}");
         assert!(text.contains("its last lines"));
-        assert!(text.contains("run 43 could not be read: HTTP 500"));
+        assert!(
+            text.contains("run 43 could not be read: GitHub could not be reached: HTTP 500"),
+            "{text}"
+        );
         assert!(text.ends_with("the branch is pushed for you."));
     }
 }
