@@ -218,6 +218,9 @@ client_requests! {
     /// with instructions to fix and commit (refused without a pull request, without a failed
     /// check, or while it works).
     SessionFixCi => "session/fixCi" (SessionParams) -> FixCiResult, session;
+    /// The subjects of the commits on the session's branch that its base lacks, newest first:
+    /// what a merge or a pull request would take.
+    SessionCommits => "session/commits" (SessionParams) -> CommitsResult, session;
     /// Commits the worktree's uncommitted files with the message given, or (no message) asks
     /// the agent to commit its work.
     SessionCommit => "session/commit" (CommitParams) -> CommitResult, session;

@@ -302,6 +302,17 @@ pub struct CommitResult {
     pub message: String,
 }
 
+/// The answer to `session/commits`: the commits of the session's branch that its base lacks,
+/// newest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CommitsResult {
+    /// Each commit's subject (its first line; agent-written text, sanitised: one line, no
+    /// control characters, at most 200 characters).
+    pub subjects: Vec<String>,
+    /// The branch has more commits than these (at most 100 are listed).
+    pub more: bool,
+}
+
 /// Params of `session/recover`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct RecoverParams {

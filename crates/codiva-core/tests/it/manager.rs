@@ -621,3 +621,60 @@ async fn every_request_routed_to_the_manager_has_a_handler() {
     assert!(answered >= 28, "{answered} requests answered");
     manager.shutdown().await;
 }
+
+/// `session/commits`: the subjects of the branch's commits its base lacks, newest first, each
+/// one clean line (an agent wrote them), and whether there are more than the 100 listed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sessions_commits_are_its_branchs_own_newest_first() {
+    use codiva_protocol::methods::request;
+    use codiva_protocol::params::SessionParams;
+
+    let repo = TestRepo::new();
+    let (manager, _) = Manager::start(options(&repo)).await.unwrap();
+    let session = manager
+        .create(CreateOptions {
+            prompt: "two commits".into(),
+            ..CreateOptions::default()
+        })
+        .await
+        .unwrap();
+    wait_settled(&manager, &session.id).await;
+    let commits = |id: &str| {
+        manager.request::<request::SessionCommits>(SessionParams {
+            session_id: id.to_owned(),
+        })
+    };
+    let none = commits(&session.id).await.unwrap();
+    assert!(none.subjects.is_empty() && !none.more, "{none:?}");
+
+    let worktree = manager
+        .list()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|s| s.id == session.id)
+        .unwrap()
+        .worktree;
+    for subject in ["First step", "Second \u{1b}[31mstep\u{202e}"] {
+        crate::git::git(&worktree, &["commit", "--allow-empty", "-q", "-m", subject]);
+    }
+    let listed = commits(&session.id).await.unwrap();
+    assert_eq!(listed.subjects, ["Second [31mstep", "First step"]);
+    assert!(!listed.more);
+
+    for n in 0..100 {
+        crate::git::git(
+            &worktree,
+            &["commit", "--allow-empty", "-q", "-m", &format!("c{n}")],
+        );
+    }
+    let many = commits(&session.id).await.unwrap();
+    assert_eq!(many.subjects.len(), 100);
+    assert_eq!(many.subjects[0], "c99");
+    assert!(many.more);
+
+    let Err(ManagerError::NoSuchSession(_)) = commits("nope").await else {
+        panic!("an unknown session's commits");
+    };
+    manager.shutdown().await;
+}

@@ -7,14 +7,14 @@
 use codiva_client::ClientError;
 use codiva_protocol::manager::{DiscardOutcome, DiscardPreview};
 use codiva_protocol::methods::request;
-use codiva_protocol::params::ConfirmParams;
+use codiva_protocol::params::{CommitsResult, ConfirmParams};
 use codiva_protocol::{ClientRequest, Request};
 use serde_json::Value;
 
 use super::requests::discard;
 use super::{App, Confirm, Effect, Focus, Purpose, overlay};
 use crate::i18n::{Key, t, tf};
-use crate::i18n_views::{V, vtf};
+use crate::i18n_views::{V, vt, vtf};
 
 /// A request's result as the method table's result type for `R`.
 fn decode<R: Request>(result: Result<Value, ClientError>) -> Result<R::Result, ClientError> {
@@ -97,6 +97,10 @@ impl App {
                 Ok(result) => self.said(vtf(V::InfoRestored, &[&result.session.title])),
                 Err(err) => self.failed(&err),
             },
+            C::SessionCommits(params) => match decode::<request::SessionCommits>(result) {
+                Ok(result) => self.commits_arrived(&params.session_id, &result),
+                Err(err) => self.failed(&err),
+            },
             C::SessionRename(_) => match decode::<request::SessionRename>(result) {
                 Ok(result) => self.said(vtf(V::InfoRenamed, &[&result.session.title])),
                 Err(err) => self.failed(&err),
@@ -166,6 +170,24 @@ impl App {
     }
 
     /// A notice that a request did what it was asked.
+    /// `/commits`: the branch's commits its base lacks, one subject a line.
+    fn commits_arrived(&mut self, id: &str, result: &CommitsResult) {
+        let Some(session) = self.sessions.iter().find(|s| s.id == id) else {
+            return;
+        };
+        let (branch, base) = (session.branch.clone(), session.base.clone());
+        if result.subjects.is_empty() {
+            return self.said(vtf(V::CommitsNone, &[&branch, &base]));
+        }
+        let count = result.subjects.len().to_string();
+        let mut lines = vec![vtf(V::CommitsTitle, &[&count, &branch, &base])];
+        lines.extend(result.subjects.iter().map(|subject| format!("• {subject}")));
+        if result.more {
+            lines.push(vt(V::CommitsMore).to_owned());
+        }
+        self.said(lines.join("\n"));
+    }
+
     fn said(&mut self, text: String) {
         self.set_notice(text, false);
     }

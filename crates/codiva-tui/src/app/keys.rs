@@ -604,6 +604,13 @@ impl App {
             Command::Agent => self.agent_command(id, argument),
             Command::Login => self.open_login(argument),
             Command::Diff => id.map(|id| self.open_diff(id)).unwrap_or_default(),
+            Command::Commits => id
+                .map(|id| {
+                    vec![Effect::request(ClientRequest::SessionCommits(
+                        session_params(id),
+                    ))]
+                })
+                .unwrap_or_default(),
             Command::Sync => id
                 .map(|id| {
                     vec![Effect::request(ClientRequest::SessionSync(session_params(

@@ -19,6 +19,7 @@ pub enum Command {
     Recover,
     Remove,
     Restore,
+    Commits,
     Rename,
     Shell,
     Edit,
@@ -29,7 +30,7 @@ pub enum Command {
 }
 
 impl Command {
-    pub const ALL: [Command; 20] = [
+    pub const ALL: [Command; 21] = [
         Command::Model,
         Command::Agent,
         Command::Login,
@@ -43,6 +44,7 @@ impl Command {
         Command::Recover,
         Command::Remove,
         Command::Restore,
+        Command::Commits,
         Command::Rename,
         Command::Shell,
         Command::Edit,
@@ -67,6 +69,7 @@ impl Command {
             Command::Recover => "recover",
             Command::Remove => "remove",
             Command::Restore => "restore",
+            Command::Commits => "commits",
             Command::Rename => "rename",
             Command::Shell => "shell",
             Command::Edit => "edit",
@@ -81,6 +84,7 @@ impl Command {
         use crate::i18n_views::{V, vt};
         match self {
             Command::Restore => return vt(V::CmdRestore),
+            Command::Commits => return vt(V::CmdCommits),
             Command::Rename => return vt(V::CmdRename),
             Command::Shell => return vt(V::CmdShell),
             Command::Edit => return vt(V::CmdEdit),
@@ -109,6 +113,7 @@ impl Command {
             (Command::Exit, _) => Key::CmdExit,
             (
                 Command::Restore
+                | Command::Commits
                 | Command::Rename
                 | Command::Shell
                 | Command::Edit
@@ -129,6 +134,7 @@ impl Command {
     pub fn available_in(self, view: &View) -> bool {
         match self {
             Command::Diff
+            | Command::Commits
             | Command::Sync
             | Command::Remove
             | Command::Rename

@@ -11,14 +11,14 @@ use codiva_client::{Backend, BoxFuture, Client, ClientError};
 use codiva_protocol::approval::ApprovalPolicy;
 use codiva_protocol::manager::{DiffStat, DiffText, DiscardOutcome, DiscardPreview};
 use codiva_protocol::params::{
-    AgentsResult, ApprovalParams, CommitResult, ConfigResult, FixCiResult, FullMessageResult,
-    LoginStarted, PrResult, QuestionParams, RecoverItem, RecoverKind, RecoverParams, RecoverResult,
-    ResumeParams, SessionResult, SyncResult,
+    AgentsResult, ApprovalParams, CommitResult, CommitsResult, ConfigResult, FixCiResult,
+    FullMessageResult, LoginStarted, PrResult, QuestionParams, RecoverItem, RecoverKind,
+    RecoverParams, RecoverResult, ResumeParams, SessionResult, SyncResult,
 };
 use codiva_protocol::session::SessionSnapshot;
 use codiva_tui::app::{App, Effect, Purpose};
 use codiva_tui::i18n::{Key, Lang, t, tf, with_lang};
-use codiva_tui::i18n_views::{V, vtf};
+use codiva_tui::i18n_views::{V, vt, vtf};
 use codiva_tui::repair_text::{R, rf};
 use crossterm::event::KeyCode;
 use serde_json::{Value, json};
@@ -371,6 +371,25 @@ fn cases() -> Vec<Case> {
             after_ok: says(tf(Key::InfoRemoved, &[id])),
             after_err: failure_said(),
         },
+        // One subject a line under the count, newest first.
+        Case {
+            effect: request(ClientRequest::SessionCommits(sid(id))),
+            prepare: nothing,
+            ok: value(CommitsResult {
+                subjects: vec!["Second step".into(), "First step".into()],
+                more: true,
+            }),
+            after_ok: says(
+                [
+                    vtf(V::CommitsTitle, &["2", &session.branch, &session.base]),
+                    "• Second step".to_owned(),
+                    "• First step".to_owned(),
+                    vt(V::CommitsMore).to_owned(),
+                ]
+                .join("\n"),
+            ),
+            after_err: failure_said(),
+        },
         Case {
             effect: request(ClientRequest::SessionSync(sid(id))),
             prepare: nothing,
@@ -516,7 +535,7 @@ fn the_table_covers_every_request_the_app_can_send() {
         assert!(
             covered.contains(method) || NOT_SENT.contains(method),
             "{method}: a request of the protocol that this table does not know — add a case \
-             (and its answer to App::answered and its route to run::requests::send) or list it \
+             (and its answer to App::answered or list it \
              in NOT_SENT"
         );
     }

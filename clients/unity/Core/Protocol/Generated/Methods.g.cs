@@ -18,6 +18,7 @@ namespace Codiva.Protocol
         public static readonly Method<NoParams, ManagerSnapshot> ManagerSnapshot = new Method<NoParams, ManagerSnapshot>("manager/snapshot");
         public static readonly Method<QuestionParams, Done> SessionAnswerQuestion = new Method<QuestionParams, Done>("session/answerQuestion");
         public static readonly Method<CommitParams, CommitResult> SessionCommit = new Method<CommitParams, CommitResult>("session/commit");
+        public static readonly Method<SessionParams, CommitsResult> SessionCommits = new Method<SessionParams, CommitsResult>("session/commits");
         public static readonly Method<CreateParams, SessionResult> SessionCreate = new Method<CreateParams, SessionResult>("session/create");
         public static readonly Method<SessionParams, DiffStat> SessionDiff = new Method<SessionParams, DiffStat>("session/diff");
         public static readonly Method<SessionParams, DiffText> SessionDiffText = new Method<SessionParams, DiffText>("session/diffText");
@@ -58,6 +59,7 @@ namespace Codiva.Protocol
             ManagerSnapshot,
             SessionAnswerQuestion,
             SessionCommit,
+            SessionCommits,
             SessionCreate,
             SessionDiff,
             SessionDiffText,

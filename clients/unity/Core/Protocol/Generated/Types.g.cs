@@ -185,6 +185,18 @@ namespace Codiva.Protocol
         [Wire("commit")] public string Commit;
     }
 
+    /// The answer to `session/commits`: the commits of the session's branch that its base lacks,
+    /// newest first.
+    [Schema("CommitsResult")]
+    public sealed partial class CommitsResult
+    {
+        /// Each commit's subject (its first line; agent-written text, sanitised: one line, no
+        /// control characters, at most 200 characters).
+        [Wire("subjects", Required = true)] public List<string> Subjects;
+        /// The branch has more commits than these (at most 100 are listed).
+        [Wire("more", Required = true)] public bool More;
+    }
+
     [Schema("ConfigField")]
     public sealed partial class ConfigField
     {

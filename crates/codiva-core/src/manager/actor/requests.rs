@@ -5,7 +5,7 @@
 use codiva_protocol::error::RefusalCode;
 use codiva_protocol::methods::Route;
 use codiva_protocol::params::{
-    Done, FullMessageResult, PrResult, SessionListResult, SessionResult, SyncResult,
+    CommitsResult, Done, FullMessageResult, PrResult, SessionListResult, SessionResult, SyncResult,
 };
 use codiva_protocol::{ClientRequest, UserInput};
 use serde_json::Value;
@@ -13,6 +13,7 @@ use serde_json::Value;
 use super::jobs::reply_later;
 use super::record::Record;
 use super::{Actor, refused};
+use crate::github::draft::clean_line;
 use crate::manager::info::{ManagerSnapshot, ReadPage, SessionPhase};
 use crate::manager::requests::{permission_response, question_response};
 use crate::manager::{CreateOptions, MAX_FULL_MESSAGE, ManagerError, Reply, encode};
@@ -320,6 +321,12 @@ impl Actor {
                     self.fix_ci(&p.session_id, reply);
                 }
             }
+            ClientRequest::SessionCommits(p) => {
+                let reply = answered(reply, |result| result);
+                if let Some(reply) = self.refuse_in_place(&p.session_id, "commits", reply) {
+                    self.commits(&p.session_id, reply);
+                }
+            }
             ClientRequest::SessionCommit(p) => {
                 let reply = answered(reply, |result| result);
                 if let Some(reply) = self.refuse_in_place(&p.session_id, "commit", reply) {
@@ -343,6 +350,52 @@ impl Actor {
                 reply.send(Err(ManagerError::NotRouted(request.method())));
             }
         }
+    }
+
+    /// The subjects of the commits on the session's branch that its base lacks (agent-written:
+    /// each made one clean line).
+    fn commits(&mut self, id: &str, reply: Reply<CommitsResult>) {
+        const LISTED: usize = 100;
+        let record = match self.record(id) {
+            Ok(record) => record,
+            Err(err) => return reply.send(Err(err)),
+        };
+        if matches!(
+            record.phase,
+            SessionPhase::Preparing | SessionPhase::Discarded
+        ) {
+            return reply.send(Err(refused(
+                RefusalCode::NoWorktree,
+                &[id],
+                format!("session {id} has no branch now"),
+            )));
+        }
+        let (base, branch) = (record.base.clone(), record.branch.clone());
+        let repo = self.repo.clone();
+        self.job(
+            Some(id),
+            async move {
+                repo.commit_subjects(
+                    &format!("refs/heads/{base}"),
+                    &format!("refs/heads/{branch}"),
+                    LISTED + 1,
+                )
+                .await
+            },
+            move |_, listed| {
+                reply.send(listed.map_err(ManagerError::from).map(|mut subjects| {
+                    let more = subjects.len() > LISTED;
+                    subjects.truncate(LISTED);
+                    CommitsResult {
+                        subjects: subjects
+                            .iter()
+                            .map(|subject| clean_line(subject, 200))
+                            .collect(),
+                        more,
+                    }
+                }))
+            },
+        );
     }
 
     /// A page of the session's log (`scope`), from its task.
