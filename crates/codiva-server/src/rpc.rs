@@ -51,12 +51,12 @@ impl RpcError {
     /// A valid request refused, with the reason's values (`args`) and its English message.
     /// `reason`: a [`RefusalCode`], or its wire name while a caller still holds it as a string
     /// (the binary's `serve/listen.rs`: `not_owner`).
-    pub fn refused(reason: impl Into<RefusalCode>, args: Vec<String>, message: String) -> Self {
+    pub fn refused(reason: RefusalCode, args: Vec<String>, message: String) -> Self {
         RpcError {
             code: REFUSED,
             message,
             data: Some(Box::new(ErrorData::Refusal(RefusalData {
-                reason: reason.into(),
+                reason,
                 args,
                 fresh: None,
             }))),

@@ -472,9 +472,9 @@ async fn send_answer(client: &Client, answer: PromptAnswer) {
             .map(drop),
     };
     if let Err(err) = result
-        && err
-            .refusal()
-            .is_none_or(|refusal| refusal.reason != "no_pending_prompt")
+        && err.refusal().is_none_or(|refusal| {
+            refusal.reason != codiva_protocol::error::RefusalCode::NoPendingPrompt
+        })
     {
         eprintln!("codiva: warning: the answer was not taken: {err}");
     }

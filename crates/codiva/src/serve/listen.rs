@@ -317,7 +317,7 @@ async fn client(
 /// One error line for a client of another user, then the connection closes.
 async fn refuse(mut stream: UnixStream, own: u32, peer: &str) {
     let error = RpcError::refused(
-        "not_owner",
+        codiva_protocol::error::RefusalCode::NotOwner,
         vec![own.to_string(), peer.to_owned()],
         format!("this codiva daemon belongs to uid {own}; connections from uid {peer} are refused"),
     );
