@@ -106,7 +106,8 @@ fn in_snapshot(event: &SessionEvent) -> bool {
 
 /// The status line's retry note ("retrying in 4s"), only while the agent retries.
 fn retry_text(detail: Option<&str>, detail_code: Option<&NoteCode>) -> Option<String> {
-    let retrying = detail_code.is_some_and(|code| code.name == codiva_protocol::log::NoteName::Retrying);
+    let retrying =
+        detail_code.is_some_and(|code| code.name == codiva_protocol::log::NoteName::Retrying);
     crate::i18n::status_detail(detail, detail_code).filter(|_| retrying)
 }
 
