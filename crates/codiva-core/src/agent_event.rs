@@ -246,3 +246,190 @@ pub enum TurnOutcome {
         message: String,
     },
 }
+
+/// A TODO item's or plan step's status from an agent's word for it (`pending`,
+/// `in_progress` — Codex's app server writes `inProgress` —, `completed`); any other word is
+/// pending.
+pub fn todo_status(word: &str) -> TodoStatus {
+    match word {
+        "completed" => TodoStatus::Completed,
+        "in_progress" | "inProgress" => TodoStatus::InProgress,
+        _ => TodoStatus::Pending,
+    }
+}
+
+/// What an agent's plan shows besides its steps.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PlanText {
+    /// The steps, one per line, as the call's content and its result (ACP agents).
+    Steps,
+    /// The agent's explanation (when it gave one) as the call's content and summary; the
+    /// steps, one per line, as its result (Codex's app server).
+    Explanation(Option<String>),
+    /// No content and an empty result (`codex exec`, whose plan is a list and nothing more).
+    Nothing,
+}
+
+/// An agent's plan in the log: a call of its plan tool `name` (kind TODO, title `Plan`,
+/// summarised by its explanation or by its number of steps) and that call's result, which
+/// replaces the TODO list with `steps`. `input` is the agent's own message, kept for display.
+pub fn plan_call(
+    id: String,
+    name: &str,
+    input: Value,
+    steps: Vec<(String, TodoStatus)>,
+    shown: PlanText,
+) -> [AgentEvent; 2] {
+    use codiva_protocol::tool::{ToolContent, ToolKind};
+    let lines = || {
+        steps
+            .iter()
+            .map(|(step, status)| format!("[{status:?}] {step}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let count = format!("{} steps", steps.len());
+    let (content, summary, text) = match shown {
+        PlanText::Steps => {
+            let text = lines();
+            (vec![ToolContent::Text { text: text.clone() }], count, text)
+        }
+        PlanText::Explanation(explanation) => (
+            explanation
+                .iter()
+                .map(|text| ToolContent::Text { text: text.clone() })
+                .collect(),
+            explanation.unwrap_or(count),
+            lines(),
+        ),
+        PlanText::Nothing => (Vec::new(), count, String::new()),
+    };
+    let call = AgentBlock::ToolUse {
+        id: id.clone(),
+        name: name.to_owned(),
+        input,
+        summary,
+        view: ToolCallView {
+            tool_kind: ToolKind::Todo,
+            title: "Plan".to_owned(),
+            content,
+            notes: Vec::new(),
+        },
+        subagent: None,
+    };
+    [
+        AgentEvent::Block {
+            message_id: id.clone(),
+            parent: None,
+            block: call,
+            usage: None,
+            model: None,
+        },
+        AgentEvent::ToolResult {
+            parent: None,
+            tool_use_id: id,
+            text,
+            is_error: false,
+            todo: Some(TodoChange::Replaced { items: steps }),
+        },
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn steps() -> Vec<(String, TodoStatus)> {
+        vec![
+            ("read".to_owned(), todo_status("completed")),
+            ("write".to_owned(), todo_status("inProgress")),
+            ("test".to_owned(), todo_status("pending")),
+        ]
+    }
+
+    fn parts(events: [AgentEvent; 2]) -> (String, Vec<String>, String, Vec<(String, TodoStatus)>) {
+        let [
+            AgentEvent::Block {
+                block: AgentBlock::ToolUse { summary, view, .. },
+                ..
+            },
+            AgentEvent::ToolResult {
+                text,
+                todo: Some(TodoChange::Replaced { items }),
+                ..
+            },
+        ] = events
+        else {
+            panic!("a plan is a call and its result");
+        };
+        assert_eq!(view.title, "Plan");
+        let content = view
+            .content
+            .into_iter()
+            .map(|content| match content {
+                codiva_protocol::tool::ToolContent::Text { text } => text,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        (summary, content, text, items)
+    }
+
+    #[test]
+    fn a_plan_is_a_call_whose_result_replaces_the_todo_list_as_each_agent_shows_it() {
+        let lines = "[Completed] read\n[InProgress] write\n[Pending] test";
+        let acp = plan_call(
+            "plan-1".into(),
+            "plan",
+            Value::Null,
+            steps(),
+            PlanText::Steps,
+        );
+        assert_eq!(
+            parts(acp),
+            ("3 steps".into(), vec![lines.into()], lines.into(), steps())
+        );
+        let why = PlanText::Explanation(Some("tests first".into()));
+        let codex = plan_call("plan-t-1".into(), "update_plan", Value::Null, steps(), why);
+        assert_eq!(
+            parts(codex),
+            (
+                "tests first".into(),
+                vec!["tests first".into()],
+                lines.into(),
+                steps()
+            )
+        );
+        let plain = PlanText::Explanation(None);
+        let codex = plan_call(
+            "plan-t-2".into(),
+            "update_plan",
+            Value::Null,
+            steps(),
+            plain,
+        );
+        assert_eq!(
+            parts(codex),
+            ("3 steps".into(), Vec::new(), lines.into(), steps())
+        );
+        let exec = plan_call(
+            "plan-1".into(),
+            "update_plan",
+            Value::Null,
+            steps(),
+            PlanText::Nothing,
+        );
+        assert_eq!(
+            parts(exec),
+            ("3 steps".into(), Vec::new(), String::new(), steps())
+        );
+    }
+
+    #[test]
+    fn every_agents_word_for_a_status() {
+        assert_eq!(todo_status("completed"), TodoStatus::Completed);
+        assert_eq!(todo_status("in_progress"), TodoStatus::InProgress);
+        assert_eq!(todo_status("inProgress"), TodoStatus::InProgress);
+        assert_eq!(todo_status("pending"), TodoStatus::Pending);
+        assert_eq!(todo_status("later"), TodoStatus::Pending);
+    }
+}

@@ -6,8 +6,6 @@ use codiva_protocol::tool::{
 };
 use serde_json::{Map, Value};
 
-use crate::agent_event::TodoStatus;
-
 fn str_at<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
     value.get(key).and_then(Value::as_str)
 }
@@ -207,15 +205,6 @@ pub fn content_texts(content: &Value) -> String {
             None => String::new(),
         },
         _ => String::new(),
-    }
-}
-
-/// A plan entry's status.
-pub fn step_status(status: &str) -> TodoStatus {
-    match status {
-        "completed" => TodoStatus::Completed,
-        "in_progress" => TodoStatus::InProgress,
-        _ => TodoStatus::Pending,
     }
 }
 

@@ -10,12 +10,12 @@ use super::connection::{AcpConnection, PendingPermission, Sent};
 use super::rpc::{self, Message, RpcError};
 use super::tools::{self, Call};
 use crate::agent_event::{
-    AgentBlock, AgentEvent, CommandInfo, ModelChoice, NoteLevel, PermissionRequest, Question,
-    QuestionOption, QuestionRequest, TodoChange, TurnEnd, TurnOutcome,
+    AgentBlock, AgentEvent, CommandInfo, ModelChoice, NoteLevel, PermissionRequest, PlanText,
+    Question, QuestionOption, QuestionRequest, TurnEnd, TurnOutcome, plan_call, todo_status,
 };
 use crate::provider::{OutLine, Received};
 use crate::session_log::NoteCode;
-use codiva_protocol::tool::{PermissionMode, ToolCallView, ToolContent, ToolKind};
+use codiva_protocol::tool::PermissionMode;
 
 /// xAI's question extension (an ACP extension method: `_` + vendor + name).
 const ASK_USER_QUESTION: &str = "_x.ai/ask_user_question";
@@ -572,44 +572,22 @@ impl AcpConnection {
     fn plan(&mut self, update: &Value, out: &mut Out) {
         self.plan_seq += 1;
         let id = format!("plan-{}", self.plan_seq);
-        let steps: Vec<(String, crate::agent_event::TodoStatus)> = list(update, "entries")
+        let steps = list(update, "entries")
             .map(|entry| {
                 (
                     str_at(entry, "/content").unwrap_or_default().to_owned(),
-                    tools::step_status(str_at(entry, "/status").unwrap_or_default()),
+                    todo_status(str_at(entry, "/status").unwrap_or_default()),
                 )
             })
             .collect();
-        let text = steps
-            .iter()
-            .map(|(step, status)| format!("[{status:?}] {step}"))
-            .collect::<Vec<_>>()
-            .join("\n");
-        let view = ToolCallView {
-            tool_kind: ToolKind::Todo,
-            title: "Plan".to_owned(),
-            content: vec![ToolContent::Text { text: text.clone() }],
-            notes: Vec::new(),
-        };
-        out.events.push(block(
-            id.clone(),
-            AgentBlock::ToolUse {
-                id: id.clone(),
-                name: "plan".to_owned(),
-                input: update.clone(),
-                summary: format!("{} steps", steps.len()),
-                view,
-                subagent: None,
-            },
-        ));
         self.finished_calls.insert(id.clone());
-        out.events.push(AgentEvent::ToolResult {
-            parent: None,
-            tool_use_id: id,
-            text,
-            is_error: false,
-            todo: Some(TodoChange::Replaced { items: steps }),
-        });
+        out.events.extend(plan_call(
+            id,
+            "plan",
+            update.clone(),
+            steps,
+            PlanText::Steps,
+        ));
     }
 
     fn flush(&mut self, out: &mut Out) {

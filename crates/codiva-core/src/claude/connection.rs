@@ -184,7 +184,7 @@ impl Provider for ClaudeProvider {
                         .map(|item| codiva_protocol::session::TodoItem {
                             id: item.id,
                             content: item.text,
-                            status: super::tools::todo_status(&item.status),
+                            status: crate::agent_event::todo_status(&item.status),
                         })
                         .collect()
                 }),

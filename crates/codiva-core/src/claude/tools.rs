@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::agent_event::{SubagentCall, TodoChange, TodoStatus};
+use crate::agent_event::{SubagentCall, TodoChange, todo_status};
 use crate::session_log::one_line;
 
 /// The tool through which Claude Code asks the user questions.
@@ -80,15 +80,6 @@ pub fn todo_change(name: &str, input: &Value, structured: Option<&Value>) -> Opt
             })
         }
         _ => None,
-    }
-}
-
-/// Claude Code's word for a task's status (`pending`, `in_progress`, `completed`).
-pub(super) fn todo_status(status: &str) -> TodoStatus {
-    match status {
-        "completed" => TodoStatus::Completed,
-        "in_progress" => TodoStatus::InProgress,
-        _ => TodoStatus::Pending,
     }
 }
 

@@ -15,10 +15,9 @@ use codiva_protocol::tool::{
 };
 use serde_json::Value;
 
-use super::items::step_status;
 use crate::agent_event::{
-    AgentBlock, AgentEvent, AgentInfo, NoteLevel, PermissionRequest, QuestionRequest, RetryInfo,
-    TodoChange, TokenUsage, TurnEnd, TurnOutcome,
+    AgentBlock, AgentEvent, AgentInfo, NoteLevel, PermissionRequest, PlanText, QuestionRequest,
+    RetryInfo, TodoStatus, TokenUsage, TurnEnd, TurnOutcome, plan_call,
 };
 use crate::provider::{
     Capabilities, CommandLine, Connection, InvalidInput, Launch, OutLine, Provider, Received,
@@ -331,7 +330,7 @@ impl ExecConnection {
     fn plan(&mut self, item: &Value) -> Vec<AgentEvent> {
         self.plan_seq += 1;
         let id = format!("plan-{}", self.plan_seq);
-        let items: Vec<(String, crate::agent_event::TodoStatus)> = item
+        let items = item
             .get("items")
             .and_then(Value::as_array)
             .into_iter()
@@ -343,39 +342,15 @@ impl ExecConnection {
                         .and_then(Value::as_str)
                         .unwrap_or_default()
                         .to_owned(),
-                    step_status(if done { "completed" } else { "pending" }),
+                    if done {
+                        TodoStatus::Completed
+                    } else {
+                        TodoStatus::Pending
+                    },
                 )
             })
             .collect();
-        let call = AgentBlock::ToolUse {
-            id: id.clone(),
-            name: "update_plan".to_owned(),
-            input: item.clone(),
-            summary: format!("{} steps", items.len()),
-            view: ToolCallView {
-                tool_kind: ToolKind::Todo,
-                title: "Plan".to_owned(),
-                content: Vec::new(),
-                notes: Vec::new(),
-            },
-            subagent: None,
-        };
-        vec![
-            AgentEvent::Block {
-                message_id: id.clone(),
-                parent: None,
-                block: call,
-                usage: None,
-                model: None,
-            },
-            AgentEvent::ToolResult {
-                parent: None,
-                tool_use_id: id,
-                text: String::new(),
-                is_error: false,
-                todo: Some(TodoChange::Replaced { items }),
-            },
-        ]
+        plan_call(id, "update_plan", item.clone(), items, PlanText::Nothing).into()
     }
 }
 

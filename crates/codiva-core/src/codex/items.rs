@@ -7,7 +7,7 @@ use codiva_protocol::tool::{
 };
 use serde_json::Value;
 
-use crate::agent_event::{AgentBlock, TodoStatus};
+use crate::agent_event::AgentBlock;
 
 /// The item types that are tool calls (0.171's `ThreadItem` union); every other type
 /// (messages, reasoning, review-mode markers, hook prompts, types newer than 0.171) is not
@@ -221,15 +221,6 @@ pub fn tool_result(item: &Value) -> (String, bool) {
             .unwrap_or_else(|| status.to_owned()),
     };
     (text, failed)
-}
-
-/// A plan step's status.
-pub fn step_status(status: &str) -> TodoStatus {
-    match status {
-        "completed" => TodoStatus::Completed,
-        "inProgress" | "in_progress" => TodoStatus::InProgress,
-        _ => TodoStatus::Pending,
-    }
 }
 
 /// The id of the option that answers `acceptWithExecpolicyAmendment`.

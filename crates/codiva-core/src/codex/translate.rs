@@ -8,8 +8,8 @@ use super::connection::{Approval, CodexConnection, Sent, received};
 use super::items;
 use super::rpc::{self, Message, RpcError};
 use crate::agent_event::{
-    AgentBlock, AgentEvent, AgentInfo, ModelChoice, NoteLevel, PermissionRequest, RetryInfo,
-    TodoChange, TokenUsage, TurnEnd, TurnOutcome,
+    AgentBlock, AgentEvent, AgentInfo, ModelChoice, NoteLevel, PermissionRequest, PlanText,
+    RetryInfo, TokenUsage, TurnEnd, TurnOutcome, plan_call, todo_status,
 };
 use crate::provider::{OutLine, Received};
 use crate::session_log::NoteCode;
@@ -344,7 +344,7 @@ impl CodexConnection {
             str_at(params, "/turnId").unwrap_or_default(),
             self.plan_seq
         );
-        let steps: Vec<(String, crate::agent_event::TodoStatus)> = params
+        let steps = params
             .get("plan")
             .and_then(Value::as_array)
             .into_iter()
@@ -352,43 +352,19 @@ impl CodexConnection {
             .map(|step| {
                 (
                     str_at(step, "/step").unwrap_or_default().to_owned(),
-                    items::step_status(str_at(step, "/status").unwrap_or_default()),
+                    todo_status(str_at(step, "/status").unwrap_or_default()),
                 )
             })
             .collect();
-        let text = steps
-            .iter()
-            .map(|(step, status)| format!("[{status:?}] {step}"))
-            .collect::<Vec<_>>()
-            .join("\n");
         let explanation = str_at(params, "/explanation").map(str::to_owned);
-        let view = codiva_protocol::tool::ToolCallView {
-            tool_kind: codiva_protocol::tool::ToolKind::Todo,
-            title: "Plan".to_owned(),
-            content: explanation
-                .iter()
-                .map(|text| codiva_protocol::tool::ToolContent::Text { text: text.clone() })
-                .collect(),
-            notes: Vec::new(),
-        };
-        let call = AgentBlock::ToolUse {
-            id: id.clone(),
-            name: "update_plan".to_owned(),
-            input: params.clone(),
-            summary: explanation.unwrap_or_else(|| format!("{} steps", steps.len())),
-            view,
-            subagent: None,
-        };
-        vec![
-            block(id.clone(), call),
-            AgentEvent::ToolResult {
-                parent: None,
-                tool_use_id: id,
-                text,
-                is_error: false,
-                todo: Some(TodoChange::Replaced { items: steps }),
-            },
-        ]
+        plan_call(
+            id,
+            "update_plan",
+            params.clone(),
+            steps,
+            PlanText::Explanation(explanation),
+        )
+        .into()
     }
 
     fn usage(&mut self, params: &Value) -> Vec<AgentEvent> {
