@@ -231,11 +231,11 @@ impl Logins {
                 }
             }
             if status.is_none() {
-                let _ = crate::process::signal::signal_group(pgid, libc::SIGKILL);
+                crate::process::signal::kill_group(pgid);
                 status = child.wait().await.ok();
             } else {
                 // Anything it left in its group (a callback server).
-                let _ = crate::process::signal::signal_group(pgid, libc::SIGKILL);
+                crate::process::signal::kill_group(pgid);
             }
             if let Some(watch) = watch {
                 watch.reap().await;

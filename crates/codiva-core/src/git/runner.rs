@@ -10,6 +10,7 @@ use std::time::Duration;
 use tokio::process::Command;
 
 use super::GitError;
+use crate::process::signal::kill_group;
 
 /// The timeout of an ordinary git call.
 pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -270,26 +271,6 @@ fn cap_stderr(bytes: &[u8]) -> String {
         return text.to_string();
     }
     format!("{}…", codiva_protocol::text::head(text, STDERR_CAP))
-}
-
-/// SIGKILLs process group `pgid` (a child started with `process_group(0)`). Best effort.
-pub(crate) fn kill_group(pgid: u32) {
-    let Ok(pgid) = libc::pid_t::try_from(pgid) else {
-        return;
-    };
-    // Group 0/1 would be our own group or init's; never signal those.
-    if pgid <= 1 {
-        return;
-    }
-    // SAFETY: kill(2) takes two integers and touches no memory of ours. The target is the
-    // negative pgid of a child we started in its own group (checked > 1 above).
-    let rc = unsafe { libc::kill(-pgid, libc::SIGKILL) };
-    if rc != 0 {
-        tracing::debug!(
-            "kill of group {pgid} failed: {}",
-            io::Error::last_os_error()
-        );
-    }
 }
 
 #[cfg(test)]

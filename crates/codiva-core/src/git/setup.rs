@@ -10,7 +10,7 @@ use tokio::process::Command;
 use tokio::time::Instant;
 
 use super::Repo;
-use super::runner::kill_group;
+use crate::process::signal::kill_group;
 
 /// How long the setup script may run before its process group is killed.
 pub const SETUP_TIMEOUT: Duration = Duration::from_secs(10 * 60);

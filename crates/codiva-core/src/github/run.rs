@@ -11,7 +11,7 @@ use tokio::io::AsyncReadExt as _;
 use tokio::process::Command;
 
 use super::GhError;
-use crate::process::signal::{SIGKILL, signal_group};
+use crate::process::signal::kill_group;
 
 /// The timeout of one `gh` call (a lookup is one GraphQL request; `pr create` three).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -181,10 +181,8 @@ impl Gh {
             Ok(Err(err)) => Err(GhError::Io(format!("waiting for gh {label}: {err}"))),
             Err(_elapsed) => {
                 // Kill gh and whatever it started (git, a credential helper), then reap it.
-                if let Some(pgid) = pgid
-                    && let Err(err) = signal_group(pgid, SIGKILL)
-                {
-                    tracing::debug!("killing gh's group {pgid}: {err}");
+                if let Some(pgid) = pgid {
+                    kill_group(pgid);
                 }
                 let _ = child.kill().await;
                 tracing::warn!("gh {label} timed out after {:?}", self.timeout);

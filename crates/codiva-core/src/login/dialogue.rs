@@ -198,7 +198,7 @@ impl Dialogue {
             }
         }
         // The login is over however it ended: the agent and whatever it started go.
-        let _ = crate::process::signal::signal_group(self.pgid, libc::SIGKILL);
+        crate::process::signal::kill_group(self.pgid);
         if status.is_none() {
             status = self.child.wait().await.ok();
         }

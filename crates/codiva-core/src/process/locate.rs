@@ -10,7 +10,7 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
 
-use super::signal::{SIGKILL, signal_group};
+use super::signal::kill_group;
 
 /// How long `--version` may take.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -391,7 +391,7 @@ pub async fn run_supervised(
     let Ok((out, err, status)) = tokio::time::timeout(limit, run).await else {
         // Still unreaped, so the group id is still ours.
         if let Some(pid) = pid {
-            let _ = signal_group(pid, SIGKILL);
+            kill_group(pid);
         }
         let _ = child.wait().await;
         if let Some(supervised) = supervised {
@@ -405,7 +405,7 @@ pub async fn run_supervised(
     let status = status.map_err(spawn_error)?;
     if let Some(pid) = pid {
         // Anything it left running in its group.
-        let _ = signal_group(pid, SIGKILL);
+        kill_group(pid);
     }
     if let Some(supervised) = supervised {
         supervised.finish().await;

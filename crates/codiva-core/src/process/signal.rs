@@ -25,6 +25,14 @@ pub(crate) fn signal_group(pgid: u32, signal: i32) -> io::Result<bool> {
     raw_kill(-pgid, signal)
 }
 
+/// SIGKILLs every process of group `pgid` (a child started in a group of its own), best
+/// effort: a failure is only logged, and a group already gone is no failure.
+pub(crate) fn kill_group(pgid: u32) {
+    if let Err(err) = signal_group(pgid, SIGKILL) {
+        tracing::debug!("kill of group {pgid} failed: {err}");
+    }
+}
+
 /// Sends `signal` to the single process `pid`. `Ok(false)` if it no longer exists.
 pub(crate) fn signal_pid(pid: u32, signal: i32) -> io::Result<bool> {
     let Ok(pid) = libc::pid_t::try_from(pid) else {
@@ -55,5 +63,28 @@ fn raw_kill(target: libc::pid_t, signal: i32) -> io::Result<bool> {
         Ok(false)
     } else {
         Err(err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
+
+    /// The group's leader is killed (a second kill of a group gone is harmless); our own group or
+    /// init's is never signalled.
+    #[test]
+    fn kill_group_kills_the_leader_and_never_group_0_or_1() {
+        let mut leader = std::process::Command::new("sh")
+            .args(["-c", "sleep 30 & wait"])
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let pgid = leader.id();
+        kill_group(pgid);
+        assert_eq!(leader.wait().unwrap().signal(), Some(SIGKILL));
+        kill_group(pgid);
+        assert!(signal_group(0, SIGKILL).is_err());
+        assert!(signal_group(1, SIGKILL).is_err());
     }
 }

@@ -17,7 +17,7 @@ use tokio::sync::{oneshot, watch};
 use super::child_registry::ChildRegistry;
 use super::line_reader::LineReader;
 use super::parent_watch::ParentWatch;
-use super::signal::{SIGKILL, SIGTERM, signal_group};
+use super::signal::{SIGKILL, SIGTERM, kill_group, signal_group};
 
 /// Variables that are removed from every agent's environment, whatever the [`EnvPolicy`]: they
 /// would make Claude Code believe it runs nested inside another Claude Code session.
@@ -276,7 +276,7 @@ impl Drop for Shared {
         // the registry record.
         if !self.reaped.load(Ordering::Acquire) {
             tracing::debug!(pid = self.pid, label = %self.label, "last handle dropped: killing group");
-            let _ = signal_group(self.pid, SIGKILL);
+            kill_group(self.pid);
         }
     }
 }
@@ -438,7 +438,7 @@ pub async fn spawn(
         reaper_flag.store(true, Ordering::Release);
         // The leader is gone; its background jobs (an agent's shells) and the watcher must not
         // outlive it. The watcher keeps the group id from being reused until this signal.
-        let _ = signal_group(pid, SIGKILL);
+        kill_group(pid);
         if let Some(parent_watch) = parent_watch {
             parent_watch.reap().await;
         }
