@@ -39,7 +39,7 @@ use codiva_protocol::manager::SessionInfo;
 use ratatui::Frame;
 
 use crate::composer::Composer;
-use crate::i18n::{Key, tf};
+use crate::i18n::{AppText, t, tf};
 pub use mouse::{Selection, osc52};
 pub use palette::Command;
 use pane::Pane;
@@ -113,7 +113,7 @@ pub struct App {
 impl App {
     pub fn new(info: AppInfo) -> Self {
         let notice = info.warnings.first().map(|warning| notice::Notice {
-            text: tf(Key::Warning, &[warning]),
+            text: tf(AppText::Warning, &[warning]),
             error: true,
             place: notice::Place::Everywhere,
             until: notice::Until::Deadline(notice::ERROR_TIMEOUT),
@@ -183,10 +183,10 @@ impl App {
             .find(|agent| agent.status == codiva_protocol::agent::AgentStatus::Ready);
         match found {
             Some(agent) => {
-                let text = tf(Key::AgentFound, &[&agent.name]);
+                let text = tf(AppText::AgentFound, &[&agent.name]);
                 self.set_notice(text, false);
             }
-            None => self.set_notice(crate::i18n::t(Key::StillNoAgent), true),
+            None => self.set_notice(t(AppText::StillNoAgent), true),
         }
     }
 
@@ -200,7 +200,7 @@ impl App {
             effects = self.open_detail(id.clone());
         }
         self.composer.set_text(&resume.draft);
-        self.set_notice(crate::i18n::t(Key::Reattached).to_owned(), false);
+        self.set_notice(t(AppText::Reattached).to_owned(), false);
         effects
     }
 

@@ -13,6 +13,7 @@ use ratatui::widgets::{Clear, Widget};
 
 use codiva_protocol::agent::QuestionResponse;
 
+use crate::i18n::{AppText, t};
 use crate::theme::{self, glyph};
 use crate::width;
 
@@ -54,8 +55,8 @@ impl TextPurpose {
     /// A placeholder for the composer while it collects this text.
     pub fn hint(self) -> &'static str {
         match self {
-            TextPurpose::DenyReason => crate::i18n::t(crate::i18n::Key::TextDenyReason),
-            TextPurpose::FreeText { .. } => crate::i18n::t(crate::i18n::Key::TextFreeAnswer),
+            TextPurpose::DenyReason => t(AppText::TextDenyReason),
+            TextPurpose::FreeText { .. } => t(AppText::TextFreeAnswer),
         }
     }
 }

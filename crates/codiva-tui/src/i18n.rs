@@ -1,21 +1,19 @@
 //! The UI's words in English and Japanese. Every string a person reads in codiva's own screens
-//! comes from here. Each language is an exhaustive `match` over [`Key`], so a key missing from
-//! one language does not compile; a test checks that both languages use the same
-//! placeholders (`{0}`, `{1}`, …).
+//! comes from here, through one pair of functions: [`t`] (a key's text) and [`tf`] (with its
+//! `{0}`, `{1}`, … filled), and [`tn`] for counts. The keys are split by area, one enum each:
+//! [`AppText`] (the list, the session view, the composer, dialogs, cards, notes, refusals),
+//! [`ViewText`] (the finishing and picking views), [`AgentText`] (the agent picker, logins, the
+//! daemon), [`RepairText`] (`/fix-ci`, `/commit`, `/recover`) and [`PrText`] (pull requests).
+//! Each implements [`Words`] with an exhaustive `match` per language, so a key without words in
+//! one language does not compile; a test checks that both languages use the same placeholders.
 //!
 //! The language: `CODIVA_LANG`, then the config's `language`, then the locale (`LC_ALL`,
 //! `LC_MESSAGES`, `LANG`); `ja…` means Japanese, anything else English.
-
-mod en;
-mod ja;
 
 use std::sync::OnceLock;
 
 use codiva_protocol::error::RefusalCode;
 use codiva_protocol::log::NoteName;
-
-use en::en;
-use ja::ja;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lang {
@@ -75,339 +73,78 @@ pub fn locale_from_env() -> Option<String> {
         .find(|value| !value.is_empty())
 }
 
+/// A catalogue area's keys: each key's words in English and in Japanese.
+pub trait Words: Copy + std::fmt::Debug + 'static {
+    /// Every key of the area, in declaration order.
+    const ALL: &'static [Self];
+    fn en(self) -> &'static str;
+    fn ja(self) -> &'static str;
+}
+
+/// An area's key enum from its list of keys; its words are two functions, one exhaustive
+/// `match` per language (`en: path, ja: path`).
 macro_rules! keys {
-    ($($key:ident),* $(,)?) => {
-        /// Every UI string.
+    ($(#[$doc:meta])* $name:ident, en: $en:path, ja: $ja:path, [$($key:ident),* $(,)?]) => {
+        $(#[$doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub enum Key { $($key),* }
-        impl Key {
-            pub const ALL: &'static [Key] = &[$(Key::$key),*];
+        pub enum $name {
+            $($key),*
+        }
+        impl $crate::i18n::Words for $name {
+            const ALL: &'static [Self] = &[$(Self::$key),*];
+            fn en(self) -> &'static str {
+                $en(self)
+            }
+            fn ja(self) -> &'static str {
+                $ja(self)
+            }
         }
     };
 }
 
-keys![
-    ListPlaceholder,
-    FollowUpPlaceholder,
-    MergedPlaceholder,
-    DiscardedPlaceholder,
-    DenyReasonPlaceholder,
-    AnswerPlaceholder,
-    PromptPlaceholder,
-    EmptyHint,
-    MoreAbove,
-    MoreBelow,
-    MoreLineBelow,
-    MoreLinesBelow,
-    Sessions,
-    SessionOne,
-    Waiting,
-    DefaultModel,
-    Base,
-    YesNo,
-    TabToAnswer,
-    Conflicts,
-    Tokens,
-    McpSummary,
-    InPlaceAt,
-    McpFailed,
-    McpNeedsAuth,
-    McpNotReported,
-    ModeLabel,
-    ModeLabelShort,
-    ModeConfirm,
-    ModeAuto,
-    HintListFocus,
-    HintListDialog,
-    HintList,
-    HintDetailDialog,
-    HintListDialogBack,
-    HintDetailDialogBack,
-    HintEscChoices,
-    HintEscPreviousQuestion,
-    HintDetailLog,
-    HintDetail,
-    HintFinished,
-    HintDenyReason,
-    HintAnswer,
-    HintPrompt,
-    BadgeStarting,
-    BadgeRunning,
-    BadgePermission,
-    BadgeQuestion,
-    BadgeCompleted,
-    BadgeInterrupted,
-    BadgeRateLimited,
-    BadgeLoginNeeded,
-    BadgeFailed,
-    BadgeQueued,
-    BadgePreparing,
-    BadgeConflict,
-    BadgeMerged,
-    BadgeDiscarded,
-    BadgeStep,
-    Warning,
-    DiscardTitle,
-    RemoveTitle,
-    NothingLost,
-    UncommittedLost,
-    CommitsArchived,
-    PromptUnchanged,
-    Interrupting,
-    DialogDraftPending,
-    FocusComposer,
-    FocusDialog,
-    FocusList,
-    FocusLog,
-    FocusConfirm,
-    CtrlCQuitHint,
-    CtrlCIdle,
-    ExitConfirm,
-    MergedFollowUp,
-    DiscardedFollowUp,
-    Resuming,
-    NothingToResume,
-    TypeTextForDialog,
-    MergeTitle,
-    MergeDetail,
-    UnknownCommand,
-    CommandNotHere,
-    CommandOnlyInList,
-    StartNoTerminal,
-    StartNotARepo,
-    StartNoCommits,
-    CommandOnlyInSession,
-    ModelForNew,
-    AgentForNew,
-    AgentsTitle,
-    AgentNotLoggedIn,
-    AgentCannotInterrupt,
-    AgentCannotSetModel,
-    NoAgent,
-    AgentReady,
-    AgentReadyDefault,
-    AgentNotInstalled,
-    NoAgentInstalled,
-    NoAgentPlaceholder,
-    HintNoAgent,
-    AgentFound,
-    StillNoAgent,
-    AgentUsage,
-    InfoAgentSet,
-    NoteAgentSwitched,
-    ModelHelp,
-    ModelsUnknown,
-    NothingToClear,
-    ClearConfirm,
-    Help,
-    InboxEmpty,
-    InboxMore,
-    CmdModelList,
-    CmdModelDetail,
-    CmdAgentList,
-    CmdAgentDetail,
-    CmdPrompt,
-    CmdConfig,
-    CmdDiff,
-    CmdSync,
-    CmdRemove,
-    CmdClear,
-    CmdHelp,
-    HelpTitle,
-    HelpCommands,
-    HelpInSession,
-    HelpMore,
-    HelpEnd,
-    CmdExit,
-    Reattached,
-    CmdShutdown,
-    ShutdownConfirm,
-    ShutdownConfirmOne,
-    DetachedWorking,
-    DetachedWorkingOne,
-    DetachedIdle,
-    DaemonStopped,
-    ResolvedElsewhere,
-    AgentCommand,
-    PermYes,
-    PermAlways,
-    PermDeny,
-    PermStop,
-    PermTitle,
-    PermScopeTitle,
-    PermHintAllow,
-    PermHintAlways,
-    PermHintDeny,
-    PermHintStop,
-    PermHintChoose,
-    PermScopeHint,
-    PermSubagent,
-    PermBlockedPath,
-    NoteLine,
-    NoteLines,
-    NoteEdit,
-    NoteEdits,
-    NoteEveryOccurrence,
-    PermEveryCall,
-    ScopeAllEdits,
-    ScopeEveryTool,
-    ScopePlan,
-    ScopeAskEvery,
-    ScopeSwitchMode,
-    ScopeAlwaysAllow,
-    ScopeAlwaysDeny,
-    ScopeAlwaysAsk,
-    ScopeAccess,
-    WhereSession,
-    WhereLocal,
-    WhereProject,
-    WhereUser,
-    QTypeSomething,
-    QChat,
-    QSubmitAnswers,
-    QSubmit,
-    QTitleN,
-    QTitle,
-    QHintMulti,
-    QHintSingleTabs,
-    QHintSingle,
-    QReview,
-    QHintReview,
-    TextDenyReason,
-    TextFreeAnswer,
-    CardDenied,
-    CardStopped,
-    CardShowMoreOne,
-    CardShowMore,
-    CardToolUse,
-    CardToolUses,
-    CardStarting,
-    CardBackground,
-    CardEarlierOne,
-    CardEarlier,
-    CardTools,
-    TodoProgress,
-    DetailRetrying,
-    DetailRetryingNoCause,
-    DetailSeconds,
-    DetailStep,
-    DetailWaitingOne,
-    DetailWaitingMany,
-    DetailCollecting,
-    DetailStalled,
-    CardChoices,
-    CardLaunchedInBackground,
-    CardThinking,
-    CardFromLine,
-    CardLimitLine,
-    CardLimitLines,
-    CardSearchIn,
-    CardFailedN,
-    CardDeniedN,
-    NoteInterrupted,
-    NoteContinued,
-    NoteDenied,
-    NoteStalled,
-    NoteResumeFailed,
-    NoteRequestFailed,
-    NoteEndedMidTurn,
-    NoteExitedFirst,
-    NoteProcessEnded,
-    NoteUnreadable,
-    NoteOversized,
-    NoteRestartLimit,
-    NoteRestarting,
-    NoteStopAfterInterrupt,
-    NoteUnknownLine,
-    NoteIdleStopped,
-    NoteNotSent,
-    NoteRepairPushed,
-    NoteRepairPushFailed,
-    NoteRepairNotPushed,
-    NoteExitedBeforeTurn,
-    NoteUnsupportedRequest,
-    NoteStopReason,
-    NoteAllowedByPolicy,
-    NoteCompacted,
-    NoteCompactedTrigger,
-    NoteCompactedTokens,
-    CompactAuto,
-    CompactManual,
-    ResourcesTotal,
-    ResourcesSession,
-    InfoPromptSaved,
-    ErrPromptSave,
-    ErrOpenUrl,
-    InfoModelSet,
-    DiffSummary,
-    DiffUncommitted,
-    InfoMerged,
-    InfoRemoved,
-    InfoDiscarded,
-    InfoDiscardedRestorable,
-    RefEmptyInstruction,
-    RefNoAgentYet,
-    RefMergedStartNew,
-    RefDiscardedRestore,
-    RefNotRunning,
-    RefNoWorktree,
-    RefCannotMerge,
-    RefStillWorking,
-    RefMergeConflict,
-    RefNothingToMerge,
-    RefMergeRefused,
-    RefAlreadyMerged,
-    RefAlreadyDiscarded,
-    RefStillPreparing,
-    RefTokenMismatch,
-    RefChangedSincePreview,
-    RefNotDiscarded,
-    RefSyncBusy,
-    RefNoPendingPrompt,
-    RefWrongPromptKind,
-    RefMessageNotCut,
-    RefMessageTooLong,
-    RefMessageNotInTranscript,
-    RefConfigNotToml,
-    RefAgentNotInstalled,
-    RefNoAgentInstalled,
-    RefUnknownAgent,
-    RefConfigUnknownKey,
-    RefConfigInvalid,
-    RefConfigUnwritable,
-    RefNoRemote,
-    RefNothingToPush,
-    RefNotOwner,
-    RefPushFailed,
-    RefGhMissing,
-    RefGhNotAuthenticated,
-    RefGhRateLimited,
-    RefPrFailed,
-    RefLoginUnavailable,
-    RefLoginRunning,
-    RefLoginFailed,
-    RefNoSuchLogin,
-    RefInPlaceBusy,
-    RefInPlaceNotInRepo,
-    RefInPlaceSession,
-    RefNoSuchMcpServer,
-    RefUnsupportedByAgent,
-    ErrNoSuchSession,
-    ErrStopped,
-    LoginApiKey,
-    LoginToken,
-    LoginNone,
-    ErrContainedPanic,
-    ErrContainedPanicNoLog,
-];
+/// An area's key enum with each key's words beside it: `Key => "English", "日本語";`.
+macro_rules! keys_with_words {
+    ($(#[$doc:meta])* $name:ident { $($key:ident => $en:literal, $ja:literal;)* }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum $name {
+            $($key),*
+        }
+        impl $crate::i18n::Words for $name {
+            const ALL: &'static [Self] = &[$(Self::$key),*];
+            fn en(self) -> &'static str {
+                match self {
+                    $(Self::$key => $en),*
+                }
+            }
+            fn ja(self) -> &'static str {
+                match self {
+                    $(Self::$key => $ja),*
+                }
+            }
+        }
+    };
+}
+
+pub mod agents;
+pub mod app;
+pub mod pr;
+pub mod repair;
+pub mod views;
+
+pub use agents::AgentText;
+pub use app::AppText;
+pub use pr::PrText;
+pub use repair::RepairText;
+pub use views::ViewText;
 
 /// The text of `key` in the current language.
-pub fn t(key: Key) -> &'static str {
+pub fn t<K: Words>(key: K) -> &'static str {
     text(lang(), key)
 }
 
 /// The text of `key` with `{0}`, `{1}`, … replaced by `args`.
-pub fn tf(key: Key, args: &[&str]) -> String {
+pub fn tf<K: Words>(key: K, args: &[&str]) -> String {
     fill(t(key), args)
 }
 
@@ -453,17 +190,22 @@ pub fn fill(template: &str, args: &[&str]) -> String {
     out
 }
 
-/// The text for a count: `one` when `count` is 1, else `many`, with `{0}` the count (Japanese
-/// has one form; its two keys say the same).
-pub fn tn(count: usize, one: Key, many: Key) -> String {
+/// The text for a count: `one` when `count` is 1, else `many`, with `args` and then the count
+/// as the last argument (`{0}` when there are no others; Japanese has one form, its two keys
+/// say the same).
+pub fn tn<K: Words>(count: usize, one: K, many: K, args: &[&str]) -> String {
     let key = if count == 1 { one } else { many };
-    tf(key, &[&count.to_string()])
+    let count = count.to_string();
+    let mut all: Vec<&str> = args.to_vec();
+    all.push(&count);
+    tf(key, &all)
 }
 
-pub fn text(lang: Lang, key: Key) -> &'static str {
+/// The text of `key` in `lang`.
+pub fn text<K: Words>(lang: Lang, key: K) -> &'static str {
     match lang {
-        Lang::En => en(key),
-        Lang::Ja => ja(key),
+        Lang::En => key.en(),
+        Lang::Ja => key.ja(),
     }
 }
 
@@ -478,31 +220,31 @@ pub fn note_text<'a>(
     };
     let key = match code.name {
         NoteName::Compacted => return std::borrow::Cow::Owned(compacted(&code.args)),
-        NoteName::Interrupted => Key::NoteInterrupted,
-        NoteName::ContinuedAfterCut => Key::NoteContinued,
-        NoteName::AgentSwitched => Key::NoteAgentSwitched,
-        NoteName::Denied => Key::NoteDenied,
-        NoteName::Stalled => Key::NoteStalled,
-        NoteName::ResumeFailed => Key::NoteResumeFailed,
-        NoteName::RequestFailed => Key::NoteRequestFailed,
-        NoteName::EndedMidTurn => Key::NoteEndedMidTurn,
-        NoteName::ExitedBeforeFirstTurn => Key::NoteExitedFirst,
-        NoteName::ProcessEnded => Key::NoteProcessEnded,
-        NoteName::UnreadableLine => Key::NoteUnreadable,
-        NoteName::OversizedLine => Key::NoteOversized,
-        NoteName::RestartLimit => Key::NoteRestartLimit,
-        NoteName::Restarting => Key::NoteRestarting,
-        NoteName::StopAfterInterrupt => Key::NoteStopAfterInterrupt,
-        NoteName::UnknownLine => Key::NoteUnknownLine,
-        NoteName::IdleStopped => Key::NoteIdleStopped,
-        NoteName::NotSent => Key::NoteNotSent,
-        NoteName::RepairPushed => Key::NoteRepairPushed,
-        NoteName::RepairPushFailed => Key::NoteRepairPushFailed,
-        NoteName::RepairNotPushed => Key::NoteRepairNotPushed,
-        NoteName::ExitedBeforeTurn => Key::NoteExitedBeforeTurn,
-        NoteName::UnsupportedRequest => Key::NoteUnsupportedRequest,
-        NoteName::StopReason => Key::NoteStopReason,
-        NoteName::AllowedByPolicy => Key::NoteAllowedByPolicy,
+        NoteName::Interrupted => AppText::NoteInterrupted,
+        NoteName::ContinuedAfterCut => AppText::NoteContinued,
+        NoteName::AgentSwitched => AppText::NoteAgentSwitched,
+        NoteName::Denied => AppText::NoteDenied,
+        NoteName::Stalled => AppText::NoteStalled,
+        NoteName::ResumeFailed => AppText::NoteResumeFailed,
+        NoteName::RequestFailed => AppText::NoteRequestFailed,
+        NoteName::EndedMidTurn => AppText::NoteEndedMidTurn,
+        NoteName::ExitedBeforeFirstTurn => AppText::NoteExitedFirst,
+        NoteName::ProcessEnded => AppText::NoteProcessEnded,
+        NoteName::UnreadableLine => AppText::NoteUnreadable,
+        NoteName::OversizedLine => AppText::NoteOversized,
+        NoteName::RestartLimit => AppText::NoteRestartLimit,
+        NoteName::Restarting => AppText::NoteRestarting,
+        NoteName::StopAfterInterrupt => AppText::NoteStopAfterInterrupt,
+        NoteName::UnknownLine => AppText::NoteUnknownLine,
+        NoteName::IdleStopped => AppText::NoteIdleStopped,
+        NoteName::NotSent => AppText::NoteNotSent,
+        NoteName::RepairPushed => AppText::NoteRepairPushed,
+        NoteName::RepairPushFailed => AppText::NoteRepairPushFailed,
+        NoteName::RepairNotPushed => AppText::NoteRepairNotPushed,
+        NoteName::ExitedBeforeTurn => AppText::NoteExitedBeforeTurn,
+        NoteName::UnsupportedRequest => AppText::NoteUnsupportedRequest,
+        NoteName::StopReason => AppText::NoteStopReason,
+        NoteName::AllowedByPolicy => AppText::NoteAllowedByPolicy,
         // Its text holds a number its args do not: the core's English text.
         NoteName::MessageCut => return std::borrow::Cow::Borrowed(text),
         // Status details ([`status_detail`]), not notes; a later version's name.
@@ -520,17 +262,17 @@ pub fn note_text<'a>(
 /// the trigger and the token count are left out when the agent did not say.
 fn compacted(args: &[String]) -> String {
     let arg = |index: usize| args.get(index).map_or("", String::as_str);
-    let mut text = t(Key::NoteCompacted).to_owned();
+    let mut text = t(AppText::NoteCompacted).to_owned();
     let trigger = match arg(0) {
-        "auto" => t(Key::CompactAuto),
-        "manual" => t(Key::CompactManual),
+        "auto" => t(AppText::CompactAuto),
+        "manual" => t(AppText::CompactManual),
         other => other,
     };
     if !trigger.is_empty() {
-        text.push_str(&tf(Key::NoteCompactedTrigger, &[trigger]));
+        text.push_str(&tf(AppText::NoteCompactedTrigger, &[trigger]));
     }
     if !arg(1).is_empty() {
-        text.push_str(&tf(Key::NoteCompactedTokens, &[arg(1)]));
+        text.push_str(&tf(AppText::NoteCompactedTokens, &[arg(1)]));
     }
     text
 }
@@ -565,19 +307,20 @@ pub fn status_detail(
                 (error, status) => format!("{error} ({status})"),
             };
             if cause.is_empty() {
-                tf(Key::DetailRetryingNoCause, &[arg(0), arg(1), &delay])
+                tf(AppText::DetailRetryingNoCause, &[arg(0), arg(1), &delay])
             } else {
-                tf(Key::DetailRetrying, &[arg(0), arg(1), &delay, &cause])
+                tf(AppText::DetailRetrying, &[arg(0), arg(1), &delay, &cause])
             }
         }
-        NoteName::Step => tf(Key::DetailStep, &[arg(0), arg(1)]),
+        NoteName::Step => tf(AppText::DetailStep, &[arg(0), arg(1)]),
         NoteName::WaitingForAgents => tn(
             arg(0).parse().unwrap_or(0),
-            Key::DetailWaitingOne,
-            Key::DetailWaitingMany,
+            AppText::DetailWaitingOne,
+            AppText::DetailWaitingMany,
+            &[],
         ),
-        NoteName::CollectingResults => t(Key::DetailCollecting).to_owned(),
-        NoteName::Stalled => tf(Key::DetailStalled, &[arg(0)]),
+        NoteName::CollectingResults => t(AppText::DetailCollecting).to_owned(),
+        NoteName::Stalled => tf(AppText::DetailStalled, &[arg(0)]),
         // Notes, not details; a later version's name: the core's text.
         NoteName::Compacted
         | NoteName::Interrupted
@@ -617,84 +360,83 @@ fn seconds(ms: u64) -> String {
     } else {
         format!("{}.{}", ms / 1000, (ms % 1000).div_ceil(100).min(9))
     };
-    tf(Key::DetailSeconds, &[&value])
+    tf(AppText::DetailSeconds, &[&value])
 }
 
 /// The notice for a panic codiva survived (see [`crate::crash::take_contained`]).
 pub fn contained_panic(panic: &crate::crash::ContainedPanic) -> String {
     match &panic.log {
         Ok(path) => tf(
-            Key::ErrContainedPanic,
+            AppText::ErrContainedPanic,
             &[&panic.message, &path.display().to_string()],
         ),
-        Err(err) => tf(Key::ErrContainedPanicNoLog, &[&panic.message, err]),
+        Err(err) => tf(AppText::ErrContainedPanicNoLog, &[&panic.message, err]),
     }
 }
 
 /// A manager refusal in the current language: its reason's words with its `args` (`None`:
 /// a reason of a later codiva; its message says it in English). Every reason is worded here,
-/// by the general catalogue or by the repair commands' (`repair_text`), in both languages.
+/// by the app's keys or by the repair commands' ([`RepairText`]), in both languages.
 pub fn refusal_text(reason: RefusalCode, args: &[&str]) -> Option<String> {
-    use crate::repair_text::{R, rf};
     let key = match reason {
-        RefusalCode::EmptyInstruction => Key::RefEmptyInstruction,
-        RefusalCode::NoAgentYet => Key::RefNoAgentYet,
-        RefusalCode::MergedStartNew => Key::RefMergedStartNew,
-        RefusalCode::DiscardedRestoreFirst => Key::RefDiscardedRestore,
-        RefusalCode::NotRunningAgent => Key::RefNotRunning,
-        RefusalCode::NoWorktree => Key::RefNoWorktree,
-        RefusalCode::CannotMergeNow => Key::RefCannotMerge,
-        RefusalCode::StillWorking => Key::RefStillWorking,
-        RefusalCode::MergeConflict => Key::RefMergeConflict,
-        RefusalCode::MergeRefused => Key::RefMergeRefused,
-        RefusalCode::AlreadyMerged => Key::RefAlreadyMerged,
-        RefusalCode::AlreadyDiscarded => Key::RefAlreadyDiscarded,
-        RefusalCode::StillPreparing => Key::RefStillPreparing,
-        RefusalCode::TokenMismatch => Key::RefTokenMismatch,
-        RefusalCode::ChangedSincePreview => Key::RefChangedSincePreview,
-        RefusalCode::NotDiscarded => Key::RefNotDiscarded,
-        RefusalCode::SyncBusy => Key::RefSyncBusy,
-        RefusalCode::NoPendingPrompt => Key::RefNoPendingPrompt,
-        RefusalCode::WrongPromptKind => Key::RefWrongPromptKind,
-        RefusalCode::MessageNotCut => Key::RefMessageNotCut,
-        RefusalCode::MessageTooLong => Key::RefMessageTooLong,
-        RefusalCode::MessageNotInTranscript => Key::RefMessageNotInTranscript,
-        RefusalCode::ConfigNotToml => Key::RefConfigNotToml,
-        RefusalCode::AgentNotInstalled => Key::RefAgentNotInstalled,
-        RefusalCode::NoAgentInstalled => Key::RefNoAgentInstalled,
-        RefusalCode::UnknownAgent => Key::RefUnknownAgent,
-        RefusalCode::ConfigUnknownKey => Key::RefConfigUnknownKey,
-        RefusalCode::ConfigInvalid => Key::RefConfigInvalid,
-        RefusalCode::ConfigUnwritable => Key::RefConfigUnwritable,
-        RefusalCode::NoRemote => Key::RefNoRemote,
-        RefusalCode::NotOwner => Key::RefNotOwner,
-        RefusalCode::PushFailed => Key::RefPushFailed,
-        RefusalCode::GhMissing => Key::RefGhMissing,
-        RefusalCode::GhNotAuthenticated => Key::RefGhNotAuthenticated,
-        RefusalCode::GhRateLimited => Key::RefGhRateLimited,
-        RefusalCode::PrFailed => Key::RefPrFailed,
-        RefusalCode::LoginUnavailable => Key::RefLoginUnavailable,
-        RefusalCode::LoginRunning => Key::RefLoginRunning,
-        RefusalCode::LoginFailed => Key::RefLoginFailed,
-        RefusalCode::NoSuchLogin => Key::RefNoSuchLogin,
-        RefusalCode::InPlaceBusy => Key::RefInPlaceBusy,
-        RefusalCode::InPlaceNotInRepo => Key::RefInPlaceNotInRepo,
-        RefusalCode::InPlaceSession => Key::RefInPlaceSession,
-        RefusalCode::NoSuchMcpServer => Key::RefNoSuchMcpServer,
-        RefusalCode::UnsupportedByAgent => Key::RefUnsupportedByAgent,
+        RefusalCode::EmptyInstruction => AppText::RefEmptyInstruction,
+        RefusalCode::NoAgentYet => AppText::RefNoAgentYet,
+        RefusalCode::MergedStartNew => AppText::RefMergedStartNew,
+        RefusalCode::DiscardedRestoreFirst => AppText::RefDiscardedRestore,
+        RefusalCode::NotRunningAgent => AppText::RefNotRunning,
+        RefusalCode::NoWorktree => AppText::RefNoWorktree,
+        RefusalCode::CannotMergeNow => AppText::RefCannotMerge,
+        RefusalCode::StillWorking => AppText::RefStillWorking,
+        RefusalCode::MergeConflict => AppText::RefMergeConflict,
+        RefusalCode::MergeRefused => AppText::RefMergeRefused,
+        RefusalCode::AlreadyMerged => AppText::RefAlreadyMerged,
+        RefusalCode::AlreadyDiscarded => AppText::RefAlreadyDiscarded,
+        RefusalCode::StillPreparing => AppText::RefStillPreparing,
+        RefusalCode::TokenMismatch => AppText::RefTokenMismatch,
+        RefusalCode::ChangedSincePreview => AppText::RefChangedSincePreview,
+        RefusalCode::NotDiscarded => AppText::RefNotDiscarded,
+        RefusalCode::SyncBusy => AppText::RefSyncBusy,
+        RefusalCode::NoPendingPrompt => AppText::RefNoPendingPrompt,
+        RefusalCode::WrongPromptKind => AppText::RefWrongPromptKind,
+        RefusalCode::MessageNotCut => AppText::RefMessageNotCut,
+        RefusalCode::MessageTooLong => AppText::RefMessageTooLong,
+        RefusalCode::MessageNotInTranscript => AppText::RefMessageNotInTranscript,
+        RefusalCode::ConfigNotToml => AppText::RefConfigNotToml,
+        RefusalCode::AgentNotInstalled => AppText::RefAgentNotInstalled,
+        RefusalCode::NoAgentInstalled => AppText::RefNoAgentInstalled,
+        RefusalCode::UnknownAgent => AppText::RefUnknownAgent,
+        RefusalCode::ConfigUnknownKey => AppText::RefConfigUnknownKey,
+        RefusalCode::ConfigInvalid => AppText::RefConfigInvalid,
+        RefusalCode::ConfigUnwritable => AppText::RefConfigUnwritable,
+        RefusalCode::NoRemote => AppText::RefNoRemote,
+        RefusalCode::NotOwner => AppText::RefNotOwner,
+        RefusalCode::PushFailed => AppText::RefPushFailed,
+        RefusalCode::GhMissing => AppText::RefGhMissing,
+        RefusalCode::GhNotAuthenticated => AppText::RefGhNotAuthenticated,
+        RefusalCode::GhRateLimited => AppText::RefGhRateLimited,
+        RefusalCode::PrFailed => AppText::RefPrFailed,
+        RefusalCode::LoginUnavailable => AppText::RefLoginUnavailable,
+        RefusalCode::LoginRunning => AppText::RefLoginRunning,
+        RefusalCode::LoginFailed => AppText::RefLoginFailed,
+        RefusalCode::NoSuchLogin => AppText::RefNoSuchLogin,
+        RefusalCode::InPlaceBusy => AppText::RefInPlaceBusy,
+        RefusalCode::InPlaceNotInRepo => AppText::RefInPlaceNotInRepo,
+        RefusalCode::InPlaceSession => AppText::RefInPlaceSession,
+        RefusalCode::NoSuchMcpServer => AppText::RefNoSuchMcpServer,
+        RefusalCode::UnsupportedByAgent => AppText::RefUnsupportedByAgent,
         // With a third value (files uncommitted) it is an offer to commit first.
         RefusalCode::NothingToMerge if args.len() == 3 => {
-            return Some(rf(R::RefNothingToMergeCommit, args));
+            return Some(tf(RepairText::RefNothingToMergeCommit, args));
         }
-        RefusalCode::NothingToMerge => Key::RefNothingToMerge,
+        RefusalCode::NothingToMerge => AppText::RefNothingToMerge,
         RefusalCode::NothingToPush if args.len() == 3 => {
-            return Some(rf(R::RefNothingToPushCommit, args));
+            return Some(tf(RepairText::RefNothingToPushCommit, args));
         }
-        RefusalCode::NothingToPush => Key::RefNothingToPush,
-        RefusalCode::NoPr => return Some(rf(R::RefNoPr, args)),
-        RefusalCode::NothingFailing => return Some(rf(R::RefNothingFailing, args)),
-        RefusalCode::NothingToCommit => return Some(rf(R::RefNothingToCommit, args)),
-        RefusalCode::CommitFailed => return Some(rf(R::RefCommitFailed, args)),
+        RefusalCode::NothingToPush => AppText::RefNothingToPush,
+        RefusalCode::NoPr => return Some(tf(RepairText::RefNoPr, args)),
+        RefusalCode::NothingFailing => return Some(tf(RepairText::RefNothingFailing, args)),
+        RefusalCode::NothingToCommit => return Some(tf(RepairText::RefNothingToCommit, args)),
+        RefusalCode::CommitFailed => return Some(tf(RepairText::RefCommitFailed, args)),
         RefusalCode::Unknown => return None,
     };
     Some(tf(key, args))
@@ -711,10 +453,10 @@ pub fn manager_error(error: &codiva_client::ClientError) -> String {
     match error {
         ClientError::Server(body) if body.code == NO_SUCH_SESSION => {
             let id = error.no_such_session().unwrap_or_default();
-            tf(Key::ErrNoSuchSession, &[id])
+            tf(AppText::ErrNoSuchSession, &[id])
         }
-        ClientError::Server(body) if body.code == STOPPED => t(Key::ErrStopped).to_owned(),
-        ClientError::Disconnected => t(Key::ErrStopped).to_owned(),
+        ClientError::Server(body) if body.code == STOPPED => t(AppText::ErrStopped).to_owned(),
+        ClientError::Disconnected => t(AppText::ErrStopped).to_owned(),
         ClientError::Server(body) => body.message.clone(),
         ClientError::Protocol(message) => message.clone(),
     }

@@ -1,5 +1,5 @@
-//! The catalogue's checks: both languages complete with the same placeholders, notes and
-//! refusals by code, the language choice.
+//! The catalogue's checks: every area's keys worded in both languages with the same
+//! placeholders, notes and refusals by code, the language choice.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -13,17 +13,28 @@ fn placeholders(text: &str) -> Vec<usize> {
     found
 }
 
-#[test]
-fn both_languages_have_every_key_with_the_same_placeholders() {
-    for key in Key::ALL {
-        let (en, ja) = (text(Lang::En, *key), text(Lang::Ja, *key));
+/// Every key of an area: words in both languages, with the same placeholders.
+fn check_area<K: Words>() {
+    for key in K::ALL {
+        let (en, ja) = (key.en(), key.ja());
         assert!(!en.is_empty() && !ja.is_empty(), "{key:?} is empty");
         assert_eq!(
             placeholders(en),
             placeholders(ja),
             "{key:?}: {en:?} vs {ja:?}"
         );
+        // Plurals are `{N|one|many}` choices, never "session(s)".
+        assert!(!en.contains("(s)"), "{key:?}: {en}");
     }
+}
+
+#[test]
+fn both_languages_have_every_key_with_the_same_placeholders() {
+    check_area::<AppText>();
+    check_area::<ViewText>();
+    check_area::<AgentText>();
+    check_area::<RepairText>();
+    check_area::<PrText>();
 }
 
 #[test]
@@ -182,46 +193,57 @@ fn fill_replaces_placeholders_and_plural_choices_once() {
     assert_eq!(fill("{2} {0|one}", &["1"]), "{2} one");
 }
 
-#[test]
-fn no_english_text_says_s_in_parentheses() {
-    // Plurals are `{N|one|many}` choices, never "session(s)".
-    for key in Key::ALL {
-        let en = text(Lang::En, *key);
-        assert!(!en.contains("(s)"), "{key:?}: {en}");
-    }
-    for key in crate::repair_text::R::ALL {
-        let en = crate::repair_text::text(Lang::En, *key);
-        assert!(!en.contains("(s)"), "{key:?}: {en}");
-    }
-    for key in crate::i18n_agents::A::ALL {
-        crate::i18n::with_lang(Lang::En, || {
-            let en = crate::i18n_agents::at(*key);
-            assert!(!en.contains("(s)"), "{key:?}: {en}");
-        });
-    }
-}
-
 /// Regression: `1 commits`. Counts that can be one are worded with plural choices.
 #[test]
 fn one_is_singular_in_english() {
-    crate::i18n::with_lang(Lang::En, || {
-        use crate::i18n_views::{V, vtf};
+    with_lang(Lang::En, || {
         assert_eq!(
-            vtf(V::MergeAhead, &["1", "b", "main"]),
+            tf(ViewText::MergeAhead, &["1", "b", "main"]),
             "1 commit on b is merged into main with a merge commit; the worktree is removed after (the branch stays archived)."
         );
         assert!(
-            vtf(V::MergeUncommitted, &["1", "a.txt"])
+            tf(ViewText::MergeUncommitted, &["1", "a.txt"])
                 .starts_with("1 uncommitted file is NOT merged and is lost")
         );
         assert_eq!(
-            tf(Key::NoteStalled, &["1"]),
+            tf(AppText::NoteStalled, &["1"]),
             "no output from the agent for 1 minute"
         );
         assert_eq!(
-            tf(Key::DetailStalled, &["2"]),
+            tf(AppText::DetailStalled, &["2"]),
             "stalled: no output for 2 minutes"
         );
-        assert_eq!(tf(Key::CardLimitLines, &["1"]), " · 1 line");
+        assert_eq!(tf(AppText::CardLimitLines, &["1"]), " · 1 line");
     });
+}
+
+#[test]
+fn uncommitted_work_turns_nothing_to_merge_into_an_offer() {
+    let (plain, offer) = with_lang(Lang::En, || {
+        (
+            refusal_text(RefusalCode::NothingToMerge, &["codiva/x", "main"]),
+            refusal_text(RefusalCode::NothingToMerge, &["codiva/x", "main", "2"]),
+        )
+    });
+    let plain = plain.unwrap();
+    assert!(!plain.contains("/commit"), "the app's words: {plain}");
+    let offer = offer.unwrap();
+    assert!(
+        offer.contains("2 files are uncommitted — /commit first"),
+        "{offer}"
+    );
+}
+
+#[test]
+fn git_errors_come_with_their_fix() {
+    use super::views::with_git_fix;
+    let identity = "`git merge --no-ff --no-edit codiva/x` failed (exit 128): Committer identity unknown\n\n*** Please tell me who you are.";
+    let out = with_lang(Lang::En, || with_git_fix(identity));
+    assert!(out.starts_with(identity));
+    assert!(out.contains("git config --global user.email"), "{out}");
+    let ja = with_lang(Lang::Ja, || with_git_fix(identity));
+    assert!(ja.contains("git config --global user.name"), "{ja}");
+    let lock = "fatal: Unable to create '/r/.git/index.lock': File exists.";
+    assert!(with_git_fix(lock).contains("index.lock"));
+    assert_eq!(with_git_fix("fatal: boom"), "fatal: boom");
 }

@@ -41,6 +41,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
+use crate::i18n::{AppText, ViewText, tf, tn};
 use crate::theme::{self, glyph};
 use crate::width::{byte_at_column, truncate};
 use block::{Block, Look};
@@ -785,21 +786,14 @@ fn note_agent_call(calls: &mut HashMap<String, u64>, entry: &LogEntry) {
 }
 
 fn status_text(below: usize) -> String {
-    let more = crate::i18n::tn(
-        below,
-        crate::i18n::Key::MoreLineBelow,
-        crate::i18n::Key::MoreLinesBelow,
-    );
+    let more = tn(below, AppText::MoreLineBelow, AppText::MoreLinesBelow, &[]);
     format!("{} {more}", glyph::MORE_BELOW)
 }
 
 /// The first row of a streaming reply longer than the memory cap (the completed message's
 /// first row says the same and that Enter opens it all).
 fn hidden_text(bytes: usize) -> String {
-    crate::i18n_views::vtf(
-        crate::i18n_views::V::StreamHidden,
-        &[&cut_message::byte_size(bytes)],
-    )
+    tf(ViewText::StreamHidden, &[&cut_message::byte_size(bytes)])
 }
 
 fn line_text(line: &Line<'_>) -> String {

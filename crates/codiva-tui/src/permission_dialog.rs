@@ -17,7 +17,7 @@ use ratatui::text::{Line, Span};
 use crate::dialog::{BodyRow, INDENT, Sections, choice_rows, footer_line, title_line, wrapped};
 pub use crate::dialog::{DialogAction, PermissionAnswer, TextPurpose};
 use crate::diff_preview::{self, DiffLine};
-use crate::i18n::{Key, t, tf, tn};
+use crate::i18n::{AppText, t, tf, tn};
 use crate::theme;
 use crate::width;
 
@@ -46,22 +46,22 @@ enum Choice {
 
 impl Choice {
     /// Its part of the footer's key hints.
-    fn hint(&self) -> Key {
+    fn hint(&self) -> AppText {
         match self {
-            Choice::Allow(_) => Key::PermHintAllow,
-            Choice::Always => Key::PermHintAlways,
-            Choice::Deny(_) => Key::PermHintDeny,
-            Choice::Stop(_) => Key::PermHintStop,
+            Choice::Allow(_) => AppText::PermHintAllow,
+            Choice::Always => AppText::PermHintAlways,
+            Choice::Deny(_) => AppText::PermHintDeny,
+            Choice::Stop(_) => AppText::PermHintStop,
         }
     }
 
     /// Label and key.
-    fn label(&self) -> (Key, char) {
+    fn label(&self) -> (AppText, char) {
         match self {
-            Choice::Allow(_) => (Key::PermYes, 'y'),
-            Choice::Always => (Key::PermAlways, 'a'),
-            Choice::Deny(_) => (Key::PermDeny, 'n'),
-            Choice::Stop(_) => (Key::PermStop, 's'),
+            Choice::Allow(_) => (AppText::PermYes, 'y'),
+            Choice::Always => (AppText::PermAlways, 'a'),
+            Choice::Deny(_) => (AppText::PermDeny, 'n'),
+            Choice::Stop(_) => (AppText::PermStop, 's'),
         }
     }
 }
@@ -173,7 +173,7 @@ impl PermissionDialog {
             }
         };
         if let Some(blocked) = &request.blocked_path {
-            notes.push(tf(Key::PermBlockedPath, &[blocked]));
+            notes.push(tf(AppText::PermBlockedPath, &[blocked]));
         }
         if let Some(reason) = &request.reason {
             notes.push(reason.clone());
@@ -233,8 +233,8 @@ impl PermissionDialog {
     }
 
     /// Where [`Self::step_back`] leads, for the footer; `None` on the main choices.
-    pub fn back_hint(&self) -> Option<Key> {
-        (self.mode == Mode::Scope).then_some(Key::HintEscChoices)
+    pub fn back_hint(&self) -> Option<AppText> {
+        (self.mode == Mode::Scope).then_some(AppText::HintEscChoices)
     }
 
     /// The scope menu's entries in order; the last is the tool-wide rule.
@@ -364,10 +364,10 @@ impl PermissionDialog {
 
     fn sections(&self, width: usize) -> Sections {
         let title = match self.mode {
-            Mode::Main => tf(Key::PermTitle, &[&self.tool]),
-            Mode::Scope => tf(Key::PermScopeTitle, &[&self.tool]),
+            Mode::Main => tf(AppText::PermTitle, &[&self.tool]),
+            Mode::Scope => tf(AppText::PermScopeTitle, &[&self.tool]),
         };
-        let note = self.subagent.then_some(t(Key::PermSubagent));
+        let note = self.subagent.then_some(t(AppText::PermSubagent));
         let (choices, selected, hint) = match self.mode {
             Mode::Main => (
                 self.choices
@@ -388,7 +388,7 @@ impl PermissionDialog {
                 self.choices
                     .iter()
                     .map(|choice| t(choice.hint()))
-                    .chain([t(Key::PermHintChoose)])
+                    .chain([t(AppText::PermHintChoose)])
                     .collect::<Vec<_>>()
                     .join(" · "),
             ),
@@ -401,7 +401,7 @@ impl PermissionDialog {
                     })
                     .collect(),
                 self.scope_selected,
-                t(Key::PermScopeHint).to_owned(),
+                t(AppText::PermScopeHint).to_owned(),
             ),
         };
         Sections {
@@ -496,14 +496,14 @@ fn moved(code: KeyCode, current: usize, len: usize) -> usize {
 /// the agent's own `label`.
 pub fn describe_scope(scope: &PermissionScope, label: &str) -> String {
     match scope {
-        PermissionScope::Tool { tool } => tf(Key::PermEveryCall, &[tool]),
+        PermissionScope::Tool { tool } => tf(AppText::PermEveryCall, &[tool]),
         PermissionScope::Mode { mode, name, place } => {
             let what = match mode {
-                PermissionMode::AcceptEdits => t(Key::ScopeAllEdits).to_owned(),
-                PermissionMode::BypassPermissions => t(Key::ScopeEveryTool).to_owned(),
-                PermissionMode::Plan => t(Key::ScopePlan).to_owned(),
-                PermissionMode::Default => t(Key::ScopeAskEvery).to_owned(),
-                _ => tf(Key::ScopeSwitchMode, &[name]),
+                PermissionMode::AcceptEdits => t(AppText::ScopeAllEdits).to_owned(),
+                PermissionMode::BypassPermissions => t(AppText::ScopeEveryTool).to_owned(),
+                PermissionMode::Plan => t(AppText::ScopePlan).to_owned(),
+                PermissionMode::Default => t(AppText::ScopeAskEvery).to_owned(),
+                _ => tf(AppText::ScopeSwitchMode, &[name]),
             };
             format!("{what}{} ({name})", where_phrase(place.as_ref()))
         }
@@ -513,9 +513,9 @@ pub fn describe_scope(scope: &PermissionScope, label: &str) -> String {
             place,
         } => {
             let verb = match behavior {
-                RuleBehavior::Allow => t(Key::ScopeAlwaysAllow),
-                RuleBehavior::Deny => t(Key::ScopeAlwaysDeny),
-                RuleBehavior::Ask => t(Key::ScopeAlwaysAsk),
+                RuleBehavior::Allow => t(AppText::ScopeAlwaysAllow),
+                RuleBehavior::Deny => t(AppText::ScopeAlwaysDeny),
+                RuleBehavior::Ask => t(AppText::ScopeAlwaysAsk),
             };
             format!(
                 "{verb} {}{}",
@@ -525,7 +525,7 @@ pub fn describe_scope(scope: &PermissionScope, label: &str) -> String {
         }
         PermissionScope::Directories { directories, place } => format!(
             "{}{}",
-            tf(Key::ScopeAccess, &[&directories.join(", ")]),
+            tf(AppText::ScopeAccess, &[&directories.join(", ")]),
             where_phrase(place.as_ref())
         ),
         PermissionScope::Unknown => label.to_owned(),
@@ -536,10 +536,10 @@ pub fn describe_scope(scope: &PermissionScope, label: &str) -> String {
 fn where_phrase(place: Option<&ScopePlace>) -> String {
     match place {
         None => String::new(),
-        Some(ScopePlace::Session) => t(Key::WhereSession).to_owned(),
-        Some(ScopePlace::Local) => t(Key::WhereLocal).to_owned(),
-        Some(ScopePlace::Project) => t(Key::WhereProject).to_owned(),
-        Some(ScopePlace::User) => t(Key::WhereUser).to_owned(),
+        Some(ScopePlace::Session) => t(AppText::WhereSession).to_owned(),
+        Some(ScopePlace::Local) => t(AppText::WhereLocal).to_owned(),
+        Some(ScopePlace::Project) => t(AppText::WhereProject).to_owned(),
+        Some(ScopePlace::User) => t(AppText::WhereUser).to_owned(),
         Some(ScopePlace::CommandLine) => " (command line)".to_owned(),
         Some(ScopePlace::Other(other)) => format!(" ({other})"),
     }
@@ -551,9 +551,9 @@ fn tool_note(note: &codiva_protocol::tool::ToolNote) -> String {
     let count = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
     match note {
         ToolNote::Text { text } => text.clone(),
-        ToolNote::Lines { count: n } => tn(count(*n), Key::NoteLine, Key::NoteLines),
-        ToolNote::Edits { count: n } => tn(count(*n), Key::NoteEdit, Key::NoteEdits),
-        ToolNote::EveryOccurrence => t(Key::NoteEveryOccurrence).to_owned(),
+        ToolNote::Lines { count: n } => tn(count(*n), AppText::NoteLine, AppText::NoteLines, &[]),
+        ToolNote::Edits { count: n } => tn(count(*n), AppText::NoteEdit, AppText::NoteEdits, &[]),
+        ToolNote::EveryOccurrence => t(AppText::NoteEveryOccurrence).to_owned(),
         ToolNote::Unknown => String::new(),
     }
 }

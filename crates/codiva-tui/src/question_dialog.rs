@@ -18,22 +18,22 @@ use crate::dialog::{
     BodyRow, INDENT, Sections, Slot, choice_rows, footer_line, title_line, wrapped,
 };
 pub use crate::dialog::{DialogAction, TextPurpose};
-use crate::i18n::{Key, t, tf};
+use crate::i18n::{AppText, t, tf};
 use crate::theme::{self, glyph};
 use crate::width;
 
 /// The message sent when the user picks "Chat about this".
 pub const CHAT_MESSAGE: &str = "The user wants to discuss this before answering.";
 fn type_label() -> &'static str {
-    t(Key::QTypeSomething)
+    t(AppText::QTypeSomething)
 }
 
 fn chat_label() -> &'static str {
-    t(Key::QChat)
+    t(AppText::QChat)
 }
 
 fn submit_label() -> &'static str {
-    t(Key::QSubmitAnswers)
+    t(AppText::QSubmitAnswers)
 }
 /// Cells a tab's header takes at most.
 const TAB_MAX: usize = 16;
@@ -225,8 +225,8 @@ impl QuestionDialog {
     }
 
     /// Where [`Self::step_back`] leads, for the footer; `None` on the first question.
-    pub fn back_hint(&self) -> Option<Key> {
-        (self.current > 0).then_some(Key::HintEscPreviousQuestion)
+    pub fn back_hint(&self) -> Option<AppText> {
+        (self.current > 0).then_some(AppText::HintEscPreviousQuestion)
     }
 
     /// Selects choice `index` of the question shown (a click): never confirms.
@@ -374,7 +374,7 @@ impl QuestionDialog {
                 }
             })
             .collect();
-        titles.push(t(Key::QSubmit).to_owned());
+        titles.push(t(AppText::QSubmit).to_owned());
         titles
     }
 
@@ -435,32 +435,32 @@ impl QuestionDialog {
             Some(question) => {
                 let title = if self.questions.len() > 1 {
                     tf(
-                        Key::QTitleN,
+                        AppText::QTitleN,
                         &[
                             &(self.current + 1).to_string(),
                             &self.questions.len().to_string(),
                         ],
                     )
                 } else {
-                    t(Key::QTitle).to_owned()
+                    t(AppText::QTitle).to_owned()
                 };
                 let body = wrapped(&question.question, INDENT, width, theme::bold())
                     .into_iter()
                     .map(BodyRow::new)
                     .collect();
                 let hint = if question.multi_select {
-                    t(Key::QHintMulti)
+                    t(AppText::QHintMulti)
                 } else if self.has_submit_step() {
-                    t(Key::QHintSingleTabs)
+                    t(AppText::QHintSingleTabs)
                 } else {
-                    t(Key::QHintSingle)
+                    t(AppText::QHintSingle)
                 };
                 (title, body, hint)
             }
             None => (
-                t(Key::QReview).to_owned(),
+                t(AppText::QReview).to_owned(),
                 self.review_rows(width),
-                t(Key::QHintReview),
+                t(AppText::QHintReview),
             ),
         };
         let rows = choices

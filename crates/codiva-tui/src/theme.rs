@@ -3,6 +3,7 @@
 
 use ratatui::style::{Color, Modifier, Style};
 
+use crate::i18n::{AppText, t};
 use codiva_protocol::session::Status;
 
 pub fn text() -> Style {
@@ -147,24 +148,23 @@ pub mod glyph {
 
 /// A status badge: its label and style.
 pub fn status_badge(status: Status) -> (&'static str, Style) {
-    use crate::i18n::{Key, t};
     match status {
-        Status::Starting => (t(Key::BadgeStarting), dim()),
-        Status::Running => (t(Key::BadgeRunning), accent()),
+        Status::Starting => (t(AppText::BadgeStarting), dim()),
+        Status::Running => (t(AppText::BadgeRunning), accent()),
         Status::AwaitingPermission => (
-            t(Key::BadgePermission),
+            t(AppText::BadgePermission),
             warning().add_modifier(Modifier::BOLD),
         ),
         Status::AwaitingAnswer => (
-            t(Key::BadgeQuestion),
+            t(AppText::BadgeQuestion),
             warning().add_modifier(Modifier::BOLD),
         ),
-        Status::Completed => (t(Key::BadgeCompleted), success()),
-        Status::Interrupted => (t(Key::BadgeInterrupted), warning()),
-        Status::RateLimited => (t(Key::BadgeRateLimited), warning()),
-        Status::NeedsLogin => (t(Key::BadgeLoginNeeded), error()),
-        Status::Failed => (t(Key::BadgeFailed), error()),
-        Status::Queued => (t(Key::BadgeQueued), dim()),
+        Status::Completed => (t(AppText::BadgeCompleted), success()),
+        Status::Interrupted => (t(AppText::BadgeInterrupted), warning()),
+        Status::RateLimited => (t(AppText::BadgeRateLimited), warning()),
+        Status::NeedsLogin => (t(AppText::BadgeLoginNeeded), error()),
+        Status::Failed => (t(AppText::BadgeFailed), error()),
+        Status::Queued => (t(AppText::BadgeQueued), dim()),
     }
 }
 

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use codiva_protocol::methods::request;
 use codiva_protocol::params::NoParams;
 use codiva_protocol::text::sanitize_title;
-use codiva_tui::i18n_agents::{A, atf, atn};
+use codiva_tui::i18n::{AgentText, tf, tn};
 use tokio::io::AsyncWriteExt;
 
 use crate::daemon;
@@ -135,7 +135,7 @@ pub async fn run_stop(args: StopArgs) -> ExitCode {
         Ok(None) => {
             init_language();
             let root = place.root.display().to_string();
-            let line = format!("codiva: {}", atf(A::NoDaemon, &[&root]));
+            let line = format!("codiva: {}", tf(AgentText::NoDaemon, &[&root]));
             return print_line(line).err().unwrap_or(ExitCode::SUCCESS);
         }
         Err(message) => return fail(&message),
@@ -159,9 +159,14 @@ pub async fn run_stop(args: StopArgs) -> ExitCode {
             init_language();
             let root = place.root.display().to_string();
             let line = if working == 0 {
-                atf(A::StoppedIdle, &[&root])
+                tf(AgentText::StoppedIdle, &[&root])
             } else {
-                atn(working, A::StoppedOne, A::StoppedMany, &[&root])
+                tn(
+                    working,
+                    AgentText::StoppedOne,
+                    AgentText::StoppedMany,
+                    &[&root],
+                )
             };
             print_line(format!("codiva: {line}"))
                 .err()
@@ -189,7 +194,7 @@ pub async fn run_status(args: StatusArgs) -> ExitCode {
         } else {
             init_language();
             let root = place.root.display().to_string();
-            print_line(format!("codiva: {}", atf(A::NoDaemon, &[&root])))
+            print_line(format!("codiva: {}", tf(AgentText::NoDaemon, &[&root])))
         };
         return printed.err().unwrap_or(ExitCode::SUCCESS);
     };
@@ -215,10 +220,10 @@ pub async fn run_status(args: StatusArgs) -> ExitCode {
     }
     init_language();
     let root = place.root.display().to_string();
-    if let Err(code) = print_line(atn(
+    if let Err(code) = print_line(tn(
         sessions.len(),
-        A::StatusOne,
-        A::StatusMany,
+        AgentText::StatusOne,
+        AgentText::StatusMany,
         &[&init.server.version, &root],
     )) {
         return code;

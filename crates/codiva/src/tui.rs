@@ -31,8 +31,11 @@ pub async fn run() -> ExitCode {
     // codiva that cannot take it starts nothing (no daemon, no manager); then the repository.
     choose_language();
     if let Err(err) = codiva_tui::terminal::check() {
-        use codiva_tui::i18n::{Key, tf};
-        eprintln!("codiva: {}", tf(Key::StartNoTerminal, &[&err.to_string()]));
+        use codiva_tui::i18n::{AppText, tf};
+        eprintln!(
+            "codiva: {}",
+            tf(AppText::StartNoTerminal, &[&err.to_string()])
+        );
         return ExitCode::FAILURE;
     }
     if let Some(line) = repository_problem(&cwd).await {
@@ -248,13 +251,13 @@ fn choose_language() {
 /// UI's language. Other problems are the manager's to report when it starts.
 async fn repository_problem(cwd: &std::path::Path) -> Option<String> {
     use codiva_core::git::GitError;
-    use codiva_tui::i18n::{Key, tf};
+    use codiva_tui::i18n::{AppText, tf};
     match codiva_core::git::Repo::open(cwd).await {
         Err(GitError::NotARepo { path }) => {
-            Some(tf(Key::StartNotARepo, &[&path.display().to_string()]))
+            Some(tf(AppText::StartNotARepo, &[&path.display().to_string()]))
         }
         Err(GitError::NoCommits { path }) => {
-            Some(tf(Key::StartNoCommits, &[&path.display().to_string()]))
+            Some(tf(AppText::StartNoCommits, &[&path.display().to_string()]))
         }
         _ => None,
     }
@@ -344,7 +347,7 @@ async fn run_over_daemon(
 ) -> Ran {
     use codiva_protocol::methods::request;
     use codiva_protocol::params::NoParams;
-    use codiva_tui::i18n::{Key, tn};
+    use codiva_tui::i18n::{AppText, tn};
     // Attaching again after the daemon died: a signal (the terminal closed, SIGTERM) ends it.
     let attaching = async {
         if resume.is_none() {
@@ -389,7 +392,7 @@ async fn run_over_daemon(
     };
     match result {
         Ok(codiva_tui::run::Quit::Shutdown) => match crate::daemon::stop(&client).await {
-            Ok(()) => say(codiva_tui::i18n::t(Key::DaemonStopped).to_owned()),
+            Ok(()) => say(codiva_tui::i18n::t(AppText::DaemonStopped).to_owned()),
             Err(message) => {
                 eprintln!("codiva: {message}");
                 return Ran::Exit(ExitCode::FAILURE);
@@ -412,7 +415,7 @@ async fn run_over_daemon(
         Ok(codiva_tui::run::Quit::Lost(_)) => {
             eprintln!(
                 "codiva: {}",
-                codiva_tui::i18n_agents::at(codiva_tui::i18n_agents::A::DaemonGone)
+                codiva_tui::i18n::t(codiva_tui::i18n::AgentText::DaemonGone)
             );
             return Ran::Exit(ExitCode::FAILURE);
         }
@@ -428,9 +431,14 @@ async fn run_over_daemon(
                 })
                 .unwrap_or(0);
             say(if working > 0 {
-                tn(working, Key::DetachedWorkingOne, Key::DetachedWorking)
+                tn(
+                    working,
+                    AppText::DetachedWorkingOne,
+                    AppText::DetachedWorking,
+                    &[],
+                )
             } else {
-                codiva_tui::i18n::t(Key::DetachedIdle).to_owned()
+                codiva_tui::i18n::t(AppText::DetachedIdle).to_owned()
             });
         }
         Err(err) => {
@@ -449,7 +457,7 @@ use crate::remote::{RETRIES as REMOTE_RETRIES, RETRY_DELAY as REMOTE_RETRY_DELAY
 pub async fn run_remote(target: String) -> ExitCode {
     use codiva_protocol::methods::request;
     use codiva_protocol::params::NoParams;
-    use codiva_tui::i18n_agents::{A, atf, atn};
+    use codiva_tui::i18n::{AgentText, tf, tn};
     let shown = target.clone();
     let target = match crate::remote::RemoteTarget::parse(&target) {
         Ok(target) => target,
@@ -519,13 +527,13 @@ pub async fn run_remote(target: String) -> ExitCode {
             }
             Ok(codiva_tui::run::Quit::Lost(lost)) => {
                 connection.close(Duration::from_secs(2)).await;
-                eprintln!("codiva: {}", atf(A::RemoteLost, &[&host]));
+                eprintln!("codiva: {}", tf(AgentText::RemoteLost, &[&host]));
                 reconnecting = true;
                 resume = Some(lost);
                 continue;
             }
             Ok(codiva_tui::run::Quit::Shutdown) => match crate::daemon::stop(&client).await {
-                Ok(()) => say(atf(A::RemoteGone, &[&host])),
+                Ok(()) => say(tf(AgentText::RemoteGone, &[&host])),
                 Err(message) => eprintln!("codiva: {message}"),
             },
             Ok(codiva_tui::run::Quit::Detach) => {
@@ -539,10 +547,10 @@ pub async fn run_remote(target: String) -> ExitCode {
                             .count()
                     })
                     .unwrap_or(0);
-                say(atn(
+                say(tn(
                     working,
-                    A::RemoteDetachedOne,
-                    A::RemoteDetached,
+                    AgentText::RemoteDetachedOne,
+                    AgentText::RemoteDetached,
                     &[&host, &shown],
                 ));
             }

@@ -13,8 +13,7 @@ use serde_json::Value;
 
 use super::requests::discard;
 use super::{App, Confirm, Effect, Focus, Purpose, overlay};
-use crate::i18n::{Key, t, tf};
-use crate::i18n_views::{V, vt, vtf};
+use crate::i18n::{AppText, ViewText, t, tf};
 
 /// A request's result as the method table's result type for `R`.
 fn decode<R: Request>(result: Result<Value, ClientError>) -> Result<R::Result, ClientError> {
@@ -57,13 +56,16 @@ impl App {
                 }
             }
             C::SessionSetAgent(params) => match result {
-                Ok(_) => self.said(tf(Key::InfoAgentSet, &[&params.session_id, &params.agent])),
+                Ok(_) => self.said(tf(
+                    AppText::InfoAgentSet,
+                    &[&params.session_id, &params.agent],
+                )),
                 Err(err) => self.failed(&err),
             },
             C::SessionSetModel(params) => match result {
                 Ok(_) => {
-                    let model = params.model.as_deref().unwrap_or(t(Key::DefaultModel));
-                    self.said(tf(Key::InfoModelSet, &[&params.session_id, model]));
+                    let model = params.model.as_deref().unwrap_or(t(AppText::DefaultModel));
+                    self.said(tf(AppText::InfoModelSet, &[&params.session_id, model]));
                 }
                 Err(err) => self.failed(&err),
             },
@@ -94,7 +96,7 @@ impl App {
                 }
             }
             C::SessionRestore(_) => match decode::<request::SessionRestore>(result) {
-                Ok(result) => self.said(vtf(V::InfoRestored, &[&result.session.title])),
+                Ok(result) => self.said(tf(ViewText::InfoRestored, &[&result.session.title])),
                 Err(err) => self.failed(&err),
             },
             C::SessionCommits(params) => match decode::<request::SessionCommits>(result) {
@@ -102,12 +104,12 @@ impl App {
                 Err(err) => self.failed(&err),
             },
             C::SessionRename(_) => match decode::<request::SessionRename>(result) {
-                Ok(result) => self.said(vtf(V::InfoRenamed, &[&result.session.title])),
+                Ok(result) => self.said(tf(ViewText::InfoRenamed, &[&result.session.title])),
                 Err(err) => self.failed(&err),
             },
             C::SessionMerge(_) => match decode::<request::SessionMerge>(result) {
                 Ok(result) => self.said(tf(
-                    Key::InfoMerged,
+                    AppText::InfoMerged,
                     &[&result.session.branch, &result.session.base],
                 )),
                 Err(err) => self.failed(&err),
@@ -177,13 +179,13 @@ impl App {
         };
         let (branch, base) = (session.branch.clone(), session.base.clone());
         if result.subjects.is_empty() {
-            return self.said(vtf(V::CommitsNone, &[&branch, &base]));
+            return self.said(tf(ViewText::CommitsNone, &[&branch, &base]));
         }
         let count = result.subjects.len().to_string();
-        let mut lines = vec![vtf(V::CommitsTitle, &[&count, &branch, &base])];
+        let mut lines = vec![tf(ViewText::CommitsTitle, &[&count, &branch, &base])];
         lines.extend(result.subjects.iter().map(|subject| format!("• {subject}")));
         if result.more {
-            lines.push(vt(V::CommitsMore).to_owned());
+            lines.push(t(ViewText::CommitsMore).to_owned());
         }
         self.said(lines.join("\n"));
     }
@@ -195,7 +197,7 @@ impl App {
     /// A notice that a request failed; a git error comes with its fix when it has a known one
     /// (committer identity, a lock…).
     fn failed(&mut self, err: &ClientError) {
-        let text = crate::i18n_views::with_git_fix(&crate::i18n::manager_error(err));
+        let text = crate::i18n::views::with_git_fix(&crate::i18n::manager_error(err));
         self.set_notice(text, true);
     }
 
@@ -241,12 +243,12 @@ impl App {
                     self.discard_preview(params.session_id, forget, &preview, confirm_token, false);
                 }
             }
-            Ok(DiscardOutcome::Removed { id }) => self.said(tf(Key::InfoRemoved, &[&id])),
+            Ok(DiscardOutcome::Removed { id }) => self.said(tf(AppText::InfoRemoved, &[&id])),
             Ok(DiscardOutcome::Discarded { session }) => {
                 let key = if confirming {
-                    Key::InfoDiscardedRestorable
+                    AppText::InfoDiscardedRestorable
                 } else {
-                    Key::InfoDiscarded
+                    AppText::InfoDiscarded
                 };
                 self.said(tf(key, &[&session.id]));
             }
@@ -271,24 +273,27 @@ impl App {
         changed: bool,
     ) {
         let title = if forget {
-            Key::RemoveTitle
+            AppText::RemoveTitle
         } else {
-            Key::DiscardTitle
+            AppText::DiscardTitle
         };
         let mut text = Vec::new();
         if changed {
-            text.push(tf(Key::RefChangedSincePreview, &[&id]));
+            text.push(tf(AppText::RefChangedSincePreview, &[&id]));
         }
         text.push(tf(title, &[&id]));
         if preview.uncommitted.is_empty() && preview.unmerged_commits.is_empty() {
-            text.push(t(Key::NothingLost).to_owned());
+            text.push(t(AppText::NothingLost).to_owned());
         } else {
             if !preview.uncommitted.is_empty() {
-                text.push(tf(Key::UncommittedLost, &[&preview.uncommitted.join(", ")]));
+                text.push(tf(
+                    AppText::UncommittedLost,
+                    &[&preview.uncommitted.join(", ")],
+                ));
             }
             if !preview.unmerged_commits.is_empty() {
                 text.push(tf(
-                    Key::CommitsArchived,
+                    AppText::CommitsArchived,
                     &[&preview.unmerged_commits.join("; ")],
                 ));
             }

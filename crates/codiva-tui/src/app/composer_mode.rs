@@ -9,7 +9,7 @@ use codiva_protocol::manager::SessionPhase;
 
 use super::{App, Confirm, Effect, Focus, View};
 use crate::dialog::TextPurpose;
-use crate::i18n::{Key, t, tf};
+use crate::i18n::{AppText, t, tf};
 
 /// The composer's purpose now.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,30 +35,30 @@ impl ComposerMode {
     /// Shown in the empty composer.
     pub fn placeholder(&self) -> String {
         match self {
-            ComposerMode::Instruction => t(Key::ListPlaceholder).to_owned(),
-            ComposerMode::NoAgent => t(Key::NoAgentPlaceholder).to_owned(),
-            ComposerMode::FollowUp { title } => tf(Key::FollowUpPlaceholder, &[title]),
+            ComposerMode::Instruction => t(AppText::ListPlaceholder).to_owned(),
+            ComposerMode::NoAgent => t(AppText::NoAgentPlaceholder).to_owned(),
+            ComposerMode::FollowUp { title } => tf(AppText::FollowUpPlaceholder, &[title]),
             ComposerMode::Finished {
                 title,
                 merged: true,
-            } => tf(Key::MergedPlaceholder, &[title]),
-            ComposerMode::Finished { title, .. } => tf(Key::DiscardedPlaceholder, &[title]),
-            ComposerMode::DenyReason => t(Key::DenyReasonPlaceholder).to_owned(),
-            ComposerMode::Answer => t(Key::AnswerPlaceholder).to_owned(),
-            ComposerMode::Prompt => t(Key::PromptPlaceholder).to_owned(),
+            } => tf(AppText::MergedPlaceholder, &[title]),
+            ComposerMode::Finished { title, .. } => tf(AppText::DiscardedPlaceholder, &[title]),
+            ComposerMode::DenyReason => t(AppText::DenyReasonPlaceholder).to_owned(),
+            ComposerMode::Answer => t(AppText::AnswerPlaceholder).to_owned(),
+            ComposerMode::Prompt => t(AppText::PromptPlaceholder).to_owned(),
         }
     }
 
     /// The footer's key hints while the composer has the keys, most important first.
     pub fn hints(&self) -> &'static str {
         t(match self {
-            ComposerMode::Instruction => Key::HintList,
-            ComposerMode::NoAgent => Key::HintNoAgent,
-            ComposerMode::FollowUp { .. } => Key::HintDetail,
-            ComposerMode::Finished { .. } => Key::HintFinished,
-            ComposerMode::DenyReason => Key::HintDenyReason,
-            ComposerMode::Answer => Key::HintAnswer,
-            ComposerMode::Prompt => Key::HintPrompt,
+            ComposerMode::Instruction => AppText::HintList,
+            ComposerMode::NoAgent => AppText::HintNoAgent,
+            ComposerMode::FollowUp { .. } => AppText::HintDetail,
+            ComposerMode::Finished { .. } => AppText::HintFinished,
+            ComposerMode::DenyReason => AppText::HintDenyReason,
+            ComposerMode::Answer => AppText::HintAnswer,
+            ComposerMode::Prompt => AppText::HintPrompt,
         })
     }
 }
@@ -139,9 +139,9 @@ impl App {
     /// start a new session with the text (no gives the text back to the composer).
     pub(super) fn offer_new_session(&mut self, title: &str, merged: bool, text: String) {
         let question = if merged {
-            Key::MergedFollowUp
+            AppText::MergedFollowUp
         } else {
-            Key::DiscardedFollowUp
+            AppText::DiscardedFollowUp
         };
         self.confirm = Some(Confirm {
             text: vec![tf(question, &[title]), format!("  › {}", first_line(&text))],

@@ -11,7 +11,7 @@ use ratatui::text::{Line, Span};
 
 use crate::composer::{Composer, ComposerAction};
 use crate::dialog::sanitize;
-use crate::i18n_views::{V, vtf};
+use crate::i18n::{ViewText, t, tf};
 use crate::theme;
 use crate::width::{fit, truncate};
 
@@ -102,7 +102,10 @@ impl ConfigView {
             area.x,
             area.y,
             &Line::styled(
-                truncate(&format!(" {}", vtf(V::ConfigTitle, &[&self.path])), width),
+                truncate(
+                    &format!(" {}", tf(ViewText::ConfigTitle, &[&self.path])),
+                    width,
+                ),
                 theme::bold(),
             ),
             area.width,
@@ -137,14 +140,14 @@ impl ConfigView {
                 None => spans.push(Span::styled(fit("", value_width), theme::dim())),
             }
             let default = match field.default.as_str() {
-                "searched" => crate::i18n_views::vt(V::ConfigDefaultSearched),
-                "the CLI's default" => crate::i18n_views::vt(V::ConfigDefaultCli),
-                "the first installed" => crate::i18n_views::vt(V::ConfigDefaultFirstAgent),
-                "no limit" => crate::i18n_views::vt(V::ConfigDefaultNoLimit),
+                "searched" => t(ViewText::ConfigDefaultSearched),
+                "the CLI's default" => t(ViewText::ConfigDefaultCli),
+                "the first installed" => t(ViewText::ConfigDefaultFirstAgent),
+                "no limit" => t(ViewText::ConfigDefaultNoLimit),
                 other => other,
             };
             spans.push(Span::styled(
-                format!(" {}", vtf(V::ConfigDefault, &[default])),
+                format!(" {}", tf(ViewText::ConfigDefault, &[default])),
                 theme::dim(),
             ));
             crate::width::set_line(buf, area.x, y, &Line::from(spans), area.width);
@@ -160,7 +163,7 @@ impl ConfigView {
             area.x,
             y,
             &Line::styled(
-                truncate(&format!(" {}", vtf(V::ConfigEditHint, &[key])), width),
+                truncate(&format!(" {}", tf(ViewText::ConfigEditHint, &[key])), width),
                 theme::warning(),
             ),
             area.width,

@@ -11,7 +11,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use crate::dialog::sanitize;
-use crate::i18n_views::{V, vt, vtf};
+use crate::i18n::{ViewText, t, tf};
 use crate::theme;
 use crate::width::{fit, truncate};
 
@@ -97,7 +97,7 @@ impl DiffView {
     pub fn loading(id: String, branch: &str, base: &str) -> Self {
         DiffView {
             id,
-            title: vtf(V::DiffTitle, &[branch, base]),
+            title: tf(ViewText::DiffTitle, &[branch, base]),
             lines: None,
             files: Vec::new(),
             truncated: false,
@@ -176,13 +176,13 @@ impl DiffView {
         if self.lines.is_some() {
             title.push_str(&format!(
                 " · {}",
-                vtf(V::DiffFiles, &[&self.files.len().to_string()])
+                tf(ViewText::DiffFiles, &[&self.files.len().to_string()])
             ));
         }
         let mut spans = vec![Span::styled(truncate(&title, width), theme::bold())];
         if self.truncated {
             spans.push(Span::styled(
-                format!(" · {}", vt(V::DiffTruncated)),
+                format!(" · {}", t(ViewText::DiffTruncated)),
                 theme::warning(),
             ));
         }
@@ -193,7 +193,7 @@ impl DiffView {
                 buf,
                 body.x,
                 body.y,
-                &Line::styled(format!("  {}", vt(V::DiffLoading)), theme::dim()),
+                &Line::styled(format!("  {}", t(ViewText::DiffLoading)), theme::dim()),
                 body.width,
             );
             return;
@@ -203,7 +203,7 @@ impl DiffView {
                 buf,
                 body.x,
                 body.y,
-                &Line::styled(format!("  {}", vt(V::DiffEmpty)), theme::dim()),
+                &Line::styled(format!("  {}", t(ViewText::DiffEmpty)), theme::dim()),
                 body.width,
             );
             return;

@@ -5,7 +5,7 @@ use codiva_protocol::manager::ManagerEvent;
 
 use super::requests::session_params;
 use super::{App, Done, Effect, Focus, View, composer_mode};
-use crate::i18n::{Key, t, tf};
+use crate::i18n::{AppText, t, tf};
 
 impl App {
     /// A prompt whose dialog is on screen closed, answered (not withdrawn) by someone else than
@@ -118,7 +118,7 @@ impl App {
                 Vec::new()
             }
             ManagerEvent::Warning { message } => {
-                self.notice_everywhere(tf(Key::Warning, &[&message]));
+                self.notice_everywhere(tf(AppText::Warning, &[&message]));
                 Vec::new()
             }
             ManagerEvent::Login { login } => self.login_progress(login),
@@ -127,7 +127,7 @@ impl App {
                 let seq = self.seq;
                 self.plan.observe(&event);
                 if self.resolved_elsewhere(&id, &event) {
-                    self.set_notice(t(Key::ResolvedElsewhere), false);
+                    self.set_notice(t(AppText::ResolvedElsewhere), false);
                 }
                 // A dialog that appears never takes the keys: the user moves to it (Tab, Ctrl+N,
                 // a click, opening its session), so what was typed for the composer stays there.

@@ -9,7 +9,7 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 
 use super::{App, list_view};
-use crate::i18n_views::{V, vtf};
+use crate::i18n::{ViewText, tf};
 use crate::theme;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -80,8 +80,8 @@ pub(super) fn render_list(
         && area.height > 0
     {
         let caret = if filter.editing { "▏" } else { "" };
-        let text = vtf(
-            V::FilterLine,
+        let text = tf(
+            ViewText::FilterLine,
             &[
                 &format!("{}{caret}", filter.query),
                 &rows.len().to_string(),
@@ -107,7 +107,7 @@ pub(super) fn render_list(
                 area.x,
                 area.y,
                 &Line::styled(
-                    format!("  {}", vtf(V::FilterNoMatch, &[&filter.query])),
+                    format!("  {}", tf(ViewText::FilterNoMatch, &[&filter.query])),
                     theme::dim(),
                 ),
                 area.width,

@@ -13,8 +13,7 @@ use codiva_protocol::params::RenameParams;
 
 use super::requests::{discard, session_params};
 use super::{App, Confirm, Effect, Foreground, Purpose, View};
-use crate::i18n::{Key, tf};
-use crate::i18n_views::{V, vt, vtf};
+use crate::i18n::{AppText, PrText, RepairText, ViewText, t, tf};
 
 /// Files named in a confirmation, at most.
 const FILES_SHOWN: usize = 6;
@@ -41,7 +40,7 @@ impl App {
         let ahead = stat.commits_ahead;
         let uncommitted = stat.uncommitted.len();
         let can_ask = session.phase == SessionPhase::Active && session.status.is_settled();
-        let nothing = vtf(V::MergeNothing, &[&session.branch, &session.base]);
+        let nothing = tf(ViewText::MergeNothing, &[&session.branch, &session.base]);
         // Nothing to merge and nothing the agent could commit first: said in one line.
         if ahead == 0 && (uncommitted == 0 || !can_ask) {
             self.set_notice(nothing, false);
@@ -49,9 +48,9 @@ impl App {
         }
         let mut text = if ahead > 0 {
             vec![
-                tf(Key::MergeTitle, &[&session.branch, &session.base]),
-                vtf(
-                    V::MergeAhead,
+                tf(AppText::MergeTitle, &[&session.branch, &session.base]),
+                tf(
+                    ViewText::MergeAhead,
                     &[&ahead.to_string(), &session.branch, &session.base],
                 ),
             ]
@@ -69,12 +68,12 @@ impl App {
             if uncommitted > FILES_SHOWN {
                 files.push(&more);
             }
-            text.push(vtf(
-                V::MergeUncommitted,
+            text.push(tf(
+                ViewText::MergeUncommitted,
                 &[&uncommitted.to_string(), &files.join(", ")],
             ));
             if can_ask {
-                text.push(vt(V::MergeCommitFirst).to_owned());
+                text.push(t(ViewText::MergeCommitFirst).to_owned());
             }
         }
         self.confirm_extra = (uncommitted > 0 && can_ask).then(|| {
@@ -83,10 +82,10 @@ impl App {
                 // As `/commit` without a message: the manager asks the agent (`session/commit`).
                 vec![super::repair::commit(id.clone(), None)],
                 // Nothing to merge yet: `y` is not offered (and does nothing).
-                vt(if ahead > 0 {
-                    V::MergeChoices
+                t(if ahead > 0 {
+                    ViewText::MergeChoices
                 } else {
-                    V::MergeCommitChoices
+                    ViewText::MergeCommitChoices
                 })
                 .to_owned(),
             )
@@ -128,22 +127,19 @@ impl App {
         if stat.commits_ahead == 0 {
             let uncommitted = stat.uncommitted.len();
             let text = if uncommitted > 0 {
-                crate::repair_text::rf(
-                    crate::repair_text::R::RefNothingToPushCommit,
+                tf(
+                    RepairText::RefNothingToPushCommit,
                     &[&session.branch, &session.base, &uncommitted.to_string()],
                 )
             } else {
-                tf(Key::RefNothingToPush, &[&session.branch, &session.base])
+                tf(AppText::RefNothingToPush, &[&session.branch, &session.base])
             };
             self.set_notice(text, true);
             return;
         }
         self.clear_notice_here();
         self.confirm = Some(Confirm {
-            text: vec![crate::pr_cell::wf(
-                crate::pr_cell::W::ConfirmPr,
-                &[&session.branch, &session.base],
-            )],
+            text: vec![tf(PrText::ConfirmPr, &[&session.branch, &session.base])],
             on_yes: vec![Effect::request(ClientRequest::SessionPr(session_params(
                 session.id,
             )))],
@@ -161,7 +157,7 @@ impl App {
         match url {
             Some(url) => vec![Effect::OpenUrl { url }],
             None => {
-                self.set_notice(crate::pr_cell::w(crate::pr_cell::W::NoPr).to_owned(), false);
+                self.set_notice(t(PrText::NoPr).to_owned(), false);
                 Vec::new()
             }
         }
@@ -181,7 +177,7 @@ impl App {
             SessionPhase::Merged { .. } | SessionPhase::Discarded
         ) {
             self.confirm = Some(Confirm {
-                text: vec![vtf(V::RemoveFinished, &[&session.title])],
+                text: vec![tf(ViewText::RemoveFinished, &[&session.title])],
                 on_yes: vec![discard(session.id, true, None)],
                 restore: None,
             });
@@ -198,7 +194,7 @@ impl App {
         if argument.is_empty() {
             let title = self.title_of(&id);
             self.composer.set_text(&format!("/rename {title}"));
-            self.set_notice(vt(V::RenameHint), false);
+            self.set_notice(t(ViewText::RenameHint), false);
             return Vec::new();
         }
         vec![Effect::request(ClientRequest::SessionRename(
@@ -221,7 +217,7 @@ impl App {
             session.phase,
             SessionPhase::Active | SessionPhase::Conflict { .. }
         ) {
-            self.set_notice(tf(Key::RefNoWorktree, &[&session.id]), true);
+            self.set_notice(tf(AppText::RefNoWorktree, &[&session.id]), true);
             return Vec::new();
         }
         vec![Effect::Foreground {

@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 
 use super::pane::Dialog;
 use super::{App, Focus, RunMode, View, list_view};
-use crate::i18n::{Key, t, tf};
+use crate::i18n::{AppText, ViewText, t, tf, tn};
 use crate::theme;
 use crate::width::{fit, truncate, wrap_text};
 
@@ -190,7 +190,7 @@ fn confirm_lines(app: &App, width: u16) -> Vec<Line<'static>> {
     let choices = app
         .confirm_extra
         .as_ref()
-        .map_or(t(Key::YesNo), |(_, _, choices)| choices.as_str());
+        .map_or(t(AppText::YesNo), |(_, _, choices)| choices.as_str());
     lines.push(Line::styled(format!("  {choices}"), theme::bold()));
     lines
 }
@@ -231,14 +231,19 @@ fn header_lines(app: &App, width: u16) -> Vec<Line<'static>> {
         Span::styled(
             format!(
                 "  {}",
-                crate::i18n::tn(app.sessions.len(), Key::SessionOne, Key::Sessions)
+                tn(
+                    app.sessions.len(),
+                    AppText::SessionOne,
+                    AppText::Sessions,
+                    &[]
+                )
             ),
             theme::text(),
         ),
     ];
     if waiting > 0 {
         first.push(Span::styled(
-            format!("  {}", tf(Key::Waiting, &[&waiting.to_string()])),
+            format!("  {}", tf(AppText::Waiting, &[&waiting.to_string()])),
             theme::warning(),
         ));
     }
@@ -253,9 +258,13 @@ fn header_lines(app: &App, width: u16) -> Vec<Line<'static>> {
         .map(|span| crate::width::str_width(&span.content))
         .sum();
     first.extend(app.plan.spans(usize::from(width).saturating_sub(used)));
-    let model = app.info.model.as_deref().unwrap_or(t(Key::DefaultModel));
+    let model = app
+        .info
+        .model
+        .as_deref()
+        .unwrap_or(t(AppText::DefaultModel));
     let agent = if app.info.agent.is_empty() {
-        t(Key::NoAgent)
+        t(AppText::NoAgent)
     } else {
         app.info.agent.as_str()
     };
@@ -263,7 +272,7 @@ fn header_lines(app: &App, width: u16) -> Vec<Line<'static>> {
         "{} · {} · {} · {}",
         agent,
         model,
-        tf(Key::Base, &[&app.info.base]),
+        tf(AppText::Base, &[&app.info.base]),
         match &app.info.remote {
             Some(remote) => format!("{}:{}", crate::dialog::sanitize(&remote.host), app.info.cwd),
             None => app.info.cwd.clone(),
@@ -312,7 +321,7 @@ fn status_bar(app: &mut App, id: &str, width: u16) -> Line<'static> {
             format!(
                 "{}{}",
                 separator(&spans),
-                tf(Key::Tokens, &[&tokens(total)])
+                tf(AppText::Tokens, &[&tokens(total)])
             ),
             theme::dim(),
         ));
@@ -334,7 +343,7 @@ fn status_bar(app: &mut App, id: &str, width: u16) -> Line<'static> {
         format!(
             "{}{}",
             separator(&spans),
-            model.as_deref().unwrap_or(t(Key::DefaultModel))
+            model.as_deref().unwrap_or(t(AppText::DefaultModel))
         ),
         theme::dim(),
     ));
@@ -379,13 +388,16 @@ fn mcp_summary(
     let mut text = String::new();
     if reported > 0 {
         text = tf(
-            Key::McpSummary,
+            AppText::McpSummary,
             &[&connected.to_string(), &reported.to_string()],
         );
     }
     let failed = names(McpStatus::Failed);
     let needs_auth = names(McpStatus::NeedsAuth);
-    for (key, names) in [(Key::McpFailed, &failed), (Key::McpNeedsAuth, &needs_auth)] {
+    for (key, names) in [
+        (AppText::McpFailed, &failed),
+        (AppText::McpNeedsAuth, &needs_auth),
+    ] {
         if !names.is_empty() {
             text.push(' ');
             text.push_str(&tf(key, &[names]));
@@ -395,7 +407,7 @@ fn mcp_summary(
         if !text.is_empty() {
             text.push(' ');
         }
-        text.push_str(&tf(Key::McpNotReported, &[&not_reported.to_string()]));
+        text.push_str(&tf(AppText::McpNotReported, &[&not_reported.to_string()]));
     }
     let style = if !failed.is_empty() || !needs_auth.is_empty() {
         theme::error()
@@ -429,20 +441,20 @@ fn footer_line(app: &App, width: u16) -> Line<'static> {
         && let Some(back) = app.dialog_back_hint()
     {
         let key = match app.view {
-            View::List => Key::HintListDialogBack,
-            View::Detail(_) => Key::HintDetailDialogBack,
+            View::List => AppText::HintListDialogBack,
+            View::Detail(_) => AppText::HintDetailDialogBack,
         };
         return footer_with(app, width, &tf(key, &[t(back)]));
     }
     let hints = t(match (&app.view, app.focus) {
-        (_, _) if app.confirm.is_some() => Key::YesNo,
+        (_, _) if app.confirm.is_some() => AppText::YesNo,
         (_, Focus::Composer) => return footer_with(app, width, app.composer_mode().hints()),
-        (View::List, Focus::List) => Key::HintListFocus,
-        (View::List, Focus::Dialog) => Key::HintListDialog,
-        (View::List, _) => Key::HintList,
-        (View::Detail(_), Focus::Dialog) => Key::HintDetailDialog,
-        (View::Detail(_), Focus::Log) => Key::HintDetailLog,
-        (View::Detail(_), _) => Key::HintDetail,
+        (View::List, Focus::List) => AppText::HintListFocus,
+        (View::List, Focus::Dialog) => AppText::HintListDialog,
+        (View::List, _) => AppText::HintList,
+        (View::Detail(_), Focus::Dialog) => AppText::HintDetailDialog,
+        (View::Detail(_), Focus::Log) => AppText::HintDetailLog,
+        (View::Detail(_), _) => AppText::HintDetail,
     });
     footer_with(app, width, hints)
 }
@@ -451,26 +463,26 @@ fn footer_line(app: &App, width: u16) -> Line<'static> {
 /// only), and the run mode (shortened when room is tight).
 fn footer_with(app: &App, width: u16, hints: &str) -> Line<'static> {
     let mode = t(match app.run_mode {
-        RunMode::Confirm => Key::ModeConfirm,
-        RunMode::Auto => Key::ModeAuto,
+        RunMode::Confirm => AppText::ModeConfirm,
+        RunMode::Auto => AppText::ModeAuto,
     });
-    let full_mode = tf(Key::ModeLabel, &[mode]);
+    let full_mode = tf(AppText::ModeLabel, &[mode]);
     // Where the keys go, first and highlighted: typing never lands somewhere unseen.
     let label = format!(
         " {} ",
         if app.confirm.is_none() && app.overlay.is_some() {
-            crate::i18n_views::vt(crate::i18n_views::V::FocusView)
+            t(ViewText::FocusView)
         } else {
             t(match app.focus {
-                _ if app.confirm.is_some() => Key::FocusConfirm,
-                Focus::Composer => Key::FocusComposer,
-                Focus::Dialog => Key::FocusDialog,
-                Focus::List => Key::FocusList,
-                Focus::Log => Key::FocusLog,
+                _ if app.confirm.is_some() => AppText::FocusConfirm,
+                Focus::Composer => AppText::FocusComposer,
+                Focus::Dialog => AppText::FocusDialog,
+                Focus::List => AppText::FocusList,
+                Focus::Log => AppText::FocusLog,
             })
         }
     );
-    let short_mode = tf(Key::ModeLabelShort, &[mode]);
+    let short_mode = tf(AppText::ModeLabelShort, &[mode]);
     let width = usize::from(width);
     let room_with = |mode: &str| {
         width.saturating_sub(crate::width::str_width(mode) + crate::width::str_width(&label) + 1)
@@ -524,7 +536,7 @@ fn detail(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
             }
             if let SessionPhase::Conflict { files } = &session.phase {
                 spans.push(Span::styled(
-                    tf(Key::Conflicts, &[&files.join(", ")]),
+                    tf(AppText::Conflicts, &[&files.join(", ")]),
                     theme::error(),
                 ));
             }
@@ -617,7 +629,7 @@ fn render_dialog(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
             }
         }
     } else {
-        let hint = t(Key::TabToAnswer);
+        let hint = t(AppText::TabToAnswer);
         let cells = u16::try_from(crate::width::str_width(hint)).unwrap_or(16);
         let x = area.right().saturating_sub(cells + 1);
         crate::width::set_line(buf, x, area.y, &Line::styled(hint, theme::warning()), cells);

@@ -1,6 +1,6 @@
 //! `/help`: every key, by the place it works in (everywhere, composer, list, session, log,
 //! dialogs, confirmation) and every `/` command, as a full-screen overlay that scrolls and that Esc closes. The text
-//! is the catalogue's (`Key::Help`: `# heading` lines and `keys<TAB>what they do` rows); the key
+//! is the catalogue's (`AppText::Help`: `# heading` lines and `keys<TAB>what they do` rows); the key
 //! column is as wide as the terminal allows and descriptions wrap, so it reads at 50 columns.
 
 use crossterm::event::{KeyCode, KeyEvent};
@@ -10,7 +10,7 @@ use ratatui::text::{Line, Span};
 
 use super::palette::Command;
 use super::{App, View};
-use crate::i18n::{Key, t};
+use crate::i18n::{AppText, t, tf};
 use crate::theme;
 use crate::width::{fit, str_width, wrap_text};
 
@@ -52,23 +52,23 @@ enum Entry {
     Row(String, String),
 }
 
-/// The catalogue's entries (`Key::Help`), then every `/` command with its description (the
+/// The catalogue's entries (`AppText::Help`), then every `/` command with its description (the
 /// palette's own table, so a new command is listed without editing the text).
 fn entries() -> Vec<Entry> {
     let mut entries = Vec::new();
-    for line in t(Key::Help).lines() {
+    for line in t(AppText::Help).lines() {
         if let Some(heading) = line.strip_prefix("# ") {
             entries.push(Entry::Heading(heading.to_owned()));
         } else if let Some((keys, does)) = line.split_once('\t') {
             entries.push(Entry::Row(keys.to_owned(), does.to_owned()));
         }
     }
-    entries.push(Entry::Heading(t(Key::HelpCommands).to_owned()));
+    entries.push(Entry::Heading(t(AppText::HelpCommands).to_owned()));
     for command in Command::ALL {
         let (view, where_) = if command.available_in(&View::List) {
             (View::List, "")
         } else {
-            (View::Detail(String::new()), t(Key::HelpInSession))
+            (View::Detail(String::new()), t(AppText::HelpInSession))
         };
         let mut does = command.description(&view).to_owned();
         if !where_.is_empty() {
@@ -137,7 +137,7 @@ pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
     for y in area.top()..area.bottom() {
         crate::width::set_line(buf, area.x, y, &Line::raw(" ".repeat(width)), area.width);
     }
-    let title = format!(" {}", t(Key::HelpTitle));
+    let title = format!(" {}", t(AppText::HelpTitle));
     crate::width::set_line(
         buf,
         area.x,
@@ -151,9 +151,9 @@ pub fn render(app: &mut App, area: Rect, buf: &mut Buffer) {
     }
     let below = lines.len().saturating_sub(scroll + visible);
     let hint = if below > 0 {
-        crate::i18n::tf(Key::HelpMore, &[&below.to_string()])
+        tf(AppText::HelpMore, &[&below.to_string()])
     } else {
-        t(Key::HelpEnd).to_owned()
+        t(AppText::HelpEnd).to_owned()
     };
     crate::width::set_line(
         buf,

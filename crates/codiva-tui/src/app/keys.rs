@@ -14,7 +14,7 @@ use codiva_protocol::approval::ApprovalPolicy;
 use super::requests::{discard, permission_params, question_params, send, session_params};
 use super::{App, Confirm, Effect, Focus, RunMode, View};
 use crate::composer::ComposerAction;
-use crate::i18n::{Key, t, tf, tn};
+use crate::i18n::{AppText, t, tf, tn};
 use crate::permission_dialog::DialogAction;
 
 impl App {
@@ -104,7 +104,7 @@ impl App {
                 .find(|s| s.id == id)
                 .is_some_and(|s| !s.status.is_settled() && s.phase == SessionPhase::Active);
             if running && let Some(name) = self.lacks(&id, |caps| caps.interrupt) {
-                self.set_notice(tf(Key::AgentCannotInterrupt, &[&name]), true);
+                self.set_notice(tf(AppText::AgentCannotInterrupt, &[&name]), true);
                 return Vec::new();
             }
             if running {
@@ -115,7 +115,7 @@ impl App {
                     .find(|s| s.id == id)
                     .map_or(Status::Running, |s| s.status);
                 self.notice_until(
-                    t(Key::Interrupting),
+                    t(AppText::Interrupting),
                     false,
                     super::notice::Until::StatusLeaves {
                         id: id.clone(),
@@ -134,8 +134,8 @@ impl App {
         }
         // Nothing to interrupt: say what Ctrl+C does here, and how to quit.
         let text = match &self.view {
-            View::List => t(Key::CtrlCQuitHint).to_owned(),
-            View::Detail(id) => tf(Key::CtrlCIdle, &[&self.title_of(id)]),
+            View::List => t(AppText::CtrlCQuitHint).to_owned(),
+            View::Detail(id) => tf(AppText::CtrlCIdle, &[&self.title_of(id)]),
         };
         self.set_notice(text, false);
         Vec::new()
@@ -159,7 +159,7 @@ impl App {
                 .find(|s| s.id == id)
                 .map_or(Status::Interrupted, |s| s.status);
             self.notice_until(
-                tf(Key::Resuming, &[&id]),
+                tf(AppText::Resuming, &[&id]),
                 false,
                 super::notice::Until::StatusLeaves {
                     id: id.clone(),
@@ -173,7 +173,7 @@ impl App {
                 },
             ))]
         } else {
-            self.set_notice(t(Key::NothingToResume), false);
+            self.set_notice(t(AppText::NothingToResume), false);
             Vec::new()
         }
     }
@@ -227,7 +227,7 @@ impl App {
     }
 
     /// Where Esc leads inside the dialog that has the keys, `None` at its top level.
-    pub(super) fn dialog_back_hint(&self) -> Option<Key> {
+    pub(super) fn dialog_back_hint(&self) -> Option<AppText> {
         let id = self
             .shown_dialog
             .clone()
@@ -265,7 +265,7 @@ impl App {
                 .modifiers
                 .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
         if letter && !self.composer.is_empty() {
-            self.set_notice(t(Key::DialogDraftPending), false);
+            self.set_notice(t(AppText::DialogDraftPending), false);
             return Vec::new();
         }
         let action = match self.pane(&id).dialog() {
@@ -310,7 +310,7 @@ impl App {
                 };
                 self.start_collecting(what, "");
                 self.notice_until(
-                    t(Key::TypeTextForDialog),
+                    t(AppText::TypeTextForDialog),
                     false,
                     super::notice::Until::TextGiven,
                 );
@@ -489,7 +489,7 @@ impl App {
             // Esc leaves what the composer collects: the prompt unchanged, the dialog as it was.
             KeyCode::Esc if self.collecting == Some(Collecting::Prompt) => {
                 self.stop_collecting();
-                self.set_notice(t(Key::PromptUnchanged), false);
+                self.set_notice(t(AppText::PromptUnchanged), false);
             }
             KeyCode::Esc if self.collecting.is_some() => {
                 self.stop_collecting();
@@ -577,17 +577,17 @@ impl App {
             return vec![send(id.clone(), text)];
         }
         let Some(command) = command else {
-            self.set_notice(tf(Key::UnknownCommand, &[name]), true);
+            self.set_notice(tf(AppText::UnknownCommand, &[name]), true);
             return Vec::new();
         };
         if !command.available_in(&self.view) {
             // Where it works instead: every command works in the list or in a session.
             let key = if command.available_in(&View::List) {
-                Key::CommandOnlyInList
+                AppText::CommandOnlyInList
             } else if command.available_in(&View::Detail(String::new())) {
-                Key::CommandOnlyInSession
+                AppText::CommandOnlyInSession
             } else {
-                Key::CommandNotHere
+                AppText::CommandNotHere
             };
             self.set_notice(tf(key, &[command.name()]), true);
             return Vec::new();
@@ -647,7 +647,10 @@ impl App {
         } else if self.working_count() > 0 {
             // Sessions stop with codiva: ask first.
             self.confirm = Some(Confirm {
-                text: vec![tf(Key::ExitConfirm, &[&self.working_count().to_string()])],
+                text: vec![tf(
+                    AppText::ExitConfirm,
+                    &[&self.working_count().to_string()],
+                )],
                 on_yes: vec![Effect::Quit],
                 restore: None,
             });
@@ -665,8 +668,9 @@ impl App {
             self.confirm = Some(Confirm {
                 text: vec![tn(
                     self.working_count(),
-                    Key::ShutdownConfirmOne,
-                    Key::ShutdownConfirm,
+                    AppText::ShutdownConfirmOne,
+                    AppText::ShutdownConfirm,
+                    &[],
                 )],
                 on_yes: effects,
                 restore: None,
@@ -687,7 +691,7 @@ impl App {
                 if matches!(self.view, View::Detail(_))
                     && let Some(name) = self.lacks(&id, |caps| caps.set_model) =>
             {
-                self.set_notice(tf(Key::AgentCannotSetModel, &[&name]), true);
+                self.set_notice(tf(AppText::AgentCannotSetModel, &[&name]), true);
                 Vec::new()
             }
             (Some(id), false) if matches!(self.view, View::Detail(_)) => {
@@ -701,7 +705,7 @@ impl App {
             }
             (_, false) => {
                 self.info.model = (argument != "default").then(|| argument.to_owned());
-                self.set_notice(tf(Key::ModelForNew, &[argument]), false);
+                self.set_notice(tf(AppText::ModelForNew, &[argument]), false);
                 Vec::new()
             }
             (_, true) => {
@@ -725,7 +729,7 @@ impl App {
             }
             (_, false) => {
                 self.info.agent = argument.to_owned();
-                self.set_notice(tf(Key::AgentForNew, &[argument]), false);
+                self.set_notice(tf(AppText::AgentForNew, &[argument]), false);
                 Vec::new()
             }
             (_, true) => self.open_agent_picker(),
@@ -746,11 +750,11 @@ impl App {
             .map(|s| s.id.clone())
             .collect();
         if finished.is_empty() {
-            self.set_notice(t(Key::NothingToClear), false);
+            self.set_notice(t(AppText::NothingToClear), false);
             return Vec::new();
         }
         self.confirm = Some(Confirm {
-            text: vec![tf(Key::ClearConfirm, &[&finished.len().to_string()])],
+            text: vec![tf(AppText::ClearConfirm, &[&finished.len().to_string()])],
             on_yes: finished
                 .into_iter()
                 .map(|id| discard(id, true, Some(String::new())))

@@ -9,22 +9,22 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use super::activity::Activity;
-use crate::i18n::{Key, t, tf};
+use crate::i18n::{AppText, t, tf};
 use crate::theme;
 use crate::width::{fit, str_width};
 
 /// A row's badge: what a person needs to know at a glance.
 pub fn badge(session: &SessionInfo) -> (String, Style) {
     match &session.phase {
-        SessionPhase::Preparing => (t(Key::BadgePreparing).into(), theme::dim()),
-        SessionPhase::Conflict { .. } => (t(Key::BadgeConflict).into(), theme::error()),
-        SessionPhase::Merged { .. } => (t(Key::BadgeMerged).into(), theme::success()),
-        SessionPhase::Discarded => (t(Key::BadgeDiscarded).into(), theme::dim()),
+        SessionPhase::Preparing => (t(AppText::BadgePreparing).into(), theme::dim()),
+        SessionPhase::Conflict { .. } => (t(AppText::BadgeConflict).into(), theme::error()),
+        SessionPhase::Merged { .. } => (t(AppText::BadgeMerged).into(), theme::success()),
+        SessionPhase::Discarded => (t(AppText::BadgeDiscarded).into(), theme::dim()),
         SessionPhase::Active => {
             if session.status == Status::Running && session.todos.total > 0 {
                 return (
                     tf(
-                        Key::BadgeStep,
+                        AppText::BadgeStep,
                         &[
                             &session.todos.done.to_string(),
                             &session.todos.total.to_string(),
@@ -147,7 +147,7 @@ pub fn render_agents(agents: &[AgentAvailability], area: Rect, buf: &mut Buffer)
         .any(|agent| agent.status == AgentStatus::Ready);
     if none_ready {
         // Wrapped: it is the screen's one instruction, whole at any width.
-        let text = t(Key::NoAgentInstalled);
+        let text = t(AppText::NoAgentInstalled);
         let room = usize::from(area.width.saturating_sub(2)).max(1);
         for row in crate::width::wrap_text(text, room) {
             lines.push(Line::styled(
@@ -157,7 +157,7 @@ pub fn render_agents(agents: &[AgentAvailability], area: Rect, buf: &mut Buffer)
         }
     }
     lines.push(Line::styled(
-        format!("  {}", t(Key::AgentsTitle)),
+        format!("  {}", t(AppText::AgentsTitle)),
         theme::dim(),
     ));
     let name_width = agents
@@ -169,11 +169,13 @@ pub fn render_agents(agents: &[AgentAvailability], area: Rect, buf: &mut Buffer)
         let name = crate::width::fit(&agent.name, name_width);
         let (state, style) = match (agent.status, &agent.login) {
             (AgentStatus::Ready, Some(LoginState::NotLoggedIn)) => {
-                (t(Key::AgentNotLoggedIn), theme::warning())
+                (t(AppText::AgentNotLoggedIn), theme::warning())
             }
-            (AgentStatus::Ready, _) if agent.default => (t(Key::AgentReadyDefault), theme::text()),
-            (AgentStatus::Ready, _) => (t(Key::AgentReady), theme::text()),
-            (AgentStatus::NotInstalled, _) => (t(Key::AgentNotInstalled), theme::dim()),
+            (AgentStatus::Ready, _) if agent.default => {
+                (t(AppText::AgentReadyDefault), theme::text())
+            }
+            (AgentStatus::Ready, _) => (t(AppText::AgentReady), theme::text()),
+            (AgentStatus::NotInstalled, _) => (t(AppText::AgentNotInstalled), theme::dim()),
         };
         lines.push(Line::styled(format!("    {name}  {state}"), style));
         // The install command on a line of its own (it is copied whole), while none is ready
@@ -206,7 +208,7 @@ pub fn render(
         return (area, 0);
     }
     if sessions.is_empty() {
-        let hint = Line::styled(format!("  {}", t(Key::EmptyHint)), theme::dim());
+        let hint = Line::styled(format!("  {}", t(AppText::EmptyHint)), theme::dim());
         crate::width::set_line(buf, area.x, area.y, &hint, area.width);
         return (Rect::new(area.x, area.y, area.width, 0), 0);
     }
@@ -234,7 +236,7 @@ pub fn render(
     let rows_area = Rect::new(area.x, area.y + u16::from(scrolled), area.width, shown);
     if scrolled {
         let text = if first > 0 {
-            format!("  {}", tf(Key::MoreAbove, &[&first.to_string()]))
+            format!("  {}", tf(AppText::MoreAbove, &[&first.to_string()]))
         } else {
             String::new()
         };
@@ -255,7 +257,7 @@ pub fn render(
     if scrolled {
         let below = sessions.len().saturating_sub(first + rows);
         let text = if below > 0 {
-            format!("  {}", tf(Key::MoreBelow, &[&below.to_string()]))
+            format!("  {}", tf(AppText::MoreBelow, &[&below.to_string()]))
         } else {
             String::new()
         };
@@ -385,8 +387,5 @@ pub(super) fn branch_label(session: &SessionInfo) -> String {
         || session.worktree.display().to_string(),
         |name| name.to_string_lossy().into_owned(),
     );
-    crate::i18n::tf(
-        crate::i18n::Key::InPlaceAt,
-        &[&crate::dialog::sanitize(&dir)],
-    )
+    tf(AppText::InPlaceAt, &[&crate::dialog::sanitize(&dir)])
 }

@@ -6,7 +6,7 @@
 use crossterm::event::{KeyCode, KeyEvent};
 
 use super::{App, Effect, Focus, View};
-use crate::i18n_views::{V, vt, vtf};
+use crate::i18n::{ViewText, t, tf};
 use crate::search::{PromptKey, Search};
 
 impl App {
@@ -45,9 +45,9 @@ impl App {
             search.current = Some(found.row);
         }
         match found {
-            None => self.set_notice(vtf(V::SearchNone, &[&query]), false),
+            None => self.set_notice(tf(ViewText::SearchNone, &[&query]), false),
             Some(found) if found.wrapped => {
-                self.set_notice(vt(V::SearchWrapped).to_owned(), false);
+                self.set_notice(t(ViewText::SearchWrapped).to_owned(), false);
             }
             // Found: a "no match" of an earlier search is no longer true.
             Some(_) => self.clear_notice_here(),
@@ -64,9 +64,9 @@ impl App {
         }
         let search = self.panes.get(id)?.search.as_ref()?;
         Some(if search.editing {
-            vtf(V::SearchTyping, &[&search.query])
+            tf(ViewText::SearchTyping, &[&search.query])
         } else {
-            vt(V::LogSearchHint).to_owned()
+            t(ViewText::LogSearchHint).to_owned()
         })
     }
 }

@@ -5,7 +5,7 @@
 
 use codiva_protocol::agent::Account;
 
-use crate::i18n::{Key, t, tf};
+use crate::i18n::{AppText, t, tf};
 
 /// A source the agent reports, unless it says there is none.
 fn source(value: Option<&String>) -> Option<&str> {
@@ -19,8 +19,8 @@ pub fn help(account: Option<&Account>) -> String {
     let api_key = account.and_then(|a| source(a.api_key_source.as_ref()));
     let token = account.and_then(|a| source(a.token_source.as_ref()));
     match (api_key, token) {
-        (Some(key), _) => tf(Key::LoginApiKey, &[key]),
-        (None, Some(token)) => tf(Key::LoginToken, &[token]),
-        (None, None) => t(Key::LoginNone).to_owned(),
+        (Some(key), _) => tf(AppText::LoginApiKey, &[key]),
+        (None, Some(token)) => tf(AppText::LoginToken, &[token]),
+        (None, None) => t(AppText::LoginNone).to_owned(),
     }
 }

@@ -12,7 +12,7 @@ use ratatui::text::Line;
 
 use crate::composer::Composer;
 use crate::dialog::sanitize;
-use crate::i18n_agents::{A, at, atf};
+use crate::i18n::{AgentText, t, tf};
 use crate::theme;
 use crate::width::{str_width, truncate};
 
@@ -97,10 +97,10 @@ impl LoginView {
 
     pub fn hint(&self) -> String {
         match self.phase() {
-            LoginPhase::Running if self.choosing() => at(A::LoginHintChoose).to_owned(),
-            LoginPhase::Running if self.reads_code() => at(A::LoginHintInput).to_owned(),
-            LoginPhase::Running => at(A::LoginHintRunning).to_owned(),
-            _ => at(A::LoginHintDone).to_owned(),
+            LoginPhase::Running if self.choosing() => t(AgentText::LoginHintChoose).to_owned(),
+            LoginPhase::Running if self.reads_code() => t(AgentText::LoginHintInput).to_owned(),
+            LoginPhase::Running => t(AgentText::LoginHintRunning).to_owned(),
+            _ => t(AgentText::LoginHintDone).to_owned(),
         }
     }
 
@@ -182,18 +182,21 @@ impl LoginView {
         }
         let width = usize::from(area.width);
         let mut lines: Vec<Line> = vec![Line::styled(
-            truncate(&format!(" {}", atf(A::LoginTitle, &[&self.name])), width),
+            truncate(
+                &format!(" {}", tf(AgentText::LoginTitle, &[&self.name])),
+                width,
+            ),
             theme::bold(),
         )];
         let name = self.name.as_str();
         match &self.progress {
             None => lines.push(Line::styled(
-                format!("  {}", atf(A::LoginStarting, &[name])),
+                format!("  {}", tf(AgentText::LoginStarting, &[name])),
                 theme::dim(),
             )),
             Some(progress) => {
                 if let Some(url) = &progress.url {
-                    lines.push(Line::raw(format!("  {}", at(A::LoginOpen))));
+                    lines.push(Line::raw(format!("  {}", t(AgentText::LoginOpen))));
                     // The whole address, wrapped: it must be copyable from the terminal.
                     for chunk in wrap_chars(&sanitize(url), width.saturating_sub(4).max(8)) {
                         lines.push(Line::styled(format!("    {chunk}"), theme::accent()));
@@ -201,7 +204,10 @@ impl LoginView {
                     if let Some(host) = &self.remote {
                         lines.push(Line::styled(
                             truncate(
-                                &format!("  {}", atf(A::LoginRemoteHost, &[&sanitize(host)])),
+                                &format!(
+                                    "  {}",
+                                    tf(AgentText::LoginRemoteHost, &[&sanitize(host)])
+                                ),
                                 width,
                             ),
                             theme::dim(),
@@ -210,7 +216,7 @@ impl LoginView {
                 }
                 if let Some(code) = &progress.code {
                     lines.push(Line::styled(
-                        format!("  {}", atf(A::LoginCode, &[&sanitize(code)])),
+                        format!("  {}", tf(AgentText::LoginCode, &[&sanitize(code)])),
                         theme::bold(),
                     ));
                 }
@@ -220,25 +226,34 @@ impl LoginView {
                 let status = match progress.phase {
                     LoginPhase::Running if self.choosing() => (String::new(), theme::dim()),
                     LoginPhase::Running if self.sent => {
-                        (atf(A::LoginCodeSent, &[name]), theme::dim())
+                        (tf(AgentText::LoginCodeSent, &[name]), theme::dim())
                     }
                     LoginPhase::Running if progress.accepts_code => {
-                        (at(A::LoginPaste).to_owned(), theme::text())
+                        (t(AgentText::LoginPaste).to_owned(), theme::text())
                     }
-                    LoginPhase::Running => (at(A::LoginWaitBrowser).to_owned(), theme::dim()),
-                    LoginPhase::Succeeded => (atf(A::LoginSucceeded, &[name]), theme::accent()),
+                    LoginPhase::Running => {
+                        (t(AgentText::LoginWaitBrowser).to_owned(), theme::dim())
+                    }
+                    LoginPhase::Succeeded => {
+                        (tf(AgentText::LoginSucceeded, &[name]), theme::accent())
+                    }
                     LoginPhase::Failed if !progress.env_vars.is_empty() => (
-                        atf(A::LoginSetEnv, &[&sanitize(&progress.env_vars.join(", "))]),
+                        tf(
+                            AgentText::LoginSetEnv,
+                            &[&sanitize(&progress.env_vars.join(", "))],
+                        ),
                         theme::warning(),
                     ),
                     LoginPhase::Failed => (
-                        atf(
-                            A::LoginFailed,
+                        tf(
+                            AgentText::LoginFailed,
                             &[&sanitize(progress.error.as_deref().unwrap_or(""))],
                         ),
                         theme::warning(),
                     ),
-                    LoginPhase::Cancelled => (at(A::LoginCancelled).to_owned(), theme::dim()),
+                    LoginPhase::Cancelled => {
+                        (t(AgentText::LoginCancelled).to_owned(), theme::dim())
+                    }
                 };
                 if !status.0.is_empty() {
                     lines.push(Line::raw(""));
@@ -262,7 +277,7 @@ impl LoginView {
                 }
                 if progress.url.is_none() && !progress.output.is_empty() {
                     lines.push(Line::styled(
-                        format!("  {}", atf(A::LoginOutput, &[name])),
+                        format!("  {}", tf(AgentText::LoginOutput, &[name])),
                         theme::dim(),
                     ));
                     for line in &progress.output {
@@ -298,7 +313,7 @@ impl LoginView {
     /// The agent's ways to log in, in its words, the one under the cursor marked.
     fn method_rows(&self, progress: &LoginProgress, width: usize, lines: &mut Vec<Line<'static>>) {
         lines.push(Line::raw(truncate(
-            &format!("  {}", atf(A::LoginChoose, &[&self.name])),
+            &format!("  {}", tf(AgentText::LoginChoose, &[&self.name])),
             width,
         )));
         for (index, method) in progress.methods.iter().enumerate() {
@@ -319,8 +334,8 @@ impl LoginView {
                 .map(|d| sanitize(d).into_owned())
                 .collect();
             if !method.env_vars.is_empty() {
-                detail.push(atf(
-                    A::LoginMethodEnv,
+                detail.push(tf(
+                    AgentText::LoginMethodEnv,
                     &[&sanitize(&method.env_vars.join(", "))],
                 ));
             }

@@ -13,7 +13,7 @@ use ratatui::text::Line;
 
 use super::overlay::Overlay;
 use super::{App, Effect};
-use crate::i18n_views::{V, vt, vtf};
+use crate::i18n::{ViewText, t, tf};
 use crate::log_view::cut_message::byte_size;
 use crate::markdown;
 use crate::search::{self, PromptKey, Search};
@@ -136,7 +136,7 @@ impl MessageView {
         };
         let rows = rendered.texts.len();
         if rows == 0 {
-            return MessageAction::Notice(vtf(V::SearchNone, &[&query]));
+            return MessageAction::Notice(tf(ViewText::SearchNone, &[&query]));
         }
         let (from, went_round) = search::start(rows, self.scroll, current, forward);
         let texts = &rendered.texts;
@@ -147,14 +147,14 @@ impl MessageView {
             from,
             forward,
         ) {
-            None => MessageAction::Notice(vtf(V::SearchNone, &[&query])),
+            None => MessageAction::Notice(tf(ViewText::SearchNone, &[&query])),
             Some(found) => {
                 self.scroll = found.row.min(self.max_scroll());
                 if let Some(search) = &mut self.search {
                     search.current = Some(found.row);
                 }
                 if found.wrapped || went_round {
-                    MessageAction::Notice(vt(V::SearchWrapped).to_owned())
+                    MessageAction::Notice(t(ViewText::SearchWrapped).to_owned())
                 } else {
                     MessageAction::Found
                 }
@@ -165,9 +165,9 @@ impl MessageView {
     /// The footer's hints.
     pub fn hint(&self) -> String {
         match &self.search {
-            Some(search) if search.editing => vtf(V::SearchTyping, &[&search.query]),
-            Some(_) => vt(V::SearchHint).to_owned(),
-            None => vt(V::MessageHint).to_owned(),
+            Some(search) if search.editing => tf(ViewText::SearchTyping, &[&search.query]),
+            Some(_) => t(ViewText::SearchHint).to_owned(),
+            None => t(ViewText::MessageHint).to_owned(),
         }
     }
 
@@ -176,18 +176,18 @@ impl MessageView {
             return;
         }
         let width = usize::from(area.width);
-        let title = format!(" {}", vtf(V::MessageTitle, &[&byte_size(self.size)]));
+        let title = format!(" {}", tf(ViewText::MessageTitle, &[&byte_size(self.size)]));
         let title = Line::styled(truncate(&title, width), theme::bold());
         crate::width::set_line(buf, area.x, area.y, &title, area.width);
         let body = Rect::new(area.x, area.y + 1, area.width, area.height - 1);
         let text = match &self.content {
             Content::Loading => {
-                let line = Line::styled(format!("  {}", vt(V::MessageLoading)), theme::dim());
+                let line = Line::styled(format!("  {}", t(ViewText::MessageLoading)), theme::dim());
                 crate::width::set_line(buf, body.x, body.y, &line, body.width);
                 return;
             }
             Content::Error(error) => {
-                let text = format!("{}\n{error}", vt(V::MessageCannotRead));
+                let text = format!("{}\n{error}", t(ViewText::MessageCannotRead));
                 let rows = wrap_text(&text, width.saturating_sub(2).max(1));
                 for (y, row) in rows.iter().take(usize::from(body.height)).enumerate() {
                     let line = Line::styled(format!("  {}", &text[row.start..row.end]), {

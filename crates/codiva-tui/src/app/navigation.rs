@@ -3,7 +3,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::{App, Effect, Focus, View};
-use crate::i18n::{Key, t, tf};
+use crate::i18n::{AppText, t, tf};
 
 impl App {
     pub(super) fn open_detail(&mut self, id: String) -> Vec<Effect> {
@@ -139,7 +139,7 @@ impl App {
             if self.prompts_on_the_way() {
                 self.inbox_owed = true;
             } else {
-                self.set_notice(t(Key::InboxEmpty), false);
+                self.set_notice(t(AppText::InboxEmpty), false);
             }
             return Vec::new();
         };
@@ -147,7 +147,7 @@ impl App {
         self.shown_dialog = Some(id.clone());
         let remaining = inbox.len() - 1;
         if remaining > 0 {
-            self.set_notice(tf(Key::InboxMore, &[&remaining.to_string()]), false);
+            self.set_notice(tf(AppText::InboxMore, &[&remaining.to_string()]), false);
         } else {
             self.notice = None;
         }

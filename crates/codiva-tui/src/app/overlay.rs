@@ -19,8 +19,7 @@ use super::message_view::{MessageAction, MessageView};
 use super::picker::{Picker, PickerAction, PickerKind, PickerRow};
 use super::requests::{cancel_login, refresh_agents, session_params};
 use super::{App, Effect, View};
-use crate::i18n::{Key, t, tf};
-use crate::i18n_views::{V, vt, vtf};
+use crate::i18n::{AgentText, AppText, ViewText, t, tf};
 
 pub enum Overlay {
     Picker(Picker),
@@ -67,15 +66,15 @@ impl App {
             return self.confirm_extra.as_ref().map(|(_, _, c)| c.clone());
         }
         if self.overlay.is_none() && self.filter_editing() {
-            return Some(vt(V::FilterEditing).to_owned());
+            return Some(t(ViewText::FilterEditing).to_owned());
         }
         if self.overlay.is_none() {
             return self.log_search_hint();
         }
         Some(match self.overlay.as_ref()? {
-            Overlay::Picker(_) => vt(V::PickerHint).to_owned(),
-            Overlay::Diff(_) => vt(V::DiffHint).to_owned(),
-            Overlay::Config(_) => vt(V::ConfigHint).to_owned(),
+            Overlay::Picker(_) => t(ViewText::PickerHint).to_owned(),
+            Overlay::Diff(_) => t(ViewText::DiffHint).to_owned(),
+            Overlay::Config(_) => t(ViewText::ConfigHint).to_owned(),
             Overlay::Message(view) => view.hint(),
             Overlay::Login(view) => view.hint(),
         })
@@ -186,7 +185,7 @@ impl App {
     fn picked(&mut self, kind: PickerKind, value: String) -> Vec<Effect> {
         match kind {
             PickerKind::Restore => {
-                self.set_notice(vtf(V::Restoring, &[&self.title_of(&value)]), false);
+                self.set_notice(tf(ViewText::Restoring, &[&self.title_of(&value)]), false);
                 vec![Effect::request(ClientRequest::SessionRestore(
                     session_params(value),
                 ))]
@@ -204,7 +203,7 @@ impl App {
                     None => {
                         let shown = model.clone().unwrap_or_else(|| "default".to_owned());
                         self.info.model = model;
-                        self.set_notice(tf(Key::ModelForNew, &[&shown]), false);
+                        self.set_notice(tf(AppText::ModelForNew, &[&shown]), false);
                         Vec::new()
                     }
                 }
@@ -222,8 +221,8 @@ impl App {
             .map(|s| PickerRow {
                 value: s.id.clone(),
                 label: s.title.clone(),
-                detail: vtf(
-                    V::RestoreRow,
+                detail: tf(
+                    ViewText::RestoreRow,
                     &[&s.branch, &super::list_view::duration(s.active_ms)],
                 ),
                 current: false,
@@ -231,9 +230,9 @@ impl App {
             .collect();
         self.overlay = Some(Overlay::Picker(Picker::new(
             PickerKind::Restore,
-            vt(V::RestoreTitle).to_owned(),
+            t(ViewText::RestoreTitle).to_owned(),
             rows,
-            vt(V::RestoreEmpty).to_owned(),
+            t(ViewText::RestoreEmpty).to_owned(),
         )));
     }
 
@@ -264,7 +263,7 @@ impl App {
                 .map(|agent| agent.model_aliases.clone())
                 .unwrap_or_default();
             if aliases.is_empty() {
-                self.set_notice(tf(Key::ModelHelp, &[t(Key::ModelsUnknown)]), false);
+                self.set_notice(tf(AppText::ModelHelp, &[t(AppText::ModelsUnknown)]), false);
                 return;
             }
             // The agent reports its model by name (`claude-sonnet-4-5-…`): the alias it is.
@@ -281,9 +280,9 @@ impl App {
                     },
                     label: alias.clone(),
                     detail: if alias == "default" {
-                        vt(V::ModelDefault).to_owned()
+                        t(ViewText::ModelDefault).to_owned()
                     } else {
-                        crate::i18n_agents::at(crate::i18n_agents::A::ModelAlias).to_owned()
+                        t(AgentText::ModelAlias).to_owned()
                     },
                     current: match (&current, resolved) {
                         (_, Some(resolved)) => resolved == alias,
@@ -301,7 +300,7 @@ impl App {
             rows.push(PickerRow {
                 value: String::new(),
                 label: "default".to_owned(),
-                detail: vt(V::ModelDefault).to_owned(),
+                detail: t(ViewText::ModelDefault).to_owned(),
                 current: current.is_none(),
             });
         }
@@ -345,8 +344,8 @@ impl App {
         rows: Vec<PickerRow>,
     ) {
         let title = match &session {
-            Some(session) => vtf(V::ModelTitleSession, &[&session.title]),
-            None => vt(V::ModelTitleNew).to_owned(),
+            Some(session) => tf(ViewText::ModelTitleSession, &[&session.title]),
+            None => t(ViewText::ModelTitleNew).to_owned(),
         };
         self.overlay = Some(Overlay::Picker(Picker::new(
             PickerKind::Model {
@@ -390,14 +389,13 @@ impl App {
             _ => self.overlay = Some(Overlay::Config(ConfigView::new(path.clone(), fields))),
         }
         if let Some(key) = saved {
-            self.set_notice(vtf(V::ConfigSaved, &[&key, &path]), false);
+            self.set_notice(tf(ViewText::ConfigSaved, &[&key, &path]), false);
         }
     }
 
     /// `/agent` without an argument: every agent codiva knows, with whether it can run here
     /// and is logged in; the one in use marked.
     pub(super) fn open_agent_picker(&mut self) -> Vec<Effect> {
-        use crate::i18n_agents::{A, at, atf};
         use codiva_protocol::agent::{AgentStatus, LoginState};
         let session = match &self.view {
             View::Detail(id) => self.sessions.iter().find(|s| s.id == *id).cloned(),
@@ -415,23 +413,23 @@ impl App {
                     (AgentStatus::NotInstalled, _) => match &agent.install {
                         Some(install) => format!(
                             "{} · {}",
-                            at(A::NotInstalled),
-                            atf(A::InstallWith, &[install])
+                            t(AgentText::NotInstalled),
+                            tf(AgentText::InstallWith, &[install])
                         ),
-                        None => at(A::NotInstalled).to_owned(),
+                        None => t(AgentText::NotInstalled).to_owned(),
                     },
                     (AgentStatus::Ready, Some(LoginState::LoggedIn { method })) => {
-                        atf(A::LoggedIn, &[method.as_deref().unwrap_or("")])
+                        tf(AgentText::LoggedIn, &[method.as_deref().unwrap_or("")])
                             .replace(" ()", "")
                             .replace("（）", "")
                     }
                     (AgentStatus::Ready, Some(LoginState::NotLoggedIn)) => {
-                        atf(A::NotLoggedIn, &[&agent.id])
+                        tf(AgentText::NotLoggedIn, &[&agent.id])
                     }
                     (AgentStatus::Ready, Some(LoginState::Unknown { reason })) => {
-                        atf(A::LoginUnknown, &[reason])
+                        tf(AgentText::LoginUnknown, &[reason])
                     }
-                    (AgentStatus::Ready, None) => at(A::Ready).to_owned(),
+                    (AgentStatus::Ready, None) => t(AgentText::Ready).to_owned(),
                 };
                 // The version its `--version` gave, first.
                 let detail = match &agent.version {
@@ -447,8 +445,8 @@ impl App {
             })
             .collect();
         let title = match &session {
-            Some(session) => atf(A::PickerTitleSession, &[&session.title]),
-            None => at(A::PickerTitleNew).to_owned(),
+            Some(session) => tf(AgentText::PickerTitleSession, &[&session.title]),
+            None => t(AgentText::PickerTitleNew).to_owned(),
         };
         self.overlay = Some(Overlay::Picker(Picker::new(
             PickerKind::Agent {
@@ -463,7 +461,6 @@ impl App {
     }
 
     fn agent_picked(&mut self, id: Option<String>, agent: String) -> Vec<Effect> {
-        use crate::i18n_agents::{A, atf};
         use codiva_protocol::agent::AgentStatus;
         if let Some(missing) = self
             .info
@@ -471,8 +468,8 @@ impl App {
             .iter()
             .find(|a| a.id == agent && a.status == AgentStatus::NotInstalled)
         {
-            let text = atf(
-                A::InstallHint,
+            let text = tf(
+                AgentText::InstallHint,
                 &[&missing.name, missing.install.as_deref().unwrap_or("")],
             );
             self.set_notice(text, true);
@@ -486,7 +483,7 @@ impl App {
                 },
             ))],
             None => {
-                self.set_notice(tf(Key::AgentForNew, &[&agent]), false);
+                self.set_notice(tf(AppText::AgentForNew, &[&agent]), false);
                 self.info.agent = agent;
                 Vec::new()
             }
@@ -548,10 +545,7 @@ impl App {
                 .iter()
                 .find(|a| a.id == login.agent)
                 .map_or(login.agent.clone(), |a| a.name.clone());
-            self.set_notice(
-                crate::i18n_agents::atf(crate::i18n_agents::A::LoginSucceeded, &[&name]),
-                false,
-            );
+            self.set_notice(tf(AgentText::LoginSucceeded, &[&name]), false);
         }
         if done {
             vec![refresh_agents()]

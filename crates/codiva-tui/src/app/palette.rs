@@ -2,7 +2,7 @@
 //! can run.
 
 use super::View;
-use crate::i18n::{Key, t, tf};
+use crate::i18n::{AgentText, AppText, PrText, RepairText, ViewText, t, tf};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
@@ -81,36 +81,35 @@ impl Command {
     }
 
     pub fn description(self, view: &View) -> &'static str {
-        use crate::i18n_views::{V, vt};
         match self {
-            Command::Restore => return vt(V::CmdRestore),
-            Command::Commits => return vt(V::CmdCommits),
-            Command::Rename => return vt(V::CmdRename),
-            Command::Shell => return vt(V::CmdShell),
-            Command::Edit => return vt(V::CmdEdit),
-            Command::Pr => return crate::pr_cell::w(crate::pr_cell::W::CmdPr),
+            Command::Restore => return t(ViewText::CmdRestore),
+            Command::Commits => return t(ViewText::CmdCommits),
+            Command::Rename => return t(ViewText::CmdRename),
+            Command::Shell => return t(ViewText::CmdShell),
+            Command::Edit => return t(ViewText::CmdEdit),
+            Command::Pr => return t(PrText::CmdPr),
             Command::Login => {
-                return crate::i18n_agents::at(crate::i18n_agents::A::CmdLogin);
+                return t(AgentText::CmdLogin);
             }
-            Command::FixCi => return crate::repair_text::r(crate::repair_text::R::CmdFixCi),
-            Command::Commit => return crate::repair_text::r(crate::repair_text::R::CmdCommit),
-            Command::Recover => return crate::repair_text::r(crate::repair_text::R::CmdRecover),
+            Command::FixCi => return t(RepairText::CmdFixCi),
+            Command::Commit => return t(RepairText::CmdCommit),
+            Command::Recover => return t(RepairText::CmdRecover),
             _ => {}
         }
         t(match (self, view) {
-            (Command::Model, View::List) => Key::CmdModelList,
-            (Command::Model, View::Detail(_)) => Key::CmdModelDetail,
-            (Command::Agent, View::List) => Key::CmdAgentList,
-            (Command::Agent, View::Detail(_)) => Key::CmdAgentDetail,
-            (Command::Prompt, _) => Key::CmdPrompt,
-            (Command::Config, _) => Key::CmdConfig,
-            (Command::Diff, _) => Key::CmdDiff,
-            (Command::Sync, _) => Key::CmdSync,
-            (Command::Remove, _) => Key::CmdRemove,
-            (Command::Clear, _) => Key::CmdClear,
-            (Command::Help, _) => Key::CmdHelp,
-            (Command::Shutdown, _) => Key::CmdShutdown,
-            (Command::Exit, _) => Key::CmdExit,
+            (Command::Model, View::List) => AppText::CmdModelList,
+            (Command::Model, View::Detail(_)) => AppText::CmdModelDetail,
+            (Command::Agent, View::List) => AppText::CmdAgentList,
+            (Command::Agent, View::Detail(_)) => AppText::CmdAgentDetail,
+            (Command::Prompt, _) => AppText::CmdPrompt,
+            (Command::Config, _) => AppText::CmdConfig,
+            (Command::Diff, _) => AppText::CmdDiff,
+            (Command::Sync, _) => AppText::CmdSync,
+            (Command::Remove, _) => AppText::CmdRemove,
+            (Command::Clear, _) => AppText::CmdClear,
+            (Command::Help, _) => AppText::CmdHelp,
+            (Command::Shutdown, _) => AppText::CmdShutdown,
+            (Command::Exit, _) => AppText::CmdExit,
             (
                 Command::Restore
                 | Command::Commits
@@ -123,7 +122,7 @@ impl Command {
                 | Command::Commit
                 | Command::Recover,
                 _,
-            ) => Key::CmdHelp,
+            ) => AppText::CmdHelp,
         })
     }
 
@@ -178,7 +177,7 @@ impl Item {
     pub fn description(&self, view: &View) -> String {
         match self {
             Item::Codiva(command) => command.description(view).to_owned(),
-            Item::Agent { description, .. } => tf(Key::AgentCommand, &[description]),
+            Item::Agent { description, .. } => tf(AppText::AgentCommand, &[description]),
         }
     }
 }

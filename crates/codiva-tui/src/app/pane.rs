@@ -40,7 +40,7 @@ impl Dialog {
     }
 
     /// Where Esc leads inside the dialog, for the footer; `None` at its top level.
-    pub fn back_hint(&self) -> Option<crate::i18n::Key> {
+    pub fn back_hint(&self) -> Option<crate::i18n::AppText> {
         match self {
             Dialog::Permission(dialog) => dialog.back_hint(),
             Dialog::Question(dialog) => dialog.back_hint(),

@@ -8,7 +8,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use crate::dialog::sanitize;
-use crate::i18n_views::{V, vt};
+use crate::i18n::{ViewText, t};
 use crate::theme;
 use crate::width::{fit, str_width, truncate};
 
@@ -116,7 +116,7 @@ impl Picker {
             .max()
             .unwrap_or(0)
             .min(width / 2);
-        let current = vt(V::ModelCurrent);
+        let current = t(ViewText::ModelCurrent);
         for (offset, (index, row)) in self.rows.iter().enumerate().skip(first).enumerate() {
             if offset >= rows {
                 break;

@@ -11,7 +11,7 @@ use codiva_protocol::session::SessionEvent;
 use ratatui::style::Style;
 use ratatui::text::Span;
 
-use crate::i18n_views::{V, vtf};
+use crate::i18n::{ViewText, tf};
 use crate::theme;
 use crate::width::str_width;
 
@@ -72,7 +72,7 @@ impl PlanView {
                 .map(|at| self.clock(at))
                 .unwrap_or_else(|| "?".to_owned());
             head.push((
-                format!("  {}", vtf(V::UsageRateLimited, &[&at])),
+                format!("  {}", tf(ViewText::UsageRateLimited, &[&at])),
                 theme::error(),
             ));
         }
@@ -144,7 +144,10 @@ impl PlanView {
             && let Some(at) = window.resets_at.filter(|at| *at > self.now_s)
         {
             text.push_str(" · ");
-            text.push_str(&vtf(V::UsageResetsIn, &[&self.remaining(at - self.now_s)]));
+            text.push_str(&tf(
+                ViewText::UsageResetsIn,
+                &[&self.remaining(at - self.now_s)],
+            ));
         }
         let style = match window.state {
             UsageState::Allowed => theme::dim(),
@@ -159,17 +162,17 @@ impl PlanView {
         let minutes = seconds.div_ceil(60);
         let (days, hours, mins) = (minutes / 1440, minutes / 60 % 24, minutes % 60);
         if days > 0 {
-            vtf(
-                V::DurationDaysHours,
+            tf(
+                ViewText::DurationDaysHours,
                 &[&days.to_string(), &hours.to_string()],
             )
         } else if hours > 0 {
-            vtf(
-                V::DurationHoursMinutes,
+            tf(
+                ViewText::DurationHoursMinutes,
                 &[&hours.to_string(), &mins.to_string()],
             )
         } else {
-            vtf(V::DurationMinutes, &[&mins.to_string()])
+            tf(ViewText::DurationMinutes, &[&mins.to_string()])
         }
     }
 

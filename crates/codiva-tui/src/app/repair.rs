@@ -15,7 +15,7 @@ use ratatui::text::{Line, Span};
 
 use super::requests::session_params;
 use super::{App, Confirm, Effect, Purpose, View};
-use crate::repair_text::{R, r, rf};
+use crate::i18n::{RepairText, t, tf};
 use crate::theme;
 
 /// Files named in the session view's uncommitted line, at most.
@@ -56,8 +56,8 @@ impl App {
 
     /// `session/fixCi` was sent: what went to the agent.
     pub(super) fn fix_ci_sent(&mut self, sent: &FixCiResult) {
-        let text = rf(
-            R::FixCiSent,
+        let text = tf(
+            RepairText::FixCiSent,
             &[
                 &sent.checks.len().to_string(),
                 &sent.pr.to_string(),
@@ -73,9 +73,9 @@ impl App {
         let text = match &done.commit {
             Some(commit) => {
                 let short: String = commit.chars().take(8).collect();
-                rf(R::Committed, &[&files, &short])
+                tf(RepairText::Committed, &[&files, &short])
             }
-            None => rf(R::AskedCommit, &[&files]),
+            None => tf(RepairText::AskedCommit, &[&files]),
         };
         self.set_notice(text, false);
         vec![uncommitted(id)]
@@ -93,7 +93,10 @@ impl App {
     /// `/recover` ran: how many succeeded, and which failed and why.
     pub(super) fn recovered(&mut self, result: &RecoverResult) {
         let total = result.items.len().to_string();
-        let mut text = rf(R::Recovered, &[&result.succeeded.to_string(), &total]);
+        let mut text = tf(
+            RepairText::Recovered,
+            &[&result.succeeded.to_string(), &total],
+        );
         let failed: Vec<String> = result
             .items
             .iter()
@@ -105,7 +108,7 @@ impl App {
             .collect();
         if !failed.is_empty() {
             text.push_str(" · ");
-            text.push_str(&rf(R::RecoverFailed, &[&failed.join("; ")]));
+            text.push_str(&tf(RepairText::RecoverFailed, &[&failed.join("; ")]));
         }
         self.set_notice(text, result.failed > 0);
     }
@@ -113,7 +116,7 @@ impl App {
     /// The y/n of `/recover`: how many sessions, of which kind, and which.
     pub(super) fn recover_plan_arrived(&mut self, plan: &RecoverResult) {
         if plan.items.is_empty() {
-            self.set_notice(r(R::NothingStuck), false);
+            self.set_notice(t(RepairText::NothingStuck), false);
             return;
         }
         let count = |kind| plan.items.iter().filter(|i| i.kind == kind).count();
@@ -136,8 +139,8 @@ impl App {
         }
         self.confirm = Some(Confirm {
             text: vec![
-                rf(R::RecoverTitle, &[&plan.items.len().to_string()]),
-                rf(R::RecoverCounts, &[&fix, &sync]),
+                tf(RepairText::RecoverTitle, &[&plan.items.len().to_string()]),
+                tf(RepairText::RecoverCounts, &[&fix, &sync]),
                 names.join(", "),
             ],
             on_yes: vec![recover(false)],
@@ -183,13 +186,16 @@ pub(super) fn uncommitted_line(files: Option<&[String]>) -> Option<Line<'static>
         Span::styled(
             format!(
                 "± {}",
-                rf(
-                    R::Uncommitted,
+                tf(
+                    RepairText::Uncommitted,
                     &[&files.len().to_string(), &shown.join(", ")]
                 )
             ),
             theme::warning(),
         ),
-        Span::styled(format!(" · {}", r(R::UncommittedHint)), theme::dim()),
+        Span::styled(
+            format!(" · {}", t(RepairText::UncommittedHint)),
+            theme::dim(),
+        ),
     ]))
 }

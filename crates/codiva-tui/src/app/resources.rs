@@ -4,7 +4,7 @@
 
 use codiva_protocol::manager::{ResourceUsage, SessionInfo};
 
-use crate::i18n::{Key, tf};
+use crate::i18n::{AppText, tf};
 use crate::width::str_width;
 
 /// The list column's width, its leading space included (`  834 MiB   12%`).
@@ -39,7 +39,7 @@ pub fn cell(resources: Option<&ResourceUsage>) -> String {
 /// The session view's part: `834 MiB · CPU 12%`.
 pub fn session(resources: &ResourceUsage) -> String {
     tf(
-        Key::ResourcesSession,
+        AppText::ResourcesSession,
         &[&memory(resources.rss_bytes), &cpu(resources.cpu_percent)],
     )
 }
@@ -55,7 +55,10 @@ pub fn total(sessions: &[SessionInfo]) -> Option<String> {
     }
     let rss = samples.iter().map(|r| r.rss_bytes).sum();
     let cpu_total = samples.iter().map(|r| r.cpu_percent).sum();
-    Some(tf(Key::ResourcesTotal, &[&memory(rss), &cpu(cpu_total)]))
+    Some(tf(
+        AppText::ResourcesTotal,
+        &[&memory(rss), &cpu(cpu_total)],
+    ))
 }
 
 #[cfg(test)]

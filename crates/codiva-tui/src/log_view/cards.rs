@@ -29,7 +29,7 @@ use super::block::{
 };
 use super::question_card;
 use crate::diff_preview::{self, DiffLine};
-use crate::i18n::{Key, t, tf, tn};
+use crate::i18n::{AppText, t, tf, tn};
 use crate::theme::{self, glyph};
 use crate::width::{str_width, truncate};
 
@@ -67,7 +67,7 @@ pub(crate) fn todo_checklist(items: &[TodoItem], width: usize) -> Vec<Line<'stat
         .filter(|item| item.status == TodoStatus::Completed)
         .count();
     let head = tf(
-        Key::TodoProgress,
+        AppText::TodoProgress,
         &[&done.to_string(), &items.len().to_string()],
     );
     let mut lines = vec![Line::from(Span::styled(
@@ -139,8 +139,8 @@ pub(super) fn mark(state: State, look: &Look) -> (&'static str, Style) {
         State::Running => (spinner(look.spinner), theme::accent()),
         State::Succeeded => (glyph::OK, theme::success()),
         State::Failed => (glyph::FAILED, theme::error()),
-        State::Denied => (t(Key::CardDenied), theme::warning()),
-        State::Stopped => (t(Key::CardStopped), theme::warning()),
+        State::Denied => (t(AppText::CardDenied), theme::warning()),
+        State::Stopped => (t(AppText::CardStopped), theme::warning()),
     }
 }
 
@@ -281,9 +281,9 @@ fn push_body(
         block.push_indented(indent, rows);
         block.hit(key, Action::ShowMore);
         let key = if hidden == 1 {
-            Key::CardShowMoreOne
+            AppText::CardShowMoreOne
         } else {
-            Key::CardShowMore
+            AppText::CardShowMore
         };
         block.push_indented(
             indent,
@@ -368,17 +368,18 @@ fn input_rows(tool: &ToolEntry, room: usize) -> Vec<Line<'static>> {
 fn location_text(location: &ToolLocation) -> String {
     let mut text = location.path.clone();
     if let Some(line) = location.line {
-        text.push_str(&tf(Key::CardFromLine, &[&line.to_string()]));
+        text.push_str(&tf(AppText::CardFromLine, &[&line.to_string()]));
     }
     if let Some(limit) = location.limit {
         text.push_str(&tn(
             usize::try_from(limit).unwrap_or(usize::MAX),
-            Key::CardLimitLine,
-            Key::CardLimitLines,
+            AppText::CardLimitLine,
+            AppText::CardLimitLines,
+            &[],
         ));
     }
     if let Some(within) = &location.within {
-        text.push_str(&tf(Key::CardSearchIn, &[within]));
+        text.push_str(&tf(AppText::CardSearchIn, &[within]));
     }
     if let Some(glob) = &location.glob {
         text.push_str(&format!(" · {glob}"));
@@ -495,11 +496,11 @@ pub(crate) fn fold_line<'a>(
     // ✓ when every call worked; else what went wrong, which a fold must not hide.
     let mut problems = Vec::new();
     if failed > 0 {
-        let text = tf(Key::CardFailedN, &[&failed.to_string()]);
+        let text = tf(AppText::CardFailedN, &[&failed.to_string()]);
         problems.push(format!("{} {text}", glyph::FAILED));
     }
     if denied > 0 {
-        problems.push(tf(Key::CardDeniedN, &[&denied.to_string()]));
+        problems.push(tf(AppText::CardDeniedN, &[&denied.to_string()]));
     }
     let (mark, style) = if problems.is_empty() {
         (glyph::OK.to_owned(), theme::success())
@@ -514,7 +515,10 @@ pub(crate) fn fold_line<'a>(
         look,
         0,
         width,
-        (&tf(Key::CardTools, &[&count.to_string()]), theme::bold()),
+        (
+            &tf(AppText::CardTools, &[&count.to_string()]),
+            theme::bold(),
+        ),
         &list.join(", "),
         (&mark, style),
         None,
@@ -537,7 +541,7 @@ pub(crate) fn thinking(
     } else {
         glyph::THINKING
     };
-    let title = format!("{lead} {}", t(Key::CardThinking));
+    let title = format!("{lead} {}", t(AppText::CardThinking));
     let mut spans = vec![Span::styled(truncate(&title, room), style)];
     let summary = first_line(text);
     if let Some(summary) = summary {

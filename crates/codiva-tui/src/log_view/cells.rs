@@ -15,7 +15,7 @@ use super::cards::{
     self, State, agent_state, first_text_line, format_tokens, header, mark, result_line, title,
 };
 use super::fold::Fold;
-use crate::i18n::{Key, t, tf};
+use crate::i18n::{AppText, t, tf};
 use crate::markdown;
 use crate::theme::{self, glyph};
 use crate::width::{str_width, truncate, wrap_text};
@@ -371,7 +371,7 @@ pub(crate) fn subagent(
     } else if launched {
         Some(result_line(
             vec![Span::styled(
-                truncate(t(Key::CardLaunchedInBackground), room.saturating_sub(2)),
+                truncate(t(AppText::CardLaunchedInBackground), room.saturating_sub(2)),
                 theme::dim(),
             )],
             true,
@@ -403,20 +403,20 @@ fn progress(view: Option<&SubagentView>, room: usize) -> Line<'static> {
                 parts.push(display(tool));
             }
             let key = if view.tool_uses == 1 {
-                Key::CardToolUse
+                AppText::CardToolUse
             } else {
-                Key::CardToolUses
+                AppText::CardToolUses
             };
             parts.push(tf(key, &[&view.tool_uses.to_string()]));
-            parts.push(tf(Key::Tokens, &[&format_tokens(view.tokens)]));
+            parts.push(tf(AppText::Tokens, &[&format_tokens(view.tokens)]));
             if view.elapsed_ms > 0 {
                 parts.push(format_duration(view.elapsed_ms));
             }
         }
-        _ => parts.push(t(Key::CardStarting).to_owned()),
+        _ => parts.push(t(AppText::CardStarting).to_owned()),
     }
     if view.is_some_and(|v| v.background) {
-        parts.push(t(Key::CardBackground).to_owned());
+        parts.push(t(AppText::CardBackground).to_owned());
     }
     let text = truncate(&parts.join(" · "), room.saturating_sub(2));
     result_line(vec![Span::styled(text, theme::dim())], true)
@@ -435,9 +435,9 @@ fn nested(
     let skip = entries.len().saturating_sub(MAX_NESTED);
     if skip > 0 {
         let key = if skip == 1 {
-            Key::CardEarlierOne
+            AppText::CardEarlierOne
         } else {
-            Key::CardEarlier
+            AppText::CardEarlier
         };
         block.push_indented(
             indent,

@@ -12,7 +12,7 @@ use codiva_protocol::text::{Kept, cut};
 use ratatui::text::Line;
 
 use super::LogView;
-use crate::i18n_views::{V, vtf};
+use crate::i18n::{ViewText, tf};
 use crate::theme;
 use crate::width::wrap_text;
 
@@ -48,13 +48,13 @@ pub(super) fn split(text: &str, width: usize) -> Split<'_> {
     match cut.end {
         Kept::Tail => Split {
             text: cut.kept,
-            header: dim_rows(&vtf(V::CutHeader, &[&byte_size(cut.cut)]), width),
+            header: dim_rows(&tf(ViewText::CutHeader, &[&byte_size(cut.cut)]), width),
             footer: Vec::new(),
         },
         Kept::Head => Split {
             text: cut.kept,
             header: Vec::new(),
-            footer: dim_rows(&vtf(V::CutFooter, &[&byte_size(cut.cut)]), width),
+            footer: dim_rows(&tf(ViewText::CutFooter, &[&byte_size(cut.cut)]), width),
         },
     }
 }

@@ -10,7 +10,7 @@ use serde_json::Value;
 use codiva_protocol::log::ToolEntry;
 
 use super::block::wrapped;
-use crate::i18n::{Key, t};
+use crate::i18n::{AppText, t};
 use crate::theme;
 use crate::width::str_width;
 
@@ -92,7 +92,7 @@ pub(crate) fn rows(tool: &ToolEntry, room: usize) -> Option<Vec<Line<'static>>> 
             Some(answer) => ("→ ", answer.clone(), theme::success()),
             None if !item.choices.is_empty() => (
                 "  ",
-                format!("{} {}", t(Key::CardChoices), item.choices.join(" · ")),
+                format!("{} {}", t(AppText::CardChoices), item.choices.join(" · ")),
                 theme::dim(),
             ),
             None => continue,

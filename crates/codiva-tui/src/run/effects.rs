@@ -10,7 +10,7 @@ use tokio::sync::mpsc;
 
 use super::TuiOptions;
 use crate::app::{App, Done, Effect};
-use crate::i18n::{Key, tf};
+use crate::i18n::{AgentText, AppText, ViewText, tf};
 
 pub(super) fn run_effects(
     manager: &Client,
@@ -27,10 +27,7 @@ pub(super) fn run_effects(
             Effect::Foreground { .. } => {}
             Effect::EditPrompt if app.info.remote.is_some() => {
                 let host = app.info.remote.as_ref().map_or("", |r| r.host.as_str());
-                let _ = done.send(Done::Info(crate::i18n_agents::atf(
-                    crate::i18n_agents::A::RemotePrompt,
-                    &[host],
-                )));
+                let _ = done.send(Done::Info(tf(AgentText::RemotePrompt, &[host])));
             }
             Effect::EditPrompt => {
                 let text = std::fs::read_to_string(&options.prompt_path).unwrap_or_default();
@@ -40,11 +37,11 @@ pub(super) fn run_effects(
                 let result = save_prompt(&options.prompt_path, &text);
                 let _ = done.send(match result {
                     Ok(()) => Done::Info(tf(
-                        Key::InfoPromptSaved,
+                        AppText::InfoPromptSaved,
                         &[&options.prompt_path.display().to_string()],
                     )),
                     Err(err) => Done::Error(tf(
-                        Key::ErrPromptSave,
+                        AppText::ErrPromptSave,
                         &[&options.prompt_path.display().to_string(), &err.to_string()],
                     )),
                 });
@@ -55,16 +52,18 @@ pub(super) fn run_effects(
                 if let Some(remote) = &app.info.remote
                     && is_loopback_url(&url)
                 {
-                    let _ = done.send(Done::Info(crate::i18n_agents::atf(
-                        crate::i18n_agents::A::RemoteLoopbackUrl,
+                    let _ = done.send(Done::Info(tf(
+                        AgentText::RemoteLoopbackUrl,
                         &[&url, &remote.host],
                     )));
                     continue;
                 }
                 tokio::spawn(async move {
                     if let Err(err) = codiva_os::desktop_notify::open_url(&url).await {
-                        let _ =
-                            done.send(Done::Error(tf(Key::ErrOpenUrl, &[&url, &err.to_string()])));
+                        let _ = done.send(Done::Error(tf(
+                            AppText::ErrOpenUrl,
+                            &[&url, &err.to_string()],
+                        )));
                     }
                 });
             }
@@ -147,7 +146,6 @@ pub(super) async fn run_foreground(
     cwd: PathBuf,
     remote: Option<&crate::app::RemoteHost>,
 ) -> Done {
-    use crate::i18n_views::{V, vtf};
     if let Some(remote) = remote {
         let argv = remote_foreground(remote, &what, &cwd);
         let name = format!("ssh {}", remote.host);
@@ -157,9 +155,9 @@ pub(super) async fn run_foreground(
                 let code = status
                     .code()
                     .map_or_else(|| "signal".to_owned(), |code| code.to_string());
-                Done::Info(vtf(V::ShellBack, &[&name, &code]))
+                Done::Info(tf(ViewText::ShellBack, &[&name, &code]))
             }
-            Err(err) => Done::Error(vtf(V::ShellFailed, &[&name, &err.to_string()])),
+            Err(err) => Done::Error(tf(ViewText::ShellFailed, &[&name, &err.to_string()])),
         };
     }
     let env = |name: &str| std::env::var(name).ok();
@@ -182,9 +180,9 @@ pub(super) async fn run_foreground(
             let code = status
                 .code()
                 .map_or_else(|| "signal".to_owned(), |code| code.to_string());
-            Done::Info(vtf(V::ShellBack, &[&name, &code]))
+            Done::Info(tf(ViewText::ShellBack, &[&name, &code]))
         }
-        Err(err) => Done::Error(vtf(V::ShellFailed, &[&name, &err.to_string()])),
+        Err(err) => Done::Error(tf(ViewText::ShellFailed, &[&name, &err.to_string()])),
     }
 }
 

@@ -44,7 +44,7 @@ pub(super) async fn read_log(manager: &Client, id: String) -> Done {
                 }
             }
             Err(err) => {
-                return Done::Error(crate::i18n_views::with_git_fix(
+                return Done::Error(crate::i18n::views::with_git_fix(
                     &crate::i18n::manager_error(&err),
                 ));
             }

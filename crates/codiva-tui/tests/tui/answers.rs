@@ -17,9 +17,7 @@ use codiva_protocol::params::{
 };
 use codiva_protocol::session::SessionSnapshot;
 use codiva_tui::app::{App, Effect, Purpose};
-use codiva_tui::i18n::{Key, Lang, t, tf, with_lang};
-use codiva_tui::i18n_views::{V, vt, vtf};
-use codiva_tui::repair_text::{R, rf};
+use codiva_tui::i18n::{AppText, Lang, RepairText, ViewText, t, tf, with_lang};
 use crossterm::event::KeyCode;
 use serde_json::{Value, json};
 
@@ -244,7 +242,7 @@ fn cases() -> Vec<Case> {
             })),
             prepare: nothing,
             ok: json!({}),
-            after_ok: says(tf(Key::InfoAgentSet, &[id, "codex"])),
+            after_ok: says(tf(AppText::InfoAgentSet, &[id, "codex"])),
             after_err: failure_said(),
         },
         Case {
@@ -254,7 +252,7 @@ fn cases() -> Vec<Case> {
             })),
             prepare: nothing,
             ok: json!({}),
-            after_ok: says(tf(Key::InfoModelSet, &[id, t(Key::DefaultModel)])),
+            after_ok: says(tf(AppText::InfoModelSet, &[id, t(AppText::DefaultModel)])),
             after_err: failure_said(),
         },
         // The pane is rebuilt from the snapshot, or says it could not be had; no notice.
@@ -321,7 +319,7 @@ fn cases() -> Vec<Case> {
             effect: request(ClientRequest::SessionRestore(sid(id))),
             prepare: nothing,
             ok: value(&session_result),
-            after_ok: says(vtf(V::InfoRestored, &[&session.title])),
+            after_ok: says(tf(ViewText::InfoRestored, &[&session.title])),
             after_err: failure_said(),
         },
         Case {
@@ -331,14 +329,14 @@ fn cases() -> Vec<Case> {
             })),
             prepare: nothing,
             ok: value(&session_result),
-            after_ok: says(vtf(V::InfoRenamed, &[&session.title])),
+            after_ok: says(tf(ViewText::InfoRenamed, &[&session.title])),
             after_err: failure_said(),
         },
         Case {
             effect: request(ClientRequest::SessionMerge(sid(id))),
             prepare: nothing,
             ok: value(&session_result),
-            after_ok: says(tf(Key::InfoMerged, &[&session.branch, &session.base])),
+            after_ok: says(tf(AppText::InfoMerged, &[&session.branch, &session.base])),
             after_err: failure_said(),
         },
         Case {
@@ -354,7 +352,7 @@ fn cases() -> Vec<Case> {
             ok: value(DiscardOutcome::Discarded {
                 session: Box::new(session.clone()),
             }),
-            after_ok: says(tf(Key::InfoDiscardedRestorable, &[id])),
+            after_ok: says(tf(AppText::InfoDiscardedRestorable, &[id])),
             after_err: failure_said(),
         },
         Case {
@@ -368,7 +366,7 @@ fn cases() -> Vec<Case> {
             effect: discard(id, true, Some("token-1")),
             prepare: nothing,
             ok: value(DiscardOutcome::Removed { id: id.into() }),
-            after_ok: says(tf(Key::InfoRemoved, &[id])),
+            after_ok: says(tf(AppText::InfoRemoved, &[id])),
             after_err: failure_said(),
         },
         // One subject a line under the count, newest first.
@@ -381,10 +379,13 @@ fn cases() -> Vec<Case> {
             }),
             after_ok: says(
                 [
-                    vtf(V::CommitsTitle, &["2", &session.branch, &session.base]),
+                    tf(
+                        ViewText::CommitsTitle,
+                        &["2", &session.branch, &session.base],
+                    ),
                     "• Second step".to_owned(),
                     "• First step".to_owned(),
-                    vt(V::CommitsMore).to_owned(),
+                    t(ViewText::CommitsMore).to_owned(),
                 ]
                 .join("\n"),
             ),
@@ -410,7 +411,7 @@ fn cases() -> Vec<Case> {
             effect: request(ClientRequest::SessionFixCi(sid(id))),
             prepare: nothing,
             ok: value(&fix_ci),
-            after_ok: says(rf(R::FixCiSent, &["1", "7", "2048"])),
+            after_ok: says(tf(RepairText::FixCiSent, &["1", "7", "2048"])),
             after_err: failure_said(),
         },
         // Said, and the files are looked up again.
@@ -419,7 +420,7 @@ fn cases() -> Vec<Case> {
             prepare: nothing,
             ok: value(&committed),
             after_ok: Box::new(move |app, effects| {
-                let text = rf(R::Committed, &["2", "9f2c01ab"]);
+                let text = tf(RepairText::Committed, &["2", "9f2c01ab"]);
                 assert_eq!(app.notice(), Some((text.as_str(), false)));
                 assert_eq!(effects, [diff_for(id, Purpose::Uncommitted)]);
             }),
@@ -442,7 +443,7 @@ fn cases() -> Vec<Case> {
             })),
             prepare: nothing,
             ok: value(&recovered),
-            after_ok: says(rf(R::Recovered, &["1", "1"])),
+            after_ok: says(tf(RepairText::Recovered, &["1", "1"])),
             after_err: failure_said(),
         },
         Case {
@@ -461,7 +462,10 @@ fn cases() -> Vec<Case> {
             ok: value(&config),
             after_ok: Box::new(|app, _| {
                 assert!(app.overlay_open());
-                let text = vtf(V::ConfigSaved, &["model", "~/.config/codiva/config.toml"]);
+                let text = tf(
+                    ViewText::ConfigSaved,
+                    &["model", "~/.config/codiva/config.toml"],
+                );
                 assert_eq!(app.notice(), Some((text.as_str(), false)));
             }),
             after_err: failure_said(),

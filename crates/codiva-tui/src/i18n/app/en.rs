@@ -1,10 +1,10 @@
-//! The English catalogue: the text of every [`Key`]. An exhaustive `match`, so a key added to
-//! the list in `i18n.rs` does not compile until it has its English words here.
+//! The English catalogue: the text of every [`AppText`]. An exhaustive `match`, so a key added to
+//! the list in `app.rs` does not compile until it has its English words here.
 
-use super::Key;
+use super::AppText;
 
-pub(super) fn en(key: Key) -> &'static str {
-    use Key::*;
+pub(super) fn en(key: AppText) -> &'static str {
+    use AppText::*;
     match key {
         ListPlaceholder => {
             "Type an instruction and press Enter to start a session (/ for commands)"

@@ -1,10 +1,10 @@
-//! The Japanese catalogue: the text of every [`Key`]. An exhaustive `match`, so a key added to
-//! the list in `i18n.rs` does not compile until it has its Japanese words here.
+//! The Japanese catalogue: the text of every [`AppText`]. An exhaustive `match`, so a key added to
+//! the list in `app.rs` does not compile until it has its Japanese words here.
 
-use super::Key;
+use super::AppText;
 
-pub(super) fn ja(key: Key) -> &'static str {
-    use Key::*;
+pub(super) fn ja(key: AppText) -> &'static str {
+    use AppText::*;
     match key {
         ListPlaceholder => "指示を入力して Enter でセッション開始（/ でコマンド）",
         FollowUpPlaceholder => "{0} への追加の指示 — Enter で送信（Esc: 一覧へ戻る）",

@@ -2,26 +2,9 @@
 //! English and Japanese, and the refusals of the manager they bring (worded with the rest in
 //! `i18n::refusal_text`).
 
-use crate::i18n::{Lang, lang};
-
-macro_rules! words {
-    ($($key:ident => $en:literal, $ja:literal;)*) => {
-        /// The words of the repair commands.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub enum R { $($key),* }
-        impl R {
-            pub const ALL: &'static [R] = &[$(R::$key),*];
-        }
-        /// `key` in `lang`.
-        pub fn text(lang: Lang, key: R) -> &'static str {
-            match (lang, key) {
-                $( (Lang::En, R::$key) => $en, (Lang::Ja, R::$key) => $ja, )*
-            }
-        }
-    };
-}
-
-words! {
+keys_with_words! {
+    /// The words of the repair commands.
+    RepairText {
     CmdFixCi => "send the failed checks and their log to the agent", "失敗したチェックとログをエージェントに送る";
     CmdCommit => "commit the work: /commit <message>, or the agent writes one", "作業をコミット: /commit <メッセージ>、なければエージェントに依頼";
     CmdRecover => "repair every stuck pull request (fix-ci or sync)", "止まっているプルリクエストをすべて修復（fix-ci か sync）";
@@ -41,58 +24,5 @@ words! {
     RefCommitFailed => "committing failed: {0}", "コミットに失敗しました: {0}";
     RefNothingToMergeCommit => "nothing to merge: {0} has no commits that {1} lacks, and {2} {2|file is|files are} uncommitted — /commit first", "マージするものがありません: {0} には {1} にないコミットがなく、{2} 件が未コミットです。先に /commit を";
     RefNothingToPushCommit => "nothing to push: {0} has no commits that {1} lacks, and {2} {2|file is|files are} uncommitted — /commit first", "プッシュするものがありません: {0} には {1} にないコミットがなく、{2} 件が未コミットです。先に /commit を";
-}
-
-/// `key` in the current language.
-pub fn r(key: R) -> &'static str {
-    text(lang(), key)
-}
-
-/// `key` with `{0}`, `{1}`, … replaced by `args`.
-pub fn rf(key: R, args: &[&str]) -> String {
-    crate::i18n::fill(r(key), args)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn placeholders(text: &str) -> Vec<String> {
-        (0..4)
-            .map(|i| format!("{{{i}}}"))
-            .filter(|p| text.contains(p.as_str()))
-            .collect()
-    }
-
-    #[test]
-    fn both_languages_have_the_same_placeholders() {
-        for key in R::ALL {
-            assert_eq!(
-                placeholders(text(Lang::En, *key)),
-                placeholders(text(Lang::Ja, *key)),
-                "{key:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn uncommitted_work_turns_nothing_to_merge_into_an_offer() {
-        use codiva_protocol::error::RefusalCode;
-        let (plain, offer) = crate::i18n::with_lang(Lang::En, || {
-            (
-                crate::i18n::refusal_text(RefusalCode::NothingToMerge, &["codiva/x", "main"]),
-                crate::i18n::refusal_text(RefusalCode::NothingToMerge, &["codiva/x", "main", "2"]),
-            )
-        });
-        let plain = plain.unwrap();
-        assert!(
-            !plain.contains("/commit"),
-            "the general catalogue words it: {plain}"
-        );
-        let offer = offer.unwrap();
-        assert!(
-            offer.contains("2 files are uncommitted — /commit first"),
-            "{offer}"
-        );
     }
 }
