@@ -23,9 +23,9 @@ mod ansi;
 mod block;
 mod cache;
 mod cards;
-mod cells;
 mod cursor;
 pub mod cut_message;
+mod entry_block;
 pub use cut_message::CutMessage;
 mod find;
 mod fold;
@@ -323,7 +323,7 @@ impl LogView {
                 stored.revision,
                 area.width,
                 self.frame,
-                || cells::block(entries, index, area.width, look),
+                || entry_block::block(entries, index, area.width, look),
             );
             let mut code = block
                 .code
@@ -459,7 +459,7 @@ impl LogView {
             return self.total();
         }
         let entries: usize = (0..self.entries.len())
-            .map(|index| cells::height(&self.entries, index, width, &self.look))
+            .map(|index| entry_block::height(&self.entries, index, width, &self.look))
             .sum();
         let mut tail = usize::from(self.retry.is_some());
         tail += self.stream.rows_at(width);
@@ -501,7 +501,7 @@ impl LogView {
             {
                 Some(block) => block,
                 None => {
-                    built = cells::block(&self.entries, index, area.width, &self.look);
+                    built = entry_block::block(&self.entries, index, area.width, &self.look);
                     &built
                 }
             };
@@ -541,7 +541,7 @@ impl LogView {
                     let id = stored.entry.id;
                     let line = match self.cache.peek(id, stored.revision, area.width) {
                         Some(block) => block.lines.get(offset).map(line_text),
-                        None => cells::block(&self.entries, index, area.width, &self.look)
+                        None => entry_block::block(&self.entries, index, area.width, &self.look)
                             .lines
                             .get(offset)
                             .map(line_text),
@@ -591,7 +591,7 @@ impl LogView {
         let stored = &entries[index];
         self.cache
             .get_or_render(stored.entry.id, stored.revision, width, self.frame, || {
-                cells::block(entries, index, width, look)
+                entry_block::block(entries, index, width, look)
             })
             .height()
     }
@@ -603,7 +603,7 @@ impl LogView {
         let stored = &entries[index];
         self.cache
             .get_or_render(stored.entry.id, stored.revision, width, self.frame, || {
-                cells::block(entries, index, width, look)
+                entry_block::block(entries, index, width, look)
             })
     }
 
@@ -694,7 +694,7 @@ impl LogView {
             let (id, revision) = (s.entry.id, s.revision);
             heights[index] = match self.cache.peek(id, revision, width) {
                 Some(block) => block.height(),
-                None => match cells::measure(&self.entries, index, width, &self.look) {
+                None => match entry_block::measure(&self.entries, index, width, &self.look) {
                     Ok(rows) => rows,
                     Err(block) => {
                         let rows = block.height();

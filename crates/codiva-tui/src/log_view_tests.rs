@@ -13,10 +13,10 @@ fn assert_index_matches_blocks(view: &LogView) {
         let fresh = if view.folded_away(index) {
             0
         } else {
-            cells::block(&view.entries, index, view.index_width, &view.look).height()
+            entry_block::block(&view.entries, index, view.index_width, &view.look).height()
         };
         assert_eq!(view.index.height(index), fresh, "entry {index}");
-        let cheap = cells::height(&view.entries, index, view.index_width, &view.look);
+        let cheap = entry_block::height(&view.entries, index, view.index_width, &view.look);
         assert_eq!(cheap, fresh, "entry {index}");
     }
 }

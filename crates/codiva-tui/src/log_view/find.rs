@@ -3,7 +3,7 @@
 //! shown, so a search costs the entries it passes, not the whole log; the row found becomes the
 //! top row. The streaming reply is not searched (it becomes an entry when it completes).
 
-use super::{LogView, cells, line_text};
+use super::{LogView, entry_block, line_text};
 use crate::search::{Found, matches, spans_break};
 
 impl LogView {
@@ -80,7 +80,7 @@ impl LogView {
         let block =
             self.cache
                 .get_or_render(stored.entry.id, stored.revision, width, self.frame, || {
-                    cells::block(entries, index, width, look)
+                    entry_block::block(entries, index, width, look)
                 });
         block.lines.iter().map(line_text).collect()
     }

@@ -17,7 +17,7 @@
 use codiva_protocol::text::{BlockScan, Kept, MAX_MESSAGE_TEXT, cut, tail_start};
 use ratatui::text::Line;
 
-use super::cells::assistant;
+use super::entry_block::assistant;
 
 #[derive(Debug, Default)]
 pub(crate) struct StreamText {
