@@ -204,9 +204,9 @@ impl App {
         effects
     }
 
-    /// Saves the instruction history (after a submit).
-    pub fn composer_history_save(&self, path: &std::path::Path) -> std::io::Result<()> {
-        self.composer.history().save(path)
+    /// Saves the composer's input history (after a submit).
+    pub fn save_input_history(&self, path: &std::path::Path) -> std::io::Result<()> {
+        self.composer.input_history().save(path)
     }
 
     pub fn composer_mut(&mut self) -> &mut Composer {

@@ -5,10 +5,10 @@
 //! 2 cells), grows to [`MAX_ROWS`] rows then scrolls to keep the caret visible, and reports the
 //! caret's screen position so the app can put the real terminal cursor there (IME pre-edit then
 //! appears in place). Enter submits; Shift+Enter, Alt+Enter, Ctrl+J and a trailing `\` insert a
-//! newline (see [`keys`] for the encodings); ↑ on the top row walks the [`History`].
+//! newline (see [`keys`] for the encodings); ↑ on the top row walks the [`InputHistory`].
 
 mod editor;
-mod history;
+mod input_history;
 mod keys;
 mod layout;
 
@@ -22,7 +22,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 
-pub use history::History;
+pub use input_history::InputHistory;
 
 use crate::{theme, width};
 use editor::Editor;
@@ -45,7 +45,7 @@ pub enum ComposerAction {
     Unhandled(KeyEvent),
 }
 
-/// Walking the history: which entry is shown, and the draft to come back to.
+/// Walking the input history: which entry is shown, and the draft to come back to.
 #[derive(Debug, Clone)]
 struct Recall {
     index: usize,
@@ -56,7 +56,7 @@ struct Recall {
 pub struct Composer {
     editor: Editor,
     placeholder: String,
-    history: History,
+    input_history: InputHistory,
     recall: Option<Recall>,
     decoder: SequenceDecoder,
     /// The editor before the first character of a possible escape sequence.
@@ -79,7 +79,7 @@ impl Composer {
         Self {
             editor: Editor::default(),
             placeholder: String::new(),
-            history: History::new(),
+            input_history: InputHistory::new(),
             recall: None,
             decoder: SequenceDecoder::default(),
             before_sequence: None,
@@ -104,7 +104,7 @@ impl Composer {
         self.editor.text()
     }
 
-    /// Replaces the text (caret at the end, undo history forgotten).
+    /// Replaces the text (caret at the end, undo steps forgotten).
     pub fn set_text(&mut self, text: &str) {
         self.editor.reset(&normalize(text));
         self.after_reset();
@@ -123,18 +123,18 @@ impl Composer {
         self.editor.caret()
     }
 
-    pub fn set_history(&mut self, history: History) {
-        self.history = history;
+    pub fn set_input_history(&mut self, history: InputHistory) {
+        self.input_history = history;
         self.recall = None;
     }
 
-    /// A history entry is shown (↑↓ walk the history, not the text).
+    /// An input history entry is shown (↑↓ walk the input history, not the text).
     pub fn is_recalling(&self) -> bool {
         self.recall.is_some()
     }
 
-    pub fn history(&self) -> &History {
-        &self.history
+    pub fn input_history(&self) -> &InputHistory {
+        &self.input_history
     }
 
     fn after_reset(&mut self) {
@@ -256,12 +256,12 @@ impl Composer {
             return ComposerAction::Unhandled(key);
         }
         let text = text.to_owned();
-        self.history.push(text.clone());
+        self.input_history.push(text.clone());
         self.clear();
         ComposerAction::Submit(text)
     }
 
-    /// ↑ (`step` -1) or ↓ (+1) by visual row; past the top or bottom row, the history.
+    /// ↑ (`step` -1) or ↓ (+1) by visual row; past the top or bottom row, the input history.
     fn vertical(&mut self, step: isize) -> ComposerAction {
         let text = self.editor.text();
         let rows = layout::rows(text, self.wrap_width);
@@ -297,7 +297,7 @@ impl Composer {
     }
 
     fn recall_older(&mut self) -> ComposerAction {
-        let entries = self.history.entries();
+        let entries = self.input_history.entries();
         let index = match &self.recall {
             Some(recall) if recall.index == 0 => return ComposerAction::None,
             Some(recall) => recall.index - 1,
@@ -319,7 +319,7 @@ impl Composer {
             return ComposerAction::None;
         };
         let next = recall.index + 1;
-        match self.history.entries().get(next).cloned() {
+        match self.input_history.entries().get(next).cloned() {
             Some(entry) => {
                 self.show_recalled(&entry);
                 self.recall = Some(Recall {

@@ -28,7 +28,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::app::{App, AppInfo, Done, Effect, UiEvent};
-use crate::composer::History;
+use crate::composer::InputHistory;
 use crate::terminal;
 
 mod backend;
@@ -66,8 +66,8 @@ pub const ANIMATION_INTERVAL: Duration = Duration::from_millis(100);
 
 pub struct TuiOptions {
     pub info: AppInfo,
-    /// Where the instruction history of this repository is kept.
-    pub history_path: PathBuf,
+    /// Where the composer's input history of this repository is kept.
+    pub input_history_path: PathBuf,
     /// `.codiva/prompt.md` of the repository.
     pub prompt_path: PathBuf,
     /// Take mouse events (config `mouse`, default on).
@@ -234,8 +234,8 @@ async fn run_in_terminal(
     let _ = ui
         .app
         .composer_mut()
-        .history()
-        .save(&ui.options.history_path);
+        .input_history()
+        .save(&ui.options.input_history_path);
     Ok(quit(&mut ui.app, lost))
 }
 
@@ -257,7 +257,7 @@ fn open_screen(modes: &terminal::TerminalModes) -> io::Result<Screen> {
     Terminal::with_options(backend, TerminalOptions { viewport })
 }
 
-/// The app with its history and draft, the manager's sessions and the events after them, and
+/// The app with its input history and draft, the manager's sessions and the events after them, and
 /// the first requests (each session's state, the log of a session open again, every agent's
 /// login).
 async fn start(
@@ -265,8 +265,8 @@ async fn start(
     options: TuiOptions,
 ) -> io::Result<(Ui, Subscription, mpsc::UnboundedReceiver<Done>)> {
     let mut app = App::new(options.info.clone());
-    if let Ok(history) = History::load(&options.history_path) {
-        app.composer_mut().set_history(history);
+    if let Ok(history) = InputHistory::load(&options.input_history_path) {
+        app.composer_mut().set_input_history(history);
     }
     if let Some(draft) = &options.rechecked {
         app.rechecked(draft);

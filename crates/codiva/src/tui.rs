@@ -149,7 +149,7 @@ async fn run_in_process(cwd: std::path::PathBuf, rechecked: Option<String>) -> R
             remote: None,
             detached: false,
         },
-        history_path: codiva_tui::composer::History::path_for(&root),
+        input_history_path: codiva_tui::composer::InputHistory::path_for(&root),
         prompt_path: root.join(".codiva").join("prompt.md"),
         mouse: config.mouse,
         notifier: Notifier::from_env(config.notifications),
@@ -328,7 +328,7 @@ fn remote_options(
             remote: None,
             detached,
         },
-        history_path: codiva_tui::composer::History::path_for(&root),
+        input_history_path: codiva_tui::composer::InputHistory::path_for(&root),
         prompt_path: root.join(".codiva").join("prompt.md"),
         mouse: config.mouse,
         notifier: Notifier::from_env(config.notifications),
@@ -505,8 +505,8 @@ pub async fn run_remote(target: String) -> ExitCode {
         options.info.remote = Some(crate::remote::host_for_ui(&target));
         options.rechecked = rechecked.take();
         options.resume = resume.take();
-        // The instruction history stays on this machine, one per remote repository.
-        options.history_path = codiva_core::paths::state_dir()
+        // The composer's input history stays on this machine, one per remote repository.
+        options.input_history_path = codiva_core::paths::state_dir()
             .join("remote")
             .join(crate::daemon::name_of(std::path::Path::new(&format!(
                 "{}:{}",

@@ -145,7 +145,7 @@ impl App {
         };
         self.confirm = Some(Confirm {
             text: vec![tf(question, &[title]), format!("  › {}", first_line(&text))],
-            on_yes: vec![Effect::SaveHistory, self.create(text.clone())],
+            on_yes: vec![Effect::SaveInputHistory, self.create(text.clone())],
             restore: Some(text),
         });
     }

@@ -44,7 +44,8 @@ pub enum Effect {
     SavePrompt {
         text: String,
     },
-    SaveHistory,
+    /// Save the composer's input history (after a submit).
+    SaveInputHistory,
     /// Open a link with the desktop's handler.
     OpenUrl {
         url: String,

@@ -417,7 +417,7 @@ impl App {
     }
 
     fn composer_key(&mut self, key: KeyEvent) -> Vec<Effect> {
-        // While walking the history, ↑↓ stay in it even on a `/command` entry (its palette
+        // While walking the input history, ↑↓ stay in it even on a `/command` entry (its palette
         // shows, but does not take the arrows).
         if self.palette.is_open() && !self.composer.is_recalling() {
             match key.code {
@@ -446,7 +446,7 @@ impl App {
                 _ => {}
             }
         }
-        // In the detail view an empty composer leaves ↑↓ to the log (history is the list's).
+        // In the detail view an empty composer leaves ↑↓ to the log (the input history is the list's).
         if matches!(self.view, View::Detail(_))
             && self.composer.is_empty()
             && matches!(key.code, KeyCode::Up | KeyCode::Down)
@@ -543,7 +543,7 @@ impl App {
             self.quit = true;
             return vec![Effect::Quit];
         }
-        let mut effects = vec![Effect::SaveHistory];
+        let mut effects = vec![Effect::SaveInputHistory];
         match &self.view {
             View::List => effects.push(self.create(text)),
             View::Detail(id) => effects.push(send(id.clone(), text)),

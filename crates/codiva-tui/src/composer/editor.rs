@@ -64,7 +64,8 @@ impl Editor {
         self.open_edit = None;
     }
 
-    /// Replaces everything, forgetting undo history (a new document: history recall, the app).
+    /// Replaces everything, forgetting the undo steps (a new document: an input history entry
+    /// recalled, the app).
     pub(crate) fn reset(&mut self, text: &str) {
         self.text = text.to_owned();
         self.caret = self.text.len();

@@ -1,4 +1,4 @@
-//! What the app's effects do: files it reads and writes (history, prompt), programs that take
+//! What the app's effects do: files it reads and writes (the input history, the prompt), programs that take
 //! the terminal, links for the desktop, and requests to the manager (sent as tasks, so a slow
 //! merge never blocks typing; `requests.rs`); each answers the app with a [`Done`].
 
@@ -21,8 +21,8 @@ pub(super) fn run_effects(
 ) {
     for effect in effects {
         match effect {
-            Effect::SaveHistory => {
-                let _ = app.composer_history_save(&options.history_path);
+            Effect::SaveInputHistory => {
+                let _ = app.save_input_history(&options.input_history_path);
             }
             Effect::Foreground { .. } => {}
             Effect::EditPrompt if app.info.remote.is_some() => {

@@ -1,7 +1,7 @@
 //! The composer: snapshots of its states at two widths, caret positions, and editing through
-//! the public API (keys, paste, history).
+//! the public API (keys, paste, the input history).
 
-use codiva_tui::composer::{Composer, ComposerAction, History, MAX_ROWS};
+use codiva_tui::composer::{Composer, ComposerAction, InputHistory, MAX_ROWS};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -212,7 +212,7 @@ fn enter_submits_and_newline_keys_do_not() {
             ComposerAction::Submit("a\nb".into())
         );
         assert!(composer.is_empty());
-        assert_eq!(composer.history().entries(), ["a\nb"]);
+        assert_eq!(composer.input_history().entries(), ["a\nb"]);
     }
 }
 
@@ -240,7 +240,7 @@ fn nothing_to_send_leaves_enter_to_the_app() {
     composer.handle_paste(" \n\u{3000}");
     assert_eq!(composer.handle_key(enter), ComposerAction::Unhandled(enter));
     assert_eq!(composer.text(), " \n\u{3000}");
-    assert!(composer.history().is_empty());
+    assert!(composer.input_history().is_empty());
 }
 
 #[test]
@@ -361,7 +361,7 @@ fn editing_keys() {
 #[test]
 fn history_walks_back_and_restores_the_draft() {
     let mut composer = Composer::new();
-    composer.set_history(History::from_entries(["first", "second\ntwo lines"]));
+    composer.set_input_history(InputHistory::from_entries(["first", "second\ntwo lines"]));
     type_text(&mut composer, "draft");
     press(&mut composer, &[key(KeyCode::Up)]);
     assert_eq!(composer.text(), "second\ntwo lines");
@@ -384,7 +384,7 @@ fn history_walks_back_and_restores_the_draft() {
 #[test]
 fn history_up_only_from_the_top_row() {
     let mut composer = Composer::new();
-    composer.set_history(History::from_entries(["old"]));
+    composer.set_input_history(InputHistory::from_entries(["old"]));
     composer.set_text("a\nb");
     press(&mut composer, &[key(KeyCode::Up)]);
     assert_eq!(composer.text(), "a\nb", "the first ↑ moves to the top row");
@@ -399,13 +399,13 @@ fn submissions_are_pushed_collapsing_repeats() {
         type_text(&mut composer, text);
         composer.handle_key(key(KeyCode::Enter));
     }
-    assert_eq!(composer.history().entries(), ["one", "two", "one"]);
+    assert_eq!(composer.input_history().entries(), ["one", "two", "one"]);
 }
 
 #[test]
 fn history_keeps_the_last_200() {
-    let history = History::from_entries((0..250).map(|n| n.to_string()));
-    assert_eq!(history.len(), History::LIMIT);
+    let history = InputHistory::from_entries((0..250).map(|n| n.to_string()));
+    assert_eq!(history.len(), InputHistory::LIMIT);
     assert_eq!(history.entries()[0], "50");
     assert_eq!(history.entries()[199], "249");
 }
@@ -413,21 +413,21 @@ fn history_keeps_the_last_200() {
 #[test]
 fn history_round_trips_through_a_file() {
     let dir = tempfile::tempdir().unwrap();
-    let path = History::path_for(dir.path());
+    let path = InputHistory::path_for(dir.path());
     assert_eq!(
-        History::load(&path).unwrap(),
-        History::new(),
+        InputHistory::load(&path).unwrap(),
+        InputHistory::new(),
         "missing → empty"
     );
-    let history = History::from_entries(["one", "two\nlines \"quoted\"", "日本語"]);
+    let history = InputHistory::from_entries(["one", "two\nlines \"quoted\"", "日本語"]);
     history.save(&path).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     assert_eq!(text.lines().count(), 3, "one JSON string per line: {text}");
-    assert_eq!(History::load(&path).unwrap(), history);
+    assert_eq!(InputHistory::load(&path).unwrap(), history);
 
     // A JSON array is read too; lines that are not JSON strings are skipped.
     std::fs::write(&path, r#"["a", "b"]"#).unwrap();
-    assert_eq!(History::load(&path).unwrap().entries(), ["a", "b"]);
+    assert_eq!(InputHistory::load(&path).unwrap().entries(), ["a", "b"]);
     std::fs::write(&path, "\"a\"\nnot json\n{\"x\":1}\n\"b\"\n").unwrap();
-    assert_eq!(History::load(&path).unwrap().entries(), ["a", "b"]);
+    assert_eq!(InputHistory::load(&path).unwrap().entries(), ["a", "b"]);
 }

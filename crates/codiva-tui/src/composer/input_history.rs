@@ -1,16 +1,17 @@
-//! The instruction history, one per repository: the last [`History::LIMIT`] submitted texts,
-//! consecutive duplicates collapsed. Stored as JSON lines (one JSON string per line, oldest
+//! The composer's input history (the instructions submitted in it, ↑ recalls them), one per
+//! repository: the last [`InputHistory::LIMIT`] submitted texts, consecutive duplicates
+//! collapsed. Stored as JSON lines (one JSON string per line, oldest
 //! first); a JSON array is read too. Written atomically (temp file, fsync, rename).
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct History {
+pub struct InputHistory {
     entries: Vec<String>,
 }
 
-impl History {
+impl InputHistory {
     /// How many entries are kept.
     pub const LIMIT: usize = 200;
 
@@ -23,7 +24,7 @@ impl History {
         repo_root.join(".codiva").join("history.jsonl")
     }
 
-    /// Builds a history from entries, oldest first (same rules as [`History::push`]).
+    /// Builds a history from entries, oldest first (same rules as [`InputHistory::push`]).
     pub fn from_entries<I, S>(entries: I) -> Self
     where
         I: IntoIterator<Item = S>,
@@ -87,7 +88,7 @@ impl History {
     }
 
     /// Adds a submitted text. Whitespace-only text and a repeat of the newest entry are
-    /// ignored; the oldest entries go past [`History::LIMIT`]. Returns whether it was added.
+    /// ignored; the oldest entries go past [`InputHistory::LIMIT`]. Returns whether it was added.
     pub fn push(&mut self, text: impl Into<String>) -> bool {
         let text = text.into();
         if text.trim().is_empty() || self.entries.last() == Some(&text) {
