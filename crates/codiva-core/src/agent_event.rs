@@ -152,6 +152,20 @@ pub enum AgentEvent {
     },
 }
 
+impl AgentEvent {
+    /// `block` of the main conversation's message `message_id`, with no usage or model (an
+    /// agent that reports those does so on its own events).
+    pub fn block(message_id: String, block: AgentBlock) -> AgentEvent {
+        AgentEvent::Block {
+            message_id,
+            parent: None,
+            block,
+            usage: None,
+            model: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum AgentBlock {
     Text(String),
@@ -228,6 +242,20 @@ pub struct TurnEnd {
     pub context_window: Option<u64>,
     pub denials: Vec<String>,
     pub final_text: Option<String>,
+}
+
+impl TurnEnd {
+    /// A turn that failed for `message`, with nothing else known of it.
+    pub fn failed(message: String) -> TurnEnd {
+        TurnEnd {
+            outcome: TurnOutcome::Failed { message },
+            agent_session_id: None,
+            process_cost_usd: None,
+            context_window: None,
+            denials: Vec::new(),
+            final_text: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -318,13 +346,7 @@ pub fn plan_call(
         subagent: None,
     };
     [
-        AgentEvent::Block {
-            message_id: id.clone(),
-            parent: None,
-            block: call,
-            usage: None,
-            model: None,
-        },
+        AgentEvent::block(id.clone(), call),
         AgentEvent::ToolResult {
             parent: None,
             tool_use_id: id,

@@ -667,14 +667,7 @@ impl Driver {
             // The id the user asked for does not exist: say so, do not guess.
             self.config.resume = None;
             self.apply(Input::Agent(AgentEvent::TurnEnded(
-                crate::agent_event::TurnEnd {
-                    outcome: TurnOutcome::Failed { message },
-                    agent_session_id: None,
-                    process_cost_usd: None,
-                    context_window: None,
-                    denials: Vec::new(),
-                    final_text: None,
-                },
+                crate::agent_event::TurnEnd::failed(message),
             )));
         }
     }

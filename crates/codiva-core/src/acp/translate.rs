@@ -533,7 +533,7 @@ impl AcpConnection {
             None => {
                 let mut call = Call::default();
                 call.merge(update);
-                out.events.push(block(
+                out.events.push(AgentEvent::block(
                     id.to_owned(),
                     AgentBlock::ToolUse {
                         id: id.to_owned(),
@@ -602,7 +602,7 @@ impl AcpConnection {
         let text = std::mem::take(&mut self.text);
         self.final_text = Some(text.clone());
         self.message_seq += 1;
-        out.events.push(block(
+        out.events.push(AgentEvent::block(
             format!("message-{}", self.message_seq),
             AgentBlock::Text(text),
         ));
@@ -614,7 +614,7 @@ impl AcpConnection {
         }
         let text = std::mem::take(&mut self.thought);
         self.message_seq += 1;
-        out.events.push(block(
+        out.events.push(AgentEvent::block(
             format!("message-{}", self.message_seq),
             AgentBlock::Thinking(text),
         ));
@@ -627,16 +627,6 @@ fn list<'a>(value: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-}
-
-fn block(message_id: String, block: AgentBlock) -> AgentEvent {
-    AgentEvent::Block {
-        message_id,
-        parent: None,
-        block,
-        usage: None,
-        model: None,
-    }
 }
 
 fn note(level: NoteLevel, text: String) -> AgentEvent {

@@ -273,13 +273,7 @@ impl ExecConnection {
             self.thread_id.clone().unwrap_or_default(),
             str_at("id").unwrap_or_default()
         );
-        let block = |block| AgentEvent::Block {
-            message_id: id.clone(),
-            parent: None,
-            block,
-            usage: None,
-            model: None,
-        };
+        let block = |block| AgentEvent::block(id.clone(), block);
         match str_at("type").unwrap_or_default() {
             "agent_message" if completed => {
                 let text = str_at("text").unwrap_or_default().to_owned();

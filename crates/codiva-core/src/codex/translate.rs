@@ -94,10 +94,10 @@ impl CodexConnection {
             }
             (Sent::ThreadStart, Err(error)) => {
                 self.queued.clear();
-                events.push(failed_turn(format!(
+                events.push(AgentEvent::TurnEnded(TurnEnd::failed(format!(
                     "cannot start a thread: {}",
                     error.message
-                )));
+                ))));
             }
             (Sent::TurnStart, Ok(answer)) => {
                 if let Some(turn_id) = str_at(&answer, "/turn/id")
@@ -108,7 +108,7 @@ impl CodexConnection {
             }
             (Sent::TurnStart, Err(error)) => {
                 self.turn_starting = false;
-                events.push(failed_turn(error.message));
+                events.push(AgentEvent::TurnEnded(TurnEnd::failed(error.message)));
             }
             (Sent::TurnSteer(input), Err(_)) => {
                 // The turn ended before the message reached it: it starts one of its own.
@@ -281,7 +281,7 @@ impl CodexConnection {
             "agentMessage" => vec![AgentEvent::MessageStarted { message_id: id }],
             kind if items::is_tool_item(kind) => {
                 self.items.insert(id.clone(), item.clone());
-                vec![block(id, items::tool_block(item))]
+                vec![AgentEvent::block(id, items::tool_block(item))]
             }
             _ => Vec::new(),
         }
@@ -296,7 +296,7 @@ impl CodexConnection {
                     return Vec::new();
                 }
                 self.final_text = Some(text.clone());
-                vec![block(id, AgentBlock::Text(text))]
+                vec![AgentEvent::block(id, AgentBlock::Text(text))]
             }
             "reasoning" => {
                 let parts = |key: &str| {
@@ -315,12 +315,12 @@ impl CodexConnection {
                 if text.is_empty() {
                     return Vec::new();
                 }
-                vec![block(id, AgentBlock::Thinking(text))]
+                vec![AgentEvent::block(id, AgentBlock::Thinking(text))]
             }
             kind if items::is_tool_item(kind) => {
                 let mut events = Vec::new();
                 if self.items.remove(&id).is_none() {
-                    events.push(block(id.clone(), items::tool_block(item)));
+                    events.push(AgentEvent::block(id.clone(), items::tool_block(item)));
                 }
                 let (text, is_error) = items::tool_result(item);
                 events.push(AgentEvent::ToolResult {
@@ -457,32 +457,11 @@ impl CodexConnection {
     }
 }
 
-fn block(message_id: String, block: AgentBlock) -> AgentEvent {
-    AgentEvent::Block {
-        message_id,
-        parent: None,
-        block,
-        usage: None,
-        model: None,
-    }
-}
-
 fn delta(params: &Value, event: impl Fn(String) -> AgentEvent) -> Vec<AgentEvent> {
     match str_at(params, "/delta") {
         Some(text) if !text.is_empty() => vec![event(text.to_owned())],
         _ => Vec::new(),
     }
-}
-
-fn failed_turn(message: String) -> AgentEvent {
-    AgentEvent::TurnEnded(TurnEnd {
-        outcome: TurnOutcome::Failed { message },
-        agent_session_id: None,
-        process_cost_usd: None,
-        context_window: None,
-        denials: Vec::new(),
-        final_text: None,
-    })
 }
 
 /// The HTTP status somewhere in a `codexErrorInfo` (`{"httpConnectionFailed":
