@@ -1,7 +1,8 @@
-//! `/config`: the configuration file as a list of its keys — what the file says, or the
-//! default — drawn over the body. Enter edits the selected key in a one-line editor; Enter
-//! there asks the loop to write that one key back (`config/set`: the core's `config_edit`
-//! keeps the user's comments and layout). Saved values apply the next time codiva starts.
+//! `/config`: the configuration file as a list of every key `config/read` answers — what the
+//! file says, or the default — drawn over the body. Enter edits the selected key in a one-line
+//! editor; Enter there asks the loop to write that one key back (`config/set`: the core's
+//! `config_edit` keeps the user's comments and layout). Saved values apply the next time codiva
+//! starts.
 
 use codiva_protocol::params::ConfigField;
 use crossterm::event::{KeyCode, KeyEvent};
@@ -13,7 +14,10 @@ use crate::composer::{Composer, ComposerAction};
 use crate::dialog::sanitize;
 use crate::i18n::{ViewText, t, tf};
 use crate::theme;
-use crate::width::{fit, truncate};
+use crate::width::{fit, str_width, truncate};
+
+/// The narrowest the values' column gets (when no key is set, or only short values).
+const VALUE_MIN_WIDTH: usize = 10;
 
 pub struct ConfigView {
     pub path: String,
@@ -113,6 +117,19 @@ impl ConfigView {
         let editor_rows: u16 = if self.editing.is_some() { 2 } else { 0 };
         let rows = usize::from(area.height.saturating_sub(1 + editor_rows));
         let key_width = self.fields.iter().map(|f| f.key.len()).max().unwrap_or(0);
+        // The values' column is as wide as the widest value and a space (half the room at
+        // most); the defaults get the rest, cut with `…` where they do not fit.
+        let widest_value = self
+            .fields
+            .iter()
+            .filter_map(|field| field.value.as_deref())
+            .map(|value| str_width(&sanitize(value)) + 1)
+            .max()
+            .unwrap_or(0);
+        let value_width = widest_value
+            .max(VALUE_MIN_WIDTH)
+            .min(width.saturating_sub(key_width + 5) / 2);
+        let default_width = width.saturating_sub(key_width + value_width + 4);
         let first = self.selected.saturating_sub(rows.saturating_sub(1));
         for (row, (index, field)) in self.fields.iter().enumerate().skip(first).enumerate() {
             if row >= rows {
@@ -126,7 +143,6 @@ impl ConfigView {
                 theme::text()
             };
             let marker = if selected { "›" } else { " " };
-            let value_width = width.saturating_sub(key_width + 5) / 2;
             let mut spans = vec![
                 Span::styled(format!("{marker} "), style),
                 Span::styled(fit(&field.key, key_width), style),
@@ -147,7 +163,10 @@ impl ConfigView {
                 other => other,
             };
             spans.push(Span::styled(
-                format!(" {}", tf(ViewText::ConfigDefault, &[default])),
+                truncate(
+                    &format!(" {}", tf(ViewText::ConfigDefault, &[default])),
+                    default_width,
+                ),
                 theme::dim(),
             ));
             crate::width::set_line(buf, area.x, y, &Line::from(spans), area.width);

@@ -501,6 +501,67 @@ fn config_view_shows_every_key_and_edits_one() {
     assert!(screen.contains("saved model"), "{screen}");
 }
 
+/// `config_result(CONFIG)` with every key `config/set` takes (each agent's `<id>_path`): the
+/// keys the answer lacks are added as unset text keys with their default, as the core words it.
+fn config_with_every_settable_key() -> codiva_protocol::params::ConfigResult {
+    use codiva_protocol::params::{ConfigField, ConfigFieldKind};
+    let mut result = config_result(CONFIG);
+    for field in codiva_core::config_edit::settable() {
+        if result.fields.iter().all(|f| f.key != field.key) {
+            result.fields.push(ConfigField {
+                key: field.key.to_owned(),
+                kind: ConfigFieldKind::Text,
+                default: field.default.to_owned(),
+                value: None,
+            });
+        }
+    }
+    result
+}
+
+/// The view lists every key `config/read` answers, every agent's `<id>_path` among them, and
+/// scrolls to the last.
+#[test]
+fn config_view_lists_every_agents_path() {
+    let open = || {
+        let mut app = busy_app();
+        command(&mut app, "/config");
+        answer_ok(
+            &mut app,
+            &request(ClientRequest::ConfigRead(NoParams {})),
+            config_with_every_settable_key(),
+        );
+        app
+    };
+    let keys: Vec<String> = config_with_every_settable_key()
+        .fields
+        .into_iter()
+        .map(|field| field.key)
+        .collect();
+    for key in [
+        "claude_path",
+        "codex_path",
+        "gemini_path",
+        "claude-code-acp_path",
+    ] {
+        assert!(keys.iter().any(|k| k == key), "{key}: {keys:?}");
+    }
+    let mut app = open();
+    let mut seen = String::new();
+    for _ in 0..keys.len() {
+        seen.push_str(&format!("{}", draw(&mut app, 80, 24).backend()));
+        press(&mut app, KeyCode::Down);
+    }
+    for key in &keys {
+        assert!(seen.contains(&format!(" {key} ")), "{key} not shown");
+    }
+    both_languages("config_view_end", || {
+        let mut app = open();
+        press(&mut app, KeyCode::End);
+        app
+    });
+}
+
 /// Regression: the `/config` view's "saved" notice was still shown on the `/login` screen
 /// opened next. A notice made in a view over the body belongs to that view.
 #[test]
