@@ -277,8 +277,8 @@ fn compacted(args: &[String]) -> String {
     text
 }
 
-/// Whether a note is the compaction divider: by its code (`compacted`); a note written
-/// before notes had codes, by its English words.
+/// Whether a note is the compaction divider: by its code (`compacted`); a note without a code
+/// (in an older log), by its English words.
 pub fn is_compaction(text: &str, code: Option<&codiva_protocol::log::NoteCode>) -> bool {
     match code {
         Some(code) => code.name == NoteName::Compacted,

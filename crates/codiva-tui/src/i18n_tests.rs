@@ -62,10 +62,10 @@ fn notes_by_code() {
     assert_eq!(ja, "修正のコミット（codiva/x）を origin に push しました");
 }
 
-/// The notes worded by code since their names became an enum: in English the core's own text
-/// (copied from where the core writes each), in Japanese their own words.
+/// Notes worded by code: in English the core's own text (copied from where the core writes
+/// each), in Japanese their own words.
 #[test]
-fn newly_worded_notes_read_as_the_core_writes_them() {
+fn notes_worded_by_code_read_as_the_core_writes_them() {
     use codiva_protocol::log::NoteCode;
     for (code, core) in [
         (

@@ -14,8 +14,8 @@ use crate::i18n::{AppText, t};
 use crate::theme;
 use crate::width::str_width;
 
-/// Whether `name` is the call through which the agent asks the user questions (kept local
-/// until tool calls carry a provider-neutral kind).
+/// Whether `tool` is the call through which the agent asks the user questions (its kind is
+/// [`ToolKind::Question`](codiva_protocol::tool::ToolKind::Question)).
 pub(crate) fn is_question(tool: &ToolEntry) -> bool {
     tool.view.tool_kind == codiva_protocol::tool::ToolKind::Question
 }

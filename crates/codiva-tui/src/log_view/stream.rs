@@ -328,7 +328,7 @@ mod tests {
 
     const MARKDOWN: &str = "# Plan 日本語\n\nHello **wonderful** world,\nthis is 日本語のテキスト with emoji 🎌 and a-very-long-word-here.\n\n1. one\n2. two\n\n   still two\n\n3. three\n\n- a\n  - nested\n\n> quoted\n>\n> more\n\n```rust\nfn main() {}\n\nlet x = 1;\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nA paragraph\nacross lines.\n\n\n\nEnd";
 
-    /// Regression (issue 24): the streaming reply was plain text and the completed one
+    /// Regression: the streaming reply was plain text and the completed one
     /// Markdown, so the rows the reader followed jumped when it completed. At every point of
     /// the stream and at every width, the rows are the Markdown of the text so far, rendered
     /// at once, as the completed message is.
