@@ -441,6 +441,30 @@ impl Actor {
             .ok_or_else(|| ManagerError::NoSuchSession(id.to_owned()))
     }
 
+    /// Session `id`'s record when it has a worktree (active, or stopped by a conflict);
+    /// refused `no_worktree` otherwise.
+    fn with_worktree(&mut self, id: &str) -> Result<&mut Record, ManagerError> {
+        let record = self.record(id)?;
+        if !record.has_worktree() {
+            return Err(refused(
+                RefusalCode::NoWorktree,
+                &[id],
+                format!("session {id} has no worktree"),
+            ));
+        }
+        Ok(record)
+    }
+
+    /// Session `id`'s record when it has a worktree and its agent is not working (refused
+    /// `still_working` while it is).
+    fn settled_with_worktree(&mut self, id: &str) -> Result<&mut Record, ManagerError> {
+        let record = self.with_worktree(id)?;
+        if !record.status.is_settled() {
+            return Err(still_working(id));
+        }
+        Ok(record)
+    }
+
     /// Stops every session (their processes are stopped and reaped), lets the jobs under way
     /// finish (bounded) and writes the state file. Calls still waiting are dropped (their
     /// callers hear that the manager stopped).
@@ -481,6 +505,15 @@ pub(super) fn refused(code: RefusalCode, args: &[&str], message: String) -> Mana
         message,
         fresh_preview: None,
     })
+}
+
+/// Session `id`'s agent is working: what it is asked now waits until it is not.
+fn still_working(id: &str) -> ManagerError {
+    refused(
+        RefusalCode::StillWorking,
+        &[id],
+        format!("session {id} is still working; interrupt it or wait until it finishes"),
+    )
 }
 
 /// The repository pull requests go to: as configured, else the base's remote on a

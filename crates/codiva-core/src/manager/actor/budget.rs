@@ -30,7 +30,7 @@ use tokio::time::Instant;
 use super::Actor;
 use super::record::Record;
 use crate::manager::ManagerError;
-use crate::manager::info::{ManagerEvent, SessionPhase};
+use crate::manager::info::ManagerEvent;
 use crate::process::procfs;
 use crate::session::SessionCommand;
 use crate::session_state::Status;
@@ -52,10 +52,7 @@ fn holds_slot(record: &Record) -> bool {
     record.in_turn
         && record.commands.is_some()
         && record.queued_over.is_none()
-        && matches!(
-            record.phase,
-            SessionPhase::Active | SessionPhase::Conflict { .. }
-        )
+        && record.has_worktree()
 }
 
 impl Actor {

@@ -4,7 +4,7 @@
 //! removing the worktree; the actor only applies what they found.
 
 use super::lifecycle::wait_stopped;
-use super::{Actor, refused, title_of};
+use super::{Actor, refused, still_working, title_of};
 use crate::git::{self, GitError, MergeOutcome, SyncOutcome};
 use crate::manager::info::{SessionInfo, SessionPhase};
 use crate::manager::{ManagerError, Reply};
@@ -17,17 +17,7 @@ impl Actor {
         &mut self,
         id: &str,
     ) -> Result<(std::path::PathBuf, String), ManagerError> {
-        let record = self.record(id)?;
-        if !matches!(
-            record.phase,
-            SessionPhase::Active | SessionPhase::Conflict { .. }
-        ) {
-            return Err(refused(
-                RefusalCode::NoWorktree,
-                &[id],
-                format!("session {id} has no worktree"),
-            ));
-        }
+        let record = self.with_worktree(id)?;
         Ok((record.worktree.clone(), record.base.clone()))
     }
 
@@ -75,10 +65,7 @@ impl Actor {
             Ok(record) => record,
             Err(err) => return reply.send(Err(err)),
         };
-        if !matches!(
-            record.phase,
-            SessionPhase::Active | SessionPhase::Conflict { .. }
-        ) {
+        if !record.has_worktree() {
             reply.send(Err(refused(
                 RefusalCode::CannotMergeNow,
                 &[id],
@@ -87,11 +74,7 @@ impl Actor {
             return;
         }
         if !record.status.is_settled() {
-            reply.send(Err(refused(
-                RefusalCode::StillWorking,
-                &[id],
-                format!("session {id} is still working; interrupt it or wait until it finishes"),
-            )));
+            reply.send(Err(still_working(id)));
             return;
         }
         let (branch, base) = (record.branch.clone(), record.base.clone());
@@ -215,21 +198,10 @@ impl Actor {
     }
 
     pub(super) fn sync(&mut self, id: &str, reply: Reply<String>) {
-        let record = match self.record(id) {
+        let record = match self.with_worktree(id) {
             Ok(record) => record,
             Err(err) => return reply.send(Err(err)),
         };
-        if !matches!(
-            record.phase,
-            SessionPhase::Active | SessionPhase::Conflict { .. }
-        ) {
-            reply.send(Err(refused(
-                RefusalCode::NoWorktree,
-                &[id],
-                format!("session {id} has no worktree"),
-            )));
-            return;
-        }
         let (worktree, base) = (record.worktree.clone(), record.base.clone());
         let busy = !record.status.is_settled();
         let repo = self.repo.clone();

@@ -15,7 +15,7 @@ use tokio::task::JoinHandle;
 use super::histories;
 use super::jobs::reply_later;
 use super::record::Record;
-use super::{Actor, refused, repo_key, unix_ms};
+use super::{Actor, refused, repo_key, still_working, unix_ms};
 use crate::approval::ApprovalPolicy;
 use crate::git::{self, WorktreeOptions};
 use crate::manager::info::{ManagerEvent, SessionInfo, SessionPhase};
@@ -556,11 +556,7 @@ impl Actor {
             }
         }
         if !record.status.is_settled() {
-            return Err(refused(
-                RefusalCode::StillWorking,
-                &[id],
-                format!("session {id} is still working; interrupt it or wait until it finishes"),
-            ));
+            return Err(still_working(id));
         }
         let from = std::mem::replace(&mut record.agent, agent.to_owned());
         if let Some(conversation) = record.agent_session_id.take() {

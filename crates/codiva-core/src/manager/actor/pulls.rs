@@ -40,29 +40,10 @@ impl Actor {
                 reply.send(result);
             }
         };
-        let record = match self.record(id) {
+        let record = match self.settled_with_worktree(id) {
             Ok(record) => record,
             Err(err) => return answer(reply, Err(err)),
         };
-        if !matches!(
-            record.phase,
-            SessionPhase::Active | SessionPhase::Conflict { .. }
-        ) {
-            let err = refused(
-                RefusalCode::NoWorktree,
-                &[id],
-                format!("session {id} has no worktree"),
-            );
-            return answer(reply, Err(err));
-        }
-        if !record.status.is_settled() {
-            let err = refused(
-                RefusalCode::StillWorking,
-                &[id],
-                format!("session {id} is still working; interrupt it or wait until it finishes"),
-            );
-            return answer(reply, Err(err));
-        }
         // Its own pull request, unless that one is merged or closed (then a new one is opened).
         let known = record
             .prs
@@ -308,10 +289,7 @@ impl Record {
     /// Its pull requests are looked up: it has one, or its branch was pushed, and it still has
     /// its worktree (merged locally or discarded: no more).
     pub(super) fn is_watched(&self) -> bool {
-        matches!(
-            self.phase,
-            SessionPhase::Active | SessionPhase::Conflict { .. }
-        ) && (self.pushed || !self.prs.is_empty())
+        self.has_worktree() && (self.pushed || !self.prs.is_empty())
     }
 
     /// Adds or updates pull request `pr`; the branch's own goes first.

@@ -100,6 +100,15 @@ pub(super) struct Record {
 }
 
 impl Record {
+    /// It has its worktree: active, or stopped by a merge's conflict (not preparing, merged
+    /// or discarded).
+    pub(super) fn has_worktree(&self) -> bool {
+        matches!(
+            self.phase,
+            SessionPhase::Active | SessionPhase::Conflict { .. }
+        )
+    }
+
     pub(super) fn restored(saved: PersistedSession) -> Record {
         let (phase, status, outcome) = match saved.status.as_str() {
             "discarded" => (SessionPhase::Discarded, Status::Interrupted, None),

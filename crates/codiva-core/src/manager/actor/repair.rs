@@ -26,7 +26,7 @@ use crate::agent_event::NoteLevel;
 use crate::git::CommitOutcome;
 use crate::github::draft::{clean_line, clean_text};
 use crate::github::{Checks, FailedLog, GhError, PrLookup, PrState, PrStatus};
-use crate::manager::info::{ManagerEvent, SessionPhase};
+use crate::manager::info::ManagerEvent;
 use crate::manager::{ManagerError, Reply};
 use crate::session::SessionCommand;
 use crate::session_log::NoteCode;
@@ -60,25 +60,7 @@ impl Actor {
     /// The worktree of a session that can be asked to repair or commit now: it has a
     /// worktree and its agent is not working.
     fn idle_worktree(&mut self, id: &str) -> Result<std::path::PathBuf, ManagerError> {
-        let record = self.record(id)?;
-        if !matches!(
-            record.phase,
-            SessionPhase::Active | SessionPhase::Conflict { .. }
-        ) {
-            return Err(refused(
-                RefusalCode::NoWorktree,
-                &[id],
-                format!("session {id} has no worktree"),
-            ));
-        }
-        if !record.status.is_settled() {
-            return Err(refused(
-                RefusalCode::StillWorking,
-                &[id],
-                format!("session {id} is still working; interrupt it or wait until it finishes"),
-            ));
-        }
-        Ok(record.worktree.clone())
+        Ok(self.settled_with_worktree(id)?.worktree.clone())
     }
 
     /// `session/fixCi`.
