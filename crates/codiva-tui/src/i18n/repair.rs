@@ -5,24 +5,24 @@
 keys_with_words! {
     /// The words of the repair commands.
     RepairText {
-    CmdFixCi => "send the failed checks and their log to the agent", "失敗したチェックとログをエージェントに送る";
-    CmdCommit => "commit the work: /commit <message>, or the agent writes one", "作業をコミット: /commit <メッセージ>、なければエージェントに依頼";
-    CmdRecover => "repair every stuck pull request (fix-ci or sync)", "止まっているプルリクエストをすべて修復（fix-ci か sync）";
-    FixCiSent => "sent {0} failed {0|check|checks} of #{1} to the agent ({2} bytes of log)", "#{1} の失敗したチェック {0} 件をエージェントに送りました（ログ {2} バイト）";
-    Committed => "committed {0} {0|file|files} as {1}", "{0} 件のファイルを {1} としてコミットしました";
-    AskedCommit => "asked the agent to commit {0} uncommitted {0|file|files}", "未コミットのファイル {0} 件のコミットをエージェントに依頼しました";
-    Uncommitted => "{0} uncommitted: {1}", "未コミット {0} 件: {1}";
-    UncommittedHint => "/commit", "/commit";
-    NothingStuck => "no stuck pull request (none failed its checks or conflicts)", "止まっているプルリクエストはありません（チェック失敗も競合もなし）";
-    RecoverTitle => "Repair {0} stuck {0|session|sessions} one by one?", "止まっている {0} 件のセッションを順に修復しますか？";
-    RecoverCounts => "{0} with failed checks (fix-ci: the failures go to the agent), {1} conflicting (sync: the base is merged in, then pushed)", "チェック失敗 {0} 件（fix-ci: 失敗内容をエージェントへ）、競合 {1} 件（sync: ベースをマージしてプッシュ）";
-    Recovered => "recover: {0} of {1} succeeded", "recover: {1} 件中 {0} 件成功";
-    RecoverFailed => "failed: {0}", "失敗: {0}";
-    RefNoPr => "session {0} has no open pull request (/pr opens one)", "セッション {0} にはオープンなプルリクエストがありません（/pr で作成）";
-    RefNothingFailing => "pull request #{0} has no failed check (checks: {1})", "プルリクエスト #{0} に失敗したチェックはありません（チェック: {1}）";
-    RefNothingToCommit => "session {0} has no uncommitted changes", "セッション {0} に未コミットの変更はありません";
-    RefCommitFailed => "committing failed: {0}", "コミットに失敗しました: {0}";
-    RefNothingToMergeCommit => "nothing to merge: {0} has no commits that {1} lacks, and {2} {2|file is|files are} uncommitted — /commit first", "マージするものがありません: {0} には {1} にないコミットがなく、{2} 件が未コミットです。先に /commit を";
-    RefNothingToPushCommit => "nothing to push: {0} has no commits that {1} lacks, and {2} {2|file is|files are} uncommitted — /commit first", "プッシュするものがありません: {0} には {1} にないコミットがなく、{2} 件が未コミットです。先に /commit を";
+        CmdFixCi => "send the failed checks and their log to the agent", "失敗したチェックとログをエージェントに送る";
+        CmdCommit => "commit the work: /commit <message>, or the agent writes one", "作業をコミット: /commit <メッセージ>、なければエージェントに依頼";
+        CmdRecover => "repair every stuck pull request (fix-ci or sync)", "止まっているプルリクエストをすべて修復（fix-ci か sync）";
+        FixCiSent => "sent {0} failed {0|check|checks} of #{1} to the agent ({2} bytes of log)", "#{1} の失敗したチェック {0} 件をエージェントに送りました（ログ {2} バイト）";
+        Committed => "committed {0} {0|file|files} as {1}", "{0} 件のファイルを {1} としてコミットしました";
+        AskedCommit => "asked the agent to commit {0} uncommitted {0|file|files}", "未コミットのファイル {0} 件のコミットをエージェントに依頼しました";
+        Uncommitted => "{0} uncommitted: {1}", "未コミット {0} 件: {1}";
+        UncommittedHint => "/commit", "/commit";
+        NothingStuck => "no stuck pull request (none failed its checks or conflicts)", "止まっているプルリクエストはありません（チェック失敗も競合もなし）";
+        RecoverTitle => "Repair {0} stuck {0|session|sessions} one by one?", "止まっている {0} 件のセッションを順に修復しますか？";
+        RecoverCounts => "{0} with failed checks (fix-ci: the failures go to the agent), {1} conflicting (sync: the base is merged in, then pushed)", "チェック失敗 {0} 件（fix-ci: 失敗内容をエージェントへ）、競合 {1} 件（sync: ベースをマージしてプッシュ）";
+        Recovered => "recover: {0} of {1} succeeded", "recover: {1} 件中 {0} 件成功";
+        RecoverFailed => "failed: {0}", "失敗: {0}";
+        RefNoPr => "session {0} has no open pull request (/pr opens one)", "セッション {0} にはオープンなプルリクエストがありません（/pr で作成）";
+        RefNothingFailing => "pull request #{0} has no failed check (checks: {1})", "プルリクエスト #{0} に失敗したチェックはありません（チェック: {1}）";
+        RefNothingToCommit => "session {0} has no uncommitted changes", "セッション {0} に未コミットの変更はありません";
+        RefCommitFailed => "committing failed: {0}", "コミットに失敗しました: {0}";
+        RefNothingToMergeCommit => "nothing to merge: {0} has no commits that {1} lacks, and {2} {2|file is|files are} uncommitted — /commit first", "マージするものがありません: {0} には {1} にないコミットがなく、{2} 件が未コミットです。先に /commit を";
+        RefNothingToPushCommit => "nothing to push: {0} has no commits that {1} lacks, and {2} {2|file is|files are} uncommitted — /commit first", "プッシュするものがありません: {0} には {1} にないコミットがなく、{2} 件が未コミットです。先に /commit を";
     }
 }
