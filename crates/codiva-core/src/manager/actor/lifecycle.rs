@@ -300,19 +300,8 @@ impl Actor {
                 record.queued.push(input);
                 return Ok(());
             }
-            SessionPhase::Merged { .. } => {
-                return Err(refused(
-                    RefusalCode::MergedStartNew,
-                    &[id],
-                    format!("session {id} was merged; start a new session"),
-                ));
-            }
-            SessionPhase::Discarded => {
-                return Err(refused(
-                    RefusalCode::DiscardedRestoreFirst,
-                    &[id],
-                    format!("session {id} was discarded; restore it first"),
-                ));
+            SessionPhase::Merged { .. } | SessionPhase::Discarded => {
+                return Err(ended(id, &record.phase));
             }
             SessionPhase::Active | SessionPhase::Conflict { .. } => {}
         }
@@ -540,19 +529,8 @@ impl Actor {
                     format!("session {id} is still being prepared"),
                 ));
             }
-            SessionPhase::Merged { .. } => {
-                return Err(refused(
-                    RefusalCode::MergedStartNew,
-                    &[id],
-                    format!("session {id} was merged; start a new session"),
-                ));
-            }
-            SessionPhase::Discarded => {
-                return Err(refused(
-                    RefusalCode::DiscardedRestoreFirst,
-                    &[id],
-                    format!("session {id} was discarded; restore it first"),
-                ));
+            SessionPhase::Merged { .. } | SessionPhase::Discarded => {
+                return Err(ended(id, &record.phase));
             }
         }
         if !record.status.is_settled() {
@@ -742,5 +720,54 @@ impl Actor {
         if is_status {
             self.repair_turn_settled(id, completed);
         }
+    }
+}
+
+/// Why a merged or discarded session takes no message and no other agent (its phase is
+/// one of those two).
+fn ended(id: &str, phase: &SessionPhase) -> ManagerError {
+    if matches!(phase, SessionPhase::Discarded) {
+        refused(
+            RefusalCode::DiscardedRestoreFirst,
+            &[id],
+            format!("session {id} was discarded; restore it first"),
+        )
+    } else {
+        refused(
+            RefusalCode::MergedStartNew,
+            &[id],
+            format!("session {id} was merged; start a new session"),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_merged_or_discarded_session_says_what_to_do_instead() {
+        let said = |phase| match ended("s1", &phase) {
+            ManagerError::Refused(refusal) => (refusal.code, refusal.args, refusal.message),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            said(SessionPhase::Discarded),
+            (
+                RefusalCode::DiscardedRestoreFirst,
+                vec!["s1".to_owned()],
+                "session s1 was discarded; restore it first".to_owned()
+            )
+        );
+        assert_eq!(
+            said(SessionPhase::Merged {
+                commit: "abc".into()
+            }),
+            (
+                RefusalCode::MergedStartNew,
+                vec!["s1".to_owned()],
+                "session s1 was merged; start a new session".to_owned()
+            )
+        );
     }
 }
