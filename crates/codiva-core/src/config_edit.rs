@@ -155,8 +155,8 @@ pub const FIELDS: &[Field] = &[
     },
 ];
 
-/// Every key [`set`] takes: [`FIELDS`], and each built-in agent's `<id>_path` that it does not
-/// list (the config view lists [`FIELDS`]).
+/// Every key [`set`] takes and [`values`] lists: [`FIELDS`], and each built-in agent's
+/// `<id>_path` that it does not list.
 pub fn settable() -> &'static [Field] {
     static ALL: std::sync::LazyLock<Vec<Field>> = std::sync::LazyLock::new(|| {
         let paths = crate::provider::catalog::BUILTIN
@@ -194,10 +194,10 @@ pub struct FieldValue {
     pub value: Option<String>,
 }
 
-/// The keys codiva reads and what the file says for each.
+/// The keys codiva reads ([`settable`]) and what the file says for each.
 pub fn values(text: &str) -> Result<Vec<FieldValue>, ConfigEditError> {
     let doc = parse_doc(text)?;
-    Ok(FIELDS
+    Ok(settable()
         .iter()
         .map(|field| FieldValue {
             field: *field,
