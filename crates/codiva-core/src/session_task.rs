@@ -603,6 +603,21 @@ impl Driver {
         }));
     }
 
+    /// Tells the state machine the process ended, how, and whether codiva asked it to.
+    fn report_exit(&mut self, info: ExitInfo, stderr: String, requested: bool) {
+        let (code, signal) = match info {
+            ExitInfo::Code(code) => (Some(code), None),
+            ExitInfo::Signal(signal) => (None, Some(signal)),
+            ExitInfo::Unknown => (None, None),
+        };
+        self.apply(Input::ProcessExited {
+            code,
+            signal,
+            stderr_tail: stderr,
+            requested,
+        });
+    }
+
     async fn agent_line(&mut self, line: &[u8]) {
         let Some(live) = self.live.as_mut() else {
             return;
@@ -704,17 +719,7 @@ impl Driver {
             self.stopping = true;
         }
         let requested = requested || self.stopping;
-        let (code, signal) = match info {
-            ExitInfo::Code(code) => (Some(code), None),
-            ExitInfo::Signal(signal) => (None, Some(signal)),
-            ExitInfo::Unknown => (None, None),
-        };
-        self.apply(Input::ProcessExited {
-            code,
-            signal,
-            stderr_tail: stderr,
-            requested,
-        });
+        self.report_exit(info, stderr, requested);
         if requested {
             return;
         }

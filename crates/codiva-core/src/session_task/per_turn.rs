@@ -44,16 +44,6 @@ impl Driver {
         let requested = self.stopping || !self.state.turn_open();
         self.live = None;
         self.interrupt_deadline = None;
-        let (code, signal) = match info {
-            ExitInfo::Code(code) => (Some(code), None),
-            ExitInfo::Signal(signal) => (None, Some(signal)),
-            ExitInfo::Unknown => (None, None),
-        };
-        self.apply(Input::ProcessExited {
-            code,
-            signal,
-            stderr_tail: stderr,
-            requested,
-        });
+        self.report_exit(info, stderr, requested);
     }
 }
