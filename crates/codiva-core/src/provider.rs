@@ -51,6 +51,22 @@ impl InvalidInput {
     }
 }
 
+/// The image types agents take (the media types of `UserInput::images`).
+pub const IMAGE_TYPES: &[&str] = &["image/png", "image/jpeg", "image/gif", "image/webp"];
+
+/// `Ok` when `media_type` is one of [`IMAGE_TYPES`]; else why `agent` (its name for people)
+/// does not take it. For agents that read an image's bytes themselves.
+pub fn check_image_type(field: &str, agent: &str, media_type: &str) -> Result<(), InvalidInput> {
+    if IMAGE_TYPES.contains(&media_type) {
+        Ok(())
+    } else {
+        Err(InvalidInput::new(
+            field,
+            format!("{agent} does not take images of type {media_type}"),
+        ))
+    }
+}
+
 /// Why a line from the agent could not be read ([`Connection::receive`]): the line is skipped
 /// with a note.
 #[derive(Debug, thiserror::Error)]
@@ -724,6 +740,33 @@ mod error_tests {
                 connection.receive(b"{}"),
                 Err(LineError::JsonRpc(MessageError::NoKind))
             ));
+        }
+    }
+
+    /// Codex and ACP agents take the API's four image types and name themselves otherwise.
+    #[test]
+    fn an_image_type_an_agent_does_not_take_is_refused_in_its_name() {
+        for agent in [
+            &crate::codex::CodexProvider::new("codex".into()) as &dyn Provider,
+            &crate::acp::AcpProvider::new(crate::acp::AcpAgent::custom(
+                "grok",
+                "Grok",
+                "grok".into(),
+                Vec::new(),
+            )),
+        ] {
+            for media_type in super::IMAGE_TYPES {
+                assert_eq!(agent.check_image("images[0]", media_type, ""), Ok(()));
+            }
+            let refused = agent.check_image("images[0]", "image/bmp", "").unwrap_err();
+            assert_eq!(refused.field, "images[0]");
+            assert_eq!(
+                refused.message,
+                format!(
+                    "{} does not take images of type image/bmp",
+                    agent.display_name()
+                )
+            );
         }
     }
 

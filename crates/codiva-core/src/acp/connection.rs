@@ -139,16 +139,7 @@ impl Provider for AcpProvider {
     }
 
     fn check_image(&self, field: &str, media_type: &str, _data: &str) -> Result<(), InvalidInput> {
-        match media_type {
-            "image/png" | "image/jpeg" | "image/gif" | "image/webp" => Ok(()),
-            other => Err(InvalidInput::new(
-                field,
-                format!(
-                    "{} does not take images of type {other}",
-                    self.agent.display_name
-                ),
-            )),
-        }
+        crate::provider::check_image_type(field, self.agent.display_name, media_type)
     }
 }
 

@@ -19,7 +19,7 @@ const PERMISSION_MODES: &[&str] = &[
 ];
 
 /// Image types the model API takes (`source.media_type` of a base64 image block).
-pub const IMAGE_TYPES: &[&str] = &["image/png", "image/jpeg", "image/gif", "image/webp"];
+pub use crate::provider::IMAGE_TYPES;
 
 pub use crate::provider::InvalidInput;
 use codiva_protocol::tool::PermissionMode;

@@ -184,13 +184,7 @@ impl Provider for CodexProvider {
     }
 
     fn check_image(&self, field: &str, media_type: &str, _data: &str) -> Result<(), InvalidInput> {
-        match media_type {
-            "image/png" | "image/jpeg" | "image/gif" | "image/webp" => Ok(()),
-            other => Err(InvalidInput::new(
-                field,
-                format!("Codex does not take images of type {other}"),
-            )),
-        }
+        crate::provider::check_image_type(field, self.display_name(), media_type)
     }
 }
 
