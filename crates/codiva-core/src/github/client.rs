@@ -125,7 +125,8 @@ fn bad_output(output: &GhOutput, detail: impl Into<String>) -> GhError {
 fn parse_status(output: &GhOutput) -> Result<PrStatus, GhError> {
     let pr: PrJson =
         serde_json::from_slice(&output.stdout).map_err(|e| bad_output(output, e.to_string()))?;
-    pr.into_status().map_err(|e| bad_output(output, e))
+    pr.into_status()
+        .map_err(|e| bad_output(output, e.to_string()))
 }
 
 /// The number at the end of a pull request URL (`…/pull/12`).
@@ -255,7 +256,7 @@ impl Gh {
             results.push(match pr {
                 Some(pr) => match pr.into_status() {
                     Ok(status) => PrLookup::Found(status),
-                    Err(e) => PrLookup::Unavailable(bad_output(&output, e)),
+                    Err(e) => PrLookup::Unavailable(bad_output(&output, e.to_string())),
                 },
                 None if complete => PrLookup::Absent,
                 None => self.lookup_branch(cwd, branch).await,

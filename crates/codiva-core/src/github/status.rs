@@ -107,17 +107,22 @@ pub(crate) struct PrJson {
     pub(crate) is_cross_repository: bool,
 }
 
+/// A pull request state gh gave that this version does not know (its word).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown pull request state {0:?}")]
+pub(crate) struct UnknownPrState(pub(crate) String);
+
 impl PrJson {
     pub(crate) fn head(&self) -> &str {
         &self.head_ref_name
     }
 
-    pub(crate) fn into_status(self) -> Result<PrStatus, String> {
+    pub(crate) fn into_status(self) -> Result<PrStatus, UnknownPrState> {
         let state = match self.state.as_str() {
             "OPEN" => PrState::Open,
             "MERGED" => PrState::Merged,
             "CLOSED" => PrState::Closed,
-            other => return Err(format!("unknown pull request state {other:?}")),
+            _ => return Err(UnknownPrState(self.state)),
         };
         // A merged pull request reports UNKNOWN, a closed one its last value: the state wins
         // wherever it is shown, but the value is kept as GitHub gave it.
@@ -241,6 +246,18 @@ mod tests {
         assert_eq!(status.state, PrState::Merged);
         assert_eq!(status.mergeable, Mergeable::Unknown);
         assert!(status.is_settled_for_good());
+    }
+
+    #[test]
+    fn a_state_this_version_does_not_know_is_named() {
+        let pr: PrJson = serde_json::from_value(json!({
+            "number": 78, "url": "https://github.com/o/r/pull/78", "state": "QUEUED",
+            "headRefName": "codiva/x"
+        }))
+        .unwrap();
+        let err = pr.into_status().unwrap_err();
+        assert_eq!(err, UnknownPrState("QUEUED".into()));
+        assert_eq!(err.to_string(), "unknown pull request state \"QUEUED\"");
     }
 
     #[test]
