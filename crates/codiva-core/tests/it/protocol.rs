@@ -483,6 +483,7 @@ fn every_request_round_trips_through_the_method_table() {
             json!({"session_id": "s", "policy": {"mode": "rules", "rules": [{"tool": "Bash", "command_prefix": "cargo test"}, {"tool": "Edit"}]}}),
         ),
         ("session/diff", json!({"session_id": "s"})),
+        ("session/commits", json!({"session_id": "s"})),
         ("session/diffText", json!({"session_id": "s"})),
         (
             "session/rename",
