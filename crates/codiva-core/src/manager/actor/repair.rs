@@ -218,24 +218,17 @@ impl Actor {
         if !completed || !has_own_open_pr(record) {
             return;
         }
-        let (branch, base, worktree) = (
-            record.branch.clone(),
-            record.base.clone(),
-            record.worktree.clone(),
-        );
-        let repo = self.repo.clone();
+        let target = PushTarget::of(&self.repo, record);
+        let branch = target.branch.clone();
         let owned_id = id.to_owned();
-        let pushed_branch = branch.clone();
         self.job(
             Some(id),
             async move {
-                let head = repo.head_commit(&worktree).await.ok();
+                let head = target.repo.head_commit(&target.worktree).await.ok();
                 if head.is_some() && head == turn.head_before {
                     return Ok(None);
                 }
-                push_to_base_remote(&repo, &worktree, &base, &pushed_branch)
-                    .await
-                    .map(Some)
+                target.push().await.map(Some)
             },
             move |actor, pushed| {
                 let (level, text, code) = match pushed {
@@ -398,17 +391,12 @@ impl Actor {
             reply.send(Ok(message));
             return;
         }
-        let (branch, base, worktree) = (
-            record.branch.clone(),
-            record.base.clone(),
-            record.worktree.clone(),
-        );
-        let repo = self.repo.clone();
+        let target = PushTarget::of(&self.repo, record);
+        let branch = target.branch.clone();
         let owned_id = id.to_owned();
-        let pushed_branch = branch.clone();
         self.job(
             Some(id),
-            async move { push_to_base_remote(&repo, &worktree, &base, &pushed_branch).await },
+            async move { target.push().await },
             move |actor, pushed| match pushed {
                 Ok(remote) => {
                     actor.pushed(&owned_id);
@@ -459,22 +447,39 @@ enum PushError {
     Git(#[from] crate::git::GitError),
 }
 
-/// Pushes `branch` from `worktree` to the remote of `base` (never forced); the remote's name,
-/// or why it could not be pushed.
-async fn push_to_base_remote(
-    repo: &crate::git::Repo,
-    worktree: &std::path::Path,
-    base: &str,
-    branch: &str,
-) -> Result<String, PushError> {
-    let remote = repo
-        .base_remote(base)
-        .await?
-        .ok_or_else(|| PushError::NoRemote {
-            base: base.to_owned(),
-        })?;
-    repo.push_branch(worktree, &remote, branch).await?;
-    Ok(remote)
+/// A session's branch to push to the remote of its base, as a job takes it.
+struct PushTarget {
+    repo: crate::git::Repo,
+    worktree: std::path::PathBuf,
+    base: String,
+    branch: String,
+}
+
+impl PushTarget {
+    fn of(repo: &crate::git::Repo, record: &super::record::Record) -> PushTarget {
+        PushTarget {
+            repo: repo.clone(),
+            worktree: record.worktree.clone(),
+            base: record.base.clone(),
+            branch: record.branch.clone(),
+        }
+    }
+
+    /// Pushes the branch from the worktree to the remote of the base (never forced); the
+    /// remote's name, or why it could not be pushed.
+    async fn push(&self) -> Result<String, PushError> {
+        let remote =
+            self.repo
+                .base_remote(&self.base)
+                .await?
+                .ok_or_else(|| PushError::NoRemote {
+                    base: self.base.clone(),
+                })?;
+        self.repo
+            .push_branch(&self.worktree, &remote, &self.branch)
+            .await?;
+        Ok(remote)
+    }
 }
 
 impl Actor {
