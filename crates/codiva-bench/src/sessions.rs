@@ -129,7 +129,7 @@ pub async fn restored_repo_with(
             base: "main".into(),
             agent: "claude".into(),
             agent_session_id: Some(session_id),
-            status: "completed".into(),
+            status: codiva_core::persist::SavedStatus::Completed,
             ..PersistedSession::default()
         });
     }

@@ -154,8 +154,8 @@ pub enum ManagerError {
     #[error("the session manager has stopped")]
     Stopped,
     /// The state file cannot be used (written by a newer codiva); the manager does not start.
-    #[error("{0}")]
-    StateFile(String),
+    #[error(transparent)]
+    StateFile(Arc<crate::persist::LoadError>),
     /// An answer could not be made: a result that cannot be encoded or read back as its
     /// declared type, a record that lost what it had a moment ago.
     #[error("{0}")]

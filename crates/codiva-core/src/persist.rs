@@ -23,6 +23,46 @@ pub struct StateFile {
     pub sessions: Vec<PersistedSession>,
 }
 
+/// Where a saved session stood: its status when it was saved (a session saved while it ran
+/// comes back interrupted: its process is gone), or discarded. Written by its name; a name of a
+/// later version reads as `Unknown`, and comes back interrupted too.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SavedStatus {
+    Starting,
+    Running,
+    AwaitingPermission,
+    AwaitingAnswer,
+    Completed,
+    #[default]
+    Interrupted,
+    RateLimited,
+    NeedsLogin,
+    Failed,
+    Queued,
+    Discarded,
+    #[serde(other)]
+    Unknown,
+}
+
+impl From<codiva_protocol::session::Status> for SavedStatus {
+    fn from(status: codiva_protocol::session::Status) -> Self {
+        use codiva_protocol::session::Status;
+        match status {
+            Status::Starting => SavedStatus::Starting,
+            Status::Running => SavedStatus::Running,
+            Status::AwaitingPermission => SavedStatus::AwaitingPermission,
+            Status::AwaitingAnswer => SavedStatus::AwaitingAnswer,
+            Status::Completed => SavedStatus::Completed,
+            Status::Interrupted => SavedStatus::Interrupted,
+            Status::RateLimited => SavedStatus::RateLimited,
+            Status::NeedsLogin => SavedStatus::NeedsLogin,
+            Status::Failed => SavedStatus::Failed,
+            Status::Queued => SavedStatus::Queued,
+        }
+    }
+}
+
 /// One session's metadata.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -41,8 +81,7 @@ pub struct PersistedSession {
     /// The conversations of the agents the session ran before its current one, by agent id.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub agent_sessions: std::collections::BTreeMap<String, String>,
-    /// `completed`, `interrupted`, `failed`, `rate_limited`, `needs_login` or `discarded`.
-    pub status: String,
+    pub status: SavedStatus,
     pub detail: Option<String>,
     /// Milliseconds since the Unix epoch.
     pub created_at: u64,
@@ -168,7 +207,7 @@ pub fn load(path: &Path) -> Result<Loaded, LoadError> {
             state,
             warning: None,
         },
-        Err(problem) => corrupt(path, &problem),
+        Err(problem) => corrupt(path, &problem.to_string()),
     })
 }
 
@@ -183,15 +222,26 @@ fn corrupt(path: &Path, problem: &str) -> Loaded {
     }
 }
 
+/// Why a state file of this schema or an older one cannot be read (it is moved aside).
+#[derive(Debug, thiserror::Error)]
+enum Unreadable {
+    #[error("no schema version")]
+    NoVersion,
+    #[error("unknown schema version {0}")]
+    UnknownVersion(u64),
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+}
+
 /// Brings any known older schema to the current one (a newer one never gets here).
-fn migrate(value: serde_json::Value) -> Result<StateFile, String> {
+fn migrate(value: serde_json::Value) -> Result<StateFile, Unreadable> {
     let version = value
         .get("version")
         .and_then(serde_json::Value::as_u64)
-        .ok_or("no schema version")?;
+        .ok_or(Unreadable::NoVersion)?;
     match version {
-        1 => serde_json::from_value(value).map_err(|err| err.to_string()),
-        unknown => Err(format!("unknown schema version {unknown}")),
+        1 => Ok(serde_json::from_value(value)?),
+        unknown => Err(Unreadable::UnknownVersion(unknown)),
     }
 }
 
@@ -277,7 +327,7 @@ mod tests {
         PersistedSession {
             id: id.into(),
             title: "t".into(),
-            status: "completed".into(),
+            status: SavedStatus::Completed,
             agent: "claude".into(),
             ..PersistedSession::default()
         }
@@ -344,6 +394,37 @@ mod tests {
         // And a session without pull requests writes none of the new keys.
         let text = serde_json::to_string(old).unwrap();
         assert!(!text.contains("prs") && !text.contains("pushed"), "{text}");
+    }
+
+    /// Every status is written by the name files have always had; a name this version does
+    /// not know reads as `Unknown` (the session comes back interrupted) instead of failing the
+    /// whole file.
+    #[test]
+    fn a_saved_status_keeps_its_name() {
+        use codiva_protocol::session::Status;
+        for status in [
+            Status::Starting,
+            Status::Running,
+            Status::AwaitingPermission,
+            Status::AwaitingAnswer,
+            Status::Completed,
+            Status::Interrupted,
+            Status::RateLimited,
+            Status::NeedsLogin,
+            Status::Failed,
+            Status::Queued,
+        ] {
+            let saved = serde_json::to_value(SavedStatus::from(status)).unwrap();
+            assert_eq!(saved, serde_json::json!(status.as_str()));
+            let back: SavedStatus = serde_json::from_value(saved).unwrap();
+            assert_eq!(back, SavedStatus::from(status));
+        }
+        assert_eq!(
+            serde_json::to_value(SavedStatus::Discarded).unwrap(),
+            serde_json::json!("discarded")
+        );
+        let later: SavedStatus = serde_json::from_str("\"archived_elsewhere\"").unwrap();
+        assert_eq!(later, SavedStatus::Unknown);
     }
 
     #[test]

@@ -73,8 +73,8 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
     };
     let base = facts.branch.unwrap_or_else(|| "HEAD".to_owned());
     let state_path = persist::state_path(repo.root());
-    let loaded =
-        persist::load(&state_path).map_err(|err| ManagerError::StateFile(err.to_string()))?;
+    let loaded = persist::load(&state_path)
+        .map_err(|err| ManagerError::StateFile(std::sync::Arc::new(err)))?;
     warnings.extend(loaded.warning);
     let default = options.providers.default_provider().cloned();
     let mut records = adoption::saved_records(

@@ -101,7 +101,7 @@ fn saved(repo: &TestRepo, id: &str) -> PersistedSession {
         base: "main".to_owned(),
         agent: "claude".to_owned(),
         agent_session_id: Some(format!("conv-{id}")),
-        status: "completed".to_owned(),
+        status: codiva_core::persist::SavedStatus::Completed,
         ..PersistedSession::default()
     }
 }

@@ -220,7 +220,8 @@ async fn login_and_rate_limit_survive_a_restart() {
             worktree,
             base: "main".to_owned(),
             agent: "claude".to_owned(),
-            status: status.to_owned(),
+            // As the state file writes it.
+            status: serde_json::from_value(serde_json::json!(status)).unwrap(),
             detail: Some(detail.to_owned()),
             ..PersistedSession::default()
         }
@@ -272,7 +273,11 @@ async fn login_and_rate_limit_survive_a_restart() {
     let saved = persist::load(&persist::state_path(&repo.root))
         .unwrap()
         .state;
-    let statuses: Vec<&str> = saved.sessions.iter().map(|s| s.status.as_str()).collect();
+    let statuses: Vec<serde_json::Value> = saved
+        .sessions
+        .iter()
+        .map(|s| serde_json::to_value(s.status).unwrap())
+        .collect();
     assert_eq!(statuses, ["rate_limited", "needs_login"]);
 }
 
@@ -372,7 +377,7 @@ async fn a_discarded_sessions_log_is_readable_and_renames_persist() {
             base: "main".into(),
             agent: "claude".into(),
             agent_session_id: Some(session_id.into()),
-            status: "discarded".into(),
+            status: codiva_core::persist::SavedStatus::Discarded,
             ..persist::PersistedSession::default()
         }],
     };

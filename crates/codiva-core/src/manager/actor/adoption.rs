@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use super::record::Record;
 use super::{title_of, unix_ms};
 use crate::git::{self, GitError, Repo};
-use crate::persist::PersistedSession;
+use crate::persist::{PersistedSession, SavedStatus};
 use crate::provider::Provider;
 
 /// The records of the saved sessions whose worktree still exists (a discarded one has none).
@@ -22,7 +22,7 @@ pub(super) fn saved_records(
         if saved.agent.is_empty() {
             saved.agent = default_agent.to_owned();
         }
-        let discarded = saved.status == "discarded";
+        let discarded = saved.status == SavedStatus::Discarded;
         if !discarded && !saved.worktree.is_dir() {
             warnings.push(format!(
                 "session {}: its worktree {} is gone; it was removed from the list",
@@ -96,7 +96,7 @@ pub(super) fn adopt_orphan_worktrees(
                 base: base.to_owned(),
                 agent: provider.id().to_owned(),
                 agent_session_id,
-                status: "interrupted".to_owned(),
+                status: SavedStatus::Interrupted,
                 created_at: unix_ms(),
                 ..PersistedSession::default()
             }),

@@ -14,7 +14,7 @@ use crate::agent_event::TurnOutcome;
 use crate::approval::ApprovalPolicy;
 use crate::manager::CreateOptions;
 use crate::manager::info::{SessionInfo, SessionPhase};
-use crate::persist::PersistedSession;
+use crate::persist::{PersistedSession, SavedStatus};
 use crate::session::SessionCommand;
 use crate::session_state::{Status, TodoProgress};
 
@@ -110,14 +110,14 @@ impl Record {
     }
 
     pub(super) fn restored(saved: PersistedSession) -> Record {
-        let (phase, status, outcome) = match saved.status.as_str() {
-            "discarded" => (SessionPhase::Discarded, Status::Interrupted, None),
-            "completed" => (
+        let (phase, status, outcome) = match saved.status {
+            SavedStatus::Discarded => (SessionPhase::Discarded, Status::Interrupted, None),
+            SavedStatus::Completed => (
                 SessionPhase::Active,
                 Status::Completed,
                 Some(TurnOutcome::Completed),
             ),
-            "failed" => (
+            SavedStatus::Failed => (
                 SessionPhase::Active,
                 Status::Failed,
                 Some(TurnOutcome::Failed {
@@ -125,14 +125,14 @@ impl Record {
                 }),
             ),
             // Still true after a restart, and the detail says what to do about it.
-            "needs_login" => (
+            SavedStatus::NeedsLogin => (
                 SessionPhase::Active,
                 Status::NeedsLogin,
                 Some(TurnOutcome::NeedsLogin {
                     message: saved.detail.clone().unwrap_or_default(),
                 }),
             ),
-            "rate_limited" => (
+            SavedStatus::RateLimited => (
                 SessionPhase::Active,
                 Status::RateLimited,
                 Some(TurnOutcome::RateLimited {
@@ -140,7 +140,13 @@ impl Record {
                 }),
             ),
             // Running or awaiting: the process is gone; resumable.
-            _ => (
+            SavedStatus::Starting
+            | SavedStatus::Running
+            | SavedStatus::AwaitingPermission
+            | SavedStatus::AwaitingAnswer
+            | SavedStatus::Interrupted
+            | SavedStatus::Queued
+            | SavedStatus::Unknown => (
                 SessionPhase::Active,
                 Status::Interrupted,
                 Some(TurnOutcome::Interrupted),
@@ -247,8 +253,8 @@ impl Record {
         let own = self.queued_over.as_ref().map_or(self.status, |over| over.0);
         let status = match (&self.phase, own) {
             (SessionPhase::Preparing | SessionPhase::Merged { .. }, _) => return None,
-            (SessionPhase::Discarded, _) => "discarded",
-            (_, status) => status.as_str(),
+            (SessionPhase::Discarded, _) => SavedStatus::Discarded,
+            (_, status) => SavedStatus::from(status),
         };
         Some(PersistedSession {
             id: self.id.clone(),
@@ -261,7 +267,7 @@ impl Record {
             agent: self.agent.clone(),
             agent_session_id: self.agent_session_id.clone(),
             agent_sessions: self.agent_sessions.clone(),
-            status: status.to_owned(),
+            status,
             detail: self.detail.clone(),
             created_at: self.created_at,
             active_ms: self.info().active_ms,
