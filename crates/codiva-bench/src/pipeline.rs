@@ -4,9 +4,10 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use codiva_core::agent_event::{AgentEvent, NoteLevel};
+use codiva_core::agent_event::AgentEvent;
 use codiva_core::claude::translate::Translator;
 use codiva_core::session_state::{Input, SessionState};
+use codiva_protocol::agent::NoteLevel;
 use codiva_wire::claude::{HostRequest, parse_line};
 
 use crate::corpus::{Fixtures, HostAction, Position};

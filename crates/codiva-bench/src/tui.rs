@@ -6,10 +6,10 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use codiva_core::agent_event::NoteLevel;
 use codiva_core::manager::{Manager, ManagerEvent, SessionInfo, SessionPhase};
 use codiva_core::session_log::{EntryKind, LogEntry};
 use codiva_core::session_state::{Scope, SessionEvent, Status, TodoProgress};
+use codiva_protocol::agent::NoteLevel;
 use codiva_testkit::pty::Pty;
 use codiva_tui::app::{App, AppInfo, Done, UiEvent, View};
 use codiva_tui::log_view::LogView;

@@ -4,17 +4,13 @@
 //! lines into [`AgentEvent`]s, and the session state machine (`session_state`) reduces them.
 //! Nothing here names a provider's wire format.
 
-use codiva_protocol::tool::PermissionMode;
+use codiva_protocol::agent::{
+    AgentInfo, NoteLevel, PermissionRequest, QuestionRequest, RetryInfo, TokenUsage,
+};
+use codiva_protocol::session::TodoStatus;
+use codiva_protocol::tool::{PermissionMode, ToolCallView};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-
-use codiva_protocol::tool::ToolCallView;
-
-pub use codiva_protocol::agent::{
-    Account, AgentInfo, CommandInfo, ModelChoice, NoteLevel, PermissionRequest, Question,
-    QuestionOption, QuestionRequest, RetryInfo, TokenUsage,
-};
-pub use codiva_protocol::session::TodoStatus;
 
 /// What an agent told us, in provider-neutral terms.
 #[derive(Debug, Clone, PartialEq)]

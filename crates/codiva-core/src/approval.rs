@@ -17,10 +17,9 @@
 //!   `cargo test -p x`, not `cargo testing` nor a command that chains another one with `;`,
 //!   `&&`, `|`, a redirection, a substitution or a newline).
 
+use codiva_protocol::approval::{ApprovalPolicy, ApprovalRule};
+use codiva_protocol::tool::ToolKind;
 use serde_json::Value;
-
-pub use crate::provider::ToolKind;
-pub use codiva_protocol::approval::{ApprovalPolicy, ApprovalRule};
 
 /// What makes one shell command line run more than the command it starts with.
 const SHELL_CHAINING: &[&str] = &[";", "&", "|", "`", "$(", ">", "<", "\n", "\r"];

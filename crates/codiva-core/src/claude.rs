@@ -15,11 +15,11 @@ pub mod tools;
 pub mod transcript;
 pub mod translate;
 
-use codiva_protocol::tool::PermissionMode;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use codiva_protocol::UserInput;
+use codiva_protocol::tool::PermissionMode;
 
 pub use connection::ClaudeProvider;
 
@@ -88,7 +88,7 @@ impl ClaudeSessionConfig {
             wire_log_cap: self.wire_log_cap,
             registry: self.registry,
             max_restarts: self.max_restarts,
-            approval: crate::approval::ApprovalPolicy::Ask,
+            approval: codiva_protocol::approval::ApprovalPolicy::Ask,
             extras: self.extras,
             idle_stop: None,
             agent_pid: None,

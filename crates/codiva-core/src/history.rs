@@ -17,9 +17,9 @@ pub mod handover;
 
 use std::collections::VecDeque;
 
+use codiva_protocol::agent::NoteLevel;
 use serde::{Deserialize, Serialize};
 
-use crate::agent_event::NoteLevel;
 use crate::session_log::{EntryKind, ToolEntry, ToolStatus};
 use crate::session_state::{Scope, SessionEvent, Status};
 

@@ -31,5 +31,3 @@ pub mod title;
 /// Claude Code's transcript format lives with the Claude adapter; the old path stays.
 pub use claude::transcript;
 pub mod wire_log;
-/// The neutral content model of tool calls, permission options and modes (the protocol's).
-pub use codiva_protocol::tool;

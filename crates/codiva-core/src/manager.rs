@@ -13,10 +13,11 @@ mod info;
 mod recover;
 mod requests;
 
-use codiva_protocol::tool::PermissionMode;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use codiva_protocol::agent::{AgentAvailability, QuestionResponse};
+use codiva_protocol::approval::ApprovalPolicy;
 use codiva_protocol::error::RefusalCode;
 pub use codiva_protocol::github::SessionPr;
 use codiva_protocol::methods::request;
@@ -25,6 +26,7 @@ use codiva_protocol::params::{
     FixCiResult, FullMessageParams, ModeParams, ModelParams, NoParams, ReadParams, RenameParams,
     ResumeParams, SendParams, SessionParams,
 };
+use codiva_protocol::tool::PermissionMode;
 use codiva_protocol::{ClientRequest, ImageInput, Request, UserInput};
 use serde_json::Value;
 use tokio::sync::{broadcast, mpsc, oneshot};
@@ -36,13 +38,11 @@ pub use info::{
 };
 pub use recover::{MAX_AUTO_RECOVER, stuck_kind};
 
-use crate::approval::ApprovalPolicy;
 use crate::git::{DiffStat, DiffText, GitError, IgnoredMode};
 use crate::process::{ChildRegistry, EnvPolicy};
 use crate::provider::{InvalidInput, Providers};
-use crate::session::{PermissionResponse, QuestionResponse};
+use crate::session::PermissionResponse;
 use crate::session_state::{Scope, SessionSnapshot};
-use codiva_protocol::agent::AgentAvailability;
 
 /// Everything the manager needs to run sessions in one repository.
 #[derive(Debug, Clone)]

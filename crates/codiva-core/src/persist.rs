@@ -8,10 +8,10 @@
 //! from the agent's own transcript, or without one from codiva's capped history
 //! (`history_file.rs`, written with [`write_atomic`] like this file).
 
-use codiva_protocol::tool::PermissionMode;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use codiva_protocol::tool::PermissionMode;
 use serde::{Deserialize, Serialize};
 
 /// The schema this build writes.
@@ -91,7 +91,7 @@ pub struct PersistedSession {
     pub model: Option<String>,
     pub permission_mode: Option<PermissionMode>,
     /// Which permission requests the session allows without asking (`ask` when absent).
-    pub approval: crate::approval::ApprovalPolicy,
+    pub approval: codiva_protocol::approval::ApprovalPolicy,
     /// Its pull requests, identity only (their state is always looked up), the branch's own
     /// first. Absent in older files: none.
     #[serde(skip_serializing_if = "Vec::is_empty")]

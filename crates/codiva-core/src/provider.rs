@@ -10,28 +10,26 @@
 //! for a fresh or resumed start; each line the agent writes turned into provider-neutral
 //! [`AgentEvent`]s (and the answers to the agent's own requests); codiva's commands (a message,
 //! an interrupt, a prompt's answer, a model or mode) encoded into lines. What a provider cannot
-//! do is data ([`Capabilities`]) and optional parts answer `None`, so front ends show a feature
-//! only when it is there.
+//! do is data ([`AgentCapabilities`]) and optional parts answer `None`, so front ends show a
+//! feature only when it is there.
 
 pub mod catalog;
 pub mod discovery;
 
-use codiva_protocol::tool::PermissionMode;
 use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use codiva_protocol::UserInput;
-use codiva_protocol::agent::LoginState;
-
-use crate::agent_event::{AgentEvent, PermissionRequest, QuestionRequest};
-use crate::session::QuestionResponse;
-use crate::session_log::EntryKind;
+use codiva_protocol::agent::{
+    AgentCapabilities, LoginState, PermissionRequest, QuestionRequest, QuestionResponse,
+};
+use codiva_protocol::tool::PermissionMode;
 use codiva_protocol::tool::PermissionOption;
 
-/// What an agent can do, as data (the protocol's type: front ends read it from `agents/list`).
-pub use codiva_protocol::agent::AgentCapabilities as Capabilities;
+use crate::agent_event::AgentEvent;
+use crate::session_log::EntryKind;
 
 /// An input that cannot be used: which field, and what was expected there.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -131,7 +129,7 @@ pub struct Launch {
     /// The directory the process runs in (the session's worktree), for agents whose handshake
     /// names it; empty when unknown.
     pub cwd: PathBuf,
-    /// The session's MCP servers and tool rules (agents with [`Capabilities::mcp_servers`]).
+    /// The session's MCP servers and tool rules (agents with [`AgentCapabilities::mcp_servers`]).
     pub extras: AgentExtras,
 }
 
@@ -226,17 +224,13 @@ pub struct ConversationLog {
     pub todos: Option<Vec<codiva_protocol::session::TodoItem>>,
 }
 
-/// What one of an agent's tools does (the neutral kind each provider gives its calls, on
-/// [`PermissionRequest::view`](crate::agent_event::PermissionRequest) and tool entries).
-pub use codiva_protocol::tool::ToolKind;
-
 /// A kind of agent: how to start its processes and how to talk to each one.
 pub trait Provider: Send + Sync + fmt::Debug {
     /// A short stable name (`claude`), kept with each session.
     fn id(&self) -> &'static str;
     /// The agent's name for people (`Claude Code`).
     fn display_name(&self) -> &'static str;
-    fn capabilities(&self) -> Capabilities;
+    fn capabilities(&self) -> AgentCapabilities;
     /// The command line of one process, fresh or resuming.
     fn command(&self, launch: &Launch) -> CommandLine;
     /// Each message runs in a process of its own: started with the message in its command line
@@ -295,7 +289,7 @@ pub trait Provider: Send + Sync + fmt::Debug {
     }
     /// A one-shot run of the agent's cheapest model, without tools, whose output holds a short
     /// title for a session whose first instruction is `instruction`
-    /// ([`Capabilities::titles`]; `None`: the agent cannot make one).
+    /// ([`AgentCapabilities::titles`]; `None`: the agent cannot make one).
     fn title_request(&self, instruction: &str) -> Option<CommandLine> {
         let _ = instruction;
         None
@@ -312,7 +306,7 @@ pub trait Provider: Send + Sync + fmt::Debug {
         Ok(())
     }
     /// The log of conversation `id` run in `cwd`, rebuilt from the agent's own records
-    /// (blocking IO); `None` when the agent keeps none ([`Capabilities::transcript_restore`]).
+    /// (blocking IO); `None` when the agent keeps none ([`AgentCapabilities::transcript_restore`]).
     fn conversation(&self, cwd: &Path, id: &str) -> Option<Result<ConversationLog, RecordsError>> {
         let _ = (cwd, id);
         None
@@ -370,7 +364,7 @@ pub trait Connection: Send {
     fn set_model(&mut self, model: Option<&str>) -> Vec<OutLine>;
     /// A mode [`Provider::check_permission_mode`] accepted.
     fn set_permission_mode(&mut self, mode: PermissionMode) -> Vec<OutLine>;
-    /// Connect MCP server `server` again (agents with [`Capabilities::mcp_servers`]); the
+    /// Connect MCP server `server` again (agents with [`AgentCapabilities::mcp_servers`]); the
     /// outcome comes back as [`AgentEvent::McpServers`].
     fn mcp_reconnect(&mut self, server: &str) -> Vec<OutLine> {
         let _ = server;

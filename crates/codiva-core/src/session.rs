@@ -5,16 +5,16 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-pub use codiva_protocol::UserInput;
+use codiva_protocol::UserInput;
+use codiva_protocol::agent::{PermissionRequest, QuestionResponse};
+use codiva_protocol::approval::ApprovalPolicy;
 use codiva_protocol::tool::PermissionMode;
+use codiva_protocol::tool::{PermissionOption, PermissionOptionKind, PermissionScope};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::agent_event::PermissionRequest;
-use crate::approval::ApprovalPolicy;
 use crate::process::{ChildRegistry, EnvPolicy};
 use crate::provider::{InvalidInput, Provider};
 use crate::session_state::{Scope, SessionEvent, SessionSnapshot};
-use codiva_protocol::tool::{PermissionOption, PermissionOptionKind, PermissionScope};
 
 pub use crate::session_log::LogPage;
 
@@ -78,7 +78,7 @@ pub enum SessionCommand {
     },
     /// A note of the manager's in the session's log (a push after a repair turn).
     Note {
-        level: crate::agent_event::NoteLevel,
+        level: codiva_protocol::agent::NoteLevel,
         text: String,
         code: Option<crate::session_log::NoteCode>,
     },
@@ -199,8 +199,6 @@ impl PermissionResponse {
         }
     }
 }
-
-pub use codiva_protocol::agent::QuestionResponse;
 
 /// How to run one session, whatever its agent.
 #[derive(Debug, Clone)]

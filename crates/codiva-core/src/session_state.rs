@@ -7,10 +7,12 @@
 //! is emitted only when the derived value changes. That is what keeps "Running forever" and
 //! "Completed while a subagent works" out by construction.
 
-use codiva_protocol::tool::PermissionMode;
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
-use crate::agent_event::{AgentEvent, AgentInfo, NoteLevel, RetryInfo, TurnOutcome};
+use codiva_protocol::agent::{AgentInfo, NoteLevel, RetryInfo};
+use codiva_protocol::tool::PermissionMode;
+
+use crate::agent_event::{AgentEvent, TurnOutcome};
 use crate::session_log::{EntryKind, Log, NoteCode, NoteName, one_line};
 
 /// No output for this long while a turn runs (and nobody is asked anything) flags a stall.

@@ -2,13 +2,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use codiva_protocol::agent::{PermissionRequest, QuestionRequest, TokenUsage};
 use codiva_protocol::tool::PermissionMode;
 use serde_json::{Value, json};
 
 use super::*;
-use crate::agent_event::{
-    AgentBlock, PermissionRequest, QuestionRequest, SubagentStart, TokenUsage, TurnEnd,
-};
+use crate::agent_event::{AgentBlock, SubagentStart, TurnEnd};
 use crate::claude::tools;
 use crate::session_log::ToolStatus;
 
@@ -291,7 +290,7 @@ impl Run {
 /// agent reports `claude-sonnet-…`, its catalog lists aliases.
 #[test]
 fn the_snapshot_names_the_catalog_entry_of_the_reported_model() {
-    let model = |id: &str| crate::agent_event::ModelChoice {
+    let model = |id: &str| codiva_protocol::agent::ModelChoice {
         id: id.to_owned(),
         display_name: None,
         description: None,

@@ -4,20 +4,21 @@
 //! [`SessionState`] reducer that the provider's events feed. The provider's [`Connection`]
 //! only translates: lines in, events and lines out. Front ends talk to the task over channels.
 
-use codiva_protocol::tool::PermissionMode;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use codiva_protocol::UserInput;
+use codiva_protocol::agent::{NoteLevel, QuestionResponse};
+use codiva_protocol::tool::PermissionMode;
 use codiva_protocol::tool::PermissionOptionKind;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use crate::agent_event::{AgentEvent, NoteLevel, TurnOutcome};
+use crate::agent_event::{AgentEvent, TurnOutcome};
 use crate::process::{self, EnvPolicy, ExitInfo, ProcessControl, ReadLine, SpawnSpec, StdinWriter};
 use crate::provider::{Connection, Launch, OutLine, Provider};
 use crate::session::{
-    AnswerError, PermissionResponse, QuestionResponse, SessionCommand, SessionConfig, SessionHandle,
+    AnswerError, PermissionResponse, SessionCommand, SessionConfig, SessionHandle,
 };
 use crate::session_log::NoteCode;
 use crate::session_state::{Input, Prompt, PromptResolution, SessionEvent, SessionState};

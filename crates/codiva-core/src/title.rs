@@ -20,8 +20,9 @@ pub const TITLE_TIME_LIMIT: Duration = Duration::from_secs(60);
 /// Where a new session's title comes from (config `titles`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum TitleMode {
-    /// The session's agent makes one when it can ([`crate::provider::Capabilities::titles`]);
-    /// else, or when that fails, the first line of the prompt.
+    /// The session's agent makes one when it can
+    /// ([`codiva_protocol::agent::AgentCapabilities::titles`]); else, or when that fails, the
+    /// first line of the prompt.
     #[default]
     Agent,
     /// The first line of the prompt.

@@ -5,18 +5,17 @@
 
 use std::path::{Path, PathBuf};
 
-use codiva_core::agent_event::{
-    AgentBlock, AgentEvent, AgentInfo, PermissionRequest, Question, QuestionOption,
-    QuestionRequest, TurnEnd, TurnOutcome,
-};
+use codiva_core::agent_event::{AgentBlock, AgentEvent, TurnEnd, TurnOutcome};
 use codiva_core::provider::{
-    Capabilities, CommandLine, Connection, ConversationLog, InvalidInput, Launch, OutLine,
-    Provider, Received,
+    CommandLine, Connection, ConversationLog, InvalidInput, Launch, OutLine, Provider, Received,
 };
-use codiva_core::session::QuestionResponse;
-use codiva_core::session::UserInput;
 use codiva_core::session_log::EntryKind;
-use codiva_core::tool::{PermissionMode, PermissionOption, PermissionOptionKind, ToolCallView};
+use codiva_protocol::UserInput;
+use codiva_protocol::agent::{
+    AgentCapabilities, AgentInfo, PermissionRequest, Question, QuestionOption, QuestionRequest,
+    QuestionResponse,
+};
+use codiva_protocol::tool::{PermissionMode, PermissionOption, PermissionOptionKind, ToolCallView};
 use serde_json::{Value, json};
 
 /// The fake agent at `program`, recording its conversations under `home`.
@@ -52,8 +51,8 @@ impl Provider for ScriptedProvider {
         "the scripted agent"
     }
 
-    fn capabilities(&self) -> Capabilities {
-        Capabilities {
+    fn capabilities(&self) -> AgentCapabilities {
+        AgentCapabilities {
             permissions: true,
             interrupt: self.interrupt,
             // No `set_model`: the fake agent has no models.
@@ -63,7 +62,7 @@ impl Provider for ScriptedProvider {
             mcp_status: false,
             mcp_reconnect: false,
             tool_rules: false,
-            ..Capabilities::default()
+            ..AgentCapabilities::default()
         }
     }
 

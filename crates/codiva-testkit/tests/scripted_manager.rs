@@ -13,10 +13,11 @@ use std::time::Duration;
 use codiva_core::git::IgnoredMode;
 use codiva_core::manager::{CreateOptions, Manager, ManagerEvent, ManagerOptions};
 use codiva_core::process::EnvPolicy;
-use codiva_core::session::UserInput;
-use codiva_core::session::{PermissionResponse, QuestionResponse};
+use codiva_core::session::PermissionResponse;
 use codiva_core::session_log::EntryKind;
 use codiva_core::session_state::{Prompt, Scope, SessionEvent, Status};
+use codiva_protocol::UserInput;
+use codiva_protocol::agent::QuestionResponse;
 use codiva_testkit::{ScriptedProvider, TestRepo};
 use tokio::sync::broadcast;
 

@@ -7,18 +7,16 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use codiva_protocol::UserInput;
+use codiva_protocol::agent::{
+    AgentCapabilities, AgentInfo, LoginState, PermissionRequest, QuestionRequest, QuestionResponse,
+};
 use codiva_protocol::tool::{PermissionMode, PermissionOption, PermissionOptionKind};
 use serde_json::{Map, Value, json};
 
 use super::preset::{AcpAgent, LoginVia, SystemPromptVia};
 use super::rpc;
 use super::tools::{self, Call};
-use crate::agent_event::{AgentInfo, PermissionRequest, QuestionRequest};
-use crate::provider::{
-    Capabilities, CommandLine, Connection, InvalidInput, Launch, OutLine, Provider, Received,
-};
-use crate::session::QuestionResponse;
-use codiva_protocol::agent::LoginState;
+use crate::provider::{CommandLine, Connection, InvalidInput, Launch, OutLine, Provider, Received};
 
 /// An ACP agent, started as its [`AcpAgent`] says.
 #[derive(Debug, Clone)]
@@ -45,8 +43,8 @@ impl Provider for AcpProvider {
         self.agent.display_name
     }
 
-    fn capabilities(&self) -> Capabilities {
-        Capabilities {
+    fn capabilities(&self) -> AgentCapabilities {
+        AgentCapabilities {
             permissions: true,
             interrupt: true,
             set_model: true,

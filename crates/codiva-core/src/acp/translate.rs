@@ -4,18 +4,21 @@
 //! unknown updates and notifications are ignored; unknown requests are refused with -32601 so
 //! that the agent does not wait for an answer.
 
+use codiva_protocol::agent::{
+    CommandInfo, ModelChoice, NoteLevel, PermissionRequest, Question, QuestionOption,
+    QuestionRequest,
+};
+use codiva_protocol::tool::PermissionMode;
 use serde_json::Value;
 
 use super::connection::{AcpConnection, PendingPermission, Sent};
 use super::rpc::{self, Message, RpcError};
 use super::tools::{self, Call};
 use crate::agent_event::{
-    AgentBlock, AgentEvent, CommandInfo, ModelChoice, NoteLevel, PermissionRequest, PlanText,
-    Question, QuestionOption, QuestionRequest, TurnEnd, TurnOutcome, plan_call, todo_status,
+    AgentBlock, AgentEvent, PlanText, TurnEnd, TurnOutcome, plan_call, todo_status,
 };
 use crate::provider::{OutLine, Received};
 use crate::session_log::NoteCode;
-use codiva_protocol::tool::PermissionMode;
 
 /// xAI's question extension (an ACP extension method: `_` + vendor + name).
 const ASK_USER_QUESTION: &str = "_x.ai/ask_user_question";

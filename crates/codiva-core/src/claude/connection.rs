@@ -4,20 +4,21 @@
 
 use std::path::{Path, PathBuf};
 
+use codiva_protocol::agent::{
+    AgentCapabilities, LoginState, PermissionRequest, QuestionRequest, QuestionResponse,
+};
+use codiva_protocol::tool::{PermissionMode, PermissionOption, PermissionOptionKind};
 use codiva_wire::claude::{self, CliRequest, HostRequest, Inbound, Outbound, PermissionDecision};
 use serde_json::{Map, Value, json};
 
 use super::launch::{self, LaunchOptions};
 use super::translate::Translator;
 use super::{accepts, title, tool_view, transcript};
-use crate::agent_event::{PermissionRequest, QuestionRequest};
 use crate::provider::{
-    Capabilities, CommandLine, Connection, ConversationLog, InvalidInput, Launch, LineError,
-    OutLine, Provider, Received, RecordsError, TitleError,
+    CommandLine, Connection, ConversationLog, InvalidInput, Launch, LineError, OutLine, Provider,
+    Received, RecordsError, TitleError,
 };
-use crate::session::{DENY_MESSAGE, QuestionResponse};
-use codiva_protocol::agent::LoginState;
-use codiva_protocol::tool::{PermissionMode, PermissionOption, PermissionOptionKind};
+use crate::session::DENY_MESSAGE;
 
 /// Claude Code, run from `program`, keeping its transcripts under `home` (`~/.claude`).
 #[derive(Debug, Clone)]
@@ -41,8 +42,8 @@ impl Provider for ClaudeProvider {
         "Claude Code"
     }
 
-    fn capabilities(&self) -> Capabilities {
-        Capabilities {
+    fn capabilities(&self) -> AgentCapabilities {
+        AgentCapabilities {
             permissions: true,
             interrupt: true,
             set_model: true,

@@ -155,7 +155,7 @@ mod tests {
     #[test]
     fn kinds_for_the_approval_policy() {
         use super::super::tool_view::tool_kind;
-        use crate::provider::ToolKind;
+        use codiva_protocol::tool::ToolKind;
         for edit in ["Write", "Edit", "MultiEdit", "NotebookEdit"] {
             assert_eq!(tool_kind(edit), ToolKind::Edit, "{edit}");
         }

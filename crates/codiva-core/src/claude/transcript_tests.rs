@@ -2,11 +2,11 @@
 
 use std::io::Cursor;
 
+use codiva_protocol::agent::NoteLevel;
 use serde_json::{Value, json};
 
 use super::rebuild::{note, strip_system_reminders, tag_text, timestamp_ms};
 use super::*;
-use crate::agent_event::NoteLevel;
 use crate::session_log::{ToolEntry, ToolStatus};
 
 #[test]

@@ -1,9 +1,13 @@
 //! Claude Code stream-json lines → provider-neutral [`AgentEvent`]s.
 
-use codiva_protocol::session::SubagentStatus;
 use std::collections::HashMap;
 
+use codiva_protocol::agent::{
+    Account, AgentInfo, CommandInfo, ModelChoice, PermissionRequest, Question, QuestionOption,
+    QuestionRequest, RetryInfo, TokenUsage,
+};
 use codiva_protocol::mcp::{McpServerState, McpStatus};
+use codiva_protocol::session::SubagentStatus;
 use codiva_wire::claude::{
     ApiStreamEvent, AssistantLine, CliRequest, ContentBlock, Delta, HostRequest, Inbound,
     InitializeResponse, McpServerLine, McpStatusResponse, ResultLine, System, UserLine,
@@ -11,9 +15,7 @@ use codiva_wire::claude::{
 use serde_json::Value;
 
 use crate::agent_event::{
-    Account, AgentBlock, AgentEvent, AgentInfo, CommandInfo, ModelChoice, PermissionRequest,
-    Question, QuestionOption, QuestionRequest, RetryInfo, SubagentProgress, SubagentStart,
-    TokenUsage, TurnEnd, TurnOutcome,
+    AgentBlock, AgentEvent, SubagentProgress, SubagentStart, TurnEnd, TurnOutcome,
 };
 
 pub use super::tools::ASK_USER_QUESTION;

@@ -8,16 +8,15 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use codiva_protocol::UserInput;
-use codiva_protocol::agent::LoginState;
+use codiva_protocol::agent::{
+    AgentCapabilities, LoginState, PermissionRequest, QuestionRequest, QuestionResponse,
+};
 use codiva_protocol::tool::{PermissionMode, PermissionOption};
 use serde_json::{Map, Value, json};
 
 use super::{items, launch, mcp, rpc};
-use crate::agent_event::{AgentEvent, PermissionRequest, QuestionRequest};
-use crate::provider::{
-    Capabilities, CommandLine, Connection, InvalidInput, Launch, OutLine, Provider, Received,
-};
-use crate::session::QuestionResponse;
+use crate::agent_event::AgentEvent;
+use crate::provider::{CommandLine, Connection, InvalidInput, Launch, OutLine, Provider, Received};
 
 /// Codex, run from `program`.
 #[derive(Debug, Clone)]
@@ -66,8 +65,8 @@ impl Provider for CodexProvider {
         "Codex"
     }
 
-    fn capabilities(&self) -> Capabilities {
-        Capabilities {
+    fn capabilities(&self) -> AgentCapabilities {
+        AgentCapabilities {
             permissions: true,
             interrupt: true,
             // Both apply from the next turn (`turn/start` overrides).

@@ -10,19 +10,18 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use codiva_protocol::UserInput;
+use codiva_protocol::agent::{
+    AgentCapabilities, AgentInfo, NoteLevel, PermissionRequest, QuestionRequest, QuestionResponse,
+    RetryInfo, TokenUsage,
+};
+use codiva_protocol::session::TodoStatus;
 use codiva_protocol::tool::{
     PermissionMode, PermissionOption, ToolCallView, ToolContent, ToolKind,
 };
 use serde_json::Value;
 
-use crate::agent_event::{
-    AgentBlock, AgentEvent, AgentInfo, NoteLevel, PermissionRequest, PlanText, QuestionRequest,
-    RetryInfo, TodoStatus, TokenUsage, TurnEnd, TurnOutcome, plan_call,
-};
-use crate::provider::{
-    Capabilities, CommandLine, Connection, InvalidInput, Launch, OutLine, Provider, Received,
-};
-use crate::session::QuestionResponse;
+use crate::agent_event::{AgentBlock, AgentEvent, PlanText, TurnEnd, TurnOutcome, plan_call};
+use crate::provider::{CommandLine, Connection, InvalidInput, Launch, OutLine, Provider, Received};
 use crate::session_log::NoteCode;
 
 /// Linux's limit on one argument (`MAX_ARG_STRLEN`, 32 pages), counting its NUL.
@@ -68,13 +67,13 @@ impl Provider for CodexExecProvider {
         "Codex"
     }
 
-    fn capabilities(&self) -> Capabilities {
-        Capabilities {
+    fn capabilities(&self) -> AgentCapabilities {
+        AgentCapabilities {
             interrupt: true,
             set_model: true,
             resume: true,
             usage: true,
-            ..Capabilities::default()
+            ..AgentCapabilities::default()
         }
     }
 

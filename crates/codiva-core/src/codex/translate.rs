@@ -2,14 +2,16 @@
 //! Unknown notifications are ignored (codex sends many informational ones); unknown server
 //! requests are refused with a JSON-RPC error so that codex does not wait for an answer.
 
+use codiva_protocol::agent::{
+    AgentInfo, ModelChoice, NoteLevel, PermissionRequest, RetryInfo, TokenUsage,
+};
 use serde_json::{Value, json};
 
 use super::connection::{Approval, CodexConnection, Sent, received};
 use super::items;
 use super::rpc::{self, Message, RpcError};
 use crate::agent_event::{
-    AgentBlock, AgentEvent, AgentInfo, ModelChoice, NoteLevel, PermissionRequest, PlanText,
-    RetryInfo, TokenUsage, TurnEnd, TurnOutcome, plan_call, todo_status,
+    AgentBlock, AgentEvent, PlanText, TurnEnd, TurnOutcome, plan_call, todo_status,
 };
 use crate::provider::{OutLine, Received};
 use crate::session_log::NoteCode;

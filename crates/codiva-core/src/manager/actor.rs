@@ -34,15 +34,15 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use codiva_protocol::approval::ApprovalPolicy;
+use codiva_protocol::error::RefusalCode;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::events::EventBus;
 use super::info::ManagerEvent;
-use codiva_protocol::error::RefusalCode;
 
 use super::{Call, Ephemeral, Manager, ManagerError, ManagerOptions, StartError};
-use crate::approval::ApprovalPolicy;
 use crate::git::Repo;
 use crate::persist;
 use crate::repo_lock::{LockError, RepoLock};

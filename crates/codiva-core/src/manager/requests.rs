@@ -1,10 +1,11 @@
 //! The answers to prompts as the protocol's params say them, and back: the manager's typed
 //! helpers send params, the actor reads them (checked once, in one place).
 
+use codiva_protocol::agent::QuestionResponse;
 use codiva_protocol::params::{Answer, Decision, PermissionParams, QuestionParams};
 
 use crate::provider::InvalidInput;
-use crate::session::{DENY_MESSAGE, PermissionResponse, QuestionResponse};
+use crate::session::{DENY_MESSAGE, PermissionResponse};
 
 /// The answer `session/respondPermission`'s params give.
 pub(crate) fn permission_response(

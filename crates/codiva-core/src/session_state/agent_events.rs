@@ -3,14 +3,16 @@
 
 use std::collections::BTreeSet;
 
+use codiva_protocol::agent::{AgentInfo, NoteLevel, TokenUsage};
+use codiva_protocol::session::SubagentStatus;
+use codiva_protocol::tool::ToolContent;
+
 use super::{
     MAX_TODO_CHARS, MAX_TODOS, OpenTurn, Prompt, PromptResolution, Scope, SessionEvent,
     SessionState, TodoItem, TodoStatus, ToolRef, scope_of,
 };
-use crate::agent_event::{AgentBlock, AgentEvent, AgentInfo, NoteLevel, TodoChange, TokenUsage};
+use crate::agent_event::{AgentBlock, AgentEvent, TodoChange};
 use crate::session_log::{EntryKind, NoteCode, NoteName, ToolEntry, ToolStatus, one_line};
-use codiva_protocol::session::SubagentStatus;
-use codiva_protocol::tool::ToolContent;
 
 impl SessionState {
     pub(super) fn agent_event(&mut self, event: AgentEvent) {

@@ -1,10 +1,11 @@
 //! The reducer's small writers: the prompt queue (open, close, withdraw), notes, log
 //! entries in the main or a subagent's log, and subagent views.
 
-use super::{Prompt, PromptResolution, Scope, SessionEvent, SessionState, SubagentView};
-use crate::agent_event::NoteLevel;
-use crate::session_log::{EntryKind, Log, LogEntry, NoteCode};
+use codiva_protocol::agent::NoteLevel;
 use codiva_protocol::tool::PermissionMode;
+
+use super::{Prompt, PromptResolution, Scope, SessionEvent, SessionState, SubagentView};
+use crate::session_log::{EntryKind, Log, LogEntry, NoteCode};
 
 impl SessionState {
     pub(super) fn open_prompt(&mut self, prompt: Prompt) {

@@ -1,8 +1,10 @@
 //! Turn bookkeeping: a turn's end, the echo of a sent message, the completion gate of
 //! background agents, and the exit of the agent process.
 
+use codiva_protocol::agent::NoteLevel;
+
 use super::{OpenTurn, ProcessPhase, Scope, SessionEvent, SessionState, error_line, last_lines};
-use crate::agent_event::{NoteLevel, TurnEnd, TurnOutcome};
+use crate::agent_event::{TurnEnd, TurnOutcome};
 use crate::session_log::{EntryKind, NoteCode, NoteName};
 
 impl SessionState {
@@ -200,8 +202,9 @@ impl SessionState {
 
 #[cfg(test)]
 mod tests {
-    use crate::agent_event::{AgentEvent, TokenUsage, TurnEnd, TurnOutcome};
+    use crate::agent_event::{AgentEvent, TurnEnd, TurnOutcome};
     use crate::session_state::{Input, SessionState, Status};
+    use codiva_protocol::agent::TokenUsage;
 
     fn failed(message: &str) -> Input {
         Input::Agent(AgentEvent::TurnEnded(TurnEnd {

@@ -79,7 +79,7 @@ fn info() -> impl Strategy<Value = AgentInfo> {
         models: if models {
             ["default", "sonnet", "opus"]
                 .iter()
-                .map(|id| crate::agent_event::ModelChoice {
+                .map(|id| codiva_protocol::agent::ModelChoice {
                     id: (*id).to_owned(),
                     ..Default::default()
                 })

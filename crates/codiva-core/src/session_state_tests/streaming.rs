@@ -279,7 +279,7 @@ fn todo_write_replaces_the_list() {
 #[test]
 fn a_switch_from_a_subscription_agent_shows_the_next_agents_cost() {
     let subscription = AgentInfo {
-        account: Some(crate::agent_event::Account {
+        account: Some(codiva_protocol::agent::Account {
             subscription: Some("Claude Max".to_owned()),
             ..Default::default()
         }),

@@ -4,9 +4,12 @@
 //! tool the provider gave the call (`request.view.tool_kind`); the answer goes out
 //! through the provider's [`crate::provider::Connection::answer_permission`].
 
+use codiva_protocol::agent::{NoteLevel, PermissionRequest};
+use codiva_protocol::approval::ApprovalPolicy;
+
 use super::Driver;
-use crate::agent_event::{AgentEvent, NoteLevel, PermissionRequest};
-use crate::approval::{ApprovalPolicy, Decide};
+use crate::agent_event::AgentEvent;
+use crate::approval::Decide;
 use crate::session::PermissionResponse;
 use crate::session_log::NoteCode;
 use crate::session_state::{Input, Prompt};

@@ -1,6 +1,5 @@
 //! The session manager's handle, on a temporary repository (no agent is started).
 
-use codiva_core::tool::PermissionMode;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -10,6 +9,7 @@ use codiva_core::manager::{
 };
 use codiva_core::persist;
 use codiva_core::process::EnvPolicy;
+use codiva_protocol::tool::PermissionMode;
 
 use crate::git::TestRepo;
 

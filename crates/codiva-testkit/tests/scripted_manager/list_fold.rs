@@ -2,8 +2,9 @@
 //! fold (`ManagerSnapshot::apply`) of the manager's sequenced events over an earlier snapshot.
 
 use codiva_core::manager::{CreateOptions, Manager, ManagerSnapshot, SequencedEvent};
-use codiva_core::session::{PermissionResponse, UserInput};
+use codiva_core::session::PermissionResponse;
 use codiva_core::session_state::{Prompt, SessionEvent, Status};
+use codiva_protocol::UserInput;
 use codiva_protocol::view::Applied;
 use codiva_testkit::TestRepo;
 use tokio::sync::broadcast;

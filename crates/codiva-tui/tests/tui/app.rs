@@ -1,10 +1,10 @@
 //! Whole-screen snapshots of the app: the list in every state, the detail view with dialogs,
 //! the palette, a confirmation, at 80×24, 120×40 and a narrow terminal.
 
-use codiva_core::agent_event::{PermissionRequest, Question, QuestionOption, QuestionRequest};
 use codiva_core::manager::SessionPhase;
 use codiva_core::session_log::EntryKind;
 use codiva_core::session_state::{Prompt, Scope, SessionEvent, Status};
+use codiva_protocol::agent::{PermissionRequest, Question, QuestionOption, QuestionRequest};
 use codiva_tui::app::{App, UiEvent};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
@@ -170,7 +170,7 @@ fn log_entries_of_subagents_stay_out_of_the_main_log() {
 }
 
 fn connect(app: &mut App, id: &str, subscription: Option<&str>) {
-    use codiva_core::agent_event::{Account, AgentInfo, CommandInfo};
+    use codiva_protocol::agent::{Account, AgentInfo, CommandInfo};
     event(
         app,
         id,
@@ -197,15 +197,15 @@ fn connect(app: &mut App, id: &str, subscription: Option<&str>) {
                     email: None,
                     subscription: subscription.map(Into::into),
                 }),
-                permission_mode: Some(codiva_core::tool::PermissionMode::Default),
+                permission_mode: Some(codiva_protocol::tool::PermissionMode::Default),
             },
         },
     );
 }
 
 fn usage(app: &mut App, id: &str, cost: Option<f64>) {
-    use codiva_core::agent_event::TokenUsage;
     use codiva_core::session_state::UsageView;
+    use codiva_protocol::agent::TokenUsage;
     event(
         app,
         id,

@@ -3,12 +3,12 @@
 //! `session/snapshot` and shows the same screen as one that watched every event: the waiting
 //! permission or question with its dialog, the usage line, the agent's own commands.
 
-use codiva_core::agent_event::{
-    Account, AgentInfo, CommandInfo, Question, QuestionOption, QuestionRequest, TokenUsage,
-};
 use codiva_core::session_log::LogEntry;
 use codiva_core::session_state::{
     Prompt, PromptResolution, SessionEvent, SessionSnapshot, Status, TodoProgress, UsageView,
+};
+use codiva_protocol::agent::{
+    Account, AgentInfo, CommandInfo, Question, QuestionOption, QuestionRequest, TokenUsage,
 };
 use codiva_tui::app::{App, Done, Effect, Focus, UiEvent, View};
 use codiva_tui::i18n::{Lang, with_lang};
@@ -33,7 +33,7 @@ fn agent() -> AgentInfo {
             api_provider: Some("firstParty".into()),
             ..Account::default()
         }),
-        permission_mode: Some(codiva_core::tool::PermissionMode::Default),
+        permission_mode: Some(codiva_protocol::tool::PermissionMode::Default),
     }
 }
 
@@ -97,7 +97,7 @@ fn snapshot(prompts: &[Prompt]) -> SessionSnapshot {
         agent_session_id: Some("0000".into()),
         model: Some("claude-sonnet-4-5".into()),
         model_entry: None,
-        permission_mode: Some(codiva_core::tool::PermissionMode::Default),
+        permission_mode: Some(codiva_protocol::tool::PermissionMode::Default),
         prompts: prompts.to_vec(),
         todos: TodoProgress::default(),
         todo_items: Vec::new(),

@@ -3,8 +3,7 @@
 
 mod fixtures;
 
-use codiva_core::agent_event::PermissionRequest;
-use codiva_protocol::agent::QuestionResponse;
+use codiva_protocol::agent::{PermissionRequest, QuestionResponse};
 use codiva_tui::permission_dialog::{DEFAULT_DENY_MESSAGE, PermissionDialog, STOP_MESSAGE};
 use codiva_tui::question_dialog::{CHAT_MESSAGE, QuestionDialog};
 use codiva_tui::{dialog::DialogAction, dialog::TextPurpose, theme};

@@ -4,11 +4,11 @@
 use std::path::PathBuf;
 
 use codiva_client::ClientError;
-use codiva_core::agent_event::{NoteLevel, PermissionRequest};
 use codiva_core::manager::{ManagerEvent, SessionInfo, SessionPhase};
 use codiva_core::session_log::{EntryKind, LogEntry, ToolEntry, ToolStatus};
 use codiva_core::session_state::{Prompt, SessionEvent, Status, TodoProgress};
 pub use codiva_protocol::ClientRequest;
+use codiva_protocol::agent::{NoteLevel, PermissionRequest};
 pub use codiva_protocol::params::{
     AgentParams, ConfigSetParams, ConfirmParams, FullMessageParams, LoginIdParams,
     LoginInputParams, LoginParams, ModelParams, NoParams, RenameParams, SendParams, SessionParams,
@@ -417,6 +417,6 @@ pub fn as_claude(mut request: PermissionRequest) -> PermissionRequest {
 }
 
 /// A call's kind, title and content as Claude's provider builds them.
-pub fn claude_view(name: &str, input: &serde_json::Value) -> codiva_core::tool::ToolCallView {
+pub fn claude_view(name: &str, input: &serde_json::Value) -> codiva_protocol::tool::ToolCallView {
     codiva_core::claude::tool_view::tool_view(name, input)
 }

@@ -4,13 +4,13 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use codiva_protocol::agent::NoteLevel;
 use codiva_wire::claude::{ContentBlock, INTERRUPT_MARKERS, UserContent};
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::{MAX_PENDING_TOOLS, MAX_TODOS, NO_RESULT, SUBAGENT_LOG_BUDGET, TodoItem};
-use crate::agent_event::NoteLevel;
 use crate::claude::tool_view::tool_view;
 use crate::claude::tools::{self, tool_summary};
 use crate::session_log::{EntryKind, Log, ToolEntry, ToolStatus};

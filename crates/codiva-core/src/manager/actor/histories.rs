@@ -11,7 +11,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use crate::agent_event::NoteLevel;
+use codiva_protocol::agent::NoteLevel;
+
 use crate::history::AgentRef;
 use crate::history::History;
 use crate::history_file;

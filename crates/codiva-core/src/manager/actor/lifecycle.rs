@@ -3,12 +3,13 @@
 //! to it, its log rebuilt from the agent's transcript or codiva's history when a restored
 //! session is first used (a job), its task stopped.
 
-use codiva_protocol::error::RefusalCode;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
 use codiva_protocol::UserInput;
+use codiva_protocol::approval::ApprovalPolicy;
+use codiva_protocol::error::RefusalCode;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
@@ -16,7 +17,6 @@ use super::histories;
 use super::jobs::reply_later;
 use super::record::Record;
 use super::{Actor, refused, repo_key, still_working, unix_ms};
-use crate::approval::ApprovalPolicy;
 use crate::git::{self, WorktreeOptions};
 use crate::manager::info::{ManagerEvent, SessionInfo, SessionPhase};
 use crate::manager::{CreateOptions, ManagerError, Reply};
@@ -243,7 +243,7 @@ impl Actor {
                     state.apply(
                         0,
                         crate::session_state::Input::Agent(crate::agent_event::AgentEvent::Note {
-                            level: crate::agent_event::NoteLevel::Info,
+                            level: codiva_protocol::agent::NoteLevel::Info,
                             text: note,
                             code: None,
                         }),

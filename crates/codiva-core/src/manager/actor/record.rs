@@ -1,9 +1,10 @@
 //! A session's record in the manager: what it is (ids, worktree, branch, phase), what it
 //! shows front ends ([`SessionInfo`]) and what is saved of it ([`PersistedSession`]).
 
-use codiva_protocol::tool::PermissionMode;
 use std::path::PathBuf;
 
+use codiva_protocol::approval::ApprovalPolicy;
+use codiva_protocol::tool::PermissionMode;
 use codiva_protocol::{ImageInput, UserInput};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
@@ -11,7 +12,6 @@ use tokio::time::Instant;
 
 use super::{Actor, title_of, unix_ms};
 use crate::agent_event::TurnOutcome;
-use crate::approval::ApprovalPolicy;
 use crate::manager::CreateOptions;
 use crate::manager::info::{SessionInfo, SessionPhase};
 use crate::persist::{PersistedSession, SavedStatus};

@@ -15,14 +15,16 @@
 //! The slow parts run as jobs on the session's lane; the message to the agent is an ordinary
 //! `session/send`.
 
+use codiva_protocol::agent::NoteLevel;
 use codiva_protocol::error::RefusalCode;
 use codiva_protocol::github::PrState as WirePrState;
+use codiva_protocol::methods::request;
 use codiva_protocol::params::{CommitResult, FixCiResult, RecoverKind};
+use codiva_protocol::params::{Done, SendParams, SessionParams};
 use tokio::sync::oneshot;
 
 use super::pulls::{gh_refusal, view_of};
 use super::{Actor, refused};
-use crate::agent_event::NoteLevel;
 use crate::git::CommitOutcome;
 use crate::github::draft::{clean_line, clean_text};
 use crate::github::{Checks, FailedLog, GhError, PrLookup, PrState, PrStatus};
@@ -30,8 +32,6 @@ use crate::manager::info::ManagerEvent;
 use crate::manager::{ManagerError, Reply};
 use crate::session::SessionCommand;
 use crate::session_log::NoteCode;
-use codiva_protocol::methods::request;
-use codiva_protocol::params::{Done, SendParams, SessionParams};
 
 /// The most bytes of failed-step log sent to the agent, all runs together.
 pub const FIX_CI_LOG_BUDGET: usize = 12 * 1024;

@@ -7,8 +7,8 @@
 use codiva_core::session::PermissionResponse;
 use codiva_core::session_log::{EntryKind, ToolStatus};
 use codiva_core::session_state::{SessionEvent, Status};
-use codiva_core::tool::{PermissionMode, PermissionOptionKind, ToolContent, ToolKind};
 use codiva_protocol::session::TodoStatus;
+use codiva_protocol::tool::{PermissionMode, PermissionOptionKind, ToolContent, ToolKind};
 use codiva_testkit::{Match, MockMessage, Reply, Rule, Script, Times};
 use serde_json::json;
 

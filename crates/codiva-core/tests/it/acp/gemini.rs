@@ -7,7 +7,7 @@
 use codiva_core::session::PermissionResponse;
 use codiva_core::session_log::{EntryKind, ToolStatus};
 use codiva_core::session_state::{SessionEvent, Status};
-use codiva_core::tool::{PermissionMode, PermissionOptionKind, ToolContent, ToolKind};
+use codiva_protocol::tool::{PermissionMode, PermissionOptionKind, ToolContent, ToolKind};
 use codiva_testkit::{MockMessage, Reply, Script};
 use serde_json::json;
 

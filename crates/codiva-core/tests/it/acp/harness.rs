@@ -10,9 +10,10 @@ use codiva_core::acp::{AcpAgent, AcpProvider};
 use codiva_core::git::IgnoredMode;
 use codiva_core::manager::{CreateOptions, Manager, ManagerEvent, ManagerOptions};
 use codiva_core::process::{ChildRegistry, EnvPolicy};
-use codiva_core::session::{PermissionResponse, QuestionResponse};
+use codiva_core::session::PermissionResponse;
 use codiva_core::session_log::{LogEntry, ToolEntry};
 use codiva_core::session_state::{Prompt, SessionEvent, SessionSnapshot, Status};
+use codiva_protocol::agent::QuestionResponse;
 use codiva_testkit::{
     AgentSandbox, MockServer, Script, TestRepo, acp_agent_binary, claude_code_acp_binary,
     codex_acp_binary, gemini_binary,
@@ -247,7 +248,7 @@ impl Run {
 
     pub async fn send(&self, text: &str) {
         self.manager
-            .send(&self.id, codiva_core::session::UserInput::text(text))
+            .send(&self.id, codiva_protocol::UserInput::text(text))
             .await
             .expect("send");
     }
@@ -373,7 +374,7 @@ impl Run {
         }
     }
 
-    pub async fn until_permission(&mut self) -> codiva_core::agent_event::PermissionRequest {
+    pub async fn until_permission(&mut self) -> codiva_protocol::agent::PermissionRequest {
         match self.until_prompt().await {
             Prompt::Permission(request) => request,
             other => panic!("[{}] not a permission prompt: {other:?}", self.name),

@@ -16,12 +16,13 @@ use std::collections::VecDeque;
 use std::path::PathBuf;
 
 use codiva_core::acp::{AcpAgent, AcpConnection};
-use codiva_core::agent_event::{AgentEvent, PermissionRequest};
+use codiva_core::agent_event::AgentEvent;
 use codiva_core::provider::{Connection, Launch, OutLine};
-use codiva_core::session::UserInput;
 use codiva_core::session_log::{EntryKind, ToolStatus};
 use codiva_core::session_state::{Input, PromptResolution, SessionEvent, SessionState, Status};
-use codiva_core::tool::{PermissionMode, PermissionOptionKind};
+use codiva_protocol::UserInput;
+use codiva_protocol::agent::PermissionRequest;
+use codiva_protocol::tool::{PermissionMode, PermissionOptionKind};
 use serde_json::Value;
 
 use Status::{Completed, Interrupted, NeedsLogin};

@@ -3,10 +3,11 @@
 
 use std::collections::BTreeMap;
 
-use codiva_core::session::{PermissionResponse, QuestionResponse};
+use codiva_core::session::PermissionResponse;
 use codiva_core::session_log::ToolStatus;
 use codiva_core::session_state::{Prompt, Status};
-use codiva_core::tool::{PermissionOptionKind, ToolKind};
+use codiva_protocol::agent::QuestionResponse;
+use codiva_protocol::tool::{PermissionOptionKind, ToolKind};
 use codiva_testkit::Script;
 
 use super::harness::{Run, Which};

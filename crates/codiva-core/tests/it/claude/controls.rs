@@ -3,7 +3,7 @@
 
 use codiva_core::session::{PermissionResponse, SessionCommand};
 use codiva_core::session_state::{Prompt, SessionEvent, Status};
-use codiva_core::tool::PermissionMode;
+use codiva_protocol::tool::PermissionMode;
 use codiva_testkit::{MockMessage, Reply, Script};
 use serde_json::json;
 

@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 use codiva_core::agent_event::AgentEvent;
 use codiva_core::claude::ClaudeProvider;
 use codiva_core::provider::{AgentExtras, Launch, OutLine, Provider};
-use codiva_core::session::UserInput;
+use codiva_protocol::UserInput;
 use codiva_protocol::mcp::McpStatus;
 use serde_json::Value;
 

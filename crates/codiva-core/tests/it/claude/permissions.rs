@@ -3,7 +3,7 @@
 use codiva_core::session::PermissionResponse;
 use codiva_core::session_log::ToolStatus;
 use codiva_core::session_state::{Prompt, SessionEvent, Status};
-use codiva_core::tool::PermissionMode;
+use codiva_protocol::tool::PermissionMode;
 use codiva_testkit::{MockMessage, Reply, Script};
 use serde_json::json;
 
@@ -25,7 +25,7 @@ fn write_script(
     }
 }
 
-fn permission(prompt: Prompt) -> codiva_core::agent_event::PermissionRequest {
+fn permission(prompt: Prompt) -> codiva_protocol::agent::PermissionRequest {
     match prompt {
         Prompt::Permission(request) => request,
         other => panic!("expected a permission prompt, got {other:?}"),

@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use codiva_core::session::QuestionResponse;
 use codiva_core::session_state::{Prompt, Status};
+use codiva_protocol::agent::QuestionResponse;
 use codiva_testkit::{Reply, Script};
 use serde_json::json;
 
@@ -30,7 +30,7 @@ fn script() -> Script {
         .then(Reply::text("Thanks for answering."))
 }
 
-async fn question(run: &mut Run) -> codiva_core::agent_event::QuestionRequest {
+async fn question(run: &mut Run) -> codiva_protocol::agent::QuestionRequest {
     match run.until_prompt().await {
         Prompt::Question(question) => question,
         other => panic!("expected a question, got {other:?}"),

@@ -4,8 +4,8 @@
 use codiva_core::session::PermissionResponse;
 use codiva_core::session_log::{EntryKind, ToolStatus};
 use codiva_core::session_state::{SessionEvent, Status};
-use codiva_core::tool::{PermissionOptionKind, ToolContent, ToolKind};
 use codiva_protocol::session::TodoStatus;
+use codiva_protocol::tool::{PermissionOptionKind, ToolContent, ToolKind};
 use codiva_testkit::{MockMessage, Reply, Script};
 use serde_json::json;
 
@@ -55,7 +55,7 @@ async fn text_and_reasoning_stream_and_the_turn_completes() {
     assert_eq!(snapshot.model.as_deref(), Some("gpt-5.5"));
     assert_eq!(
         snapshot.permission_mode,
-        Some(codiva_core::tool::PermissionMode::Default),
+        Some(codiva_protocol::tool::PermissionMode::Default),
         "codex runs untrusted"
     );
     assert!(snapshot.usage.tokens.input > 0 && snapshot.usage.tokens.output > 0);
@@ -523,7 +523,8 @@ async fn a_message_sent_mid_turn_steers_the_running_turn() {
 #[tokio::test]
 async fn resuming_a_thread_that_does_not_exist_fails_and_the_next_message_starts_afresh() {
     use codiva_core::process::{ChildRegistry, EnvPolicy};
-    use codiva_core::session::{SessionCommand, SessionConfig, UserInput};
+    use codiva_core::session::{SessionCommand, SessionConfig};
+    use codiva_protocol::UserInput;
     use std::sync::Arc;
 
     let sandbox = codiva_testkit::AgentSandbox::new().unwrap();
@@ -591,7 +592,7 @@ async fn an_image_goes_to_the_model_with_the_text() {
         .then(Reply::text("A single pixel."));
     let mut run = Run::start("codex-image", script, "ready?").await;
     assert_eq!(run.until_settled().await, Status::Completed);
-    let input = codiva_core::session::UserInput::with_images(
+    let input = codiva_protocol::UserInput::with_images(
         "what is in this image?",
         vec![codiva_protocol::input::ImageInput {
             media_type: "image/png".to_owned(),

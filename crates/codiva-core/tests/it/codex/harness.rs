@@ -191,7 +191,7 @@ impl Run {
 
     pub async fn send(&self, text: &str) {
         self.manager
-            .send(&self.id, codiva_core::session::UserInput::text(text))
+            .send(&self.id, codiva_protocol::UserInput::text(text))
             .await
             .expect("send");
     }
@@ -274,7 +274,7 @@ impl Run {
     }
 
     /// Waits for the next permission prompt.
-    pub async fn until_permission(&mut self) -> codiva_core::agent_event::PermissionRequest {
+    pub async fn until_permission(&mut self) -> codiva_protocol::agent::PermissionRequest {
         match self
             .until("a permission prompt", |event| {
                 matches!(event, SessionEvent::PromptOpened { .. })

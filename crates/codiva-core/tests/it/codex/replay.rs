@@ -11,14 +11,15 @@
 
 use std::collections::VecDeque;
 
-use codiva_core::agent_event::{AgentEvent, PermissionRequest};
+use codiva_core::agent_event::AgentEvent;
 use codiva_core::codex::CodexConnection;
 use codiva_core::provider::{Connection, Launch, OutLine};
-use codiva_core::session::UserInput;
 use codiva_core::session_log::{EntryKind, ToolStatus};
 use codiva_core::session_state::{Input, PromptResolution, SessionEvent, SessionState, Status};
-use codiva_core::tool::{PermissionOptionKind, ToolContent};
+use codiva_protocol::UserInput;
+use codiva_protocol::agent::PermissionRequest;
 use codiva_protocol::input::ImageInput;
+use codiva_protocol::tool::{PermissionOptionKind, ToolContent};
 use serde_json::Value;
 
 use Status::{Completed, Failed, Interrupted, NeedsLogin};

@@ -3,8 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use codiva_core::agent_event::{PermissionRequest, Question, QuestionOption, QuestionRequest};
-use codiva_protocol::agent::QuestionResponse;
+use codiva_protocol::agent::{
+    PermissionRequest, Question, QuestionOption, QuestionRequest, QuestionResponse,
+};
 use codiva_tui::permission_dialog::PermissionAnswer;
 use codiva_tui::permission_dialog::PermissionDialog;
 use codiva_tui::question_dialog::QuestionDialog;
