@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use codiva_core::session_state::PromptResolution;
+use codiva_protocol::session::PromptResolution;
 use serde_json::Value;
 
 /// Where the captures live in this workspace.

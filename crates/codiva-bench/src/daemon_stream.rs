@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use codiva_core::manager::{CreateOptions, Manager, ManagerEvent};
-use codiva_core::session_state::SessionEvent;
 use codiva_protocol::methods::request;
 use codiva_protocol::params::{CreateParams, NoParams};
+use codiva_protocol::session::SessionEvent;
 use tokio::sync::mpsc;
 
 use crate::stream_replay::{self, delta_count, latest_stamp, now_us};

@@ -230,7 +230,7 @@ pub fn check_sessions(fixtures: &Fixtures) -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use codiva_core::session_state::Status;
+    use codiva_protocol::session::Status;
 
     use super::*;
     use crate::corpus::{Corpus, default_fixture_dir};

@@ -9,8 +9,8 @@ use codiva_core::git::{IgnoredMode, Repo, WorktreeOptions};
 use codiva_core::manager::{CreateOptions, Manager, ManagerOptions};
 use codiva_core::persist::{self, PersistedSession, StateFile};
 use codiva_core::process::EnvPolicy;
-use codiva_core::session_state::Scope;
 use codiva_core::transcript;
+use codiva_protocol::session::Scope;
 
 use crate::table::{Align, Table};
 

@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use codiva_core::manager::{Manager, ManagerEvent, SessionInfo, SessionPhase};
-use codiva_core::session_log::{EntryKind, LogEntry};
-use codiva_core::session_state::{Scope, SessionEvent, Status, TodoProgress};
 use codiva_protocol::agent::NoteLevel;
+use codiva_protocol::log::{EntryKind, LogEntry};
+use codiva_protocol::session::{Scope, SessionEvent, Status, TodoProgress};
 use codiva_testkit::pty::Pty;
 use codiva_tui::app::{App, AppInfo, Done, UiEvent, View};
 use codiva_tui::log_view::LogView;
@@ -547,7 +547,7 @@ fn note(id: u64, text: String) -> LogEntry {
 /// A 300-message log (text, tool calls with results, a subagent call); the average time to
 /// open or close a card and draw the frame.
 fn card_toggle_frame() -> Duration {
-    use codiva_core::session_log::{ToolEntry, ToolStatus};
+    use codiva_protocol::log::{ToolEntry, ToolStatus};
     let mut entries = Vec::new();
     for id in 0..300u64 {
         let kind = match id % 3 {

@@ -144,7 +144,7 @@ pub enum AgentEvent {
         level: NoteLevel,
         text: String,
         /// A stable kind, for front ends that word notes in their own language.
-        code: Option<crate::session_log::NoteCode>,
+        code: Option<codiva_protocol::log::NoteCode>,
     },
 }
 

@@ -18,10 +18,9 @@ pub mod handover;
 use std::collections::VecDeque;
 
 use codiva_protocol::agent::NoteLevel;
+use codiva_protocol::log::{EntryKind, ToolEntry, ToolStatus};
+use codiva_protocol::session::{Scope, SessionEvent, Status};
 use serde::{Deserialize, Serialize};
-
-use crate::session_log::{EntryKind, ToolEntry, ToolStatus};
-use crate::session_state::{Scope, SessionEvent, Status};
 
 /// Longest user message kept.
 pub const MAX_USER_TEXT: usize = 8 * 1024;
@@ -723,7 +722,7 @@ fn tool_call(tool: &ToolEntry) -> ToolCall {
     ToolCall {
         tool_use_id: tool.tool_use_id.clone(),
         name: cut_at_char(&tool.name, MAX_TOOL_SUMMARY).to_owned(),
-        summary: crate::session_log::one_line(cut_at_char(&tool.summary, MAX_TOOL_SUMMARY), 120),
+        summary: codiva_protocol::text::one_line(cut_at_char(&tool.summary, MAX_TOOL_SUMMARY), 120),
         outcome: ToolOutcome::of(tool.status),
         kind: tool.view.tool_kind,
     }

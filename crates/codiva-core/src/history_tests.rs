@@ -1,9 +1,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use codiva_protocol::log::LogEntry;
 use serde_json::Value;
 
 use super::*;
-use crate::session_log::LogEntry;
 
 fn log(kind: EntryKind, update: bool) -> SessionEvent {
     SessionEvent::Log {

@@ -1,7 +1,7 @@
 //! codiva's core: agent processes, the provider-neutral event model, and the session state
 //! machine. Front ends (the TUI, `codiva exec`, `codiva serve`) drive it through
-//! [`session::SessionCommand`]s and receive [`session_state::SessionEvent`]s; they never spawn
-//! processes themselves.
+//! [`session::SessionCommand`]s and receive [`codiva_protocol::session::SessionEvent`]s; they
+//! never spawn processes themselves.
 
 pub mod acp;
 pub mod agent_event;

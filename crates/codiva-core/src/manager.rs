@@ -26,6 +26,7 @@ use codiva_protocol::params::{
     FixCiResult, FullMessageParams, ModeParams, ModelParams, NoParams, ReadParams, RenameParams,
     ResumeParams, SendParams, SessionParams,
 };
+use codiva_protocol::session::{Scope, SessionSnapshot};
 use codiva_protocol::tool::PermissionMode;
 use codiva_protocol::{ClientRequest, ImageInput, Request, UserInput};
 use serde_json::Value;
@@ -42,7 +43,6 @@ use crate::git::{DiffStat, DiffText, GitError, IgnoredMode};
 use crate::process::{ChildRegistry, EnvPolicy};
 use crate::provider::{InvalidInput, Providers};
 use crate::session::PermissionResponse;
-use crate::session_state::{Scope, SessionSnapshot};
 
 /// Everything the manager needs to run sessions in one repository.
 #[derive(Debug, Clone)]
@@ -648,7 +648,7 @@ impl Manager {
     }
 
     /// The whole text of entry `entry` of the session's log (`scope`), a message the log cut
-    /// at [`crate::session_log::MAX_MESSAGE_TEXT`], read back from the agent's transcript.
+    /// at [`codiva_protocol::text::MAX_MESSAGE_TEXT`], read back from the agent's transcript.
     /// Refused when the entry was not cut, when it is longer than [`MAX_FULL_MESSAGE`], or when
     /// the transcript lacks it.
     pub async fn full_message(

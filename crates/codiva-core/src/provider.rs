@@ -25,11 +25,11 @@ use codiva_protocol::UserInput;
 use codiva_protocol::agent::{
     AgentCapabilities, LoginState, PermissionRequest, QuestionRequest, QuestionResponse,
 };
+use codiva_protocol::log::EntryKind;
 use codiva_protocol::tool::PermissionMode;
 use codiva_protocol::tool::PermissionOption;
 
 use crate::agent_event::AgentEvent;
-use crate::session_log::EntryKind;
 
 /// An input that cannot be used: which field, and what was expected there.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

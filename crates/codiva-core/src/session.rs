@@ -8,13 +8,13 @@ use std::sync::Arc;
 use codiva_protocol::UserInput;
 use codiva_protocol::agent::{PermissionRequest, QuestionResponse};
 use codiva_protocol::approval::ApprovalPolicy;
+use codiva_protocol::session::{Scope, SessionEvent, SessionSnapshot};
 use codiva_protocol::tool::PermissionMode;
 use codiva_protocol::tool::{PermissionOption, PermissionOptionKind, PermissionScope};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::process::{ChildRegistry, EnvPolicy};
 use crate::provider::{InvalidInput, Provider};
-use crate::session_state::{Scope, SessionEvent, SessionSnapshot};
 
 pub use crate::session_log::LogPage;
 
@@ -80,7 +80,7 @@ pub enum SessionCommand {
     Note {
         level: codiva_protocol::agent::NoteLevel,
         text: String,
-        code: Option<crate::session_log::NoteCode>,
+        code: Option<codiva_protocol::log::NoteCode>,
     },
     /// Stop the agent process gracefully and end the task.
     Shutdown,

@@ -6,17 +6,16 @@
 
 use std::collections::VecDeque;
 
+use codiva_protocol::log::{EntryKind, LogEntry};
+use codiva_protocol::text::{MAX_MESSAGE_TEXT, truncate, truncate_front};
 use serde_json::Value;
 
-pub use codiva_protocol::text::{MAX_MESSAGE_TEXT, cut_text, one_line, truncate, truncate_front};
 /// Longest text kept for one tool result.
 pub const MAX_TOOL_RESULT: usize = 16 * 1024;
 /// Largest tool input kept (as serialised JSON); larger inputs are replaced by a summary.
 pub const MAX_TOOL_INPUT: usize = 64 * 1024;
 /// Byte budget of one log; the oldest entries go first.
 pub const LOG_BUDGET: usize = 8 * 1024 * 1024;
-
-pub use codiva_protocol::log::{EntryKind, LogEntry, NoteCode, NoteName, ToolEntry, ToolStatus};
 
 #[derive(Debug, Clone, Default)]
 pub struct Log {

@@ -10,10 +10,16 @@
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 use codiva_protocol::agent::{AgentInfo, NoteLevel, RetryInfo};
+use codiva_protocol::log::{EntryKind, NoteCode, NoteName};
+use codiva_protocol::session::{
+    Prompt, PromptResolution, Scope, SessionEvent, Status, SubagentView, TodoItem, TodoProgress,
+    TodoStatus, UsageView,
+};
+use codiva_protocol::text::one_line;
 use codiva_protocol::tool::PermissionMode;
 
 use crate::agent_event::{AgentEvent, TurnOutcome};
-use crate::session_log::{EntryKind, Log, NoteCode, NoteName, one_line};
+use crate::session_log::Log;
 
 /// No output for this long while a turn runs (and nobody is asked anything) flags a stall.
 pub const STALL_AFTER_MS: u64 = 10 * 60 * 1000;
@@ -26,11 +32,6 @@ pub const FOLLOW_UP_GRACE_MS: u64 = 60 * 1000;
 /// The TODO list keeps at most this many items, each at most [`MAX_TODO_CHARS`] long.
 const MAX_TODOS: usize = 1000;
 const MAX_TODO_CHARS: usize = 500;
-
-pub use codiva_protocol::session::{
-    Prompt, PromptResolution, Scope, SessionEvent, SessionSnapshot, Status, SubagentView, TodoItem,
-    TodoProgress, TodoStatus, UsageView,
-};
 
 /// Everything the reducer consumes: what the agent said and what the host did.
 #[derive(Debug, Clone, PartialEq)]

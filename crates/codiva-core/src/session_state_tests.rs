@@ -3,13 +3,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use codiva_protocol::agent::{PermissionRequest, QuestionRequest, TokenUsage};
+use codiva_protocol::log::ToolStatus;
 use codiva_protocol::tool::PermissionMode;
 use serde_json::{Value, json};
 
 use super::*;
 use crate::agent_event::{AgentBlock, SubagentStart, TurnEnd};
 use crate::claude::tools;
-use crate::session_log::ToolStatus;
 
 #[path = "session_state_tests/fold.rs"]
 mod fold;

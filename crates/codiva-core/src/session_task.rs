@@ -9,6 +9,8 @@ use std::time::Duration;
 
 use codiva_protocol::UserInput;
 use codiva_protocol::agent::{NoteLevel, QuestionResponse};
+use codiva_protocol::log::NoteCode;
+use codiva_protocol::session::{Prompt, PromptResolution, SessionEvent};
 use codiva_protocol::tool::PermissionMode;
 use codiva_protocol::tool::PermissionOptionKind;
 use tokio::sync::mpsc;
@@ -20,8 +22,7 @@ use crate::provider::{Connection, Launch, OutLine, Provider};
 use crate::session::{
     AnswerError, PermissionResponse, SessionCommand, SessionConfig, SessionHandle,
 };
-use crate::session_log::NoteCode;
-use crate::session_state::{Input, Prompt, PromptResolution, SessionEvent, SessionState};
+use crate::session_state::{Input, SessionState};
 use crate::wire_log::{Direction, WireLog};
 
 /// How long an interrupted turn may take to end before the process is stopped.

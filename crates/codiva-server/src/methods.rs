@@ -4,7 +4,6 @@
 
 use codiva_core::config_edit;
 use codiva_core::manager::{Manager, ManagerEvent, SequencedEvent};
-use codiva_core::session_state::{Prompt, SessionEvent};
 use codiva_protocol::agent::AgentStatus;
 use codiva_protocol::error::RefusalCode;
 use codiva_protocol::methods::{Route, request};
@@ -13,6 +12,7 @@ use codiva_protocol::params::{
     RepoInfo, ServerInfo, SessionEventParams, SessionRemovedParams, SessionUpdatedParams,
     WarningParams,
 };
+use codiva_protocol::session::{Prompt, SessionEvent};
 use codiva_protocol::{ClientRequest, ParseError, Request, ServerNotification};
 use serde_json::Value;
 

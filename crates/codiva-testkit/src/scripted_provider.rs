@@ -9,12 +9,12 @@ use codiva_core::agent_event::{AgentBlock, AgentEvent, TurnEnd, TurnOutcome};
 use codiva_core::provider::{
     CommandLine, Connection, ConversationLog, InvalidInput, Launch, OutLine, Provider, Received,
 };
-use codiva_core::session_log::EntryKind;
 use codiva_protocol::UserInput;
 use codiva_protocol::agent::{
     AgentCapabilities, AgentInfo, PermissionRequest, Question, QuestionOption, QuestionRequest,
     QuestionResponse,
 };
+use codiva_protocol::log::EntryKind;
 use codiva_protocol::tool::{PermissionMode, PermissionOption, PermissionOptionKind, ToolCallView};
 use serde_json::{Value, json};
 

@@ -14,10 +14,10 @@ use codiva_core::git::IgnoredMode;
 use codiva_core::manager::{CreateOptions, Manager, ManagerEvent, ManagerOptions};
 use codiva_core::process::EnvPolicy;
 use codiva_core::session::PermissionResponse;
-use codiva_core::session_log::EntryKind;
-use codiva_core::session_state::{Prompt, Scope, SessionEvent, Status};
 use codiva_protocol::UserInput;
 use codiva_protocol::agent::QuestionResponse;
+use codiva_protocol::log::EntryKind;
+use codiva_protocol::session::{Prompt, Scope, SessionEvent, Status};
 use codiva_testkit::{ScriptedProvider, TestRepo};
 use tokio::sync::broadcast;
 

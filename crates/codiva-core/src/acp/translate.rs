@@ -8,6 +8,7 @@ use codiva_protocol::agent::{
     CommandInfo, ModelChoice, NoteLevel, PermissionRequest, Question, QuestionOption,
     QuestionRequest,
 };
+use codiva_protocol::log::NoteCode;
 use codiva_protocol::tool::PermissionMode;
 use serde_json::Value;
 
@@ -18,7 +19,6 @@ use crate::agent_event::{
     AgentBlock, AgentEvent, PlanText, TurnEnd, TurnOutcome, plan_call, todo_status,
 };
 use crate::provider::{OutLine, Received};
-use crate::session_log::NoteCode;
 
 /// xAI's question extension (an ACP extension method: `_` + vendor + name).
 const ASK_USER_QUESTION: &str = "_x.ai/ask_user_question";

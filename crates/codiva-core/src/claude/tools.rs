@@ -5,10 +5,10 @@
 //! translator turns these into provider-neutral events and kinds, so that nothing outside this
 //! module names a Claude tool.
 
+use codiva_protocol::text::one_line;
 use serde_json::Value;
 
 use crate::agent_event::{SubagentCall, TodoChange, todo_status};
-use crate::session_log::one_line;
 
 /// The tool through which Claude Code asks the user questions.
 pub const ASK_USER_QUESTION: &str = "AskUserQuestion";

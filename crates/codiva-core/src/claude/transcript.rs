@@ -12,9 +12,10 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
+use codiva_protocol::log::EntryKind;
 use serde::Deserialize;
 
-use crate::session_log::{EntryKind, LOG_BUDGET, Log};
+use crate::session_log::{LOG_BUDGET, Log};
 
 /// Lines longer than this are skipped (and counted) without being held in memory.
 pub const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;

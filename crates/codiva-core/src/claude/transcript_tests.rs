@@ -3,11 +3,11 @@
 use std::io::Cursor;
 
 use codiva_protocol::agent::NoteLevel;
+use codiva_protocol::log::{ToolEntry, ToolStatus};
 use serde_json::{Value, json};
 
 use super::rebuild::{note, strip_system_reminders, tag_text, timestamp_ms};
 use super::*;
-use crate::session_log::{ToolEntry, ToolStatus};
 
 #[test]
 fn mangle_matches_the_cli() {
@@ -347,9 +347,10 @@ fn the_provider_restores_the_todo_list_in_neutral_terms() {
 #[test]
 fn the_truncation_marker_of_a_restored_message_matches_the_live_one() {
     use crate::agent_event::{AgentBlock, AgentEvent};
-    use crate::session_state::{Input, RestoredSession, Scope, SessionState};
+    use crate::session_state::{Input, RestoredSession, SessionState};
+    use codiva_protocol::session::Scope;
 
-    let text = "é".repeat(crate::session_log::MAX_MESSAGE_TEXT); // twice the cap in bytes
+    let text = "é".repeat(codiva_protocol::text::MAX_MESSAGE_TEXT); // twice the cap in bytes
     let mut live = SessionState::new();
     live.apply(
         0,

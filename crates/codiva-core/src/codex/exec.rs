@@ -14,6 +14,7 @@ use codiva_protocol::agent::{
     AgentCapabilities, AgentInfo, NoteLevel, PermissionRequest, QuestionRequest, QuestionResponse,
     RetryInfo, TokenUsage,
 };
+use codiva_protocol::log::NoteCode;
 use codiva_protocol::session::TodoStatus;
 use codiva_protocol::tool::{
     PermissionMode, PermissionOption, ToolCallView, ToolContent, ToolKind,
@@ -22,7 +23,6 @@ use serde_json::Value;
 
 use crate::agent_event::{AgentBlock, AgentEvent, PlanText, TurnEnd, TurnOutcome, plan_call};
 use crate::provider::{CommandLine, Connection, InvalidInput, Launch, OutLine, Provider, Received};
-use crate::session_log::NoteCode;
 
 /// Linux's limit on one argument (`MAX_ARG_STRLEN`, 32 pages), counting its NUL.
 pub const MAX_ARGUMENT_BYTES: usize = 128 * 1024 - 1;

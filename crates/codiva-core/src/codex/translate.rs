@@ -5,6 +5,7 @@
 use codiva_protocol::agent::{
     AgentInfo, ModelChoice, NoteLevel, PermissionRequest, RetryInfo, TokenUsage,
 };
+use codiva_protocol::log::NoteCode;
 use serde_json::{Value, json};
 
 use super::connection::{Approval, CodexConnection, Sent, received};
@@ -14,7 +15,6 @@ use crate::agent_event::{
     AgentBlock, AgentEvent, PlanText, TurnEnd, TurnOutcome, plan_call, todo_status,
 };
 use crate::provider::{OutLine, Received};
-use crate::session_log::NoteCode;
 
 fn str_at<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
     value.pointer(pointer).and_then(Value::as_str)

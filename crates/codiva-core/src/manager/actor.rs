@@ -36,6 +36,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use codiva_protocol::approval::ApprovalPolicy;
 use codiva_protocol::error::RefusalCode;
+use codiva_protocol::session::SessionEvent;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
@@ -46,7 +47,6 @@ use super::{Call, Ephemeral, Manager, ManagerError, ManagerOptions, StartError};
 use crate::git::Repo;
 use crate::persist;
 use crate::repo_lock::{LockError, RepoLock};
-use crate::session_state::SessionEvent;
 use record::Record;
 
 /// How often the main checkout's branch is checked.
@@ -208,8 +208,8 @@ enum Internal {
     /// A session's snapshot, placed in its event stream: every event before it was sent
     /// before this, none after (`forward.rs`).
     Snapshot(
-        crate::session_state::SessionSnapshot,
-        crate::manager::Reply<crate::session_state::SessionSnapshot>,
+        codiva_protocol::session::SessionSnapshot,
+        crate::manager::Reply<codiva_protocol::session::SessionSnapshot>,
     ),
     /// A session task ended (the epoch of the task, see [`Record::task_epoch`]).
     Ended(String, u64),

@@ -4,15 +4,15 @@
 use std::collections::BTreeSet;
 
 use codiva_protocol::agent::{AgentInfo, NoteLevel, TokenUsage};
-use codiva_protocol::session::SubagentStatus;
+use codiva_protocol::log::{EntryKind, NoteCode, NoteName, ToolEntry, ToolStatus};
+use codiva_protocol::session::{
+    Prompt, PromptResolution, Scope, SessionEvent, SubagentStatus, TodoItem, TodoStatus,
+};
+use codiva_protocol::text::one_line;
 use codiva_protocol::tool::ToolContent;
 
-use super::{
-    MAX_TODO_CHARS, MAX_TODOS, OpenTurn, Prompt, PromptResolution, Scope, SessionEvent,
-    SessionState, TodoItem, TodoStatus, ToolRef, scope_of,
-};
+use super::{MAX_TODO_CHARS, MAX_TODOS, OpenTurn, SessionState, ToolRef, scope_of};
 use crate::agent_event::{AgentBlock, AgentEvent, TodoChange};
-use crate::session_log::{EntryKind, NoteCode, NoteName, ToolEntry, ToolStatus, one_line};
 
 impl SessionState {
     pub(super) fn agent_event(&mut self, event: AgentEvent) {
@@ -90,7 +90,7 @@ impl SessionState {
                 }
             }
             AgentEvent::ThinkingDelta { text } => {
-                if self.thinking_text.len() < crate::session_log::MAX_MESSAGE_TEXT {
+                if self.thinking_text.len() < codiva_protocol::text::MAX_MESSAGE_TEXT {
                     self.thinking_text.push_str(&text);
                 }
             }

@@ -2,10 +2,12 @@
 //! entries in the main or a subagent's log, and subagent views.
 
 use codiva_protocol::agent::NoteLevel;
+use codiva_protocol::log::{EntryKind, LogEntry, NoteCode};
+use codiva_protocol::session::{Prompt, PromptResolution, Scope, SessionEvent, SubagentView};
 use codiva_protocol::tool::PermissionMode;
 
-use super::{Prompt, PromptResolution, Scope, SessionEvent, SessionState, SubagentView};
-use crate::session_log::{EntryKind, Log, LogEntry, NoteCode};
+use super::SessionState;
+use crate::session_log::Log;
 
 impl SessionState {
     pub(super) fn open_prompt(&mut self, prompt: Prompt) {

@@ -1,10 +1,13 @@
 //! A session as a reader sees it (a page of its log, a snapshot) and as it comes back from
 //! disk (`RestoredSession`, rebuilt from the agent's transcript).
 
-use super::{Scope, SessionSnapshot, SessionState, SubagentView};
-use crate::agent_event::TurnOutcome;
-use crate::session_log::{EntryKind, LogEntry, LogPage};
+use codiva_protocol::log::{EntryKind, LogEntry};
+use codiva_protocol::session::{Scope, SessionSnapshot, SubagentView};
 use codiva_protocol::tool::PermissionMode;
+
+use super::SessionState;
+use crate::agent_event::TurnOutcome;
+use crate::session_log::LogPage;
 
 /// What a session brought back from disk starts with: its log (rebuilt from the agent's
 /// transcript), how its last turn ended, and the agent session to resume. No process runs

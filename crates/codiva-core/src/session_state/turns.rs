@@ -2,10 +2,11 @@
 //! background agents, and the exit of the agent process.
 
 use codiva_protocol::agent::NoteLevel;
+use codiva_protocol::log::{EntryKind, NoteCode, NoteName};
+use codiva_protocol::session::{Scope, SessionEvent};
 
-use super::{OpenTurn, ProcessPhase, Scope, SessionEvent, SessionState, error_line, last_lines};
+use super::{OpenTurn, ProcessPhase, SessionState, error_line, last_lines};
 use crate::agent_event::{TurnEnd, TurnOutcome};
-use crate::session_log::{EntryKind, NoteCode, NoteName};
 
 impl SessionState {
     pub(super) fn turn_ended(&mut self, end: TurnEnd) {
@@ -203,8 +204,9 @@ impl SessionState {
 #[cfg(test)]
 mod tests {
     use crate::agent_event::{AgentEvent, TurnEnd, TurnOutcome};
-    use crate::session_state::{Input, SessionState, Status};
+    use crate::session_state::{Input, SessionState};
     use codiva_protocol::agent::TokenUsage;
+    use codiva_protocol::session::Status;
 
     fn failed(message: &str) -> Input {
         Input::Agent(AgentEvent::TurnEnded(TurnEnd {

@@ -3,6 +3,7 @@
 //! client that attached at any point (that snapshot, sent as JSON, then the events after it)
 //! ends where one that watched from the start ends.
 
+use codiva_protocol::session::SessionSnapshot;
 use proptest::prelude::*;
 
 use super::*;

@@ -34,7 +34,7 @@ fn message_start_and_retry_reset_the_stream() {
 fn deltas_past_the_message_cap_are_still_sent() {
     let mut run = Run::of(running());
     let delta = "x".repeat(64 * 1024);
-    let count = 2 * crate::session_log::MAX_MESSAGE_TEXT / delta.len();
+    let count = 2 * codiva_protocol::text::MAX_MESSAGE_TEXT / delta.len();
     for _ in 0..count {
         run.apply(agent(AgentEvent::TextDelta {
             text: delta.clone(),
@@ -46,7 +46,7 @@ fn deltas_past_the_message_cap_are_still_sent() {
         .filter(|event| matches!(event, SessionEvent::Stream { reset: false, .. }))
         .count();
     assert_eq!(sent, count);
-    assert!(run.state.streaming_text().len() <= crate::session_log::MAX_MESSAGE_TEXT);
+    assert!(run.state.streaming_text().len() <= codiva_protocol::text::MAX_MESSAGE_TEXT);
 }
 
 /// Regression (issue 24): the snapshot's copy of a reply past the cap kept its start, so a
@@ -58,13 +58,13 @@ fn the_snapshot_of_a_reply_past_the_cap_keeps_its_end() {
     let mut run = Run::of(running());
     let mut sent = String::new();
     let mut part = 0;
-    while sent.len() < 3 * crate::session_log::MAX_MESSAGE_TEXT {
+    while sent.len() < 3 * codiva_protocol::text::MAX_MESSAGE_TEXT {
         part += 1;
         let delta = format!("## 第{part}部\n\n日本語の段落 é 🎌 {part}.\n\n");
         sent.push_str(&delta);
         run.apply(agent(AgentEvent::TextDelta { text: delta }));
         let streaming = run.state.streaming_text();
-        assert!(streaming.len() <= crate::session_log::MAX_MESSAGE_TEXT + 32);
+        assert!(streaming.len() <= codiva_protocol::text::MAX_MESSAGE_TEXT + 32);
         match cut(streaming) {
             Some(cut) => {
                 assert_eq!(cut.end, Kept::Tail);

@@ -12,12 +12,12 @@ use std::sync::atomic::Ordering;
 
 use codiva_protocol::UserInput;
 use codiva_protocol::agent::NoteLevel;
+use codiva_protocol::log::NoteCode;
 use tokio::time::Instant;
 
 use super::Driver;
 use crate::agent_event::AgentEvent;
 use crate::session::SessionCommand;
-use crate::session_log::NoteCode;
 use crate::session_state::Input;
 
 impl Driver {

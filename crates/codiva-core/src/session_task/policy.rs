@@ -6,13 +6,14 @@
 
 use codiva_protocol::agent::{NoteLevel, PermissionRequest};
 use codiva_protocol::approval::ApprovalPolicy;
+use codiva_protocol::log::NoteCode;
+use codiva_protocol::session::Prompt;
 
 use super::Driver;
 use crate::agent_event::AgentEvent;
 use crate::approval::Decide;
 use crate::session::PermissionResponse;
-use crate::session_log::NoteCode;
-use crate::session_state::{Input, Prompt};
+use crate::session_state::Input;
 
 impl Driver {
     /// Why the session's policy allows `request` without asking, or `None`: ask.

@@ -9,9 +9,9 @@ use codiva_core::history::History;
 use codiva_core::history_file;
 use codiva_core::manager::{CreateOptions, DiscardOutcome, Manager, SessionPhase};
 use codiva_core::persist::{self, PersistedSession, SCHEMA_VERSION, StateFile};
-use codiva_core::session_log::{EntryKind, LogEntry};
-use codiva_core::session_state::{Scope, SessionEvent, Status};
 use codiva_core::transcript;
+use codiva_protocol::log::{EntryKind, LogEntry};
+use codiva_protocol::session::{Scope, SessionEvent, Status};
 
 use crate::git::TestRepo;
 use crate::manager::options;

@@ -17,8 +17,8 @@ use codiva_core::manager::{
 };
 use codiva_core::process::{ChildRegistry, EnvPolicy};
 use codiva_core::provider::Providers;
-use codiva_core::session_state::{SessionEvent, Status};
 use codiva_protocol::mcp::{McpServerConfig, McpServerState, McpStatus};
+use codiva_protocol::session::{SessionEvent, Status};
 use codiva_testkit::{
     AgentSandbox, Match, MockServer, Reply, Rule, Script, TestRepo, claude_binary, mcp_stdio_binary,
 };

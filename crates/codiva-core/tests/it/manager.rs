@@ -205,7 +205,7 @@ async fn a_stale_discard_token_is_refused_with_a_fresh_preview() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn login_and_rate_limit_survive_a_restart() {
     use codiva_core::persist::{PersistedSession, SCHEMA_VERSION, StateFile};
-    use codiva_core::session_state::Status;
+    use codiva_protocol::session::Status;
 
     let repo = TestRepo::new();
     let saved = |id: &str, status: &str, detail: &str| {
@@ -349,7 +349,7 @@ async fn bogus_modes_and_images_are_refused_naming_the_field() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_discarded_sessions_log_is_readable_and_renames_persist() {
     use codiva_core::manager::SessionPhase;
-    use codiva_core::session_state::Scope;
+    use codiva_protocol::session::Scope;
     let repo = TestRepo::new();
     let options = options(&repo);
     let worktree = repo.root.join(".codiva/worktrees/old");

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use codiva_core::git::IgnoredMode;
 use codiva_core::manager::{CreateOptions, Manager, ManagerEvent, ManagerOptions, SessionPhase};
 use codiva_core::process::EnvPolicy;
-use codiva_core::session_state::{SessionEvent, Status};
+use codiva_protocol::session::{SessionEvent, Status};
 use codiva_testkit::{AgentSandbox, Match, MockMessage, MockServer, Reply, Script, TestRepo};
 
 const WAIT: Duration = Duration::from_secs(120);

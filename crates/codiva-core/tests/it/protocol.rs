@@ -8,13 +8,13 @@ use codiva_core::manager::{
     DiscardOutcome, DiscardPreview, FreshPreview, ManagerEvent, ManagerSnapshot, ReadPage,
     SequencedEvent, SessionInfo, SessionPhase,
 };
-use codiva_core::session_state::{Status, TodoProgress};
 use codiva_protocol::error::{ErrorBody, ErrorData, InvalidFieldData, RefusalCode, RefusalData};
 use codiva_protocol::github::{
     PrChecks, PrFailedCheck, PrMergeable, PrState, PrUnavailable, PrView, SessionPr, SessionPrs,
 };
 use codiva_protocol::manager::{DiffStat, FileStat, StatusEntry};
 use codiva_protocol::params::SessionEventParams;
+use codiva_protocol::session::{Status, TodoProgress};
 use codiva_protocol::{ClientRequest, ImageInput, ServerNotification, UserInput};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -46,7 +46,7 @@ fn session(phase: SessionPhase) -> SessionInfo {
         phase,
         status: Status::Completed,
         detail: Some("step 2/5".to_owned()),
-        detail_code: Some(codiva_core::session_log::NoteCode::new("step", &["2", "5"])),
+        detail_code: Some(codiva_protocol::log::NoteCode::new("step", &["2", "5"])),
         agent: "claude".to_owned(),
         agent_session_id: Some("9b1c".to_owned()),
         model: None,

@@ -30,10 +30,9 @@ use std::collections::{HashMap, HashSet};
 use codiva_core::agent_event::AgentEvent;
 use codiva_core::claude::translate::{ASK_USER_QUESTION, Translator};
 use codiva_core::history::{History, Outcome};
-use codiva_core::session_log::{EntryKind, ToolStatus};
-use codiva_core::session_state::{
-    Input, PromptResolution, Scope, SessionEvent, SessionState, Status,
-};
+use codiva_core::session_state::{Input, SessionState};
+use codiva_protocol::log::{EntryKind, ToolStatus};
+use codiva_protocol::session::{PromptResolution, Scope, SessionEvent, Status};
 use codiva_wire::claude::{CliRequest, ContentBlock, HostRequest, Inbound, UserLine, parse_line};
 use serde_json::Value;
 
@@ -269,7 +268,7 @@ pub(crate) struct Replay {
     /// Every event the state machine emitted, in order.
     pub(crate) events: Vec<SessionEvent>,
     /// The state at the end.
-    pub(crate) snapshot: codiva_core::session_state::SessionSnapshot,
+    pub(crate) snapshot: codiva_protocol::session::SessionSnapshot,
     statuses_after_results: Vec<Status>,
     main_texts: Vec<String>,
     /// How many texts only subagent lines carry (what the leak check looks for).
@@ -873,7 +872,7 @@ fn a_compaction_is_a_coded_note() {
         notes,
         [(
             "conversation compacted (auto), 155000 tokens before".to_owned(),
-            Some(codiva_core::session_log::NoteCode::new(
+            Some(codiva_protocol::log::NoteCode::new(
                 "compacted",
                 &["auto", "155000"]
             ))

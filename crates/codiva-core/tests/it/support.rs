@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use codiva_core::session_log::{EntryKind, LogEntry, ToolEntry};
-use codiva_core::session_state::{Scope, SessionEvent};
+use codiva_protocol::log::{EntryKind, LogEntry, ToolEntry};
+use codiva_protocol::session::{Scope, SessionEvent};
 
 /// The final version of every main-log entry seen, in order.
 pub fn main_log(events: &[SessionEvent]) -> Vec<LogEntry> {

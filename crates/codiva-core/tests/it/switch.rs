@@ -12,8 +12,8 @@ use codiva_core::git::IgnoredMode;
 use codiva_core::manager::{CreateOptions, Manager, ManagerEvent, ManagerOptions};
 use codiva_core::process::{ChildRegistry, EnvPolicy};
 use codiva_core::provider::{Provider, Providers};
-use codiva_core::session_log::EntryKind;
-use codiva_core::session_state::{SessionEvent, Status};
+use codiva_protocol::log::EntryKind;
+use codiva_protocol::session::{SessionEvent, Status};
 use codiva_testkit::{
     AgentSandbox, Match, MockServer, ProcessGroupGuard, RecordedRequest, Reply, Rule, Script,
     TestRepo, claude_binary, codex_binary,
@@ -195,7 +195,7 @@ async fn claude_then_codex_then_claude_keeps_the_thread() {
 
     // The log kept every turn, the user's own words, and says where the agent changed.
     let page = manager
-        .read(&id, codiva_core::session_state::Scope::Main, None, 1000)
+        .read(&id, codiva_protocol::session::Scope::Main, None, 1000)
         .await
         .unwrap();
     let users: Vec<&str> = page

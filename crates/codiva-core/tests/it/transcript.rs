@@ -7,11 +7,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use codiva_core::session_log::{EntryKind, LOG_BUDGET, ToolEntry, ToolStatus};
+use codiva_core::session_log::LOG_BUDGET;
 use codiva_core::transcript::{
     RestoredLog, SubagentLog, TodoItem, TranscriptError, read_transcript, transcript_path,
 };
 use codiva_protocol::agent::NoteLevel;
+use codiva_protocol::log::{EntryKind, ToolEntry, ToolStatus};
 
 /// `(claude_home, session_id)` of a captured scenario.
 fn fixture(name: &str) -> (PathBuf, String) {

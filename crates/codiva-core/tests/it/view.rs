@@ -11,7 +11,8 @@
 
 use std::path::{Path, PathBuf};
 
-use codiva_core::session_state::{SessionEvent, SessionSnapshot, SessionState};
+use codiva_core::session_state::SessionState;
+use codiva_protocol::session::{SessionEvent, SessionSnapshot};
 use serde_json::{Value, json};
 
 /// A client that watched the session from its start.

@@ -3,8 +3,8 @@
 
 use codiva_core::manager::{CreateOptions, Manager, ManagerSnapshot, SequencedEvent};
 use codiva_core::session::PermissionResponse;
-use codiva_core::session_state::{Prompt, SessionEvent, Status};
 use codiva_protocol::UserInput;
+use codiva_protocol::session::{Prompt, SessionEvent, Status};
 use codiva_protocol::view::Applied;
 use codiva_testkit::TestRepo;
 use tokio::sync::broadcast;
@@ -136,7 +136,7 @@ async fn the_list_is_the_fold_of_the_managers_events() {
 /// end — streamed text included, which a snapshot without its place shows twice or not at all.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_session_snapshot_plus_the_events_after_its_seq_is_what_watching_gives() {
-    use codiva_core::session_state::SessionSnapshot;
+    use codiva_protocol::session::SessionSnapshot;
     let repo = TestRepo::new().unwrap();
     let home = tempfile::tempdir().unwrap();
     let (manager, _) = Manager::start(options(&repo, home.path().to_path_buf()))

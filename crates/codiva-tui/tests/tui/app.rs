@@ -2,9 +2,9 @@
 //! the palette, a confirmation, at 80×24, 120×40 and a narrow terminal.
 
 use codiva_core::manager::SessionPhase;
-use codiva_core::session_log::EntryKind;
-use codiva_core::session_state::{Prompt, Scope, SessionEvent, Status};
 use codiva_protocol::agent::{PermissionRequest, Question, QuestionOption, QuestionRequest};
+use codiva_protocol::log::EntryKind;
+use codiva_protocol::session::{Prompt, Scope, SessionEvent, Status};
 use codiva_tui::app::{App, UiEvent};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
@@ -204,8 +204,8 @@ fn connect(app: &mut App, id: &str, subscription: Option<&str>) {
 }
 
 fn usage(app: &mut App, id: &str, cost: Option<f64>) {
-    use codiva_core::session_state::UsageView;
     use codiva_protocol::agent::TokenUsage;
+    use codiva_protocol::session::UsageView;
     event(
         app,
         id,
@@ -279,7 +279,7 @@ fn inbox_walks_waiting_sessions_oldest_first_without_opening_them() {
         "ask-q",
         SessionEvent::PromptClosed {
             request_id: "r-old".into(),
-            resolution: codiva_core::session_state::PromptResolution::Allowed,
+            resolution: codiva_protocol::session::PromptResolution::Allowed,
         },
     );
     app.handle(UiEvent::Key(ctrl_n));
@@ -336,7 +336,7 @@ fn japanese_screens() {
             "ask-perm",
             SessionEvent::PromptClosed {
                 request_id: "r-ja".into(),
-                resolution: codiva_core::session_state::PromptResolution::Withdrawn,
+                resolution: codiva_protocol::session::PromptResolution::Withdrawn,
             },
         );
         event(
@@ -386,7 +386,7 @@ fn when_the_dialog_closes_the_keys_return_to_the_composer() {
         "ask-q",
         SessionEvent::PromptClosed {
             request_id: "r1".into(),
-            resolution: codiva_core::session_state::PromptResolution::Allowed,
+            resolution: codiva_protocol::session::PromptResolution::Allowed,
         },
     );
     assert_eq!(

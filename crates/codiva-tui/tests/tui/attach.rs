@@ -3,12 +3,12 @@
 //! `session/snapshot` and shows the same screen as one that watched every event: the waiting
 //! permission or question with its dialog, the usage line, the agent's own commands.
 
-use codiva_core::session_log::LogEntry;
-use codiva_core::session_state::{
-    Prompt, PromptResolution, SessionEvent, SessionSnapshot, Status, TodoProgress, UsageView,
-};
 use codiva_protocol::agent::{
     Account, AgentInfo, CommandInfo, Question, QuestionOption, QuestionRequest, TokenUsage,
+};
+use codiva_protocol::log::LogEntry;
+use codiva_protocol::session::{
+    Prompt, PromptResolution, SessionEvent, SessionSnapshot, Status, TodoProgress, UsageView,
 };
 use codiva_tui::app::{App, Done, Effect, Focus, UiEvent, View};
 use codiva_tui::i18n::{Lang, with_lang};
@@ -292,7 +292,7 @@ fn the_inbox_key_pressed_before_the_snapshot_arrives_goes_to_its_prompt() {
 
 #[test]
 fn a_resync_reads_the_open_sessions_log_again() {
-    use codiva_core::session_log::EntryKind;
+    use codiva_protocol::log::EntryKind;
     let mut app = watched(&[]);
     open_detail(&mut app);
     // Events were lost, an entry among them: the open session's log is read again.
@@ -474,14 +474,14 @@ fn open_captured(
     key(app, KeyCode::Enter);
     assert_eq!(app.view, View::Detail(ID.into()));
     meanwhile(app);
-    let mut subagents: Vec<(codiva_core::session_state::SubagentView, Vec<LogEntry>)> = snapshot
+    let mut subagents: Vec<(codiva_protocol::session::SubagentView, Vec<LogEntry>)> = snapshot
         .subagents
         .iter()
         .map(|view| (view.clone(), Vec::new()))
         .collect();
     for event in events {
         if let SessionEvent::Log {
-            scope: codiva_core::session_state::Scope::Subagent(tool_use_id),
+            scope: codiva_protocol::session::Scope::Subagent(tool_use_id),
             entry,
             update,
             ..

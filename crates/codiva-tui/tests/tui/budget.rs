@@ -4,7 +4,7 @@
 //! the numbers come only from the manager's `Resources` events.
 
 use codiva_core::manager::{ManagerEvent, ResourceUsage, SessionPhase, SessionResources};
-use codiva_core::session_state::Status;
+use codiva_protocol::session::Status;
 use codiva_tui::app::{App, UiEvent};
 use codiva_tui::i18n::{Lang, with_lang};
 use crossterm::event::KeyCode;
@@ -128,7 +128,7 @@ fn the_session_view_says_what_its_agent_uses() {
 
 #[test]
 fn the_idle_stop_note_is_worded_in_both_languages() {
-    let code = codiva_core::session_log::NoteCode::new("idle_stopped", &["600"]);
+    let code = codiva_protocol::log::NoteCode::new("idle_stopped", &["600"]);
     let en = with_lang(Lang::En, || {
         codiva_tui::i18n::note_text("english", Some(&code)).into_owned()
     });
@@ -141,7 +141,7 @@ fn the_idle_stop_note_is_worded_in_both_languages() {
     );
     assert!(ja.contains("600 秒"), "{ja}");
     // A message held for a slot and not sent comes back in full, in either language.
-    let code = codiva_core::session_log::NoteCode::new("not_sent", &["fix the parser"]);
+    let code = codiva_protocol::log::NoteCode::new("not_sent", &["fix the parser"]);
     let en = with_lang(Lang::En, || {
         codiva_tui::i18n::note_text("english", Some(&code)).into_owned()
     });

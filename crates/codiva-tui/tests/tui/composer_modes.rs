@@ -4,8 +4,8 @@
 //! English and Japanese; Esc leaves each mode one way.
 
 use codiva_core::manager::SessionPhase;
-use codiva_core::session_state::{Prompt, SessionEvent, Status};
 use codiva_protocol::agent::{Question, QuestionOption, QuestionRequest};
+use codiva_protocol::session::{Prompt, SessionEvent, Status};
 use codiva_tui::app::{App, Done, Effect, Focus, UiEvent, View};
 use codiva_tui::i18n::{Lang, with_lang};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};

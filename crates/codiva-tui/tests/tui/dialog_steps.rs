@@ -2,8 +2,8 @@
 //! deny reason → the choices, a question → the one before) and only leaves the dialog from its
 //! top level; the footer says where Esc leads; Ctrl+L reaches the session list from any view.
 
-use codiva_core::session_state::{Prompt, SessionEvent, Status};
 use codiva_protocol::agent::{Question, QuestionOption, QuestionRequest};
+use codiva_protocol::session::{Prompt, SessionEvent, Status};
 use codiva_tui::app::{App, Effect, Focus, UiEvent, View};
 use codiva_tui::i18n::{Lang, with_lang};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};

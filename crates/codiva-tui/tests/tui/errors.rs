@@ -1,8 +1,8 @@
 //! Errors that say what to do: a session that needs a login names the credential in use and
 //! the fix, and the header counts it among the sessions waiting for the user.
 
-use codiva_core::session_state::SessionEvent;
 use codiva_protocol::agent::{Account, AgentInfo};
+use codiva_protocol::session::SessionEvent;
 use codiva_tui::app::{App, View};
 use codiva_tui::i18n::{Lang, with_lang};
 use crossterm::event::KeyCode;

@@ -2,7 +2,7 @@
 //! gives way to as much of the prompt as the column holds; a title the user chose stays.
 
 use codiva_core::manager::{SessionPhase, default_title};
-use codiva_core::session_state::Status;
+use codiva_protocol::session::Status;
 use codiva_tui::app::App;
 
 use crate::support::{add, draw, info, session, snapshot_at_both_sizes};

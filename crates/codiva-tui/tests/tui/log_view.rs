@@ -1,8 +1,8 @@
 //! The detail view's log: snapshots at 80×24, 120×40 and 40 columns, and the scrolling and
 //! caching behaviour.
 
-use codiva_core::session_log::{EntryKind, LogEntry, ToolEntry, ToolStatus};
 use codiva_protocol::agent::NoteLevel;
+use codiva_protocol::log::{EntryKind, LogEntry, ToolEntry, ToolStatus};
 use codiva_tui::log_view::{LogView, RowPlace};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;

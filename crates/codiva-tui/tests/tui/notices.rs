@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use codiva_core::manager::SessionPhase;
-use codiva_core::session_state::Status;
+use codiva_protocol::session::Status;
 use codiva_tui::app::{App, Effect, UiEvent, View};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -89,7 +89,7 @@ fn the_text_prompt_goes_once_the_text_is_given() {
     event(
         &mut app,
         "ask-perm",
-        codiva_core::session_state::SessionEvent::PromptOpened {
+        codiva_protocol::session::SessionEvent::PromptOpened {
             prompt: permission("r1", "rm -rf /"),
         },
     );
@@ -118,8 +118,7 @@ fn the_text_prompt_goes_once_the_text_is_given() {
 /// short notice; one this client answered goes without it, and so does a withdrawn one.
 #[test]
 fn a_prompt_answered_by_another_client_says_so() {
-    use codiva_core::session_state::SessionEvent;
-    use codiva_protocol::session::PromptResolution;
+    use codiva_protocol::session::{PromptResolution, SessionEvent};
     use codiva_tui::i18n::{Lang, with_lang};
     let closed = |request_id: &str, resolution| SessionEvent::PromptClosed {
         request_id: request_id.into(),

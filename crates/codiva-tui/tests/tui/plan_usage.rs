@@ -4,9 +4,9 @@
 //! At 80×24 and 200×60, in English and Japanese.
 
 use codiva_core::manager::SessionPhase;
-use codiva_core::session_state::{SessionEvent, Status};
 use codiva_protocol::agent::{Account, AgentInfo};
 use codiva_protocol::plan_usage::{PlanUsage, UsageLimit, UsageState, UsageWindow};
+use codiva_protocol::session::{SessionEvent, Status};
 use codiva_tui::app::App;
 use codiva_tui::i18n::{Lang, with_lang};
 use ratatui::style::Color;

@@ -5,11 +5,11 @@
 //! Snapshots at both sizes, in English and Japanese.
 
 use codiva_core::manager::SessionPhase;
-use codiva_core::session_state::Status;
 use codiva_protocol::github::{
     PrChecks, PrMergeable, PrState, PrUnavailable, PrView, SessionPr, SessionPrs,
 };
 use codiva_protocol::manager::ManagerEvent;
+use codiva_protocol::session::Status;
 use codiva_tui::app::{App, Effect, Purpose, UiEvent, View};
 use codiva_tui::i18n::{Lang, with_lang};
 use crossterm::event::{KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};

@@ -4,10 +4,10 @@
 //! agent settles. Snapshots at 80x24 and 200x60, in English and Japanese.
 
 use codiva_core::manager::SessionPhase;
-use codiva_core::session_state::Status;
 use codiva_protocol::params::{
     CommitResult, RecoverItem, RecoverKind, RecoverParams, RecoverResult,
 };
+use codiva_protocol::session::Status;
 use codiva_tui::app::{App, Effect, Purpose, UiEvent, View};
 use codiva_tui::i18n::{Lang, with_lang};
 use crossterm::event::KeyCode;

@@ -2,8 +2,8 @@
 //! its cause and delay, and the header's `step`, `waiting for`, `collecting`, `stalled`.
 
 use codiva_core::manager::{ManagerEvent, SessionInfo};
-use codiva_core::session_log::NoteCode;
-use codiva_core::session_state::{SessionEvent, Status};
+use codiva_protocol::log::NoteCode;
+use codiva_protocol::session::{SessionEvent, Status};
 use codiva_tui::app::{App, UiEvent};
 use codiva_tui::i18n::{Lang, status_detail, with_lang};
 

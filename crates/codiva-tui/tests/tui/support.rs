@@ -5,14 +5,14 @@ use std::path::PathBuf;
 
 use codiva_client::ClientError;
 use codiva_core::manager::{ManagerEvent, SessionInfo, SessionPhase};
-use codiva_core::session_log::{EntryKind, LogEntry, ToolEntry, ToolStatus};
-use codiva_core::session_state::{Prompt, SessionEvent, Status, TodoProgress};
 pub use codiva_protocol::ClientRequest;
 use codiva_protocol::agent::{NoteLevel, PermissionRequest};
+use codiva_protocol::log::{EntryKind, LogEntry, ToolEntry, ToolStatus};
 pub use codiva_protocol::params::{
     AgentParams, ConfigSetParams, ConfirmParams, FullMessageParams, LoginIdParams,
     LoginInputParams, LoginParams, ModelParams, NoParams, RenameParams, SendParams, SessionParams,
 };
+use codiva_protocol::session::{Prompt, SessionEvent, Status, TodoProgress};
 use codiva_tui::app::{App, AppInfo, Done, Effect, UiEvent};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
@@ -307,7 +307,7 @@ pub fn respond(id: &str, request_id: &str, option: &str, message: Option<&str>) 
 pub fn snapshot_arrived(
     app: &mut App,
     id: &str,
-    snapshot: codiva_core::session_state::SessionSnapshot,
+    snapshot: codiva_protocol::session::SessionSnapshot,
 ) -> Vec<Effect> {
     answer_ok(
         app,

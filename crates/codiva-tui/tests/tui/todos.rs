@@ -1,8 +1,8 @@
 //! The agent's TODO list as a checklist card in the log: under the "N tools" line of a fold of
 //! task calls, and under the latest single task call, in English and Japanese, at both sizes.
 
-use codiva_core::session_log::{EntryKind, LogEntry, ToolEntry, ToolStatus};
-use codiva_core::session_state::{SessionEvent, TodoItem, TodoProgress, TodoStatus};
+use codiva_protocol::log::{EntryKind, LogEntry, ToolEntry, ToolStatus};
+use codiva_protocol::session::{SessionEvent, TodoItem, TodoProgress, TodoStatus};
 use codiva_tui::i18n::{Lang, with_lang};
 use serde_json::json;
 
@@ -51,7 +51,7 @@ fn entry(app: &mut codiva_tui::app::App, entry: LogEntry) {
         app,
         ID,
         SessionEvent::Log {
-            scope: codiva_core::session_state::Scope::Main,
+            scope: codiva_protocol::session::Scope::Main,
             entry,
             update: false,
             dropped: 0,

@@ -5,9 +5,9 @@
 
 use codiva_core::git::{DiffStat, StatusEntry};
 use codiva_core::manager::SessionPhase;
-use codiva_core::session_state::{SessionEvent, Status};
 use codiva_protocol::agent::{AgentInfo, ModelChoice};
 use codiva_protocol::manager::DiffText;
+use codiva_protocol::session::{SessionEvent, Status};
 use codiva_tui::app::{App, Effect, Foreground, Purpose, UiEvent, View};
 use codiva_tui::i18n::{Lang, with_lang};
 use crossterm::event::KeyCode;

@@ -5,6 +5,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use codiva_protocol::agent::NoteLevel;
+use codiva_protocol::log::{EntryKind, ToolEntry, ToolStatus};
 use codiva_wire::claude::{ContentBlock, INTERRUPT_MARKERS, UserContent};
 use serde::Deserialize;
 use serde_json::Value;
@@ -13,7 +14,7 @@ use serde_json::value::RawValue;
 use super::{MAX_PENDING_TOOLS, MAX_TODOS, NO_RESULT, SUBAGENT_LOG_BUDGET, TodoItem};
 use crate::claude::tool_view::tool_view;
 use crate::claude::tools::{self, tool_summary};
-use crate::session_log::{EntryKind, Log, ToolEntry, ToolStatus};
+use crate::session_log::Log;
 
 /// The fields of a transcript line that matter here; the big ones stay unparsed until needed.
 #[derive(Deserialize)]

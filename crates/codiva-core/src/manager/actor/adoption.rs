@@ -75,7 +75,7 @@ pub(super) fn adopt_orphan_worktrees(
             .and_then(|id| provider.conversation(&path, id)?.ok())
             .and_then(|log| {
                 log.main.into_iter().find_map(|entry| match entry {
-                    crate::session_log::EntryKind::User { text } => Some(text),
+                    codiva_protocol::log::EntryKind::User { text } => Some(text),
                     _ => None,
                 })
             })

@@ -25,6 +25,7 @@ use std::sync::atomic::Ordering;
 
 use codiva_protocol::UserInput;
 use codiva_protocol::manager::{ResourceUsage, SessionResources};
+use codiva_protocol::session::Status;
 use tokio::time::Instant;
 
 use super::Actor;
@@ -33,7 +34,6 @@ use crate::manager::ManagerError;
 use crate::manager::info::ManagerEvent;
 use crate::process::procfs;
 use crate::session::SessionCommand;
-use crate::session_state::Status;
 
 /// What the sampling keeps between two samples.
 #[derive(Default)]
@@ -109,7 +109,7 @@ impl Actor {
         id: &str,
         status: Status,
         detail: &Option<String>,
-        code: &Option<crate::session_log::NoteCode>,
+        code: &Option<codiva_protocol::log::NoteCode>,
     ) -> bool {
         let Some(record) = self.records.get_mut(id) else {
             return false;

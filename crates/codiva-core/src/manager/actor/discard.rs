@@ -8,8 +8,10 @@
 //! wrote in between is caught too). Everything discarded is archived, uncommitted work included.
 //! The preview, and the stop with the archiving, are jobs on the session's lane.
 
-use codiva_protocol::error::RefusalCode;
 use std::path::PathBuf;
+
+use codiva_protocol::error::RefusalCode;
+use codiva_protocol::session::Status;
 
 use super::lifecycle::wait_stopped;
 use super::record::Record;
@@ -18,7 +20,6 @@ use crate::agent_event::TurnOutcome;
 use crate::git::{self, DiscardResult};
 use crate::manager::info::{DiscardPreview, ManagerEvent, SessionInfo, SessionPhase};
 use crate::manager::{DiscardOutcome, FreshPreview, ManagerError, Reply};
-use crate::session_state::Status;
 
 impl Actor {
     pub(super) fn discard(

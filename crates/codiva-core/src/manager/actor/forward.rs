@@ -9,12 +9,12 @@
 //! actor's last one then.
 
 use codiva_protocol::error::RefusalCode;
+use codiva_protocol::session::{SessionEvent, SessionSnapshot};
 use tokio::sync::{mpsc, oneshot};
 
 use super::Internal;
 use crate::manager::Reply;
 use crate::session::{SessionCommand, SessionHandle};
-use crate::session_state::{SessionEvent, SessionSnapshot};
 
 /// A snapshot asked of the session task, and who waits for it.
 struct Asked {

@@ -12,13 +12,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use codiva_protocol::agent::NoteLevel;
+use codiva_protocol::log::EntryKind;
+use codiva_protocol::session::SessionEvent;
 
 use crate::history::AgentRef;
 use crate::history::History;
 use crate::history_file;
 use crate::provider::{ConversationLog as RestoredLog, RecordsError};
-use crate::session_log::EntryKind;
-use crate::session_state::SessionEvent;
 
 struct Entry {
     history: History,

@@ -10,6 +10,7 @@ use std::time::Duration;
 use codiva_protocol::UserInput;
 use codiva_protocol::approval::ApprovalPolicy;
 use codiva_protocol::error::RefusalCode;
+use codiva_protocol::session::{SessionEvent, Status};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
@@ -22,7 +23,7 @@ use crate::manager::info::{ManagerEvent, SessionInfo, SessionPhase};
 use crate::manager::{CreateOptions, ManagerError, Reply};
 use crate::provider::{Provider, RecordsError};
 use crate::session::{AnswerError, SessionCommand, SessionConfig};
-use crate::session_state::{RestoredSession, SessionEvent, SessionState, Status};
+use crate::session_state::{RestoredSession, SessionState};
 use crate::{session_task, slug};
 
 /// How long a stopping session task may take before the manager goes on without it.
@@ -682,7 +683,7 @@ impl Actor {
                 changed = true;
             }
             SessionEvent::Log { entry, .. } => {
-                if let crate::session_log::EntryKind::Tool(tool) = &entry.kind
+                if let codiva_protocol::log::EntryKind::Tool(tool) = &entry.kind
                     && let Some(result) = &tool.result
                     && result.contains("/pull/")
                     && super::pulls::creates_pr(tool)

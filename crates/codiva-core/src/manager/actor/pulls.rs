@@ -263,7 +263,7 @@ impl Actor {
         if record.auto_pr_tried
             || record.in_place
             || record.prs.iter().any(|pr| pr.own)
-            || record.status != crate::session_state::Status::Completed
+            || record.status != codiva_protocol::session::Status::Completed
             || record.phase != SessionPhase::Active
         {
             return;
@@ -398,7 +398,7 @@ pub(super) fn repo_of_remote(url: &str) -> Option<String> {
 /// Whether a tool call opens a pull request: a shell command running `gh pr create`, or a
 /// tool named for it (an MCP server's `create_pull_request`). Only their results are read for
 /// pull request URLs: a `gh pr view` of someone else's pull request is not the session's.
-pub(super) fn creates_pr(tool: &crate::session_log::ToolEntry) -> bool {
+pub(super) fn creates_pr(tool: &codiva_protocol::log::ToolEntry) -> bool {
     if tool
         .name
         .to_ascii_lowercase()
@@ -478,7 +478,7 @@ mod tests {
         assert_eq!(repo_of_remote("/tmp/bare"), None);
     }
 
-    fn tool(name: &str, input: serde_json::Value) -> crate::session_log::ToolEntry {
+    fn tool(name: &str, input: serde_json::Value) -> codiva_protocol::log::ToolEntry {
         serde_json::from_value(serde_json::json!({
             "tool_use_id": "t", "name": name, "summary": "", "kind": "execute", "title": "",
             "content": [], "input": input, "status": "succeeded", "result": null,

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use codiva_protocol::approval::ApprovalPolicy;
+use codiva_protocol::session::{Status, TodoProgress};
 use codiva_protocol::tool::PermissionMode;
 use codiva_protocol::{ImageInput, UserInput};
 use tokio::sync::mpsc;
@@ -16,7 +17,6 @@ use crate::manager::CreateOptions;
 use crate::manager::info::{SessionInfo, SessionPhase};
 use crate::persist::{PersistedSession, SavedStatus};
 use crate::session::SessionCommand;
-use crate::session_state::{Status, TodoProgress};
 
 pub(super) struct Record {
     pub(super) id: String,
@@ -33,7 +33,7 @@ pub(super) struct Record {
     pub(super) status: Status,
     pub(super) detail: Option<String>,
     /// What `detail` says, by name and values (a running session's details only).
-    pub(super) detail_code: Option<crate::session_log::NoteCode>,
+    pub(super) detail_code: Option<codiva_protocol::log::NoteCode>,
     /// The provider that runs the session (its stable id: `claude`).
     pub(super) agent: String,
     /// The conversation each agent the session ran before had (resumed when it comes back).
@@ -51,8 +51,9 @@ pub(super) struct Record {
     pub(super) commands: Option<mpsc::UnboundedSender<SessionCommand>>,
     pub(super) forwarder: Option<JoinHandle<()>>,
     /// Asks the forwarder for a snapshot placed in the event stream (`forward.rs`).
-    pub(super) snapshots:
-        Option<mpsc::UnboundedSender<crate::manager::Reply<crate::session_state::SessionSnapshot>>>,
+    pub(super) snapshots: Option<
+        mpsc::UnboundedSender<crate::manager::Reply<codiva_protocol::session::SessionSnapshot>>,
+    >,
     /// Counts the session tasks started: the end of an older one is told apart.
     pub(super) task_epoch: u64,
     /// Messages sent while the worktree was being made.
@@ -88,7 +89,11 @@ pub(super) struct Record {
     /// Messages waiting for an agent slot (`max_running_agents`, `budget.rs`), in order.
     pub(super) held: Vec<UserInput>,
     /// While queued: the session's own status, detail and code, which `Queued` covers.
-    pub(super) queued_over: Option<(Status, Option<String>, Option<crate::session_log::NoteCode>)>,
+    pub(super) queued_over: Option<(
+        Status,
+        Option<String>,
+        Option<codiva_protocol::log::NoteCode>,
+    )>,
     /// Its agent has a turn in progress, as the manager last learned it: set when it passes
     /// the task a message, then from each status the task reports (`budget.rs`).
     pub(super) in_turn: bool,

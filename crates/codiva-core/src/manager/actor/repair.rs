@@ -18,6 +18,7 @@
 use codiva_protocol::agent::NoteLevel;
 use codiva_protocol::error::RefusalCode;
 use codiva_protocol::github::PrState as WirePrState;
+use codiva_protocol::log::NoteCode;
 use codiva_protocol::methods::request;
 use codiva_protocol::params::{CommitResult, FixCiResult, RecoverKind};
 use codiva_protocol::params::{Done, SendParams, SessionParams};
@@ -31,7 +32,6 @@ use crate::github::{Checks, FailedLog, GhError, PrLookup, PrState, PrStatus};
 use crate::manager::info::ManagerEvent;
 use crate::manager::{ManagerError, Reply};
 use crate::session::SessionCommand;
-use crate::session_log::NoteCode;
 
 /// The most bytes of failed-step log sent to the agent, all runs together.
 pub const FIX_CI_LOG_BUDGET: usize = 12 * 1024;

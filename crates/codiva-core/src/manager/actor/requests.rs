@@ -3,10 +3,13 @@
 //! match is over every request, so a request routed here has a handler or does not compile.
 
 use codiva_protocol::error::RefusalCode;
+use codiva_protocol::log::EntryKind;
 use codiva_protocol::methods::Route;
 use codiva_protocol::params::{
     CommitsResult, Done, FullMessageResult, PrResult, SessionListResult, SessionResult, SyncResult,
 };
+use codiva_protocol::session::Scope;
+use codiva_protocol::text::cut_text;
 use codiva_protocol::{ClientRequest, UserInput};
 use serde_json::Value;
 
@@ -19,8 +22,6 @@ use crate::manager::requests::{permission_response, question_response};
 use crate::manager::{CreateOptions, MAX_FULL_MESSAGE, ManagerError, Reply, encode};
 use crate::provider::{InvalidInput, Provider};
 use crate::session::{LogPage, SessionCommand};
-use crate::session_log::{EntryKind, cut_text};
-use crate::session_state::Scope;
 
 /// What `session/resume` sends when the caller gives no text.
 const CONTINUE: &str = "Continue where you left off.";

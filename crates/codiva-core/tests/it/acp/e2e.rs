@@ -5,9 +5,8 @@
 //! mock's script).
 
 use codiva_core::session::PermissionResponse;
-use codiva_core::session_log::{EntryKind, ToolStatus};
-use codiva_core::session_state::{SessionEvent, Status};
-use codiva_protocol::session::TodoStatus;
+use codiva_protocol::log::{EntryKind, ToolStatus};
+use codiva_protocol::session::{SessionEvent, Status, TodoStatus};
 use codiva_protocol::tool::{PermissionMode, PermissionOptionKind, ToolContent, ToolKind};
 use codiva_testkit::{Match, MockMessage, Reply, Rule, Script, Times};
 use serde_json::json;

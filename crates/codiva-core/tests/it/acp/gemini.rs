@@ -5,8 +5,8 @@
 //! (`run_shell_command`, `write_file`, `write_todos`).
 
 use codiva_core::session::PermissionResponse;
-use codiva_core::session_log::{EntryKind, ToolStatus};
-use codiva_core::session_state::{SessionEvent, Status};
+use codiva_protocol::log::{EntryKind, ToolStatus};
+use codiva_protocol::session::{SessionEvent, Status};
 use codiva_protocol::tool::{PermissionMode, PermissionOptionKind, ToolContent, ToolKind};
 use codiva_testkit::{MockMessage, Reply, Script};
 use serde_json::json;

@@ -11,9 +11,9 @@ use codiva_core::git::IgnoredMode;
 use codiva_core::manager::{CreateOptions, Manager, ManagerEvent, ManagerOptions};
 use codiva_core::process::{ChildRegistry, EnvPolicy};
 use codiva_core::session::PermissionResponse;
-use codiva_core::session_log::{LogEntry, ToolEntry};
-use codiva_core::session_state::{Prompt, SessionEvent, SessionSnapshot, Status};
 use codiva_protocol::agent::QuestionResponse;
+use codiva_protocol::log::{LogEntry, ToolEntry};
+use codiva_protocol::session::{Prompt, SessionEvent, SessionSnapshot, Status};
 use codiva_testkit::{
     AgentSandbox, MockServer, Script, TestRepo, acp_agent_binary, claude_code_acp_binary,
     codex_acp_binary, gemini_binary,
@@ -413,7 +413,7 @@ impl Run {
         assert!(
             self.main_log().iter().all(|entry| !matches!(
                 &entry.kind,
-                codiva_core::session_log::EntryKind::Note { text, .. } if text.contains("cannot load")
+                codiva_protocol::log::EntryKind::Note { text, .. } if text.contains("cannot load")
             )),
             "the conversation loaded"
         );

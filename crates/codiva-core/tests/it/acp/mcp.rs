@@ -4,8 +4,8 @@
 
 use codiva_core::manager::{CreateOptions, ManagerError};
 use codiva_core::session::PermissionResponse;
-use codiva_core::session_state::{Prompt, SessionEvent, Status};
 use codiva_protocol::mcp::{McpServerConfig, McpServerState, McpStatus};
+use codiva_protocol::session::{Prompt, SessionEvent, Status};
 use codiva_testkit::{Match, Reply, Rule, Script, Times, mcp_stdio_binary};
 use serde_json::json;
 

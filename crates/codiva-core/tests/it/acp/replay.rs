@@ -18,10 +18,11 @@ use std::path::PathBuf;
 use codiva_core::acp::{AcpAgent, AcpConnection};
 use codiva_core::agent_event::AgentEvent;
 use codiva_core::provider::{Connection, Launch, OutLine};
-use codiva_core::session_log::{EntryKind, ToolStatus};
-use codiva_core::session_state::{Input, PromptResolution, SessionEvent, SessionState, Status};
+use codiva_core::session_state::{Input, SessionState};
 use codiva_protocol::UserInput;
 use codiva_protocol::agent::PermissionRequest;
+use codiva_protocol::log::{EntryKind, ToolStatus};
+use codiva_protocol::session::{PromptResolution, SessionEvent, Status};
 use codiva_protocol::tool::{PermissionMode, PermissionOptionKind};
 use serde_json::Value;
 

@@ -4,9 +4,9 @@
 use std::collections::BTreeMap;
 
 use codiva_core::session::PermissionResponse;
-use codiva_core::session_log::ToolStatus;
-use codiva_core::session_state::{Prompt, Status};
 use codiva_protocol::agent::QuestionResponse;
+use codiva_protocol::log::ToolStatus;
+use codiva_protocol::session::{Prompt, Status};
 use codiva_protocol::tool::{PermissionOptionKind, ToolKind};
 use codiva_testkit::Script;
 
@@ -151,10 +151,7 @@ async fn a_cancel_ends_the_turn_and_an_agent_that_ignores_eof_is_stopped() {
     let mut run = scripted("scripted-cancel", "slow work").await;
     run.until_status(Status::Running).await;
     run.until("streamed text", |event| {
-        matches!(
-            event,
-            codiva_core::session_state::SessionEvent::Stream { .. }
-        )
+        matches!(event, codiva_protocol::session::SessionEvent::Stream { .. })
     })
     .await;
     run.interrupt().await;

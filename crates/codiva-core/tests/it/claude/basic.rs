@@ -1,6 +1,6 @@
 //! Text streaming and multi-turn conversations.
 
-use codiva_core::session_state::{SessionEvent, Status};
+use codiva_protocol::session::{SessionEvent, Status};
 use codiva_testkit::{MockMessage, Reply, Script};
 
 use super::harness::Run;

@@ -2,7 +2,7 @@
 //! turn, deny-and-stop.
 
 use codiva_core::session::{PermissionResponse, SessionCommand};
-use codiva_core::session_state::{Prompt, SessionEvent, Status};
+use codiva_protocol::session::{Prompt, SessionEvent, Status};
 use codiva_protocol::tool::PermissionMode;
 use codiva_testkit::{MockMessage, Reply, Script};
 use serde_json::json;

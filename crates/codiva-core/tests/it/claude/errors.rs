@@ -1,8 +1,8 @@
 //! API errors, retries, stream faults and a killed CLI (PROTOCOL_NOTES §1.8).
 
-use codiva_core::session_log::{EntryKind, LogEntry};
-use codiva_core::session_state::{SessionEvent, Status};
 use codiva_protocol::agent::NoteLevel;
+use codiva_protocol::log::{EntryKind, LogEntry};
+use codiva_protocol::session::{SessionEvent, Status};
 use codiva_testkit::{AgentSandbox, Match, MockMessage, Reply, Rule, Script, Times};
 
 use super::harness::{Run, Setup};

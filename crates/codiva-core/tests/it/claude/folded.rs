@@ -7,9 +7,9 @@
 use std::collections::BTreeMap;
 
 use codiva_core::session::PermissionResponse;
-use codiva_core::session_log::EntryKind;
-use codiva_core::session_state::{Prompt, SessionEvent, Status};
 use codiva_protocol::agent::QuestionResponse;
+use codiva_protocol::log::EntryKind;
+use codiva_protocol::session::{Prompt, SessionEvent, Status};
 use codiva_testkit::{Match, Reply, Script};
 use serde_json::json;
 

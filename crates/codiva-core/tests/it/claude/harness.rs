@@ -8,10 +8,10 @@ use std::time::Duration;
 use codiva_core::claude::ClaudeSessionConfig;
 use codiva_core::process::{ChildRegistry, EnvPolicy};
 use codiva_core::session::{PermissionResponse, SessionCommand, SessionHandle};
-use codiva_core::session_log::{LogEntry, ToolEntry};
-use codiva_core::session_state::{Prompt, SessionEvent, SessionSnapshot, Status};
 use codiva_protocol::UserInput;
 use codiva_protocol::agent::QuestionResponse;
+use codiva_protocol::log::{LogEntry, ToolEntry};
+use codiva_protocol::session::{Prompt, SessionEvent, SessionSnapshot, Status};
 use codiva_testkit::{AgentSandbox, MockServer, Script, TestRepo, claude_binary};
 
 /// Generous: the CLI starts in about a second, retries take a few.

@@ -2,7 +2,7 @@
 //! each followed by a turn that completes normally.
 
 use codiva_core::session::PermissionResponse;
-use codiva_core::session_state::{Prompt, SessionEvent, Status};
+use codiva_protocol::session::{Prompt, SessionEvent, Status};
 use codiva_testkit::{MockMessage, Reply, Script};
 use serde_json::json;
 

@@ -1,8 +1,8 @@
 //! Permission prompts: allow, deny, always allow, Bash, parallel tool calls.
 
 use codiva_core::session::PermissionResponse;
-use codiva_core::session_log::ToolStatus;
-use codiva_core::session_state::{Prompt, SessionEvent, Status};
+use codiva_protocol::log::ToolStatus;
+use codiva_protocol::session::{Prompt, SessionEvent, Status};
 use codiva_protocol::tool::PermissionMode;
 use codiva_testkit::{MockMessage, Reply, Script};
 use serde_json::json;

@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use codiva_core::session_state::{Prompt, Status};
 use codiva_protocol::agent::QuestionResponse;
+use codiva_protocol::session::{Prompt, Status};
 use codiva_testkit::{Reply, Script};
 use serde_json::json;
 

@@ -1,6 +1,6 @@
 //! Resuming an agent session in a new process.
 
-use codiva_core::session_state::Status;
+use codiva_protocol::session::Status;
 use codiva_testkit::{Match, Reply, Script};
 
 use super::harness::{Run, Setup};

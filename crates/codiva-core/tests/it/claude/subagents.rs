@@ -1,8 +1,8 @@
 //! Subagents (the Agent tool): the completion gate for background agents, and subagent output
 //! kept out of the main log (PROTOCOL_NOTES §1.9).
 
-use codiva_core::session_log::EntryKind;
-use codiva_core::session_state::{Scope, SessionEvent, Status};
+use codiva_protocol::log::EntryKind;
+use codiva_protocol::session::{Scope, SessionEvent, Status};
 use codiva_testkit::{Match, MockMessage, Reply, Script};
 use serde_json::json;
 

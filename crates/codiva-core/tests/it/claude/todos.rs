@@ -2,8 +2,8 @@
 //! (PROTOCOL_NOTES §1.11).
 
 use codiva_core::session::PermissionResponse;
-use codiva_core::session_log::ToolStatus;
-use codiva_core::session_state::{SessionEvent, Status, TodoProgress};
+use codiva_protocol::log::ToolStatus;
+use codiva_protocol::session::{SessionEvent, Status, TodoProgress};
 use codiva_testkit::{AgentSandbox, Reply, Script};
 use serde_json::json;
 

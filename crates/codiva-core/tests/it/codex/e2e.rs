@@ -2,9 +2,8 @@
 //! the mock Responses API.
 
 use codiva_core::session::PermissionResponse;
-use codiva_core::session_log::{EntryKind, ToolStatus};
-use codiva_core::session_state::{SessionEvent, Status};
-use codiva_protocol::session::TodoStatus;
+use codiva_protocol::log::{EntryKind, ToolStatus};
+use codiva_protocol::session::{SessionEvent, Status, TodoStatus};
 use codiva_protocol::tool::{PermissionOptionKind, ToolContent, ToolKind};
 use codiva_testkit::{MockMessage, Reply, Script};
 use serde_json::json;

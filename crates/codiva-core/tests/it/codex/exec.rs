@@ -1,8 +1,8 @@
 //! End-to-end: the fallback, `codex exec --json` (one process per message), through the
 //! Manager against the mock Responses API.
 
-use codiva_core::session_log::{EntryKind, ToolStatus};
-use codiva_core::session_state::{SessionEvent, Status};
+use codiva_protocol::log::{EntryKind, ToolStatus};
+use codiva_protocol::session::{SessionEvent, Status};
 use codiva_testkit::{MockMessage, Reply, Script};
 use serde_json::json;
 

@@ -12,8 +12,8 @@ use codiva_core::manager::{CreateOptions, Manager, ManagerEvent, ManagerOptions}
 use codiva_core::process::{ChildRegistry, EnvPolicy};
 use codiva_core::provider::Provider;
 use codiva_core::session::PermissionResponse;
-use codiva_core::session_log::{LogEntry, ToolEntry};
-use codiva_core::session_state::{Prompt, SessionEvent, SessionSnapshot, Status};
+use codiva_protocol::log::{LogEntry, ToolEntry};
+use codiva_protocol::session::{Prompt, SessionEvent, SessionSnapshot, Status};
 use codiva_testkit::{AgentSandbox, MockServer, Script, TestRepo, codex_binary};
 use tokio::sync::broadcast;
 

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use codiva_core::manager::{CreateOptions, ManagerError};
-use codiva_core::session_state::{SessionEvent, Status};
 use codiva_protocol::mcp::{McpServerConfig, McpServerState, McpStatus};
+use codiva_protocol::session::{SessionEvent, Status};
 use codiva_testkit::{Reply, Script, mcp_stdio_binary};
 
 use super::harness::Run;

@@ -14,11 +14,12 @@ use std::collections::VecDeque;
 use codiva_core::agent_event::AgentEvent;
 use codiva_core::codex::CodexConnection;
 use codiva_core::provider::{Connection, Launch, OutLine};
-use codiva_core::session_log::{EntryKind, ToolStatus};
-use codiva_core::session_state::{Input, PromptResolution, SessionEvent, SessionState, Status};
+use codiva_core::session_state::{Input, SessionState};
 use codiva_protocol::UserInput;
 use codiva_protocol::agent::PermissionRequest;
 use codiva_protocol::input::ImageInput;
+use codiva_protocol::log::{EntryKind, ToolStatus};
+use codiva_protocol::session::{PromptResolution, SessionEvent, Status};
 use codiva_protocol::tool::{PermissionOptionKind, ToolContent};
 use serde_json::Value;
 

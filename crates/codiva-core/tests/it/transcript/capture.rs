@@ -469,8 +469,8 @@ async fn project_dir_matches_the_cli_for_odd_and_long_paths() {
     assert_eq!(
         log.main,
         vec![
-            codiva_core::session_log::EntryKind::User { text: "hi".into() },
-            codiva_core::session_log::EntryKind::Assistant {
+            codiva_protocol::log::EntryKind::User { text: "hi".into() },
+            codiva_protocol::log::EntryKind::Assistant {
                 text: "はい".into()
             },
         ]

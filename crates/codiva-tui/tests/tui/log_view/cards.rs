@@ -2,8 +2,7 @@
 //! subagents with their nested log, thinking, the compaction divider, the retry row, the card
 //! cursor and the animation tick.
 
-use codiva_core::session_state::SubagentView;
-use codiva_protocol::session::SubagentStatus;
+use codiva_protocol::session::{SubagentStatus, SubagentView};
 use ratatui::style::{Color, Modifier};
 use serde_json::json;
 
@@ -606,7 +605,7 @@ fn a_coded_compaction_divider_speaks_the_ui_language() {
         EntryKind::Note {
             level: NoteLevel::Info,
             text: "conversation compacted (auto), 152000 tokens before".into(),
-            code: Some(codiva_core::session_log::NoteCode::new(
+            code: Some(codiva_protocol::log::NoteCode::new(
                 "compacted",
                 &["auto", "152000"],
             )),

@@ -2,8 +2,9 @@
 //! is what stays on screen when it completes, the completed message keeps its end, and its
 //! first row says how much is not shown and that Enter opens it all.
 
-use codiva_core::session_log::{EntryKind, Log, MAX_MESSAGE_TEXT};
-use codiva_protocol::text::ceil_boundary;
+use codiva_core::session_log::Log;
+use codiva_protocol::log::EntryKind;
+use codiva_protocol::text::{MAX_MESSAGE_TEXT, ceil_boundary};
 use codiva_tui::i18n::{Lang, with_lang};
 use codiva_tui::log_view::{CutMessage, LogView};
 
