@@ -11,7 +11,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use codiva_core::manager::{CreateOptions, Manager, ManagerEvent};
+use codiva_core::manager::{CreateOptions, Manager};
+use codiva_protocol::manager::ManagerEvent;
 use codiva_protocol::methods::request;
 use codiva_protocol::params::{CreateParams, NoParams};
 use codiva_protocol::session::SessionEvent;

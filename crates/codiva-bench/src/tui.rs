@@ -6,9 +6,10 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use codiva_core::manager::{Manager, ManagerEvent, SessionInfo, SessionPhase};
+use codiva_core::manager::Manager;
 use codiva_protocol::agent::NoteLevel;
 use codiva_protocol::log::{EntryKind, LogEntry};
+use codiva_protocol::manager::{ManagerEvent, SessionInfo, SessionPhase};
 use codiva_protocol::session::{Scope, SessionEvent, Status, TodoProgress};
 use codiva_testkit::pty::Pty;
 use codiva_tui::app::{App, AppInfo, Done, UiEvent, View};

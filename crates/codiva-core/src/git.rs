@@ -33,8 +33,8 @@ use std::path::PathBuf;
 
 pub use archive::{CommitSummary, DiscardPreview, DiscardResult};
 pub use commit::CommitOutcome;
-pub use diff_text::{DIFF_TEXT_CAP, DiffText};
-pub use finish::{DiffStat, FileStat, MergeOutcome, StatusEntry, SyncOutcome};
+pub use diff_text::DIFF_TEXT_CAP;
+pub use finish::{MergeOutcome, SyncOutcome};
 pub use ignored::{DEFAULT_IGNORED_EXCLUDES, IgnoredMode, SHARED_SYMLINK_NOTICE, is_excluded};
 pub use repo::{HeadStamp, Repo, StartFacts};
 pub use setup::{SETUP_OUTPUT_CAP, SETUP_TIMEOUT, SetupResult};

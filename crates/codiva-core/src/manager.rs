@@ -9,7 +9,6 @@ mod actor;
 mod ephemeral;
 mod events;
 pub use events::EventReceiver;
-mod info;
 mod recover;
 mod requests;
 
@@ -19,7 +18,11 @@ use std::sync::Arc;
 use codiva_protocol::agent::{AgentAvailability, QuestionResponse};
 use codiva_protocol::approval::ApprovalPolicy;
 use codiva_protocol::error::RefusalCode;
-pub use codiva_protocol::github::SessionPr;
+use codiva_protocol::github::SessionPr;
+use codiva_protocol::manager::{
+    DiffStat, DiffText, DiscardOutcome, FreshPreview, ManagerEvent, ManagerSnapshot, ReadPage,
+    SequencedEvent, SessionInfo,
+};
 use codiva_protocol::methods::request;
 use codiva_protocol::params::{
     AgentParams, ApprovalParams, CommitParams, CommitResult, ConfirmParams, CreateParams,
@@ -27,19 +30,16 @@ use codiva_protocol::params::{
     ResumeParams, SendParams, SessionParams,
 };
 use codiva_protocol::session::{Scope, SessionSnapshot};
+use codiva_protocol::text::default_title;
 use codiva_protocol::tool::PermissionMode;
 use codiva_protocol::{ClientRequest, ImageInput, Request, UserInput};
 use serde_json::Value;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 pub use ephemeral::Ephemeral;
-pub use info::{
-    DiscardPreview, ManagerEvent, ManagerSnapshot, ReadPage, ResourceUsage, SequencedEvent,
-    SessionInfo, SessionPhase, SessionResources,
-};
 pub use recover::{MAX_AUTO_RECOVER, stuck_kind};
 
-use crate::git::{DiffStat, DiffText, GitError, IgnoredMode};
+use crate::git::{GitError, IgnoredMode};
 use crate::process::{ChildRegistry, EnvPolicy};
 use crate::provider::{InvalidInput, Providers};
 use crate::session::PermissionResponse;
@@ -200,14 +200,8 @@ pub struct Refusal {
     pub fresh_preview: Option<Box<FreshPreview>>,
 }
 
-pub use codiva_protocol::manager::FreshPreview;
-
 /// The longest message [`Manager::full_message`] reads back.
 pub const MAX_FULL_MESSAGE: usize = 16 * 1024 * 1024;
-
-pub use codiva_protocol::text::{
-    MAX_TITLE_CHARS, default_title, sanitize_title, sanitize_title_to,
-};
 
 /// Options for a new session.
 #[derive(Debug, Clone, Default)]
@@ -276,8 +270,6 @@ pub(crate) enum Call {
     SaveNow(std::sync::mpsc::Sender<()>),
     Shutdown(oneshot::Sender<()>),
 }
-
-pub use codiva_protocol::manager::DiscardOutcome;
 
 /// A handle on the running manager. Cheap to clone.
 #[derive(Clone)]
@@ -840,6 +832,7 @@ pub(crate) fn count(n: usize, one: &str, many: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use codiva_protocol::text::{MAX_TITLE_CHARS, sanitize_title, sanitize_title_to};
 
     #[test]
     fn titles_are_one_clean_line() {

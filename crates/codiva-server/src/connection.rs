@@ -9,9 +9,10 @@
 
 use std::sync::Arc;
 
-use codiva_core::manager::{Manager, SequencedEvent};
+use codiva_core::manager::Manager;
 use codiva_core::process::{LineReader, ReadLine};
 use codiva_protocol::ServerNotification;
+use codiva_protocol::manager::SequencedEvent;
 use codiva_protocol::params::WarningParams;
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};

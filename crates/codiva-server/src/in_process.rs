@@ -6,8 +6,9 @@
 use std::sync::Arc;
 
 use codiva_client::{Backend, BoxFuture, Client, ClientError};
-use codiva_core::manager::{Manager, SequencedEvent};
+use codiva_core::manager::Manager;
 use codiva_protocol::ClientRequest;
+use codiva_protocol::manager::SequencedEvent;
 
 use crate::methods::Host;
 use serde_json::Value;

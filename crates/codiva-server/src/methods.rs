@@ -3,9 +3,10 @@
 //! and the manager's events as notifications (see `docs/serve-api.md`).
 
 use codiva_core::config_edit;
-use codiva_core::manager::{Manager, ManagerEvent, SequencedEvent};
+use codiva_core::manager::Manager;
 use codiva_protocol::agent::AgentStatus;
 use codiva_protocol::error::RefusalCode;
+use codiva_protocol::manager::{ManagerEvent, SequencedEvent};
 use codiva_protocol::methods::{Route, request};
 use codiva_protocol::params::{
     AgentsResult, BaseParams, Capabilities, ConfigResult, Done, InitializeResult, PrStatusParams,

@@ -11,12 +11,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use codiva_core::git::IgnoredMode;
-use codiva_core::manager::{CreateOptions, Manager, ManagerEvent, ManagerOptions};
+use codiva_core::manager::{CreateOptions, Manager, ManagerOptions};
 use codiva_core::process::EnvPolicy;
 use codiva_core::session::PermissionResponse;
 use codiva_protocol::UserInput;
 use codiva_protocol::agent::QuestionResponse;
 use codiva_protocol::log::EntryKind;
+use codiva_protocol::manager::ManagerEvent;
 use codiva_protocol::session::{Prompt, Scope, SessionEvent, Status};
 use codiva_testkit::{ScriptedProvider, TestRepo};
 use tokio::sync::broadcast;

@@ -21,7 +21,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use super::finish::StatusEntry;
+use codiva_protocol::manager::StatusEntry;
+
 use super::repo::same_path;
 use super::runner::Git;
 use super::{CODIVA_DIR, GitError, Repo, archive_ref, check_name, check_slug};

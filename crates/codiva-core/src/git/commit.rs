@@ -8,8 +8,10 @@ use std::ffi::OsString;
 use std::path::Path;
 use std::time::Duration;
 
+use codiva_protocol::manager::StatusEntry;
+
 use super::runner::Git;
-use super::{GitError, Repo, StatusEntry};
+use super::{GitError, Repo};
 
 /// A commit may run hooks (formatters, linters): as long as a merge.
 const COMMIT_TIMEOUT: Duration = Duration::from_secs(120);

@@ -4,6 +4,8 @@
 
 use std::path::Path;
 
+use codiva_protocol::manager::DiffText;
+
 use super::runner::Git;
 use super::{GitError, Repo, check_name};
 
@@ -11,8 +13,6 @@ use super::{GitError, Repo, check_name};
 pub const DIFF_TEXT_CAP: usize = 1024 * 1024;
 /// Untracked files shown as new files, at most.
 const UNTRACKED_SHOWN: usize = 200;
-
-pub use codiva_protocol::manager::DiffText;
 
 impl Repo {
     /// The worktree's changes since it left `base` (the merge base): committed, uncommitted and

@@ -4,14 +4,14 @@
 use std::path::Path;
 use std::time::Duration;
 
+use codiva_protocol::manager::{DiffStat, FileStat, StatusEntry};
+
 use super::repo::current_branch_in;
 use super::runner::{Git, split_nul};
 use super::{GitError, Repo, check_name};
 
 /// `git merge` may run hooks; give it longer than an ordinary call.
 const MERGE_TIMEOUT: Duration = Duration::from_secs(120);
-
-pub use codiva_protocol::manager::{DiffStat, FileStat, StatusEntry};
 
 /// The result of [`Repo::merge`].
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]

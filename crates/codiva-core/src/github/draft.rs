@@ -13,7 +13,7 @@ pub const TITLE_CHARS: usize = 120;
 /// One line, safe for a terminal: controls and bidi overrides dropped, whitespace runs made
 /// one space, at most `max` characters.
 pub fn clean_line(text: &str, max: usize) -> String {
-    crate::manager::sanitize_title_to(text, max).unwrap_or_default()
+    codiva_protocol::text::sanitize_title_to(text, max).unwrap_or_default()
 }
 
 /// A title from a session's title or an instruction's first line.

@@ -36,12 +36,12 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use codiva_protocol::approval::ApprovalPolicy;
 use codiva_protocol::error::RefusalCode;
+use codiva_protocol::manager::ManagerEvent;
 use codiva_protocol::session::SessionEvent;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::events::EventBus;
-use super::info::ManagerEvent;
 
 use super::{Call, Ephemeral, Manager, ManagerError, ManagerOptions, StartError};
 use crate::git::Repo;

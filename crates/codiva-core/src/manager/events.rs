@@ -4,9 +4,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use codiva_protocol::manager::{ManagerEvent, SequencedEvent};
 use tokio::sync::broadcast;
-
-use super::info::{ManagerEvent, SequencedEvent};
 
 /// Events kept for a subscriber that reads slowly; beyond that it lags (and sees a gap).
 const CAPACITY: usize = 8192;

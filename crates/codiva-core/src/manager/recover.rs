@@ -6,9 +6,10 @@
 //! was refused or failed.
 
 use codiva_protocol::github::{PrChecks, PrMergeable, PrState};
+use codiva_protocol::manager::{SessionInfo, SessionPhase};
 use codiva_protocol::params::{RecoverItem, RecoverKind, RecoverResult};
 
-use super::{Manager, ManagerError, SessionInfo, SessionPhase};
+use super::{Manager, ManagerError};
 
 /// The most automatic repairs (`auto_recover`) per session and kind.
 pub const MAX_AUTO_RECOVER: u32 = 2;

@@ -7,10 +7,11 @@ use std::time::Duration;
 
 use codiva_core::history::History;
 use codiva_core::history_file;
-use codiva_core::manager::{CreateOptions, DiscardOutcome, Manager, SessionPhase};
+use codiva_core::manager::{CreateOptions, Manager};
 use codiva_core::persist::{self, PersistedSession, SCHEMA_VERSION, StateFile};
 use codiva_core::transcript;
 use codiva_protocol::log::{EntryKind, LogEntry};
+use codiva_protocol::manager::{DiscardOutcome, SessionPhase};
 use codiva_protocol::session::{Scope, SessionEvent, Status};
 
 use crate::git::TestRepo;

@@ -12,11 +12,10 @@ use std::time::Duration;
 
 use codiva_core::claude::ClaudeProvider;
 use codiva_core::git::IgnoredMode;
-use codiva_core::manager::{
-    CreateOptions, DiscardOutcome, Ephemeral, Manager, ManagerError, ManagerEvent, ManagerOptions,
-};
+use codiva_core::manager::{CreateOptions, Ephemeral, Manager, ManagerError, ManagerOptions};
 use codiva_core::process::{ChildRegistry, EnvPolicy};
 use codiva_core::provider::Providers;
+use codiva_protocol::manager::{DiscardOutcome, ManagerEvent};
 use codiva_protocol::mcp::{McpServerConfig, McpServerState, McpStatus};
 use codiva_protocol::session::{SessionEvent, Status};
 use codiva_testkit::{

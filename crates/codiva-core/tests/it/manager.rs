@@ -4,11 +4,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use codiva_core::git::IgnoredMode;
-use codiva_core::manager::{
-    CreateOptions, DiscardOutcome, Manager, ManagerError, ManagerOptions, Refusal, SessionPhase,
-};
+use codiva_core::manager::{CreateOptions, Manager, ManagerError, ManagerOptions, Refusal};
 use codiva_core::persist;
 use codiva_core::process::EnvPolicy;
+use codiva_protocol::manager::{DiscardOutcome, SessionPhase};
 use codiva_protocol::tool::PermissionMode;
 
 use crate::git::TestRepo;
@@ -348,7 +347,7 @@ async fn bogus_modes_and_images_are_refused_naming_the_field() {
 /// starts), and a rename is sanitised and kept in the state file.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_discarded_sessions_log_is_readable_and_renames_persist() {
-    use codiva_core::manager::SessionPhase;
+    use codiva_protocol::manager::SessionPhase;
     use codiva_protocol::session::Scope;
     let repo = TestRepo::new();
     let options = options(&repo);

@@ -15,8 +15,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use codiva_core::git::IgnoredMode;
-use codiva_core::manager::{CreateOptions, Manager, ManagerEvent, ManagerOptions, SessionPhase};
+use codiva_core::manager::{CreateOptions, Manager, ManagerOptions};
 use codiva_core::process::EnvPolicy;
+use codiva_protocol::manager::{ManagerEvent, SessionPhase};
 use codiva_protocol::session::{SessionEvent, Status};
 use codiva_testkit::{AgentSandbox, Match, MockMessage, MockServer, Reply, Script, TestRepo};
 

@@ -4,15 +4,14 @@
 
 use std::fmt::Debug;
 
-use codiva_core::manager::{
-    DiscardOutcome, DiscardPreview, FreshPreview, ManagerEvent, ManagerSnapshot, ReadPage,
-    SequencedEvent, SessionInfo, SessionPhase,
-};
 use codiva_protocol::error::{ErrorBody, ErrorData, InvalidFieldData, RefusalCode, RefusalData};
 use codiva_protocol::github::{
     PrChecks, PrFailedCheck, PrMergeable, PrState, PrUnavailable, PrView, SessionPr, SessionPrs,
 };
-use codiva_protocol::manager::{DiffStat, FileStat, StatusEntry};
+use codiva_protocol::manager::{
+    DiffStat, DiscardOutcome, DiscardPreview, FileStat, FreshPreview, ManagerEvent,
+    ManagerSnapshot, ReadPage, SequencedEvent, SessionInfo, SessionPhase, StatusEntry,
+};
 use codiva_protocol::params::SessionEventParams;
 use codiva_protocol::session::{Status, TodoProgress};
 use codiva_protocol::{ClientRequest, ImageInput, ServerNotification, UserInput};

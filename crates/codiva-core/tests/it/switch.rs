@@ -9,10 +9,11 @@ use std::time::Duration;
 use codiva_core::claude::ClaudeProvider;
 use codiva_core::codex::CodexProvider;
 use codiva_core::git::IgnoredMode;
-use codiva_core::manager::{CreateOptions, Manager, ManagerEvent, ManagerOptions};
+use codiva_core::manager::{CreateOptions, Manager, ManagerOptions};
 use codiva_core::process::{ChildRegistry, EnvPolicy};
 use codiva_core::provider::{Provider, Providers};
 use codiva_protocol::log::EntryKind;
+use codiva_protocol::manager::ManagerEvent;
 use codiva_protocol::session::{SessionEvent, Status};
 use codiva_testkit::{
     AgentSandbox, Match, MockServer, ProcessGroupGuard, RecordedRequest, Reply, Rule, Script,

@@ -8,10 +8,11 @@ use std::time::Duration;
 
 use codiva_core::claude::ClaudeProvider;
 use codiva_core::git::IgnoredMode;
-use codiva_core::manager::{CreateOptions, Manager, ManagerEvent, ManagerOptions};
+use codiva_core::manager::{CreateOptions, Manager, ManagerOptions};
 use codiva_core::process::EnvPolicy;
 use codiva_core::provider::{Provider, Providers, TitleError};
 use codiva_core::title::{self, TitleMode};
+use codiva_protocol::manager::ManagerEvent;
 use codiva_testkit::{
     AgentSandbox, Match, MockServer, RecordedRequest, Reply, Rule, Script, TestRepo, Times,
     claude_binary,

@@ -5,11 +5,10 @@
 
 use std::time::Duration;
 
-use codiva_core::manager::{
-    BudgetOptions, CreateOptions, DiscardOutcome, Manager, ManagerEvent, SessionInfo, SessionPhase,
-};
+use codiva_core::manager::{BudgetOptions, CreateOptions, Manager};
 use codiva_protocol::UserInput;
 use codiva_protocol::log::EntryKind;
+use codiva_protocol::manager::{DiscardOutcome, ManagerEvent, SessionInfo, SessionPhase};
 use codiva_protocol::session::{Scope, SessionEvent, Status};
 use codiva_testkit::TestRepo;
 use tokio::sync::broadcast;

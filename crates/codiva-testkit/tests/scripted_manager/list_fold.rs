@@ -1,9 +1,10 @@
 //! Attach equals watching, for the list: `manager/snapshot` at any point is the protocol's
 //! fold (`ManagerSnapshot::apply`) of the manager's sequenced events over an earlier snapshot.
 
-use codiva_core::manager::{CreateOptions, Manager, ManagerSnapshot, SequencedEvent};
+use codiva_core::manager::{CreateOptions, Manager};
 use codiva_core::session::PermissionResponse;
 use codiva_protocol::UserInput;
+use codiva_protocol::manager::{ManagerSnapshot, SequencedEvent};
 use codiva_protocol::session::{Prompt, SessionEvent, Status};
 use codiva_protocol::view::Applied;
 use codiva_testkit::TestRepo;
@@ -28,7 +29,7 @@ impl Watcher {
                 let event = self.events.recv().await.expect("the manager's events");
                 assert_eq!(self.list.apply(&event), Applied::Applied, "{event:?}");
                 if seq.is_none()
-                    && let codiva_core::manager::ManagerEvent::Event { id: of, event } =
+                    && let codiva_protocol::manager::ManagerEvent::Event { id: of, event } =
                         &event.event
                     && of == id
                     && until(event)
@@ -172,7 +173,7 @@ async fn every_session_snapshot_plus_the_events_after_its_seq_is_what_watching_g
     let watch = async {
         loop {
             let event = events.recv().await.expect("the manager's events");
-            if let codiva_core::manager::ManagerEvent::Event { id: of, event: e } = event.event
+            if let codiva_protocol::manager::ManagerEvent::Event { id: of, event: e } = event.event
                 && of == id
             {
                 let done = matches!(

@@ -133,7 +133,7 @@ fn progress(phase: LoginPhase) -> LoginProgress {
 
 fn login_event(app: &mut App, login: LoginProgress) -> Vec<Effect> {
     app.handle(UiEvent::Manager(Box::new(
-        codiva_core::manager::ManagerEvent::Login { login },
+        codiva_protocol::manager::ManagerEvent::Login { login },
     )))
 }
 

@@ -122,7 +122,7 @@ fn choosing() -> LoginProgress {
 
 fn login_event(app: &mut App, login: LoginProgress) -> Vec<Effect> {
     app.handle(UiEvent::Manager(Box::new(
-        codiva_core::manager::ManagerEvent::Login { login },
+        codiva_protocol::manager::ManagerEvent::Login { login },
     )))
 }
 

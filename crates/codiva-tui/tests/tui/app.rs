@@ -1,9 +1,9 @@
 //! Whole-screen snapshots of the app: the list in every state, the detail view with dialogs,
 //! the palette, a confirmation, at 80×24, 120×40 and a narrow terminal.
 
-use codiva_core::manager::SessionPhase;
 use codiva_protocol::agent::{PermissionRequest, Question, QuestionOption, QuestionRequest};
 use codiva_protocol::log::EntryKind;
+use codiva_protocol::manager::SessionPhase;
 use codiva_protocol::session::{Prompt, Scope, SessionEvent, Status};
 use codiva_tui::app::{App, UiEvent};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};

@@ -265,7 +265,7 @@ fn the_inbox_key_pressed_before_the_snapshot_arrives_goes_to_its_prompt() {
         ID,
         "Refactor the config loader into modules",
         Status::AwaitingPermission,
-        codiva_core::manager::SessionPhase::Active,
+        codiva_protocol::manager::SessionPhase::Active,
         3,
     );
     row.pending_prompts = 1;
@@ -455,7 +455,7 @@ fn captured_app(name: &str) -> App {
             ID,
             name,
             Status::Running,
-            codiva_core::manager::SessionPhase::Active,
+            codiva_protocol::manager::SessionPhase::Active,
             1,
         ),
     );

@@ -3,8 +3,8 @@
 //! offers a new session instead of being lost. Each mode has its placeholder and footer, in
 //! English and Japanese; Esc leaves each mode one way.
 
-use codiva_core::manager::SessionPhase;
 use codiva_protocol::agent::{Question, QuestionOption, QuestionRequest};
+use codiva_protocol::manager::SessionPhase;
 use codiva_protocol::session::{Prompt, SessionEvent, Status};
 use codiva_tui::app::{App, Done, Effect, Focus, UiEvent, View};
 use codiva_tui::i18n::{Lang, with_lang};

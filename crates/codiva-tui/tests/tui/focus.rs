@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use codiva_core::manager::SessionPhase;
+use codiva_protocol::manager::SessionPhase;
 use codiva_protocol::session::{SessionEvent, Status};
 use codiva_tui::app::{App, Effect, Focus, UiEvent, View};
 use codiva_tui::i18n::{Lang, with_lang};

@@ -1,8 +1,9 @@
 //! The list's title column at 200 columns: a title that is only the cut start of a long prompt
 //! gives way to as much of the prompt as the column holds; a title the user chose stays.
 
-use codiva_core::manager::{SessionPhase, default_title};
+use codiva_protocol::manager::SessionPhase;
 use codiva_protocol::session::Status;
+use codiva_protocol::text::default_title;
 use codiva_tui::app::App;
 
 use crate::support::{add, draw, info, session, snapshot_at_both_sizes};

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use codiva_core::manager::SessionPhase;
+use codiva_protocol::manager::SessionPhase;
 use codiva_protocol::session::Status;
 use codiva_tui::app::{App, Effect, UiEvent, View};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};

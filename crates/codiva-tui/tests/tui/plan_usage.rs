@@ -3,8 +3,8 @@
 //! its reset time, and nothing at all while the agents reported nothing (an API-key login).
 //! At 80×24 and 200×60, in English and Japanese.
 
-use codiva_core::manager::SessionPhase;
 use codiva_protocol::agent::{Account, AgentInfo};
+use codiva_protocol::manager::SessionPhase;
 use codiva_protocol::plan_usage::{PlanUsage, UsageLimit, UsageState, UsageWindow};
 use codiva_protocol::session::{SessionEvent, Status};
 use codiva_tui::app::App;

@@ -4,11 +4,10 @@
 //! of several, `/pr` and `P` after a y/n, `p` and a click opening the pull request.
 //! Snapshots at both sizes, in English and Japanese.
 
-use codiva_core::manager::SessionPhase;
 use codiva_protocol::github::{
     PrChecks, PrMergeable, PrState, PrUnavailable, PrView, SessionPr, SessionPrs,
 };
-use codiva_protocol::manager::ManagerEvent;
+use codiva_protocol::manager::{ManagerEvent, SessionPhase};
 use codiva_protocol::session::Status;
 use codiva_tui::app::{App, Effect, Purpose, UiEvent, View};
 use codiva_tui::i18n::{Lang, with_lang};

@@ -3,7 +3,7 @@
 //! uncommitted line (a short list, `+n` when long) looked up when the view opens and when the
 //! agent settles. Snapshots at 80x24 and 200x60, in English and Japanese.
 
-use codiva_core::manager::SessionPhase;
+use codiva_protocol::manager::SessionPhase;
 use codiva_protocol::params::{
     CommitResult, RecoverItem, RecoverKind, RecoverParams, RecoverResult,
 };

@@ -1,8 +1,8 @@
 //! A running session's status detail in the UI's language, from its code: the retry row with
 //! its cause and delay, and the header's `step`, `waiting for`, `collecting`, `stalled`.
 
-use codiva_core::manager::{ManagerEvent, SessionInfo};
 use codiva_protocol::log::NoteCode;
+use codiva_protocol::manager::{ManagerEvent, SessionInfo};
 use codiva_protocol::session::{SessionEvent, Status};
 use codiva_tui::app::{App, UiEvent};
 use codiva_tui::i18n::{Lang, status_detail, with_lang};
@@ -195,7 +195,7 @@ fn an_in_place_session_in_the_list() {
                 "tidy-scene",
                 "Tidy the scene",
                 Status::Running,
-                codiva_core::manager::SessionPhase::Active,
+                codiva_protocol::manager::SessionPhase::Active,
                 9,
             );
             session.in_place = true;

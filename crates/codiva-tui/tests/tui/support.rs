@@ -4,10 +4,10 @@
 use std::path::PathBuf;
 
 use codiva_client::ClientError;
-use codiva_core::manager::{ManagerEvent, SessionInfo, SessionPhase};
 pub use codiva_protocol::ClientRequest;
 use codiva_protocol::agent::{NoteLevel, PermissionRequest};
 use codiva_protocol::log::{EntryKind, LogEntry, ToolEntry, ToolStatus};
+use codiva_protocol::manager::{ManagerEvent, SessionInfo, SessionPhase};
 pub use codiva_protocol::params::{
     AgentParams, ConfigSetParams, ConfirmParams, FullMessageParams, LoginIdParams,
     LoginInputParams, LoginParams, ModelParams, NoParams, RenameParams, SendParams, SessionParams,

@@ -3,10 +3,8 @@
 //! filter, rename, and the shell/editor handover effects. Snapshots at both sizes, in English
 //! and Japanese.
 
-use codiva_core::git::{DiffStat, StatusEntry};
-use codiva_core::manager::SessionPhase;
 use codiva_protocol::agent::{AgentInfo, ModelChoice};
-use codiva_protocol::manager::DiffText;
+use codiva_protocol::manager::{DiffStat, DiffText, SessionPhase, StatusEntry};
 use codiva_protocol::session::{SessionEvent, Status};
 use codiva_tui::app::{App, Effect, Foreground, Purpose, UiEvent, View};
 use codiva_tui::i18n::{Lang, with_lang};

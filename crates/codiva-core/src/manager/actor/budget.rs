@@ -24,14 +24,13 @@ use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 
 use codiva_protocol::UserInput;
-use codiva_protocol::manager::{ResourceUsage, SessionResources};
+use codiva_protocol::manager::{ManagerEvent, ResourceUsage, SessionResources};
 use codiva_protocol::session::Status;
 use tokio::time::Instant;
 
 use super::Actor;
 use super::record::Record;
 use crate::manager::ManagerError;
-use crate::manager::info::ManagerEvent;
 use crate::process::procfs;
 use crate::session::SessionCommand;
 

@@ -11,6 +11,9 @@
 use std::path::PathBuf;
 
 use codiva_protocol::error::RefusalCode;
+use codiva_protocol::manager::{
+    DiscardOutcome, DiscardPreview, FreshPreview, ManagerEvent, SessionInfo, SessionPhase,
+};
 use codiva_protocol::session::Status;
 
 use super::lifecycle::wait_stopped;
@@ -18,8 +21,7 @@ use super::record::Record;
 use super::{Actor, refused};
 use crate::agent_event::TurnOutcome;
 use crate::git::{self, DiscardResult};
-use crate::manager::info::{DiscardPreview, ManagerEvent, SessionInfo, SessionPhase};
-use crate::manager::{DiscardOutcome, FreshPreview, ManagerError, Reply};
+use crate::manager::{ManagerError, Reply};
 
 impl Actor {
     pub(super) fn discard(

@@ -6,12 +6,14 @@
 //! stops, which closes its event stream. Nothing is written but the wire log (the state file
 //! and the histories are not: `persistence.rs`).
 
-use codiva_protocol::error::RefusalCode;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
+use codiva_protocol::error::RefusalCode;
+use codiva_protocol::manager::SessionInfo;
+
 use super::{Actor, refused};
-use crate::manager::{CreateOptions, Ephemeral, ManagerError, SessionInfo};
+use crate::manager::{CreateOptions, Ephemeral, ManagerError};
 use crate::provider::InvalidInput;
 use crate::session::SessionCommand;
 

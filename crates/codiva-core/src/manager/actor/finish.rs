@@ -3,12 +3,13 @@
 //! jobs: the git merge (under the git lock), then, once merged, stopping the agent and
 //! removing the worktree; the actor only applies what they found.
 
+use codiva_protocol::error::RefusalCode;
+use codiva_protocol::manager::{SessionInfo, SessionPhase};
+
 use super::lifecycle::wait_stopped;
 use super::{Actor, refused, still_working, title_of};
 use crate::git::{self, GitError, MergeOutcome, SyncOutcome};
-use crate::manager::info::{SessionInfo, SessionPhase};
 use crate::manager::{ManagerError, Reply};
-use codiva_protocol::error::RefusalCode;
 
 impl Actor {
     /// The worktree and base of a session that has a worktree (active, or stopped by a
@@ -21,7 +22,7 @@ impl Actor {
         Ok((record.worktree.clone(), record.base.clone()))
     }
 
-    pub(super) fn diff(&mut self, id: &str, reply: Reply<git::DiffStat>) {
+    pub(super) fn diff(&mut self, id: &str, reply: Reply<codiva_protocol::manager::DiffStat>) {
         let (worktree, base) = match self.worktree_and_base(id) {
             Ok(found) => found,
             Err(err) => return reply.send(Err(err)),
@@ -35,7 +36,7 @@ impl Actor {
     }
 
     /// The session's whole diff against its base (bounded: `git::DIFF_TEXT_CAP`).
-    pub(super) fn diff_text(&mut self, id: &str, reply: Reply<git::DiffText>) {
+    pub(super) fn diff_text(&mut self, id: &str, reply: Reply<codiva_protocol::manager::DiffText>) {
         let (worktree, base) = match self.worktree_and_base(id) {
             Ok(found) => found,
             Err(err) => return reply.send(Err(err)),
@@ -51,7 +52,7 @@ impl Actor {
     /// A new title (sanitised; an empty one goes back to the prompt's first line).
     pub(super) fn rename(&mut self, id: &str, title: &str) -> Result<SessionInfo, ManagerError> {
         let record = self.record(id)?;
-        (record.title, record.title_origin) = match crate::manager::sanitize_title(title) {
+        (record.title, record.title_origin) = match codiva_protocol::text::sanitize_title(title) {
             Some(title) => (title, crate::title::TitleOrigin::User),
             None => (title_of(&record.prompt), crate::title::TitleOrigin::Prompt),
         };

@@ -10,17 +10,17 @@
 //! own and are refused (`in_place_session`); discarding it only forgets the session (its files
 //! are the user's own and are never touched).
 
-use codiva_protocol::error::RefusalCode;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use codiva_protocol::error::RefusalCode;
+use codiva_protocol::manager::{DiscardOutcome, ManagerEvent, SessionInfo, SessionPhase};
 use codiva_protocol::mcp::McpServerConfig;
 
 use super::lifecycle::wait_stopped;
 use super::{Actor, refused, repo_key};
-use crate::manager::info::{ManagerEvent, SessionInfo, SessionPhase};
-use crate::manager::{CreateOptions, DiscardOutcome, ManagerError, Reply};
+use crate::manager::{CreateOptions, ManagerError, Reply};
 use crate::provider::{AgentExtras, InvalidInput, Provider};
 use crate::session::SessionCommand;
 use crate::session_state::SessionState;

@@ -10,6 +10,7 @@ use std::time::Duration;
 use codiva_protocol::UserInput;
 use codiva_protocol::approval::ApprovalPolicy;
 use codiva_protocol::error::RefusalCode;
+use codiva_protocol::manager::{ManagerEvent, SessionInfo, SessionPhase};
 use codiva_protocol::session::{SessionEvent, Status};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -19,7 +20,6 @@ use super::jobs::reply_later;
 use super::record::Record;
 use super::{Actor, refused, repo_key, still_working, unix_ms};
 use crate::git::{self, WorktreeOptions};
-use crate::manager::info::{ManagerEvent, SessionInfo, SessionPhase};
 use crate::manager::{CreateOptions, ManagerError, Reply};
 use crate::provider::{Provider, RecordsError};
 use crate::session::{AnswerError, SessionCommand, SessionConfig};
@@ -706,7 +706,7 @@ impl Actor {
         }
         if gone {
             self.emit(ManagerEvent::Resources {
-                sessions: vec![crate::manager::SessionResources {
+                sessions: vec![codiva_protocol::manager::SessionResources {
                     id: id.to_owned(),
                     resources: None,
                 }],

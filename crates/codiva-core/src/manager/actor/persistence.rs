@@ -6,12 +6,12 @@
 use std::sync::mpsc::Sender;
 use std::time::Duration;
 
+use codiva_protocol::manager::ManagerEvent;
 use tokio::time::Instant;
 
 use super::Actor;
 use super::histories::SaveDone;
 use super::record::Record;
-use crate::manager::info::ManagerEvent;
 use crate::persist::{self, PersistError, StateFile};
 
 /// State is written this long after the last change (coalescing bursts of events).

@@ -213,7 +213,7 @@ impl Actor {
                         record.watch.last_checked = None;
                     }
                 }
-                Err(err) => actor.emit(crate::manager::info::ManagerEvent::Warning {
+                Err(err) => actor.emit(codiva_protocol::manager::ManagerEvent::Warning {
                     message: format!(
                         "session {id}: marking pull request #{number} ready failed: {err}"
                     ),

@@ -9,6 +9,8 @@ use codiva_protocol::github::{
     PrChecks, PrFailedCheck, PrMergeable, PrState as WirePrState, PrUnavailable, PrView, SessionPr,
     SessionPrs,
 };
+use codiva_protocol::manager::ManagerEvent;
+use codiva_protocol::manager::SessionPhase;
 
 /// Tool results kept for pull request URLs while the repository is looked up at start.
 const MAX_WAITING_RESULTS: usize = 32;
@@ -16,7 +18,6 @@ const MAX_WAITING_RESULTS: usize = 32;
 use super::record::Record;
 use super::{Actor, refused};
 use crate::github::{Checks, CreatedPr, GhError, Mergeable, NewPr, PrLookup, PrState, PrStatus};
-use crate::manager::info::{ManagerEvent, SessionPhase};
 use crate::manager::{ManagerError, Reply};
 
 use crate::github::draft::BODY_COMMITS;

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use codiva_protocol::approval::ApprovalPolicy;
+use codiva_protocol::manager::{SessionInfo, SessionPhase};
 use codiva_protocol::session::{Status, TodoProgress};
 use codiva_protocol::tool::PermissionMode;
 use codiva_protocol::{ImageInput, UserInput};
@@ -14,7 +15,6 @@ use tokio::time::Instant;
 use super::{Actor, title_of, unix_ms};
 use crate::agent_event::TurnOutcome;
 use crate::manager::CreateOptions;
-use crate::manager::info::{SessionInfo, SessionPhase};
 use crate::persist::{PersistedSession, SavedStatus};
 use crate::session::SessionCommand;
 

@@ -19,6 +19,7 @@ use codiva_protocol::agent::NoteLevel;
 use codiva_protocol::error::RefusalCode;
 use codiva_protocol::github::PrState as WirePrState;
 use codiva_protocol::log::NoteCode;
+use codiva_protocol::manager::ManagerEvent;
 use codiva_protocol::methods::request;
 use codiva_protocol::params::{CommitResult, FixCiResult, RecoverKind};
 use codiva_protocol::params::{Done, SendParams, SessionParams};
@@ -29,7 +30,6 @@ use super::{Actor, refused};
 use crate::git::CommitOutcome;
 use crate::github::draft::{clean_line, clean_text};
 use crate::github::{Checks, FailedLog, GhError, PrLookup, PrState, PrStatus};
-use crate::manager::info::ManagerEvent;
 use crate::manager::{ManagerError, Reply};
 use crate::session::SessionCommand;
 

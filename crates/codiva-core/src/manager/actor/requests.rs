@@ -4,6 +4,7 @@
 
 use codiva_protocol::error::RefusalCode;
 use codiva_protocol::log::EntryKind;
+use codiva_protocol::manager::{ManagerSnapshot, ReadPage, SessionPhase};
 use codiva_protocol::methods::Route;
 use codiva_protocol::params::{
     CommitsResult, Done, FullMessageResult, PrResult, SessionListResult, SessionResult, SyncResult,
@@ -17,7 +18,6 @@ use super::jobs::reply_later;
 use super::record::Record;
 use super::{Actor, refused};
 use crate::github::draft::clean_line;
-use crate::manager::info::{ManagerSnapshot, ReadPage, SessionPhase};
 use crate::manager::requests::{permission_response, question_response};
 use crate::manager::{CreateOptions, MAX_FULL_MESSAGE, ManagerError, Reply, encode};
 use crate::provider::{InvalidInput, Provider};
@@ -124,7 +124,7 @@ fn done(reply: Reply<Value>) -> Reply<()> {
     answered(reply, |()| Done {})
 }
 
-fn session(reply: Reply<Value>) -> Reply<crate::manager::SessionInfo> {
+fn session(reply: Reply<Value>) -> Reply<codiva_protocol::manager::SessionInfo> {
     answered(reply, |session| SessionResult { session })
 }
 

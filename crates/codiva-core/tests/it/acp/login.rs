@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use codiva_core::manager::ManagerEvent;
 use codiva_protocol::agent::{LoginPhase, LoginProgress};
+use codiva_protocol::manager::ManagerEvent;
 use codiva_protocol::session::Status;
 use codiva_testkit::Script;
 use tokio::sync::broadcast;

@@ -8,11 +8,12 @@ use std::time::Duration;
 
 use codiva_core::codex::{CodexExecProvider, CodexProvider};
 use codiva_core::git::IgnoredMode;
-use codiva_core::manager::{CreateOptions, Manager, ManagerEvent, ManagerOptions};
+use codiva_core::manager::{CreateOptions, Manager, ManagerOptions};
 use codiva_core::process::{ChildRegistry, EnvPolicy};
 use codiva_core::provider::Provider;
 use codiva_core::session::PermissionResponse;
 use codiva_protocol::log::{LogEntry, ToolEntry};
+use codiva_protocol::manager::ManagerEvent;
 use codiva_protocol::session::{Prompt, SessionEvent, SessionSnapshot, Status};
 use codiva_testkit::{AgentSandbox, MockServer, Script, TestRepo, codex_binary};
 use tokio::sync::broadcast;
