@@ -661,7 +661,8 @@ impl Manager {
     }
 
     /// Gives the session a new title (sanitised: one line, no control characters, at most
-    /// [`MAX_TITLE_CHARS`] characters; an empty one goes back to the title from its prompt).
+    /// [`MAX_TITLE_CHARS`](codiva_protocol::text::MAX_TITLE_CHARS) characters; an empty one goes
+    /// back to the title from its prompt).
     pub async fn rename(&self, id: &str, title: &str) -> Result<SessionInfo, ManagerError> {
         let params = RenameParams {
             session_id: id.to_owned(),

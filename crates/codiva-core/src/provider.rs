@@ -26,8 +26,7 @@ use codiva_protocol::agent::{
     AgentCapabilities, LoginState, PermissionRequest, QuestionRequest, QuestionResponse,
 };
 use codiva_protocol::log::EntryKind;
-use codiva_protocol::tool::PermissionMode;
-use codiva_protocol::tool::PermissionOption;
+use codiva_protocol::tool::{PermissionMode, PermissionOption};
 
 use crate::agent_event::AgentEvent;
 

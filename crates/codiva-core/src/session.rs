@@ -9,8 +9,9 @@ use codiva_protocol::UserInput;
 use codiva_protocol::agent::{PermissionRequest, QuestionResponse};
 use codiva_protocol::approval::ApprovalPolicy;
 use codiva_protocol::session::{Scope, SessionEvent, SessionSnapshot};
-use codiva_protocol::tool::PermissionMode;
-use codiva_protocol::tool::{PermissionOption, PermissionOptionKind, PermissionScope};
+use codiva_protocol::tool::{
+    PermissionMode, PermissionOption, PermissionOptionKind, PermissionScope,
+};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::process::{ChildRegistry, EnvPolicy};

@@ -11,8 +11,7 @@ use codiva_protocol::UserInput;
 use codiva_protocol::agent::{NoteLevel, QuestionResponse};
 use codiva_protocol::log::NoteCode;
 use codiva_protocol::session::{Prompt, PromptResolution, SessionEvent};
-use codiva_protocol::tool::PermissionMode;
-use codiva_protocol::tool::PermissionOptionKind;
+use codiva_protocol::tool::{PermissionMode, PermissionOptionKind};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 

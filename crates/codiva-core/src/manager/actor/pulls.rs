@@ -9,8 +9,7 @@ use codiva_protocol::github::{
     PrChecks, PrFailedCheck, PrMergeable, PrState as WirePrState, PrUnavailable, PrView, SessionPr,
     SessionPrs,
 };
-use codiva_protocol::manager::ManagerEvent;
-use codiva_protocol::manager::SessionPhase;
+use codiva_protocol::manager::{ManagerEvent, SessionPhase};
 
 /// Tool results kept for pull request URLs while the repository is looked up at start.
 const MAX_WAITING_RESULTS: usize = 32;
