@@ -36,7 +36,10 @@ pub async fn find(config: &Config, programs: Programs<'_>) -> Found {
     let mut warnings = Vec::new();
     let mut problems = Vec::new();
 
-    for spec in catalog::BUILTIN {
+    // Each agent is looked for and asked its version side by side: a version probe starts a
+    // program (a Node one takes a second), and start-up waits for the slowest, not the sum.
+    let mut probes = tokio::task::JoinSet::new();
+    for (index, spec) in catalog::BUILTIN.iter().enumerate() {
         let flag = programs
             .iter()
             .find(|(id, _)| *id == spec.id)
@@ -48,7 +51,16 @@ pub async fn find(config: &Config, programs: Programs<'_>) -> Found {
                     .map(PathBuf::from)
             })
             .or_else(|| config.agent_paths.get(spec.id).cloned());
-        match locate(spec, configured.as_deref(), path_var.as_deref(), &home).await {
+        let (path_var, home) = (path_var.clone(), home.clone());
+        probes.spawn(async move {
+            let found = locate(spec, configured.as_deref(), path_var.as_deref(), &home).await;
+            (index, found)
+        });
+    }
+    let mut found: Vec<_> = probes.join_all().await;
+    found.sort_by_key(|(index, _)| *index);
+    for ((_, result), spec) in found.into_iter().zip(catalog::BUILTIN) {
+        match result {
             Ok((program, warning)) => {
                 warnings.extend(warning.map(|warning| format!("{} {warning}", spec.display_name)));
                 installed.push((spec.provider(program.clone()), Some(program)));
