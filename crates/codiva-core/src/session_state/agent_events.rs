@@ -22,37 +22,7 @@ impl SessionState {
                 agent_session_id,
                 model,
                 permission_mode,
-            } => {
-                if self.turn.is_none() {
-                    // A turn for the oldest message waiting, or one the agent started by
-                    // itself (e.g. after a background agent).
-                    self.turn = Some(OpenTurn { cancelled: false });
-                    if let Some(message) = self.unacked.iter_mut().find(|m| !m.started_turn) {
-                        message.started_turn = true;
-                    }
-                }
-                self.follow_up_since = None;
-                // A turn cannot begin before the handshake; some agents skip it (what they
-                // said of themselves before, if anything, stands).
-                if !self.connected {
-                    self.connect(self.agent.clone().unwrap_or_default());
-                }
-                if !agent_session_id.is_empty()
-                    && self.agent_session_id.as_deref() != Some(&agent_session_id)
-                {
-                    self.agent_session_id = Some(agent_session_id.clone());
-                    self.outbox.push(SessionEvent::AgentSession {
-                        id: Some(agent_session_id),
-                    });
-                }
-                if model.is_some() && model != self.model {
-                    self.model = model.clone();
-                    self.outbox.push(SessionEvent::Model { model });
-                }
-                if let Some(mode) = permission_mode {
-                    self.set_permission_mode(mode);
-                }
-            }
+            } => self.turn_started(agent_session_id, model, permission_mode),
             AgentEvent::Requesting => {}
             AgentEvent::PermissionModeChanged(mode) => self.set_permission_mode(mode),
             AgentEvent::McpServers(servers) => {
@@ -72,23 +42,7 @@ impl SessionState {
                 self.retry = None;
                 self.reset_stream();
             }
-            AgentEvent::TextDelta { text } => {
-                // The snapshot's copy is capped from the front, as the log caps the completed
-                // message: a client that attaches mid-stream gets the end, after a
-                // `[N more bytes] …` line, and the deltas that follow continue it. The deltas
-                // always go out, so a front end keeps following (it caps its own copy).
-                codiva_protocol::view::push_stream(&mut self.stream_text, &text);
-                // Deltas reduced together (a batch of lines) leave as one event.
-                match self.outbox.last_mut() {
-                    Some(SessionEvent::Stream {
-                        text: pending,
-                        reset: false,
-                    }) => pending.push_str(&text),
-                    _ => self
-                        .outbox
-                        .push(SessionEvent::Stream { text, reset: false }),
-                }
-            }
+            AgentEvent::TextDelta { text } => self.text_delta(text),
             AgentEvent::ThinkingDelta { text } => {
                 if self.thinking_text.len() < codiva_protocol::text::MAX_MESSAGE_TEXT {
                     self.thinking_text.push_str(&text);
@@ -105,16 +59,7 @@ impl SessionState {
                 response_id,
                 usage,
                 context_window,
-            } => {
-                if context_window.is_some() {
-                    self.usage.context_window = context_window;
-                }
-                if !self.count_usage(response_id, None, usage) && context_window.is_some() {
-                    self.outbox.push(SessionEvent::Usage {
-                        usage: self.usage.clone(),
-                    });
-                }
-            }
+            } => self.usage_reported(response_id, usage, context_window),
             AgentEvent::ApiError {
                 parent, message, ..
             } => {
@@ -166,92 +111,18 @@ impl SessionState {
             AgentEvent::RequestWithdrawn { request_id } => {
                 self.close_prompt(&request_id, PromptResolution::Withdrawn);
             }
-            AgentEvent::SubagentStarted(start) => {
-                self.running_tasks.insert(start.task_id.clone());
-                if start.background {
-                    self.background_tasks.insert(start.task_id.clone());
-                }
-                let tool_use_id = start
-                    .tool_use_id
-                    .clone()
-                    .unwrap_or_else(|| start.task_id.clone());
-                self.task_to_tool
-                    .insert(start.task_id.clone(), tool_use_id.clone());
-                self.update_subagent(&tool_use_id, |view| {
-                    view.task_id = Some(start.task_id.clone());
-                    view.background = start.background;
-                    view.status = SubagentStatus::Running;
-                    if start.description.is_some() {
-                        view.description = start.description.clone();
-                    }
-                    if start.subagent_type.is_some() {
-                        view.subagent_type = start.subagent_type.clone();
-                    }
-                });
-            }
-            AgentEvent::SubagentProgress(progress) => {
-                if let Some(tool_use_id) = self.task_to_tool.get(&progress.task_id).cloned() {
-                    self.update_subagent(&tool_use_id, |view| {
-                        view.last_tool = progress.last_tool.clone();
-                        view.tokens = progress.tokens;
-                        view.tool_uses = progress.tool_uses;
-                        view.elapsed_ms = progress.elapsed_ms;
-                    });
-                }
-            }
+            AgentEvent::SubagentStarted(start) => self.subagent_started(&start),
+            AgentEvent::SubagentProgress(progress) => self.subagent_progress(&progress),
             AgentEvent::SubagentSettled {
                 task_id,
                 status,
                 summary,
-            } => {
-                self.running_tasks.remove(&task_id);
-                self.background_tasks.remove(&task_id);
-                if let Some(tool_use_id) = self.task_to_tool.get(&task_id).cloned() {
-                    self.update_subagent(&tool_use_id, |view| {
-                        view.status = status;
-                        if summary.is_some() {
-                            view.summary = summary.clone();
-                        }
-                    });
-                    if status == SubagentStatus::Completed
-                        && let Some(report) = summary.filter(|text| !text.trim().is_empty())
-                    {
-                        self.log_subagent_report(tool_use_id, report);
-                    }
-                }
-                self.release_gate();
-            }
-            AgentEvent::BackgroundTasks { task_ids } => {
-                let live: BTreeSet<String> = task_ids.into_iter().collect();
-                let gone: Vec<String> = self.background_tasks.difference(&live).cloned().collect();
-                for task in gone {
-                    self.running_tasks.remove(&task);
-                }
-                self.running_tasks.extend(live.iter().cloned());
-                self.background_tasks = live;
-                self.release_gate();
-            }
+            } => self.subagent_settled(&task_id, status, summary),
+            AgentEvent::BackgroundTasks { task_ids } => self.background_tasks_now(task_ids),
             AgentEvent::Compacted {
                 trigger,
                 pre_tokens,
-            } => {
-                let mut text = "conversation compacted".to_owned();
-                if let Some(trigger) = &trigger {
-                    text.push_str(&format!(" ({trigger})"));
-                }
-                if let Some(tokens) = pre_tokens {
-                    text.push_str(&format!(", {tokens} tokens before"));
-                }
-                // Front ends draw it as a divider, found and worded by its code.
-                let tokens = pre_tokens
-                    .map(|tokens| tokens.to_string())
-                    .unwrap_or_default();
-                let code = NoteCode::new(
-                    NoteName::Compacted,
-                    &[trigger.as_deref().unwrap_or(""), &tokens],
-                );
-                self.coded_note(Scope::Main, NoteLevel::Info, code, text);
-            }
+            } => self.compacted(trigger, pre_tokens),
             AgentEvent::PlanUsage(usage) => {
                 // Only a subscription login reports plan usage (PROTOCOL_NOTES §1.15).
                 self.on_subscription();
@@ -278,6 +149,167 @@ impl SessionState {
                 self.push_entry(Scope::Main, EntryKind::Note { level, text, code });
             }
         }
+    }
+
+    /// A response's usage (counted once per response) and the context window, if said.
+    fn usage_reported(
+        &mut self,
+        response_id: String,
+        usage: TokenUsage,
+        context_window: Option<u64>,
+    ) {
+        if context_window.is_some() {
+            self.usage.context_window = context_window;
+        }
+        if !self.count_usage(response_id, None, usage) && context_window.is_some() {
+            self.outbox.push(SessionEvent::Usage {
+                usage: self.usage.clone(),
+            });
+        }
+    }
+
+    fn subagent_progress(&mut self, progress: &crate::agent_event::SubagentProgress) {
+        if let Some(tool_use_id) = self.task_to_tool.get(&progress.task_id).cloned() {
+            self.update_subagent(&tool_use_id, |view| {
+                view.last_tool = progress.last_tool.clone();
+                view.tokens = progress.tokens;
+                view.tool_uses = progress.tool_uses;
+                view.elapsed_ms = progress.elapsed_ms;
+            });
+        }
+    }
+
+    /// A turn began: the oldest message waiting started it (or the agent did by itself), and
+    /// what the agent says of the turn (its conversation, model, mode) is taken.
+    fn turn_started(
+        &mut self,
+        agent_session_id: String,
+        model: Option<String>,
+        permission_mode: Option<codiva_protocol::tool::PermissionMode>,
+    ) {
+        if self.turn.is_none() {
+            // A turn for the oldest message waiting, or one the agent started by
+            // itself (e.g. after a background agent).
+            self.turn = Some(OpenTurn { cancelled: false });
+            if let Some(message) = self.unacked.iter_mut().find(|m| !m.started_turn) {
+                message.started_turn = true;
+            }
+        }
+        self.follow_up_since = None;
+        // A turn cannot begin before the handshake; some agents skip it (what they
+        // said of themselves before, if anything, stands).
+        if !self.connected {
+            self.connect(self.agent.clone().unwrap_or_default());
+        }
+        if !agent_session_id.is_empty()
+            && self.agent_session_id.as_deref() != Some(&agent_session_id)
+        {
+            self.agent_session_id = Some(agent_session_id.clone());
+            self.outbox.push(SessionEvent::AgentSession {
+                id: Some(agent_session_id),
+            });
+        }
+        if model.is_some() && model != self.model {
+            self.model = model.clone();
+            self.outbox.push(SessionEvent::Model { model });
+        }
+        if let Some(mode) = permission_mode {
+            self.set_permission_mode(mode);
+        }
+    }
+
+    fn text_delta(&mut self, text: String) {
+        // The snapshot's copy is capped from the front, as the log caps the completed
+        // message: a client that attaches mid-stream gets the end, after a
+        // `[N more bytes] …` line, and the deltas that follow continue it. The deltas
+        // always go out, so a front end keeps following (it caps its own copy).
+        codiva_protocol::view::push_stream(&mut self.stream_text, &text);
+        // Deltas reduced together (a batch of lines) leave as one event.
+        match self.outbox.last_mut() {
+            Some(SessionEvent::Stream {
+                text: pending,
+                reset: false,
+            }) => pending.push_str(&text),
+            _ => self
+                .outbox
+                .push(SessionEvent::Stream { text, reset: false }),
+        }
+    }
+
+    fn subagent_started(&mut self, start: &crate::agent_event::SubagentStart) {
+        self.running_tasks.insert(start.task_id.clone());
+        if start.background {
+            self.background_tasks.insert(start.task_id.clone());
+        }
+        let tool_use_id = start
+            .tool_use_id
+            .clone()
+            .unwrap_or_else(|| start.task_id.clone());
+        self.task_to_tool
+            .insert(start.task_id.clone(), tool_use_id.clone());
+        self.update_subagent(&tool_use_id, |view| {
+            view.task_id = Some(start.task_id.clone());
+            view.background = start.background;
+            view.status = SubagentStatus::Running;
+            if start.description.is_some() {
+                view.description = start.description.clone();
+            }
+            if start.subagent_type.is_some() {
+                view.subagent_type = start.subagent_type.clone();
+            }
+        });
+    }
+
+    /// A subagent ended: its card's status and summary; a completed one's report is logged.
+    fn subagent_settled(&mut self, task_id: &str, status: SubagentStatus, summary: Option<String>) {
+        self.running_tasks.remove(task_id);
+        self.background_tasks.remove(task_id);
+        if let Some(tool_use_id) = self.task_to_tool.get(task_id).cloned() {
+            self.update_subagent(&tool_use_id, |view| {
+                view.status = status;
+                if summary.is_some() {
+                    view.summary = summary.clone();
+                }
+            });
+            if status == SubagentStatus::Completed
+                && let Some(report) = summary.filter(|text| !text.trim().is_empty())
+            {
+                self.log_subagent_report(tool_use_id, report);
+            }
+        }
+        self.release_gate();
+    }
+
+    /// The background tasks still running, as the agent listed them now.
+    fn background_tasks_now(&mut self, task_ids: Vec<String>) {
+        let live: BTreeSet<String> = task_ids.into_iter().collect();
+        let gone: Vec<String> = self.background_tasks.difference(&live).cloned().collect();
+        for task in gone {
+            self.running_tasks.remove(&task);
+        }
+        self.running_tasks.extend(live.iter().cloned());
+        self.background_tasks = live;
+        self.release_gate();
+    }
+
+    /// The conversation was compacted: a note front ends draw as a divider.
+    fn compacted(&mut self, trigger: Option<String>, pre_tokens: Option<u64>) {
+        let mut text = "conversation compacted".to_owned();
+        if let Some(trigger) = &trigger {
+            text.push_str(&format!(" ({trigger})"));
+        }
+        if let Some(tokens) = pre_tokens {
+            text.push_str(&format!(", {tokens} tokens before"));
+        }
+        // Front ends draw it as a divider, found and worded by its code.
+        let tokens = pre_tokens
+            .map(|tokens| tokens.to_string())
+            .unwrap_or_default();
+        let code = NoteCode::new(
+            NoteName::Compacted,
+            &[trigger.as_deref().unwrap_or(""), &tokens],
+        );
+        self.coded_note(Scope::Main, NoteLevel::Info, code, text);
     }
 
     pub(super) fn block(
