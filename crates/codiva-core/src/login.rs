@@ -120,24 +120,13 @@ impl Logins {
             ));
         }
         let login_id = format!("login-{}", self.next.fetch_add(1, Ordering::Relaxed) + 1);
-        let mut command = Command::new(&login.command.program);
-        command
-            .args(&login.command.args)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .kill_on_drop(true);
-        crate::process::spawn::apply_env(&mut command, &env);
-        command.envs(login.command.env.iter().map(|(k, v)| (k, v)));
-        // Its own group: stopping it reaches whatever it started (a local callback server).
-        command.process_group(0);
-        let mut child = command
+        let mut child = command(&login.command, &env)
             .spawn()
             .map_err(|err| LoginError::Spawn(err.to_string()))?;
         let pgid = child.id().unwrap_or(0);
         // Stopped with codiva however codiva ends (parent_watch.rs).
         let watch = crate::process::parent_watch::ParentWatch::start(pgid).ok();
-        let (stop_tx, mut stop_rx) = tokio::sync::oneshot::channel();
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel();
         let dialogue = provider.login_dialogue(&env);
         let (input_tx, inputs) = mpsc::unbounded_channel();
         runs.insert(
@@ -186,94 +175,27 @@ impl Logins {
         }
         let mut progress = progress;
 
-        let (chunks_tx, mut chunks) = mpsc::unbounded_channel::<Vec<u8>>();
+        let (chunks_tx, chunks) = mpsc::unbounded_channel::<Vec<u8>>();
         if let Some(stdout) = child.stdout.take() {
             tokio::spawn(forward(stdout, chunks_tx.clone()));
         }
         if let Some(stderr) = child.stderr.take() {
             tokio::spawn(forward(stderr, chunks_tx));
         }
-        let logins = self.clone();
         progress.agent = agent;
         emit(progress.clone());
-        tokio::spawn(async move {
-            let mut text = Text::default();
-            let deadline = tokio::time::sleep(LOGIN_LIMIT);
-            tokio::pin!(deadline);
-            let mut cancelled = false;
-            let mut timed_out = false;
-            let mut status = None;
-            loop {
-                tokio::select! {
-                    chunk = chunks.recv(), if !text.closed() => match chunk {
-                        Some(chunk) => {
-                            if text.push(&chunk) {
-                                progress.output = text.lines();
-                                progress.url = progress.url.take().or_else(|| text.url());
-                                progress.code = progress.code.take().or_else(|| text.code());
-                                emit(progress.clone());
-                            }
-                        }
-                        None => text.close(),
-                    },
-                    exited = child.wait() => {
-                        status = exited.ok();
-                        break;
-                    }
-                    _ = &mut stop_rx => {
-                        cancelled = true;
-                        break;
-                    }
-                    () = &mut deadline => {
-                        timed_out = true;
-                        break;
-                    }
-                }
-            }
-            if status.is_none() {
-                crate::process::signal::kill_group(pgid);
-                status = child.wait().await.ok();
-            } else {
-                // Anything it left in its group (a callback server).
-                crate::process::signal::kill_group(pgid);
-            }
-            if let Some(watch) = watch {
-                watch.reap().await;
-            }
-            // What it printed last (the reason of a failure).
-            while let Ok(chunk) = chunks.try_recv() {
-                text.push(&chunk);
-            }
-            progress.output = text.lines();
-            logins.runs.lock().await.remove(&progress.login_id);
-            progress.phase = if cancelled {
-                LoginPhase::Cancelled
-            } else if timed_out {
-                progress.error = Some(format!(
-                    "no login within {} minutes",
-                    LOGIN_LIMIT.as_secs() / 60
-                ));
-                LoginPhase::Failed
-            } else if !status.is_some_and(|status| status.success()) {
-                // The agent's own "couldn't log in" (a key in the environment would still make
-                // its login check say logged in).
-                progress.error = Some(failure(&progress.output, status));
-                LoginPhase::Failed
-            } else {
-                match check(provider.as_ref(), &env).await {
-                    LoginState::LoggedIn { .. } => LoginPhase::Succeeded,
-                    LoginState::NotLoggedIn => {
-                        progress.error = Some(failure(&progress.output, status));
-                        LoginPhase::Failed
-                    }
-                    LoginState::Unknown { reason } => {
-                        progress.error = Some(strip_escapes(&reason));
-                        LoginPhase::Failed
-                    }
-                }
-            };
-            emit(progress);
-        });
+        let plain = Plain {
+            child,
+            pgid,
+            watch,
+            chunks,
+            stop: stop_rx,
+            progress,
+            provider,
+            env,
+            logins: self.clone(),
+        };
+        tokio::spawn(plain.run(emit));
         Ok(login_id)
     }
 
@@ -472,6 +394,128 @@ pub(crate) fn strip_escapes(text: &str) -> String {
 }
 
 mod dialogue;
+/// A login command that prints (no dialogue): its output read for the address and code to
+/// show, until it exits, is cancelled, or runs out of time; then the agent's own login check.
+struct Plain {
+    child: tokio::process::Child,
+    pgid: u32,
+    watch: Option<crate::process::parent_watch::ParentWatch>,
+    chunks: mpsc::UnboundedReceiver<Vec<u8>>,
+    stop: tokio::sync::oneshot::Receiver<()>,
+    progress: LoginProgress,
+    provider: Arc<dyn Provider>,
+    env: EnvPolicy,
+    logins: Arc<Logins>,
+}
+
+impl Plain {
+    async fn run(self, emit: impl Fn(LoginProgress) + Send + Sync + 'static) {
+        let Plain {
+            mut child,
+            pgid,
+            watch,
+            mut chunks,
+            stop: mut stop_rx,
+            mut progress,
+            provider,
+            env,
+            logins,
+        } = self;
+        let mut text = Text::default();
+        let deadline = tokio::time::sleep(LOGIN_LIMIT);
+        tokio::pin!(deadline);
+        let mut cancelled = false;
+        let mut timed_out = false;
+        let mut status = None;
+        loop {
+            tokio::select! {
+                chunk = chunks.recv(), if !text.closed() => match chunk {
+                    Some(chunk) => {
+                        if text.push(&chunk) {
+                            progress.output = text.lines();
+                            progress.url = progress.url.take().or_else(|| text.url());
+                            progress.code = progress.code.take().or_else(|| text.code());
+                            emit(progress.clone());
+                        }
+                    }
+                    None => text.close(),
+                },
+                exited = child.wait() => {
+                    status = exited.ok();
+                    break;
+                }
+                _ = &mut stop_rx => {
+                    cancelled = true;
+                    break;
+                }
+                () = &mut deadline => {
+                    timed_out = true;
+                    break;
+                }
+            }
+        }
+        if status.is_none() {
+            crate::process::signal::kill_group(pgid);
+            status = child.wait().await.ok();
+        } else {
+            // Anything it left in its group (a callback server).
+            crate::process::signal::kill_group(pgid);
+        }
+        if let Some(watch) = watch {
+            watch.reap().await;
+        }
+        // What it printed last (the reason of a failure).
+        while let Ok(chunk) = chunks.try_recv() {
+            text.push(&chunk);
+        }
+        progress.output = text.lines();
+        logins.runs.lock().await.remove(&progress.login_id);
+        progress.phase = if cancelled {
+            LoginPhase::Cancelled
+        } else if timed_out {
+            progress.error = Some(format!(
+                "no login within {} minutes",
+                LOGIN_LIMIT.as_secs() / 60
+            ));
+            LoginPhase::Failed
+        } else if !status.is_some_and(|status| status.success()) {
+            // The agent's own "couldn't log in" (a key in the environment would still make
+            // its login check say logged in).
+            progress.error = Some(failure(&progress.output, status));
+            LoginPhase::Failed
+        } else {
+            match check(provider.as_ref(), &env).await {
+                LoginState::LoggedIn { .. } => LoginPhase::Succeeded,
+                LoginState::NotLoggedIn => {
+                    progress.error = Some(failure(&progress.output, status));
+                    LoginPhase::Failed
+                }
+                LoginState::Unknown { reason } => {
+                    progress.error = Some(strip_escapes(&reason));
+                    LoginPhase::Failed
+                }
+            }
+        };
+        emit(progress);
+    }
+}
+
+/// The login command as the agent gives it, in its own process group (stopping it reaches
+/// whatever it started: a local callback server), with the agents' environment.
+fn command(line: &CommandLine, env: &EnvPolicy) -> Command {
+    let mut command = Command::new(&line.program);
+    command
+        .args(&line.args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    crate::process::spawn::apply_env(&mut command, env);
+    command.envs(line.env.iter().map(|(k, v)| (k, v)));
+    command.process_group(0);
+    command
+}
+
 use dialogue::Dialogue;
 
 #[cfg(test)]
