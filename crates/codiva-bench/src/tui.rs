@@ -38,7 +38,7 @@ fn info() -> AppInfo {
 }
 
 /// The daemon's RSS with 20 idle sessions at most: the in-process UI and manager idled at
-/// 10.2 MB with none, codiva-TS at 139.5 MB (../shared/reference/measured-2026-12-01.md); the
+/// 10.2 MB with none, codiva's predecessor at 139.5 MB (measured side by side, 2026-12-01); the
 /// UI with 20 sessions of 10,000 log lines each is held to 30 MiB too.
 const DAEMON_RSS_TARGET: u64 = 30 * 1024 * 1024;
 

@@ -363,7 +363,7 @@ mod tests {
         }
     }
 
-    /// Regression (issue 24): a cut reply kept its head, so the tail its reader followed while
+    /// Regression: a cut reply once kept its head, so the tail its reader followed while
     /// it streamed was gone when it completed. The front cut keeps the end, at most `max` bytes,
     /// on a character boundary, says how much went, reads back, and is idempotent.
     #[test]

@@ -88,7 +88,7 @@ pub struct UsageWindow {
 
 /// The `anthropic-ratelimit-unified-*` headers the model API answers a subscription (OAuth)
 /// login with: the overall status, reset and representative claim (the first window), and
-/// each window's utilization, reset, status and passed threshold (PROTOCOL_NOTES §1.15; the
+/// each window's utilization, reset, status and passed threshold (docs/protocol/claude.md, "Plan usage": the
 /// names Claude Code 2.1.332 reads).
 pub fn ratelimit_headers(windows: &[UsageWindow]) -> std::collections::BTreeMap<String, String> {
     let mut headers = std::collections::BTreeMap::new();

@@ -14,7 +14,7 @@
 //!   system keychain instead: then it is not known), `gemini-api-key` with `GEMINI_API_KEY`,
 //!   `vertex-ai` with `GOOGLE_API_KEY` or a Cloud project and location; none selected:
 //!   `GEMINI_API_KEY`.
-//! * Grok: `auth.json` in `$GROK_HOME` (else `~/.grok`), or `XAI_API_KEY` (seed 002).
+//! * Grok: `auth.json` in `$GROK_HOME` (else `~/.grok`), or `XAI_API_KEY` (docs/protocol/acp-login.md).
 //!
 //! Every variable is read as the agents see it (the manager's environment policy). Only the
 //! presence of a file or variable is checked, never a token's validity.

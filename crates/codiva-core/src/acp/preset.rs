@@ -45,7 +45,7 @@ pub enum LoginVia {
     /// ACP's `authenticate` with a method of its `authMethods`.
     Authenticate,
     /// Its program with these arguments, as a login command (Grok: `authenticate` waits for
-    /// a browser with no address to show, seed 002).
+    /// a browser with no address to show: docs/protocol/acp-login.md).
     Command(Vec<String>),
 }
 

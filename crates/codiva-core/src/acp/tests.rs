@@ -339,7 +339,7 @@ fn grok_classes_a_failure_before_the_prompts_error() {
         json!({"models":{"currentModelId":"grok-4.5","availableModels":[{"modelId":"grok-4.5"}]}}),
     );
     connection.send(&UserInput::text("hi"));
-    // The shape measured with grok 1.0.0 (seed 002).
+    // The shape grok 1.0.0 sends (docs/protocol/acp.md).
     let failed = json!({"jsonrpc":"2.0","method":"_x.ai/session_notification","params":{
         "sessionId":"s1","update":{"sessionUpdate":"retry_state","type":"failed","error_type":"auth",
         "message":"Unauthorized (401) from https://api.x.ai/v1/responses: unauthenticated: Incorrect API key provided."}}});

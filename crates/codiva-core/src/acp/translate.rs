@@ -413,8 +413,8 @@ impl AcpConnection {
         }
     }
 
-    /// Grok's own updates: only a failed `retry_state` is read (the one shape measured,
-    /// seed 002): its `error_type` classes the failure the prompt's error then reports (`auth`,
+    /// Grok's own updates: only a failed `retry_state` is read (the one shape known,
+    /// docs/protocol/acp.md): its `error_type` classes the failure the prompt's error then reports (`auth`,
     /// `rate_limit`, `network`, `api`). Retries under way and the rest are ignored.
     fn grok_update(&mut self, update: &Value) {
         if str_at(update, "/sessionUpdate") == Some("retry_state")

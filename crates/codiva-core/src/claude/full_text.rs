@@ -128,7 +128,7 @@ mod tests {
         assert_eq!(other, None);
     }
 
-    /// Regression (issue 24): the log now keeps a long reply's end; the lookup finds the
+    /// Regression: the log keeps a long reply's end; the lookup finds the
     /// message by that end too (and by the start a log written before kept).
     #[test]
     fn finds_the_message_by_the_end_the_log_kept() {

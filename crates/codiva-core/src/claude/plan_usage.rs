@@ -1,4 +1,4 @@
-//! Claude Code's `rate_limit_event` (only with a subscription login: PROTOCOL_NOTES §1.15) as
+//! Claude Code's `rate_limit_event` (only with a subscription login: docs/protocol/claude.md, "Plan usage") as
 //! a provider-neutral [`PlanUsage`] reading.
 
 use codiva_protocol::plan_usage::{PlanUsage, UsageLimit, UsageState, UsageWindow};
@@ -67,7 +67,7 @@ mod tests {
 
     #[test]
     fn a_warning_and_a_refusal_read_as_the_agent_says() {
-        // PROTOCOL_NOTES §1.15's example line.
+        // The shape Claude Code 2.1.332 sends with a subscription login.
         let warning = reading(&info(
             r#"{"type":"rate_limit_event","rate_limit_info":{"status":"allowed_warning","resetsAt":1796143389,"rateLimitType":"five_hour","utilization":0.91,"surpassedThreshold":0.9,"isUsingOverage":false,"unifiedWindows":{"five_hour":{"utilization":0.91,"resetsAt":1796143389,"status":"allowed_warning","surpassedThreshold":0.9},"seven_day":{"utilization":0.4,"resetsAt":1796434389,"status":"allowed"}},"overageEnabled":false},"uuid":"u","session_id":"s"}"#,
         ));

@@ -98,7 +98,7 @@ pub const BUILTIN: &[AgentSpec] = &[
     },
     // Grok Build: `grok agent --no-leader stdio` (flags go between `agent` and `stdio`;
     // `--no-leader` keeps each worktree's session out of the shared leader process). Its
-    // `authenticate` waits for a browser with no address to show (seed 002): its own login
+    // `authenticate` waits for a browser with no address to show (docs/protocol/acp-login.md): its own login
     // command instead.
     AgentSpec {
         id: "grok",

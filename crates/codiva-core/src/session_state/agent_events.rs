@@ -124,7 +124,7 @@ impl SessionState {
                 pre_tokens,
             } => self.compacted(trigger, pre_tokens),
             AgentEvent::PlanUsage(usage) => {
-                // Only a subscription login reports plan usage (PROTOCOL_NOTES §1.15).
+                // Only a subscription login reports plan usage (docs/protocol/claude.md, "Plan usage").
                 self.on_subscription();
                 self.outbox.push(SessionEvent::PlanUsage { usage });
             }
