@@ -11,6 +11,7 @@
 //! built-in agent (one key per row of [`crate::provider::catalog::BUILTIN`]), and
 //! `[agents.<id>]` adds an agent over the Agent Client Protocol ([`AgentEntry`]).
 
+use codiva_protocol::lang::Lang;
 use codiva_protocol::tool::PermissionMode;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -26,7 +27,7 @@ use crate::provider::catalog;
 
 #[path = "config_words.rs"]
 mod words;
-pub use words::{Expected, Found, Lang, Problem};
+pub use words::{Expected, Found, Problem};
 
 /// Largest `max_restarts` accepted.
 const MAX_RESTARTS_LIMIT: i64 = 100;
@@ -221,7 +222,7 @@ impl LangEnv {
         let var = |name: &str| std::env::var(name).ok().filter(|value| !value.is_empty());
         LangEnv {
             codiva_lang: var("CODIVA_LANG"),
-            locale: ["LC_ALL", "LC_MESSAGES", "LANG"].into_iter().find_map(var),
+            locale: codiva_protocol::lang::locale_from_env(),
         }
     }
 

@@ -6,35 +6,7 @@
 
 use std::fmt::Write as _;
 
-/// The languages codiva speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Lang {
-    #[default]
-    En,
-    Ja,
-}
-
-impl Lang {
-    /// `CODIVA_LANG`, then `config` (the file's `language`), then the locale (`ja…` is
-    /// Japanese, any other set value English, `auto` or nothing passes to the next).
-    pub fn choose(codiva_lang: Option<&str>, config: Option<&str>, locale: Option<&str>) -> Lang {
-        let pick = |value: &str| {
-            let value = value.trim().to_ascii_lowercase();
-            if value.is_empty() || value == "auto" {
-                None
-            } else if value.starts_with("ja") {
-                Some(Lang::Ja)
-            } else {
-                Some(Lang::En)
-            }
-        };
-        codiva_lang
-            .and_then(pick)
-            .or_else(|| config.and_then(pick))
-            .or_else(|| locale.and_then(pick))
-            .unwrap_or(Lang::En)
-    }
-}
+use codiva_protocol::lang::Lang;
 
 /// What was found where a value was expected.
 #[derive(Debug, Clone, PartialEq, Eq)]

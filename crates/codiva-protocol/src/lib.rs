@@ -9,6 +9,7 @@ pub mod approval;
 pub mod error;
 pub mod github;
 pub mod input;
+pub mod lang;
 pub mod log;
 pub mod manager;
 pub mod mcp;

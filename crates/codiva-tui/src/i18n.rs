@@ -15,11 +15,7 @@ use std::sync::OnceLock;
 use codiva_protocol::error::RefusalCode;
 use codiva_protocol::log::NoteName;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lang {
-    En,
-    Ja,
-}
+use codiva_protocol::lang::Lang;
 
 static LANG: OnceLock<Lang> = OnceLock::new();
 
@@ -44,33 +40,6 @@ pub fn with_lang<T>(lang: Lang, f: impl FnOnce() -> T) -> T {
     let result = f();
     OVERRIDE.with(|cell| cell.set(previous));
     result
-}
-
-/// `CODIVA_LANG`, then `config` (the config file's `language`), then the locale.
-pub fn choose(codiva_lang: Option<&str>, config: Option<&str>, locale: Option<&str>) -> Lang {
-    let pick = |value: &str| -> Option<Lang> {
-        let value = value.trim().to_ascii_lowercase();
-        if value.is_empty() || value == "auto" {
-            None
-        } else if value.starts_with("ja") {
-            Some(Lang::Ja)
-        } else {
-            Some(Lang::En)
-        }
-    };
-    codiva_lang
-        .and_then(pick)
-        .or_else(|| config.and_then(pick))
-        .or_else(|| locale.and_then(pick))
-        .unwrap_or(Lang::En)
-}
-
-/// The locale from the environment, as the C library would pick it.
-pub fn locale_from_env() -> Option<String> {
-    ["LC_ALL", "LC_MESSAGES", "LANG"]
-        .iter()
-        .filter_map(|name| std::env::var(name).ok())
-        .find(|value| !value.is_empty())
 }
 
 /// A catalogue area's keys: each key's words in English and in Japanese.

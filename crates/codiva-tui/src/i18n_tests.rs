@@ -162,16 +162,6 @@ fn an_unknown_refusal_shows_its_message() {
 }
 
 #[test]
-fn choice_order() {
-    assert_eq!(choose(Some("ja"), Some("en"), Some("C.UTF-8")), Lang::Ja);
-    assert_eq!(choose(None, Some("ja"), Some("en_US.UTF-8")), Lang::Ja);
-    assert_eq!(choose(None, None, Some("ja_JP.UTF-8")), Lang::Ja);
-    assert_eq!(choose(Some("auto"), None, Some("ja_JP.UTF-8")), Lang::Ja);
-    assert_eq!(choose(None, None, Some("C")), Lang::En);
-    assert_eq!(choose(None, None, None), Lang::En);
-}
-
-#[test]
 fn fill_replaces_placeholders_and_plural_choices_once() {
     let text = "{0} {0|session keeps|sessions keep} running on {1}";
     assert_eq!(

@@ -51,13 +51,7 @@ fn repo_or_cwd(repo: Option<PathBuf>) -> Result<PathBuf, String> {
 /// locale (as the UI picks it).
 fn init_language() {
     let (config, _) = codiva_core::config::load(&codiva_core::config::config_path());
-    let codiva_lang = std::env::var("CODIVA_LANG").ok();
-    let locale = codiva_tui::i18n::locale_from_env();
-    codiva_tui::i18n::init(codiva_tui::i18n::choose(
-        codiva_lang.as_deref(),
-        config.language.as_deref(),
-        locale.as_deref(),
-    ));
+    codiva_tui::i18n::init(crate::tui::ui_language(config.language.as_deref()));
 }
 
 /// Prints one line on stdout. A reader that left (`codiva status | head -1`: a broken pipe)

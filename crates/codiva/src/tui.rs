@@ -107,13 +107,7 @@ async fn run_in_process(cwd: std::path::PathBuf, rechecked: Option<String>) -> R
         }
     };
     let manager = started.manager;
-    let codiva_lang = std::env::var("CODIVA_LANG").ok();
-    let locale = codiva_tui::i18n::locale_from_env();
-    codiva_tui::i18n::init(codiva_tui::i18n::choose(
-        codiva_lang.as_deref(),
-        started.config.language.as_deref(),
-        locale.as_deref(),
-    ));
+    codiva_tui::i18n::init(crate::tui::ui_language(started.config.language.as_deref()));
     let root = manager.root().to_path_buf();
     let home = codiva_core::paths::home_dir();
     let shown_cwd = match root.strip_prefix(&home) {
@@ -235,16 +229,18 @@ async fn run_over_serve(cwd: std::path::PathBuf, rechecked: Option<String>) -> R
     }
 }
 
-/// The UI's language: `CODIVA_LANG`, then the config's `language`, then the locale.
+/// The UI's language: `CODIVA_LANG`, then the config's `language` (`config_language`), then
+/// the locale.
+pub(crate) fn ui_language(config_language: Option<&str>) -> codiva_protocol::lang::Lang {
+    let codiva_lang = std::env::var("CODIVA_LANG").ok();
+    let locale = codiva_protocol::lang::locale_from_env();
+    codiva_protocol::lang::Lang::choose(codiva_lang.as_deref(), config_language, locale.as_deref())
+}
+
+/// Sets the UI's language from the configuration file and the environment.
 fn choose_language() {
     let (config, _) = codiva_core::config::load(&codiva_core::config::config_path());
-    let codiva_lang = std::env::var("CODIVA_LANG").ok();
-    let locale = codiva_tui::i18n::locale_from_env();
-    codiva_tui::i18n::init(codiva_tui::i18n::choose(
-        codiva_lang.as_deref(),
-        config.language.as_deref(),
-        locale.as_deref(),
-    ));
+    codiva_tui::i18n::init(crate::tui::ui_language(config.language.as_deref()));
 }
 
 /// Not in a git repository, or in one with no commit: the one line that says so, in the
@@ -288,13 +284,7 @@ fn remote_options(
     detached: bool,
 ) -> TuiOptions {
     let (config, _) = codiva_core::config::load(&codiva_core::config::config_path());
-    let codiva_lang = std::env::var("CODIVA_LANG").ok();
-    let locale = codiva_tui::i18n::locale_from_env();
-    codiva_tui::i18n::init(codiva_tui::i18n::choose(
-        codiva_lang.as_deref(),
-        config.language.as_deref(),
-        locale.as_deref(),
-    ));
+    codiva_tui::i18n::init(crate::tui::ui_language(config.language.as_deref()));
     let root = init.repo.root;
     let home = codiva_core::paths::home_dir();
     let shown_cwd = match root.strip_prefix(&home) {

@@ -4,8 +4,9 @@
 //! Japanese.
 
 use codiva_protocol::agent::{LoginPhase, LoginProgress, LoginState};
+use codiva_protocol::lang::Lang;
 use codiva_tui::app::{App, Effect, UiEvent};
-use codiva_tui::i18n::{Lang, with_lang};
+use codiva_tui::i18n::with_lang;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::support::*;

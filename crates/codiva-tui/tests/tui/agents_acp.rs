@@ -5,10 +5,11 @@
 //! English and Japanese.
 
 use codiva_protocol::agent::{LoginMethod, LoginPhase, LoginProgress, LoginState};
+use codiva_protocol::lang::Lang;
 use codiva_protocol::manager::SessionPhase;
 use codiva_protocol::session::Status;
 use codiva_tui::app::{App, Effect, UiEvent};
-use codiva_tui::i18n::{Lang, with_lang};
+use codiva_tui::i18n::with_lang;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::support::*;

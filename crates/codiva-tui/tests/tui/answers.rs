@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use codiva_client::{Backend, BoxFuture, Client, ClientError};
 use codiva_protocol::approval::ApprovalPolicy;
+use codiva_protocol::lang::Lang;
 use codiva_protocol::manager::{DiffStat, DiffText, DiscardOutcome, DiscardPreview};
 use codiva_protocol::params::{
     AgentsResult, ApprovalParams, CommitResult, CommitsResult, ConfigResult, FixCiResult,
@@ -17,7 +18,7 @@ use codiva_protocol::params::{
 };
 use codiva_protocol::session::SessionSnapshot;
 use codiva_tui::app::{App, Effect, Purpose};
-use codiva_tui::i18n::{AppText, Lang, RepairText, ViewText, t, tf, with_lang};
+use codiva_tui::i18n::{AppText, RepairText, ViewText, t, tf, with_lang};
 use crossterm::event::KeyCode;
 use serde_json::{Value, json};
 

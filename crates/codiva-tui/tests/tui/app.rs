@@ -313,7 +313,8 @@ fn agent_commands_are_offered_and_forwarded() {
 
 #[test]
 fn japanese_screens() {
-    use codiva_tui::i18n::{Lang, with_lang};
+    use codiva_protocol::lang::Lang;
+    use codiva_tui::i18n::with_lang;
     with_lang(Lang::Ja, || {
         let mut app = busy_app();
         snapshot_at_both_sizes!(&mut app, "ja_list");

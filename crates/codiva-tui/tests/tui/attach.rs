@@ -6,12 +6,13 @@
 use codiva_protocol::agent::{
     Account, AgentInfo, CommandInfo, Question, QuestionOption, QuestionRequest, TokenUsage,
 };
+use codiva_protocol::lang::Lang;
 use codiva_protocol::log::LogEntry;
 use codiva_protocol::session::{
     Prompt, PromptResolution, SessionEvent, SessionSnapshot, Status, TodoProgress, UsageView,
 };
 use codiva_tui::app::{App, Done, Effect, Focus, UiEvent, View};
-use codiva_tui::i18n::{Lang, with_lang};
+use codiva_tui::i18n::with_lang;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
 

@@ -3,10 +3,11 @@
 //! header, the session's own numbers in its title line. Snapshots in English and Japanese;
 //! the numbers come only from the manager's `Resources` events.
 
+use codiva_protocol::lang::Lang;
 use codiva_protocol::manager::{ManagerEvent, ResourceUsage, SessionPhase, SessionResources};
 use codiva_protocol::session::Status;
 use codiva_tui::app::{App, UiEvent};
-use codiva_tui::i18n::{Lang, with_lang};
+use codiva_tui::i18n::with_lang;
 use crossterm::event::KeyCode;
 
 use crate::support::*;

@@ -4,10 +4,11 @@
 //! English and Japanese; Esc leaves each mode one way.
 
 use codiva_protocol::agent::{Question, QuestionOption, QuestionRequest};
+use codiva_protocol::lang::Lang;
 use codiva_protocol::manager::SessionPhase;
 use codiva_protocol::session::{Prompt, SessionEvent, Status};
 use codiva_tui::app::{App, Done, Effect, Focus, UiEvent, View};
-use codiva_tui::i18n::{Lang, with_lang};
+use codiva_tui::i18n::with_lang;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
 

@@ -3,9 +3,10 @@
 //! top level; the footer says where Esc leads; Ctrl+L reaches the session list from any view.
 
 use codiva_protocol::agent::{Question, QuestionOption, QuestionRequest};
+use codiva_protocol::lang::Lang;
 use codiva_protocol::session::{Prompt, SessionEvent, Status};
 use codiva_tui::app::{App, Effect, Focus, UiEvent, View};
-use codiva_tui::i18n::{Lang, with_lang};
+use codiva_tui::i18n::with_lang;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::json;
 

@@ -625,7 +625,7 @@ fn row_text(buf: &Buffer, y: u16) -> String {
 /// language, not in the agent module's English.
 #[test]
 fn snapshot_write_and_multi_edit_permission_in_japanese() {
-    codiva_tui::i18n::with_lang(codiva_tui::i18n::Lang::Ja, || {
+    codiva_tui::i18n::with_lang(codiva_protocol::lang::Lang::Ja, || {
         let mut dialog = PermissionDialog::new(&write_request());
         insta::assert_snapshot!(
             "permission_write_ja_80x24",

@@ -2,9 +2,10 @@
 //! the fix, and the header counts it among the sessions waiting for the user.
 
 use codiva_protocol::agent::{Account, AgentInfo};
+use codiva_protocol::lang::Lang;
 use codiva_protocol::session::SessionEvent;
 use codiva_tui::app::{App, View};
-use codiva_tui::i18n::{Lang, with_lang};
+use codiva_tui::i18n::with_lang;
 use crossterm::event::KeyCode;
 
 use crate::support::*;

@@ -4,10 +4,11 @@
 
 use std::time::Duration;
 
+use codiva_protocol::lang::Lang;
 use codiva_protocol::manager::SessionPhase;
 use codiva_protocol::session::{SessionEvent, Status};
 use codiva_tui::app::{App, Effect, Focus, UiEvent, View};
-use codiva_tui::i18n::{Lang, with_lang};
+use codiva_tui::i18n::with_lang;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::support::*;

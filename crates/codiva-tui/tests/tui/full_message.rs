@@ -2,9 +2,10 @@
 //! back by the manager) in a scrollable view, a refusal shown inside it, and search in that
 //! view and in the log (`/`, Enter, `n`/`N`, highlighted matches, Esc).
 
+use codiva_protocol::lang::Lang;
 use codiva_protocol::log::{EntryKind, LogEntry};
 use codiva_tui::app::{App, Done, Effect, Focus, UiEvent};
-use codiva_tui::i18n::{Lang, with_lang};
+use codiva_tui::i18n::with_lang;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;

@@ -1,8 +1,9 @@
 //! `/help`: a full-screen overlay listing every key, including card and dialog keys, that
 //! scrolls, fits 50 columns and closes with Esc.
 
+use codiva_protocol::lang::Lang;
 use codiva_tui::app::{App, Effect, UiEvent};
-use codiva_tui::i18n::{Lang, with_lang};
+use codiva_tui::i18n::with_lang;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::support::*;

@@ -118,8 +118,9 @@ fn the_text_prompt_goes_once_the_text_is_given() {
 /// short notice; one this client answered goes without it, and so does a withdrawn one.
 #[test]
 fn a_prompt_answered_by_another_client_says_so() {
+    use codiva_protocol::lang::Lang;
     use codiva_protocol::session::{PromptResolution, SessionEvent};
-    use codiva_tui::i18n::{Lang, with_lang};
+    use codiva_tui::i18n::with_lang;
     let closed = |request_id: &str, resolution| SessionEvent::PromptClosed {
         request_id: request_id.into(),
         resolution,
@@ -232,7 +233,8 @@ fn a_prompt_answered_by_another_client_says_so() {
 /// sessions work, then quits asking for the daemon to stop.
 #[test]
 fn exit_detaches_and_shutdown_asks_first_over_the_daemon() {
-    use codiva_tui::i18n::{Lang, with_lang};
+    use codiva_protocol::lang::Lang;
+    use codiva_tui::i18n::with_lang;
     let detached = || {
         let mut info = info();
         info.detached = true;

@@ -4,11 +4,12 @@
 //! At 80×24 and 200×60, in English and Japanese.
 
 use codiva_protocol::agent::{Account, AgentInfo};
+use codiva_protocol::lang::Lang;
 use codiva_protocol::manager::SessionPhase;
 use codiva_protocol::plan_usage::{PlanUsage, UsageLimit, UsageState, UsageWindow};
 use codiva_protocol::session::{SessionEvent, Status};
 use codiva_tui::app::App;
-use codiva_tui::i18n::{Lang, with_lang};
+use codiva_tui::i18n::with_lang;
 use ratatui::style::Color;
 
 use crate::support::{add, draw, event, info, session};

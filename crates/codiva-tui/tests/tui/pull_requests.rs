@@ -7,10 +7,11 @@
 use codiva_protocol::github::{
     PrChecks, PrMergeable, PrState, PrUnavailable, PrView, SessionPr, SessionPrs,
 };
+use codiva_protocol::lang::Lang;
 use codiva_protocol::manager::{ManagerEvent, SessionPhase};
 use codiva_protocol::session::Status;
 use codiva_tui::app::{App, Effect, Purpose, UiEvent, View};
-use codiva_tui::i18n::{Lang, with_lang};
+use codiva_tui::i18n::with_lang;
 use crossterm::event::{KeyCode, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 
 use crate::support::*;

@@ -3,13 +3,14 @@
 //! uncommitted line (a short list, `+n` when long) looked up when the view opens and when the
 //! agent settles. Snapshots at 80x24 and 200x60, in English and Japanese.
 
+use codiva_protocol::lang::Lang;
 use codiva_protocol::manager::SessionPhase;
 use codiva_protocol::params::{
     CommitResult, RecoverItem, RecoverKind, RecoverParams, RecoverResult,
 };
 use codiva_protocol::session::Status;
 use codiva_tui::app::{App, Effect, Purpose, UiEvent, View};
-use codiva_tui::i18n::{Lang, with_lang};
+use codiva_tui::i18n::with_lang;
 use crossterm::event::KeyCode;
 
 use crate::support::*;

@@ -1,11 +1,12 @@
 //! A running session's status detail in the UI's language, from its code: the retry row with
 //! its cause and delay, and the header's `step`, `waiting for`, `collecting`, `stalled`.
 
+use codiva_protocol::lang::Lang;
 use codiva_protocol::log::NoteCode;
 use codiva_protocol::manager::{ManagerEvent, SessionInfo};
 use codiva_protocol::session::{SessionEvent, Status};
 use codiva_tui::app::{App, UiEvent};
-use codiva_tui::i18n::{Lang, status_detail, with_lang};
+use codiva_tui::i18n::{status_detail, with_lang};
 
 use crate::support::{detail_app, event, snapshot_at_both_sizes};
 

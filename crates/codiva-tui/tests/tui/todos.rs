@@ -1,9 +1,10 @@
 //! The agent's TODO list as a checklist card in the log: under the "N tools" line of a fold of
 //! task calls, and under the latest single task call, in English and Japanese, at both sizes.
 
+use codiva_protocol::lang::Lang;
 use codiva_protocol::log::{EntryKind, LogEntry, ToolEntry, ToolStatus};
 use codiva_protocol::session::{SessionEvent, TodoItem, TodoProgress, TodoStatus};
-use codiva_tui::i18n::{Lang, with_lang};
+use codiva_tui::i18n::with_lang;
 use serde_json::json;
 
 use crate::support::{detail_app, draw, event, log, snapshot_at_both_sizes};

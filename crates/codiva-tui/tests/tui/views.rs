@@ -4,10 +4,11 @@
 //! and Japanese.
 
 use codiva_protocol::agent::{AgentInfo, ModelChoice};
+use codiva_protocol::lang::Lang;
 use codiva_protocol::manager::{DiffStat, DiffText, SessionPhase, StatusEntry};
 use codiva_protocol::session::{SessionEvent, Status};
 use codiva_tui::app::{App, Effect, Foreground, Purpose, UiEvent, View};
-use codiva_tui::i18n::{Lang, with_lang};
+use codiva_tui::i18n::with_lang;
 use crossterm::event::KeyCode;
 
 use crate::support::*;

@@ -599,7 +599,8 @@ fn compaction_divider_and_one_retry_row() {
 /// found it by its English words). Now it is the `compacted` code, worded in the UI's language.
 #[test]
 fn a_coded_compaction_divider_speaks_the_ui_language() {
-    use codiva_tui::i18n::{Lang, with_lang};
+    use codiva_protocol::lang::Lang;
+    use codiva_tui::i18n::with_lang;
     let divider = entry(
         2,
         EntryKind::Note {

@@ -3,9 +3,10 @@
 //! first row says how much is not shown and that Enter opens it all.
 
 use codiva_core::session_log::Log;
+use codiva_protocol::lang::Lang;
 use codiva_protocol::log::EntryKind;
 use codiva_protocol::text::{MAX_MESSAGE_TEXT, ceil_boundary};
-use codiva_tui::i18n::{Lang, with_lang};
+use codiva_tui::i18n::with_lang;
 use codiva_tui::log_view::{CutMessage, LogView};
 
 use ratatui::buffer::Buffer;

@@ -1,7 +1,8 @@
 //! The open question card shows the questions and their answers (not the call's JSON), and a
 //! background agent's launch shows as one neutral line, not as the agent's bookkeeping.
 
-use codiva_tui::i18n::{Lang, with_lang};
+use codiva_protocol::lang::Lang;
+use codiva_tui::i18n::with_lang;
 use serde_json::json;
 
 use super::*;
