@@ -600,7 +600,10 @@ impl Driver {
         self.apply(Input::Agent(AgentEvent::Note {
             level: NoteLevel::Warning,
             text: format!("skipped a line of {bytes} bytes from the agent (over the limit)"),
-            code: Some(NoteCode::new("oversized_line", &[&bytes.to_string()])),
+            code: Some(NoteCode::new(
+                codiva_protocol::log::NoteName::OversizedLine,
+                &[&bytes.to_string()],
+            )),
         }));
     }
 
@@ -630,7 +633,10 @@ impl Driver {
                 self.apply(Input::Agent(AgentEvent::Note {
                     level: NoteLevel::Warning,
                     text: format!("skipped an unreadable line from the agent ({error})"),
-                    code: Some(NoteCode::new("unreadable_line", &[&error.to_string()])),
+                    code: Some(NoteCode::new(
+                        codiva_protocol::log::NoteName::UnreadableLine,
+                        &[&error.to_string()],
+                    )),
                 }));
                 return;
             }
@@ -735,7 +741,7 @@ impl Driver {
                     self.restarts + 1
                 ),
                 code: Some(NoteCode::new(
-                    "restart_limit",
+                    codiva_protocol::log::NoteName::RestartLimit,
                     &[&(self.restarts + 1).to_string()],
                 )),
             }));
@@ -749,7 +755,7 @@ impl Driver {
                 self.restarts, self.config.max_restarts
             ),
             code: Some(NoteCode::new(
-                "restarting",
+                codiva_protocol::log::NoteName::Restarting,
                 &[
                     &self.restarts.to_string(),
                     &self.config.max_restarts.to_string(),
@@ -771,7 +777,10 @@ impl Driver {
         self.apply(Input::Agent(AgentEvent::Note {
             level: NoteLevel::Warning,
             text: "the agent did not stop after the interrupt; stopping its process".to_owned(),
-            code: Some(NoteCode::new("stop_after_interrupt", &[])),
+            code: Some(NoteCode::new(
+                codiva_protocol::log::NoteName::StopAfterInterrupt,
+                &[],
+            )),
         }));
         self.stop_process().await;
     }

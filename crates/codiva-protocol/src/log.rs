@@ -57,9 +57,8 @@ pub struct NoteCode {
 }
 
 impl NoteCode {
-    /// `name` is a [`NoteName`] or, while callers still hold names as strings, its wire name
-    /// (a name this version does not know is `Unknown`; a test holds the core's names to the
-    /// enum).
+    /// `name` is a [`NoteName`] or its wire name (tests write them; a name this version does
+    /// not know is `Unknown`; a test holds the core to the enum).
     pub fn new(name: impl Into<NoteName>, args: &[&str]) -> Self {
         NoteCode {
             name: name.into(),

@@ -278,7 +278,10 @@ impl AcpConnection {
                     out.events.push(AgentEvent::Note {
                         level: NoteLevel::Warning,
                         text: format!("the agent stopped the turn: {other}"),
-                        code: Some(NoteCode::new("stop_reason", &[other])),
+                        code: Some(NoteCode::new(
+                            codiva_protocol::log::NoteName::StopReason,
+                            &[other],
+                        )),
                     });
                     TurnOutcome::Completed
                 }
@@ -407,7 +410,10 @@ impl AcpConnection {
                 out.events.push(AgentEvent::Note {
                     level: NoteLevel::Warning,
                     text: format!("refused a request codiva does not support: {other}"),
-                    code: Some(NoteCode::new("unsupported_request", &[other])),
+                    code: Some(NoteCode::new(
+                        codiva_protocol::log::NoteName::UnsupportedRequest,
+                        &[other],
+                    )),
                 });
             }
         }

@@ -175,7 +175,7 @@ impl ExecConnection {
                         text: format!(
                             "the message was cut to {MAX_ARGUMENT_BYTES} bytes (the longest argument a program can get)"
                         ),
-                        code: Some(NoteCode::new("message_cut", &[])),
+                        code: Some(NoteCode::new(codiva_protocol::log::NoteName::MessageCut, &[])),
                     });
                 }
                 events

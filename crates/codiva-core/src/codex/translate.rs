@@ -167,7 +167,10 @@ impl CodexConnection {
                 let note = AgentEvent::Note {
                     level: NoteLevel::Warning,
                     text,
-                    code: Some(NoteCode::new("unsupported_request", &[other])),
+                    code: Some(NoteCode::new(
+                        codiva_protocol::log::NoteName::UnsupportedRequest,
+                        &[other],
+                    )),
                 };
                 return received(replies, vec![note], false);
             }

@@ -66,7 +66,7 @@ impl Driver {
             text: format!(
                 "the agent was idle for {seconds} s: its process was stopped; the next message resumes the conversation"
             ),
-            code: Some(NoteCode::new("idle_stopped", &[&seconds])),
+            code: Some(NoteCode::new(codiva_protocol::log::NoteName::IdleStopped, &[&seconds])),
         }));
         self.stop_process().await;
     }
@@ -100,7 +100,10 @@ pub(super) fn not_sent_note(input: &UserInput) -> AgentEvent {
     AgentEvent::Note {
         level: NoteLevel::Warning,
         text: format!("not sent (the session left the queue before an agent slot freed): {text}"),
-        code: Some(NoteCode::new("not_sent", &[&text])),
+        code: Some(NoteCode::new(
+            codiva_protocol::log::NoteName::NotSent,
+            &[&text],
+        )),
     }
 }
 

@@ -72,6 +72,9 @@ fn allowed_note(tool: &str, reason: &str) -> Input {
     Input::Agent(AgentEvent::Note {
         level: NoteLevel::Info,
         text: format!("{tool} allowed by the approval policy ({reason})"),
-        code: Some(NoteCode::new("allowed_by_policy", &[tool, reason])),
+        code: Some(NoteCode::new(
+            codiva_protocol::log::NoteName::AllowedByPolicy,
+            &[tool, reason],
+        )),
     })
 }

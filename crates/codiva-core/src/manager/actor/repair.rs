@@ -235,14 +235,17 @@ impl Actor {
                     Ok(None) => (
                         NoteLevel::Info,
                         "the repair turn made no new commit: nothing was pushed".to_owned(),
-                        NoteCode::new("repair_not_pushed", &[]),
+                        NoteCode::new(codiva_protocol::log::NoteName::RepairNotPushed, &[]),
                     ),
                     Ok(Some(remote)) => {
                         actor.pushed(&owned_id);
                         (
                             NoteLevel::Info,
                             format!("pushed the repair's commits of {branch} to {remote}"),
-                            NoteCode::new("repair_pushed", &[&branch, &remote]),
+                            NoteCode::new(
+                                codiva_protocol::log::NoteName::RepairPushed,
+                                &[&branch, &remote],
+                            ),
                         )
                     }
                     Err(err) => {
@@ -250,7 +253,10 @@ impl Actor {
                         (
                             NoteLevel::Warning,
                             format!("pushing the repair's commits of {branch} failed: {detail}"),
-                            NoteCode::new("repair_push_failed", &[&branch, &detail]),
+                            NoteCode::new(
+                                codiva_protocol::log::NoteName::RepairPushFailed,
+                                &[&branch, &detail],
+                            ),
                         )
                     }
                 };
