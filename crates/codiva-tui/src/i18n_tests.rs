@@ -237,3 +237,27 @@ fn git_errors_come_with_their_fix() {
     assert!(with_git_fix(lock).contains("index.lock"));
     assert_eq!(with_git_fix("fatal: boom"), "fatal: boom");
 }
+
+#[test]
+fn one_commit_is_said_in_the_singular() {
+    let said = |lang, count| {
+        with_lang(lang, || {
+            tn(
+                count,
+                ViewText::CommitsTitleOne,
+                ViewText::CommitsTitle,
+                &["codiva/x", "main"],
+            )
+        })
+    };
+    assert_eq!(said(Lang::En, 1), "1 commit on codiva/x that main lacks:");
+    assert_eq!(said(Lang::En, 3), "3 commits on codiva/x that main lacks:");
+    assert_eq!(
+        said(Lang::Ja, 1),
+        "codiva/x にあって main にないコミット 1 件:"
+    );
+    assert_eq!(
+        said(Lang::Ja, 3),
+        "codiva/x にあって main にないコミット 3 件:"
+    );
+}

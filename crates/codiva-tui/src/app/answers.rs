@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::requests::discard;
 use super::{App, Confirm, Effect, Focus, Purpose, overlay};
-use crate::i18n::{AppText, ViewText, t, tf};
+use crate::i18n::{AppText, ViewText, t, tf, tn};
 
 /// A request's result as the method table's result type for `R`.
 fn decode<R: Request>(result: Result<Value, ClientError>) -> Result<R::Result, ClientError> {
@@ -181,8 +181,12 @@ impl App {
         if result.subjects.is_empty() {
             return self.said(tf(ViewText::CommitsNone, &[&branch, &base]));
         }
-        let count = result.subjects.len().to_string();
-        let mut lines = vec![tf(ViewText::CommitsTitle, &[&count, &branch, &base])];
+        let mut lines = vec![tn(
+            result.subjects.len(),
+            ViewText::CommitsTitleOne,
+            ViewText::CommitsTitle,
+            &[&branch, &base],
+        )];
         lines.extend(result.subjects.iter().map(|subject| format!("• {subject}")));
         if result.more {
             lines.push(t(ViewText::CommitsMore).to_owned());

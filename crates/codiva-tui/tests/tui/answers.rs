@@ -370,7 +370,7 @@ fn cases() -> Vec<Case> {
             after_ok: says(tf(AppText::InfoRemoved, &[id])),
             after_err: failure_said(),
         },
-        // One subject a line under the count, newest first.
+        // One subject a line under the count ("2 commits", "1 commit"), newest first.
         Case {
             effect: request(ClientRequest::SessionCommits(sid(id))),
             prepare: nothing,
@@ -380,9 +380,9 @@ fn cases() -> Vec<Case> {
             }),
             after_ok: says(
                 [
-                    tf(
-                        ViewText::CommitsTitle,
-                        &["2", &session.branch, &session.base],
+                    format!(
+                        "2 commits on {} that {} lacks:",
+                        session.branch, session.base
                     ),
                     "• Second step".to_owned(),
                     "• First step".to_owned(),
