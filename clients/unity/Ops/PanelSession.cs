@@ -1,7 +1,8 @@
 // What a session the panel creates is given: it runs in place in the Unity project (no
 // worktree: the Editor has the project open) and gets the panel's Ops server as an HTTP MCP
 // server with its bearer header. codiva writes that to a private config file (0600) passed to
-// the agent by path, so the token is never on a command line.
+// the agent by path, so the token is never on a command line. The script validation gate's tool
+// rules keep the agent from writing scripts into `Assets/` (it stages them: `ScriptGate`).
 using System.Collections.Generic;
 using Codiva.Protocol;
 
@@ -17,12 +18,15 @@ namespace Codiva.Ops
             McpServerConfig.Http(ops.Url, new Dictionary<string, string> { { "Authorization", "Bearer " + ops.Token } });
 
         /// `session/create`'s params for a prompt in the project at `projectDir` (absolute).
-        /// No tool is allowed in advance: the agent asks, the user answers.
+        /// No tool is allowed in advance: the agent asks, the user answers. Scripts under
+        /// `Assets/` are refused to the agent's own file tools and go through `scripts_commit`.
         public static CreateParams Create(string prompt, string projectDir, McpServer ops) => new CreateParams
         {
             Prompt = prompt,
             InPlace = projectDir,
             McpServers = new Dictionary<string, McpServerConfig> { { OpsServerName, McpEntry(ops) } },
+            DisallowedTools = new List<string>(ScriptGate.DisallowedTools),
+            AppendSystemPrompt = ScriptGate.Instructions(OpsServerName),
         };
     }
 }

@@ -167,7 +167,10 @@ namespace Codiva.Tests
         public readonly string Repo, Home, Tmp, State, Config, Runtime;
         public readonly MockModel Mock;
 
-        public World(object script)
+        public World(object script) : this(repo => script) { }
+
+        /// A world whose mock script names paths of its repository (`script` is given its path).
+        public World(Func<string, object> script)
         {
             Repo = Dir("repo");
             Home = Dir("home");
@@ -185,7 +188,7 @@ namespace Codiva.Tests
             Run.Git(Repo, "config commit.gpgsign false");
             Run.Git(Repo, "add README.md");
             Run.Git(Repo, "commit -q -m initial");
-            Mock = new MockModel(script, Dir("mock"));
+            Mock = new MockModel(script(Repo), Dir("mock"));
         }
 
         string Dir(string name)

@@ -207,6 +207,8 @@ namespace Codiva.Tests
             Assert.AreEqual(JsonText.Write(new Dictionary<string, object>
             {
                 { "prompt", "make a cube" },
+                { "append_system_prompt", ScriptGate.Instructions("unity-ops") },
+                { "disallowed_tools", new List<object> { "Edit(Assets/**/*.cs)", "Edit(Assets/**/*.asmdef)" } },
                 { "in_place", "/work/Game" },
                 { "mcp_servers", new Dictionary<string, object>
                 {
@@ -217,7 +219,7 @@ namespace Codiva.Tests
                         { "headers", new Dictionary<string, object> { { "Authorization", "Bearer " + server.Token } } },
                     } },
                 } },
-            }), JsonText.Write(create), "no tool is allowed in advance");
+            }), JsonText.Write(create), "no tool is allowed in advance; scripts under Assets/ are the gate's");
         }
 
         [Test]
