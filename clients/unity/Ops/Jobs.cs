@@ -96,7 +96,7 @@ namespace Codiva.Ops
         }
     }
 
-    public sealed class PingTool : ITool
+    public sealed class PingTool : ITool, IChangesNothing
     {
         public string Name => "ping";
         public string Module => "core";
@@ -108,7 +108,7 @@ namespace Codiva.Ops
     }
 
     /// Off the main thread: a busy main thread must not keep the agent from asking.
-    public sealed class JobStatusTool : ITool
+    public sealed class JobStatusTool : ITool, IChangesNothing
     {
         public const int MaxWaitMs = 10000;
         readonly JobLedger jobs;

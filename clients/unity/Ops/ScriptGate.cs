@@ -256,7 +256,6 @@ namespace Codiva.Ops
         public Dictionary<string, object> InputSchema => Args.Schema();
         public ThreadAffinity Affinity => ThreadAffinity.Any;
         public bool Destructive => false;
-        public string OutsideUndo => "scripts moved into Assets/";
 
         public ToolResult Call(Dictionary<string, object> arguments)
         {
@@ -287,14 +286,4 @@ namespace Codiva.Ops
             return ToolResult.Text(text.ToString());
         }
     }
-
-    /// A tool whose changes Unity's Undo does not revert (a file written, an asset deleted): the
-    /// turn-end note names it when it ran. `OutsideUndo` says what (`scripts moved into Assets/`).
-    public interface IChangesOutsideUndo
-    {
-        string OutsideUndo { get; }
-    }
-
-    /// A tool that changes nothing (a query, a screenshot): never named in the turn-end note.
-    public interface IChangesNothing { }
 }

@@ -165,6 +165,16 @@ namespace Codiva.Ops
             }
         }
 
+        /// The tool of that name, enabled or not (null: none).
+        public ITool Named(string name)
+        {
+            lock (tools)
+            {
+                ITool tool;
+                return tools.TryGetValue(name, out tool) ? tool : null;
+            }
+        }
+
         /// The tool, if it exists and its module is enabled.
         public ITool Find(string name)
         {
