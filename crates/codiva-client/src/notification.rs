@@ -27,6 +27,14 @@ pub fn sequenced_event(notification: ServerNotification) -> Option<SequencedEven
                 sessions: p.sessions,
             },
         ),
+        N::GroupUpdated(p) => (
+            p.seq,
+            ManagerEvent::Group {
+                change: p.change,
+                group: p.group,
+            },
+        ),
+        N::GroupRemoved(p) => (p.seq, ManagerEvent::GroupRemoved { id: p.group_id }),
         N::Warning(p) => (p.seq?, ManagerEvent::Warning { message: p.message }),
         N::SessionStatus(p)
         | N::SessionLog(p)

@@ -41,6 +41,8 @@ const MAX_RUNNING_AGENTS_LIMIT: i64 = 1000;
 const WIRE_LOG_MAX_MB_LIMIT: i64 = 1024 * 1024;
 /// Largest `daemon_idle_exit` accepted (a week, in seconds).
 const DAEMON_IDLE_EXIT_LIMIT: i64 = 7 * 24 * 3600;
+/// Largest `check_timeout` accepted (a day, in seconds).
+const CHECK_TIMEOUT_LIMIT: i64 = 24 * 3600;
 /// `daemon_idle_exit`'s default: 30 minutes.
 pub const DEFAULT_DAEMON_IDLE_EXIT: u64 = 30 * 60;
 
@@ -103,6 +105,10 @@ pub struct Config {
     /// without being asked (fix-ci or sync), at most twice per session and kind. Default:
     /// `false`.
     pub auto_recover: bool,
+    /// `auto_address_review`: when a lookup finds new unresolved review threads on a session's
+    /// own open pull request while its agent is idle, they are sent to the agent without being
+    /// asked (as `/address-review`), at most twice per session. Default: `false`.
+    pub auto_address_review: bool,
     /// `agent_idle_stop`: an agent process idle this long is stopped; the next message resumes
     /// its conversation. Seconds, or a duration (`"10m"`, `"90s"`, `"1h"`); `0` = never.
     /// Default: 10 minutes.
@@ -110,6 +116,13 @@ pub struct Config {
     /// `max_running_agents`: at most this many agents run a turn at once; further turns wait
     /// (`queued`) and start in order. `0` = no limit. Default: no limit (`None`).
     pub max_running_agents: Option<u32>,
+    /// `check`: a command run (`sh -c`) in a session's worktree whenever its turn completes,
+    /// and on demand; its result shows per session. The repository's `.codiva/config.toml`
+    /// may name its own (it wins). Default: none.
+    pub check: Option<String>,
+    /// `check_timeout`: seconds a check may run before it is killed (`timed_out`). Default:
+    /// 600.
+    pub check_timeout: u64,
 }
 
 impl Default for Config {
@@ -135,8 +148,11 @@ impl Default for Config {
             auto_ready: false,
             titles: crate::title::TitleMode::Agent,
             auto_recover: false,
+            auto_address_review: false,
             agent_idle_stop: Some(DEFAULT_AGENT_IDLE_STOP),
             max_running_agents: None,
+            check: None,
+            check_timeout: crate::check::DEFAULT_CHECK_TIMEOUT.as_secs(),
         }
     }
 }
@@ -335,10 +351,17 @@ pub fn parse_in(text: &str, path: &Path, env: &LangEnv) -> (Config, Vec<ConfigWa
                 config.titles = crate::title::TitleMode::parse(mode).unwrap_or_default();
             }),
             "auto_recover" => boolean(value).map(|flag| config.auto_recover = flag),
+            "auto_address_review" => {
+                boolean(value).map(|flag| config.auto_address_review = flag)
+            }
             "agent_idle_stop" => duration(value, AGENT_IDLE_STOP_LIMIT)
                 .map(|after| config.agent_idle_stop = (!after.is_zero()).then_some(after)),
             "max_running_agents" => integer(value, 0, MAX_RUNNING_AGENTS_LIMIT).map(|n| {
                 config.max_running_agents = u32::try_from(n).ok().filter(|n| *n > 0);
+            }),
+            "check" => non_empty_string(value).map(|command| config.check = Some(command)),
+            "check_timeout" => integer(value, 1, CHECK_TIMEOUT_LIMIT).map(|n| {
+                config.check_timeout = u64::try_from(n).unwrap_or(600);
             }),
             other => match catalog::by_path_key(other) {
                 Some(spec) => non_empty_string(value).map(|path| {

@@ -83,6 +83,19 @@ pub const FIELDS: &[Field] = &[
         default: "no limit",
     },
     Field {
+        key: "check",
+        kind: FieldKind::Text,
+        default: "none",
+    },
+    Field {
+        key: "check_timeout",
+        kind: FieldKind::Integer {
+            min: 1,
+            max: 24 * 3600,
+        },
+        default: "600",
+    },
+    Field {
         key: "wire_log_max_mb",
         kind: FieldKind::Integer {
             min: 0,
@@ -150,6 +163,11 @@ pub const FIELDS: &[Field] = &[
     },
     Field {
         key: "auto_recover",
+        kind: FieldKind::Bool,
+        default: "false",
+    },
+    Field {
+        key: "auto_address_review",
         kind: FieldKind::Bool,
         default: "false",
     },

@@ -75,8 +75,11 @@ fn every_key() {
         auto_ready = true
         titles = "prompt"
         auto_recover = true
+        auto_address_review = true
         agent_idle_stop = "2s"
         max_running_agents = 2
+        check = "cargo test -q"
+        check_timeout = 120
     "#;
     let (config, warnings) = parse(text, file());
     assert!(warnings.is_empty(), "{warnings:?}");
@@ -109,8 +112,11 @@ fn every_key() {
             auto_ready: true,
             titles: crate::title::TitleMode::Prompt,
             auto_recover: true,
+            auto_address_review: true,
             agent_idle_stop: Some(Duration::from_secs(2)),
             max_running_agents: Some(2),
+            check: Some("cargo test -q".into()),
+            check_timeout: 120,
         }
     );
     let (bad, warnings) = parse("github_repo = \"owner/repo\"", file());

@@ -20,6 +20,7 @@
 
 pub mod archive;
 pub mod commit;
+pub mod compare;
 pub mod diff_text;
 pub mod finish;
 pub mod ignored;
@@ -33,6 +34,7 @@ use std::path::PathBuf;
 
 pub use archive::{CommitSummary, DiscardPreview, DiscardResult};
 pub use commit::CommitOutcome;
+pub use compare::check_relative_path;
 pub use diff_text::DIFF_TEXT_CAP;
 pub use finish::{MergeOutcome, SyncOutcome};
 pub use ignored::{DEFAULT_IGNORED_EXCLUDES, IgnoredMode, SHARED_SYMLINK_NOTICE, is_excluded};

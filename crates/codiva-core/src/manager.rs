@@ -74,6 +74,9 @@ pub struct ManagerOptions {
     /// How many agents run at once, how long an idle one is kept, how often their resource
     /// use is sampled.
     pub budget: BudgetOptions,
+    /// The check command the user's configuration names (`check`, `check_timeout`; the
+    /// repository's `.codiva/config.toml` overrides it).
+    pub checks: crate::check::CheckOptions,
 }
 
 /// Agents kept in budget (`docs/architecture.md`, "Agents kept in budget").
@@ -116,6 +119,10 @@ pub struct GithubOptions {
     /// Repairs a session whose own pull request turns red (fix-ci) or conflicting (sync),
     /// at most [`MAX_AUTO_RECOVER`] times per session and kind (kept in the state file).
     pub auto_recover: bool,
+    /// Sends a session's agent the new unresolved review threads of its own pull request
+    /// (as `session/addressReview`), at most [`MAX_AUTO_RECOVER`] times per session (kept in
+    /// the state file).
+    pub auto_address_review: bool,
     /// When pull requests are looked up.
     pub policy: crate::github::poll::PollPolicy,
 }
@@ -128,6 +135,7 @@ impl Default for GithubOptions {
             auto_pr: false,
             auto_ready: false,
             auto_recover: false,
+            auto_address_review: false,
             policy: crate::github::poll::PollPolicy::default(),
         }
     }

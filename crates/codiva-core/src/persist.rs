@@ -21,6 +21,12 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub struct StateFile {
     pub version: u32,
     pub sessions: Vec<PersistedSession>,
+    /// The groups of attempts of the sessions listed. Absent in older files: none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<codiva_protocol::group::GroupInfo>,
+    /// The attempts the last group was started with (`group/lastAttempts`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub last_attempts: Vec<codiva_protocol::group::AttemptSpec>,
 }
 
 /// Where a saved session stood: its status when it was saved (a session saved while it ran
@@ -123,6 +129,29 @@ pub struct PersistedSession {
     /// Automatic repairs made (`auto_recover`), by kind (`fix_ci`, `sync`). Absent: none.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub recover_attempts: std::collections::BTreeMap<String, u32>,
+    /// The pull request review threads sent to the agent (`session/addressReview`: each
+    /// once), as thread id and comment count. Absent: none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reviews_sent: Vec<String>,
+    /// Comments on its diff not yet sent to the agent (`review/add`). Absent: none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub review: Vec<codiva_protocol::review::ReviewComment>,
+    /// The number of its next comment's id. Absent in older files: 0 (read as 1).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub review_next: u64,
+    /// The group of attempts it is one of. Absent: none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    /// Its latest check (one saved while it ran comes back as an error: codiva stopped it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub check: Option<codiva_protocol::group::CheckRun>,
+    /// The tokens its agent last reported.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<codiva_protocol::agent::TokenUsage>,
+}
+
+fn is_zero(value: &u64) -> bool {
+    *value == 0
 }
 
 fn is_prompt_title(origin: &crate::title::TitleOrigin) -> bool {
@@ -340,6 +369,7 @@ mod tests {
         let state = StateFile {
             version: SCHEMA_VERSION,
             sessions: vec![session("a"), session("b")],
+            ..StateFile::default()
         };
         save(&path, &state).unwrap();
         let loaded = load(&path).unwrap();
@@ -374,6 +404,7 @@ mod tests {
         let state = StateFile {
             version: SCHEMA_VERSION,
             sessions: vec![with_prs],
+            ..StateFile::default()
         };
         save(&path, &state).unwrap();
         assert_eq!(load(&path).unwrap().state, state);
@@ -483,6 +514,7 @@ mod tests {
         let state = StateFile {
             version: SCHEMA_VERSION,
             sessions: vec![session("a")],
+            ..StateFile::default()
         };
         save(&path, &state).unwrap();
         // A directory where the file should go makes the rename fail.

@@ -34,6 +34,38 @@ pub fn slugify(prompt: &str, taken: &BTreeSet<String>) -> String {
     stem
 }
 
+/// The slug of one attempt of a group: the instruction's stem shortened so that `-<suffix>`
+/// (the attempt's agent and model, kebab-cased) fits within [`MAX_SLUG_LEN`], then made unique
+/// as [`slugify`] does. `claude:opus` on "Fix the login bug" gives `fix-the-login-bug-claude-opus`.
+pub fn attempt_slug(prompt: &str, suffix: &str, taken: &BTreeSet<String>) -> String {
+    let suffix = cut(&kebab(suffix), MAX_SLUG_LEN / 2);
+    let stem = kebab(prompt);
+    let stem = if stem.is_empty() {
+        FALLBACK_SLUG.to_string()
+    } else {
+        stem
+    };
+    let named = |suffix: &str| {
+        if suffix.is_empty() {
+            cut(&stem, MAX_SLUG_LEN)
+        } else {
+            format!("{}-{suffix}", cut(&stem, MAX_SLUG_LEN - suffix.len() - 1))
+        }
+    };
+    let first = named(&suffix);
+    if !taken.contains(&first) {
+        return first;
+    }
+    for n in 2u64.. {
+        let candidate = named(&format!("{suffix}-{n}").trim_start_matches('-').to_owned());
+        if !taken.contains(&candidate) {
+            return candidate;
+        }
+    }
+    // `taken` is finite, so the loop above always returns.
+    first
+}
+
 fn kebab(prompt: &str) -> String {
     let mut out = String::new();
     let mut gap = false;
@@ -74,6 +106,19 @@ fn cut(slug: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_attempt_slug_keeps_its_agent_suffix_and_is_unique() {
+        let long = "Refactor the whole authentication layer to use the new session tokens";
+        let slug = attempt_slug(long, "claude:opus", &none());
+        assert!(slug.ends_with("-claude-opus"), "{slug}");
+        assert!(slug.len() <= MAX_SLUG_LEN, "{slug}");
+        let taken: BTreeSet<String> = [slug.clone()].into_iter().collect();
+        let again = attempt_slug(long, "claude:opus", &taken);
+        assert!(again.ends_with("-claude-opus-2"), "{again}");
+        assert!(again.len() <= MAX_SLUG_LEN, "{again}");
+        assert_eq!(attempt_slug("日本語", "codex", &none()), "task-codex");
+    }
     use proptest::prelude::*;
 
     fn none() -> BTreeSet<String> {

@@ -72,7 +72,11 @@ closed_vocabulary! {
         AgentNotInstalled = "agent_not_installed",
         AlreadyDiscarded = "already_discarded",
         AlreadyMerged = "already_merged",
+        /// `group/keep` of a group that kept another attempt already [kept session id].
+        AlreadyKept = "already_kept",
         CannotMergeNow = "cannot_merge_now",
+        /// `session/runCheck` while the session's check runs.
+        CheckRunning = "check_running",
         ChangedSincePreview = "changed_since_preview",
         CommitFailed = "commit_failed",
         ConfigInvalid = "config_invalid",
@@ -98,8 +102,16 @@ closed_vocabulary! {
         MessageTooLong = "message_too_long",
         NoAgentInstalled = "no_agent_installed",
         NoAgentYet = "no_agent_yet",
+        /// `session/runCheck` in a repository that names no `check` command.
+        NoCheckConfigured = "no_check_configured",
         NoPendingPrompt = "no_pending_prompt",
         NoPr = "no_pr",
+        NoReviewComments = "no_review_comments",
+        /// The session's pull request has no unresolved review thread [pr number].
+        NoUnresolvedReviews = "no_unresolved_reviews",
+        NoSuchReviewComment = "no_such_review_comment",
+        /// No group with that id [group id].
+        NoSuchGroup = "no_such_group",
         NoSuchMcpServer = "no_such_mcp_server",
         NoRemote = "no_remote",
         NoSuchLogin = "no_such_login",
@@ -110,13 +122,18 @@ closed_vocabulary! {
         NothingToCommit = "nothing_to_commit",
         NothingToMerge = "nothing_to_merge",
         NothingToPush = "nothing_to_push",
+        /// The session is not one of the group's attempts [session id, group id].
+        NotInGroup = "not_in_group",
         NotOwner = "not_owner",
         PrFailed = "pr_failed",
         PushFailed = "push_failed",
+        ReviewFull = "review_full",
         StillPreparing = "still_preparing",
         StillWorking = "still_working",
         SyncBusy = "sync_busy",
         TokenMismatch = "token_mismatch",
+        /// More attempts than a group may have [count, max].
+        TooManyAttempts = "too_many_attempts",
         UnknownAgent = "unknown_agent",
         UnsupportedByAgent = "unsupported_by_agent",
         WrongPromptKind = "wrong_prompt_kind",

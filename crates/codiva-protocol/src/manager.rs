@@ -68,6 +68,16 @@ pub struct SessionInfo {
     /// runs); absent while no agent process runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resources: Option<ResourceUsage>,
+    /// The comments on its diff not yet sent to the agent (`review/add`, `review/send`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub review: Vec<crate::review::ReviewComment>,
+    /// The group of attempts it is one of (`manager/snapshot`'s `groups`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    /// Its latest check (the repository's `check` command in its worktree); absent before
+    /// one ran since codiva started, or when the repository names none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<crate::group::CheckRun>,
 }
 
 /// What one session's agent uses: every process in the agent's process group (the agent and
@@ -129,6 +139,15 @@ pub enum ManagerEvent {
     Resources {
         sessions: Vec<SessionResources>,
     },
+    /// A group of attempts was created, changed, or had one attempt kept.
+    Group {
+        change: crate::group::GroupChange,
+        group: crate::group::GroupInfo,
+    },
+    /// None of a group's sessions is listed any more.
+    GroupRemoved {
+        id: String,
+    },
 }
 
 /// A manager event with its place in the manager's stream: `seq` grows by one per event, so a
@@ -146,6 +165,9 @@ pub struct SequencedEvent {
 pub struct ManagerSnapshot {
     pub seq: u64,
     pub sessions: Vec<SessionInfo>,
+    /// Every group of attempts whose sessions are listed, in the order of their ids.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<crate::group::GroupInfo>,
 }
 
 /// What discarding a session would remove from its worktree and branch (all of it is kept under

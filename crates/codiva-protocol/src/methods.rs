@@ -67,6 +67,10 @@ on_session!(
     ConfirmParams,
     CommitParams,
     crate::mcp::McpReconnectParams,
+    crate::group::AttemptDiffParams,
+    crate::review::ReviewAddParams,
+    crate::review::ReviewEditParams,
+    crate::review::ReviewRemoveParams,
 );
 
 impl OnSession for ApprovalParams {
@@ -218,15 +222,53 @@ client_requests! {
     /// with instructions to fix and commit (refused without a pull request, without a failed
     /// check, or while it works).
     SessionFixCi => "session/fixCi" (SessionParams) -> FixCiResult, session;
+    /// Sends the session's agent the unresolved review threads of its pull request (file,
+    /// line, the diff hunk, the comments), fenced as untrusted text, with instructions to
+    /// address them and commit; the commits are pushed when that turn completes (refused
+    /// without an open pull request, without an unresolved thread, or while it works).
+    SessionAddressReview => "session/addressReview" (SessionParams) -> AddressReviewResult, session;
     /// The subjects of the commits on the session's branch that its base lacks, newest first:
     /// what a merge or a pull request would take.
     SessionCommits => "session/commits" (SessionParams) -> CommitsResult, session;
     /// Commits the worktree's uncommitted files with the message given, or (no message) asks
     /// the agent to commit its work.
     SessionCommit => "session/commit" (CommitParams) -> CommitResult, session;
+    /// A comment on lines of the session's diff, kept with the session until `review/send`.
+    ReviewAdd => "review/add" (crate::review::ReviewAddParams) -> crate::review::ReviewResult, session;
+    /// A comment's new text.
+    ReviewEdit => "review/edit" (crate::review::ReviewEditParams) -> crate::review::ReviewResult, session;
+    ReviewRemove => "review/remove" (crate::review::ReviewRemoveParams) -> crate::review::ReviewResult, session;
+    /// Sends the session's comments to its agent as one message and forgets them.
+    ReviewSend => "review/send" (SessionParams) -> crate::review::ReviewSendResult, session;
     /// For every stuck session (its pull request failed its checks or conflicts), one by
     /// one: fix-ci or sync. `dry_run`: only which ones, for a confirmation.
     SessionRecover => "session/recover" (RecoverParams) -> RecoverResult, manager;
+    /// The agents' own conversations for this repository that codiva does not manage (begun
+    /// outside it), newest first.
+    HistoryList => "history/list" (crate::outside::HistoryListParams) -> crate::outside::HistoryListResult, manager;
+    /// One of those conversations' log, read-only, rebuilt from the agent's records.
+    HistoryRead => "history/read" (crate::outside::OutsideConversationRef) -> crate::outside::HistoryReadResult, manager;
+    /// Takes one of those conversations on as a session that resumes it (in place, or in a
+    /// new worktree on a new branch).
+    HistoryAdopt => "history/adopt" (crate::outside::HistoryAdoptParams) -> SessionResult, manager;
+    /// Runs the repository's check command in the session's worktree now (answers at once,
+    /// state `running`; the outcome comes in the session's row, `check`).
+    SessionRunCheck => "session/runCheck" (SessionParams) -> crate::group::RunCheckResult, session;
+    /// The session's latest check and the end of its output.
+    SessionCheckOutput => "session/checkOutput" (SessionParams) -> crate::group::CheckOutput, session;
+    /// One instruction to several agents or models at once: a group with one new session per
+    /// attempt, each on its own worktree and branch; answers at once (each `preparing`).
+    GroupCreate => "group/create" (crate::group::CreateGroupParams) -> crate::group::GroupResult, manager;
+    /// The attempts the repository's last group was started with (to prefill a form).
+    GroupLastAttempts => "group/lastAttempts" (NoParams) -> crate::group::LastAttemptsResult, manager;
+    /// Per attempt: its row and what git and the agent's usage say of it.
+    GroupCompare => "group/compare" (crate::group::GroupParams) -> crate::group::GroupCompare, manager;
+    /// An attempt's unified diff against its base, or against another attempt, bounded.
+    GroupDiff => "group/diff" (crate::group::AttemptDiffParams) -> DiffText, session;
+    /// Two steps: a preview of what discarding the other attempts removes and its token, then
+    /// the token: the attempt named stays (titled with the instruction), the others are
+    /// discarded (archived; `session/restore` brings one back).
+    GroupKeep => "group/keep" (crate::group::KeepParams) -> crate::group::KeepOutcome, manager;
     /// Every session's row and the `seq` of the last event they reflect.
     ManagerSnapshot => "manager/snapshot" (NoParams) -> crate::manager::ManagerSnapshot, manager;
     /// Every agent codiva knows: installed or not, the default, what each can do.
@@ -302,6 +344,10 @@ server_notifications! {
     SessionPrStatus => "session/prStatus" (PrStatusParams);
     /// The resource use (RSS, CPU) of sessions' agents changed; one batch per sampling period.
     SessionResources => "session/resources" (ResourcesParams);
+    /// A group of attempts was created or changed, or one attempt was kept.
+    GroupUpdated => "group/updated" (crate::group::GroupUpdatedParams);
+    /// None of a group's sessions is listed any more.
+    GroupRemoved => "group/removed" (crate::group::GroupRemovedParams);
     RepoBase => "repo/base" (BaseParams);
     /// A login command (`agents/login`) printed something or ended.
     AgentsLoginProgress => "agents/loginProgress" (LoginProgressParams);

@@ -218,6 +218,13 @@ impl ManagerSnapshot {
                     }
                 }
             }
+            ManagerEvent::Group { group, .. } => {
+                match self.groups.binary_search_by(|g| g.id.cmp(&group.id)) {
+                    Ok(at) => self.groups[at] = group.clone(),
+                    Err(at) => self.groups.insert(at, group.clone()),
+                }
+            }
+            ManagerEvent::GroupRemoved { id } => self.groups.retain(|g| g.id != *id),
             // What happens inside a session is in its own view; a change to its row comes as
             // a `Session` event of its own.
             ManagerEvent::Event { .. }

@@ -279,6 +279,16 @@ const REFUSAL_WIRE_NAMES: &[&str] = &[
     "unknown_agent",
     "unsupported_by_agent",
     "wrong_prompt_kind",
+    "already_kept",
+    "check_running",
+    "no_check_configured",
+    "no_such_group",
+    "not_in_group",
+    "too_many_attempts",
+    "no_unresolved_reviews",
+    "no_review_comments",
+    "no_such_review_comment",
+    "review_full",
 ];
 
 /// The note and status-detail names as the wire carried them when they were strings.
@@ -344,6 +354,22 @@ fn closed_vocabularies_keep_their_wire_names() {
     use codiva_protocol::log::NoteName;
     holds_wire_names(REFUSAL_WIRE_NAMES, RefusalCode::ALL, |code| code.as_str());
     holds_wire_names(NOTE_WIRE_NAMES, NoteName::ALL, |name| name.as_str());
+    use codiva_protocol::group::{CheckState, CheckTrigger, GroupChange};
+    holds_wire_names(
+        &["running", "passed", "failed", "timed_out", "error"],
+        CheckState::ALL,
+        |state| state.as_str(),
+    );
+    holds_wire_names(
+        &["turn_completed", "requested"],
+        CheckTrigger::ALL,
+        |trigger| trigger.as_str(),
+    );
+    holds_wire_names(
+        &["created", "changed", "kept"],
+        GroupChange::ALL,
+        |change| change.as_str(),
+    );
     use codiva_protocol::session::SubagentStatus;
     holds_wire_names(
         &["starting", "running", "completed", "failed", "stopped"],

@@ -263,6 +263,19 @@ pub fn notification(sequenced: SequencedEvent) -> ServerNotification {
                 sessions,
             })
         }
+        ManagerEvent::Group { change, group } => {
+            ServerNotification::GroupUpdated(codiva_protocol::group::GroupUpdatedParams {
+                seq,
+                change,
+                group,
+            })
+        }
+        ManagerEvent::GroupRemoved { id } => {
+            ServerNotification::GroupRemoved(codiva_protocol::group::GroupRemovedParams {
+                seq,
+                group_id: id,
+            })
+        }
         ManagerEvent::Event { id, event } => {
             let kind: fn(SessionEventParams) -> ServerNotification = match &event {
                 SessionEvent::Status { .. } => ServerNotification::SessionStatus,

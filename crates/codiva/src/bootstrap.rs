@@ -90,6 +90,10 @@ pub async fn start(cwd: PathBuf, holder: &str) -> Result<Started, StartError> {
                 .and_then(|n| usize::try_from(n).ok()),
             ..Default::default()
         },
+        checks: codiva_core::check::CheckOptions {
+            command: config.check.clone(),
+            timeout: std::time::Duration::from_secs(config.check_timeout),
+        },
     };
     let (manager, manager_warnings) = Manager::start(options).await.map_err(|err| StartError {
         locked: matches!(err, codiva_core::manager::StartError::Locked(_)),
@@ -136,6 +140,7 @@ pub fn github_options(config: &config::Config) -> codiva_core::manager::GithubOp
         auto_pr: config.auto_pr,
         auto_ready: config.auto_ready,
         auto_recover: config.auto_recover,
+        auto_address_review: config.auto_address_review,
         policy,
     }
 }

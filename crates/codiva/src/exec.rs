@@ -184,6 +184,8 @@ async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
         github: github.clone(),
         titles: settings.titles,
         budget: BudgetOptions::default(),
+        // An ephemeral manager runs no check (it has no repository).
+        checks: Default::default(),
     };
     let ephemeral = Ephemeral {
         // Its wire log is named after it: one file per run.

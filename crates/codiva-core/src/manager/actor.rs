@@ -11,23 +11,28 @@
 //! `histories.rs`). Events leave through one function, [`Actor::emit`], which stamps their
 //! `seq` (`manager/events.rs`).
 
+mod address_review;
 mod adoption;
 mod budget;
+mod checks;
 mod discard;
 mod ephemeral;
 mod finish;
 mod forward;
 mod full_text;
+mod groups;
 mod histories;
 mod in_place;
 mod jobs;
 mod lifecycle;
+mod outside;
 mod persistence;
 mod pr_poll;
 mod pulls;
 mod record;
 mod repair;
 mod requests;
+mod review;
 mod titles;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -77,6 +82,7 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
         .map_err(|err| ManagerError::StateFile(std::sync::Arc::new(err)))?;
     warnings.extend(loaded.warning);
     let default = options.providers.default_provider().cloned();
+    let (saved_groups, last_attempts) = (loaded.state.groups, loaded.state.last_attempts);
     let mut records = adoption::saved_records(
         loaded.state.sessions,
         default.as_ref().map_or("", |provider| provider.id()),
@@ -93,8 +99,14 @@ pub(super) async fn start(options: ManagerOptions) -> Result<(Manager, Vec<Strin
         );
     }
     let repo_lock = lock;
+    let listed = records.keys().cloned().collect();
+    let groups = groups::Groups::restored(saved_groups, last_attempts, &listed);
     let (manager, actor, receivers) = Actor::new(options, repo, base, state_path, records);
-    let actor = Actor { repo_lock, ..actor };
+    let actor = Actor {
+        repo_lock,
+        groups,
+        ..actor
+    };
     tokio::spawn(actor.run(receivers));
     Ok((manager, warnings))
 }
@@ -118,6 +130,7 @@ pub(super) async fn start_ephemeral(
     options.github.auto_pr = false;
     options.github.auto_ready = false;
     options.github.auto_recover = false;
+    options.github.auto_address_review = false;
     let (manager, actor, receivers) = Actor::new(
         options,
         Repo::unchecked(root),
@@ -195,6 +208,8 @@ impl Actor {
             turn_queue: VecDeque::new(),
             sampler: budget::Sampler::default(),
             ephemeral: None,
+            groups: groups::Groups::default(),
+            checks: checks::Checks::default(),
         };
         (manager, actor, (calls_rx, internal_rx))
     }
@@ -279,6 +294,10 @@ struct Actor {
     /// An ephemeral manager's one session, run once (`ephemeral.rs`); `None` for a
     /// repository's manager.
     ephemeral: Option<ephemeral::OneShot>,
+    /// The groups of attempts and the attempts the last one was started with (`groups.rs`).
+    groups: groups::Groups,
+    /// The checks running now and the last output of each session's (`checks.rs`).
+    checks: checks::Checks,
 }
 
 impl Actor {

@@ -5,6 +5,23 @@ namespace Codiva.Protocol
 {
     public static class Known
     {
+        /// Where an adopted conversation goes on.
+        public static class AdoptPlace
+        {
+            /// In the directory it ran in (a session in place: no worktree or branch of its own).
+            public const string InPlace = "in_place";
+            /// In a new worktree on a new branch.
+            public const string Worktree = "worktree";
+            /// A place of a later version (refused).
+            public const string Unknown = "unknown";
+            /// Every value this version knows, in the schema's order.
+            public static readonly string[] Values = { InPlace, Worktree, Unknown };
+            /// Whether this version knows `value` (a newer peer may send others).
+            public static bool IsKnown(string value) => System.Array.IndexOf(Values, value) >= 0;
+            /// `value` when this version knows it, else `fallback`.
+            public static string KnownOr(string value, string fallback) => IsKnown(value) ? value : fallback;
+        }
+
         /// Whether an agent can run here.
         public static class AgentStatus
         {
@@ -32,6 +49,46 @@ namespace Codiva.Protocol
             public const string Rules = "rules";
             /// Every value this version knows, in the schema's order.
             public static readonly string[] Values = { Ask, AllowEdits, AllowAll, Rules };
+            /// Whether this version knows `value` (a newer peer may send others).
+            public static bool IsKnown(string value) => System.Array.IndexOf(Values, value) >= 0;
+            /// `value` when this version knows it, else `fallback`.
+            public static string KnownOr(string value, string fallback) => IsKnown(value) ? value : fallback;
+        }
+
+        /// Where a session's check stands.
+        public static class CheckState
+        {
+            /// The command runs now.
+            public const string Running = "running";
+            /// It exited 0.
+            public const string Passed = "passed";
+            /// It exited with another status or was killed by a signal.
+            public const string Failed = "failed";
+            /// It outran the time limit (`check_timeout`) and was killed.
+            public const string TimedOut = "timed_out";
+            /// It could not be run (see `detail`), or it was stopped with its session.
+            public const string Error = "error";
+            /// A name of a later version: the message's own text says what it is.
+            public const string Unknown = "unknown";
+            /// Every value this version knows, in the schema's order.
+            public static readonly string[] Values = { Running, Passed, Failed, TimedOut, Error, Unknown };
+            /// Whether this version knows `value` (a newer peer may send others).
+            public static bool IsKnown(string value) => System.Array.IndexOf(Values, value) >= 0;
+            /// `value` when this version knows it, else `fallback`.
+            public static string KnownOr(string value, string fallback) => IsKnown(value) ? value : fallback;
+        }
+
+        /// Why a check ran.
+        public static class CheckTrigger
+        {
+            /// The session's turn completed.
+            public const string TurnCompleted = "turn_completed";
+            /// A client asked (`session/runCheck`).
+            public const string Requested = "requested";
+            /// A name of a later version: the message's own text says what it is.
+            public const string Unknown = "unknown";
+            /// Every value this version knows, in the schema's order.
+            public static readonly string[] Values = { TurnCompleted, Requested, Unknown };
             /// Whether this version knows `value` (a newer peer may send others).
             public static bool IsKnown(string value) => System.Array.IndexOf(Values, value) >= 0;
             /// `value` when this version knows it, else `fallback`.
@@ -71,6 +128,23 @@ namespace Codiva.Protocol
             public static string KnownOr(string value, string fallback) => IsKnown(value) ? value : fallback;
         }
 
+        /// Which file of the diff a comment's line numbers count in.
+        public static class DiffSide
+        {
+            /// The file as the session's branch has it now (added and unchanged lines).
+            public const string New = "new";
+            /// The file as the base has it (removed lines only).
+            public const string Old = "old";
+            /// A side of a later version.
+            public const string Unknown = "unknown";
+            /// Every value this version knows, in the schema's order.
+            public static readonly string[] Values = { New, Old, Unknown };
+            /// Whether this version knows `value` (a newer peer may send others).
+            public static bool IsKnown(string value) => System.Array.IndexOf(Values, value) >= 0;
+            /// `value` when this version knows it, else `fallback`.
+            public static string KnownOr(string value, string fallback) => IsKnown(value) ? value : fallback;
+        }
+
         /// The answer to a discard (or remove) request.
         public static class DiscardOutcome
         {
@@ -80,6 +154,42 @@ namespace Codiva.Protocol
             public const string Removed = "removed";
             /// Every value this version knows, in the schema's order.
             public static readonly string[] Values = { NeedsConfirmation, Discarded, Removed };
+            /// Whether this version knows `value` (a newer peer may send others).
+            public static bool IsKnown(string value) => System.Array.IndexOf(Values, value) >= 0;
+            /// `value` when this version knows it, else `fallback`.
+            public static string KnownOr(string value, string fallback) => IsKnown(value) ? value : fallback;
+        }
+
+        /// What happened to a group (`group/updated`'s `change`).
+        public static class GroupChange
+        {
+            /// It was just created (its sessions come as `session/updated`).
+            public const string Created = "created";
+            /// Its attempts changed (one was removed).
+            public const string Changed = "changed";
+            /// One attempt was kept (`kept`) and the others discarded.
+            public const string Kept = "kept";
+            /// A name of a later version: the message's own text says what it is.
+            public const string Unknown = "unknown";
+            /// Every value this version knows, in the schema's order.
+            public static readonly string[] Values = { Created, Changed, Kept, Unknown };
+            /// Whether this version knows `value` (a newer peer may send others).
+            public static bool IsKnown(string value) => System.Array.IndexOf(Values, value) >= 0;
+            /// `value` when this version knows it, else `fallback`.
+            public static string KnownOr(string value, string fallback) => IsKnown(value) ? value : fallback;
+        }
+
+        /// The answer to `group/keep`.
+        public static class KeepOutcome
+        {
+            /// Nothing was done: these attempts would be discarded (archived, restorable); call again
+            /// with the token to confirm.
+            public const string NeedsConfirmation = "needs_confirmation";
+            /// Done: the group (with `kept`), the kept session (titled with the instruction) and the
+            /// ones discarded.
+            public const string Kept = "kept";
+            /// Every value this version knows, in the schema's order.
+            public static readonly string[] Values = { NeedsConfirmation, Kept };
             /// Whether this version knows `value` (a newer peer may send others).
             public static bool IsKnown(string value) => System.Array.IndexOf(Values, value) >= 0;
             /// `value` when this version knows it, else `fallback`.
@@ -457,6 +567,8 @@ namespace Codiva.Protocol
             public const string NoAgentYet = "no_agent_yet";
             public const string NoPendingPrompt = "no_pending_prompt";
             public const string NoPr = "no_pr";
+            public const string NoReviewComments = "no_review_comments";
+            public const string NoSuchReviewComment = "no_such_review_comment";
             public const string NoSuchMcpServer = "no_such_mcp_server";
             public const string NoRemote = "no_remote";
             public const string NoSuchLogin = "no_such_login";
@@ -470,6 +582,7 @@ namespace Codiva.Protocol
             public const string NotOwner = "not_owner";
             public const string PrFailed = "pr_failed";
             public const string PushFailed = "push_failed";
+            public const string ReviewFull = "review_full";
             public const string StillPreparing = "still_preparing";
             public const string StillWorking = "still_working";
             public const string SyncBusy = "sync_busy";
@@ -477,10 +590,24 @@ namespace Codiva.Protocol
             public const string UnknownAgent = "unknown_agent";
             public const string UnsupportedByAgent = "unsupported_by_agent";
             public const string WrongPromptKind = "wrong_prompt_kind";
+            /// `group/keep` of a group that kept another attempt already [kept session id].
+            public const string AlreadyKept = "already_kept";
+            /// `session/runCheck` while the session's check runs.
+            public const string CheckRunning = "check_running";
+            /// `session/runCheck` in a repository that names no `check` command.
+            public const string NoCheckConfigured = "no_check_configured";
+            /// The session's pull request has no unresolved review thread [pr number].
+            public const string NoUnresolvedReviews = "no_unresolved_reviews";
+            /// No group with that id [group id].
+            public const string NoSuchGroup = "no_such_group";
+            /// The session is not one of the group's attempts [session id, group id].
+            public const string NotInGroup = "not_in_group";
+            /// More attempts than a group may have [count, max].
+            public const string TooManyAttempts = "too_many_attempts";
             /// A name of a later version: the message's own text says what it is.
             public const string Unknown = "unknown";
             /// Every value this version knows, in the schema's order.
-            public static readonly string[] Values = { AgentNotInstalled, AlreadyDiscarded, AlreadyMerged, CannotMergeNow, ChangedSincePreview, CommitFailed, ConfigInvalid, ConfigNotToml, ConfigUnknownKey, ConfigUnwritable, DiscardedRestoreFirst, EmptyInstruction, GhMissing, GhNotAuthenticated, GhRateLimited, InPlaceBusy, InPlaceNotInRepo, InPlaceSession, LoginFailed, LoginRunning, LoginUnavailable, MergeConflict, MergeRefused, MergedStartNew, MessageNotCut, MessageNotInTranscript, MessageTooLong, NoAgentInstalled, NoAgentYet, NoPendingPrompt, NoPr, NoSuchMcpServer, NoRemote, NoSuchLogin, NoWorktree, NotDiscarded, NotRunningAgent, NothingFailing, NothingToCommit, NothingToMerge, NothingToPush, NotOwner, PrFailed, PushFailed, StillPreparing, StillWorking, SyncBusy, TokenMismatch, UnknownAgent, UnsupportedByAgent, WrongPromptKind, Unknown };
+            public static readonly string[] Values = { AgentNotInstalled, AlreadyDiscarded, AlreadyMerged, CannotMergeNow, ChangedSincePreview, CommitFailed, ConfigInvalid, ConfigNotToml, ConfigUnknownKey, ConfigUnwritable, DiscardedRestoreFirst, EmptyInstruction, GhMissing, GhNotAuthenticated, GhRateLimited, InPlaceBusy, InPlaceNotInRepo, InPlaceSession, LoginFailed, LoginRunning, LoginUnavailable, MergeConflict, MergeRefused, MergedStartNew, MessageNotCut, MessageNotInTranscript, MessageTooLong, NoAgentInstalled, NoAgentYet, NoPendingPrompt, NoPr, NoReviewComments, NoSuchReviewComment, NoSuchMcpServer, NoRemote, NoSuchLogin, NoWorktree, NotDiscarded, NotRunningAgent, NothingFailing, NothingToCommit, NothingToMerge, NothingToPush, NotOwner, PrFailed, PushFailed, ReviewFull, StillPreparing, StillWorking, SyncBusy, TokenMismatch, UnknownAgent, UnsupportedByAgent, WrongPromptKind, AlreadyKept, CheckRunning, NoCheckConfigured, NoUnresolvedReviews, NoSuchGroup, NotInGroup, TooManyAttempts, Unknown };
             /// Whether this version knows `value` (a newer peer may send others).
             public static bool IsKnown(string value) => System.Array.IndexOf(Values, value) >= 0;
             /// `value` when this version knows it, else `fallback`.
@@ -541,8 +668,12 @@ namespace Codiva.Protocol
             /// The sessions whose resource use changed since the last sample (one batch per sampling
             /// period, ~2 s, and only while some agent process runs).
             public const string Resources = "resources";
+            /// A group of attempts was created, changed, or had one attempt kept.
+            public const string Group = "group";
+            /// None of a group's sessions is listed any more.
+            public const string GroupRemoved = "group_removed";
             /// Every value this version knows, in the schema's order.
-            public static readonly string[] Values = { Session, Event, Removed, Warning, Base, PrStatus, Login, Resources };
+            public static readonly string[] Values = { Session, Event, Removed, Warning, Base, PrStatus, Login, Resources, Group, GroupRemoved };
             /// Whether this version knows `value` (a newer peer may send others).
             public static bool IsKnown(string value) => System.Array.IndexOf(Values, value) >= 0;
             /// `value` when this version knows it, else `fallback`.

@@ -14,9 +14,23 @@ namespace Codiva.Protocol
         public static readonly Method<NoParams, ConfigResult> ConfigRead = new Method<NoParams, ConfigResult>("config/read");
         public static readonly Method<ConfigSetParams, ConfigResult> ConfigSet = new Method<ConfigSetParams, ConfigResult>("config/set");
         public static readonly Method<NoParams, Done> DaemonShutdown = new Method<NoParams, Done>("daemon/shutdown");
+        public static readonly Method<GroupParams, GroupCompare> GroupCompare = new Method<GroupParams, GroupCompare>("group/compare");
+        public static readonly Method<CreateGroupParams, GroupResult> GroupCreate = new Method<CreateGroupParams, GroupResult>("group/create");
+        public static readonly Method<AttemptDiffParams, DiffText> GroupDiff = new Method<AttemptDiffParams, DiffText>("group/diff");
+        public static readonly Method<KeepParams, KeepOutcome> GroupKeep = new Method<KeepParams, KeepOutcome>("group/keep");
+        public static readonly Method<NoParams, LastAttemptsResult> GroupLastAttempts = new Method<NoParams, LastAttemptsResult>("group/lastAttempts");
+        public static readonly Method<HistoryAdoptParams, SessionResult> HistoryAdopt = new Method<HistoryAdoptParams, SessionResult>("history/adopt");
+        public static readonly Method<HistoryListParams, HistoryListResult> HistoryList = new Method<HistoryListParams, HistoryListResult>("history/list");
+        public static readonly Method<OutsideConversationRef, HistoryReadResult> HistoryRead = new Method<OutsideConversationRef, HistoryReadResult>("history/read");
         public static readonly Method<NoParams, InitializeResult> Initialize = new Method<NoParams, InitializeResult>("initialize");
         public static readonly Method<NoParams, ManagerSnapshot> ManagerSnapshot = new Method<NoParams, ManagerSnapshot>("manager/snapshot");
+        public static readonly Method<ReviewAddParams, ReviewResult> ReviewAdd = new Method<ReviewAddParams, ReviewResult>("review/add");
+        public static readonly Method<ReviewEditParams, ReviewResult> ReviewEdit = new Method<ReviewEditParams, ReviewResult>("review/edit");
+        public static readonly Method<ReviewRemoveParams, ReviewResult> ReviewRemove = new Method<ReviewRemoveParams, ReviewResult>("review/remove");
+        public static readonly Method<SessionParams, ReviewSendResult> ReviewSend = new Method<SessionParams, ReviewSendResult>("review/send");
+        public static readonly Method<SessionParams, AddressReviewResult> SessionAddressReview = new Method<SessionParams, AddressReviewResult>("session/addressReview");
         public static readonly Method<QuestionParams, Done> SessionAnswerQuestion = new Method<QuestionParams, Done>("session/answerQuestion");
+        public static readonly Method<SessionParams, CheckOutput> SessionCheckOutput = new Method<SessionParams, CheckOutput>("session/checkOutput");
         public static readonly Method<CommitParams, CommitResult> SessionCommit = new Method<CommitParams, CommitResult>("session/commit");
         public static readonly Method<SessionParams, CommitsResult> SessionCommits = new Method<SessionParams, CommitsResult>("session/commits");
         public static readonly Method<CreateParams, SessionResult> SessionCreate = new Method<CreateParams, SessionResult>("session/create");
@@ -37,6 +51,7 @@ namespace Codiva.Protocol
         public static readonly Method<PermissionParams, Done> SessionRespondPermission = new Method<PermissionParams, Done>("session/respondPermission");
         public static readonly Method<SessionParams, SessionResult> SessionRestore = new Method<SessionParams, SessionResult>("session/restore");
         public static readonly Method<ResumeParams, Done> SessionResume = new Method<ResumeParams, Done>("session/resume");
+        public static readonly Method<SessionParams, RunCheckResult> SessionRunCheck = new Method<SessionParams, RunCheckResult>("session/runCheck");
         public static readonly Method<SendParams, Done> SessionSend = new Method<SendParams, Done>("session/send");
         public static readonly Method<AgentParams, Done> SessionSetAgent = new Method<AgentParams, Done>("session/setAgent");
         public static readonly Method<ApprovalParams, Done> SessionSetApprovalPolicy = new Method<ApprovalParams, Done>("session/setApprovalPolicy");
@@ -55,9 +70,23 @@ namespace Codiva.Protocol
             ConfigRead,
             ConfigSet,
             DaemonShutdown,
+            GroupCompare,
+            GroupCreate,
+            GroupDiff,
+            GroupKeep,
+            GroupLastAttempts,
+            HistoryAdopt,
+            HistoryList,
+            HistoryRead,
             Initialize,
             ManagerSnapshot,
+            ReviewAdd,
+            ReviewEdit,
+            ReviewRemove,
+            ReviewSend,
+            SessionAddressReview,
             SessionAnswerQuestion,
+            SessionCheckOutput,
             SessionCommit,
             SessionCommits,
             SessionCreate,
@@ -78,6 +107,7 @@ namespace Codiva.Protocol
             SessionRespondPermission,
             SessionRestore,
             SessionResume,
+            SessionRunCheck,
             SessionSend,
             SessionSetAgent,
             SessionSetApprovalPolicy,
@@ -91,6 +121,8 @@ namespace Codiva.Protocol
     public static partial class Notifications
     {
         public const string AgentsLoginProgress = "agents/loginProgress";
+        public const string GroupRemoved = "group/removed";
+        public const string GroupUpdated = "group/updated";
         public const string RepoBase = "repo/base";
         public const string SessionAgentExited = "session/agentExited";
         public const string SessionAgentSession = "session/agentSession";
@@ -119,6 +151,8 @@ namespace Codiva.Protocol
         public static readonly Dictionary<string, System.Type> ParamsTypes = new Dictionary<string, System.Type>
         {
             { AgentsLoginProgress, typeof(LoginProgressParams) },
+            { GroupRemoved, typeof(GroupRemovedParams) },
+            { GroupUpdated, typeof(GroupUpdatedParams) },
             { RepoBase, typeof(BaseParams) },
             { SessionAgentExited, typeof(SessionEventParams) },
             { SessionAgentSession, typeof(SessionEventParams) },

@@ -17,6 +17,24 @@ namespace Codiva.Protocol
         [Wire("token_source")] public string TokenSource;
     }
 
+    /// The answer to `session/addressReview`: what was sent to the session's agent.
+    [Schema("AddressReviewResult")]
+    public sealed partial class AddressReviewResult
+    {
+        /// The pull request whose review threads were sent.
+        [Wire("pr", Required = true)] public long Pr;
+        /// Unresolved threads sent.
+        [Wire("threads", Required = true)] public long Threads;
+        /// Bytes of review text (diff hunks and comments) sent.
+        [Wire("review_bytes", Required = true)] public long ReviewBytes;
+        /// What happened, in one line.
+        [Wire("message", Required = true)] public string Message;
+        /// Unresolved threads left out: the byte budget was spent (see `docs/github.md`).
+        [Wire("left_out")] public long? LeftOut;
+        /// Some hunk or comment was cut to fit the budget.
+        [Wire("truncated")] public bool? Truncated;
+    }
+
     /// One agent codiva knows, as `agents/list` gives it.
     [Schema("AgentAvailability")]
     public sealed partial class AgentAvailability
@@ -134,6 +152,68 @@ namespace Codiva.Protocol
         [Wire("command_prefix")] public string CommandPrefix;
     }
 
+    /// One attempt of a group: its session and what it was started with.
+    [Schema("Attempt")]
+    public sealed partial class Attempt
+    {
+        [Wire("session_id", Required = true)] public string SessionId;
+        [Wire("agent", Required = true)] public string Agent;
+        /// The model as the user named it (passed to the agent as `session/create`'s `model`).
+        [Wire("model")] public string Model;
+    }
+
+    /// Params of `group/diff`: one attempt against its base, or against another attempt.
+    [Schema("AttemptDiffParams")]
+    public sealed partial class AttemptDiffParams
+    {
+        /// The attempt (any session with a worktree).
+        [Wire("session_id", Required = true)] public string SessionId;
+        /// Another session: the diff from it to `session_id` (`a/` is `other`'s worktree, `b/` is
+        /// `session_id`'s). None: `session_id` against its base.
+        [Wire("other")] public string Other;
+        /// Only this file (a path in the repository). None: every file either changed.
+        [Wire("path")] public string Path;
+    }
+
+    /// What discarding one other attempt would remove.
+    [Schema("AttemptDiscard")]
+    public sealed partial class AttemptDiscard
+    {
+        [Wire("session_id", Required = true)] public string SessionId;
+        [Wire("preview", Required = true)] public DiscardPreview Preview;
+    }
+
+    /// One attempt measured: the session's row (agent, model, status, phase, check, cost,
+    /// `active_ms`) and what git and the agent's own usage say of it. Nothing is estimated: a
+    /// figure nobody reported is `None`.
+    [Schema("AttemptFigures")]
+    public sealed partial class AttemptFigures
+    {
+        [Wire("session", Required = true)] public SessionInfo Session;
+        /// What was asked for (the group's `attempts`): the row's `model` is what the agent
+        /// reported.
+        [Wire("spec", Required = true)] public AttemptSpec Spec;
+        /// Time spent preparing or running, in milliseconds (the row's `active_ms`).
+        [Wire("duration_ms", Required = true)] public long DurationMs;
+        [Wire("git_error")] public string GitError;
+        /// Tokens the agent reported for the session (summed over its messages); `None` when the
+        /// agent reported none.
+        [Wire("tokens")] public TokenUsage Tokens;
+        /// Its work against the base: `None` when it has no worktree to read (discarded, merged,
+        /// still preparing) or git failed (`git_error` says why).
+        [Wire("work")] public WorkFigures Work;
+    }
+
+    /// One attempt to start: an agent (an id of `agents/list`) and, optionally, the model it runs.
+    /// Written `agent` or `agent:model` (`claude`, `codex`, `claude:opus`).
+    [Schema("AttemptSpec")]
+    public sealed partial class AttemptSpec
+    {
+        [Wire("agent", Required = true)] public string Agent;
+        /// The model as the user named it (passed to the agent as `session/create`'s `model`).
+        [Wire("model")] public string Model;
+    }
+
     [Schema("BaseParams")]
     public sealed partial class BaseParams
     {
@@ -151,6 +231,40 @@ namespace Codiva.Protocol
         [Wire("subagent_logs", Required = true)] public bool SubagentLogs;
         /// Notifications carry `seq`; `manager/snapshot` answers with the `seq` it reflects.
         [Wire("event_seq", Required = true)] public bool EventSeq;
+    }
+
+    /// The answer to `session/checkOutput`: the session's latest check and the end of its output.
+    [Schema("CheckOutput")]
+    public sealed partial class CheckOutput
+    {
+        /// The last bytes of its stdout and stderr, interleaved as written, cut at a character
+        /// boundary, control characters but newline and tab replaced (command output: untrusted).
+        [Wire("tail", Required = true)] public string Tail;
+        /// Bytes of output before `tail` that were not kept.
+        [Wire("omitted_bytes", Required = true)] public long OmittedBytes;
+        /// `None`: no check has run for the session (since codiva started).
+        [Wire("check")] public CheckRun Check;
+    }
+
+    /// A session's latest check: the repository's `check` command run in its worktree.
+    [Schema("CheckRun")]
+    public sealed partial class CheckRun
+    {
+        [Wire("state", Required = true)] public string State;
+        /// The command as configured (run by `sh -c` in the worktree).
+        [Wire("command", Required = true)] public string Command;
+        /// Milliseconds since the Unix epoch.
+        [Wire("started_at", Required = true)] public long StartedAt;
+        /// Why it ran: a completed turn, or a request.
+        [Wire("trigger", Required = true)] public string Trigger;
+        /// Why it could not run or was stopped (state `error`), in English.
+        [Wire("detail")] public string Detail;
+        /// How long it ran; `None` while it runs.
+        [Wire("duration_ms")] public long? DurationMs;
+        /// Its exit status, when it exited.
+        [Wire("exit_code")] public long? ExitCode;
+        /// The signal that ended it, when one did.
+        [Wire("signal")] public long? Signal;
     }
 
     [Schema("CommandInfo")]
@@ -246,6 +360,20 @@ namespace Codiva.Protocol
         [Wire("session_id", Required = true)] public string SessionId;
         /// Absent: preview only. The token of a preview: confirm exactly that.
         [Wire("confirm_token")] public string ConfirmToken;
+    }
+
+    /// Params of `group/create`: one instruction, one session per attempt.
+    [Schema("CreateGroupParams")]
+    public sealed partial class CreateGroupParams
+    {
+        [Wire("prompt", Required = true)] public string Prompt;
+        /// At least one, at most [`MAX_ATTEMPTS`]; an agent may appear more than once.
+        [Wire("attempts", Required = true)] public List<AttemptSpec> Attempts;
+        /// Every attempt's approval policy (none: the server's default for new sessions).
+        [Wire("approval_policy")] public ApprovalPolicy ApprovalPolicy;
+        [Wire("images")] public List<ImageInput> Images;
+        /// For every attempt whose agent takes it.
+        [Wire("permission_mode")] public string PermissionMode;
     }
 
     [Schema("CreateParams")]
@@ -398,6 +526,104 @@ namespace Codiva.Protocol
         [Wire("text", Required = true)] public string Text;
     }
 
+    /// The answer to `group/compare`: one row of figures per attempt, in the group's order.
+    [Schema("GroupCompare")]
+    public sealed partial class GroupCompare
+    {
+        [Wire("group", Required = true)] public GroupInfo Group;
+        [Wire("attempts", Required = true)] public List<AttemptFigures> Attempts;
+    }
+
+    /// A group of attempts as clients see it (`manager/snapshot`'s `groups`, `group/updated`). How
+    /// many run, wait or are done, and the elapsed time, follow from the attempts' session rows
+    /// (each carries `group`).
+    [Schema("GroupInfo")]
+    public sealed partial class GroupInfo
+    {
+        [Wire("id", Required = true)] public string Id;
+        /// The instruction every attempt was given (what the user typed, trimmed).
+        [Wire("instruction", Required = true)] public string Instruction;
+        /// In the order they were named.
+        [Wire("attempts", Required = true)] public List<Attempt> Attempts;
+        /// Milliseconds since the Unix epoch.
+        [Wire("created_at", Required = true)] public long CreatedAt;
+        /// The attempt kept (`group/keep`); the others were discarded then.
+        [Wire("kept")] public string Kept;
+    }
+
+    /// Params naming one group.
+    [Schema("GroupParams")]
+    public sealed partial class GroupParams
+    {
+        [Wire("group_id", Required = true)] public string GroupId;
+    }
+
+    /// `group/removed`: none of a group's sessions is listed any more.
+    [Schema("GroupRemovedParams")]
+    public sealed partial class GroupRemovedParams
+    {
+        [Wire("seq", Required = true)] public long Seq;
+        [Wire("group_id", Required = true)] public string GroupId;
+    }
+
+    /// The answer to `group/create`: the group and its sessions (each `preparing`).
+    [Schema("GroupResult")]
+    public sealed partial class GroupResult
+    {
+        [Wire("group", Required = true)] public GroupInfo Group;
+        [Wire("sessions", Required = true)] public List<SessionInfo> Sessions;
+    }
+
+    /// `group/updated`: a group was created or changed.
+    [Schema("GroupUpdatedParams")]
+    public sealed partial class GroupUpdatedParams
+    {
+        [Wire("seq", Required = true)] public long Seq;
+        [Wire("change", Required = true)] public string Change;
+        [Wire("group", Required = true)] public GroupInfo Group;
+    }
+
+    /// Params of `history/adopt`.
+    [Schema("HistoryAdoptParams")]
+    public sealed partial class HistoryAdoptParams
+    {
+        [Wire("agent", Required = true)] public string Agent;
+        [Wire("id", Required = true)] public string Id;
+        /// The directory it ran in, as `history/list` gave it.
+        [Wire("cwd", Required = true)] public string Cwd;
+        [Wire("place")] public string Place;
+    }
+
+    /// Params of `history/list`.
+    [Schema("HistoryListParams")]
+    public sealed partial class HistoryListParams
+    {
+        /// Only the conversations whose first instruction, agent, id or directory contains this
+        /// (case-insensitive).
+        [Wire("query")] public string Query;
+    }
+
+    /// The answer to `history/list`: newest first.
+    [Schema("HistoryListResult")]
+    public sealed partial class HistoryListResult
+    {
+        [Wire("conversations", Required = true)] public List<OutsideConversation> Conversations;
+        /// More matched than are listed (at most 500 are).
+        [Wire("more", Required = true)] public bool More;
+    }
+
+    /// The answer to `history/read`: the conversation's log, rebuilt from the agent's records.
+    [Schema("HistoryReadResult")]
+    public sealed partial class HistoryReadResult
+    {
+        /// Oldest first (with the session log's caps: the newest entries win).
+        [Wire("entries", Required = true)] public List<LogEntry> Entries;
+        /// Bytes at the start of a large record that were not read (only its end is).
+        [Wire("skipped_bytes", Required = true)] public long SkippedBytes;
+        /// Older entries dropped to keep within the log's budget.
+        [Wire("dropped_entries", Required = true)] public long DroppedEntries;
+    }
+
     /// An image attached to a message.
     [Schema("ImageInput")]
     public sealed partial class ImageInput
@@ -429,6 +655,39 @@ namespace Codiva.Protocol
     public sealed partial class InvalidFieldData
     {
         [Wire("field", Required = true)] public string Field;
+    }
+
+    /// The answer to `group/keep`.
+    [Schema("KeepOutcome", Tag = "outcome")]
+    public sealed partial class KeepOutcome
+    {
+        [Wire("outcome", Required = true)] public string Outcome;
+        [Wire("discard")] public List<AttemptDiscard> Discard;
+        [Wire("confirm_token")] public string ConfirmToken;
+        [Wire("group")] public GroupInfo Group;
+        [Wire("session")] public SessionInfo Session;
+        [Wire("discarded")] public List<SessionInfo> Discarded;
+    }
+
+    /// Params of `group/keep`: keep one attempt and discard the others.
+    [Schema("KeepParams")]
+    public sealed partial class KeepParams
+    {
+        [Wire("group_id", Required = true)] public string GroupId;
+        /// The attempt to keep.
+        [Wire("session_id", Required = true)] public string SessionId;
+        /// Absent: preview only. The token of a preview: confirm exactly it.
+        [Wire("confirm_token")] public string ConfirmToken;
+    }
+
+    /// The answer to `group/lastAttempts`: the attempts the repository's last group was started
+    /// with (empty before the first), to prefill a form.
+    [Schema("LastAttemptsResult")]
+    public sealed partial class LastAttemptsResult
+    {
+        [Wire("attempts", Required = true)] public List<AttemptSpec> Attempts;
+        /// The same as text (`claude, codex, claude:opus`), as [`AttemptSpec::parse_list`] reads it.
+        [Wire("text", Required = true)] public string Text;
     }
 
     [Schema("LogEntry", Tag = "kind")]
@@ -575,6 +834,8 @@ namespace Codiva.Protocol
     {
         [Wire("seq", Required = true)] public long Seq;
         [Wire("sessions", Required = true)] public List<SessionInfo> Sessions;
+        /// Every group of attempts whose sessions are listed, in the order of their ids.
+        [Wire("groups")] public List<GroupInfo> Groups;
     }
 
     /// Params of `session/mcpReconnect`.
@@ -655,6 +916,35 @@ namespace Codiva.Protocol
     {
         [Wire("name", Required = true)] public string Name;
         [Wire("args", Required = true)] public List<string> Args;
+    }
+
+    /// One conversation an agent recorded for a directory of the repository.
+    [Schema("OutsideConversation")]
+    public sealed partial class OutsideConversation
+    {
+        /// The agent that recorded it (`claude`, `codex`).
+        [Wire("agent", Required = true)] public string Agent;
+        /// The agent's own conversation id (what resuming it takes).
+        [Wire("id", Required = true)] public string Id;
+        /// The directory it ran in (the repository's root or one of its worktrees).
+        [Wire("cwd", Required = true)] public string Cwd;
+        /// When its record was last written, in milliseconds since the Unix epoch.
+        [Wire("modified_ms", Required = true)] public long ModifiedMs;
+        /// The size of its record on disk, in bytes.
+        [Wire("size_bytes", Required = true)] public long SizeBytes;
+        /// Its first instruction, read from the head of the record only: one line, no control
+        /// characters, at most 200 characters (user-written text; `None` when the head holds none).
+        [Wire("first_instruction")] public string FirstInstruction;
+    }
+
+    /// Which conversation: `history/read`'s params, and part of `history/adopt`'s.
+    [Schema("OutsideConversationRef")]
+    public sealed partial class OutsideConversationRef
+    {
+        [Wire("agent", Required = true)] public string Agent;
+        [Wire("id", Required = true)] public string Id;
+        /// The directory it ran in, as `history/list` gave it.
+        [Wire("cwd", Required = true)] public string Cwd;
     }
 
     /// One answer a permission request offers; the answer names its `id`.
@@ -801,6 +1091,9 @@ namespace Codiva.Protocol
         [Wire("mergeable", Required = true)] public string Mergeable;
         /// The checks that failed, in rollup order.
         [Wire("failed")] public List<PrFailedCheck> Failed;
+        /// How many of its review threads are unresolved; `None` while not looked up (or the last
+        /// look failed before any answer).
+        [Wire("unresolved_reviews")] public long? UnresolvedReviews;
     }
 
     /// A request waiting for the user.
@@ -982,6 +1275,90 @@ namespace Codiva.Protocol
         [Wire("text")] public string Text;
     }
 
+    /// Params of `review/add`.
+    [Schema("ReviewAddParams")]
+    public sealed partial class ReviewAddParams
+    {
+        [Wire("session_id", Required = true)] public string SessionId;
+        [Wire("anchor", Required = true)] public ReviewAnchor Anchor;
+        [Wire("body", Required = true)] public string Body;
+        /// The diff lines of the range, as drawn (cut to [`MAX_QUOTED_LINES`] lines of
+        /// [`MAX_QUOTED_LINE_BYTES`] each by the manager).
+        [Wire("lines")] public List<string> Lines;
+    }
+
+    /// Where in the diff a comment is: a file and a range of its lines, as the diff drew them.
+    [Schema("ReviewAnchor")]
+    public sealed partial class ReviewAnchor
+    {
+        /// The file's path in the repository (the diff's new path).
+        [Wire("path", Required = true)] public string Path;
+        [Wire("side", Required = true)] public string Side;
+        /// First line, counted from 1 in the `side` file.
+        [Wire("start_line", Required = true)] public long StartLine;
+        /// Last line (equal to `start_line` for a comment on one line).
+        [Wire("end_line", Required = true)] public long EndLine;
+    }
+
+    /// One comment of a session's review.
+    [Schema("ReviewComment")]
+    public sealed partial class ReviewComment
+    {
+        /// Stable within the session (`c1`, `c2`, …; never reused while the session lives).
+        [Wire("id", Required = true)] public string Id;
+        [Wire("anchor", Required = true)] public ReviewAnchor Anchor;
+        /// The diff lines it refers to, as drawn (each with its `+`, `-` or space), at most
+        /// [`MAX_QUOTED_LINES`].
+        [Wire("lines", Required = true)] public List<string> Lines;
+        /// What the user wrote.
+        [Wire("body", Required = true)] public string Body;
+        /// Milliseconds since the Unix epoch.
+        [Wire("created_at", Required = true)] public long CreatedAt;
+        /// Lines of the range beyond those quoted.
+        [Wire("more_lines")] public long? MoreLines;
+    }
+
+    /// Params of `review/edit`.
+    [Schema("ReviewEditParams")]
+    public sealed partial class ReviewEditParams
+    {
+        [Wire("session_id", Required = true)] public string SessionId;
+        [Wire("comment_id", Required = true)] public string CommentId;
+        [Wire("body", Required = true)] public string Body;
+    }
+
+    /// Params of `review/remove`.
+    [Schema("ReviewRemoveParams")]
+    public sealed partial class ReviewRemoveParams
+    {
+        [Wire("session_id", Required = true)] public string SessionId;
+        [Wire("comment_id", Required = true)] public string CommentId;
+    }
+
+    /// The answer to `review/add`, `review/edit` and `review/remove`: the session's comments now.
+    [Schema("ReviewResult")]
+    public sealed partial class ReviewResult
+    {
+        [Wire("comments", Required = true)] public List<ReviewComment> Comments;
+    }
+
+    /// The answer to `review/send`.
+    [Schema("ReviewSendResult")]
+    public sealed partial class ReviewSendResult
+    {
+        /// How many comments the message carried (all the session held).
+        [Wire("sent", Required = true)] public long Sent;
+        /// Bytes of the message left out to keep it within its budget (0: none).
+        [Wire("cut_bytes")] public long? CutBytes;
+    }
+
+    /// The answer to `session/runCheck`: the check just started.
+    [Schema("RunCheckResult")]
+    public sealed partial class RunCheckResult
+    {
+        [Wire("check", Required = true)] public CheckRun Check;
+    }
+
     [Schema("SendParams")]
     public sealed partial class SendParams
     {
@@ -1005,6 +1382,8 @@ namespace Codiva.Protocol
         [Wire("prs")] public SessionPrs Prs;
         [Wire("login")] public LoginProgress Login;
         [Wire("sessions")] public List<SessionResources> Sessions;
+        [Wire("change")] public string Change;
+        [Wire("group")] public GroupInfo Group;
     }
 
     [Schema("ServerInfo")]
@@ -1123,10 +1502,15 @@ namespace Codiva.Protocol
         [Wire("pending_prompts", Required = true)] public long PendingPrompts;
         [Wire("todos", Required = true)] public TodoProgress Todos;
         [Wire("agent_session_id")] public string AgentSessionId;
+        /// Its latest check (the repository's `check` command in its worktree); absent before
+        /// one ran since codiva started, or when the repository names none.
+        [Wire("check")] public CheckRun Check;
         [Wire("cost_usd")] public double? CostUsd;
         [Wire("detail")] public string Detail;
         /// What `detail` says, by name and values (see `SessionEvent::Status`).
         [Wire("detail_code")] public NoteCode DetailCode;
+        /// The group of attempts it is one of (`manager/snapshot`'s `groups`).
+        [Wire("group")] public string Group;
         /// It runs in a directory itself (`worktree`), with no worktree or branch of its own
         /// (`session/create`'s `in_place`).
         [Wire("in_place")] public bool? InPlace;
@@ -1139,6 +1523,8 @@ namespace Codiva.Protocol
         /// What its agent's process group uses, as last sampled (every ~2 s while a process
         /// runs); absent while no agent process runs.
         [Wire("resources")] public ResourceUsage Resources;
+        /// The comments on its diff not yet sent to the agent (`review/add`, `review/send`).
+        [Wire("review")] public List<ReviewComment> Review;
         [Wire("phase", Required = true)] public string Phase;
         [Wire("files")] public List<string> Files;
         [Wire("commit")] public string Commit;
@@ -1417,5 +1803,21 @@ namespace Codiva.Protocol
         [Wire("message", Required = true)] public string Message;
         /// Absent for the start-up warnings sent before any event, and for "events were dropped".
         [Wire("seq")] public long? Seq;
+    }
+
+    /// An attempt's work against its base, committed or not: the worktree as it is.
+    [Schema("WorkFigures")]
+    public sealed partial class WorkFigures
+    {
+        /// Every file that differs from the merge base (committed, uncommitted and untracked).
+        [Wire("files", Required = true)] public List<FileStat> Files;
+        /// Sum of `files[].added`.
+        [Wire("insertions", Required = true)] public long Insertions;
+        /// Sum of `files[].deleted`.
+        [Wire("deletions", Required = true)] public long Deletions;
+        /// Commits on its branch that the base lacks.
+        [Wire("commits", Required = true)] public long Commits;
+        /// Files changed but not committed (untracked included).
+        [Wire("uncommitted", Required = true)] public long Uncommitted;
     }
 }

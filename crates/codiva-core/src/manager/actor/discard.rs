@@ -194,6 +194,7 @@ impl Actor {
             record.extras.remove_mcp_config();
         }
         self.emit(ManagerEvent::Removed { id: id.to_owned() });
+        self.left_groups(id);
         self.mark_dirty();
         DiscardOutcome::Removed { id: id.to_owned() }
     }

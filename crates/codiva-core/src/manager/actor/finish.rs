@@ -14,7 +14,7 @@ use crate::manager::{ManagerError, Reply};
 impl Actor {
     /// The worktree and base of a session that has a worktree (active, or stopped by a
     /// conflict); refused otherwise.
-    fn worktree_and_base(
+    pub(super) fn worktree_and_base(
         &mut self,
         id: &str,
     ) -> Result<(std::path::PathBuf, String), ManagerError> {

@@ -167,12 +167,24 @@ impl Actor {
     /// and the job that makes its worktree.
     fn add_session(
         &mut self,
-        mut options: CreateOptions,
+        options: CreateOptions,
         prompt: String,
         mut taken: BTreeSet<String>,
     ) -> Result<SessionInfo, ManagerError> {
         taken.extend(self.records.values().map(|record| record.slug.clone()));
         let slug = slug::slugify(&prompt, &taken);
+        self.add_named_session(options, prompt, slug, None)
+    }
+
+    /// [`Actor::add_session`] under a slug already chosen; an attempt of `group` asks no agent
+    /// for a title (the group's instruction is what its rows show).
+    pub(super) fn add_named_session(
+        &mut self,
+        mut options: CreateOptions,
+        prompt: String,
+        slug: String,
+        group: Option<String>,
+    ) -> Result<SessionInfo, ManagerError> {
         let id = slug.clone();
         let extras = self.session_extras(&id, &mut options)?;
         let input = super::record::take_input(&mut options, &prompt);
@@ -185,11 +197,14 @@ impl Actor {
             extras,
         );
         record.queued = vec![input];
+        record.group.clone_from(&group);
         record.track_activity();
         let info = record.info();
         self.records.insert(id.clone(), record);
         self.emit_info(&id);
-        self.request_title(&id, &prompt);
+        if group.is_none() {
+            self.request_title(&id, &prompt);
+        }
         // The worktree is made in the background; the caller has its answer now.
         let repo = self.repo.clone();
         let base = self.base.clone();
@@ -566,6 +581,8 @@ impl Actor {
     /// Asks the session's task to stop and hands back what to wait for
     /// ([`wait_stopped`], in a job: an agent slow to stop delays nobody else).
     pub(super) fn take_task(&mut self, id: &str) -> Option<JoinHandle<()>> {
+        // A check stops with its session's agent (discard, merge, shutdown).
+        self.stop_check(id);
         self.leave_queue(id);
         let record = self.records.get_mut(id)?;
         record.in_turn = false;
@@ -661,7 +678,12 @@ impl Actor {
                 record.model = model.clone();
                 changed = true;
             }
-            SessionEvent::Usage { usage } if usage.cost_usd != record.cost_usd => {
+            SessionEvent::Usage { usage } if usage.cost_usd == record.cost_usd => {
+                // Tokens alone are not shown in the row: kept for `group/compare`.
+                record.tokens = Some(usage.tokens);
+            }
+            SessionEvent::Usage { usage } => {
+                record.tokens = Some(usage.tokens);
                 record.cost_usd = usage.cost_usd;
                 changed = true;
             }
@@ -717,6 +739,7 @@ impl Actor {
         }
         if completed {
             self.maybe_auto_pr(id);
+            self.run_check(id, codiva_protocol::group::CheckTrigger::TurnCompleted);
         }
         if is_status {
             self.repair_turn_settled(id, completed);

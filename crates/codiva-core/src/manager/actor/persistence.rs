@@ -35,6 +35,8 @@ impl Actor {
                 .values()
                 .filter_map(Record::persisted)
                 .collect(),
+            groups: self.groups.list(),
+            last_attempts: self.groups.last_attempts.clone(),
         }
     }
 

@@ -76,6 +76,8 @@ pub(super) struct Record {
     pub(super) push_after_turn: Option<super::repair::RepairTurn>,
     /// Automatic repairs made, by kind (`auto_recover`; saved).
     pub(super) recover_attempts: std::collections::BTreeMap<String, u32>,
+    /// Review threads sent to the agent (`address_review.rs`: each once; saved).
+    pub(super) reviews_sent: Vec<String>,
     /// Pull requests `auto_ready` asked to mark ready (once each).
     pub(super) ready_asked: Vec<u64>,
     /// Lookups pause until then (Unix ms), as of the last lookup of this session.
@@ -102,6 +104,16 @@ pub(super) struct Record {
     pub(super) agent_pid: std::sync::Arc<std::sync::atomic::AtomicU32>,
     /// The last resource sample of the agent's process group.
     pub(super) resources: Option<codiva_protocol::manager::ResourceUsage>,
+    /// Comments on its diff not yet sent (`review.rs`; saved).
+    pub(super) review: Vec<codiva_protocol::review::ReviewComment>,
+    /// The number of the next comment's id (ids are never reused; saved).
+    pub(super) review_next: u64,
+    /// The group of attempts it is one of (`groups.rs`; saved).
+    pub(super) group: Option<String>,
+    /// Its latest check (`checks.rs`; saved).
+    pub(super) check: Option<codiva_protocol::group::CheckRun>,
+    /// The tokens its agent last reported (summed over its messages; saved).
+    pub(super) tokens: Option<codiva_protocol::agent::TokenUsage>,
 }
 
 impl Record {
@@ -204,6 +216,7 @@ impl Record {
             auto_pr_tried: saved.auto_pr_tried,
             push_after_turn: None,
             recover_attempts: saved.recover_attempts,
+            reviews_sent: saved.reviews_sent,
             ready_asked: Vec::new(),
             paused_until_ms: None,
             in_place: saved.in_place,
@@ -220,6 +233,11 @@ impl Record {
             in_turn: false,
             agent_pid: Default::default(),
             resources: None,
+            review: saved.review,
+            review_next: saved.review_next.max(1),
+            group: saved.group,
+            check: saved.check.map(super::checks::restored_check),
+            tokens: saved.tokens,
         }
     }
 
@@ -250,6 +268,9 @@ impl Record {
             in_place: self.in_place,
             mcp_servers: self.mcp_servers.clone(),
             resources: self.resources,
+            review: self.review.clone(),
+            group: self.group.clone(),
+            check: self.check.clone(),
         }
     }
 
@@ -298,6 +319,12 @@ impl Record {
             allowed_tools: self.extras.allowed_tools.clone(),
             disallowed_tools: self.extras.disallowed_tools.clone(),
             recover_attempts: self.recover_attempts.clone(),
+            reviews_sent: self.reviews_sent.clone(),
+            review: self.review.clone(),
+            review_next: self.review_next,
+            group: self.group.clone(),
+            check: self.check.clone(),
+            tokens: self.tokens,
         })
     }
 
@@ -377,6 +404,7 @@ impl Actor {
             auto_pr_tried: false,
             push_after_turn: None,
             recover_attempts: Default::default(),
+            reviews_sent: Vec::new(),
             ready_asked: Vec::new(),
             paused_until_ms: None,
             in_place: false,
@@ -387,6 +415,11 @@ impl Actor {
             in_turn: false,
             agent_pid: Default::default(),
             resources: None,
+            review: Vec::new(),
+            review_next: 1,
+            group: None,
+            check: None,
+            tokens: None,
         }
     }
 }

@@ -3,6 +3,7 @@
 //! match is over every request, so a request routed here has a handler or does not compile.
 
 use codiva_protocol::error::RefusalCode;
+use codiva_protocol::group::{CheckTrigger, RunCheckResult};
 use codiva_protocol::log::EntryKind;
 use codiva_protocol::manager::{ManagerSnapshot, ReadPage, SessionPhase};
 use codiva_protocol::methods::Route;
@@ -96,7 +97,9 @@ pub(super) fn check_capability(
 /// session is refused without one.
 pub(super) fn needs_task(request: &ClientRequest, phase: &SessionPhase) -> bool {
     match request {
-        ClientRequest::SessionSend(_) | ClientRequest::SessionResume(_) => {
+        ClientRequest::SessionSend(_)
+        | ClientRequest::SessionResume(_)
+        | ClientRequest::ReviewSend(_) => {
             !matches!(phase, SessionPhase::Discarded | SessionPhase::Merged { .. })
         }
         ClientRequest::SessionRead(_)
@@ -161,6 +164,7 @@ impl Actor {
                 reply.send(encode(ManagerSnapshot {
                     seq: self.events.last_seq(),
                     sessions: self.records.values().map(Record::info).collect(),
+                    groups: self.groups.list(),
                 }));
             }
             ClientRequest::SessionRead(p) => {
@@ -322,6 +326,12 @@ impl Actor {
                     self.fix_ci(&p.session_id, reply);
                 }
             }
+            ClientRequest::SessionAddressReview(p) => {
+                let reply = answered(reply, |result| result);
+                if let Some(reply) = self.refuse_in_place(&p.session_id, "address-review", reply) {
+                    self.address_review(&p.session_id, reply);
+                }
+            }
             ClientRequest::SessionCommits(p) => {
                 let reply = answered(reply, |result| result);
                 if let Some(reply) = self.refuse_in_place(&p.session_id, "commits", reply) {
@@ -334,6 +344,50 @@ impl Actor {
                     self.commit(&p.session_id, p.message, reply);
                 }
             }
+            ClientRequest::ReviewAdd(p) => {
+                answered(reply, |result| result).send(self.review_add(p));
+            }
+            ClientRequest::ReviewEdit(p) => {
+                answered(reply, |result| result).send(self.review_edit(p));
+            }
+            ClientRequest::ReviewRemove(p) => {
+                answered(reply, |result| result).send(self.review_remove(p));
+            }
+            ClientRequest::ReviewSend(p) => {
+                self.review_send(&p.session_id, answered(reply, |result| result));
+            }
+            ClientRequest::HistoryList(p) => {
+                self.history_list(p, answered(reply, |result| result));
+            }
+            ClientRequest::HistoryRead(p) => {
+                self.history_read(p, answered(reply, |result| result));
+            }
+            ClientRequest::HistoryAdopt(p) => {
+                self.history_adopt(p, session(reply));
+            }
+            ClientRequest::SessionRunCheck(p) => {
+                let check = self.start_check(&p.session_id, CheckTrigger::Requested);
+                answered(reply, |check| RunCheckResult { check }).send(check);
+            }
+            ClientRequest::SessionCheckOutput(p) => {
+                answered(reply, |output| output).send(self.check_output(&p.session_id));
+            }
+            ClientRequest::GroupCreate(p) => {
+                self.create_group(p, answered(reply, |result| result));
+            }
+            ClientRequest::GroupLastAttempts(_) => {
+                reply.send(encode(self.last_attempts()));
+            }
+            ClientRequest::GroupCompare(p) => {
+                self.compare_group(&p.group_id, answered(reply, |compare| compare));
+            }
+            ClientRequest::GroupDiff(p) => {
+                let reply = answered(reply, |text| text);
+                if let Some(reply) = self.refuse_in_place(&p.session_id, "diff", reply) {
+                    self.attempt_diff(p, reply);
+                }
+            }
+            ClientRequest::GroupKeep(p) => self.keep(p, answered(reply, |outcome| outcome)),
             // Answered by the manager's handle (`Manager::handle`) or by the server.
             request @ (ClientRequest::SessionRecover(_)
             | ClientRequest::Initialize(_)

@@ -1,0 +1,246 @@
+//! What compares attempts: one worktree's work against its merge base as figures (files, lines
+//! added and deleted, commits, files not committed — the worktree as it is, so an agent that
+//! did not commit still shows its lines), one file's diff against the base, and the diff
+//! between two worktrees (file by file, `git diff --no-index`), bounded like the diff view's.
+
+use std::collections::BTreeSet;
+use std::path::{Component, Path};
+
+use codiva_protocol::group::WorkFigures;
+use codiva_protocol::manager::{DiffText, FileStat};
+
+use super::diff_text::DIFF_TEXT_CAP;
+use super::finish::{parse_numstat_z, parse_status_z};
+use super::runner::Git;
+use super::{GitError, Repo, check_name};
+
+/// Untracked files counted, at most (each is one `git diff --no-index`).
+const UNTRACKED_COUNTED: usize = 500;
+
+/// A path given by a client: relative, inside the repository (no `..`), not an option.
+pub fn check_relative_path(path: &str) -> Result<(), String> {
+    if path.is_empty() || path.contains('\0') {
+        return Err("expected a file's path in the repository".to_owned());
+    }
+    if path.starts_with('-') {
+        return Err("a path may not start with '-'".to_owned());
+    }
+    let inside = Path::new(path)
+        .components()
+        .all(|part| matches!(part, Component::Normal(_) | Component::CurDir));
+    if inside {
+        Ok(())
+    } else {
+        Err("expected a relative path inside the repository".to_owned())
+    }
+}
+
+impl Repo {
+    /// `worktree`'s work since it left `base`: tracked changes (committed or not) and untracked
+    /// files against the merge base, commits on its branch that `base` lacks, and how many
+    /// files are not committed. Carried symlinks are left out.
+    pub async fn work_figures(&self, worktree: &Path, base: &str) -> Result<WorkFigures, GitError> {
+        check_name(base)?;
+        let merge_base = merge_base(worktree, base).await?;
+        let numstat = Git::new(worktree)
+            .args(["diff", "--numstat", "-z", "-M", &merge_base, "--"])
+            .run()
+            .await?;
+        let mut files = parse_numstat_z(&numstat.stdout);
+        for path in self.untracked(worktree).await?.iter().take(UNTRACKED_COUNTED) {
+            let counted = Git::new(worktree)
+                .args(["diff", "--numstat", "-z", "--no-index", "--", "/dev/null", path])
+                .output()
+                .await?;
+            if counted.code.is_some_and(|code| code > 1) {
+                return Err(counted.into_error());
+            }
+            let stat = parse_numstat_z(&counted.stdout)
+                .into_iter()
+                .next()
+                .unwrap_or(FileStat {
+                    path: String::new(),
+                    old_path: None,
+                    added: Some(0),
+                    deleted: Some(0),
+                });
+            files.push(FileStat {
+                path: path.clone(),
+                old_path: None,
+                ..stat
+            });
+        }
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        let commits = Git::new(worktree)
+            .args(["rev-list", "--count"])
+            .arg(format!("{base}..HEAD"))
+            .text()
+            .await?;
+        let status = Git::new(worktree)
+            .args(["status", "--porcelain=v1", "-z", "--untracked-files=all"])
+            .run()
+            .await?;
+        let root = self.root();
+        let uncommitted = parse_status_z(&status.stdout)
+            .into_iter()
+            .filter(|entry| entry.status != "??" || !carried(root, worktree, &entry.path))
+            .count();
+        Ok(WorkFigures {
+            insertions: files.iter().filter_map(|f| f.added).sum(),
+            deletions: files.iter().filter_map(|f| f.deleted).sum(),
+            files,
+            commits: commits.trim().parse().unwrap_or(0),
+            uncommitted: u64::try_from(uncommitted).unwrap_or(u64::MAX),
+        })
+    }
+
+    /// [`Repo::diff_text`], or only `path`'s diff (tracked or untracked).
+    pub async fn diff_text_of(
+        &self,
+        worktree: &Path,
+        base: &str,
+        path: Option<&str>,
+    ) -> Result<DiffText, GitError> {
+        let Some(path) = path else {
+            return self.diff_text(worktree, base, DIFF_TEXT_CAP).await;
+        };
+        check_name(base)?;
+        let merge_base = merge_base(worktree, base).await?;
+        let literal = format!(":(literal){path}");
+        let (tracked, truncated) = Git::new(worktree)
+            .args(["diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M"])
+            .args([merge_base.as_str(), "--", literal.as_str()])
+            .output_capped(DIFF_TEXT_CAP)
+            .await?;
+        if !tracked.success() && !truncated {
+            return Err(tracked.into_error());
+        }
+        if !tracked.stdout.is_empty() || truncated {
+            return Ok(DiffText {
+                text: String::from_utf8_lossy(&tracked.stdout).into_owned(),
+                truncated,
+            });
+        }
+        if !self.untracked(worktree).await?.iter().any(|p| p == path) {
+            return Ok(DiffText::default());
+        }
+        no_index(worktree, "/dev/null", path, DIFF_TEXT_CAP).await
+    }
+
+    /// The diff from `from`'s worktree to `to`'s: of `path`, or of every file either changed
+    /// against its base, one `git diff --no-index` per file, at most [`DIFF_TEXT_CAP`] bytes.
+    pub async fn diff_between(
+        &self,
+        from: (&Path, &str),
+        to: (&Path, &str),
+        path: Option<&str>,
+    ) -> Result<DiffText, GitError> {
+        let paths: Vec<String> = match path {
+            Some(path) => vec![path.to_owned()],
+            None => {
+                let mut paths = BTreeSet::new();
+                for (worktree, base) in [from, to] {
+                    for file in self.work_figures(worktree, base).await?.files {
+                        paths.extend(file.old_path);
+                        paths.insert(file.path);
+                    }
+                }
+                paths.into_iter().collect()
+            }
+        };
+        // Both worktrees are directories of `.codiva/worktrees`: the diff names them by their
+        // directory (`a/<slug>/<path>`), run from there.
+        let dir = from.0.parent().unwrap_or(from.0);
+        let name = |worktree: &Path, path: &str| {
+            let file = worktree.join(path);
+            if !file.is_file() {
+                return None;
+            }
+            Some(match file.strip_prefix(dir) {
+                Ok(relative) => relative.to_string_lossy().into_owned(),
+                Err(_) => file.to_string_lossy().into_owned(),
+            })
+        };
+        let mut text = String::new();
+        let mut truncated = false;
+        for path in &paths {
+            let (a, b) = (name(from.0, path), name(to.0, path));
+            if a.is_none() && b.is_none() {
+                continue;
+            }
+            let room = DIFF_TEXT_CAP.saturating_sub(text.len());
+            if room == 0 {
+                truncated = true;
+                break;
+            }
+            let a = a.unwrap_or_else(|| "/dev/null".to_owned());
+            let b = b.unwrap_or_else(|| "/dev/null".to_owned());
+            let one = no_index(dir, &a, &b, room).await?;
+            text.push_str(&one.text);
+            if one.truncated {
+                truncated = true;
+                break;
+            }
+        }
+        Ok(DiffText { text, truncated })
+    }
+
+    /// Untracked files of `worktree` (each file, not its directory), carried symlinks left out.
+    async fn untracked(&self, worktree: &Path) -> Result<Vec<String>, GitError> {
+        let listed = Git::new(worktree)
+            .args(["ls-files", "--others", "--exclude-standard", "-z"])
+            .run()
+            .await?
+            .nul_fields();
+        let root = self.root();
+        Ok(listed
+            .into_iter()
+            .filter(|path| !carried(root, worktree, path))
+            .collect())
+    }
+}
+
+/// A symlink codiva carried into the worktree (it points at the main checkout's file).
+fn carried(root: &Path, worktree: &Path, path: &str) -> bool {
+    std::fs::read_link(worktree.join(path)).is_ok_and(|target| target == root.join(path))
+}
+
+async fn merge_base(worktree: &Path, base: &str) -> Result<String, GitError> {
+    Ok(Git::new(worktree)
+        .args(["merge-base", base, "HEAD"])
+        .text()
+        .await?
+        .trim()
+        .to_owned())
+}
+
+/// `git diff --no-index a b` in `dir`, at most `cap` bytes (it exits 1 when they differ).
+async fn no_index(dir: &Path, a: &str, b: &str, cap: usize) -> Result<DiffText, GitError> {
+    let (out, truncated) = Git::new(dir)
+        .args(["diff", "--no-color", "--no-ext-diff", "--no-index", "--", a, b])
+        .output_capped(cap)
+        .await?;
+    if out.code.is_some_and(|code| code > 1) && !truncated {
+        return Err(out.into_error());
+    }
+    Ok(DiffText {
+        text: String::from_utf8_lossy(&out.stdout).into_owned(),
+        truncated,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_must_stay_inside_the_repository() {
+        assert!(check_relative_path("src/main.rs").is_ok());
+        assert!(check_relative_path("./a.txt").is_ok());
+        assert!(check_relative_path("../etc/passwd").is_err());
+        assert!(check_relative_path("/etc/passwd").is_err());
+        assert!(check_relative_path("a/../../b").is_err());
+        assert!(check_relative_path("--output=x").is_err());
+        assert!(check_relative_path("").is_err());
+    }
+}
