@@ -1,6 +1,6 @@
 // Core's ISelectedObject over Unity's selection: what the "+ Selection" chip says is decided in
-// Core (`SelectionChip`, tested); this only reads the active GameObject, its Transform and its
-// components.
+// Core (`SelectionChip`, tested); this only reads the active GameObject, its Transform, its
+// components and its own settings (active, tag, layer, static, children).
 using System.Collections.Generic;
 using System.Linq;
 using Codiva.Client;
@@ -32,6 +32,15 @@ namespace Codiva.Editor
             Position = Xyz(transform.localPosition);
             Rotation = Xyz(transform.localEulerAngles);
             Scale = Xyz(transform.localScale);
+            Properties = new List<KeyValuePair<string, string>>
+            {
+                SelectionChip.Property("active", obj.activeSelf),
+                SelectionChip.Property("active in hierarchy", obj.activeInHierarchy),
+                SelectionChip.Property("tag", obj.tag),
+                SelectionChip.Property("layer", LayerMask.LayerToName(obj.layer)),
+                SelectionChip.Property("static", obj.isStatic),
+                SelectionChip.Property("children", transform.childCount),
+            };
         }
 
         static float[] Xyz(Vector3 v) => new[] { v.x, v.y, v.z };
@@ -43,5 +52,6 @@ namespace Codiva.Editor
         public float[] Position { get; }
         public float[] Rotation { get; }
         public float[] Scale { get; }
+        public IList<KeyValuePair<string, string>> Properties { get; }
     }
 }

@@ -18,6 +18,7 @@ namespace Codiva.Tests
         public float[] Position { get; set; } = { 0, 0, 0 };
         public float[] Rotation { get; set; } = { 0, 0, 0 };
         public float[] Scale { get; set; } = { 1, 1, 1 };
+        public IList<KeyValuePair<string, string>> Properties { get; set; }
     }
 
     [TestFixture]

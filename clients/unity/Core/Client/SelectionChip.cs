@@ -1,6 +1,7 @@
 // The Editor's selection as the agent is told it: a context chip with the object's hierarchy path
-// (`Scene/Root/Child`), its components and its Transform, built here from a small interface so the
-// Editor only reads Unity's selection (`Editor/UnitySelection.cs`) and the rules are tested.
+// (`Scene/Root/Child`), its components, its Transform and its key properties (active, tag, layer,
+// …), built here from a small interface so the Editor only reads Unity's selection
+// (`Editor/UnitySelection.cs`) and the rules are tested.
 //
 // Names come from the project (a scene object can be called anything, an imported asset's too), and
 // the chip is model-visible text inside the context block: a name must not end its line (and forge
@@ -9,6 +10,7 @@
 // bidi overrides, …) are escapes — with `/`, `<` and `>` escaped too (`\/`, `\u003c`, `\u003e`, which
 // a JSON reader reads back as themselves). Each name, the depth, the component list are capped, so a
 // chip stays well under the block's per-chip cap (`ContextBlock.MaxChipBytes`).
+using System;
 using System.Collections.Generic;
 using System.Globalization;
 using System.Text;
@@ -31,6 +33,9 @@ namespace Codiva.Client
         float[] Position { get; }
         float[] Rotation { get; }
         float[] Scale { get; }
+        /// The object's own settings worth a word, in order (`active`, `tag`, `layer`, `static`,
+        /// `children`); null or empty for none.
+        IList<KeyValuePair<string, string>> Properties { get; }
     }
 
     public static class SelectionChip
@@ -42,6 +47,8 @@ namespace Codiva.Client
         public const int MaxDepth = 6;
         /// Components listed; the rest are counted (`… and N more`).
         public const int MaxComponents = 12;
+        /// Properties listed; the rest are counted.
+        public const int MaxProperties = 8;
         public const string UntitledScene = "Untitled";
 
         /// The chip for a selected object, or null for no selection.
@@ -74,6 +81,14 @@ namespace Codiva.Client
                 detail.Append("\nposition: ").Append(Vector(selected.Position))
                     .Append("  rotation: ").Append(Vector(selected.Rotation))
                     .Append("  scale: ").Append(Vector(selected.Scale));
+            var properties = selected.Properties;
+            if (properties != null && properties.Count > 0)
+            {
+                detail.Append("\n");
+                for (var i = 0; i < properties.Count && i < MaxProperties; i++)
+                    detail.Append(i == 0 ? "" : ", ").Append(Name(properties[i].Key)).Append(": ").Append(Name(properties[i].Value));
+                if (properties.Count > MaxProperties) detail.Append(", … and ").Append(properties.Count - MaxProperties).Append(" more");
+            }
             return new ContextChip { Kind = Kind, Label = string.Join("/", path), Detail = detail.ToString() };
         }
 
@@ -121,6 +136,11 @@ namespace Codiva.Client
             if (clipped) text.Append('…');
             return text.ToString();
         }
+
+        /// A property as the chip lists it: `true`/`false`, numbers in the invariant culture.
+        public static KeyValuePair<string, string> Property(string name, object value) =>
+            new KeyValuePair<string, string>(name, value is bool b ? (b ? "true" : "false")
+                : value is IFormattable f ? f.ToString(null, CultureInfo.InvariantCulture) : value?.ToString() ?? "");
 
         static void Unicode(StringBuilder text, char c) => text.Append("\\u").Append(((int)c).ToString("x4", CultureInfo.InvariantCulture));
 

@@ -55,6 +55,23 @@ namespace UnityEngine
         public T[] GetComponents<T>() => throw null;
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/GameObject.GetComponentsInChildren.html
         public T[] GetComponentsInChildren<T>(bool includeInactive) => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/GameObject-activeSelf.html
+        public bool activeSelf => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/GameObject-activeInHierarchy.html
+        public bool activeInHierarchy => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/GameObject-tag.html
+        public string tag { get => throw null; set => throw null; }
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/GameObject-layer.html
+        public int layer { get => throw null; set => throw null; }
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/GameObject-isStatic.html
+        public bool isStatic { get => throw null; set => throw null; }
+    }
+
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/LayerMask.html
+    public struct LayerMask
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/LayerMask.LayerToName.html
+        public static string LayerToName(int layer) => throw null;
     }
 
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Component.html
@@ -75,6 +92,8 @@ namespace UnityEngine
         public Vector3 localEulerAngles { get => throw null; set => throw null; }
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Transform-localScale.html
         public Vector3 localScale { get => throw null; set => throw null; }
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Transform-childCount.html
+        public int childCount => throw null;
     }
 
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Vector3.html
