@@ -100,6 +100,9 @@ namespace Codiva.Tests
             Assert.IsNull(login.Start(), "one login at a time");
             Assert.IsNull(login.SubmitCode("abc"), "no code is read before the login says so");
             login.Started(new LoginStarted { LoginId = "L1" });
+            login.Apply(new LoginProgressParams { LoginId = "L1", Agent = "claude", Phase = "running" });
+            Assert.IsNull(login.SubmitCode("abc"), "a login that reads no code is sent none");
+            Assert.AreEqual("Logging in… finish in your browser", login.Describe(Language.En));
             Assert.IsFalse(login.Apply(new LoginProgressParams { LoginId = "L0", Agent = "claude", Phase = "running" }), "another login's");
             Assert.IsFalse(login.Apply(new LoginProgressParams { LoginId = "L1", Agent = "codex", Phase = "running" }));
             Assert.IsTrue(login.Apply(new LoginProgressParams
