@@ -31,9 +31,39 @@ pub enum CommentError {
 
 /// Text from outside (a diff line, a comment someone wrote) made safe for a terminal and for the
 /// agent's input: escape sequences, control characters but newlines and tabs, and bidi
-/// overrides removed; at most `max_chars` characters.
+/// overrides removed; at most `max_chars` characters (then `…`). Spaces are kept as they are (a
+/// diff line's indentation is part of it).
 pub fn clean(text: &str, max_chars: usize) -> String {
-    crate::github::draft::clean_text(text, max_chars)
+    let mut out = String::with_capacity(text.len().min(max_chars.saturating_mul(4)));
+    let mut chars = text.chars().peekable();
+    let mut count = 0;
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            // CSI `ESC [ … final` dropped whole; other escapes with their next character.
+            if chars.peek() == Some(&'[') {
+                chars.next();
+                for c in chars.by_ref() {
+                    if ('\u{40}'..='\u{7e}').contains(&c) {
+                        break;
+                    }
+                }
+            } else {
+                chars.next();
+            }
+            continue;
+        }
+        let bidi = matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+        if bidi || (c.is_control() && c != '\n' && c != '\t') {
+            continue;
+        }
+        if count == max_chars {
+            out.push('…');
+            break;
+        }
+        out.push(c);
+        count += 1;
+    }
+    out
 }
 
 /// `text` in a fenced block of `info` (`diff`, `text`) whose fence is longer than any backtick

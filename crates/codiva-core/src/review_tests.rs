@@ -108,7 +108,7 @@ fn the_message_keeps_its_budget_and_cuts_only_between_characters() {
         .map(|i| format!("+{}", "行".repeat(i + 20)))
         .collect();
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
-    let body = "直して🎌".repeat(700);
+    let body = "直して🎌".repeat(600);
     let comments: Vec<ReviewComment> = (1..=5)
         .map(|i| {
             comment(
