@@ -2,10 +2,12 @@
 
 pub mod client;
 
+mod address_review;
 mod agents;
 mod approval;
 mod budget;
 mod config;
+mod diff_review;
 mod errors;
 mod folded;
 mod full_message;
