@@ -71,7 +71,7 @@ namespace Codiva.Tests
                     Assert.IsNotEmpty(card.Always, "Claude Code offers allow-always scopes for Bash");
                     var answer = card.Refuse(Reason);
                     Assert.AreEqual(card.Deny.OptionId, answer.Option);
-                    client.Request(Methods.SessionRespondPermission, answer).Wait();
+                    new PanelActions(client).Answer(answer).Wait();
                     Until(main, () => client.Store[id].Prompts.Count == 0, "the request to close");
 
                     // The model reads the reason in the Bash call's result.
