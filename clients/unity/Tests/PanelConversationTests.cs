@@ -159,6 +159,17 @@ namespace Codiva.Tests
         }
 
         [Test]
+        public void A_long_reply_is_cut_at_a_character_boundary()
+        {
+            var reply = new string('a', RichText.MaxInput - 1) + "😀" + new string('b', 10);
+            var rich = RichText.FromMarkdown(reply);
+            StringAssert.EndsWith("a…", rich);
+            Assert.IsFalse(rich.Any(char.IsSurrogate), "half of a surrogate pair");
+            var whole = RichText.FromMarkdown(new string('a', RichText.MaxInput - 2) + "😀" + "bb");
+            StringAssert.EndsWith("😀…", whole);
+        }
+
+        [Test]
         public void The_todo_checklist_marks_each_item_by_its_status()
         {
             var view = new SessionView

@@ -48,7 +48,8 @@ namespace Codiva.Panel
         public static string FromMarkdown(string markdown)
         {
             if (string.IsNullOrEmpty(markdown)) return "";
-            if (markdown.Length > MaxInput) markdown = markdown.Substring(0, MaxInput) + "…";
+            // Cut at a character boundary (never inside a surrogate pair).
+            if (markdown.Length > MaxInput) markdown = Words.Cut(markdown, MaxInput + 1);
             var lines = markdown.Replace("\r\n", "\n").Split('\n');
             var output = new List<string>();
             var blank = false;
