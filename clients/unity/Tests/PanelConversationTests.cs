@@ -72,6 +72,7 @@ namespace Codiva.Tests
         {
             var card = ToolCard.Of(Tool(1, "Bash", "succeeded", Obj("command", "ls -la\nrm -rf /"), ms: 1234));
             Assert.AreEqual("ls -la rm -rf /", card.Line);
+            Assert.AreEqual("{\"command\":\"ls -la\\nrm -rf /\"}", card.Input);
             Assert.AreEqual("Bash  ls -la rm -rf / · done · 1.2s", PanelRich.Shown(card.RichHeader(Language.En)));
             Assert.AreEqual("Bash  ls -la rm -rf / · 完了 · 1.2秒", PanelRich.Shown(card.RichHeader(Language.Ja)));
             // codiva's summary wins over the input.

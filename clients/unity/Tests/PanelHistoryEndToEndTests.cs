@@ -100,6 +100,18 @@ namespace Codiva.Tests
                 {
                     client.Start();
                     Until(main, () => client.State == ConnectionState.Connected, "the connection");
+                    // agents/list: the agent picker and the login check.
+                    System.Collections.Generic.List<AgentAvailability> agents = null;
+                    main.Invoke(() => actions.LoadAgents(list => agents = list));
+                    Until(main, () => agents != null, "agents/list");
+                    var claude = Pickers.Agents(agents, null, Language.En).Single(i => i.Value == "claude");
+                    Assert.IsTrue(claude.Enabled);
+                    Assert.IsTrue(claude.Current, "the default agent");
+                    var checkedState = agents.Single(a => a.Id == "claude").Login;
+                    // The sandbox's agent has an API key (ANTHROPIC_API_KEY): its own check says so.
+                    Assert.AreEqual("logged_in", checkedState.State);
+                    login.SetChecked(checkedState);
+                    StringAssert.StartsWith("Logged in", login.Describe(Language.En));
                     main.Invoke(() => actions.Login(login));
                     Until(main, () => login.Stage != LoginStage.Starting, "the login's id");
                     Assert.AreEqual(LoginStage.Running, login.Stage, login.Error);
@@ -114,7 +126,7 @@ namespace Codiva.Tests
                     main.Invoke(() => actions.CancelLogin(login.Cancel()));
                     Until(main, () => login.Stage == LoginStage.Cancelled, "the cancelled login");
                     Assert.AreEqual("Login cancelled", login.Describe(Language.En));
-                    Assert.IsTrue(login.OffersLogin);
+                    Assert.IsFalse(login.OffersLogin, "the agent's check still says logged in");
                 }
                 finally
                 {

@@ -2,6 +2,7 @@
 // the generated method table and params classes. Each answer or refusal goes back to the model
 // that asked (on the dispatcher's thread). The Editor calls these; it builds no params itself.
 using System;
+using System.Collections.Generic;
 using System.Threading.Tasks;
 using Codiva.Client;
 using Codiva.Protocol;
@@ -36,6 +37,11 @@ namespace Codiva.Panel
         /// Null (nothing sent) for an agent that cannot be picked.
         public Task<Done> SetAgent(AgentParams choice, Action<RpcException> failed = null) =>
             choice == null ? null : client.Request(Methods.SessionSetAgent, choice, null, failed);
+
+        /// `agents/list`: every agent codiva knows, with its login check, version and model
+        /// aliases (the agent picker, the login models, the model picker before a catalog).
+        public Task<AgentsResult> LoadAgents(Action<List<AgentAvailability>> done, Action<RpcException> failed = null) =>
+            client.Request(Methods.AgentsList, new NoParams(), result => done(result.Agents ?? new List<AgentAvailability>()), failed);
 
         /// Starts `login` (`agents/login`): its id or its refusal goes back to it; its progress
         /// comes through PanelFeed.LoginProgress. Null when one runs already.

@@ -227,6 +227,8 @@ namespace Codiva.Panel
         public string DiffPath;
         /// The command's output or the tool's result (plain, capped).
         public string Output;
+        /// The tool's input as the agent sent it, as JSON (plain, capped): what an expanded card shows.
+        public string Input;
 
         public bool Completed => State == Known.ToolStatus.Succeeded;
         public bool Running => State == Known.ToolStatus.Running;
@@ -289,6 +291,7 @@ namespace Codiva.Panel
             }
             if (output.Length == 0 && !string.IsNullOrEmpty(entry.Result)) output.Append(entry.Result);
             card.Output = Words.Cut(output.ToString().TrimEnd('\n'), MaxOutput);
+            card.Input = entry.Input == null ? "" : Words.Cut(JsonText.Write(entry.Input), MaxOutput);
             return card;
         }
     }
