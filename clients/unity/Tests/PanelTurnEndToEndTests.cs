@@ -3,7 +3,9 @@
 // asking (`ls`, `cat`, `pwd`) and that fold into one group, and `touch` whose permission card is
 // answered with a deny and a typed reason — then a
 // reply with `List<int>` and `<color=red>` that the conversation model shows as text. The
-// status bar, the slash-command completion and the model picker read what the agent reported.
+// status bar, the slash-command completion and the model picker read what the agent reported; the
+// notifier, with the panel unfocused, tells the permission request and the turn's end; an image
+// attached within the limits goes with the next message.
 using System;
 using System.Collections.Generic;
 using System.Linq;
@@ -23,6 +25,9 @@ namespace Codiva.Tests
         const string Reason = "Use the name approved.txt instead";
         const string Reply = "Understood: no `denied.txt`. A `List<int>` stays List<int>, and <color=red>x</color> is **text**.";
 
+        /// A 1×1 PNG.
+        const string Pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
+
         static Dictionary<string, object> Block(string name, Dictionary<string, object> input) =>
             Obj("type", "tool_use", "name", name, "input", input);
 
@@ -33,7 +38,8 @@ namespace Codiva.Tests
                 Block("Bash", Obj("command", "cat README.md", "description", "Read the readme")),
                 Block("Bash", Obj("command", "pwd", "description", "Where")),
                 Block("Bash", Obj("command", "touch denied.txt", "description", "Create the marker"))))),
-            When("last_user_contains", Reason, Text(Reply)));
+            When("last_user_contains", Reason, Text(Reply)),
+            When("last_user_contains", "IMAGE look at this", Text("A single pixel.")));
 
         static void Until(ThreadDispatcher main, Func<bool> condition, string what)
         {
@@ -49,6 +55,11 @@ namespace Codiva.Tests
             {
                 var client = new CodivaClient(new StdioTransportFactory(world.Program()), main);
                 var feed = new PanelFeed(client, main);
+                // The panel is not focused: what happens is counted and told.
+                var notifier = new Notifier();
+                notifier.SetFocused(false);
+                var notices = new List<Notice>();
+                client.Store.Changed += changed => { if (changed != null && client.Store[changed] != null) notices.AddRange(notifier.Observe(changed, client.Store[changed], Language.En)); };
                 try
                 {
                     client.Start();
@@ -80,6 +91,9 @@ namespace Codiva.Tests
 
                     Until(main, () => client.Store[id].Log.Any(e => e.Kind == "assistant" && e.Text == Reply), "the reply");
                     Until(main, () => client.Store[id].Status == "completed", "the turn's end");
+                    var told = main.Invoke(() => notices.Select(n => n.Kind + ": " + n.Words).ToList());
+                    Assert.AreEqual(new[] { "Permission: RUN the tools: wants to use Bash", "TurnEnded: RUN the tools: finished" }, told.ToArray());
+                    Assert.AreEqual(2, main.Invoke(() => notifier.Badge));
                     var items = main.Invoke(() => Conversation.Build(client.Store[id], Language.En));
                     var kinds = items.Select(i => i.Kind).ToList();
                     Console.WriteLine(string.Join(", ", kinds));
@@ -125,6 +139,15 @@ namespace Codiva.Tests
                     Assert.AreEqual("/" + first + " ", slash.Accept());
                     var models = main.Invoke(() => Pickers.Models(view, null, Language.En));
                     Assert.AreEqual("default model", models[0].Label);
+
+                    // An image attached within the limits goes with the next message as an image block.
+                    var images = new ImageAttachments();
+                    Assert.AreEqual(AttachmentRefusal.None, images.Add("pixel.png", Convert.FromBase64String(Pixel), Language.En));
+                    new PanelActions(client).Send(id, "IMAGE look at this", images).Wait();
+                    Assert.IsEmpty(images.Items);
+                    var withImage = world.Mock.WaitForRequest(b => b.Contains("IMAGE look at this"));
+                    StringAssert.Contains("\"media_type\":\"image/png\"", withImage);
+                    StringAssert.Contains(Pixel, withImage);
                 }
                 finally
                 {
