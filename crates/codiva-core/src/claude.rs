@@ -8,6 +8,7 @@ pub mod connection;
 pub mod full_text;
 pub mod input;
 pub mod launch;
+pub mod outside;
 pub mod plan_usage;
 pub mod title;
 pub mod tool_view;

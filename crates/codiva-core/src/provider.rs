@@ -330,6 +330,34 @@ pub trait Provider: Send + Sync + fmt::Debug {
         let _ = cwd;
         None
     }
+    /// The conversations the agent recorded that ran in one of `dirs` (blocking IO; each
+    /// record read from its head only, `crate::outside::HEAD_BYTES`), for the history of
+    /// conversations begun outside codiva. `None` when it keeps no records it can list.
+    fn outside_conversations(
+        &self,
+        dirs: &[PathBuf],
+    ) -> Option<Vec<codiva_protocol::outside::OutsideConversation>> {
+        let _ = dirs;
+        None
+    }
+    /// Conversation `id` that ran in `cwd`, rebuilt for reading only from the end of its
+    /// record (at most `window` bytes read; blocking IO). `None` when it keeps no records.
+    fn read_outside(
+        &self,
+        cwd: &Path,
+        id: &str,
+        window: u64,
+    ) -> Option<Result<crate::outside::OutsideLog, RecordsError>> {
+        let _ = (cwd, id, window);
+        None
+    }
+    /// Makes conversation `id` that ran in `from` one that a process in `to` resumes
+    /// (blocking IO): for an agent that finds a conversation by its directory, its records
+    /// are copied there. `Ok` when nothing needs doing.
+    fn carry_conversation(&self, id: &str, from: &Path, to: &Path) -> Result<(), RecordsError> {
+        let _ = (id, from, to);
+        Ok(())
+    }
 }
 
 /// One agent process as the provider speaks to it. Pure translation: the session task does
@@ -493,6 +521,11 @@ impl Providers {
     /// The agent new sessions run when they name none (`None`: no agent is installed).
     pub fn default_provider(&self) -> Option<&Arc<dyn Provider>> {
         self.default.map(|index| &self.installed[index].0)
+    }
+
+    /// The installed agents, in order of preference.
+    pub fn installed(&self) -> Vec<&Arc<dyn Provider>> {
+        self.installed.iter().map(|(provider, _)| provider).collect()
     }
 
     /// The known agent `id` that is not installed.

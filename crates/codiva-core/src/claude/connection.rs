@@ -210,6 +210,30 @@ impl Provider for ClaudeProvider {
     fn latest_conversation(&self, cwd: &Path) -> Option<String> {
         newest_transcript(&transcript::project_dir(&self.home, cwd))
     }
+
+    fn outside_conversations(
+        &self,
+        dirs: &[PathBuf],
+    ) -> Option<Vec<codiva_protocol::outside::OutsideConversation>> {
+        Some(
+            dirs.iter()
+                .flat_map(|dir| super::outside::list(&self.home, dir))
+                .collect(),
+        )
+    }
+
+    fn read_outside(
+        &self,
+        cwd: &Path,
+        id: &str,
+        window: u64,
+    ) -> Option<Result<crate::outside::OutsideLog, RecordsError>> {
+        Some(super::outside::read(&self.home, cwd, id, window).map_err(RecordsError::new))
+    }
+
+    fn carry_conversation(&self, id: &str, from: &Path, to: &Path) -> Result<(), RecordsError> {
+        super::outside::carry(&self.home, id, from, to).map_err(RecordsError::new)
+    }
 }
 
 /// The session id of the most recently written transcript in a CLI project directory.

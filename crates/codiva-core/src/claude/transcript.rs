@@ -306,30 +306,81 @@ pub(super) fn read_lines(
             source,
         },
     })?;
-    let mut reader = BufReader::with_capacity(256 * 1024, file);
+    let reader = BufReader::with_capacity(256 * 1024, file);
+    read_lines_from(reader, |line| {
+        each(line);
+        std::ops::ControlFlow::Continue(())
+    })
+    .map_err(|source| TranscriptError::Io {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+/// Calls `each` with every line `reader` gives (as [`read_lines`] does) until it breaks.
+pub(crate) fn read_lines_from(
+    mut reader: impl BufRead,
+    mut each: impl FnMut(Option<&[u8]>) -> std::ops::ControlFlow<()>,
+) -> io::Result<()> {
     let mut buf = Vec::new();
     loop {
-        let read = read_line_bounded(&mut reader, &mut buf, MAX_LINE_BYTES).map_err(|source| {
-            TranscriptError::Io {
-                path: path.to_owned(),
-                source,
-            }
-        })?;
-        match read {
+        let flow = match read_line_bounded(&mut reader, &mut buf, MAX_LINE_BYTES)? {
             LineRead::Eof => return Ok(()),
             LineRead::TooLong => each(None),
             LineRead::Line => {
                 let line = buf.strip_suffix(b"\r").unwrap_or(&buf);
-                if !line.iter().all(u8::is_ascii_whitespace) {
-                    each(Some(line));
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    std::ops::ControlFlow::Continue(())
+                } else {
+                    each(Some(line))
                 }
             }
+        };
+        if flow.is_break() {
+            return Ok(());
         }
         // Don't keep a huge line's buffer around for the small ones after it.
         if buf.capacity() > 1024 * 1024 {
             buf = Vec::new();
         }
     }
+}
+
+/// The main conversation of the transcript lines `reader` gives, rebuilt with the session
+/// log's caps (subagents' files are not read): its entries, the entries dropped for the
+/// budget and the lines skipped.
+pub(crate) fn rebuild_main(reader: impl BufRead) -> io::Result<(Vec<EntryKind>, u64, u64)> {
+    let mut main = Rebuild::new(false, LOG_BUDGET);
+    read_lines_from(reader, |line| {
+        main.line(line);
+        std::ops::ControlFlow::Continue(())
+    })?;
+    main.finish();
+    Ok((
+        export(&main.main.log),
+        main.main.log.dropped(),
+        main.skipped,
+    ))
+}
+
+/// The text of the first message the user typed in the transcript lines `reader` gives (the
+/// caller bounds how much it reads); reading stops there.
+pub(crate) fn first_user_text(reader: impl BufRead) -> io::Result<Option<String>> {
+    let mut main = Rebuild::new(false, LOG_BUDGET / 8);
+    let mut found = None;
+    read_lines_from(reader, |line| {
+        main.line(line);
+        found = main.main.log.entries().find_map(|entry| match &entry.kind {
+            EntryKind::User { text } => Some(text.clone()),
+            _ => None,
+        });
+        if found.is_some() {
+            std::ops::ControlFlow::Break(())
+        } else {
+            std::ops::ControlFlow::Continue(())
+        }
+    })?;
+    Ok(found)
 }
 
 #[derive(Debug, PartialEq, Eq)]

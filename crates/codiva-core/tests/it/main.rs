@@ -13,6 +13,7 @@ mod history;
 mod in_place;
 mod manager;
 mod manager_jobs;
+mod outside;
 mod process;
 mod protocol;
 mod replay;

@@ -1,0 +1,341 @@
+//! Conversations begun outside codiva, end to end with the real `claude` on the mock model
+//! server and the test's HOME: a conversation the CLI ran in the repository by itself (no
+//! codiva in between) is listed by `history/list` (with its first instruction; codiva's own
+//! sessions' conversations are not), read by `history/read` with its tool card, and
+//! `history/adopt` makes it a session whose next message resumes it — the mock's request for
+//! that message carries the earlier turn — in place, or in a new worktree on a new branch.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use codiva_core::claude::ClaudeProvider;
+use codiva_core::git::IgnoredMode;
+use codiva_core::manager::{CreateOptions, Manager, ManagerError, ManagerOptions};
+use codiva_core::process::{ChildRegistry, EnvPolicy};
+use codiva_core::provider::Providers;
+use codiva_protocol::UserInput;
+use codiva_protocol::log::EntryKind;
+use codiva_protocol::manager::ManagerEvent;
+use codiva_protocol::methods::request;
+use codiva_protocol::outside::{
+    AdoptPlace, HistoryAdoptParams, HistoryListParams, OutsideConversationRef,
+};
+use codiva_protocol::session::{SessionEvent, Status};
+use codiva_testkit::{
+    AgentSandbox, Match, MockServer, RawClaude, Reply, Rule, Script, TestRepo, claude_binary,
+};
+use serde_json::json;
+
+const WAIT: Duration = Duration::from_secs(120);
+
+fn script() -> Script {
+    Script::new()
+        .rule(Rule::new(
+            Match::LastUserContains("OUTSIDE-FIRST".into()),
+            Reply::tool_use(
+                "Bash",
+                json!({"command": "echo outside-tool", "description": "say it"}),
+            ),
+        ))
+        .rule(Rule::new(
+            Match::LastUserContains("outside-tool".into()),
+            Reply::text("The outside turn is done."),
+        ))
+        .rule(Rule::new(
+            Match::LastUserContains("CONTINUED-IN-CODIVA".into()),
+            Reply::text("Continued where we were."),
+        ))
+        .always(Reply::text("ok"))
+}
+
+fn options(repo: &Path, state: &Path, env: Vec<(String, String)>, home: &Path) -> ManagerOptions {
+    ManagerOptions {
+        cwd: repo.to_path_buf(),
+        providers: Providers::one(Arc::new(ClaudeProvider::new(
+            claude_binary(),
+            home.join(".claude"),
+        ))),
+        env: EnvPolicy::Exact(env),
+        state_dir: state.join("state"),
+        registry: Some(ChildRegistry::open(state.join("children")).unwrap()),
+        model: None,
+        permission_mode: None,
+        fetch_base: false,
+        ignored_files: IgnoredMode::None,
+        ignored_files_exclude: Vec::new(),
+        max_restarts: 0,
+        wire_log_cap: 16 * 1024 * 1024,
+        holder: "codiva test".to_owned(),
+        github: Default::default(),
+        titles: codiva_core::title::TitleMode::Prompt,
+        budget: Default::default(),
+        checks: Default::default(),
+    }
+}
+
+/// The real CLI, run by the test in `cwd` with no codiva in between: one turn with a tool
+/// call. Its conversation id.
+async fn claude_outside(sandbox: &AgentSandbox, mock: &MockServer, cwd: &Path) -> String {
+    let mut claude = RawClaude::spawn(sandbox, mock, cwd);
+    claude.say("OUTSIDE-FIRST: run the echo for me").await;
+    let result = claude.until_result(|_| json!({"behavior": "allow"})).await;
+    let id = result["session_id"].as_str().unwrap().to_owned();
+    claude.finish().await;
+    id
+}
+
+/// Waits until session `id` settles with `status` after it was sent a message.
+async fn wait_status(events: &mut codiva_core::manager::EventReceiver, id: &str, status: Status) {
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let event = tokio::time::timeout_at(deadline, events.recv())
+            .await
+            .unwrap_or_else(|_| panic!("session {id} never became {status:?}"))
+            .expect("the manager stopped");
+        if let ManagerEvent::Event {
+            id: of,
+            event: SessionEvent::Status { status: now, .. },
+        } = &event
+            && of == id
+            && *now == status
+        {
+            return;
+        }
+    }
+}
+
+/// The request of the mock's log that asked for `marker`: every user text it carried.
+fn request_with(mock: &MockServer, marker: &str) -> Vec<String> {
+    mock.message_requests()
+        .into_iter()
+        .rev()
+        .find(|request| {
+            request
+                .last_user_text()
+                .is_some_and(|text| text.contains(marker))
+        })
+        .unwrap_or_else(|| panic!("no request asked for {marker}"))
+        .user_texts()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_conversation_begun_outside_is_listed_read_and_continued_in_place() {
+    let repo = TestRepo::new().unwrap();
+    let sandbox = AgentSandbox::new().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let mock = MockServer::start(script()).unwrap();
+    let root = repo.path().canonicalize().unwrap();
+    let outside = claude_outside(&sandbox, &mock, &root).await;
+
+    let env = sandbox.claude_env(&mock.url());
+    let (manager, _) = Manager::start(options(&root, state.path(), env, sandbox.home.path()))
+        .await
+        .unwrap();
+    let mut events = manager.subscribe();
+    // A session of codiva's own: its conversation is not one begun outside.
+    let own = manager
+        .create(CreateOptions {
+            prompt: "codiva's own session".into(),
+            ..CreateOptions::default()
+        })
+        .await
+        .unwrap();
+    wait_status(&mut events, &own.id, Status::Completed).await;
+
+    let listed = manager
+        .request::<request::HistoryList>(HistoryListParams::default())
+        .await
+        .unwrap();
+    assert_eq!(listed.conversations.len(), 1, "{listed:?}");
+    let found = &listed.conversations[0];
+    assert_eq!(found.id, outside);
+    assert_eq!(found.agent, "claude");
+    assert_eq!(found.cwd, root.to_string_lossy());
+    assert_eq!(
+        found.first_instruction.as_deref(),
+        Some("OUTSIDE-FIRST: run the echo for me")
+    );
+    assert!(found.size_bytes > 0 && found.modified_ms > 0);
+    let searched = manager
+        .request::<request::HistoryList>(HistoryListParams {
+            query: Some("outside-first".into()),
+        })
+        .await
+        .unwrap();
+    assert_eq!(searched.conversations.len(), 1);
+    let none = manager
+        .request::<request::HistoryList>(HistoryListParams {
+            query: Some("nothing like it".into()),
+        })
+        .await
+        .unwrap();
+    assert!(none.conversations.is_empty());
+
+    // Read-only: the log rebuilt from the transcript, with its tool card.
+    let conversation = OutsideConversationRef {
+        agent: "claude".into(),
+        id: outside.clone(),
+        cwd: found.cwd.clone(),
+    };
+    let read = manager
+        .request::<request::HistoryRead>(conversation.clone())
+        .await
+        .unwrap();
+    assert_eq!(read.skipped_bytes, 0);
+    let kinds: Vec<&EntryKind> = read.entries.iter().map(|entry| &entry.kind).collect();
+    assert!(
+        matches!(kinds.first(), Some(EntryKind::User { text }) if text.contains("OUTSIDE-FIRST")),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.iter().any(|kind| matches!(kind, EntryKind::Tool(tool)
+            if tool.name == "Bash" && tool.result.as_deref().is_some_and(|r| r.contains("outside-tool")))),
+        "{kinds:?}"
+    );
+    assert!(kinds.iter().any(
+        |kind| matches!(kind, EntryKind::Assistant { text } if text == "The outside turn is done.")
+    ));
+    // Reading changed nothing: no session, no process.
+    assert_eq!(manager.list().await.unwrap().len(), 1);
+
+    // Bad names are refused before anything is read.
+    let bad = manager
+        .request::<request::HistoryRead>(OutsideConversationRef {
+            id: "../../etc/passwd".into(),
+            ..conversation.clone()
+        })
+        .await;
+    assert!(matches!(bad, Err(ManagerError::Invalid(_))), "{bad:?}");
+    let elsewhere = manager
+        .request::<request::HistoryRead>(OutsideConversationRef {
+            cwd: "/tmp".into(),
+            ..conversation.clone()
+        })
+        .await;
+    assert!(
+        matches!(elsewhere, Err(ManagerError::Invalid(_))),
+        "{elsewhere:?}"
+    );
+
+    // Continue in codiva, in place.
+    let adopted = manager
+        .request::<request::HistoryAdopt>(HistoryAdoptParams {
+            agent: "claude".into(),
+            id: outside.clone(),
+            cwd: found.cwd.clone(),
+            place: AdoptPlace::InPlace,
+        })
+        .await
+        .unwrap()
+        .session;
+    assert!(adopted.in_place);
+    assert_eq!(adopted.worktree, root);
+    assert_eq!(adopted.title, "OUTSIDE-FIRST: run the echo for me");
+    // Now codiva's: no longer listed, and not adopted twice.
+    let listed = manager
+        .request::<request::HistoryList>(HistoryListParams::default())
+        .await
+        .unwrap();
+    assert!(listed.conversations.is_empty(), "{listed:?}");
+    let again = manager
+        .request::<request::HistoryAdopt>(HistoryAdoptParams {
+            agent: "claude".into(),
+            id: outside.clone(),
+            cwd: found.cwd.clone(),
+            place: AdoptPlace::InPlace,
+        })
+        .await;
+    assert!(matches!(again, Err(ManagerError::Invalid(_))), "{again:?}");
+
+    // Its log is the conversation's, and its next message resumes it.
+    let page = manager
+        .read(
+            &adopted.id,
+            codiva_protocol::session::Scope::Main,
+            None,
+            100,
+        )
+        .await
+        .unwrap();
+    assert!(
+        page.entries
+            .iter()
+            .any(|entry| matches!(&entry.kind, EntryKind::Tool(tool) if tool.name == "Bash")),
+        "{page:?}"
+    );
+    manager
+        .send(
+            &adopted.id,
+            UserInput::text("CONTINUED-IN-CODIVA: go on".to_owned()),
+        )
+        .await
+        .unwrap();
+    wait_status(&mut events, &adopted.id, Status::Completed).await;
+    let carried = request_with(&mock, "CONTINUED-IN-CODIVA");
+    assert!(
+        carried.iter().any(|text| text.contains("OUTSIDE-FIRST")),
+        "the resumed request carries the earlier turn: {carried:?}"
+    );
+    let snapshot = manager.snapshot(&adopted.id).await.unwrap();
+    assert_eq!(snapshot.agent_session_id.as_deref(), Some(outside.as_str()));
+    manager.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_conversation_begun_outside_continues_in_a_new_worktree() {
+    let repo = TestRepo::new().unwrap();
+    let sandbox = AgentSandbox::new().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let mock = MockServer::start(script()).unwrap();
+    let root = repo.path().canonicalize().unwrap();
+    let outside = claude_outside(&sandbox, &mock, &root).await;
+
+    let env = sandbox.claude_env(&mock.url());
+    let (manager, _) = Manager::start(options(&root, state.path(), env, sandbox.home.path()))
+        .await
+        .unwrap();
+    let mut events = manager.subscribe();
+    let adopted = manager
+        .request::<request::HistoryAdopt>(HistoryAdoptParams {
+            agent: "claude".into(),
+            id: outside.clone(),
+            cwd: root.to_string_lossy().into_owned(),
+            place: AdoptPlace::Worktree,
+        })
+        .await
+        .unwrap()
+        .session;
+    assert!(!adopted.in_place);
+    assert!(adopted.branch.starts_with("codiva/"), "{adopted:?}");
+    assert!(adopted.worktree.starts_with(root.join(".codiva/worktrees")));
+    assert!(adopted.worktree.join("README.md").is_file());
+    // The session's log is the conversation's, read from the worktree's copy of the record.
+    let page = manager
+        .read(&adopted.id, codiva_protocol::session::Scope::Main, None, 100)
+        .await
+        .unwrap();
+    assert!(
+        page.entries
+            .iter()
+            .any(|entry| matches!(&entry.kind, EntryKind::Tool(tool) if tool.name == "Bash")),
+        "{page:?}"
+    );
+    manager
+        .send(
+            &adopted.id,
+            UserInput::text("CONTINUED-IN-CODIVA: in the worktree".to_owned()),
+        )
+        .await
+        .unwrap();
+    wait_status(&mut events, &adopted.id, Status::Completed).await;
+    let carried = request_with(&mock, "CONTINUED-IN-CODIVA");
+    assert!(
+        carried.iter().any(|text| text.contains("OUTSIDE-FIRST")),
+        "the resumed request carries the earlier turn: {carried:?}"
+    );
+    // The outside conversation stays where it was (the worktree's is a copy).
+    let home = sandbox.home.path().join(".claude");
+    assert!(codiva_core::claude::transcript::transcript_path(&home, &root, &outside).is_file());
+    manager.shutdown().await;
+}
