@@ -8,7 +8,9 @@
 //!   kills the group, the child always reaped, the environment given explicitly ([`GhEnv`]).
 //! - [`Gh::create_draft_pr`], [`Gh::lookup_branch`], [`Gh::lookup_number`],
 //!   [`Gh::lookup_branches`] (one `gh pr list` for many sessions), [`Gh::mark_ready`],
-//!   [`Gh::failed_log`] (the failed steps' log tail of a GitHub Actions run).
+//!   [`Gh::failed_log`] (the failed steps' log tail of a GitHub Actions run),
+//!   [`Gh::review_threads`] and [`Gh::unresolved_counts`] (a pull request's review threads:
+//!   [`review_threads`]).
 //! - A lookup is tri-state ([`PrLookup`]): found, absent, or unavailable with the reason — a
 //!   failure is never "no pull request".
 //! - [`poll`]: which sessions to look up now, batching, and the back-off, as pure functions.
@@ -18,6 +20,7 @@
 mod client;
 pub mod draft;
 pub mod poll;
+pub mod review_threads;
 mod run;
 pub mod status;
 

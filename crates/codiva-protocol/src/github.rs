@@ -55,6 +55,10 @@ pub struct PrView {
     /// The checks that failed, in rollup order.
     #[serde(default)]
     pub failed: Vec<PrFailedCheck>,
+    /// How many of its review threads are unresolved; `None` while not looked up (or the last
+    /// look failed before any answer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unresolved_reviews: Option<u64>,
 }
 
 /// One pull request of a session.

@@ -278,6 +278,25 @@ pub struct FixCiResult {
     pub message: String,
 }
 
+/// The answer to `session/addressReview`: what was sent to the session's agent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct AddressReviewResult {
+    /// The pull request whose review threads were sent.
+    pub pr: u64,
+    /// Unresolved threads sent.
+    pub threads: u64,
+    /// Unresolved threads left out: the byte budget was spent (see `docs/github.md`).
+    #[serde(default)]
+    pub left_out: u64,
+    /// Bytes of review text (diff hunks and comments) sent.
+    pub review_bytes: u64,
+    /// Some hunk or comment was cut to fit the budget.
+    #[serde(default)]
+    pub truncated: bool,
+    /// What happened, in one line.
+    pub message: String,
+}
+
 /// Params of `session/commit`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct CommitParams {

@@ -23,8 +23,8 @@ pub use agent_env::{
     gemini_binary, gh_binary, kill_process_group, mcp_stdio_binary, workspace_root,
 };
 pub use mock_github::{
-    Fault, GhRequest, MockCheck, MockGitHub, MockJob, MockMergeable, MockPr, MockPrState, MockRun,
-    MockStep,
+    Fault, GhRequest, MockCheck, MockGitHub, MockJob, MockMergeable, MockPr, MockPrState,
+    MockReviewThread, MockRun, MockStep,
 };
 pub use mock_server::{MockServer, RecordedRequest};
 pub use raw_claude::RawClaude;

@@ -33,7 +33,7 @@ use tokio_rustls::TlsAcceptor;
 use crate::mock_server::{read_request, reason};
 pub use actions::{MockJob, MockRun, MockStep};
 use repo::MockRepo;
-pub use repo::{MockCheck, MockMergeable, MockPr, MockPrState, operation_name};
+pub use repo::{MockCheck, MockMergeable, MockPr, MockPrState, MockReviewThread, operation_name};
 
 /// The token the mock accepts (`GH_ENTERPRISE_TOKEN`).
 pub const MOCK_GH_TOKEN: &str = "mock-gh-token";
@@ -162,6 +162,7 @@ impl MockGitHub {
                 name: name.into(),
                 default_branch: default_branch.into(),
                 prs: Vec::new(),
+                threads: Vec::new(),
                 base_url: format!("https://localhost:{}", addr.port()),
             },
             runs: Vec::new(),
@@ -284,6 +285,29 @@ impl MockGitHub {
     /// Every pull request, oldest first.
     pub fn prs(&self) -> Vec<MockPr> {
         lock(&self.state).repo.prs.clone()
+    }
+
+    /// Adds a review thread to pull request `number`; its index among that pull request's
+    /// threads (for [`MockGitHub::resolve_thread`]).
+    pub fn add_review_thread(&self, number: u64, thread: MockReviewThread) -> usize {
+        let mut st = lock(&self.state);
+        st.repo.threads.push((number, thread));
+        st.repo.threads.iter().filter(|(n, _)| *n == number).count() - 1
+    }
+
+    /// Marks thread `index` of pull request `number` resolved (as a reviewer's "Resolve
+    /// conversation").
+    pub fn resolve_thread(&self, number: u64, index: usize) {
+        let mut st = lock(&self.state);
+        if let Some((_, thread)) = st
+            .repo
+            .threads
+            .iter_mut()
+            .filter(|(n, _)| *n == number)
+            .nth(index)
+        {
+            thread.resolved = true;
+        }
     }
 
     /// Adds a completed GitHub Actions run (for `gh run view <id> --log-failed`).

@@ -118,15 +118,37 @@ impl Gh {
             args.push("--repo".into());
             args.push(repo.into());
         }
+        self.output_as_given(cwd, &args, &[]).await
+    }
+
+    /// The repository named with [`Gh::with_repo`], if any.
+    pub fn repo(&self) -> Option<&str> {
+        self.repo.as_deref()
+    }
+
+    /// Runs `gh <args>` exactly as given (no `--repo`: `gh api` has no such flag; its caller
+    /// names the repository itself), with `env` added to its environment, and everything else
+    /// as [`Gh::output`].
+    pub(crate) async fn output_as_given(
+        &self,
+        cwd: &Path,
+        args: &[OsString],
+        env: &[(&str, String)],
+    ) -> Result<GhOutput, GhError> {
+        // A multi-line argument (a GraphQL document) is named, not quoted, in messages.
         let label = args
             .iter()
             .map(|a| a.to_string_lossy())
+            .map(|a| match a.split_once('=') {
+                Some((name, value)) if value.contains('\n') => format!("{name}=…").into(),
+                _ => a,
+            })
             .collect::<Vec<_>>()
             .join(" ");
         tracing::debug!(cwd = %cwd.display(), "gh {label}");
         let mut command = Command::new(&self.program);
         command
-            .args(&args)
+            .args(args)
             .current_dir(cwd)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -140,6 +162,9 @@ impl Gh {
             }
         }
         for (key, value) in FIXED_ENV {
+            command.env(key, value);
+        }
+        for (key, value) in env {
             command.env(key, value);
         }
         let mut child = match command.spawn() {

@@ -16,6 +16,8 @@ use serde_json::Value;
 
 use crate::git::git;
 
+mod review_threads;
+
 /// A checkout whose `origin` is a bare repository, and a mock GitHub for `owner/repo`.
 struct World {
     mock: MockGitHub,

@@ -58,6 +58,9 @@ fn session(phase: SessionPhase) -> SessionInfo {
         in_place: false,
         mcp_servers: Vec::new(),
         resources: None,
+        review: Vec::new(),
+        group: None,
+        check: None,
     }
 }
 
@@ -148,6 +151,7 @@ fn pull_requests() -> SessionPrs {
                         name: "test".to_owned(),
                         url: "https://github.com/o/r/actions/runs/5/job/6".to_owned(),
                     }],
+                    unresolved_reviews: Some(2),
                 }),
             },
             SessionPr {
@@ -201,6 +205,7 @@ fn manager_answers_and_errors_round_trip() {
         &ManagerSnapshot {
             seq: 41,
             sessions: vec![session(SessionPhase::Active)],
+            groups: Vec::new(),
         },
     );
     let preview = DiscardPreview {
@@ -324,6 +329,17 @@ fn manager_answers_and_errors_round_trip() {
             log_bytes: 812,
             log_truncated: true,
             message: "sent 1 failed check(s)".to_owned(),
+        },
+    );
+    round_trip(
+        "session/addressReview result",
+        &codiva_protocol::params::AddressReviewResult {
+            pr: 12,
+            threads: 2,
+            left_out: 0,
+            review_bytes: 640,
+            truncated: false,
+            message: "sent 2 review threads of #12".to_owned(),
         },
     );
     round_trip(
@@ -509,6 +525,7 @@ fn every_request_round_trips_through_the_method_table() {
             json!({"session_id": "s", "server": "unity-ops"}),
         ),
         ("session/fixCi", json!({"session_id": "s"})),
+        ("session/addressReview", json!({"session_id": "s"})),
         (
             "session/commit",
             json!({"session_id": "s", "message": "Fix the parser"}),

@@ -145,6 +145,70 @@ pub struct MockPr {
     pub checks: Vec<MockCheck>,
 }
 
+/// One review thread of a pull request (GitHub's `PullRequestReviewThread`): a line of a file,
+/// the diff hunk its first comment was written on, its comments, resolved or not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MockReviewThread {
+    pub path: String,
+    /// The line on the current diff (`None`: outdated).
+    pub line: Option<u64>,
+    pub start_line: Option<u64>,
+    pub resolved: bool,
+    pub outdated: bool,
+    pub diff_hunk: String,
+    /// `(author login, body)`, first to last.
+    pub comments: Vec<(String, String)>,
+}
+
+impl MockReviewThread {
+    /// An unresolved thread on `path:line` with one comment of `author`.
+    pub fn new(path: &str, line: u64, diff_hunk: &str, author: &str, body: &str) -> Self {
+        MockReviewThread {
+            path: path.into(),
+            line: Some(line),
+            start_line: None,
+            resolved: false,
+            outdated: false,
+            diff_hunk: diff_hunk.into(),
+            comments: vec![(author.into(), body.into())],
+        }
+    }
+
+    /// The same thread, resolved.
+    pub fn resolved(mut self) -> Self {
+        self.resolved = true;
+        self
+    }
+
+    /// The thread's node as GitHub's GraphQL schema shapes it (every field codiva asks).
+    fn to_node(&self, pr_url: &str, pr: u64, index: usize) -> Value {
+        let comments: Vec<Value> = self
+            .comments
+            .iter()
+            .enumerate()
+            .map(|(i, (author, body))| {
+                json!({
+                    "author": {"login": author},
+                    "body": body,
+                    "diffHunk": self.diff_hunk,
+                    "url": format!("{pr_url}#discussion_r{}", pr * 1000 + (index * 100 + i) as u64),
+                })
+            })
+            .collect();
+        json!({
+            "id": format!("PRRT_mock{pr}_{index}"),
+            "isResolved": self.resolved,
+            "isOutdated": self.outdated,
+            "path": self.path,
+            "line": self.line,
+            "startLine": self.start_line,
+            "originalLine": self.line,
+            "originalStartLine": self.start_line,
+            "comments": {"totalCount": comments.len(), "nodes": comments},
+        })
+    }
+}
+
 /// The repository the mock serves (`owner/repo`) and its pull requests, newest last.
 #[derive(Debug)]
 pub(crate) struct MockRepo {
@@ -152,6 +216,8 @@ pub(crate) struct MockRepo {
     pub(crate) name: String,
     pub(crate) default_branch: String,
     pub(crate) prs: Vec<MockPr>,
+    /// Review threads by pull request number, in the order they were added.
+    pub(crate) threads: Vec<(u64, MockReviewThread)>,
     /// `https://localhost:PORT`, for the URLs in answers.
     pub(crate) base_url: String,
 }
@@ -361,8 +427,50 @@ impl MockRepo {
                     ),
                 })
             }
+            // Not recorded from gh (it has no review-thread command): codiva's own documents,
+            // sent with `gh api graphql` (`codiva_core::github::review_threads`).
+            "ReviewThreads" => {
+                let number = vars.get("number").and_then(Value::as_u64).unwrap_or(0);
+                Some(match self.threads_node(number) {
+                    Some(threads) => {
+                        json!({"data": {"repository": {"pullRequest": {"reviewThreads": threads}}}})
+                    }
+                    None => not_found(
+                        format!("Could not resolve to a PullRequest with the number of {number}."),
+                        "repository",
+                    ),
+                })
+            }
+            "ReviewThreadCounts" => {
+                // One aliased field `p<i>` for each variable `n<i>`.
+                let mut repository = serde_json::Map::new();
+                for i in 0.. {
+                    let Some(number) = vars.get(format!("n{i}")).and_then(Value::as_u64) else {
+                        break;
+                    };
+                    let node = self
+                        .threads_node(number)
+                        .map_or(Value::Null, |threads| json!({"reviewThreads": threads}));
+                    repository.insert(format!("p{i}"), node);
+                }
+                Some(json!({"data": {"repository": repository}}))
+            }
             _ => None,
         }
+    }
+
+    /// The `reviewThreads` connection of pull request `number`, if there is one.
+    fn threads_node(&self, number: u64) -> Option<Value> {
+        self.prs.iter().find(|pr| pr.number == number)?;
+        let url = self.pr_url(number);
+        let nodes: Vec<Value> = self
+            .threads
+            .iter()
+            .filter(|(n, _)| *n == number)
+            .enumerate()
+            .map(|(i, (_, thread))| thread.to_node(&url, number, i))
+            .collect();
+        Some(json!({"totalCount": nodes.len(), "nodes": nodes}))
     }
 }
 

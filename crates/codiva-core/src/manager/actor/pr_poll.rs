@@ -23,6 +23,9 @@ struct Looked {
     id: String,
     branch: PrLookup,
     others: Vec<(u64, PrLookup)>,
+    /// How many review threads of its open pull request are unresolved (`None`: it has none
+    /// open, or the count failed: the last known is kept).
+    reviews: Option<u64>,
 }
 
 impl Actor {
@@ -94,7 +97,31 @@ impl Actor {
                         id,
                         branch,
                         others: other_lookups,
+                        reviews: None,
                     });
+                }
+                // The open pull requests' unresolved review threads: one more request for
+                // all of them (`gh api graphql`).
+                let open: Vec<(usize, u64)> = looked
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, l)| match &l.branch {
+                        PrLookup::Found(status) if status.state == PrState::Open => {
+                            Some((i, status.number))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                if !open.is_empty() {
+                    let numbers: Vec<u64> = open.iter().map(|(_, n)| *n).collect();
+                    match gh.unresolved_counts(&cwd, &numbers).await {
+                        Ok(counts) => {
+                            for ((i, _), count) in open.into_iter().zip(counts) {
+                                looked[i].reviews = count;
+                            }
+                        }
+                        Err(err) => tracing::warn!("counting unresolved review threads: {err}"),
+                    }
                 }
                 looked
             },
@@ -131,27 +158,64 @@ impl Actor {
             .map(|until| unix_ms_of(wall + (until - now)));
         let auto_ready = self.options.github.auto_ready;
         let auto_recover = self.options.github.auto_recover;
+        let auto_address = self.options.github.auto_address_review;
         let mut ready = Vec::new();
         let mut repairs = Vec::new();
-        for Looked { id, branch, others } in looked {
+        let mut addresses = Vec::new();
+        for Looked {
+            id,
+            branch,
+            others,
+            reviews,
+        } in looked
+        {
             let Some(record) = self.records.get_mut(&id) else {
                 continue;
             };
             let before = record.pr_summary();
+            let reviews_before = before
+                .own()
+                .and_then(|pr| pr.view.as_ref())
+                .and_then(|view| view.unresolved_reviews);
             if let PrLookup::Found(status) = &branch {
+                let mut view = view_of(status);
+                // Counted for an open pull request; a failed count keeps the last known.
+                if status.state == PrState::Open {
+                    view.unresolved_reviews = reviews.or(reviews_before);
+                }
                 record.add_pr(SessionPr {
                     number: status.number,
                     url: status.url.clone(),
                     own: true,
-                    view: Some(view_of(status)),
+                    view: Some(view),
                 });
+            }
+            // `auto_address_review`: more unresolved threads than before, on an open pull
+            // request of a session that is not working — at most twice per session.
+            if auto_address
+                && record.status.is_settled()
+                && let Some(count) = reviews
+                && count > reviews_before.unwrap_or(0)
+            {
+                let attempts = record
+                    .recover_attempts
+                    .entry(super::address_review::AUTO_KEY.to_owned())
+                    .or_default();
+                if *attempts < MAX_AUTO_RECOVER {
+                    *attempts += 1;
+                    addresses.push(id.clone());
+                }
             }
             record.watch.record(branch, now);
             for (number, lookup) in others {
                 match lookup {
                     PrLookup::Found(status) => {
                         if let Some(pr) = record.prs.iter_mut().find(|pr| pr.number == number) {
-                            pr.view = Some(view_of(&status));
+                            let mut view = view_of(&status);
+                            // Counted for the session's own pull request only: kept as known.
+                            view.unresolved_reviews =
+                                pr.view.as_ref().and_then(|v| v.unresolved_reviews);
+                            pr.view = Some(view);
                         }
                     }
                     PrLookup::Absent => {}
@@ -192,11 +256,14 @@ impl Actor {
         for (id, number) in ready {
             self.mark_ready(id, number);
         }
-        if !repairs.is_empty() {
+        if !repairs.is_empty() || !addresses.is_empty() {
             self.mark_dirty();
         }
         for (id, kind) in repairs {
             self.auto_recover(id, kind);
+        }
+        for id in addresses {
+            self.auto_address_review(id);
         }
     }
 

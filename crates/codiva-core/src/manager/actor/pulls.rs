@@ -336,6 +336,7 @@ pub(super) fn view_of(status: &PrStatus) -> PrView {
                 url: clean_line(&check.url, 500),
             })
             .collect(),
+        unresolved_reviews: None,
     }
 }
 

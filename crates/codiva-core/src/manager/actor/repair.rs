@@ -137,7 +137,9 @@ impl Actor {
         if let Some(record) = self.records.get_mut(id)
             && let Some(pr) = record.prs.iter_mut().find(|pr| pr.number == status.number)
         {
-            pr.view = Some(view_of(status));
+            let mut view = view_of(status);
+            view.unresolved_reviews = pr.view.as_ref().and_then(|v| v.unresolved_reviews);
+            pr.view = Some(view);
             self.emit_prs(id);
         }
         let text = fix_ci_message(status, logs);
