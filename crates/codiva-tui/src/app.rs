@@ -24,6 +24,7 @@ mod mouse;
 mod navigation;
 mod notice;
 mod overlay;
+mod commands;
 mod palette;
 mod pane;
 mod picker;
@@ -41,7 +42,7 @@ use ratatui::Frame;
 use crate::composer::Composer;
 use crate::i18n::{AppText, t, tf};
 pub use mouse::{Selection, osc52};
-pub use palette::Command;
+pub use commands::{Command, CommandText};
 use pane::Pane;
 
 pub use effects::{

@@ -3,7 +3,8 @@
 //! `{0}`, `{1}`, … filled), and [`tn`] for counts. The keys are split by area, one enum each:
 //! [`AppText`] (the list, the session view, the composer, dialogs, cards, notes, refusals),
 //! [`ViewText`] (the finishing and picking views), [`AgentText`] (the agent picker, logins, the
-//! daemon), [`RepairText`] (`/fix-ci`, `/commit`, `/recover`) and [`PrText`] (pull requests).
+//! daemon), [`RepairText`] (`/fix-ci`, `/commit`, `/recover`), [`PrText`] (pull requests) and
+//! [`CommandText`] (the `/` commands' words, beside their table in `app/commands.rs`).
 //! Each implements [`Words`] with an exhaustive `match` per language, so a key without words in
 //! one language does not compile; a test checks that both languages use the same placeholders.
 //!
@@ -95,12 +96,15 @@ macro_rules! keys_with_words {
     };
 }
 
+pub(crate) use keys_with_words;
+
 pub mod agents;
 pub mod app;
 pub mod pr;
 pub mod repair;
 pub mod views;
 
+pub use crate::app::CommandText;
 pub use agents::AgentText;
 pub use app::AppText;
 pub use pr::PrText;

@@ -35,6 +35,7 @@ fn both_languages_have_every_key_with_the_same_placeholders() {
     check_area::<AgentText>();
     check_area::<RepairText>();
     check_area::<PrText>();
+    check_area::<CommandText>();
 }
 
 #[test]
@@ -244,8 +245,8 @@ fn one_commit_is_said_in_the_singular() {
         with_lang(lang, || {
             tn(
                 count,
-                ViewText::CommitsTitleOne,
-                ViewText::CommitsTitle,
+                CommandText::CommitsTitleOne,
+                CommandText::CommitsTitle,
                 &["codiva/x", "main"],
             )
         })

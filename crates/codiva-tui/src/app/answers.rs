@@ -7,16 +7,18 @@
 use codiva_client::ClientError;
 use codiva_protocol::manager::{DiscardOutcome, DiscardPreview};
 use codiva_protocol::methods::request;
-use codiva_protocol::params::{CommitsResult, ConfirmParams};
+use codiva_protocol::params::ConfirmParams;
 use codiva_protocol::{ClientRequest, Request};
 use serde_json::Value;
 
 use super::requests::discard;
 use super::{App, Confirm, Effect, Focus, Purpose, overlay};
-use crate::i18n::{AppText, ViewText, t, tf, tn};
+use crate::i18n::{AppText, ViewText, t, tf};
 
 /// A request's result as the method table's result type for `R`.
-fn decode<R: Request>(result: Result<Value, ClientError>) -> Result<R::Result, ClientError> {
+pub(super) fn decode<R: Request>(
+    result: Result<Value, ClientError>,
+) -> Result<R::Result, ClientError> {
     result.and_then(|value| {
         serde_json::from_value(value).map_err(|err| {
             ClientError::Protocol(format!("{}: unexpected result: {err}", R::METHOD))
@@ -39,6 +41,9 @@ impl App {
         purpose: Purpose,
         result: Result<Value, ClientError>,
     ) -> Vec<Effect> {
+        if let Some(answer) = super::commands::answer_to(request.method()) {
+            return answer(self, request.session_id().unwrap_or_default(), result);
+        }
         use ClientRequest as C;
         match request {
             // Requests whose success shows by the events that follow.
@@ -99,10 +104,6 @@ impl App {
                 Ok(result) => self.said(tf(ViewText::InfoRestored, &[&result.session.title])),
                 Err(err) => self.failed(&err),
             },
-            C::SessionCommits(params) => match decode::<request::SessionCommits>(result) {
-                Ok(result) => self.commits_arrived(&params.session_id, &result),
-                Err(err) => self.failed(&err),
-            },
             C::SessionRename(_) => match decode::<request::SessionRename>(result) {
                 Ok(result) => self.said(tf(ViewText::InfoRenamed, &[&result.session.title])),
                 Err(err) => self.failed(&err),
@@ -120,10 +121,6 @@ impl App {
             C::SessionRemove(params) => {
                 self.discard_answered(params, true, decode::<request::SessionRemove>(result));
             }
-            C::SessionSync(_) => match decode::<request::SessionSync>(result) {
-                Ok(result) => self.said(result.message),
-                Err(err) => self.failed(&err),
-            },
             C::SessionPr(_) => match decode::<request::SessionPr>(result) {
                 Ok(result) => self.said(crate::pr_cell::opened(&result)),
                 Err(err) => self.failed(&err),
@@ -172,35 +169,13 @@ impl App {
     }
 
     /// A notice that a request did what it was asked.
-    /// `/commits`: the branch's commits its base lacks, one subject a line.
-    fn commits_arrived(&mut self, id: &str, result: &CommitsResult) {
-        let Some(session) = self.sessions.iter().find(|s| s.id == id) else {
-            return;
-        };
-        let (branch, base) = (session.branch.clone(), session.base.clone());
-        if result.subjects.is_empty() {
-            return self.said(tf(ViewText::CommitsNone, &[&branch, &base]));
-        }
-        let mut lines = vec![tn(
-            result.subjects.len(),
-            ViewText::CommitsTitleOne,
-            ViewText::CommitsTitle,
-            &[&branch, &base],
-        )];
-        lines.extend(result.subjects.iter().map(|subject| format!("• {subject}")));
-        if result.more {
-            lines.push(t(ViewText::CommitsMore).to_owned());
-        }
-        self.said(lines.join("\n"));
-    }
-
-    fn said(&mut self, text: String) {
+    pub(super) fn said(&mut self, text: String) {
         self.set_notice(text, false);
     }
 
     /// A notice that a request failed; a git error comes with its fix when it has a known one
     /// (committer identity, a lock…).
-    fn failed(&mut self, err: &ClientError) {
+    pub(super) fn failed(&mut self, err: &ClientError) {
         let text = crate::i18n::views::with_git_fix(&crate::i18n::manager_error(err));
         self.set_notice(text, true);
     }

@@ -64,7 +64,7 @@ fn entries() -> Vec<Entry> {
         }
     }
     entries.push(Entry::Heading(t(AppText::HelpCommands).to_owned()));
-    for command in Command::ALL {
+    for command in Command::all() {
         let (view, where_) = if command.available_in(&View::List) {
             (View::List, "")
         } else {

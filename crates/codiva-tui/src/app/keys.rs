@@ -2,7 +2,7 @@
 
 use codiva_protocol::ClientRequest;
 use codiva_protocol::manager::SessionPhase;
-use codiva_protocol::params::{AgentParams, ApprovalParams, ModelParams, NoParams, ResumeParams};
+use codiva_protocol::params::{ApprovalParams, ResumeParams};
 use codiva_protocol::session::Status;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
@@ -12,9 +12,9 @@ use super::pane::Dialog;
 use codiva_protocol::approval::ApprovalPolicy;
 
 use super::requests::{discard, permission_params, question_params, send, session_params};
-use super::{App, Confirm, Effect, Focus, RunMode, View};
+use super::{App, Effect, Focus, RunMode, View};
 use crate::composer::ComposerAction;
-use crate::i18n::{AppText, t, tf, tn};
+use crate::i18n::{AppText, t, tf};
 use crate::permission_dialog::DialogAction;
 
 impl App {
@@ -593,175 +593,7 @@ impl App {
             return Vec::new();
         }
         let id = self.current_id();
-        match command {
-            Command::Exit => self.exit(),
-            Command::Shutdown => self.shut_down(),
-            Command::Help => {
-                self.open_help();
-                Vec::new()
-            }
-            Command::Model => self.model_command(id, argument),
-            Command::Agent => self.agent_command(id, argument),
-            Command::Login => self.open_login(argument),
-            Command::Diff => id.map(|id| self.open_diff(id)).unwrap_or_default(),
-            Command::Commits => id
-                .map(|id| {
-                    vec![Effect::request(ClientRequest::SessionCommits(
-                        session_params(id),
-                    ))]
-                })
-                .unwrap_or_default(),
-            Command::Sync => id
-                .map(|id| {
-                    vec![Effect::request(ClientRequest::SessionSync(session_params(
-                        id,
-                    )))]
-                })
-                .unwrap_or_default(),
-            Command::Pr => self.ask_pr(),
-            Command::FixCi => self.fix_ci_current(),
-            Command::Commit => self.commit_current(argument),
-            Command::Recover => vec![super::repair::recover(true)],
-            Command::Remove => self.ask_remove(),
-            Command::Restore => {
-                self.open_restore();
-                Vec::new()
-            }
-            Command::Rename => self.rename(argument),
-            Command::Shell => self.run_in_worktree(super::Foreground::Shell),
-            Command::Edit => self.run_in_worktree(super::Foreground::Editor {
-                path: (!argument.is_empty()).then(|| argument.to_owned()),
-            }),
-            Command::Prompt => vec![Effect::EditPrompt],
-            Command::Config => vec![Effect::request(ClientRequest::ConfigRead(NoParams {}))],
-            Command::Clear => self.clear_finished(),
-        }
-    }
-
-    /// `/exit`: quits from any view (Esc or Ctrl+L go back to the list).
-    fn exit(&mut self) -> Vec<Effect> {
-        if self.info.detached {
-            // The daemon keeps every session: nothing stops.
-            self.quit = true;
-            vec![Effect::Quit]
-        } else if self.working_count() > 0 {
-            // Sessions stop with codiva: ask first.
-            self.confirm = Some(Confirm {
-                text: vec![tf(
-                    AppText::ExitConfirm,
-                    &[&self.working_count().to_string()],
-                )],
-                on_yes: vec![Effect::Quit],
-                restore: None,
-            });
-            Vec::new()
-        } else {
-            self.quit = true;
-            vec![Effect::Quit]
-        }
-    }
-
-    /// `/shutdown`: the daemon and every agent stop (after a y/n while sessions work).
-    fn shut_down(&mut self) -> Vec<Effect> {
-        let effects = vec![Effect::Shutdown, Effect::Quit];
-        if self.working_count() > 0 {
-            self.confirm = Some(Confirm {
-                text: vec![tn(
-                    self.working_count(),
-                    AppText::ShutdownConfirmOne,
-                    AppText::ShutdownConfirm,
-                    &[],
-                )],
-                on_yes: effects,
-                restore: None,
-            });
-            Vec::new()
-        } else {
-            self.quit = true;
-            self.shutdown = true;
-            effects
-        }
-    }
-
-    /// `/model [name]`: the session's model (or, in the list, new sessions'); the picker
-    /// without a name.
-    fn model_command(&mut self, id: Option<String>, argument: &str) -> Vec<Effect> {
-        match (id, argument.is_empty()) {
-            (Some(id), false)
-                if matches!(self.view, View::Detail(_))
-                    && let Some(name) = self.lacks(&id, |caps| caps.set_model) =>
-            {
-                self.set_notice(tf(AppText::AgentCannotSetModel, &[&name]), true);
-                Vec::new()
-            }
-            (Some(id), false) if matches!(self.view, View::Detail(_)) => {
-                let model = (argument != "default").then(|| argument.to_owned());
-                vec![Effect::request(ClientRequest::SessionSetModel(
-                    ModelParams {
-                        session_id: id,
-                        model,
-                    },
-                ))]
-            }
-            (_, false) => {
-                self.info.model = (argument != "default").then(|| argument.to_owned());
-                self.set_notice(tf(AppText::ModelForNew, &[argument]), false);
-                Vec::new()
-            }
-            (_, true) => {
-                self.open_model_picker();
-                Vec::new()
-            }
-        }
-    }
-
-    /// `/agent [name]`: the session goes on with another agent (or, in the list, new sessions
-    /// run it); the picker without a name.
-    fn agent_command(&mut self, id: Option<String>, argument: &str) -> Vec<Effect> {
-        match (id, argument.is_empty()) {
-            (Some(id), false) if matches!(self.view, View::Detail(_)) => {
-                vec![Effect::request(ClientRequest::SessionSetAgent(
-                    AgentParams {
-                        session_id: id,
-                        agent: argument.to_owned(),
-                    },
-                ))]
-            }
-            (_, false) => {
-                self.info.agent = argument.to_owned();
-                self.set_notice(tf(AppText::AgentForNew, &[argument]), false);
-                Vec::new()
-            }
-            (_, true) => self.open_agent_picker(),
-        }
-    }
-
-    /// `/clear`: removes every merged or discarded session from the list, after a y/n.
-    fn clear_finished(&mut self) -> Vec<Effect> {
-        let finished: Vec<String> = self
-            .sessions
-            .iter()
-            .filter(|s| {
-                matches!(
-                    s.phase,
-                    SessionPhase::Merged { .. } | SessionPhase::Discarded
-                )
-            })
-            .map(|s| s.id.clone())
-            .collect();
-        if finished.is_empty() {
-            self.set_notice(t(AppText::NothingToClear), false);
-            return Vec::new();
-        }
-        self.confirm = Some(Confirm {
-            text: vec![tf(AppText::ClearConfirm, &[&finished.len().to_string()])],
-            on_yes: finished
-                .into_iter()
-                .map(|id| discard(id, true, Some(String::new())))
-                .collect(),
-            restore: None,
-        });
-        Vec::new()
+        command.run(self, id, argument)
     }
 }
 

@@ -37,7 +37,6 @@ keys!(
         LoginSetEnv,
         LoginHintChoose,
         ModelAlias,
-        CmdLogin,
         RemoteLoopbackUrl,
         RemotePrompt,
         RemoteDetached,
@@ -87,7 +86,6 @@ fn en(key: AgentText) -> &'static str {
         }
         AgentText::LoginHintChoose => "↑↓ choose · Enter log in · Esc cancel",
         AgentText::ModelAlias => "alias: the agent picks the latest model of this name",
-        AgentText::CmdLogin => "log in to an agent with its own login",
         AgentText::RemoteLoopbackUrl => {
             "{0} is an address on {1}: open it there (or forward its port with ssh -L)"
         }
@@ -147,7 +145,6 @@ fn ja(key: AgentText) -> &'static str {
         }
         AgentText::LoginHintChoose => "↑↓ 選択 · Enter ログイン · Esc 取消",
         AgentText::ModelAlias => "エイリアス: この名前の最新モデルをエージェントが選びます",
-        AgentText::CmdLogin => "エージェント自身のログインでログインする",
         AgentText::RemoteLoopbackUrl => {
             "{0} は {1} 上のアドレスです。そちらで開いてください（または ssh -L でポートを転送）"
         }

@@ -23,7 +23,6 @@ keys_with_words! {
         Network => "GitHub unreachable", "GitHub に接続できません";
         Failed => "gh failed", "gh のエラー";
         ConfirmPr => "Push {0} and open a draft pull request into {1}?", "{0} をプッシュして {1} へのドラフトのプルリクエストを作りますか？";
-        CmdPr => "push the branch and open a draft pull request", "ブランチをプッシュしてドラフトのプルリクエストを作成";
         Opened => "opened draft pull request #{0}: {1}", "ドラフトのプルリクエスト #{0} を作りました: {1}";
         Pushed => "pushed; pull request #{0}: {1}", "プッシュしました。プルリクエスト #{0}: {1}";
         NoPr => "this session has no pull request yet (/pr opens one)", "このセッションにはまだプルリクエストがありません（/pr で作成）";

@@ -5,9 +5,6 @@
 keys_with_words! {
     /// The words of the repair commands.
     RepairText {
-        CmdFixCi => "send the failed checks and their log to the agent", "失敗したチェックとログをエージェントに送る";
-        CmdCommit => "commit the work: /commit <message>, or the agent writes one", "作業をコミット: /commit <メッセージ>、なければエージェントに依頼";
-        CmdRecover => "repair every stuck pull request (fix-ci or sync)", "止まっているプルリクエストをすべて修復（fix-ci か sync）";
         FixCiSent => "sent {0} failed {0|check|checks} of #{1} to the agent ({2} bytes of log)", "#{1} の失敗したチェック {0} 件をエージェントに送りました（ログ {2} バイト）";
         Committed => "committed {0} {0|file|files} as {1}", "{0} 件のファイルを {1} としてコミットしました";
         AskedCommit => "asked the agent to commit {0} uncommitted {0|file|files}", "未コミットのファイル {0} 件のコミットをエージェントに依頼しました";

@@ -386,7 +386,7 @@ fn cases() -> Vec<Case> {
                     ),
                     "• Second step".to_owned(),
                     "• First step".to_owned(),
-                    t(ViewText::CommitsMore).to_owned(),
+                    t(codiva_tui::i18n::CommandText::CommitsMore).to_owned(),
                 ]
                 .join("\n"),
             ),

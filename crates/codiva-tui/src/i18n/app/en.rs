@@ -228,23 +228,11 @@ pub(super) fn en(key: AppText) -> &'static str {
         ),
         InboxEmpty => "nobody is waiting for you",
         InboxMore => "{0} more waiting (Ctrl+N: next)",
-        CmdModelList => "model for new sessions",
-        CmdModelDetail => "switch this session's model",
-        CmdAgentList => "agent for new sessions",
-        CmdAgentDetail => "go on with another agent",
-        CmdPrompt => "edit .codiva/prompt.md (instructions for every session)",
-        CmdConfig => "show the configuration",
-        CmdDiff => "what this session changed against its base",
-        CmdSync => "merge the base into this session",
-        CmdRemove => "discard this session and forget it",
-        CmdClear => "clear merged and discarded sessions from the list",
-        CmdHelp => "keys and commands",
         HelpCommands => "Commands",
         HelpInSession => " (in a session)",
         HelpTitle => "Keys and commands",
         HelpMore => "↓ {0} more · ↑↓ PgUp PgDn scroll · Esc close",
         HelpEnd => "↑↓ PgUp PgDn scroll · Esc close",
-        CmdShutdown => "stop the daemon and every agent",
         ShutdownConfirm => {
             "{0} sessions are still working: /shutdown stops the daemon and every agent (they come back interrupted and resume on your next message). Stop?"
         }
@@ -258,7 +246,6 @@ pub(super) fn en(key: AppText) -> &'static str {
         }
         DaemonStopped => "stopped the daemon and every agent",
         ResolvedElsewhere => "resolved by another client",
-        CmdExit => "quit codiva (sessions are kept)",
         Reattached => {
             "the connection to the daemon was lost: attached again, the open session and your draft as they were"
         }

@@ -220,23 +220,11 @@ pub(super) fn ja(key: AppText) -> &'static str {
         ),
         InboxEmpty => "応答待ちのセッションはありません",
         InboxMore => "ほかに {0} 件が応答待ち（Ctrl+N: 次へ）",
-        CmdModelList => "新しいセッションのモデル",
-        CmdModelDetail => "このセッションのモデルを切り替え",
-        CmdAgentList => "新しいセッションのエージェント",
-        CmdAgentDetail => "別のエージェントで続ける",
-        CmdPrompt => ".codiva/prompt.md を編集（全セッション共通の指示）",
-        CmdConfig => "設定を表示",
-        CmdDiff => "このセッションがベースから変えた内容",
-        CmdSync => "ベースをこのセッションにマージ",
-        CmdRemove => "このセッションを破棄して一覧から削除",
-        CmdClear => "マージ済み・破棄済みのセッションを一覧から片付け",
-        CmdHelp => "キーとコマンド",
         HelpCommands => "コマンド",
         HelpInSession => "（セッション内）",
         HelpTitle => "キーとコマンド",
         HelpMore => "↓ ほか {0} 行 · ↑↓ PgUp PgDn スクロール · Esc 閉じる",
         HelpEnd => "↑↓ PgUp PgDn スクロール · Esc 閉じる",
-        CmdShutdown => "デーモンとすべてのエージェントを停止",
         ShutdownConfirm => {
             "{0} 件のセッションが作業中です: /shutdown はデーモンとすべてのエージェントを停止します（中断状態で戻り、次のメッセージで再開します）。停止しますか？"
         }
@@ -250,7 +238,6 @@ pub(super) fn ja(key: AppText) -> &'static str {
         }
         DaemonStopped => "デーモンとすべてのエージェントを停止しました",
         ResolvedElsewhere => "別のクライアントが応答しました",
-        CmdExit => "codiva を終了（セッションは保存されます）",
         Reattached => {
             "デーモンとの接続が切れたため再接続しました。開いていたセッションと入力中の内容はそのままです"
         }
