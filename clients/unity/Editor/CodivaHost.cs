@@ -1,10 +1,12 @@
-// Owns the client and the Ops server for the Editor's lifetime. A domain reload tears both
-// down (beforeAssemblyReload) and [InitializeOnLoad] builds them again: the sessions live in
-// codiva's daemon, so the panel only reconnects and reads the snapshot.
+// Owns the client, the Ops server and the turn scope for the Editor's lifetime. A domain reload
+// tears them down (beforeAssemblyReload) and [InitializeOnLoad] builds them again: the sessions
+// live in codiva's daemon, so the panel only reconnects and reads the snapshot; a turn still
+// running then opens its scope again (a new Undo step for the rest of it).
 using System.IO;
 using Codiva.Client;
 using Codiva.Ops;
 using Codiva.Rpc;
+using Codiva.Unity;
 using UnityEditor;
 using UnityEngine;
 
@@ -22,7 +24,12 @@ namespace Codiva.Editor
         public static EditorDispatcher Dispatcher { get; private set; }
         /// The Unity project's directory (absolute): where the panel's sessions run, in place.
         public static string ProjectDir { get; private set; }
-        public static readonly ConsoleErrors ConsoleErrors = new ConsoleErrors();
+        /// The user's console ignore patterns, one per line (EditorPrefs).
+        public const string ConsoleIgnorePref = "Codiva.ConsoleIgnore";
+        public static readonly ConsoleDigest Console = new ConsoleDigest();
+        /// One Undo step and one refresh per turn of the panel's sessions.
+        public static TurnScope Turns { get; private set; }
+        public static readonly UnityAssetIndex Assets = new UnityAssetIndex();
 
         static CodivaHost()
         {
@@ -37,7 +44,10 @@ namespace Codiva.Editor
             registry.Add(new PingTool());
             registry.Add(new JobStatusTool(runner.Jobs));
             UnityTools.Register(registry);
-            foreach (var module in new[] { "core", "scene", "assets", "editor" }) registry.Enable(module);
+            registry.Add(new ScriptCommitTool(ProjectDir, new UnityScriptCompiler(Dispatcher)));
+            foreach (var module in new[] { "core", "scene", "assets", "editor", "scripts" }) registry.Enable(module);
+            Console.SetIgnore(EditorPrefs.GetString(ConsoleIgnorePref, "").Split('\n'));
+            Turns = new TurnScope(Client.Store, new UnityUndo(), new UnityAssetRefresh(), new OpsToolEffects(registry), TurnScope.InPlaceIn(ProjectDir));
             // The same token and port after a domain reload (SessionState lives as long as the
             // Editor): the MCP config of the sessions created before it still reaches the server.
             Ops = new McpServer(registry, runner, SessionState.GetString(OpsTokenKey, null));
@@ -50,14 +60,14 @@ namespace Codiva.Editor
             EditorApplication.quitting += Shutdown;
         }
 
-        static void OnLog(string message, string stackTrace, LogType type)
-        {
-            if (type == LogType.Error || type == LogType.Exception) ConsoleErrors.Add(message);
-        }
+        static void OnLog(string message, string stackTrace, LogType type) => Console.Add(message, stackTrace, (LogKind)(int)type);
 
         static void Shutdown()
         {
             Application.logMessageReceivedThreaded -= OnLog;
+            // An open turn lets auto refresh go and collapses its Undo step before the reload.
+            Turns?.Dispose();
+            Turns = null;
             Client?.Dispose();
             Ops?.Dispose();
             Dispatcher?.Dispose();

@@ -1,31 +1,47 @@
-// The dockable panel: a view over Core's state, nothing more. Every decision (what a card says,
-// which options a prompt offers, what context is attached) is Core's; this file binds it to
-// UI Toolkit elements and sends the user's choices back through the client. Every text from
-// outside reaches a rich-text label through Core's chokepoint (`RichText.Escape`, or
-// `RichText.FromMarkdown` for the agent's replies); question prompts are `QuestionStepper`s.
+// The dockable panel: a view over Core's state, nothing more. Every decision — what the
+// conversation shows and folds, what a permission card offers, what a question answers, the
+// status bar, the pickers, login, history, notifications, the context chips, asset links, the
+// turn-end note — is Core's (`Core/Panel`, `Core/Unity`, tested under Mono); this file binds it to
+// UI Toolkit elements and sends the user's choices back through `PanelActions` / the client. Every
+// text from outside reaches a label as Core's rich text (its one escape chokepoint, `RichText`).
+using System;
 using System.Collections.Generic;
+using System.IO;
 using System.Linq;
 using Codiva.Client;
 using Codiva.Ops;
 using Codiva.Panel;
 using Codiva.Protocol;
+using Codiva.Unity;
 using UnityEditor;
 using UnityEngine;
 using UnityEngine.UIElements;
+using UnityEngine.UIElements.Experimental;
 
 namespace Codiva.Editor
 {
-    public sealed class CodivaWindow : EditorWindow
+    public sealed partial class CodivaWindow : EditorWindow
     {
         string selected;
         readonly List<ContextChip> chips = new List<ContextChip>();
-        ListView sessionList;
-        ScrollView conversation;
-        Label streaming, inbox, connection;
-        VisualElement prompts, chipBar, mcpList;
-        TextField composer;
+        readonly ImageAttachments images = new ImageAttachments();
+        readonly HashSet<string> expanded = new HashSet<string>();
         // One stepper per open question prompt, kept across refreshes (by request id).
         readonly Dictionary<string, QuestionStepper> steppers = new Dictionary<string, QuestionStepper>();
+        readonly Dictionary<string, TurnNote> notes = new Dictionary<string, TurnNote>();
+        readonly Notifier notifier = new Notifier();
+        readonly StreamBatcher batcher = new StreamBatcher();
+        SlashCompletion slash = new SlashCompletion(new List<CommandInfo>());
+        PanelFeed feed;
+        PanelActions actions;
+        bool showHistory;
+
+        ListView sessionList;
+        ScrollView conversation;
+        Label connection, inbox, statusBar, turnNote, streaming;
+        VisualElement pickers, prompts, chipBar, mcpList, todos, slashList, loginPane, historyPane, main;
+        TextField composer;
+
         static Language Lang => Strings.FromSystemLanguage(Application.systemLanguage.ToString());
 
         [MenuItem("Window/codiva")]
@@ -34,12 +50,18 @@ namespace Codiva.Editor
         void CreateGUI()
         {
             var client = CodivaHost.Client;
-            var toolbar = new VisualElement { style = { flexDirection = FlexDirection.Row, flexShrink = 0 } };
+            var lang = Lang;
+            actions = new PanelActions(client);
+            feed = new PanelFeed(client, CodivaHost.Dispatcher);
+            feed.LoginProgress += OnLoginProgress;
+
+            var toolbar = Row();
             connection = new Label();
             inbox = new Label();
             toolbar.Add(connection);
             toolbar.Add(inbox);
-            toolbar.Add(new Button(NewSession) { text = "New session" });
+            toolbar.Add(new Button(NewSession) { text = Strings.Get(Str.NewSession, lang) });
+            toolbar.Add(new Button(() => { showHistory = !showHistory; Refresh(); }) { text = Strings.Get(Str.History, lang) });
             rootVisualElement.Add(toolbar);
 
             var split = new TwoPaneSplitView(0, 220, TwoPaneSplitViewOrientation.Horizontal);
@@ -49,58 +71,98 @@ namespace Codiva.Editor
             split.Add(sessionList);
 
             var right = new VisualElement { style = { flexGrow = 1 } };
+            historyPane = new ScrollView { style = { flexGrow = 1 } };
+            main = new VisualElement { style = { flexGrow = 1 } };
+            pickers = Row();
+            statusBar = new Label();
+            loginPane = new VisualElement { style = { flexShrink = 0 } };
+            mcpList = new VisualElement { style = { flexShrink = 0 } };
             conversation = new ScrollView { style = { flexGrow = 1 } };
             streaming = new Label { style = { whiteSpace = WhiteSpace.Normal } };
+            todos = new VisualElement { style = { flexShrink = 0 } };
+            turnNote = new Label { style = { whiteSpace = WhiteSpace.Normal } };
             prompts = new VisualElement { style = { flexShrink = 0 } };
-            mcpList = new VisualElement { style = { flexShrink = 0 } };
-            chipBar = new VisualElement { style = { flexDirection = FlexDirection.Row, flexWrap = Wrap.Wrap, flexShrink = 0 } };
+            chipBar = Row();
+            chipBar.style.flexWrap = Wrap.Wrap;
             composer = new TextField { multiline = true, style = { minHeight = 48, flexShrink = 0 } };
-            var actions = new VisualElement { style = { flexDirection = FlexDirection.Row, flexShrink = 0 } };
-            actions.Add(new Button(Send) { text = "Send" });
-            actions.Add(new Button(() => { if (selected != null) client.Interrupt(selected); }) { text = "Stop" });
-            actions.Add(new Button(AttachSelection) { text = "+ Selection" });
-            actions.Add(new Button(AttachConsole) { text = "+ Console errors" });
-            right.Add(mcpList);
-            right.Add(conversation);
-            right.Add(streaming);
-            right.Add(prompts);
-            right.Add(chipBar);
-            right.Add(composer);
-            right.Add(actions);
+            composer.RegisterValueChangedCallback(e => { slash.Update(e.newValue); ShowSlash(); });
+            slashList = new VisualElement { style = { flexShrink = 0 } };
+            var buttons = Row();
+            buttons.Add(new Button(Send) { text = Strings.Get(Str.Send, lang) });
+            buttons.Add(new Button(() => { if (selected != null) client.Interrupt(selected); }) { text = Strings.Get(Str.Stop, lang) });
+            buttons.Add(new Button(() => Attach(SelectionChip.Of(UnitySelection.Active()))) { text = Strings.Get(Str.AttachSelection, lang) });
+            buttons.Add(new Button(() => Attach(SceneChip.Of(new UnityActiveScene()))) { text = Strings.Get(Str.AttachScene, lang) });
+            buttons.Add(new Button(() => Attach(CodivaHost.Console.Chip())) { text = Strings.Get(Str.AttachConsole, lang) });
+            buttons.Add(new Button(AttachImage) { text = Strings.Get(Str.AttachImage, lang) });
+            foreach (var element in new VisualElement[] { pickers, statusBar, loginPane, mcpList, conversation, streaming, todos, turnNote, prompts, chipBar, slashList, composer, buttons })
+                main.Add(element);
+            right.Add(historyPane);
+            right.Add(main);
             split.Add(right);
             rootVisualElement.Add(split);
 
             client.Store.Changed += OnChanged;
             client.Store.StreamChanged += OnStream;
             client.StateChanged += OnState;
+            CodivaHost.Turns.TurnEnded += OnTurnEnded;
+            EditorApplication.update += Tick;
             Refresh();
-        }
-
-        void OnState(ConnectionState state) => Refresh();
-
-        void OnStream(string sessionId)
-        {
-            if (sessionId == selected) streaming.text = RichText.FromMarkdown(Presentation.Clip(CodivaHost.Client.Store[sessionId].Streaming));
         }
 
         void OnDestroy()
         {
+            EditorApplication.update -= Tick;
+            feed?.Dispose();
+            if (CodivaHost.Turns != null) CodivaHost.Turns.TurnEnded -= OnTurnEnded;
             if (CodivaHost.Client == null) return;
             CodivaHost.Client.Store.Changed -= OnChanged;
             CodivaHost.Client.Store.StreamChanged -= OnStream;
             CodivaHost.Client.StateChanged -= OnState;
         }
 
+        void OnFocus() { notifier.SetFocused(true); titleContent = new GUIContent(PanelWords.WindowTitle(notifier.Badge)); }
+
+        void OnLostFocus() => notifier.SetFocused(false);
+
+        void OnState(ConnectionState state) => Refresh();
+
+        void OnTurnEnded(TurnNote note)
+        {
+            notes[note.SessionId] = note;
+            if (note.SessionId == selected) Refresh();
+        }
+
+        void OnStream(string sessionId)
+        {
+            if (sessionId == selected) batcher.Offer(CodivaHost.Client.Store[sessionId].Streaming);
+        }
+
+        // The batched stream: the label follows at the batcher's pace, not every delta's.
+        void Tick()
+        {
+            if (batcher.Pump(Environment.TickCount)) streaming.text = batcher.Shown.Length == 0 ? "" : RichText.Escape(batcher.Shown);
+        }
+
         void OnChanged(string sessionId)
         {
+            var client = CodivaHost.Client;
+            if (sessionId != null)
+            {
+                foreach (var notice in notifier.Observe(sessionId, client.Store[sessionId], Lang)) ShowNotification(new GUIContent(notice.Words));
+                titleContent = new GUIContent(PanelWords.WindowTitle(notifier.Badge));
+            }
             if (sessionId == null || sessionId == selected) Refresh();
-            else { sessionList.RefreshItems(); inbox.text = "Inbox: " + CodivaHost.Client.Store.InboxCount; }
+            else { sessionList.RefreshItems(); inbox.text = Strings.Format(Str.InboxCount, Lang, client.Store.InboxCount); }
         }
 
         void Select(string id)
         {
             selected = id;
-            if (id != null) CodivaHost.Client.Watch(id);
+            expanded.Clear();
+            if (id != null) actions.Open(id);
+            var view = id == null ? null : CodivaHost.Client.Store[id];
+            slash = new SlashCompletion(view?.Agent?.Commands ?? new List<CommandInfo>());
+            batcher.Offer(view?.Streaming ?? "");
             Refresh();
         }
 
@@ -108,62 +170,110 @@ namespace Codiva.Editor
         {
             var client = CodivaHost.Client;
             if (client == null || conversation == null) return;
-            connection.text = client.State.ToString();
-            inbox.text = "Inbox: " + client.Store.InboxCount;
+            var lang = Lang;
+            connection.text = RichText.Escape(PanelWords.Connection(client.State, lang));
+            inbox.text = Strings.Format(Str.InboxCount, lang, client.Store.InboxCount);
             sessionList.itemsSource = client.Store.Order.ToList();
             sessionList.RefreshItems();
-            conversation.Clear();
-            prompts.Clear();
-            chipBar.Clear();
-            mcpList.Clear();
-            foreach (var chip in chips)
-                chipBar.Add(new Button(() => { chips.Remove(chip); Refresh(); }) { text = RichText.Escape(chip.Label) + " ×" });
+            historyPane.style.display = showHistory ? DisplayStyle.Flex : DisplayStyle.None;
+            main.style.display = showHistory ? DisplayStyle.None : DisplayStyle.Flex;
+            if (showHistory) { BindHistory(client, lang); return; }
+
+            foreach (var element in new[] { conversation, prompts, chipBar, mcpList, todos, pickers, loginPane }) element.Clear();
+            BindChips();
             var view = selected == null ? null : client.Store[selected];
-            streaming.text = view == null ? "" : RichText.FromMarkdown(Presentation.Clip(view.Streaming));
-            if (view == null) return;
+            BindLogin(client, view, lang);
+            if (view == null) { statusBar.text = ""; turnNote.text = ""; return; }
             var session = selected;
+
+            BindPickers(client, view, lang);
+            statusBar.text = StatusBar.Of(view, feed.Plan, DateTimeOffset.UtcNow.ToUnixTimeSeconds(), lang).Rich();
             foreach (var line in client.Store.McpOf(session))
             {
-                var row = new VisualElement { style = { flexDirection = FlexDirection.Row } };
+                var row = Row();
                 var label = new Label(RichText.Escape(line.Text));
                 label.AddToClassList("codiva-mcp-" + line.Status);
                 row.Add(label);
-                if (line.CanReconnect) row.Add(new Button(() => client.ReconnectMcp(session, line.Name)) { text = "Reconnect" });
+                if (line.CanReconnect) row.Add(new Button(() => client.ReconnectMcp(session, line.Name)) { text = Strings.Get(Str.Reconnect, lang) });
                 mcpList.Add(row);
             }
-            foreach (var entry in view.Log)
-            {
-                var card = Presentation.CardOf(entry);
-                var box = new Foldout { text = RichText.Escape(card.Title + (card.State == null ? "" : " [" + card.State + "]")), value = card.Kind != "tool" };
-                box.AddToClassList("codiva-card-" + card.Kind);
-                var body = card.Kind == "assistant" ? RichText.FromMarkdown(card.Body) : RichText.Escape(card.Body);
-                box.Add(new Label(body) { style = { whiteSpace = WhiteSpace.Normal } });
-                conversation.Add(box);
-            }
+            // The message being written is the streaming label's (batched), not the list's.
+            foreach (var item in Conversation.Build(view, lang, expanded, "")) conversation.Add(Item(item, lang));
+            todos.Add(new Label(TodoList.Heading(view, lang)));
+            foreach (var line in TodoList.Lines(view)) todos.Add(new Label(line.Rich));
+            TurnNote note;
+            turnNote.text = notes.TryGetValue(session, out note) ? note.Rich(lang) ?? "" : "";
+
+            var permission = PermissionCard.Of(session, view, lang);
+            if (permission != null) prompts.Add(PermissionCardElement(permission, lang));
             var open = new HashSet<string>(view.Prompts.Select(p => p.RequestId));
             foreach (var gone in steppers.Keys.Where(id => !open.Contains(id)).ToList()) steppers.Remove(gone);
-            foreach (var prompt in view.Prompts) prompts.Add(PromptCard(view, prompt));
-        }
-
-        VisualElement PromptCard(SessionView view, Prompt prompt)
-        {
-            var client = CodivaHost.Client;
-            var card = new VisualElement();
-            var session = selected;
-            if (prompt.Kind == "permission")
-            {
-                card.Add(new Label(RichText.Escape(Presentation.Clip(prompt.Title + " " + (prompt.Description ?? "")))));
-                foreach (var option in prompt.Options ?? new List<PermissionOption>())
-                    card.Add(new Button(() => client.RespondPermission(session, prompt.RequestId, option.Id)) { text = RichText.Escape(option.Label) });
-            }
-            else if (prompt.Kind == "question")
+            foreach (var prompt in view.Prompts.Where(p => p.Kind == Known.Prompt.Question))
             {
                 QuestionStepper stepper;
                 if (!steppers.TryGetValue(prompt.RequestId, out stepper))
                     steppers[prompt.RequestId] = stepper = new QuestionStepper(session, prompt);
+                var card = new VisualElement();
                 QuestionCard(card, stepper);
+                prompts.Add(card);
             }
-            return card;
+        }
+
+        // One conversation item: a label of its rich text (asset paths as links that open the
+        // asset), a foldout for tool calls, groups and thinking.
+        VisualElement Item(ConversationItem item, Language lang)
+        {
+            var linked = AssetLinks.ForItem(item, CodivaHost.Assets);
+            var label = new Label(linked.Rich) { style = { whiteSpace = WhiteSpace.Normal } };
+            label.RegisterCallback<PointerDownLinkTagEvent>(e =>
+            {
+                var link = AssetLinks.Of(linked, e.linkID);
+                if (link != null) UnityAssetIndex.Open(link);
+            });
+            label.AddToClassList("codiva-item-" + item.Kind.ToString().ToLowerInvariant());
+            if (item.Kind == ItemKind.ToolGroup)
+            {
+                var group = new Foldout { text = item.Rich, value = false };
+                group.RegisterValueChangedCallback(e => { if (e.newValue) { expanded.Add(item.Key); Refresh(); } });
+                return group;
+            }
+            if (item.Kind == ItemKind.Tool)
+            {
+                var tool = new Foldout { text = linked.Rich, value = !item.Tool.Completed };
+                if (item.Tool.Diff.Count > 0) tool.Add(new Label(LineDiff.Rich(item.Tool.Diff, lang)) { style = { whiteSpace = WhiteSpace.Normal } });
+                if (!string.IsNullOrEmpty(item.Tool.Output)) tool.Add(new Label(RichText.Escape(item.Tool.Output)) { style = { whiteSpace = WhiteSpace.Normal } });
+                return tool;
+            }
+            if (item.Kind == ItemKind.Thinking)
+            {
+                var thinking = new Foldout { text = item.Rich, value = false };
+                thinking.Add(new Label(item.Detail ?? "") { style = { whiteSpace = WhiteSpace.Normal } });
+                return thinking;
+            }
+            return label;
+        }
+
+        // The permission card: allow once, each always-allow scope the agent offers, deny with the
+        // reason typed, deny and stop; "N more waiting".
+        VisualElement PermissionCardElement(PermissionCard card, Language lang)
+        {
+            var element = new VisualElement();
+            element.Add(new Label(card.RichHeading(lang)) { style = { whiteSpace = WhiteSpace.Normal } });
+            if (card.Diff.Count > 0) element.Add(new Label(LineDiff.Rich(card.Diff, lang)) { style = { whiteSpace = WhiteSpace.Normal } });
+            var reason = new TextField { tooltip = Strings.Get(Str.DenyReasonPlaceholder, lang) };
+            var row = Row();
+            if (card.AllowOnce != null) row.Add(new Button(() => actions.Answer(card.Allow())) { text = RichText.Escape(card.AllowOnce.Words) });
+            for (var i = 0; i < card.Always.Count; i++)
+            {
+                var index = i;
+                row.Add(new Button(() => actions.Answer(card.AllowAlways(index))) { text = RichText.Escape(card.Always[i].Words) });
+            }
+            if (card.Deny != null) row.Add(new Button(() => actions.Answer(card.Refuse(reason.value))) { text = RichText.Escape(card.Deny.Words) });
+            if (card.DenyAndStop != null) row.Add(new Button(() => actions.Answer(card.RefuseAndStop(reason.value))) { text = RichText.Escape(card.DenyAndStop.Words) });
+            element.Add(row);
+            element.Add(reason);
+            element.Add(new Label(RichText.Escape(card.MoreWaitingWords(lang))));
+            return element;
         }
 
         // Binds the stepper: the question shown, its options as toggles, Other with its text
@@ -210,7 +320,6 @@ namespace Codiva.Editor
         // The button row alone (redrawn while the user types in Other).
         void UpdateQuestionButtons(VisualElement card, QuestionStepper stepper)
         {
-            var client = CodivaHost.Client;
             var lang = Lang;
             var buttons = card.Q<VisualElement>("codiva-question-buttons");
             buttons.Clear();
@@ -221,42 +330,12 @@ namespace Codiva.Editor
                 buttons.Add(new Button(() => { stepper.Next(); QuestionCard(card, stepper); }) { text = Strings.Get(Str.Next, lang) });
                 buttons[buttons.childCount - 1].SetEnabled(stepper.CanNext);
             }
-            buttons.Add(new Button(() => { var answer = stepper.Submit(); if (answer != null) client.AnswerQuestion(answer); })
+            buttons.Add(new Button(() => { var answer = stepper.Submit(); if (answer != null) actions.Answer(answer); })
                 { text = Strings.Get(Str.Submit, lang), tooltip = stepper.CanSubmit ? "" : Strings.Get(Str.AnswerEveryQuestion, lang) });
             buttons[buttons.childCount - 1].SetEnabled(stepper.CanSubmit);
-            buttons.Add(new Button(() => client.AnswerQuestion(stepper.Decline())) { text = Strings.Get(Str.Skip, lang) });
+            buttons.Add(new Button(() => actions.Answer(stepper.Decline())) { text = Strings.Get(Str.Skip, lang) });
         }
 
-        // The active GameObject with its path, components and Transform (Core's SelectionChip).
-        void AttachSelection()
-        {
-            var chip = SelectionChip.Of(UnitySelection.Active());
-            if (chip != null) chips.Add(chip);
-            Refresh();
-        }
-
-        void AttachConsole()
-        {
-            var chip = CodivaHost.ConsoleErrors.Chip();
-            if (chip != null) chips.Add(chip);
-            Refresh();
-        }
-
-        void Send()
-        {
-            var text = ContextBlock.Attach(composer.value, chips);
-            if (selected != null) CodivaHost.Client.Send(selected, text);
-            composer.value = "";
-            chips.Clear();
-            Refresh();
-        }
-
-        void NewSession()
-        {
-            var text = ContextBlock.Attach(composer.value, chips);
-            CodivaHost.Client.CreateSession(PanelSession.Create(text, CodivaHost.ProjectDir, CodivaHost.Ops), result => Select(result.Session.Id));
-            composer.value = "";
-            chips.Clear();
-        }
+        static VisualElement Row() => new VisualElement { style = { flexDirection = FlexDirection.Row, flexShrink = 0 } };
     }
 }

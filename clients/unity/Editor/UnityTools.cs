@@ -1,5 +1,6 @@
 // The Unity-bound Ops tools. Each call runs on the main thread (ToolRunner posts it there) as
-// one Undo group, and reports what it observed, not what it asked for (a Unity API that refuses
+// one Undo group (merged into the turn's one step by Core's TurnScope), says by interface what
+// Undo reverts of it (Ops/ToolEffects.cs: the turn-end note), and reports what it observed, not what it asked for (a Unity API that refuses
 // by returning null or false is a failure). Argument handling and the confirm/dry_run gate are
 // Ops' (tested there); only the Unity calls live here.
 using System;
@@ -49,7 +50,7 @@ namespace Codiva.Editor
         }
     }
 
-    public abstract class UnityTool : ITool
+    public abstract class UnityTool : ITool, IRevertedByUndo
     {
         public abstract string Name { get; }
         public abstract string Module { get; }
@@ -76,7 +77,7 @@ namespace Codiva.Editor
         }
     }
 
-    sealed class DestroyObject : DestructiveTool
+    sealed class DestroyObject : DestructiveTool, IRevertedByUndo
     {
         public override string Name => "scene_destroy_object";
         public override string Module => "scene";
@@ -114,7 +115,7 @@ namespace Codiva.Editor
         }
     }
 
-    sealed class ListComponents : UnityTool
+    sealed class ListComponents : UnityTool, IChangesNothing
     {
         public override string Name => "component_list";
         public override string Module => "scene";
@@ -124,7 +125,7 @@ namespace Codiva.Editor
             ToolResult.Text(string.Join("\n", UnityTools.Find(args).GetComponents<Component>().Select(c => c == null ? "(missing script)" : c.GetType().Name)));
     }
 
-    sealed class FindAssets : UnityTool
+    sealed class FindAssets : UnityTool, IChangesNothing
     {
         public override string Name => "asset_find";
         public override string Module => "assets";
@@ -134,7 +135,7 @@ namespace Codiva.Editor
             ToolResult.Text(string.Join("\n", AssetDatabase.FindAssets(Args.RequireString(args, "filter")).Take(200).Select(AssetDatabase.GUIDToAssetPath)));
     }
 
-    sealed class DeleteAsset : DestructiveTool
+    sealed class DeleteAsset : DestructiveTool, IChangesOutsideUndo
     {
         public override string Name => "asset_delete";
         public override string Module => "assets";
@@ -165,7 +166,7 @@ namespace Codiva.Editor
         }
     }
 
-    sealed class Screenshot : UnityTool
+    sealed class Screenshot : UnityTool, IChangesNothing
     {
         public override string Name => "editor_screenshot";
         public override string Module => "editor";
@@ -199,7 +200,7 @@ namespace Codiva.Editor
         }
     }
 
-    sealed class ExecuteMenu : UnityTool
+    sealed class ExecuteMenu : UnityTool, IChangesOutsideUndo
     {
         public override string Name => "editor_execute_menu";
         public override string Module => "editor";
@@ -213,7 +214,7 @@ namespace Codiva.Editor
         }
     }
 
-    sealed class Select : UnityTool
+    sealed class Select : UnityTool, IChangesNothing
     {
         public override string Name => "editor_select";
         public override string Module => "editor";

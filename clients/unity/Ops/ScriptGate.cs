@@ -126,6 +126,20 @@ namespace Codiva.Ops
             return staging;
         }
 
+        /// The sources of a compile: the project's (`projectSources`, relative to `projectDir` or
+        /// absolute) but those a staged script replaces, then the staged C# scripts.
+        public static List<string> Sources(string projectDir, IEnumerable<string> projectSources, IList<StagedScript> staged)
+        {
+            var replaced = new HashSet<string>();
+            foreach (var script in staged) replaced.Add(Path.GetFullPath(script.TargetPath));
+            var sources = new List<string>();
+            foreach (var source in projectSources)
+                if (!replaced.Contains(Path.GetFullPath(Path.Combine(projectDir, source)))) sources.Add(source);
+            foreach (var script in staged)
+                if (!script.IsAssemblyDefinition) sources.Add(script.StagedPath);
+            return sources;
+        }
+
         /// An assembly definition's own check: a JSON object with a `name`.
         public static CompileMessage CheckAssemblyDefinition(StagedScript script)
         {

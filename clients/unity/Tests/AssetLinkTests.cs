@@ -109,6 +109,18 @@ namespace Codiva.Tests
         }
 
         [Test]
+        public void Conversation_items_get_links_but_the_message_being_written()
+        {
+            var index = new FakeAssetIndex("Assets/A.cs");
+            var assistant = new ConversationItem { Kind = ItemKind.Assistant, Rich = RichText.FromMarkdown("see Assets/A.cs") };
+            Assert.AreEqual("see " + L(0, "Assets/A.cs"), AssetLinks.ForItem(assistant, index).Rich);
+            var streaming = new ConversationItem { Kind = ItemKind.Streaming, Rich = RichText.Escape("see Assets/A.cs") };
+            var linked = AssetLinks.ForItem(streaming, index);
+            Assert.AreEqual("see Assets/A.cs", linked.Rich);
+            Assert.AreEqual(0, linked.Links.Count);
+        }
+
+        [Test]
         public void No_index_or_no_text_links_nothing_and_links_stop_at_the_cap()
         {
             Assert.AreEqual("", AssetLinks.Linkify(null, new FakeAssetIndex()).Rich);

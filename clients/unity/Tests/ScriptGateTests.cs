@@ -31,12 +31,9 @@ namespace Codiva.Tests
         public IList<CompileMessage> Compile(string projectDir, IList<StagedScript> scripts)
         {
             Calls++;
-            var replaced = new HashSet<string>(scripts.Select(s => Path.GetFullPath(s.TargetPath)));
             var assets = Path.Combine(projectDir, "Assets");
-            var sources = Directory.Exists(assets)
-                ? Directory.GetFiles(assets, "*.cs", SearchOption.AllDirectories).Where(f => !replaced.Contains(Path.GetFullPath(f))).ToList()
-                : new List<string>();
-            sources.AddRange(scripts.Where(s => !s.IsAssemblyDefinition).Select(s => s.StagedPath));
+            var project = Directory.Exists(assets) ? Directory.GetFiles(assets, "*.cs", SearchOption.AllDirectories) : new string[0];
+            var sources = ScriptGate.Sources(projectDir, project, scripts);
             using (var output = new TempDir("codiva-mcs-"))
             {
                 var args = "-target:library -nologo -out:" + CodivaProgram.Quote(Path.Combine(output.Path, "check.dll")) + " "

@@ -8,6 +8,7 @@ using System.Linq;
 using Codiva.Client;
 using Codiva.Json;
 using Codiva.Ops;
+using Codiva.Panel;
 using Codiva.Protocol;
 using Codiva.Rpc;
 using Codiva.Unity;
@@ -236,6 +237,39 @@ namespace Codiva.Tests
             Assert.AreEqual("Bash: " + new string('x', TurnScope.MaxLineChars - 7) + "😀…", note.OutsideUndo[1]);
             Assert.AreEqual(TurnScope.MaxNoteLines, note.OutsideUndo.Count);
             Assert.AreEqual(4, note.More);
+        }
+
+        [Test]
+        public void The_note_is_worded_in_English_and_Japanese_with_every_line_through_the_chokepoint()
+        {
+            Status("p", "running");
+            Status("p", "completed");
+            Assert.IsNull(notes.Single().Rich(Panel.Language.En), "nothing to say: no label");
+            Status("p", "running");
+            Tool("p", "Bash", "execute", "echo '<color=red>x</color>' > List<int>.txt");
+            for (var i = 0; i < TurnScope.MaxNoteLines + 2; i++) Tool("p", "Bash", "execute", "cmd " + i);
+            Status("p", "completed");
+            var note = notes.Last();
+            var en = note.Rich(Panel.Language.En);
+            StringAssert.StartsWith("<b>Edit → Undo reverts this turn's Unity changes in one step. It cannot revert:</b>\n• Bash: echo '<\u200Bcolor=red>x<\u200B/color>' > List<\u200Bint>.txt\n• Bash: cmd 0\n", en);
+            StringAssert.EndsWith("• Bash: cmd 8\n… and 3 more", en);
+            var ja = note.Rich(Panel.Language.Ja);
+            StringAssert.StartsWith("<b>「編集 → 元に戻す」でこのターンのエディター上の変更を一度に元に戻せます。次のものは元に戻せません:</b>\n• Bash: echo", ja);
+            StringAssert.EndsWith("…ほか 3 件", ja);
+            Assert.AreEqual(en.Replace("\u200B", "").Replace("<b>", "").Replace("</b>", "").Length, RichTextTests.Shown(en).Length, "only the heading's bold is a tag");
+        }
+
+        [Test]
+        public void The_window_words_its_connection_and_its_badge_in_the_panels_language()
+        {
+            Assert.AreEqual("Connected", PanelWords.Connection(ConnectionState.Connected, Panel.Language.En));
+            Assert.AreEqual("接続済み", PanelWords.Connection(ConnectionState.Connected, Panel.Language.Ja));
+            Assert.AreEqual("再接続中…", PanelWords.Connection(ConnectionState.Reconnecting, Panel.Language.Ja));
+            foreach (ConnectionState state in Enum.GetValues(typeof(ConnectionState)))
+                foreach (Panel.Language language in Enum.GetValues(typeof(Panel.Language)))
+                    Assert.IsNotEmpty(PanelWords.Connection(state, language));
+            Assert.AreEqual("codiva", PanelWords.WindowTitle(0));
+            Assert.AreEqual("codiva (3)", PanelWords.WindowTitle(3));
         }
 
         [Test]

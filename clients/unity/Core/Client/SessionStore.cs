@@ -56,10 +56,21 @@ namespace Codiva.Client
         /// Takes `agents/list`: what each agent can do (which MCP actions the panel offers).
         public void SetAgents(IEnumerable<AgentAvailability> list)
         {
+            Agents = new List<AgentAvailability>(list ?? new AgentAvailability[0]);
             agents.Clear();
-            foreach (var agent in list)
+            foreach (var agent in Agents)
                 if (agent?.Id != null && agent.Capabilities != null) agents[agent.Id] = agent.Capabilities;
             Changed?.Invoke(null);
+        }
+
+        /// `agents/list`'s answer as it came (empty until it answered): the panel's pickers and login.
+        public IReadOnlyList<AgentAvailability> Agents { get; private set; } = new List<AgentAvailability>();
+
+        /// The agent `id` of `agents/list` (null: not listed).
+        public AgentAvailability AgentNamed(string id)
+        {
+            foreach (var agent in Agents) if (agent?.Id == id) return agent;
+            return null;
         }
 
         /// What the agent of session `id` can do (null until `agents/list` answered).

@@ -111,6 +111,11 @@ namespace Codiva.Unity
             output.Append(text, at, text.Length - at);
         }
 
+        /// A conversation item's rich text with its asset links (the message being written is
+        /// left as it is: it changes with every batch, and becomes an entry when done).
+        public static Linked ForItem(ConversationItem item, IAssetIndex index) =>
+            item.Kind == ItemKind.Streaming ? new Linked { Rich = item.Rich ?? "" } : Linkify(item.Rich, index);
+
         /// The link a `<link>` id names (`asset:3`), or null.
         public static AssetLink Of(Linked linked, string linkId)
         {

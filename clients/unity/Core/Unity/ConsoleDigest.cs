@@ -15,8 +15,9 @@ using Codiva.Client;
 
 namespace Codiva.Unity
 {
-    /// Unity's `LogType`, as far as the digest reads it.
-    public enum LogKind { Log, Warning, Error, Assert, Exception }
+    /// Unity's `LogType`, with its values (the Editor casts one to the other):
+    /// https://docs.unity3d.com/2022.3/Documentation/ScriptReference/LogType.html
+    public enum LogKind { Error = 0, Assert = 1, Warning = 2, Log = 3, Exception = 4 }
 
     public sealed class ConsoleDigest
     {
@@ -72,7 +73,7 @@ namespace Codiva.Unity
         /// One message from Unity's log callback (any thread).
         public void Add(string message, string stackTrace, LogKind kind)
         {
-            if (kind == LogKind.Log || kind == LogKind.Warning || string.IsNullOrEmpty(message)) return;
+            if (!(kind == LogKind.Error || kind == LogKind.Assert || kind == LogKind.Exception) || string.IsNullOrEmpty(message)) return;
             var first = FirstLine(message);
             var line = TurnScope.OneLine(first, MaxLineChars);
             var place = Place(stackTrace);

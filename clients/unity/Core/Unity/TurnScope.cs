@@ -15,6 +15,7 @@ using System;
 using System.Collections.Generic;
 using System.Text;
 using Codiva.Client;
+using Codiva.Panel;
 using Codiva.Protocol;
 
 namespace Codiva.Unity
@@ -68,6 +69,17 @@ namespace Codiva.Unity
         /// How many lines were left out past `TurnScope.MaxNoteLines`.
         public int More;
         public bool IsEmpty => OutsideUndo.Count == 0;
+
+        /// The note as a label shows it (null when there is nothing to say): the heading, then a
+        /// line per item, every outside word through the chokepoint.
+        public string Rich(Language language)
+        {
+            if (IsEmpty) return null;
+            var rich = new StringBuilder("<b>").Append(RichText.Escape(Strings.Get(Str.UndoNote, language))).Append("</b>");
+            foreach (var line in OutsideUndo) rich.Append("\n• ").Append(RichText.Escape(line));
+            if (More > 0) rich.Append("\n").Append(RichText.Escape(Strings.Format(Str.UndoNoteMore, language, More)));
+            return rich.ToString();
+        }
     }
 
     public sealed class TurnScope : IDisposable

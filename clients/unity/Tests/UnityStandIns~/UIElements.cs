@@ -31,6 +31,32 @@ namespace UnityEngine.UIElements
         public void AddToClassList(string className) => throw null;
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.VisualElement.SetEnabled.html
         public void SetEnabled(bool value) => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.CallbackEventHandler.RegisterCallback.html
+        // (declared on CallbackEventHandler, a base of VisualElement)
+        public void RegisterCallback<TEventType>(EventCallback<TEventType> callback, TrickleDown useTrickleDown = TrickleDown.NoTrickleDown)
+            where TEventType : EventBase<TEventType>, new() => throw null;
+    }
+
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.EventBase_1.html
+    // (its own base, EventBase, is never named)
+    public abstract class EventBase<T> where T : EventBase<T>, new()
+    {
+    }
+
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.TrickleDown.html
+    public enum TrickleDown
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.TrickleDown.NoTrickleDown.html
+        NoTrickleDown = 0,
+    }
+
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.DisplayStyle.html
+    public enum DisplayStyle
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.DisplayStyle.Flex.html
+        Flex = 0,
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.DisplayStyle.None.html
+        None = 1,
     }
 
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.UQueryExtensions.html
@@ -111,7 +137,8 @@ namespace UnityEngine.UIElements
     }
 
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.Foldout.html
-    public class Foldout : VisualElement
+    // (a BindableElement that is an INotifyValueChanged<bool>)
+    public class Foldout : VisualElement, INotifyValueChanged<bool>
     {
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.Foldout-ctor.html
         public Foldout() => throw null;
@@ -184,6 +211,8 @@ namespace UnityEngine.UIElements
         StyleLength minHeight { get; set; }
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.IStyle-whiteSpace.html
         StyleEnum<WhiteSpace> whiteSpace { get; set; }
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.IStyle-display.html
+        StyleEnum<DisplayStyle> display { get; set; }
     }
 
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.StyleEnum_1.html
@@ -232,5 +261,18 @@ namespace UnityEngine.UIElements
     {
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.WhiteSpace.Normal.html
         Normal = 0,
+    }
+}
+
+namespace UnityEngine.UIElements.Experimental
+{
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.Experimental.PointerDownLinkTagEvent.html
+    // (experimental in 2022.3; its base PointerEventBase<T> is never named: declared on EventBase<T>)
+    public sealed class PointerDownLinkTagEvent : EventBase<PointerDownLinkTagEvent>
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.Experimental.PointerDownLinkTagEvent-ctor.html
+        public PointerDownLinkTagEvent() => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.Experimental.PointerDownLinkTagEvent-linkID.html
+        public string linkID;
     }
 }

@@ -30,6 +30,10 @@ namespace UnityEditor
         public static T GetWindow<T>(string title) where T : EditorWindow => throw null;
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/EditorWindow-rootVisualElement.html
         public UnityEngine.UIElements.VisualElement rootVisualElement => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/EditorWindow-titleContent.html
+        public GUIContent titleContent { get => throw null; set => throw null; }
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/EditorWindow.ShowNotification.html
+        public void ShowNotification(GUIContent notification) => throw null;
     }
 
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/SceneView.html (a SearchableEditorWindow)
@@ -152,5 +156,151 @@ namespace UnityEditor
         public static Object LoadMainAssetAtPath(string assetPath) => throw null;
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/AssetDatabase.GetAssetPath.html
         public static string GetAssetPath(Object assetObject) => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/AssetDatabase.AssetPathToGUID.html
+        // (the overload with options)
+        public static string AssetPathToGUID(string path, AssetPathToGUIDOptions options) => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/AssetDatabase.DisallowAutoRefresh.html
+        public static void DisallowAutoRefresh() => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/AssetDatabase.AllowAutoRefresh.html
+        public static void AllowAutoRefresh() => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/AssetDatabase.Refresh.html
+        public static void Refresh(ImportAssetOptions options = ImportAssetOptions.Default) => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/AssetDatabase.OpenAsset.html
+        public static bool OpenAsset(Object target, int lineNumber) => throw null;
+    }
+
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/AssetPathToGUIDOptions.html
+    public enum AssetPathToGUIDOptions
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/AssetPathToGUIDOptions.IncludeRecentlyDeletedAssets.html
+        IncludeRecentlyDeletedAssets = 0,
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/AssetPathToGUIDOptions.OnlyExistingAssets.html
+        OnlyExistingAssets = 1,
+    }
+
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/ImportAssetOptions.html
+    public enum ImportAssetOptions
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/ImportAssetOptions.Default.html
+        Default = 0,
+    }
+
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/GenericMenu.html
+    public sealed class GenericMenu
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/GenericMenu.MenuFunction.html
+        public delegate void MenuFunction();
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/GenericMenu-ctor.html
+        public GenericMenu() => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/GenericMenu.AddItem.html
+        public void AddItem(GUIContent content, bool on, MenuFunction func) => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/GenericMenu.AddDisabledItem.html
+        public void AddDisabledItem(GUIContent content, bool on) => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/GenericMenu.ShowAsContext.html
+        public void ShowAsContext() => throw null;
+    }
+
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/EditorUtility.html
+    public class EditorUtility
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/EditorUtility.OpenFilePanel.html
+        public static string OpenFilePanel(string title, string directory, string extension) => throw null;
+    }
+
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/EditorGUIUtility.html
+    public class EditorGUIUtility
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/EditorGUIUtility.PingObject.html
+        public static void PingObject(Object obj) => throw null;
+    }
+}
+
+namespace UnityEditor.Compilation
+{
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.CompilationPipeline.html
+    public static class CompilationPipeline
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.CompilationPipeline.GetAssemblies.html
+        public static Assembly[] GetAssemblies(AssembliesType assembliesType) => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.CompilationPipeline.GetAssemblyNameFromScriptPath.html
+        public static string GetAssemblyNameFromScriptPath(string sourceFilePath) => throw null;
+    }
+
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.AssembliesType.html
+    public enum AssembliesType
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.AssembliesType.Editor.html
+        Editor = 0,
+    }
+
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.Assembly.html
+    public class Assembly
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.Assembly-name.html
+        public string name => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.Assembly-sourceFiles.html
+        public string[] sourceFiles => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.Assembly-allReferences.html
+        public string[] allReferences => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.Assembly-defines.html
+        public string[] defines => throw null;
+    }
+
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.AssemblyBuilder.html
+    public class AssemblyBuilder
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.AssemblyBuilder-ctor.html
+        public AssemblyBuilder(string assemblyPath, params string[] scriptPaths) => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.AssemblyBuilder-additionalReferences.html
+        public string[] additionalReferences { get => throw null; set => throw null; }
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.AssemblyBuilder-additionalDefines.html
+        public string[] additionalDefines { get => throw null; set => throw null; }
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.AssemblyBuilder-referencesOptions.html
+        public ReferencesOptions referencesOptions { get => throw null; set => throw null; }
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.AssemblyBuilder-flags.html
+        public AssemblyBuilderFlags flags { get => throw null; set => throw null; }
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.AssemblyBuilder-buildFinished.html
+        public event Action<string, CompilerMessage[]> buildFinished { add => throw null; remove => throw null; }
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.AssemblyBuilder.Build.html
+        public bool Build() => throw null;
+    }
+
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.ReferencesOptions.html
+    public enum ReferencesOptions
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.ReferencesOptions.None.html
+        None = 0,
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.ReferencesOptions.UseEngineModules.html
+        UseEngineModules = 1,
+    }
+
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.AssemblyBuilderFlags.html
+    [Flags]
+    public enum AssemblyBuilderFlags
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.AssemblyBuilderFlags.EditorAssembly.html
+        EditorAssembly = 1,
+    }
+
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.CompilerMessage.html
+    public struct CompilerMessage
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.CompilerMessage-message.html
+        public string message;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.CompilerMessage-file.html
+        public string file;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.CompilerMessage-line.html
+        public int line;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.CompilerMessage-column.html
+        public int column;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.CompilerMessage-type.html
+        public CompilerMessageType type;
+    }
+
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.CompilerMessageType.html
+    public enum CompilerMessageType
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Compilation.CompilerMessageType.Error.html
+        Error = 0,
     }
 }

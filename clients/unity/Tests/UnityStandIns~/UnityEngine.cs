@@ -168,8 +168,19 @@ namespace UnityEngine
         public static SystemLanguage systemLanguage => throw null;
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Application-logMessageReceivedThreaded.html
         public static event LogCallback logMessageReceivedThreaded { add => throw null; remove => throw null; }
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Application.OpenURL.html
+        public static void OpenURL(string url) => throw null;
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Application.LogCallback.html
         public delegate void LogCallback(string condition, string stackTrace, LogType type);
+    }
+
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/GUIContent.html
+    public class GUIContent
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/GUIContent-ctor.html
+        public GUIContent(string text) => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/GUIContent-ctor.html
+        public GUIContent(string text, string tooltip) => throw null;
     }
 
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/SystemLanguage.html
@@ -202,5 +213,31 @@ namespace UnityEngine.SceneManagement
     {
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/SceneManagement.Scene-name.html
         public string name { get => throw null; set => throw null; }
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/SceneManagement.Scene-path.html
+        public string path => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/SceneManagement.Scene-isDirty.html
+        public bool isDirty => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/SceneManagement.Scene-isLoaded.html
+        public bool isLoaded => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/SceneManagement.Scene.GetRootGameObjects.html
+        public GameObject[] GetRootGameObjects() => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/SceneManagement.Scene-operator_eq.html
+        public static bool operator ==(Scene lhs, Scene rhs) => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/SceneManagement.Scene-operator_ne.html
+        public static bool operator !=(Scene lhs, Scene rhs) => throw null;
+        // Scene overrides both, as a struct with == must (C# warnings CS0660/CS0661).
+        public override bool Equals(object other) => throw null;
+        public override int GetHashCode() => throw null;
+    }
+
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/SceneManagement.SceneManager.html
+    public class SceneManager
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/SceneManagement.SceneManager.GetActiveScene.html
+        public static Scene GetActiveScene() => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/SceneManagement.SceneManager-sceneCount.html
+        public static int sceneCount => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/SceneManagement.SceneManager.GetSceneAt.html
+        public static Scene GetSceneAt(int index) => throw null;
     }
 }

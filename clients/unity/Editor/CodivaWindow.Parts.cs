@@ -1,0 +1,190 @@
+// The panel's other parts, bound the same way (Core decides, this binds): the context chips and
+// image attachments, slash completion, the model / mode / agent pickers, login, the history of
+// the repository's sessions, sending and creating sessions.
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Threading.Tasks;
+using Codiva.Client;
+using Codiva.Ops;
+using Codiva.Panel;
+using Codiva.Protocol;
+using UnityEditor;
+using UnityEngine;
+using UnityEngine.UIElements;
+
+namespace Codiva.Editor
+{
+    public sealed partial class CodivaWindow
+    {
+        readonly Dictionary<string, LoginModel> logins = new Dictionary<string, LoginModel>();
+        readonly Dictionary<string, DiscardFlow> discards = new Dictionary<string, DiscardFlow>();
+
+        void Attach(ContextChip chip)
+        {
+            if (chip != null) chips.Add(chip);
+            Refresh();
+        }
+
+        void AttachImage()
+        {
+            var path = EditorUtility.OpenFilePanel(Strings.Get(Str.AttachImage, Lang), "", "png,jpg,jpeg,gif,webp");
+            if (string.IsNullOrEmpty(path)) return;
+            images.Add(Path.GetFileName(path), File.ReadAllBytes(path), Lang);
+            Refresh();
+        }
+
+        void BindChips()
+        {
+            foreach (var chip in chips)
+                chipBar.Add(new Button(() => { chips.Remove(chip); Refresh(); }) { text = RichText.Escape("[" + chip.Kind + "] " + chip.Label) + " ×" });
+            for (var i = 0; i < images.Items.Count; i++)
+            {
+                var index = i;
+                chipBar.Add(new Button(() => { images.Remove(index); Refresh(); }) { text = RichText.Escape(images.Items[i].Name) + " ×" });
+            }
+            chipBar.Add(new Label(RichText.Escape(images.LastRefusal)));
+        }
+
+        // The catalog's matches under the composer; a click completes the command.
+        void ShowSlash()
+        {
+            slashList.Clear();
+            for (var i = 0; i < slash.Items.Count; i++)
+            {
+                var index = i;
+                slashList.Add(new Button(() =>
+                {
+                    slash.Move(index - slash.Selected);
+                    composer.value = slash.Accept();
+                    ShowSlash();
+                }) { text = slash.Items[i].Rich });
+            }
+        }
+
+        // Buttons that open a menu of Core's picker items (the current one checked, the disabled
+        // ones greyed).
+        void BindPickers(CodivaClient client, SessionView view, Language lang)
+        {
+            var session = selected;
+            var capabilities = client.Store.CapabilitiesOf(session);
+            var agent = client.Store.AgentNamed(view.Row?.Agent);
+            if (Pickers.CanSetModel(capabilities))
+                pickers.Add(MenuButton(Strings.Get(Str.PickModel, lang), Pickers.Models(view, agent, lang), item => actions.SetModel(Pickers.ChooseModel(session, item))));
+            if (Pickers.CanSetMode(capabilities))
+                pickers.Add(MenuButton(Strings.Get(Str.PickMode, lang), Pickers.PermissionModes(view, lang), item => actions.SetMode(Pickers.ChooseMode(session, item))));
+            pickers.Add(MenuButton(Strings.Get(Str.PickAgent, lang), Pickers.Agents(client.Store.Agents, view.Row?.Agent, lang), item => actions.SetAgent(Pickers.ChooseAgent(session, item))));
+        }
+
+        static Button MenuButton(string name, List<PickerItem> items, Action<PickerItem> choose)
+        {
+            var current = items.FirstOrDefault(i => i.Current);
+            return new Button(() =>
+            {
+                var menu = new GenericMenu();
+                foreach (var item in items)
+                {
+                    var content = new GUIContent(item.Label, item.Detail ?? "");
+                    if (item.Enabled) menu.AddItem(content, item.Current, () => choose(item));
+                    else menu.AddDisabledItem(content, item.Current);
+                }
+                menu.ShowAsContext();
+            }) { text = RichText.Escape(name + ": " + (current?.Label ?? "—")) };
+        }
+
+        LoginModel LoginFor(CodivaClient client, string agent)
+        {
+            LoginModel login;
+            if (!logins.TryGetValue(agent, out login)) logins[agent] = login = new LoginModel(agent);
+            login.SetChecked(client.Store.AgentNamed(agent)?.Login);
+            return login;
+        }
+
+        // The login card of the selected session's agent (or the default agent's): what Core's
+        // LoginModel says, with the buttons it offers.
+        void BindLogin(CodivaClient client, SessionView view, Language lang)
+        {
+            var agent = view?.Row?.Agent ?? client.Store.Agents.FirstOrDefault(a => a.Default)?.Id;
+            if (agent == null) return;
+            var login = LoginFor(client, agent);
+            loginPane.Add(new Label(RichText.Escape(login.Describe(lang))) { style = { whiteSpace = WhiteSpace.Normal } });
+            var row = Row();
+            if (login.OffersLogin) row.Add(new Button(() => Then(actions.Login(login))) { text = Strings.Get(Str.LoginStart, lang) });
+            if (login.Url != null) row.Add(new Button(() => Application.OpenURL(login.Url)) { text = Strings.Get(Str.LoginOpen, lang) });
+            foreach (var method in login.Methods)
+                row.Add(new Button(() => Then(actions.LoginInput(login.ChooseMethod(method.Id)))) { text = RichText.Escape(method.Name) });
+            if (login.Busy) row.Add(new Button(() => Then(actions.CancelLogin(login.Cancel()))) { text = Strings.Get(Str.Cancel, lang) });
+            loginPane.Add(row);
+            if (login.AcceptsCode)
+            {
+                var code = new TextField { tooltip = Strings.Get(Str.LoginEnterCode, lang) };
+                loginPane.Add(code);
+                loginPane.Add(new Button(() => Then(actions.LoginInput(login.SubmitCode(code.value)))) { text = Strings.Get(Str.Submit, lang) });
+            }
+        }
+
+        void OnLoginProgress(LoginProgressParams progress)
+        {
+            LoginModel login;
+            if (progress?.Agent != null && logins.TryGetValue(progress.Agent, out login) && login.Apply(progress)) Refresh();
+        }
+
+        // The repository's sessions: open, rename, discard (previewed, then confirmed), restore.
+        void BindHistory(CodivaClient client, Language lang)
+        {
+            historyPane.Clear();
+            foreach (var row in History.Rows(client.Store))
+            {
+                var element = new VisualElement();
+                element.Add(new Label(row.Rich(lang)) { style = { whiteSpace = WhiteSpace.Normal } });
+                var buttons = Row();
+                var id = row.Id;
+                if (row.CanOpen) buttons.Add(new Button(() => { showHistory = false; Select(id); }) { text = Strings.Get(Str.HistoryOpen, lang) });
+                if (row.CanRename)
+                {
+                    var title = new TextField { value = row.Title };
+                    buttons.Add(title);
+                    buttons.Add(new Button(() => Then(actions.Rename(History.Rename(id, title.value)))) { text = Strings.Get(Str.HistoryRename, lang) });
+                }
+                if (row.CanDiscard)
+                {
+                    DiscardFlow flow;
+                    discards.TryGetValue(id, out flow);
+                    if (flow == null || flow.Stage == DiscardStage.Idle || flow.Stage == DiscardStage.Failed || flow.Stage == DiscardStage.Done)
+                        buttons.Add(new Button(() => { var f = discards[id] = new DiscardFlow(id); Then(actions.Discard(f, f.Begin())); }) { text = Strings.Get(Str.HistoryDiscard, lang) });
+                    else
+                    {
+                        element.Add(new Label(RichText.Escape(flow.Question(lang))) { style = { whiteSpace = WhiteSpace.Normal } });
+                        buttons.Add(new Button(() => Then(actions.Discard(flow, flow.Confirm()))) { text = Strings.Get(Str.HistoryDiscard, lang) });
+                        buttons.Add(new Button(() => { discards.Remove(id); Refresh(); }) { text = Strings.Get(Str.Cancel, lang) });
+                    }
+                }
+                if (row.CanRestore) buttons.Add(new Button(() => Then(actions.Restore(History.Restore(row)))) { text = Strings.Get(Str.HistoryRestore, lang) });
+                element.Add(buttons);
+                historyPane.Add(element);
+            }
+        }
+
+        // A request's answer redraws the window (on the Editor's thread).
+        void Then(Task task) => task?.ContinueWith(_ => CodivaHost.Dispatcher.Post(Refresh));
+
+        void Send()
+        {
+            if (selected == null) return;
+            actions.Send(selected, ContextBlock.Attach(composer.value, chips), images);
+            composer.value = "";
+            chips.Clear();
+            Refresh();
+        }
+
+        void NewSession()
+        {
+            var parameters = PanelSession.Create(ContextBlock.Attach(composer.value, chips), CodivaHost.ProjectDir, CodivaHost.Ops);
+            parameters.Images = images.Take();
+            CodivaHost.Client.CreateSession(parameters, result => Select(result.Session.Id));
+            composer.value = "";
+            chips.Clear();
+        }
+    }
+}
