@@ -566,7 +566,7 @@ fn a_fix_ci_turn_that_commits_pushes_the_fix_and_the_checks_are_looked_up_again(
 }
 
 /// Waits until session `id`'s log has a note with code `code`; returns the entry.
-fn wait_note(server: &mut super::client::Server, id: &str, code: &str) -> Value {
+pub(super) fn wait_note(server: &mut super::client::Server, id: &str, code: &str) -> Value {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     loop {
         let read = server.ok("session/read", json!({"session_id": id, "limit": 500}));
