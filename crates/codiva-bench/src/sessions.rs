@@ -146,6 +146,7 @@ pub async fn restored_repo_with(
 /// Options for a manager over a bench repository (the agent binary is never started).
 pub fn manager_options(repo_dir: &Path, claude_home: &Path, state_dir: PathBuf) -> ManagerOptions {
     ManagerOptions {
+        checks: Default::default(),
         cwd: repo_dir.to_path_buf(),
         providers: codiva_core::provider::Providers::one(std::sync::Arc::new(
             codiva_core::claude::ClaudeProvider::new(

@@ -178,7 +178,10 @@ pub async fn run(spec: CheckSpec, stop: oneshot::Receiver<()>) -> CheckFinish {
         ),
         (None, Ok(status)) if status.success() => (CheckState::Passed, None),
         (None, Ok(_)) => (CheckState::Failed, None),
-        (None, Err(err)) => (CheckState::Error, Some(format!("cannot wait for it: {err}"))),
+        (None, Err(err)) => (
+            CheckState::Error,
+            Some(format!("cannot wait for it: {err}")),
+        ),
     };
     let stopped = ended_by.is_some();
     CheckFinish {

@@ -57,7 +57,7 @@ pub fn attempt_slug(prompt: &str, suffix: &str, taken: &BTreeSet<String>) -> Str
         return first;
     }
     for n in 2u64.. {
-        let candidate = named(&format!("{suffix}-{n}").trim_start_matches('-').to_owned());
+        let candidate = named(format!("{suffix}-{n}").trim_start_matches('-'));
         if !taken.contains(&candidate) {
             return candidate;
         }

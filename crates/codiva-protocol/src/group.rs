@@ -410,7 +410,7 @@ mod tests {
             AttemptSpec::parse_list("claude:"),
             Err(AttemptsParseError::Malformed("claude:".into()))
         );
-        let eleven = vec!["claude"; MAX_ATTEMPTS + 1].join(",");
+        let eleven = ["claude"; MAX_ATTEMPTS + 1].join(",");
         assert_eq!(
             AttemptSpec::parse_list(&eleven),
             Err(AttemptsParseError::TooMany(MAX_ATTEMPTS + 1))

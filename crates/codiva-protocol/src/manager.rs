@@ -77,7 +77,7 @@ pub struct SessionInfo {
     /// Its latest check (the repository's `check` command in its worktree); absent before
     /// one ran since codiva started, or when the repository names none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub check: Option<crate::group::CheckRun>,
+    pub check: Option<Box<crate::group::CheckRun>>,
 }
 
 /// What one session's agent uses: every process in the agent's process group (the agent and
@@ -104,6 +104,9 @@ pub struct SessionResources {
 /// What the manager tells front ends.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+// A session's row is the most frequent of these after a session's own events: not boxed, one
+// allocation fewer per event.
+#[allow(clippy::large_enum_variant)]
 pub enum ManagerEvent {
     /// A session was created, changed phase, status or metadata.
     Session {

@@ -293,6 +293,8 @@ macro_rules! server_notifications {
         /// Every notification the server sends, with its params.
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
         #[serde(tag = "method", content = "params")]
+        // As `ManagerEvent`: a session's row, not boxed.
+        #[allow(clippy::large_enum_variant)]
         pub enum ServerNotification {
             $( $(#[$doc])* #[serde(rename = $method)] $variant($params), )*
         }

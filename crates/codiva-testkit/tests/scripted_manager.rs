@@ -24,12 +24,15 @@ use tokio::sync::broadcast;
 
 #[path = "scripted_manager/budget.rs"]
 mod budget;
+#[path = "scripted_manager/groups.rs"]
+mod groups;
 #[path = "scripted_manager/list_fold.rs"]
 mod list_fold;
 
 fn options(repo: &TestRepo, home: PathBuf) -> ManagerOptions {
     let program = PathBuf::from(env!("CARGO_BIN_EXE_codiva-fake-agent"));
     ManagerOptions {
+        checks: Default::default(),
         cwd: repo.path().to_path_buf(),
         providers: codiva_core::provider::Providers::one(Arc::new(ScriptedProvider::new(
             program, home,

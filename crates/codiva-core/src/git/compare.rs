@@ -47,9 +47,22 @@ impl Repo {
             .run()
             .await?;
         let mut files = parse_numstat_z(&numstat.stdout);
-        for path in self.untracked(worktree).await?.iter().take(UNTRACKED_COUNTED) {
+        for path in self
+            .untracked(worktree)
+            .await?
+            .iter()
+            .take(UNTRACKED_COUNTED)
+        {
             let counted = Git::new(worktree)
-                .args(["diff", "--numstat", "-z", "--no-index", "--", "/dev/null", path])
+                .args([
+                    "diff",
+                    "--numstat",
+                    "-z",
+                    "--no-index",
+                    "--",
+                    "/dev/null",
+                    path,
+                ])
                 .output()
                 .await?;
             if counted.code.is_some_and(|code| code > 1) {
@@ -217,7 +230,15 @@ async fn merge_base(worktree: &Path, base: &str) -> Result<String, GitError> {
 /// `git diff --no-index a b` in `dir`, at most `cap` bytes (it exits 1 when they differ).
 async fn no_index(dir: &Path, a: &str, b: &str, cap: usize) -> Result<DiffText, GitError> {
     let (out, truncated) = Git::new(dir)
-        .args(["diff", "--no-color", "--no-ext-diff", "--no-index", "--", a, b])
+        .args([
+            "diff",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-index",
+            "--",
+            a,
+            b,
+        ])
         .output_capped(cap)
         .await?;
     if out.code.is_some_and(|code| code > 1) && !truncated {

@@ -195,6 +195,8 @@ async fn a_restored_log_comes_from_the_transcript_or_else_from_the_history() {
         &persist::state_path(&repo.root),
         &StateFile {
             version: SCHEMA_VERSION,
+            groups: Vec::new(),
+            last_attempts: Vec::new(),
             sessions: sessions.clone(),
         },
     )

@@ -40,6 +40,7 @@ fn script() -> Script {
 
 fn options(repo: &Path, state: &Path, env: Vec<(String, String)>, home: &Path) -> ManagerOptions {
     ManagerOptions {
+        checks: Default::default(),
         cwd: repo.to_path_buf(),
         providers: Providers::one(Arc::new(ClaudeProvider::new(
             claude_binary(),
@@ -321,6 +322,7 @@ async fn an_ephemeral_manager_runs_one_session_anywhere_once() {
         let env = sandbox.claude_env(&mock.url());
         let manager = Manager::start_ephemeral(
             ManagerOptions {
+                checks: Default::default(),
                 wire_log_cap,
                 ..options(dir, state.path(), env, sandbox.home.path())
             },

@@ -14,6 +14,7 @@ use crate::git::TestRepo;
 
 pub(crate) fn options(repo: &TestRepo) -> ManagerOptions {
     ManagerOptions {
+        checks: Default::default(),
         cwd: repo.root.clone(),
         providers: codiva_core::provider::Providers::one(std::sync::Arc::new(
             codiva_core::claude::ClaudeProvider::new(
@@ -227,6 +228,8 @@ async fn login_and_rate_limit_survive_a_restart() {
     };
     let state = StateFile {
         version: SCHEMA_VERSION,
+        groups: Vec::new(),
+        last_attempts: Vec::new(),
         sessions: vec![
             saved(
                 "login",
@@ -366,6 +369,8 @@ async fn a_discarded_sessions_log_is_readable_and_renames_persist() {
     std::fs::copy(fixture, &transcript).unwrap();
     let state = persist::StateFile {
         version: persist::SCHEMA_VERSION,
+        groups: Vec::new(),
+        last_attempts: Vec::new(),
         sessions: vec![persist::PersistedSession {
             id: "old".into(),
             title: "Old work".into(),

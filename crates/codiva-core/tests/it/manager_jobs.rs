@@ -160,6 +160,7 @@ async fn a_slow_merge_and_a_slow_stop_do_not_delay_another_sessions_events() {
     )
     .unwrap();
     let (manager, _) = Manager::start(ManagerOptions {
+        checks: Default::default(),
         cwd: repo.path().to_path_buf(),
         providers: codiva_core::provider::Providers::one(std::sync::Arc::new(
             codiva_core::claude::ClaudeProvider::new(

@@ -97,6 +97,7 @@ async fn claude_then_codex_then_claude_keeps_the_thread() {
     ));
     let codex: Arc<dyn Provider> = Arc::new(CodexProvider::new(codex_binary()));
     let (manager, _) = Manager::start(ManagerOptions {
+        checks: Default::default(),
         cwd: repo.path().to_path_buf(),
         providers: Providers::new(vec![(claude, None), (codex, None)], Vec::new(), None),
         env: EnvPolicy::Exact(env),

@@ -84,6 +84,7 @@ impl World {
 
     async fn manager(&self) -> Manager {
         let (manager, _) = Manager::start(ManagerOptions {
+            checks: Default::default(),
             cwd: self.repo.path().to_path_buf(),
             providers: Providers::one(self.provider()),
             env: EnvPolicy::Exact(self.sandbox.claude_env(&self.mock.url())),

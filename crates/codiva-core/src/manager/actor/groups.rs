@@ -11,8 +11,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use codiva_protocol::error::RefusalCode;
 use codiva_protocol::group::{
     Attempt, AttemptDiffParams, AttemptDiscard, AttemptFigures, AttemptSpec, CreateGroupParams,
-    GroupChange, GroupCompare, GroupInfo, GroupResult, KeepOutcome, KeepParams,
-    LastAttemptsResult, MAX_ATTEMPTS,
+    GroupChange, GroupCompare, GroupInfo, GroupResult, KeepOutcome, KeepParams, LastAttemptsResult,
+    MAX_ATTEMPTS,
 };
 use codiva_protocol::manager::{DiffText, DiscardOutcome, ManagerEvent, SessionPhase};
 use codiva_protocol::methods::request;
@@ -43,7 +43,11 @@ impl Groups {
             .into_iter()
             .filter_map(|mut group| {
                 group.attempts.retain(|a| listed.contains(&a.session_id));
-                if group.kept.as_ref().is_some_and(|kept| !listed.contains(kept)) {
+                if group
+                    .kept
+                    .as_ref()
+                    .is_some_and(|kept| !listed.contains(kept))
+                {
                     group.kept = None;
                 }
                 (!group.attempts.is_empty()).then(|| (group.id.clone(), group))
@@ -147,7 +151,11 @@ impl Actor {
                 provider.check_permission_mode("permission_mode", mode)?;
             }
             for (image, input) in p.images.iter().enumerate() {
-                provider.check_image(&format!("images[{image}]"), &input.media_type, &input.data)?;
+                provider.check_image(
+                    &format!("images[{image}]"),
+                    &input.media_type,
+                    &input.data,
+                )?;
             }
         }
         Ok(())
@@ -371,7 +379,10 @@ impl Actor {
             return reply.send(Err(refused(
                 RefusalCode::ChangedSincePreview,
                 &[&group.id],
-                format!("{}'s attempts changed since the preview; nothing was discarded", group.id),
+                format!(
+                    "{}'s attempts changed since the preview; nothing was discarded",
+                    group.id
+                ),
             )));
         }
         let mut answers = Vec::new();

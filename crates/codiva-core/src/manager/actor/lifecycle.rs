@@ -679,11 +679,12 @@ impl Actor {
                 changed = true;
             }
             SessionEvent::Usage { usage } if usage.cost_usd == record.cost_usd => {
-                // Tokens alone are not shown in the row: kept for `group/compare`.
-                record.tokens = Some(usage.tokens);
+                // Tokens alone are not shown in the row: kept for `group/compare` (none
+                // reported reads as none, not as zero).
+                record.tokens = reported_tokens(usage).or(record.tokens);
             }
             SessionEvent::Usage { usage } => {
-                record.tokens = Some(usage.tokens);
+                record.tokens = reported_tokens(usage).or(record.tokens);
                 record.cost_usd = usage.cost_usd;
                 changed = true;
             }
@@ -745,6 +746,13 @@ impl Actor {
             self.repair_turn_settled(id, completed);
         }
     }
+}
+
+/// The tokens a usage report holds, `None` when the agent reported none (all zero).
+fn reported_tokens(
+    usage: &codiva_protocol::session::UsageView,
+) -> Option<codiva_protocol::agent::TokenUsage> {
+    (usage.tokens != codiva_protocol::agent::TokenUsage::default()).then_some(usage.tokens)
 }
 
 /// Why a merged or discarded session takes no message and no other agent (its phase is

@@ -270,7 +270,7 @@ impl Record {
             resources: self.resources,
             review: self.review.clone(),
             group: self.group.clone(),
-            check: self.check.clone(),
+            check: self.check.clone().map(Box::new),
         }
     }
 

@@ -206,6 +206,7 @@ impl Run {
             ChildRegistry::open(kept.state.path().join("children")).expect("child registry");
         let (agent, env) = which.agent(&kept.sandbox, &mock.url());
         let (manager, _) = Manager::start(ManagerOptions {
+            checks: Default::default(),
             cwd: kept.repo.path().to_path_buf(),
             providers: codiva_core::provider::Providers::one(Arc::new(AcpProvider::new(agent))),
             env: EnvPolicy::Exact(env),

@@ -149,6 +149,7 @@ impl Run {
             ChildRegistry::open(kept.state.path().join("children")).expect("child registry");
         let env = kept.sandbox.codex_env(&mock.url()).expect("codex env");
         let (manager, _) = Manager::start(ManagerOptions {
+            checks: Default::default(),
             cwd: kept.repo.path().to_path_buf(),
             providers: codiva_core::provider::Providers::one(provider),
             env: EnvPolicy::Exact(env),
