@@ -47,7 +47,7 @@ namespace Codiva.Editor
             registry.Add(new ScriptCommitTool(ProjectDir, new UnityScriptCompiler(Dispatcher)));
             foreach (var module in new[] { "core", "scene", "assets", "editor", "scripts" }) registry.Enable(module);
             Console.SetIgnore(EditorPrefs.GetString(ConsoleIgnorePref, "").Split('\n'));
-            Turns = new TurnScope(Client.Store, new UnityUndo(), new UnityAssetRefresh(), new OpsToolEffects(registry), TurnScope.InPlaceIn(ProjectDir));
+            Turns = new TurnScope(Client.Store, new UnityUndo(), new UnityAssetRefresh(), new OpsToolEffects(registry), TurnScope.InPlaceIn(ProjectDir), Client.Watch);
             // The same token and port after a domain reload (SessionState lives as long as the
             // Editor): the MCP config of the sessions created before it still reaches the server.
             Ops = new McpServer(registry, runner, SessionState.GetString(OpsTokenKey, null));

@@ -151,13 +151,16 @@ namespace Codiva.Editor
                 {
                     DiscardFlow flow;
                     discards.TryGetValue(id, out flow);
-                    if (flow == null || flow.Stage == DiscardStage.Idle || flow.Stage == DiscardStage.Failed || flow.Stage == DiscardStage.Done)
-                        buttons.Add(new Button(() => { var f = discards[id] = new DiscardFlow(id); Then(actions.Discard(f, f.Begin())); }) { text = Strings.Get(Str.HistoryDiscard, lang) });
-                    else
+                    if (flow?.Stage == DiscardStage.Confirming)
                     {
                         element.Add(new Label(RichText.Escape(flow.Question(lang))) { style = { whiteSpace = WhiteSpace.Normal } });
                         buttons.Add(new Button(() => Then(actions.Discard(flow, flow.Confirm()))) { text = Strings.Get(Str.HistoryDiscard, lang) });
                         buttons.Add(new Button(() => { discards.Remove(id); Refresh(); }) { text = Strings.Get(Str.Cancel, lang) });
+                    }
+                    else
+                    {
+                        buttons.Add(new Button(() => { var f = discards[id] = new DiscardFlow(id); Then(actions.Discard(f, f.Begin())); }) { text = Strings.Get(Str.HistoryDiscard, lang) });
+                        element.Add(new Label(RichText.Escape(flow?.Error ?? "")));
                     }
                 }
                 if (row.CanRestore) buttons.Add(new Button(() => Then(actions.Restore(History.Restore(row)))) { text = Strings.Get(Str.HistoryRestore, lang) });

@@ -310,6 +310,23 @@ namespace Codiva.Tests
         }
 
         [Test]
+        public void Each_panel_session_not_loaded_is_loaded_once_and_no_other()
+        {
+            scope.Dispose();
+            var loaded = new List<string>();
+            var loading = new TurnScope(store, undo, refresh, null, TurnScope.InPlaceIn(Project), loaded.Add);
+            CollectionAssert.AreEqual(new[] { "p", "q" }, loaded, "the panel's sessions, not the worktree one");
+            Status("p", "running");
+            Status("w", "running");
+            CollectionAssert.AreEqual(new[] { "p", "q" }, loaded, "once each");
+            store.BeginLoad("p").Load(new SessionSnapshot { Status = "running", Connected = true, Prompts = new List<Prompt>(), Log = new List<LogEntry>(), Subagents = new List<SubagentView>() });
+            Assert.IsTrue(store["p"].LogLoaded);
+            Status("p", "completed");
+            CollectionAssert.AreEqual(new[] { "p", "q" }, loaded);
+            loading.Dispose();
+        }
+
+        [Test]
         public void Disposing_in_a_turn_collapses_it_and_lets_refresh_go()
         {
             Status("p", "running");

@@ -93,6 +93,9 @@ namespace Codiva.Unity
         readonly IAssetRefresh refresh;
         readonly IToolEffects effects;
         readonly Func<SessionView, bool> isPanelSession;
+        readonly Action<string> load;
+        // Panel sessions whose snapshot was asked for (`load`).
+        readonly HashSet<string> loading = new HashSet<string>();
         // The sessions in a turn: the last log entry id before the turn began.
         readonly Dictionary<string, long> open = new Dictionary<string, long>();
         int group = -1;
@@ -101,13 +104,17 @@ namespace Codiva.Unity
         /// A turn ended: its note (possibly empty). Raised after the Undo collapse and the refresh.
         public event Action<TurnNote> TurnEnded;
 
-        public TurnScope(SessionStore store, IUndo undo, IAssetRefresh refresh, IToolEffects effects, Func<SessionView, bool> isPanelSession)
+        /// `load`: asks for a session's snapshot (`CodivaClient.Watch`), called once for each panel
+        /// session whose view is not loaded — a row alone does not say where its turn is (after a
+        /// domain reload, say), and the note needs the log.
+        public TurnScope(SessionStore store, IUndo undo, IAssetRefresh refresh, IToolEffects effects, Func<SessionView, bool> isPanelSession, Action<string> load = null)
         {
             this.store = store;
             this.undo = undo;
             this.refresh = refresh;
             this.effects = effects;
             this.isPanelSession = isPanelSession;
+            this.load = load;
             store.Changed += OnChanged;
             OnChanged(null);
         }
@@ -158,7 +165,10 @@ namespace Codiva.Unity
         void Check(string id)
         {
             var view = store[id];
-            var turn = view != null && isPanelSession(view) ? IsTurn(view.Status) : false;
+            var panel = view != null && isPanelSession(view);
+            if (panel && !view.LogLoaded && load != null && loading.Add(id)) load(id);
+            if (view == null) loading.Remove(id);
+            var turn = panel ? IsTurn(view.Status) : false;
             if (turn == null) return;
             if (turn.Value && !open.ContainsKey(id)) Open(id, view);
             else if (!turn.Value && open.ContainsKey(id)) Close(id, view);
