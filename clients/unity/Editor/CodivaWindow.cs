@@ -86,6 +86,18 @@ namespace Codiva.Editor
             chipBar.style.flexWrap = Wrap.Wrap;
             composer = new TextField { multiline = true, style = { minHeight = 48, flexShrink = 0 } };
             composer.RegisterValueChangedCallback(e => { slash.Update(e.newValue); ShowSlash(); });
+            // Before the text field sees the key (trickle down): Core says what it does.
+            composer.RegisterCallback<KeyDownEvent>(e =>
+            {
+                string completed;
+                var action = ComposerKeys.Press(slash, ComposerKeys.FromUnityKeyCode((int)e.keyCode), e.shiftKey, composer.value, out completed);
+                if (action == ComposerAction.None) return;
+                e.StopPropagation();
+                e.PreventDefault();
+                if (completed != null) composer.value = completed;
+                if (action == ComposerAction.Send) Send();
+                ShowSlash();
+            }, TrickleDown.TrickleDown);
             slashList = new VisualElement { style = { flexShrink = 0 } };
             var buttons = Row();
             buttons.Add(new Button(Send) { text = Strings.Get(Str.Send, lang) });

@@ -32,26 +32,3 @@ namespace Codiva.Tests
         }
     }
 }
-
-namespace Codiva.Tests
-{
-    [TestFixture]
-    public class ConsoleErrorsTests
-    {
-        [Test]
-        public void Keeps_distinct_recent_errors_as_one_chip()
-        {
-            var errors = new ConsoleErrors();
-            Assert.IsNull(errors.Chip());
-            errors.Add("NullReferenceException: a");
-            errors.Add("error CS0103: b");
-            errors.Add("NullReferenceException: a");
-            var chip = errors.Chip();
-            Assert.AreEqual("2 console errors", chip.Label);
-            Assert.AreEqual("error CS0103: b\nNullReferenceException: a", chip.Detail);
-            for (var i = 0; i < 20; i++) errors.Add("e" + i);
-            Assert.AreEqual(ConsoleErrors.Capacity, errors.Count);
-            StringAssert.StartsWith("e10\n", errors.Chip().Detail);
-        }
-    }
-}

@@ -48,6 +48,24 @@ namespace UnityEngine.UIElements
     {
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.TrickleDown.NoTrickleDown.html
         NoTrickleDown = 0,
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.TrickleDown.TrickleDown.html
+        TrickleDown = 1,
+    }
+
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.KeyDownEvent.html
+    // (its bases KeyboardEventBase<T> and EventBase are never named: their members are declared here)
+    public class KeyDownEvent : EventBase<KeyDownEvent>
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.KeyDownEvent-ctor.html
+        public KeyDownEvent() => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.KeyboardEventBase_1-keyCode.html
+        public KeyCode keyCode => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.KeyboardEventBase_1-shiftKey.html
+        public bool shiftKey => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.EventBase.StopPropagation.html
+        public void StopPropagation() => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.EventBase.PreventDefault.html
+        public void PreventDefault() => throw null;
     }
 
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.DisplayStyle.html

@@ -183,6 +183,12 @@ namespace UnityEngine
         public GUIContent(string text, string tooltip) => throw null;
     }
 
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/KeyCode.html
+    // (the code only casts it to its number, which Core's ComposerKeys reads: no member is named)
+    public enum KeyCode
+    {
+    }
+
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/SystemLanguage.html
     // (the code only takes its name, which Core's Strings.FromSystemLanguage reads: no member is named)
     public enum SystemLanguage
