@@ -197,6 +197,8 @@ namespace Codiva.Editor
             BindLogin(client, view, lang);
             if (view == null) { statusBar.text = ""; turnNote.text = ""; return; }
             var session = selected;
+            // The stream's end (its text gone) reaches the label too.
+            batcher.Offer(view.Streaming);
 
             BindPickers(client, view, lang);
             statusBar.text = StatusBar.Of(view, feed.Plan, DateTimeOffset.UtcNow.ToUnixTimeSeconds(), lang).Rich();

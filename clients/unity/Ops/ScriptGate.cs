@@ -271,7 +271,15 @@ namespace Codiva.Ops
         public ThreadAffinity Affinity => ThreadAffinity.Any;
         public bool Destructive => false;
 
+        readonly object commitGate = new object();
+
+        /// One commit at a time (the agent may call it twice at once).
         public ToolResult Call(Dictionary<string, object> arguments)
+        {
+            lock (commitGate) return Commit();
+        }
+
+        ToolResult Commit()
         {
             var staging = ScriptGate.Scan(projectDir);
             if (staging.Problems.Count > 0)

@@ -273,7 +273,8 @@ namespace Codiva.Unity
         }
 
         /// Stops watching the store; an open turn is closed (its Undo group collapsed, auto refresh
-        /// allowed again, one refresh) so nothing is left held — before a domain reload, say.
+        /// allowed again) so nothing is left held — before a domain reload, say. No refresh is
+        /// started then: the reload is Unity's own, and it imports what changed.
         public void Dispose()
         {
             if (disposed) return;
@@ -282,7 +283,9 @@ namespace Codiva.Unity
             if (open.Count > 0)
             {
                 open.Clear();
-                End();
+                undo.Collapse(group, UndoName);
+                group = -1;
+                refresh.Allow();
             }
         }
     }
