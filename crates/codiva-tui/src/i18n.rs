@@ -100,15 +100,21 @@ pub(crate) use keys_with_words;
 
 pub mod agents;
 pub mod app;
+pub mod attempts;
+pub mod outside;
 pub mod pr;
 pub mod repair;
+pub mod review;
 pub mod views;
 
 pub use crate::app::CommandText;
 pub use agents::AgentText;
 pub use app::AppText;
+pub use attempts::AttemptText;
+pub use outside::OutsideText;
 pub use pr::PrText;
 pub use repair::RepairText;
+pub use review::ReviewText;
 pub use views::ViewText;
 
 /// The text of `key` in the current language.
@@ -407,9 +413,32 @@ pub fn refusal_text(reason: RefusalCode, args: &[&str]) -> Option<String> {
         }
         RefusalCode::NothingToPush => AppText::RefNothingToPush,
         RefusalCode::NoPr => return Some(tf(RepairText::RefNoPr, args)),
+        RefusalCode::NoReviewComments => return Some(tf(ReviewText::RefNoComments, args)),
+        RefusalCode::NoSuchReviewComment => return Some(tf(ReviewText::RefNoSuchComment, args)),
+        RefusalCode::ReviewFull => return Some(tf(ReviewText::RefFull, args)),
         RefusalCode::NothingFailing => return Some(tf(RepairText::RefNothingFailing, args)),
+        // [pr, unresolved]: none unresolved, or every one sent already.
+        RefusalCode::NoUnresolvedReviews => {
+            let sent_already = args.get(1).is_some_and(|count| *count != "0");
+            return Some(tf(
+                if sent_already {
+                    RepairText::RefReviewsSentAlready
+                } else {
+                    RepairText::RefNoUnresolvedReviews
+                },
+                args,
+            ));
+        }
         RefusalCode::NothingToCommit => return Some(tf(RepairText::RefNothingToCommit, args)),
         RefusalCode::CommitFailed => return Some(tf(RepairText::RefCommitFailed, args)),
+        RefusalCode::AlreadyKept => return Some(tf(AttemptText::RefAlreadyKept, args)),
+        RefusalCode::CheckRunning => return Some(tf(AttemptText::RefCheckRunning, args)),
+        RefusalCode::NoCheckConfigured => {
+            return Some(tf(AttemptText::RefNoCheckConfigured, args));
+        }
+        RefusalCode::NoSuchGroup => return Some(tf(AttemptText::RefNoSuchGroup, args)),
+        RefusalCode::NotInGroup => return Some(tf(AttemptText::RefNotInGroup, args)),
+        RefusalCode::TooManyAttempts => return Some(tf(AttemptText::RefTooManyAttempts, args)),
         RefusalCode::Unknown => return None,
     };
     Some(tf(key, args))

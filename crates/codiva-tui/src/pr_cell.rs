@@ -2,7 +2,8 @@
 //! with the glyphs codiva's users know — `⋯` checking, blank no pull request, `⋯ #12` number
 //! known and state loading, `? #12` state unknown (the lookup failed), `✓` green, `●` checks
 //! running, `✗` checks failed or conflicting, `⑂` merged, `⊘` closed, a dim number for a draft,
-//! `+n` more pull requests (their words: [`crate::i18n::PrText`]).
+//! `+n` more pull requests, `✎2` unresolved review threads on the session's own open pull
+//! request (their words: [`crate::i18n::PrText`]).
 
 use codiva_protocol::github::{PrChecks, PrMergeable, PrState, SessionPr, SessionPrs};
 use ratatui::style::Style;
@@ -20,6 +21,17 @@ pub mod glyph {
     pub const FAILED: &str = "✗";
     pub const MERGED: &str = "⑂";
     pub const CLOSED: &str = "⊘";
+    /// Unresolved review threads, before their count.
+    pub const REVIEWS: &str = "✎";
+}
+
+/// How many review threads of `pr` are unresolved, when it is open and has any.
+pub fn unresolved_reviews(pr: &SessionPr) -> Option<u64> {
+    let view = pr.view.as_ref()?;
+    if view.state != PrState::Open {
+        return None;
+    }
+    view.unresolved_reviews.filter(|count| *count > 0)
 }
 
 /// One pull request's glyph and its style.
@@ -53,7 +65,8 @@ fn number_style(pr: &SessionPr) -> Style {
     }
 }
 
-/// The list's PR cell: `✓ #12`, `● #12 +2`, `⋯` while checking; empty without a pull request.
+/// The list's PR cell: `✓ #12`, `● #12 +2`, `✓ #12 ✎2` (two unresolved review threads), `⋯`
+/// while checking; empty without a pull request.
 pub fn cell(prs: &SessionPrs) -> Vec<Span<'static>> {
     let failed = prs.unavailable.is_some();
     let Some(first) = prs.prs.first() else {
@@ -73,6 +86,12 @@ pub fn cell(prs: &SessionPrs) -> Vec<Span<'static>> {
         Span::styled(glyph, style),
         Span::styled(format!(" #{}", first.number), number_style(first)),
     ];
+    if let Some(count) = unresolved_reviews(first) {
+        spans.push(Span::styled(
+            format!(" {}{count}", glyph::REVIEWS),
+            theme::warning(),
+        ));
+    }
     if prs.prs.len() > 1 {
         spans.push(Span::styled(
             format!(" +{}", prs.prs.len() - 1),
@@ -106,6 +125,12 @@ pub fn line(prs: &SessionPrs) -> Option<Vec<Span<'static>>> {
                 format!(" · {}", state_words(pr, failed)),
                 theme::dim(),
             ));
+            if let Some(count) = unresolved_reviews(pr) {
+                spans.push(Span::styled(
+                    format!(" · {}", reviews_words(count)),
+                    theme::warning(),
+                ));
+            }
             url = Some(crate::dialog::sanitize(&pr.url).into_owned());
         }
         many => {
@@ -119,6 +144,12 @@ pub fn line(prs: &SessionPrs) -> Option<Vec<Span<'static>>> {
                 spans.push(Span::styled(sep, theme::dim()));
                 spans.push(Span::styled(format!("{glyph} "), style));
                 spans.push(Span::styled(format!("#{}", pr.number), number_style(pr)));
+            }
+            if let Some(count) = many.first().and_then(unresolved_reviews) {
+                spans.push(Span::styled(
+                    format!(" · {}", reviews_words(count)),
+                    theme::warning(),
+                ));
             }
         }
     }
@@ -139,6 +170,11 @@ pub fn line(prs: &SessionPrs) -> Option<Vec<Span<'static>>> {
         spans.push(Span::styled(format!(" · {url}"), theme::link()));
     }
     Some(spans)
+}
+
+/// `2 unresolved review threads · /address-review`.
+fn reviews_words(count: u64) -> String {
+    tf(PrText::Reviews, &[&count.to_string()])
 }
 
 /// One pull request's state in words: `draft · checks running`, `merged`, …

@@ -15,6 +15,7 @@ keys_with_words! {
         ChecksFailed => "checks failed", "チェック失敗";
         ChecksPassed => "checks passed", "チェック成功";
         Conflicting => "conflicts with the base", "ベースと競合";
+        Reviews => "{0} unresolved review {0|thread|threads} · /address-review", "未解決のレビュー {0} 件 · /address-review";
         Several => "{0} pull requests:", "プルリクエスト {0} 件:";
         LookupFailed => "lookup failed ({0}); showing the last known", "取得に失敗（{0}）。最後に分かった状態を表示";
         RateLimited => "rate limited, paused", "API 上限のため一時停止";

@@ -16,6 +16,10 @@ keys_with_words! {
         Recovered => "recover: {0} of {1} succeeded", "recover: {1} 件中 {0} 件成功";
         RecoverFailed => "failed: {0}", "失敗: {0}";
         RefNoPr => "session {0} has no open pull request (/pr opens one)", "セッション {0} にはオープンなプルリクエストがありません（/pr で作成）";
+        ReviewSent => "sent {0} review {0|thread|threads} of #{1} to the agent ({2} bytes)", "#{1} のレビュー {0} 件をエージェントに送りました（{2} バイト）";
+        ReviewLeftOut => "{0} more did not fit (see the pull request)", "ほか {0} 件は収まりませんでした（プルリクエストを参照）";
+        RefNoUnresolvedReviews => "pull request #{0} has no unresolved review thread", "プルリクエスト #{0} に未解決のレビューはありません";
+        RefReviewsSentAlready => "the {1} unresolved review {1|thread|threads} of pull request #{0} {1|was|were} sent to the agent already", "プルリクエスト #{0} の未解決のレビュー {1} 件は送信済みです";
         RefNothingFailing => "pull request #{0} has no failed check (checks: {1})", "プルリクエスト #{0} に失敗したチェックはありません（チェック: {1}）";
         RefNothingToCommit => "session {0} has no uncommitted changes", "セッション {0} に未コミットの変更はありません";
         RefCommitFailed => "committing failed: {0}", "コミットに失敗しました: {0}";

@@ -32,6 +32,7 @@ fn view(state: PrState, checks: PrChecks, mergeable: PrMergeable, draft: bool) -
         checks,
         mergeable,
         failed: Vec::new(),
+        unresolved_reviews: None,
     }
 }
 
