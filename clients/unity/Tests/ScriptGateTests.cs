@@ -38,14 +38,16 @@ namespace Codiva.Tests
             {
                 var args = "-target:library -nologo -out:" + CodivaProgram.Quote(Path.Combine(output.Path, "check.dll")) + " "
                     + string.Join(" ", sources.Select(CodivaProgram.Quote));
-                var info = new ProcessStartInfo("mcs", args) { UseShellExecute = false, RedirectStandardOutput = true, RedirectStandardError = true };
+                // In a process group of its own (setsid execs mcs in place: its pid is the group's),
+                // so a compile that outlives its time is killed whole (mcs is a script running mono).
+                var info = new ProcessStartInfo("setsid", "mcs " + args) { UseShellExecute = false, RedirectStandardOutput = true, RedirectStandardError = true };
                 using (var process = Process.Start(info))
                 {
                     var error = process.StandardError.ReadToEndAsync();
                     var text = process.StandardOutput.ReadToEndAsync();
                     if (!process.WaitForExit(60000))
                     {
-                        process.Kill();
+                        Run.Program("kill", "-KILL -- -" + process.Id, "/");
                         process.WaitForExit();
                         return new List<CompileMessage> { new CompileMessage { IsError = true, Text = "the compiler did not finish within 60 s" } };
                     }
