@@ -243,7 +243,8 @@ fn auto_pr_opens_one_draft_per_session_and_three_are_looked_up_with_one_request(
     assert!(prs.iter().all(|pr| pr.draft));
     assert!(server.close().success());
 
-    // After a restart every watched session is stale at once: one `gh pr list` for the three.
+    // After a restart every watched session is stale at once: one `gh pr list` for the three,
+    // and one count of their open pull requests' review threads.
     let before = hub.mock.request_count();
     let mut server = serve(&world, &hub, 2000);
     server.ok("initialize", json!({}));
@@ -266,8 +267,8 @@ fn auto_pr_opens_one_draft_per_session_and_three_are_looked_up_with_one_request(
             .iter()
             .map(|r| r.operation.clone().unwrap_or_default())
             .collect::<Vec<_>>(),
-        vec!["PullRequestList".to_owned()],
-        "one request for the three sessions"
+        vec!["PullRequestList".to_owned(), "ReviewThreadCounts".to_owned()],
+        "one request for the three sessions, and one for their review threads"
     );
     // Completed again (a later turn) does not open a second one.
     assert_eq!(hub.mock.prs().len(), 3);
