@@ -7,6 +7,7 @@
 //! the repository's daemon (`attach.rs`); either is followed on one path (`follow.rs`).
 
 mod attach;
+mod attempts;
 mod follow;
 
 use std::collections::BTreeMap;
@@ -84,6 +85,19 @@ pub struct ExecArgs {
     /// `$CODIVA_REMOTE_CODIVA` the codiva there).
     #[arg(long, value_name = "[USER@]HOST:PATH", conflicts_with_all = ["resume", "pr"])]
     remote: Option<String>,
+    /// Give the instruction to several agents or models at once, each in a session of its own
+    /// (worktree and branch) in the repository's daemon: `claude,codex,claude:opus`. Waits for
+    /// all, prints their comparison (`--json`: as one object); exit 0 when at least one
+    /// completed and passed the repository's check (or completed, with no check).
+    #[arg(
+        long,
+        value_name = "AGENT[:MODEL],…",
+        conflicts_with_all = [
+            "resume", "pr", "agent", "model", "remote", "attach", "mcp_config",
+            "append_system_prompt", "allowed_tools", "disallowed_tools",
+        ]
+    )]
+    attempts: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -130,6 +144,9 @@ async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
         Some(path) => load_answers(path)?,
         None => BTreeMap::new(),
     };
+    if let Some(list) = &args.attempts {
+        return attempts::drive(&args, list, permission_mode, &answers).await;
+    }
     if args.attach || args.remote.is_some() {
         let mut printer = Printer::new(args.json);
         let outcome = attach::drive(&args, permission_mode, &answers, &mut printer).await?;
@@ -427,6 +444,8 @@ struct Outcome {
 /// Writes events to stdout: JSON lines, or text for a person.
 struct Printer {
     json: bool,
+    /// Put before each answer's line (`--attempts`: which attempt it answered).
+    prefix: Option<String>,
     streamed: String,
     /// What streamed of the message just finished (its line is ended): the agent's message
     /// entry that follows repeats it, and only what did not stream is printed.
@@ -438,6 +457,7 @@ impl Printer {
     fn new(json: bool) -> Self {
         Printer {
             json,
+            prefix: None,
             streamed: String::new(),
             finished: String::new(),
             out: std::io::stdout(),
@@ -549,7 +569,8 @@ impl Printer {
 
     fn decision(&mut self, answer: &follow::PromptAnswer) {
         if !self.json {
-            self.line(&format!("  → {}", answer.describe()));
+            let prefix = self.prefix.clone().unwrap_or_default();
+            self.line(&format!("{prefix}  → {}", answer.describe()));
         }
     }
 

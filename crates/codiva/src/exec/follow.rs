@@ -278,15 +278,23 @@ async fn follow(
 }
 
 /// exec's answers to a session's prompts: each prompt once, as `--approve` and `--answers` say.
-struct Answerer<'a> {
+pub(super) struct Answerer<'a> {
     answered: HashSet<String>,
     approve: Approve,
     answers: &'a BTreeMap<String, Vec<String>>,
 }
 
-impl Answerer<'_> {
+impl<'a> Answerer<'a> {
+    pub(super) fn new(approve: Approve, answers: &'a BTreeMap<String, Vec<String>>) -> Self {
+        Answerer {
+            answered: HashSet::new(),
+            approve,
+            answers,
+        }
+    }
+
     /// Answers every prompt of the view not answered yet.
-    async fn answer_waiting(
+    pub(super) async fn answer_waiting(
         &mut self,
         client: &Client,
         id: &str,
@@ -557,6 +565,7 @@ mod tests {
                 ClientRequest::ManagerSnapshot(_) => serde_json::to_value(ManagerSnapshot {
                     seq: 10,
                     sessions: vec![row(Status::AwaitingPermission)],
+                    groups: Vec::new(),
                 })
                 .unwrap(),
                 ClientRequest::SessionSnapshot(_) => {

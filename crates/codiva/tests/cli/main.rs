@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod attempts;
 mod config_agents;
 mod daemon;
 mod daemon_edges;

@@ -720,6 +720,11 @@ impl Actor {
             id: id.to_owned(),
             event,
         });
+        if completed {
+            // Before the row goes out: the row that says the turn completed says its check
+            // runs (a client waiting for both never sees the one without the other).
+            self.run_check(id, codiva_protocol::group::CheckTrigger::TurnCompleted);
+        }
         if changed {
             self.emit_info(id);
         }
@@ -740,7 +745,6 @@ impl Actor {
         }
         if completed {
             self.maybe_auto_pr(id);
-            self.run_check(id, codiva_protocol::group::CheckTrigger::TurnCompleted);
         }
         if is_status {
             self.repair_turn_settled(id, completed);
