@@ -10,6 +10,7 @@ pub mod exec;
 pub mod items;
 pub mod launch;
 pub mod mcp;
+pub mod outside;
 pub mod rpc;
 mod translate;
 

@@ -36,19 +36,20 @@ pub struct OutsideLog {
     pub dropped_entries: u64,
 }
 
-/// The conversations every installed agent recorded for `dirs`, but those codiva manages
+/// The conversations every installed agent recorded for `dirs` (`env`: its processes'), but those codiva manages
 /// (`managed`: agent conversation ids), that match `query`; newest first, at most
 /// [`MAX_LISTED`] (blocking IO).
 pub fn list(
     providers: &Providers,
     dirs: &[PathBuf],
+    env: &crate::process::EnvPolicy,
     managed: &BTreeSet<String>,
     query: Option<&str>,
 ) -> HistoryListResult {
     let mut conversations: Vec<OutsideConversation> = providers
         .installed()
         .iter()
-        .filter_map(|provider| provider.outside_conversations(dirs))
+        .filter_map(|provider| provider.outside_conversations(dirs, env))
         .flatten()
         .filter(|conversation| !managed.contains(&conversation.id))
         .filter(|conversation| query.is_none_or(|query| matches(conversation, query)))

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::*;
 use crate::claude::ClaudeProvider;
 use crate::claude::transcript;
+use crate::process::EnvPolicy;
 
 fn conversation(id: &str, first: Option<&str>, modified_ms: u64) -> OutsideConversation {
     OutsideConversation {
@@ -96,12 +97,24 @@ fn the_list_leaves_out_managed_conversations_and_is_newest_first() {
     )));
     let dirs = [root.to_path_buf(), worktree.to_path_buf()];
     let managed = BTreeSet::from(["managed".to_owned()]);
-    let listed = list(&providers, &dirs, &managed, None);
+    let listed = list(
+        &providers,
+        &dirs,
+        &EnvPolicy::Exact(Vec::new()),
+        &managed,
+        None,
+    );
     let ids: Vec<&str> = listed.conversations.iter().map(|c| c.id.as_str()).collect();
     assert_eq!(ids, ["new", "old"]);
     assert_eq!(listed.conversations[0].cwd, worktree.to_string_lossy());
     assert!(!listed.more);
-    let found = list(&providers, &dirs, &managed, Some("OLD"));
+    let found = list(
+        &providers,
+        &dirs,
+        &EnvPolicy::Exact(Vec::new()),
+        &managed,
+        Some("OLD"),
+    );
     assert_eq!(found.conversations.len(), 1);
     assert_eq!(found.conversations[0].id, "old");
 }

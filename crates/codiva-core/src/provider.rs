@@ -333,11 +333,13 @@ pub trait Provider: Send + Sync + fmt::Debug {
     /// The conversations the agent recorded that ran in one of `dirs` (blocking IO; each
     /// record read from its head only, `crate::outside::HEAD_BYTES`), for the history of
     /// conversations begun outside codiva. `None` when it keeps no records it can list.
+    /// `env` is the one its processes get (where an agent keeps its records may be set there).
     fn outside_conversations(
         &self,
         dirs: &[PathBuf],
+        env: &crate::process::EnvPolicy,
     ) -> Option<Vec<codiva_protocol::outside::OutsideConversation>> {
-        let _ = dirs;
+        let _ = (dirs, env);
         None
     }
     /// Conversation `id` that ran in `cwd`, rebuilt for reading only from the end of its
@@ -347,8 +349,9 @@ pub trait Provider: Send + Sync + fmt::Debug {
         cwd: &Path,
         id: &str,
         window: u64,
+        env: &crate::process::EnvPolicy,
     ) -> Option<Result<crate::outside::OutsideLog, RecordsError>> {
-        let _ = (cwd, id, window);
+        let _ = (cwd, id, window, env);
         None
     }
     /// Makes conversation `id` that ran in `from` one that a process in `to` resumes

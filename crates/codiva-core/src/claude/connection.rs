@@ -214,6 +214,7 @@ impl Provider for ClaudeProvider {
     fn outside_conversations(
         &self,
         dirs: &[PathBuf],
+        _env: &crate::process::EnvPolicy,
     ) -> Option<Vec<codiva_protocol::outside::OutsideConversation>> {
         Some(
             dirs.iter()
@@ -227,6 +228,7 @@ impl Provider for ClaudeProvider {
         cwd: &Path,
         id: &str,
         window: u64,
+        _env: &crate::process::EnvPolicy,
     ) -> Option<Result<crate::outside::OutsideLog, RecordsError>> {
         Some(super::outside::read(&self.home, cwd, id, window).map_err(RecordsError::new))
     }

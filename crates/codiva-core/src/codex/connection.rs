@@ -123,11 +123,29 @@ impl Provider for CodexProvider {
     /// A model provider in codex's `config.toml` that needs no OpenAI login
     /// (`requires_openai_auth = false`) is a login of its own: codex runs with it although
     /// `codex login status` says "Not logged in". Otherwise the login check decides.
+    /// Its rollouts under `$CODEX_HOME/sessions` (`codex/outside.rs`).
+    fn outside_conversations(
+        &self,
+        dirs: &[PathBuf],
+        env: &crate::process::EnvPolicy,
+    ) -> Option<Vec<codiva_protocol::outside::OutsideConversation>> {
+        let home = super::outside::codex_home(env)?;
+        Some(super::outside::list(&home, dirs))
+    }
+
+    fn read_outside(
+        &self,
+        _cwd: &std::path::Path,
+        id: &str,
+        window: u64,
+        env: &crate::process::EnvPolicy,
+    ) -> Option<Result<crate::outside::OutsideLog, crate::provider::RecordsError>> {
+        let home = super::outside::codex_home(env)?;
+        Some(super::outside::read(&home, id, window).map_err(crate::provider::RecordsError::new))
+    }
+
     fn login_state(&self, env: &crate::process::EnvPolicy) -> Option<LoginState> {
-        let home = env.var("CODEX_HOME").map(PathBuf::from).or_else(|| {
-            env.var("HOME")
-                .map(|home| PathBuf::from(home).join(".codex"))
-        })?;
+        let home = super::outside::codex_home(env)?;
         let config = std::fs::read_to_string(home.join("config.toml")).ok()?;
         provider_without_login(&config).map(|name| LoginState::LoggedIn {
             method: Some(format!("model provider {name} (no OpenAI login needed)")),

@@ -271,6 +271,7 @@ async fn a_conversation_begun_outside_is_listed_read_and_continued_in_place() {
         )
         .await
         .unwrap();
+    wait_status(&mut events, &adopted.id, Status::Running).await;
     wait_status(&mut events, &adopted.id, Status::Completed).await;
     let carried = request_with(&mock, "CONTINUED-IN-CODIVA");
     assert!(
@@ -312,7 +313,12 @@ async fn a_conversation_begun_outside_continues_in_a_new_worktree() {
     assert!(adopted.worktree.join("README.md").is_file());
     // The session's log is the conversation's, read from the worktree's copy of the record.
     let page = manager
-        .read(&adopted.id, codiva_protocol::session::Scope::Main, None, 100)
+        .read(
+            &adopted.id,
+            codiva_protocol::session::Scope::Main,
+            None,
+            100,
+        )
         .await
         .unwrap();
     assert!(
@@ -328,6 +334,7 @@ async fn a_conversation_begun_outside_continues_in_a_new_worktree() {
         )
         .await
         .unwrap();
+    wait_status(&mut events, &adopted.id, Status::Running).await;
     wait_status(&mut events, &adopted.id, Status::Completed).await;
     let carried = request_with(&mock, "CONTINUED-IN-CODIVA");
     assert!(
@@ -337,5 +344,145 @@ async fn a_conversation_begun_outside_continues_in_a_new_worktree() {
     // The outside conversation stays where it was (the worktree's is a copy).
     let home = sandbox.home.path().join(".claude");
     assert!(codiva_core::claude::transcript::transcript_path(&home, &root, &outside).is_file());
+    manager.shutdown().await;
+}
+
+/// The real codex, run by the test in `cwd` with no codiva in between (`codex exec`, its own
+/// process group): one turn with a command. Its thread id.
+async fn codex_outside(sandbox: &AgentSandbox, mock: &MockServer, cwd: &Path) -> String {
+    let env = sandbox.codex_env(&mock.url()).unwrap();
+    let child = tokio::process::Command::new(codiva_testkit::codex_binary())
+        .args([
+            "exec",
+            "--json",
+            "--skip-git-repo-check",
+            "--dangerously-bypass-approvals-and-sandbox",
+            "OUTSIDE-CODEX: run the echo for me",
+        ])
+        .env_clear()
+        .envs(env)
+        .current_dir(cwd)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let _group = codiva_testkit::ProcessGroupGuard::new(child.id());
+    let output = tokio::time::timeout(WAIT, child.wait_with_output())
+        .await
+        .expect("codex exec ended in time")
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "codex exec failed: {stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .find_map(|event| {
+            (event["type"] == "thread.started")
+                .then(|| event["thread_id"].as_str().map(str::to_owned))
+        })
+        .flatten()
+        .expect("codex named its thread")
+}
+
+fn codex_script() -> Script {
+    Script::new()
+        .then(Reply::message(
+            codiva_testkit::MockMessage::new().tool_use_with_id(
+                "call_outside",
+                "exec_command",
+                json!({ "cmd": "echo outside-codex-tool" }),
+            ),
+        ))
+        .then(Reply::text("The codex turn is done."))
+        .always(Reply::text("Continued in codiva."))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_codex_thread_begun_outside_is_listed_read_and_continued() {
+    let repo = TestRepo::new().unwrap();
+    let sandbox = AgentSandbox::new().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let mock = MockServer::start(codex_script()).unwrap();
+    let root = repo.path().canonicalize().unwrap();
+    let thread = codex_outside(&sandbox, &mock, &root).await;
+
+    let env = sandbox.codex_env(&mock.url()).unwrap();
+    let mut manager_options = options(&root, state.path(), env, sandbox.home.path());
+    manager_options.providers = Providers::one(Arc::new(codiva_core::codex::CodexProvider::new(
+        codiva_testkit::codex_binary(),
+    )));
+    let (manager, _) = Manager::start(manager_options).await.unwrap();
+    let mut events = manager.subscribe();
+
+    let listed = manager
+        .request::<request::HistoryList>(HistoryListParams::default())
+        .await
+        .unwrap();
+    assert_eq!(listed.conversations.len(), 1, "{listed:?}");
+    let found = &listed.conversations[0];
+    assert_eq!(
+        (found.agent.as_str(), found.id.as_str()),
+        ("codex", thread.as_str())
+    );
+    assert_eq!(found.cwd, root.to_string_lossy());
+    assert_eq!(
+        found.first_instruction.as_deref(),
+        Some("OUTSIDE-CODEX: run the echo for me")
+    );
+
+    let read = manager
+        .request::<request::HistoryRead>(OutsideConversationRef {
+            agent: "codex".into(),
+            id: thread.clone(),
+            cwd: found.cwd.clone(),
+        })
+        .await
+        .unwrap();
+    let kinds: Vec<&EntryKind> = read.entries.iter().map(|entry| &entry.kind).collect();
+    assert!(
+        kinds.iter().any(|kind| matches!(kind, EntryKind::Tool(tool)
+            if tool.summary == "echo outside-codex-tool"
+                && tool.result.as_deref().is_some_and(|r| r.contains("outside-codex-tool")))),
+        "{kinds:?}"
+    );
+    assert!(kinds.iter().any(
+        |kind| matches!(kind, EntryKind::Assistant { text } if text == "The codex turn is done.")
+    ));
+
+    let adopted = manager
+        .request::<request::HistoryAdopt>(HistoryAdoptParams {
+            agent: "codex".into(),
+            id: thread.clone(),
+            cwd: found.cwd.clone(),
+            place: AdoptPlace::InPlace,
+        })
+        .await
+        .unwrap()
+        .session;
+    manager
+        .send(
+            &adopted.id,
+            UserInput::text("CONTINUED-IN-CODIVA: go on".to_owned()),
+        )
+        .await
+        .unwrap();
+    wait_status(&mut events, &adopted.id, Status::Running).await;
+    wait_status(&mut events, &adopted.id, Status::Completed).await;
+    let request = mock.response_requests().pop().expect("a request");
+    let body = request.body.to_string();
+    assert!(body.contains("CONTINUED-IN-CODIVA"), "{body}");
+    assert!(
+        body.contains("OUTSIDE-CODEX") && body.contains("The codex turn is done."),
+        "the resumed request carries the earlier turn"
+    );
+    let snapshot = manager.snapshot(&adopted.id).await.unwrap();
+    assert_eq!(snapshot.agent_session_id.as_deref(), Some(thread.as_str()));
     manager.shutdown().await;
 }

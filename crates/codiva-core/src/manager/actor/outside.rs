@@ -56,12 +56,13 @@ impl Actor {
         let repo = self.repo.clone();
         let providers = self.options.providers.clone();
         let managed = self.managed_conversations();
+        let env = self.options.env.clone();
         self.job(
             None,
             async move {
                 let dirs = repository_dirs(&repo).await;
                 tokio::task::spawn_blocking(move || {
-                    outside::list(&providers, &dirs, &managed, params.query.as_deref())
+                    outside::list(&providers, &dirs, &env, &managed, params.query.as_deref())
                 })
                 .await
                 .map_err(|err| ManagerError::Internal(format!("listing conversations: {err}")))
@@ -80,13 +81,14 @@ impl Actor {
             Err(err) => return reply.send(Err(err)),
         };
         let repo = self.repo.clone();
+        let env = self.options.env.clone();
         self.job(
             None,
             async move {
                 let cwd = repository_dir(&repo, &conversation.cwd).await?;
                 let id = conversation.id.clone();
                 let read = tokio::task::spawn_blocking(move || {
-                    provider.read_outside(&cwd, &id, READ_WINDOW)
+                    provider.read_outside(&cwd, &id, READ_WINDOW, &env)
                 })
                 .await
                 .map_err(|err| ManagerError::Internal(format!("reading a conversation: {err}")))?;
@@ -148,11 +150,12 @@ impl Actor {
         let worktree_options = self.worktree_options();
         let git_lock = self.git_lock.clone();
         let agent = params.agent.clone();
+        let env = self.options.env.clone();
         self.job(
             None,
             async move {
                 let cwd = repository_dir(&repo, &params.cwd).await?;
-                let found = find(provider.clone(), cwd.clone(), params.id.clone()).await?;
+                let found = find(provider.clone(), cwd.clone(), params.id.clone(), env).await?;
                 if params.place != AdoptPlace::Worktree {
                     return Ok((cwd, found, None));
                 }
@@ -290,11 +293,12 @@ async fn find(
     provider: Arc<dyn Provider>,
     cwd: PathBuf,
     id: String,
+    env: crate::process::EnvPolicy,
 ) -> Result<OutsideConversation, ManagerError> {
     let wanted = id.clone();
     let listed = tokio::task::spawn_blocking(move || {
         provider
-            .outside_conversations(std::slice::from_ref(&cwd))
+            .outside_conversations(std::slice::from_ref(&cwd), &env)
             .unwrap_or_default()
             .into_iter()
             .find(|conversation| conversation.id == wanted)
