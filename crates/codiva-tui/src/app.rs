@@ -7,6 +7,7 @@ mod activity;
 mod answers;
 mod composer_mode;
 mod config_view;
+mod diff_anchor;
 mod diff_view;
 mod effects;
 mod events;
@@ -32,6 +33,7 @@ mod plan_usage;
 mod repair;
 mod requests;
 mod resources;
+mod review_panel;
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -268,6 +270,9 @@ impl App {
                 self.key(key)
             }
             UiEvent::Paste(text) => {
+                if self.paste_into_overlay(&text) {
+                    return Vec::new();
+                }
                 if let Some(overlay::Overlay::Login(view)) = &mut self.overlay {
                     view.paste(&text);
                     return Vec::new();

@@ -73,7 +73,7 @@ impl App {
         }
         Some(match self.overlay.as_ref()? {
             Overlay::Picker(_) => t(ViewText::PickerHint).to_owned(),
-            Overlay::Diff(_) => t(ViewText::DiffHint).to_owned(),
+            Overlay::Diff(view) => view.hint(),
             Overlay::Config(_) => t(ViewText::ConfigHint).to_owned(),
             Overlay::Message(view) => view.hint(),
             Overlay::Login(view) => view.hint(),
@@ -81,6 +81,7 @@ impl App {
     }
 
     pub(super) fn overlay_key(&mut self, key: KeyEvent) -> Vec<Effect> {
+        self.sync_review();
         let Some(overlay) = &mut self.overlay else {
             return Vec::new();
         };
@@ -97,13 +98,21 @@ impl App {
                     self.picked(kind, value)
                 }
             },
-            Overlay::Diff(view) => match view.key(key) {
-                DiffAction::None => Vec::new(),
-                DiffAction::Close => {
-                    self.overlay = None;
-                    Vec::new()
+            Overlay::Diff(view) => {
+                let id = view.id.clone();
+                match view.key(key) {
+                    DiffAction::None => Vec::new(),
+                    DiffAction::Close => {
+                        self.overlay = None;
+                        Vec::new()
+                    }
+                    DiffAction::Notice(text) => {
+                        self.set_notice(text, false);
+                        Vec::new()
+                    }
+                    action => vec![review_request(id, action)],
                 }
-            },
+            }
             Overlay::Config(view) => match view.key(key) {
                 ConfigAction::None => Vec::new(),
                 ConfigAction::Close => {
@@ -146,9 +155,20 @@ impl App {
         }
     }
 
-    /// The wheel scrolls the diff and the whole message; clicks do nothing while a view is
-    /// open.
+    /// The wheel scrolls the diff and the whole message; a click chooses a line or a comment
+    /// in the diff view and does nothing in the other views.
     pub(super) fn overlay_mouse(&mut self, event: MouseEvent) -> Vec<Effect> {
+        if let (
+            MouseEventKind::Down(crossterm::event::MouseButton::Left),
+            Some(Overlay::Diff(view)),
+        ) = (event.kind, &mut self.overlay)
+        {
+            let shift = event
+                .modifiers
+                .contains(crossterm::event::KeyModifiers::SHIFT);
+            view.click(event.column, event.row, shift);
+            return Vec::new();
+        }
         let rows = match event.kind {
             MouseEventKind::ScrollUp => -3,
             MouseEventKind::ScrollDown => 3,
@@ -164,15 +184,13 @@ impl App {
 
     /// Draws the open view over `area`; returns where the caret goes (the config editor).
     pub(super) fn render_overlay(&mut self, area: Rect, buf: &mut Buffer) -> Option<(u16, u16)> {
+        self.sync_review();
         match self.overlay.as_mut()? {
             Overlay::Picker(picker) => {
                 picker.render(area, buf);
                 None
             }
-            Overlay::Diff(view) => {
-                view.render(area, buf);
-                None
-            }
+            Overlay::Diff(view) => view.render(area, buf),
             Overlay::Config(view) => view.render(area, buf),
             Overlay::Login(view) => view.render(area, buf),
             Overlay::Message(view) => {
@@ -372,6 +390,31 @@ impl App {
         ))]
     }
 
+    /// The diff view shows the review comments its session's row holds now (every client's
+    /// changes reach the row).
+    fn sync_review(&mut self) {
+        let Some(Overlay::Diff(view)) = &mut self.overlay else {
+            return;
+        };
+        let comments = self
+            .sessions
+            .iter()
+            .find(|s| s.id == view.id)
+            .map_or(&[][..], |s| s.review.as_slice());
+        view.set_comments(comments);
+    }
+
+    /// Text pasted while the diff view's comment editor is open goes to it.
+    pub(super) fn paste_into_overlay(&mut self, text: &str) -> bool {
+        match &mut self.overlay {
+            Some(Overlay::Diff(view)) if view.editing() => {
+                view.paste(text);
+                true
+            }
+            _ => false,
+        }
+    }
+
     pub(super) fn diff_arrived(&mut self, id: &str, text: &str, truncated: bool) {
         if let Some(Overlay::Diff(view)) = &mut self.overlay
             && view.id == id
@@ -553,4 +596,33 @@ impl App {
             Vec::new()
         }
     }
+}
+
+/// The request for a review change the diff view asked for.
+fn review_request(session_id: String, action: DiffAction) -> Effect {
+    use codiva_protocol::review::{ReviewAddParams, ReviewEditParams, ReviewRemoveParams};
+    Effect::request(match action {
+        DiffAction::Add {
+            anchor,
+            lines,
+            body,
+        } => ClientRequest::ReviewAdd(ReviewAddParams {
+            session_id,
+            anchor,
+            lines,
+            body,
+        }),
+        DiffAction::Edit { comment_id, body } => ClientRequest::ReviewEdit(ReviewEditParams {
+            session_id,
+            comment_id,
+            body,
+        }),
+        DiffAction::Remove { comment_id } => ClientRequest::ReviewRemove(ReviewRemoveParams {
+            session_id,
+            comment_id,
+        }),
+        DiffAction::Send | DiffAction::None | DiffAction::Close | DiffAction::Notice(_) => {
+            ClientRequest::ReviewSend(session_params(session_id))
+        }
+    })
 }
