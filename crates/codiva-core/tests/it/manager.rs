@@ -604,6 +604,8 @@ async fn every_request_routed_to_the_manager_has_a_handler() {
         "login_id": "l1",
         "key": "model",
         "value": "opus",
+        "id": "no-such-conversation",
+        "cwd": "/no/such/dir",
     });
     let mut answered = 0;
     for (method, route) in ClientRequest::ROUTES {
