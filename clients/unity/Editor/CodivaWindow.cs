@@ -25,7 +25,10 @@ namespace Codiva.Editor
         string selected;
         readonly List<ContextChip> chips = new List<ContextChip>();
         readonly ImageAttachments images = new ImageAttachments();
-        readonly HashSet<string> expanded = new HashSet<string>();
+        // What the user opened or closed, by session and item (kept across redraws and sessions),
+        // and each session's drawn part of its conversation (the render cap).
+        readonly ExpandMemory expand = new ExpandMemory();
+        readonly Dictionary<string, TranscriptWindow> transcripts = new Dictionary<string, TranscriptWindow>();
         // One stepper per open question prompt, kept across refreshes (by request id).
         readonly Dictionary<string, QuestionStepper> steppers = new Dictionary<string, QuestionStepper>();
         readonly Dictionary<string, TurnNote> notes = new Dictionary<string, TurnNote>();
@@ -170,7 +173,6 @@ namespace Codiva.Editor
         void Select(string id)
         {
             selected = id;
-            expanded.Clear();
             if (id != null) actions.Open(id);
             var view = id == null ? null : CodivaHost.Client.Store[id];
             slash = new SlashCompletion(view?.Agent?.Commands ?? new List<CommandInfo>());
@@ -212,7 +214,17 @@ namespace Codiva.Editor
                 mcpList.Add(row);
             }
             // The message being written is the streaming label's (batched), not the list's.
-            foreach (var item in Conversation.Build(view, lang, expanded, "")) conversation.Add(Item(item, lang));
+            TranscriptWindow transcript;
+            if (!transcripts.TryGetValue(session, out transcript)) transcripts[session] = transcript = new TranscriptWindow();
+            var slice = transcript.Apply(Conversation.Build(view, lang, expand.Opened(session), ""));
+            if (slice.Hidden > 0)
+            {
+                var earlier = Row();
+                earlier.Add(new Label(slice.HiddenRich(lang)));
+                earlier.Add(new Button(() => { transcript.ShowEarlier(); Refresh(); }) { text = Strings.Get(Str.TranscriptShowEarlier, lang) });
+                conversation.Add(earlier);
+            }
+            foreach (var item in slice.Items) conversation.Add(Item(item, lang));
             todos.Add(new Label(TodoList.Heading(view, lang)));
             foreach (var line in TodoList.Lines(view)) todos.Add(new Label(line.Rich));
             TurnNote note;
@@ -248,19 +260,24 @@ namespace Codiva.Editor
             if (item.Kind == ItemKind.ToolGroup)
             {
                 var group = new Foldout { text = item.Rich, value = false };
-                group.RegisterValueChangedCallback(e => { if (e.newValue) { expanded.Add(item.Key); Refresh(); } });
+                var session = selected;
+                group.RegisterValueChangedCallback(e => { if (e.newValue) { expand.Set(session, item.Key, null, true); Refresh(); } });
                 return group;
             }
             if (item.Kind == ItemKind.Tool)
             {
-                var tool = new Foldout { text = linked.Rich, value = !item.Tool.Completed };
+                var session = selected;
+                var tool = new Foldout { text = linked.Rich, value = expand.IsOpen(session, item.Key, null, !item.Tool.Completed) };
+                tool.RegisterValueChangedCallback(e => expand.Set(session, item.Key, null, e.newValue));
                 if (item.Tool.Diff.Count > 0) tool.Add(new Label(LineDiff.Rich(item.Tool.Diff, lang)) { style = { whiteSpace = WhiteSpace.Normal } });
                 if (!string.IsNullOrEmpty(item.Tool.Output)) tool.Add(new Label(RichText.Escape(item.Tool.Output)) { style = { whiteSpace = WhiteSpace.Normal } });
                 return tool;
             }
             if (item.Kind == ItemKind.Thinking)
             {
-                var thinking = new Foldout { text = item.Rich, value = false };
+                var session = selected;
+                var thinking = new Foldout { text = item.Rich, value = expand.IsOpen(session, item.Key, null, false) };
+                thinking.RegisterValueChangedCallback(e => expand.Set(session, item.Key, null, e.newValue));
                 thinking.Add(new Label(item.Detail ?? "") { style = { whiteSpace = WhiteSpace.Normal } });
                 return thinking;
             }

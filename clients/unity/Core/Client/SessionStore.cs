@@ -31,6 +31,11 @@ namespace Codiva.Client
         /// How many gaps were found (each one leads to a resync).
         public int Gaps { get; private set; }
         public string Base { get; private set; }
+        readonly Dictionary<string, GroupInfo> groups = new Dictionary<string, GroupInfo>();
+        /// The groups of attempts (`manager/snapshot`'s `groups`, then `group/updated` and
+        /// `group/removed`), by id. The panel starts none (its sessions run in place, one at a
+        /// time); a group started from another client is known here.
+        public IReadOnlyDictionary<string, GroupInfo> Groups => groups;
 
         /// A session (its id) or the list (null) changed.
         public event Action<string> Changed;
@@ -96,6 +101,9 @@ namespace Codiva.Client
             }
             foreach (var id in new List<string>(order))
                 if (!seen.Contains(id)) Remove(id);
+            groups.Clear();
+            foreach (var group in snapshot.Groups ?? new List<GroupInfo>())
+                if (group?.Id != null) groups[group.Id] = group;
             // A stream behind the last event is a new one (the daemon started again).
             if (snapshot.Seq < LastSeq) NewStream();
             LastSeq = snapshot.Seq;
@@ -200,6 +208,16 @@ namespace Codiva.Client
             else if (ev is BaseParams baseEvent)
             {
                 Base = baseEvent.Base;
+                Changed?.Invoke(null);
+            }
+            else if (ev is GroupUpdatedParams groupUpdated)
+            {
+                if (groupUpdated.Group?.Id != null) groups[groupUpdated.Group.Id] = groupUpdated.Group;
+                Changed?.Invoke(null);
+            }
+            else if (ev is GroupRemovedParams groupRemoved)
+            {
+                if (groupRemoved.GroupId != null) groups.Remove(groupRemoved.GroupId);
                 Changed?.Invoke(null);
             }
             else if (ev is WarningParams warning) Warning?.Invoke(warning.Message);

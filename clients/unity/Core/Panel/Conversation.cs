@@ -29,6 +29,10 @@ namespace Codiva.Panel
         public SubagentCard Subagent;
         /// For a thinking marker: the thinking (rich text), shown when expanded.
         public string Detail;
+        /// Its place in the log: the entry's id (a group: its first call's; a subagent: its
+        /// call's; one whose call is not in the log and the message being written: after all).
+        /// `TranscriptWindow` keeps its first drawn item by it.
+        public long Order;
     }
 
     public static class Conversation
@@ -59,7 +63,9 @@ namespace Codiva.Panel
                         // A subagent's call is its card, never folded.
                         Flush(items, run, expanded, language);
                         items.Add(ToolItem(card, language));
-                        items.Add(SubagentItem(subagent, language));
+                        var nested = SubagentItem(subagent, language);
+                        nested.Order = card.EntryId;
+                        items.Add(nested);
                         anchored.Add(subagent.ToolUseId);
                         continue;
                     }
@@ -75,11 +81,16 @@ namespace Codiva.Panel
             Flush(items, run, expanded, language);
             // Subagents whose call is not in the log (dropped from its front): at the end.
             foreach (var subagent in view.Subagents)
-                if (subagent?.ToolUseId != null && !anchored.Contains(subagent.ToolUseId)) items.Add(SubagentItem(subagent, language));
+                if (subagent?.ToolUseId != null && !anchored.Contains(subagent.ToolUseId))
+                {
+                    var orphan = SubagentItem(subagent, language);
+                    orphan.Order = long.MaxValue - 1;
+                    items.Add(orphan);
+                }
             var text = streaming ?? view.Streaming;
             if (!string.IsNullOrEmpty(text))
                 // Plain while it is written; Markdown once it is a log entry.
-                items.Add(new ConversationItem { Kind = ItemKind.Streaming, Key = "streaming", Rich = RichText.Escape(text) });
+                items.Add(new ConversationItem { Kind = ItemKind.Streaming, Key = "streaming", Order = long.MaxValue, Rich = RichText.Escape(text) });
             return items;
         }
 
@@ -94,6 +105,7 @@ namespace Codiva.Panel
                 {
                     Kind = ItemKind.ToolGroup,
                     Key = key,
+                    Order = run[0].EntryId,
                     Tools = new List<ToolCard>(run),
                     Rich = "<b>" + RichText.Escape(Strings.Format(Str.ToolsFolded, language, run.Count)) + "</b>  " + RichText.Escape(Words.OneLine(names, 120)),
                 });
@@ -106,6 +118,7 @@ namespace Codiva.Panel
         {
             Kind = ItemKind.Tool,
             Key = card.EntryId.ToString(System.Globalization.CultureInfo.InvariantCulture),
+            Order = card.EntryId,
             Tool = card,
             Rich = card.RichHeader(language),
         };
@@ -117,6 +130,13 @@ namespace Codiva.Panel
         }
 
         static ConversationItem EntryItem(LogEntry entry, Language language)
+        {
+            var item = EntryItemOf(entry, language);
+            if (item != null) item.Order = entry.Id;
+            return item;
+        }
+
+        static ConversationItem EntryItemOf(LogEntry entry, Language language)
         {
             var key = entry.Id.ToString(System.Globalization.CultureInfo.InvariantCulture);
             switch (entry.Kind)

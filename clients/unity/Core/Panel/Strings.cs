@@ -179,6 +179,26 @@ namespace Codiva.Panel
         ConnConnected,
         ConnReconnecting,
         ConnStopped,
+        // The transcript's render cap (TranscriptWindow).
+        /// `{0}`: how many earlier items are not drawn.
+        TranscriptEarlier,
+        TranscriptShowEarlier,
+        // Sends held while Unity compiles (SendQueue).
+        /// `{0}`: how many sends wait.
+        SendsQueued,
+        /// `{0}`: the message's first line.
+        SendNotSent,
+        // Auto-approve levels (AutoApprove).
+        AutoApprove,
+        AutoApproveAsk,
+        AutoApproveReadOnly,
+        AutoApproveUndoable,
+        AutoApproveAllTools,
+        /// `{0}`: the tool.
+        AllowedByPolicy,
+        // Settings.
+        Settings,
+        ConsoleIgnorePatterns,
     }
 
     public static class Strings
@@ -312,6 +332,18 @@ namespace Codiva.Panel
             { Str.ConnConnected, "Connected" },
             { Str.ConnReconnecting, "Reconnecting…" },
             { Str.ConnStopped, "Stopped" },
+            { Str.TranscriptEarlier, "{0} earlier items not shown" },
+            { Str.TranscriptShowEarlier, "Show earlier" },
+            { Str.SendsQueued, "{0} waiting until Unity finishes compiling" },
+            { Str.SendNotSent, "Not sent: {0}" },
+            { Str.AutoApprove, "Auto-approve" },
+            { Str.AutoApproveAsk, "Ask for everything" },
+            { Str.AutoApproveReadOnly, "Unity tools that change nothing" },
+            { Str.AutoApproveUndoable, "Unity tools that change nothing or that Undo reverts" },
+            { Str.AutoApproveAllTools, "All tools (commands and file edits too)" },
+            { Str.AllowedByPolicy, "Allowed without asking: {0}" },
+            { Str.Settings, "Settings" },
+            { Str.ConsoleIgnorePatterns, "Console errors to ignore (one pattern a line, * matches anything)" },
         };
 
         public static readonly IReadOnlyDictionary<Str, string> Ja = new Dictionary<Str, string>
@@ -443,6 +475,18 @@ namespace Codiva.Panel
             { Str.ConnConnected, "接続済み" },
             { Str.ConnReconnecting, "再接続中…" },
             { Str.ConnStopped, "停止" },
+            { Str.TranscriptEarlier, "以前の {0} 件は表示していません" },
+            { Str.TranscriptShowEarlier, "さらに表示" },
+            { Str.SendsQueued, "コンパイルの終了まで {0} 件を保留中" },
+            { Str.SendNotSent, "送信されませんでした: {0}" },
+            { Str.AutoApprove, "自動承認" },
+            { Str.AutoApproveAsk, "すべて確認する" },
+            { Str.AutoApproveReadOnly, "何も変更しないエディターのツール" },
+            { Str.AutoApproveUndoable, "何も変更しないか、元に戻せるエディターのツール" },
+            { Str.AutoApproveAllTools, "すべてのツール(コマンドとファイル編集も)" },
+            { Str.AllowedByPolicy, "確認なしで許可: {0}" },
+            { Str.Settings, "設定" },
+            { Str.ConsoleIgnorePatterns, "無視するコンソールのエラー(1行に1パターン、* は任意の文字列)" },
         };
 
         public static IReadOnlyDictionary<Str, string> Of(Language language) => language == Language.Ja ? Ja : En;

@@ -30,6 +30,16 @@ namespace Codiva.Protocol
         public override long SeqOrZero => Seq;
     }
 
+    public sealed partial class GroupUpdatedParams : Sequenced
+    {
+        public override long SeqOrZero => Seq;
+    }
+
+    public sealed partial class GroupRemovedParams : Sequenced
+    {
+        public override long SeqOrZero => Seq;
+    }
+
     public sealed partial class WarningParams : Sequenced
     {
         public override long SeqOrZero => Seq ?? 0;

@@ -31,7 +31,7 @@ namespace Codiva.Protocol
             SessionStatus, SessionLog, SessionStream, SessionPermission, SessionQuestion, SessionPromptClosed,
             SessionModel, SessionPermissionMode, SessionConnected, SessionAgentSession, SessionTodos,
             SessionUsage, SessionMcpServers, SessionSubagent, SessionAgentExited, SessionAgentSwitched,
-            SessionUpdated, SessionRemoved, RepoBase, Warning,
+            SessionUpdated, SessionRemoved, RepoBase, Warning, GroupUpdated, GroupRemoved,
         };
 
         /// `parameters` of `method` as the store takes them; a notification the client does not
