@@ -74,9 +74,14 @@ fn a_hung_up_terminal_leaves_the_session_running_and_codiva_reattaches() {
     ui.quit();
 }
 
-/// The UI and a stream client on one daemon: the permission the client's session asks shows in
-/// the UI; answered by the client, the UI's dialog goes with "resolved by another client"; the
-/// client sees every event in `seq` order.
+/// The UI and a stream client on one daemon: the permissions the client's session asks show in
+/// the UI; answered by the client, the UI's dialog goes with "resolved by another client",
+/// under the list as in the session's own view; the client sees every event in `seq` order.
+///
+/// Each answer waits until the UI shows the view it is meant for: the selected session's
+/// dialog is drawn under the list too, so "Allow Bash?" alone does not say the keys that open
+/// the session were handled. An answer that came before them left its notice in the list, and
+/// the session's view, opened right after, had none (the flake of 2026-12-07).
 #[test]
 fn a_permission_answered_by_another_client_leaves_the_ui() {
     let mut ui = start(|_| {
@@ -84,6 +89,10 @@ fn a_permission_answered_by_another_client_leaves_the_ui() {
             .then(Reply::tool_use(
                 "Bash",
                 json!({"command": "touch said-hi.txt", "description": "say hi"}),
+            ))
+            .then(Reply::tool_use(
+                "Bash",
+                json!({"command": "touch said-bye.txt", "description": "say bye"}),
             ))
             .then(Reply::text("Said hi."))
     });
@@ -93,12 +102,30 @@ fn a_permission_answered_by_another_client_leaves_the_ui() {
     client.owns_agents = false;
     let created = client.ok("session/create", json!({"prompt": "ASK say hi"}));
     let id = created["session"]["id"].as_str().unwrap().to_owned();
+
+    // The first, under the list (no key typed: the UI stays there).
     let prompt = client.wait_prompt(&id, "permission");
-    // Enter on the empty composer focuses the list; Enter again opens the session.
-    ui.pty.wait_for_text("ASK say hi", WAIT);
+    ui.pty
+        .wait_for("the dialog under the list", WAIT, |screen| {
+            screen.contains("Allow Bash?") && screen.contains("touch said-hi.txt")
+        });
+    client.ok(
+        "session/respondPermission",
+        json!({"session_id": id, "request_id": prompt["request_id"], "decision": "allow"}),
+    );
+    ui.pty.wait_for_text("resolved by another client", WAIT);
+
+    // The second, in the session's own view: Enter on the empty composer focuses the list,
+    // Enter again opens the session with its dialog in hand (its footer says so).
+    let prompt = client.wait_prompt(&id, "permission");
+    ui.pty.wait_for_text("touch said-bye.txt", WAIT);
     ui.pty.send(b"\r");
     ui.pty.send(b"\r");
-    ui.pty.wait_for_text("Allow Bash?", WAIT);
+    ui.pty
+        .wait_for("the session's view with its dialog", WAIT, |screen| {
+            screen.contains("touch said-bye.txt")
+                && screen.contains("answer · Esc: back to the list")
+        });
     client.ok(
         "session/respondPermission",
         json!({"session_id": id, "request_id": prompt["request_id"], "decision": "allow"}),
