@@ -281,11 +281,14 @@ fn repository_of(output: &GhOutput) -> Result<Value, GhError> {
 }
 
 impl Gh {
+    /// Runs `query` with `fields`; `partial`: the data of a call that failed for some of its
+    /// parts (a GraphQL error beside the data) is taken.
     async fn graphql(
         &self,
         cwd: &Path,
         query: &str,
         fields: &[(String, u64)],
+        partial: bool,
     ) -> Result<Value, GhError> {
         let mut args: Vec<OsString> = vec!["api".into(), "graphql".into()];
         let (repo_args, host) = repo_args(self.repo());
@@ -299,7 +302,12 @@ impl Gh {
         let env: Vec<(&str, String)> = host.into_iter().map(|h| ("GH_HOST", h)).collect();
         let output = self.output_as_given(cwd, &args, &env).await?;
         if !output.success() {
-            return Err(classify(&output));
+            // A GraphQL error for one part (a pull request of `ReviewThreadCounts` GitHub does
+            // not know) fails the call but still prints the data of the others.
+            return match repository_of(&output) {
+                Ok(repo) if partial => Ok(repo),
+                _ => Err(classify(&output)),
+            };
         }
         repository_of(&output)
     }
@@ -308,7 +316,7 @@ impl Gh {
     /// request: at most [`MAX_THREADS`] threads of [`MAX_COMMENTS`] comments).
     pub async fn review_threads(&self, cwd: &Path, number: u64) -> Result<ReviewThreads, GhError> {
         let repo = self
-            .graphql(cwd, THREADS_QUERY, &[("number".to_owned(), number)])
+            .graphql(cwd, THREADS_QUERY, &[("number".to_owned(), number)], false)
             .await?;
         let threads = repo
             .get("pullRequest")
@@ -342,7 +350,7 @@ impl Gh {
                 .map(|(i, n)| (format!("n{i}"), *n))
                 .collect();
             let repo = self
-                .graphql(cwd, &counts_query(chunk.len()), &fields)
+                .graphql(cwd, &counts_query(chunk.len()), &fields, true)
                 .await?;
             for i in 0..chunk.len() {
                 let count = repo

@@ -442,18 +442,30 @@ impl MockRepo {
                 })
             }
             "ReviewThreadCounts" => {
-                // One aliased field `p<i>` for each variable `n<i>`.
+                // One aliased field `p<i>` for each variable `n<i>`; a number GitHub does not
+                // know is `null` there, with a `NOT_FOUND` error beside the data.
                 let mut repository = serde_json::Map::new();
+                let mut errors = Vec::new();
                 for i in 0.. {
                     let Some(number) = vars.get(format!("n{i}")).and_then(Value::as_u64) else {
                         break;
                     };
-                    let node = self
-                        .threads_node(number)
-                        .map_or(Value::Null, |threads| json!({"reviewThreads": threads}));
+                    let node = match self.threads_node(number) {
+                        Some(threads) => json!({"reviewThreads": threads}),
+                        None => {
+                            errors.push(json!({"type": "NOT_FOUND",
+                                "path": ["repository", format!("p{i}")],
+                                "message": format!("Could not resolve to a PullRequest with the number of {number}.")}));
+                            Value::Null
+                        }
+                    };
                     repository.insert(format!("p{i}"), node);
                 }
-                Some(json!({"data": {"repository": repository}}))
+                let mut answer = json!({"data": {"repository": repository}});
+                if !errors.is_empty() {
+                    answer["errors"] = Value::Array(errors);
+                }
+                Some(answer)
             }
             _ => None,
         }
