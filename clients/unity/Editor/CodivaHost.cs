@@ -30,6 +30,9 @@ namespace Codiva.Editor
         /// One Undo step and one refresh per turn of the panel's sessions.
         public static TurnScope Turns { get; private set; }
         public static readonly UnityAssetIndex Assets = new UnityAssetIndex();
+        /// The panel's sends: held while Unity compiles, in `Temp/Codiva/queued-sends.json` (Unity
+        /// empties the project's Temp/ when the Editor quits; the file outlives domain reloads).
+        public static SendQueue Sends { get; private set; }
 
         static CodivaHost()
         {
@@ -38,6 +41,9 @@ namespace Codiva.Editor
             var program = new CodivaProgram { Path = EditorPrefs.GetString(PathPref, "codiva"), Repo = ProjectDir };
             Client = new CodivaClient(new DaemonSocketTransportFactory(program), Dispatcher);
             Client.Start();
+            Sends = new SendQueue(Path.Combine(ProjectDir, "Temp", "Codiva", "queued-sends.json"), new ClientSendChannel(() => Client), new UnityCompileState());
+            if (Sends.Problem != null) Debug.LogWarning("codiva: " + Sends.Problem);
+            EditorApplication.update += PumpSends;
 
             var runner = new ToolRunner(Dispatcher);
             var registry = new ToolRegistry();
@@ -60,11 +66,14 @@ namespace Codiva.Editor
             EditorApplication.quitting += Shutdown;
         }
 
+        static void PumpSends() => Sends?.Pump();
+
         static void OnLog(string message, string stackTrace, LogType type) => Console.Add(message, stackTrace, (LogKind)(int)type);
 
         static void Shutdown()
         {
             Application.logMessageReceivedThreaded -= OnLog;
+            EditorApplication.update -= PumpSends;
             // An open turn lets auto refresh go and collapses its Undo step before the reload.
             Turns?.Dispose();
             Turns = null;
@@ -74,5 +83,11 @@ namespace Codiva.Editor
             Client = null;
             Ops = null;
         }
+    }
+
+    /// Whether Unity compiles scripts now.
+    sealed class UnityCompileState : ICompileState
+    {
+        public bool IsCompiling => EditorApplication.isCompiling;
     }
 }

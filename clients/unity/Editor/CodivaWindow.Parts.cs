@@ -172,13 +172,26 @@ namespace Codiva.Editor
         // A request's answer redraws the window (on the Editor's thread).
         void Then(Task task) => task?.ContinueWith(_ => CodivaHost.Dispatcher.Post(Refresh));
 
+        // Through the host's queue: held while Unity compiles (SendQueue decides).
         void Send()
         {
             if (selected == null) return;
-            actions.Send(selected, ContextBlock.Attach(composer.value, chips), images);
+            CodivaHost.Sends.Send(selected, ContextBlock.Attach(composer.value, chips), images.Take());
             composer.value = "";
             chips.Clear();
             Refresh();
+        }
+
+        // What waits for the compile and what was given back (each with its words), and a
+        // button that clears the latter.
+        void BindSends(Language lang)
+        {
+            sends.Clear();
+            var queue = CodivaHost.Sends;
+            if (queue == null) return;
+            if (queue.Waiting > 0) sends.Add(new Label(queue.WaitingRich(lang)));
+            foreach (var back in queue.Returned) sends.Add(new Label(back.Rich(lang)) { style = { whiteSpace = WhiteSpace.Normal } });
+            if (queue.Returned.Count > 0) sends.Add(new Button(queue.Dismiss) { text = Strings.Get(Str.Cancel, lang) });
         }
 
         void NewSession()

@@ -42,7 +42,7 @@ namespace Codiva.Editor
         ListView sessionList;
         ScrollView conversation;
         Label connection, inbox, statusBar, turnNote, streaming;
-        VisualElement pickers, prompts, chipBar, mcpList, todos, slashList, loginPane, historyPane, main;
+        VisualElement pickers, prompts, sends, chipBar, mcpList, todos, slashList, loginPane, historyPane, main;
         TextField composer;
 
         static Language Lang => Strings.FromSystemLanguage(Application.systemLanguage.ToString());
@@ -85,6 +85,7 @@ namespace Codiva.Editor
             todos = new VisualElement { style = { flexShrink = 0 } };
             turnNote = new Label { style = { whiteSpace = WhiteSpace.Normal } };
             prompts = new VisualElement { style = { flexShrink = 0 } };
+            sends = new VisualElement { style = { flexShrink = 0 } };
             chipBar = Row();
             chipBar.style.flexWrap = Wrap.Wrap;
             composer = new TextField { multiline = true, style = { minHeight = 48, flexShrink = 0 } };
@@ -109,7 +110,7 @@ namespace Codiva.Editor
             buttons.Add(new Button(() => Attach(SceneChip.Of(new UnityActiveScene()))) { text = Strings.Get(Str.AttachScene, lang) });
             buttons.Add(new Button(() => Attach(CodivaHost.Console.Chip())) { text = Strings.Get(Str.AttachConsole, lang) });
             buttons.Add(new Button(AttachImage) { text = Strings.Get(Str.AttachImage, lang) });
-            foreach (var element in new VisualElement[] { pickers, statusBar, loginPane, mcpList, conversation, streaming, todos, turnNote, prompts, chipBar, slashList, composer, buttons })
+            foreach (var element in new VisualElement[] { pickers, statusBar, loginPane, mcpList, conversation, streaming, todos, turnNote, prompts, sends, chipBar, slashList, composer, buttons })
                 main.Add(element);
             right.Add(historyPane);
             right.Add(main);
@@ -120,6 +121,7 @@ namespace Codiva.Editor
             client.Store.StreamChanged += OnStream;
             client.StateChanged += OnState;
             CodivaHost.Turns.TurnEnded += OnTurnEnded;
+            CodivaHost.Sends.Changed += Refresh;
             EditorApplication.update += Tick;
             Refresh();
         }
@@ -129,6 +131,7 @@ namespace Codiva.Editor
             EditorApplication.update -= Tick;
             feed?.Dispose();
             if (CodivaHost.Turns != null) CodivaHost.Turns.TurnEnded -= OnTurnEnded;
+            if (CodivaHost.Sends != null) CodivaHost.Sends.Changed -= Refresh;
             if (CodivaHost.Client == null) return;
             CodivaHost.Client.Store.Changed -= OnChanged;
             CodivaHost.Client.Store.StreamChanged -= OnStream;
@@ -195,6 +198,7 @@ namespace Codiva.Editor
 
             foreach (var element in new[] { conversation, prompts, chipBar, mcpList, todos, pickers, loginPane }) element.Clear();
             BindChips();
+            BindSends(lang);
             var view = selected == null ? null : client.Store[selected];
             BindLogin(client, view, lang);
             if (view == null) { statusBar.text = ""; turnNote.text = ""; return; }

@@ -186,8 +186,10 @@ namespace Codiva.Panel
         // Sends held while Unity compiles (SendQueue).
         /// `{0}`: how many sends wait.
         SendsQueued,
-        /// `{0}`: the message's first line.
+        /// `{0}`: the message's first line, `{1}`: codiva's reason.
         SendNotSent,
+        /// `{0}`: the message's first line.
+        SendUncertain,
         // Auto-approve levels (AutoApprove).
         AutoApprove,
         AutoApproveAsk,
@@ -335,7 +337,8 @@ namespace Codiva.Panel
             { Str.TranscriptEarlier, "{0} earlier items not shown" },
             { Str.TranscriptShowEarlier, "Show earlier" },
             { Str.SendsQueued, "{0} waiting until Unity finishes compiling" },
-            { Str.SendNotSent, "Not sent: {0}" },
+            { Str.SendNotSent, "Not sent: {0} ({1})" },
+            { Str.SendUncertain, "Perhaps not sent (the connection or the Editor went away while it was sent; look at the conversation before sending it again): {0}" },
             { Str.AutoApprove, "Auto-approve" },
             { Str.AutoApproveAsk, "Ask for everything" },
             { Str.AutoApproveReadOnly, "Unity tools that change nothing" },
@@ -478,7 +481,8 @@ namespace Codiva.Panel
             { Str.TranscriptEarlier, "以前の {0} 件は表示していません" },
             { Str.TranscriptShowEarlier, "さらに表示" },
             { Str.SendsQueued, "コンパイルの終了まで {0} 件を保留中" },
-            { Str.SendNotSent, "送信されませんでした: {0}" },
+            { Str.SendNotSent, "送信されませんでした: {0}({1})" },
+            { Str.SendUncertain, "送信されていない可能性があります(送信中に接続かエディターが切れました。もう一度送る前に会話を確認してください): {0}" },
             { Str.AutoApprove, "自動承認" },
             { Str.AutoApproveAsk, "すべて確認する" },
             { Str.AutoApproveReadOnly, "何も変更しないエディターのツール" },

@@ -57,6 +57,8 @@ namespace UnityEditor
         public static event Action quitting { add => throw null; remove => throw null; }
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/EditorApplication.ExecuteMenuItem.html
         public static bool ExecuteMenuItem(string menuItemPath) => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/EditorApplication-isCompiling.html
+        public static bool isCompiling => throw null;
     }
 
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/AssemblyReloadEvents.html

@@ -209,6 +209,8 @@ namespace UnityEngine
     {
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Debug.LogException.html
         public static void LogException(Exception exception) => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Debug.LogWarning.html
+        public static void LogWarning(object message) => throw null;
     }
 }
 
