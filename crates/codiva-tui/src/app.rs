@@ -305,6 +305,8 @@ impl App {
     /// Draws the whole screen.
     pub fn render(&mut self, frame: &mut Frame) {
         self.cursor = None;
+        // The diff view's comments as the rows say now (its footer hint depends on them).
+        self.sync_review();
         frame::render(self, frame);
         if let Some(selection) = self.selection {
             if selection.done {

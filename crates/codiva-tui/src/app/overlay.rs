@@ -392,7 +392,7 @@ impl App {
 
     /// The diff view shows the review comments its session's row holds now (every client's
     /// changes reach the row).
-    fn sync_review(&mut self) {
+    pub(super) fn sync_review(&mut self) {
         let Some(Overlay::Diff(view)) = &mut self.overlay else {
             return;
         };

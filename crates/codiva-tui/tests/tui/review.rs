@@ -232,10 +232,14 @@ fn comments_are_edited_removed_and_sent_once() {
             press(&mut app, KeyCode::Char('S')),
             vec![request(ClientRequest::ReviewSend(sid("ask-perm")))]
         );
-        // Sent: the row has none, the list goes.
+        // Sent: the row has none, the list goes, and the keys are the diff's again (the footer
+        // says so in the same frame).
+        let screen = format!("{}", draw(&mut app, 120, 40).backend());
+        assert!(screen.contains("Enter/e edit · d remove"), "the list has the keys: {screen}");
         row_with(&mut app, Vec::new());
         let screen = format!("{}", draw(&mut app, 120, 40).backend());
         assert!(!screen.contains("Review:"), "{screen}");
+        assert!(screen.contains("c comment · S send review"), "{screen}");
     });
 }
 
