@@ -231,6 +231,8 @@ async fn a_conversation_begun_outside_is_listed_read_and_continued_in_place() {
         .session;
     assert!(adopted.in_place);
     assert_eq!(adopted.worktree, root);
+    // The agent had the last word: its last turn completed.
+    assert_eq!(adopted.status, Status::Completed);
     assert_eq!(adopted.title, "OUTSIDE-FIRST: run the echo for me");
     // Now codiva's: no longer listed, and not adopted twice.
     let listed = manager
@@ -484,5 +486,46 @@ async fn a_codex_thread_begun_outside_is_listed_read_and_continued() {
     );
     let snapshot = manager.snapshot(&adopted.id).await.unwrap();
     assert_eq!(snapshot.agent_session_id.as_deref(), Some(thread.as_str()));
+    manager.shutdown().await;
+}
+
+/// A conversation whose record ends with the user's message unanswered (the CLI was stopped
+/// before its reply) is adopted as interrupted, not as a completed turn.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_conversation_stopped_in_its_turn_is_adopted_interrupted() {
+    let repo = TestRepo::new().unwrap();
+    let sandbox = AgentSandbox::new().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let root = repo.path().canonicalize().unwrap();
+    let home = sandbox.home.path().join(".claude");
+    let path = codiva_core::claude::transcript::transcript_path(&home, &root, "stopped-1");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let lines = [
+        json!({"type": "user", "message": {"role": "user", "content": "first question"}}),
+        json!({"type": "assistant", "message": {"model": "m", "content": [{"type": "text", "text": "an answer"}]}}),
+        json!({"type": "user", "message": {"role": "user", "content": "the question left unanswered"}}),
+    ];
+    let text: String = lines.iter().map(|line| format!("{line}\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    let (manager, _) = Manager::start(options(
+        &root,
+        state.path(),
+        Vec::new(),
+        sandbox.home.path(),
+    ))
+    .await
+    .unwrap();
+    let adopted = manager
+        .request::<request::HistoryAdopt>(HistoryAdoptParams {
+            agent: "claude".into(),
+            id: "stopped-1".into(),
+            cwd: root.to_string_lossy().into_owned(),
+            place: AdoptPlace::InPlace,
+        })
+        .await
+        .unwrap()
+        .session;
+    assert_eq!(adopted.status, Status::Interrupted);
+    assert_eq!(adopted.title, "first question");
     manager.shutdown().await;
 }

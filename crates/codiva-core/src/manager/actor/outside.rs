@@ -11,6 +11,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use codiva_protocol::log::EntryKind;
 use codiva_protocol::manager::SessionInfo;
 use codiva_protocol::outside::{
     AdoptPlace, HistoryAdoptParams, HistoryListParams, HistoryListResult, HistoryReadResult,
@@ -25,13 +26,17 @@ use crate::outside::{self, READ_WINDOW};
 use crate::persist::{PersistedSession, SavedStatus};
 use crate::provider::{InvalidInput, Provider, RecordsError};
 
-/// A conversation being adopted: the directory it ran in, what its listing says, and the new
-/// worktree made for it (with a warning when its setup failed), if one was asked for.
+/// A conversation being adopted: the directory it ran in, what its listing says and how its
+/// record ends, and the new worktree made for it (with a warning when its setup failed), if
+/// one was asked for.
 type Adopting = (
     PathBuf,
-    OutsideConversation,
+    (OutsideConversation, SavedStatus),
     Option<(git::Worktree, Option<String>)>,
 );
+
+/// How much of a record's end is read for how its last turn ended.
+const ENDING_WINDOW: u64 = 1024 * 1024;
 
 impl Actor {
     /// The agents' conversation ids codiva's sessions hold (current and earlier agents').
@@ -161,7 +166,7 @@ impl Actor {
                 }
                 let mut taken = taken;
                 taken.extend(repo.taken_slugs().await.map_err(ManagerError::from)?);
-                let slug = crate::slug::slugify(&prompt_of(&found), &taken);
+                let slug = crate::slug::slugify(&prompt_of(&found.0), &taken);
                 let worktree = {
                     let _guard = git_lock.lock().await;
                     repo.create_worktree(&slug, &base, &worktree_options)
@@ -169,7 +174,7 @@ impl Actor {
                         .map_err(ManagerError::from)?
                 };
                 let setup = repo.run_setup(&worktree.path).await;
-                let (id, from, to) = (found.id.clone(), cwd.clone(), worktree.path.clone());
+                let (id, from, to) = (found.0.id.clone(), cwd.clone(), worktree.path.clone());
                 tokio::task::spawn_blocking(move || provider.carry_conversation(&id, &from, &to))
                     .await
                     .map_err(|err| {
@@ -197,7 +202,7 @@ impl Actor {
     fn adopted(
         &mut self,
         agent: &str,
-        (cwd, found, worktree): Adopting,
+        (cwd, (found, ended), worktree): Adopting,
     ) -> Result<SessionInfo, ManagerError> {
         let (dir, branch, in_place) = match worktree {
             Some((worktree, warning)) => {
@@ -226,8 +231,8 @@ impl Actor {
             base: self.base.clone(),
             agent: agent.to_owned(),
             agent_session_id: Some(found.id),
-            // Its last turn ended as the agent recorded it; the next message resumes it.
-            status: SavedStatus::Completed,
+            // Its last turn as the record ends: completed, or stopped in its course.
+            status: ended,
             created_at: unix_ms(),
             in_place,
             ..PersistedSession::default()
@@ -288,26 +293,45 @@ fn same_dir(a: &Path, b: &Path) -> bool {
         )
 }
 
-/// Conversation `id` as the agent lists it for `cwd`; refused when it recorded none there.
+/// Conversation `id` as the agent lists it for `cwd`, and how its record ends (refused when it
+/// recorded none there).
 async fn find(
     provider: Arc<dyn Provider>,
     cwd: PathBuf,
     id: String,
     env: crate::process::EnvPolicy,
-) -> Result<OutsideConversation, ManagerError> {
+) -> Result<(OutsideConversation, SavedStatus), ManagerError> {
     let wanted = id.clone();
     let listed = tokio::task::spawn_blocking(move || {
-        provider
+        let found = provider
             .outside_conversations(std::slice::from_ref(&cwd), &env)
             .unwrap_or_default()
             .into_iter()
-            .find(|conversation| conversation.id == wanted)
+            .find(|conversation| conversation.id == wanted)?;
+        let end = provider.read_outside(&cwd, &wanted, ENDING_WINDOW, &env);
+        Some((found, ending(end.and_then(Result::ok).as_ref())))
     })
     .await
     .map_err(|err| ManagerError::Internal(format!("listing conversations: {err}")))?;
     listed.ok_or_else(|| {
         InvalidInput::new("id", format!("no conversation {id} is recorded there")).into()
     })
+}
+
+/// How a record's last turn ended: completed when the agent had the last word (a reply after
+/// everything else), interrupted when it stopped in the turn's course (the user's message
+/// unanswered, a tool call or thinking last) or the record cannot tell.
+fn ending(log: Option<&crate::outside::OutsideLog>) -> SavedStatus {
+    let last = log.and_then(|log| {
+        log.entries
+            .iter()
+            .rev()
+            .find(|entry| !matches!(entry, EntryKind::Note { .. }))
+    });
+    match last {
+        Some(EntryKind::Assistant { .. }) => SavedStatus::Completed,
+        _ => SavedStatus::Interrupted,
+    }
 }
 
 /// The text a session's title and slug come from: the first instruction, else the id.
