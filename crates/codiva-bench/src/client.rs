@@ -67,6 +67,7 @@ impl Backend for Local {
             serde_json::to_value(ManagerSnapshot {
                 seq: 0,
                 sessions: Vec::new(),
+                groups: Vec::new(),
             })
             .map_err(|err| ClientError::Protocol(err.to_string()))
         })

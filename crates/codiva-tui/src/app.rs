@@ -5,6 +5,9 @@
 
 mod activity;
 mod answers;
+mod attempts;
+mod attempts_form;
+mod compare_view;
 mod composer_mode;
 mod config_view;
 mod diff_anchor;
@@ -14,6 +17,7 @@ mod events;
 mod filter;
 mod finish;
 mod frame;
+mod groups;
 mod help;
 mod keys;
 mod list_view;
@@ -24,6 +28,7 @@ mod message_view;
 mod mouse;
 mod navigation;
 mod notice;
+mod outside_view;
 mod overlay;
 mod commands;
 mod palette;
@@ -104,8 +109,16 @@ pub struct App {
     filter: Option<filter::ListFilter>,
     /// A third answer to the open confirmation: its key, effects and the choices line.
     confirm_extra: Option<(char, Vec<Effect>, String)>,
-    /// The session indices of the list rows the last frame showed (for the mouse).
-    list_rows: Vec<usize>,
+    /// The list rows the last frame showed (for the mouse).
+    list_rows: Vec<groups::ListRow>,
+    /// The groups of attempts, and the ones collapsed here.
+    groups: groups::Groups,
+    /// The compare view, while a diff opened from it is shown (it comes back when the diff
+    /// closes).
+    compare_behind: Option<Box<compare_view::CompareView>>,
+    /// The list's selection is this group's parent row (`selected` then names none of its
+    /// sessions for the keys that act on one).
+    selected_group: Option<String>,
     /// The login's plan usage, as the agents reported it (the header's gauges).
     plan: plan_usage::PlanView,
     /// The inbox key came while the waiting prompts were still being taken from the sessions'
@@ -155,6 +168,9 @@ impl App {
             filter: None,
             confirm_extra: None,
             list_rows: Vec::new(),
+            groups: groups::Groups::default(),
+            selected_group: None,
+            compare_behind: None,
             plan: plan_usage::PlanView::default(),
             inbox_owed: false,
         }
@@ -220,7 +236,11 @@ impl App {
         &self.sessions
     }
 
+    /// The session the list's selection is on (`None` on a group's parent row).
     fn selected_session(&self) -> Option<&SessionInfo> {
+        if self.selected_group.is_some() {
+            return None;
+        }
         self.sessions.get(self.selected)
     }
 
@@ -271,6 +291,9 @@ impl App {
             }
             UiEvent::Paste(text) => {
                 if self.paste_into_overlay(&text) {
+                    return Vec::new();
+                }
+                if self.paste_into_form(&text) {
                     return Vec::new();
                 }
                 if let Some(overlay::Overlay::Login(view)) = &mut self.overlay {

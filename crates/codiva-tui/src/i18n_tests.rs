@@ -35,7 +35,10 @@ fn both_languages_have_every_key_with_the_same_placeholders() {
     check_area::<AgentText>();
     check_area::<RepairText>();
     check_area::<PrText>();
+    check_area::<AttemptText>();
     check_area::<CommandText>();
+    check_area::<ReviewText>();
+    check_area::<OutsideText>();
 }
 
 #[test]

@@ -187,7 +187,7 @@ async fn run_in_terminal(
                 }
                 Some(Update::Resync(snapshot)) => {
                     // Events were lost (too slow to keep up): take the sessions again.
-                    ui.resync(snapshot.sessions);
+                    ui.resync(snapshot);
                     frames.dirty = true;
                     None
                 }
@@ -290,7 +290,7 @@ async fn start(
         pace: StreamPace::default(),
         started: Instant::now(),
     };
-    ui.resync(snapshot.sessions);
+    ui.resync(snapshot);
     if let Some(resume) = ui.options.resume.clone() {
         let effects = ui.app.resume(&resume);
         ui.run(effects);
@@ -318,7 +318,7 @@ fn draw(
             Update::Event { event, seq } => {
                 ui.manager_event(event, seq);
             }
-            Update::Resync(snapshot) => ui.resync(snapshot.sessions),
+            Update::Resync(snapshot) => ui.resync(snapshot),
         }
     }
     // The spinner moves on whatever frame is due, without a timer of its own.
@@ -435,9 +435,11 @@ impl Ui {
         stream
     }
 
-    /// Every session's row as the manager has it now (at start, and after a resync).
-    fn resync(&mut self, sessions: Vec<codiva_protocol::manager::SessionInfo>) {
-        let effects = take_sessions(&mut self.app, &mut self.alerts, sessions);
+    /// Every session's row and group as the manager has them now (at start, and after a
+    /// resync).
+    fn resync(&mut self, snapshot: codiva_protocol::manager::ManagerSnapshot) {
+        self.app.take_groups(snapshot.groups);
+        let effects = take_sessions(&mut self.app, &mut self.alerts, snapshot.sessions);
         self.run(effects);
     }
 

@@ -121,6 +121,9 @@ pub mod glyph {
     pub const ATTENTION: &str = "●";
     /// A session waiting for an agent slot (`max_running_agents`).
     pub const QUEUED: &str = "⧖";
+    /// A group of attempts whose rows are shown, and one folded to its own row.
+    pub const GROUP_OPEN: &str = "▾";
+    pub const GROUP_FOLDED: &str = "▸";
     pub const PROMPT: &str = "›";
     pub const MORE_ABOVE: &str = "↑";
     pub const MORE_BELOW: &str = "↓";

@@ -161,6 +161,21 @@ impl App {
                     self.info.agents = list.agents;
                 }
             }
+            C::GroupCreate(_) => self.group_created(decode::<request::GroupCreate>(result)),
+            C::GroupLastAttempts(_) => {
+                self.last_attempts_arrived(decode::<request::GroupLastAttempts>(result));
+            }
+            C::GroupCompare(params) => {
+                self.compare_arrived(&params.group_id, decode::<request::GroupCompare>(result));
+            }
+            C::GroupDiff(params) => match decode::<request::GroupDiff>(result) {
+                Ok(diff) => self.diff_arrived(&params.session_id, &diff.text, diff.truncated),
+                Err(err) => self.failed(&err),
+            },
+            C::GroupKeep(params) => {
+                self.keep_answered(params, decode::<request::GroupKeep>(result))
+            }
+            C::SessionRunCheck(_) => self.check_started(decode::<request::SessionRunCheck>(result)),
             // Requests the app does not send (`tests/tui/answers.rs` lists them, and fails for a
             // method of the protocol it has not sorted into sent or not sent).
             _ => {}

@@ -46,6 +46,10 @@ crate::i18n::keys_with_words! {
         Shell => "open $SHELL in the session's worktree", "セッションのワークツリーで $SHELL を開く";
         Edit => "open $EDITOR in the session's worktree", "セッションのワークツリーで $EDITOR を開く";
         Clear => "clear merged and discarded sessions from the list", "マージ済み・破棄済みのセッションを一覧から片付け";
+        Attempts => "one instruction to several agents or models, side by side: /attempts claude, codex", "一つの指示を複数のエージェントやモデルで並べて実行: /attempts claude, codex";
+        Compare => "compare the attempts of this group; keep one", "このグループの試行を比較して一つを残す";
+        Check => "run the repository's check in this session's worktree", "このセッションのワークツリーでリポジトリのチェックを実行";
+        History => "conversations begun outside codiva (Claude Code, Codex): read or continue one", "codiva の外で始めた会話 (Claude Code・Codex): 読む・続ける";
         Help => "keys and commands", "キーとコマンド";
         Shutdown => "stop the daemon and every agent", "デーモンとすべてのエージェントを停止";
         Exit => "quit codiva (sessions are kept)", "codiva を終了（セッションは保存されます）";
@@ -115,6 +119,18 @@ pub static COMMANDS: &[Spec] = &[
     }),
     Spec::app("clear", List, W::Clear, None, |app, _, _| {
         app.clear_finished()
+    }),
+    Spec::app("attempts", List, W::Attempts, None, |app, _, arg| {
+        app.open_attempts(arg)
+    }),
+    Spec::app("compare", Anywhere, W::Compare, None, |app, _, _| {
+        app.open_compare()
+    }),
+    Spec::app("check", Anywhere, W::Check, None, |app, _, _| {
+        app.check_current()
+    }),
+    Spec::app("history", Anywhere, W::History, None, |app, _, _| {
+        app.open_history()
     }),
     Spec::app("help", Anywhere, W::Help, None, |app, _, _| {
         app.open_help();

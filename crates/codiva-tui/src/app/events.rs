@@ -71,11 +71,16 @@ impl App {
                 self.seen_at.insert(session.id.clone(), self.now);
                 let id = session.id.clone();
                 let was = self.sessions.iter().find(|s| s.id == id).map(|s| s.status);
+                let before = self
+                    .sessions
+                    .iter()
+                    .find(|s| s.id == id)
+                    .map(|s| (s.status, s.phase.clone(), s.check.clone()));
                 match self.sessions.iter_mut().find(|s| s.id == session.id) {
                     Some(existing) => *existing = session,
                     None => {
                         // The selection stays on the same session when the order changes.
-                        let selected = self.selected_session().map(|s| s.id.clone());
+                        let selected = self.sessions.get(self.selected).map(|s| s.id.clone());
                         self.sessions.push(session);
                         self.sessions
                             .sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
@@ -86,7 +91,9 @@ impl App {
                         }
                     }
                 }
-                self.after_session_update(&id, was)
+                let mut effects = self.after_session_update(&id, was);
+                effects.extend(self.compare_follow(&id, before));
+                effects
             }
             ManagerEvent::Removed { id } => {
                 self.sessions.retain(|s| s.id != id);
@@ -122,6 +129,18 @@ impl App {
                 Vec::new()
             }
             ManagerEvent::Login { login } => self.login_progress(login),
+            ManagerEvent::Group { group, .. } => {
+                self.groups.upsert(group);
+                self.keep_selection_shown();
+                Vec::new()
+            }
+            ManagerEvent::GroupRemoved { id } => {
+                self.groups.remove(&id);
+                if self.selected_group.as_deref() == Some(id.as_str()) {
+                    self.selected_group = None;
+                }
+                Vec::new()
+            }
             ManagerEvent::Event { id, event } => {
                 self.seq += 1;
                 let seq = self.seq;

@@ -8,6 +8,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 
+use super::groups::ListRow;
 use super::{App, list_view};
 use crate::i18n::{ViewText, tf};
 use crate::theme;
@@ -55,36 +56,34 @@ pub fn matches(session: &SessionInfo, query: &str) -> bool {
 /// the first row's position in [`App::visible_rows`], which the app keeps for the mouse.
 pub(super) fn render_list(
     app: &mut App,
-    selected: usize,
     focused: bool,
     area: Rect,
     buf: &mut Buffer,
 ) -> (Rect, usize) {
+    let rows = app.visible_rows();
+    let selected = app.selected_row();
+    let position = rows.iter().position(|row| *row == selected).unwrap_or(0);
+    let mut area = area;
     if app.filter.is_none() {
-        app.list_rows = (0..app.sessions.len()).collect();
         if app.sessions.is_empty() && app.no_agent() {
             // Nothing can run: what to install takes the place of "type an instruction".
             list_view::render_agents(&app.info.agents, area, buf);
+            app.list_rows = rows;
             return (Rect::new(area.x, area.y, area.width, 0), 0);
         }
-        let drawn = list_view::render(&app.sessions, selected, focused, app.activity(), area, buf);
-        if app.sessions.is_empty() && area.height > 2 {
-            let below = Rect::new(area.x, area.y + 2, area.width, area.height - 2);
-            list_view::render_agents(&app.info.agents, below, buf);
-        }
-        return drawn;
-    }
-    let rows = app.visible_rows();
-    let mut area = area;
-    if let Some(filter) = &app.filter
+    } else if let Some(filter) = &app.filter
         && area.height > 0
     {
         let caret = if filter.editing { "▏" } else { "" };
+        let shown = rows
+            .iter()
+            .filter(|row| matches!(row, ListRow::Session(_)))
+            .count();
         let text = tf(
             ViewText::FilterLine,
             &[
                 &format!("{}{caret}", filter.query),
-                &rows.len().to_string(),
+                &shown.to_string(),
                 &app.sessions.len().to_string(),
             ],
         );
@@ -116,11 +115,18 @@ pub(super) fn render_list(
             return (Rect::new(area.x, area.y, area.width, 0), 0);
         }
     }
-    let shown: Vec<SessionInfo> = rows.iter().map(|i| app.sessions[*i].clone()).collect();
-    let position = rows.iter().position(|i| *i == selected).unwrap_or(0);
-    let first = list_view::render(&shown, position, focused, app.activity(), area, buf);
+    let list = list_view::Rows {
+        sessions: &app.sessions,
+        groups: &app.groups,
+        rows: &rows,
+    };
+    let drawn = list_view::render(list, position, focused, app.activity(), area, buf);
+    if app.filter.is_none() && app.sessions.is_empty() && area.height > 2 {
+        let below = Rect::new(area.x, area.y + 2, area.width, area.height - 2);
+        list_view::render_agents(&app.info.agents, below, buf);
+    }
     app.list_rows = rows;
-    first
+    drawn
 }
 
 impl ListFilter {
@@ -175,6 +181,9 @@ mod tests {
             in_place: false,
             mcp_servers: Vec::new(),
             resources: None,
+            review: Vec::new(),
+            group: None,
+            check: None,
         }
     }
 

@@ -8,7 +8,7 @@ use codiva_protocol::manager::DiffStat;
 use codiva_protocol::manager::SessionPhase;
 use crossterm::event::KeyEvent;
 
-use super::filter::{FilterAction, ListFilter, matches};
+use super::filter::{FilterAction, ListFilter};
 use codiva_protocol::params::RenameParams;
 
 use super::requests::{discard, session_params};
@@ -226,31 +226,20 @@ impl App {
         }]
     }
 
-    /// The session indices the list shows, in order (all of them without a filter).
-    pub(super) fn visible_rows(&self) -> Vec<usize> {
-        let query = self.filter.as_ref().map_or("", |f| f.query.as_str());
-        self.sessions
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| matches(s, query))
-            .map(|(index, _)| index)
-            .collect()
-    }
-
     /// Moves the selection by `delta` rows among those shown (`isize::MIN` / `MAX`: the ends).
     pub(super) fn move_selection(&mut self, delta: isize) {
         let rows = self.visible_rows();
         let Some(last) = rows.len().checked_sub(1) else {
             return;
         };
-        let at = rows.iter().position(|i| *i == self.selected);
+        let at = rows.iter().position(|row| *row == self.selected_row());
         let next = match (at, delta) {
             (_, isize::MIN) => 0,
             (_, isize::MAX) => last,
             (Some(at), delta) => at.saturating_add_signed(delta).min(last),
             (None, _) => 0,
         };
-        self.selected = rows[next];
+        self.select_row(&rows[next]);
     }
 
     /// `f` in the list: type to filter.
@@ -277,10 +266,10 @@ impl App {
         }
         // The selection stays on a row that is shown.
         let rows = self.visible_rows();
-        if !rows.contains(&self.selected)
+        if !rows.contains(&self.selected_row())
             && let Some(first) = rows.first()
         {
-            self.selected = *first;
+            self.select_row(first);
         }
         Vec::new()
     }

@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 
 use super::pane::Dialog;
 use super::{App, Focus, RunMode, View, list_view};
-use crate::i18n::{AppText, ViewText, t, tf, tn};
+use crate::i18n::{AppText, AttemptText, ViewText, t, tf, tn};
 use crate::theme;
 use crate::width::{fit, truncate, wrap_text};
 
@@ -111,11 +111,9 @@ fn render_body(app: &mut App, body: Rect, buf: &mut Buffer) -> Option<(u16, u16)
 /// answerable from the list.
 fn render_list(app: &mut App, body: Rect, buf: &mut Buffer) {
     let focused = app.focus == Focus::List;
-    let selected = app.selected.min(app.sessions.len().saturating_sub(1));
-    app.selected = selected;
+    app.selected = app.selected.min(app.sessions.len().saturating_sub(1));
     let waiting = app
-        .sessions
-        .get(selected)
+        .selected_session()
         .filter(|s| s.status.awaits_user())
         .map(|s| s.id.clone());
     let dialog_height = match &waiting {
@@ -123,7 +121,7 @@ fn render_list(app: &mut App, body: Rect, buf: &mut Buffer) {
         None => 0,
     };
     let list_area = Rect::new(body.x, body.y, body.width, body.height - dialog_height);
-    let first = super::filter::render_list(app, selected, focused, list_area, buf);
+    let first = super::filter::render_list(app, focused, list_area, buf);
     app.layout.list = Some(first);
     if let Some(id) = waiting
         && dialog_height > 0
@@ -518,6 +516,14 @@ fn detail(app: &mut App, id: &str, area: Rect, buf: &mut Buffer) {
                 spans.push(Span::styled(format!("{frame} "), theme::accent()));
             }
             spans.push(Span::styled(badge, style));
+            // Its check, as the list's cell says it, in words.
+            if let Some(check) = session.check.as_deref() {
+                let (words, style) = super::compare_view::check_words(Some(check));
+                spans.push(Span::styled(
+                    format!(" · {}", tf(AttemptText::CheckShort, &[&words])),
+                    style,
+                ));
+            }
             spans.push(Span::styled(
                 format!(" · {}", list_view::duration(activity.elapsed_ms(session))),
                 theme::dim(),

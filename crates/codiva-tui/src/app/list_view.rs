@@ -1,4 +1,5 @@
-//! The session list: one row per session, columns chosen by the terminal's width.
+//! The session list: one row per session, columns chosen by the terminal's width; a group of
+//! attempts is a parent row with its attempts under it (`groups.rs`).
 
 use codiva_protocol::agent::{AgentAvailability, AgentStatus, LoginState};
 use codiva_protocol::manager::{SessionInfo, SessionPhase};
@@ -8,8 +9,11 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
+use codiva_protocol::group::{CheckRun, CheckState, GroupInfo};
+
 use super::activity::Activity;
-use crate::i18n::{AppText, t, tf};
+use super::groups::{Counts, Groups, ListRow, attempt_label};
+use crate::i18n::{AppText, AttemptText, t, tf};
 use crate::theme;
 use crate::width::{fit, str_width};
 
@@ -74,7 +78,12 @@ struct Columns {
     res: usize,
     /// Sessions run more than one agent: the model cell names the agent too (`codex/gpt-5.5`).
     agent: bool,
+    /// The check's `✓` / `✗` / spinner, once some session has a check.
+    check: usize,
 }
+
+/// The check column: its glyph and a space.
+const CHECK_COLUMN: usize = 2;
 
 /// The columns of a row `width` cells wide; the PR cell only when some session has (or looks
 /// for) a pull request.
@@ -103,6 +112,7 @@ fn columns_for(width: usize) -> Columns {
             pr: 0,
             res: 0,
             agent: false,
+            check: 0,
         },
         60..100 => Columns {
             badge: 12,
@@ -112,6 +122,7 @@ fn columns_for(width: usize) -> Columns {
             pr: 9,
             res: 0,
             agent: false,
+            check: 0,
         },
         100..160 => Columns {
             badge: 13,
@@ -121,6 +132,7 @@ fn columns_for(width: usize) -> Columns {
             pr: 11,
             res: 0,
             agent: false,
+            check: 0,
         },
         _ => Columns {
             badge: 13,
@@ -130,6 +142,7 @@ fn columns_for(width: usize) -> Columns {
             pr: 13,
             res: super::resources::COLUMN,
             agent: false,
+            check: 0,
         },
     }
 }
@@ -193,11 +206,19 @@ pub fn render_agents(agents: &[AgentAvailability], area: Rect, buf: &mut Buffer)
     }
 }
 
-/// Draws the list into `area`, keeping `selected` visible. `focused`: the list has the keys.
-/// Returns where the session rows are and the index of the session on the first of them (for
+/// What the list draws: the sessions, their groups, and the rows to show (in order).
+#[derive(Clone, Copy)]
+pub struct Rows<'a> {
+    pub sessions: &'a [SessionInfo],
+    pub groups: &'a Groups,
+    pub rows: &'a [ListRow],
+}
+
+/// Draws the list's `rows` into `area`, keeping row `selected` visible. `focused`: the list has
+/// the keys. Returns where the rows are and the position in `rows` of the first one drawn (for
 /// hit-testing).
 pub fn render(
-    sessions: &[SessionInfo],
+    list: Rows<'_>,
     selected: usize,
     focused: bool,
     activity: Activity<'_>,
@@ -207,7 +228,12 @@ pub fn render(
     if area.height == 0 {
         return (area, 0);
     }
-    if sessions.is_empty() {
+    let Rows {
+        sessions,
+        groups,
+        rows: list_rows,
+    } = list;
+    if list_rows.is_empty() {
         let hint = Line::styled(format!("  {}", t(AppText::EmptyHint)), theme::dim());
         crate::width::set_line(buf, area.x, area.y, &hint, area.width);
         return (Rect::new(area.x, area.y, area.width, 0), 0);
@@ -219,20 +245,25 @@ pub fn render(
     if !sessions.iter().any(|s| s.resources.is_some()) {
         cols.res = 0;
     }
+    // The check column once some session has a check.
+    if sessions.iter().any(|s| s.check.is_some()) {
+        cols.check = CHECK_COLUMN;
+    }
+    let count = list_rows.len();
     let visible = usize::from(area.height);
     // Scroll so the selection is visible, with room for the "more" markers.
-    let (first, rows) = if sessions.len() <= visible {
+    let (first, rows) = if count <= visible {
         (0, visible)
     } else {
         let rows = visible.saturating_sub(2).max(1);
         let first = selected
             .saturating_sub(rows / 2)
-            .min(sessions.len().saturating_sub(rows));
+            .min(count.saturating_sub(rows));
         (first, rows)
     };
     let mut y = area.y;
-    let scrolled = sessions.len() > visible;
-    let shown = u16::try_from(rows.min(sessions.len() - first)).unwrap_or(0);
+    let scrolled = count > visible;
+    let shown = u16::try_from(rows.min(count - first)).unwrap_or(0);
     let rows_area = Rect::new(area.x, area.y + u16::from(scrolled), area.width, shown);
     if scrolled {
         let text = if first > 0 {
@@ -249,13 +280,51 @@ pub fn render(
         );
         y += 1;
     }
-    for (index, session) in sessions.iter().enumerate().skip(first).take(rows) {
-        let line = row(session, index == selected, focused, activity, width, &cols);
+    for (position, list_row) in list_rows.iter().enumerate().skip(first).take(rows) {
+        let is_selected = position == selected;
+        let line = match list_row {
+            ListRow::Session(index) => {
+                let Some(session) = sessions.get(*index) else {
+                    continue;
+                };
+                let group = groups.of(session);
+                // An attempt under its group's row: `├` or, for the group's last row shown, `└`.
+                let branch = group.map(|group| {
+                    let next_in_group = match list_rows.get(position + 1) {
+                        Some(ListRow::Session(next)) => sessions
+                            .get(*next)
+                            .is_some_and(|s| s.group.as_deref() == Some(group.id.as_str())),
+                        _ => false,
+                    };
+                    let glyph = if next_in_group { "├ " } else { "└ " };
+                    format!("{glyph}{}", attempt_label(Some(group), session))
+                });
+                let look = Look {
+                    selected: is_selected,
+                    focused,
+                    activity,
+                    width,
+                };
+                row(session, branch.as_deref(), look, &cols)
+            }
+            ListRow::Group(id) => {
+                let Some(group) = groups.get(id) else {
+                    continue;
+                };
+                let look = Look {
+                    selected: is_selected,
+                    focused,
+                    activity,
+                    width,
+                };
+                group_row(group, groups.is_collapsed(id), sessions, look, &cols)
+            }
+        };
         crate::width::set_line(buf, area.x, y, &line, area.width);
         y += 1;
     }
     if scrolled {
-        let below = sessions.len().saturating_sub(first + rows);
+        let below = count.saturating_sub(first + rows);
         let text = if below > 0 {
             format!("  {}", tf(AppText::MoreBelow, &[&below.to_string()]))
         } else {
@@ -272,21 +341,32 @@ pub fn render(
     (rows_area, first)
 }
 
-fn row(
-    session: &SessionInfo,
+/// How a row is drawn: selected, with the list focused, by this frame's clock, this wide.
+#[derive(Clone, Copy)]
+struct Look<'a> {
     selected: bool,
     focused: bool,
-    activity: Activity<'_>,
+    activity: Activity<'a>,
     width: usize,
-    cols: &Columns,
-) -> Line<'static> {
-    let (badge_text, badge_style) = badge(session);
-    let attention = session.status.awaits_user()
-        || matches!(session.phase, SessionPhase::Conflict { .. })
-        || matches!(session.status, Status::NeedsLogin | Status::Failed);
-    let fixed = 4
-        + cols.badge
+}
+
+impl Look<'_> {
+    fn style(&self) -> Style {
+        if self.selected && self.focused {
+            theme::selected()
+        } else if self.selected {
+            theme::bold()
+        } else {
+            Style::default()
+        }
+    }
+}
+
+/// The cells a row gives its fixed columns (all but the title).
+fn fixed_width(cols: &Columns) -> usize {
+    4 + cols.badge
         + 1
+        + cols.check
         + cols.model
         + usize::from(cols.model > 0)
         + cols.branch
@@ -295,8 +375,137 @@ fn row(
         + cols.time
         + cols.pr
         + usize::from(cols.pr > 0)
-        + cols.res;
-    let title_width = width.saturating_sub(fixed).max(8);
+        + cols.res
+}
+
+/// A group's parent row: folded or open, the instruction, how many attempts run, wait or are
+/// done (where the badge, check, model and branch columns would be), the group's elapsed time.
+fn group_row(
+    group: &GroupInfo,
+    collapsed: bool,
+    sessions: &[SessionInfo],
+    look: Look<'_>,
+    cols: &Columns,
+) -> Line<'static> {
+    let members: Vec<&SessionInfo> = super::groups::members(group, sessions)
+        .into_iter()
+        .filter_map(|index| sessions.get(index))
+        .collect();
+    let counts = Counts::of(members.iter().copied());
+    let row_style = look.style();
+    let marker = if look.selected { "›" } else { " " };
+    let (dot, dot_style) = if counts.waiting > 0 {
+        (theme::glyph::ATTENTION, theme::warning())
+    } else {
+        match members.iter().find_map(|s| look.activity.spinner(s)) {
+            Some(frame) => (frame, theme::accent()),
+            None => (" ", theme::dim()),
+        }
+    };
+    let title_width = look.width.saturating_sub(fixed_width(cols)).max(8);
+    let fold = if collapsed {
+        theme::glyph::GROUP_FOLDED
+    } else {
+        theme::glyph::GROUP_OPEN
+    };
+    let instruction = codiva_protocol::text::sanitize_title_to(&group.instruction, title_width + 1)
+        .unwrap_or_default();
+    let title = format!(
+        "{fold} {}",
+        tf(
+            AttemptText::GroupTitle,
+            &[&members.len().to_string(), &instruction]
+        )
+    );
+    // The summary takes the badge, check, model and branch columns.
+    let summary_width = cols.badge
+        + cols.check
+        + cols.model
+        + usize::from(cols.model > 0)
+        + cols.branch
+        + usize::from(cols.branch > 0);
+    let counts_args = [
+        &counts.running.to_string(),
+        &counts.waiting.to_string(),
+        &counts.done.to_string(),
+    ];
+    let full = tf(AttemptText::GroupCounts, &counts_args.map(String::as_str));
+    let summary = if str_width(&full) <= summary_width {
+        full
+    } else {
+        tf(
+            AttemptText::GroupCountsShort,
+            &counts_args.map(String::as_str),
+        )
+    };
+    let summary_style = if counts.waiting > 0 {
+        theme::warning()
+    } else if counts.running > 0 {
+        theme::accent()
+    } else {
+        theme::dim()
+    };
+    let mut spans = vec![
+        Span::styled(format!("{marker} "), row_style),
+        Span::styled(dot.to_owned(), dot_style),
+        Span::styled(" ", row_style),
+        Span::styled(fit(&title, title_width), row_style.patch(theme::bold())),
+        Span::raw(" "),
+        Span::styled(fit(&summary, summary_width), summary_style),
+    ];
+    if cols.res > 0 {
+        spans.push(Span::raw(" ".repeat(cols.res)));
+    }
+    let time = duration(super::groups::elapsed_ms(
+        look.activity,
+        members.iter().copied(),
+    ));
+    spans.push(Span::styled(
+        format!(" {time:>width$}", width = cols.time),
+        theme::dim(),
+    ));
+    Line::from(spans)
+}
+
+/// A session's check in one cell: `✓` passed, `✗` failed (or timed out, or could not run), a
+/// spinner while it runs; blank without one.
+pub fn check_cell(check: Option<&CheckRun>, activity: Activity<'_>) -> (&'static str, Style) {
+    let Some(check) = check else {
+        return (" ", theme::dim());
+    };
+    match check.state {
+        CheckState::Passed => (theme::glyph::OK, theme::success()),
+        CheckState::Failed | CheckState::TimedOut | CheckState::Error => {
+            (theme::glyph::FAILED, theme::error())
+        }
+        CheckState::Running => {
+            let index =
+                usize::try_from(activity.frame % theme::glyph::SPINNER.len() as u64).unwrap_or(0);
+            (theme::glyph::SPINNER[index], theme::accent())
+        }
+        CheckState::Unknown => ("?", theme::dim()),
+    }
+}
+
+/// A session's row; `attempt`: it is an attempt under its group's row, drawn with this label
+/// (`├ codex`) in place of its title.
+fn row(
+    session: &SessionInfo,
+    attempt: Option<&str>,
+    look: Look<'_>,
+    cols: &Columns,
+) -> Line<'static> {
+    let Look {
+        selected,
+        activity,
+        width,
+        ..
+    } = look;
+    let (badge_text, badge_style) = badge(session);
+    let attention = session.status.awaits_user()
+        || matches!(session.phase, SessionPhase::Conflict { .. })
+        || matches!(session.status, Status::NeedsLogin | Status::Failed);
+    let title_width = width.saturating_sub(fixed_width(cols)).max(8);
     let marker = if selected { "›" } else { " " };
     // The dot column: who waits for you, else who is working (a spinner).
     let spinner = activity.spinner(session);
@@ -306,24 +515,23 @@ fn row(
         Some(frame) => (frame, theme::accent()),
         None => (" ", theme::dim()),
     };
-    let row_style = if selected && focused {
-        theme::selected()
-    } else if selected {
-        theme::bold()
-    } else {
-        Style::default()
+    let row_style = look.style();
+    let title = match attempt {
+        Some(label) => format!("  {label}"),
+        None => list_title(session, title_width),
     };
     let mut spans = vec![
         Span::styled(format!("{marker} "), row_style),
         Span::styled(dot.to_owned(), dot_style),
         Span::styled(" ", row_style),
-        Span::styled(
-            fit(&list_title(session, title_width), title_width),
-            row_style,
-        ),
+        Span::styled(fit(&title, title_width), row_style),
         Span::raw(" "),
         Span::styled(fit(&badge_text, cols.badge), badge_style),
     ];
+    if cols.check > 0 {
+        let (glyph, style) = check_cell(session.check.as_deref(), activity);
+        spans.push(Span::styled(fit(glyph, cols.check), style));
+    }
     if cols.model > 0 {
         let model = session.model.as_deref().unwrap_or("default");
         let cell = if cols.agent {

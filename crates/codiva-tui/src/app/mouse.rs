@@ -170,13 +170,24 @@ impl App {
     /// A click on a list row selects its session (and moves the keys to its dialog when it
     /// waits); on its PR cell it opens the pull request.
     fn click_list(&mut self, area: Rect, first: usize, column: u16, row: u16) -> Vec<Effect> {
-        // The list may be filtered: rows map to sessions through the last frame.
+        // The list may be filtered or grouped: rows map to sessions through the last frame.
         let shown = self
             .list_rows
             .get(first + usize::from(row - area.y))
-            .copied();
+            .cloned();
+        // A group's row: selected, and it collapses or expands.
+        if let Some(super::groups::ListRow::Group(id)) = &shown {
+            self.focus = Focus::List;
+            self.toggle_group(id, None);
+            self.select_row(&super::groups::ListRow::Group(id.clone()));
+            return Vec::new();
+        }
+        let shown = match shown {
+            Some(super::groups::ListRow::Session(index)) => Some(index),
+            _ => None,
+        };
         if let Some(index) = shown.filter(|index| *index < self.sessions.len()) {
-            self.selected = index;
+            self.select_row(&super::groups::ListRow::Session(index));
             self.focus = Focus::List;
             // A click on the PR cell opens the pull request.
             if let Some(start) =

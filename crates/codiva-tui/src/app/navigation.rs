@@ -155,6 +155,8 @@ impl App {
             View::List => {
                 if let Some(index) = self.sessions.iter().position(|s| s.id == id) {
                     self.selected = index;
+                    self.selected_group = None;
+                    self.reveal(&id);
                 }
                 self.focus = Focus::Dialog;
                 Vec::new()

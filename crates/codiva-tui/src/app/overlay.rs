@@ -12,10 +12,13 @@ use crossterm::event::{KeyEvent, MouseEvent, MouseEventKind};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
+use super::attempts_form::AttemptsForm;
+use super::compare_view::CompareView;
 use super::config_view::{ConfigAction, ConfigView};
 use super::diff_view::{DiffAction, DiffView};
 use super::login_view::{LoginAction, LoginView};
 use super::message_view::{MessageAction, MessageView};
+use super::outside_view::{HistoryAction, HistoryView};
 use super::picker::{Picker, PickerAction, PickerKind, PickerRow};
 use super::requests::{cancel_login, refresh_agents, session_params};
 use super::{App, Effect, View};
@@ -27,6 +30,12 @@ pub enum Overlay {
     Config(ConfigView),
     Message(MessageView),
     Login(Box<LoginView>),
+    /// `/history`: the agents' conversations begun outside codiva.
+    History(Box<HistoryView>),
+    /// `/attempts`: agents and an instruction for a group of attempts.
+    Attempts(Box<AttemptsForm>),
+    /// A group's attempts side by side.
+    Compare(Box<CompareView>),
 }
 
 /// Which view over the body is open (a notice made in one shows only while it is).
@@ -38,6 +47,9 @@ pub enum OverlayKind {
     Config,
     Message,
     Login,
+    History,
+    Attempts,
+    Compare,
 }
 
 impl App {
@@ -52,6 +64,9 @@ impl App {
             Overlay::Config(_) => OverlayKind::Config,
             Overlay::Message(_) => OverlayKind::Message,
             Overlay::Login(_) => OverlayKind::Login,
+            Overlay::History(_) => OverlayKind::History,
+            Overlay::Attempts(_) => OverlayKind::Attempts,
+            Overlay::Compare(_) => OverlayKind::Compare,
         })
     }
 
@@ -77,6 +92,9 @@ impl App {
             Overlay::Config(_) => t(ViewText::ConfigHint).to_owned(),
             Overlay::Message(view) => view.hint(),
             Overlay::Login(view) => view.hint(),
+            Overlay::History(view) => view.hint(),
+            Overlay::Attempts(form) => form.hint(),
+            Overlay::Compare(view) => view.hint(),
         })
     }
 
@@ -103,7 +121,8 @@ impl App {
                 match view.key(key) {
                     DiffAction::None => Vec::new(),
                     DiffAction::Close => {
-                        self.overlay = None;
+                        // Opened from the compare view: back to it.
+                        self.back_to_compare();
                         Vec::new()
                     }
                     DiffAction::Notice(text) => {
@@ -152,6 +171,22 @@ impl App {
                 }
                 LoginAction::Open { url } => vec![Effect::OpenUrl { url }],
             },
+            Overlay::History(view) => match view.key(key) {
+                HistoryAction::None => Vec::new(),
+                HistoryAction::Close => {
+                    self.overlay = None;
+                    Vec::new()
+                }
+                HistoryAction::Read(conversation) => {
+                    vec![Effect::request(ClientRequest::HistoryRead(conversation))]
+                }
+                HistoryAction::Adopt(params) => {
+                    self.set_notice(t(crate::i18n::OutsideText::Adopting).to_owned(), false);
+                    vec![Effect::request(ClientRequest::HistoryAdopt(params))]
+                }
+            },
+            Overlay::Attempts(_) => self.attempts_form_key(key),
+            Overlay::Compare(_) => self.compare_key(key),
         }
     }
 
@@ -177,6 +212,7 @@ impl App {
         match &mut self.overlay {
             Some(Overlay::Diff(view)) => view.scroll_by(rows),
             Some(Overlay::Message(view)) => view.scroll_by(rows),
+            Some(Overlay::History(view)) => view.scroll_by(rows),
             _ => {}
         }
         Vec::new()
@@ -195,6 +231,15 @@ impl App {
             Overlay::Login(view) => view.render(area, buf),
             Overlay::Message(view) => {
                 view.render(area, buf);
+                None
+            }
+            Overlay::History(view) => {
+                view.render(area, buf);
+                None
+            }
+            Overlay::Attempts(form) => form.render(area, buf),
+            Overlay::Compare(_) => {
+                self.render_compare(area, buf);
                 None
             }
         }

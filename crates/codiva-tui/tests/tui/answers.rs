@@ -37,6 +37,8 @@ const NOT_SENT: &[&str] = &[
     "session/mcpReconnect",
     "manager/snapshot",
     "daemon/shutdown",
+    // The check's output is for other clients (`serve`); the TUI shows the result.
+    "session/checkOutput",
 ];
 
 type Check = Box<dyn Fn(&mut App, &[Effect])>;
@@ -502,6 +504,126 @@ fn cases() -> Vec<Case> {
                 assert_eq!(app.notice(), None);
                 assert!(effects.is_empty());
             }),
+        },
+    ]
+    .into_iter()
+    .chain(attempt_cases(&session))
+    .collect()
+}
+
+/// The attempts' requests (`attempts.rs` has their views).
+fn attempt_cases(session: &codiva_protocol::manager::SessionInfo) -> Vec<Case> {
+    use codiva_protocol::group::{
+        Attempt, AttemptDiffParams, AttemptSpec, CheckRun, CheckState, CheckTrigger,
+        CreateGroupParams, GroupCompare, GroupInfo, GroupParams, GroupResult, KeepOutcome,
+        KeepParams, LastAttemptsResult, RunCheckResult,
+    };
+    use codiva_tui::i18n::AttemptText;
+    let group = GroupInfo {
+        id: "g1".into(),
+        instruction: "Fix the login".into(),
+        attempts: vec![Attempt {
+            session_id: session.id.clone(),
+            spec: AttemptSpec::new("claude", None),
+        }],
+        created_at: 0,
+        kept: None,
+    };
+    let keep = |token: Option<&str>| {
+        request(ClientRequest::GroupKeep(KeepParams {
+            group_id: "g1".into(),
+            session_id: session.id.clone(),
+            confirm_token: token.map(str::to_owned),
+        }))
+    };
+    vec![
+        // The group's rows come as events; the answer says it started.
+        Case {
+            effect: request(ClientRequest::GroupCreate(CreateGroupParams {
+                prompt: "Fix the login".into(),
+                attempts: vec![AttemptSpec::new("claude", None)],
+                ..CreateGroupParams::default()
+            })),
+            prepare: nothing,
+            ok: value(GroupResult {
+                group: group.clone(),
+                sessions: Vec::new(),
+            }),
+            after_ok: says(tf(AttemptText::Started, &["1", "claude"])),
+            after_err: failure_said(),
+        },
+        // The repository's last list fills the open form; without one the form keeps its own.
+        Case {
+            effect: request(ClientRequest::GroupLastAttempts(NoParams {})),
+            prepare: |app| {
+                press(app, KeyCode::Esc);
+                command(app, "/attempts");
+            },
+            ok: value(LastAttemptsResult {
+                attempts: vec![AttemptSpec::new("codex", Some("gpt-5.5".into()))],
+                text: "codex:gpt-5.5".into(),
+            }),
+            after_ok: Box::new(|app, _| assert!(screen(app).contains("› codex:gpt-5.5"))),
+            after_err: Box::new(|app, _| {
+                assert!(screen(app).contains("› claude"));
+                assert_eq!(app.notice(), None);
+            }),
+        },
+        // The figures fill the compare view (none is open here: nothing to show).
+        Case {
+            effect: request(ClientRequest::GroupCompare(GroupParams {
+                group_id: "g1".into(),
+            })),
+            prepare: nothing,
+            ok: value(GroupCompare {
+                group: group.clone(),
+                attempts: Vec::new(),
+            }),
+            after_ok: no_notice(),
+            after_err: failure_said(),
+        },
+        Case {
+            effect: request(ClientRequest::GroupDiff(AttemptDiffParams {
+                session_id: session.id.clone(),
+                other: None,
+                path: None,
+            })),
+            prepare: nothing,
+            ok: value(DiffText {
+                text: String::new(),
+                truncated: false,
+            }),
+            after_ok: no_notice(),
+            after_err: failure_said(),
+        },
+        // The preview asks once; `y` keeps with its token.
+        Case {
+            effect: keep(None),
+            prepare: nothing,
+            ok: value(KeepOutcome::NeedsConfirmation {
+                discard: Vec::new(),
+                confirm_token: "k-1".into(),
+            }),
+            after_ok: yes_sends(keep(Some("k-1"))),
+            after_err: failure_said(),
+        },
+        Case {
+            effect: request(ClientRequest::SessionRunCheck(sid(&session.id))),
+            prepare: nothing,
+            ok: value(RunCheckResult {
+                check: CheckRun {
+                    state: CheckState::Running,
+                    command: "cargo test -q".into(),
+                    started_at: 0,
+                    duration_ms: None,
+                    exit_code: None,
+                    signal: None,
+                    detail: None,
+                    trigger: CheckTrigger::Requested,
+                },
+            }),
+            after_ok: says(tf(AttemptText::CheckStarted, &["cargo test -q"])),
+            after_err: failure_said(),
         },
     ]
 }
