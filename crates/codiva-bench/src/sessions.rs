@@ -138,6 +138,7 @@ pub async fn restored_repo_with(
         &StateFile {
             version: persist::SCHEMA_VERSION,
             sessions,
+            ..StateFile::default()
         },
     )?;
     Ok((repo_dir, claude_home, written))
@@ -215,6 +216,14 @@ async fn measure_in(dir: &Path, count: usize) -> Result<()> {
             .await?;
         creates.push(started.elapsed());
     }
+    // A group of five attempts against five single sessions, rounds interleaved: from the
+    // request to every worktree made and every task started.
+    let rounds = if count <= 10 { 3 } else { 7 };
+    let (mut groups, mut singles) = (Vec::new(), Vec::new());
+    for round in 0..rounds {
+        groups.push(start_five(&manager, round, true).await?);
+        singles.push(start_five(&manager, round, false).await?);
+    }
     manager.shutdown().await;
 
     println!(
@@ -259,8 +268,80 @@ async fn measure_in(dir: &Path, count: usize) -> Result<()> {
         "< 20 ms".into(),
         verdict(worst, Duration::from_millis(20)).into(),
     ]);
+    let (single_median, single_worst) = median_worst(&mut singles);
+    table.row([
+        format!("start 5 single sessions, until every worktree is made ({rounds} rounds)"),
+        ms(single_median),
+        ms(single_worst),
+        "(reference)".into(),
+        String::new(),
+    ]);
+    let (group_median, group_worst) = median_worst(&mut groups);
+    let bound = single_median.mul_f64(1.10);
+    table.row([
+        format!("start a group of 5 attempts, until every worktree is made ({rounds} rounds)"),
+        ms(group_median),
+        ms(group_worst),
+        format!("≤ {} (5 singles + 10 %)", ms(bound)),
+        if group_median <= bound {
+            "PASS"
+        } else {
+            "FAIL"
+        }
+        .into(),
+    ]);
     println!("{}", table.render());
     Ok(())
+}
+
+/// Starts five sessions — one group of five attempts, or five single sessions one request
+/// after another — and waits until each has its worktree and its task (phase no longer
+/// `preparing`); how long that took from the first request.
+async fn start_five(manager: &Manager, round: usize, group: bool) -> Result<Duration> {
+    use codiva_protocol::group::{AttemptSpec, CreateGroupParams};
+    use codiva_protocol::manager::{ManagerEvent, SessionPhase};
+    let mut events = manager.subscribe();
+    let started = Instant::now();
+    let ids: Vec<String> = if group {
+        let created = manager
+            .request::<codiva_protocol::methods::request::GroupCreate>(CreateGroupParams {
+                prompt: format!("bench group {round}"),
+                attempts: vec![AttemptSpec::new("claude", None); 5],
+                ..CreateGroupParams::default()
+            })
+            .await?;
+        created.sessions.into_iter().map(|s| s.id).collect()
+    } else {
+        let mut ids = Vec::new();
+        for index in 0..5 {
+            let created = manager
+                .create(CreateOptions {
+                    prompt: format!("bench single {round} {index}"),
+                    ..CreateOptions::default()
+                })
+                .await?;
+            ids.push(created.id);
+        }
+        ids
+    };
+    let mut ready = std::collections::BTreeSet::new();
+    let wait = async {
+        while !ids.iter().all(|id| ready.contains(id)) {
+            match events.recv().await {
+                Ok(ManagerEvent::Session { session })
+                    if session.phase != SessionPhase::Preparing =>
+                {
+                    ready.insert(session.id);
+                }
+                Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(60), wait)
+        .await
+        .context("the five sessions' worktrees were not made within 60 s")?;
+    Ok(started.elapsed())
 }
 
 fn median_worst(samples: &mut [Duration]) -> (Duration, Duration) {
