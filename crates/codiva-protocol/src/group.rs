@@ -418,6 +418,49 @@ mod tests {
     }
 
     #[test]
+    fn the_list_fold_knows_groups() {
+        use crate::manager::{ManagerEvent, ManagerSnapshot, SequencedEvent};
+        use crate::view::Applied;
+        let group = |id: &str, kept: Option<&str>| GroupInfo {
+            id: id.into(),
+            instruction: "fix it".into(),
+            attempts: vec![Attempt {
+                session_id: format!("{id}-claude"),
+                spec: AttemptSpec::new("claude", None),
+            }],
+            created_at: 1,
+            kept: kept.map(str::to_owned),
+        };
+        let mut list = ManagerSnapshot {
+            seq: 0,
+            sessions: Vec::new(),
+            groups: Vec::new(),
+        };
+        let events = [
+            ManagerEvent::Group {
+                change: GroupChange::Created,
+                group: group("g-b", None),
+            },
+            ManagerEvent::Group {
+                change: GroupChange::Created,
+                group: group("g-a", None),
+            },
+            ManagerEvent::Group {
+                change: GroupChange::Kept,
+                group: group("g-b", Some("g-b-claude")),
+            },
+            ManagerEvent::GroupRemoved { id: "g-a".into() },
+        ];
+        for (seq, event) in (1..).zip(events) {
+            assert_eq!(list.apply(&SequencedEvent { seq, event }), Applied::Applied);
+        }
+        assert_eq!(list.groups, vec![group("g-b", Some("g-b-claude"))]);
+        // A snapshot without groups (an older server) reads as none.
+        let old: ManagerSnapshot = serde_json::from_str(r#"{"seq":3,"sessions":[]}"#).unwrap();
+        assert!(old.groups.is_empty());
+    }
+
+    #[test]
     fn a_check_state_of_a_later_version_reads_as_unknown() {
         let state: CheckState = serde_json::from_str("\"flaky\"").unwrap();
         assert_eq!(state, CheckState::Unknown);

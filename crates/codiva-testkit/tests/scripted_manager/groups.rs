@@ -517,6 +517,63 @@ async fn a_check_has_a_time_limit_and_stops_with_its_session() {
     manager.shutdown().await;
 }
 
+/// A check that runs when the manager stops is stopped with it (and reaped), and reads back
+/// as `error` after a restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_check_stops_with_the_manager() {
+    let repo = TestRepo::new().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let pids = tempfile::tempdir().unwrap();
+    let pid_file = pids.path().join("pid");
+    let mut options = options(&repo, home.path().to_path_buf());
+    options.checks = checks(
+        &format!("echo $$ > '{}'; sleep 600 & wait", pid_file.display()),
+        Duration::from_secs(600),
+    );
+    let (manager, _) = Manager::start(options.clone()).await.unwrap();
+    let mut events = manager.subscribe();
+    let created = manager
+        .request::<request::GroupCreate>(CreateGroupParams {
+            prompt: "say hello".to_owned(),
+            attempts: vec![AttemptSpec::new("scripted", None)],
+            ..CreateGroupParams::default()
+        })
+        .await
+        .unwrap();
+    let id = created.sessions[0].id.clone();
+    let mut seen = Vec::new();
+    until_all(&mut events, std::slice::from_ref(&id), &mut seen, |s| {
+        s.status == Status::Completed
+            && s.check
+                .as_ref()
+                .is_some_and(|c| c.state == CheckState::Running)
+    })
+    .await;
+    let wait_pid = async {
+        loop {
+            if let Ok(text) = std::fs::read_to_string(&pid_file)
+                && let Ok(pid) = text.trim().parse::<i32>()
+            {
+                return pid;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    let pid = tokio::time::timeout(Duration::from_secs(30), wait_pid)
+        .await
+        .expect("the check never started");
+    manager.shutdown().await;
+    assert!(
+        !Path::new(&format!("/proc/{pid}")).exists(),
+        "check {pid} outlived the manager"
+    );
+    let (manager, _) = Manager::start(options).await.unwrap();
+    let rows = manager.list().await.unwrap();
+    let check = rows[0].check.clone().unwrap();
+    assert_eq!(check.state, CheckState::Error, "{check:?}");
+    manager.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn what_groups_and_checks_refuse() {
     let repo = TestRepo::new().unwrap();
