@@ -74,7 +74,8 @@ pub struct DiffView {
     /// The session's comments, as its row last said.
     comments: Vec<ReviewComment>,
     focus: Focus,
-    editor: Option<CommentEditor>,
+    /// Boxed: the composer is large, and the view is one variant of the overlays.
+    editor: Option<Box<CommentEditor>>,
     drawn: Drawn,
 }
 
@@ -333,13 +334,13 @@ impl DiffView {
             }
             KeyCode::Enter | KeyCode::Char('e') => {
                 if let Some(comment) = self.comments.get(index) {
-                    self.editor = Some(CommentEditor::new(
+                    self.editor = Some(Box::new(CommentEditor::new(
                         EditTarget::Edit {
                             comment_id: comment.id.clone(),
                         },
                         &comment.anchor,
                         &comment.body,
-                    ));
+                    )));
                 }
             }
             KeyCode::Char('d') | KeyCode::Delete | KeyCode::Backspace => {
@@ -416,14 +417,14 @@ impl DiffView {
         let Some((anchor, quoted)) = anchor else {
             return DiffAction::Notice(t(ReviewText::NotALine).to_owned());
         };
-        self.editor = Some(CommentEditor::new(
+        self.editor = Some(Box::new(CommentEditor::new(
             EditTarget::New {
                 anchor: anchor.clone(),
                 lines: quoted,
             },
             &anchor,
             "",
-        ));
+        )));
         DiffAction::None
     }
 
