@@ -468,6 +468,21 @@ async fn a_codex_thread_begun_outside_is_listed_read_and_continued() {
         .await
         .unwrap()
         .session;
+    // Its log is the thread's, rebuilt from the rollout (codiva has no history of it).
+    let page = manager
+        .read(
+            &adopted.id,
+            codiva_protocol::session::Scope::Main,
+            None,
+            100,
+        )
+        .await
+        .unwrap();
+    assert!(
+        page.entries.iter().any(|entry| matches!(&entry.kind,
+            EntryKind::Tool(tool) if tool.summary == "echo outside-codex-tool")),
+        "{page:?}"
+    );
     manager
         .send(
             &adopted.id,

@@ -408,13 +408,24 @@ impl Actor {
             self.emit(ManagerEvent::Warning { message });
         }
         let owned_id = id.to_owned();
+        // A conversation adopted from outside codiva has no history of codiva's: an agent that
+        // rebuilds no log of its own gives its outside reading (`manager/actor/outside.rs`).
+        let outside_env = summary.is_none().then(|| self.options.env.clone());
         self.job(
             Some(id),
             async move {
                 let session_id = session_id?;
-                let read =
-                    tokio::task::spawn_blocking(move || provider.conversation(&cwd, &session_id))
-                        .await;
+                let read = tokio::task::spawn_blocking(move || {
+                    provider.conversation(&cwd, &session_id).or_else(|| {
+                        super::outside::outside_log(
+                            provider.as_ref(),
+                            &cwd,
+                            &session_id,
+                            outside_env?,
+                        )
+                    })
+                })
+                .await;
                 read.unwrap_or_else(|err| Some(Err(RecordsError::new(err))))
             },
             move |actor, transcript| {

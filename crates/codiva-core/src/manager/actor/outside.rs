@@ -293,6 +293,23 @@ fn same_dir(a: &Path, b: &Path) -> bool {
         )
 }
 
+/// Conversation `id` run in `cwd` as the agent's outside reading rebuilds it (its record's end),
+/// as a restored session's log: for an adopted conversation of an agent that rebuilds no log
+/// of its own (Codex). `None` when the agent keeps no records it reads.
+pub(super) fn outside_log(
+    provider: &dyn Provider,
+    cwd: &Path,
+    id: &str,
+    env: crate::process::EnvPolicy,
+) -> Option<Result<crate::provider::ConversationLog, RecordsError>> {
+    let read = provider.read_outside(cwd, id, READ_WINDOW, &env)?;
+    Some(read.map(|log| crate::provider::ConversationLog {
+        main: log.entries,
+        subagents: Vec::new(),
+        todos: None,
+    }))
+}
+
 /// Conversation `id` as the agent lists it for `cwd`, and how its record ends (refused when it
 /// recorded none there).
 async fn find(
