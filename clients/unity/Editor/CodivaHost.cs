@@ -33,6 +33,8 @@ namespace Codiva.Editor
         /// The panel's sends: held while Unity compiles, in `Temp/Codiva/queued-sends.json` (Unity
         /// empties the project's Temp/ when the Editor quits; the file outlives domain reloads).
         public static SendQueue Sends { get; private set; }
+        /// The images the Ops tools returned, by call (Library/Codiva/ToolImages, kept 7 days).
+        public static ToolImageCache ToolImages { get; private set; }
 
         static CodivaHost()
         {
@@ -57,6 +59,9 @@ namespace Codiva.Editor
             // The same token and port after a domain reload (SessionState lives as long as the
             // Editor): the MCP config of the sessions created before it still reaches the server.
             Ops = new McpServer(registry, runner, SessionState.GetString(OpsTokenKey, null));
+            ToolImages = new ToolImageCache(Path.Combine(ProjectDir, "Library", "Codiva", "ToolImages"));
+            ToolImages.Prune(System.DateTime.UtcNow);
+            Ops.Called += ToolImages.Keep;
             Ops.Start(SessionState.GetInt(OpsPortKey, 0));
             SessionState.SetString(OpsTokenKey, Ops.Token);
             SessionState.SetInt(OpsPortKey, Ops.Port);

@@ -29,6 +29,7 @@ namespace Codiva.Editor
         // and each session's drawn part of its conversation (the render cap).
         readonly ExpandMemory expand = new ExpandMemory();
         readonly Dictionary<string, TranscriptWindow> transcripts = new Dictionary<string, TranscriptWindow>();
+        readonly Dictionary<string, Texture2D> textures = new Dictionary<string, Texture2D>();
         // One stepper per open question prompt, kept across refreshes (by request id).
         readonly Dictionary<string, QuestionStepper> steppers = new Dictionary<string, QuestionStepper>();
         readonly Dictionary<string, TurnNote> notes = new Dictionary<string, TurnNote>();
@@ -130,6 +131,8 @@ namespace Codiva.Editor
         {
             EditorApplication.update -= Tick;
             feed?.Dispose();
+            foreach (var texture in textures.Values) DestroyImmediate(texture);
+            textures.Clear();
             if (CodivaHost.Turns != null) CodivaHost.Turns.TurnEnded -= OnTurnEnded;
             if (CodivaHost.Sends != null) CodivaHost.Sends.Changed -= Refresh;
             if (CodivaHost.Client == null) return;
@@ -275,6 +278,8 @@ namespace Codiva.Editor
                 tool.RegisterValueChangedCallback(e => expand.Set(session, item.Key, null, e.newValue));
                 if (item.Tool.Diff.Count > 0) tool.Add(new Label(LineDiff.Rich(item.Tool.Diff, lang)) { style = { whiteSpace = WhiteSpace.Normal } });
                 if (!string.IsNullOrEmpty(item.Tool.Output)) tool.Add(new Label(RichText.Escape(item.Tool.Output)) { style = { whiteSpace = WhiteSpace.Normal } });
+                foreach (var image in CodivaHost.ToolImages.Of(item.Tool.ToolUseId))
+                    tool.Add(new Image { image = Texture(image.Path), style = { width = image.ThumbWidth, height = image.ThumbHeight } });
                 return tool;
             }
             if (item.Kind == ItemKind.Thinking)
@@ -286,6 +291,16 @@ namespace Codiva.Editor
                 return thinking;
             }
             return label;
+        }
+
+        // One texture per kept image file, made once.
+        Texture2D Texture(string path)
+        {
+            Texture2D texture;
+            if (textures.TryGetValue(path, out texture)) return texture;
+            texture = new Texture2D(2, 2);
+            texture.LoadImage(File.ReadAllBytes(path));
+            return textures[path] = texture;
         }
 
         // The permission card: allow once, each always-allow scope the agent offers, deny with the

@@ -34,6 +34,9 @@ namespace Codiva.Ops
         public string Version = "0.1.0";
         /// Every JSON-RPC method handled (tests and diagnostics), on the HTTP threads.
         public event Action<string> Handled;
+        /// Each tool call's result with the call's tool-use id (`_meta["claudecode/toolUseId"]`,
+        /// null when the client sent none), on the HTTP threads: ToolImageCache keeps its images.
+        public event Action<string, ToolResult> Called;
 
         /// `token`: the bearer token to require; null makes a new one. The Editor keeps the token
         /// and port of its server across domain reloads (SessionState), so that the sessions
@@ -196,7 +199,10 @@ namespace Codiva.Ops
                         var tool = name == null ? null : registry.Find(name);
                         if (tool == null) { Reply(response, 200, Error(id, -32602, "unknown tool: " + name)); return; }
                         var arguments = JsonRead.Get(parameters, "arguments") as Dictionary<string, object> ?? new Dictionary<string, object>();
-                        Reply(response, 200, Result(id, runner.Run(tool, arguments).ToJson()));
+                        var result = runner.Run(tool, arguments);
+                        // The call's tool-use id, as Claude Code names it (null from other clients).
+                        Called?.Invoke(JsonRead.Str(JsonRead.Get(parameters, "_meta"), "claudecode/toolUseId"), result);
+                        Reply(response, 200, Result(id, result.ToJson()));
                         return;
                     }
                 default:

@@ -12,7 +12,10 @@ namespace Codiva.Unity
     public static class AtomicFile
     {
         /// Writes `text` (UTF-8) as the whole of `path`, creating its folder.
-        public static void Write(string path, string text)
+        public static void Write(string path, string text) => WriteBytes(path, new UTF8Encoding(false).GetBytes(text));
+
+        /// Writes `bytes` as the whole of `path`, creating its folder.
+        public static void WriteBytes(string path, byte[] bytes)
         {
             var dir = Path.GetDirectoryName(Path.GetFullPath(path));
             Directory.CreateDirectory(dir);
@@ -21,7 +24,6 @@ namespace Codiva.Unity
             {
                 using (var stream = new FileStream(temp, FileMode.CreateNew, FileAccess.Write))
                 {
-                    var bytes = new UTF8Encoding(false).GetBytes(text);
                     stream.Write(bytes, 0, bytes.Length);
                     stream.Flush(true);
                 }

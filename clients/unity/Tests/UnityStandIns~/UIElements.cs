@@ -214,6 +214,15 @@ namespace UnityEngine.UIElements
         public T newValue { get => throw null; protected set => throw null; }
     }
 
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.Image.html
+    public class Image : VisualElement
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.Image-ctor.html
+        public Image() => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.Image-image.html
+        public Texture image { get => throw null; set => throw null; }
+    }
+
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.IStyle.html
     public interface IStyle
     {
@@ -227,6 +236,10 @@ namespace UnityEngine.UIElements
         StyleEnum<Wrap> flexWrap { get; set; }
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.IStyle-minHeight.html
         StyleLength minHeight { get; set; }
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.IStyle-width.html
+        StyleLength width { get; set; }
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.IStyle-height.html
+        StyleLength height { get; set; }
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.IStyle-whiteSpace.html
         StyleEnum<WhiteSpace> whiteSpace { get; set; }
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.IStyle-display.html

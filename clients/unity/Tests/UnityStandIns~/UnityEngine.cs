@@ -134,9 +134,16 @@ namespace UnityEngine
         public static RenderTexture active { get => throw null; set => throw null; }
     }
 
-    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Texture2D.html (a Texture)
-    public sealed class Texture2D : Object
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Texture.html
+    public class Texture : Object
     {
+    }
+
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Texture2D.html (a Texture)
+    public sealed class Texture2D : Texture
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Texture2D-ctor.html
+        public Texture2D(int width, int height) => throw null;
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Texture2D-ctor.html
         public Texture2D(int width, int height, TextureFormat textureFormat, bool mipChain) => throw null;
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Texture2D.ReadPixels.html
@@ -150,6 +157,8 @@ namespace UnityEngine
     {
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/ImageConversion.EncodeToPNG.html
         public static byte[] EncodeToPNG(this Texture2D tex) => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/ImageConversion.LoadImage.html
+        public static bool LoadImage(this Texture2D tex, byte[] data) => throw null;
     }
 
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/TextureFormat.html
