@@ -28,6 +28,8 @@ mod budget;
 mod groups;
 #[path = "scripted_manager/list_fold.rs"]
 mod list_fold;
+#[path = "scripted_manager/review.rs"]
+mod review;
 
 fn options(repo: &TestRepo, home: PathBuf) -> ManagerOptions {
     let program = PathBuf::from(env!("CARGO_BIN_EXE_codiva-fake-agent"));
