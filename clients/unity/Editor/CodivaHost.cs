@@ -35,6 +35,9 @@ namespace Codiva.Editor
         public static SendQueue Sends { get; private set; }
         /// The images the Ops tools returned, by call (Library/Codiva/ToolImages, kept 7 days).
         public static ToolImageCache ToolImages { get; private set; }
+        /// The Ops tools (what the auto-approve levels name) and the level picked per session.
+        public static ToolRegistry Tools { get; private set; }
+        public static AutoApproveChoices Approvals { get; private set; }
 
         static CodivaHost()
         {
@@ -54,6 +57,9 @@ namespace Codiva.Editor
             UnityTools.Register(registry);
             registry.Add(new ScriptCommitTool(ProjectDir, new UnityScriptCompiler(Dispatcher)));
             foreach (var module in new[] { "core", "scene", "assets", "editor", "scripts" }) registry.Enable(module);
+            Tools = registry;
+            Approvals = new AutoApproveChoices(Path.Combine(ProjectDir, "Library", "Codiva", "auto-approve.json"));
+            if (Approvals.Problem != null) Debug.LogWarning("codiva: " + Approvals.Problem);
             Console.SetIgnore(EditorPrefs.GetString(ConsoleIgnorePref, "").Split('\n'));
             Turns = new TurnScope(Client.Store, new UnityUndo(), new UnityAssetRefresh(), new OpsToolEffects(registry), TurnScope.InPlaceIn(ProjectDir), Client.Watch);
             // The same token and port after a domain reload (SessionState lives as long as the

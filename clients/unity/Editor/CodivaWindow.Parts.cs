@@ -75,6 +75,16 @@ namespace Codiva.Editor
             if (Pickers.CanSetMode(capabilities))
                 pickers.Add(MenuButton(Strings.Get(Str.PickMode, lang), Pickers.PermissionModes(view, lang), item => actions.SetMode(Pickers.ChooseMode(session, item))));
             pickers.Add(MenuButton(Strings.Get(Str.PickAgent, lang), Pickers.Agents(client.Store.Agents, view.Row?.Agent, lang), item => actions.SetAgent(Pickers.ChooseAgent(session, item))));
+            // Auto-approve: the level the user picks is codiva's approval policy; it is shown as
+            // picked once codiva took it.
+            var level = CodivaHost.Approvals.Of(session);
+            var approve = MenuButton("", AutoApprove.Items(level, CodivaHost.Tools, lang), item =>
+            {
+                var chosen = AutoApprove.LevelOf(item);
+                client.Request(Methods.SessionSetApprovalPolicy, AutoApprove.Choose(session, chosen, CodivaHost.Tools), _ => { CodivaHost.Approvals.Set(session, chosen); Refresh(); });
+            });
+            approve.text = RichText.Escape(AutoApprove.ButtonWords(level, lang));
+            pickers.Add(approve);
         }
 
         static Button MenuButton(string name, List<PickerItem> items, Action<PickerItem> choose)

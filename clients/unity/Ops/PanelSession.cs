@@ -18,7 +18,7 @@ namespace Codiva.Ops
             McpServerConfig.Http(ops.Url, new Dictionary<string, string> { { "Authorization", "Bearer " + ops.Token } });
 
         /// `session/create`'s params for a prompt in the project at `projectDir` (absolute).
-        /// No tool is allowed in advance: the agent asks, the user answers. Scripts under
+        /// No tool is allowed in advance (the `ask` policy): the agent asks, the user answers. Scripts under
         /// `Assets/` are refused to the agent's own file tools and go through `scripts_commit`.
         public static CreateParams Create(string prompt, string projectDir, McpServer ops) => new CreateParams
         {
@@ -27,6 +27,9 @@ namespace Codiva.Ops
             McpServers = new Dictionary<string, McpServerConfig> { { OpsServerName, McpEntry(ops) } },
             DisallowedTools = new List<string>(ScriptGate.DisallowedTools),
             AppendSystemPrompt = ScriptGate.Instructions(OpsServerName),
+            // Asked, whatever codiva's default for new sessions is: only the user's pick in the
+            // panel (AutoApprove) lets requests through without asking.
+            ApprovalPolicy = new ApprovalPolicy { Mode = Known.ApprovalPolicy.Ask },
         };
     }
 }

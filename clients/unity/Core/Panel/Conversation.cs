@@ -156,6 +156,9 @@ namespace Codiva.Panel
                 case Known.LogEntry.SubagentPrompt:
                     return new ConversationItem { Kind = ItemKind.SubagentPrompt, Key = key, Rich = RichText.Escape(entry.Text) };
                 case Known.LogEntry.Note:
+                    // A request the session's approval policy allowed: every one is shown.
+                    if (entry.Code?.Name == Known.NoteName.AllowedByPolicy && entry.Code.Args != null && entry.Code.Args.Count > 0)
+                        return new ConversationItem { Kind = ItemKind.Note, Key = key, Level = Known.NoteLevel.Info, Rich = RichText.Escape(Strings.Format(Str.AllowedByPolicy, language, Words.OneLine(entry.Code.Args[0], 120))) };
                     if (entry.Code?.Name == Known.NoteName.Compacted)
                         return new ConversationItem { Kind = ItemKind.Compaction, Key = key, Level = entry.Level, Rich = RichText.Escape(CompactionWords(entry.Code, language)) };
                     return new ConversationItem { Kind = ItemKind.Note, Key = key, Level = entry.Level ?? Known.NoteLevel.Info, Rich = RichText.Escape(entry.Text) };

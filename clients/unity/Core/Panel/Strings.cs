@@ -196,6 +196,7 @@ namespace Codiva.Panel
         AutoApproveReadOnly,
         AutoApproveUndoable,
         AutoApproveAllTools,
+        AutoApproveUnknown,
         /// `{0}`: the tool.
         AllowedByPolicy,
         // Settings.
@@ -344,6 +345,7 @@ namespace Codiva.Panel
             { Str.AutoApproveReadOnly, "Unity tools that change nothing" },
             { Str.AutoApproveUndoable, "Unity tools that change nothing or that Undo reverts" },
             { Str.AutoApproveAllTools, "All tools (commands and file edits too)" },
+            { Str.AutoApproveUnknown, "Not set from this panel (pick one to set it)" },
             { Str.AllowedByPolicy, "Allowed without asking: {0}" },
             { Str.Settings, "Settings" },
             { Str.ConsoleIgnorePatterns, "Console errors to ignore (one pattern a line, * matches anything)" },
@@ -488,6 +490,7 @@ namespace Codiva.Panel
             { Str.AutoApproveReadOnly, "何も変更しないエディターのツール" },
             { Str.AutoApproveUndoable, "何も変更しないか、元に戻せるエディターのツール" },
             { Str.AutoApproveAllTools, "すべてのツール(コマンドとファイル編集も)" },
+            { Str.AutoApproveUnknown, "このパネルからは未設定(選ぶと設定されます)" },
             { Str.AllowedByPolicy, "確認なしで許可: {0}" },
             { Str.Settings, "設定" },
             { Str.ConsoleIgnorePatterns, "無視するコンソールのエラー(1行に1パターン、* は任意の文字列)" },
