@@ -606,6 +606,11 @@ async fn every_request_routed_to_the_manager_has_a_handler() {
         "value": "opus",
         "id": "no-such-conversation",
         "cwd": "/no/such/dir",
+        "anchor": {"path": "README.md", "side": "new", "start_line": 1, "end_line": 1},
+        "body": "a comment",
+        "comment_id": "c1",
+        "group_id": "g-no-such-group",
+        "attempts": [{"agent": "claude"}],
     });
     let mut answered = 0;
     for (method, route) in ClientRequest::ROUTES {
