@@ -38,6 +38,8 @@ namespace Codiva.Editor
         /// The Ops tools (what the auto-approve levels name) and the level picked per session.
         public static ToolRegistry Tools { get; private set; }
         public static AutoApproveChoices Approvals { get; private set; }
+        /// The markers and pins in the Scene view (Library/Codiva/markers.json).
+        public static MarkerLedger Markers { get; private set; }
 
         static CodivaHost()
         {
@@ -56,7 +58,11 @@ namespace Codiva.Editor
             registry.Add(new JobStatusTool(runner.Jobs));
             UnityTools.Register(registry);
             registry.Add(new ScriptCommitTool(ProjectDir, new UnityScriptCompiler(Dispatcher)));
-            foreach (var module in new[] { "core", "scene", "assets", "editor", "scripts" }) registry.Enable(module);
+            Markers = new MarkerLedger(Path.Combine(ProjectDir, "Library", "Codiva", "markers.json"));
+            if (Markers.Problem != null) Debug.LogWarning("codiva: " + Markers.Problem);
+            Codiva.Ops.Markers.Register(registry, Markers);
+            MarkerOverlay.Attach(Markers);
+            foreach (var module in new[] { "core", "scene", "assets", "editor", "scripts", "markers" }) registry.Enable(module);
             Tools = registry;
             Approvals = new AutoApproveChoices(Path.Combine(ProjectDir, "Library", "Codiva", "auto-approve.json"));
             if (Approvals.Problem != null) Debug.LogWarning("codiva: " + Approvals.Problem);
@@ -85,6 +91,7 @@ namespace Codiva.Editor
         {
             Application.logMessageReceivedThreaded -= OnLog;
             EditorApplication.update -= PumpSends;
+            MarkerOverlay.Detach();
             // An open turn lets auto refresh go and collapses its Undo step before the reload.
             Turns?.Dispose();
             Turns = null;

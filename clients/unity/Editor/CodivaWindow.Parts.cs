@@ -35,6 +35,15 @@ namespace Codiva.Editor
             Refresh();
         }
 
+        // A pin where the Scene view looks (its pivot); the agent reads it with marker_list.
+        void DropPin()
+        {
+            var view = SceneView.lastActiveSceneView;
+            if (view == null) return;
+            var at = view.pivot;
+            CodivaHost.Markers.Pin(new Point3(at.x, at.y, at.z));
+        }
+
         void BindChips()
         {
             foreach (var chip in chips)

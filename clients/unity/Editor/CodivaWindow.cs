@@ -111,6 +111,8 @@ namespace Codiva.Editor
             buttons.Add(new Button(() => Attach(SceneChip.Of(new UnityActiveScene()))) { text = Strings.Get(Str.AttachScene, lang) });
             buttons.Add(new Button(() => Attach(CodivaHost.Console.Chip())) { text = Strings.Get(Str.AttachConsole, lang) });
             buttons.Add(new Button(AttachImage) { text = Strings.Get(Str.AttachImage, lang) });
+            buttons.Add(new Button(DropPin) { text = Strings.Get(Str.DropPin, lang) });
+            buttons.Add(new Button(() => CodivaHost.Markers.Clear()) { text = Strings.Get(Str.ClearMarkers, lang) });
             foreach (var element in new VisualElement[] { pickers, statusBar, loginPane, mcpList, conversation, streaming, todos, turnNote, prompts, sends, chipBar, slashList, composer, buttons })
                 main.Add(element);
             right.Add(historyPane);

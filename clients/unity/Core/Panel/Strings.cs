@@ -199,6 +199,9 @@ namespace Codiva.Panel
         AutoApproveUnknown,
         /// `{0}`: the tool.
         AllowedByPolicy,
+        // Markers and pins (Ops/Markers).
+        DropPin,
+        ClearMarkers,
         // Settings.
         Settings,
         ConsoleIgnorePatterns,
@@ -347,6 +350,8 @@ namespace Codiva.Panel
             { Str.AutoApproveAllTools, "All tools (commands and file edits too)" },
             { Str.AutoApproveUnknown, "Not set from this panel (pick one to set it)" },
             { Str.AllowedByPolicy, "Allowed without asking: {0}" },
+            { Str.DropPin, "+ Pin (Scene view centre)" },
+            { Str.ClearMarkers, "Clear markers" },
             { Str.Settings, "Settings" },
             { Str.ConsoleIgnorePatterns, "Console errors to ignore (one pattern a line, * matches anything)" },
         };
@@ -492,6 +497,8 @@ namespace Codiva.Panel
             { Str.AutoApproveAllTools, "すべてのツール(コマンドとファイル編集も)" },
             { Str.AutoApproveUnknown, "このパネルからは未設定(選ぶと設定されます)" },
             { Str.AllowedByPolicy, "確認なしで許可: {0}" },
+            { Str.DropPin, "+ ピン(シーンビューの中心)" },
+            { Str.ClearMarkers, "マーカーを消去" },
             { Str.Settings, "設定" },
             { Str.ConsoleIgnorePatterns, "無視するコンソールのエラー(1行に1パターン、* は任意の文字列)" },
         };

@@ -43,6 +43,23 @@ namespace UnityEditor
         public static SceneView lastActiveSceneView => throw null;
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/SceneView-camera.html
         public Camera camera => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/SceneView-pivot.html
+        public Vector3 pivot { get => throw null; set => throw null; }
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/SceneView-duringSceneGui.html
+        public static event Action<SceneView> duringSceneGui { add => throw null; remove => throw null; }
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/SceneView.RepaintAll.html
+        public static void RepaintAll() => throw null;
+    }
+
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Handles.html
+    public sealed class Handles
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Handles-color.html
+        public static Color color { get => throw null; set => throw null; }
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Handles.DrawLine.html
+        public static void DrawLine(Vector3 p1, Vector3 p2) => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Handles.Label.html
+        public static void Label(Vector3 position, string text) => throw null;
     }
 
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/EditorApplication.html

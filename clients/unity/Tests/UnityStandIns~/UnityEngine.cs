@@ -105,6 +105,17 @@ namespace UnityEngine
         public float y;
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Vector3-z.html
         public float z;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Vector3-ctor.html
+        public Vector3(float x, float y, float z) => throw null;
+    }
+
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Color.html
+    public struct Color
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Color-yellow.html
+        public static Color yellow => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Color-cyan.html
+        public static Color cyan => throw null;
     }
 
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Rect.html
