@@ -170,45 +170,76 @@ pub fn mcp_stdio_binary() -> PathBuf {
 /// Builds binary `name` of this crate with the cargo that runs the tests, into their target
 /// directory.
 fn build_testkit_bin(name: &str) -> PathBuf {
-    {
-        {
-            let exe = std::env::current_exe()
-                .unwrap_or_else(|err| panic!("the test binary's path: {err}"));
-            // target/<profile>/deps/<test binary>
-            let Some(profile_dir) = exe.parent().and_then(Path::parent) else {
-                panic!(
-                    "the test binary {} is not in target/<profile>/deps",
-                    exe.display()
-                );
-            };
-            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-            let mut command = Command::new(cargo);
-            command.current_dir(workspace_root()).args([
-                "build",
-                "--quiet",
-                "-p",
-                "codiva-testkit",
-                "--bin",
-                name,
-            ]);
-            if profile_dir
-                .file_name()
-                .is_some_and(|name| name == "release")
-            {
-                command.arg("--release");
-            }
-            if let Some(target) = profile_dir.parent() {
-                command.env("CARGO_TARGET_DIR", target);
-            }
-            let status = command
-                .status()
-                .unwrap_or_else(|err| panic!("running cargo build: {err}"));
-            assert!(status.success(), "building {name} failed");
-            let path = profile_dir.join(name);
-            assert!(path.is_file(), "{} was not built", path.display());
-            path
+    let exe = std::env::current_exe().unwrap_or_else(|err| panic!("the test binary's path: {err}"));
+    // target/<profile>/deps/<test binary>
+    let Some(profile_dir) = exe.parent().and_then(Path::parent) else {
+        panic!(
+            "the test binary {} is not in target/<profile>/deps",
+            exe.display()
+        );
+    };
+    let status = testkit_build_command(name, profile_dir, std::env::vars_os().map(|(key, _)| key))
+        .status()
+        .unwrap_or_else(|err| panic!("running cargo build: {err}"));
+    assert!(status.success(), "building {name} failed");
+    let path = profile_dir.join(name);
+    assert!(path.is_file(), "{} was not built", path.display());
+    path
+}
+
+/// `cargo build` of binary `name` into the target directory of `profile_dir`, in the
+/// environment the workspace's tests were built in: without the variables cargo sets for the
+/// test it runs (`vars`: the test's own). A build script that watches one of them
+/// (`rerun-if-env-changed`; ring's does `CARGO_MANIFEST_DIR`) would otherwise run again, and
+/// everything above it be rebuilt (ring, rustls, this crate): by each test of another crate than
+/// the last one's, and by the next `cargo build` of the workspace after it — tens of seconds of
+/// both cores, the target directory locked, while other tests time their agents' start.
+fn testkit_build_command(
+    name: &str,
+    profile_dir: &Path,
+    vars: impl IntoIterator<Item = std::ffi::OsString>,
+) -> Command {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    command.current_dir(workspace_root()).args([
+        "build",
+        "--quiet",
+        "-p",
+        "codiva-testkit",
+        "--bin",
+        name,
+    ]);
+    for var in vars {
+        if var.to_str().is_some_and(set_by_cargo_for_a_test) {
+            command.env_remove(var);
         }
     }
+    if profile_dir
+        .file_name()
+        .is_some_and(|name| name == "release")
+    {
+        command.arg("--release");
+    }
+    if let Some(target) = profile_dir.parent() {
+        command.env("CARGO_TARGET_DIR", target);
+    }
+    command
+}
+
+/// A variable cargo sets for the test (or binary) it runs, not one that configures cargo
+/// (`CARGO_HOME`, `CARGO_TARGET_DIR`, `CARGO_BUILD_*`, … stay).
+fn set_by_cargo_for_a_test(var: &str) -> bool {
+    matches!(
+        var,
+        "CARGO_MANIFEST_DIR"
+            | "CARGO_MANIFEST_PATH"
+            | "CARGO_CRATE_NAME"
+            | "CARGO_BIN_NAME"
+            | "CARGO_PRIMARY_PACKAGE"
+            | "CARGO_TARGET_TMPDIR"
+            | "CARGO_RUSTC_CURRENT_DIR"
+    ) || var.starts_with("CARGO_PKG_")
+        || var.starts_with("CARGO_BIN_EXE_")
 }
 
 fn node_dir() -> Option<PathBuf> {
@@ -498,6 +529,52 @@ impl Drop for ProcessGroupGuard {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What cargo set for this test does not reach the `cargo build` of a testkit binary (ring's
+    /// build script watches `CARGO_MANIFEST_DIR`: each build from another crate's test rebuilt
+    /// ring, rustls and this crate); what configures cargo does.
+    #[test]
+    fn a_testkit_binary_is_built_without_the_variables_cargo_set_for_the_test() {
+        let vars = [
+            "CARGO_MANIFEST_DIR",
+            "CARGO_MANIFEST_PATH",
+            "CARGO_PKG_NAME",
+            "CARGO_PKG_VERSION_MAJOR",
+            "CARGO_CRATE_NAME",
+            "CARGO_PRIMARY_PACKAGE",
+            "CARGO_TARGET_TMPDIR",
+            "CARGO_BIN_EXE_codiva",
+            "CARGO_HOME",
+            "CARGO_BUILD_JOBS",
+            "CARGO",
+            "PATH",
+            "RUSTFLAGS",
+        ];
+        let command = testkit_build_command(
+            "codiva-acp-agent",
+            Path::new("/work/target/debug"),
+            vars.iter().map(std::ffi::OsString::from),
+        );
+        let removed: Vec<&std::ffi::OsStr> = command
+            .get_envs()
+            .filter(|(_, value)| value.is_none())
+            .map(|(key, _)| key)
+            .collect();
+        assert_eq!(removed.len(), 8, "{removed:?}");
+        for var in &vars[..8] {
+            assert!(removed.contains(&std::ffi::OsStr::new(var)), "{var} stays");
+        }
+        assert_eq!(
+            command
+                .get_envs()
+                .filter(|(_, value)| value.is_some())
+                .collect::<Vec<_>>(),
+            [(
+                std::ffi::OsStr::new("CARGO_TARGET_DIR"),
+                Some(std::ffi::OsStr::new("/work/target"))
+            )]
+        );
+    }
 
     #[test]
     fn env_is_an_allowlist() {
