@@ -35,6 +35,27 @@ namespace Codiva.Editor
             Refresh();
         }
 
+        const string SoundPref = "Codiva.Sound";
+
+        // The settings foldout: the console ignore patterns (one per line, in EditorPrefs; the
+        // digest takes them at once) and the sound of notices.
+        VisualElement Settings(Language lang)
+        {
+            var settings = new Foldout { text = Strings.Get(Str.Settings, lang), value = false };
+            var patterns = new TextField { multiline = true, value = EditorPrefs.GetString(CodivaHost.ConsoleIgnorePref, ""), tooltip = Strings.Get(Str.ConsoleIgnorePatterns, lang) };
+            patterns.RegisterValueChangedCallback(e =>
+            {
+                EditorPrefs.SetString(CodivaHost.ConsoleIgnorePref, e.newValue);
+                CodivaHost.Console.SetIgnore(e.newValue.Split('\n'));
+            });
+            settings.Add(new Label(RichText.Escape(Strings.Get(Str.ConsoleIgnorePatterns, lang))));
+            settings.Add(patterns);
+            var sound = new Toggle(RichText.Escape(Strings.Get(Str.SoundOnNotice, lang))) { value = EditorPrefs.GetBool(SoundPref, true) };
+            sound.RegisterValueChangedCallback(e => EditorPrefs.SetBool(SoundPref, e.newValue));
+            settings.Add(sound);
+            return settings;
+        }
+
         // A pin where the Scene view looks (its pivot); the agent reads it with marker_list.
         void DropPin()
         {

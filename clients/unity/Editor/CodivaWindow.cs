@@ -95,7 +95,8 @@ namespace Codiva.Editor
             composer.RegisterCallback<KeyDownEvent>(e =>
             {
                 string completed;
-                var action = ComposerKeys.Press(slash, ComposerKeys.FromUnityKeyCode((int)e.keyCode), e.shiftKey, composer.value, out completed);
+                // While an IME composes, its keys are its own (Enter confirms the conversion).
+                var action = ImeComposition.Press(slash, ComposerKeys.FromUnityKeyCode((int)e.keyCode), e.shiftKey, composer.value, Input.compositionString, out completed);
                 if (action == ComposerAction.None) return;
                 e.StopPropagation();
                 e.PreventDefault();
@@ -113,6 +114,7 @@ namespace Codiva.Editor
             buttons.Add(new Button(AttachImage) { text = Strings.Get(Str.AttachImage, lang) });
             buttons.Add(new Button(DropPin) { text = Strings.Get(Str.DropPin, lang) });
             buttons.Add(new Button(() => CodivaHost.Markers.Clear()) { text = Strings.Get(Str.ClearMarkers, lang) });
+            main.Add(Settings(lang));
             foreach (var element in new VisualElement[] { pickers, statusBar, loginPane, mcpList, conversation, streaming, todos, turnNote, prompts, sends, chipBar, slashList, composer, buttons })
                 main.Add(element);
             right.Add(historyPane);
@@ -171,7 +173,10 @@ namespace Codiva.Editor
             var client = CodivaHost.Client;
             if (sessionId != null)
             {
-                foreach (var notice in notifier.Observe(sessionId, client.Store[sessionId], Lang)) ShowNotification(new GUIContent(notice.Words));
+                var notices = notifier.Observe(sessionId, client.Store[sessionId], Lang);
+                foreach (var notice in notices) ShowNotification(new GUIContent(notice.Words));
+                // The notifier tells only while the window is not focused; the sound follows it.
+                if (notices.Count > 0 && EditorPrefs.GetBool(SoundPref, true)) EditorApplication.Beep();
                 titleContent = new GUIContent(PanelWords.WindowTitle(notifier.Badge));
             }
             if (sessionId == null || sessionId == selected) Refresh();

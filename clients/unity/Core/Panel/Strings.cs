@@ -205,6 +205,7 @@ namespace Codiva.Panel
         // Settings.
         Settings,
         ConsoleIgnorePatterns,
+        SoundOnNotice,
     }
 
     public static class Strings
@@ -354,6 +355,7 @@ namespace Codiva.Panel
             { Str.ClearMarkers, "Clear markers" },
             { Str.Settings, "Settings" },
             { Str.ConsoleIgnorePatterns, "Console errors to ignore (one pattern a line, * matches anything)" },
+            { Str.SoundOnNotice, "Play a sound when the agent asks or ends its turn while this window is not focused" },
         };
 
         public static readonly IReadOnlyDictionary<Str, string> Ja = new Dictionary<Str, string>
@@ -501,6 +503,7 @@ namespace Codiva.Panel
             { Str.ClearMarkers, "マーカーを消去" },
             { Str.Settings, "設定" },
             { Str.ConsoleIgnorePatterns, "無視するコンソールのエラー(1行に1パターン、* は任意の文字列)" },
+            { Str.SoundOnNotice, "このウィンドウが非アクティブのとき、エージェントが確認を求めたりターンを終えたりしたら音を鳴らす" },
         };
 
         public static IReadOnlyDictionary<Str, string> Of(Language language) => language == Language.Ja ? Ja : En;

@@ -76,6 +76,8 @@ namespace UnityEditor
         public static bool ExecuteMenuItem(string menuItemPath) => throw null;
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/EditorApplication-isCompiling.html
         public static bool isCompiling => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/EditorApplication.Beep.html
+        public static void Beep() => throw null;
     }
 
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/AssemblyReloadEvents.html
@@ -92,6 +94,12 @@ namespace UnityEditor
     {
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/EditorPrefs.GetString.html
         public static string GetString(string key, string defaultValue) => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/EditorPrefs.SetString.html
+        public static void SetString(string key, string value) => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/EditorPrefs.GetBool.html
+        public static bool GetBool(string key, bool defaultValue) => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/EditorPrefs.SetBool.html
+        public static void SetBool(string key, bool value) => throw null;
     }
 
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/SessionState.html

@@ -109,6 +109,13 @@ namespace UnityEngine
         public Vector3(float x, float y, float z) => throw null;
     }
 
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Input.html
+    public class Input
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Input-compositionString.html
+        public static string compositionString => throw null;
+    }
+
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Color.html
     public struct Color
     {
