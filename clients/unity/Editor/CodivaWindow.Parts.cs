@@ -10,6 +10,7 @@ using Codiva.Client;
 using Codiva.Ops;
 using Codiva.Panel;
 using Codiva.Protocol;
+using Codiva.Unity;
 using UnityEditor;
 using UnityEngine;
 using UnityEngine.UIElements;
@@ -65,6 +66,20 @@ namespace Codiva.Editor
             CodivaHost.Markers.Pin(new Point3(at.x, at.y, at.z));
         }
 
+        string dropRefusals = "";
+
+        void Drop()
+        {
+            DragAndDrop.AcceptDrag();
+            var objects = (DragAndDrop.objectReferences ?? new UnityEngine.Object[0]).OfType<GameObject>().ToList();
+            foreach (var obj in objects) chips.Add(SelectionChip.Of(UnitySelection.Of(obj)));
+            // An asset object dragged from the Project window comes with its path too: files
+            // only for what is not an object already attached.
+            var paths = objects.Count > 0 ? new string[0] : DragAndDrop.paths ?? new string[0];
+            dropRefusals = string.Join("\n", DroppedFiles.Attach(paths, CodivaHost.ProjectDir, images, Lang));
+            Refresh();
+        }
+
         void BindChips()
         {
             foreach (var chip in chips)
@@ -74,7 +89,7 @@ namespace Codiva.Editor
                 var index = i;
                 chipBar.Add(new Button(() => { images.Remove(index); Refresh(); }) { text = RichText.Escape(images.Items[i].Name) + " ×" });
             }
-            chipBar.Add(new Label(RichText.Escape(images.LastRefusal)));
+            chipBar.Add(new Label(RichText.Escape(dropRefusals.Length > 0 ? dropRefusals : images.LastRefusal)));
         }
 
         // The catalog's matches under the composer; a click completes the command.

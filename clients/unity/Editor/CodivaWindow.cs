@@ -121,6 +121,10 @@ namespace Codiva.Editor
             right.Add(main);
             split.Add(right);
             rootVisualElement.Add(split);
+            // Files and Hierarchy objects dropped on the window: images attached, objects as
+            // selection chips (DroppedFiles and SelectionChip decide).
+            rootVisualElement.RegisterCallback<DragUpdatedEvent>(e => DragAndDrop.visualMode = DragAndDropVisualMode.Copy);
+            rootVisualElement.RegisterCallback<DragPerformEvent>(e => Drop());
 
             client.Store.Changed += OnChanged;
             client.Store.StreamChanged += OnStream;

@@ -18,6 +18,9 @@ namespace Codiva.Editor
             return obj == null ? null : new UnitySelection(obj);
         }
 
+        /// A GameObject dragged onto the panel from the Hierarchy.
+        public static UnitySelection Of(GameObject obj) => obj == null ? null : new UnitySelection(obj);
+
         UnitySelection(GameObject obj)
         {
             var path = AssetDatabase.GetAssetPath(obj);

@@ -68,6 +68,21 @@ namespace UnityEngine.UIElements
         public void PreventDefault() => throw null;
     }
 
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.DragUpdatedEvent.html
+    // (its bases DragAndDropEventBase<T> and MouseEventBase<T> are never named)
+    public class DragUpdatedEvent : EventBase<DragUpdatedEvent>
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.DragUpdatedEvent-ctor.html
+        public DragUpdatedEvent() => throw null;
+    }
+
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.DragPerformEvent.html
+    public class DragPerformEvent : EventBase<DragPerformEvent>
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.DragPerformEvent-ctor.html
+        public DragPerformEvent() => throw null;
+    }
+
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/UIElements.DisplayStyle.html
     public enum DisplayStyle
     {

@@ -51,6 +51,26 @@ namespace UnityEditor
         public static void RepaintAll() => throw null;
     }
 
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/DragAndDrop.html
+    public class DragAndDrop
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/DragAndDrop-paths.html
+        public static string[] paths { get => throw null; set => throw null; }
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/DragAndDrop-objectReferences.html
+        public static Object[] objectReferences { get => throw null; set => throw null; }
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/DragAndDrop-visualMode.html
+        public static DragAndDropVisualMode visualMode { get => throw null; set => throw null; }
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/DragAndDrop.AcceptDrag.html
+        public static void AcceptDrag() => throw null;
+    }
+
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/DragAndDropVisualMode.html
+    public enum DragAndDropVisualMode
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/DragAndDropVisualMode.Copy.html
+        Copy = 1,
+    }
+
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Handles.html
     public sealed class Handles
     {
