@@ -531,6 +531,22 @@ fn every_request_round_trips_through_the_method_table() {
             json!({"session_id": "s", "message": "Fix the parser"}),
         ),
         ("session/recover", json!({"dry_run": true})),
+        ("session/runCheck", json!({"session_id": "s"})),
+        ("session/checkOutput", json!({"session_id": "s"})),
+        (
+            "group/create",
+            json!({"prompt": "p", "attempts": [{"agent": "claude"}, {"agent": "claude", "model": "opus"}], "images": [], "approval_policy": {"mode": "allow_edits"}}),
+        ),
+        ("group/lastAttempts", json!({})),
+        ("group/compare", json!({"group_id": "g-p"})),
+        (
+            "group/diff",
+            json!({"session_id": "s", "other": "t", "path": "src/main.rs"}),
+        ),
+        (
+            "group/keep",
+            json!({"group_id": "g-p", "session_id": "s", "confirm_token": "t:9f2c"}),
+        ),
         ("manager/snapshot", json!({})),
         ("agents/list", json!({})),
         ("agents/login", json!({"agent": "claude"})),
