@@ -208,6 +208,7 @@ namespace Codiva.Tests
             {
                 { "prompt", "make a cube" },
                 { "append_system_prompt", ScriptGate.Instructions("unity-ops") },
+                { "approval_policy", new Dictionary<string, object> { { "mode", "ask" } } },
                 { "disallowed_tools", new List<object> { "Edit(Assets/**/*.cs)", "Edit(Assets/**/*.asmdef)" } },
                 { "in_place", "/work/Game" },
                 { "mcp_servers", new Dictionary<string, object>
@@ -219,7 +220,7 @@ namespace Codiva.Tests
                         { "headers", new Dictionary<string, object> { { "Authorization", "Bearer " + server.Token } } },
                     } },
                 } },
-            }), JsonText.Write(create), "no tool is allowed in advance; scripts under Assets/ are the gate's");
+            }), JsonText.Write(create), "no tool is allowed in advance (asked, whatever codiva's default policy); scripts under Assets/ are the gate's");
         }
 
         [Test]
