@@ -114,6 +114,9 @@ namespace Codiva.Editor
             buttons.Add(new Button(AttachImage) { text = Strings.Get(Str.AttachImage, lang) });
             buttons.Add(new Button(DropPin) { text = Strings.Get(Str.DropPin, lang) });
             buttons.Add(new Button(() => CodivaHost.Markers.Clear()) { text = Strings.Get(Str.ClearMarkers, lang) });
+            var sketch = new Toggle(RichText.Escape(Strings.Get(Str.Sketch, lang))) { value = MarkerOverlay.Sketching };
+            sketch.RegisterValueChangedCallback(e => MarkerOverlay.Sketching = e.newValue);
+            buttons.Add(sketch);
             main.Add(Settings(lang));
             foreach (var element in new VisualElement[] { pickers, statusBar, loginPane, mcpList, conversation, streaming, todos, turnNote, prompts, sends, chipBar, slashList, composer, buttons })
                 main.Add(element);

@@ -1,11 +1,11 @@
 // Markers and pins in the Scene view: the agent places numbered markers (a point, an arrow, a
 // box, each with a short label: `marker_add`), lists them with the pins the user dropped
 // (`marker_list`) and clears them (`marker_clear`); the user drops pins (P1, P2, …) from the
-// panel. They are overlays only — nothing of the scene or the project changes, and Undo has
+// panel and sketches strokes (S1, S2, …) on the ground plane of the Scene view. They are overlays only — nothing of the scene or the project changes, and Undo has
 // nothing to do with them. The ledger is a file written atomically at each change (the Editor's:
 // `Library/Codiva/markers.json`), so markers outlive a domain reload; the Editor draws the lines
-// `Markers.Lines` gives and each caption (SceneView overlay: the only part that is Unity calls).
-// Sketch strokes are not built.
+// `Markers.Lines` gives and each caption (SceneView overlay: the only part that is Unity calls),
+// and turns the user's drags into strokes (where a drag meets the plane: `Markers.OnPlane`).
 using System;
 using System.Collections.Generic;
 using System.Globalization;
@@ -16,7 +16,7 @@ using Codiva.Unity;
 
 namespace Codiva.Ops
 {
-    public enum MarkerKind { Point, Arrow, Box, Pin }
+    public enum MarkerKind { Point, Arrow, Box, Pin, Stroke }
 
     /// A place in the scene (world space).
     public struct Point3
@@ -39,6 +39,8 @@ namespace Codiva.Ops
         /// An arrow's head; a box's size.
         public Point3? To;
         public Point3? Size;
+        /// A stroke's points, in the order drawn.
+        public List<Point3> Points;
 
         /// What the overlay writes next to it: `M1 door`.
         public string Caption => Label.Length == 0 ? Id : Id + " " + Label;
@@ -50,6 +52,7 @@ namespace Codiva.Ops
             var line = Id + " " + kind + " at " + At;
             if (To.HasValue) line += " to " + To.Value;
             if (Size.HasValue) line += " size " + Size.Value;
+            if (Points != null) line = Id + " stroke of " + Points.Count + " points: " + string.Join(" ", Points.Select(p => p.ToString()));
             return Label.Length == 0 ? line : line + ": " + Label;
         }
     }
@@ -60,11 +63,16 @@ namespace Codiva.Ops
         public const int MaxLabel = 80;
         /// Coordinates farther than this from the origin are refused (a typo, not a place).
         public const double MaxCoordinate = 1e6;
+        /// A stroke keeps at most this many points (evenly chosen, its ends kept), none closer
+        /// than `StrokeSpacing` to the one before.
+        public const int MaxStrokePoints = 64;
+        public const double StrokeSpacing = 0.05;
+        public const int MaxStrokes = 20;
 
         readonly string file;
         readonly object gate = new object();
         readonly List<Marker> markers = new List<Marker>();
-        int nextAgent = 1, nextPin = 1;
+        int nextAgent = 1, nextPin = 1, nextStroke = 1;
 
         /// The markers changed (on the thread that changed them: the Editor repaints its views).
         public event Action Changed;
@@ -91,7 +99,7 @@ namespace Codiva.Ops
                 Check(size.Value);
                 if (size.Value.X < 0 || size.Value.Y < 0 || size.Value.Z < 0) throw new ToolError("a box's size is not negative");
             }
-            if (kind == MarkerKind.Pin) throw new ToolError("pins are the user's");
+            if (kind == MarkerKind.Pin || kind == MarkerKind.Stroke) throw new ToolError("pins and strokes are the user's");
             return Put(kind, label, at, kind == MarkerKind.Arrow ? to : null, kind == MarkerKind.Box ? size : null);
         }
 
@@ -102,7 +110,50 @@ namespace Codiva.Ops
             return Put(MarkerKind.Pin, label, at, null, null);
         }
 
-        Marker Put(MarkerKind kind, string label, Point3 at, Point3? to, Point3? size)
+        /// The user's stroke through `points` (a drag on the Scene view); null when it has fewer
+        /// than two points apart or when there are `MaxStrokes` already (the oldest stays).
+        public Marker Stroke(IEnumerable<Point3> points)
+        {
+            var kept = Simplify(points);
+            if (kept.Count < 2) return null;
+            lock (gate)
+                if (markers.Count(m => m.Kind == MarkerKind.Stroke) >= MaxStrokes) return null;
+            return Put(MarkerKind.Stroke, "", kept[0], null, null, kept);
+        }
+
+        /// The points a stroke keeps of `points`: the finite ones within the limits, none closer
+        /// than StrokeSpacing to the one kept before, at most MaxStrokePoints evenly chosen with
+        /// both ends.
+        public static List<Point3> Simplify(IEnumerable<Point3> points)
+        {
+            var spaced = new List<Point3>();
+            Point3? last = null;
+            foreach (var p in points ?? new Point3[0])
+            {
+                if (!Fits(p)) continue;
+                last = p;
+                if (spaced.Count > 0 && Distance(spaced[spaced.Count - 1], p) < StrokeSpacing) continue;
+                spaced.Add(p);
+            }
+            // The end is where the user let go: it stays (in place of a kept point too close to it).
+            if (last.HasValue && spaced.Count > 1 && Distance(spaced[spaced.Count - 1], last.Value) > 0)
+            {
+                if (Distance(spaced[spaced.Count - 1], last.Value) < StrokeSpacing) spaced[spaced.Count - 1] = last.Value;
+                else spaced.Add(last.Value);
+            }
+            if (spaced.Count <= MaxStrokePoints) return spaced;
+            var chosen = new List<Point3>(MaxStrokePoints);
+            for (var i = 0; i < MaxStrokePoints; i++)
+                chosen.Add(spaced[(int)Math.Round((double)i * (spaced.Count - 1) / (MaxStrokePoints - 1))]);
+            return chosen;
+        }
+
+        static double Distance(Point3 a, Point3 b) => Math.Sqrt((a.X - b.X) * (a.X - b.X) + (a.Y - b.Y) * (a.Y - b.Y) + (a.Z - b.Z) * (a.Z - b.Z));
+
+        static bool Fits(Point3 p) =>
+            new[] { p.X, p.Y, p.Z }.All(v => !double.IsNaN(v) && !double.IsInfinity(v) && Math.Abs(v) <= MaxCoordinate);
+
+        Marker Put(MarkerKind kind, string label, Point3 at, Point3? to, Point3? size, List<Point3> points = null)
         {
             Marker marker;
             lock (gate)
@@ -110,7 +161,8 @@ namespace Codiva.Ops
                 if (markers.Count >= MaxMarkers) throw new ToolError("there are " + MaxMarkers + " markers already: clear some first");
                 marker = new Marker
                 {
-                    Id = kind == MarkerKind.Pin ? "P" + nextPin++ : "M" + nextAgent++,
+                    Id = kind == MarkerKind.Pin ? "P" + nextPin++ : kind == MarkerKind.Stroke ? "S" + nextStroke++ : "M" + nextAgent++,
+                    Points = points,
                     Kind = kind,
                     Label = Words.OneLine(label ?? "", MaxLabel),
                     At = at,
@@ -132,7 +184,7 @@ namespace Codiva.Ops
             lock (gate)
             {
                 removed = markers.RemoveAll(m => ids == null || ids.Contains(m.Id));
-                if (markers.Count == 0) nextAgent = nextPin = 1;
+                if (markers.Count == 0) nextAgent = nextPin = nextStroke = 1;
                 if (removed > 0) Save();
             }
             if (removed > 0) Changed?.Invoke();
@@ -156,11 +208,12 @@ namespace Codiva.Ops
                 var item = new Dictionary<string, object> { { "id", m.Id }, { "kind", m.Kind.ToString() }, { "label", m.Label }, { "at", Json(m.At) } };
                 if (m.To.HasValue) item["to"] = Json(m.To.Value);
                 if (m.Size.HasValue) item["size"] = Json(m.Size.Value);
+                if (m.Points != null) item["points"] = m.Points.Select(p => (object)Json(p)).ToList();
                 items.Add(item);
             }
             AtomicFile.Write(file, JsonText.Write(new Dictionary<string, object>
             {
-                { "version", 1L }, { "next_agent", (long)nextAgent }, { "next_pin", (long)nextPin }, { "markers", items },
+                { "version", 1L }, { "next_agent", (long)nextAgent }, { "next_pin", (long)nextPin }, { "next_stroke", (long)nextStroke }, { "markers", items },
             }));
         }
 
@@ -195,11 +248,15 @@ namespace Codiva.Ops
                         At = at,
                         To = ReadPoint(JsonRead.Get(item, "to")),
                         Size = ReadPoint(JsonRead.Get(item, "size")),
+                        Points = JsonRead.Get(item, "points") is List<object> points
+                            ? points.Take(MaxStrokePoints).Select(p => ReadPoint(p) ?? throw new FormatException("a stroke's point")).ToList()
+                            : null,
                     });
                 }
                 markers.AddRange(loaded.Take(MaxMarkers));
                 nextAgent = (int)Math.Max(1, Math.Min(int.MaxValue, JsonRead.Long(root, "next_agent") ?? 1));
                 nextPin = (int)Math.Max(1, Math.Min(int.MaxValue, JsonRead.Long(root, "next_pin") ?? 1));
+                nextStroke = (int)Math.Max(1, Math.Min(int.MaxValue, JsonRead.Long(root, "next_stroke") ?? 1));
             }
             catch (Exception e) when (e is JsonException || e is FormatException)
             {
@@ -260,7 +317,7 @@ namespace Codiva.Ops
         {
             MarkerKind kind;
             var word = JsonRead.Str(arguments, "kind") ?? "";
-            if (word.ToLowerInvariant() != word || !Enum.TryParse(word, true, out kind) || kind == MarkerKind.Pin)
+            if (word.ToLowerInvariant() != word || !Enum.TryParse(word, true, out kind) || kind == MarkerKind.Pin || kind == MarkerKind.Stroke)
                 throw new ToolError("`kind` is point, arrow or box");
             var to = kind == MarkerKind.Arrow ? MarkerArgs.Point(arguments, "to") : (Point3?)null;
             var size = kind == MarkerKind.Box ? MarkerArgs.Point(arguments, "size") : (Point3?)null;
@@ -276,7 +333,7 @@ namespace Codiva.Ops
         public MarkerListTool(MarkerLedger ledger) { this.ledger = ledger; }
         public string Name => "marker_list";
         public string Module => "markers";
-        public string Description => "Lists the markers in the Scene view: yours (M1…) and the pins the user dropped (P1…), with their places.";
+        public string Description => "Lists the markers in the Scene view: yours (M1…), the pins the user dropped (P1…) and the strokes the user sketched (S1…: their points), with their places.";
         public Dictionary<string, object> InputSchema => Args.Schema();
         public ThreadAffinity Affinity => ThreadAffinity.Any;
         public bool Destructive => false;
@@ -358,6 +415,10 @@ namespace Codiva.Ops
                             lines.Add(new Segment(C(a, b, -1), C(a, b, 1)));
                         }
                     break;
+                case MarkerKind.Stroke:
+                    var points = marker.Points ?? new List<Point3>();
+                    for (var i = 1; i < points.Count; i++) lines.Add(new Segment(points[i - 1], points[i]));
+                    break;
                 case MarkerKind.Pin:
                     var top = new Point3(at.X, at.Y + 1, at.Z);
                     lines.Add(new Segment(at, top));
@@ -368,6 +429,18 @@ namespace Codiva.Ops
                     break;
             }
             return lines;
+        }
+
+        /// Where the ray from `origin` along `direction` (the Scene view's, through the mouse)
+        /// meets the horizontal plane at height `planeY`; null when it runs along it, points away
+        /// from it or meets it farther than the coordinates' limit.
+        public static Point3? OnPlane(Point3 origin, Point3 direction, double planeY)
+        {
+            if (Math.Abs(direction.Y) < 1e-9) return null;
+            var t = (planeY - origin.Y) / direction.Y;
+            if (t < 0 || double.IsNaN(t) || double.IsInfinity(t)) return null;
+            var hit = new Point3(origin.X + t * direction.X, planeY, origin.Z + t * direction.Z);
+            return Math.Abs(hit.X) > MarkerLedger.MaxCoordinate || Math.Abs(hit.Z) > MarkerLedger.MaxCoordinate ? (Point3?)null : hit;
         }
 
         static IEnumerable<Segment> Cross3(Point3 c, double r)

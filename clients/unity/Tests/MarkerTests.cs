@@ -136,5 +136,45 @@ namespace Codiva.Tests
             Assert.AreEqual(4, pin.Count);
             Assert.AreEqual(3, Markers.Lines(ledger.Add(MarkerKind.Point, "", new Point3(0, 0, 0))).Count);
         }
+    
+        [Test]
+        public void The_users_strokes_are_kept_simplified_listed_drawn_and_reloaded()
+        {
+            // A drag of 1,000 mouse moves along a curve on the ground, with repeats and a point
+            // beyond the limits.
+            var drag = new List<Point3>();
+            for (var i = 0; i < 1000; i++) { var t = i / 100.0; drag.Add(new Point3(t, 0, System.Math.Sin(t))); drag.Add(new Point3(t, 0, System.Math.Sin(t))); }
+            drag.Insert(500, new Point3(double.NaN, 0, 0));
+            drag.Insert(700, new Point3(0, 0, 5e6));
+            var stroke = ledger.Stroke(drag);
+            Assert.AreEqual("S1", stroke.Id);
+            Assert.AreEqual(MarkerLedger.MaxStrokePoints, stroke.Points.Count);
+            Assert.AreEqual("(0, 0, 0)", stroke.Points[0].ToString());
+            Assert.AreEqual(drag[drag.Count - 1].ToString(), stroke.Points[stroke.Points.Count - 1].ToString(), "its end is kept");
+            Assert.IsTrue(stroke.Points.Zip(stroke.Points.Skip(1), (a, b) => b.X > a.X).All(x => x), "in the order drawn");
+            Assert.AreEqual(MarkerLedger.MaxStrokePoints - 1, Markers.Lines(stroke).Count);
+            // A click, or a drag within the spacing, is no stroke.
+            Assert.IsNull(ledger.Stroke(new[] { new Point3(1, 0, 1), new Point3(1.01, 0, 1) }));
+            var small = ledger.Stroke(new[] { new Point3(0, 0, 0), new Point3(1, 0, 0), new Point3(1, 0, 1) });
+            Assert.AreEqual("S2 stroke of 3 points: (0, 0, 0) (1, 0, 0) (1, 0, 1)", small.Line());
+            StringAssert.Contains("S2 stroke of 3 points", Call("marker_list", Obj()));
+            StringAssert.Contains("point, arrow or box", Refused("marker_add", Obj("kind", "stroke", "at", List(0L, 0L, 0L))));
+            var after = new MarkerLedger(file);
+            Assert.AreEqual(new[] { MarkerLedger.MaxStrokePoints, 3 }, after.All().Select(m => m.Points.Count).ToArray());
+            Assert.AreEqual("S3", after.Stroke(new[] { new Point3(0, 0, 0), new Point3(0, 0, 1) }).Id);
+            Assert.AreEqual(1, after.Clear(new[] { "S1" }));
+            for (var i = 0; i < MarkerLedger.MaxStrokes; i++) after.Stroke(new[] { new Point3(i, 0, 0), new Point3(i, 0, 1) });
+            Assert.AreEqual(MarkerLedger.MaxStrokes, after.All().Count(m => m.Kind == MarkerKind.Stroke));
+        }
+
+        [Test]
+        public void A_drag_meets_the_ground_plane_where_the_views_ray_does()
+        {
+            Assert.AreEqual("(2, 0, 3)", Markers.OnPlane(new Point3(2, 10, 3), new Point3(0, -1, 0), 0).ToString());
+            Assert.AreEqual("(5, 1, 0)", Markers.OnPlane(new Point3(0, 6, 0), new Point3(1, -1, 0), 1).ToString());
+            Assert.IsNull(Markers.OnPlane(new Point3(0, 6, 0), new Point3(1, 0, 0), 0), "along the plane");
+            Assert.IsNull(Markers.OnPlane(new Point3(0, 6, 0), new Point3(0, 1, 0), 0), "looking away");
+            Assert.IsNull(Markers.OnPlane(new Point3(0, 6, 0), new Point3(1, -1e-8, 0), 0), "too far");
+        }
     }
 }

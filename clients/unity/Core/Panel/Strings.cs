@@ -202,6 +202,7 @@ namespace Codiva.Panel
         // Markers and pins (Ops/Markers).
         DropPin,
         ClearMarkers,
+        Sketch,
         // Settings.
         Settings,
         ConsoleIgnorePatterns,
@@ -353,6 +354,7 @@ namespace Codiva.Panel
             { Str.AllowedByPolicy, "Allowed without asking: {0}" },
             { Str.DropPin, "+ Pin (Scene view centre)" },
             { Str.ClearMarkers, "Clear markers" },
+            { Str.Sketch, "Sketch (drag in the Scene view)" },
             { Str.Settings, "Settings" },
             { Str.ConsoleIgnorePatterns, "Console errors to ignore (one pattern a line, * matches anything)" },
             { Str.SoundOnNotice, "Play a sound when the agent asks or ends its turn while this window is not focused" },
@@ -501,6 +503,7 @@ namespace Codiva.Panel
             { Str.AllowedByPolicy, "確認なしで許可: {0}" },
             { Str.DropPin, "+ ピン(シーンビューの中心)" },
             { Str.ClearMarkers, "マーカーを消去" },
+            { Str.Sketch, "スケッチ(シーンビューでドラッグ)" },
             { Str.Settings, "設定" },
             { Str.ConsoleIgnorePatterns, "無視するコンソールのエラー(1行に1パターン、* は任意の文字列)" },
             { Str.SoundOnNotice, "このウィンドウが非アクティブのとき、エージェントが確認を求めたりターンを終えたりしたら音を鳴らす" },

@@ -71,6 +71,15 @@ namespace UnityEditor
         Copy = 1,
     }
 
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/HandleUtility.html
+    public sealed class HandleUtility
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/HandleUtility.GUIPointToWorldRay.html
+        public static Ray GUIPointToWorldRay(Vector2 position) => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/HandleUtility.AddDefaultControl.html
+        public static void AddDefaultControl(int controlId) => throw null;
+    }
+
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Handles.html
     public sealed class Handles
     {

@@ -109,6 +109,64 @@ namespace UnityEngine
         public Vector3(float x, float y, float z) => throw null;
     }
 
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Vector2.html
+    public struct Vector2
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Vector2-x.html
+        public float x;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Vector2-y.html
+        public float y;
+    }
+
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Ray.html
+    public struct Ray
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Ray-origin.html
+        public Vector3 origin { get => throw null; set => throw null; }
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Ray-direction.html
+        public Vector3 direction { get => throw null; set => throw null; }
+    }
+
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Event.html
+    public sealed class Event
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Event-current.html
+        public static Event current { get => throw null; set => throw null; }
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Event-type.html
+        public EventType type { get => throw null; set => throw null; }
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Event-button.html
+        public int button { get => throw null; set => throw null; }
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Event-mousePosition.html
+        public Vector2 mousePosition { get => throw null; set => throw null; }
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Event.Use.html
+        public void Use() => throw null;
+    }
+
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/EventType.html
+    public enum EventType
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/EventType.MouseDown.html
+        MouseDown = 0,
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/EventType.MouseUp.html
+        MouseUp = 1,
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/EventType.MouseDrag.html
+        MouseDrag = 3,
+    }
+
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/GUIUtility.html
+    public class GUIUtility
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/GUIUtility.GetControlID.html
+        public static int GetControlID(FocusType focus) => throw null;
+    }
+
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/FocusType.html
+    public enum FocusType
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/FocusType.Passive.html
+        Passive = 2,
+    }
+
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Input.html
     public class Input
     {
