@@ -133,6 +133,17 @@ impl App {
                 Ok(done) => return self.committed(&params.session_id, &done),
                 Err(err) => self.failed(&err),
             },
+            // A review's comments show by the session's row that follows; a refusal (the
+            // comment is gone, too many) says why.
+            C::ReviewAdd(_) | C::ReviewEdit(_) | C::ReviewRemove(_) => {
+                if let Err(err) = result {
+                    self.failed(&err);
+                }
+            }
+            C::ReviewSend(_) => match decode::<request::ReviewSend>(result) {
+                Ok(sent) => self.said(super::review_panel::sent_text(&sent)),
+                Err(err) => self.failed(&err),
+            },
             C::SessionRecover(params) => match decode::<request::SessionRecover>(result) {
                 Ok(plan) if params.dry_run => self.recover_plan_arrived(&plan),
                 Ok(result) => self.recovered(&result),

@@ -208,3 +208,13 @@ impl ListRows<'_> {
         }
     }
 }
+
+/// What the notice says after `review/send`.
+pub fn sent_text(result: &codiva_protocol::review::ReviewSendResult) -> String {
+    let sent = result.sent.to_string();
+    if result.cut_bytes == 0 {
+        tf(ReviewText::Sent, &[&sent])
+    } else {
+        tf(ReviewText::SentCut, &[&sent, &result.cut_bytes.to_string()])
+    }
+}

@@ -372,6 +372,58 @@ fn cases() -> Vec<Case> {
             after_ok: says(tf(AppText::InfoRemoved, &[id])),
             after_err: failure_said(),
         },
+        // A review's changes show by the session's row; only a failure says something.
+        Case {
+            ok: value(codiva_protocol::review::ReviewResult {
+                comments: Vec::new(),
+            }),
+            ..quiet(request(ClientRequest::ReviewAdd(
+                codiva_protocol::review::ReviewAddParams {
+                    session_id: id.into(),
+                    anchor: codiva_protocol::review::ReviewAnchor {
+                        path: "src/a.rs".into(),
+                        side: codiva_protocol::review::DiffSide::New,
+                        start_line: 2,
+                        end_line: 3,
+                    },
+                    lines: vec!["+a".into(), "+b".into()],
+                    body: "Say why.".into(),
+                },
+            )))
+        },
+        Case {
+            ok: value(codiva_protocol::review::ReviewResult {
+                comments: Vec::new(),
+            }),
+            ..quiet(request(ClientRequest::ReviewEdit(
+                codiva_protocol::review::ReviewEditParams {
+                    session_id: id.into(),
+                    comment_id: "c1".into(),
+                    body: "Say why, please.".into(),
+                },
+            )))
+        },
+        Case {
+            ok: value(codiva_protocol::review::ReviewResult {
+                comments: Vec::new(),
+            }),
+            ..quiet(request(ClientRequest::ReviewRemove(
+                codiva_protocol::review::ReviewRemoveParams {
+                    session_id: id.into(),
+                    comment_id: "c1".into(),
+                },
+            )))
+        },
+        Case {
+            effect: request(ClientRequest::ReviewSend(sid(id))),
+            prepare: nothing,
+            ok: value(codiva_protocol::review::ReviewSendResult {
+                sent: 2,
+                cut_bytes: 512,
+            }),
+            after_ok: says(tf(codiva_tui::i18n::ReviewText::SentCut, &["2", "512"])),
+            after_err: failure_said(),
+        },
         // One subject a line under the count ("2 commits", "1 commit"), newest first.
         Case {
             effect: request(ClientRequest::SessionCommits(sid(id))),
