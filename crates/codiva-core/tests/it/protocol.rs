@@ -527,6 +527,19 @@ fn every_request_round_trips_through_the_method_table() {
         ("session/fixCi", json!({"session_id": "s"})),
         ("session/addressReview", json!({"session_id": "s"})),
         (
+            "review/add",
+            json!({"session_id": "s", "anchor": {"path": "src/a.rs", "side": "new", "start_line": 2, "end_line": 3}, "lines": ["+a", "+b"], "body": "Say why."}),
+        ),
+        (
+            "review/edit",
+            json!({"session_id": "s", "comment_id": "c1", "body": "Say why, please."}),
+        ),
+        (
+            "review/remove",
+            json!({"session_id": "s", "comment_id": "c1"}),
+        ),
+        ("review/send", json!({"session_id": "s"})),
+        (
             "session/commit",
             json!({"session_id": "s", "message": "Fix the parser"}),
         ),
