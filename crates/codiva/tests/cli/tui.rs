@@ -11,6 +11,7 @@ use codiva_testkit::{
 };
 use serde_json::json;
 
+mod diff_review;
 mod over_the_daemon;
 
 const WAIT: Duration = Duration::from_secs(60);
