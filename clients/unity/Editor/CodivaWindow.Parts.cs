@@ -68,6 +68,18 @@ namespace Codiva.Editor
 
         string dropRefusals = "";
 
+        // The clipboard's image through the desktop's helper (off the Editor's thread: it may
+        // take up to its time), attached like a file; what went wrong in words.
+        void PasteImage()
+        {
+            var mac = Application.platform == RuntimePlatform.OSXEditor;
+            Task.Run(() => ClipboardImage.ReadNow(mac)).ContinueWith(t => CodivaHost.Dispatcher.Post(() =>
+            {
+                dropRefusals = t.Result.AttachTo(images, Lang);
+                Refresh();
+            }));
+        }
+
         void Drop()
         {
             DragAndDrop.AcceptDrag();

@@ -112,6 +112,7 @@ namespace Codiva.Editor
             buttons.Add(new Button(() => Attach(SceneChip.Of(new UnityActiveScene()))) { text = Strings.Get(Str.AttachScene, lang) });
             buttons.Add(new Button(() => Attach(CodivaHost.Console.Chip())) { text = Strings.Get(Str.AttachConsole, lang) });
             buttons.Add(new Button(AttachImage) { text = Strings.Get(Str.AttachImage, lang) });
+            buttons.Add(new Button(PasteImage) { text = Strings.Get(Str.PasteImage, lang) });
             buttons.Add(new Button(DropPin) { text = Strings.Get(Str.DropPin, lang) });
             buttons.Add(new Button(() => CodivaHost.Markers.Clear()) { text = Strings.Get(Str.ClearMarkers, lang) });
             var sketch = new Toggle(RichText.Escape(Strings.Get(Str.Sketch, lang))) { value = MarkerOverlay.Sketching };

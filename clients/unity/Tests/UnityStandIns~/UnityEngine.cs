@@ -167,6 +167,13 @@ namespace UnityEngine
         Passive = 2,
     }
 
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/RuntimePlatform.html
+    public enum RuntimePlatform
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/RuntimePlatform.OSXEditor.html
+        OSXEditor = 0,
+    }
+
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Input.html
     public class Input
     {
@@ -255,6 +262,8 @@ namespace UnityEngine
         public static event LogCallback logMessageReceivedThreaded { add => throw null; remove => throw null; }
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Application.OpenURL.html
         public static void OpenURL(string url) => throw null;
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Application-platform.html
+        public static RuntimePlatform platform => throw null;
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Application.LogCallback.html
         public delegate void LogCallback(string condition, string stackTrace, LogType type);
     }
