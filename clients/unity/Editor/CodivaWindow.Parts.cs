@@ -54,6 +54,7 @@ namespace Codiva.Editor
             var sound = new Toggle(RichText.Escape(Strings.Get(Str.SoundOnNotice, lang))) { value = EditorPrefs.GetBool(SoundPref, true) };
             sound.RegisterValueChangedCallback(e => EditorPrefs.SetBool(SoundPref, e.newValue));
             settings.Add(sound);
+            settings.Add(new Label(RichText.Escape(ExtensionProfiles.Words(ExtensionProfiles.Detect(new ManifestPackages(CodivaHost.ProjectDir)), lang))) { style = { whiteSpace = WhiteSpace.Normal } });
             return settings;
         }
 
@@ -263,7 +264,9 @@ namespace Codiva.Editor
 
         void NewSession()
         {
-            var parameters = PanelSession.Create(ContextBlock.Attach(composer.value, chips), CodivaHost.ProjectDir, CodivaHost.Ops);
+            // With what the agent is told of the project's packages (the table's profiles).
+            var parameters = ExtensionProfiles.Apply(PanelSession.Create(ContextBlock.Attach(composer.value, chips), CodivaHost.ProjectDir, CodivaHost.Ops),
+                ExtensionProfiles.Detect(new ManifestPackages(CodivaHost.ProjectDir)));
             parameters.Images = images.Take();
             CodivaHost.Client.CreateSession(parameters, result => Select(result.Session.Id));
             composer.value = "";

@@ -213,6 +213,9 @@ namespace Codiva.Panel
         Settings,
         ConsoleIgnorePatterns,
         SoundOnNotice,
+        /// `{0}`: the profiles' names.
+        ProfilesTold,
+        ProfilesNone,
     }
 
     public static class Strings
@@ -368,6 +371,8 @@ namespace Codiva.Panel
             { Str.Settings, "Settings" },
             { Str.ConsoleIgnorePatterns, "Console errors to ignore (one pattern a line, * matches anything)" },
             { Str.SoundOnNotice, "Play a sound when the agent asks or ends its turn while this window is not focused" },
+            { Str.ProfilesTold, "New sessions are told how to work with: {0}" },
+            { Str.ProfilesNone, "New sessions are told of no package of the project" },
         };
 
         public static readonly IReadOnlyDictionary<Str, string> Ja = new Dictionary<Str, string>
@@ -521,6 +526,8 @@ namespace Codiva.Panel
             { Str.Settings, "設定" },
             { Str.ConsoleIgnorePatterns, "無視するコンソールのエラー(1行に1パターン、* は任意の文字列)" },
             { Str.SoundOnNotice, "このウィンドウが非アクティブのとき、エージェントが確認を求めたりターンを終えたりしたら音を鳴らす" },
+            { Str.ProfilesTold, "新しいセッションに使い方を伝えるパッケージ: {0}" },
+            { Str.ProfilesNone, "新しいセッションに伝えるプロジェクトのパッケージはありません" },
         };
 
         public static IReadOnlyDictionary<Str, string> Of(Language language) => language == Language.Ja ? Ja : En;
