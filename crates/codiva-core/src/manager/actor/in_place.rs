@@ -377,6 +377,7 @@ impl Actor {
             actor.emit(ManagerEvent::Removed {
                 id: owned_id.clone(),
             });
+            actor.left_groups(&owned_id);
             actor.mark_dirty();
             reply.send(Ok(DiscardOutcome::Removed { id: owned_id }));
         });
