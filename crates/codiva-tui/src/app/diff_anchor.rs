@@ -128,6 +128,58 @@ pub fn covers(comment: &ReviewComment, path: &str, place: RowPlace) -> bool {
         && (comment.anchor.start_line..=comment.anchor.end_line).contains(&place.line)
 }
 
+/// The rows of this diff a comment is on: where its quoted lines are now in its file (the
+/// diff moved since it was written: the agent changed the file above it), the match nearest its
+/// own line numbers first; else the rows its line numbers name; `None` when the diff has
+/// neither. `files` are the diff's paths by index.
+pub fn rows_of(
+    comment: &ReviewComment,
+    lines: &[String],
+    places: &[Option<RowPlace>],
+    files: &[&str],
+) -> Option<(usize, usize)> {
+    let file = files.iter().position(|path| *path == comment.anchor.path)?;
+    // The file's rows that are lines of it, in order.
+    let rows: Vec<usize> = places
+        .iter()
+        .enumerate()
+        .filter(|(_, place)| place.is_some_and(|p| p.file == file))
+        .map(|(row, _)| row)
+        .collect();
+    let by_number: Vec<usize> = rows
+        .iter()
+        .copied()
+        .filter(|row| {
+            places[*row].is_some_and(|place| covers(comment, &comment.anchor.path, place))
+        })
+        .collect();
+    let numbered = by_number
+        .first()
+        .zip(by_number.last())
+        .map(|(a, b)| (*a, *b));
+    let quoted = &comment.lines;
+    if quoted.is_empty() || quoted.len() > rows.len() {
+        return numbered;
+    }
+    let at = |start: usize| {
+        quoted
+            .iter()
+            .zip(&rows[start..])
+            .all(|(text, row)| lines[*row] == *text)
+    };
+    // Where the quoted lines are, the nearest to where the comment's numbers say first.
+    let wanted = comment.anchor.start_line;
+    let found = (0..=rows.len() - quoted.len())
+        .filter(|start| at(*start))
+        .min_by_key(|start| {
+            places[rows[*start]].map_or(u32::MAX, |place| place.line.abs_diff(wanted))
+        });
+    match found {
+        Some(start) => Some((rows[start], rows[start + quoted.len() - 1])),
+        None => numbered,
+    }
+}
+
 /// `path:40` or `path:40-42` (`path:-7` for a removed line, numbered as in the base).
 pub fn anchor_label(anchor: &ReviewAnchor) -> String {
     let sign = if anchor.side == DiffSide::Old {
@@ -173,6 +225,51 @@ mod tests {
         assert_eq!(at(17), None, "hunk header of a new file");
         assert_eq!(at(18), Some((1, DiffSide::New, 1)));
         assert_eq!(at(19), Some((1, DiffSide::New, 2)));
+    }
+
+    #[test]
+    fn a_comment_follows_its_lines_when_the_diff_moved() {
+        let comment = |start: u32, quoted: &[&str]| ReviewComment {
+            id: "c1".into(),
+            anchor: ReviewAnchor {
+                path: "a.rs".into(),
+                side: DiffSide::New,
+                start_line: start,
+                end_line: start + u32::try_from(quoted.len()).unwrap() - 1,
+            },
+            lines: quoted.iter().map(|l| (*l).to_owned()).collect(),
+            more_lines: 0,
+            body: "b".into(),
+            created_at: 0,
+        };
+        let before = lines(DIFF);
+        let places_before = places(&before);
+        let files = ["a.rs", "n.md"];
+        let written = comment(11, &["+new", "+more"]);
+        assert_eq!(
+            rows_of(&written, &before, &places_before, &files),
+            Some((6, 7))
+        );
+        // Two lines added above it: its lines are two rows (and two numbers) further.
+        let after = lines(&DIFF.replace(" keep\n-old", "+first\n+second\n keep\n-old"));
+        let places_after = places(&after);
+        assert_eq!(
+            rows_of(&written, &after, &places_after, &files),
+            Some((8, 9))
+        );
+        // Its lines are gone: where its numbers are.
+        let gone = lines(&DIFF.replace("+new\n+more", "+other\n+lines"));
+        let places_gone = places(&gone);
+        assert_eq!(rows_of(&written, &gone, &places_gone, &files), Some((6, 7)));
+        // Nothing of it in the diff.
+        let elsewhere = ReviewComment {
+            anchor: ReviewAnchor {
+                path: "z.rs".into(),
+                ..written.anchor.clone()
+            },
+            ..written.clone()
+        };
+        assert_eq!(rows_of(&elsewhere, &before, &places_before, &files), None);
     }
 
     #[test]

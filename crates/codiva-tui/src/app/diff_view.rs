@@ -17,7 +17,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use super::diff_anchor::{RowPlace, anchor_of, covers, places};
+use super::diff_anchor::{RowPlace, anchor_of, places, rows_of};
 use super::review_panel::{CommentEditor, EditTarget, EditorAction, LIST_ROWS_MAX, ListRows};
 use crate::dialog::sanitize;
 use crate::i18n::{ReviewText, ViewText, t, tf};
@@ -73,6 +73,8 @@ pub struct DiffView {
     mark: Option<usize>,
     /// The session's comments, as its row last said.
     comments: Vec<ReviewComment>,
+    /// The rows each comment is on in this diff (`None`: not in it now).
+    comment_rows: Vec<Option<(usize, usize)>>,
     focus: Focus,
     /// Boxed: the composer is large, and the view is one variant of the overlays.
     editor: Option<Box<CommentEditor>>,
@@ -160,6 +162,7 @@ impl DiffView {
             cursor: 0,
             mark: None,
             comments: Vec::new(),
+            comment_rows: Vec::new(),
             focus: Focus::Diff,
             editor: None,
             drawn: Drawn::default(),
@@ -179,12 +182,14 @@ impl DiffView {
         self.truncated = truncated;
         self.scroll = 0;
         self.mark = None;
+        self.place_comments();
     }
 
     /// The session's comments now (its row changed, or the view is drawn).
     pub fn set_comments(&mut self, comments: &[ReviewComment]) {
         if self.comments != comments {
             self.comments = comments.to_vec();
+            self.place_comments();
         }
         if let Focus::List(index) = self.focus {
             self.focus = match self.comments.len() {
@@ -381,11 +386,12 @@ impl DiffView {
     }
 
     fn first_row_of(&self, comment: &ReviewComment) -> Option<usize> {
-        self.places.iter().enumerate().find_map(|(row, place)| {
-            let place = (*place)?;
-            let path = &self.files.get(place.file)?.path;
-            covers(comment, path, place).then_some(row)
-        })
+        let index = self.comments.iter().position(|c| c.id == comment.id)?;
+        self.comment_rows
+            .get(index)
+            .copied()
+            .flatten()
+            .map(|(first, _)| first)
     }
 
     /// Whether the diff has a line `comment` names.
@@ -393,17 +399,23 @@ impl DiffView {
         self.first_row_of(comment).is_some()
     }
 
-    /// Whether some comment names the line at `row`.
+    /// Whether some comment is on the row.
     fn commented(&self, row: usize) -> bool {
-        let Some(place) = self.places.get(row).copied().flatten() else {
-            return false;
-        };
-        let Some(file) = self.files.get(place.file) else {
-            return false;
-        };
-        self.comments
+        self.comment_rows
             .iter()
-            .any(|comment| covers(comment, &file.path, place))
+            .flatten()
+            .any(|(first, last)| (*first..=*last).contains(&row))
+    }
+
+    /// Where each comment is in the diff now (`diff_anchor::rows_of`).
+    fn place_comments(&mut self) {
+        let lines = self.lines.as_deref().unwrap_or_default();
+        let files: Vec<&str> = self.files.iter().map(|file| file.path.as_str()).collect();
+        self.comment_rows = self
+            .comments
+            .iter()
+            .map(|comment| rows_of(comment, lines, &self.places, &files))
+            .collect();
     }
 
     fn open_editor(&mut self) -> DiffAction {
