@@ -641,6 +641,69 @@ async fn what_groups_and_checks_refuse() {
         })
         .await;
     assert_eq!(refusal(asked.unwrap_err()), RefusalCode::NoCheckConfigured);
+    // The repository names one, wrongly: it runs as an error that says why.
+    std::fs::create_dir_all(repo.path().join(".codiva")).unwrap();
+    std::fs::write(repo.path().join(".codiva/config.toml"), "check = 7\n").unwrap();
+    let wrong = manager
+        .request::<request::SessionRunCheck>(SessionParams {
+            session_id: id.clone(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(wrong.check.state, CheckState::Error);
+    assert!(
+        wrong
+            .check
+            .detail
+            .as_deref()
+            .is_some_and(|d| d.contains(".codiva/config.toml")),
+        "{wrong:?}"
+    );
+    // Named rightly, it runs in the worktree, and its output is kept.
+    std::fs::write(
+        repo.path().join(".codiva/config.toml"),
+        "check = \"pwd; echo \\\"$CODIVA_REPO_ROOT\\\"\"\n",
+    )
+    .unwrap();
+    manager
+        .request::<request::SessionRunCheck>(SessionParams {
+            session_id: id.clone(),
+        })
+        .await
+        .unwrap();
+    let ran = until_manager(&mut events, |event| match event {
+        ManagerEvent::Session { session }
+            if session.id == id
+                && session
+                    .check
+                    .as_ref()
+                    .is_some_and(|c| c.state == CheckState::Passed) =>
+        {
+            Some(session.clone())
+        }
+        _ => None,
+    })
+    .await;
+    let output = manager
+        .request::<request::SessionCheckOutput>(SessionParams {
+            session_id: id.clone(),
+        })
+        .await
+        .unwrap();
+    let worktree = ran.worktree.canonicalize().unwrap();
+    assert!(
+        output
+            .tail
+            .starts_with(&format!("{}\n", worktree.display())),
+        "{output:?}"
+    );
+    assert!(
+        output.tail.ends_with(&format!(
+            "{}\n",
+            repo.path().canonicalize().unwrap().display()
+        )),
+        "{output:?}"
+    );
     let other = manager
         .request::<request::GroupKeep>(KeepParams {
             group_id: created.group.id.clone(),
