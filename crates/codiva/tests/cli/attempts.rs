@@ -321,3 +321,88 @@ fn exec_attempts_prints_the_comparison_and_exits_by_the_results() {
     assert_eq!(lines.last().unwrap()["event"], "exit");
     assert_eq!(lines.last().unwrap()["code"], 1);
 }
+
+/// A signal while the attempts work: every attempt's turn is interrupted (they stay in the
+/// daemon) and exec exits 128 + the signal.
+#[test]
+fn exec_attempts_interrupts_every_attempt_on_a_signal() {
+    use std::io::BufRead as _;
+    use std::time::{Duration, Instant};
+
+    let daemon = DaemonWorld::new(|_| {
+        // Far longer than the test: about 30 s of streaming.
+        Script::new().always(Reply::message(MockMessage::new().text_slow(
+            "slow words ".repeat(220),
+            4,
+            50,
+        )))
+    });
+    let mut child = codiva(
+        &daemon,
+        &["exec", "--attempts", "claude,claude:sonnet", "write slowly"],
+    )
+    .stdin(Stdio::null())
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let started = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("exec said nothing");
+    assert!(started.contains("2 attempts run"), "{started}");
+    let statuses = || {
+        let (ok, stdout, stderr) = daemon.run(&["status", "--json"]);
+        assert!(ok, "{stderr}");
+        let status: Value = serde_json::from_str(stdout.trim()).unwrap();
+        status["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["status"].as_str().unwrap_or("").to_owned())
+            .collect::<Vec<_>>()
+    };
+    let until = |want: &str| {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let now = statuses();
+            if now.len() == 2 && now.iter().all(|s| s == want) {
+                return;
+            }
+            assert!(Instant::now() < deadline, "never all {want}: {now:?}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    until("running");
+    let killed = Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(143));
+    // Its last words (read by the thread, which may still be at them).
+    let mut said = Vec::new();
+    while let Ok(line) = rx.recv_timeout(Duration::from_secs(10)) {
+        let done = line.contains("interrupted");
+        said.push(line);
+        if done {
+            break;
+        }
+    }
+    assert!(
+        said.iter().any(|line| line.contains("interrupted")),
+        "{said:?}"
+    );
+    until("interrupted");
+}
