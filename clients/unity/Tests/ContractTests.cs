@@ -28,8 +28,6 @@ namespace Codiva.Tests
         /// still counted (no gap, no resync).
         static readonly Dictionary<string, string> UnsupportedNotifications = new Dictionary<string, string>
         {
-            { "agents/loginProgress", "the panel starts no agent login (`agents/login`): the user logs in from a terminal" },
-            { "session/planUsage", "the panel shows no usage limits of the agent's plan" },
             { "session/prStatus", "the panel's sessions run in place, with no branch and no pull request of their own" },
             { "session/resources", "the panel shows no CPU or memory use of agent processes" },
         };
@@ -95,19 +93,23 @@ namespace Codiva.Tests
             foreach (var pair in notifications)
             {
                 var name = pair.Key;
-                var taken = Notifications.Taken.Contains(name);
+                var byStore = Notifications.Taken.Contains(name);
+                var byFeed = Codiva.Panel.PanelFeed.Taken.Contains(name);
+                var taken = byStore || byFeed;
                 var unsupported = UnsupportedNotifications.ContainsKey(name);
-                Assert.IsTrue(taken || unsupported, name + " is neither taken (Notifications.Taken) nor listed unsupported with a reason");
+                Assert.IsTrue(taken || unsupported, name + " is neither taken (Notifications.Taken, PanelFeed.Taken) nor listed unsupported with a reason");
                 Assert.IsFalse(taken && unsupported, name + " is both taken and listed unsupported");
                 Type type;
                 Assert.IsTrue(Notifications.ParamsTypes.TryGetValue(name, out type), name + " is not in the generated table (run scripts/gen-csharp)");
                 Assert.AreEqual(RefName(JsonRead.Get(pair.Value, "params")), SchemaName(type), name + " params");
                 var read = Notifications.Read(name, new Dictionary<string, object> { { "seq", 3L } });
                 Assert.AreEqual(3L, read.SeqOrZero, name + ": its seq counts");
-                if (taken) Assert.IsNotInstanceOf<OtherEvent>(read, name + " is read typed");
-                else Assert.IsInstanceOf<OtherEvent>(read, name + " is passed through");
+                if (byStore) Assert.IsNotInstanceOf<OtherEvent>(read, name + " is read typed");
+                else Assert.IsInstanceOf<OtherEvent>(read, name + " is passed through the store");
+                // The feed reads its notifications as their generated params class.
+                if (byFeed) Assert.IsNotNull(Wire.FromJson(type, new Dictionary<string, object> { { "seq", 3L } }), name + " is read typed by the feed");
             }
-            foreach (var name in Notifications.Taken) Assert.IsTrue(notifications.ContainsKey(name), name + " is not in the schema");
+            foreach (var name in Notifications.Taken.Concat(Codiva.Panel.PanelFeed.Taken)) Assert.IsTrue(notifications.ContainsKey(name), name + " is not in the schema");
             foreach (var name in UnsupportedNotifications.Keys) Assert.IsTrue(notifications.ContainsKey(name), name + " is listed unsupported but is no longer in the schema");
         }
 

@@ -104,6 +104,12 @@ namespace Codiva.Panel
         readonly IDispatcher dispatcher;
         public readonly PlanUsageTracker Plan;
 
+        /// The notifications the feed takes typed (the store reads them as `OtherEvent`s).
+        public static readonly IReadOnlyCollection<string> Taken = new[]
+        {
+            Notifications.SessionPlanUsage, Notifications.AgentsLoginProgress,
+        };
+
         /// An `agents/loginProgress` (on the dispatcher's thread): give it to the LoginModel of its agent.
         public event Action<LoginProgressParams> LoginProgress;
 
