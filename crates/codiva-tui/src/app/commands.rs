@@ -16,7 +16,7 @@ use serde_json::Value;
 use super::answers::decode;
 use super::requests::{discard, session_params};
 use super::{App, Confirm, Effect, Foreground, View};
-use crate::i18n::{AppText, t, tf, tn};
+use crate::i18n::{AppText, RepairText, t, tf, tn};
 
 crate::i18n::keys_with_words! {
     /// The commands' words: what each does (as the palette and `/help` show it) and what the
@@ -33,6 +33,7 @@ crate::i18n::keys_with_words! {
         Sync => "merge the base into this session", "ベースをこのセッションにマージ";
         Pr => "push the branch and open a draft pull request", "ブランチをプッシュしてドラフトのプルリクエストを作成";
         FixCi => "send the failed checks and their log to the agent", "失敗したチェックとログをエージェントに送る";
+        AddressReview => "send the pull request's unresolved review threads to the agent", "プルリクエストの未解決のレビューをエージェントに送る";
         Commit => "commit the work: /commit <message>, or the agent writes one", "作業をコミット: /commit <メッセージ>、なければエージェントに依頼";
         Recover => "repair every stuck pull request (fix-ci or sync)", "止まっているプルリクエストをすべて修復（fix-ci か sync）";
         Remove => "discard this session and forget it", "このセッションを破棄して一覧から削除";
@@ -89,6 +90,11 @@ pub static COMMANDS: &[Spec] = &[
     }),
     Spec::request::<request::SessionSync>("sync", W::Sync, synced),
     Spec::app("pr", Anywhere, W::Pr, None, |app, _, _| app.ask_pr()),
+    Spec::request::<request::SessionAddressReview>(
+        "address-review",
+        W::AddressReview,
+        review_addressed,
+    ),
     Spec::app("fix-ci", Anywhere, W::FixCi, None, |app, _, _| {
         app.fix_ci_current()
     }),
@@ -291,6 +297,32 @@ pub(super) fn answer_to(method: &str) -> Option<Answer> {
 fn synced(app: &mut App, _id: &str, result: Result<Value, ClientError>) -> Vec<Effect> {
     match decode::<request::SessionSync>(result) {
         Ok(result) => app.said(result.message),
+        Err(err) => app.failed(&err),
+    }
+    Vec::new()
+}
+
+/// `/address-review`: how many review threads went to the agent (and how many did not fit).
+fn review_addressed(app: &mut App, _id: &str, result: Result<Value, ClientError>) -> Vec<Effect> {
+    match decode::<request::SessionAddressReview>(result) {
+        Ok(sent) => {
+            let mut text = tf(
+                RepairText::ReviewSent,
+                &[
+                    &sent.threads.to_string(),
+                    &sent.pr.to_string(),
+                    &sent.review_bytes.to_string(),
+                ],
+            );
+            if sent.left_out > 0 {
+                text.push_str(" · ");
+                text.push_str(&tf(
+                    RepairText::ReviewLeftOut,
+                    &[&sent.left_out.to_string()],
+                ));
+            }
+            app.said(text);
+        }
         Err(err) => app.failed(&err),
     }
     Vec::new()

@@ -469,6 +469,19 @@ fn cases() -> Vec<Case> {
             after_ok: says(tf(RepairText::FixCiSent, &["1", "7", "2048"])),
             after_err: failure_said(),
         },
+        // How many threads went, and how many did not fit.
+        Case {
+            effect: request(ClientRequest::SessionAddressReview(sid(id))),
+            prepare: nothing,
+            ok: json!({"pr": 7, "threads": 2, "left_out": 1, "review_bytes": 900,
+                       "truncated": true, "message": "sent 2 review threads of #7"}),
+            after_ok: says(format!(
+                "{} · {}",
+                tf(RepairText::ReviewSent, &["2", "7", "900"]),
+                tf(RepairText::ReviewLeftOut, &["1"])
+            )),
+            after_err: failure_said(),
+        },
         // Said, and the files are looked up again.
         Case {
             effect: commit(id, Some("Fix")),
@@ -560,7 +573,119 @@ fn cases() -> Vec<Case> {
     ]
     .into_iter()
     .chain(attempt_cases(&session))
+    .chain(history_cases(&session))
     .collect()
+}
+
+/// `/history`'s requests (`tests/tui/outside.rs` has their views).
+fn history_cases(session: &codiva_protocol::manager::SessionInfo) -> Vec<Case> {
+    use codiva_protocol::outside::{
+        AdoptPlace, HistoryAdoptParams, HistoryListParams, HistoryReadResult,
+        OutsideConversationRef,
+    };
+    use codiva_tui::i18n::OutsideText;
+    vec![
+        // The list fills the open view; a failure is said inside it.
+        Case {
+            effect: request(ClientRequest::HistoryList(HistoryListParams::default())),
+            prepare: |app| {
+                command(app, "/history");
+            },
+            ok: value(outside_list()),
+            after_ok: Box::new(|app, effects| {
+                assert!(effects.is_empty(), "{effects:?}");
+                assert!(screen(app).contains("Fix the flaky login test"));
+            }),
+            after_err: Box::new(|app, _| {
+                let text = screen(app);
+                assert!(
+                    text.contains(&tf(OutsideText::CannotList, &[FAILURE])),
+                    "{text}"
+                );
+            }),
+        },
+        // The conversation opens read-only; a failure is said in its place.
+        Case {
+            effect: request(ClientRequest::HistoryRead(OutsideConversationRef {
+                agent: "claude".into(),
+                id: "c1".into(),
+                cwd: "/work/repo".into(),
+            })),
+            prepare: history_open,
+            ok: value(HistoryReadResult {
+                entries: vec![log(
+                    1,
+                    codiva_protocol::log::EntryKind::Assistant {
+                        text: "The flaky test raced the cookie.".into(),
+                    },
+                )],
+                skipped_bytes: 0,
+                dropped_entries: 0,
+            }),
+            after_ok: Box::new(|app, _| {
+                assert!(screen(app).contains("The flaky test raced the cookie."));
+            }),
+            after_err: Box::new(|app, _| {
+                let text = screen(app);
+                assert!(
+                    text.contains(&tf(OutsideText::CannotRead, &[FAILURE])),
+                    "{text}"
+                );
+            }),
+        },
+        // The adopted session opens; a refusal is said and the view stays.
+        Case {
+            effect: request(ClientRequest::HistoryAdopt(HistoryAdoptParams {
+                agent: "claude".into(),
+                id: "c1".into(),
+                cwd: "/work/repo".into(),
+                place: AdoptPlace::InPlace,
+            })),
+            prepare: history_listed,
+            ok: value(SessionResult {
+                session: session.clone(),
+            }),
+            after_ok: Box::new(|app, _| {
+                assert!(!app.overlay_open());
+                assert!(app.notice().is_some_and(
+                    |(text, error)| !error && text.contains("continues the conversation")
+                ));
+            }),
+            after_err: Box::new(|app, _| {
+                assert!(app.overlay_open());
+                assert_eq!(
+                    app.notice(),
+                    Some((tf(OutsideText::CannotAdopt, &[FAILURE]).as_str(), true))
+                );
+            }),
+        },
+    ]
+}
+
+fn outside_list() -> codiva_protocol::outside::HistoryListResult {
+    codiva_protocol::outside::HistoryListResult {
+        conversations: vec![codiva_protocol::outside::OutsideConversation {
+            agent: "claude".into(),
+            id: "c1".into(),
+            cwd: "/work/repo".into(),
+            modified_ms: 1_796_628_600_000,
+            size_bytes: 48_213,
+            first_instruction: Some("Fix the flaky login test".into()),
+        }],
+        more: false,
+    }
+}
+
+/// `/history` open with its list.
+fn history_listed(app: &mut App) {
+    let effects = command(app, "/history");
+    answer_ok(app, &effects[0], value(outside_list()));
+}
+
+/// `/history`'s first conversation opened.
+fn history_open(app: &mut App) {
+    history_listed(app);
+    press(app, KeyCode::Enter);
 }
 
 /// The attempts' requests (`attempts.rs` has their views).
