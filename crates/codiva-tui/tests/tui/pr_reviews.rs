@@ -1,15 +1,19 @@
 //! Unresolved review threads of a session's own pull request: their count in the list's PR
 //! cell (`✓ #14 ✎2`) and in the session view's PR line (`2 unresolved review threads ·
 //! /address-review`); none shown at zero, nor for a merged pull request. Snapshots at 80×24 and
-//! 200×60, in English and Japanese.
+//! 200×60, in English and Japanese. `/address-review` in the session view sends the request;
+//! its refusals (none unresolved, all sent already) are worded in both languages.
 
+use codiva_client::ClientError;
+use codiva_protocol::ClientRequest;
+use codiva_protocol::error::{ErrorBody, ErrorData, REFUSED, RefusalCode, RefusalData};
 use codiva_protocol::github::{PrChecks, PrMergeable, PrState, PrView, SessionPr, SessionPrs};
 use codiva_protocol::lang::Lang;
 use codiva_protocol::manager::{ManagerEvent, SessionPhase};
 use codiva_protocol::session::Status;
-use codiva_tui::app::{App, View};
+use codiva_tui::app::{App, UiEvent, View};
 use codiva_tui::i18n::with_lang;
-use crossterm::event::KeyCode;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::support::*;
 
@@ -139,13 +143,62 @@ fn the_session_view_names_the_count_and_the_command() {
 fn the_count_goes_when_the_threads_are_resolved() {
     let mut app = app();
     assert!(screen(&mut app, 80, 24).contains("#14 ✎2"));
-    app.handle(codiva_tui::app::UiEvent::Manager(Box::new(
-        ManagerEvent::PrStatus {
-            id: "s00".into(),
-            prs: prs(14, PrState::Open, Some(0)),
-        },
-    )));
+    app.handle(UiEvent::Manager(Box::new(ManagerEvent::PrStatus {
+        id: "s00".into(),
+        prs: prs(14, PrState::Open, Some(0)),
+    })));
     let text = screen(&mut app, 80, 24);
     let row = text.lines().find(|l| l.contains("#14")).unwrap();
     assert!(!row.contains('✎'), "{row}");
+}
+
+fn refusal(reason: RefusalCode, args: &[&str]) -> ClientError {
+    ClientError::Server(Box::new(ErrorBody {
+        code: REFUSED,
+        message: "refused".into(),
+        data: Some(ErrorData::Refusal(RefusalData {
+            reason,
+            args: args.iter().map(|a| (*a).to_owned()).collect(),
+            fresh: None,
+        })),
+    }))
+}
+
+#[test]
+fn address_review_is_a_command_of_the_session_view_and_its_refusals_are_worded() {
+    let mut app = detail_of(0);
+    typed(&mut app, "/address-review");
+    let effects = app.handle(UiEvent::Key(KeyEvent::new(
+        KeyCode::Enter,
+        KeyModifiers::NONE,
+    )));
+    let sent = request(ClientRequest::SessionAddressReview(sid("s00")));
+    assert_eq!(effects, vec![sent.clone()]);
+    for (lang, none, already) in [
+        (
+            Lang::En,
+            "pull request #14 has no unresolved review thread",
+            "the 2 unresolved review threads of pull request #14 were sent to the agent already",
+        ),
+        (
+            Lang::Ja,
+            "プルリクエスト #14 に未解決のレビューはありません",
+            "プルリクエスト #14 の未解決のレビュー 2 件は送信済みです",
+        ),
+    ] {
+        with_lang(lang, || {
+            answer_err(
+                &mut app,
+                &sent,
+                refusal(RefusalCode::NoUnresolvedReviews, &["14", "0"]),
+            );
+            assert_eq!(app.notice().map(|n| n.0), Some(none));
+            answer_err(
+                &mut app,
+                &sent,
+                refusal(RefusalCode::NoUnresolvedReviews, &["14", "2"]),
+            );
+            assert_eq!(app.notice().map(|n| n.0), Some(already));
+        });
+    }
 }
