@@ -132,8 +132,16 @@ impl App {
             self.set_notice(t(AttemptText::NotInGroup).to_owned(), false);
             return Vec::new();
         };
+        // The attempt the selection is on, selected in the view too.
+        let first = match &self.view {
+            View::Detail(id) => Some(id.clone()),
+            View::List => self.selected_session().map(|s| s.id.clone()),
+        };
+        let known = self.groups.get(&group_id).cloned();
         self.overlay = Some(Overlay::Compare(Box::new(CompareView::loading(
             group_id.clone(),
+            first,
+            known,
         ))));
         vec![compare(group_id)]
     }

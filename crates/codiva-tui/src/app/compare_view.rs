@@ -26,6 +26,10 @@ pub struct CompareView {
     selected: usize,
     /// The attempt `v` was pressed on: the next `v` diffs from it.
     marked: Option<usize>,
+    /// The attempt to select when the figures first arrive (the one selected in the list).
+    first: Option<String>,
+    /// The group as the list knows it, for the title while the figures are read.
+    known: Option<codiva_protocol::group::GroupInfo>,
 }
 
 pub enum CompareAction {
@@ -169,18 +173,29 @@ pub fn tokens(count: u64) -> String {
 }
 
 impl CompareView {
-    pub fn loading(group_id: String) -> Self {
+    /// The view while the figures are read; `first`: the attempt to select then, `known`: the
+    /// group as the list has it.
+    pub fn loading(
+        group_id: String,
+        first: Option<String>,
+        known: Option<codiva_protocol::group::GroupInfo>,
+    ) -> Self {
         CompareView {
             group_id,
             data: None,
             selected: 0,
             marked: None,
+            first,
+            known,
         }
     }
 
     /// The figures arrived: the selection stays on the same attempt.
     pub fn set(&mut self, data: GroupCompare) {
-        let selected = self.selected_figures().map(|f| f.session.id.clone());
+        let selected = match self.first.take() {
+            Some(first) => Some(first),
+            None => self.selected_figures().map(|f| f.session.id.clone()),
+        };
         let marked = self
             .marked
             .and_then(|index| self.attempts().get(index))
@@ -279,11 +294,10 @@ impl CompareView {
             return;
         }
         let width = usize::from(area.width);
-        let count = self.attempts().len();
-        let instruction = self
-            .data
-            .as_ref()
-            .and_then(|d| codiva_protocol::text::sanitize_title(&d.group.instruction))
+        let group = self.data.as_ref().map(|d| &d.group).or(self.known.as_ref());
+        let count = group.map_or(0, |g| g.attempts.len());
+        let instruction = group
+            .and_then(|g| codiva_protocol::text::sanitize_title(&g.instruction))
             .unwrap_or_default();
         let title = format!(
             " {}",
@@ -444,14 +458,14 @@ impl CompareView {
 fn fitting_columns(width: usize) -> Vec<(&'static Column, usize)> {
     // The marker (2) and the attempt's narrowest.
     const ATTEMPT_MIN: usize = 12;
-    let mut kept: Vec<&Column> = COLUMNS.iter().collect();
-    let used =
-        |kept: &[&Column]| 2 + ATTEMPT_MIN + kept.iter().map(|c| c.width + 1).sum::<usize>() - 1;
+    // A column is as wide as its figures or its header in the UI's language.
+    let wide = |c: &Column| c.width.max(str_width(t(c.header)));
+    let mut kept: Vec<&Column> = COLUMNS.iter().filter(|c| c.drop != u8::MAX).collect();
+    let used = |kept: &[&Column]| 2 + ATTEMPT_MIN + kept.iter().map(|c| wide(c) + 1).sum::<usize>();
     while used(&kept) > width {
         let Some(lowest) = kept
             .iter()
             .enumerate()
-            .filter(|(_, c)| c.drop != u8::MAX)
             .min_by_key(|(_, c)| c.drop)
             .map(|(index, _)| index)
         else {
@@ -459,13 +473,10 @@ fn fitting_columns(width: usize) -> Vec<(&'static Column, usize)> {
         };
         kept.remove(lowest);
     }
-    let others: usize = kept.iter().map(|c| c.width + 1).sum::<usize>();
+    let others: usize = kept.iter().map(|c| wide(c) + 1).sum::<usize>();
     let attempt = width.saturating_sub(2 + others).clamp(ATTEMPT_MIN, 40);
-    kept.into_iter()
-        .map(|c| {
-            let width = if c.drop == u8::MAX { attempt } else { c.width };
-            (c, width)
-        })
+    std::iter::once((&COLUMNS[0], attempt))
+        .chain(kept.into_iter().map(|c| (c, wide(c))))
         .collect()
 }
 

@@ -295,6 +295,41 @@ impl super::App {
             .filter(|id| self.groups.get(id).is_some())
     }
 
+    /// The list's selection is on a group's row.
+    pub(super) fn on_group_row(&self) -> bool {
+        self.selected_group.is_some()
+    }
+
+    /// A key on a group's row: Enter collapses or expands it, ← collapses, → expands.
+    pub(super) fn group_row_key(&mut self, code: crossterm::event::KeyCode) {
+        use crossterm::event::KeyCode;
+        let Some(id) = self.selected_group.clone() else {
+            return;
+        };
+        let open = match code {
+            KeyCode::Left => Some(false),
+            KeyCode::Right => Some(true),
+            _ => None,
+        };
+        self.toggle_group(&id, open);
+    }
+
+    /// ← on an attempt: the selection goes to its group's row (`false`: not an attempt).
+    pub(super) fn select_group_row(&mut self) -> bool {
+        let group = self
+            .sessions
+            .get(self.selected)
+            .and_then(|s| self.groups.of(s))
+            .map(|g| g.id.clone());
+        match group {
+            Some(id) => {
+                self.select_row(&ListRow::Group(id));
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Enter or a click on a group's row, ←/→ on it: the group collapses or expands.
     pub(super) fn toggle_group(&mut self, id: &str, open: Option<bool>) {
         match open {

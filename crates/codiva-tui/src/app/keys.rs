@@ -80,6 +80,10 @@ impl App {
             KeyCode::Char('c') if ctrl => return self.interrupt_key(),
             KeyCode::Char('r') if ctrl => return self.resume_current(),
             KeyCode::Char('n') if ctrl => return self.next_in_inbox(),
+            // The attempts form, with what the composer holds as its instruction.
+            KeyCode::Char('g') if ctrl && self.view == View::List => {
+                return self.open_attempts("");
+            }
             KeyCode::BackTab => return self.cycle_run_mode(),
             KeyCode::Tab if !self.palette.is_open() => {
                 self.cycle_focus();
@@ -330,6 +334,13 @@ impl App {
             KeyCode::Home => self.move_selection(isize::MIN),
             KeyCode::End => self.move_selection(isize::MAX),
             KeyCode::Char('f') => self.start_filter(),
+            // A group's row folds and unfolds; ← on an attempt goes to its group's row.
+            KeyCode::Enter | KeyCode::Left | KeyCode::Right if self.on_group_row() => {
+                self.group_row_key(key.code);
+            }
+            KeyCode::Left if self.select_group_row() => {}
+            KeyCode::Char('c') => return self.open_compare(),
+            KeyCode::Char('C') => return self.check_current(),
             KeyCode::Enter | KeyCode::Right => {
                 if let Some(session) = self.selected_session() {
                     let id = session.id.clone();

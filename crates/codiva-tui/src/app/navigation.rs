@@ -46,6 +46,7 @@ impl App {
             }
         }
         self.overlay = None;
+        self.compare_behind = None;
         // The dialog on screen waits at its top level for when the user comes back.
         for id in self
             .shown_dialog

@@ -51,7 +51,7 @@ keys_with_words! {
         CheckRunning => "running", "実行中";
         CheckUnknown => "unknown", "不明";
         CheckNone => "—", "—";
-        CheckLabel => "check {0} {1}", "チェック {0} {1}";
+        CheckLabel => "check {0}: {1}", "チェック {0}: {1}";
         CheckShort => "check {0}", "チェック {0}";
         CheckStarted => "check started: {0}", "チェックを開始しました: {0}";
         KeepTitle => "Keep {0} for “{1}”? It stays as any session; the others are discarded (archived, /restore brings one back):", "「{1}」の試行 {0} を残しますか？ 通常のセッションとして残り、他は破棄されます（アーカイブされ、/restore で戻せます）:";
