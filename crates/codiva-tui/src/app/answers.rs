@@ -172,6 +172,23 @@ impl App {
                     self.info.agents = list.agents;
                 }
             }
+            // `/history` (`outside_view.rs`): a failure is said in the view.
+            C::HistoryList(_) => {
+                let list = decode::<request::HistoryList>(result)
+                    .map_err(|err| crate::i18n::manager_error(&err));
+                self.history_listed(list);
+            }
+            C::HistoryRead(params) => {
+                let read = decode::<request::HistoryRead>(result)
+                    .map_err(|err| crate::i18n::manager_error(&err));
+                self.history_read_arrived(&params.id, read);
+            }
+            C::HistoryAdopt(_) => {
+                let adopted = decode::<request::HistoryAdopt>(result)
+                    .map(|result| result.session)
+                    .map_err(|err| crate::i18n::manager_error(&err));
+                return self.history_adopted(adopted);
+            }
             C::GroupCreate(_) => self.group_created(decode::<request::GroupCreate>(result)),
             C::GroupLastAttempts(_) => {
                 self.last_attempts_arrived(decode::<request::GroupLastAttempts>(result));
