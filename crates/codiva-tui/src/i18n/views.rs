@@ -39,7 +39,6 @@ keys!(
         DiffFiles,
         DiffTruncated,
         DiffEmpty,
-        DiffHint,
         DiffLoading,
         ConfigTitle,
         ConfigHint,
@@ -109,7 +108,6 @@ fn en(key: ViewText) -> &'static str {
         ViewText::DiffFiles => "{0} files",
         ViewText::DiffTruncated => "the diff is cut at 1 MiB",
         ViewText::DiffEmpty => "No changes yet.",
-        ViewText::DiffHint => "↑↓ PgUp PgDn scroll · n/p next/previous file · Esc close",
         ViewText::DiffLoading => "reading the diff…",
         ViewText::ConfigTitle => "Configuration {0}",
         ViewText::ConfigHint => {
@@ -201,7 +199,6 @@ fn ja(key: ViewText) -> &'static str {
         ViewText::DiffFiles => "{0} ファイル",
         ViewText::DiffTruncated => "差分は 1 MiB で切っています",
         ViewText::DiffEmpty => "まだ変更はありません。",
-        ViewText::DiffHint => "↑↓ PgUp PgDn スクロール · n/p 次/前のファイル · Esc 閉じる",
         ViewText::DiffLoading => "差分を読んでいます…",
         ViewText::ConfigTitle => "設定 {0}",
         ViewText::ConfigHint => {
