@@ -157,6 +157,10 @@ fn address_review_sends_the_unresolved_threads_once_and_pushes_the_fix() {
         "{text}"
     );
     assert!(!text.contains(RESOLVED), "{text}");
+    assert!(
+        text.contains("\n2. login.rs:1\n") && !text.contains("\n3. "),
+        "{text}"
+    );
     assert!(text.contains("Do not push"), "{text}");
     assert!(asked(&world, SECOND).len() == 1);
 
