@@ -544,3 +544,72 @@ async fn a_conversation_stopped_in_its_turn_is_adopted_interrupted() {
     assert_eq!(adopted.title, "first question");
     manager.shutdown().await;
 }
+
+/// A 200 MB transcript through the manager: listed (its first instruction read from its head)
+/// and opened read-only from its end — the answer says how much of its start was not read, and
+/// still holds its last tool card.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_200_mb_transcript_is_listed_and_opened_from_its_ends() {
+    use std::io::Write as _;
+    const SIZE: u64 = 200 * 1024 * 1024;
+    let repo = TestRepo::new().unwrap();
+    let sandbox = AgentSandbox::new().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let root = repo.path().canonicalize().unwrap();
+    let home = sandbox.home.path().join(".claude");
+    let path = codiva_core::claude::transcript::transcript_path(&home, &root, "big-1");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    {
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        let first = json!({"type": "user", "message": {"role": "user", "content": "the huge one"}});
+        writeln!(out, "{first}").unwrap();
+        let filler = json!({"type": "assistant", "message": {"model": "m", "content": [
+            {"type": "text", "text": "z".repeat(256 * 1024)}]}})
+        .to_string();
+        let mut written = 0u64;
+        while written < SIZE {
+            writeln!(out, "{filler}").unwrap();
+            written += filler.len() as u64 + 1;
+        }
+        let call = json!({"type": "assistant", "message": {"model": "m", "content": [
+            {"type": "tool_use", "id": "last", "name": "Bash", "input": {"command": "echo end"}}]}});
+        let result = json!({"type": "user", "message": {"content": [
+            {"type": "tool_result", "tool_use_id": "last", "content": "end"}]}});
+        writeln!(out, "{call}\n{result}").unwrap();
+    }
+    let size = std::fs::metadata(&path).unwrap().len();
+    let (manager, _) = Manager::start(options(
+        &root,
+        state.path(),
+        Vec::new(),
+        sandbox.home.path(),
+    ))
+    .await
+    .unwrap();
+    let listed = manager
+        .request::<request::HistoryList>(HistoryListParams::default())
+        .await
+        .unwrap();
+    assert_eq!(listed.conversations.len(), 1);
+    assert_eq!(listed.conversations[0].size_bytes, size);
+    assert_eq!(
+        listed.conversations[0].first_instruction.as_deref(),
+        Some("the huge one")
+    );
+    let read = manager
+        .request::<request::HistoryRead>(OutsideConversationRef {
+            agent: "claude".into(),
+            id: "big-1".into(),
+            cwd: root.to_string_lossy().into_owned(),
+        })
+        .await
+        .unwrap();
+    assert!(
+        read.skipped_bytes >= size - codiva_core::outside::READ_WINDOW - 1,
+        "only the end is read: {} of {size} bytes skipped",
+        read.skipped_bytes
+    );
+    assert!(matches!(read.entries.last().map(|e| &e.kind),
+        Some(EntryKind::Tool(tool)) if tool.result.as_deref() == Some("end")));
+    manager.shutdown().await;
+}
