@@ -444,6 +444,10 @@ fn footer_line(app: &App, width: u16) -> Line<'static> {
         };
         return footer_with(app, width, &tf(key, &[t(back)]));
     }
+    // On a group's row the keys fold it and compare its attempts.
+    if app.focus == Focus::List && app.on_group_row() && app.confirm.is_none() {
+        return footer_with(app, width, t(AttemptText::HintGroupRow));
+    }
     let hints = t(match (&app.view, app.focus) {
         (_, _) if app.confirm.is_some() => AppText::YesNo,
         (_, Focus::Composer) => return footer_with(app, width, app.composer_mode().hints()),
