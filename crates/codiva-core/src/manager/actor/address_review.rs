@@ -166,19 +166,30 @@ impl Actor {
         });
     }
 
-    /// `auto_address_review`: as if asked; a refusal is a warning (none when every thread
-    /// was sent already).
+    /// `auto_address_review`: as if asked. Only a message sent counts as one of the session's
+    /// automatic attempts: when nothing went (every thread was sent already, or it failed) the
+    /// attempt is given back; a failure is a warning.
     pub(super) fn auto_address_review(&mut self, id: String) {
         let (tx, rx) = Reply::channel();
         tracing::info!("session {id}: automatic address-review");
         self.address_review(&id, tx);
-        self.job(None, rx, move |actor, result| match result {
-            Ok(Err(ManagerError::Refused(refusal)))
-                if refusal.code == RefusalCode::NoUnresolvedReviews => {}
-            Ok(Err(err)) => actor.emit(ManagerEvent::Warning {
-                message: format!("session {id}: automatic address-review: {err}"),
-            }),
-            _ => {}
+        self.job(None, rx, move |actor, result| {
+            let Ok(Err(err)) = result else {
+                return;
+            };
+            if let Some(record) = actor.records.get_mut(&id)
+                && let Some(attempts) = record.recover_attempts.get_mut(AUTO_KEY)
+            {
+                *attempts = attempts.saturating_sub(1);
+                actor.mark_dirty();
+            }
+            let sent_already = matches!(&err, ManagerError::Refused(refusal)
+                if refusal.code == RefusalCode::NoUnresolvedReviews);
+            if !sent_already {
+                actor.emit(ManagerEvent::Warning {
+                    message: format!("session {id}: automatic address-review: {err}"),
+                });
+            }
         });
     }
 }

@@ -66,6 +66,15 @@ fn asked(world: &World, needle: &str) -> Vec<String> {
         .collect()
 }
 
+/// How many times the review threads were read in full (`/address-review`, automatic or not).
+fn review_reads(hub: &super::pull_requests::Hub) -> usize {
+    hub.mock
+        .requests()
+        .iter()
+        .filter(|r| r.operation.as_deref() == Some("ReviewThreads"))
+        .count()
+}
+
 fn unresolved(p: &Value) -> Option<u64> {
     p["prs"][0]["view"]["unresolved_reviews"].as_u64()
 }
@@ -239,6 +248,23 @@ fn auto_address_review_sends_new_threads_at_most_twice() {
             // Only the new thread: the earlier ones were sent already.
             if round == 2 {
                 assert!(!messages[0].contains("review round 1"), "{}", messages[0]);
+            }
+        }
+        if round == 1 {
+            // A restart: its first count (1, where nothing was known) starts an automatic
+            // address-review that finds every thread sent already — nothing goes, and that
+            // attempt is given back (else round 2 would not go).
+            assert!(server.close().success());
+            let reads = review_reads(&hub);
+            server = serve(&world, &hub, 200);
+            server.ok("initialize", json!({}));
+            wait_prs(&mut server, id, "counted after the restart", |p| {
+                unresolved(p) == Some(1)
+            });
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+            while review_reads(&hub) == reads {
+                assert!(std::time::Instant::now() < deadline, "no automatic read");
+                std::thread::sleep(std::time::Duration::from_millis(20));
             }
         }
     }
