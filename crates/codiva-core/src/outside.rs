@@ -21,6 +21,8 @@ pub const HEAD_BYTES: u64 = 256 * 1024;
 /// How much of a record's end is read to rebuild its log (the log keeps the newest entries
 /// within its budget anyway; a larger record's start is not read).
 pub const READ_WINDOW: u64 = 16 * 1024 * 1024;
+/// Most records of one directory an agent looks at for a listing (the newest).
+pub const MAX_RECORDS: usize = 2000;
 /// Most conversations one listing returns.
 pub const MAX_LISTED: usize = 500;
 /// Longest first instruction listed, in characters.

@@ -13,8 +13,9 @@ use codiva_protocol::outside::OutsideConversation;
 use super::transcript::{self, TranscriptError};
 use crate::outside::{self as records, OutsideLog};
 
-/// Lists the transcripts of conversations that ran in `dir` (its canonical form too); each
-/// is read from its head only (at most [`records::HEAD_BYTES`]) for its first instruction.
+/// Lists the transcripts of conversations that ran in `dir` (its canonical form too), the
+/// newest [`records::MAX_RECORDS`]; each is read from its head only (at most
+/// [`records::HEAD_BYTES`]) for its first instruction.
 pub fn list(home: &Path, dir: &Path) -> Vec<OutsideConversation> {
     let mut project_dirs = vec![transcript::project_dir(home, dir)];
     if let Ok(real) = dir.canonicalize() {
@@ -23,7 +24,7 @@ pub fn list(home: &Path, dir: &Path) -> Vec<OutsideConversation> {
             project_dirs.push(other);
         }
     }
-    let mut out = Vec::new();
+    let mut found: Vec<(u64, String, std::path::PathBuf, u64)> = Vec::new();
     for project in project_dirs {
         let Ok(entries) = std::fs::read_dir(&project) else {
             continue;
@@ -39,24 +40,34 @@ pub fn list(home: &Path, dir: &Path) -> Vec<OutsideConversation> {
             ) else {
                 continue;
             };
-            if !meta.is_file() || out.iter().any(|c: &OutsideConversation| c.id == id) {
+            if !meta.is_file()
+                || !records::valid_id(id)
+                || found.iter().any(|(_, seen, _, _)| seen == id)
+            {
                 continue;
             }
+            found.push((records::modified_ms(&meta), id.to_owned(), path, meta.len()));
+        }
+    }
+    found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    found.truncate(records::MAX_RECORDS);
+    found
+        .into_iter()
+        .map(|(modified_ms, id, path, size_bytes)| {
             let first = File::open(&path).ok().and_then(|file| {
                 let head = BufReader::new(file.take(records::HEAD_BYTES));
                 transcript::first_user_text(head).ok().flatten()
             });
-            out.push(OutsideConversation {
+            OutsideConversation {
                 agent: "claude".to_owned(),
-                id: id.to_owned(),
+                id,
                 cwd: dir.to_string_lossy().into_owned(),
-                modified_ms: records::modified_ms(&meta),
-                size_bytes: meta.len(),
+                modified_ms,
+                size_bytes,
                 first_instruction: first.and_then(|text| records::instruction_line(&text)),
-            });
-        }
-    }
-    out
+            }
+        })
+        .collect()
 }
 
 /// Conversation `id` that ran in `cwd`, rebuilt from the end of its transcript (at most

@@ -219,3 +219,31 @@ fn a_conversation_is_carried_to_another_directory() {
         Err(TranscriptError::NotFound { .. })
     ));
 }
+
+#[test]
+fn a_listing_reads_only_the_newest_records_of_a_directory() {
+    let home = tempfile::tempdir().unwrap();
+    let cwd = Path::new("/work/repo");
+    let project = transcript::project_dir(home.path(), cwd);
+    std::fs::create_dir_all(&project).unwrap();
+    let line = format!("{}\n", user("one more"));
+    for n in 0..=crate::outside::MAX_RECORDS {
+        std::fs::write(project.join(format!("c{n:05}.jsonl")), &line).unwrap();
+    }
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(project.join("c00007.jsonl"))
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    // A file name that is no conversation id is not listed.
+    std::fs::write(project.join("bad name.jsonl"), &line).unwrap();
+    let listed = list(home.path(), cwd);
+    assert_eq!(listed.len(), crate::outside::MAX_RECORDS);
+    assert!(
+        listed
+            .iter()
+            .all(|c| c.id != "c00007" && c.id != "bad name")
+    );
+}
