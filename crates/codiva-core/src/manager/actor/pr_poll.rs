@@ -190,22 +190,6 @@ impl Actor {
                     view: Some(view),
                 });
             }
-            // `auto_address_review`: more unresolved threads than before, on an open pull
-            // request of a session that is not working — at most twice per session.
-            if auto_address
-                && record.status.is_settled()
-                && let Some(count) = reviews
-                && count > reviews_before.unwrap_or(0)
-            {
-                let attempts = record
-                    .recover_attempts
-                    .entry(super::address_review::AUTO_KEY.to_owned())
-                    .or_default();
-                if *attempts < MAX_AUTO_RECOVER {
-                    *attempts += 1;
-                    addresses.push(id.clone());
-                }
-            }
             record.watch.record(branch, now);
             for (number, lookup) in others {
                 match lookup {
@@ -237,6 +221,25 @@ impl Actor {
                 if *attempts < MAX_AUTO_RECOVER {
                     *attempts += 1;
                     repairs.push((id.clone(), kind));
+                }
+            }
+            // `auto_address_review`: more unresolved threads than before, on an open pull
+            // request of a session that is not working nor about to (a repair of this lookup,
+            // or a repair turn whose push is pending) — at most twice per session.
+            if auto_address
+                && record.status.is_settled()
+                && record.push_after_turn.is_none()
+                && !repairs.iter().any(|(repaired, _)| *repaired == id)
+                && let Some(count) = reviews
+                && count > reviews_before.unwrap_or(0)
+            {
+                let attempts = record
+                    .recover_attempts
+                    .entry(super::address_review::AUTO_KEY.to_owned())
+                    .or_default();
+                if *attempts < MAX_AUTO_RECOVER {
+                    *attempts += 1;
+                    addresses.push(id.clone());
                 }
             }
             if auto_ready
