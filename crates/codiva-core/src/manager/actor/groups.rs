@@ -194,12 +194,27 @@ impl Actor {
                 approval: p.approval_policy.clone(),
                 ..CreateOptions::default()
             };
-            let info = self.add_named_session(options, prompt.clone(), slug, Some(id.clone()))?;
-            group.attempts.push(Attempt {
-                session_id: info.id.clone(),
-                spec: spec.clone(),
-            });
-            sessions.push(info);
+            match self.add_named_session(options, prompt.clone(), slug, Some(id.clone())) {
+                Ok(info) => {
+                    group.attempts.push(Attempt {
+                        session_id: info.id.clone(),
+                        spec: spec.clone(),
+                    });
+                    sessions.push(info);
+                }
+                // What the checks before could not foresee: the attempts made so far stay a
+                // group (no session is left naming a group nobody knows).
+                Err(err) if !group.attempts.is_empty() => {
+                    self.groups.by_id.insert(id, group.clone());
+                    self.emit(ManagerEvent::Group {
+                        change: GroupChange::Created,
+                        group,
+                    });
+                    self.mark_dirty();
+                    return Err(err);
+                }
+                Err(err) => return Err(err),
+            }
         }
         self.groups.by_id.insert(id, group.clone());
         self.groups.last_attempts = p.attempts;
