@@ -11,6 +11,7 @@ mod diff_review;
 mod errors;
 mod folded;
 mod full_message;
+mod history;
 mod in_place;
 mod lifecycle;
 mod parallel;
