@@ -115,10 +115,9 @@ impl App {
                     }
                 }
                 self.select_row(&ListRow::Group(id));
-                let text = tf(
-                    AttemptText::Started,
-                    &[&specs.len().to_string(), &AttemptSpec::format_list(&specs)],
-                );
+                let names = AttemptSpec::format_list(&specs);
+                let names = codiva_protocol::text::sanitize_title(&names).unwrap_or_default();
+                let text = tf(AttemptText::Started, &[&specs.len().to_string(), &names]);
                 self.set_notice(text, false);
             }
             Err(err) => self.set_notice(crate::i18n::manager_error(&err), true),
@@ -350,12 +349,14 @@ impl App {
         }
     }
 
-    /// An attempt as the user named it (`claude:opus`), else its session id.
+    /// An attempt as the user named it (`claude:opus`), else its session id; sanitised.
     fn attempt_named(&self, group_id: &str, session_id: &str) -> String {
-        self.groups
+        let name = self
+            .groups
             .get(group_id)
             .and_then(|g| g.attempts.iter().find(|a| a.session_id == session_id))
-            .map_or_else(|| session_id.to_owned(), |a| a.spec.to_string())
+            .map_or_else(|| session_id.to_owned(), |a| a.spec.to_string());
+        codiva_protocol::text::sanitize_title(&name).unwrap_or_default()
     }
 
     /// `/check`, `C` in the list: the repository's check again in the session's worktree.

@@ -192,11 +192,12 @@ pub fn elapsed_ms<'a>(
 }
 
 /// What the attempt was started with (`claude`, `claude:opus`), from its group; else its
-/// agent.
+/// agent. Sanitised: another client may have named anything.
 pub fn attempt_label(group: Option<&GroupInfo>, session: &SessionInfo) -> String {
-    group
+    let label = group
         .and_then(|g| g.attempts.iter().find(|a| a.session_id == session.id))
-        .map_or_else(|| session.agent.clone(), |a| a.spec.to_string())
+        .map_or_else(|| session.agent.clone(), |a| a.spec.to_string());
+    codiva_protocol::text::sanitize_title(&label).unwrap_or_default()
 }
 
 impl super::App {

@@ -773,6 +773,8 @@ fn long_and_multibyte_instructions_at_any_width() {
     let mut app = group_app();
     let mut long = group();
     long.instruction = long_instruction();
+    // What another client named an attempt is shown without its controls.
+    long.attempts[2].spec.model = Some("op\u{1b}[2Jus\u{202e}".into());
     app.handle(UiEvent::Manager(Box::new(ManagerEvent::Group {
         change: GroupChange::Changed,
         group: long,
