@@ -523,6 +523,51 @@ async fn a_check_has_a_time_limit_and_stops_with_its_session() {
     manager.shutdown().await;
 }
 
+/// The row of session `id` whose check passed, started at `after` or later.
+async fn passed_after(
+    events: &mut codiva_core::manager::EventReceiver,
+    id: &str,
+    after: u64,
+) -> SessionInfo {
+    let mut seen = Vec::new();
+    until_all(events, &[id.to_owned()], &mut seen, |s| {
+        s.check
+            .as_ref()
+            .is_some_and(|c| c.state == CheckState::Passed && c.started_at >= after)
+    })
+    .await
+    .remove(id)
+    .unwrap()
+}
+
+/// Every session is checked, not only attempts: after each completed turn, again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_outside_any_group_is_checked_after_each_turn() {
+    let repo = TestRepo::new().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let mut options = options(&repo, home.path().to_path_buf());
+    options.checks = checks("echo checked", Duration::from_secs(60));
+    let (manager, _) = Manager::start(options).await.unwrap();
+    let mut events = manager.subscribe();
+    let info = manager
+        .create(codiva_core::manager::CreateOptions {
+            prompt: "say hello".to_owned(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(info.group, None);
+    let first = passed_after(&mut events, &info.id, 0).await.check.unwrap();
+    manager
+        .send(&info.id, codiva_protocol::UserInput::text("say it again"))
+        .await
+        .unwrap();
+    let second = passed_after(&mut events, &info.id, first.started_at + 1).await;
+    assert_eq!(second.status, Status::Completed);
+    assert_eq!(second.check.unwrap().trigger, CheckTrigger::TurnCompleted);
+    manager.shutdown().await;
+}
+
 /// A check that runs when the manager stops is stopped with it (and reaped), and reads back
 /// as `error` after a restart.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
