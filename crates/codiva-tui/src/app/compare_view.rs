@@ -267,6 +267,12 @@ impl CompareView {
         CompareAction::None
     }
 
+    /// The wheel: the selection moves by `rows` attempts.
+    pub fn move_by(&mut self, rows: isize) {
+        let last = self.attempts().len().saturating_sub(1);
+        self.selected = self.selected.saturating_add_signed(rows).min(last);
+    }
+
     /// `v`: marks the selected attempt; on another, the diff from the marked one to it.
     fn diff_between(&mut self) -> CompareAction {
         let Some(marked) = self.marked else {

@@ -213,6 +213,7 @@ impl App {
             Some(Overlay::Diff(view)) => view.scroll_by(rows),
             Some(Overlay::Message(view)) => view.scroll_by(rows),
             Some(Overlay::History(view)) => view.scroll_by(rows),
+            Some(Overlay::Compare(view)) => view.move_by(rows.signum()),
             _ => {}
         }
         Vec::new()

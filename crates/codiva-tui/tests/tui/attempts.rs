@@ -870,3 +870,26 @@ fn the_form_at_narrow_widths_with_long_multibyte_text() {
     }
     insta::assert_snapshot!("form_long_40x12", draw(&mut app, 40, 12).backend());
 }
+
+#[test]
+fn the_wheel_moves_over_the_attempts() {
+    let mut app = compare_app();
+    let wheel = |app: &mut App, kind: MouseEventKind| {
+        app.handle(UiEvent::Mouse(MouseEvent {
+            kind,
+            column: 10,
+            row: 5,
+            modifiers: KeyModifiers::NONE,
+        }))
+    };
+    wheel(&mut app, MouseEventKind::ScrollDown);
+    wheel(&mut app, MouseEventKind::ScrollDown);
+    wheel(&mut app, MouseEventKind::ScrollDown);
+    assert_eq!(press(&mut app, KeyCode::Char('k')), vec![keep(None)]);
+    wheel(&mut app, MouseEventKind::ScrollUp);
+    let text = screen(&mut app, 200, 60);
+    assert!(
+        text.lines().any(|line| line.starts_with("\"› codex")),
+        "{text}"
+    );
+}
