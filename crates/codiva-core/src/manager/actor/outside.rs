@@ -167,22 +167,40 @@ impl Actor {
                 let mut taken = taken;
                 taken.extend(repo.taken_slugs().await.map_err(ManagerError::from)?);
                 let slug = crate::slug::slugify(&prompt_of(&found.0), &taken);
+                // The record is carried first, where the worktree will be: nothing is made when
+                // it cannot be.
+                let carry = |to: PathBuf| {
+                    let (provider, id, from) = (provider.clone(), found.0.id.clone(), cwd.clone());
+                    async move {
+                        tokio::task::spawn_blocking(move || {
+                            provider.carry_conversation(&id, &from, &to)
+                        })
+                        .await
+                        .map_err(|err| {
+                            ManagerError::Internal(format!("carrying a conversation: {err}"))
+                        })?
+                        .map_err(|err| {
+                            ManagerError::Internal(format!("carrying the conversation: {err}"))
+                        })
+                    }
+                };
+                let planned = repo.worktree_path(&slug);
+                carry(planned.clone()).await?;
                 let worktree = {
                     let _guard = git_lock.lock().await;
                     repo.create_worktree(&slug, &base, &worktree_options)
                         .await
                         .map_err(ManagerError::from)?
                 };
+                // The agent finds it by the directory as the OS resolves it (symlinks too).
+                let real = worktree
+                    .path
+                    .canonicalize()
+                    .unwrap_or_else(|_| worktree.path.clone());
+                if real != planned {
+                    carry(real).await?;
+                }
                 let setup = repo.run_setup(&worktree.path).await;
-                let (id, from, to) = (found.0.id.clone(), cwd.clone(), worktree.path.clone());
-                tokio::task::spawn_blocking(move || provider.carry_conversation(&id, &from, &to))
-                    .await
-                    .map_err(|err| {
-                        ManagerError::Internal(format!("carrying a conversation: {err}"))
-                    })?
-                    .map_err(|err| {
-                        ManagerError::Internal(format!("carrying the conversation: {err}"))
-                    })?;
                 let warning = setup.filter(|setup| !setup.success).map(|setup| {
                     format!(
                         ".codiva/setup failed in {}: {}",
