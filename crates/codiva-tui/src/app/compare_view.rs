@@ -119,12 +119,12 @@ const COLUMNS: [Column; 9] = [
     },
 ];
 
-/// The attempt's name in the table: what was asked for, and the model the agent reports
-/// when that says more (`claude:opus`, `codex · gpt-5.5`).
+/// The attempt's name in the table: what was asked for (`claude:opus`), or, with no model
+/// asked for, the model the agent reports as the list names it (`codex/gpt-5.5`).
 pub fn attempt_name(figures: &AttemptFigures) -> String {
     let asked = figures.spec.to_string();
     let name = match (&figures.spec.model, &figures.session.model) {
-        (None, Some(reported)) => format!("{asked} · {reported}"),
+        (None, Some(reported)) => format!("{asked}/{reported}"),
         _ => asked,
     };
     codiva_protocol::text::sanitize_title(&name).unwrap_or_default()

@@ -37,7 +37,7 @@ keys_with_words! {
         ColTokens => "tokens", "トークン";
         ColCost => "cost", "費用";
         CompareHint => "↑↓ attempt · Enter diff · v diff with another · k keep · r check · R refresh · Esc close", "↑↓ 試行 · Enter 差分 · v 別の試行との差分 · k 残す · r チェック · R 更新 · Esc 閉じる";
-        CompareMarked => "diff from {0}: choose another attempt and press v (Esc: none)", "{0} からの差分: 別の試行を選んで v（Esc で取り消し）";
+        CompareMarked => "v on another: the diff from {0} · Esc: none", "別の試行で v: {0} からの差分 · Esc: 取り消し";
         CompareSame => "choose another attempt than {0}", "{0} 以外の試行を選んでください";
         CompareNoWork => "no worktree", "ワークツリーなし";
         CompareKept => "kept", "残した試行";

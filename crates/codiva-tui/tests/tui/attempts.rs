@@ -616,15 +616,14 @@ fn a_diff_between_two_attempts() {
     assert!(press(&mut app, KeyCode::Char('v')).is_empty());
     // The footer says what the next `v` does.
     assert!(
-        screen(&mut app, 200, 60)
-            .contains("diff from claude · claude-sonnet-4-5: choose another attempt")
+        screen(&mut app, 80, 24).contains("v on another: the diff from claude/claude-sonnet-4-5")
     );
     // `v` on the same one says to choose another.
     assert!(press(&mut app, KeyCode::Char('v')).is_empty());
     assert_eq!(
         app.notice(),
         Some((
-            "choose another attempt than claude · claude-sonnet-4-5",
+            "choose another attempt than claude/claude-sonnet-4-5",
             false
         ))
     );
@@ -849,7 +848,7 @@ fn the_compare_view_opens_on_the_attempt_selected_in_the_list() {
     answer_ok(&mut app, &effects[0], data);
     let text = screen(&mut app, 200, 60);
     let selected = text.lines().find(|line| line.contains("› claude")).unwrap();
-    assert!(selected.contains("claude-sonnet-4-5"), "{text}");
+    assert!(selected.contains("claude/claude-sonnet-4-5"), "{text}");
 }
 
 #[test]
@@ -889,7 +888,29 @@ fn the_wheel_moves_over_the_attempts() {
     wheel(&mut app, MouseEventKind::ScrollUp);
     let text = screen(&mut app, 200, 60);
     assert!(
-        text.lines().any(|line| line.starts_with("\"› codex")),
+        text.lines()
+            .any(|line| line.starts_with("\"› codex/gpt-5.5")),
         "{text}"
     );
+}
+
+#[test]
+fn the_compare_view_with_one_attempt_marked_for_a_diff() {
+    snapshots("compare_marked", || {
+        let mut app = compare_app();
+        press(&mut app, KeyCode::Char('v'));
+        press(&mut app, KeyCode::Down);
+        app
+    });
+}
+
+#[test]
+fn a_session_view_says_its_check() {
+    snapshots("session_check", || {
+        let mut app = group_app();
+        key(&mut app, KeyCode::Tab);
+        key(&mut app, KeyCode::End);
+        key(&mut app, KeyCode::Enter);
+        app
+    });
 }
