@@ -189,7 +189,9 @@ impl App {
                     .map_err(|err| crate::i18n::manager_error(&err));
                 return self.history_adopted(adopted);
             }
-            C::GroupCreate(_) => self.group_created(decode::<request::GroupCreate>(result)),
+            C::GroupCreate(_) => {
+                return self.group_created(decode::<request::GroupCreate>(result));
+            }
             C::GroupLastAttempts(_) => {
                 self.last_attempts_arrived(decode::<request::GroupLastAttempts>(result));
             }

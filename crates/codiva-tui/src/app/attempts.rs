@@ -95,8 +95,13 @@ impl App {
         }
     }
 
-    /// `group/create` answered: the group is listed (its sessions come as events) and selected.
-    pub(super) fn group_created(&mut self, result: Result<GroupResult, ClientError>) {
+    /// `group/create` answered: the group is listed and selected, with its sessions (their
+    /// events may come after the answer).
+    pub(super) fn group_created(
+        &mut self,
+        result: Result<GroupResult, ClientError>,
+    ) -> Vec<Effect> {
+        let mut effects = Vec::new();
         match result {
             Ok(result) => {
                 let specs: Vec<AttemptSpec> = result
@@ -109,9 +114,9 @@ impl App {
                 self.groups.upsert(result.group);
                 for session in result.sessions {
                     if !self.sessions.iter().any(|s| s.id == session.id) {
-                        self.handle(super::UiEvent::Manager(Box::new(
+                        effects.extend(self.manager_event(
                             codiva_protocol::manager::ManagerEvent::Session { session },
-                        )));
+                        ));
                     }
                 }
                 self.select_row(&ListRow::Group(id));
@@ -122,6 +127,7 @@ impl App {
             }
             Err(err) => self.set_notice(crate::i18n::manager_error(&err), true),
         }
+        effects
     }
 
     /// `c` on a group or one of its attempts, `/compare`: the compare view, filled when the
@@ -289,7 +295,7 @@ impl App {
                     let mut lost = Vec::new();
                     if !other.preview.uncommitted.is_empty() {
                         lost.push(tf(
-                            AttemptText::KeepLost,
+                            AttemptText::KeepUncommitted,
                             &[&other.preview.uncommitted.len().to_string()],
                         ));
                     }

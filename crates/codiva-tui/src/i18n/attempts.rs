@@ -59,7 +59,7 @@ keys_with_words! {
         KeepNone => "Keep {0} for “{1}”? No other attempt is left to discard.", "「{1}」の試行 {0} を残しますか？ 破棄する他の試行はありません。";
         KeepOther => "✗ {0} · {1}: {2}", "✗ {0} · {1}: {2}";
         KeepNothingLost => "nothing uncommitted", "未コミットなし";
-        KeepLost => "{0} uncommitted {0|file|files} lost", "未コミットのファイル {0} 件が失われます";
+        KeepUncommitted => "{0} uncommitted {0|file|files} archived", "未コミットのファイル {0} 件をアーカイブ";
         KeepArchived => "{0} {0|commit|commits} archived", "コミット {0} 件をアーカイブ";
         KeepDone => "kept {0}; {1} other {1|attempt|attempts} discarded (/restore brings one back)", "{0} を残しました。他の試行 {1} 件を破棄しました（/restore で戻せます）";
         RefAlreadyKept => "this group already kept {0}", "このグループはすでに {0} を残しています";

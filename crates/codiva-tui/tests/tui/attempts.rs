@@ -689,7 +689,7 @@ fn keep_one_asks_once_listing_the_others() {
     assert!(text.contains("Keep claude:opus for"), "{text}");
     assert!(
         text.contains(
-            "✗ claude · codiva/add-health-a1: 1 uncommitted file lost · 1 commit archived"
+            "✗ claude · codiva/add-health-a1: 1 uncommitted file archived · 1 commit archived"
         ),
         "{text}"
     );
