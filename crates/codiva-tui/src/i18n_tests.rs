@@ -265,3 +265,49 @@ fn one_commit_is_said_in_the_singular() {
         "codiva/x にあって main にないコミット 3 件:"
     );
 }
+
+/// A count followed by a plural noun is a `{N|one|many}` choice, so "1 files" is never drawn.
+#[test]
+fn a_count_before_a_plural_noun_has_a_singular() {
+    fn check_area<K: Words>(found: &mut Vec<String>) {
+        const NOUNS: &[&str] = &[
+            "files", "commits", "sessions", "lines", "threads", "comments", "attempts",
+            "minutes", "seconds", "agents", "entries", "changes", "errors",
+        ];
+        let names: Vec<String> = K::ALL.iter().map(|key| format!("{key:?}")).collect();
+        for key in K::ALL {
+            let name = format!("{key:?}");
+            // Worded in two keys (`tn(count, one, many, …)`), or a count never below two.
+            let singular = [
+                format!("{name}One"),
+                format!("{}One", name.trim_end_matches("Many")),
+                name.trim_end_matches('s').to_owned(),
+                format!("{}One", name.trim_end_matches('s')),
+            ];
+            if name.contains("TooMany")
+                || singular.iter().any(|one| *one != name && names.contains(one))
+            {
+                continue;
+            }
+            let en = key.en();
+            for n in 0..10 {
+                for noun in NOUNS {
+                    if en.contains(&format!("{{{n}}} {noun}")) {
+                        found.push(format!("{key:?}: {en}"));
+                    }
+                }
+            }
+        }
+    }
+    let mut found = Vec::new();
+    check_area::<AppText>(&mut found);
+    check_area::<ViewText>(&mut found);
+    check_area::<AgentText>(&mut found);
+    check_area::<RepairText>(&mut found);
+    check_area::<PrText>(&mut found);
+    check_area::<CommandText>(&mut found);
+    check_area::<AttemptText>(&mut found);
+    check_area::<ReviewText>(&mut found);
+    check_area::<OutsideText>(&mut found);
+    assert!(found.is_empty(), "{found:#?}");
+}

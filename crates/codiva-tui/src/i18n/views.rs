@@ -105,7 +105,7 @@ fn en(key: ViewText) -> &'static str {
         ViewText::ModelCurrent => "current",
         ViewText::ModelDefault => "default (the agent's choice)",
         ViewText::DiffTitle => "Diff of {0} against {1}",
-        ViewText::DiffFiles => "{0} files",
+        ViewText::DiffFiles => "{0} {0|file|files}",
         ViewText::DiffTruncated => "the diff is cut at 1 MiB",
         ViewText::DiffEmpty => "No changes yet.",
         ViewText::DiffLoading => "reading the diff…",
