@@ -22,39 +22,11 @@ pub fn title(text: &str) -> String {
     clean_line(line, TITLE_CHARS)
 }
 
-/// Text that may hold model output, for a body: escape sequences, control characters (but
-/// newlines and tabs) and bidi overrides removed, at most `max` characters.
+/// Text that may hold model output, for a body: cleaned as [`crate::review::clean`] does
+/// (escape sequences, control characters but newlines and tabs, and bidi overrides removed; at
+/// most `max` characters), then trimmed.
 pub fn clean_text(text: &str, max: usize) -> String {
-    let mut out = String::new();
-    let mut chars = text.chars().peekable();
-    let mut count = 0;
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            // CSI `ESC [ … final` dropped whole; other escapes with their next character.
-            if chars.peek() == Some(&'[') {
-                chars.next();
-                for c in chars.by_ref() {
-                    if ('\u{40}'..='\u{7e}').contains(&c) {
-                        break;
-                    }
-                }
-            } else {
-                chars.next();
-            }
-            continue;
-        }
-        let bidi = matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
-        if bidi || (c.is_control() && c != '\n' && c != '\t') {
-            continue;
-        }
-        if count == max {
-            out.push('…');
-            break;
-        }
-        out.push(c);
-        count += 1;
-    }
-    out.trim().to_owned()
+    crate::review::clean(text, max).trim().to_owned()
 }
 
 /// A body: the first instruction, the commits (`commits` newest first, as `git log` lists
