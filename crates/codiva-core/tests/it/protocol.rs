@@ -560,6 +560,15 @@ fn every_request_round_trips_through_the_method_table() {
             "group/keep",
             json!({"group_id": "g-p", "session_id": "s", "confirm_token": "t:9f2c"}),
         ),
+        ("history/list", json!({"query": "parser"})),
+        (
+            "history/read",
+            json!({"agent": "claude", "id": "0b6c2d1e-1f2a-4c3b-9d8e-7f6a5b4c3d2e", "cwd": "/r/app"}),
+        ),
+        (
+            "history/adopt",
+            json!({"agent": "codex", "id": "0b6c2d1e-1f2a-4c3b-9d8e-7f6a5b4c3d2e", "cwd": "/r/app", "place": "worktree"}),
+        ),
         ("manager/snapshot", json!({})),
         ("agents/list", json!({})),
         ("agents/login", json!({"agent": "claude"})),
