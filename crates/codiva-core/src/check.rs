@@ -5,7 +5,7 @@
 //! however codiva ends) and recorded in the child registry until reaped. A stop (its session
 //! discarded or merged, the manager shutting down) or the time limit kills its whole group.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -14,6 +14,7 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
 use tokio::sync::oneshot;
 
+use crate::process::locate::{Supervised, Supervision};
 use crate::process::signal::kill_group;
 use crate::process::{ChildRegistry, EnvPolicy};
 
@@ -102,7 +103,12 @@ pub async fn run(spec: CheckSpec, stop: oneshot::Receiver<()>) -> CheckFinish {
         }
     };
     let pid = child.id();
-    let supervised = pid.map(|pid| Supervised::start(pid, spec.registry.clone()));
+    // Recorded in the child registry and watched until it is reaped.
+    let supervision = Supervision {
+        registry: spec.registry.as_ref(),
+        label: "check",
+    };
+    let supervised = pid.map(|pid| Supervised::start(pid, Path::new("sh"), &supervision));
     let mut stdout = child.stdout.take();
     let mut stderr = child.stderr.take();
     let (mut out_open, mut err_open) = (stdout.is_some(), stderr.is_some());
@@ -202,46 +208,6 @@ async fn read_some<R: AsyncRead + Unpin>(
     match pipe {
         Some(pipe) => pipe.read(buf).await,
         None => Ok(0),
-    }
-}
-
-/// The check's record in the child registry and its watcher, until it is reaped.
-struct Supervised {
-    pid: u32,
-    registry: Option<ChildRegistry>,
-    watch: Option<crate::process::parent_watch::ParentWatch>,
-}
-
-impl Supervised {
-    fn start(pid: u32, registry: Option<ChildRegistry>) -> Supervised {
-        if let Some(Err(err)) = registry
-            .as_ref()
-            .map(|registry| registry.record(pid, "check", std::path::Path::new("sh")))
-        {
-            tracing::warn!(pid, %err, "cannot record a check in the registry");
-        }
-        let watch = crate::process::parent_watch::ParentWatch::start(pid)
-            .inspect_err(|err| tracing::warn!(pid, %err, "cannot start the check's watcher"))
-            .ok();
-        Supervised {
-            pid,
-            registry,
-            watch,
-        }
-    }
-
-    async fn finish(mut self) {
-        if let Some(watch) = self.watch.take() {
-            watch.reap().await;
-        }
-    }
-}
-
-impl Drop for Supervised {
-    fn drop(&mut self) {
-        if let Some(Err(err)) = self.registry.as_ref().map(|r| r.remove(self.pid)) {
-            tracing::warn!(pid = self.pid, %err, "cannot remove a check from the registry");
-        }
     }
 }
 

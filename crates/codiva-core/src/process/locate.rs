@@ -309,25 +309,28 @@ pub struct Supervision<'a> {
     pub label: &'a str,
 }
 
-/// Holds a supervised one-shot's record and watcher until it is reaped; dropped early (the
-/// run's future cancelled), the watcher's pipe closes and it stops the group.
-struct Supervised {
+/// Holds a supervised child's record and watcher until it is reaped (a one-shot here, a
+/// repository's check in `check.rs`); dropped early (the run's future cancelled), the
+/// watcher's pipe closes and it stops the group.
+pub(crate) struct Supervised {
     pid: u32,
     registry: Option<super::ChildRegistry>,
     watch: Option<super::parent_watch::ParentWatch>,
 }
 
 impl Supervised {
-    fn start(pid: u32, program: &Path, supervision: &Supervision<'_>) -> Supervised {
+    pub(crate) fn start(pid: u32, program: &Path, supervision: &Supervision<'_>) -> Supervised {
         let registry = supervision.registry.cloned();
         if let Some(Err(err)) = registry
             .as_ref()
             .map(|registry| registry.record(pid, supervision.label, program))
         {
-            tracing::warn!(pid, %err, "cannot record a one-shot in the registry");
+            tracing::warn!(pid, label = supervision.label, %err, "cannot record a child in the registry");
         }
         let watch = super::parent_watch::ParentWatch::start(pid)
-            .inspect_err(|err| tracing::warn!(pid, %err, "cannot start the one-shot's watcher"))
+            .inspect_err(|err| {
+                tracing::warn!(pid, label = supervision.label, %err, "cannot start a child's watcher");
+            })
             .ok();
         Supervised {
             pid,
@@ -336,8 +339,8 @@ impl Supervised {
         }
     }
 
-    /// The one-shot was reaped and its group killed: the watcher (killed with it) is reaped.
-    async fn finish(mut self) {
+    /// The child was reaped and its group killed: the watcher (killed with it) is reaped.
+    pub(crate) async fn finish(mut self) {
         if let Some(watch) = self.watch.take() {
             watch.reap().await;
         }
@@ -347,7 +350,7 @@ impl Supervised {
 impl Drop for Supervised {
     fn drop(&mut self) {
         if let Some(Err(err)) = self.registry.as_ref().map(|r| r.remove(self.pid)) {
-            tracing::warn!(pid = self.pid, %err, "cannot remove a one-shot from the registry");
+            tracing::warn!(pid = self.pid, %err, "cannot remove a child from the registry");
         }
     }
 }
