@@ -216,6 +216,36 @@ namespace Codiva.Panel
         /// `{0}`: the profiles' names.
         ProfilesTold,
         ProfilesNone,
+        OutsideTitle,
+        OutsideSearch,
+        OutsideRead,
+        OutsideContinueHere,
+        OutsideContinueWorktree,
+        OutsideNoInstruction,
+        OutsideNone,
+        OutsideReadOnly,
+        /// `{0}`: how many are listed.
+        OutsideMore,
+        /// `{0}`: a size (`12 MB`).
+        OutsideSkipped,
+        /// `{0}`: how many entries.
+        OutsideDropped,
+        /// `{0}`: the group's instruction.
+        CompareTitle,
+        /// `{0}`: files, `{1}`: lines added, `{2}`: lines removed.
+        CompareWork,
+        /// `{0}`: commits on its branch.
+        CompareCommits,
+        /// `{0}`: tokens, worded.
+        CompareTokens,
+        CompareNoWork,
+        CompareKept,
+        CheckPassed,
+        CheckFailed,
+        CheckRunning,
+        CheckTimedOut,
+        CheckError,
+        CheckNone,
     }
 
     public static class Strings
@@ -373,6 +403,29 @@ namespace Codiva.Panel
             { Str.SoundOnNotice, "Play a sound when the agent asks or ends its turn while this window is not focused" },
             { Str.ProfilesTold, "New sessions are told how to work with: {0}" },
             { Str.ProfilesNone, "New sessions are told of no package of the project" },
+            { Str.OutsideTitle, "Begun outside codiva" },
+            { Str.OutsideSearch, "Search" },
+            { Str.OutsideRead, "Read" },
+            { Str.OutsideContinueHere, "Continue here" },
+            { Str.OutsideContinueWorktree, "Continue in a new worktree" },
+            { Str.OutsideNoInstruction, "(no instruction)" },
+            { Str.OutsideNone, "No conversation begun outside codiva in this repository" },
+            { Str.OutsideReadOnly, "Read-only: continue it in codiva to send a message" },
+            { Str.OutsideMore, "Only the newest {0} are listed: search to narrow" },
+            { Str.OutsideSkipped, "The record's first {0} were not read" },
+            { Str.OutsideDropped, "Older entries left out: {0}" },
+            { Str.CompareTitle, "Attempts: {0}" },
+            { Str.CompareWork, "files {0} +{1} −{2}" },
+            { Str.CompareCommits, "commits {0}" },
+            { Str.CompareTokens, "tokens {0}" },
+            { Str.CompareNoWork, "no worktree" },
+            { Str.CompareKept, "kept" },
+            { Str.CheckPassed, "✓ check passed" },
+            { Str.CheckFailed, "✗ check failed" },
+            { Str.CheckRunning, "check running" },
+            { Str.CheckTimedOut, "✗ check timed out" },
+            { Str.CheckError, "✗ check could not run" },
+            { Str.CheckNone, "no check" },
         };
 
         public static readonly IReadOnlyDictionary<Str, string> Ja = new Dictionary<Str, string>
@@ -528,6 +581,29 @@ namespace Codiva.Panel
             { Str.SoundOnNotice, "このウィンドウが非アクティブのとき、エージェントが確認を求めたりターンを終えたりしたら音を鳴らす" },
             { Str.ProfilesTold, "新しいセッションに使い方を伝えるパッケージ: {0}" },
             { Str.ProfilesNone, "新しいセッションに伝えるプロジェクトのパッケージはありません" },
+            { Str.OutsideTitle, "codiva の外で始めた会話" },
+            { Str.OutsideSearch, "検索" },
+            { Str.OutsideRead, "読む" },
+            { Str.OutsideContinueHere, "ここで続ける" },
+            { Str.OutsideContinueWorktree, "新しいワークツリーで続ける" },
+            { Str.OutsideNoInstruction, "(指示なし)" },
+            { Str.OutsideNone, "このリポジトリに codiva の外で始めた会話はありません" },
+            { Str.OutsideReadOnly, "読み取り専用: メッセージを送るには codiva で続けてください" },
+            { Str.OutsideMore, "新しい {0} 件だけを表示しています。検索で絞り込んでください" },
+            { Str.OutsideSkipped, "記録の先頭 {0} は読んでいません" },
+            { Str.OutsideDropped, "省いた古いエントリ: {0} 件" },
+            { Str.CompareTitle, "試行: {0}" },
+            { Str.CompareWork, "ファイル {0} +{1} −{2}" },
+            { Str.CompareCommits, "コミット {0}" },
+            { Str.CompareTokens, "トークン {0}" },
+            { Str.CompareNoWork, "ワークツリーなし" },
+            { Str.CompareKept, "採用" },
+            { Str.CheckPassed, "✓ チェック成功" },
+            { Str.CheckFailed, "✗ チェック失敗" },
+            { Str.CheckRunning, "チェック実行中" },
+            { Str.CheckTimedOut, "✗ チェックが時間切れ" },
+            { Str.CheckError, "✗ チェックを実行できませんでした" },
+            { Str.CheckNone, "チェックなし" },
         };
 
         public static IReadOnlyDictionary<Str, string> Of(Language language) => language == Language.Ja ? Ja : En;
