@@ -13,12 +13,12 @@ use codiva_protocol::github::PrState as WirePrState;
 use codiva_protocol::manager::ManagerEvent;
 use codiva_protocol::params::AddressReviewResult;
 
-use super::pulls::{gh_refusal, view_of};
+use super::pulls::{gh_refusal, no_open_pr, open_pr_now, view_of};
 use super::{Actor, refused};
+use crate::github::PrStatus;
 use crate::github::review_threads::{
     ADDRESS_REVIEW_BUDGET, ReviewThread, ReviewThreads, address_review_message,
 };
-use crate::github::{PrLookup, PrState, PrStatus};
 use crate::manager::{ManagerError, Reply};
 
 /// The most thread keys a session remembers as sent (the oldest are forgotten first).
@@ -52,11 +52,7 @@ impl Actor {
         self.job(
             Some(id),
             async move {
-                let status = match gh.lookup_number(&worktree, own.number).await {
-                    PrLookup::Found(status) if status.state == PrState::Open => status,
-                    PrLookup::Found(_) | PrLookup::Absent => return Err(no_open_pr(&job_id)),
-                    PrLookup::Unavailable(err) => return Err(gh_refusal(&err)),
-                };
+                let status = open_pr_now(&gh, &worktree, own.number, &job_id).await?;
                 let threads = gh
                     .review_threads(&worktree, status.number)
                     .await
@@ -192,12 +188,4 @@ impl Actor {
             }
         });
     }
-}
-
-fn no_open_pr(id: &str) -> ManagerError {
-    refused(
-        RefusalCode::NoPr,
-        &[id],
-        format!("session {id} has no open pull request (open one with session/pr)"),
-    )
 }

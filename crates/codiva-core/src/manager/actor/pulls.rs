@@ -368,6 +368,30 @@ pub(super) fn gh_refusal(err: &GhError) -> ManagerError {
     }
 }
 
+/// The session's own pull request `number` as GitHub has it now (`session/fixCi`,
+/// `session/addressReview`): refused as [`no_open_pr`] unless it is there and open.
+pub(super) async fn open_pr_now(
+    gh: &crate::github::Gh,
+    worktree: &std::path::Path,
+    number: u64,
+    id: &str,
+) -> Result<PrStatus, ManagerError> {
+    match gh.lookup_number(worktree, number).await {
+        PrLookup::Found(status) if status.state == PrState::Open => Ok(status),
+        PrLookup::Found(_) | PrLookup::Absent => Err(no_open_pr(id)),
+        PrLookup::Unavailable(err) => Err(gh_refusal(&err)),
+    }
+}
+
+/// Session `id` has no open pull request of its own.
+pub(super) fn no_open_pr(id: &str) -> ManagerError {
+    refused(
+        RefusalCode::NoPr,
+        &[id],
+        format!("session {id} has no open pull request (open one with session/pr)"),
+    )
+}
+
 /// One line of text from GitHub or gh, safe for a terminal: controls and bidi overrides
 /// dropped, at most `max` characters.
 fn clean_line(text: &str, max: usize) -> String {

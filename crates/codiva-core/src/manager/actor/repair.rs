@@ -25,11 +25,11 @@ use codiva_protocol::params::{CommitResult, FixCiResult, RecoverKind};
 use codiva_protocol::params::{Done, SendParams, SessionParams};
 use tokio::sync::oneshot;
 
-use super::pulls::{gh_refusal, view_of};
+use super::pulls::{no_open_pr, open_pr_now, view_of};
 use super::{Actor, refused};
 use crate::git::CommitOutcome;
 use crate::github::draft::{clean_line, clean_text};
-use crate::github::{Checks, FailedLog, GhError, PrLookup, PrState, PrStatus};
+use crate::github::{Checks, FailedLog, GhError, PrStatus};
 use crate::manager::{ManagerError, Reply};
 use crate::session::SessionCommand;
 
@@ -74,7 +74,7 @@ impl Actor {
             .get(id)
             .and_then(|record| record.prs.iter().find(|pr| pr.own).cloned());
         let Some(own) = own else {
-            reply.send(Err(no_pr(id)));
+            reply.send(Err(no_open_pr(id)));
             return;
         };
         let gh = self.options.github.gh.clone();
@@ -84,14 +84,7 @@ impl Actor {
         self.job(
             Some(id),
             async move {
-                let status = match gh.lookup_number(&worktree, own.number).await {
-                    PrLookup::Found(status) => status,
-                    PrLookup::Absent => return Err(no_pr(&job_id)),
-                    PrLookup::Unavailable(err) => return Err(gh_refusal(&err)),
-                };
-                if status.state != PrState::Open {
-                    return Err(no_pr(&job_id));
-                }
+                let status = open_pr_now(&gh, &worktree, own.number, &job_id).await?;
                 if status.checks != Checks::Failed {
                     let number = status.number.to_string();
                     let checks = checks_word(status.checks);
@@ -531,14 +524,6 @@ pub(super) fn kind_key(kind: RecoverKind) -> &'static str {
     }
 }
 
-fn no_pr(id: &str) -> ManagerError {
-    refused(
-        RefusalCode::NoPr,
-        &[id],
-        format!("session {id} has no open pull request (open one with session/pr)"),
-    )
-}
-
 fn checks_word(checks: Checks) -> &'static str {
     match checks {
         Checks::None => "none",
@@ -619,7 +604,7 @@ fn session(id: &str) -> SessionParams {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::github::{FailedCheck, Mergeable};
+    use crate::github::{FailedCheck, Mergeable, PrState};
 
     #[test]
     fn the_message_names_the_checks_and_fences_the_sanitised_log() {
