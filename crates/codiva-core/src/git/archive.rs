@@ -94,11 +94,11 @@ struct Snapshot {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct WorkState {
+pub(super) struct WorkState {
     /// The worktree's `HEAD` (the branch tip, unless the agent switched or detached it).
     head: Option<String>,
     index_tree: String,
-    worktree_tree: String,
+    pub(super) worktree_tree: String,
 }
 
 impl Snapshot {
@@ -270,7 +270,7 @@ impl Repo {
     }
 
     /// The index and the working tree as two trees, through a copy of the index.
-    async fn work_state(&self, worktree: &Path) -> Result<WorkState, GitError> {
+    pub(super) async fn work_state(&self, worktree: &Path) -> Result<WorkState, GitError> {
         let head = resolve(worktree, "HEAD^{commit}").await?;
         let real_index = Git::new(worktree)
             .args(["rev-parse", "--path-format=absolute", "--git-path", "index"])

@@ -1,9 +1,8 @@
 //! What compares attempts: one worktree's work against its merge base as figures (files, lines
 //! added and deleted, commits, files not committed — the worktree as it is, so an agent that
 //! did not commit still shows its lines), one file's diff against the base, and the diff
-//! between two worktrees (file by file, `git diff --no-index`), bounded like the diff view's.
+//! between two worktrees (each as a tree, the two trees diffed), bounded like the diff view's.
 
-use std::collections::BTreeSet;
 use std::path::{Component, Path};
 
 use codiva_protocol::group::WorkFigures;
@@ -140,62 +139,39 @@ impl Repo {
         no_index(worktree, "/dev/null", path, DIFF_TEXT_CAP).await
     }
 
-    /// The diff from `from`'s worktree to `to`'s: of `path`, or of every file either changed
-    /// against its base, one `git diff --no-index` per file, at most [`DIFF_TEXT_CAP`] bytes.
+    /// The diff from `from`'s worktree to `to`'s, of `path` or of everything: each worktree as
+    /// it is (committed, uncommitted and untracked files, carried symlinks left out) written as a
+    /// tree through a copy of its index — the same tree a discard would archive — and the two
+    /// trees diffed, so a file both changed is one diff under its own path. At most
+    /// [`DIFF_TEXT_CAP`] bytes.
     pub async fn diff_between(
         &self,
         from: (&Path, &str),
         to: (&Path, &str),
         path: Option<&str>,
     ) -> Result<DiffText, GitError> {
-        let paths: Vec<String> = match path {
-            Some(path) => vec![path.to_owned()],
-            None => {
-                let mut paths = BTreeSet::new();
-                for (worktree, base) in [from, to] {
-                    for file in self.work_figures(worktree, base).await?.files {
-                        paths.extend(file.old_path);
-                        paths.insert(file.path);
-                    }
-                }
-                paths.into_iter().collect()
-            }
-        };
-        // Both worktrees are directories of `.codiva/worktrees`: the diff names them by their
-        // directory (`a/<slug>/<path>`), run from there.
-        let dir = from.0.parent().unwrap_or(from.0);
-        let name = |worktree: &Path, path: &str| {
-            let file = worktree.join(path);
-            if !file.is_file() {
-                return None;
-            }
-            Some(match file.strip_prefix(dir) {
-                Ok(relative) => relative.to_string_lossy().into_owned(),
-                Err(_) => file.to_string_lossy().into_owned(),
-            })
-        };
-        let mut text = String::new();
-        let mut truncated = false;
-        for path in &paths {
-            let (a, b) = (name(from.0, path), name(to.0, path));
-            if a.is_none() && b.is_none() {
-                continue;
-            }
-            let room = DIFF_TEXT_CAP.saturating_sub(text.len());
-            if room == 0 {
-                truncated = true;
-                break;
-            }
-            let a = a.unwrap_or_else(|| "/dev/null".to_owned());
-            let b = b.unwrap_or_else(|| "/dev/null".to_owned());
-            let one = no_index(dir, &a, &b, room).await?;
-            text.push_str(&one.text);
-            if one.truncated {
-                truncated = true;
-                break;
-            }
+        let from_tree = self.work_state(from.0).await?.worktree_tree;
+        let to_tree = self.work_state(to.0).await?.worktree_tree;
+        let mut diff = Git::new(to.0).args([
+            "diff",
+            "--no-color",
+            "--no-ext-diff",
+            "-M",
+            &from_tree,
+            &to_tree,
+            "--",
+        ]);
+        if let Some(path) = path {
+            diff = diff.arg(format!(":(literal){path}"));
         }
-        Ok(DiffText { text, truncated })
+        let (out, truncated) = diff.output_capped(DIFF_TEXT_CAP).await?;
+        if !out.success() && !truncated {
+            return Err(out.into_error());
+        }
+        Ok(DiffText {
+            text: String::from_utf8_lossy(&out.stdout).into_owned(),
+            truncated,
+        })
     }
 
     /// Untracked files of `worktree` (each file, not its directory), carried symlinks left out.

@@ -298,6 +298,20 @@ async fn a_group_runs_side_by_side_is_checked_compared_and_one_attempt_is_kept()
         })
         .await
         .unwrap();
+    // One file under its own path in both, not a deletion and an addition of two.
+    assert!(
+        between
+            .text
+            .starts_with("diff --git a/shared.txt b/shared.txt\n"),
+        "{}",
+        between.text
+    );
+    assert_eq!(
+        between.text.matches("diff --git").count(),
+        1,
+        "{}",
+        between.text
+    );
     assert!(between.text.contains("-2"), "{}", between.text);
     assert!(between.text.contains("+two"), "{}", between.text);
     assert!(between.text.contains("+three"), "{}", between.text);
