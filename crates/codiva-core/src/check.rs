@@ -10,11 +10,11 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use codiva_protocol::group::CheckState;
-use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
 use tokio::sync::oneshot;
 
 use crate::process::locate::{Supervised, Supervision};
+use crate::process::output::{Ended, read_until_exit};
 use crate::process::signal::kill_group;
 use crate::process::{ChildRegistry, EnvPolicy};
 
@@ -109,46 +109,17 @@ pub async fn run(spec: CheckSpec, stop: oneshot::Receiver<()>) -> CheckFinish {
         label: "check",
     };
     let supervised = pid.map(|pid| Supervised::start(pid, Path::new("sh"), &supervision));
-    let mut stdout = child.stdout.take();
-    let mut stderr = child.stderr.take();
-    let (mut out_open, mut err_open) = (stdout.is_some(), stderr.is_some());
-    let (mut out_buf, mut err_buf) = ([0u8; 8192], [0u8; 8192]);
     let mut tail = Tail::default();
     let deadline = tokio::time::Instant::now() + spec.timeout;
-    let mut stop = stop;
-    let mut status = None;
-    let mut drain_until = None;
-    let mut ended_by: Option<CheckState> = None;
-    loop {
-        if status.is_some() && !out_open && !err_open {
-            break;
-        }
-        let wake = drain_until.unwrap_or(deadline);
-        tokio::select! {
-            read = read_some(&mut stdout, &mut out_buf), if out_open => match read {
-                Ok(n) if n > 0 => tail.push(&out_buf[..n]),
-                _ => out_open = false,
-            },
-            read = read_some(&mut stderr, &mut err_buf), if err_open => match read {
-                Ok(n) if n > 0 => tail.push(&err_buf[..n]),
-                _ => err_open = false,
-            },
-            exit = child.wait(), if status.is_none() => {
-                status = Some(exit);
-                drain_until = Some((tokio::time::Instant::now() + DRAIN_AFTER_EXIT).min(deadline));
-            },
-            _ = &mut stop, if ended_by.is_none() && status.is_none() => {
-                ended_by = Some(CheckState::Error);
-                break;
-            },
-            () = tokio::time::sleep_until(wake) => {
-                if status.is_none() {
-                    ended_by = Some(CheckState::TimedOut);
-                }
-                break;
-            },
-        }
-    }
+    let (ended, status) = read_until_exit(&mut child, deadline, DRAIN_AFTER_EXIT, stop, |chunk| {
+        tail.push(chunk)
+    })
+    .await;
+    let ended_by = match ended {
+        Ended::Exited => None,
+        Ended::TimedOut => Some(CheckState::TimedOut),
+        Ended::Stopped => Some(CheckState::Error),
+    };
     // Whatever is left of its group (the command when stopped or late; anything it started
     // otherwise). It is unreaped until the wait below, so the group id is still its own.
     if let Some(pid) = pid {
@@ -198,16 +169,6 @@ pub async fn run(spec: CheckSpec, stop: oneshot::Receiver<()>) -> CheckFinish {
         duration_ms,
         tail,
         omitted_bytes,
-    }
-}
-
-async fn read_some<R: AsyncRead + Unpin>(
-    pipe: &mut Option<R>,
-    buf: &mut [u8],
-) -> std::io::Result<usize> {
-    match pipe {
-        Some(pipe) => pipe.read(buf).await,
-        None => Ok(0),
     }
 }
 

@@ -13,6 +13,7 @@
 pub mod child_registry;
 pub mod line_reader;
 pub mod locate;
+pub(crate) mod output;
 pub mod paced_pipe;
 pub(crate) mod parent_watch;
 pub mod procfs;

@@ -5,11 +5,11 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::Command;
 use tokio::time::Instant;
 
 use super::Repo;
+use crate::process::output::{Ended, read_until_exit};
 use crate::process::signal::kill_group;
 
 /// How long the setup script may run before its process group is killed.
@@ -93,46 +93,20 @@ async fn run_script(script: &Path, root: &Path, worktree: &Path, timeout: Durati
         }
     };
     let pid = child.id();
-    let mut stdout = child.stdout.take();
-    let mut stderr = child.stderr.take();
-    let mut out_open = stdout.is_some();
-    let mut err_open = stderr.is_some();
-    let mut out_buf = [0u8; 8192];
-    let mut err_buf = [0u8; 8192];
     let mut tail = Tail::default();
     let deadline = Instant::now() + timeout;
-    let mut status = None;
-    let mut drain_until: Option<Instant> = None;
-    let mut timed_out = false;
-    loop {
-        if status.is_some() && !out_open && !err_open {
-            break;
+    let never = std::future::pending::<()>();
+    let (ended, mut status) =
+        read_until_exit(&mut child, deadline, DRAIN_AFTER_EXIT, never, |chunk| {
+            tail.push(chunk)
+        })
+        .await;
+    let timed_out = ended == Ended::TimedOut;
+    if timed_out {
+        if let Some(pid) = pid {
+            kill_group(pid);
         }
-        let wake = drain_until.unwrap_or(deadline);
-        tokio::select! {
-            read = read_some(&mut stdout, &mut out_buf), if out_open => match read {
-                Ok(n) if n > 0 => tail.push(&out_buf[..n]),
-                _ => out_open = false,
-            },
-            read = read_some(&mut stderr, &mut err_buf), if err_open => match read {
-                Ok(n) if n > 0 => tail.push(&err_buf[..n]),
-                _ => err_open = false,
-            },
-            exit = child.wait(), if status.is_none() => {
-                status = Some(exit);
-                drain_until = Some((Instant::now() + DRAIN_AFTER_EXIT).min(deadline));
-            },
-            () = tokio::time::sleep_until(wake) => {
-                if status.is_none() {
-                    timed_out = true;
-                    if let Some(pid) = pid {
-                        kill_group(pid);
-                    }
-                    status = Some(child.wait().await);
-                }
-                break;
-            },
-        }
+        status = Some(child.wait().await);
     }
     let code = match (&status, timed_out) {
         (Some(Ok(exit)), false) => exit.code(),
@@ -155,16 +129,6 @@ async fn run_script(script: &Path, root: &Path, worktree: &Path, timeout: Durati
         code,
         timed_out,
         output,
-    }
-}
-
-async fn read_some<R: AsyncRead + Unpin>(
-    reader: &mut Option<R>,
-    buf: &mut [u8],
-) -> std::io::Result<usize> {
-    match reader {
-        Some(reader) => reader.read(buf).await,
-        None => Ok(0),
     }
 }
 
