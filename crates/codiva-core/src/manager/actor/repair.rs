@@ -31,6 +31,7 @@ use crate::git::CommitOutcome;
 use crate::github::draft::{clean_line, clean_text};
 use crate::github::{Checks, FailedLog, GhError, PrStatus};
 use crate::manager::{ManagerError, Reply};
+use crate::review::fenced;
 use crate::session::SessionCommand;
 
 /// The most bytes of failed-step log sent to the agent, all runs together.
@@ -559,9 +560,9 @@ fn fix_ci_message(status: &PrStatus, logs: &[RunLog]) -> String {
                 } else {
                     ""
                 };
-                let fence = "`".repeat(longest_backtick_run(&body).max(2) + 1);
                 text.push_str(&format!(
-                    "\nThe failed steps' log of run {run} (`gh run view {run} --log-failed`{cut}):\n{fence}text\n{body}\n{fence}\n"
+                    "\nThe failed steps' log of run {run} (`gh run view {run} --log-failed`{cut}):\n{}",
+                    fenced("text", &body)
                 ));
             }
             Err(err) => text.push_str(&format!(
@@ -575,15 +576,6 @@ fn fix_ci_message(status: &PrStatus, logs: &[RunLog]) -> String {
          with a message that says what changed. Do not push: the branch is pushed for you.",
     );
     text
-}
-
-fn longest_backtick_run(text: &str) -> usize {
-    let (mut longest, mut run) = (0, 0);
-    for c in text.chars() {
-        run = if c == '`' { run + 1 } else { 0 };
-        longest = longest.max(run);
-    }
-    longest
 }
 
 /// The params of a plain message to the session's agent.
