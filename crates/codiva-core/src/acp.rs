@@ -10,6 +10,7 @@
 pub mod auth;
 pub mod connection;
 pub mod credentials;
+pub mod outside;
 pub mod preset;
 pub mod rpc;
 #[cfg(test)]

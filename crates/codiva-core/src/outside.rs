@@ -12,7 +12,7 @@ use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write as _};
 use std::path::{Path, PathBuf};
 
 use codiva_protocol::log::EntryKind;
-use codiva_protocol::outside::{HistoryListResult, OutsideConversation};
+use codiva_protocol::outside::{HistoryListFailure, HistoryListResult, OutsideConversation};
 
 use crate::provider::Providers;
 
@@ -38,9 +38,16 @@ pub struct OutsideLog {
     pub dropped_entries: u64,
 }
 
+/// How long an agent that lists its conversations itself (ACP `session/list`) may take.
+pub const LIST_LIMIT: std::time::Duration = std::time::Duration::from_secs(20);
+
 /// The conversations every installed agent recorded for `dirs` (`env`: its processes'), but those codiva manages
 /// (`managed`: agent conversation ids), that match `query`; newest first, at most
-/// [`MAX_LISTED`] (blocking IO).
+/// [`MAX_LISTED`] (blocking IO). Agents that list their conversations themselves (ACP's
+/// `session/list`) are asked side by side, each at most [`LIST_LIMIT`]; one that fails is
+/// named in `unavailable` and the rest are listed. A conversation such an agent lists that
+/// another agent's records list already (an ACP wrapper of Claude Code or Codex lists the same
+/// conversations, by the same id) is listed once, as the records' agent's.
 pub fn list(
     providers: &Providers,
     dirs: &[PathBuf],
@@ -48,11 +55,49 @@ pub fn list(
     managed: &BTreeSet<String>,
     query: Option<&str>,
 ) -> HistoryListResult {
-    let mut conversations: Vec<OutsideConversation> = providers
-        .installed()
-        .iter()
-        .filter_map(|provider| provider.outside_conversations(dirs, env))
-        .flatten()
+    let installed = providers.installed();
+    let (native, listed) = std::thread::scope(|scope| {
+        let asked: Vec<_> = installed
+            .iter()
+            .map(|provider| {
+                let provider = (*provider).clone();
+                scope.spawn(move || {
+                    let listed = provider.listed_conversations(dirs, env, LIST_LIMIT);
+                    (provider.id().to_owned(), listed)
+                })
+            })
+            .collect();
+        let native: Vec<OutsideConversation> = installed
+            .iter()
+            .filter_map(|provider| provider.outside_conversations(dirs, env))
+            .flatten()
+            .collect();
+        let listed: Vec<_> = asked
+            .into_iter()
+            .filter_map(|handle| handle.join().ok())
+            .collect();
+        (native, listed)
+    });
+    let native_ids: BTreeSet<String> = native.iter().map(|c| c.id.clone()).collect();
+    let mut unavailable = Vec::new();
+    let mut conversations = native;
+    for (agent, listed) in listed {
+        match listed {
+            None => {}
+            Some(Ok(found)) => conversations.extend(
+                found
+                    .into_iter()
+                    .filter(|conversation| !native_ids.contains(&conversation.id)),
+            ),
+            Some(Err(error)) => unavailable.push(HistoryListFailure {
+                agent,
+                error: codiva_protocol::text::sanitize_title_to(&error.to_string(), 300)
+                    .unwrap_or_default(),
+            }),
+        }
+    }
+    let mut conversations: Vec<OutsideConversation> = conversations
+        .into_iter()
         .filter(|conversation| !managed.contains(&conversation.id))
         .filter(|conversation| query.is_none_or(|query| matches(conversation, query)))
         .collect();
@@ -66,6 +111,7 @@ pub fn list(
     HistoryListResult {
         conversations,
         more,
+        unavailable,
     }
 }
 

@@ -342,6 +342,19 @@ pub trait Provider: Send + Sync + fmt::Debug {
         let _ = (dirs, env);
         None
     }
+    /// The conversations the agent itself lists over its protocol (an ACP agent's
+    /// `session/list`) that ran in one of `dirs`: one exchange with a process of its own, at
+    /// most `limit` long (blocking). `None` when it lists none this way (no such request, or
+    /// its handshake does not offer it); `Err` says why the listing failed.
+    fn listed_conversations(
+        &self,
+        dirs: &[PathBuf],
+        env: &crate::process::EnvPolicy,
+        limit: std::time::Duration,
+    ) -> Option<Result<Vec<codiva_protocol::outside::OutsideConversation>, RecordsError>> {
+        let _ = (dirs, env, limit);
+        None
+    }
     /// Conversation `id` that ran in `cwd`, rebuilt for reading only from the end of its
     /// record (at most `window` bytes read; blocking IO). `None` when it keeps no records.
     fn read_outside(

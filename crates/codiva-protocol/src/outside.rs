@@ -12,18 +12,21 @@ use crate::log::LogEntry;
 /// One conversation an agent recorded for a directory of the repository.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct OutsideConversation {
-    /// The agent that recorded it (`claude`, `codex`).
+    /// The agent that recorded it (`claude`, `codex`, an ACP agent's id such as `codex-acp`).
     pub agent: String,
     /// The agent's own conversation id (what resuming it takes).
     pub id: String,
     /// The directory it ran in (the repository's root or one of its worktrees).
     pub cwd: String,
-    /// When its record was last written, in milliseconds since the Unix epoch.
+    /// When its record was last written, in milliseconds since the Unix epoch (an ACP agent's
+    /// `updatedAt`; 0 when unknown).
     pub modified_ms: u64,
-    /// The size of its record on disk, in bytes.
+    /// The size of its record on disk, in bytes; 0 when unknown (an ACP agent's `session/list`
+    /// gives no size).
     pub size_bytes: u64,
-    /// Its first instruction, read from the head of the record only: one line, no control
-    /// characters, at most 200 characters (user-written text; `None` when the head holds none).
+    /// Its first instruction, read from the head of the record only (an ACP agent's: the title
+    /// its `session/list` gives): one line, no control characters, at most 200 characters
+    /// (user-written text; `None` when there is none).
     pub first_instruction: Option<String>,
 }
 
@@ -42,6 +45,17 @@ pub struct HistoryListResult {
     pub conversations: Vec<OutsideConversation>,
     /// More matched than are listed (at most 500 are).
     pub more: bool,
+    /// Agents whose own listing failed (an ACP agent that did not start, or did not answer
+    /// `session/list` in time): the others' conversations are listed all the same.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unavailable: Vec<HistoryListFailure>,
+}
+
+/// An agent whose conversations could not be listed, and why (one line, sanitised).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct HistoryListFailure {
+    pub agent: String,
+    pub error: String,
 }
 
 /// Which conversation: `history/read`'s params, and part of `history/adopt`'s.

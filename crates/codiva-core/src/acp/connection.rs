@@ -16,7 +16,9 @@ use serde_json::{Map, Value, json};
 use super::preset::{AcpAgent, LoginVia, SystemPromptVia};
 use super::rpc;
 use super::tools::{self, Call};
-use crate::provider::{CommandLine, Connection, InvalidInput, Launch, OutLine, Provider, Received};
+use crate::provider::{
+    CommandLine, Connection, InvalidInput, Launch, OutLine, Provider, Received, RecordsError,
+};
 
 /// An ACP agent, started as its [`AcpAgent`] says.
 #[derive(Debug, Clone)]
@@ -138,6 +140,32 @@ impl Provider for AcpProvider {
 
     fn check_image(&self, field: &str, media_type: &str, _data: &str) -> Result<(), InvalidInput> {
         crate::provider::check_image_type(field, self.agent.display_name, media_type)
+    }
+
+    fn listed_conversations(
+        &self,
+        dirs: &[std::path::PathBuf],
+        env: &crate::process::EnvPolicy,
+        limit: std::time::Duration,
+    ) -> Option<Result<Vec<codiva_protocol::outside::OutsideConversation>, RecordsError>> {
+        super::outside::list(&self.agent, dirs, env, limit)
+            .map_err(RecordsError::new)
+            .transpose()
+    }
+
+    fn read_outside(
+        &self,
+        cwd: &std::path::Path,
+        id: &str,
+        _window: u64,
+        env: &crate::process::EnvPolicy,
+    ) -> Option<Result<crate::outside::OutsideLog, RecordsError>> {
+        // The agent replays the whole conversation; the log keeps its newest entries within
+        // the session log's budget, and what the agent writes is bounded (`acp/outside.rs`).
+        Some(
+            super::outside::read(&self.agent, cwd, id, env, super::outside::READ_LIMIT)
+                .map_err(RecordsError::new),
+        )
     }
 }
 

@@ -7,6 +7,7 @@
 mod e2e;
 mod gemini;
 mod harness;
+mod history;
 mod login;
 mod mcp;
 mod replay;

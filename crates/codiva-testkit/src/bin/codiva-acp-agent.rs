@@ -14,6 +14,14 @@
 //! Sessions are numbered per process (`scripted-<pid>-<n>`); `session/load` of any id works
 //! and replays one message pair.
 //!
+//! Listing, when `CODIVA_ACP_AGENT_SESSIONS` names a JSON file (an array of ACP `SessionInfo`s):
+//! `initialize` advertises `sessionCapabilities.list`, and `session/list` answers the sessions
+//! whose `cwd` is the one asked (all without one), one per page (`nextCursor` is the next
+//! index). `CODIVA_ACP_AGENT_LIST=fail` answers it with an error, `hang` never answers it.
+//! When `CODIVA_ACP_AGENT_SEEN` names a file, every request's method and `sessionId` is
+//! appended to it (`session/load abc`), so a test sees what reached the agent, and its pid
+//! when it starts (`start 1234`).
+//!
 //! Login, when `CODIVA_ACP_AGENT_AUTH` names a file (its "credentials"): `initialize` offers two
 //! methods — `scripted-login`, which prints an address and `Enter the authorization code:` on
 //! stdout outside the protocol (as Gemini CLI does) and reads the code from stdin (`good-code`
@@ -220,7 +228,73 @@ impl Agent {
     }
 }
 
+/// Appends a request's method and session id to `CODIVA_ACP_AGENT_SEEN`'s file.
+fn seen(message: &Value) {
+    let (Some(path), Some(method)) = (
+        std::env::var_os("CODIVA_ACP_AGENT_SEEN"),
+        message.get("method").and_then(Value::as_str),
+    ) else {
+        return;
+    };
+    let session = message
+        .pointer("/params/sessionId")
+        .and_then(Value::as_str)
+        .unwrap_or("-");
+    if let Ok(mut file) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+    {
+        let _ = writeln!(file, "{method} {session}");
+    }
+}
+
+/// The sessions `CODIVA_ACP_AGENT_SESSIONS` holds (`None`: the agent lists none).
+fn listed() -> Option<Vec<Value>> {
+    let path = std::env::var_os("CODIVA_ACP_AGENT_SESSIONS")?;
+    let text = std::fs::read_to_string(path).ok()?;
+    serde_json::from_str::<Vec<Value>>(&text).ok()
+}
+
+/// `sessionCapabilities`: `list` when there are sessions to list.
+fn listing() -> Value {
+    if listed().is_some() {
+        json!({"list": {}})
+    } else {
+        json!({})
+    }
+}
+
+fn list_sessions(id: &Value, params: &Value) {
+    match std::env::var("CODIVA_ACP_AGENT_LIST").as_deref() {
+        Ok("fail") => {
+            return emit(&json!({"jsonrpc": "2.0", "id": id,
+                "error": {"code": -32603, "message": "Internal error", "data": "the session store is locked"}}));
+        }
+        Ok("hang") => return,
+        _ => {}
+    }
+    let cwd = params.get("cwd").and_then(Value::as_str);
+    let sessions: Vec<Value> = listed()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|session| cwd.is_none_or(|cwd| session["cwd"] == json!(cwd)))
+        .collect();
+    let at: usize = params
+        .get("cursor")
+        .and_then(Value::as_str)
+        .and_then(|cursor| cursor.parse().ok())
+        .unwrap_or(0);
+    let page: Vec<Value> = sessions.get(at).cloned().into_iter().collect();
+    let mut result = json!({"sessions": page});
+    if at + 1 < sessions.len() {
+        result["nextCursor"] = json!((at + 1).to_string());
+    }
+    respond(id, result);
+}
+
 fn main() {
+    seen(&json!({"method": "start", "params": {"sessionId": std::process::id().to_string()}}));
     let (tx, inbox) = mpsc::channel();
     std::thread::spawn(move || {
         for line in std::io::stdin().lock().lines() {
@@ -248,12 +322,14 @@ fn main() {
         };
         let id = message.get("id").cloned().unwrap_or(Value::Null);
         let params = message.get("params").cloned().unwrap_or(Value::Null);
+        seen(&message);
         match message["method"].as_str().unwrap_or_default() {
             "initialize" => respond(
                 &id,
                 json!({"protocolVersion": 1,
                 "agentCapabilities": {"loadSession": true,
-                    "promptCapabilities": {"image": false, "embeddedContext": false}},
+                    "promptCapabilities": {"image": false, "embeddedContext": false},
+                    "sessionCapabilities": listing()},
                 "agentInfo": {"name": "codiva-acp-agent", "title": "Scripted", "version": "1.0.0"},
                 "authMethods": auth_methods()}),
             ),
@@ -297,6 +373,7 @@ fn main() {
                     .to_owned();
                 agent.prompt(&id, &text);
             }
+            "session/list" => list_sessions(&id, &params),
             "session/cancel" => {}
             method if !id.is_null() => emit(&json!({"jsonrpc": "2.0", "id": id,
                 "error": {"code": -32601, "message": format!("Method not found: {method}")}})),

@@ -673,6 +673,7 @@ fn outside_list() -> codiva_protocol::outside::HistoryListResult {
             first_instruction: Some("Fix the flaky login test".into()),
         }],
         more: false,
+        unavailable: Vec::new(),
     }
 }
 

@@ -75,6 +75,7 @@ fn listed() -> HistoryListResult {
             ),
         ],
         more: false,
+        unavailable: Vec::new(),
     }
 }
 

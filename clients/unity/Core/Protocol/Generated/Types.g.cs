@@ -594,6 +594,14 @@ namespace Codiva.Protocol
         [Wire("place")] public string Place;
     }
 
+    /// An agent whose conversations could not be listed, and why (one line, sanitised).
+    [Schema("HistoryListFailure")]
+    public sealed partial class HistoryListFailure
+    {
+        [Wire("agent", Required = true)] public string Agent;
+        [Wire("error", Required = true)] public string Error;
+    }
+
     /// Params of `history/list`.
     [Schema("HistoryListParams")]
     public sealed partial class HistoryListParams
@@ -610,6 +618,9 @@ namespace Codiva.Protocol
         [Wire("conversations", Required = true)] public List<OutsideConversation> Conversations;
         /// More matched than are listed (at most 500 are).
         [Wire("more", Required = true)] public bool More;
+        /// Agents whose own listing failed (an ACP agent that did not start, or did not answer
+        /// `session/list` in time): the others' conversations are listed all the same.
+        [Wire("unavailable")] public List<HistoryListFailure> Unavailable;
     }
 
     /// The answer to `history/read`: the conversation's log, rebuilt from the agent's records.
@@ -922,18 +933,21 @@ namespace Codiva.Protocol
     [Schema("OutsideConversation")]
     public sealed partial class OutsideConversation
     {
-        /// The agent that recorded it (`claude`, `codex`).
+        /// The agent that recorded it (`claude`, `codex`, an ACP agent's id such as `codex-acp`).
         [Wire("agent", Required = true)] public string Agent;
         /// The agent's own conversation id (what resuming it takes).
         [Wire("id", Required = true)] public string Id;
         /// The directory it ran in (the repository's root or one of its worktrees).
         [Wire("cwd", Required = true)] public string Cwd;
-        /// When its record was last written, in milliseconds since the Unix epoch.
+        /// When its record was last written, in milliseconds since the Unix epoch (an ACP agent's
+        /// `updatedAt`; 0 when unknown).
         [Wire("modified_ms", Required = true)] public long ModifiedMs;
-        /// The size of its record on disk, in bytes.
+        /// The size of its record on disk, in bytes; 0 when unknown (an ACP agent's `session/list`
+        /// gives no size).
         [Wire("size_bytes", Required = true)] public long SizeBytes;
-        /// Its first instruction, read from the head of the record only: one line, no control
-        /// characters, at most 200 characters (user-written text; `None` when the head holds none).
+        /// Its first instruction, read from the head of the record only (an ACP agent's: the title
+        /// its `session/list` gives): one line, no control characters, at most 200 characters
+        /// (user-written text; `None` when there is none).
         [Wire("first_instruction")] public string FirstInstruction;
     }
 

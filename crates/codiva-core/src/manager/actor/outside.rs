@@ -338,8 +338,15 @@ async fn find(
 ) -> Result<(OutsideConversation, SavedStatus), ManagerError> {
     let wanted = id.clone();
     let listed = tokio::task::spawn_blocking(move || {
+        let dirs = std::slice::from_ref(&cwd);
+        // The agent's records, else its own listing (an ACP agent's `session/list`).
         let found = provider
-            .outside_conversations(std::slice::from_ref(&cwd), &env)
+            .outside_conversations(dirs, &env)
+            .or_else(|| {
+                provider
+                    .listed_conversations(dirs, &env, outside::LIST_LIMIT)
+                    .and_then(Result::ok)
+            })
             .unwrap_or_default()
             .into_iter()
             .find(|conversation| conversation.id == wanted)?;

@@ -36,13 +36,20 @@ pub enum Which {
     Gemini,
     /// The project's scripted agent (no model server needed; the mock stays idle).
     Scripted,
+    /// The scripted agent listing the sessions of the sandbox home's `acp-sessions.json`
+    /// (`session/list`), noting what reaches it in `acp-seen.txt`.
+    ScriptedListing,
     /// The scripted agent with a login (kept in the sandbox home's `scripted-login`) that
     /// `session/new` requires.
     ScriptedLogin,
 }
 
 impl Which {
-    fn agent(self, sandbox: &AgentSandbox, mock_url: &str) -> (AcpAgent, Vec<(String, String)>) {
+    pub fn agent(
+        self,
+        sandbox: &AgentSandbox,
+        mock_url: &str,
+    ) -> (AcpAgent, Vec<(String, String)>) {
         match self {
             Which::CodexAcp => (
                 AcpAgent::codex_acp(codex_acp_binary()),
@@ -62,6 +69,19 @@ impl Which {
                 AcpAgent::gemini(gemini_binary()),
                 sandbox.gemini_env(mock_url).expect("gemini env"),
             ),
+            Which::ScriptedListing => {
+                let (agent, mut env) = Which::Scripted.agent(sandbox, mock_url);
+                let home = sandbox.home.path();
+                env.push((
+                    "CODIVA_ACP_AGENT_SESSIONS".into(),
+                    home.join("acp-sessions.json").display().to_string(),
+                ));
+                env.push((
+                    "CODIVA_ACP_AGENT_SEEN".into(),
+                    home.join("acp-seen.txt").display().to_string(),
+                ));
+                (agent, env)
+            }
             Which::ScriptedLogin => {
                 let (agent, mut env) = Which::Scripted.agent(sandbox, mock_url);
                 let login = sandbox.home.path().join("scripted-login");
@@ -511,7 +531,10 @@ impl Run {
             self.name
         );
         if std::env::var_os("CODIVA_CAPTURE_FIXTURES").is_some()
-            && !matches!(self.which, Which::Scripted | Which::ScriptedLogin)
+            && !matches!(
+                self.which,
+                Which::Scripted | Which::ScriptedLogin | Which::ScriptedListing
+            )
         {
             crate::fixtures::capture_both(
                 &crate::fixtures::acp_dir(),
