@@ -198,7 +198,8 @@ namespace Codiva.Editor
             if (progress?.Agent != null && logins.TryGetValue(progress.Agent, out login) && login.Apply(progress)) Refresh();
         }
 
-        // The repository's sessions: open, rename, discard (previewed, then confirmed), restore.
+        // The repository's sessions: open, rename, discard (previewed, then confirmed), restore;
+        // then the conversations begun outside codiva and the groups of attempts.
         void BindHistory(CodivaClient client, Language lang)
         {
             historyPane.Clear();
@@ -235,6 +236,9 @@ namespace Codiva.Editor
                 element.Add(buttons);
                 historyPane.Add(element);
             }
+            // Conversations begun outside codiva, and the groups of attempts (CodivaWindow.Outside.cs).
+            BindOutside(client, lang);
+            BindGroups(client, lang);
         }
 
         // A request's answer redraws the window (on the Editor's thread).
