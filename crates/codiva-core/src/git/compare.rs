@@ -8,7 +8,7 @@ use std::path::{Component, Path};
 use codiva_protocol::group::WorkFigures;
 use codiva_protocol::manager::{DiffText, FileStat};
 
-use super::diff_text::DIFF_TEXT_CAP;
+use super::diff_text::{DIFF_TEXT_CAP, no_index};
 use super::finish::{parse_numstat_z, parse_status_z};
 use super::runner::Git;
 use super::{GitError, Repo, check_name};
@@ -201,29 +201,6 @@ async fn merge_base(worktree: &Path, base: &str) -> Result<String, GitError> {
         .await?
         .trim()
         .to_owned())
-}
-
-/// `git diff --no-index a b` in `dir`, at most `cap` bytes (it exits 1 when they differ).
-async fn no_index(dir: &Path, a: &str, b: &str, cap: usize) -> Result<DiffText, GitError> {
-    let (out, truncated) = Git::new(dir)
-        .args([
-            "diff",
-            "--no-color",
-            "--no-ext-diff",
-            "--no-index",
-            "--",
-            a,
-            b,
-        ])
-        .output_capped(cap)
-        .await?;
-    if out.code.is_some_and(|code| code > 1) && !truncated {
-        return Err(out.into_error());
-    }
-    Ok(DiffText {
-        text: String::from_utf8_lossy(&out.stdout).into_owned(),
-        truncated,
-    })
 }
 
 #[cfg(test)]

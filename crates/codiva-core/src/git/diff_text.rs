@@ -63,24 +63,9 @@ impl Repo {
                     truncated = true;
                     break;
                 }
-                // `--no-index` exits 1 when the files differ, which they always do here.
-                let (new_file, cut) = Git::new(worktree)
-                    .args([
-                        "diff",
-                        "--no-color",
-                        "--no-ext-diff",
-                        "--no-index",
-                        "--",
-                        "/dev/null",
-                        path,
-                    ])
-                    .output_capped(room)
-                    .await?;
-                if new_file.code.is_some_and(|code| code > 1) {
-                    return Err(new_file.into_error());
-                }
-                text.push_str(&String::from_utf8_lossy(&new_file.stdout));
-                if cut {
+                let new_file = no_index(worktree, "/dev/null", path, room).await?;
+                text.push_str(&new_file.text);
+                if new_file.truncated {
                     truncated = true;
                     break;
                 }
@@ -88,6 +73,35 @@ impl Repo {
         }
         Ok(DiffText { text, truncated })
     }
+}
+
+/// `git diff --no-index a b` in `dir`, at most `cap` bytes (it exits 1 when they differ; one
+/// stopped at the cap exits by a signal: that is the truncation, not a failure).
+pub(super) async fn no_index(
+    dir: &Path,
+    a: &str,
+    b: &str,
+    cap: usize,
+) -> Result<DiffText, GitError> {
+    let (out, truncated) = Git::new(dir)
+        .args([
+            "diff",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-index",
+            "--",
+            a,
+            b,
+        ])
+        .output_capped(cap)
+        .await?;
+    if out.code.is_some_and(|code| code > 1) && !truncated {
+        return Err(out.into_error());
+    }
+    Ok(DiffText {
+        text: String::from_utf8_lossy(&out.stdout).into_owned(),
+        truncated,
+    })
 }
 
 #[cfg(test)]
