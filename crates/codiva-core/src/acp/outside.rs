@@ -29,7 +29,8 @@ pub const READ_LIMIT: Duration = Duration::from_secs(60);
 const MAX_LINE: usize = 16 * 1024 * 1024;
 /// The most the agent may write in one listing or reading (then it is stopped).
 const MAX_OUTPUT: u64 = 256 * 1024 * 1024;
-/// Most pages of `session/list` asked per directory (`nextCursor`).
+/// Most pages of `session/list` asked per directory (`nextCursor`); no more pages are asked
+/// once a directory has [`crate::outside::MAX_RECORDS`] sessions.
 const MAX_PAGES: usize = 20;
 
 /// Why an exchange gave nothing.
@@ -82,7 +83,11 @@ pub fn list(
         for dir in dirs {
             let cwd = dir.display().to_string();
             let mut cursor: Option<String> = None;
+            let before = found.len();
             for _ in 0..MAX_PAGES {
+                if found.len() - before >= crate::outside::MAX_RECORDS {
+                    break;
+                }
                 let mut params = json!({ "cwd": cwd });
                 if let Some(cursor) = &cursor {
                     params["cursor"] = json!(cursor);
