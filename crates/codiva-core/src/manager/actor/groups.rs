@@ -99,17 +99,7 @@ impl Actor {
             Ok(()) => {}
             Err(err) => return reply.send(Err(err)),
         }
-        let repo = self.repo.clone();
-        self.job(
-            None,
-            async move { repo.taken_slugs().await },
-            move |actor, taken| {
-                let result = taken
-                    .map_err(ManagerError::from)
-                    .and_then(|taken| actor.add_group(p, taken));
-                reply.send(result);
-            },
-        );
+        self.with_taken_slugs(reply, move |actor, taken| actor.add_group(p, taken));
     }
 
     fn check_group(&self, p: &CreateGroupParams) -> Result<(), ManagerError> {

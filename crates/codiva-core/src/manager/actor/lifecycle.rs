@@ -147,6 +147,19 @@ impl Actor {
             reply.send(self.add_ephemeral(options, prompt, in_place));
             return;
         }
+        self.with_taken_slugs(reply, move |actor, taken| match in_place {
+            Some(dir) => actor.add_in_place(options, prompt, taken, dir),
+            None => actor.add_session(options, prompt, taken),
+        });
+    }
+
+    /// Asks git (in a job) which slugs a branch or a worktree has taken, then replies with what
+    /// `add` makes of them: a new session's name, or a group's, is none of those.
+    pub(super) fn with_taken_slugs<T: Send + 'static>(
+        &mut self,
+        reply: Reply<T>,
+        add: impl FnOnce(&mut Actor, BTreeSet<String>) -> Result<T, ManagerError> + Send + 'static,
+    ) {
         let repo = self.repo.clone();
         self.job(
             None,
@@ -154,10 +167,7 @@ impl Actor {
             move |actor, taken| {
                 let result = taken
                     .map_err(ManagerError::from)
-                    .and_then(|taken| match in_place {
-                        Some(dir) => actor.add_in_place(options, prompt, taken, dir),
-                        None => actor.add_session(options, prompt, taken),
-                    });
+                    .and_then(|taken| add(actor, taken));
                 reply.send(result);
             },
         );
