@@ -184,9 +184,42 @@ async fn an_acp_agents_sessions_are_listed_read_adopted_and_resumed_with_session
                 && line.contains(r#""sessionId":"outside-new""#)),
         "{wire}"
     );
+
+    // The other one, in a new worktree on a new branch: loaded there by its id.
+    let old = run
+        .manager
+        .request::<request::HistoryAdopt>(HistoryAdoptParams {
+            agent: "scripted-acp".into(),
+            id: "outside-old".into(),
+            cwd: root.display().to_string(),
+            place: AdoptPlace::Worktree,
+        })
+        .await
+        .unwrap()
+        .session;
+    assert!(!old.in_place);
+    assert!(!old.branch.is_empty());
+    assert_ne!(old.worktree, root);
+    run.id = old.id.clone();
+    run.send("and this one").await;
+    run.settles(Status::Completed).await;
+    let wire = std::fs::read_to_string(run.wire_log_path()).unwrap();
+    let old_dir = old.worktree.display().to_string();
+    assert!(
+        wire.lines()
+            .any(|line| line.contains(r#""method":"session/load""#)
+                && line.contains(r#""sessionId":"outside-old""#)
+                && line.contains(&format!(r#""cwd":"{old_dir}""#))),
+        "{wire}"
+    );
+
     let seen = std::fs::read_to_string(home.join("acp-seen.txt")).unwrap();
     assert!(
         seen.lines().any(|line| line == "session/load outside-new"),
+        "{seen}"
+    );
+    assert!(
+        seen.lines().any(|line| line == "session/load outside-old"),
         "{seen}"
     );
     assert!(seen.lines().any(|line| line.starts_with("session/list")));
