@@ -3,7 +3,8 @@
 // - a Claude Code conversation run by the test in the repository, outside codiva (`claude -p`
 //   with the sandbox's HOME, as a user in a plain terminal), is listed (and found by a search),
 //   opened read-only with its tool card through the conversation models, continued in place,
-//   and the mock's request for the next message carries the earlier turn;
+//   and the mock's request for the next message carries the earlier turn; another continued in a
+//   new worktree on a new branch, resumed there;
 // - a group of two claude attempts (one with a model asked for), each writing a file after its
 //   permission is answered, checked by the repository's check command, compared through
 //   `group/compare` with the figures git and the agent report.
@@ -128,6 +129,50 @@ namespace Codiva.Tests
                     main.Invoke(() => outside.Search(browser, ""));
                     Until(main, () => browser.Stage != OutsideStage.Listing, "the list after the adoption");
                     Assert.IsEmpty(browser.Rows);
+                }
+                finally
+                {
+                    client.Dispose();
+                }
+            }
+        }
+
+        [Test]
+        public void A_claude_conversation_begun_outside_continues_in_a_new_worktree()
+        {
+            using (var world = new World(OutsideScript()))
+            using (var main = new ThreadDispatcher())
+            {
+                var printed = Run.Program(Paths.Require(Paths.Claude),
+                    "-p " + CodivaProgram.Quote(First) + " --output-format json --allowedTools Bash",
+                    world.Repo, world.AgentEnvironment());
+                var outsideId = JsonRead.Str(JsonText.Parse(printed), "session_id");
+                var client = new CodivaClient(new StdioTransportFactory(world.Program()), main);
+                var outside = new OutsideActions(client);
+                var actions = new PanelActions(client);
+                var browser = new OutsideBrowser();
+                try
+                {
+                    client.Start();
+                    Until(main, () => client.State == ConnectionState.Connected, "the connection");
+                    main.Invoke(() => outside.Search(browser, ""));
+                    Until(main, () => browser.Stage != OutsideStage.Listing, "history/list");
+                    var row = browser.Rows.Single(r => r.Id == outsideId);
+                    main.Invoke(() => outside.Continue(browser, row, newWorktree: true));
+                    Until(main, () => browser.Stage != OutsideStage.Adopting, "history/adopt");
+                    Assert.AreEqual(OutsideStage.Adopted, browser.Stage, browser.Error);
+                    var id = browser.AdoptedSession;
+                    Until(main, () => client.Store[id]?.Row != null, "the adopted session's row");
+                    var adopted = main.Invoke(() => client.Store[id].Row);
+                    Assert.AreNotEqual(true, adopted.InPlace);
+                    Assert.AreNotEqual(Path.GetFullPath(world.Repo), Path.GetFullPath(adopted.Worktree), "a new worktree");
+                    Assert.IsTrue(Directory.Exists(adopted.Worktree));
+                    StringAssert.StartsWith("codiva/", adopted.Branch);
+
+                    actions.Send(id, "CONTINUED-IN-CODIVA: go on").Wait();
+                    var request = world.Mock.WaitForRequest(b => b.Contains("CONTINUED-IN-CODIVA"));
+                    StringAssert.Contains("OUTSIDE-FIRST", request, "the resumed request carries the earlier turn");
+                    Until(main, () => client.Store[id].Log.Any(e => e.Kind == "assistant" && e.Text == "Continued where we were."), "the reply");
                 }
                 finally
                 {
