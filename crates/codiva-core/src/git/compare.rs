@@ -175,7 +175,7 @@ impl Repo {
     }
 
     /// Untracked files of `worktree` (each file, not its directory), carried symlinks left out.
-    async fn untracked(&self, worktree: &Path) -> Result<Vec<String>, GitError> {
+    pub(super) async fn untracked(&self, worktree: &Path) -> Result<Vec<String>, GitError> {
         let listed = Git::new(worktree)
             .args(["ls-files", "--others", "--exclude-standard", "-z"])
             .run()

@@ -47,17 +47,8 @@ impl Repo {
         }
         let mut text = String::from_utf8_lossy(&tracked.stdout).into_owned();
         if !truncated {
-            let untracked = Git::new(worktree)
-                .args(["ls-files", "--others", "--exclude-standard", "-z"])
-                .run()
-                .await?
-                .nul_fields();
-            let root = self.root();
-            let shown = untracked.iter().filter(|path| {
-                std::fs::read_link(worktree.join(path))
-                    .map_or(true, |target| target != root.join(path))
-            });
-            for (index, path) in shown.enumerate() {
+            let shown = self.untracked(worktree).await?;
+            for (index, path) in shown.iter().enumerate() {
                 let room = cap.saturating_sub(text.len());
                 if index >= UNTRACKED_SHOWN || room == 0 {
                     truncated = true;
