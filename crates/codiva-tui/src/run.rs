@@ -517,8 +517,7 @@ fn take_sessions(
     alerts: &mut Alerts,
     sessions: Vec<codiva_protocol::manager::SessionInfo>,
 ) -> Vec<Effect> {
-    for session in sessions {
-        let event = ManagerEvent::Session { session };
+    for event in app.rows_taken_afresh(sessions) {
         alerts.observe(&event, app);
         app.handle(UiEvent::Manager(Box::new(event)));
     }

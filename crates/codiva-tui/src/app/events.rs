@@ -40,6 +40,29 @@ impl App {
         self.manager_seq = Some(seq);
     }
 
+    /// The events that bring the list to `rows`, the manager's rows now (at start, or after a
+    /// gap in its events): a removal for each session the list has and the manager no longer
+    /// does (removed while events were lost), then each row. The caller handles them in order,
+    /// then [`App::attached`].
+    pub fn rows_taken_afresh(
+        &self,
+        rows: Vec<codiva_protocol::manager::SessionInfo>,
+    ) -> Vec<ManagerEvent> {
+        let gone = self
+            .sessions
+            .iter()
+            .filter(|known| !rows.iter().any(|row| row.id == known.id))
+            .map(|known| ManagerEvent::Removed {
+                id: known.id.clone(),
+            });
+        let mut events: Vec<ManagerEvent> = gone.collect();
+        events.extend(
+            rows.into_iter()
+                .map(|session| ManagerEvent::Session { session }),
+        );
+        events
+    }
+
     /// The session rows were taken afresh (the UI attached, or resynced after a gap): each
     /// session's state is asked for, and what the panes show is rebuilt from it
     /// (the answer to `session/snapshot`), as if the UI had watched from the start; a log read before is read

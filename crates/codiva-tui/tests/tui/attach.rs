@@ -573,3 +573,29 @@ fn an_event_the_snapshot_holds_read_after_it_is_not_applied_again() {
     assert!(shown.contains("Once upon a time. The end."), "{shown}");
     assert!(!shown.contains("a time.a time."), "{shown}");
 }
+
+#[test]
+fn a_resync_drops_the_sessions_removed_in_the_gap() {
+    let mut app = watched(&[]);
+    let other = session(
+        "other",
+        "Write the changelog",
+        Status::Completed,
+        codiva_protocol::manager::SessionPhase::Active,
+        1,
+    );
+    add(&mut app, other);
+    assert!(app.sessions().iter().any(|s| s.id == "other"));
+    // Events were lost, the others' removal among them: the manager's rows now have only ID.
+    let kept: Vec<_> = app
+        .sessions()
+        .iter()
+        .filter(|s| s.id == ID)
+        .cloned()
+        .collect();
+    for event in app.rows_taken_afresh(kept) {
+        app.handle(UiEvent::Manager(Box::new(event)));
+    }
+    let ids: Vec<&str> = app.sessions().iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(ids, [ID]);
+}

@@ -852,7 +852,7 @@ fn diff_view_and_a_shell_in_the_worktree() {
     ui.pty.type_line("/diff");
     let screen = ui.pty.wait_for_text("+DIFF-LINE two", WAIT);
     assert!(screen.contains("notes.txt"), "{screen}");
-    assert!(screen.contains("1 files"), "{screen}");
+    assert!(screen.contains("1 file"), "{screen}");
     ui.pty.send(ESC);
     ui.pty
         .wait_for("the diff closed", WAIT, |s| !s.contains("+DIFF-LINE two"));
