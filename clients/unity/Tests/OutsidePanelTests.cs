@@ -115,6 +115,28 @@ namespace Codiva.Tests
         }
 
         [Test]
+        public void An_answer_to_an_earlier_search_or_reading_is_not_shown()
+        {
+            var browser = new OutsideBrowser();
+            browser.Search("first");
+            var first = browser.Listing;
+            browser.Search("second");
+            browser.Listed(Listed(Conv("second", 1, "x")), browser.Listing);
+            browser.Listed(Listed(Conv("first", 2, "y")), first);
+            Assert.AreEqual(new[] { "second" }, browser.Rows.Select(r => r.Id).ToArray());
+            Assert.AreEqual("second", browser.Query);
+            var row = browser.Rows[0];
+            browser.Begin(row);
+            var earlier = browser.Reading;
+            browser.Begin(row);
+            browser.Opened(Read(0, 0, "{\"id\":1,\"at_ms\":0,\"kind\":\"user\",\"text\":\"late\"}"), earlier);
+            Assert.AreEqual(OutsideStage.Reading, browser.Stage);
+            Assert.IsNull(browser.Read);
+            browser.Opened(Read(0, 0, "{\"id\":1,\"at_ms\":0,\"kind\":\"user\",\"text\":\"now\"}"), browser.Reading);
+            Assert.AreEqual("now", PanelRich.Shown(browser.Items(Language.En)[0].Rich));
+        }
+
+        [Test]
         public void The_browser_follows_list_read_adopt_and_refusals()
         {
             var browser = new OutsideBrowser();

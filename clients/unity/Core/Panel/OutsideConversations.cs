@@ -145,14 +145,26 @@ namespace Codiva.Panel
         public string Error { get; private set; }
         /// Groups of tool calls the user opened in the conversation read.
         public readonly HashSet<string> Expanded = new HashSet<string>();
+        /// The latest listing and reading asked for: an answer to an earlier one is not shown
+        /// (a search typed while the last one was answered, another conversation opened).
+        public int Listing { get; private set; }
+        public int Reading { get; private set; }
 
         /// Begins a listing with `query`: its params.
         public HistoryListParams Search(string query)
         {
             Query = (query ?? "").Trim();
+            Listing++;
             Stage = OutsideStage.Listing;
             Error = null;
             return OutsideConversations.List(Query);
+        }
+
+        /// `history/list`'s answer to listing `asked` (Listing when it was sent).
+        public void Listed(HistoryListResult result, int asked)
+        {
+            if (asked != Listing) return;
+            Listed(result);
         }
 
         public void Listed(HistoryListResult result)
@@ -168,9 +180,17 @@ namespace Codiva.Panel
             Open = row;
             Read = null;
             Expanded.Clear();
+            Reading++;
             Stage = OutsideStage.Reading;
             Error = null;
             return row.Ref;
+        }
+
+        /// `history/read`'s answer to reading `asked` (Reading when it was sent).
+        public void Opened(HistoryReadResult result, int asked)
+        {
+            if (asked != Reading) return;
+            Opened(result);
         }
 
         public void Opened(HistoryReadResult result)
@@ -222,11 +242,19 @@ namespace Codiva.Panel
 
         public OutsideActions(CodivaClient client) { this.client = client; }
 
-        public Task<HistoryListResult> Search(OutsideBrowser browser, string query) =>
-            client.Request(Methods.HistoryList, browser.Search(query), browser.Listed, browser.Refused);
+        public Task<HistoryListResult> Search(OutsideBrowser browser, string query)
+        {
+            var asked = browser.Search(query);
+            var listing = browser.Listing;
+            return client.Request(Methods.HistoryList, asked, result => browser.Listed(result, listing), browser.Refused);
+        }
 
-        public Task<HistoryReadResult> Open(OutsideBrowser browser, OutsideRow row) =>
-            client.Request(Methods.HistoryRead, browser.Begin(row), browser.Opened, browser.Refused);
+        public Task<HistoryReadResult> Open(OutsideBrowser browser, OutsideRow row)
+        {
+            var asked = browser.Begin(row);
+            var reading = browser.Reading;
+            return client.Request(Methods.HistoryRead, asked, result => browser.Opened(result, reading), browser.Refused);
+        }
 
         /// Adopts `row`; the session is watched (its view loaded and kept) once codiva answers.
         public Task<SessionResult> Continue(OutsideBrowser browser, OutsideRow row, bool newWorktree) =>
