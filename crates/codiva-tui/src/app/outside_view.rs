@@ -296,6 +296,28 @@ impl HistoryView {
             set_line(buf, area.x, y, &line, area.width);
             y += 1;
         }
+        // Agents whose own listing failed: the others' conversations are listed all the same.
+        if let Some(Ok(list)) = &self.list
+            && !list.unavailable.is_empty()
+            && y < bottom
+        {
+            let failed: Vec<String> = list
+                .unavailable
+                .iter()
+                .map(|failure| {
+                    format!("{}: {}", sanitize(&failure.agent), sanitize(&failure.error))
+                })
+                .collect();
+            let text = tf(OutsideText::Unavailable, &[&failed.join("; ")]);
+            set_line(
+                buf,
+                area.x,
+                y,
+                &Line::styled(truncate(&format!("  {text}"), width), theme::error()),
+                area.width,
+            );
+            y += 1;
+        }
         let message = match &self.list {
             None => Some((t(OutsideText::Loading).to_owned(), theme::dim())),
             Some(Err(error)) => Some((
@@ -347,7 +369,12 @@ impl HistoryView {
                 ),
                 Span::styled(fit(&sanitize(&conversation.agent), 6), theme::accent()),
                 Span::styled(
-                    format!("  {:>9}  ", byte_size(size(conversation.size_bytes))),
+                    // An ACP agent's listing says no size.
+                    if conversation.size_bytes == 0 {
+                        format!("  {:>9}  ", "—")
+                    } else {
+                        format!("  {:>9}  ", byte_size(size(conversation.size_bytes)))
+                    },
                     theme::dim(),
                 ),
             ];

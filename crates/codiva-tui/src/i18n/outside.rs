@@ -11,6 +11,7 @@ keys_with_words! {
         NoMatch => "no conversation matches “{0}”", "「{0}」に一致する会話はありません";
         Matching => "{0} matching", "{0} 件一致";
         CannotList => "The conversations cannot be listed: {0}", "会話を一覧できません: {0}";
+        Unavailable => "not listed — {0}", "一覧にできなかったもの — {0}";
         NoInstruction => "(no instruction at its start)", "(冒頭に指示がありません)";
         ListHint => "↑↓ move · Enter read · / search · Esc close", "↑↓ 移動 · Enter 読む · / 検索 · Esc 閉じる";
         SearchHint => "type to search · Enter keep · Esc clear", "入力して検索 · Enter 確定 · Esc 消去";

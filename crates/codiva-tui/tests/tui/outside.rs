@@ -363,3 +363,33 @@ fn a_failed_list_is_shown_in_the_view() {
     key(&mut app, KeyCode::Esc);
     assert!(!app.overlay_open());
 }
+
+#[test]
+fn an_agent_that_could_not_list_is_named_and_the_others_are_listed() {
+    let mut app = busy_app();
+    let list = open_history(&mut app);
+    let mut result = listed();
+    // An ACP agent's listing gives no size.
+    result.conversations.push(conversation(
+        "019a-codex-acp",
+        "gemini",
+        "/work/repo",
+        30,
+        0,
+        Some("Port the importer to the new API"),
+    ));
+    result.unavailable = vec![codiva_protocol::outside::HistoryListFailure {
+        agent: "grok".into(),
+        error: "did not answer session/list within 20 s\u{1b}[2J".into(),
+    }];
+    answer_ok(&mut app, &list, result);
+    let text = with_lang(Lang::En, || screen(&mut app, 200, 60));
+    assert!(
+        text.contains("not listed — grok: did not answer session/list"),
+        "{text}"
+    );
+    assert!(!text.contains('\u{1b}'), "{text}");
+    assert!(text.contains("Port the importer to the new API"), "{text}");
+    assert!(text.contains("Fix the flaky login test"), "{text}");
+    snapshot(&mut app, "history_unavailable");
+}

@@ -63,6 +63,9 @@ pub fn session(
         in_place: false,
         mcp_servers: Vec::new(),
         resources: None,
+        review: Vec::new(),
+        group: None,
+        check: None,
     }
 }
 
