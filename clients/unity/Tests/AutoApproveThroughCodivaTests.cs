@@ -14,14 +14,13 @@ using Codiva.Protocol;
 using Codiva.Rpc;
 using NUnit.Framework;
 using static Codiva.Tests.Script;
+using static Codiva.Tests.Waits;
 
 namespace Codiva.Tests
 {
     [TestFixture]
     public class AutoApproveThroughCodivaTests
     {
-        static readonly TimeSpan Limit = TimeSpan.FromSeconds(120);
-
         sealed class MakeThing : ITool, IRevertedByUndo
         {
             public int Calls;
@@ -34,21 +33,13 @@ namespace Codiva.Tests
             public ToolResult Call(Dictionary<string, object> arguments) { Calls++; return ToolResult.Text("made the thing"); }
         }
 
-        static string Tool(string name) => "mcp__" + PanelSession.OpsServerName + "__" + name;
-
-        static void Until(ThreadDispatcher main, Func<bool> condition, string what)
-        {
-            Assert.IsTrue(main.WaitUntil(condition, Limit), "timed out waiting for " + what);
-            Assert.IsNull(main.Failure, "a callback failed: " + main.Failure);
-        }
-
         [Test]
         public void A_level_lets_exactly_its_tools_through_and_raising_it_lets_the_waiting_request_through()
         {
             var script = Rules(
                 When("last_user_contains", "AUTO hello", Text("Ready.")),
-                When("last_user_contains", "AUTO go", ToolUse(Tool("ping"), Obj())),
-                When("last_user_contains", "pong", ToolUse(Tool("make_thing"), Obj())),
+                When("last_user_contains", "AUTO go", ToolUse(OpsTool("ping"), Obj())),
+                When("last_user_contains", "pong", ToolUse(OpsTool("make_thing"), Obj())),
                 When("last_user_contains", "made the thing", Text("Done.")));
             using (var world = new World(script))
             using (var unity = new ThreadDispatcher("unity-main"))
@@ -77,10 +68,10 @@ namespace Codiva.Tests
                         client.Send(id, "AUTO go").Wait();
                         Until(main, () => client.Store[id].Prompts.Any(p => p.Kind == "permission"), "a permission card");
                         var asked = main.Invoke(() => client.Store[id].Prompts.Single(p => p.Kind == "permission"));
-                        Assert.AreEqual(Tool("make_thing"), asked.Tool, "ping went through without a card; make_thing is asked");
+                        Assert.AreEqual(OpsTool("make_thing"), asked.Tool, "ping went through without a card; make_thing is asked");
                         Assert.AreEqual(0, make.Calls);
                         var shown = main.Invoke(() => Conversation.Build(client.Store[id], Language.En).Select(i => PanelRich.Shown(i.Rich)).ToList());
-                        CollectionAssert.Contains(shown, "Allowed without asking: " + Tool("ping"));
+                        CollectionAssert.Contains(shown, "Allowed without asking: " + OpsTool("ping"));
 
                         // Raised while make_thing waits: codiva lets it through now.
                         client.Request(Methods.SessionSetApprovalPolicy, AutoApprove.Choose(id, AutoApproveLevel.UnityToolsUndoReverts, registry)).Wait();
@@ -88,7 +79,7 @@ namespace Codiva.Tests
                         Assert.AreEqual(1, make.Calls);
                         Assert.AreEqual(0, main.Invoke(() => client.Store[id].Prompts.Count));
                         var notes = main.Invoke(() => Conversation.Build(client.Store[id], Language.En).Where(i => i.Kind == ItemKind.Note).Select(i => PanelRich.Shown(i.Rich)).ToList());
-                        CollectionAssert.IsSubsetOf(new[] { "Allowed without asking: " + Tool("ping"), "Allowed without asking: " + Tool("make_thing") }, notes);
+                        CollectionAssert.IsSubsetOf(new[] { "Allowed without asking: " + OpsTool("ping"), "Allowed without asking: " + OpsTool("make_thing") }, notes);
                     }
                     finally
                     {

@@ -12,6 +12,7 @@ using Codiva.Protocol;
 using Codiva.Rpc;
 using NUnit.Framework;
 using static Codiva.Tests.Script;
+using static Codiva.Tests.Waits;
 
 namespace Codiva.Tests
 {
@@ -19,8 +20,6 @@ namespace Codiva.Tests
     [TestFixture("stdio")]
     public class CoreEndToEndTests
     {
-        static readonly TimeSpan Limit = TimeSpan.FromSeconds(120);
-
         readonly string transport;
         public CoreEndToEndTests(string transport) { this.transport = transport; }
 
@@ -47,12 +46,6 @@ namespace Codiva.Tests
                         Obj("label", "Hello", "description", "English"))))))),
             When("last_user_contains", "こんにちは", Text(string.Concat(Enumerable.Repeat("streaming on and on ", 150)), 4, 40)),
             When("last_user_contains", "IMAGE look at this", Text("A single pixel.")));
-
-        static void Until(ThreadDispatcher main, Func<bool> condition, string what)
-        {
-            Assert.IsTrue(main.WaitUntil(condition, Limit), "timed out waiting for " + what);
-            Assert.IsNull(main.Failure, "a callback failed: " + main.Failure);
-        }
 
         [Test]
         public void A_session_streams_asks_is_answered_interrupted_and_no_event_is_missed()

@@ -292,5 +292,23 @@ namespace Codiva.Tests
         }
 
         public static List<object> List(params object[] items) => new List<object>(items);
+
+        /// The name Claude Code gives the panel's Ops tool `name` (what a ToolUse calls).
+        public static string OpsTool(string name) => "mcp__" + Codiva.Ops.PanelSession.OpsServerName + "__" + name;
+    }
+
+    /// How the end-to-end tests wait: for a state, never for the clock.
+    public static class Waits
+    {
+        /// The longest a test waits for one state.
+        public static readonly TimeSpan Limit = TimeSpan.FromSeconds(120);
+
+        /// Runs `main`'s callbacks until `condition` holds (failing after [Limit]), and fails when
+        /// a callback threw.
+        public static void Until(Codiva.Client.ThreadDispatcher main, Func<bool> condition, string what)
+        {
+            Assert.IsTrue(main.WaitUntil(condition, Limit), "timed out waiting for " + what);
+            Assert.IsNull(main.Failure, "a callback failed: " + main.Failure);
+        }
     }
 }

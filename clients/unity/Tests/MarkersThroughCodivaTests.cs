@@ -11,29 +11,20 @@ using Codiva.Protocol;
 using Codiva.Rpc;
 using NUnit.Framework;
 using static Codiva.Tests.Script;
+using static Codiva.Tests.Waits;
 
 namespace Codiva.Tests
 {
     [TestFixture]
     public class MarkersThroughCodivaTests
     {
-        static readonly TimeSpan Limit = TimeSpan.FromSeconds(120);
-
-        static string Tool(string name) => "mcp__" + PanelSession.OpsServerName + "__" + name;
-
-        static void Until(ThreadDispatcher main, Func<bool> condition, string what)
-        {
-            Assert.IsTrue(main.WaitUntil(condition, Limit), "timed out waiting for " + what);
-            Assert.IsNull(main.Failure, "a callback failed: " + main.Failure);
-        }
-
         [Test]
         public void The_agent_places_a_marker_and_reads_it_back_with_the_users_pin()
         {
             var script = Rules(
                 When("last_user_contains", "HELLO", Text("Ready.")),
-                When("last_user_contains", "MARK the door", ToolUse(Tool("marker_add"), Obj("kind", "box", "at", List(0L, 1.5, 0L), "size", List(1L, 3L, 0.25), "label", "the door"))),
-                When("last_user_contains", "placed M1", ToolUse(Tool("marker_list"), Obj())),
+                When("last_user_contains", "MARK the door", ToolUse(OpsTool("marker_add"), Obj("kind", "box", "at", List(0L, 1.5, 0L), "size", List(1L, 3L, 0.25), "label", "the door"))),
+                When("last_user_contains", "placed M1", ToolUse(OpsTool("marker_list"), Obj())),
                 When("last_user_contains", "P1 pin", Text("I see the door and your pin.")));
             using (var world = new World(script))
             using (var unity = new ThreadDispatcher("unity-main"))

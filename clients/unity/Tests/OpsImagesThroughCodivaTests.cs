@@ -13,13 +13,13 @@ using Codiva.Protocol;
 using Codiva.Rpc;
 using NUnit.Framework;
 using static Codiva.Tests.Script;
+using static Codiva.Tests.Waits;
 
 namespace Codiva.Tests
 {
     [TestFixture]
     public class OpsImagesThroughCodivaTests
     {
-        static readonly TimeSpan Limit = TimeSpan.FromSeconds(120);
         /// A 1×1 PNG.
         const string Pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
 
@@ -35,19 +35,11 @@ namespace Codiva.Tests
                 ToolResult.Text("here is the snapshot").AddImage("image/png", Convert.FromBase64String(Pixel));
         }
 
-        static string Tool(string name) => "mcp__" + PanelSession.OpsServerName + "__" + name;
-
-        static void Until(ThreadDispatcher main, Func<bool> condition, string what)
-        {
-            Assert.IsTrue(main.WaitUntil(condition, Limit), "timed out waiting for " + what);
-            Assert.IsNull(main.Failure, "a callback failed: " + main.Failure);
-        }
-
         [Test]
         public void An_Ops_tools_image_is_kept_under_the_tool_use_id_of_codivas_log_entry()
         {
             var script = Rules(
-                When("last_user_contains", "SNAP the scene", ToolUse(Tool("snap"), Obj())),
+                When("last_user_contains", "SNAP the scene", ToolUse(OpsTool("snap"), Obj())),
                 When("last_user_contains", "here is the snapshot", Text("A single pixel.")));
             using (var world = new World(script))
             using (var unity = new ThreadDispatcher("unity-main"))
@@ -75,7 +67,7 @@ namespace Codiva.Tests
                         client.RespondPermission(id, permission.RequestId, permission.Options.First(o => o.Kind == "allow_once").Id).Wait();
                         Until(main, () => client.Store[id].Status == "completed", "the turn's end");
 
-                        var call = main.Invoke(() => client.Store[id].Log.Single(e => e.Kind == "tool" && e.Name == Tool("snap")));
+                        var call = main.Invoke(() => client.Store[id].Log.Single(e => e.Kind == "tool" && e.Name == OpsTool("snap")));
                         StringAssert.StartsWith("toolu_", call.ToolUseId);
                         lock (ids) Assert.AreEqual(new[] { call.ToolUseId }, ids.ToArray(), "Claude Code named the call by codiva's tool-use id");
                         var image = cache.Of(call.ToolUseId).Single();

@@ -15,30 +15,21 @@ using Codiva.Protocol;
 using Codiva.Rpc;
 using NUnit.Framework;
 using static Codiva.Tests.Script;
+using static Codiva.Tests.Waits;
 
 namespace Codiva.Tests
 {
     [TestFixture]
     public class OpsThroughCodivaTests
     {
-        static readonly TimeSpan Limit = TimeSpan.FromSeconds(120);
-
-        static string Tool(string name) => "mcp__" + PanelSession.OpsServerName + "__" + name;
-
-        static void Until(ThreadDispatcher main, Func<bool> condition, string what)
-        {
-            Assert.IsTrue(main.WaitUntil(condition, Limit), "timed out waiting for " + what);
-            Assert.IsNull(main.Failure, "a callback failed: " + main.Failure);
-        }
-
         [Test]
         public void A_panel_session_reaches_the_Ops_server_through_the_config_codiva_writes()
         {
             var script = Rules(
-                When("last_user_contains", "OPS through codiva", ToolUse(Tool("ping"), Obj())),
-                When("last_user_contains", "pong", ToolUse(Tool("wait_for_gate"), Obj())),
-                When("last_user_contains", "continues as job 2", ToolUse(Tool("job_status"), Obj("job_id", "2", "wait_ms", 10000L))),
-                When("last_user_contains", "the gate was opened", ToolUse(Tool("delete_note"), Obj("name", "note.txt"))),
+                When("last_user_contains", "OPS through codiva", ToolUse(OpsTool("ping"), Obj())),
+                When("last_user_contains", "pong", ToolUse(OpsTool("wait_for_gate"), Obj())),
+                When("last_user_contains", "continues as job 2", ToolUse(OpsTool("job_status"), Obj("job_id", "2", "wait_ms", 10000L))),
+                When("last_user_contains", "the gate was opened", ToolUse(OpsTool("delete_note"), Obj("name", "note.txt"))),
                 When("last_user_contains", "refused: delete_note", Text("All checks done.")));
             using (var world = new World(script))
             using (var unity = new ThreadDispatcher("unity-main"))
@@ -107,7 +98,7 @@ namespace Codiva.Tests
                         Assert.AreEqual("keep me\n", File.ReadAllText(Path.Combine(notes, "note.txt")), "nothing was deleted");
                         // The model was told of the Ops tools.
                         var init = world.Mock.Requests().Select(r => JsonText.Write(JsonRead.Get(r, "body"))).First(b => b.Contains("OPS through codiva"));
-                        StringAssert.Contains(Tool("ping"), init);
+                        StringAssert.Contains(OpsTool("ping"), init);
                     }
                     finally
                     {
@@ -127,7 +118,7 @@ namespace Codiva.Tests
         {
             var script = Rules(
                 When("last_user_contains", "FIRST wait", Text("Waiting.")),
-                When("last_user_contains", "SECOND ping", ToolUse(Tool("ping"), Obj())),
+                When("last_user_contains", "SECOND ping", ToolUse(OpsTool("ping"), Obj())),
                 When("last_user_contains", "pong", Text("It answered.")));
             using (var world = new World(script))
             using (var unity = new ThreadDispatcher("unity-main"))

@@ -11,13 +11,13 @@ using Codiva.Protocol;
 using Codiva.Rpc;
 using NUnit.Framework;
 using static Codiva.Tests.Script;
+using static Codiva.Tests.Waits;
 
 namespace Codiva.Tests
 {
     [TestFixture]
     public class PanelEndToEndTests
     {
-        static readonly TimeSpan Limit = TimeSpan.FromSeconds(120);
         const string Extras = "Which extras do you want?";
         const string Greeting = "Which language should the greeting use?";
         const string Reply = "Use `List<int>` or List<int>, and <color=red>x</color> **stays** text.";
@@ -30,12 +30,6 @@ namespace Codiva.Tests
                     Obj("question", Greeting, "header", "Language", "multiSelect", false,
                         "options", List(Obj("label", "English", "description", "en"), Obj("label", "Japanese", "description", "ja"))))))),
             When("last_user_contains", "Klingon", Text(Reply)));
-
-        static void Until(ThreadDispatcher main, Func<bool> condition, string what)
-        {
-            Assert.IsTrue(main.WaitUntil(condition, Limit), "timed out waiting for " + what);
-            Assert.IsNull(main.Failure, "a callback failed: " + main.Failure);
-        }
 
         [Test]
         public void A_two_question_prompt_is_answered_as_a_whole_and_the_reply_shows_its_markup_as_text()

@@ -12,20 +12,13 @@ using Codiva.Protocol;
 using Codiva.Rpc;
 using NUnit.Framework;
 using static Codiva.Tests.Script;
+using static Codiva.Tests.Waits;
 
 namespace Codiva.Tests
 {
     [TestFixture]
     public class PanelHistoryEndToEndTests
     {
-        static readonly TimeSpan Limit = TimeSpan.FromSeconds(120);
-
-        static void Until(ThreadDispatcher main, Func<bool> condition, string what)
-        {
-            Assert.IsTrue(main.WaitUntil(condition, Limit), "timed out waiting for " + what);
-            Assert.IsNull(main.Failure, "a callback failed: " + main.Failure);
-        }
-
         [Test]
         public void A_session_is_renamed_discarded_in_two_steps_and_restored_through_the_history()
         {

@@ -15,13 +15,13 @@ using Codiva.Protocol;
 using Codiva.Rpc;
 using NUnit.Framework;
 using static Codiva.Tests.Script;
+using static Codiva.Tests.Waits;
 
 namespace Codiva.Tests
 {
     [TestFixture]
     public class PanelTurnEndToEndTests
     {
-        static readonly TimeSpan Limit = TimeSpan.FromSeconds(120);
         const string Reason = "Use the name approved.txt instead";
         const string Reply = "Understood: no `denied.txt`. A `List<int>` stays List<int>, and <color=red>x</color> is **text**.";
 
@@ -40,12 +40,6 @@ namespace Codiva.Tests
                 Block("Bash", Obj("command", "touch denied.txt", "description", "Create the marker"))))),
             When("last_user_contains", Reason, Text(Reply)),
             When("last_user_contains", "IMAGE look at this", Text("A single pixel.")));
-
-        static void Until(ThreadDispatcher main, Func<bool> condition, string what)
-        {
-            Assert.IsTrue(main.WaitUntil(condition, Limit), "timed out waiting for " + what);
-            Assert.IsNull(main.Failure, "a callback failed: " + main.Failure);
-        }
 
         [Test]
         public void A_turn_with_four_tool_calls_and_a_permission_denied_with_a_reason_through_the_panel_models()

@@ -17,6 +17,7 @@ using Codiva.Protocol;
 using Codiva.Rpc;
 using NUnit.Framework;
 using static Codiva.Tests.Script;
+using static Codiva.Tests.Waits;
 
 namespace Codiva.Tests
 {
@@ -252,16 +253,6 @@ namespace Codiva.Tests
     [TestFixture]
     public class ScriptGateEndToEndTests
     {
-        static readonly TimeSpan Limit = TimeSpan.FromSeconds(120);
-
-        static string Tool(string name) => "mcp__" + PanelSession.OpsServerName + "__" + name;
-
-        static void Until(ThreadDispatcher main, Func<bool> condition, string what)
-        {
-            Assert.IsTrue(main.WaitUntil(condition, Limit), "timed out waiting for " + what);
-            Assert.IsNull(main.Failure, "a callback failed: " + main.Failure);
-        }
-
         [Test]
         public void The_gate_refuses_a_direct_script_write_commits_a_staged_script_that_compiles_and_rejects_one_that_does_not()
         {
@@ -272,10 +263,10 @@ namespace Codiva.Tests
                 When("last_user_contains", "GATE scripts", ToolUse("Write", Obj("file_path", repo + "/Assets/Foo.cs", "content", "class Foo {}\n"))),
                 When("last_user_contains", "denied by your permission settings",
                     ToolUse("Write", Obj("file_path", repo + "/" + ScriptGate.StagingFolder + "/Assets/Scripts/Door.cs", "content", Good))),
-                When("last_user_contains", ScriptGate.StagingFolder + "/Assets/Scripts/Door.cs", ToolUse(Tool(ScriptGate.CommitTool), Obj())),
+                When("last_user_contains", ScriptGate.StagingFolder + "/Assets/Scripts/Door.cs", ToolUse(OpsTool(ScriptGate.CommitTool), Obj())),
                 When("last_user_contains", "compiled cleanly",
                     ToolUse("Write", Obj("file_path", repo + "/" + ScriptGate.StagingFolder + "/Assets/Scripts/Broken.cs", "content", Bad))),
-                When("last_user_contains", ScriptGate.StagingFolder + "/Assets/Scripts/Broken.cs", ToolUse(Tool(ScriptGate.CommitTool), Obj())),
+                When("last_user_contains", ScriptGate.StagingFolder + "/Assets/Scripts/Broken.cs", ToolUse(OpsTool(ScriptGate.CommitTool), Obj())),
                 When("last_user_contains", "compile failed", Text("Gate checked.")));
             using (var world = new World(script))
             using (var unity = new ThreadDispatcher("unity-main"))

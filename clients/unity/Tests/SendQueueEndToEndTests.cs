@@ -11,21 +11,14 @@ using Codiva.Rpc;
 using Codiva.Unity;
 using NUnit.Framework;
 using static Codiva.Tests.Script;
+using static Codiva.Tests.Waits;
 
 namespace Codiva.Tests
 {
     [TestFixture]
     public class SendQueueEndToEndTests
     {
-        static readonly TimeSpan Limit = TimeSpan.FromSeconds(120);
-
         sealed class Compile : ICompileState { public volatile bool Compiling; public bool IsCompiling => Compiling; }
-
-        static void Until(ThreadDispatcher main, Func<bool> condition, string what)
-        {
-            Assert.IsTrue(main.WaitUntil(condition, Limit), "timed out waiting for " + what);
-            Assert.IsNull(main.Failure, "a callback failed: " + main.Failure);
-        }
 
         static CodivaClient Connect(World world, ThreadDispatcher main)
         {

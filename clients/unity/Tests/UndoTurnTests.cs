@@ -13,6 +13,7 @@ using Codiva.Protocol;
 using Codiva.Rpc;
 using Codiva.Unity;
 using NUnit.Framework;
+using static Codiva.Tests.Waits;
 
 namespace Codiva.Tests
 {
@@ -362,14 +363,6 @@ namespace Codiva.Tests
     [TestFixture]
     public class UndoTurnEndToEndTests
     {
-        static readonly TimeSpan Limit = TimeSpan.FromSeconds(120);
-
-        static void Until(ThreadDispatcher main, Func<bool> condition, string what)
-        {
-            Assert.IsTrue(main.WaitUntil(condition, Limit), "timed out waiting for " + what);
-            Assert.IsNull(main.Failure, "a callback failed: " + main.Failure);
-        }
-
         [Test]
         public void A_turn_with_three_tool_calls_gives_one_Undo_group_and_names_the_shell_command_it_cannot_revert()
         {
