@@ -141,6 +141,7 @@ async fn permission_allowed(which: Which, name: &'static str) {
         .await;
     run.settles(Status::Completed).await;
     assert!(run.worktree().join("made.txt").exists(), "the command ran");
+    run.until_tools_ended().await;
     let tools = run.tools();
     assert_eq!(tools.len(), 1, "one entry per call: {tools:?}");
     assert_eq!(tools[0].status, ToolStatus::Succeeded);
@@ -506,6 +507,7 @@ async fn codex_acp_without_an_approval_policy_asks_in_the_default_mode() {
         .await;
     run.settles(Status::Completed).await;
     assert!(run.worktree().join("made.txt").exists(), "the command ran");
+    run.until_tools_ended().await;
     let tools = run.tools();
     assert_eq!(tools.len(), 1, "{tools:?}");
     assert_eq!(tools[0].status, ToolStatus::Succeeded);
