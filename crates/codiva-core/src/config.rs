@@ -351,9 +351,7 @@ pub fn parse_in(text: &str, path: &Path, env: &LangEnv) -> (Config, Vec<ConfigWa
                 config.titles = crate::title::TitleMode::parse(mode).unwrap_or_default();
             }),
             "auto_recover" => boolean(value).map(|flag| config.auto_recover = flag),
-            "auto_address_review" => {
-                boolean(value).map(|flag| config.auto_address_review = flag)
-            }
+            "auto_address_review" => boolean(value).map(|flag| config.auto_address_review = flag),
             "agent_idle_stop" => duration(value, AGENT_IDLE_STOP_LIMIT)
                 .map(|after| config.agent_idle_stop = (!after.is_zero()).then_some(after)),
             "max_running_agents" => integer(value, 0, MAX_RUNNING_AGENTS_LIMIT).map(|n| {

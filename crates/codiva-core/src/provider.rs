@@ -541,7 +541,10 @@ impl Providers {
 
     /// The installed agents, in order of preference.
     pub fn installed(&self) -> Vec<&Arc<dyn Provider>> {
-        self.installed.iter().map(|(provider, _)| provider).collect()
+        self.installed
+            .iter()
+            .map(|(provider, _)| provider)
+            .collect()
     }
 
     /// The known agent `id` that is not installed.

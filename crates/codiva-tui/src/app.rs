@@ -7,6 +7,7 @@ mod activity;
 mod answers;
 mod attempts;
 mod attempts_form;
+mod commands;
 mod compare_view;
 mod composer_mode;
 mod config_view;
@@ -30,7 +31,6 @@ mod navigation;
 mod notice;
 mod outside_view;
 mod overlay;
-mod commands;
 mod palette;
 mod pane;
 mod picker;
@@ -48,8 +48,8 @@ use ratatui::Frame;
 
 use crate::composer::Composer;
 use crate::i18n::{AppText, t, tf};
-pub use mouse::{Selection, osc52};
 pub use commands::{Command, CommandText};
+pub use mouse::{Selection, osc52};
 use pane::Pane;
 
 pub use effects::{

@@ -271,8 +271,8 @@ fn one_commit_is_said_in_the_singular() {
 fn a_count_before_a_plural_noun_has_a_singular() {
     fn check_area<K: Words>(found: &mut Vec<String>) {
         const NOUNS: &[&str] = &[
-            "files", "commits", "sessions", "lines", "threads", "comments", "attempts",
-            "minutes", "seconds", "agents", "entries", "changes", "errors",
+            "files", "commits", "sessions", "lines", "threads", "comments", "attempts", "minutes",
+            "seconds", "agents", "entries", "changes", "errors",
         ];
         let names: Vec<String> = K::ALL.iter().map(|key| format!("{key:?}")).collect();
         for key in K::ALL {
@@ -285,7 +285,9 @@ fn a_count_before_a_plural_noun_has_a_singular() {
                 format!("{}One", name.trim_end_matches('s')),
             ];
             if name.contains("TooMany")
-                || singular.iter().any(|one| *one != name && names.contains(one))
+                || singular
+                    .iter()
+                    .any(|one| *one != name && names.contains(one))
             {
                 continue;
             }

@@ -235,7 +235,10 @@ fn comments_are_edited_removed_and_sent_once() {
         // Sent: the row has none, the list goes, and the keys are the diff's again (the footer
         // says so in the same frame).
         let screen = format!("{}", draw(&mut app, 120, 40).backend());
-        assert!(screen.contains("Enter/e edit · d remove"), "the list has the keys: {screen}");
+        assert!(
+            screen.contains("Enter/e edit · d remove"),
+            "the list has the keys: {screen}"
+        );
         row_with(&mut app, Vec::new());
         let screen = format!("{}", draw(&mut app, 120, 40).backend());
         assert!(!screen.contains("Review:"), "{screen}");

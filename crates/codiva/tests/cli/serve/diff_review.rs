@@ -35,7 +35,13 @@ fn line_in_diff(diff: &str, path: &str, wanted: &str) -> u32 {
         }
         if let Some(rest) = line.strip_prefix("@@ ") {
             let plus = rest.split_whitespace().nth(1).unwrap();
-            new = plus[1..].split(',').next().unwrap().parse::<u32>().unwrap().max(1);
+            new = plus[1..]
+                .split(',')
+                .next()
+                .unwrap()
+                .parse::<u32>()
+                .unwrap()
+                .max(1);
             continue;
         }
         if !in_file || line.starts_with("+++") || line.starts_with("---") {
@@ -89,7 +95,11 @@ fn two_comments_on_two_files_go_to_the_agent_as_one_review_once() {
         .unwrap()
         .to_owned();
     let unwrap_line = line_in_diff(&diff, "parse.rs", "    toml::from_str(text).unwrap()");
-    let notes_line = line_in_diff(&diff, "notes.md", "The parser panics on bad input (日本語).");
+    let notes_line = line_in_diff(
+        &diff,
+        "notes.md",
+        "The parser panics on bad input (日本語).",
+    );
     assert_eq!((unwrap_line, notes_line), (2, 3));
 
     server.ok(
@@ -131,7 +141,10 @@ fn two_comments_on_two_files_go_to_the_agent_as_one_review_once() {
     server.ok("initialize", json!({}));
     let review = row(&mut server)["review"].clone();
     assert_eq!(review.as_array().unwrap().len(), 2, "{review}");
-    assert_eq!(review[0]["body"], "Return the error instead of unwrapping it.");
+    assert_eq!(
+        review[0]["body"],
+        "Return the error instead of unwrapping it."
+    );
 
     let sent = server.ok("review/send", json!({"session_id": id}));
     assert_eq!(sent["sent"], 2);

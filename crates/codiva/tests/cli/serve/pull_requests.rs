@@ -267,7 +267,10 @@ fn auto_pr_opens_one_draft_per_session_and_three_are_looked_up_with_one_request(
             .iter()
             .map(|r| r.operation.clone().unwrap_or_default())
             .collect::<Vec<_>>(),
-        vec!["PullRequestList".to_owned(), "ReviewThreadCounts".to_owned()],
+        vec![
+            "PullRequestList".to_owned(),
+            "ReviewThreadCounts".to_owned()
+        ],
         "one request for the three sessions, and one for their review threads"
     );
     // Completed again (a later turn) does not open a second one.
