@@ -37,6 +37,7 @@ namespace Codiva.Editor
         }
 
         const string SoundPref = "Codiva.Sound";
+        readonly PluginInstall pluginInstall = new PluginInstall(new ProcessRunner());
 
         // The settings foldout: the console ignore patterns (one per line, in EditorPrefs; the
         // digest takes them at once) and the sound of notices.
@@ -55,6 +56,23 @@ namespace Codiva.Editor
             sound.RegisterValueChangedCallback(e => EditorPrefs.SetBool(SoundPref, e.newValue));
             settings.Add(sound);
             settings.Add(new Label(RichText.Escape(ExtensionProfiles.Words(ExtensionProfiles.Detect(new ManifestPackages(CodivaHost.ProjectDir)), lang))) { style = { whiteSpace = WhiteSpace.Normal } });
+            // The Unity official plugin: its state, and its install only on this button's click.
+            var plugin = new Label("") { style = { whiteSpace = WhiteSpace.Normal } };
+            var pluginOutput = new Label("") { style = { whiteSpace = WhiteSpace.Normal } };
+            Action showPlugin = () =>
+            {
+                var installed = UnityPlugin.Installed(new DiskFiles(), DiskFiles.ClaudeDir());
+                plugin.text = RichText.Escape(Strings.Get(
+                    pluginInstall.State == PluginInstallState.Running ? Str.PluginInstalling
+                    : pluginInstall.State == PluginInstallState.Failed ? Str.PluginInstallFailed
+                    : installed ? Str.PluginInstalled : Str.PluginNotInstalled, lang));
+                pluginOutput.text = RichText.Escape(pluginInstall.Output);
+            };
+            pluginInstall.Changed += () => CodivaHost.Dispatcher?.Post(showPlugin);
+            settings.Add(plugin);
+            settings.Add(new Button(pluginInstall.Click) { text = Strings.Get(Str.PluginInstall, lang) });
+            settings.Add(pluginOutput);
+            showPlugin();
             return settings;
         }
 
@@ -271,6 +289,8 @@ namespace Codiva.Editor
             // With what the agent is told of the project's packages (the table's profiles).
             var parameters = ExtensionProfiles.Apply(PanelSession.Create(ContextBlock.Attach(composer.value, chips), CodivaHost.ProjectDir, CodivaHost.Ops),
                 ExtensionProfiles.Detect(new ManifestPackages(CodivaHost.ProjectDir)));
+            // The Unity official plugin's steering lines, when Claude Code's files say it is installed.
+            parameters = UnityPlugin.Apply(parameters, UnityPlugin.Installed(new DiskFiles(), DiskFiles.ClaudeDir()));
             parameters.Images = images.Take();
             CodivaHost.Client.CreateSession(parameters, result => Select(result.Session.Id));
             composer.value = "";
