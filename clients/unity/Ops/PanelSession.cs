@@ -31,5 +31,11 @@ namespace Codiva.Ops
             // panel (AutoApprove) lets requests through without asking.
             ApprovalPolicy = new ApprovalPolicy { Mode = Known.ApprovalPolicy.Ask },
         };
+
+        /// The same, with uLoop (Codiva.Unity.Uloop): when it is usable in the project, its steering
+        /// lines after the gate's instructions and, only when the user turned the preset on, its
+        /// four allow rules (the gate's refusals stay).
+        public static CreateParams Create(string prompt, string projectDir, McpServer ops, Codiva.Unity.UloopPresence uloop, bool uloopPreset) =>
+            Codiva.Unity.Uloop.Apply(Create(prompt, projectDir, ops), uloop, uloopPreset);
     }
 }
