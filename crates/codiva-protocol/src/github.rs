@@ -5,6 +5,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::vocabulary::closed_vocabulary;
+
 /// Open, merged, or closed without merging.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -75,12 +77,28 @@ pub struct SessionPr {
     pub view: Option<PrView>,
 }
 
-/// Why the last lookup failed: a stable `reason` (`rate_limited`, `not_authenticated`,
-/// `not_installed`, `network`, `timeout`, `other`) and gh's message. What was known before is
-/// kept.
+closed_vocabulary! {
+    /// Why a pull-request lookup failed.
+    pub enum PrLookupFailure {
+        /// GitHub's rate limit is reached.
+        RateLimited = "rate_limited",
+        /// `gh` is not logged in.
+        NotAuthenticated = "not_authenticated",
+        /// `gh` is not installed.
+        NotInstalled = "not_installed",
+        /// GitHub could not be reached.
+        Network = "network",
+        /// `gh` did not answer in time.
+        Timeout = "timeout",
+        /// Anything else: the message says what.
+        Other = "other",
+    }
+}
+
+/// Why the last lookup failed and gh's message. What was known before is kept.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct PrUnavailable {
-    pub reason: String,
+    pub reason: PrLookupFailure,
     pub message: String,
 }
 

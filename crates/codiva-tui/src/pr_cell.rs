@@ -5,7 +5,9 @@
 //! `+n` more pull requests, `✎2` unresolved review threads on the session's own open pull
 //! request (their words: [`crate::i18n::PrText`]).
 
-use codiva_protocol::github::{PrChecks, PrMergeable, PrState, SessionPr, SessionPrs};
+use codiva_protocol::github::{
+    PrChecks, PrLookupFailure, PrMergeable, PrState, SessionPr, SessionPrs,
+};
 use ratatui::style::Style;
 use ratatui::text::Span;
 
@@ -154,12 +156,12 @@ pub fn line(prs: &SessionPrs) -> Option<Vec<Span<'static>>> {
         }
     }
     if let Some(unavailable) = &prs.unavailable {
-        let reason = match unavailable.reason.as_str() {
-            "rate_limited" => t(PrText::RateLimited),
-            "not_authenticated" => t(PrText::NotAuthenticated),
-            "not_installed" => t(PrText::NotInstalled),
-            "network" | "timeout" => t(PrText::Network),
-            _ => t(PrText::Failed),
+        let reason = match unavailable.reason {
+            PrLookupFailure::RateLimited => t(PrText::RateLimited),
+            PrLookupFailure::NotAuthenticated => t(PrText::NotAuthenticated),
+            PrLookupFailure::NotInstalled => t(PrText::NotInstalled),
+            PrLookupFailure::Network | PrLookupFailure::Timeout => t(PrText::Network),
+            PrLookupFailure::Other | PrLookupFailure::Unknown => t(PrText::Failed),
         };
         spans.push(Span::styled(
             format!(" · {}", tf(PrText::LookupFailed, &[reason])),

@@ -164,7 +164,7 @@ fn pull_requests() -> SessionPrs {
         watched: true,
         checked: true,
         unavailable: Some(PrUnavailable {
-            reason: "rate_limited".to_owned(),
+            reason: "rate_limited".into(),
             message: "GitHub rate limit reached".to_owned(),
         }),
         paused_until_ms: Some(1_800_000_000_000),

@@ -457,6 +457,31 @@ namespace Codiva.Protocol
             public static string KnownOr(string value, string fallback) => IsKnown(value) ? value : fallback;
         }
 
+        /// Why a pull-request lookup failed.
+        public static class PrLookupFailure
+        {
+            /// GitHub's rate limit is reached.
+            public const string RateLimited = "rate_limited";
+            /// `gh` is not logged in.
+            public const string NotAuthenticated = "not_authenticated";
+            /// `gh` is not installed.
+            public const string NotInstalled = "not_installed";
+            /// GitHub could not be reached.
+            public const string Network = "network";
+            /// `gh` did not answer in time.
+            public const string Timeout = "timeout";
+            /// Anything else: the message says what.
+            public const string Other = "other";
+            /// A name of a later version: the message's own text says what it is.
+            public const string Unknown = "unknown";
+            /// Every value this version knows, in the schema's order.
+            public static readonly string[] Values = { RateLimited, NotAuthenticated, NotInstalled, Network, Timeout, Other, Unknown };
+            /// Whether this version knows `value` (a newer peer may send others).
+            public static bool IsKnown(string value) => System.Array.IndexOf(Values, value) >= 0;
+            /// `value` when this version knows it, else `fallback`.
+            public static string KnownOr(string value, string fallback) => IsKnown(value) ? value : fallback;
+        }
+
         /// Whether the pull request merges cleanly into its base.
         public static class PrMergeable
         {

@@ -1085,9 +1085,7 @@ namespace Codiva.Protocol
         [Wire("watched")] public bool? Watched;
     }
 
-    /// Why the last lookup failed: a stable `reason` (`rate_limited`, `not_authenticated`,
-    /// `not_installed`, `network`, `timeout`, `other`) and gh's message. What was known before is
-    /// kept.
+    /// Why the last lookup failed and gh's message. What was known before is kept.
     [Schema("PrUnavailable")]
     public sealed partial class PrUnavailable
     {

@@ -6,8 +6,8 @@
 
 use codiva_protocol::error::RefusalCode;
 use codiva_protocol::github::{
-    PrChecks, PrFailedCheck, PrMergeable, PrState as WirePrState, PrUnavailable, PrView, SessionPr,
-    SessionPrs,
+    PrChecks, PrFailedCheck, PrLookupFailure, PrMergeable, PrState as WirePrState, PrUnavailable,
+    PrView, SessionPr, SessionPrs,
 };
 use codiva_protocol::manager::{ManagerEvent, SessionPhase};
 
@@ -342,15 +342,15 @@ pub(super) fn view_of(status: &PrStatus) -> PrView {
 
 fn unavailable_of(err: &GhError) -> PrUnavailable {
     let reason = match err {
-        GhError::RateLimited { .. } => "rate_limited",
-        GhError::NotAuthenticated { .. } => "not_authenticated",
-        GhError::NotInstalled => "not_installed",
-        GhError::Network { .. } => "network",
-        GhError::Timeout { .. } => "timeout",
-        _ => "other",
+        GhError::RateLimited { .. } => PrLookupFailure::RateLimited,
+        GhError::NotAuthenticated { .. } => PrLookupFailure::NotAuthenticated,
+        GhError::NotInstalled => PrLookupFailure::NotInstalled,
+        GhError::Network { .. } => PrLookupFailure::Network,
+        GhError::Timeout { .. } => PrLookupFailure::Timeout,
+        _ => PrLookupFailure::Other,
     };
     PrUnavailable {
-        reason: reason.to_owned(),
+        reason,
         message: clean_line(&err.to_string(), 300),
     }
 }
