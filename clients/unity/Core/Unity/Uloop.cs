@@ -14,6 +14,7 @@ using System.Collections.Generic;
 using System.IO;
 using System.Linq;
 using Codiva.Json;
+using Codiva.Panel;
 using Codiva.Protocol;
 
 namespace Codiva.Unity
@@ -81,7 +82,7 @@ namespace Codiva.Unity
             foreach (var dir in path.Split(windows ? ';' : ':'))
             {
                 var folder = dir.Trim().Trim('"');
-                if (folder.Length == 0 || !Path.IsPathRooted(folder)) continue;
+                if (folder.Length == 0 || !Rooted(folder, windows)) continue;
                 foreach (var name in names)
                 {
                     var file = Path.Combine(folder, name);
@@ -90,6 +91,11 @@ namespace Codiva.Unity
             }
             return null;
         }
+
+        // Windows' own form (`C:\…`, `\\server\…`) is read as such on any system (the tests run on Linux).
+        static bool Rooted(string folder, bool windows) => windows
+            ? (folder.Length >= 3 && char.IsLetter(folder[0]) && folder[1] == ':' && (folder[2] == '\\' || folder[2] == '/')) || folder.StartsWith("\\\\", StringComparison.Ordinal)
+            : folder.StartsWith("/", StringComparison.Ordinal);
 
         public static UloopPresence Detect(IFileReader files, IFileProbe probe, string projectDir, string path, bool windows = false) =>
             new UloopPresence { Package = PackageInProject(files, projectDir), Cli = FindCli(path, probe, windows) };
@@ -106,7 +112,7 @@ namespace Codiva.Unity
             };
             lines.Add(preset
                 ? "These four run without asking when run as a single command each (" + string.Join(", ", PresetCommands.Select(c => "`uloop " + c + "`")) + " with options). "
-                    + "Any other uloop command (execute-dynamic-code among them), and any command line that chains or substitutes another command, asks the user first."
+                    + "Any other uloop command (execute-dynamic-code among them) asks the user first, and so does a command line that chains, substitutes or pipes into another command that changes anything: run each uloop command on its own."
                 : "Each uloop command asks the user first.");
             return string.Join("\n", lines);
         }
@@ -114,6 +120,24 @@ namespace Codiva.Unity
         /// `create` with the preset's rules (only when `preset` is on and uLoop is usable; added
         /// to what it allows already, nothing else) and the steering lines after what it already
         /// appends (when uLoop is usable). DisallowedTools is left as it is.
+        /// The settings' line of what the project has (and of an install under way or failed).
+        public static string StatusWords(UloopPresence presence, UloopInstallState install, Language language)
+        {
+            if (install == UloopInstallState.Running) return Strings.Get(Str.UloopInstalling, language);
+            if (install == UloopInstallState.Failed) return Strings.Get(Str.UloopInstallFailed, language);
+            if (presence == null || !presence.Package) return Strings.Get(Str.UloopNoPackage, language);
+            if (presence.Cli == null) return Strings.Get(Str.UloopNoCli, language);
+            return Strings.Get(Str.UloopReady, language);
+        }
+
+        /// The preset's toggle and, under it, the exact rules it adds.
+        public static string PresetWords(Language language) => Strings.Get(Str.UloopPreset, language);
+        public static string PresetRulesWords(Language language) => Strings.Format(Str.UloopPresetRules, language, string.Join("\n", PresetRules));
+
+        /// Whether the install button is offered: while something is missing and nothing runs.
+        public static bool OffersInstall(UloopPresence presence, UloopInstallState install) =>
+            install != UloopInstallState.Running && (presence == null || !presence.Usable);
+
         public static CreateParams Apply(CreateParams create, UloopPresence presence, bool preset)
         {
             if (presence == null || !presence.Usable) return create;
