@@ -56,6 +56,8 @@ namespace Codiva.Editor
             sound.RegisterValueChangedCallback(e => EditorPrefs.SetBool(SoundPref, e.newValue));
             settings.Add(sound);
             settings.Add(new Label(RichText.Escape(ExtensionProfiles.Words(ExtensionProfiles.Detect(new ManifestPackages(CodivaHost.ProjectDir)), lang))) { style = { whiteSpace = WhiteSpace.Normal } });
+            // The project's own profiles: read, approved, revoked here (ProjectProfilesPane.cs).
+            settings.Add(ProjectProfilesPane(lang));
             // The Unity official plugin: its state, and its install only on this button's click.
             var plugin = new Label("") { style = { whiteSpace = WhiteSpace.Normal } };
             var pluginOutput = new Label("") { style = { whiteSpace = WhiteSpace.Normal } };
@@ -287,10 +289,13 @@ namespace Codiva.Editor
         void NewSession()
         {
             // With what the agent is told of the project's packages (the table's profiles).
+            var packages = new ManifestPackages(CodivaHost.ProjectDir);
             var parameters = ExtensionProfiles.Apply(PanelSession.Create(ContextBlock.Attach(composer.value, chips), CodivaHost.ProjectDir, CodivaHost.Ops),
-                ExtensionProfiles.Detect(new ManifestPackages(CodivaHost.ProjectDir)));
+                ExtensionProfiles.Detect(packages));
             // The Unity official plugin's steering lines, when Claude Code's files say it is installed.
             parameters = UnityPlugin.Apply(parameters, UnityPlugin.Installed(new DiskFiles(), DiskFiles.ClaudeDir()));
+            // The project's own profiles the user approved, each file read and verified again now.
+            parameters = ProjectProfiles.Apply(parameters, ProjectProfilesModel().ForSession(packages));
             parameters.Images = images.Take();
             CodivaHost.Client.CreateSession(parameters, result => Select(result.Session.Id));
             composer.value = "";
