@@ -75,6 +75,8 @@ namespace Codiva.Editor
             settings.Add(new Button(pluginInstall.Click) { text = Strings.Get(Str.PluginInstall, lang) });
             settings.Add(pluginOutput);
             showPlugin();
+            // uLoop: what the project has, the preset, its install only on a click.
+            settings.Add(UloopSettings(lang));
             return settings;
         }
 
@@ -290,7 +292,9 @@ namespace Codiva.Editor
         {
             // With what the agent is told of the project's packages (the table's profiles).
             var packages = new ManifestPackages(CodivaHost.ProjectDir);
-            var parameters = ExtensionProfiles.Apply(PanelSession.Create(ContextBlock.Attach(composer.value, chips), CodivaHost.ProjectDir, CodivaHost.Ops),
+            // uLoop's steering lines when it is usable, and its allow rules only with the preset on.
+            var parameters = ExtensionProfiles.Apply(PanelSession.Create(ContextBlock.Attach(composer.value, chips), CodivaHost.ProjectDir, CodivaHost.Ops,
+                    UloopHost.Detect(), UloopHost.Preset),
                 ExtensionProfiles.Detect(packages));
             // The Unity official plugin's steering lines, when Claude Code's files say it is installed.
             parameters = UnityPlugin.Apply(parameters, UnityPlugin.Installed(new DiskFiles(), DiskFiles.ClaudeDir()));

@@ -194,6 +194,8 @@ namespace Codiva.Tests
             CollectionAssert.AreEqual(new[] { "npm", "install", "-g", "uloop-cli" }, runner.Runs[0]);
             Assert.AreEqual(UloopInstallState.Done, install.State);
             Assert.AreEqual("+ Packages/manifest.json: \"io.github.hatayama.uloopmcp\": \"" + Uloop.GitUrl + "\"\n$ npm install -g uloop-cli\nadded 1 package", install.Output);
+            Assert.IsTrue(install.ResolvePackages, "the manifest was written: Package Manager resolves once");
+            Assert.IsFalse(install.ResolvePackages);
 
             // The package there, the CLI not: only npm. The CLI there, the package not: only the manifest.
             files.Writes.Clear();
@@ -201,6 +203,7 @@ namespace Codiva.Tests
             install = new UloopInstall(runner, files, files, Project, () => presence, "npm.cmd");
             install.Click();
             Assert.AreEqual(0, files.Writes.Count);
+            Assert.IsFalse(install.ResolvePackages, "nothing written, nothing to resolve");
             CollectionAssert.AreEqual(new[] { "npm.cmd", "install", "-g", "uloop-cli" }, runner.Runs[1]);
             files.Text[Manifest] = UnityManifest;
             presence = new UloopPresence { Cli = "/usr/local/bin/uloop" };
@@ -227,6 +230,7 @@ namespace Codiva.Tests
             install.Click();
             Assert.AreEqual(UloopInstallState.Failed, install.State);
             StringAssert.EndsWith("$ npm install -g uloop-cli\nnpm ERR! code EACCES\nexit 243", install.Output);
+            Assert.IsTrue(install.ResolvePackages, "the manifest was written before npm failed");
             runner.Outcome = new CommandOutcome { ExitCode = -1, Output = "No such file or directory" };
             new UloopInstall(runner, new Files(), new Files(), Project, () => new UloopPresence { Package = true }).Click();
             Assert.AreEqual(2, runner.Runs.Count);
@@ -244,6 +248,7 @@ namespace Codiva.Tests
             install.Click();
             Assert.AreEqual(1, runner.Runs.Count);
             Assert.AreEqual(UloopInstallState.Running, install.State);
+            Assert.IsFalse(install.ResolvePackages, "not while running");
             Assert.IsFalse(Uloop.OffersInstall(new UloopPresence(), install.State), "no button while it runs");
             runner.Pending(new CommandOutcome { ExitCode = 0, Output = "" });
             Assert.AreEqual(UloopInstallState.Done, install.State);

@@ -163,6 +163,14 @@ namespace Codiva.Unity
         /// Called (from the runner's thread) when the state or the output changes.
         public event Action Changed;
 
+        /// True once, right after a click that wrote the manifest has ended (the Editor then asks
+        /// Package Manager to resolve): reading it says so only the first time.
+        public bool ResolvePackages
+        {
+            get { lock (gate) { var r = resolve && State != UloopInstallState.Running; if (r) resolve = false; return r; } }
+        }
+        bool resolve;
+
         public void Click()
         {
             lock (gate)
@@ -201,6 +209,7 @@ namespace Codiva.Unity
                 lock (gate) output.Add("Packages/manifest.json was not written: " + e.Message);
                 return false;
             }
+            lock (gate) resolve = true;
             lock (gate) output.Add("+ Packages/manifest.json: " + JsonText.Write(Uloop.PackageName) + ": " + JsonText.Write(Uloop.GitUrl));
             return true;
         }

@@ -360,3 +360,13 @@ namespace UnityEditor.Compilation
         Error = 0,
     }
 }
+
+namespace UnityEditor.PackageManager
+{
+    // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/PackageManager.Client.html
+    public static class Client
+    {
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/PackageManager.Client.Resolve.html
+        public static void Resolve() => throw null;
+    }
+}
