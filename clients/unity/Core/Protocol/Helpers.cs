@@ -29,6 +29,18 @@ namespace Codiva.Protocol
             new McpServerConfig { Type = Known.McpServerConfig.Stdio, Command = command, Args = args, Env = env };
     }
 
+    public sealed partial class CreateParams
+    {
+        /// `block` after what the session is already told (`append_system_prompt`, a blank line
+        /// between); nothing for an empty block. The same params, for chaining.
+        public CreateParams AppendInstructions(string block)
+        {
+            if (string.IsNullOrEmpty(block)) return this;
+            AppendSystemPrompt = string.IsNullOrEmpty(AppendSystemPrompt) ? block : AppendSystemPrompt + "\n\n" + block;
+            return this;
+        }
+    }
+
     public sealed partial class UsageView
     {
         public UsageView() { Tokens = new TokenUsage(); }

@@ -5,9 +5,9 @@
 // of Unity packages whose presence changes how code is written (the Input System, URP, HDRP,
 // TextMeshPro, Cinemachine, Addressables, Netcode, the Test Framework), and a panel session is
 // created with their snippets after the script gate's instructions. The table is ours, written
-// here and reviewed with the code: no snippet comes from the project or the network. Project
-// profiles of the user's own (the Agent Panel's `.uap-profiles/*.json`, approved by their full
-// text) are not built.
+// here and reviewed with the code: no snippet comes from the project or the network. The
+// project's own profiles, which do, are ProjectProfiles' (sent only once the user approved their
+// text).
 using System;
 using System.Collections.Generic;
 using System.IO;
@@ -115,12 +115,6 @@ namespace Codiva.Unity
 
         /// `create` with the profiles' instructions after what it already appends (the script
         /// gate's); the same params, for chaining.
-        public static CreateParams Apply(CreateParams create, IEnumerable<Profile> profiles)
-        {
-            var block = Instructions(profiles);
-            if (block.Length == 0) return create;
-            create.AppendSystemPrompt = string.IsNullOrEmpty(create.AppendSystemPrompt) ? block : create.AppendSystemPrompt + "\n\n" + block;
-            return create;
-        }
+        public static CreateParams Apply(CreateParams create, IEnumerable<Profile> profiles) => create.AppendInstructions(Instructions(profiles));
     }
 }

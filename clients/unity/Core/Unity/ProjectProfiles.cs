@@ -301,9 +301,7 @@ namespace Codiva.Unity
             if (list.Count == 0) return create;
             var text = new StringBuilder("The project's own instructions (files under " + Folder + "/, each read and approved by the user):");
             foreach (var profile in list) text.Append("\n\n## ").Append(profile.Name).Append('\n').Append(profile.Instructions);
-            var block = text.ToString();
-            create.AppendSystemPrompt = string.IsNullOrEmpty(create.AppendSystemPrompt) ? block : create.AppendSystemPrompt + "\n\n" + block;
-            return create;
+            return create.AppendInstructions(text.ToString());
         }
 
         // ---- What the panel shows (rich text: everything from the file through RichText.Escape).

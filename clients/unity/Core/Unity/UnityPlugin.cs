@@ -77,12 +77,7 @@ namespace Codiva.Unity
         public const string Steering = "The Unity official Claude Code plugin (unity@unity-agent-plugin) is installed: prefer its Unity skills and tools for Unity work where they fit, and keep to the project's own instructions where they differ.";
 
         /// `create` with the steering lines after what it already appends, when installed.
-        public static CreateParams Apply(CreateParams create, bool installed)
-        {
-            if (!installed) return create;
-            create.AppendSystemPrompt = string.IsNullOrEmpty(create.AppendSystemPrompt) ? Steering : create.AppendSystemPrompt + "\n\n" + Steering;
-            return create;
-        }
+        public static CreateParams Apply(CreateParams create, bool installed) => installed ? create.AppendInstructions(Steering) : create;
     }
 
     public enum PluginInstallState { Idle, Running, Done, Failed }
