@@ -79,7 +79,11 @@ namespace Codiva.Tests
                 StringAssert.DoesNotContain("Prefix", record);
                 StringAssert.DoesNotContain(File.ReadAllText(Path.Combine(userDir, ProfileApprovals.KeyFile)).Trim(), record);
                 Assert.IsFalse(Directory.GetFileSystemEntries(userDir).Any(f => f.EndsWith("~", StringComparison.Ordinal)), "no temporary file is left");
-                // The key is made once: a second model (a domain reload) verifies the same approval.
+                // The key is made once: a second writer keeps the first's, and a second model (a
+                // domain reload) verifies the same approval.
+                var key = File.ReadAllText(Path.Combine(userDir, ProfileApprovals.KeyFile));
+                Assert.IsFalse(new UserConfigFiles(userDir).CreateOnce(ProfileApprovals.KeyFile, "another key\n"));
+                Assert.AreEqual(key, File.ReadAllText(Path.Combine(userDir, ProfileApprovals.KeyFile)));
                 Assert.AreEqual(ProjectProfileState.Approved, Of(Model(project.Path, userDir), "conventions.json").State);
 
                 // One character changed: not approved, not sent, and the panel says so.
