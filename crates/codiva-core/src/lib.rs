@@ -25,6 +25,7 @@ pub mod process;
 pub mod provider;
 pub mod repo_lock;
 pub mod review;
+pub mod rfc3339;
 pub mod session;
 pub mod session_log;
 pub mod session_state;

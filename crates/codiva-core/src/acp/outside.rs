@@ -168,7 +168,7 @@ fn conversation(agent: &str, dir: &Path, session: &Value) -> Option<OutsideConve
         modified_ms: session
             .get("updatedAt")
             .and_then(Value::as_str)
-            .and_then(rfc3339_ms)
+            .and_then(crate::rfc3339::millis)
             .unwrap_or(0),
         size_bytes: 0,
         first_instruction: session
@@ -176,57 +176,6 @@ fn conversation(agent: &str, dir: &Path, session: &Value) -> Option<OutsideConve
             .and_then(Value::as_str)
             .and_then(crate::outside::instruction_line),
     })
-}
-
-/// Milliseconds since the epoch of an RFC 3339 time (`2026-12-07T08:30:00.125Z`, or with an
-/// offset `+09:00`).
-pub(crate) fn rfc3339_ms(text: &str) -> Option<u64> {
-    let number = |range: std::ops::Range<usize>| -> Option<i64> {
-        let part = text.get(range)?;
-        part.bytes()
-            .all(|b| b.is_ascii_digit())
-            .then(|| part.parse().ok())?
-    };
-    if !matches!(text.as_bytes().get(10), Some(b'T' | b't' | b' ')) {
-        return None;
-    }
-    let (year, month, day) = (number(0..4)?, number(5..7)?, number(8..10)?);
-    let (hour, minute, second) = (number(11..13)?, number(14..16)?, number(17..19)?);
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || minute > 59 {
-        return None;
-    }
-    let mut rest = text.get(19..)?;
-    let mut millis = 0;
-    if let Some(fraction) = rest.strip_prefix('.') {
-        let digits = fraction.bytes().take_while(u8::is_ascii_digit).count();
-        let padded: String = fraction[..digits]
-            .chars()
-            .chain("000".chars())
-            .take(3)
-            .collect();
-        millis = padded.parse::<i64>().ok()?;
-        rest = &fraction[digits..];
-    }
-    let offset_s = match rest.as_bytes().first() {
-        Some(b'Z' | b'z') if rest.len() == 1 => 0,
-        Some(sign @ (b'+' | b'-')) if rest.len() == 6 => {
-            let hours: i64 = rest.get(1..3)?.parse().ok()?;
-            let minutes: i64 = rest.get(4..6)?.parse().ok()?;
-            let offset = hours * 3600 + minutes * 60;
-            if *sign == b'+' { offset } else { -offset }
-        }
-        _ => return None,
-    };
-    // Days from civil (Howard Hinnant's algorithm).
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    let seconds = ((days * 24 + hour) * 60 + minute) * 60 + second - offset_s;
-    u64::try_from(seconds * 1000 + millis).ok()
 }
 
 /// A replayed conversation as a log: message chunks joined into entries, tool calls merged by
@@ -355,15 +304,8 @@ struct Exchange {
 
 impl Exchange {
     async fn initialize(&mut self) -> Result<Value, ExchangeError> {
-        let params = json!({
-            "protocolVersion": 1,
-            "clientCapabilities": {
-                "fs": {"readTextFile": false, "writeTextFile": false},
-                "terminal": false,
-            },
-            "clientInfo": {"name": "codiva", "title": "codiva", "version": env!("CARGO_PKG_VERSION")},
-        });
-        self.request("initialize", params, |_| {}).await
+        self.request("initialize", rpc::initialize_params(), |_| {})
+            .await
     }
 
     /// Sends request `method` and reads until its answer: `session/update`s on the way go to
@@ -500,20 +442,6 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn rfc3339_times_read_with_fractions_and_offsets() {
-        assert_eq!(rfc3339_ms("1970-01-01T00:00:01Z"), Some(1000));
-        assert_eq!(rfc3339_ms("1970-01-01T00:00:01.5Z"), Some(1500));
-        assert_eq!(rfc3339_ms("1970-01-01T09:00:00+09:00"), Some(0));
-        assert_eq!(
-            rfc3339_ms("2026-12-07T08:30:00.125Z"),
-            Some(1_796_632_200_125)
-        );
-        assert_eq!(rfc3339_ms("yesterday"), None);
-        assert_eq!(rfc3339_ms("2026-13-07T08:30:00Z"), None);
-        assert_eq!(rfc3339_ms("2026-12-07T08:30:00"), None);
-    }
 
     #[test]
     fn a_listed_session_is_one_sanitised_row_and_a_bad_id_is_none() {

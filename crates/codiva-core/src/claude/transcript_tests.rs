@@ -6,7 +6,7 @@ use codiva_protocol::agent::NoteLevel;
 use codiva_protocol::log::{ToolEntry, ToolStatus};
 use serde_json::{Value, json};
 
-use super::rebuild::{note, strip_system_reminders, tag_text, timestamp_ms};
+use super::rebuild::{note, strip_system_reminders, tag_text};
 use super::*;
 
 #[test]
@@ -42,19 +42,6 @@ fn paths() {
         subagents_dir(home, cwd, "abc"),
         Path::new("/home/user/.claude/projects/-work-x-y/abc/subagents")
     );
-}
-
-#[test]
-fn timestamps() {
-    assert_eq!(timestamp_ms("1970-01-01T00:00:00.000Z"), Some(0));
-    assert_eq!(timestamp_ms("1970-01-02T00:00:01.5Z"), Some(86_401_500));
-    assert_eq!(
-        timestamp_ms("2026-11-30T05:35:06.125Z"),
-        Some(1_796_016_906_125)
-    );
-    assert_eq!(timestamp_ms("2000-03-01T00:00:00Z"), Some(951_868_800_000));
-    assert_eq!(timestamp_ms("garbage"), None);
-    assert_eq!(timestamp_ms("2026-13-30T05:35:06.125Z"), None);
 }
 
 fn lines_of(input: &[u8], max: usize) -> Vec<Result<String, LineRead>> {

@@ -230,7 +230,7 @@ impl Rebuild {
                         Pending {
                             target: target.clone(),
                             entry_id,
-                            started_ms: line.timestamp.as_deref().and_then(timestamp_ms),
+                            started_ms: line.timestamp.as_deref().and_then(crate::rfc3339::millis),
                             name,
                             input: keep_input.then_some(input),
                         },
@@ -407,7 +407,7 @@ impl Rebuild {
         };
         let duration = pending
             .started_ms
-            .zip(line.timestamp.as_deref().and_then(timestamp_ms))
+            .zip(line.timestamp.as_deref().and_then(crate::rfc3339::millis))
             .map(|(start, end)| end.saturating_sub(start));
         self.rebuilt(&pending.target)
             .log
@@ -566,41 +566,4 @@ pub(super) fn tag_text<'a>(text: &'a str, tag: &str) -> Option<&'a str> {
     let start = text.find(&open)? + open.len();
     let end = text[start..].find(&close)? + start;
     Some(text[start..end].trim()).filter(|inner| !inner.is_empty())
-}
-
-/// Milliseconds since the epoch of an RFC 3339 UTC timestamp as the CLI writes them
-/// (`2026-11-30T05:35:06.125Z`).
-pub(super) fn timestamp_ms(text: &str) -> Option<u64> {
-    let bytes = text.as_bytes();
-    if bytes.len() < 20 || bytes.get(10) != Some(&b'T') {
-        return None;
-    }
-    let number = |range: std::ops::Range<usize>| text.get(range)?.parse::<i64>().ok();
-    let (year, month, day) = (number(0..4)?, number(5..7)?, number(8..10)?);
-    let (hour, minute, second) = (number(11..13)?, number(14..16)?, number(17..19)?);
-    let millis = match text.get(19..20) {
-        Some(".") => {
-            let digits: String = text[20..]
-                .chars()
-                .take_while(char::is_ascii_digit)
-                .chain("000".chars())
-                .take(3)
-                .collect();
-            digits.parse::<i64>().ok()?
-        }
-        _ => 0,
-    };
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-        return None;
-    }
-    // Days from civil (Howard Hinnant's algorithm).
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    let ms = ((days * 24 + hour) * 60 + minute) * 60 * 1000 + second * 1000 + millis;
-    u64::try_from(ms).ok()
 }
