@@ -107,18 +107,7 @@ fn failure(err: &rpc::RpcError) -> String {
 
 impl LoginDialogue for AcpLogin {
     fn opening(&mut self) -> Vec<OutLine> {
-        rpc::request(
-            INITIALIZE,
-            "initialize",
-            json!({
-                "protocolVersion": 1,
-                "clientCapabilities": {
-                    "fs": {"readTextFile": false, "writeTextFile": false},
-                    "terminal": false,
-                },
-                "clientInfo": {"name": "codiva", "title": "codiva", "version": env!("CARGO_PKG_VERSION")},
-            }),
-        )
+        rpc::request(INITIALIZE, "initialize", rpc::initialize_params())
     }
 
     fn receive(&mut self, line: &[u8]) -> DialogueStep {

@@ -476,16 +476,7 @@ fn cancelled() -> Value {
 
 impl Connection for AcpConnection {
     fn opening(&mut self) -> Vec<OutLine> {
-        let params = json!({
-            "protocolVersion": 1,
-            // codiva serves no files or terminals: the agent uses its own.
-            "clientCapabilities": {
-                "fs": {"readTextFile": false, "writeTextFile": false},
-                "terminal": false,
-            },
-            "clientInfo": {"name": "codiva", "title": "codiva", "version": env!("CARGO_PKG_VERSION")},
-        });
-        self.request(Sent::Initialize, "initialize", params)
+        self.request(Sent::Initialize, "initialize", rpc::initialize_params())
     }
 
     fn receive(&mut self, line: &[u8]) -> Result<Received, crate::provider::LineError> {

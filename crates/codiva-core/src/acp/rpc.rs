@@ -21,6 +21,19 @@ pub fn id_text(id: &Value) -> String {
     }
 }
 
+/// The params of codiva's `initialize`: protocol version 1, and no files or terminals served
+/// (the agent uses its own).
+pub fn initialize_params() -> Value {
+    json!({
+        "protocolVersion": 1,
+        "clientCapabilities": {
+            "fs": {"readTextFile": false, "writeTextFile": false},
+            "terminal": false,
+        },
+        "clientInfo": {"name": "codiva", "title": "codiva", "version": env!("CARGO_PKG_VERSION")},
+    })
+}
+
 /// A request of the client (`id` counts per process).
 pub fn request(id: u64, method: &str, params: Value) -> Vec<OutLine> {
     line(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
