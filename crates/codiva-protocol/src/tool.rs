@@ -225,17 +225,18 @@ impl PermissionMode {
     ];
 
     /// The names of [`PermissionMode::ALL`], in order.
-    pub const NAMES: [&'static str; 6] = [
-        "default",
-        "acceptEdits",
-        "plan",
-        "auto",
-        "dontAsk",
-        "bypassPermissions",
-    ];
+    pub const NAMES: [&'static str; 6] = {
+        let mut names = [""; 6];
+        let mut index = 0;
+        while index < names.len() {
+            names[index] = PermissionMode::ALL[index].name();
+            index += 1;
+        }
+        names
+    };
 
     /// The mode's name on the wire and in the config file (`acceptEdits`).
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             PermissionMode::Default => "default",
             PermissionMode::AcceptEdits => "acceptEdits",
@@ -305,5 +306,20 @@ impl PermissionOption {
             None,
         ));
         options
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PermissionMode;
+
+    /// Each mode's name is its wire name, and names lead back to their modes.
+    #[test]
+    fn mode_names_are_the_wire_names() {
+        for (mode, name) in PermissionMode::ALL.into_iter().zip(PermissionMode::NAMES) {
+            assert_eq!(serde_json::to_value(mode).unwrap(), name);
+            assert_eq!(PermissionMode::from_name(name), Some(mode));
+        }
+        assert_eq!(PermissionMode::from_name("other"), None);
     }
 }

@@ -6,27 +6,18 @@
 
 use base64::Engine;
 
-/// Claude Code 2.1.332's permission modes (its `set_permission_mode` error lists them:
-/// "must be one of acceptEdits, auto, bypassPermissions, default, dontAsk, plan"; its
-/// `initialize` answer reports only the current mode, not the set).
-const PERMISSION_MODES: &[&str] = &[
-    "default",
-    "acceptEdits",
-    "plan",
-    "auto",
-    "dontAsk",
-    "bypassPermissions",
-];
-
 /// Image types the model API takes (`source.media_type` of a base64 image block).
 pub use crate::provider::IMAGE_TYPES;
 
 pub use crate::provider::InvalidInput;
 use codiva_protocol::tool::PermissionMode;
 
-/// The permission modes the agent accepts, by its own names.
+/// The permission modes the agent accepts, by its own names: Claude Code 2.1.332 has every
+/// neutral mode under its neutral name (its `set_permission_mode` error lists them: "must be
+/// one of acceptEdits, auto, bypassPermissions, default, dontAsk, plan"; its `initialize`
+/// answer reports only the current mode, not the set).
 pub const fn permission_modes() -> &'static [&'static str] {
-    PERMISSION_MODES
+    &PermissionMode::NAMES
 }
 
 /// `Ok` when the agent has the neutral mode `mode`; else an error for `field` that lists the
@@ -101,11 +92,18 @@ mod tests {
 
     #[test]
     fn permission_modes_are_the_agents_own() {
-        // Claude Code has every neutral mode, under the same names.
+        // Claude Code has every neutral mode, under the same names: the set its
+        // `set_permission_mode` error lists.
         for mode in PermissionMode::ALL {
             assert_eq!(check_permission_mode("mode", mode), Ok(()));
             assert_eq!(super::super::tool_view::mode_name(mode), Some(mode.name()));
         }
+        let mut listed = permission_modes().to_vec();
+        listed.sort_unstable();
+        assert_eq!(
+            listed.join(", "),
+            "acceptEdits, auto, bypassPermissions, default, dontAsk, plan"
+        );
         let err = check_permission_mode("permission_mode", PermissionMode::Other).unwrap_err();
         assert_eq!(err.field, "permission_mode");
         assert!(err.message.contains("acceptEdits"), "{err}");

@@ -269,25 +269,15 @@ fn scope_place(destination: &str) -> ScopePlace {
     }
 }
 
-/// Claude Code's permission mode `name` in neutral terms.
+/// Claude Code's permission mode `name` in neutral terms (Claude Code names its modes with the
+/// neutral names).
 pub fn mode(name: &str) -> PermissionMode {
-    PermissionMode::ALL
-        .into_iter()
-        .find(|mode| mode_name(*mode) == Some(name))
-        .unwrap_or(PermissionMode::Other)
+    PermissionMode::from_name(name).unwrap_or(PermissionMode::Other)
 }
 
-/// Claude Code's name of `mode`.
+/// Claude Code's name of `mode`: its neutral name; `None` for `other`.
 pub fn mode_name(mode: PermissionMode) -> Option<&'static str> {
-    Some(match mode {
-        PermissionMode::Default => "default",
-        PermissionMode::AcceptEdits => "acceptEdits",
-        PermissionMode::Plan => "plan",
-        PermissionMode::Auto => "auto",
-        PermissionMode::DontAsk => "dontAsk",
-        PermissionMode::BypassPermissions => "bypassPermissions",
-        PermissionMode::Other => return None,
-    })
+    (mode != PermissionMode::Other).then(|| mode.name())
 }
 
 #[cfg(test)]
