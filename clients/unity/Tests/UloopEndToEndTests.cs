@@ -109,6 +109,9 @@ namespace Codiva.Tests
                             "asked: " + string.Join(" | ", measured.Asked) + "\nmock: " + world.Mock.Log);
                         Until(main, () => client.Store[id].Log.Any(e => e.Kind == "assistant" && e.Text == "Measured."), "the last answer");
                         Assert.AreEqual(commands.Length, main.Invoke(() => client.Store[id].Log.Count(e => e.Kind == "tool" && e.Name == "Bash")));
+                        // The steering lines reached the model's system prompt.
+                        var told = world.Mock.WaitForRequest(b => b.Contains("uLoop (Unity CLI Loop) is installed in this Unity project"));
+                        StringAssert.Contains(preset ? "These four run without asking" : "Each uloop command asks the user first.", told);
                     }
                     finally
                     {
