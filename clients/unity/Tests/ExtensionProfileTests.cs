@@ -48,6 +48,8 @@ namespace Codiva.Tests
                 Assert.AreEqual(0, new ManifestPackages(dir.Path).Names.Count);
                 Project(dir.Path, "not json");
                 Assert.AreEqual(0, new ManifestPackages(dir.Path).Names.Count);
+                Project(dir.Path, "{\"dependencies\":{\"com.unity.inputsystem\":\"1.7.0\"},\"n\":1e999}");
+                Assert.AreEqual(0, new ManifestPackages(dir.Path).Names.Count);
                 Project(dir.Path, "{\"dependencies\":{\"com.unity.inputsystem\":\"1.7.0\"},\"pad\":\"" + new string('x', (int)ManifestPackages.MaxFileBytes) + "\"}");
                 Assert.AreEqual(0, ExtensionProfiles.Detect(new ManifestPackages(dir.Path)).Count);
             }

@@ -43,6 +43,8 @@ namespace Codiva.Tests
         [TestCase("\"bad \\x escape\"")]
         [TestCase("tru")]
         [TestCase("01")]
+        [TestCase("1e999")]
+        [TestCase("{\"a\":-1e400}")]
         [TestCase("{} trailing")]
         [TestCase("\"raw \u0001 control\"")]
         public void Malformed_input_is_an_error(string text)

@@ -212,6 +212,7 @@ namespace Codiva.Tests
             {
                 Write(project.Path, "a-large.json", Profile("Large", new string('x', (int)ProjectProfiles.MaxFileBytes)));
                 Write(project.Path, "b-not-json.json", "{\"name\":");
+                Write(project.Path, "b2-huge-number.json", "{\"name\":\"N\",\"instructions\":\"x\",\"packages\":1e999}");
                 Write(project.Path, "c-array.json", "[1]");
                 Write(project.Path, "d-unknown.json", Profile("U", "u", ",\"approved\":true"));
                 Write(project.Path, "e-no-name.json", Profile("  ", "text"));
@@ -229,6 +230,7 @@ namespace Codiva.Tests
                 {
                     { "a-large.json", "larger than 16 KB" },
                     { "b-not-json.json", "not JSON (" },
+                    { "b2-huge-number.json", "not JSON (JSON: number out of range" },
                     { "c-array.json", "it must be one JSON object with \"name\", \"instructions\", \"packages\"" },
                     { "d-unknown.json", "unknown field \"approved\"" },
                     { "e-no-name.json", "\"name\" must be a text that is not empty" },

@@ -202,7 +202,12 @@ namespace Codiva.Json
                 long asLong;
                 if (integral && long.TryParse(literal, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out asLong))
                     return asLong;
-                return double.Parse(literal, NumberStyles.Float, CultureInfo.InvariantCulture);
+                // A number past a double's range is an error of the text (Mono's double.Parse
+                // would throw OverflowException, which no caller expects of a parse).
+                double asDouble;
+                if (!double.TryParse(literal, NumberStyles.Float, CultureInfo.InvariantCulture, out asDouble) || double.IsInfinity(asDouble))
+                    throw Error("number out of range");
+                return asDouble;
             }
         }
 
