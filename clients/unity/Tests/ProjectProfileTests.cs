@@ -225,6 +225,8 @@ namespace Codiva.Tests
                 var longText = new string('y', ProjectProfiles.MaxInstructions - 2 - "Keep <b>this</b>.\n".Length) + "😀tail";
                 Write(project.Path, "i-long.json", Profile("<color=red>Red</color>\u202Eevil\nline", "Keep <b>this</b>\u202E.\r\n" + longText));
                 Write(project.Path, "notes.md", "not a profile");
+                // A file name that would break its line or reorder it.
+                Write(project.Path, "j-\u202Ename\nx.json", Profile("J", "j"));
                 var model = Model(project.Path, user.Path);
                 var invalid = new Dictionary<string, string>
                 {
@@ -238,7 +240,8 @@ namespace Codiva.Tests
                     { "g-packages.json", "\"packages\" must be a list of package names" },
                     { "h-link.json", "a link (not followed)" },
                 };
-                Assert.AreEqual(invalid.Keys.Concat(new[] { "i-long.json" }).ToArray(), model.Listing.Profiles.Select(p => p.File).ToArray(), "the .json files, by name");
+                Assert.AreEqual(invalid.Keys.Concat(new[] { "i-long.json", "j-\u202Ename\nx.json" }).ToArray(), model.Listing.Profiles.Select(p => p.File).ToArray(), "the .json files, by name");
+                StringAssert.StartsWith("<b>J</b> (j-namex.json) — new", ProjectProfiles.RowRich(Of(model, "j-\u202Ename\nx.json"), Language.En));
                 foreach (var pair in invalid)
                 {
                     var profile = Of(model, pair.Key);

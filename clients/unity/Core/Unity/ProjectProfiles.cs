@@ -316,7 +316,7 @@ namespace Codiva.Unity
                 : Strings.Get(profile.State == ProjectProfileState.Approved ? Str.ProjectProfileApproved
                     : profile.State == ProjectProfileState.Changed ? Str.ProjectProfileChanged : Str.ProjectProfileNew, language);
             var name = profile.Name.Length > 0 ? "<b>" + RichText.Escape(profile.Name) + "</b> " : "";
-            return name + RichText.Escape("(" + profile.File + ") — " + state);
+            return name + RichText.Escape("(" + OneLine(profile.File) + ") — " + state);
         }
 
         /// What is said under the list (none, files not read, approvals that cannot be checked).
@@ -335,7 +335,7 @@ namespace Codiva.Unity
             var profile = Reading;
             if (profile == null) return "";
             var text = new StringBuilder();
-            text.Append(RichText.Escape(Strings.Format(Str.ProjectProfileReading, language, Folder + "/" + profile.File))).Append('\n');
+            text.Append(RichText.Escape(Strings.Format(Str.ProjectProfileReading, language, Folder + "/" + OneLine(profile.File)))).Append('\n');
             if (profile.State == ProjectProfileState.Changed) text.Append(RichText.Escape(Strings.Get(Str.ProjectProfileChanged, language))).Append('\n');
             text.Append("<b>").Append(RichText.Escape(profile.Name)).Append("</b>\n");
             if (profile.Packages.Count > 0) text.Append(RichText.Escape(Strings.Format(Str.ProjectProfilePackages, language, string.Join(", ", profile.Packages)))).Append('\n');
