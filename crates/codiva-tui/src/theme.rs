@@ -2,6 +2,7 @@
 //! terminal theme); named styles, so a widget never picks a colour itself.
 
 use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::Span;
 
 use crate::i18n::{AppText, t};
 use codiva_protocol::session::Status;
@@ -24,6 +25,14 @@ pub fn accent() -> Style {
 
 pub fn selected() -> Style {
     Style::default().add_modifier(Modifier::REVERSED)
+}
+
+/// A row of a list one picks from: its style, selected or not, and the `› ` marker cell that
+/// leads it.
+pub fn pick_row(is_selected: bool) -> (Style, Span<'static>) {
+    let style = if is_selected { selected() } else { text() };
+    let marker = if is_selected { "› " } else { "  " };
+    (style, Span::styled(marker, style))
 }
 
 /// A search match on screen.

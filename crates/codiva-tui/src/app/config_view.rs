@@ -137,14 +137,9 @@ impl ConfigView {
             }
             let y = area.y + 1 + u16::try_from(row).unwrap_or(0);
             let selected = index == self.selected;
-            let style = if selected {
-                theme::selected()
-            } else {
-                theme::text()
-            };
-            let marker = if selected { "›" } else { " " };
+            let (style, marker) = theme::pick_row(selected);
             let mut spans = vec![
-                Span::styled(format!("{marker} "), style),
+                marker,
                 Span::styled(fit(&field.key, key_width), style),
                 Span::raw("  "),
             ];

@@ -123,19 +123,14 @@ impl Picker {
             }
             let y = area.y + 1 + u16::try_from(offset).unwrap_or(0);
             let selected = index == self.selected;
-            let style = if selected {
-                theme::selected()
-            } else {
-                theme::text()
-            };
-            let marker = if selected { "›" } else { " " };
+            let (style, marker) = theme::pick_row(selected);
             let dot = if row.current {
                 theme::glyph::ATTENTION
             } else {
                 " "
             };
             let mut spans = vec![
-                Span::styled(format!("{marker} "), style),
+                marker,
                 Span::styled(format!("{dot} "), theme::accent()),
                 Span::styled(fit(&sanitize(&row.label), label_width), style),
             ];
