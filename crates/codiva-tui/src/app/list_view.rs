@@ -266,22 +266,16 @@ pub fn render(
     let shown = u16::try_from(rows.min(count - first)).unwrap_or(0);
     let rows_area = Rect::new(area.x, area.y + u16::from(scrolled), area.width, shown);
     if scrolled {
-        let text = if first > 0 {
-            format!("  {}", tf(AppText::MoreAbove, &[&first.to_string()]))
-        } else {
-            String::new()
-        };
-        crate::width::set_line(
-            buf,
-            area.x,
-            y,
-            &Line::styled(text, theme::dim()),
-            area.width,
-        );
+        beyond_line(buf, area.x, y, area.width, first, AppText::MoreAbove);
         y += 1;
     }
     for (position, list_row) in list_rows.iter().enumerate().skip(first).take(rows) {
-        let is_selected = position == selected;
+        let look = Look {
+            selected: position == selected,
+            focused,
+            activity,
+            width,
+        };
         let line = match list_row {
             ListRow::Session(index) => {
                 let Some(session) = sessions.get(*index) else {
@@ -299,23 +293,11 @@ pub fn render(
                     let glyph = if next_in_group { "├ " } else { "└ " };
                     format!("{glyph}{}", attempt_label(Some(group), session))
                 });
-                let look = Look {
-                    selected: is_selected,
-                    focused,
-                    activity,
-                    width,
-                };
                 row(session, branch.as_deref(), look, &cols)
             }
             ListRow::Group(id) => {
                 let Some(group) = groups.get(id) else {
                     continue;
-                };
-                let look = Look {
-                    selected: is_selected,
-                    focused,
-                    activity,
-                    width,
                 };
                 group_row(group, groups.is_collapsed(id), sessions, look, &cols)
             }
@@ -325,20 +307,20 @@ pub fn render(
     }
     if scrolled {
         let below = count.saturating_sub(first + rows);
-        let text = if below > 0 {
-            format!("  {}", tf(AppText::MoreBelow, &[&below.to_string()]))
-        } else {
-            String::new()
-        };
-        crate::width::set_line(
-            buf,
-            area.x,
-            y,
-            &Line::styled(text, theme::dim()),
-            area.width,
-        );
+        beyond_line(buf, area.x, y, area.width, below, AppText::MoreBelow);
     }
     (rows_area, first)
+}
+
+/// The dim line over or under a scrolled list that says how many rows lie beyond it (`text`
+/// with the count; empty when none do).
+fn beyond_line(buf: &mut Buffer, x: u16, y: u16, width: u16, hidden: usize, text: AppText) {
+    let text = if hidden > 0 {
+        format!("  {}", tf(text, &[&hidden.to_string()]))
+    } else {
+        String::new()
+    };
+    crate::width::set_line(buf, x, y, &Line::styled(text, theme::dim()), width);
 }
 
 /// How a row is drawn: selected, with the list focused, by this frame's clock, this wide.
