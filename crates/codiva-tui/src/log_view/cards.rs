@@ -280,18 +280,8 @@ fn push_body(
         rows.truncate(BODY_ROWS);
         block.push_indented(indent, rows);
         block.hit(key, Action::ShowMore);
-        let key = if hidden == 1 {
-            AppText::CardShowMoreOne
-        } else {
-            AppText::CardShowMore
-        };
-        block.push_indented(
-            indent,
-            vec![Line::styled(
-                tf(key, &[&hidden.to_string()]),
-                theme::accent(),
-            )],
-        );
+        let more = tn(hidden, AppText::CardShowMoreOne, AppText::CardShowMore, &[]);
+        block.push_indented(indent, vec![Line::styled(more, theme::accent())]);
     } else {
         block.push_indented(indent, rows);
     }

@@ -15,7 +15,7 @@ use super::cards::{
     self, State, agent_state, first_text_line, format_tokens, header, mark, result_line, title,
 };
 use super::fold::Fold;
-use crate::i18n::{AppText, t, tf};
+use crate::i18n::{AppText, t, tf, tn};
 use crate::markdown;
 use crate::theme::{self, glyph};
 use crate::width::{str_width, truncate, wrap_text};
@@ -29,21 +29,13 @@ pub(crate) fn block(entries: &[Stored], index: usize, width: u16, look: &Look) -
         gap: true,
         ..Block::default()
     };
-    match stored.fold {
+    // The entry's own rows and their indent, where they show: a fold's member only while its
+    // fold is open, under the fold's line.
+    let indent = match stored.fold {
         Fold::Member { head, last } => {
-            if look.is_open(CardKey::Fold(head)) {
-                block.gap = last;
-                entry_rows(
-                    &mut block,
-                    &stored.entry,
-                    CardKey::Entry(id),
-                    INDENT,
-                    width,
-                    look,
-                );
-            } else {
-                block.gap = false;
-            }
+            let open = look.is_open(CardKey::Fold(head));
+            block.gap = open && last;
+            open.then_some(INDENT)
         }
         Fold::Head { len } => {
             let members = entries[index..(index + len).min(entries.len())]
@@ -53,26 +45,23 @@ pub(crate) fn block(entries: &[Stored], index: usize, width: u16, look: &Look) -
                     _ => None,
                 });
             cards::fold_line(&mut block, CardKey::Fold(id), members, width, look);
-            if look.is_open(CardKey::Fold(id)) {
+            let open = look.is_open(CardKey::Fold(id));
+            if open {
                 block.gap = false;
-                entry_rows(
-                    &mut block,
-                    &stored.entry,
-                    CardKey::Entry(id),
-                    INDENT,
-                    width,
-                    look,
-                );
             }
+            open.then_some(INDENT)
         }
-        Fold::None => entry_rows(
+        Fold::None => Some(0),
+    };
+    if let Some(indent) = indent {
+        entry_rows(
             &mut block,
             &stored.entry,
             CardKey::Entry(id),
-            0,
+            indent,
             width,
             look,
-        ),
+        );
     }
     if shows_todos(entries, index, look) {
         block.push_indented(INDENT, cards::todo_checklist(&look.todos, width));
@@ -402,12 +391,12 @@ fn progress(view: Option<&SubagentView>, room: usize) -> Line<'static> {
             if let Some(tool) = &view.last_tool {
                 parts.push(display(tool));
             }
-            let key = if view.tool_uses == 1 {
-                AppText::CardToolUse
-            } else {
-                AppText::CardToolUses
-            };
-            parts.push(tf(key, &[&view.tool_uses.to_string()]));
+            parts.push(tn(
+                usize::try_from(view.tool_uses).unwrap_or(usize::MAX),
+                AppText::CardToolUse,
+                AppText::CardToolUses,
+                &[],
+            ));
             parts.push(tf(AppText::Tokens, &[&format_tokens(view.tokens)]));
             if view.elapsed_ms > 0 {
                 parts.push(format_duration(view.elapsed_ms));
@@ -434,15 +423,8 @@ fn nested(
 ) {
     let skip = entries.len().saturating_sub(MAX_NESTED);
     if skip > 0 {
-        let key = if skip == 1 {
-            AppText::CardEarlierOne
-        } else {
-            AppText::CardEarlier
-        };
-        block.push_indented(
-            indent,
-            vec![Line::styled(tf(key, &[&skip.to_string()]), theme::dim())],
-        );
+        let earlier = tn(skip, AppText::CardEarlierOne, AppText::CardEarlier, &[]);
+        block.push_indented(indent, vec![Line::styled(earlier, theme::dim())]);
     }
     for entry in &entries[skip..] {
         let key = CardKey::Nested {
