@@ -361,12 +361,7 @@ impl QuestionDialog {
             .zip(&self.answers)
             .enumerate()
             .map(|(i, (question, answer))| {
-                let header = question
-                    .header
-                    .clone()
-                    .filter(|h| !h.trim().is_empty())
-                    .unwrap_or_else(|| format!("Q{}", i + 1));
-                let header = width::truncate(&header, TAB_MAX);
+                let header = tab_header(i, question);
                 if answer.is_empty() {
                     header
                 } else {
@@ -530,12 +525,7 @@ impl QuestionDialog {
     fn review_rows(&self, width: usize) -> Vec<BodyRow> {
         let mut rows = Vec::new();
         for ((i, question), answer) in self.questions.iter().enumerate().zip(&self.answers) {
-            let header = question
-                .header
-                .clone()
-                .filter(|h| !h.trim().is_empty())
-                .unwrap_or_else(|| format!("Q{}", i + 1));
-            let header = width::truncate(&header, TAB_MAX);
+            let header = tab_header(i, question);
             let (text, style) = if answer.is_empty() {
                 ("(no answer)".to_owned(), theme::dim())
             } else {
@@ -551,6 +541,17 @@ impl QuestionDialog {
         }
         rows
     }
+}
+
+/// Question `index`'s header as its tab and the Submit step name it: its own (cut to the tab's
+/// width), else `Q<n>`.
+fn tab_header(index: usize, question: &Question) -> String {
+    let header = question
+        .header
+        .clone()
+        .filter(|h| !h.trim().is_empty())
+        .unwrap_or_else(|| format!("Q{}", index + 1));
+    width::truncate(&header, TAB_MAX)
 }
 
 fn labels(question: &Question, answer: &Answer) -> Vec<String> {
