@@ -146,22 +146,32 @@ pub(super) async fn run_foreground(
     cwd: PathBuf,
     remote: Option<&crate::app::RemoteHost>,
 ) -> Done {
-    if let Some(remote) = remote {
+    // Over ssh the command runs from here (the remote side changes to `cwd`); it is named by
+    // its host.
+    let (argv, dir, name) = if let Some(remote) = remote {
         let argv = remote_foreground(remote, &what, &cwd);
-        let name = format!("ssh {}", remote.host);
         let here = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-        return match codiva_os::foreground::run(&argv, &here, &[]).await {
-            Ok(status) => {
-                let code = status
-                    .code()
-                    .map_or_else(|| "signal".to_owned(), |code| code.to_string());
-                Done::Info(tf(ViewText::ShellBack, &[&name, &code]))
-            }
-            Err(err) => Done::Error(tf(ViewText::ShellFailed, &[&name, &err.to_string()])),
-        };
+        (argv, here, format!("ssh {}", remote.host))
+    } else {
+        let argv = local_foreground(&what);
+        let name = argv.first().cloned().unwrap_or_default();
+        (argv, cwd, name)
+    };
+    match codiva_os::foreground::run(&argv, &dir, &[]).await {
+        Ok(status) => {
+            let code = status
+                .code()
+                .map_or_else(|| "signal".to_owned(), |code| code.to_string());
+            Done::Info(tf(ViewText::ShellBack, &[&name, &code]))
+        }
+        Err(err) => Done::Error(tf(ViewText::ShellFailed, &[&name, &err.to_string()])),
     }
+}
+
+/// The command line of `$SHELL` or `$EDITOR` (`$VISUAL` first) on this machine.
+fn local_foreground(what: &crate::app::Foreground) -> Vec<String> {
     let env = |name: &str| std::env::var(name).ok();
-    let argv = match &what {
+    match what {
         crate::app::Foreground::Shell => {
             codiva_os::foreground::shell_command(env("SHELL").as_deref())
         }
@@ -173,16 +183,6 @@ pub(super) async fn run_foreground(
             argv.push(path.clone().unwrap_or_else(|| ".".to_owned()));
             argv
         }
-    };
-    let name = argv.first().cloned().unwrap_or_default();
-    match codiva_os::foreground::run(&argv, &cwd, &[]).await {
-        Ok(status) => {
-            let code = status
-                .code()
-                .map_or_else(|| "signal".to_owned(), |code| code.to_string());
-            Done::Info(tf(ViewText::ShellBack, &[&name, &code]))
-        }
-        Err(err) => Done::Error(tf(ViewText::ShellFailed, &[&name, &err.to_string()])),
     }
 }
 
