@@ -51,10 +51,10 @@ pub trait Words: Copy + std::fmt::Debug + 'static {
     fn ja(self) -> &'static str;
 }
 
-/// An area's key enum from its list of keys; its words are two functions, one exhaustive
-/// `match` per language (`en: path, ja: path`).
-macro_rules! keys {
-    ($(#[$doc:meta])* $name:ident, en: $en:path, ja: $ja:path, [$($key:ident),* $(,)?]) => {
+/// An area's key enum and its [`Words`]: `|key| en: <words of key>, ja: <words of key>` (the
+/// two macros below say where each key's words are).
+macro_rules! words_enum {
+    ($(#[$doc:meta])* $name:ident [$($key:ident),*] |$k:ident| en: $en:expr, ja: $ja:expr) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub enum $name {
@@ -63,40 +63,44 @@ macro_rules! keys {
         impl $crate::i18n::Words for $name {
             const ALL: &'static [Self] = &[$(Self::$key),*];
             fn en(self) -> &'static str {
-                $en(self)
+                let $k = self;
+                $en
             }
             fn ja(self) -> &'static str {
-                $ja(self)
+                let $k = self;
+                $ja
             }
         }
+    };
+}
+
+/// An area's key enum from its list of keys; its words are two functions, one exhaustive
+/// `match` per language (`en: path, ja: path`).
+macro_rules! keys {
+    ($(#[$doc:meta])* $name:ident, en: $en:path, ja: $ja:path, [$($key:ident),* $(,)?]) => {
+        $crate::i18n::words_enum!(
+            $(#[$doc])* $name [$($key),*] |key| en: $en(key), ja: $ja(key)
+        );
     };
 }
 
 /// An area's key enum with each key's words beside it: `Key => "English", "日本語";`.
 macro_rules! keys_with_words {
     ($(#[$doc:meta])* $name:ident { $($key:ident => $en:literal, $ja:literal;)* }) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub enum $name {
-            $($key),*
-        }
-        impl $crate::i18n::Words for $name {
-            const ALL: &'static [Self] = &[$(Self::$key),*];
-            fn en(self) -> &'static str {
-                match self {
-                    $(Self::$key => $en),*
-                }
+        $crate::i18n::words_enum!(
+            $(#[$doc])* $name [$($key),*] |key|
+            en: match key {
+                $($name::$key => $en),*
+            },
+            ja: match key {
+                $($name::$key => $ja),*
             }
-            fn ja(self) -> &'static str {
-                match self {
-                    $(Self::$key => $ja),*
-                }
-            }
-        }
+        );
     };
 }
 
 pub(crate) use keys_with_words;
+pub(crate) use words_enum;
 
 pub mod agents;
 pub mod app;
