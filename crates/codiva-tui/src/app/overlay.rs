@@ -22,7 +22,7 @@ use super::outside_view::{HistoryAction, HistoryView};
 use super::picker::{Picker, PickerAction, PickerKind, PickerRow};
 use super::requests::{cancel_login, refresh_agents, session_params};
 use super::{App, Effect, View};
-use crate::i18n::{AgentText, AppText, ViewText, t, tf};
+use crate::i18n::{AgentText, AppText, ViewText, Words, t, tf};
 
 pub enum Overlay {
     Picker(Picker),
@@ -407,14 +407,29 @@ impl App {
         session: Option<codiva_protocol::manager::SessionInfo>,
         rows: Vec<PickerRow>,
     ) {
+        self.open_session_picker(
+            session,
+            |id| PickerKind::Model { id },
+            (ViewText::ModelTitleSession, ViewText::ModelTitleNew),
+            rows,
+        );
+    }
+
+    /// Opens a picker of `rows` for `session` (the next new session's without one), titled
+    /// with the first key and the session's title, else with the second key.
+    fn open_session_picker<K: Words>(
+        &mut self,
+        session: Option<codiva_protocol::manager::SessionInfo>,
+        kind: impl FnOnce(Option<String>) -> PickerKind,
+        (for_session, for_new): (K, K),
+        rows: Vec<PickerRow>,
+    ) {
         let title = match &session {
-            Some(session) => tf(ViewText::ModelTitleSession, &[&session.title]),
-            None => t(ViewText::ModelTitleNew).to_owned(),
+            Some(session) => tf(for_session, &[&session.title]),
+            None => t(for_new).to_owned(),
         };
         self.overlay = Some(Overlay::Picker(Picker::new(
-            PickerKind::Model {
-                id: session.map(|s| s.id),
-            },
+            kind(session.map(|s| s.id)),
             title,
             rows,
             String::new(),
@@ -533,18 +548,12 @@ impl App {
                 }
             })
             .collect();
-        let title = match &session {
-            Some(session) => tf(AgentText::PickerTitleSession, &[&session.title]),
-            None => t(AgentText::PickerTitleNew).to_owned(),
-        };
-        self.overlay = Some(Overlay::Picker(Picker::new(
-            PickerKind::Agent {
-                id: session.map(|s| s.id),
-            },
-            title,
+        self.open_session_picker(
+            session,
+            |id| PickerKind::Agent { id },
+            (AgentText::PickerTitleSession, AgentText::PickerTitleNew),
             rows,
-            String::new(),
-        )));
+        );
         // The login checks may have changed since the start (a login in a terminal).
         vec![refresh_agents()]
     }
