@@ -21,10 +21,16 @@ const FILES_SHOWN: usize = 6;
 impl App {
     /// `m`: first ask the core what the merge would take (the answer opens the confirmation).
     pub(super) fn ask_merge(&mut self) -> Vec<Effect> {
+        self.ask_diff_for(Purpose::MergePreview)
+    }
+
+    /// Asks the core for the current session's diff statistics, for `purpose` (none without a
+    /// current session).
+    fn ask_diff_for(&self, purpose: Purpose) -> Vec<Effect> {
         match self.current_id() {
             Some(id) => vec![Effect::request_for(
                 ClientRequest::SessionDiff(session_params(id)),
-                Purpose::MergePreview,
+                purpose,
             )],
             None => Vec::new(),
         }
@@ -109,13 +115,7 @@ impl App {
     /// `/pr`, `P` in the list: first ask the core whether the branch has anything to push
     /// (the answer asks the y/n, or says there is nothing to push).
     pub(super) fn ask_pr(&mut self) -> Vec<Effect> {
-        match self.current_id() {
-            Some(id) => vec![Effect::request_for(
-                ClientRequest::SessionDiff(session_params(id)),
-                Purpose::PrPreview,
-            )],
-            None => Vec::new(),
-        }
+        self.ask_diff_for(Purpose::PrPreview)
     }
 
     /// What a push of `id` would take: nothing (said at once, with what to do), else the y/n
