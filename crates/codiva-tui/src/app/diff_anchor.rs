@@ -36,40 +36,26 @@ pub fn places(lines: &[String]) -> Vec<Option<RowPlace>> {
             out.push(None);
             continue;
         };
-        let place = match line.as_bytes().first() {
-            Some(b'+') => {
-                let place = RowPlace {
-                    file: f,
-                    side: DiffSide::New,
-                    line: *new,
-                };
-                *new += 1;
-                Some(place)
-            }
-            Some(b'-') => {
-                let place = RowPlace {
-                    file: f,
-                    side: DiffSide::Old,
-                    line: *old,
-                };
-                *old += 1;
-                Some(place)
-            }
+        // The side whose number the line carries, and whether it is a line of the old file and
+        // of the new one (each such line moves that file's count on).
+        let (side, in_old, in_new) = match line.as_bytes().first() {
+            Some(b'+') => (DiffSide::New, false, true),
+            Some(b'-') => (DiffSide::Old, true, false),
             // A context line (git writes an empty one as " ", an editor may have trimmed it).
-            Some(b' ') | None => {
-                let place = RowPlace {
-                    file: f,
-                    side: DiffSide::New,
-                    line: *new,
-                };
-                *old += 1;
-                *new += 1;
-                Some(place)
-            }
+            Some(b' ') | None => (DiffSide::New, true, true),
             // `\ No newline at end of file` and anything else: no line of either file.
-            _ => None,
+            _ => {
+                out.push(None);
+                continue;
+            }
         };
-        out.push(place);
+        out.push(Some(RowPlace {
+            file: f,
+            side,
+            line: if in_new { *new } else { *old },
+        }));
+        *old += u32::from(in_old);
+        *new += u32::from(in_new);
     }
     out
 }

@@ -551,22 +551,18 @@ impl DiffView {
             caret = editor.render(at, buf);
             body.height -= height;
         }
-        let Some(lines) = &self.lines else {
-            crate::width::set_line(
-                buf,
-                body.x,
-                body.y,
-                &Line::styled(format!("  {}", t(ViewText::DiffLoading)), theme::dim()),
-                body.width,
-            );
-            return caret;
+        // Still asked for, or nothing changed: one dim line says which.
+        let waiting = match &self.lines {
+            None => Some(ViewText::DiffLoading),
+            Some(lines) if lines.is_empty() => Some(ViewText::DiffEmpty),
+            Some(_) => None,
         };
-        if lines.is_empty() {
+        if let Some(key) = waiting {
             crate::width::set_line(
                 buf,
                 body.x,
                 body.y,
-                &Line::styled(format!("  {}", t(ViewText::DiffEmpty)), theme::dim()),
+                &Line::styled(format!("  {}", t(key)), theme::dim()),
                 body.width,
             );
             return caret;
