@@ -265,13 +265,24 @@ impl StdioChild {
             mut child,
         } = self;
         drop(client);
-        let _ = close.send(());
-        match tokio::time::timeout(grace, child.wait()).await {
-            Ok(status) => status.ok(),
-            Err(_) => {
-                let _ = child.kill().await;
-                child.wait().await.ok()
-            }
+        close_and_reap(close, &mut child, grace).await
+    }
+}
+
+/// Ends a child's channel (`close`, from [`connect_closable`]: the child reads the end of its
+/// input) and waits for the child, at most `grace`, then kills it; its exit status where one
+/// was read.
+pub async fn close_and_reap(
+    close: oneshot::Sender<()>,
+    child: &mut tokio::process::Child,
+    grace: Duration,
+) -> Option<std::process::ExitStatus> {
+    let _ = close.send(());
+    match tokio::time::timeout(grace, child.wait()).await {
+        Ok(status) => status.ok(),
+        Err(_) => {
+            let _ = child.kill().await;
+            child.wait().await.ok()
         }
     }
 }

@@ -179,11 +179,7 @@ impl RemoteConnection {
             ..
         } = self;
         drop(client);
-        let _ = close.send(());
-        if tokio::time::timeout(grace, child.wait()).await.is_err() {
-            let _ = child.kill().await;
-            let _ = child.wait().await;
-        }
+        codiva_client::stream::close_and_reap(close, &mut child, grace).await;
     }
 }
 
