@@ -241,7 +241,7 @@ namespace Codiva.Tests
                     { "h-link.json", "a link (not followed)" },
                 };
                 Assert.AreEqual(invalid.Keys.Concat(new[] { "i-long.json", "j-\u202Ename\nx.json" }).ToArray(), model.Listing.Profiles.Select(p => p.File).ToArray(), "the .json files, by name");
-                StringAssert.StartsWith("<b>J</b> (j-namex.json) — new", ProjectProfiles.RowRich(Of(model, "j-\u202Ename\nx.json"), Language.En));
+                StringAssert.StartsWith("<b>J</b> (j-name x.json) — new", ProjectProfiles.RowRich(Of(model, "j-\u202Ename\nx.json"), Language.En));
                 foreach (var pair in invalid)
                 {
                     var profile = Of(model, pair.Key);
@@ -257,16 +257,16 @@ namespace Codiva.Tests
                 Assert.IsTrue(cut.Cut);
                 Assert.LessOrEqual(cut.Instructions.Length, ProjectProfiles.MaxInstructions);
                 StringAssert.EndsWith("yyy…", cut.Instructions, "cut at a character boundary: the emoji's high half is not kept alone");
-                Assert.AreEqual("<color=red>Red</color>evilline", cut.Name);
+                Assert.AreEqual("<color=red>Red</color>evil line", cut.Name);
                 StringAssert.StartsWith("Keep <b>this</b>.\nyyy", cut.Instructions);
-                StringAssert.StartsWith("<b><\u200Bcolor=red>Red<\u200B/color>evilline</b> (i-long.json)", ProjectProfiles.RowRich(cut, Language.En));
+                StringAssert.StartsWith("<b><\u200Bcolor=red>Red<\u200B/color>evil line</b> (i-long.json)", ProjectProfiles.RowRich(cut, Language.En));
                 model.Open("i-long.json");
                 var shown = model.ReadingRich(Language.En);
                 StringAssert.Contains("Keep <\u200Bb>this<\u200B/b>.\nyyy", shown);
                 StringAssert.EndsWith("(cut to its first 4000 characters: only these are sent)", shown);
                 model.Approve();
                 var told = ProjectProfiles.Apply(new CreateParams(), model.ForSession(NoPackages)).AppendSystemPrompt;
-                StringAssert.Contains("## <color=red>Red</color>evilline\nKeep <b>this</b>.\nyyy", told);
+                StringAssert.Contains("## <color=red>Red</color>evil line\nKeep <b>this</b>.\nyyy", told);
                 Assert.IsFalse(told.Contains("\u202E") || told.Contains("\r"), "no bidi override nor carriage return reaches the agent");
                 StringAssert.DoesNotContain("tail", told);
             }

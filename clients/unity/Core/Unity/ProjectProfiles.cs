@@ -316,7 +316,7 @@ namespace Codiva.Unity
                 : Strings.Get(profile.State == ProjectProfileState.Approved ? Str.ProjectProfileApproved
                     : profile.State == ProjectProfileState.Changed ? Str.ProjectProfileChanged : Str.ProjectProfileNew, language);
             var name = profile.Name.Length > 0 ? "<b>" + RichText.Escape(profile.Name) + "</b> " : "";
-            return name + RichText.Escape("(" + OneLine(profile.File) + ") — " + state);
+            return name + RichText.Escape("(" + Words.OneLine(profile.File) + ") — " + state);
         }
 
         /// What is said under the list (none, files not read, approvals that cannot be checked).
@@ -335,7 +335,7 @@ namespace Codiva.Unity
             var profile = Reading;
             if (profile == null) return "";
             var text = new StringBuilder();
-            text.Append(RichText.Escape(Strings.Format(Str.ProjectProfileReading, language, Folder + "/" + OneLine(profile.File)))).Append('\n');
+            text.Append(RichText.Escape(Strings.Format(Str.ProjectProfileReading, language, Folder + "/" + Words.OneLine(profile.File)))).Append('\n');
             if (profile.State == ProjectProfileState.Changed) text.Append(RichText.Escape(Strings.Get(Str.ProjectProfileChanged, language))).Append('\n');
             text.Append("<b>").Append(RichText.Escape(profile.Name)).Append("</b>\n");
             if (profile.Packages.Count > 0) text.Append(RichText.Escape(Strings.Format(Str.ProjectProfilePackages, language, string.Join(", ", profile.Packages)))).Append('\n');
@@ -380,8 +380,8 @@ namespace Codiva.Unity
             var fields = "\"" + string.Join("\", \"", Fields) + "\"";
             if (json == null) return Invalid(profile, Str.ProfileProblemNotObject, fields);
             var unknown = json.Keys.FirstOrDefault(k => !Fields.Contains(k));
-            if (unknown != null) return Invalid(profile, Str.ProfileProblemUnknownField, "\"" + Words.Cut(OneLine(unknown), 40) + "\" (" + fields + ")");
-            profile.Name = Words.Cut(OneLine(JsonRead.Str(json, "name") ?? ""), MaxName);
+            if (unknown != null) return Invalid(profile, Str.ProfileProblemUnknownField, "\"" + Words.OneLine(unknown, 40) + "\" (" + fields + ")");
+            profile.Name = Words.OneLine(JsonRead.Str(json, "name"), MaxName);
             if (profile.Name.Length == 0) return Invalid(profile, Str.ProfileProblemNeedsText, "\"name\"");
             var instructions = Shown(JsonRead.Str(json, "instructions") ?? "").Trim();
             if (instructions.Length == 0) return Invalid(profile, Str.ProfileProblemNeedsText, "\"instructions\"");
@@ -390,7 +390,7 @@ namespace Codiva.Unity
             if (json.ContainsKey("packages"))
             {
                 var packages = json["packages"] as List<object>;
-                if (packages == null || packages.Count > MaxPackages || packages.Any(p => !(p is string s) || s.Length == 0 || s.Length > 214 || OneLine(s) != s))
+                if (packages == null || packages.Count > MaxPackages || packages.Any(p => !(p is string s) || s.Length == 0 || Words.OneLine(s, 214) != s))
                     return Invalid(profile, Str.ProfileProblemPackages, "\"packages\"");
                 profile.Packages = packages.Cast<string>().ToList();
             }
@@ -414,8 +414,6 @@ namespace Codiva.Unity
                 if (c == '\n' || c == '\t' || Words.Shown(c)) kept.Append(c);
             return kept.ToString();
         }
-
-        static string OneLine(string text) => new string(text.Where(Words.Shown).ToArray()).Trim();
 
         static bool IsLink(string path) => (File.GetAttributes(path) & FileAttributes.ReparsePoint) != 0;
     }
