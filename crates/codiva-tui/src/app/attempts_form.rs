@@ -2,7 +2,7 @@
 //! instruction (`claude, codex, claude:opus`, prefilled with what the repository last used,
 //! `group/lastAttempts`) and the instruction itself, drawn over the body. It checks the list
 //! as it is typed (every agent known and installed, at most `MAX_ATTEMPTS`) and shows the
-//! attempts it will start; Enter in the instruction asks for `group/create`.
+//! attempts it will start; Enter asks for `group/create` once both are there.
 
 use codiva_protocol::agent::{AgentAvailability, AgentStatus};
 use codiva_protocol::group::{AttemptSpec, AttemptsParseError, CreateGroupParams, MAX_ATTEMPTS};
@@ -186,7 +186,9 @@ impl AttemptsForm {
         }
     }
 
-    /// Enter: in the list, on to the instruction; in the instruction, start (when both hold).
+    /// Enter: start when the list and the instruction both hold (from either field: Ctrl+G over
+    /// a typed instruction opens the form ready to start); in the list with no instruction yet,
+    /// on to the instruction.
     fn enter(&mut self, field: Field) -> FormAction {
         let attempts = match self.attempts() {
             Ok(attempts) => attempts,
@@ -196,11 +198,11 @@ impl AttemptsForm {
                 return FormAction::None;
             }
         };
-        if field == Field::Agents {
+        let prompt = self.instruction.text().trim().to_owned();
+        if field == Field::Agents && prompt.is_empty() {
             self.field = Field::Instruction;
             return FormAction::None;
         }
-        let prompt = self.instruction.text().trim().to_owned();
         if prompt.is_empty() {
             self.error = Some(t(AttemptText::FormNoInstruction).to_owned());
             return FormAction::None;

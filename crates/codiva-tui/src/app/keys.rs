@@ -17,6 +17,16 @@ use crate::composer::ComposerAction;
 use crate::i18n::{AppText, t, tf};
 use crate::permission_dialog::DialogAction;
 
+/// Ctrl+C over a view or a form that covers the body (help, a picker, the diff, the attempts
+/// form…) cancels what is in front as Esc does there; it never quits codiva.
+fn ctrl_c_as_esc(key: KeyEvent) -> KeyEvent {
+    if key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL) {
+        KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)
+    } else {
+        key
+    }
+}
+
 impl App {
     pub(super) fn key(&mut self, key: KeyEvent) -> Vec<Effect> {
         if key.kind == KeyEventKind::Release {
@@ -26,7 +36,7 @@ impl App {
             return self.straight_to_list();
         }
         if self.help.is_some() {
-            self.help_key(key);
+            self.help_key(ctrl_c_as_esc(key));
             return Vec::new();
         }
         if let Some(confirm) = self.confirm.take() {
@@ -73,7 +83,7 @@ impl App {
             };
         }
         if self.overlay.is_some() {
-            return self.overlay_key(key);
+            return self.overlay_key(ctrl_c_as_esc(key));
         }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         match key.code {
@@ -357,8 +367,7 @@ impl App {
             KeyCode::Char('P') => return self.ask_pr(),
             KeyCode::Char('F') => return self.fix_ci_current(),
             KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-                self.focus = Focus::Composer;
-                return self.composer_key(KeyEvent::new(KeyCode::Char(c), key.modifiers));
+                return self.type_into_composer(c, key.modifiers);
             }
             _ => {}
         }
@@ -412,12 +421,18 @@ impl App {
             }
             // Typing goes to the composer (a command starts with `/`).
             KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
-                self.focus = Focus::Composer;
-                return self.composer_key(KeyEvent::new(KeyCode::Char(c), key.modifiers));
+                return self.type_into_composer(c, key.modifiers);
             }
             _ => {}
         }
         Vec::new()
+    }
+
+    /// A character typed while the list or the log has the focus: the composer takes the
+    /// focus and the character.
+    fn type_into_composer(&mut self, c: char, modifiers: KeyModifiers) -> Vec<Effect> {
+        self.focus = Focus::Composer;
+        self.composer_key(KeyEvent::new(KeyCode::Char(c), modifiers))
     }
 
     fn ask_discard(&mut self, forget: bool) -> Vec<Effect> {

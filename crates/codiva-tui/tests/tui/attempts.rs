@@ -429,6 +429,72 @@ fn ctrl_g_takes_the_typed_instruction_into_the_form() {
     assert_eq!(app.composer_mut().text(), "Fix the flaky test");
 }
 
+/// Ctrl+G over a typed instruction, the repository's last list arrived: the form holds both.
+fn ctrl_g_form_app() -> App {
+    let mut app = group_app();
+    typed(&mut app, "Fix the flaky test");
+    let effects = ctrl(&mut app, 'g');
+    let last = request(ClientRequest::GroupLastAttempts(NoParams {}));
+    assert_eq!(effects, vec![last.clone()]);
+    answer_ok(
+        &mut app,
+        &last,
+        LastAttemptsResult {
+            attempts: Vec::new(),
+            text: "claude, codex".into(),
+        },
+    );
+    app
+}
+
+/// Regression: the form opened by Ctrl+G over a typed instruction took two Enters (the first
+/// only moved to the instruction's field): with the list and the instruction both there, one
+/// Enter starts the group, and the form is gone.
+#[test]
+fn ctrl_g_then_one_enter_starts_the_group() {
+    let mut app = ctrl_g_form_app();
+    let effects = press(&mut app, KeyCode::Enter);
+    let create = request(ClientRequest::GroupCreate(CreateGroupParams {
+        prompt: "Fix the flaky test".into(),
+        attempts: vec![
+            AttemptSpec::new("claude", None),
+            AttemptSpec::new("codex", None),
+        ],
+        ..CreateGroupParams::default()
+    }));
+    assert_eq!(effects, vec![create]);
+    assert!(!app.overlay_open());
+    snapshots("form_ctrl_g_one_enter", || {
+        let mut app = ctrl_g_form_app();
+        press(&mut app, KeyCode::Enter);
+        app
+    });
+    // Without an instruction, Enter in the list still goes on to the instruction's field.
+    let mut app = group_app();
+    ctrl(&mut app, 'g');
+    assert!(press(&mut app, KeyCode::Enter).is_empty());
+    assert!(app.overlay_open());
+    typed(&mut app, "Now the instruction");
+    assert_eq!(press(&mut app, KeyCode::Enter).len(), 1);
+    assert!(!app.overlay_open());
+}
+
+/// Regression: Ctrl+C did nothing while the form was open. It cancels the form as Esc does:
+/// the form closes and what was typed as the instruction goes back to the composer (Ctrl+C
+/// never quits codiva).
+#[test]
+fn ctrl_c_closes_the_form_as_esc_does() {
+    let mut app = ctrl_g_form_app();
+    assert!(ctrl(&mut app, 'c').is_empty());
+    assert!(!app.overlay_open());
+    assert_eq!(app.composer_mut().text(), "Fix the flaky test");
+    snapshots("form_ctrl_c_closed", || {
+        let mut app = ctrl_g_form_app();
+        ctrl(&mut app, 'c');
+        app
+    });
+}
+
 #[test]
 fn the_form_says_why_it_cannot_start() {
     snapshots("form_unknown_agent", || {

@@ -301,3 +301,21 @@ fn a_draft_is_kept_per_view() {
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.composer_mut().text(), "follow-up");
 }
+
+/// Ctrl+C over a view that covers the body (a picker, the help) cancels it as Esc does — as it
+/// cancels the attempts form; codiva never quits on it.
+#[test]
+fn ctrl_c_closes_a_view_over_the_body_as_esc_does() {
+    let mut app = busy_app();
+    type_all(&mut app, "/agent");
+    press(&mut app, KeyCode::Enter);
+    assert!(app.overlay_open());
+    assert!(ctrl(&mut app, 'c').is_empty());
+    assert!(!app.overlay_open());
+    type_all(&mut app, "/help");
+    press(&mut app, KeyCode::Enter);
+    assert!(screen(&mut app, 120, 40).contains("Keys and commands"));
+    assert!(ctrl(&mut app, 'c').is_empty());
+    assert!(!screen(&mut app, 120, 40).contains("Keys and commands"));
+    assert!(!app.should_quit());
+}

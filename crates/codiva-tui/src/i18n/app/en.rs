@@ -170,7 +170,7 @@ pub(super) fn en(key: AppText) -> &'static str {
             "# Everywhere\n",
             "Tab\tmove the keys: composer → dialog → list / log\n",
             "Shift+Tab\trun mode: confirm (ask for every tool) / auto\n",
-            "Ctrl+C\tinterrupt the session's turn; else clear the composer (never quits)\n",
+            "Ctrl+C\tover a view or form: close it as Esc does; in a session: interrupt its turn; else clear the composer (never quits)\n",
             "Ctrl+R\tresume an interrupted or failed session\n",
             "Ctrl+N\tthe session that has waited longest for you\n",
             "Ctrl+L\tthe session list, from anywhere (closes what is open)\n",
