@@ -158,10 +158,25 @@ namespace Codiva.Tests
             foreach (var key in keys)
             {
                 Assert.AreEqual(Placeholders(Strings.En[key]), Placeholders(Strings.Ja[key]), key.ToString());
-                Assert.IsFalse(Regex.IsMatch(Strings.Ja[key], "[A-Za-z]"), "untranslated: " + key);
+                Assert.IsFalse(Regex.IsMatch(WithoutNames(Strings.Ja[key]), "[A-Za-z]"), "untranslated: " + key);
             }
             Assert.AreEqual(Language.Ja, Strings.FromSystemLanguage("Japanese"));
             Assert.AreEqual(Language.En, Strings.FromSystemLanguage("French"));
+        }
+
+        /// Names Japanese text writes in Latin letters as they are (products, commands, units):
+        /// what is left must hold none.
+        static readonly string[] LatinNames = { "Claude Code", "Unity", "uLoop", "npm", "MB", "KB" };
+
+        static string WithoutNames(string text) => LatinNames.Aggregate(text, (left, name) => left.Replace(name, ""));
+
+        [Test]
+        public void Japanese_keeps_product_names_in_latin_letters_and_still_catches_english()
+        {
+            Assert.IsFalse(Regex.IsMatch(WithoutNames("Claude Code用のUnity公式プラグイン、uLoop、npm、5 MB"), "[A-Za-z]"));
+            Assert.IsTrue(Regex.IsMatch(WithoutNames("Unityのplugin"), "[A-Za-z]"));
+            foreach (var key in Enum.GetValues(typeof(Str)).Cast<Str>())
+                Assert.IsFalse(Regex.IsMatch(Strings.Ja[key], "クロード|ユニティ|ユーループ|エヌピーエム"), "a product name spelled out in katakana: " + key);
         }
 
         static string Placeholders(string text) => string.Join(",", Regex.Matches(text, @"\{\d+\}").Cast<Match>().Select(m => m.Value).OrderBy(v => v));
