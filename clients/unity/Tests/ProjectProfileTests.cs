@@ -105,6 +105,18 @@ namespace Codiva.Tests
                 Assert.AreEqual(ProjectProfileState.Changed, Of(model, "conventions.json").State);
                 Assert.AreEqual(0, model.ForSession(NoPackages).Count);
 
+                // The record cannot be written (a folder in its place): nothing changes, and the panel says why.
+                var recordFile = Path.Combine(userDir, ProfileApprovals.RecordFile);
+                var kept = File.ReadAllText(recordFile);
+                File.Delete(recordFile);
+                Directory.CreateDirectory(recordFile);
+                model.Revoke("conventions.json");
+                StringAssert.Contains("Your approvals could not be written, so nothing changed: ", model.FootRich(Language.En));
+                Directory.Delete(recordFile);
+                File.WriteAllText(recordFile, kept);
+                model.Refresh();
+                Assert.AreEqual(ProjectProfileState.Changed, Of(model, "conventions.json").State);
+
                 // Revoked: new again.
                 File.WriteAllText(file, Profile("Conventions", "Prefix private fields with _."));
                 model.Refresh();

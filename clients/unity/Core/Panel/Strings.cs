@@ -250,6 +250,8 @@ namespace Codiva.Panel
         ProjectProfileRevoke,
         ProjectProfileClose,
         ProjectProfilesReload,
+        /// `{0}`: the system's words.
+        ProjectProfileNotSaved,
         /// `{0}`: the file.
         ProjectProfileReading,
         /// `{0}`: how many characters are kept.
@@ -484,6 +486,7 @@ namespace Codiva.Panel
             { Str.ProjectProfileRevoke, "Revoke" },
             { Str.ProjectProfileClose, "Close" },
             { Str.ProjectProfilesReload, "Read the folder again" },
+            { Str.ProjectProfileNotSaved, "Your approvals could not be written, so nothing changed: {0}" },
             { Str.ProjectProfileReading, "The whole text of {0}; once you approve it, new sessions are told exactly this:" },
             { Str.ProjectProfileCut, "(cut to its first {0} characters: only these are sent)" },
             { Str.ProjectProfilePackages, "only when the project has one of: {0}" },
@@ -699,6 +702,7 @@ namespace Codiva.Panel
             { Str.ProjectProfileRevoke, "承認を取り消す" },
             { Str.ProjectProfileClose, "閉じる" },
             { Str.ProjectProfilesReload, "フォルダを読み直す" },
+            { Str.ProjectProfileNotSaved, "承認の記録を書き込めなかったため、何も変わっていません: {0}" },
             { Str.ProjectProfileReading, "{0} の本文の全体です。承認すると、新しいセッションにこのとおり伝えます:" },
             { Str.ProjectProfileCut, "（先頭の {0} 文字に切り詰めました。送られるのはこれだけです）" },
             { Str.ProjectProfilePackages, "プロジェクトに次のどれかがあるときだけ: {0}" },

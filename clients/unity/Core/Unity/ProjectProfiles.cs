@@ -275,7 +275,7 @@ namespace Codiva.Unity
         {
             var shown = Reading;
             if (shown == null) return false;
-            var done = approvals.Approve(projectDir, shown.File, shown.Text);
+            var done = Saved(() => approvals.Approve(projectDir, shown.File, shown.Text));
             Reading = null;
             Refresh();
             return done;
@@ -283,9 +283,23 @@ namespace Codiva.Unity
 
         public void Revoke(string file)
         {
-            approvals.Revoke(projectDir, file);
+            Saved(() => { approvals.Revoke(projectDir, file); return true; });
             if (Reading?.File == file) Reading = null;
             Refresh();
+        }
+
+        /// Why the last approval or revocation could not be written (null when it was).
+        public string NotSaved { get; private set; }
+
+        bool Saved(Func<bool> change)
+        {
+            NotSaved = null;
+            try { return change(); }
+            catch (Exception e) when (e is IOException || e is UnauthorizedAccessException)
+            {
+                NotSaved = e.Message;
+                return false;
+            }
         }
 
         /// The profiles a new session is told: the folder read now, those approved for their text
@@ -326,6 +340,7 @@ namespace Codiva.Unity
             if (Listing.Profiles.Count == 0 && Listing.More == 0) lines.Add(Strings.Format(Str.ProjectProfilesNone, language, Folder + "/"));
             if (Listing.More > 0) lines.Add(Strings.Format(Str.ProjectProfilesMore, language, Listing.More, MaxFiles));
             if (Listing.Problem != null) lines.Add(Strings.Format(Str.ProjectProfilesProblem, language, Listing.Problem));
+            if (NotSaved != null) lines.Add(Strings.Format(Str.ProjectProfileNotSaved, language, NotSaved));
             return RichText.Escape(string.Join("\n", lines));
         }
 
