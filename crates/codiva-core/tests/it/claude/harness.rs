@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use codiva_core::claude::ClaudeSessionConfig;
+use codiva_core::claude::ClaudeProvider;
 use codiva_core::process::{ChildRegistry, EnvPolicy};
-use codiva_core::session::{PermissionResponse, SessionCommand, SessionHandle};
+use codiva_core::session::{PermissionResponse, SessionCommand, SessionConfig, SessionHandle};
 use codiva_protocol::UserInput;
 use codiva_protocol::agent::QuestionResponse;
 use codiva_protocol::log::{LogEntry, ToolEntry};
@@ -31,7 +31,7 @@ pub struct Run {
 
 pub struct Setup {
     pub sandbox: AgentSandbox,
-    pub configure: Box<dyn FnOnce(&mut ClaudeSessionConfig)>,
+    pub configure: Box<dyn FnOnce(&mut SessionConfig)>,
     /// Run in this repository instead of a new one (resume tests).
     pub repo: Option<TestRepo>,
 }
@@ -78,12 +78,13 @@ impl Run {
         let registry =
             Arc::new(ChildRegistry::open(state_dir.path().join("children")).expect("registry"));
         let sandbox = setup.sandbox;
-        let mut config = ClaudeSessionConfig::new(claude_binary(), repo.path().to_path_buf());
+        let provider = ClaudeProvider::new(claude_binary(), sandbox.home.path().join(".claude"));
+        let mut config = SessionConfig::new(Arc::new(provider), repo.path().to_path_buf());
         config.env = EnvPolicy::Exact(sandbox.claude_env(&mock.url()));
         config.wire_log = Some(state_dir.path().join("wire.log"));
         config.registry = Some(registry.clone());
         (setup.configure)(&mut config);
-        let session = codiva_core::claude::start(config, first.map(UserInput::text));
+        let session = codiva_core::session_task::start(config, first.map(UserInput::text));
         Run {
             mock,
             sandbox,
