@@ -664,9 +664,11 @@ impl Actor {
                 status,
                 detail,
                 detail_code,
-            } if record.queued_over.is_some() || record.in_turn == status.is_settled() => {
+            } => {
                 // Under a queue, or a turn begins or ends: `budget.rs`.
-                let queued = self.status_under_queue(id, *status, detail, detail_code);
+                let queued = (record.queued_over.is_some()
+                    || record.in_turn == status.is_settled())
+                    && self.status_under_queue(id, *status, detail, detail_code);
                 let Some(record) = self.records.get_mut(id) else {
                     return;
                 };
@@ -677,18 +679,6 @@ impl Actor {
                     record.detail_code = detail_code.clone();
                     record.track_activity();
                 }
-                changed = true;
-            }
-            SessionEvent::Status {
-                status,
-                detail,
-                detail_code,
-            } => {
-                completed = *status == Status::Completed && record.status != Status::Completed;
-                record.status = *status;
-                record.detail = detail.clone();
-                record.detail_code = detail_code.clone();
-                record.track_activity();
                 changed = true;
             }
             SessionEvent::AgentSession { id: session_id } => {

@@ -169,6 +169,17 @@ impl Record {
                 Some(TurnOutcome::Interrupted),
             ),
         };
+        Record::of_saved(saved, phase, status, outcome)
+    }
+
+    /// The record of what `saved` holds, in `phase` with `status` (`outcome`: as restored
+    /// from disk); what only runs (its task, its turn, lookups) starts empty.
+    fn of_saved(
+        saved: PersistedSession,
+        phase: SessionPhase,
+        status: Status,
+        outcome: Option<TurnOutcome>,
+    ) -> Record {
         Record {
             id: saved.id,
             title: saved.title,
@@ -363,7 +374,7 @@ impl Actor {
         options: &CreateOptions,
         extras: super::in_place::SessionExtras,
     ) -> Record {
-        Record {
+        let saved = PersistedSession {
             id: slug.clone(),
             title: title_of(&prompt),
             title_origin: crate::title::TitleOrigin::Prompt,
@@ -373,53 +384,18 @@ impl Actor {
             worktree,
             base: self.base.clone(),
             created_at: unix_ms(),
-            phase,
-            status: Status::Starting,
-            detail: None,
-            detail_code: None,
             agent: options.agent.clone().unwrap_or_default(),
-            agent_sessions: Default::default(),
-            agent_session_id: None,
             model: options.model.clone().or_else(|| self.options.model.clone()),
             permission_mode: options.permission_mode.or(self.options.permission_mode),
             approval: options
                 .approval
                 .clone()
                 .unwrap_or_else(|| self.default_approval.clone()),
-            cost_usd: None,
-            active_ms: 0,
-            active_since: None,
-            pending_prompts: 0,
-            todos: TodoProgress::default(),
-            commands: None,
-            forwarder: None,
-            snapshots: None,
-            task_epoch: 0,
-            queued: Vec::new(),
-            restored_outcome: None,
-            issued_tokens: Vec::new(),
-            prs: Vec::new(),
-            pushed: false,
-            watch: Default::default(),
-            auto_pr_tried: false,
-            push_after_turn: None,
-            recover_attempts: Default::default(),
-            reviews_sent: Vec::new(),
-            ready_asked: Vec::new(),
-            paused_until_ms: None,
-            in_place: false,
-            extras,
-            mcp_servers: Vec::new(),
-            held: Vec::new(),
-            queued_over: None,
-            in_turn: false,
-            agent_pid: Default::default(),
-            resources: None,
-            review: Vec::new(),
             review_next: 1,
-            group: None,
-            check: None,
-            tokens: None,
-        }
+            ..PersistedSession::default()
+        };
+        let mut record = Record::of_saved(saved, phase, Status::Starting, None);
+        record.extras = extras;
+        record
     }
 }
