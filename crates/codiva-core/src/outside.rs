@@ -99,7 +99,7 @@ pub fn list(
     let mut conversations: Vec<OutsideConversation> = conversations
         .into_iter()
         .filter(|conversation| !managed.contains(&conversation.id))
-        .filter(|conversation| query.is_none_or(|query| matches(conversation, query)))
+        .filter(|conversation| query.is_none_or(|query| conversation.matches(query)))
         .collect();
     conversations.sort_by(|a, b| {
         b.modified_ms
@@ -113,23 +113,6 @@ pub fn list(
         more,
         unavailable,
     }
-}
-
-/// `query` (case-insensitive, by Unicode lower case) is in the conversation's first
-/// instruction, agent, id or directory; an empty query matches all.
-pub fn matches(conversation: &OutsideConversation, query: &str) -> bool {
-    let query = query.trim().to_lowercase();
-    if query.is_empty() {
-        return true;
-    }
-    [
-        conversation.first_instruction.as_deref().unwrap_or(""),
-        &conversation.agent,
-        &conversation.id,
-        &conversation.cwd,
-    ]
-    .iter()
-    .any(|field| field.to_lowercase().contains(&query))
 }
 
 /// An agent's conversation id as a file name may hold it: letters, digits, `-`, `_` and `.`

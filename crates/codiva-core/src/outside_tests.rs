@@ -20,19 +20,6 @@ fn conversation(id: &str, first: Option<&str>, modified_ms: u64) -> OutsideConve
 }
 
 #[test]
-fn a_search_matches_any_field_by_lower_case() {
-    let one = conversation("abc-123", Some("Fix the ÉCRAN and 日本語"), 1);
-    assert!(matches(&one, "écran"));
-    assert!(matches(&one, "日本"));
-    assert!(matches(&one, "ABC-1"));
-    assert!(matches(&one, "claude"));
-    assert!(matches(&one, "/work/REPO"));
-    assert!(matches(&one, "  "));
-    assert!(!matches(&one, "codex"));
-    assert!(!matches(&conversation("x", None, 1), "fix"));
-}
-
-#[test]
 fn ids_that_name_no_record_are_refused() {
     assert!(valid_id("0f8e2c3a-1b2c-4d5e-8f90-123456789abc"));
     assert!(valid_id("rollout_2026.x"));

@@ -30,6 +30,25 @@ pub struct OutsideConversation {
     pub first_instruction: Option<String>,
 }
 
+impl OutsideConversation {
+    /// `query` (case-insensitive, by Unicode lower case) is in its first instruction, agent, id
+    /// or directory; an empty query matches all (`history/list`'s query, a front end's filter).
+    pub fn matches(&self, query: &str) -> bool {
+        let query = query.trim().to_lowercase();
+        if query.is_empty() {
+            return true;
+        }
+        [
+            self.first_instruction.as_deref().unwrap_or(""),
+            &self.agent,
+            &self.id,
+            &self.cwd,
+        ]
+        .iter()
+        .any(|field| field.to_lowercase().contains(&query))
+    }
+}
+
 /// Params of `history/list`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct HistoryListParams {
@@ -101,4 +120,33 @@ pub struct HistoryAdoptParams {
     pub cwd: String,
     #[serde(default)]
     pub place: AdoptPlace,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::OutsideConversation;
+
+    fn conversation(id: &str, first: Option<&str>) -> OutsideConversation {
+        OutsideConversation {
+            agent: "claude".into(),
+            id: id.into(),
+            cwd: "/work/repo".into(),
+            modified_ms: 1,
+            size_bytes: 1,
+            first_instruction: first.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn a_search_matches_any_field_by_lower_case() {
+        let one = conversation("abc-123", Some("Fix the ÉCRAN and 日本語"));
+        assert!(one.matches("écran"));
+        assert!(one.matches("日本"));
+        assert!(one.matches("ABC-1"));
+        assert!(one.matches("claude"));
+        assert!(one.matches("/work/REPO"));
+        assert!(one.matches("  "));
+        assert!(!one.matches("codex"));
+        assert!(!conversation("x", None).matches("fix"));
+    }
 }

@@ -111,7 +111,7 @@ impl HistoryView {
         };
         list.conversations
             .iter()
-            .filter(|conversation| matches_query(conversation, &self.query))
+            .filter(|conversation| conversation.matches(&self.query))
             .collect()
     }
 
@@ -355,14 +355,9 @@ impl HistoryView {
             }
             let row_y = y + u16::try_from(offset).unwrap_or(0);
             let is_selected = index == selected;
-            let style = if is_selected {
-                theme::selected()
-            } else {
-                theme::text()
-            };
-            let marker = if is_selected { "›" } else { " " };
+            let (style, marker) = theme::pick_row(is_selected);
             let mut spans = vec![
-                Span::styled(format!("{marker} "), style),
+                marker,
                 Span::styled(
                     format!("{}  ", date(conversation.modified_ms)),
                     theme::dim(),
@@ -477,23 +472,6 @@ impl HistoryView {
             }
         }
     }
-}
-
-/// The query (case-insensitive, Unicode lower case) is in the first instruction, agent, id or
-/// directory; an empty query matches all.
-fn matches_query(conversation: &OutsideConversation, query: &str) -> bool {
-    let query = query.trim();
-    if query.is_empty() {
-        return true;
-    }
-    [
-        conversation.first_instruction.as_deref().unwrap_or(""),
-        &conversation.agent,
-        &conversation.id,
-        &conversation.cwd,
-    ]
-    .iter()
-    .any(|field| !crate::search::matches(field, query).is_empty())
 }
 
 fn size(bytes: u64) -> usize {
