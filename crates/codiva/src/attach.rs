@@ -47,6 +47,11 @@ fn repo_or_cwd(repo: Option<PathBuf>) -> Result<PathBuf, String> {
         .map_err(|err| format!("no current directory: {err}"))
 }
 
+/// The daemon's place for the repository named (default: the current directory).
+async fn place_of(repo: Option<PathBuf>) -> Result<daemon::Place, String> {
+    daemon::place_for(&repo_or_cwd(repo)?).await
+}
+
 /// The language of these commands' lines: `CODIVA_LANG`, the configuration's `language`, the
 /// locale (as the UI picks it).
 fn init_language() {
@@ -117,11 +122,8 @@ async fn bridge(stream: tokio::net::UnixStream) -> ExitCode {
 }
 
 pub async fn run_stop(args: StopArgs) -> ExitCode {
-    let place = match repo_or_cwd(args.repo) {
-        Ok(repo) => match daemon::place_for(&repo).await {
-            Ok(place) => place,
-            Err(message) => return fail(&message),
-        },
+    let place = match place_of(args.repo).await {
+        Ok(place) => place,
         Err(message) => return fail(&message),
     };
     let stream = match daemon::connect(&place).await {
@@ -138,16 +140,7 @@ pub async fn run_stop(args: StopArgs) -> ExitCode {
         Ok(opened) => opened,
         Err(message) => return fail(&message),
     };
-    let working = client
-        .call::<request::SessionList>(NoParams {})
-        .await
-        .map(|list| {
-            list.sessions
-                .iter()
-                .filter(|session| daemon::is_working(session))
-                .count()
-        })
-        .unwrap_or(0);
+    let working = daemon::working_count(&client).await.unwrap_or(0);
     match daemon::stop(&client).await {
         Ok(()) => {
             init_language();
@@ -171,11 +164,8 @@ pub async fn run_stop(args: StopArgs) -> ExitCode {
 }
 
 pub async fn run_status(args: StatusArgs) -> ExitCode {
-    let place = match repo_or_cwd(args.repo) {
-        Ok(repo) => match daemon::place_for(&repo).await {
-            Ok(place) => place,
-            Err(message) => return fail(&message),
-        },
+    let place = match place_of(args.repo).await {
+        Ok(place) => place,
         Err(message) => return fail(&message),
     };
     let stream = match daemon::connect(&place).await {

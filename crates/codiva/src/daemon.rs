@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use codiva_client::Client;
+use codiva_client::{Client, ClientError};
 use codiva_protocol::manager::{SessionInfo, SessionPhase};
 use codiva_protocol::methods::request;
 use codiva_protocol::params::{InitializeResult, NoParams};
@@ -264,14 +264,9 @@ pub async fn attach(path: &Path) -> Result<Attached, String> {
             place,
         });
     }
-    let working = client
-        .call::<request::SessionList>(NoParams {})
+    let working = working_count(&client)
         .await
-        .map_err(|err| format!("the daemon did not list its sessions: {err}"))?
-        .sessions
-        .iter()
-        .filter(|session| is_working(session))
-        .count();
+        .map_err(|err| format!("the daemon did not list its sessions: {err}"))?;
     match version_policy(&init, working, &own_protocol_version()) {
         VersionPolicy::Replace => {
             tracing::info!(
@@ -372,6 +367,16 @@ pub fn is_working(session: &SessionInfo) -> bool {
         SessionPhase::Active => !session.status.is_settled(),
         _ => false,
     }
+}
+
+/// How many of the daemon's sessions work (see [`is_working`]).
+pub async fn working_count(client: &Client) -> Result<usize, ClientError> {
+    let list = client.call::<request::SessionList>(NoParams {}).await?;
+    Ok(list
+        .sessions
+        .iter()
+        .filter(|session| is_working(session))
+        .count())
 }
 
 #[cfg(test)]

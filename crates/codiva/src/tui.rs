@@ -335,8 +335,6 @@ async fn run_over_daemon(
     rechecked: Option<String>,
     resume: Option<codiva_tui::run::Resume>,
 ) -> Ran {
-    use codiva_protocol::methods::request;
-    use codiva_protocol::params::NoParams;
     use codiva_tui::i18n::{AppText, tn};
     // Attaching again after the daemon died: a signal (the terminal closed, SIGTERM) ends it.
     let attaching = async {
@@ -410,16 +408,7 @@ async fn run_over_daemon(
             return Ran::Exit(ExitCode::FAILURE);
         }
         Ok(codiva_tui::run::Quit::Detach) => {
-            let working = client
-                .call::<request::SessionList>(NoParams {})
-                .await
-                .map(|list| {
-                    list.sessions
-                        .iter()
-                        .filter(|session| crate::daemon::is_working(session))
-                        .count()
-                })
-                .unwrap_or(0);
+            let working = crate::daemon::working_count(&client).await.unwrap_or(0);
             say(if working > 0 {
                 tn(
                     working,
@@ -445,8 +434,6 @@ use crate::remote::{RETRIES as REMOTE_RETRIES, RETRY_DELAY as REMOTE_RETRY_DELAY
 /// through `ssh` (`crate::remote`). A dropped connection is attached again — the daemon and its
 /// agents went on there; quitting leaves them running, `/shutdown` stops them.
 pub async fn run_remote(target: String) -> ExitCode {
-    use codiva_protocol::methods::request;
-    use codiva_protocol::params::NoParams;
     use codiva_tui::i18n::{AgentText, tf, tn};
     let shown = target.clone();
     let target = match crate::remote::RemoteTarget::parse(&target) {
@@ -527,16 +514,7 @@ pub async fn run_remote(target: String) -> ExitCode {
                 Err(message) => eprintln!("codiva: {message}"),
             },
             Ok(codiva_tui::run::Quit::Detach) => {
-                let working = client
-                    .call::<request::SessionList>(NoParams {})
-                    .await
-                    .map(|list| {
-                        list.sessions
-                            .iter()
-                            .filter(|session| crate::daemon::is_working(session))
-                            .count()
-                    })
-                    .unwrap_or(0);
+                let working = crate::daemon::working_count(&client).await.unwrap_or(0);
                 say(tn(
                     working,
                     AgentText::RemoteDetachedOne,
