@@ -8,17 +8,6 @@ use crate::claude::ClaudeProvider;
 use crate::claude::transcript;
 use crate::process::EnvPolicy;
 
-fn conversation(id: &str, first: Option<&str>, modified_ms: u64) -> OutsideConversation {
-    OutsideConversation {
-        agent: "claude".into(),
-        id: id.into(),
-        cwd: "/work/repo".into(),
-        modified_ms,
-        size_bytes: 1,
-        first_instruction: first.map(str::to_owned),
-    }
-}
-
 #[test]
 fn ids_that_name_no_record_are_refused() {
     assert!(valid_id("0f8e2c3a-1b2c-4d5e-8f90-123456789abc"));
