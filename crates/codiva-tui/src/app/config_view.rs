@@ -76,12 +76,10 @@ impl ConfigView {
             }
             return ConfigAction::None;
         }
-        let last = self.fields.len().saturating_sub(1);
+        if super::picker::move_selection(&mut self.selected, self.fields.len(), key.code) {
+            return ConfigAction::None;
+        }
         match key.code {
-            KeyCode::Up | KeyCode::Char('k') => self.selected = self.selected.saturating_sub(1),
-            KeyCode::Down | KeyCode::Char('j') => self.selected = (self.selected + 1).min(last),
-            KeyCode::Home => self.selected = 0,
-            KeyCode::End => self.selected = last,
             KeyCode::Enter => {
                 if let Some(field) = self.fields.get(self.selected) {
                     let mut editor = Composer::new();

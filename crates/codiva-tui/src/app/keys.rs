@@ -123,19 +123,7 @@ impl App {
             }
             if running {
                 // Until the session's status moves (interrupted, or the turn ended anyway).
-                let from = self
-                    .sessions
-                    .iter()
-                    .find(|s| s.id == id)
-                    .map_or(Status::Running, |s| s.status);
-                self.notice_until(
-                    t(AppText::Interrupting),
-                    false,
-                    super::notice::Until::StatusLeaves {
-                        id: id.clone(),
-                        from,
-                    },
-                );
+                self.notice_until_status_moves(t(AppText::Interrupting), &id);
                 return vec![Effect::request(ClientRequest::SessionInterrupt(
                     session_params(id),
                 ))];
@@ -167,19 +155,7 @@ impl App {
                 )
         });
         if resumable {
-            let from = self
-                .sessions
-                .iter()
-                .find(|s| s.id == id)
-                .map_or(Status::Interrupted, |s| s.status);
-            self.notice_until(
-                tf(AppText::Resuming, &[&id]),
-                false,
-                super::notice::Until::StatusLeaves {
-                    id: id.clone(),
-                    from,
-                },
-            );
+            self.notice_until_status_moves(tf(AppText::Resuming, &[&id]), &id);
             vec![Effect::request(ClientRequest::SessionResume(
                 ResumeParams {
                     session_id: id,

@@ -83,6 +83,19 @@ impl super::App {
         });
     }
 
+    /// `text` until session `id`'s status moves from what it is now (an interrupt, a resume
+    /// asked for); nothing for a session that is not listed.
+    pub(super) fn notice_until_status_moves(&mut self, text: impl Into<String>, id: &str) {
+        let Some(from) = self.sessions.iter().find(|s| s.id == id).map(|s| s.status) else {
+            return;
+        };
+        let until = Until::StatusLeaves {
+            id: id.to_owned(),
+            from,
+        };
+        self.notice_until(text, false, until);
+    }
+
     /// A notice about codiva itself (a warning, an internal error): in every view.
     pub(super) fn notice_everywhere(&mut self, text: impl Into<String>) {
         self.notice = Some(Notice {

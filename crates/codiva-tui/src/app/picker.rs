@@ -62,12 +62,10 @@ impl Picker {
     }
 
     pub fn key(&mut self, key: KeyEvent) -> PickerAction {
-        let last = self.rows.len().saturating_sub(1);
+        if move_selection(&mut self.selected, self.rows.len(), key.code) {
+            return PickerAction::None;
+        }
         match key.code {
-            KeyCode::Up | KeyCode::Char('k') => self.selected = self.selected.saturating_sub(1),
-            KeyCode::Down | KeyCode::Char('j') => self.selected = (self.selected + 1).min(last),
-            KeyCode::Home => self.selected = 0,
-            KeyCode::End => self.selected = last,
             KeyCode::Enter => {
                 if let Some(row) = self.rows.get(self.selected) {
                     return PickerAction::Choose(row.value.clone());
@@ -150,4 +148,18 @@ impl Picker {
             crate::width::set_line(buf, area.x, y, &Line::from(spans), area.width);
         }
     }
+}
+
+/// Up/`k`, Down/`j`, Home and End move `selected` over a list of `count` rows (a picker, the
+/// config view); whether `code` was one of them.
+pub(super) fn move_selection(selected: &mut usize, count: usize, code: KeyCode) -> bool {
+    let last = count.saturating_sub(1);
+    *selected = match code {
+        KeyCode::Up | KeyCode::Char('k') => selected.saturating_sub(1),
+        KeyCode::Down | KeyCode::Char('j') => (*selected + 1).min(last),
+        KeyCode::Home => 0,
+        KeyCode::End => last,
+        _ => return false,
+    };
+    true
 }
