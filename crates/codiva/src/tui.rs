@@ -97,6 +97,19 @@ enum Ran {
     AttachFailed(codiva_tui::run::Resume, String),
 }
 
+/// How a run of the UI over a manager this process started ended: a recheck, else done (a
+/// terminal error said).
+fn ran(result: std::io::Result<codiva_tui::run::Quit>) -> Ran {
+    match result {
+        Ok(codiva_tui::run::Quit::Recheck { draft }) => Ran::Recheck(draft),
+        Ok(_) => Ran::Exit(ExitCode::SUCCESS),
+        Err(err) => {
+            eprintln!("codiva: terminal error: {err}");
+            Ran::Exit(ExitCode::FAILURE)
+        }
+    }
+}
+
 /// The UI over a manager in this process (`CODIVA_IN_PROCESS=1`): quitting stops it.
 async fn run_in_process(cwd: std::path::PathBuf, rechecked: Option<String>) -> Ran {
     let started = match crate::bootstrap::start(cwd.clone(), "codiva (terminal UI)").await {
@@ -161,14 +174,7 @@ async fn run_in_process(cwd: std::path::PathBuf, rechecked: Option<String>) -> R
     );
     let result = codiva_tui::run::run(client, options).await;
     manager.shutdown().await;
-    match result {
-        Ok(codiva_tui::run::Quit::Recheck { draft }) => Ran::Recheck(draft),
-        Ok(_) => Ran::Exit(ExitCode::SUCCESS),
-        Err(err) => {
-            eprintln!("codiva: terminal error: {err}");
-            Ran::Exit(ExitCode::FAILURE)
-        }
-    }
+    ran(result)
 }
 
 /// The UI over a `codiva serve --stdio` child of this binary: the child runs the manager, this
@@ -219,14 +225,7 @@ async fn run_over_serve(cwd: std::path::PathBuf, rechecked: Option<String>) -> R
     options.rechecked = rechecked;
     let result = codiva_tui::run::run(client, options).await;
     let _ = child.shutdown(SERVE_CHILD_GRACE).await;
-    match result {
-        Ok(codiva_tui::run::Quit::Recheck { draft }) => Ran::Recheck(draft),
-        Ok(_) => Ran::Exit(ExitCode::SUCCESS),
-        Err(err) => {
-            eprintln!("codiva: terminal error: {err}");
-            Ran::Exit(ExitCode::FAILURE)
-        }
-    }
+    ran(result)
 }
 
 /// The UI's language: `CODIVA_LANG`, then the config's `language` (`config_language`), then
