@@ -163,6 +163,118 @@ pub enum PermissionScope {
     Unknown,
 }
 
+impl PermissionScope {
+    /// The scope in words, each part worded by `phrase` in one language: what it allows (for a
+    /// mode, followed by the agent's name of it), then where it is remembered. `None` for a scope
+    /// this version cannot word (the option's label says it).
+    pub fn describe(&self, phrase: impl Fn(ScopePhrase<'_>) -> String) -> Option<String> {
+        let place = |place: &Option<ScopePlace>| {
+            let phrase = &phrase;
+            place.as_ref().map_or(String::new(), |place| {
+                phrase(match place {
+                    ScopePlace::Session => ScopePhrase::InSession,
+                    ScopePlace::Local => ScopePhrase::InLocalSettings,
+                    ScopePlace::Project => ScopePhrase::InProjectSettings,
+                    ScopePlace::User => ScopePhrase::InUserSettings,
+                    ScopePlace::CommandLine => ScopePhrase::InCommandLine,
+                    ScopePlace::Other(other) => ScopePhrase::InOther(other),
+                })
+            })
+        };
+        Some(match self {
+            PermissionScope::Tool { tool } => phrase(ScopePhrase::EveryCall(tool)),
+            PermissionScope::Mode {
+                mode,
+                name,
+                place: at,
+            } => {
+                let what = phrase(match mode {
+                    PermissionMode::AcceptEdits => ScopePhrase::AllEdits,
+                    PermissionMode::BypassPermissions => ScopePhrase::EveryTool,
+                    PermissionMode::Plan => ScopePhrase::PlanMode,
+                    PermissionMode::Default => ScopePhrase::AskEveryTool,
+                    _ => ScopePhrase::SwitchMode(name),
+                });
+                format!("{what}{} ({name})", place(at))
+            }
+            PermissionScope::Rules {
+                behavior,
+                rules,
+                place: at,
+            } => {
+                let verb = phrase(match behavior {
+                    RuleBehavior::Allow => ScopePhrase::AlwaysAllow,
+                    RuleBehavior::Deny => ScopePhrase::AlwaysDeny,
+                    RuleBehavior::Ask => ScopePhrase::AlwaysAsk,
+                });
+                format!("{verb} {}{}", rules.join(", "), place(at))
+            }
+            PermissionScope::Directories {
+                directories,
+                place: at,
+            } => {
+                let access = phrase(ScopePhrase::Access(&directories.join(", ")));
+                format!("{access}{}", place(at))
+            }
+            PermissionScope::Unknown => return None,
+        })
+    }
+}
+
+/// One part of a scope's wording ([`PermissionScope::describe`]), for a front end to word in
+/// its language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScopePhrase<'a> {
+    /// Every call of this tool, in this session.
+    EveryCall(&'a str),
+    AllEdits,
+    EveryTool,
+    PlanMode,
+    AskEveryTool,
+    /// Switch to the agent's mode of this name.
+    SwitchMode(&'a str),
+    /// The verbs before a list of rules.
+    AlwaysAllow,
+    AlwaysDeny,
+    AlwaysAsk,
+    /// Access to these directories (joined with `, `).
+    Access(&'a str),
+    /// Where the scope is remembered: appended as it is, so it carries its own leading space.
+    InSession,
+    InLocalSettings,
+    InProjectSettings,
+    InUserSettings,
+    InCommandLine,
+    /// A place this version has no word for, by the agent's name of it.
+    InOther(&'a str),
+}
+
+impl ScopePhrase<'_> {
+    /// The phrase in English: the words of permission options' labels.
+    pub fn english(self) -> String {
+        match self {
+            ScopePhrase::EveryCall(tool) => {
+                format!("Always allow every {tool} call in this session")
+            }
+            ScopePhrase::AllEdits => "Allow all edits".to_owned(),
+            ScopePhrase::EveryTool => "Allow every tool".to_owned(),
+            ScopePhrase::PlanMode => "Switch to plan mode".to_owned(),
+            ScopePhrase::AskEveryTool => "Ask for every tool".to_owned(),
+            ScopePhrase::SwitchMode(name) => format!("Switch to {name} mode"),
+            ScopePhrase::AlwaysAllow => "Always allow".to_owned(),
+            ScopePhrase::AlwaysDeny => "Always deny".to_owned(),
+            ScopePhrase::AlwaysAsk => "Always ask for".to_owned(),
+            ScopePhrase::Access(directories) => format!("Allow access to {directories}"),
+            ScopePhrase::InSession => " in this session".to_owned(),
+            ScopePhrase::InLocalSettings => " (local settings)".to_owned(),
+            ScopePhrase::InProjectSettings => " (project settings)".to_owned(),
+            ScopePhrase::InUserSettings => " (user settings)".to_owned(),
+            ScopePhrase::InCommandLine => " (command line)".to_owned(),
+            ScopePhrase::InOther(other) => format!(" ({other})"),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RuleBehavior {
@@ -285,13 +397,14 @@ impl PermissionOption {
             None,
         )];
         options.extend(always);
+        let every_call = PermissionScope::Tool {
+            tool: tool.to_owned(),
+        };
         options.push(option(
             Self::ALLOW_ALWAYS,
             PermissionOptionKind::AllowAlways,
-            format!("Always allow every {tool} call in this session"),
-            Some(PermissionScope::Tool {
-                tool: tool.to_owned(),
-            }),
+            ScopePhrase::EveryCall(tool).english(),
+            Some(every_call),
         ));
         options.push(option(
             Self::DENY,
@@ -311,7 +424,56 @@ impl PermissionOption {
 
 #[cfg(test)]
 mod tests {
-    use super::PermissionMode;
+    use super::{PermissionMode, PermissionScope, RuleBehavior, ScopePlace};
+
+    /// Scopes in English: what they allow, where they are remembered, a mode by its name.
+    #[test]
+    fn scopes_in_english() {
+        let english = |scope: PermissionScope| scope.describe(|phrase| phrase.english());
+        assert_eq!(
+            english(PermissionScope::Tool {
+                tool: "Bash".into()
+            })
+            .as_deref(),
+            Some("Always allow every Bash call in this session")
+        );
+        assert_eq!(
+            english(PermissionScope::Mode {
+                mode: PermissionMode::AcceptEdits,
+                name: "acceptEdits".into(),
+                place: Some(ScopePlace::Session),
+            })
+            .as_deref(),
+            Some("Allow all edits in this session (acceptEdits)")
+        );
+        assert_eq!(
+            english(PermissionScope::Mode {
+                mode: PermissionMode::Other,
+                name: "yolo".into(),
+                place: None,
+            })
+            .as_deref(),
+            Some("Switch to yolo mode (yolo)")
+        );
+        assert_eq!(
+            english(PermissionScope::Rules {
+                behavior: RuleBehavior::Ask,
+                rules: vec!["Bash(npm test)".into(), "Read".into()],
+                place: Some(ScopePlace::Other("policy".into())),
+            })
+            .as_deref(),
+            Some("Always ask for Bash(npm test), Read (policy)")
+        );
+        assert_eq!(
+            english(PermissionScope::Directories {
+                directories: vec!["/a".into(), "/b".into()],
+                place: Some(ScopePlace::User),
+            })
+            .as_deref(),
+            Some("Allow access to /a, /b (user settings)")
+        );
+        assert_eq!(english(PermissionScope::Unknown), None);
+    }
 
     /// Each mode's name is its wire name, and names lead back to their modes.
     #[test]

@@ -6,9 +6,7 @@
 
 use codiva_protocol::agent::PermissionRequest;
 use codiva_protocol::tool::PermissionOptionKind;
-use codiva_protocol::tool::{
-    PermissionMode, PermissionScope, RuleBehavior, ScopePlace, ToolContent,
-};
+use codiva_protocol::tool::{PermissionScope, ScopePhrase, ToolContent};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -495,53 +493,30 @@ fn moved(code: KeyCode, current: usize, len: usize) -> usize {
 /// An allow-always scope in words, in the user's language; one this version cannot word by
 /// the agent's own `label`.
 pub fn describe_scope(scope: &PermissionScope, label: &str) -> String {
-    match scope {
-        PermissionScope::Tool { tool } => tf(AppText::PermEveryCall, &[tool]),
-        PermissionScope::Mode { mode, name, place } => {
-            let what = match mode {
-                PermissionMode::AcceptEdits => t(AppText::ScopeAllEdits).to_owned(),
-                PermissionMode::BypassPermissions => t(AppText::ScopeEveryTool).to_owned(),
-                PermissionMode::Plan => t(AppText::ScopePlan).to_owned(),
-                PermissionMode::Default => t(AppText::ScopeAskEvery).to_owned(),
-                _ => tf(AppText::ScopeSwitchMode, &[name]),
-            };
-            format!("{what}{} ({name})", where_phrase(place.as_ref()))
-        }
-        PermissionScope::Rules {
-            behavior,
-            rules,
-            place,
-        } => {
-            let verb = match behavior {
-                RuleBehavior::Allow => t(AppText::ScopeAlwaysAllow),
-                RuleBehavior::Deny => t(AppText::ScopeAlwaysDeny),
-                RuleBehavior::Ask => t(AppText::ScopeAlwaysAsk),
-            };
-            format!(
-                "{verb} {}{}",
-                rules.join(", "),
-                where_phrase(place.as_ref())
-            )
-        }
-        PermissionScope::Directories { directories, place } => format!(
-            "{}{}",
-            tf(AppText::ScopeAccess, &[&directories.join(", ")]),
-            where_phrase(place.as_ref())
-        ),
-        PermissionScope::Unknown => label.to_owned(),
-    }
+    scope
+        .describe(scope_phrase)
+        .unwrap_or_else(|| label.to_owned())
 }
 
-/// Where a scope applies, as a phrase to append.
-fn where_phrase(place: Option<&ScopePlace>) -> String {
-    match place {
-        None => String::new(),
-        Some(ScopePlace::Session) => t(AppText::WhereSession).to_owned(),
-        Some(ScopePlace::Local) => t(AppText::WhereLocal).to_owned(),
-        Some(ScopePlace::Project) => t(AppText::WhereProject).to_owned(),
-        Some(ScopePlace::User) => t(AppText::WhereUser).to_owned(),
-        Some(ScopePlace::CommandLine) => " (command line)".to_owned(),
-        Some(ScopePlace::Other(other)) => format!(" ({other})"),
+/// A part of a scope's wording in the user's language; the command line and a place with no
+/// word of its own stay in English.
+fn scope_phrase(phrase: ScopePhrase<'_>) -> String {
+    match phrase {
+        ScopePhrase::EveryCall(tool) => tf(AppText::PermEveryCall, &[tool]),
+        ScopePhrase::AllEdits => t(AppText::ScopeAllEdits).to_owned(),
+        ScopePhrase::EveryTool => t(AppText::ScopeEveryTool).to_owned(),
+        ScopePhrase::PlanMode => t(AppText::ScopePlan).to_owned(),
+        ScopePhrase::AskEveryTool => t(AppText::ScopeAskEvery).to_owned(),
+        ScopePhrase::SwitchMode(name) => tf(AppText::ScopeSwitchMode, &[name]),
+        ScopePhrase::AlwaysAllow => t(AppText::ScopeAlwaysAllow).to_owned(),
+        ScopePhrase::AlwaysDeny => t(AppText::ScopeAlwaysDeny).to_owned(),
+        ScopePhrase::AlwaysAsk => t(AppText::ScopeAlwaysAsk).to_owned(),
+        ScopePhrase::Access(directories) => tf(AppText::ScopeAccess, &[directories]),
+        ScopePhrase::InSession => t(AppText::WhereSession).to_owned(),
+        ScopePhrase::InLocalSettings => t(AppText::WhereLocal).to_owned(),
+        ScopePhrase::InProjectSettings => t(AppText::WhereProject).to_owned(),
+        ScopePhrase::InUserSettings => t(AppText::WhereUser).to_owned(),
+        ScopePhrase::InCommandLine | ScopePhrase::InOther(_) => phrase.english(),
     }
 }
 
@@ -561,36 +536,29 @@ fn tool_note(note: &codiva_protocol::tool::ToolNote) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use codiva_core::claude::tool_view::suggestion_scope;
-    use serde_json::{Value, json};
+    use codiva_core::claude::tool_view::permission_options;
+    use serde_json::json;
 
-    fn describe_suggestion(suggestion: &Value) -> String {
-        describe_scope(&suggestion_scope(suggestion), &suggestion.to_string())
-    }
-
+    /// In English the dialog words every scope as the option's label does, and one it cannot
+    /// word by the label (here a suggestion's JSON).
     #[test]
-    fn suggestions_in_words() {
-        assert_eq!(
-            describe_suggestion(
-                &json!({"type":"setMode","mode":"acceptEdits","destination":"session"})
-            ),
-            "Allow all edits in this session (acceptEdits)"
-        );
-        assert_eq!(
-            describe_suggestion(
-                &json!({"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"touch bash1.txt && echo created-1"}],"behavior":"allow","destination":"localSettings"})
-            ),
-            "Always allow Bash(touch bash1.txt && echo created-1) (local settings)"
-        );
-        assert_eq!(
-            describe_suggestion(
-                &json!({"type":"addDirectories","directories":["/repo"],"destination":"session"})
-            ),
-            "Allow access to /repo in this session"
-        );
-        assert_eq!(
-            describe_suggestion(&json!({"type":"removeRules","x":1})),
-            r#"{"type":"removeRules","x":1}"#
-        );
+    fn scopes_in_english_read_as_the_labels() {
+        let suggestions = [
+            json!({"type":"setMode","mode":"acceptEdits","destination":"session"}),
+            json!({"type":"setMode","mode":"plan","destination":"projectSettings"}),
+            json!({"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"touch bash1.txt && echo created-1"}],"behavior":"allow","destination":"localSettings"}),
+            json!({"type":"addRules","rules":[{"toolName":"Read"}],"behavior":"deny","destination":"cliArg"}),
+            json!({"type":"addDirectories","directories":["/repo"],"destination":"session"}),
+            json!({"type":"removeRules","x":1}),
+        ];
+        let options = permission_options("Bash", &suggestions);
+        let scoped: Vec<_> = options
+            .iter()
+            .filter_map(|option| Some((option.scope.as_ref()?, &option.label)))
+            .collect();
+        assert_eq!(scoped.len(), suggestions.len() + 1, "and every Bash call");
+        for (scope, label) in scoped {
+            assert_eq!(&describe_scope(scope, label), label, "{scope:?}");
+        }
     }
 }

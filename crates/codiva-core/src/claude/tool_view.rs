@@ -203,51 +203,9 @@ pub fn suggestion_scope(suggestion: &Value) -> PermissionScope {
 
 /// A suggestion in English words; an unknown shape as its JSON.
 pub fn describe_suggestion(suggestion: &Value) -> String {
-    let scope = suggestion_scope(suggestion);
-    let place = |place: &Option<ScopePlace>| match place {
-        None => String::new(),
-        Some(ScopePlace::Session) => " in this session".to_owned(),
-        Some(ScopePlace::Local) => " (local settings)".to_owned(),
-        Some(ScopePlace::Project) => " (project settings)".to_owned(),
-        Some(ScopePlace::User) => " (user settings)".to_owned(),
-        Some(ScopePlace::CommandLine) => " (command line)".to_owned(),
-        Some(ScopePlace::Other(other)) => format!(" ({other})"),
-    };
-    match &scope {
-        PermissionScope::Mode {
-            mode,
-            name,
-            place: at,
-        } => {
-            let what = match mode {
-                PermissionMode::AcceptEdits => "Allow all edits".to_owned(),
-                PermissionMode::BypassPermissions => "Allow every tool".to_owned(),
-                PermissionMode::Plan => "Switch to plan mode".to_owned(),
-                PermissionMode::Default => "Ask for every tool".to_owned(),
-                _ => format!("Switch to {name} mode"),
-            };
-            format!("{what}{} ({name})", place(at))
-        }
-        PermissionScope::Rules {
-            behavior,
-            rules,
-            place: at,
-        } => {
-            let verb = match behavior {
-                RuleBehavior::Allow => "Always allow",
-                RuleBehavior::Deny => "Always deny",
-                RuleBehavior::Ask => "Always ask for",
-            };
-            format!("{verb} {}{}", rules.join(", "), place(at))
-        }
-        PermissionScope::Directories {
-            directories,
-            place: at,
-        } => {
-            format!("Allow access to {}{}", directories.join(", "), place(at))
-        }
-        PermissionScope::Tool { .. } | PermissionScope::Unknown => suggestion.to_string(),
-    }
+    suggestion_scope(suggestion)
+        .describe(|phrase| phrase.english())
+        .unwrap_or_else(|| suggestion.to_string())
 }
 
 fn describe_rule(rule: &Value) -> Option<String> {
