@@ -832,6 +832,21 @@ fn login_refused(code: RefusalCode, args: &[&str], message: String) -> ManagerEr
     })
 }
 
+/// What to install when no agent is: each agent codiva knows that is not installed, with its
+/// install command (`name: command`, separated by `; `).
+pub fn install_hints(providers: &Providers) -> String {
+    let hints: Vec<String> = providers
+        .availability()
+        .into_iter()
+        .filter_map(|agent| {
+            agent
+                .install
+                .map(|install| format!("{}: {install}", agent.name))
+        })
+        .collect();
+    hints.join("; ")
+}
+
 /// `n` and the noun in English's number (`1 file`, `2 files`): manager messages are English
 /// for serve clients and logs; front ends word refusals and results by code.
 pub(crate) fn count(n: usize, one: &str, many: &str) -> String {

@@ -233,6 +233,25 @@ pub struct AgentCapabilities {
     pub tool_rules: bool,
 }
 
+impl AgentCapabilities {
+    /// Of the extras asked for — MCP servers, allowed tools, disallowed tools, each as its
+    /// caller names it (`session/create`'s field, `codiva exec`'s flag) and whether it was
+    /// given — the first the agent does not take.
+    pub fn extra_not_taken<'a>(
+        &self,
+        [mcp_servers, allowed_tools, disallowed_tools]: [(&'a str, bool); 3],
+    ) -> Option<&'a str> {
+        [
+            (mcp_servers, self.mcp_servers),
+            (allowed_tools, self.tool_rules),
+            (disallowed_tools, self.tool_rules),
+        ]
+        .into_iter()
+        .find(|&((_, asked), takes)| asked && !takes)
+        .map(|((name, _), _)| name)
+    }
+}
+
 /// One agent codiva knows, as `agents/list` gives it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct AgentAvailability {
@@ -355,6 +374,36 @@ pub enum AgentStatus {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_first_extra_asked_that_the_agent_does_not_take_is_named() {
+        let asked =
+            |mcp, allowed, disallowed| [("mcp", mcp), ("allow", allowed), ("deny", disallowed)];
+        let none = AgentCapabilities::default();
+        assert_eq!(none.extra_not_taken(asked(false, false, false)), None);
+        assert_eq!(none.extra_not_taken(asked(true, true, true)), Some("mcp"));
+        assert_eq!(
+            none.extra_not_taken(asked(false, false, true)),
+            Some("deny")
+        );
+        let mcp_only = AgentCapabilities {
+            mcp_servers: true,
+            ..none
+        };
+        assert_eq!(
+            mcp_only.extra_not_taken(asked(true, true, false)),
+            Some("allow")
+        );
+        let rules_only = AgentCapabilities {
+            tool_rules: true,
+            ..none
+        };
+        assert_eq!(rules_only.extra_not_taken(asked(false, true, true)), None);
+        assert_eq!(
+            rules_only.extra_not_taken(asked(true, true, true)),
+            Some("mcp")
+        );
+    }
 
     #[test]
     fn a_reported_model_finds_its_catalog_entry() {

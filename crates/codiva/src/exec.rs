@@ -280,25 +280,12 @@ fn extras(
     args: &ExecArgs,
     provider: &dyn codiva_core::provider::Provider,
 ) -> Result<codiva_core::provider::AgentExtras, String> {
-    let capabilities = provider.capabilities();
     let asked = [
-        (
-            "--mcp-config",
-            args.mcp_config.is_some(),
-            capabilities.mcp_servers,
-        ),
-        (
-            "--allowed-tool",
-            !args.allowed_tools.is_empty(),
-            capabilities.tool_rules,
-        ),
-        (
-            "--disallowed-tool",
-            !args.disallowed_tools.is_empty(),
-            capabilities.tool_rules,
-        ),
+        ("--mcp-config", args.mcp_config.is_some()),
+        ("--allowed-tool", !args.allowed_tools.is_empty()),
+        ("--disallowed-tool", !args.disallowed_tools.is_empty()),
     ];
-    if let Some((flag, _, _)) = asked.iter().find(|(_, asked, takes)| *asked && !*takes) {
+    if let Some(flag) = provider.capabilities().extra_not_taken(asked) {
         return Err(format!(
             "{flag}: {} does not take it",
             provider.display_name()
@@ -361,18 +348,9 @@ fn choose_agent(
             if let Some((_, problem)) = found.problems.first() {
                 return problem.clone();
             }
-            let hints: Vec<String> = providers
-                .availability()
-                .into_iter()
-                .filter_map(|agent| {
-                    agent
-                        .install
-                        .map(|install| format!("{}: {install}", agent.name))
-                })
-                .collect();
             format!(
                 "no coding agent is installed; install one ({})",
-                hints.join("; ")
+                codiva_core::manager::install_hints(providers)
             )
         });
     };

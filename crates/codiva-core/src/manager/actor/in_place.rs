@@ -139,25 +139,12 @@ impl Actor {
         provider: &dyn Provider,
         options: &CreateOptions,
     ) -> Result<(), ManagerError> {
-        let capabilities = provider.capabilities();
         let asked = [
-            (
-                "mcp_servers",
-                !options.mcp_servers.is_empty(),
-                capabilities.mcp_servers,
-            ),
-            (
-                "allowed_tools",
-                !options.allowed_tools.is_empty(),
-                capabilities.tool_rules,
-            ),
-            (
-                "disallowed_tools",
-                !options.disallowed_tools.is_empty(),
-                capabilities.tool_rules,
-            ),
+            ("mcp_servers", !options.mcp_servers.is_empty()),
+            ("allowed_tools", !options.allowed_tools.is_empty()),
+            ("disallowed_tools", !options.disallowed_tools.is_empty()),
         ];
-        if let Some((option, _, _)) = asked.iter().find(|(_, asked, takes)| *asked && !*takes) {
+        if let Some(option) = provider.capabilities().extra_not_taken(asked) {
             return Err(refused(
                 RefusalCode::UnsupportedByAgent,
                 &[provider.id(), option],

@@ -68,18 +68,7 @@ impl Actor {
 
     /// No agent is installed: what to install.
     fn no_agent_installed(&self) -> ManagerError {
-        let hints: Vec<String> = self
-            .options
-            .providers
-            .availability()
-            .into_iter()
-            .filter_map(|agent| {
-                agent
-                    .install
-                    .map(|install| format!("{}: {install}", agent.name))
-            })
-            .collect();
-        let hints = hints.join("; ");
+        let hints = crate::manager::install_hints(&self.options.providers);
         refused(
             RefusalCode::NoAgentInstalled,
             &[&hints],
