@@ -5,7 +5,7 @@
 //! Nothing here names a provider's wire format.
 
 use codiva_protocol::agent::{
-    AgentInfo, NoteLevel, PermissionRequest, QuestionRequest, RetryInfo, TokenUsage,
+    AgentInfo, ModelChoice, NoteLevel, PermissionRequest, QuestionRequest, RetryInfo, TokenUsage,
 };
 use codiva_protocol::session::TodoStatus;
 use codiva_protocol::tool::{PermissionMode, ToolCallView};
@@ -282,6 +282,22 @@ pub fn todo_status(word: &str) -> TodoStatus {
     }
 }
 
+/// A model from an agent's JSON list of them: its id at the JSON pointer `id` (none: no
+/// model), its name for people at `name`, its description at `/description`.
+pub fn model_choice(entry: &Value, id: &str, name: &str) -> Option<ModelChoice> {
+    let text = |pointer: &str| {
+        entry
+            .pointer(pointer)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    Some(ModelChoice {
+        id: text(id)?,
+        display_name: text(name),
+        description: text("/description"),
+    })
+}
+
 /// What an agent's plan shows besides its steps.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PlanText {
@@ -449,5 +465,29 @@ mod tests {
         assert_eq!(todo_status("inProgress"), TodoStatus::InProgress);
         assert_eq!(todo_status("pending"), TodoStatus::Pending);
         assert_eq!(todo_status("later"), TodoStatus::Pending);
+    }
+
+    /// A model needs its id; its name and description are optional.
+    #[test]
+    fn a_model_is_read_from_its_entry() {
+        let codex = serde_json::json!({"id": "gpt-5", "displayName": "GPT-5", "description": "d"});
+        assert_eq!(
+            model_choice(&codex, "/id", "/displayName"),
+            Some(ModelChoice {
+                id: "gpt-5".into(),
+                display_name: Some("GPT-5".into()),
+                description: Some("d".into()),
+            })
+        );
+        let acp = serde_json::json!({"modelId": "m", "name": 3});
+        assert_eq!(
+            model_choice(&acp, "/modelId", "/name"),
+            Some(ModelChoice {
+                id: "m".into(),
+                display_name: None,
+                description: None,
+            })
+        );
+        assert_eq!(model_choice(&acp, "/id", "/name"), None);
     }
 }

@@ -5,8 +5,7 @@
 //! that the agent does not wait for an answer.
 
 use codiva_protocol::agent::{
-    CommandInfo, ModelChoice, NoteLevel, PermissionRequest, Question, QuestionOption,
-    QuestionRequest,
+    CommandInfo, NoteLevel, PermissionRequest, Question, QuestionOption, QuestionRequest,
 };
 use codiva_protocol::log::NoteCode;
 use codiva_protocol::tool::PermissionMode;
@@ -16,7 +15,7 @@ use super::connection::{AcpConnection, PendingPermission, Sent};
 use super::rpc::{self, Message, RpcError};
 use super::tools::{self, Call};
 use crate::agent_event::{
-    AgentBlock, AgentEvent, PlanText, TurnEnd, TurnOutcome, plan_call, todo_status,
+    AgentBlock, AgentEvent, PlanText, TurnEnd, TurnOutcome, model_choice, plan_call, todo_status,
 };
 use crate::provider::{OutLine, Received};
 
@@ -225,13 +224,7 @@ impl AcpConnection {
     fn session_state(&mut self, answer: &Value) {
         if let Some(models) = answer.get("models").filter(|m| m.is_object()) {
             self.info.models = list(models, "availableModels")
-                .filter_map(|model| {
-                    Some(ModelChoice {
-                        id: str_at(model, "/modelId")?.to_owned(),
-                        display_name: str_at(model, "/name").map(str::to_owned),
-                        description: str_at(model, "/description").map(str::to_owned),
-                    })
-                })
+                .filter_map(|model| model_choice(model, "/modelId", "/name"))
                 .collect();
             self.model = str_at(models, "/currentModelId").map(str::to_owned);
         }
@@ -250,13 +243,7 @@ impl AcpConnection {
                 Some("model") => {
                     self.model_option = str_at(option, "/id").map(str::to_owned);
                     self.info.models = list(option, "options")
-                        .filter_map(|choice| {
-                            Some(ModelChoice {
-                                id: str_at(choice, "/value")?.to_owned(),
-                                display_name: str_at(choice, "/name").map(str::to_owned),
-                                description: str_at(choice, "/description").map(str::to_owned),
-                            })
-                        })
+                        .filter_map(|choice| model_choice(choice, "/value", "/name"))
                         .collect();
                     self.model = current;
                 }

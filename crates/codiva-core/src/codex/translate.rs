@@ -2,9 +2,7 @@
 //! Unknown notifications are ignored (codex sends many informational ones); unknown server
 //! requests are refused with a JSON-RPC error so that codex does not wait for an answer.
 
-use codiva_protocol::agent::{
-    AgentInfo, ModelChoice, NoteLevel, PermissionRequest, RetryInfo, TokenUsage,
-};
+use codiva_protocol::agent::{AgentInfo, NoteLevel, PermissionRequest, RetryInfo, TokenUsage};
 use codiva_protocol::log::NoteCode;
 use serde_json::{Value, json};
 
@@ -12,7 +10,7 @@ use super::connection::{Approval, CodexConnection, Sent, received};
 use super::items;
 use super::rpc::{self, Message, RpcError};
 use crate::agent_event::{
-    AgentBlock, AgentEvent, PlanText, TurnEnd, TurnOutcome, plan_call, todo_status,
+    AgentBlock, AgentEvent, PlanText, TurnEnd, TurnOutcome, model_choice, plan_call, todo_status,
 };
 use crate::provider::{OutLine, Received};
 
@@ -59,13 +57,7 @@ impl CodexConnection {
                     .unwrap_or_default()
                     .iter()
                     .filter(|model| model.get("hidden").and_then(Value::as_bool) != Some(true))
-                    .filter_map(|model| {
-                        Some(ModelChoice {
-                            id: str_at(model, "/id")?.to_owned(),
-                            display_name: str_at(model, "/displayName").map(str::to_owned),
-                            description: str_at(model, "/description").map(str::to_owned),
-                        })
-                    })
+                    .filter_map(|model| model_choice(model, "/id", "/displayName"))
                     .collect();
                 events.push(AgentEvent::Connected(AgentInfo {
                     version: self.version.clone(),
