@@ -129,12 +129,9 @@ impl ConfigView {
             .min(width.saturating_sub(key_width + 5) / 2);
         let default_width = width.saturating_sub(key_width + value_width + 4);
         let first = self.selected.saturating_sub(rows.saturating_sub(1));
-        for (row, (index, field)) in self.fields.iter().enumerate().skip(first).enumerate() {
-            if row >= rows {
-                break;
-            }
-            let y = area.y + 1 + u16::try_from(row).unwrap_or(0);
-            let selected = index == self.selected;
+        let shown =
+            super::picker::visible_rows(&self.fields, self.selected, first, area.y + 1, rows);
+        for (y, selected, field) in shown {
             let (style, marker) = theme::pick_row(selected);
             let mut spans = vec![
                 marker,

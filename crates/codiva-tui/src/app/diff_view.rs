@@ -695,19 +695,17 @@ impl DiffView {
         let current = self.current_file().unwrap_or(0);
         let first = current.saturating_sub(rows.saturating_sub(1));
         let width = usize::from(area.width);
-        for (row, (index, file)) in self.files.iter().enumerate().skip(first).enumerate() {
-            if row >= rows {
-                break;
-            }
+        for (y, is_current, file) in
+            super::picker::visible_rows(&self.files, current, first, area.y, rows)
+        {
             let counts = format!(" +{} −{}", file.added, file.removed);
-            let marker = if index == current { "›" } else { " " };
+            let marker = if is_current { "›" } else { " " };
             let path_width = width.saturating_sub(2 + crate::width::str_width(&counts));
-            let style = if index == current {
+            let style = if is_current {
                 theme::bold()
             } else {
                 theme::text()
             };
-            let y = area.y + u16::try_from(row).unwrap_or(0);
             let line = Line::from(vec![
                 Span::styled(format!("{marker} "), style),
                 Span::styled(fit(&file.path, path_width), style),

@@ -349,12 +349,8 @@ impl HistoryView {
         self.page = visible.max(1);
         let selected = self.selected.min(rows.len().saturating_sub(1));
         let first = selected.saturating_sub(visible.saturating_sub(1));
-        for (offset, (index, conversation)) in rows.iter().enumerate().skip(first).enumerate() {
-            if offset >= visible {
-                break;
-            }
-            let row_y = y + u16::try_from(offset).unwrap_or(0);
-            let is_selected = index == selected;
+        let shown = super::picker::visible_rows(&rows, selected, first, y, visible);
+        for (row_y, is_selected, conversation) in shown {
             let (style, marker) = theme::pick_row(is_selected);
             let mut spans = vec![
                 marker,

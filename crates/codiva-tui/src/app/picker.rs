@@ -115,12 +115,7 @@ impl Picker {
             .unwrap_or(0)
             .min(width / 2);
         let current = t(ViewText::ModelCurrent);
-        for (offset, (index, row)) in self.rows.iter().enumerate().skip(first).enumerate() {
-            if offset >= rows {
-                break;
-            }
-            let y = area.y + 1 + u16::try_from(offset).unwrap_or(0);
-            let selected = index == self.selected;
+        for (y, selected, row) in visible_rows(&self.rows, self.selected, first, area.y + 1, rows) {
             let (style, marker) = theme::pick_row(selected);
             let dot = if row.current {
                 theme::glyph::ATTENTION
@@ -162,4 +157,22 @@ pub(super) fn move_selection(selected: &mut usize, count: usize, code: KeyCode) 
         _ => return false,
     };
     true
+}
+
+/// The rows of `items` that `height` lines from line `top` show, from row `first` on: each
+/// with its line, whether it is the `selected` row, and the item.
+pub(super) fn visible_rows<T>(
+    items: &[T],
+    selected: usize,
+    first: usize,
+    top: u16,
+    height: usize,
+) -> impl Iterator<Item = (u16, bool, &T)> {
+    items
+        .iter()
+        .enumerate()
+        .skip(first)
+        .take(height)
+        .zip(top..=u16::MAX)
+        .map(move |((index, item), y)| (y, index == selected, item))
 }
