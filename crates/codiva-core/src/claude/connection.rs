@@ -16,7 +16,7 @@ use super::translate::Translator;
 use super::{accepts, title, tool_view, transcript};
 use crate::provider::{
     CommandLine, Connection, ConversationLog, InvalidInput, Launch, LineError, OutLine, Provider,
-    Received, RecordsError, TitleError,
+    Received, RecordsError, TitleError, catalog,
 };
 use crate::session::DENY_MESSAGE;
 
@@ -35,11 +35,11 @@ impl ClaudeProvider {
 
 impl Provider for ClaudeProvider {
     fn id(&self) -> &'static str {
-        "claude"
+        catalog::CLAUDE.id
     }
 
     fn display_name(&self) -> &'static str {
-        "Claude Code"
+        catalog::CLAUDE.display_name
     }
 
     fn capabilities(&self) -> AgentCapabilities {

@@ -16,7 +16,9 @@ use serde_json::{Map, Value, json};
 
 use super::{items, launch, mcp, rpc};
 use crate::agent_event::AgentEvent;
-use crate::provider::{CommandLine, Connection, InvalidInput, Launch, OutLine, Provider, Received};
+use crate::provider::{
+    CommandLine, Connection, InvalidInput, Launch, OutLine, Provider, Received, catalog,
+};
 
 /// Codex, run from `program`.
 #[derive(Debug, Clone)]
@@ -58,11 +60,11 @@ pub fn mode_of(policy: &str) -> PermissionMode {
 
 impl Provider for CodexProvider {
     fn id(&self) -> &'static str {
-        "codex"
+        catalog::CODEX.id
     }
 
     fn display_name(&self) -> &'static str {
-        "Codex"
+        catalog::CODEX.display_name
     }
 
     fn capabilities(&self) -> AgentCapabilities {

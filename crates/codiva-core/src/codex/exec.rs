@@ -22,7 +22,9 @@ use codiva_protocol::tool::{
 use serde_json::Value;
 
 use crate::agent_event::{AgentBlock, AgentEvent, PlanText, TurnEnd, TurnOutcome, plan_call};
-use crate::provider::{CommandLine, Connection, InvalidInput, Launch, OutLine, Provider, Received};
+use crate::provider::{
+    CommandLine, Connection, InvalidInput, Launch, OutLine, Provider, Received, catalog,
+};
 
 /// Linux's limit on one argument (`MAX_ARG_STRLEN`, 32 pages), counting its NUL.
 pub const MAX_ARGUMENT_BYTES: usize = 128 * 1024 - 1;
@@ -60,11 +62,11 @@ fn toml_string(value: &str) -> String {
 
 impl Provider for CodexExecProvider {
     fn id(&self) -> &'static str {
-        "codex"
+        catalog::CODEX.id
     }
 
     fn display_name(&self) -> &'static str {
-        "Codex"
+        catalog::CODEX.display_name
     }
 
     fn capabilities(&self) -> AgentCapabilities {

@@ -75,27 +75,33 @@ const fn tested(oldest: (u32, u32, u32), newest: (u32, u32, u32)) -> Option<Vers
     })
 }
 
+/// Claude Code, over stream-json: its providers name themselves from this row.
+pub const CLAUDE: AgentSpec = AgentSpec {
+    id: "claude",
+    display_name: "Claude Code",
+    binary: "claude",
+    install: "npm install -g @anthropic-ai/claude-code",
+    version: tested((2, 1, 332), (2, 1, 332)),
+    login: LoginDetection::OwnCheck,
+    kind: AgentKind::Claude,
+};
+
+/// Codex, over its app server (or `codex exec`): its providers name themselves from this row.
+pub const CODEX: AgentSpec = AgentSpec {
+    id: "codex",
+    display_name: "Codex",
+    binary: "codex",
+    install: "npm install -g @openai/codex",
+    version: tested((0, 171, 0), (0, 171, 0)),
+    login: LoginDetection::OwnCheck,
+    kind: AgentKind::Codex,
+};
+
 /// Every built-in agent, in the order of preference for new sessions (the config's `agent`
 /// picks another).
 pub const BUILTIN: &[AgentSpec] = &[
-    AgentSpec {
-        id: "claude",
-        display_name: "Claude Code",
-        binary: "claude",
-        install: "npm install -g @anthropic-ai/claude-code",
-        version: tested((2, 1, 332), (2, 1, 332)),
-        login: LoginDetection::OwnCheck,
-        kind: AgentKind::Claude,
-    },
-    AgentSpec {
-        id: "codex",
-        display_name: "Codex",
-        binary: "codex",
-        install: "npm install -g @openai/codex",
-        version: tested((0, 171, 0), (0, 171, 0)),
-        login: LoginDetection::OwnCheck,
-        kind: AgentKind::Codex,
-    },
+    CLAUDE,
+    CODEX,
     // Grok Build: `grok agent --no-leader stdio` (flags go between `agent` and `stdio`;
     // `--no-leader` keeps each worktree's session out of the shared leader process). Its
     // `authenticate` waits for a browser with no address to show (docs/protocol/acp-login.md): its own login
@@ -275,6 +281,12 @@ mod tests {
                 spec.id
             );
         }
+        // Codex's fallback runs the same agent.
+        let exec = crate::codex::CodexExecProvider::new(PathBuf::from(CODEX.binary));
+        assert_eq!(
+            (exec.id(), exec.display_name()),
+            (CODEX.id, CODEX.display_name)
+        );
         let ids: std::collections::BTreeSet<_> = BUILTIN.iter().map(|spec| spec.id).collect();
         assert_eq!(ids.len(), BUILTIN.len(), "ids are unique");
     }
