@@ -51,6 +51,13 @@ pub(super) struct RawLine<'a> {
     attachment: Option<&'a RawValue>,
 }
 
+impl RawLine<'_> {
+    /// The line's `message`, when it has one that reads as a message.
+    fn message(&self) -> Option<Message> {
+        serde_json::from_str(self.message?.get()).ok()
+    }
+}
+
 /// An `attachment` line's body; only a message the user sent mid-turn matters here.
 #[derive(Deserialize)]
 pub(super) struct Attachment {
@@ -181,10 +188,7 @@ impl Rebuild {
     }
 
     fn assistant(&mut self, line: &RawLine, target: Target) -> bool {
-        let Some(message) = line
-            .message
-            .and_then(|raw| serde_json::from_str::<Message>(raw.get()).ok())
-        else {
+        let Some(message) = line.message() else {
             return false;
         };
         let blocks = match message.content {
@@ -257,10 +261,7 @@ impl Rebuild {
     }
 
     fn user(&mut self, line: &RawLine, target: Target) -> bool {
-        let Some(message) = line
-            .message
-            .and_then(|raw| serde_json::from_str::<Message>(raw.get()).ok())
-        else {
+        let Some(message) = line.message() else {
             return false;
         };
         if line.is_meta || line.is_synthetic {
