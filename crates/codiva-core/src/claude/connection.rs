@@ -11,7 +11,7 @@ use codiva_protocol::tool::{PermissionMode, PermissionOption, PermissionOptionKi
 use codiva_wire::claude::{self, CliRequest, HostRequest, Inbound, Outbound, PermissionDecision};
 use serde_json::{Map, Value, json};
 
-use super::launch::{self, LaunchOptions};
+use super::launch;
 use super::translate::Translator;
 use super::{accepts, title, tool_view, transcript};
 use crate::provider::{
@@ -62,21 +62,9 @@ impl Provider for ClaudeProvider {
     }
 
     fn command(&self, launch: &Launch) -> CommandLine {
-        let options = LaunchOptions {
-            model: launch.model.clone(),
-            permission_mode: launch
-                .permission_mode
-                .and_then(tool_view::mode_name)
-                .map(str::to_owned),
-            resume: launch.resume.clone(),
-            append_system_prompt: launch.append_system_prompt.clone(),
-            mcp_config: launch.extras.mcp_config.clone(),
-            allowed_tools: launch.extras.allowed_tools.clone(),
-            disallowed_tools: launch.extras.disallowed_tools.clone(),
-        };
         CommandLine {
             program: self.program.clone(),
-            args: launch::args(&options),
+            args: launch::args(launch),
             env: Vec::new(),
         }
     }
