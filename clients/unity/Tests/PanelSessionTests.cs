@@ -70,7 +70,7 @@ namespace Codiva.Tests
             Assert.AreEqual(AttachmentRefusal.None, images.Add("big", Png(100, 100, 3932160 - 33), Language.En));
             Assert.AreEqual(AttachmentRefusal.TooLarge, images.Add("bigger", Png(100, 100, 3932160 - 33 + 1), Language.En));
             Assert.AreEqual("bigger: larger than 5 MB", images.LastRefusal);
-            Assert.AreEqual("bigger: 5 メガバイトを超えています", (images.Add("bigger", Png(100, 100, 3932160 - 32), Language.Ja) == AttachmentRefusal.TooLarge ? images.LastRefusal : ""));
+            Assert.AreEqual("bigger: 5 MBを超えています", (images.Add("bigger", Png(100, 100, 3932160 - 32), Language.Ja) == AttachmentRefusal.TooLarge ? images.LastRefusal : ""));
 
             var taken = images.Take();
             Assert.AreEqual(5, taken.Count);
