@@ -45,19 +45,23 @@ where
     Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
 }
 
-/// The `content` of a `tool_result` block: a plain string or a list of blocks.
+/// A `content` that is a plain string or a list of blocks (a user message's, a tool
+/// result's); absent, an empty string.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]
-pub enum ToolResultContent {
+pub enum TextOrBlocks<B> {
     Text(String),
-    Blocks(Vec<Value>),
+    Blocks(Vec<B>),
 }
 
-impl Default for ToolResultContent {
+impl<B> Default for TextOrBlocks<B> {
     fn default() -> Self {
-        ToolResultContent::Text(String::new())
+        TextOrBlocks::Text(String::new())
     }
 }
+
+/// The `content` of a `tool_result` block: its blocks are kept as JSON.
+pub type ToolResultContent = TextOrBlocks<Value>;
 
 impl ToolResultContent {
     /// The text a person would read: the string itself, or the text blocks joined by newlines

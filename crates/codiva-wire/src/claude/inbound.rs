@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::content::{ContentBlock, ModelUsage, Usage};
+use super::content::{ContentBlock, ModelUsage, TextOrBlocks, Usage};
 
 /// One parsed stdout line.
 #[derive(Debug, Clone, PartialEq)]
@@ -492,18 +492,8 @@ pub struct UserMessage {
     pub content: UserContent,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(untagged)]
-pub enum UserContent {
-    Text(String),
-    Blocks(Vec<ContentBlock>),
-}
-
-impl Default for UserContent {
-    fn default() -> Self {
-        UserContent::Text(String::new())
-    }
-}
+/// The `content` of a user message.
+pub type UserContent = TextOrBlocks<ContentBlock>;
 
 /// The marker the CLI writes when a turn is interrupted.
 pub const INTERRUPT_MARKERS: [&str; 2] = [
