@@ -64,26 +64,20 @@ pub fn tool_block(item: &Value) -> AgentBlock {
 }
 
 pub fn tool_view(item: &Value) -> ToolCallView {
-    match str_field(item, "type").unwrap_or("") {
-        "commandExecution" => ToolCallView {
-            tool_kind: ToolKind::Execute,
-            title: "Shell".to_owned(),
-            content: vec![ToolContent::Terminal {
+    let (tool_kind, title, content) = match str_field(item, "type").unwrap_or("") {
+        "commandExecution" => (
+            ToolKind::Execute,
+            "Shell".to_owned(),
+            vec![ToolContent::Terminal {
                 command: str_field(item, "command").unwrap_or_default().to_owned(),
                 output: str_field(item, "aggregatedOutput").map(str::to_owned),
             }],
-            notes: Vec::new(),
-        },
-        "fileChange" => ToolCallView {
-            tool_kind: ToolKind::Edit,
-            title: "Edit files".to_owned(),
-            content: file_diffs(item),
-            notes: Vec::new(),
-        },
-        "imageView" => ToolCallView {
-            tool_kind: ToolKind::Read,
-            title: "View image".to_owned(),
-            content: str_field(item, "path")
+        ),
+        "fileChange" => (ToolKind::Edit, "Edit files".to_owned(), file_diffs(item)),
+        "imageView" => (
+            ToolKind::Read,
+            "View image".to_owned(),
+            str_field(item, "path")
                 .map(|path| ToolContent::Locations {
                     locations: vec![codiva_protocol::tool::ToolLocation {
                         path: path.to_owned(),
@@ -92,29 +86,25 @@ pub fn tool_view(item: &Value) -> ToolCallView {
                 })
                 .into_iter()
                 .collect(),
-            notes: Vec::new(),
-        },
-        "webSearch" => ToolCallView {
-            tool_kind: ToolKind::Fetch,
-            title: "Web search".to_owned(),
-            content: str_field(item, "query")
+        ),
+        "webSearch" => (
+            ToolKind::Fetch,
+            "Web search".to_owned(),
+            str_field(item, "query")
                 .map(|query| ToolContent::Text {
                     text: query.to_owned(),
                 })
                 .into_iter()
                 .collect(),
-            notes: Vec::new(),
-        },
-        other => ToolCallView {
-            tool_kind: ToolKind::Other,
-            title: if other == "mcpToolCall" {
-                tool_name(item)
-            } else {
-                other.to_owned()
-            },
-            content: Vec::new(),
-            notes: Vec::new(),
-        },
+        ),
+        "mcpToolCall" => (ToolKind::Other, tool_name(item), Vec::new()),
+        other => (ToolKind::Other, other.to_owned(), Vec::new()),
+    };
+    ToolCallView {
+        tool_kind,
+        title,
+        content,
+        notes: Vec::new(),
     }
 }
 
