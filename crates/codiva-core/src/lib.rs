@@ -15,6 +15,7 @@ pub mod git;
 pub mod github;
 pub mod history;
 pub mod history_file;
+pub mod json;
 pub mod jsonrpc;
 pub mod login;
 pub mod manager;

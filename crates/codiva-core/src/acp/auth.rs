@@ -9,6 +9,7 @@ use codiva_protocol::agent::LoginMethod;
 use serde_json::{Value, json};
 
 use super::rpc::{self, Message};
+use crate::json::items;
 use crate::login::{DialogueStep, LoginDialogue};
 use crate::process::EnvPolicy;
 use crate::provider::OutLine;
@@ -49,11 +50,7 @@ impl AcpLogin {
                 .and_then(|text| codiva_protocol::text::sanitize_title_to(text, MAX_TEXT))
         };
         let id = raw.get("id").and_then(Value::as_str)?.to_owned();
-        let mut env_vars: Vec<String> = raw
-            .get("vars")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
+        let mut env_vars: Vec<String> = items(raw, "vars")
             .filter_map(|var| var.get("name").and_then(Value::as_str))
             .filter(|name| is_variable_name(name))
             .map(str::to_owned)
@@ -123,11 +120,7 @@ impl LoginDialogue for AcpLogin {
             Message::Notification { .. } => DialogueStep::Nothing,
             Message::Response { id, result } => match (id.as_u64(), result) {
                 (Some(INITIALIZE), Ok(result)) => {
-                    self.methods = result
-                        .get("authMethods")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
+                    self.methods = items(&result, "authMethods")
                         .filter_map(|raw| self.method(raw))
                         .collect();
                     match self.methods.len() {

@@ -19,6 +19,7 @@ use tokio::io::AsyncWriteExt;
 use super::preset::AcpAgent;
 use super::rpc::{self, Message};
 use super::tools::Call;
+use crate::json::items;
 use crate::outside::OutsideLog;
 use crate::process::{EnvPolicy, LineReader, ReadLine};
 use crate::session_log::{LOG_BUDGET, Log, MAX_TOOL_RESULT};
@@ -94,10 +95,7 @@ pub fn list(
                 }
                 let page = exchange.request("session/list", params, |_| {}).await?;
                 found.extend(
-                    page.get("sessions")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
+                    items(&page, "sessions")
                         .filter_map(|session| conversation(agent.name, dir, session)),
                 );
                 cursor = page

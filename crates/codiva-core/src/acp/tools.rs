@@ -6,9 +6,7 @@ use codiva_protocol::tool::{
 };
 use serde_json::{Map, Value};
 
-fn str_at<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
-    value.get(key).and_then(Value::as_str)
-}
+use crate::json::str_field;
 
 /// ACP's `ToolKind`s: `delete` and `move` change files, `switch_mode` and unknown ones are
 /// other.
@@ -146,11 +144,11 @@ impl Call {
             .into_iter()
             .flatten()
         {
-            match str_at(item, "type") {
+            match str_field(item, "type") {
                 Some("diff") => content.push(ToolContent::Diff {
-                    path: str_at(item, "path").unwrap_or_default().to_owned(),
-                    old: str_at(item, "oldText").map(str::to_owned),
-                    new: str_at(item, "newText").unwrap_or_default().to_owned(),
+                    path: str_field(item, "path").unwrap_or_default().to_owned(),
+                    old: str_field(item, "oldText").map(str::to_owned),
+                    new: str_field(item, "newText").unwrap_or_default().to_owned(),
                 }),
                 Some("content") => {
                     let text = item.get("content").map(content_texts).unwrap_or_default();
@@ -168,7 +166,7 @@ impl Call {
             .flatten()
             .filter_map(|place| {
                 Some(ToolLocation {
-                    path: str_at(place, "path")?.to_owned(),
+                    path: str_field(place, "path")?.to_owned(),
                     line: place.get("line").and_then(Value::as_u64),
                     ..ToolLocation::default()
                 })
@@ -199,8 +197,8 @@ pub fn content_texts(content: &Value) -> String {
             .filter(|text| !text.is_empty())
             .collect::<Vec<_>>()
             .join("\n"),
-        Value::Object(_) => match str_at(content, "type") {
-            Some("text") => str_at(content, "text").unwrap_or_default().to_owned(),
+        Value::Object(_) => match str_field(content, "type") {
+            Some("text") => str_field(content, "text").unwrap_or_default().to_owned(),
             Some(other) => format!("[{other}]"),
             None => String::new(),
         },
@@ -222,15 +220,15 @@ pub fn permission_options(options: &Value) -> Vec<PermissionOption> {
         .into_iter()
         .flatten()
         .filter_map(|option| {
-            let kind = match str_at(option, "kind")? {
+            let kind = match str_field(option, "kind")? {
                 "allow_once" => PermissionOptionKind::AllowOnce,
                 "allow_always" => PermissionOptionKind::AllowAlways,
                 "reject_once" | "reject_always" => PermissionOptionKind::Deny,
                 _ => return None,
             };
-            let id = str_at(option, "optionId")?.to_owned();
+            let id = str_field(option, "optionId")?.to_owned();
             Some(PermissionOption {
-                label: str_at(option, "name").unwrap_or(&id).to_owned(),
+                label: str_field(option, "name").unwrap_or(&id).to_owned(),
                 id,
                 kind,
                 scope: None,

@@ -17,16 +17,13 @@ use super::tools::{self, Call};
 use crate::agent_event::{
     AgentBlock, AgentEvent, PlanText, TurnEnd, TurnOutcome, model_choice, plan_call, todo_status,
 };
+use crate::json::{items, str_at};
 use crate::provider::{OutLine, Received};
 
 /// xAI's question extension (an ACP extension method: `_` + vendor + name).
 const ASK_USER_QUESTION: &str = "_x.ai/ask_user_question";
 /// Grok's second notification rail (the `update` envelope of `session/update`).
 const GROK_NOTIFICATION: &str = "_x.ai/session_notification";
-
-fn str_at<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
-    value.pointer(pointer).and_then(Value::as_str)
-}
 
 struct Out {
     replies: Vec<OutLine>,
@@ -223,7 +220,7 @@ impl AcpConnection {
     /// Models, modes and config options of a `session/new`, `session/load` or config answer.
     fn session_state(&mut self, answer: &Value) {
         if let Some(models) = answer.get("models").filter(|m| m.is_object()) {
-            self.info.models = list(models, "availableModels")
+            self.info.models = items(models, "availableModels")
                 .filter_map(|model| model_choice(model, "/modelId", "/name"))
                 .collect();
             self.model = str_at(models, "/currentModelId").map(str::to_owned);
@@ -242,7 +239,7 @@ impl AcpConnection {
             match str_at(option, "/category").or_else(|| str_at(option, "/id")) {
                 Some("model") => {
                     self.model_option = str_at(option, "/id").map(str::to_owned);
-                    self.info.models = list(option, "options")
+                    self.info.models = items(option, "options")
                         .filter_map(|choice| model_choice(choice, "/value", "/name"))
                         .collect();
                     self.model = current;
@@ -363,11 +360,11 @@ impl AcpConnection {
             }
             ASK_USER_QUESTION => {
                 self.flush(out);
-                let questions = list(&params, "questions")
+                let questions = items(&params, "questions")
                     .map(|question| Question {
                         question: str_at(question, "/question").unwrap_or_default().to_owned(),
                         header: str_at(question, "/header").map(str::to_owned),
-                        options: list(question, "options")
+                        options: items(question, "options")
                             .map(|option| QuestionOption {
                                 label: str_at(option, "/label").unwrap_or_default().to_owned(),
                                 description: str_at(option, "/description").map(str::to_owned),
@@ -468,7 +465,7 @@ impl AcpConnection {
                 self.plan(update, out);
             }
             "available_commands_update" => {
-                self.info.commands = list(update, "availableCommands")
+                self.info.commands = items(update, "availableCommands")
                     .filter_map(|command| {
                         Some(CommandInfo {
                             name: str_at(command, "/name")?.to_owned(),
@@ -568,7 +565,7 @@ impl AcpConnection {
     fn plan(&mut self, update: &Value, out: &mut Out) {
         self.plan_seq += 1;
         let id = format!("plan-{}", self.plan_seq);
-        let steps = list(update, "entries")
+        let steps = items(update, "entries")
             .map(|entry| {
                 (
                     str_at(entry, "/content").unwrap_or_default().to_owned(),
@@ -615,14 +612,6 @@ impl AcpConnection {
             AgentBlock::Thinking(text),
         ));
     }
-}
-
-fn list<'a>(value: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
-    value
-        .get(key)
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
 }
 
 fn note(level: NoteLevel, text: String) -> AgentEvent {

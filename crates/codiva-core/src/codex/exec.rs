@@ -22,6 +22,7 @@ use codiva_protocol::tool::{
 use serde_json::Value;
 
 use crate::agent_event::{AgentBlock, AgentEvent, PlanText, TurnEnd, TurnOutcome, plan_call};
+use crate::json::items;
 use crate::provider::{
     CommandLine, Connection, InvalidInput, Launch, OutLine, Provider, Received, catalog,
 };
@@ -325,11 +326,7 @@ impl ExecConnection {
     fn plan(&mut self, item: &Value) -> Vec<AgentEvent> {
         self.plan_seq += 1;
         let id = format!("plan-{}", self.plan_seq);
-        let items = item
-            .get("items")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
+        let items = items(item, "items")
             .map(|step| {
                 let done = step.get("completed").and_then(Value::as_bool) == Some(true);
                 (
@@ -351,11 +348,7 @@ impl ExecConnection {
 
 fn tool_block(id: &str, kind: &str, item: &Value) -> AgentBlock {
     let command = item.get("command").and_then(Value::as_str);
-    let paths: Vec<String> = item
-        .get("changes")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
+    let paths: Vec<String> = items(item, "changes")
         .filter_map(|change| {
             change
                 .get("path")

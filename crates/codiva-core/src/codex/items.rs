@@ -8,6 +8,7 @@ use codiva_protocol::tool::{
 use serde_json::Value;
 
 use crate::agent_event::AgentBlock;
+use crate::json::{items, str_field};
 
 /// The item types that are tool calls (0.171's `ThreadItem` union); every other type
 /// (messages, reasoning, review-mode markers, hook prompts, types newer than 0.171) is not
@@ -24,10 +25,6 @@ pub fn is_tool_item(kind: &str) -> bool {
             | "imageView"
             | "imageGeneration"
     )
-}
-
-fn str_field<'a>(item: &'a Value, key: &str) -> Option<&'a str> {
-    item.get(key).and_then(Value::as_str)
 }
 
 /// The tool name codiva shows and keys policies by.
@@ -109,15 +106,9 @@ pub fn tool_view(item: &Value) -> ToolCallView {
 }
 
 fn changed_paths(item: &Value) -> Vec<String> {
-    item.get("changes")
-        .and_then(Value::as_array)
-        .map(|changes| {
-            changes
-                .iter()
-                .filter_map(|change| str_field(change, "path").map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
+    items(item, "changes")
+        .filter_map(|change| str_field(change, "path").map(str::to_owned))
+        .collect()
 }
 
 /// Each change of a `fileChange` item as a diff. Codex gives an added file's whole text, a

@@ -12,11 +12,8 @@ use super::rpc::{self, Message, RpcError};
 use crate::agent_event::{
     AgentBlock, AgentEvent, PlanText, TurnEnd, TurnOutcome, model_choice, plan_call, todo_status,
 };
+use crate::json::{items, str_at};
 use crate::provider::{OutLine, Received};
-
-fn str_at<'a>(value: &'a Value, pointer: &str) -> Option<&'a str> {
-    value.pointer(pointer).and_then(Value::as_str)
-}
 
 impl CodexConnection {
     pub(super) fn translate(&mut self, message: Message) -> Received {
@@ -265,11 +262,7 @@ impl CodexConnection {
         let id = str_at(item, "/id").unwrap_or_default().to_owned();
         match str_at(item, "/type").unwrap_or("") {
             "userMessage" => {
-                let text = item
-                    .get("content")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
+                let text = items(item, "content")
                     .filter_map(|part| str_at(part, "/text"))
                     .collect::<Vec<_>>()
                     .join("\n");
@@ -297,10 +290,7 @@ impl CodexConnection {
             }
             "reasoning" => {
                 let parts = |key: &str| {
-                    item.get(key)
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
+                    items(item, key)
                         .filter_map(Value::as_str)
                         .collect::<Vec<_>>()
                         .join("\n\n")
@@ -341,11 +331,7 @@ impl CodexConnection {
             str_at(params, "/turnId").unwrap_or_default(),
             self.plan_seq
         );
-        let steps = params
-            .get("plan")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
+        let steps = items(params, "plan")
             .map(|step| {
                 (
                     str_at(step, "/step").unwrap_or_default().to_owned(),
