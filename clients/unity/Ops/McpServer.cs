@@ -11,6 +11,7 @@ using System.Security.Cryptography;
 using System.Text;
 using System.Threading;
 using Codiva.Json;
+using Codiva.Unity;
 
 namespace Codiva.Ops
 {
@@ -258,7 +259,8 @@ namespace Codiva.Ops
     }
 
     /// The MCP config file for `claude --mcp-config <file> --strict-mcp-config`: holds the bearer
-    /// token, so it is written owner-only (0600) and never passed inline on a command line.
+    /// token, so it is written owner-only (0600, AtomicFile: whole or not at all) and never passed
+    /// inline on a command line.
     public static class McpConfigFile
     {
         public static void Write(string path, string serverName, McpServer server)
@@ -267,19 +269,7 @@ namespace Codiva.Ops
             {
                 { "mcpServers", new Dictionary<string, object> { { serverName, server.ConfigEntry() } } },
             });
-            using (File.Create(path)) { }
-            OwnerOnly(path);
-            File.WriteAllText(path, json, new UTF8Encoding(false));
-        }
-
-        [System.Runtime.InteropServices.DllImport("libc", SetLastError = true)]
-        static extern int chmod(string path, int mode);
-
-        static void OwnerOnly(string path)
-        {
-            if (Environment.OSVersion.Platform != PlatformID.Unix && Environment.OSVersion.Platform != PlatformID.MacOSX) return;
-            if (chmod(path, Convert.ToInt32("600", 8)) != 0)
-                throw new IOException("chmod 600 " + path + " failed (errno " + System.Runtime.InteropServices.Marshal.GetLastWin32Error() + ")");
+            AtomicFile.WriteOwnerOnly(path, json);
         }
     }
 }
