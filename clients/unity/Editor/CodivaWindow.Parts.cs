@@ -37,7 +37,10 @@ namespace Codiva.Editor
         }
 
         const string SoundPref = "Codiva.Sound";
-        readonly PluginInstall pluginInstall = new PluginInstall(new ProcessRunner());
+        // Made with the settings (Application.platform is not read in a field initializer), its
+        // changes shown by the settings built last.
+        PluginInstall pluginInstall;
+        Action pluginShow;
 
         // The settings foldout: the console ignore patterns (one per line, in EditorPrefs; the
         // digest takes them at once) and the sound of notices.
@@ -61,20 +64,21 @@ namespace Codiva.Editor
             // The Unity official plugin: its state, and its install only on this button's click.
             var plugin = new Label("") { style = { whiteSpace = WhiteSpace.Normal } };
             var pluginOutput = new Label("") { style = { whiteSpace = WhiteSpace.Normal } };
-            Action showPlugin = () =>
+            if (pluginInstall == null)
+            {
+                pluginInstall = new PluginInstall(EditorCommands.Runner());
+                pluginInstall.Changed += () => CodivaHost.Dispatcher?.Post(() => pluginShow?.Invoke());
+            }
+            pluginShow = () =>
             {
                 var installed = UnityPlugin.Installed(new DiskFiles(), DiskFiles.ClaudeDir());
-                plugin.text = RichText.Escape(Strings.Get(
-                    pluginInstall.State == PluginInstallState.Running ? Str.PluginInstalling
-                    : pluginInstall.State == PluginInstallState.Failed ? Str.PluginInstallFailed
-                    : installed ? Str.PluginInstalled : Str.PluginNotInstalled, lang));
-                pluginOutput.text = RichText.Escape(pluginInstall.Output);
+                plugin.text = RichText.Escape(UnityPlugin.StatusWords(installed, pluginInstall.State, lang));
+                pluginOutput.text = RichText.Escape(pluginInstall.Output(lang));
             };
-            pluginInstall.Changed += () => CodivaHost.Dispatcher?.Post(showPlugin);
             settings.Add(plugin);
             settings.Add(new Button(pluginInstall.Click) { text = Strings.Get(Str.PluginInstall, lang) });
             settings.Add(pluginOutput);
-            showPlugin();
+            pluginShow();
             // uLoop: what the project has, the preset, its install only on a click.
             settings.Add(UloopSettings(lang));
             return settings;
@@ -290,17 +294,18 @@ namespace Codiva.Editor
 
         void NewSession()
         {
-            // With what the agent is told of the project's packages (the table's profiles).
+            // What each feature gives the session (the order and the rules: PanelSession.Create).
             var packages = new ManifestPackages(CodivaHost.ProjectDir);
-            // uLoop's steering lines when it is usable, and its allow rules only with the preset on.
-            var parameters = ExtensionProfiles.Apply(PanelSession.Create(ContextBlock.Attach(composer.value, chips), CodivaHost.ProjectDir, CodivaHost.Ops,
-                    UloopHost.Detect(), UloopHost.Preset),
-                ExtensionProfiles.Detect(packages));
-            // The Unity official plugin's steering lines, when Claude Code's files say it is installed.
-            parameters = UnityPlugin.Apply(parameters, UnityPlugin.Installed(new DiskFiles(), DiskFiles.ClaudeDir()));
-            // The project's own profiles the user approved, each file read and verified again now.
-            parameters = ProjectProfiles.Apply(parameters, ProjectProfilesModel().ForSession(packages));
-            parameters.Images = images.Take();
+            var parameters = PanelSession.Create(ContextBlock.Attach(composer.value, chips), CodivaHost.ProjectDir, CodivaHost.Ops, new PanelSessionInputs
+            {
+                Uloop = UloopHost.Detect(),
+                UloopPreset = UloopHost.Preset,
+                ExtensionProfiles = ExtensionProfiles.Detect(packages),
+                UnityPluginInstalled = UnityPlugin.Installed(new DiskFiles(), DiskFiles.ClaudeDir()),
+                // Each approved file read and verified again now.
+                ProjectProfiles = ProjectProfilesModel().ForSession(packages),
+                Images = images.Take(),
+            });
             CodivaHost.Client.CreateSession(parameters, result => Select(result.Session.Id));
             composer.value = "";
             chips.Clear();

@@ -34,7 +34,7 @@ namespace Codiva.Editor
         public static bool Preset => EditorPrefs.GetBool(PresetPref, false);
 
         public static UloopInstall NewInstall() =>
-            new UloopInstall(new ProcessRunner(), disk, disk, CodivaHost.ProjectDir, Detect, Windows ? "npm.cmd" : "npm");
+            new UloopInstall(EditorCommands.Runner(), disk, disk, CodivaHost.ProjectDir, Detect, Windows ? "npm.cmd" : "npm");
     }
 
     public sealed partial class CodivaWindow
@@ -64,7 +64,7 @@ namespace Codiva.Editor
                 var presence = UloopHost.Detect();
                 status.text = RichText.Escape(Uloop.StatusWords(presence, uloopInstall.State, lang));
                 install.style.display = Uloop.OffersInstall(presence, uloopInstall.State) ? DisplayStyle.Flex : DisplayStyle.None;
-                output.text = RichText.Escape(uloopInstall.Output);
+                output.text = RichText.Escape(uloopInstall.Output(lang));
             };
             part.Add(status);
             part.Add(preset);

@@ -100,21 +100,6 @@ namespace Codiva.Tests
             Assert.AreEqual("The clipboard holds no image", empty.Words(Language.En));
         }
 
-        bool Gone(string pidFile)
-        {
-            // The helper's own child: gone (or a zombie awaiting its reaper) once its group was killed.
-            for (var i = 0; i < 100; i++)
-            {
-                if (File.Exists(pidFile))
-                {
-                    var status = "/proc/" + File.ReadAllText(pidFile).Trim() + "/status";
-                    if (!File.Exists(status) || File.ReadAllLines(status).Any(l => l.StartsWith("State:") && l.Contains("Z"))) return true;
-                }
-                Thread.Sleep(100);
-            }
-            return false;
-        }
-
         [Test]
         public void A_helper_too_slow_or_too_talkative_is_killed_with_its_group()
         {
@@ -123,14 +108,14 @@ namespace Codiva.Tests
             var slow = ClipboardImage.Read(ClipboardImage.Commands(false, Env("DISPLAY", ":0")), timeoutMs: 300, path: PathWith);
             Assert.AreEqual(ClipboardOutcome.TimedOut, slow.Outcome);
             Assert.AreEqual("Reading the clipboard took too long", slow.Words(Language.En));
-            Assert.IsTrue(Gone(pid), "the helper's child was killed with it");
+            Assert.IsTrue(ChildProcessTests.Gone(pid), "the helper's child was killed with it");
 
             File.Delete(pid);
             Helper("xclip", "sleep 60 & echo $! > " + pid + "; head -c 200000 /dev/zero; wait");
             var big = ClipboardImage.Read(ClipboardImage.Commands(false, Env("DISPLAY", ":0")), maxBytes: 100000, path: PathWith);
             Assert.AreEqual(ClipboardOutcome.TooLarge, big.Outcome);
             StringAssert.Contains("clipboard", big.Words(Language.En));
-            Assert.IsTrue(Gone(pid), "the helper's child was killed with it");
+            Assert.IsTrue(ChildProcessTests.Gone(pid), "the helper's child was killed with it");
         }
     }
 }

@@ -166,7 +166,7 @@ namespace Codiva.Tests
 
         /// Names Japanese text writes in Latin letters as they are (products, commands, units):
         /// what is left must hold none.
-        static readonly string[] LatinNames = { "Claude Code", "Unity", "uLoop", "npm", "MB", "KB" };
+        static readonly string[] LatinNames = { "Claude Code", "Unity", "uLoop", "npm", "MB", "KB", "Windows" };
 
         static string WithoutNames(string text) => LatinNames.Aggregate(text, (left, name) => left.Replace(name, ""));
 

@@ -88,7 +88,7 @@ namespace Codiva.Tests
                     {
                         client.Start();
                         Until(main, () => client.State == ConnectionState.Connected, "the connection");
-                        measured.Create = PanelSession.Create("ULOOP measure the preset", world.Repo, server, presence, preset);
+                        measured.Create = PanelSession.Create("ULOOP measure the preset", world.Repo, server, new PanelSessionInputs { Uloop = presence, UloopPreset = preset });
                         if (rules != null) measured.Create.AllowedTools = rules.ToList();
                         var id = client.CreateSession(measured.Create).Result.Session.Id;
                         client.Watch(id);

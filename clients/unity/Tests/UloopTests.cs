@@ -124,12 +124,12 @@ namespace Codiva.Tests
             using (var unity = new Codiva.Client.ThreadDispatcher("unity-main"))
             using (var server = new McpServer(new ToolRegistry(), new ToolRunner(unity)))
             {
-                var create = PanelSession.Create("hi", Project, server, Usable, true);
+                var create = PanelSession.Create("hi", Project, server, new PanelSessionInputs { Uloop = Usable, UloopPreset = true });
                 CollectionAssert.AreEqual(ScriptGate.DisallowedTools, create.DisallowedTools);
                 Assert.AreEqual(ScriptGate.Instructions(PanelSession.OpsServerName) + "\n\n" + Uloop.Steering(true), create.AppendSystemPrompt);
                 CollectionAssert.AreEqual(Uloop.PresetRules, create.AllowedTools);
                 Assert.AreEqual(Known.ApprovalPolicy.Ask, create.ApprovalPolicy.Mode);
-                var plain = PanelSession.Create("hi", Project, server, new UloopPresence(), true);
+                var plain = PanelSession.Create("hi", Project, server, new PanelSessionInputs { Uloop = new UloopPresence(), UloopPreset = true });
                 Assert.IsNull(plain.AllowedTools);
                 Assert.AreEqual(ScriptGate.Instructions(PanelSession.OpsServerName), plain.AppendSystemPrompt);
             }
@@ -183,7 +183,7 @@ namespace Codiva.Tests
             var runner = new Runner();
             var presence = new UloopPresence();
             var install = new UloopInstall(runner, files, files, Project, () => presence);
-            Assert.AreEqual(UloopInstallState.Idle, install.State);
+            Assert.AreEqual(InstallState.Idle, install.State);
             Assert.AreEqual(0, runner.Runs.Count);
             Assert.AreEqual(0, files.Writes.Count);
 
@@ -192,8 +192,8 @@ namespace Codiva.Tests
             Assert.IsTrue(Uloop.PackageInProject(files, Project));
             Assert.AreEqual(1, runner.Runs.Count);
             CollectionAssert.AreEqual(new[] { "npm", "install", "-g", "uloop-cli" }, runner.Runs[0]);
-            Assert.AreEqual(UloopInstallState.Done, install.State);
-            Assert.AreEqual("+ Packages/manifest.json: \"io.github.hatayama.uloopmcp\": \"" + Uloop.GitUrl + "\"\n$ npm install -g uloop-cli\nadded 1 package", install.Output);
+            Assert.AreEqual(InstallState.Done, install.State);
+            Assert.AreEqual("+ Packages/manifest.json: \"io.github.hatayama.uloopmcp\": \"" + Uloop.GitUrl + "\"\n$ npm install -g uloop-cli\nadded 1 package", install.Output(Language.En));
             Assert.IsTrue(install.ResolvePackages, "the manifest was written: Package Manager resolves once");
             Assert.IsFalse(install.ResolvePackages);
 
@@ -211,7 +211,7 @@ namespace Codiva.Tests
             install.Click();
             Assert.AreEqual(2, runner.Runs.Count, "npm not run with the CLI on PATH");
             Assert.AreEqual(1, files.Writes.Count);
-            Assert.AreEqual(UloopInstallState.Done, install.State);
+            Assert.AreEqual(InstallState.Done, install.State);
         }
 
         [Test]
@@ -221,15 +221,15 @@ namespace Codiva.Tests
             var runner = new Runner();
             var install = new UloopInstall(runner, files, files, Project, () => new UloopPresence());
             install.Click();
-            Assert.AreEqual(UloopInstallState.Failed, install.State, "no manifest");
+            Assert.AreEqual(InstallState.Failed, install.State, "no manifest");
             Assert.AreEqual(0, runner.Runs.Count, "npm is not run after the manifest step failed");
-            Assert.AreEqual("Packages/manifest.json is missing or empty", install.Output);
+            Assert.AreEqual("Packages/manifest.json is missing or empty", install.Output(Language.En));
 
             files.Text[Manifest] = UnityManifest;
             runner.Outcome = new CommandOutcome { ExitCode = 243, Output = "npm ERR! code EACCES\n" };
             install.Click();
-            Assert.AreEqual(UloopInstallState.Failed, install.State);
-            StringAssert.EndsWith("$ npm install -g uloop-cli\nnpm ERR! code EACCES\nexit 243", install.Output);
+            Assert.AreEqual(InstallState.Failed, install.State);
+            StringAssert.EndsWith("$ npm install -g uloop-cli\nnpm ERR! code EACCES\nexit 243", install.Output(Language.En));
             Assert.IsTrue(install.ResolvePackages, "the manifest was written before npm failed");
             runner.Outcome = new CommandOutcome { ExitCode = -1, Output = "No such file or directory" };
             new UloopInstall(runner, new Files(), new Files(), Project, () => new UloopPresence { Package = true }).Click();
@@ -247,11 +247,11 @@ namespace Codiva.Tests
             install.Click();
             install.Click();
             Assert.AreEqual(1, runner.Runs.Count);
-            Assert.AreEqual(UloopInstallState.Running, install.State);
+            Assert.AreEqual(InstallState.Running, install.State);
             Assert.IsFalse(install.ResolvePackages, "not while running");
             Assert.IsFalse(Uloop.OffersInstall(new UloopPresence(), install.State), "no button while it runs");
             runner.Pending(new CommandOutcome { ExitCode = 0, Output = "" });
-            Assert.AreEqual(UloopInstallState.Done, install.State);
+            Assert.AreEqual(InstallState.Done, install.State);
             Assert.Greater(changes, 1);
         }
 
@@ -266,7 +266,7 @@ namespace Codiva.Tests
                 var disk = new AtomicWriter();
                 var install = new UloopInstall(new Runner(), disk, disk, dir.Path, () => new UloopPresence { Cli = "/usr/local/bin/uloop" });
                 install.Click();
-                Assert.AreEqual(UloopInstallState.Done, install.State, install.Output);
+                Assert.AreEqual(InstallState.Done, install.State, install.Output(Language.En));
                 Assert.IsTrue(Uloop.PackageInProject(disk, dir.Path));
                 StringAssert.StartsWith(UnityManifest.Substring(0, UnityManifest.IndexOf("\"dependencies\"")), File.ReadAllText(manifest));
                 Assert.AreEqual(new[] { "manifest.json" }, Directory.GetFiles(Path.GetDirectoryName(manifest)).Select(Path.GetFileName).ToArray(), "no temporary file left");
@@ -284,15 +284,15 @@ namespace Codiva.Tests
         {
             foreach (var lang in new[] { Language.En, Language.Ja })
             {
-                Assert.AreEqual(Strings.Get(Str.UloopNoPackage, lang), Uloop.StatusWords(new UloopPresence { Cli = "/bin/uloop" }, UloopInstallState.Idle, lang));
-                Assert.AreEqual(Strings.Get(Str.UloopNoCli, lang), Uloop.StatusWords(new UloopPresence { Package = true }, UloopInstallState.Done, lang));
-                Assert.AreEqual(Strings.Get(Str.UloopReady, lang), Uloop.StatusWords(Usable, UloopInstallState.Idle, lang));
-                Assert.AreEqual(Strings.Get(Str.UloopInstalling, lang), Uloop.StatusWords(Usable, UloopInstallState.Running, lang));
-                Assert.AreEqual(Strings.Get(Str.UloopInstallFailed, lang), Uloop.StatusWords(new UloopPresence(), UloopInstallState.Failed, lang));
+                Assert.AreEqual(Strings.Get(Str.UloopNoPackage, lang), Uloop.StatusWords(new UloopPresence { Cli = "/bin/uloop" }, InstallState.Idle, lang));
+                Assert.AreEqual(Strings.Get(Str.UloopNoCli, lang), Uloop.StatusWords(new UloopPresence { Package = true }, InstallState.Done, lang));
+                Assert.AreEqual(Strings.Get(Str.UloopReady, lang), Uloop.StatusWords(Usable, InstallState.Idle, lang));
+                Assert.AreEqual(Strings.Get(Str.UloopInstalling, lang), Uloop.StatusWords(Usable, InstallState.Running, lang));
+                Assert.AreEqual(Strings.Get(Str.UloopInstallFailed, lang), Uloop.StatusWords(new UloopPresence(), InstallState.Failed, lang));
                 StringAssert.EndsWith(":\nBash(uloop compile:*)\nBash(uloop get-logs:*)\nBash(uloop run-tests:*)\nBash(uloop list:*)", Uloop.PresetRulesWords(lang));
             }
-            Assert.IsTrue(Uloop.OffersInstall(new UloopPresence { Package = true }, UloopInstallState.Failed));
-            Assert.IsFalse(Uloop.OffersInstall(Usable, UloopInstallState.Idle));
+            Assert.IsTrue(Uloop.OffersInstall(new UloopPresence { Package = true }, InstallState.Failed));
+            Assert.IsFalse(Uloop.OffersInstall(Usable, InstallState.Idle));
             Assert.AreNotEqual(Strings.Get(Str.UloopPreset, Language.En), Strings.Get(Str.UloopPreset, Language.Ja));
         }
     }

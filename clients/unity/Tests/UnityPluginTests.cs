@@ -5,6 +5,7 @@ using System;
 using System.Collections.Generic;
 using System.IO;
 using System.Linq;
+using Codiva.Panel;
 using Codiva.Protocol;
 using Codiva.Unity;
 using NUnit.Framework;
@@ -84,7 +85,7 @@ namespace Codiva.Tests
             var runner = new Runner();
             var install = new PluginInstall(runner);
             Assert.AreEqual(0, runner.Runs.Count, "constructing runs nothing");
-            Assert.AreEqual(PluginInstallState.Idle, install.State);
+            Assert.AreEqual(InstallState.Idle, install.State);
             UnityPlugin.Installed(With(null, null), Dir);
             Assert.AreEqual(0, runner.Runs.Count, "detecting runs nothing");
 
@@ -92,9 +93,9 @@ namespace Codiva.Tests
             Assert.AreEqual(2, runner.Runs.Count);
             CollectionAssert.AreEqual(UnityPlugin.InstallCommands()[0], runner.Runs[0]);
             CollectionAssert.AreEqual(UnityPlugin.InstallCommands()[1], runner.Runs[1]);
-            Assert.AreEqual(PluginInstallState.Done, install.State);
-            StringAssert.Contains("$ claude plugin marketplace add Unity-Technologies/unity-agent-plugin\nok", install.Output);
-            StringAssert.Contains("$ claude plugin install unity@unity-agent-plugin --scope user --yes\nok", install.Output);
+            Assert.AreEqual(InstallState.Done, install.State);
+            StringAssert.Contains("$ claude plugin marketplace add Unity-Technologies/unity-agent-plugin\nok", install.Output(Language.En));
+            StringAssert.Contains("$ claude plugin install unity@unity-agent-plugin --scope user --yes\nok", install.Output(Language.En));
         }
 
         [Test]
@@ -105,8 +106,8 @@ namespace Codiva.Tests
             var install = new PluginInstall(runner);
             install.Click();
             Assert.AreEqual(1, runner.Runs.Count, "the install is not run after a failed marketplace add");
-            Assert.AreEqual(PluginInstallState.Failed, install.State);
-            StringAssert.Contains("marketplace unreachable\nexit 1", install.Output);
+            Assert.AreEqual(InstallState.Failed, install.State);
+            StringAssert.Contains("marketplace unreachable\nexit 1", install.Output(Language.En));
         }
 
         [Test]
@@ -119,11 +120,11 @@ namespace Codiva.Tests
             install.Click();
             install.Click();
             Assert.AreEqual(1, runner.Runs.Count);
-            Assert.AreEqual(PluginInstallState.Running, install.State);
+            Assert.AreEqual(InstallState.Running, install.State);
             runner.Hold = false;
             runner.Pending(new CommandOutcome { ExitCode = 0, Output = "added" });
             Assert.AreEqual(2, runner.Runs.Count);
-            Assert.AreEqual(PluginInstallState.Done, install.State);
+            Assert.AreEqual(InstallState.Done, install.State);
             Assert.Greater(changes, 0);
         }
 
@@ -135,6 +136,35 @@ namespace Codiva.Tests
             Assert.AreEqual("gate\n\n" + UnityPlugin.Steering, UnityPlugin.Apply(create, true).AppendSystemPrompt);
             Assert.AreEqual(UnityPlugin.Steering, UnityPlugin.Apply(new CreateParams(), true).AppendSystemPrompt);
             StringAssert.Contains("unity@unity-agent-plugin", UnityPlugin.Steering);
+        }
+
+        [Test]
+        public void A_command_stopped_or_never_started_is_said_in_the_panels_words()
+        {
+            var runner = new Runner();
+            runner.Outcomes.Enqueue(new CommandOutcome { End = ChildEnd.TimedOut, ExitCode = -1, Output = "Cloning…", Program = "claude", TimeoutMs = ChildProcess.CommandTimeoutMs });
+            var install = new PluginInstall(runner);
+            install.Click();
+            Assert.AreEqual(1, runner.Runs.Count);
+            Assert.AreEqual(InstallState.Failed, install.State);
+            StringAssert.EndsWith("Cloning…\nclaude did not finish within 10m 00s: it was stopped, with every process it started", install.Output(Language.En));
+            StringAssert.EndsWith("Cloning…\nclaude が10分00秒以内に終わらなかったため、それが起動したプロセスごと停止しました", install.Output(Language.Ja));
+            runner.Outcomes.Enqueue(new CommandOutcome { End = ChildEnd.NotFound, ExitCode = -1, Program = "claude" });
+            install.Click();
+            Assert.AreEqual("$ claude plugin marketplace add Unity-Technologies/unity-agent-plugin\nclaude was not found on the Editor's PATH: nothing was run", install.Output(Language.En));
+        }
+
+        [Test]
+        public void The_settings_line_follows_the_install_and_the_files()
+        {
+            foreach (var lang in new[] { Language.En, Language.Ja })
+            {
+                Assert.AreEqual(Strings.Get(Str.PluginInstalling, lang), UnityPlugin.StatusWords(true, InstallState.Running, lang));
+                Assert.AreEqual(Strings.Get(Str.PluginInstallFailed, lang), UnityPlugin.StatusWords(true, InstallState.Failed, lang));
+                Assert.AreEqual(Strings.Get(Str.PluginInstalled, lang), UnityPlugin.StatusWords(true, InstallState.Done, lang));
+                Assert.AreEqual(Strings.Get(Str.PluginNotInstalled, lang), UnityPlugin.StatusWords(false, InstallState.Idle, lang));
+                Assert.AreEqual(Strings.Get(Str.PluginNotInstalled, lang), UnityPlugin.StatusWords(false, InstallState.Done, lang), "done, but the files do not say installed");
+            }
         }
     }
 }

@@ -209,6 +209,17 @@ namespace Codiva.Panel
         ClipboardNoHelper,
         ClipboardNoImage,
         ClipboardTimedOut,
+        // A command the panel runs (Core/Unity/ChildProcess: the installs' commands).
+        /// `{0}`: the program.
+        CommandNotFound,
+        /// `{0}`: the program, `{1}`: the system's words.
+        CommandNotStarted,
+        /// `{0}`: the program, `{1}`: its deadline, worded.
+        CommandTimedOut,
+        /// `{0}`: the program, `{1}`: the cap in KB.
+        CommandTooMuchOutput,
+        /// `{0}`: the command line.
+        CommandNotOnWindows,
         // Settings.
         Settings,
         ConsoleIgnorePatterns,
@@ -455,6 +466,11 @@ namespace Codiva.Panel
             { Str.ClipboardNoHelper, "No clipboard helper was found (looked for: {0})" },
             { Str.ClipboardNoImage, "The clipboard holds no image" },
             { Str.ClipboardTimedOut, "Reading the clipboard took too long" },
+            { Str.CommandNotFound, "{0} was not found on the Editor's PATH: nothing was run" },
+            { Str.CommandNotStarted, "{0} could not be started: {1}" },
+            { Str.CommandTimedOut, "{0} did not finish within {1}: it was stopped, with every process it started" },
+            { Str.CommandTooMuchOutput, "{0} printed more than {1} KB: it was stopped, with every process it started" },
+            { Str.CommandNotOnWindows, "The panel does not run commands on Windows (it is not built there); run this in a terminal: {0}" },
             { Str.Settings, "Settings" },
             { Str.ConsoleIgnorePatterns, "Console errors to ignore (one pattern a line, * matches anything)" },
             { Str.SoundOnNotice, "Play a sound when the agent asks or ends its turn while this window is not focused" },
@@ -671,6 +687,11 @@ namespace Codiva.Panel
             { Str.ClipboardNoHelper, "クリップボードの補助プログラムが見つかりません(探したもの: {0})" },
             { Str.ClipboardNoImage, "クリップボードに画像がありません" },
             { Str.ClipboardTimedOut, "クリップボードの読み取りに時間がかかりすぎました" },
+            { Str.CommandNotFound, "{0} がエディターの実行パスに見つからないため、何も実行していません" },
+            { Str.CommandNotStarted, "{0} を起動できませんでした: {1}" },
+            { Str.CommandTimedOut, "{0} が{1}以内に終わらなかったため、それが起動したプロセスごと停止しました" },
+            { Str.CommandTooMuchOutput, "{0} の出力が {1} KB を超えたため、それが起動したプロセスごと停止しました" },
+            { Str.CommandNotOnWindows, "Windowsではパネルからコマンドを実行しません（そこ向けには作られていません）。端末で実行してください: {0}" },
             { Str.Settings, "設定" },
             { Str.ConsoleIgnorePatterns, "無視するコンソールのエラー(1行に1パターン、* は任意の文字列)" },
             { Str.SoundOnNotice, "このウィンドウが非アクティブのとき、エージェントが確認を求めたりターンを終えたりしたら音を鳴らす" },

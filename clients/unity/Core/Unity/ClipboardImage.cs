@@ -1,18 +1,13 @@
 // An image from the clipboard. Unity's Editor has no API for an image on the clipboard
 // (`EditorGUIUtility.systemCopyBuffer` is text), so the panel asks the desktop's own helper, as
 // the Agent Panel does: `wl-paste` (Wayland) or `xclip` (X11) on Linux, `osascript` on macOS.
-// Each runs in a process group of its own (`setsid` on Linux; on macOS `perl`'s setpgrp, perl
-// being part of macOS), its output read up to the largest image the agent takes, killed whole
-// past its time or past that size, and reaped. What it gives goes through ImageAttachments like a
-// file (the type by its bytes, the agent's limits). Windows is not built (nor is the panel's
-// transport there).
+// Each runs through ChildProcess: in a process group of its own, its output read up to the
+// largest image the agent takes, killed whole past its time or past that size, and reaped. What
+// it gives goes through ImageAttachments like a file (the type by its bytes, the agent's limits).
+// Windows is not built (nor is the panel's transport there).
 using System;
 using System.Collections.Generic;
-using System.ComponentModel;
-using System.Diagnostics;
-using System.IO;
 using System.Text;
-using System.Threading;
 using Codiva.Panel;
 
 namespace Codiva.Unity
@@ -86,13 +81,16 @@ namespace Codiva.Unity
             {
                 tried.Add(command.Program);
                 var limit = command.Hex ? maxBytes * 2 + 64 : maxBytes;
-                byte[] output;
-                int exit;
-                var outcome = Run(command, mac, timeoutMs, limit, path, out output, out exit);
-                if (outcome == ClipboardOutcome.TimedOut || outcome == ClipboardOutcome.TooLarge) return new ClipboardRead { Outcome = outcome };
-                // 127: the wrapper could not start the helper (not installed); try the next.
-                if (exit == 127 || exit == 126) continue;
-                if (exit != 0 || output.Length == 0) return new ClipboardRead { Outcome = ClipboardOutcome.NoImage };
+                var argv = new List<string> { command.Program };
+                argv.AddRange(command.Args);
+                // stdout only (the image); stderr is drained, not kept.
+                var run = ChildProcess.Run(new ChildCommand { Argv = argv, TimeoutMs = timeoutMs, MaxOutputBytes = limit, KeepErrors = false, Path = path, Os = mac ? ChildOs.Mac : ChildOs.Linux });
+                if (run.End == ChildEnd.TimedOut) return new ClipboardRead { Outcome = ClipboardOutcome.TimedOut };
+                if (run.End == ChildEnd.TooMuchOutput) return new ClipboardRead { Outcome = ClipboardOutcome.TooLarge };
+                // Not on PATH, not startable, or (126, 127) not executable by the wrapper: the next is tried.
+                if (run.End != ChildEnd.Exited || run.ExitCode == 127 || run.ExitCode == 126) continue;
+                var output = run.Output;
+                if (run.ExitCode != 0 || output.Length == 0) return new ClipboardRead { Outcome = ClipboardOutcome.NoImage };
                 var bytes = command.Hex ? FromAppleScriptData(output) : output;
                 if (bytes == null || bytes.Length == 0) return new ClipboardRead { Outcome = ClipboardOutcome.NoImage };
                 if (bytes.Length > maxBytes) return new ClipboardRead { Outcome = ClipboardOutcome.TooLarge };
@@ -124,91 +122,5 @@ namespace Codiva.Unity
         }
 
         static int HexDigit(char c) => c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-
-        // ProcessStartInfo's argument string is split by the Windows rules (on Mono too): double
-        // quotes, a backslash escaping a quote.
-        static string Quote(string arg) => "\"" + arg.Replace("\\", "\\\\").Replace("\"", "\\\"") + "\"";
-
-        static ClipboardOutcome Run(ClipboardCommand command, bool mac, int timeoutMs, long limit, string path, out byte[] output, out int exit)
-        {
-            output = new byte[0];
-            exit = -1;
-            // The helper is exec'd in place by the wrapper: its pid is the new group's id.
-            var args = new StringBuilder();
-            string wrapper;
-            if (mac)
-            {
-                wrapper = "/usr/bin/perl";
-                args.Append("-e ").Append(Quote("setpgrp(0,0); exec @ARGV or exit 127")).Append(' ');
-            }
-            else wrapper = "setsid";
-            args.Append(Quote(command.Program));
-            foreach (var arg in command.Args) args.Append(' ').Append(Quote(arg));
-            var info = new ProcessStartInfo(wrapper, args.ToString())
-            {
-                UseShellExecute = false,
-                RedirectStandardOutput = true,
-                RedirectStandardError = true,
-                RedirectStandardInput = true,
-            };
-            if (path != null) info.EnvironmentVariables["PATH"] = path;
-            Process process;
-            try { process = Process.Start(info); }
-            catch (Win32Exception) { exit = 127; return ClipboardOutcome.NoHelper; }
-            using (process)
-            {
-                process.StandardInput.Close();
-                var buffer = new MemoryStream();
-                var state = new ReadState();
-                var reader = new Thread(() =>
-                {
-                    var chunk = new byte[64 * 1024];
-                    var stream = process.StandardOutput.BaseStream;
-                    int read;
-                    try
-                    {
-                        while ((read = stream.Read(chunk, 0, chunk.Length)) > 0)
-                        {
-                            if (buffer.Length + read > limit) { state.Over = true; break; }
-                            buffer.Write(chunk, 0, read);
-                        }
-                    }
-                    catch (IOException) { }
-                }) { IsBackground = true };
-                reader.Start();
-                // stderr is drained so a chatty helper never blocks on it.
-                process.ErrorDataReceived += (_, __) => { };
-                process.BeginErrorReadLine();
-                var deadline = DateTime.UtcNow.AddMilliseconds(timeoutMs);
-                var finished = false;
-                while (!state.Over && !(finished = process.WaitForExit(50)))
-                    if (DateTime.UtcNow > deadline) break;
-                if (!finished)
-                {
-                    KillGroup(process.Id);
-                    process.WaitForExit(timeoutMs);
-                    reader.Join(timeoutMs);
-                    return state.Over ? ClipboardOutcome.TooLarge : ClipboardOutcome.TimedOut;
-                }
-                // Exited: the rest of its output is read to its end.
-                reader.Join(timeoutMs);
-                if (state.Over) { KillGroup(process.Id); return ClipboardOutcome.TooLarge; }
-                exit = process.ExitCode;
-                output = buffer.ToArray();
-                return ClipboardOutcome.Image;
-            }
-        }
-
-        sealed class ReadState { public volatile bool Over; }
-
-        static void KillGroup(int id)
-        {
-            try
-            {
-                using (var kill = Process.Start(new ProcessStartInfo("kill", "-KILL -- -" + id) { UseShellExecute = false, RedirectStandardError = true }))
-                    kill.WaitForExit(5000);
-            }
-            catch (Win32Exception) { }
-        }
     }
 }

@@ -75,27 +75,8 @@ namespace Codiva.Unity
         /// The CLI on `path` (the PATH variable's value, `separator` between folders): the first
         /// folder holding `uloop` (on Windows, where npm installs `uloop.cmd`, `windows` looks for
         /// that and `uloop.exe`). Relative folders are skipped. Null when none has it.
-        public static string FindCli(string path, IFileProbe probe, bool windows = false)
-        {
-            if (string.IsNullOrEmpty(path) || probe == null) return null;
-            var names = windows ? new[] { Cli + ".cmd", Cli + ".exe" } : new[] { Cli };
-            foreach (var dir in path.Split(windows ? ';' : ':'))
-            {
-                var folder = dir.Trim().Trim('"');
-                if (folder.Length == 0 || !Rooted(folder, windows)) continue;
-                foreach (var name in names)
-                {
-                    var file = Path.Combine(folder, name);
-                    if (probe.IsFile(file)) return file;
-                }
-            }
-            return null;
-        }
-
-        // Windows' own form (`C:\…`, `\\server\…`) is read as such on any system (the tests run on Linux).
-        static bool Rooted(string folder, bool windows) => windows
-            ? (folder.Length >= 3 && char.IsLetter(folder[0]) && folder[1] == ':' && (folder[2] == '\\' || folder[2] == '/')) || folder.StartsWith("\\\\", StringComparison.Ordinal)
-            : folder.StartsWith("/", StringComparison.Ordinal);
+        public static string FindCli(string path, IFileProbe probe, bool windows = false) =>
+            probe == null ? null : ChildProcess.OnPath(path, windows ? new[] { Cli + ".cmd", Cli + ".exe" } : new[] { Cli }, probe.IsFile, windows);
 
         public static UloopPresence Detect(IFileReader files, IFileProbe probe, string projectDir, string path, bool windows = false) =>
             new UloopPresence { Package = PackageInProject(files, projectDir), Cli = FindCli(path, probe, windows) };
@@ -117,14 +98,11 @@ namespace Codiva.Unity
             return string.Join("\n", lines);
         }
 
-        /// `create` with the preset's rules (only when `preset` is on and uLoop is usable; added
-        /// to what it allows already, nothing else) and the steering lines after what it already
-        /// appends (when uLoop is usable). DisallowedTools is left as it is.
         /// The settings' line of what the project has (and of an install under way or failed).
-        public static string StatusWords(UloopPresence presence, UloopInstallState install, Language language)
+        public static string StatusWords(UloopPresence presence, InstallState install, Language language)
         {
-            if (install == UloopInstallState.Running) return Strings.Get(Str.UloopInstalling, language);
-            if (install == UloopInstallState.Failed) return Strings.Get(Str.UloopInstallFailed, language);
+            if (install == InstallState.Running) return Strings.Get(Str.UloopInstalling, language);
+            if (install == InstallState.Failed) return Strings.Get(Str.UloopInstallFailed, language);
             if (presence == null || !presence.Package) return Strings.Get(Str.UloopNoPackage, language);
             if (presence.Cli == null) return Strings.Get(Str.UloopNoCli, language);
             return Strings.Get(Str.UloopReady, language);
@@ -135,9 +113,12 @@ namespace Codiva.Unity
         public static string PresetRulesWords(Language language) => Strings.Format(Str.UloopPresetRules, language, string.Join("\n", PresetRules));
 
         /// Whether the install button is offered: while something is missing and nothing runs.
-        public static bool OffersInstall(UloopPresence presence, UloopInstallState install) =>
-            install != UloopInstallState.Running && (presence == null || !presence.Usable);
+        public static bool OffersInstall(UloopPresence presence, InstallState install) =>
+            install != InstallState.Running && (presence == null || !presence.Usable);
 
+        /// `create` with the preset's rules (only when `preset` is on and uLoop is usable; added
+        /// to what it allows already, nothing else) and the steering lines after what it already
+        /// appends (when uLoop is usable). DisallowedTools is left as it is.
         public static CreateParams Apply(CreateParams create, UloopPresence presence, bool preset)
         {
             if (presence == null || !presence.Usable) return create;
@@ -148,9 +129,7 @@ namespace Codiva.Unity
                     if (!allowed.Contains(rule)) allowed.Add(rule);
                 create.AllowedTools = allowed;
             }
-            var steering = Steering(preset);
-            create.AppendSystemPrompt = string.IsNullOrEmpty(create.AppendSystemPrompt) ? steering : create.AppendSystemPrompt + "\n\n" + steering;
-            return create;
+            return create.AppendInstructions(Steering(preset));
         }
     }
 }

@@ -3,16 +3,17 @@
 // (`"io.github.hatayama.uloopmcp": "https://github.com/hatayama/unity-cli-loop.git?path=/Packages/src"`,
 // inserted into `dependencies` with the rest of the file's text kept as it was, written through
 // IFileWriter — the Editor's is AtomicFile), then the CLI with `npm install -g uloop-cli` (an
-// argument vector run through ICommandRunner, no shell). Each step is done only when detection says
-// it is missing; the CLI's install only after the manifest step went well; what happened is kept for
-// the panel to show. Upstream's own button installs `uloop-cli@<the package's version>`: the
-// unversioned name is what its README gives for a terminal, and the package is taken at the git
-// URL's head, so the two are both the newest.
+// argument vector run through ICommandRunner, no shell; InstallRun). Each step is done only when
+// detection says it is missing; the CLI's install only after the manifest step went well; what
+// happened is kept for the panel to show. Upstream's own button installs `uloop-cli@<the
+// package's version>`: the unversioned name is what its README gives for a terminal, and the
+// package is taken at the git URL's head, so the two are both the newest.
 using System;
 using System.Collections.Generic;
 using System.IO;
 using System.Text;
 using Codiva.Json;
+using Codiva.Panel;
 
 namespace Codiva.Unity
 {
@@ -21,8 +22,6 @@ namespace Codiva.Unity
     {
         void WriteText(string path, string text);
     }
-
-    public enum UloopInstallState { Idle, Running, Done, Failed }
 
     public static class UloopManifest
     {
@@ -131,20 +130,19 @@ namespace Codiva.Unity
     /// a click while running does nothing.
     public sealed class UloopInstall
     {
-        readonly ICommandRunner runner;
+        readonly InstallRun run;
         readonly IFileReader files;
         readonly IFileWriter writer;
         readonly Func<UloopPresence> detect;
         readonly string projectDir;
         readonly string npm;
         readonly object gate = new object();
-        readonly List<string> output = new List<string>();
 
         /// `detect` says, at each click, what the project has; `npm` is the program run (the
         /// Editor's is `npm.cmd` on Windows).
         public UloopInstall(ICommandRunner runner, IFileReader files, IFileWriter writer, string projectDir, Func<UloopPresence> detect, string npm = "npm")
         {
-            this.runner = runner;
+            run = new InstallRun(runner);
             this.files = files;
             this.writer = writer;
             this.projectDir = projectDir;
@@ -155,69 +153,45 @@ namespace Codiva.Unity
         /// The CLI's install: `npm install -g uloop-cli`.
         public static IReadOnlyList<string> CliCommand(string npm = "npm") => new[] { npm, "install", "-g", Uloop.NpmPackage };
 
-        public UloopInstallState State { get; private set; } = UloopInstallState.Idle;
+        public InstallState State => run.State;
 
         /// What each step did (`$ npm install -g uloop-cli` and what it printed; the manifest's line).
-        public string Output { get { lock (gate) return string.Join("\n", output); } }
+        public string Output(Language language) => run.Output(language);
 
         /// Called (from the runner's thread) when the state or the output changes.
-        public event Action Changed;
+        public event Action Changed { add { run.Changed += value; } remove { run.Changed -= value; } }
 
         /// True once, right after a click that wrote the manifest has ended (the Editor then asks
         /// Package Manager to resolve): reading it says so only the first time.
         public bool ResolvePackages
         {
-            get { lock (gate) { var r = resolve && State != UloopInstallState.Running; if (r) resolve = false; return r; } }
+            get { lock (gate) { var r = resolve && State != InstallState.Running; if (r) resolve = false; return r; } }
         }
         bool resolve;
 
         public void Click()
         {
-            lock (gate)
-            {
-                if (State == UloopInstallState.Running) return;
-                State = UloopInstallState.Running;
-                output.Clear();
-            }
+            if (!run.Begin()) return;
             var presence = detect?.Invoke() ?? new UloopPresence();
-            if (!presence.Package && !AddPackage()) { Finish(UloopInstallState.Failed); return; }
-            if (presence.Cli != null) { Finish(UloopInstallState.Done); return; }
-            var argv = CliCommand(npm);
-            lock (gate) output.Add("$ " + string.Join(" ", argv));
-            Changed?.Invoke();
-            runner.Run(argv, outcome =>
-            {
-                var text = (outcome?.Output ?? "").TrimEnd();
-                var code = outcome?.ExitCode ?? -1;
-                lock (gate)
-                {
-                    if (text.Length > 0) output.Add(text);
-                    if (code != 0) output.Add("exit " + code);
-                }
-                Finish(code == 0 ? UloopInstallState.Done : UloopInstallState.Failed);
-            });
+            if (!presence.Package && !AddPackage()) { run.Finish(InstallState.Failed); return; }
+            if (presence.Cli != null) { run.Finish(InstallState.Done); return; }
+            run.Run(new[] { CliCommand(npm) });
         }
 
         bool AddPackage()
         {
             var path = UloopManifest.Path(projectDir);
             var text = UloopManifest.AddPackage(files?.ReadText(path), out var problem);
-            if (text == null) { lock (gate) output.Add(problem); return false; }
+            if (text == null) { run.Note(problem); return false; }
             try { writer.WriteText(path, text); }
             catch (Exception e) when (e is IOException || e is UnauthorizedAccessException)
             {
-                lock (gate) output.Add("Packages/manifest.json was not written: " + e.Message);
+                run.Note("Packages/manifest.json was not written: " + e.Message);
                 return false;
             }
             lock (gate) resolve = true;
-            lock (gate) output.Add("+ Packages/manifest.json: " + JsonText.Write(Uloop.PackageName) + ": " + JsonText.Write(Uloop.GitUrl));
+            run.Note("+ Packages/manifest.json: " + JsonText.Write(Uloop.PackageName) + ": " + JsonText.Write(Uloop.GitUrl));
             return true;
-        }
-
-        void Finish(UloopInstallState state)
-        {
-            lock (gate) State = state;
-            Changed?.Invoke();
         }
     }
 }

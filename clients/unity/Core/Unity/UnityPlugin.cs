@@ -6,13 +6,13 @@
 // `~/.claude/settings.json`'s `enabledPlugins` — installed means listed in the first with at least
 // one install and `true` in the second. Files are read through IFileReader (the Editor's reads the
 // disk). The install is exactly the reference's two commands, as argument vectors (never a shell
-// string), run through ICommandRunner one after the other only when the user clicks
+// string), run through ICommandRunner one after the other (InstallRun) only when the user clicks
 // (PluginInstall.Click); nothing here runs a command on its own.
 using System;
 using System.Collections.Generic;
 using System.IO;
-using System.Linq;
 using Codiva.Json;
+using Codiva.Panel;
 using Codiva.Protocol;
 
 namespace Codiva.Unity
@@ -21,20 +21,6 @@ namespace Codiva.Unity
     public interface IFileReader
     {
         string ReadText(string path);
-    }
-
-    /// What a command printed and how it ended.
-    public sealed class CommandOutcome
-    {
-        public int ExitCode;
-        public string Output = "";
-    }
-
-    /// Runs one program with its arguments (argv[0] is the program; no shell) and calls `done`
-    /// once, from any thread, when it has ended (ExitCode -1 when it could not start).
-    public interface ICommandRunner
-    {
-        void Run(IReadOnlyList<string> argv, Action<CommandOutcome> done);
     }
 
     public static class UnityPlugin
@@ -76,65 +62,41 @@ namespace Codiva.Unity
         /// What a new panel session is told when the plugin is installed (English; ours).
         public const string Steering = "The Unity official Claude Code plugin (unity@unity-agent-plugin) is installed: prefer its Unity skills and tools for Unity work where they fit, and keep to the project's own instructions where they differ.";
 
+        /// The settings' line: the install under way or failed, else whether it is installed.
+        public static string StatusWords(bool installed, InstallState install, Language language) => Strings.Get(
+            install == InstallState.Running ? Str.PluginInstalling
+            : install == InstallState.Failed ? Str.PluginInstallFailed
+            : installed ? Str.PluginInstalled : Str.PluginNotInstalled, language);
+
         /// `create` with the steering lines after what it already appends, when installed.
         public static CreateParams Apply(CreateParams create, bool installed) => installed ? create.AppendInstructions(Steering) : create;
     }
 
-    public enum PluginInstallState { Idle, Running, Done, Failed }
-
-    /// The one-click install: Click runs the two commands in order through the runner (the second
-    /// only when the first exits 0) and keeps what they printed for the panel to show. Nothing
-    /// runs before a click, and a click while running does nothing.
+    /// The one-click install: Click runs the two commands in order (InstallRun: the second only
+    /// when the first succeeded) and keeps what they printed for the panel to show. Nothing runs
+    /// before a click, and a click while running does nothing.
     public sealed class PluginInstall
     {
-        readonly ICommandRunner runner;
+        readonly InstallRun run;
         readonly IReadOnlyList<IReadOnlyList<string>> commands;
-        readonly object gate = new object();
-        readonly List<string> output = new List<string>();
 
         public PluginInstall(ICommandRunner runner, string claude = "claude")
         {
-            this.runner = runner;
+            run = new InstallRun(runner);
             commands = UnityPlugin.InstallCommands(claude);
         }
 
-        public PluginInstallState State { get; private set; } = PluginInstallState.Idle;
+        public InstallState State => run.State;
 
-        /// Each command as run (`$ claude plugin …`) and what it printed.
-        public string Output { get { lock (gate) return string.Join("\n", output); } }
+        /// Each command as run (`$ claude plugin …`), what it printed, how it failed.
+        public string Output(Language language) => run.Output(language);
 
         /// Called (from the runner's thread) when the state or the output changes.
-        public event Action Changed;
+        public event Action Changed { add { run.Changed += value; } remove { run.Changed -= value; } }
 
         public void Click()
         {
-            lock (gate)
-            {
-                if (State == PluginInstallState.Running) return;
-                State = PluginInstallState.Running;
-                output.Clear();
-            }
-            Step(0);
-        }
-
-        void Step(int index)
-        {
-            var argv = commands[index];
-            lock (gate) output.Add("$ " + string.Join(" ", argv));
-            Changed?.Invoke();
-            runner.Run(argv, outcome =>
-            {
-                var text = (outcome?.Output ?? "").TrimEnd();
-                var code = outcome?.ExitCode ?? -1;
-                lock (gate)
-                {
-                    if (text.Length > 0) output.Add(text);
-                    if (code != 0) { output.Add("exit " + code); State = PluginInstallState.Failed; }
-                    else if (index + 1 == commands.Count) State = PluginInstallState.Done;
-                }
-                if (code == 0 && index + 1 < commands.Count) { Step(index + 1); return; }
-                Changed?.Invoke();
-            });
+            if (run.Begin()) run.Run(commands);
         }
     }
 }

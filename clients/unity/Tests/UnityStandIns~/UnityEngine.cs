@@ -172,6 +172,8 @@ namespace UnityEngine
     {
         // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/RuntimePlatform.OSXEditor.html
         OSXEditor = 0,
+        // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/RuntimePlatform.WindowsEditor.html
+        WindowsEditor = 7,
     }
 
     // https://docs.unity3d.com/2022.3/Documentation/ScriptReference/Input.html
