@@ -41,7 +41,17 @@ impl App {
         }
         if let Some(confirm) = self.confirm.take() {
             let extra = self.confirm_extra.take();
-            return match key.code {
+            let key = ctrl_c_as_esc(key);
+            // A question is answered by its letters alone: Ctrl+Y is not `y`.
+            let code = if key
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+            {
+                KeyCode::Null
+            } else {
+                key.code
+            };
+            return match code {
                 KeyCode::Char(c) if extra.as_ref().is_some_and(|(k, _, _)| *k == c) => {
                     extra.map(|(_, effects, _)| effects).unwrap_or_default()
                 }

@@ -175,6 +175,39 @@ fn nothing_to_merge_with_uncommitted_work_offers_only_the_commit() {
     );
 }
 
+/// Regression: a key with Ctrl answered the question as its letter — Ctrl+C over "c ask the
+/// agent to commit them" sent the commit, Ctrl+Y merged. Ctrl+C now cancels as `n` and Esc do;
+/// any other Ctrl or Alt key leaves the question open.
+#[test]
+fn ctrl_keys_never_answer_a_question_and_ctrl_c_cancels_it() {
+    let ctrl = |app: &mut App, c: char, modifiers: crossterm::event::KeyModifiers| {
+        app.handle(UiEvent::Key(crossterm::event::KeyEvent::new(
+            KeyCode::Char(c),
+            modifiers,
+        )))
+    };
+    use crossterm::event::KeyModifiers as M;
+    let mut app = merge_asked(3, &["src/login.rs"]);
+    assert!(ctrl(&mut app, 'y', M::CONTROL).is_empty());
+    assert!(ctrl(&mut app, 'c', M::ALT).is_empty());
+    let screen = format!("{}", draw(&mut app, 120, 40).backend());
+    assert!(
+        screen.contains("c ask the agent to commit first"),
+        "{screen}"
+    );
+    assert!(ctrl(&mut app, 'c', M::CONTROL).is_empty());
+    let screen = format!("{}", draw(&mut app, 120, 40).backend());
+    assert!(
+        !screen.contains("c ask the agent to commit first"),
+        "{screen}"
+    );
+    // Closed: a later `y` is not an answer to it.
+    assert!(
+        !press(&mut app, KeyCode::Char('y'))
+            .contains(&request(ClientRequest::SessionMerge(sid("fix-login"))))
+    );
+}
+
 /// A question that opens drops the notice of an earlier answer (it would say the same twice).
 #[test]
 fn a_merge_question_replaces_an_earlier_notice() {
