@@ -2,7 +2,9 @@
 // transport carries lines both ways (the daemon's transport; its end-to-end test waits for the
 // daemon), and the back-off doubles up to its cap.
 using System;
+using System.Diagnostics;
 using System.IO;
+using System.Linq;
 using System.Net.Sockets;
 using System.Text;
 using System.Threading;
@@ -159,6 +161,18 @@ namespace Codiva.Tests
             Assert.AreEqual("\"two words\"", CodivaProgram.Quote("two words"));
             Assert.AreEqual("\"say \\\"hi\\\"\"", CodivaProgram.Quote("say \"hi\""));
             Assert.AreEqual("\"C:\\dir\\\\\"", CodivaProgram.Quote("C:\\dir\\"));
+            // A project folder may hold an apostrophe (`Bob's Game`, `Bob'sGame`): Mono on Linux
+            // and macOS splits the argument string as a shell's double quotes do, so an unquoted
+            // `'` would be taken as a quote and dropped.
+            Assert.AreEqual("\"Bob'sGame\"", CodivaProgram.Quote("Bob'sGame"));
+            var args = new[] { "Bob'sGame", "/p/Bob's Game", "say \"hi\"", "$HOME", "" };
+            var info = new CodivaProgram { Path = "/usr/bin/printf" }.StartInfo(new[] { "[%s]\\n" }.Concat(args).ToArray());
+            using (var process = Process.Start(info))
+            {
+                var printed = process.StandardOutput.ReadToEnd();
+                Assert.IsTrue(process.WaitForExit(10000));
+                Assert.AreEqual(string.Concat(args.Select(a => "[" + a + "]\n")), printed);
+            }
         }
     }
 }

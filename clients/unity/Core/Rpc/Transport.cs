@@ -61,10 +61,14 @@ namespace Codiva.Rpc
             return info;
         }
 
-        /// Quoting for ProcessStartInfo.Arguments (the Windows argv rules Mono and .NET parse by).
+        /// Quoting for ProcessStartInfo.Arguments: the Windows argv rules .NET parses by, within
+        /// double quotes, which Mono on Linux and macOS (splitting as a shell does) reads the same
+        /// way — so an argument with a single quote is quoted too (unquoted, Mono takes the `'` as
+        /// a quote and drops it). Two backslashes inside an argument are the one case the two
+        /// read apart (Mono reads one).
         public static string Quote(string arg)
         {
-            if (arg.Length > 0 && arg.IndexOfAny(new[] { ' ', '\t', '\n', '"', '\\' }) < 0) return arg;
+            if (arg.Length > 0 && arg.IndexOfAny(new[] { ' ', '\t', '\n', '"', '\\', '\'' }) < 0) return arg;
             var b = new StringBuilder("\"");
             var backslashes = 0;
             foreach (var c in arg)
