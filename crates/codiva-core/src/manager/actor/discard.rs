@@ -16,7 +16,6 @@ use codiva_protocol::manager::{
 };
 use codiva_protocol::session::Status;
 
-use super::lifecycle::wait_stopped;
 use super::record::Record;
 use super::{Actor, refused};
 use crate::agent_event::TurnOutcome;
@@ -128,14 +127,11 @@ impl Actor {
         reply: Reply<DiscardOutcome>,
     ) {
         let forwarder = self.take_task(id);
-        let repo = self.repo.clone();
-        let git_lock = self.git_lock.clone();
         let owned_id = id.to_owned();
-        self.job(
-            Some(id),
-            async move {
-                wait_stopped(forwarder).await;
-                let _guard = git_lock.lock().await;
+        self.git_job(
+            id,
+            forwarder,
+            move |repo| async move {
                 let result = repo
                     .discard(
                         &names.worktree,
@@ -254,16 +250,12 @@ impl Actor {
             return;
         }
         let slug = record.slug.clone();
-        let repo = self.repo.clone();
-        let git_lock = self.git_lock.clone();
         let options = self.worktree_options();
         let owned_id = id.to_owned();
-        self.job(
-            Some(id),
-            async move {
-                let _guard = git_lock.lock().await;
-                repo.restore(&slug, &options).await
-            },
+        self.git_job(
+            id,
+            None,
+            move |repo| async move { repo.restore(&slug, &options).await },
             move |actor, worktree| {
                 let result = worktree.map_err(ManagerError::from).and_then(|worktree| {
                     let record = actor.record(&owned_id)?;

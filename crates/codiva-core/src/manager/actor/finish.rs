@@ -6,7 +6,6 @@
 use codiva_protocol::error::RefusalCode;
 use codiva_protocol::manager::{SessionInfo, SessionPhase};
 
-use super::lifecycle::wait_stopped;
 use super::{Actor, refused, still_working, title_of};
 use crate::git::{self, GitError, MergeOutcome, SyncOutcome};
 use crate::manager::{ManagerError, Reply};
@@ -23,28 +22,35 @@ impl Actor {
     }
 
     pub(super) fn diff(&mut self, id: &str, reply: Reply<codiva_protocol::manager::DiffStat>) {
-        let (worktree, base) = match self.worktree_and_base(id) {
-            Ok(found) => found,
-            Err(err) => return reply.send(Err(err)),
-        };
-        let repo = self.repo.clone();
-        self.job(
-            Some(id),
-            async move { repo.diff_stat(&worktree, &base).await },
-            move |_, result| reply.send(result.map_err(ManagerError::from)),
-        );
+        self.read_worktree(id, reply, |repo, worktree, base| async move {
+            repo.diff_stat(&worktree, &base).await
+        });
     }
 
     /// The session's whole diff against its base (bounded: `git::DIFF_TEXT_CAP`).
     pub(super) fn diff_text(&mut self, id: &str, reply: Reply<codiva_protocol::manager::DiffText>) {
+        self.read_worktree(id, reply, |repo, worktree, base| async move {
+            repo.diff_text(&worktree, &base, git::DIFF_TEXT_CAP).await
+        });
+    }
+
+    /// Answers `reply` with what `read` finds in the worktree of session `id` (one that has
+    /// a worktree) against its base, as a job on the session's lane.
+    fn read_worktree<T: Send + 'static, F>(
+        &mut self,
+        id: &str,
+        reply: Reply<T>,
+        read: impl FnOnce(git::Repo, std::path::PathBuf, String) -> F,
+    ) where
+        F: std::future::Future<Output = Result<T, GitError>> + Send + 'static,
+    {
         let (worktree, base) = match self.worktree_and_base(id) {
             Ok(found) => found,
             Err(err) => return reply.send(Err(err)),
         };
-        let repo = self.repo.clone();
         self.job(
             Some(id),
-            async move { repo.diff_text(&worktree, &base, git::DIFF_TEXT_CAP).await },
+            read(self.repo.clone(), worktree, base),
             move |_, result| reply.send(result.map_err(ManagerError::from)),
         );
     }
@@ -80,13 +86,11 @@ impl Actor {
         }
         let (branch, base) = (record.branch.clone(), record.base.clone());
         let worktree = record.worktree.clone();
-        let repo = self.repo.clone();
-        let git_lock = self.git_lock.clone();
         let owned_id = id.to_owned();
-        self.job(
-            Some(id),
-            async move {
-                let _guard = git_lock.lock().await;
+        self.git_job(
+            id,
+            None,
+            move |repo| async move {
                 let outcome = repo.merge(&branch, &base).await;
                 // Nothing to merge: the refusal offers `/commit` when work is uncommitted.
                 let uncommitted = match &outcome {
@@ -126,14 +130,11 @@ impl Actor {
                 // The agent stops and the worktree goes, in a job: an agent slow to stop
                 // delays only this session.
                 let forwarder = self.take_task(id);
-                let repo = self.repo.clone();
-                let git_lock = self.git_lock.clone();
                 let owned_id = id.to_owned();
-                self.job(
-                    Some(id),
-                    async move {
-                        wait_stopped(forwarder).await;
-                        let _guard = git_lock.lock().await;
+                self.git_job(
+                    id,
+                    forwarder,
+                    move |repo| async move {
                         repo.remove_after_merge(&worktree, &branch, &base, &slug)
                             .await
                     },
@@ -179,9 +180,8 @@ impl Actor {
                 RefusalCode::NothingToMerge,
                 &[&branch, &base, &uncommitted.to_string()],
                 format!(
-                    "nothing to merge: {branch} has no commits that {base} lacks, and {} uncommitted: commit {} first (/commit, session/commit)",
-                    crate::manager::count(uncommitted, "file is", "files are"),
-                    if uncommitted == 1 { "it" } else { "them" }
+                    "nothing to merge: {branch} has no commits that {base} lacks, and {}",
+                    commit_first(uncommitted)
                 ),
             ),
             MergeOutcome::UpToDate => refused(
@@ -273,6 +273,15 @@ impl Actor {
         let answer = format!("asked the agent: {message}");
         self.send_repair(id, message, head, reply, move || answer);
     }
+}
+
+/// A refusal's advice when `uncommitted` files hold the work that is not in a commit yet.
+pub(super) fn commit_first(uncommitted: usize) -> String {
+    format!(
+        "{} uncommitted: commit {} first (/commit, session/commit)",
+        crate::manager::count(uncommitted, "file is", "files are"),
+        if uncommitted == 1 { "it" } else { "them" }
+    )
 }
 
 impl super::record::Record {

@@ -12,8 +12,11 @@ use std::future::Future;
 use codiva_protocol::{ClientRequest, Request};
 use serde_json::Value;
 use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
 
+use super::lifecycle::wait_stopped;
 use super::{Actor, Internal, requests};
+use crate::git::Repo;
 use crate::manager::{ManagerError, Reply, decode};
 
 /// What a job does to the actor when it reports back.
@@ -44,6 +47,29 @@ impl Actor {
             };
             let _ = internal.send(Internal::Done { lane, apply });
         });
+    }
+
+    /// A job on session `id`'s lane that changes the repository: once `stopping` (a task taken
+    /// with [`Actor::take_task`]) has ended, `work` runs with the repository under the git lock
+    /// (an agent slow to stop does not hold the lock).
+    pub(super) fn git_job<T: Send + 'static, F: Future<Output = T> + Send + 'static>(
+        &mut self,
+        id: &str,
+        stopping: Option<JoinHandle<()>>,
+        work: impl FnOnce(Repo) -> F + Send + 'static,
+        then: impl FnOnce(&mut Actor, T) + Send + 'static,
+    ) {
+        let repo = self.repo.clone();
+        let git_lock = self.git_lock.clone();
+        self.job(
+            Some(id),
+            async move {
+                wait_stopped(stopping).await;
+                let _guard = git_lock.lock().await;
+                work(repo).await
+            },
+            then,
+        );
     }
 
     pub(super) fn job_done(&mut self, lane: Option<String>, apply: Apply) {

@@ -98,9 +98,8 @@ impl Actor {
                             RefusalCode::NothingToPush,
                             &[&branch, &base, &uncommitted.to_string()],
                             format!(
-                                "nothing to push: {branch} has no commits that {base} lacks, and {} uncommitted: commit {} first (/commit, session/commit)",
-                                crate::manager::count(uncommitted, "file is", "files are"),
-                                if uncommitted == 1 { "it" } else { "them" }
+                                "nothing to push: {branch} has no commits that {base} lacks, and {}",
+                                super::finish::commit_first(uncommitted)
                             ),
                         ));
                     }
