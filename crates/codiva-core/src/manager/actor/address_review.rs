@@ -13,7 +13,7 @@ use codiva_protocol::github::PrState as WirePrState;
 use codiva_protocol::manager::ManagerEvent;
 use codiva_protocol::params::AddressReviewResult;
 
-use super::pulls::{gh_refusal, no_open_pr, open_pr_now, view_of};
+use super::pulls::{gh_refusal, no_open_pr, view_of};
 use super::{Actor, refused};
 use crate::github::PrStatus;
 use crate::github::review_threads::{
@@ -45,27 +45,19 @@ impl Actor {
         {
             return reply.send(Err(no_open_pr(id)));
         }
-        let gh = self.options.github.gh.clone();
-        let repo = self.repo.clone();
-        let owned_id = id.to_owned();
-        let job_id = id.to_owned();
-        self.job(
-            Some(id),
-            async move {
-                let status = open_pr_now(&gh, &worktree, own.number, &job_id).await?;
-                let threads = gh
-                    .review_threads(&worktree, status.number)
-                    .await
-                    .map_err(|err| gh_refusal(&err))?;
-                let head = repo.head_commit(&worktree).await.ok();
-                Ok((status, threads, head))
+        self.repair_job(
+            id,
+            worktree,
+            own.number,
+            reply,
+            |gh, worktree, status| {
+                Box::pin(async move {
+                    gh.review_threads(worktree, status.number)
+                        .await
+                        .map_err(|err| gh_refusal(&err))
+                })
             },
-            move |actor, found| match found {
-                Ok((status, threads, head)) => {
-                    actor.send_review(&owned_id, &status, threads, head, reply);
-                }
-                Err(err) => reply.send(Err(err)),
-            },
+            Actor::send_review,
         );
     }
 

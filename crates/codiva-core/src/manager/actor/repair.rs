@@ -29,7 +29,7 @@ use super::pulls::{no_open_pr, open_pr_now, view_of};
 use super::{Actor, refused};
 use crate::git::CommitOutcome;
 use crate::github::draft::{clean_line, clean_text};
-use crate::github::{Checks, FailedLog, GhError, PrStatus};
+use crate::github::{Checks, FailedLog, Gh, GhError, PrStatus};
 use crate::manager::{ManagerError, Reply};
 use crate::review::fenced;
 use crate::session::SessionCommand;
@@ -50,6 +50,10 @@ pub(super) struct RepairTurn {
     /// branch is pushed whatever the head, and git says whether anything was new).
     head_before: Option<String>,
 }
+
+/// What a repair's reading step does, borrowing what its job holds ([`Actor::repair_job`]).
+pub(super) type Reading<'a, T> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<T, ManagerError>> + Send + 'a>>;
 
 /// One run's log as the job read it.
 struct RunLog {
@@ -78,6 +82,30 @@ impl Actor {
             reply.send(Err(no_open_pr(id)));
             return;
         };
+        self.repair_job(
+            id,
+            worktree,
+            own.number,
+            reply,
+            failed_logs,
+            Actor::send_fix_ci,
+        );
+    }
+
+    /// What a repair message about session `id`'s own pull request `number` needs, read as a
+    /// job on the session's lane: the pull request now (refused when it is not open), what
+    /// `read` finds for it, and the branch's head before the repair; then `send` sends it.
+    pub(super) fn repair_job<T: Send + 'static, R: Send + 'static>(
+        &mut self,
+        id: &str,
+        worktree: std::path::PathBuf,
+        number: u64,
+        reply: Reply<R>,
+        read: impl for<'a> FnOnce(&'a Gh, &'a std::path::Path, &'a PrStatus) -> Reading<'a, T>
+        + Send
+        + 'static,
+        send: impl FnOnce(&mut Actor, &str, &PrStatus, T, Option<String>, Reply<R>) + Send + 'static,
+    ) {
         let gh = self.options.github.gh.clone();
         let repo = self.repo.clone();
         let owned_id = id.to_owned();
@@ -85,35 +113,13 @@ impl Actor {
         self.job(
             Some(id),
             async move {
-                let status = open_pr_now(&gh, &worktree, own.number, &job_id).await?;
-                if status.checks != Checks::Failed {
-                    let number = status.number.to_string();
-                    let checks = checks_word(status.checks);
-                    return Err(refused(
-                        RefusalCode::NothingFailing,
-                        &[&number, checks],
-                        format!("pull request #{number} has no failed check (checks: {checks})"),
-                    ));
-                }
-                let mut runs: Vec<u64> = Vec::new();
-                for run in status.failed.iter().filter_map(|c| c.run_id()) {
-                    if !runs.contains(&run) && runs.len() < FIX_CI_MAX_RUNS {
-                        runs.push(run);
-                    }
-                }
-                let budget = FIX_CI_LOG_BUDGET / runs.len().max(1);
-                let mut logs = Vec::new();
-                for run in runs {
-                    let log = gh.failed_log(&worktree, run, budget).await;
-                    logs.push(RunLog { run, log });
-                }
+                let status = open_pr_now(&gh, &worktree, number, &job_id).await?;
+                let found = read(&gh, &worktree, &status).await?;
                 let head = repo.head_commit(&worktree).await.ok();
-                Ok((status, logs, head))
+                Ok((status, found, head))
             },
             move |actor, found| match found {
-                Ok((status, logs, head)) => {
-                    actor.send_fix_ci(&owned_id, &status, &logs, head, reply);
-                }
+                Ok((status, found, head)) => send(actor, &owned_id, &status, found, head, reply),
                 Err(err) => reply.send(Err(err)),
             },
         );
@@ -124,7 +130,7 @@ impl Actor {
         &mut self,
         id: &str,
         status: &PrStatus,
-        logs: &[RunLog],
+        logs: Vec<RunLog>,
         head: Option<String>,
         reply: Reply<FixCiResult>,
     ) {
@@ -136,7 +142,7 @@ impl Actor {
             pr.view = Some(view);
             self.emit_prs(id);
         }
-        let text = fix_ci_message(status, logs);
+        let text = fix_ci_message(status, &logs);
         let checks: Vec<String> = status
             .failed
             .iter()
@@ -215,35 +221,25 @@ impl Actor {
             return;
         }
         let target = PushTarget::of(&self.repo, record);
-        let branch = target.branch.clone();
-        let owned_id = id.to_owned();
-        self.job(
-            Some(id),
-            async move {
-                let head = target.repo.head_commit(&target.worktree).await.ok();
-                if head.is_some() && head == turn.head_before {
-                    return Ok(None);
-                }
-                target.push().await.map(Some)
-            },
-            move |actor, pushed| {
+        self.push_job(
+            id,
+            target,
+            turn.head_before,
+            move |actor, owned_id, branch, pushed| {
                 let (level, text, code) = match pushed {
                     Ok(None) => (
                         NoteLevel::Info,
                         "the repair turn made no new commit: nothing was pushed".to_owned(),
                         NoteCode::new(codiva_protocol::log::NoteName::RepairNotPushed, &[]),
                     ),
-                    Ok(Some(remote)) => {
-                        actor.pushed(&owned_id);
-                        (
-                            NoteLevel::Info,
-                            format!("pushed the repair's commits of {branch} to {remote}"),
-                            NoteCode::new(
-                                codiva_protocol::log::NoteName::RepairPushed,
-                                &[&branch, &remote],
-                            ),
-                        )
-                    }
+                    Ok(Some(remote)) => (
+                        NoteLevel::Info,
+                        format!("pushed the repair's commits of {branch} to {remote}"),
+                        NoteCode::new(
+                            codiva_protocol::log::NoteName::RepairPushed,
+                            &[branch, &remote],
+                        ),
+                    ),
                     Err(err) => {
                         let detail = clean_line(&err.to_string(), 300);
                         (
@@ -251,7 +247,7 @@ impl Actor {
                             format!("pushing the repair's commits of {branch} failed: {detail}"),
                             NoteCode::new(
                                 codiva_protocol::log::NoteName::RepairPushFailed,
-                                &[&branch, &detail],
+                                &[branch, &detail],
                             ),
                         )
                     }
@@ -259,7 +255,7 @@ impl Actor {
                 tracing::info!("session {owned_id}: {text}");
                 if let Some(commands) = actor
                     .records
-                    .get(&owned_id)
+                    .get(owned_id)
                     .and_then(|record| record.commands.as_ref())
                 {
                     let _ = commands.send(SessionCommand::Note {
@@ -394,24 +390,47 @@ impl Actor {
             return;
         }
         let target = PushTarget::of(&self.repo, record);
+        self.push_job(id, target, None, move |_, _, branch, pushed| match pushed {
+            Ok(Some(remote)) => reply.send(Ok(format!("{message}; pushed to {remote}"))),
+            Ok(None) => reply.send(Ok(message)),
+            Err(err) => {
+                let detail = err.to_string();
+                reply.send(Err(refused(
+                    RefusalCode::PushFailed,
+                    &[branch, "", &detail],
+                    format!("{message}, but pushing {branch} failed: {detail}"),
+                )));
+            }
+        });
+    }
+
+    /// Pushes `target` as a job on session `id`'s lane — with `head_before`, only when the
+    /// branch's head has moved from it (else `Ok(None)`: nothing new) — and marks the session
+    /// pushed; `then` hears the remote pushed to, with the session's id and branch.
+    fn push_job(
+        &mut self,
+        id: &str,
+        target: PushTarget,
+        head_before: Option<String>,
+        then: impl FnOnce(&mut Actor, &str, &str, Result<Option<String>, PushError>) + Send + 'static,
+    ) {
         let branch = target.branch.clone();
         let owned_id = id.to_owned();
         self.job(
             Some(id),
-            async move { target.push().await },
-            move |actor, pushed| match pushed {
-                Ok(remote) => {
+            async move {
+                if let Some(before) = head_before
+                    && target.repo.head_commit(&target.worktree).await.ok() == Some(before)
+                {
+                    return Ok(None);
+                }
+                target.push().await.map(Some)
+            },
+            move |actor, pushed| {
+                if let Ok(Some(_)) = &pushed {
                     actor.pushed(&owned_id);
-                    reply.send(Ok(format!("{message}; pushed to {remote}")));
                 }
-                Err(err) => {
-                    let detail = err.to_string();
-                    reply.send(Err(refused(
-                        RefusalCode::PushFailed,
-                        &[&branch, "", &detail],
-                        format!("{message}, but pushing {branch} failed: {detail}"),
-                    )));
-                }
+                then(actor, &owned_id, &branch, pushed);
             },
         );
     }
@@ -523,6 +542,39 @@ pub(super) fn kind_key(kind: RecoverKind) -> &'static str {
         RecoverKind::FixCi => "fix_ci",
         RecoverKind::Sync => "sync",
     }
+}
+
+/// The failed-step logs of the failed checks' GitHub Actions runs (at most
+/// [`FIX_CI_MAX_RUNS`], [`FIX_CI_LOG_BUDGET`] bytes in all); refused when no check failed.
+fn failed_logs<'a>(
+    gh: &'a Gh,
+    worktree: &'a std::path::Path,
+    status: &'a PrStatus,
+) -> Reading<'a, Vec<RunLog>> {
+    Box::pin(async move {
+        if status.checks != Checks::Failed {
+            let number = status.number.to_string();
+            let checks = checks_word(status.checks);
+            return Err(refused(
+                RefusalCode::NothingFailing,
+                &[&number, checks],
+                format!("pull request #{number} has no failed check (checks: {checks})"),
+            ));
+        }
+        let mut runs: Vec<u64> = Vec::new();
+        for run in status.failed.iter().filter_map(|c| c.run_id()) {
+            if !runs.contains(&run) && runs.len() < FIX_CI_MAX_RUNS {
+                runs.push(run);
+            }
+        }
+        let budget = FIX_CI_LOG_BUDGET / runs.len().max(1);
+        let mut logs = Vec::new();
+        for run in runs {
+            let log = gh.failed_log(worktree, run, budget).await;
+            logs.push(RunLog { run, log });
+        }
+        Ok(logs)
+    })
 }
 
 fn checks_word(checks: Checks) -> &'static str {
