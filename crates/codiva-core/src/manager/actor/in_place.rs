@@ -326,34 +326,37 @@ impl Actor {
         Ok(info)
     }
 
-    /// Refuses `what` (merge, pr, sync, restore, diff) for an in-place session; hands `reply`
-    /// back for any other.
+    /// Refuses `what` (merge, pr, sync, restore, diff) for an in-place session; does it
+    /// (`then` with the session's id and `reply`) for any other.
     pub(super) fn refuse_in_place<T>(
         &mut self,
         id: &str,
         what: &str,
         reply: Reply<T>,
-    ) -> Option<Reply<T>> {
+        then: impl FnOnce(&mut Actor, &str, Reply<T>),
+    ) {
         if !self.records.get(id).is_some_and(|record| record.in_place) {
-            return Some(reply);
+            return then(self, id, reply);
         }
         reply.send(Err(refused(
             RefusalCode::InPlaceSession,
             &[id, what],
             format!("session {id} runs in place, with no branch of its own: no {what}"),
         )));
-        None
     }
 
-    /// Discarding (or removing) an in-place session forgets it: its agent is stopped, its MCP
-    /// config file removed, its files left as they are. Hands `reply` back for any other.
-    pub(super) fn forget_in_place(
+    /// Discards (or removes, `forget`) session `id`. Discarding or removing an in-place
+    /// session forgets it: its agent is stopped, its MCP config file removed, its files left
+    /// as they are.
+    pub(super) fn discard_or_forget(
         &mut self,
         id: &str,
+        confirm: Option<String>,
+        forget: bool,
         reply: Reply<DiscardOutcome>,
-    ) -> Option<Reply<DiscardOutcome>> {
+    ) {
         if !self.records.get(id).is_some_and(|record| record.in_place) {
-            return Some(reply);
+            return self.discard(id, confirm, forget, reply);
         }
         let forwarder = self.take_task(id);
         let owned_id = id.to_owned();
@@ -368,7 +371,6 @@ impl Actor {
             actor.mark_dirty();
             reply.send(Ok(DiscardOutcome::Removed { id: owned_id }));
         });
-        None
     }
 
     /// Asks the agent of session `id` to connect MCP server `server` again.

@@ -263,15 +263,11 @@ impl Actor {
             }
             ClientRequest::SessionDiff(p) => {
                 let reply = answered(reply, |stat| stat);
-                if let Some(reply) = self.refuse_in_place(&p.session_id, "diff", reply) {
-                    self.diff(&p.session_id, reply);
-                }
+                self.refuse_in_place(&p.session_id, "diff", reply, Actor::diff);
             }
             ClientRequest::SessionDiffText(p) => {
                 let reply = answered(reply, |text| text);
-                if let Some(reply) = self.refuse_in_place(&p.session_id, "diff", reply) {
-                    self.diff_text(&p.session_id, reply);
-                }
+                self.refuse_in_place(&p.session_id, "diff", reply, Actor::diff_text);
             }
             ClientRequest::SessionFullMessage(p) => {
                 let scope = p.subagent.map_or(Scope::Main, Scope::Subagent);
@@ -283,66 +279,55 @@ impl Actor {
             }
             ClientRequest::SessionMerge(p) => {
                 let reply = session(reply);
-                if let Some(reply) = self.refuse_in_place(&p.session_id, "merge", reply) {
-                    self.merge(&p.session_id, reply);
-                }
+                self.refuse_in_place(&p.session_id, "merge", reply, Actor::merge);
             }
             ClientRequest::SessionDiscard(p) => {
                 let reply = answered(reply, |outcome| outcome);
-                if let Some(reply) = self.forget_in_place(&p.session_id, reply) {
-                    self.discard(&p.session_id, p.confirm_token, false, reply);
-                }
+                self.discard_or_forget(&p.session_id, p.confirm_token, false, reply);
             }
             ClientRequest::SessionRemove(p) => {
                 let reply = answered(reply, |outcome| outcome);
-                if let Some(reply) = self.forget_in_place(&p.session_id, reply) {
-                    self.discard(&p.session_id, p.confirm_token, true, reply);
-                }
+                self.discard_or_forget(&p.session_id, p.confirm_token, true, reply);
             }
             ClientRequest::SessionRestore(p) => {
                 let reply = session(reply);
-                if let Some(reply) = self.refuse_in_place(&p.session_id, "restore", reply) {
-                    self.restore(&p.session_id, reply);
-                }
+                self.refuse_in_place(&p.session_id, "restore", reply, Actor::restore);
             }
             ClientRequest::SessionSync(p) => {
                 let reply = answered(reply, |message| SyncResult { message });
-                if let Some(reply) = self.refuse_in_place(&p.session_id, "sync", reply) {
-                    self.sync(&p.session_id, reply);
-                }
+                self.refuse_in_place(&p.session_id, "sync", reply, Actor::sync);
             }
             ClientRequest::SessionPr(p) => {
                 let reply = answered(reply, |(pr, created)| PrResult { pr, created });
-                if let Some(reply) = self.refuse_in_place(&p.session_id, "pr", reply) {
-                    self.pr(&p.session_id, Some(reply));
-                }
+                self.refuse_in_place(&p.session_id, "pr", reply, |actor, id, reply| {
+                    actor.pr(id, Some(reply));
+                });
             }
             ClientRequest::SessionMcpReconnect(p) => {
                 done(reply).send(self.mcp_reconnect(&p.session_id, &p.server));
             }
             ClientRequest::SessionFixCi(p) => {
                 let reply = answered(reply, |result| result);
-                if let Some(reply) = self.refuse_in_place(&p.session_id, "fix-ci", reply) {
-                    self.fix_ci(&p.session_id, reply);
-                }
+                self.refuse_in_place(&p.session_id, "fix-ci", reply, Actor::fix_ci);
             }
             ClientRequest::SessionAddressReview(p) => {
                 let reply = answered(reply, |result| result);
-                if let Some(reply) = self.refuse_in_place(&p.session_id, "address-review", reply) {
-                    self.address_review(&p.session_id, reply);
-                }
+                self.refuse_in_place(
+                    &p.session_id,
+                    "address-review",
+                    reply,
+                    Actor::address_review,
+                );
             }
             ClientRequest::SessionCommits(p) => {
                 let reply = answered(reply, |result| result);
-                if let Some(reply) = self.refuse_in_place(&p.session_id, "commits", reply) {
-                    self.commits(&p.session_id, reply);
-                }
+                self.refuse_in_place(&p.session_id, "commits", reply, Actor::commits);
             }
             ClientRequest::SessionCommit(p) => {
                 let reply = answered(reply, |result| result);
-                if let Some(reply) = self.refuse_in_place(&p.session_id, "commit", reply) {
-                    self.commit(&p.session_id, p.message, reply);
-                }
+                self.refuse_in_place(&p.session_id, "commit", reply, |actor, id, reply| {
+                    actor.commit(id, p.message, reply);
+                });
             }
             ClientRequest::ReviewAdd(p) => {
                 answered(reply, |result| result).send(self.review_add(p));
@@ -383,9 +368,10 @@ impl Actor {
             }
             ClientRequest::GroupDiff(p) => {
                 let reply = answered(reply, |text| text);
-                if let Some(reply) = self.refuse_in_place(&p.session_id, "diff", reply) {
-                    self.attempt_diff(p, reply);
-                }
+                let id = p.session_id.clone();
+                self.refuse_in_place(&id, "diff", reply, |actor, _, reply| {
+                    actor.attempt_diff(p, reply);
+                });
             }
             ClientRequest::GroupKeep(p) => self.keep(p, answered(reply, |outcome| outcome)),
             // Answered by the manager's handle (`Manager::handle`) or by the server.
