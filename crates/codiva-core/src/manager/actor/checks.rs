@@ -114,15 +114,7 @@ impl Actor {
         if self.ephemeral.is_some() {
             return Err(no_check());
         }
-        let record = self.record(id)?;
-        if !record.has_worktree() {
-            return Err(refused(
-                RefusalCode::NoWorktree,
-                &[id],
-                format!("session {id} has no worktree now"),
-            ));
-        }
-        let worktree = record.worktree.clone();
+        let worktree = self.with_worktree(id)?.worktree.clone();
         let resolved = resolve(self.repo.root(), &self.options.checks);
         let (command, timeout) = match &resolved {
             Ok(CheckOptions {

@@ -19,6 +19,9 @@ const PERSIST_DEBOUNCE: Duration = Duration::from_millis(300);
 /// A failed write is tried again this long after.
 const PERSIST_RETRY: Duration = Duration::from_secs(5);
 
+/// What a write did: the histories' part, and the state file's.
+type Written = (SaveDone, Result<(), PersistError>);
+
 impl Actor {
     pub(super) fn mark_dirty(&mut self) {
         // An ephemeral manager writes no state (`ephemeral.rs`).
@@ -56,30 +59,12 @@ impl Actor {
             return;
         }
         self.saving = Some(done.into_iter().collect());
-        let live = self.records.keys().cloned().collect();
-        let histories = self.histories.begin_save(live);
-        let state = self.state_file();
-        let path = self.state_path.clone();
+        let write = self.write();
         self.job(
             None,
-            async move {
-                tokio::task::spawn_blocking(move || {
-                    let histories = histories.run();
-                    (histories, persist::save(&path, &state))
-                })
-                .await
-            },
-            |actor, result| {
-                match result {
-                    Ok((histories, result)) => {
-                        actor.histories_saved(Some(histories));
-                        actor.saved(result);
-                    }
-                    Err(err) => {
-                        tracing::warn!(%err, "the state writer panicked");
-                        actor.histories_saved(None);
-                    }
-                }
+            async move { tokio::task::spawn_blocking(write).await },
+            |actor, written| {
+                actor.written(written);
                 for waiter in actor.saving.take().unwrap_or_default() {
                     let _ = waiter.send(());
                 }
@@ -93,6 +78,33 @@ impl Actor {
                 }
             },
         );
+    }
+
+    /// A write of the sessions' histories, then of the state file, as they are now: to run
+    /// off the actor (it blocks).
+    fn write(&mut self) -> impl FnOnce() -> Written + Send + 'static {
+        let live = self.records.keys().cloned().collect();
+        let histories = self.histories.begin_save(live);
+        let state = self.state_file();
+        let path = self.state_path.clone();
+        move || {
+            let histories = histories.run();
+            (histories, persist::save(&path, &state))
+        }
+    }
+
+    /// What a write found (`Err`: the writer panicked).
+    fn written(&mut self, written: Result<Written, tokio::task::JoinError>) {
+        match written {
+            Ok((histories, result)) => {
+                self.histories_saved(Some(histories));
+                self.saved(result);
+            }
+            Err(err) => {
+                tracing::warn!(%err, "the state writer panicked");
+                self.histories_saved(None);
+            }
+        }
     }
 
     /// What the histories' part of a save found (`None`: the writer panicked).
@@ -134,24 +146,8 @@ impl Actor {
         if self.ephemeral.is_some() {
             return;
         }
-        let live = self.records.keys().cloned().collect();
-        let histories = self.histories.begin_save(live);
-        let state = self.state_file();
-        let path = self.state_path.clone();
-        let written = tokio::task::spawn_blocking(move || {
-            let histories = histories.run();
-            (histories, persist::save(&path, &state))
-        })
-        .await;
-        match written {
-            Ok((histories, result)) => {
-                self.histories_saved(Some(histories));
-                self.saved(result);
-            }
-            Err(err) => {
-                tracing::warn!(%err, "the state writer panicked");
-                self.histories_saved(None);
-            }
-        }
+        let write = self.write();
+        let written = tokio::task::spawn_blocking(write).await;
+        self.written(written);
     }
 }
