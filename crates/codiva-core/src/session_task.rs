@@ -12,7 +12,7 @@ use codiva_protocol::agent::{NoteLevel, QuestionResponse};
 use codiva_protocol::log::NoteCode;
 use codiva_protocol::session::{Prompt, PromptResolution, SessionEvent};
 use codiva_protocol::tool::{PermissionMode, PermissionOptionKind};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use crate::agent_event::{AgentEvent, TurnOutcome};
@@ -238,9 +238,7 @@ impl Driver {
                 reply,
             } => {
                 let result = self.respond_permission(request_id, response).await;
-                if let Some(reply) = reply {
-                    let _ = reply.send(result);
-                }
+                answer(reply, result);
             }
             SessionCommand::AnswerQuestion {
                 request_id,
@@ -248,9 +246,7 @@ impl Driver {
                 reply,
             } => {
                 let result = self.answer_question(request_id, response).await;
-                if let Some(reply) = reply {
-                    let _ = reply.send(result);
-                }
+                answer(reply, result);
             }
             SessionCommand::SetModel(model) => {
                 self.model = model.clone();
@@ -818,5 +814,15 @@ impl Driver {
             self.apply(Input::InterruptRequested);
         }
         self.stop_process().await;
+    }
+}
+
+/// Answers a caller that waits for the answer (`None`: the caller does not).
+fn answer(
+    reply: Option<oneshot::Sender<Result<(), AnswerError>>>,
+    result: Result<(), AnswerError>,
+) {
+    if let Some(reply) = reply {
+        let _ = reply.send(result);
     }
 }

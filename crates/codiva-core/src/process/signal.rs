@@ -9,20 +9,7 @@ pub(crate) const SIGKILL: i32 = libc::SIGKILL;
 
 /// Sends `signal` to every process of group `pgid`. `Ok(false)` if the group no longer exists.
 pub(crate) fn signal_group(pgid: u32, signal: i32) -> io::Result<bool> {
-    let Ok(pgid) = libc::pid_t::try_from(pgid) else {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "pgid out of range",
-        ));
-    };
-    // pgid 0 or 1 would signal our own group or (with -1) every process we may signal.
-    if pgid <= 1 {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "refusing to signal group 0 or 1",
-        ));
-    }
-    raw_kill(-pgid, signal)
+    raw_kill(-target(pgid, "pgid", "group")?, signal)
 }
 
 /// SIGKILLs every process of group `pgid` (a child started in a group of its own), best
@@ -35,19 +22,26 @@ pub(crate) fn kill_group(pgid: u32) {
 
 /// Sends `signal` to the single process `pid`. `Ok(false)` if it no longer exists.
 pub(crate) fn signal_pid(pid: u32, signal: i32) -> io::Result<bool> {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
+    raw_kill(target(pid, "pid", "pid")?, signal)
+}
+
+/// `id` (a pid or a pgid: `name`, `what` in the refusal) as `kill(2)` takes it; refused out of
+/// range, and for 0 or 1: with a pgid, our own group or (as -1) every process we may signal;
+/// with a pid, init.
+fn target(id: u32, name: &str, what: &str) -> io::Result<libc::pid_t> {
+    let Ok(id) = libc::pid_t::try_from(id) else {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
-            "pid out of range",
+            format!("{name} out of range"),
         ));
     };
-    if pid <= 1 {
+    if id <= 1 {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
-            "refusing to signal pid 0 or 1",
+            format!("refusing to signal {what} 0 or 1"),
         ));
     }
-    raw_kill(pid, signal)
+    Ok(id)
 }
 
 fn raw_kill(target: libc::pid_t, signal: i32) -> io::Result<bool> {
