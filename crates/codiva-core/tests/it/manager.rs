@@ -694,3 +694,42 @@ async fn a_sessions_commits_are_its_branchs_own_newest_first() {
     };
     manager.shutdown().await;
 }
+
+/// A check is refused for a session without a worktree (discarded) with the manager's usual
+/// refusal: code `no_worktree`, and the words the other requests without a worktree use.
+#[tokio::test]
+async fn a_check_of_a_session_without_a_worktree_is_refused_as_such() {
+    use codiva_protocol::methods::request;
+    use codiva_protocol::params::SessionParams;
+    let repo = TestRepo::new();
+    let state = persist::StateFile {
+        version: persist::SCHEMA_VERSION,
+        groups: Vec::new(),
+        last_attempts: Vec::new(),
+        sessions: vec![persist::PersistedSession {
+            id: "old".into(),
+            title: "Old work".into(),
+            prompt: "old work".into(),
+            slug: "old".into(),
+            branch: "codiva/old".into(),
+            worktree: repo.root.join(".codiva/worktrees/old"),
+            base: "main".into(),
+            agent: "claude".into(),
+            status: codiva_core::persist::SavedStatus::Discarded,
+            ..persist::PersistedSession::default()
+        }],
+    };
+    persist::save(&persist::state_path(&repo.root), &state).unwrap();
+    let (manager, _) = Manager::start(options(&repo)).await.unwrap();
+    let err = manager
+        .request::<request::SessionRunCheck>(SessionParams {
+            session_id: "old".into(),
+        })
+        .await
+        .unwrap_err();
+    let refused = refusal(err);
+    assert_eq!(refused.code, "no_worktree");
+    assert_eq!(refused.args, ["old"]);
+    assert_eq!(refused.message, "session old has no worktree");
+    manager.shutdown().await;
+}
