@@ -6,15 +6,13 @@
 //! discarded or merged, the manager shutting down) or the time limit kills its whole group.
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use codiva_protocol::group::CheckState;
-use tokio::process::Command;
 use tokio::sync::oneshot;
 
 use crate::process::locate::{Supervised, Supervision};
-use crate::process::output::{Ended, read_until_exit};
+use crate::process::output::{Ended, Tail, read_until_exit};
 use crate::process::signal::kill_group;
 use crate::process::{ChildRegistry, EnvPolicy};
 
@@ -74,16 +72,8 @@ pub struct CheckFinish {
 pub async fn run(spec: CheckSpec, stop: oneshot::Receiver<()>) -> CheckFinish {
     let started = Instant::now();
     let elapsed = move || u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let mut command = Command::new("sh");
-    command
-        .arg("-c")
-        .arg(&spec.command)
-        .current_dir(&spec.worktree)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .process_group(0);
+    let mut command = crate::process::tool_command("sh", &spec.worktree);
+    command.arg("-c").arg(&spec.command);
     crate::process::spawn::apply_env(&mut command, &spec.env);
     command
         .env("CODIVA_WORKTREE", &spec.worktree)
@@ -109,7 +99,7 @@ pub async fn run(spec: CheckSpec, stop: oneshot::Receiver<()>) -> CheckFinish {
         label: "check",
     };
     let supervised = pid.map(|pid| Supervised::start(pid, Path::new("sh"), &supervision));
-    let mut tail = Tail::default();
+    let mut tail = Tail::new(CHECK_TAIL);
     let deadline = tokio::time::Instant::now() + spec.timeout;
     let (ended, status) = read_until_exit(&mut child, deadline, DRAIN_AFTER_EXIT, stop, |chunk| {
         tail.push(chunk)
@@ -132,7 +122,7 @@ pub async fn run(spec: CheckSpec, stop: oneshot::Receiver<()>) -> CheckFinish {
     if let Some(supervised) = supervised {
         supervised.finish().await;
     }
-    let (tail, omitted_bytes) = tail.finish();
+    let (tail, omitted_bytes) = finish(tail);
     let duration_ms = elapsed();
     let (exit_code, signal) = match &status {
         Ok(status) => {
@@ -172,46 +162,29 @@ pub async fn run(spec: CheckSpec, stop: oneshot::Receiver<()>) -> CheckFinish {
     }
 }
 
-/// The last [`CHECK_TAIL`] bytes of the output, and how many came before them.
-#[derive(Default)]
-struct Tail {
-    bytes: Vec<u8>,
-    dropped: u64,
-}
-
-impl Tail {
-    fn push(&mut self, chunk: &[u8]) {
-        self.bytes.extend_from_slice(chunk);
-        if self.bytes.len() > CHECK_TAIL {
-            let excess = self.bytes.len() - CHECK_TAIL;
-            self.bytes.drain(..excess);
-            self.dropped += excess as u64;
+/// The output's kept tail as text, and how many bytes came before it: a character the cut
+/// split is dropped whole (its bytes counted as omitted), invalid UTF-8 becomes U+FFFD, and
+/// control characters other than newline and tab become U+FFFD too (the output is shown on
+/// terminals).
+fn finish(tail: Tail) -> (String, u64) {
+    let mut start = 0;
+    if tail.dropped > 0 {
+        // Continuation bytes of a character whose start was dropped.
+        while start < tail.bytes.len() && start < 3 && (tail.bytes[start] & 0xC0) == 0x80 {
+            start += 1;
         }
     }
-
-    /// The kept bytes as text: a character the cut split is dropped whole (its bytes counted
-    /// as omitted), invalid UTF-8 becomes U+FFFD, and control characters other than newline
-    /// and tab become U+FFFD too (the output is shown on terminals).
-    fn finish(self) -> (String, u64) {
-        let mut start = 0;
-        if self.dropped > 0 {
-            // Continuation bytes of a character whose start was dropped.
-            while start < self.bytes.len() && start < 3 && (self.bytes[start] & 0xC0) == 0x80 {
-                start += 1;
-            }
-        }
-        let text: String = String::from_utf8_lossy(&self.bytes[start..])
-            .replace("\r\n", "\n")
-            .chars()
-            .map(|c| match c {
-                '\n' | '\t' => c,
-                '\r' => '\n',
-                c if c.is_control() => '\u{FFFD}',
-                c => c,
-            })
-            .collect();
-        (text, self.dropped + start as u64)
-    }
+    let text: String = String::from_utf8_lossy(&tail.bytes[start..])
+        .replace("\r\n", "\n")
+        .chars()
+        .map(|c| match c {
+            '\n' | '\t' => c,
+            '\r' => '\n',
+            c if c.is_control() => '\u{FFFD}',
+            c => c,
+        })
+        .collect();
+    (text, tail.dropped + start as u64)
 }
 
 #[cfg(test)]
@@ -220,20 +193,20 @@ mod tests {
 
     #[test]
     fn the_tail_keeps_the_end_and_cuts_between_characters() {
-        let mut tail = Tail::default();
+        let mut tail = Tail::new(CHECK_TAIL);
         // "é" is two bytes: the cut drops its first, so its second goes too.
         tail.push("é".as_bytes());
         tail.push(&vec![b'a'; CHECK_TAIL - 1]);
-        let (text, omitted) = tail.finish();
+        let (text, omitted) = finish(tail);
         assert_eq!(omitted, 2);
         assert_eq!(text, "a".repeat(CHECK_TAIL - 1));
     }
 
     #[test]
     fn control_characters_do_not_reach_a_terminal() {
-        let mut tail = Tail::default();
+        let mut tail = Tail::new(CHECK_TAIL);
         tail.push("ok\tdone\r\n\u{1b}[31mred\u{7}".as_bytes());
-        let (text, omitted) = tail.finish();
+        let (text, omitted) = finish(tail);
         assert_eq!(omitted, 0);
         assert_eq!(text, "ok\tdone\n\u{FFFD}[31mred\u{FFFD}");
     }

@@ -31,3 +31,21 @@ pub use spawn::{
     AgentProcess, EnvPolicy, ExitInfo, ProcessControl, SCRUBBED_VARS, STDERR_TAIL_BYTES,
     SpawnError, SpawnSpec, StdinWriter, spawn,
 };
+
+/// A command for a short-lived tool whose output codiva reads (git, gh, a check), in `cwd`: no
+/// stdin, stdout and stderr piped, in a process group of its own (so that killing the group on
+/// a timeout also kills what the tool started), killed when dropped.
+pub(crate) fn tool_command(
+    program: impl AsRef<std::ffi::OsStr>,
+    cwd: &std::path::Path,
+) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(program);
+    command
+        .current_dir(cwd)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .process_group(0);
+    command
+}

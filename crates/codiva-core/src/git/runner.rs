@@ -4,10 +4,7 @@
 use std::ffi::{OsStr, OsString};
 use std::io;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::Duration;
-
-use tokio::process::Command;
 
 use super::GitError;
 use crate::process::signal::kill_group;
@@ -123,15 +120,8 @@ impl Git {
     /// Starts git with piped output, in its own process group (so that a timeout also kills
     /// what git started: ssh, helpers), with the fixed environment.
     fn spawn(&self) -> Result<tokio::process::Child, GitError> {
-        let mut command = Command::new("git");
-        command
-            .args(&self.args)
-            .current_dir(&self.cwd)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .process_group(0);
+        let mut command = crate::process::tool_command("git", &self.cwd);
+        command.args(&self.args);
         for (key, value) in GIT_ENV {
             command.env(key, value);
         }

@@ -9,7 +9,7 @@ use tokio::process::Command;
 use tokio::time::Instant;
 
 use super::Repo;
-use crate::process::output::{Ended, read_until_exit};
+use crate::process::output::{Ended, Tail, read_until_exit};
 use crate::process::signal::kill_group;
 
 /// How long the setup script may run before its process group is killed.
@@ -93,7 +93,7 @@ async fn run_script(script: &Path, root: &Path, worktree: &Path, timeout: Durati
         }
     };
     let pid = child.id();
-    let mut tail = Tail::default();
+    let mut tail = Tail::new(SETUP_OUTPUT_CAP);
     let deadline = Instant::now() + timeout;
     let never = std::future::pending::<()>();
     let (ended, mut status) =
@@ -112,7 +112,7 @@ async fn run_script(script: &Path, root: &Path, worktree: &Path, timeout: Durati
         (Some(Ok(exit)), false) => exit.code(),
         _ => None,
     };
-    let mut output = tail.into_string();
+    let mut output = into_string(tail);
     if timed_out {
         output.push_str(&format!(
             "\n[codiva: {} timed out after {} s and was killed]",
@@ -132,33 +132,16 @@ async fn run_script(script: &Path, root: &Path, worktree: &Path, timeout: Durati
     }
 }
 
-/// The last [`SETUP_OUTPUT_CAP`] bytes of a stream, and how many were dropped before them.
-#[derive(Default)]
-struct Tail {
-    bytes: Vec<u8>,
-    dropped: usize,
-}
-
-impl Tail {
-    fn push(&mut self, chunk: &[u8]) {
-        self.bytes.extend_from_slice(chunk);
-        if self.bytes.len() > SETUP_OUTPUT_CAP {
-            let excess = self.bytes.len() - SETUP_OUTPUT_CAP;
-            self.bytes.drain(..excess);
-            self.dropped += excess;
-        }
-    }
-
-    fn into_string(self) -> String {
-        let text = String::from_utf8_lossy(&self.bytes);
-        if self.dropped == 0 {
-            text.into_owned()
-        } else {
-            format!(
-                "[codiva: {} bytes of earlier output omitted]\n{text}",
-                self.dropped
-            )
-        }
+/// The output's kept tail as text, after a line that says how many bytes came before it.
+fn into_string(tail: Tail) -> String {
+    let text = String::from_utf8_lossy(&tail.bytes);
+    if tail.dropped == 0 {
+        text.into_owned()
+    } else {
+        format!(
+            "[codiva: {} bytes of earlier output omitted]\n{text}",
+            tail.dropped
+        )
     }
 }
 
@@ -168,10 +151,10 @@ mod tests {
 
     #[test]
     fn tail_keeps_the_end() {
-        let mut tail = Tail::default();
+        let mut tail = Tail::new(SETUP_OUTPUT_CAP);
         tail.push(&vec![b'a'; SETUP_OUTPUT_CAP]);
         tail.push(b"end");
-        let text = tail.into_string();
+        let text = into_string(tail);
         assert!(text.starts_with("[codiva: 3 bytes of earlier output omitted]\n"));
         assert!(text.ends_with("aend"));
     }

@@ -4,11 +4,9 @@
 use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::Duration;
 
 use tokio::io::AsyncReadExt as _;
-use tokio::process::Command;
 
 use super::GhError;
 use crate::process::signal::kill_group;
@@ -146,15 +144,8 @@ impl Gh {
             .collect::<Vec<_>>()
             .join(" ");
         tracing::debug!(cwd = %cwd.display(), "gh {label}");
-        let mut command = Command::new(&self.program);
-        command
-            .args(args)
-            .current_dir(cwd)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .process_group(0);
+        let mut command = crate::process::tool_command(&self.program, cwd);
+        command.args(args);
         if let GhEnv::Only(vars) = &self.env {
             command.env_clear();
             for (key, value) in vars {

@@ -1,7 +1,7 @@
 //! A one-shot child's stdout and stderr read as they come, until it exits and its pipes close
 //! (or a short drain after its exit: something it left running may hold them open), its
 //! deadline, or a stop — the loop a repository's check (`check.rs`) and the setup script
-//! (`git/setup.rs`) both run.
+//! (`git/setup.rs`) both run, and the tail of the output they keep.
 
 use std::future::Future;
 use std::process::ExitStatus;
@@ -62,6 +62,32 @@ pub(crate) async fn read_until_exit<S: Future>(
                 let ended = if status.is_none() { Ended::TimedOut } else { Ended::Exited };
                 return (ended, status);
             },
+        }
+    }
+}
+
+/// The last `cap` bytes of a child's output, and how many came before them.
+pub(crate) struct Tail {
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) dropped: u64,
+    cap: usize,
+}
+
+impl Tail {
+    pub(crate) fn new(cap: usize) -> Tail {
+        Tail {
+            bytes: Vec::new(),
+            dropped: 0,
+            cap,
+        }
+    }
+
+    pub(crate) fn push(&mut self, chunk: &[u8]) {
+        self.bytes.extend_from_slice(chunk);
+        if self.bytes.len() > self.cap {
+            let excess = self.bytes.len() - self.cap;
+            self.bytes.drain(..excess);
+            self.dropped += excess as u64;
         }
     }
 }
