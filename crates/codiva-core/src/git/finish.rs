@@ -126,27 +126,11 @@ impl Repo {
                 ),
             });
         }
-        if is_ancestor(root, branch, "HEAD").await? {
-            return Ok(MergeOutcome::UpToDate);
-        }
-        let merge = Git::new(root)
-            .args(["merge", "--no-ff", "--no-edit", branch])
-            .timeout(MERGE_TIMEOUT)
-            .output()
-            .await?;
-        if merge.success() {
-            let commit = Git::new(root).args(["rev-parse", "HEAD"]).text().await?;
-            return Ok(MergeOutcome::Merged { commit });
-        }
-        let files = unmerged_files(root).await?;
-        if merge_in_progress(root).await? {
-            Git::new(root).args(["merge", "--abort"]).run().await?;
-        }
-        if files.is_empty() {
-            Err(merge.into_error())
-        } else {
-            Ok(MergeOutcome::Conflict { files })
-        }
+        Ok(match merge_into(root, branch, "--no-ff", true).await? {
+            Merging::UpToDate => MergeOutcome::UpToDate,
+            Merging::Merged { commit } => MergeOutcome::Merged { commit },
+            Merging::Conflict { files } => MergeOutcome::Conflict { files },
+        })
     }
 
     /// Merges the local `base` into the worktree's branch. A worktree with uncommitted changes to
@@ -160,28 +144,12 @@ impl Repo {
                 files: dirty.into_iter().map(|e| e.path).collect(),
             });
         }
-        if is_ancestor(worktree, base, "HEAD").await? {
-            return Ok(SyncOutcome::UpToDate);
-        }
         // `--ff`: a fast-forward when possible, a merge commit otherwise, whatever merge.ff says.
-        let merge = Git::new(worktree)
-            .args(["merge", "--ff", "--no-edit", base])
-            .timeout(MERGE_TIMEOUT)
-            .output()
-            .await?;
-        if merge.success() {
-            let commit = Git::new(worktree)
-                .args(["rev-parse", "HEAD"])
-                .text()
-                .await?;
-            return Ok(SyncOutcome::Merged { commit });
-        }
-        let files = unmerged_files(worktree).await?;
-        if files.is_empty() {
-            Err(merge.into_error())
-        } else {
-            Ok(SyncOutcome::Conflict { files })
-        }
+        Ok(match merge_into(worktree, base, "--ff", false).await? {
+            Merging::UpToDate => SyncOutcome::UpToDate,
+            Merging::Merged { commit } => SyncOutcome::Merged { commit },
+            Merging::Conflict { files } => SyncOutcome::Conflict { files },
+        })
     }
 
     /// `git status` of a worktree, untracked files included, minus the symlinks codiva carried
@@ -200,6 +168,40 @@ impl Repo {
                         .map_or(true, |target| target != root.join(&entry.path))
             })
             .collect())
+    }
+}
+
+/// How [`merge_into`] went.
+enum Merging {
+    UpToDate,
+    Merged { commit: String },
+    Conflict { files: Vec<String> },
+}
+
+/// Merges `what` into the branch checked out at `dir` (`mode`: `--ff` or `--no-ff`), unless
+/// HEAD contains it already. A conflict names its files; with `abort` the merge is aborted,
+/// else its markers stay in the files.
+async fn merge_into(dir: &Path, what: &str, mode: &str, abort: bool) -> Result<Merging, GitError> {
+    if is_ancestor(dir, what, "HEAD").await? {
+        return Ok(Merging::UpToDate);
+    }
+    let merge = Git::new(dir)
+        .args(["merge", mode, "--no-edit", what])
+        .timeout(MERGE_TIMEOUT)
+        .output()
+        .await?;
+    if merge.success() {
+        let commit = Git::new(dir).args(["rev-parse", "HEAD"]).text().await?;
+        return Ok(Merging::Merged { commit });
+    }
+    let files = unmerged_files(dir).await?;
+    if abort && merge_in_progress(dir).await? {
+        Git::new(dir).args(["merge", "--abort"]).run().await?;
+    }
+    if files.is_empty() {
+        Err(merge.into_error())
+    } else {
+        Ok(Merging::Conflict { files })
     }
 }
 
