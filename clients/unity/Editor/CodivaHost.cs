@@ -45,7 +45,7 @@ namespace Codiva.Editor
         {
             Dispatcher = new EditorDispatcher();
             ProjectDir = Directory.GetParent(Application.dataPath).FullName;
-            var program = new CodivaProgram { Path = EditorPrefs.GetString(PathPref, "codiva"), Repo = ProjectDir };
+            var program = new CodivaProgram { Path = EditorPrefs.GetString(PathPref, "codiva"), Repo = ProjectDir, Os = EditorCommands.Os };
             Client = new CodivaClient(new DaemonSocketTransportFactory(program), Dispatcher);
             Client.Start();
             Sends = new SendQueue(Path.Combine(ProjectDir, "Temp", "Codiva", "queued-sends.json"), new ClientSendChannel(() => Client), new UnityCompileState());

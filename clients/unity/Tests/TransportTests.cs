@@ -174,5 +174,25 @@ namespace Codiva.Tests
                 Assert.AreEqual(string.Concat(args.Select(a => "[" + a + "]\n")), printed);
             }
         }
+
+        [Test]
+        public void An_attach_that_hangs_is_stopped_with_its_group_and_one_that_fails_says_why()
+        {
+            using (var dir = new TempDir("codiva-attach-"))
+            {
+                var fake = Path.Combine(dir.Path, "codiva");
+                var pid = Path.Combine(dir.Path, "child.pid");
+                File.WriteAllText(fake, "#!/bin/sh\nsleep 60 & echo $! > " + pid + "\nwait\n");
+                Run.Program("chmod", "+x " + fake, dir.Path);
+                var program = new CodivaProgram { Path = fake, Repo = dir.Path };
+                var hung = Assert.Throws<IOException>(() => new DaemonSocketTransportFactory(program, attachTimeoutMs: 300).Open());
+                StringAssert.StartsWith("codiva attach failed (TimedOut)", hung.Message);
+                Assert.IsTrue(ChildProcessTests.Gone(pid), "attach's own child was killed with it");
+
+                File.WriteAllText(fake, "#!/bin/sh\necho 'no git repository here' >&2\nexit 3\n");
+                var failed = Assert.Throws<IOException>(() => new DaemonSocketTransportFactory(program).Open());
+                Assert.AreEqual("codiva attach failed (status 3): no git repository here", failed.Message);
+            }
+        }
     }
 }

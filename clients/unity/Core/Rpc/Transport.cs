@@ -6,6 +6,7 @@ using System.IO;
 using System.Net;
 using System.Net.Sockets;
 using System.Text;
+using Codiva.Unity;
 
 namespace Codiva.Rpc
 {
@@ -32,6 +33,24 @@ namespace Codiva.Rpc
         /// When set, the child's environment is exactly this (tests pass an allowlist);
         /// otherwise the parent's environment is inherited.
         public Dictionary<string, string> Environment;
+        /// The system, for how a command of it gets its process group (Codiva.Unity.ChildProcess).
+        public ChildOs Os = ChildOs.Linux;
+
+        /// `codiva <args>` as a command run to its end: its own process group, `timeoutMs`.
+        public ChildCommand Command(int timeoutMs, params string[] args)
+        {
+            var argv = new List<string> { Path };
+            argv.AddRange(args);
+            return new ChildCommand
+            {
+                Argv = argv,
+                TimeoutMs = timeoutMs,
+                MaxOutputBytes = 64 * 1024,
+                Environment = Environment,
+                WorkingDirectory = Repo ?? Directory.GetCurrentDirectory(),
+                Os = Os,
+            };
+        }
 
         public ProcessStartInfo StartInfo(params string[] args)
         {
@@ -128,11 +147,19 @@ namespace Codiva.Rpc
     /// The repository's daemon: `codiva attach --print-socket --repo <dir>` makes sure it runs and
     /// prints its Unix socket; each Open connects there. The daemon, not this client, owns the
     /// agents, so a dropped connection (a domain reload) leaves them running.
+    /// `codiva attach` runs in a process group of its own (ChildProcess), killed whole past its
+    /// deadline: an attach that hangs is an error, never a wait without end.
     /// Windows: the daemon would offer a named pipe; not built (see README).
     public sealed class DaemonSocketTransportFactory : ITransportFactory
     {
         readonly CodivaProgram program;
-        public DaemonSocketTransportFactory(CodivaProgram program) { this.program = program; }
+        readonly int attachTimeoutMs;
+
+        public DaemonSocketTransportFactory(CodivaProgram program, int attachTimeoutMs = AttachTimeoutMs)
+        {
+            this.program = program;
+            this.attachTimeoutMs = attachTimeoutMs;
+        }
 
         public string Socket { get; private set; }
 
@@ -148,18 +175,17 @@ namespace Codiva.Rpc
             }
         }
 
+        /// How long `codiva attach` may take: it waits up to 30 s for a daemon it starts.
+        public const int AttachTimeoutMs = 120 * 1000;
+
         string Attach()
         {
-            using (var process = Process.Start(program.StartInfo("attach", "--print-socket", "--repo", program.Repo)))
-            {
-                process.StandardInput.Close();
-                var error = process.StandardError.ReadToEndAsync();
-                var output = process.StandardOutput.ReadToEnd();
-                process.WaitForExit();
-                if (process.ExitCode != 0)
-                    throw new IOException("codiva attach failed (status " + process.ExitCode + "): " + error.Result.Trim());
-                return output.Trim();
-            }
+            var run = ChildProcess.Run(program.Command(attachTimeoutMs, "attach", "--print-socket", "--repo", program.Repo));
+            var utf8 = new UTF8Encoding(false);
+            if (run.End != ChildEnd.Exited || run.ExitCode != 0)
+                throw new IOException("codiva attach failed (" + (run.End == ChildEnd.Exited ? "status " + run.ExitCode : run.End + " " + run.Problem).Trim() + "): "
+                    + utf8.GetString(run.Errors).Trim());
+            return utf8.GetString(run.Output).Trim();
         }
     }
 

@@ -51,8 +51,13 @@ namespace Codiva.Unity
         public long MaxOutputBytes = ChildProcess.CommandMaxOutputBytes;
         /// Keep stderr (counted with stdout against the cap); otherwise it is read and dropped.
         public bool KeepErrors = true;
-        /// The child's PATH, where the program is looked for; null: this process's.
+        /// The child's PATH, where the program is looked for; null: the environment's.
         public string Path;
+        /// When set, the child's environment is exactly this (its PATH too, unless Path is set);
+        /// null: this process's.
+        public Dictionary<string, string> Environment;
+        /// Where the child runs; null: this process's directory.
+        public string WorkingDirectory;
         public ChildOs Os = ChildOs.Linux;
     }
 
@@ -117,8 +122,11 @@ namespace Codiva.Unity
             var result = new ChildResult();
             if (command.Os == ChildOs.Windows) { result.End = ChildEnd.NotOnWindows; return result; }
             var argv = command.Argv;
+            string path = command.Path;
+            if (path == null && command.Environment != null) command.Environment.TryGetValue("PATH", out path);
+            else if (path == null) path = System.Environment.GetEnvironmentVariable("PATH");
             var program = argv == null || argv.Count == 0 || string.IsNullOrEmpty(argv[0]) ? null
-                : OnPath(command.Path ?? Environment.GetEnvironmentVariable("PATH"), new[] { argv[0] }, File.Exists);
+                : OnPath(path, new[] { argv[0] }, File.Exists);
             if (program == null) { result.End = ChildEnd.NotFound; return result; }
 
             // The program is exec'd in place by the wrapper: its pid is the new group's id.
@@ -140,7 +148,13 @@ namespace Codiva.Unity
                 RedirectStandardInput = true,
                 CreateNoWindow = true,
             };
+            if (command.Environment != null)
+            {
+                info.EnvironmentVariables.Clear();
+                foreach (var pair in command.Environment) info.EnvironmentVariables[pair.Key] = pair.Value;
+            }
             if (command.Path != null) info.EnvironmentVariables["PATH"] = command.Path;
+            if (command.WorkingDirectory != null) info.WorkingDirectory = command.WorkingDirectory;
             Process process;
             try { process = Process.Start(info); }
             catch (Exception e) when (e is Win32Exception || e is InvalidOperationException || e is IOException)
