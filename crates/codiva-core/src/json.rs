@@ -16,11 +16,12 @@ pub fn str_field<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
 
 /// The items of the array member `key` of `value`; none when it is missing or not an array.
 pub fn items<'a>(value: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
-    value
-        .get(key)
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
+    array_items(value.get(key))
+}
+
+/// The items of `value` when it is an array; none when it is not, or not there.
+pub fn array_items(value: Option<&Value>) -> impl Iterator<Item = &Value> {
+    value.and_then(Value::as_array).into_iter().flatten()
 }
 
 #[cfg(test)]
@@ -39,5 +40,7 @@ mod tests {
         assert_eq!(items(&value, "list").count(), 2);
         assert_eq!(items(&value, "text").count(), 0);
         assert_eq!(items(&value, "missing").count(), 0);
+        assert_eq!(array_items(value.get("list")).count(), 2);
+        assert_eq!(array_items(None).count(), 0);
     }
 }

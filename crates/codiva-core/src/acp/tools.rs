@@ -6,7 +6,7 @@ use codiva_protocol::tool::{
 };
 use serde_json::{Map, Value};
 
-use crate::json::str_field;
+use crate::json::{array_items, str_field};
 
 /// ACP's `ToolKind`s: `delete` and `move` change files, `switch_mode` and unknown ones are
 /// other.
@@ -118,10 +118,7 @@ impl Call {
                 return texts;
             }
         }
-        self.get("content")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
+        array_items(self.get("content"))
             .filter_map(|item| item.get("content"))
             .map(content_texts)
             .collect::<Vec<_>>()
@@ -138,12 +135,7 @@ impl Call {
                 output: finished.then(|| self.output()),
             });
         }
-        for item in self
-            .get("content")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+        for item in array_items(self.get("content")) {
             match str_field(item, "type") {
                 Some("diff") => content.push(ToolContent::Diff {
                     path: str_field(item, "path").unwrap_or_default().to_owned(),
@@ -159,11 +151,7 @@ impl Call {
                 _ => {}
             }
         }
-        let locations: Vec<ToolLocation> = self
-            .get("locations")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
+        let locations: Vec<ToolLocation> = array_items(self.get("locations"))
             .filter_map(|place| {
                 Some(ToolLocation {
                     path: str_field(place, "path")?.to_owned(),
