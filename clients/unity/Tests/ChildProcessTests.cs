@@ -68,14 +68,14 @@ namespace Codiva.Tests
         public void A_command_past_its_deadline_is_stopped_with_its_whole_group_and_says_so()
         {
             Program("npm", "echo $$ > " + PidFile("self") + "; sleep 60 & echo $! > " + PidFile("child") + "; echo installing; wait");
-            var outcome = Runner(timeoutMs: 300).RunNow(new[] { "npm", "install", "-g", "uloop-cli" });
+            var outcome = Runner(timeoutMs: 2000).RunNow(new[] { "npm", "install", "-g", "uloop-cli" });
             Assert.AreEqual(ChildEnd.TimedOut, outcome.End);
             Assert.IsFalse(outcome.Succeeded);
             Assert.IsTrue(Gone(PidFile("child")), "the program's own child was killed with it");
             Assert.IsTrue(Gone(PidFile("self")), "the program was killed");
             Assert.AreEqual("installing", outcome.Output, "what it printed before is kept");
-            Assert.AreEqual("npm did not finish within 0.3s: it was stopped, with every process it started", outcome.Ending(Language.En));
-            Assert.AreEqual("npm が0.3秒以内に終わらなかったため、それが起動したプロセスごと停止しました", outcome.Ending(Language.Ja));
+            Assert.AreEqual("npm did not finish within 2s: it was stopped, with every process it started", outcome.Ending(Language.En));
+            Assert.AreEqual("npm が2秒以内に終わらなかったため、それが起動したプロセスごと停止しました", outcome.Ending(Language.Ja));
             Assert.AreEqual("npm did not finish within 10m 00s: it was stopped, with every process it started",
                 new CommandOutcome { End = ChildEnd.TimedOut, Program = "npm", TimeoutMs = ChildProcess.CommandTimeoutMs }.Ending(Language.En));
         }
@@ -167,15 +167,15 @@ namespace Codiva.Tests
         public void An_install_past_its_deadline_fails_with_the_words_of_it_and_leaves_nothing_running()
         {
             Program("npm", "sleep 60 & echo $! > " + PidFile("child") + "; echo fetching; wait");
-            var install = new UloopInstall(Runner(timeoutMs: 300), new Manifest(), new Manifest(), "/p", () => new UloopPresence { Package = true });
+            var install = new UloopInstall(Runner(timeoutMs: 2000), new Manifest(), new Manifest(), "/p", () => new UloopPresence { Package = true });
             var ended = new ManualResetEventSlim();
             install.Changed += () => { if (install.State != InstallState.Running) ended.Set(); };
             install.Click();
             Assert.IsTrue(ended.Wait(30000), "the install ended");
             Assert.AreEqual(InstallState.Failed, install.State);
             Assert.IsTrue(Gone(PidFile("child")));
-            Assert.AreEqual("$ npm install -g uloop-cli\nfetching\nnpm did not finish within 0.3s: it was stopped, with every process it started", install.Output(Language.En));
-            StringAssert.EndsWith("\nnpm が0.3秒以内に終わらなかったため、それが起動したプロセスごと停止しました", install.Output(Language.Ja));
+            Assert.AreEqual("$ npm install -g uloop-cli\nfetching\nnpm did not finish within 2s: it was stopped, with every process it started", install.Output(Language.En));
+            StringAssert.EndsWith("\nnpm が2秒以内に終わらなかったため、それが起動したプロセスごと停止しました", install.Output(Language.Ja));
             Assert.AreEqual(Strings.Get(Str.UloopInstallFailed, Language.Ja), Uloop.StatusWords(new UloopPresence { Package = true }, install.State, Language.Ja));
         }
     }

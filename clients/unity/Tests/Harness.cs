@@ -53,6 +53,9 @@ namespace Codiva.Tests
 
     public static class Run
     {
+        /// One argument of Program's argument string (ChildProcess's quoting).
+        public static string Quote(string arg) => Codiva.Unity.ChildProcess.Quote(arg);
+
         /// Runs a program to completion; its output, or a failed assertion.
         public static string Program(string file, string args, string cwd, Dictionary<string, string> env = null)
         {
@@ -103,7 +106,7 @@ namespace Codiva.Tests
             DumpPath = System.IO.Path.Combine(dir, "requests.jsonl");
             File.WriteAllText(scriptPath, JsonText.Write(script));
             var info = new ProcessStartInfo(Paths.Require(Paths.Mock),
-                "--script " + CodivaProgram.Quote(scriptPath) + " --port 0 --dump " + CodivaProgram.Quote(DumpPath))
+                "--script " + Run.Quote(scriptPath) + " --port 0 --dump " + Run.Quote(DumpPath))
             {
                 UseShellExecute = false,
                 RedirectStandardOutput = true,
@@ -239,7 +242,7 @@ namespace Codiva.Tests
         public void StopDaemon()
         {
             var program = Program();
-            Run.Program(program.Path, "stop --repo " + CodivaProgram.Quote(Repo), Repo, program.Environment);
+            Run.Program(program.Path, "stop --repo " + Run.Quote(Repo), Repo, program.Environment);
         }
 
         public void Dispose()

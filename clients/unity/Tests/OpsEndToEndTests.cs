@@ -146,7 +146,7 @@ namespace Codiva.Tests
         {
             var all = new List<string> { Paths.Require(Paths.Claude), "-p", prompt, "--output-format", "stream-json", "--verbose" };
             all.AddRange(args);
-            var info = new ProcessStartInfo("/usr/bin/setsid", string.Join(" ", all.Select(Codiva.Rpc.CodivaProgram.Quote)))
+            var info = new ProcessStartInfo("/usr/bin/setsid", string.Join(" ", all.Select(Run.Quote)))
             {
                 UseShellExecute = false,
                 RedirectStandardOutput = true,

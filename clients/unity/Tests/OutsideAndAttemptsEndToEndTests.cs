@@ -47,7 +47,7 @@ namespace Codiva.Tests
             {
                 // The real CLI in the repository, no codiva in between: one turn with a tool call.
                 var printed = Run.Program(Paths.Require(Paths.Claude),
-                    "-p " + CodivaProgram.Quote(First) + " --output-format json --allowedTools Bash",
+                    "-p " + Run.Quote(First) + " --output-format json --allowedTools Bash",
                     world.Repo, world.AgentEnvironment());
                 var outsideId = JsonRead.Str(JsonText.Parse(printed), "session_id");
                 Assert.IsNotNull(outsideId, printed);
@@ -144,7 +144,7 @@ namespace Codiva.Tests
             using (var main = new ThreadDispatcher())
             {
                 var printed = Run.Program(Paths.Require(Paths.Claude),
-                    "-p " + CodivaProgram.Quote(First) + " --output-format json --allowedTools Bash",
+                    "-p " + Run.Quote(First) + " --output-format json --allowedTools Bash",
                     world.Repo, world.AgentEnvironment());
                 var outsideId = JsonRead.Str(JsonText.Parse(printed), "session_id");
                 var client = new CodivaClient(new StdioTransportFactory(world.Program()), main);

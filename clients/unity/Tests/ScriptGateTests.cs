@@ -37,8 +37,8 @@ namespace Codiva.Tests
             var sources = ScriptGate.Sources(projectDir, project, scripts);
             using (var output = new TempDir("codiva-mcs-"))
             {
-                var args = "-target:library -nologo -out:" + CodivaProgram.Quote(Path.Combine(output.Path, "check.dll")) + " "
-                    + string.Join(" ", sources.Select(CodivaProgram.Quote));
+                var args = "-target:library -nologo -out:" + Run.Quote(Path.Combine(output.Path, "check.dll")) + " "
+                    + string.Join(" ", sources.Select(Run.Quote));
                 // In a process group of its own (setsid execs mcs in place: its pid is the group's),
                 // so a compile that outlives its time is killed whole (mcs is a script running mono).
                 var info = new ProcessStartInfo("setsid", "mcs " + args) { UseShellExecute = false, RedirectStandardOutput = true, RedirectStandardError = true };
@@ -147,7 +147,7 @@ namespace Codiva.Tests
             }, scan.Problems);
         }
 
-        static void Symlink(string target, string link) => Run.Program("ln", "-s " + CodivaProgram.Quote(target) + " " + CodivaProgram.Quote(link), "/");
+        static void Symlink(string target, string link) => Run.Program("ln", "-s " + Run.Quote(target) + " " + Run.Quote(link), "/");
 
         [Test]
         public void A_staged_script_that_compiles_with_the_project_is_moved_into_Assets()

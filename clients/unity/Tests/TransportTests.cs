@@ -2,7 +2,6 @@
 // transport carries lines both ways (the daemon's transport; its end-to-end test waits for the
 // daemon), and the back-off doubles up to its cap.
 using System;
-using System.Diagnostics;
 using System.IO;
 using System.Linq;
 using System.Net.Sockets;
@@ -12,6 +11,7 @@ using Codiva.Client;
 using Codiva.Json;
 using Codiva.Protocol;
 using Codiva.Rpc;
+using Codiva.Unity;
 using NUnit.Framework;
 
 namespace Codiva.Tests
@@ -154,25 +154,14 @@ namespace Codiva.Tests
         }
 
         [Test]
-        public void Arguments_are_quoted_for_the_child_process()
+        public void The_arguments_of_codivas_command_lines_reach_it_as_they_were()
         {
-            Assert.AreEqual("plain", CodivaProgram.Quote("plain"));
-            Assert.AreEqual("\"\"", CodivaProgram.Quote(""));
-            Assert.AreEqual("\"two words\"", CodivaProgram.Quote("two words"));
-            Assert.AreEqual("\"say \\\"hi\\\"\"", CodivaProgram.Quote("say \"hi\""));
-            Assert.AreEqual("\"C:\\dir\\\\\"", CodivaProgram.Quote("C:\\dir\\"));
-            // A project folder may hold an apostrophe (`Bob's Game`, `Bob'sGame`): Mono on Linux
-            // and macOS splits the argument string as a shell's double quotes do, so an unquoted
-            // `'` would be taken as a quote and dropped.
-            Assert.AreEqual("\"Bob'sGame\"", CodivaProgram.Quote("Bob'sGame"));
-            var args = new[] { "Bob'sGame", "/p/Bob's Game", "say \"hi\"", "$HOME", "" };
-            var info = new CodivaProgram { Path = "/usr/bin/printf" }.StartInfo(new[] { "[%s]\\n" }.Concat(args).ToArray());
-            using (var process = Process.Start(info))
-            {
-                var printed = process.StandardOutput.ReadToEnd();
-                Assert.IsTrue(process.WaitForExit(10000));
-                Assert.AreEqual(string.Concat(args.Select(a => "[" + a + "]\n")), printed);
-            }
+            // A project folder may hold an apostrophe, quotes, a `$`; Mono on Linux and macOS
+            // splits ProcessStartInfo's argument string as a shell's double quotes do.
+            var args = new[] { "Bob'sGame", "/p/Bob's Game", "say \"hi\"", "$HOME", "C:\\dir\\", "a\\\\b", "" };
+            var run = ChildProcess.Run(new CodivaProgram { Path = "/usr/bin/printf" }.Command(new[] { "[%s]\\n" }.Concat(args).ToArray()));
+            Assert.AreEqual(ChildEnd.Exited, run.End);
+            Assert.AreEqual(string.Concat(args.Select(a => "[" + a + "]\n")), Encoding.UTF8.GetString(run.Output));
         }
 
         [Test]
@@ -185,13 +174,33 @@ namespace Codiva.Tests
                 File.WriteAllText(fake, "#!/bin/sh\nsleep 60 & echo $! > " + pid + "\nwait\n");
                 Run.Program("chmod", "+x " + fake, dir.Path);
                 var program = new CodivaProgram { Path = fake, Repo = dir.Path };
-                var hung = Assert.Throws<IOException>(() => new DaemonSocketTransportFactory(program, attachTimeoutMs: 300).Open());
+                var hung = Assert.Throws<IOException>(() => new DaemonSocketTransportFactory(program, attachTimeoutMs: 2000).Open());
                 StringAssert.StartsWith("codiva attach failed (TimedOut)", hung.Message);
                 Assert.IsTrue(ChildProcessTests.Gone(pid), "attach's own child was killed with it");
 
                 File.WriteAllText(fake, "#!/bin/sh\necho 'no git repository here' >&2\nexit 3\n");
                 var failed = Assert.Throws<IOException>(() => new DaemonSocketTransportFactory(program).Open());
                 Assert.AreEqual("codiva attach failed (status 3): no git repository here", failed.Message);
+            }
+        }
+
+        [Test]
+        public void A_stdio_server_that_does_not_end_is_killed_with_its_group()
+        {
+            using (var dir = new TempDir("codiva-serve-"))
+            {
+                var fake = Path.Combine(dir.Path, "codiva");
+                var pid = Path.Combine(dir.Path, "child.pid");
+                var self = Path.Combine(dir.Path, "self.pid");
+                // It reads its stdin to the end, then stays (its child too).
+                File.WriteAllText(fake, "#!/bin/sh\necho $$ > " + self + "\nsleep 60 & echo $! > " + pid + "\ncat > /dev/null\nwait\n");
+                Run.Program("chmod", "+x " + fake, dir.Path);
+                var transport = new StdioTransport(new CodivaProgram { Path = fake, Repo = dir.Path }, stopMs: 300);
+                for (var i = 0; i < 100 && !(File.Exists(pid) && File.ReadAllText(pid).Trim().Length > 0); i++) Thread.Sleep(100);
+                StringAssert.StartsWith("codiva serve --stdio (pid ", transport.Describe);
+                transport.Dispose();
+                Assert.IsTrue(ChildProcessTests.Gone(self), "the server was killed");
+                Assert.IsTrue(ChildProcessTests.Gone(pid), "and what it started, with its group");
             }
         }
     }

@@ -72,7 +72,7 @@ namespace Codiva.Tests
                 var record = Path.Combine(world.Home, "uloop-record.txt");
                 var fake = Path.Combine(bin, "uloop");
                 File.WriteAllText(fake, "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '" + record + "'\necho \"ran: uloop $*\"\n");
-                Run.Program("chmod", "+x " + CodivaProgram.Quote(fake), world.Repo);
+                Run.Program("chmod", "+x " + Run.Quote(fake), world.Repo);
 
                 var program = world.Program();
                 program.Environment["PATH"] = bin + ":" + program.Environment["PATH"];

@@ -36,73 +36,25 @@ namespace Codiva.Rpc
         /// The system, for how a command of it gets its process group (Codiva.Unity.ChildProcess).
         public ChildOs Os = ChildOs.Linux;
 
-        /// `codiva <args>` as a command run to its end: its own process group, `timeoutMs`.
-        public ChildCommand Command(int timeoutMs, params string[] args)
+        /// `codiva <args>` in the repository, with this environment, in a process group of its
+        /// own (Codiva.Unity.ChildProcess: Run to its end, or Start for a connection).
+        public ChildCommand Command(params string[] args)
         {
             var argv = new List<string> { Path };
             argv.AddRange(args);
             return new ChildCommand
             {
                 Argv = argv,
-                TimeoutMs = timeoutMs,
                 MaxOutputBytes = 64 * 1024,
                 Environment = Environment,
                 WorkingDirectory = Repo ?? Directory.GetCurrentDirectory(),
                 Os = Os,
             };
         }
-
-        public ProcessStartInfo StartInfo(params string[] args)
-        {
-            var info = new ProcessStartInfo(Path)
-            {
-                UseShellExecute = false,
-                RedirectStandardInput = true,
-                RedirectStandardOutput = true,
-                RedirectStandardError = true,
-                CreateNoWindow = true,
-                StandardOutputEncoding = new UTF8Encoding(false),
-                StandardErrorEncoding = new UTF8Encoding(false),
-                WorkingDirectory = Repo ?? Directory.GetCurrentDirectory(),
-            };
-            var quoted = new StringBuilder();
-            foreach (var arg in args)
-            {
-                if (quoted.Length > 0) quoted.Append(' ');
-                quoted.Append(Quote(arg));
-            }
-            info.Arguments = quoted.ToString();
-            if (Environment != null)
-            {
-                info.EnvironmentVariables.Clear();
-                foreach (var pair in Environment) info.EnvironmentVariables[pair.Key] = pair.Value;
-            }
-            return info;
-        }
-
-        /// Quoting for ProcessStartInfo.Arguments: the Windows argv rules .NET parses by, within
-        /// double quotes, which Mono on Linux and macOS (splitting as a shell does) reads the same
-        /// way — so an argument with a single quote is quoted too (unquoted, Mono takes the `'` as
-        /// a quote and drops it). Two backslashes inside an argument are the one case the two
-        /// read apart (Mono reads one).
-        public static string Quote(string arg)
-        {
-            if (arg.Length > 0 && arg.IndexOfAny(new[] { ' ', '\t', '\n', '"', '\\', '\'' }) < 0) return arg;
-            var b = new StringBuilder("\"");
-            var backslashes = 0;
-            foreach (var c in arg)
-            {
-                if (c == '\\') { backslashes++; continue; }
-                if (c == '"') b.Append('\\', backslashes * 2 + 1).Append('"');
-                else b.Append('\\', backslashes).Append(c);
-                backslashes = 0;
-            }
-            b.Append('\\', backslashes * 2).Append('"');
-            return b.ToString();
-        }
     }
 
-    /// `codiva serve --stdio --repo <dir>` as a child process: one connection = one server.
+    /// `codiva serve --stdio --repo <dir>` as a child process (in a process group of its own):
+    /// one connection = one server.
     public sealed class StdioTransportFactory : ITransportFactory
     {
         readonly CodivaProgram program;
@@ -117,11 +69,16 @@ namespace Codiva.Rpc
         /// The server's stderr (diagnostics), kept for error reports.
         public readonly StringBuilder Stderr = new StringBuilder();
 
-        public StdioTransport(CodivaProgram program)
+        /// How long Dispose waits for serve to end on its own.
+        public const int StopMs = 35000;
+        readonly int stopMs;
+
+        public StdioTransport(CodivaProgram program, int stopMs = StopMs)
         {
-            process = new Process { StartInfo = program.StartInfo("serve", "--stdio", "--repo", program.Repo) };
+            this.stopMs = stopMs;
+            // In a process group of its own, ended with all it started (ChildProcess).
+            process = ChildProcess.Start(program.Command("serve", "--stdio", "--repo", program.Repo));
             process.ErrorDataReceived += (_, e) => { if (e.Data != null) lock (Stderr) Stderr.AppendLine(e.Data); };
-            process.Start();
             process.BeginErrorReadLine();
         }
 
@@ -135,11 +92,11 @@ namespace Codiva.Rpc
         {
             if (System.Threading.Interlocked.Exchange(ref disposed, 1) == 1) return;
             try { process.StandardInput.Close(); } catch (Exception) { }
-            // serve answers what it read, stops its agents and exits on EOF (docs/serve-api.md).
-            if (!process.WaitForExit(35000))
-            {
-                try { process.Kill(); } catch (Exception) { }
-            }
+            // serve answers what it read, stops its agents and exits on EOF (docs/serve-api.md);
+            // past StopMs it is killed. Its group goes either way, and it is reaped.
+            var exited = process.WaitForExit(stopMs);
+            ChildProcess.KillGroup(process.Id);
+            if (!exited) process.WaitForExit(5000);
             process.Dispose();
         }
     }
@@ -180,7 +137,9 @@ namespace Codiva.Rpc
 
         string Attach()
         {
-            var run = ChildProcess.Run(program.Command(attachTimeoutMs, "attach", "--print-socket", "--repo", program.Repo));
+            var attach = program.Command("attach", "--print-socket", "--repo", program.Repo);
+            attach.TimeoutMs = attachTimeoutMs;
+            var run = ChildProcess.Run(attach);
             var utf8 = new UTF8Encoding(false);
             if (run.End != ChildEnd.Exited || run.ExitCode != 0)
                 throw new IOException("codiva attach failed (" + (run.End == ChildEnd.Exited ? "status " + run.ExitCode : run.End + " " + run.Problem).Trim() + "): "

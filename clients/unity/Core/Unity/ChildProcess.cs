@@ -1,11 +1,12 @@
-// The one way the panel runs a program of its own (the clipboard's helpers, the installs'
-// commands): an argument vector, never a shell string, started in a process group of its own —
-// `setsid` on Linux, on macOS `perl`'s setpgrp (perl being part of macOS), the program exec'd in
-// place so that its pid is the group's id — with a deadline and a cap on the output it keeps. Past
-// either, the whole group is killed (SIGKILL to the group: the program and everything it started
-// and left in it) and the program reaped; when the program exits by itself, what it left behind in
-// its group is killed too, so nothing of it outlives the run or holds its pipes open. The program
-// is looked for on PATH first: a missing one is an outcome, not an exception.
+// The one way the panel runs a program to its end (the clipboard's helpers, the installs'
+// commands, `codiva attach`): an argument vector, never a shell string, started in a process
+// group of its own — `setsid` on Linux, on macOS `perl`'s setpgrp (perl being part of macOS), the
+// program exec'd in place so that its pid is the group's id — with a deadline and a cap on the
+// output it keeps. Past either, the whole group is killed (SIGKILL to the group: the program and
+// everything it started and left in it) and the program reaped; when the program exits by itself,
+// what it left behind in its group is killed too, so nothing of it outlives the run or holds its
+// pipes open. The program is looked for on PATH first: a missing one is an outcome, not an
+// exception. (`codiva serve --stdio`, a connection rather than a run, is StdioTransport's.)
 //
 // Windows is not built (nor is the panel's transport there): nothing is started, and the outcome
 // says so (NotOnWindows), with the command for the user to run in a terminal. A Windows build
@@ -15,6 +16,7 @@ using System.Collections.Generic;
 using System.ComponentModel;
 using System.Diagnostics;
 using System.IO;
+using System.Linq;
 using System.Runtime.InteropServices;
 using System.Text;
 using System.Threading;
@@ -112,22 +114,23 @@ namespace Codiva.Unity
             ? (folder.Length >= 3 && char.IsLetter(folder[0]) && folder[1] == ':' && (folder[2] == '\\' || folder[2] == '/')) || folder.StartsWith("\\\\", StringComparison.Ordinal)
             : folder.StartsWith("/", StringComparison.Ordinal);
 
-        // ProcessStartInfo's argument string, as Mono on Linux and macOS splits it (a shell's
-        // double quotes: a backslash escapes a quote or a backslash).
-        static string Quote(string arg) => "\"" + arg.Replace("\\", "\\\\").Replace("\"", "\\\"") + "\"";
+        /// One argument of ProcessStartInfo's argument string, as Mono on Linux and macOS splits
+        /// it (a shell's double quotes: a backslash escapes a quote or a backslash).
+        public static string Quote(string arg) => "\"" + arg.Replace("\\", "\\\\").Replace("\"", "\\\"") + "\"";
 
-        /// Runs `command` to its end (blocking: call it off the Editor's thread).
-        public static ChildResult Run(ChildCommand command)
+        /// How `command` starts in a process group of its own (its program found on PATH first),
+        /// or null with `refusal` saying why there is nothing to start (NotFound, NotOnWindows).
+        static ProcessStartInfo GroupStart(ChildCommand command, out ChildEnd refusal)
         {
-            var result = new ChildResult();
-            if (command.Os == ChildOs.Windows) { result.End = ChildEnd.NotOnWindows; return result; }
+            refusal = command.Os == ChildOs.Windows ? ChildEnd.NotOnWindows : ChildEnd.NotFound;
+            if (command.Os == ChildOs.Windows) return null;
             var argv = command.Argv;
             string path = command.Path;
             if (path == null && command.Environment != null) command.Environment.TryGetValue("PATH", out path);
             else if (path == null) path = System.Environment.GetEnvironmentVariable("PATH");
             var program = argv == null || argv.Count == 0 || string.IsNullOrEmpty(argv[0]) ? null
                 : OnPath(path, new[] { argv[0] }, File.Exists);
-            if (program == null) { result.End = ChildEnd.NotFound; return result; }
+            if (program == null) return null;
 
             // The program is exec'd in place by the wrapper: its pid is the new group's id.
             var args = new StringBuilder();
@@ -147,6 +150,8 @@ namespace Codiva.Unity
                 RedirectStandardError = true,
                 RedirectStandardInput = true,
                 CreateNoWindow = true,
+                StandardOutputEncoding = new UTF8Encoding(false),
+                StandardErrorEncoding = new UTF8Encoding(false),
             };
             if (command.Environment != null)
             {
@@ -155,12 +160,33 @@ namespace Codiva.Unity
             }
             if (command.Path != null) info.EnvironmentVariables["PATH"] = command.Path;
             if (command.WorkingDirectory != null) info.WorkingDirectory = command.WorkingDirectory;
+            return info;
+        }
+
+        /// Starts `command` in a process group of its own for the caller to talk to (stdin,
+        /// stdout and stderr redirected; its deadline and cap are not used) and to end: KillGroup
+        /// with its pid ends it with all it started. IOException when there is nothing to start.
+        public static Process Start(ChildCommand command)
+        {
+            var info = GroupStart(command, out var refusal);
+            if (info == null)
+                throw new IOException(refusal == ChildEnd.NotOnWindows ? "not run on Windows" : (command.Argv?.FirstOrDefault() ?? "(no program)") + " was not found on PATH");
+            try { return Process.Start(info); }
+            catch (Win32Exception e) { throw new IOException(info.FileName + ": " + e.Message, e); }
+        }
+
+        /// Runs `command` to its end (blocking: call it off the Editor's thread).
+        public static ChildResult Run(ChildCommand command)
+        {
+            var result = new ChildResult();
+            var info = GroupStart(command, out var refusal);
+            if (info == null) { result.End = refusal; return result; }
             Process process;
             try { process = Process.Start(info); }
             catch (Exception e) when (e is Win32Exception || e is InvalidOperationException || e is IOException)
             {
                 result.End = ChildEnd.NotStarted;
-                result.Problem = wrapper + ": " + e.Message;
+                result.Problem = info.FileName + ": " + e.Message;
                 return result;
             }
             using (process)
@@ -243,8 +269,9 @@ namespace Codiva.Unity
 
         const int SIGKILL = 9;
 
-        // SIGKILL to the group whose id is `id` (the program's pid); nothing when it is gone.
-        static void KillGroup(int id)
+        /// SIGKILL to the group whose id is `id` (the pid of a program started here); nothing
+        /// when it is gone.
+        public static void KillGroup(int id)
         {
             // kill(-1) would be every process the user has: never anything but a real group.
             if (id <= 1) return;
