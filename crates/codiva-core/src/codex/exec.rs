@@ -16,11 +16,10 @@ use codiva_protocol::agent::{
 };
 use codiva_protocol::log::NoteCode;
 use codiva_protocol::session::TodoStatus;
-use codiva_protocol::tool::{
-    PermissionMode, PermissionOption, ToolCallView, ToolContent, ToolKind,
-};
+use codiva_protocol::tool::{PermissionMode, PermissionOption, ToolContent};
 use serde_json::Value;
 
+use super::items::{edit_view, other_view, shell_view};
 use crate::agent_event::{AgentBlock, AgentEvent, PlanText, TurnEnd, TurnOutcome, plan_call};
 use crate::json::items;
 use crate::provider::{
@@ -359,36 +358,15 @@ fn tool_block(id: &str, kind: &str, item: &Value) -> AgentBlock {
     let (name, view) = match kind {
         "command_execution" => (
             "shell",
-            ToolCallView {
-                tool_kind: ToolKind::Execute,
-                title: "Shell".to_owned(),
-                content: vec![ToolContent::Terminal {
-                    command: command.unwrap_or_default().to_owned(),
-                    output: None,
-                }],
-                notes: Vec::new(),
-            },
+            shell_view(command.unwrap_or_default().to_owned(), None),
         ),
         "file_change" => (
             "apply_patch",
-            ToolCallView {
-                tool_kind: ToolKind::Edit,
-                title: "Edit files".to_owned(),
-                content: vec![ToolContent::Text {
-                    text: paths.join("\n"),
-                }],
-                notes: Vec::new(),
-            },
+            edit_view(vec![ToolContent::Text {
+                text: paths.join("\n"),
+            }]),
         ),
-        other => (
-            other,
-            ToolCallView {
-                tool_kind: ToolKind::Other,
-                title: other.to_owned(),
-                content: Vec::new(),
-                notes: Vec::new(),
-            },
-        ),
+        other => (other, other_view(other)),
     };
     AgentBlock::ToolUse {
         id: id.to_owned(),

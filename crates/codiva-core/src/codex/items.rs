@@ -61,19 +61,15 @@ pub fn tool_block(item: &Value) -> AgentBlock {
 }
 
 pub fn tool_view(item: &Value) -> ToolCallView {
-    let (tool_kind, title, content) = match str_field(item, "type").unwrap_or("") {
-        "commandExecution" => (
-            ToolKind::Execute,
-            "Shell".to_owned(),
-            vec![ToolContent::Terminal {
-                command: str_field(item, "command").unwrap_or_default().to_owned(),
-                output: str_field(item, "aggregatedOutput").map(str::to_owned),
-            }],
+    match str_field(item, "type").unwrap_or("") {
+        "commandExecution" => shell_view(
+            str_field(item, "command").unwrap_or_default().to_owned(),
+            str_field(item, "aggregatedOutput").map(str::to_owned),
         ),
-        "fileChange" => (ToolKind::Edit, "Edit files".to_owned(), file_diffs(item)),
-        "imageView" => (
+        "fileChange" => edit_view(file_diffs(item)),
+        "imageView" => view(
             ToolKind::Read,
-            "View image".to_owned(),
+            "View image",
             str_field(item, "path")
                 .map(|path| ToolContent::Locations {
                     locations: vec![codiva_protocol::tool::ToolLocation {
@@ -84,9 +80,9 @@ pub fn tool_view(item: &Value) -> ToolCallView {
                 .into_iter()
                 .collect(),
         ),
-        "webSearch" => (
+        "webSearch" => view(
             ToolKind::Fetch,
-            "Web search".to_owned(),
+            "Web search",
             str_field(item, "query")
                 .map(|query| ToolContent::Text {
                     text: query.to_owned(),
@@ -94,15 +90,39 @@ pub fn tool_view(item: &Value) -> ToolCallView {
                 .into_iter()
                 .collect(),
         ),
-        "mcpToolCall" => (ToolKind::Other, tool_name(item), Vec::new()),
-        other => (ToolKind::Other, other.to_owned(), Vec::new()),
-    };
+        "mcpToolCall" => other_view(&tool_name(item)),
+        other => other_view(other),
+    }
+}
+
+/// A call as Codex's records show it (app-server items, `exec` items, rollouts alike): its
+/// kind, its title and what it shows.
+fn view(tool_kind: ToolKind, title: &str, content: Vec<ToolContent>) -> ToolCallView {
     ToolCallView {
         tool_kind,
-        title,
+        title: title.to_owned(),
         content,
         notes: Vec::new(),
     }
+}
+
+/// A shell command's call, with what it printed once that is known.
+pub fn shell_view(command: String, output: Option<String>) -> ToolCallView {
+    view(
+        ToolKind::Execute,
+        "Shell",
+        vec![ToolContent::Terminal { command, output }],
+    )
+}
+
+/// A patch's call, showing `content` (its diffs, or the files it changes).
+pub fn edit_view(content: Vec<ToolContent>) -> ToolCallView {
+    view(ToolKind::Edit, "Edit files", content)
+}
+
+/// A call of a tool codiva draws nothing of, titled by the tool's name.
+pub fn other_view(name: &str) -> ToolCallView {
+    view(ToolKind::Other, name, Vec::new())
 }
 
 fn changed_paths(item: &Value) -> Vec<String> {

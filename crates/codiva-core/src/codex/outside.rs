@@ -14,10 +14,11 @@ use std::path::{Path, PathBuf};
 
 use codiva_protocol::log::{EntryKind, ToolEntry, ToolStatus};
 use codiva_protocol::outside::OutsideConversation;
-use codiva_protocol::tool::{ToolCallView, ToolContent, ToolKind};
+use codiva_protocol::tool::ToolContent;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::items::{edit_view, other_view, shell_view};
 use crate::claude::transcript::read_lines_from;
 use crate::outside::{self as records, OutsideLog};
 use crate::session_log::{LOG_BUDGET, Log, MAX_TOOL_RESULT};
@@ -378,36 +379,12 @@ fn tool(payload: &Value) -> ToolEntry {
             })
         });
     let (view, summary) = match (command, name.as_str()) {
-        (Some(command), _) => (
-            ToolCallView {
-                tool_kind: ToolKind::Execute,
-                title: "Shell".to_owned(),
-                content: vec![ToolContent::Terminal {
-                    command: command.clone(),
-                    output: None,
-                }],
-                notes: Vec::new(),
-            },
-            command,
-        ),
+        (Some(command), _) => (shell_view(command.clone(), None), command),
         (None, "apply_patch") => (
-            ToolCallView {
-                tool_kind: ToolKind::Edit,
-                title: "Edit files".to_owned(),
-                content: Vec::new(),
-                notes: Vec::new(),
-            },
+            edit_view(Vec::new()),
             patched_paths(input.as_str().unwrap_or_default()),
         ),
-        (None, other) => (
-            ToolCallView {
-                tool_kind: ToolKind::Other,
-                title: other.to_owned(),
-                content: Vec::new(),
-                notes: Vec::new(),
-            },
-            other.to_owned(),
-        ),
+        (None, other) => (other_view(other), other.to_owned()),
     };
     ToolEntry {
         tool_use_id: payload
