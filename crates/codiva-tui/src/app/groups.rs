@@ -138,7 +138,8 @@ pub struct Counts {
     pub running: usize,
     /// Waiting for the user: a permission, a question, a login, a conflict.
     pub waiting: usize,
-    /// Settled, merged or discarded.
+    /// Ended — completed, interrupted, rate-limited or failed (the row says which) — merged or
+    /// discarded.
     pub done: usize,
 }
 

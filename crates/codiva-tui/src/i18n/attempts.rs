@@ -5,9 +5,9 @@ keys_with_words! {
     /// The words of groups of attempts and of checks.
     AttemptText {
         GroupTitle => "{0} {0|attempt|attempts}: {1}", "試行 {0} 件: {1}";
-        GroupCounts => "{0} running · {1} waiting · {2} done", "実行中 {0} · 待機 {1} · 完了 {2}";
+        GroupCounts => "{0} running · {1} waiting · {2} ended", "実行中 {0} · 待機 {1} · 終了 {2}";
         HintGroupRow => "↑↓ select · Enter/← → fold · c compare · Esc: composer", "↑↓ 選択 · Enter/← → 折りたたみ · c 比較 · Esc: 入力欄";
-        GroupCountsShort => "{0} run {1} wait {2} done", "実行{0} 待機{1} 完了{2}";
+        GroupCountsShort => "{0} run {1} wait {2} ended", "実行{0} 待機{1} 終了{2}";
         FormTitle => "Attempts: one instruction to several agents, side by side", "試行: 一つの指示を複数のエージェントで並べて実行";
         FormAgents => "Agents and models", "エージェントとモデル";
         FormAgentsHint => "agent or agent:model, separated by commas (claude, codex, claude:opus)", "agent または agent:model をカンマ区切りで（claude, codex, claude:opus）";

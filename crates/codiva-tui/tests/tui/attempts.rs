@@ -202,20 +202,57 @@ fn on_group_row(app: &mut App) {
 }
 
 #[test]
-fn the_group_row_says_how_many_run_wait_and_are_done() {
+fn the_group_row_says_how_many_run_wait_and_have_ended() {
     let mut app = group_app();
     let wide = screen(&mut app, 200, 60);
     assert!(
         wide.contains("3 attempts: Add a /health endpoint"),
         "{wide}"
     );
-    assert!(wide.contains("1 running · 1 waiting · 1 done"), "{wide}");
+    assert!(wide.contains("1 running · 1 waiting · 1 ended"), "{wide}");
     // Each attempt under it, by what it was started with.
     for label in ["├ claude", "├ codex", "└ claude:opus"] {
         assert!(wide.contains(label), "{label}: {wide}");
     }
     let narrow = screen(&mut app, 80, 24);
-    assert!(narrow.contains("1 run 1 wait 1 done"), "{narrow}");
+    assert!(narrow.contains("1 run 1 wait 1 ended"), "{narrow}");
+}
+
+/// Regression: attempts that were interrupted or failed were counted as 完了 ("completed") in
+/// Japanese, beside rows saying 中断 and 失敗. They have ended; the count says so.
+#[test]
+fn interrupted_and_failed_attempts_count_as_ended_not_completed() {
+    let app = || {
+        let mut app = App::new(codiva_tui::app::AppInfo {
+            agents: agents(),
+            ..info()
+        });
+        app.handle(UiEvent::Manager(Box::new(ManagerEvent::Group {
+            change: GroupChange::Created,
+            group: group(),
+        })));
+        add(
+            &mut app,
+            attempt("a1", "claude", None, Status::Interrupted, 2),
+        );
+        add(&mut app, attempt("a2", "codex", None, Status::Failed, 3));
+        add(
+            &mut app,
+            attempt("a3", "claude", None, Status::Completed, 4),
+        );
+        app
+    };
+    let english = screen(&mut app(), 200, 60);
+    assert!(
+        english.contains("0 running · 0 waiting · 3 ended"),
+        "{english}"
+    );
+    let japanese = with_lang(Lang::Ja, || screen(&mut app(), 200, 60));
+    assert!(
+        japanese.contains("実行中 0 · 待機 0 · 終了 3"),
+        "{japanese}"
+    );
+    assert!(!japanese.contains("完了 3"), "{japanese}");
 }
 
 #[test]
