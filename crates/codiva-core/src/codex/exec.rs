@@ -197,10 +197,7 @@ impl ExecConnection {
                     return Vec::new();
                 };
                 let (count, detail) = rest.split_once(' ').unwrap_or((rest, ""));
-                let (attempt, max) = count
-                    .split_once('/')
-                    .and_then(|(n, m)| Some((n.parse().ok()?, m.parse().ok()?)))
-                    .unwrap_or((0, 0));
+                let (attempt, max) = super::translate::attempts(count);
                 let detail = detail.trim_start_matches('(').trim_end_matches(')');
                 vec![AgentEvent::Retrying(RetryInfo {
                     attempt,

@@ -391,12 +391,7 @@ impl CodexConnection {
         }
         // "Reconnecting... 2/5" (or "Reconnecting... waiting for network").
         let message = str_at(&error, "/message").unwrap_or_default();
-        let (attempt, max) = message
-            .rsplit(' ')
-            .next()
-            .and_then(|count| count.split_once('/'))
-            .and_then(|(n, m)| Some((n.parse().ok()?, m.parse().ok()?)))
-            .unwrap_or((0, 0));
+        let (attempt, max) = attempts(message.rsplit(' ').next().unwrap_or_default());
         let detail = str_at(&error, "/additionalDetails").unwrap_or(message);
         vec![AgentEvent::Retrying(RetryInfo {
             attempt,
@@ -471,6 +466,15 @@ fn failure(error: &Value) -> TurnOutcome {
 
 /// The paths no captured run takes (codex cannot be made to produce them on demand): lines
 /// built in the measured shapes.
+/// The attempt and the most attempts of a retry as Codex counts them in its "Reconnecting…"
+/// messages (`2/5`); `(0, 0)` when the text is not a count.
+pub(super) fn attempts(count: &str) -> (u32, u32) {
+    count
+        .split_once('/')
+        .and_then(|(n, m)| Some((n.parse().ok()?, m.parse().ok()?)))
+        .unwrap_or((0, 0))
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::{Value, json};
@@ -599,5 +603,12 @@ mod tests {
             next["params"].get("model").is_none(),
             "overrides are sent once"
         );
+    }
+
+    #[test]
+    fn retry_counts_are_read_from_codexs_words() {
+        assert_eq!(super::attempts("2/5"), (2, 5));
+        assert_eq!(super::attempts("network"), (0, 0));
+        assert_eq!(super::attempts("x/5"), (0, 0));
     }
 }
