@@ -61,15 +61,21 @@ impl Subscription {
                 return self.resync().await;
             }
             if let Some(event) = self.held.take() {
-                if let Some(update) = self.accept(event) {
-                    return Some(update);
+                if let Some(event) = self.accept(event) {
+                    return Some(Update::Event {
+                        seq: event.seq,
+                        event: event.event,
+                    });
                 }
                 continue;
             }
             match self.events.recv().await {
                 Ok(event) => {
-                    if let Some(update) = self.accept(event) {
-                        return Some(update);
+                    if let Some(event) = self.accept(event) {
+                        return Some(Update::Event {
+                            seq: event.seq,
+                            event: event.event,
+                        });
                     }
                 }
                 Err(RecvError::Lagged(_)) => self.gap = true,
@@ -78,17 +84,17 @@ impl Subscription {
         }
     }
 
-    /// The next update if one is already waiting and in order; `None` otherwise (also at a
-    /// gap: the next [`Subscription::recv`] resyncs).
-    pub fn try_recv(&mut self) -> Option<Update> {
+    /// The next event if one is already waiting and in order; `None` otherwise (also at a
+    /// gap: the next [`Subscription::recv`] resyncs — a resync is never taken here).
+    pub fn try_recv(&mut self) -> Option<SequencedEvent> {
         loop {
             if self.gap || self.held.is_some() {
                 return None;
             }
             match self.events.try_recv() {
                 Ok(event) => {
-                    if let Some(update) = self.accept(event) {
-                        return Some(update);
+                    if let Some(event) = self.accept(event) {
+                        return Some(event);
                     }
                 }
                 Err(TryRecvError::Lagged(_)) => {
@@ -102,16 +108,13 @@ impl Subscription {
 
     /// An event in order is handed over; an old one (already in the snapshot) is dropped; one
     /// past a gap is held and the gap noted.
-    fn accept(&mut self, event: SequencedEvent) -> Option<Update> {
+    fn accept(&mut self, event: SequencedEvent) -> Option<SequencedEvent> {
         if event.seq <= self.last {
             return None;
         }
         if event.seq == self.last + 1 {
             self.last = event.seq;
-            return Some(Update::Event {
-                seq: event.seq,
-                event: event.event,
-            });
+            return Some(event);
         }
         self.held = Some(event);
         self.gap = true;

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use codiva_client::{Client, Subscription, Update};
 use codiva_protocol::ClientRequest;
-use codiva_protocol::manager::ManagerEvent;
+use codiva_protocol::manager::{ManagerEvent, SequencedEvent};
 use codiva_protocol::params::NoParams;
 use crossterm::event::{Event, EventStream};
 use futures_util::StreamExt;
@@ -223,7 +223,7 @@ async fn run_in_terminal(
                 input = input::Input::new(EventStream::new());
             }
             // Coalesce: everything already waiting is handled before the next frame.
-            while let Some(Update::Event { event, seq }) = events.try_recv() {
+            while let Some(SequencedEvent { event, seq }) = events.try_recv() {
                 frames.urgent |= !ui.manager_event(event, seq);
             }
         }
@@ -312,14 +312,9 @@ fn draw(
 ) -> io::Result<()> {
     use std::io::Write as _;
     frames.backlog = 0;
-    while let Some(update) = events.try_recv() {
+    while let Some(SequencedEvent { event, seq }) = events.try_recv() {
         frames.backlog += 1;
-        match update {
-            Update::Event { event, seq } => {
-                ui.manager_event(event, seq);
-            }
-            Update::Resync(snapshot) => ui.resync(snapshot),
-        }
+        ui.manager_event(event, seq);
     }
     // The spinner moves on whatever frame is due, without a timer of its own.
     if ui.app.is_animating() && Instant::now() >= frames.last_animation + ANIMATION_INTERVAL {
