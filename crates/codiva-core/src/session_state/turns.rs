@@ -203,22 +203,13 @@ impl SessionState {
 
 #[cfg(test)]
 mod tests {
-    use crate::agent_event::{AgentEvent, TurnEnd, TurnOutcome};
+    use crate::agent_event::{AgentEvent, TurnEnd};
     use crate::session_state::{Input, SessionState};
     use codiva_protocol::agent::TokenUsage;
     use codiva_protocol::session::Status;
 
     fn failed(message: &str) -> Input {
-        Input::Agent(AgentEvent::TurnEnded(TurnEnd {
-            outcome: TurnOutcome::Failed {
-                message: message.to_owned(),
-            },
-            agent_session_id: None,
-            process_cost_usd: None,
-            context_window: None,
-            denials: Vec::new(),
-            final_text: None,
-        }))
+        Input::Agent(AgentEvent::TurnEnded(TurnEnd::failed(message.to_owned())))
     }
 
     #[test]
