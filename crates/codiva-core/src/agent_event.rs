@@ -5,12 +5,15 @@
 //! Nothing here names a provider's wire format.
 
 use codiva_protocol::agent::{
-    AgentInfo, ModelChoice, NoteLevel, PermissionRequest, QuestionRequest, RetryInfo, TokenUsage,
+    AgentInfo, ModelChoice, NoteLevel, PermissionRequest, Question, QuestionOption,
+    QuestionRequest, RetryInfo, TokenUsage,
 };
 use codiva_protocol::session::TodoStatus;
 use codiva_protocol::tool::{PermissionMode, ToolCallView};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use crate::json::str_field;
 
 /// What an agent told us, in provider-neutral terms.
 #[derive(Debug, Clone, PartialEq)]
@@ -298,6 +301,30 @@ pub fn model_choice(entry: &Value, id: &str, name: &str) -> Option<ModelChoice> 
     })
 }
 
+/// The questions of an agent's question tool in the shape Claude Code's `AskUserQuestion` takes
+/// and xAI's ACP extension copies: `questions` (1–4 of them), each with its `question`,
+/// `header`, `multiSelect` and `options` (2–4, each a `label` and a `description`).
+pub fn questions(input: &Value) -> Vec<Question> {
+    crate::json::items(input, "questions")
+        .map(|question| Question {
+            question: str_field(question, "question")
+                .unwrap_or_default()
+                .to_owned(),
+            header: str_field(question, "header").map(str::to_owned),
+            multi_select: question
+                .get("multiSelect")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            options: crate::json::items(question, "options")
+                .map(|option| QuestionOption {
+                    label: str_field(option, "label").unwrap_or_default().to_owned(),
+                    description: str_field(option, "description").map(str::to_owned),
+                })
+                .collect(),
+        })
+        .collect()
+}
+
 /// What an agent's plan shows besides its steps.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PlanText {
@@ -489,5 +516,29 @@ mod tests {
             })
         );
         assert_eq!(model_choice(&acp, "/id", "/name"), None);
+    }
+
+    /// Claude Code's and xAI's question shape; what is missing is empty, not an error.
+    #[test]
+    fn questions_are_read_leniently() {
+        let input = serde_json::json!({"questions": [
+            {"question": "Which colour?", "header": "Colour", "multiSelect": true,
+             "options": [{"label": "Red", "description": "warm"}, {"label": "Blue"}]},
+            {"header": 3}
+        ]});
+        let questions = questions(&input);
+        assert_eq!(questions.len(), 2);
+        assert_eq!(questions[0].question, "Which colour?");
+        assert_eq!(questions[0].header.as_deref(), Some("Colour"));
+        assert!(questions[0].multi_select);
+        let labels: Vec<_> = questions[0].options.iter().map(|o| &o.label).collect();
+        assert_eq!(labels, ["Red", "Blue"]);
+        assert_eq!(questions[0].options[1].description, None);
+        assert_eq!(
+            (questions[1].question.as_str(), &questions[1].header),
+            ("", &None)
+        );
+        assert!(questions[1].options.is_empty() && !questions[1].multi_select);
+        assert!(super::questions(&serde_json::json!({"questions": "no"})).is_empty());
     }
 }

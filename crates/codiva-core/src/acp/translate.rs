@@ -4,9 +4,7 @@
 //! unknown updates and notifications are ignored; unknown requests are refused with -32601 so
 //! that the agent does not wait for an answer.
 
-use codiva_protocol::agent::{
-    CommandInfo, NoteLevel, PermissionRequest, Question, QuestionOption, QuestionRequest,
-};
+use codiva_protocol::agent::{CommandInfo, NoteLevel, PermissionRequest, QuestionRequest};
 use codiva_protocol::log::NoteCode;
 use codiva_protocol::tool::PermissionMode;
 use serde_json::Value;
@@ -360,22 +358,7 @@ impl AcpConnection {
             }
             ASK_USER_QUESTION => {
                 self.flush(out);
-                let questions = items(&params, "questions")
-                    .map(|question| Question {
-                        question: str_at(question, "/question").unwrap_or_default().to_owned(),
-                        header: str_at(question, "/header").map(str::to_owned),
-                        options: items(question, "options")
-                            .map(|option| QuestionOption {
-                                label: str_at(option, "/label").unwrap_or_default().to_owned(),
-                                description: str_at(option, "/description").map(str::to_owned),
-                            })
-                            .collect(),
-                        multi_select: question
-                            .get("multiSelect")
-                            .and_then(Value::as_bool)
-                            .unwrap_or(false),
-                    })
-                    .collect();
+                let questions = crate::agent_event::questions(&params);
                 out.events
                     .push(AgentEvent::QuestionRequest(QuestionRequest {
                         request_id: request_id.clone(),

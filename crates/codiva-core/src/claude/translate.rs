@@ -3,8 +3,8 @@
 use std::collections::HashMap;
 
 use codiva_protocol::agent::{
-    Account, AgentInfo, CommandInfo, ModelChoice, PermissionRequest, Question, QuestionOption,
-    QuestionRequest, RetryInfo, TokenUsage,
+    Account, AgentInfo, CommandInfo, ModelChoice, PermissionRequest, QuestionRequest, RetryInfo,
+    TokenUsage,
 };
 use codiva_protocol::mcp::{McpServerState, McpStatus};
 use codiva_protocol::session::SubagentStatus;
@@ -96,7 +96,7 @@ impl Translator {
                     if ask.tool_name == ASK_USER_QUESTION {
                         vec![AgentEvent::QuestionRequest(QuestionRequest {
                             request_id: request.request_id,
-                            questions: parse_questions(&ask.input),
+                            questions: crate::agent_event::questions(&ask.input),
                             input: ask.input,
                             tool_use_id: ask.tool_use_id,
                         })]
@@ -454,41 +454,6 @@ fn agent_info(answer: Value) -> AgentInfo {
         }),
         permission_mode: init.current_permission_mode.as_deref().map(tool_view::mode),
     }
-}
-
-/// Reads AskUserQuestion's `questions` (1–4 questions of 2–4 options each).
-pub fn parse_questions(input: &Value) -> Vec<Question> {
-    let Some(questions) = input.get("questions").and_then(Value::as_array) else {
-        return Vec::new();
-    };
-    questions
-        .iter()
-        .map(|question| Question {
-            question: str_field(question, "question").unwrap_or_default(),
-            header: str_field(question, "header"),
-            multi_select: question
-                .get("multiSelect")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-            options: question
-                .get("options")
-                .and_then(Value::as_array)
-                .map(|options| {
-                    options
-                        .iter()
-                        .map(|option| QuestionOption {
-                            label: str_field(option, "label").unwrap_or_default(),
-                            description: str_field(option, "description"),
-                        })
-                        .collect()
-                })
-                .unwrap_or_default(),
-        })
-        .collect()
-}
-
-fn str_field(value: &Value, key: &str) -> Option<String> {
-    value.get(key).and_then(Value::as_str).map(str::to_owned)
 }
 
 /// The CLI's MCP server statuses in the neutral form (`needs-auth` → `needs_auth`; a status
