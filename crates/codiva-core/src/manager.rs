@@ -56,6 +56,8 @@ pub struct ManagerOptions {
     /// codiva's state directory (wire logs, child registry).
     pub state_dir: PathBuf,
     pub registry: Option<ChildRegistry>,
+    /// The model of new sessions of the default agent that name none (the config's `model`);
+    /// other agents' sessions start on their own default.
     pub model: Option<String>,
     pub permission_mode: Option<PermissionMode>,
     pub fetch_base: bool,

@@ -6,6 +6,7 @@
 mod acp;
 mod claude;
 mod codex;
+mod default_model;
 mod fixtures;
 mod git;
 mod github;

@@ -450,12 +450,22 @@ impl App {
                 ))]
             }
             (_, false) => {
-                self.info.agent = argument.to_owned();
                 self.set_notice(tf(AppText::AgentForNew, &[argument]), false);
+                self.agent_for_new(argument.to_owned());
                 Vec::new()
             }
             (_, true) => self.open_agent_picker(),
         }
+    }
+
+    /// New sessions run `agent`. A model chosen for new sessions (`/model`, or the config's
+    /// `model` for the default agent) names a model of the agent it was chosen for: another
+    /// agent starts on its own default.
+    pub(super) fn agent_for_new(&mut self, agent: String) {
+        if agent != self.info.agent {
+            self.info.model = None;
+        }
+        self.info.agent = agent;
     }
 
     /// `/clear`: removes every merged or discarded session from the list, after a y/n.

@@ -582,7 +582,7 @@ impl App {
             ))],
             None => {
                 self.set_notice(tf(AppText::AgentForNew, &[&agent]), false);
-                self.info.agent = agent;
+                self.agent_for_new(agent);
                 Vec::new()
             }
         }

@@ -271,3 +271,41 @@ fn a_remote_repository_names_its_host() {
         app
     });
 }
+
+/// A model chosen for new sessions (the config's, or `/model`'s) names a model of the agent it
+/// was chosen for: choosing another agent for new sessions, by name or in the picker, starts
+/// them on that agent's own default (the header says so, and `session/create` names no model).
+#[test]
+fn another_agent_for_new_sessions_starts_on_its_own_model() {
+    let mut app = with_agents(busy_app());
+    app.info.model = Some("opus".into());
+    command(&mut app, "/agent claude");
+    assert_eq!(app.info.model.as_deref(), Some("opus"), "the same agent");
+    command(&mut app, "/agent codex");
+    assert_eq!(
+        (app.info.agent.as_str(), app.info.model.as_deref()),
+        ("codex", None)
+    );
+    let screen = format!("{}", draw(&mut app, 120, 40).backend());
+    assert!(screen.contains("codex · default"), "{screen}");
+    typed(&mut app, "Port the parser");
+    let effects = press(&mut app, KeyCode::Enter);
+    let sent = request(ClientRequest::SessionCreate(
+        codiva_protocol::params::CreateParams {
+            prompt: "Port the parser".into(),
+            agent: Some("codex".into()),
+            ..Default::default()
+        },
+    ));
+    assert!(effects.contains(&sent), "{effects:?}");
+    // The picker: a model named for codex is left behind with codex.
+    command(&mut app, "/model gpt-5.4");
+    assert_eq!(app.info.model.as_deref(), Some("gpt-5.4"));
+    command(&mut app, "/agent");
+    press(&mut app, KeyCode::Home);
+    assert!(press(&mut app, KeyCode::Enter).is_empty());
+    assert_eq!(
+        (app.info.agent.as_str(), app.info.model.as_deref()),
+        ("claude", None)
+    );
+}

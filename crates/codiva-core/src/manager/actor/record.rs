@@ -385,7 +385,10 @@ impl Actor {
             base: self.base.clone(),
             created_at: unix_ms(),
             agent: options.agent.clone().unwrap_or_default(),
-            model: options.model.clone().or_else(|| self.options.model.clone()),
+            model: options
+                .model
+                .clone()
+                .or_else(|| self.configured_model(options.agent.as_deref())),
             permission_mode: options.permission_mode.or(self.options.permission_mode),
             approval: options
                 .approval
@@ -397,5 +400,15 @@ impl Actor {
         let mut record = Record::of_saved(saved, phase, Status::Starting, None);
         record.extras = extras;
         record
+    }
+
+    /// The manager's model (the config's `model`) for a new session of `agent`: it was chosen
+    /// for the default agent, so a session of another agent starts on that agent's own default
+    /// (a Claude model name means nothing to Codex or an ACP agent).
+    fn configured_model(&self, agent: Option<&str>) -> Option<String> {
+        let default = self.options.providers.default_provider()?;
+        (agent.is_none_or(|agent| agent == default.id()))
+            .then(|| self.options.model.clone())
+            .flatten()
     }
 }
