@@ -23,8 +23,8 @@ pub mod spawn;
 pub use child_registry::{ChildRecord, ChildRegistry, ReapOutcome, ReapedChild};
 pub use line_reader::{DEFAULT_MAX_LINE, LineReader, READ_CHUNK, ReadLine};
 pub use locate::{
-    Captured, LocateError, ProbeError, Supervision, Version, locate_program, probe_version,
-    probe_version_with, run_captured, run_supervised, version_check,
+    Captured, LocateError, NotExecutable, OutsideTested, ProbeError, Supervision, Version,
+    locate_program, probe_version, probe_version_with, run_captured, run_supervised, version_check,
 };
 pub use paced_pipe::PacedPipe;
 pub use spawn::{

@@ -54,8 +54,8 @@ pub async fn start(cwd: PathBuf, holder: &str) -> Result<Started, StartError> {
     let (config, config_warnings) = config::load(&config_path);
     let mut warnings: Vec<String> = config_warnings.iter().map(ToString::to_string).collect();
     let found = crate::agents::find(&config, &crate::agents::Flags::default()).await;
-    warnings.extend(found.warnings);
-    warnings.extend(found.problems.into_iter().map(|(_, problem)| problem));
+    warnings.extend(found.warnings());
+    warnings.extend(found.problems().into_iter().map(|(_, problem)| problem));
     let state_dir = paths::state_dir();
     let registry = match open_registry(&state_dir) {
         Ok(registry) => Some(registry),

@@ -168,7 +168,7 @@ async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
     for warning in warnings
         .iter()
         .map(ToString::to_string)
-        .chain(found.warnings)
+        .chain(found.warnings())
     {
         eprintln!("codiva: warning: {warning}");
     }
@@ -336,16 +336,16 @@ fn choose_agent(
     found: &crate::agents::Found,
 ) -> Result<std::sync::Arc<dyn codiva_core::provider::Provider>, String> {
     let providers = &found.providers;
+    let problems = found.problems();
     let problem = |id: &str| {
-        found
-            .problems
+        problems
             .iter()
             .find(|(agent, _)| *agent == id)
             .map(|(_, problem)| problem.clone())
     };
     let Some(name) = name else {
         return providers.default_provider().cloned().ok_or_else(|| {
-            if let Some((_, problem)) = found.problems.first() {
+            if let Some((_, problem)) = problems.first() {
                 return problem.clone();
             }
             format!(

@@ -27,7 +27,7 @@ pub enum LocateError {
         /// The configured path.
         path: PathBuf,
         /// What is wrong with it.
-        problem: &'static str,
+        problem: NotExecutable,
     },
     /// Not in any searched directory.
     #[error("{name} not found; searched: {}", display_paths(searched))]
@@ -37,6 +37,24 @@ pub enum LocateError {
         /// Every directory searched, in order.
         searched: Vec<PathBuf>,
     },
+}
+
+/// Why a path is not a program to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotExecutable {
+    Missing,
+    NotAFile,
+    NoExecutePermission,
+}
+
+impl fmt::Display for NotExecutable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            NotExecutable::Missing => "does not exist",
+            NotExecutable::NotAFile => "is not a file",
+            NotExecutable::NoExecutePermission => "is not executable",
+        })
+    }
 }
 
 fn display_paths(paths: &[PathBuf]) -> String {
@@ -135,18 +153,18 @@ fn search_dirs(
 }
 
 /// `None` if `path` is an executable file, else what is wrong.
-fn executable_problem(path: &Path) -> Option<&'static str> {
+fn executable_problem(path: &Path) -> Option<NotExecutable> {
     let Ok(meta) = std::fs::metadata(path) else {
-        return Some("does not exist");
+        return Some(NotExecutable::Missing);
     };
     if !meta.is_file() {
-        return Some("is not a file");
+        return Some(NotExecutable::NotAFile);
     }
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         if meta.permissions().mode() & 0o111 == 0 {
-            return Some("is not executable");
+            return Some(NotExecutable::NoExecutePermission);
         }
     }
     None
@@ -430,19 +448,30 @@ async fn read_limited<R: AsyncRead + Unpin>(pipe: Option<R>) -> Vec<u8> {
     out
 }
 
-/// A warning text if `found` is outside the tested range `tested_min..=tested_max` (codiva
-/// warns, never refuses).
-pub fn version_check(found: Version, tested_min: Version, tested_max: Version) -> Option<String> {
+/// A version outside the range codiva was tested with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutsideTested {
+    Older { found: Version, oldest: Version },
+    Newer { found: Version, newest: Version },
+}
+
+/// Where `found` is when it is outside the tested range `tested_min..=tested_max` (codiva
+/// warns, never refuses; the warning's words are `startup_words.rs`'s).
+pub fn version_check(
+    found: Version,
+    tested_min: Version,
+    tested_max: Version,
+) -> Option<OutsideTested> {
     if found < tested_min {
-        Some(format!(
-            "version {found} is older than the oldest version codiva was tested with \
-             ({tested_min}); some features may not work — consider updating"
-        ))
+        Some(OutsideTested::Older {
+            found,
+            oldest: tested_min,
+        })
     } else if found > tested_max {
-        Some(format!(
-            "version {found} is newer than the newest version codiva was tested with \
-             ({tested_max}); if something breaks, please report it"
-        ))
+        Some(OutsideTested::Newer {
+            found,
+            newest: tested_max,
+        })
     } else {
         None
     }
@@ -484,15 +513,19 @@ mod tests {
         assert_eq!(version_check(Version::new(2, 1, 0), min, max), None);
         assert_eq!(version_check(min, min, max), None);
         assert_eq!(version_check(max, min, max), None);
-        assert!(
-            version_check(Version::new(1, 9, 9), min, max)
-                .unwrap()
-                .contains("older")
+        assert_eq!(
+            version_check(Version::new(1, 9, 9), min, max),
+            Some(OutsideTested::Older {
+                found: Version::new(1, 9, 9),
+                oldest: min
+            })
         );
-        assert!(
-            version_check(Version::new(3, 0, 0), min, max)
-                .unwrap()
-                .contains("newer")
+        assert_eq!(
+            version_check(Version::new(3, 0, 0), min, max),
+            Some(OutsideTested::Newer {
+                found: Version::new(3, 0, 0),
+                newest: max
+            })
         );
     }
 

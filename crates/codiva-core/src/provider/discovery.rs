@@ -3,38 +3,76 @@
 //! `$CODIVA_<ID>`, else the config's `<id>_path`, else its binary in `PATH` and the usual
 //! install directories; then its version against the range codiva was tested with, when it
 //! has a version flag. What is found becomes the manager's [`Providers`]; what is not is
-//! listed with how to install it.
+//! listed with how to install it. What the user should hear is data ([`Finding`]), worded in
+//! the UI's language (`startup_words.rs`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use codiva_protocol::lang::Lang;
+
 use super::catalog::{self, AgentSpec};
 use super::{MissingAgent, Provider, Providers};
 use crate::acp::{AcpAgent, AcpProvider};
-use crate::config::{AgentEntry, Config};
+use crate::config::{AgentEntry, Config, LangEnv};
 use crate::process::{self, LocateError};
+
+#[path = "../startup_words.rs"]
+mod words;
+pub use words::{Finding, NotThere, Unread, config_agent_install};
 
 /// The agents found, and what the user should hear.
 pub struct Found {
     pub providers: Providers,
-    /// A version outside the tested range, the config's `agent` not installed (one line each).
-    pub warnings: Vec<String>,
-    /// Why an agent whose program was configured was not found there (its id, one line).
-    pub problems: Vec<(&'static str, String)>,
+    /// What the user should hear, in the order found.
+    pub findings: Vec<Finding>,
+    /// The language [`Found::warnings`] and [`Found::problems`] speak (the UI's).
+    pub lang: Lang,
+}
+
+impl Found {
+    /// A version outside the tested range or unreadable, the config's `agent` not installed
+    /// (one line each, in the UI's language).
+    pub fn warnings(&self) -> Vec<String> {
+        self.findings
+            .iter()
+            .filter(|finding| !matches!(finding, Finding::ProgramMissing { .. }))
+            .map(|finding| finding.words(self.lang))
+            .collect()
+    }
+
+    /// Why an agent whose program was configured was not found there (its id, one line in
+    /// the UI's language).
+    pub fn problems(&self) -> Vec<(&'static str, String)> {
+        self.findings
+            .iter()
+            .filter_map(|finding| match finding {
+                Finding::ProgramMissing { id, .. } => Some((*id, finding.words(self.lang))),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 /// Programs given on the command line (`codiva exec --claude PATH`), by agent id: they win
 /// over the variable and the config.
 pub type Programs<'a> = &'a [(&'a str, PathBuf)];
 
-/// Finds every built-in agent and every agent of the config file (`programs` first).
+/// Finds every built-in agent and every agent of the config file (`programs` first); what
+/// the user should hear is worded in the UI's language (`CODIVA_LANG`, the config's
+/// `language`, the locale).
 pub async fn find(config: &Config, programs: Programs<'_>) -> Found {
+    let lang = LangEnv::from_process().lang(config.language.as_deref());
+    find_in(config, programs, lang).await
+}
+
+/// [`find`] with what the user should hear in `lang`.
+pub async fn find_in(config: &Config, programs: Programs<'_>, lang: Lang) -> Found {
     let home = crate::paths::home_dir();
     let path_var = std::env::var_os("PATH");
     let mut installed: Vec<(Arc<dyn Provider>, Option<PathBuf>)> = Vec::new();
     let mut missing = Vec::new();
-    let mut warnings = Vec::new();
-    let mut problems = Vec::new();
+    let mut findings = Vec::new();
 
     // Each agent is looked for and asked its version side by side: a version probe starts a
     // program (a Node one takes a second), and start-up waits for the slowest, not the sum.
@@ -61,8 +99,8 @@ pub async fn find(config: &Config, programs: Programs<'_>) -> Found {
     found.sort_by_key(|(index, _)| *index);
     for ((_, result), spec) in found.into_iter().zip(catalog::BUILTIN) {
         match result {
-            Ok((program, warning)) => {
-                warnings.extend(warning.map(|warning| format!("{} {warning}", spec.display_name)));
+            Ok((program, finding)) => {
+                findings.extend(finding);
                 installed.push((spec.provider(program.clone()), Some(program)));
             }
             Err(err) => missing.push(missing_agent(
@@ -70,7 +108,7 @@ pub async fn find(config: &Config, programs: Programs<'_>) -> Found {
                 spec.display_name,
                 spec.install.to_owned(),
                 &err,
-                &mut problems,
+                &mut findings,
             )),
         }
     }
@@ -89,15 +127,15 @@ pub async fn find(config: &Config, programs: Programs<'_>) -> Found {
             }
             Err(err) => {
                 // A configured command that is not there is always worth a line.
-                problems.push((id, format!("{name}: {err}")));
+                findings.push(Finding::ProgramMissing {
+                    id,
+                    agent: name,
+                    why: NotThere::from(&err),
+                });
                 missing.push(MissingAgent {
                     id,
                     name,
-                    install: format!(
-                        "the command of [agents.{}] in codiva's config ({})",
-                        entry.id,
-                        entry.command.display()
-                    ),
+                    install: config_agent_install(&entry.id, &entry.command, lang),
                 });
             }
         }
@@ -106,39 +144,46 @@ pub async fn find(config: &Config, programs: Programs<'_>) -> Found {
     if let Some(agent) = &config.agent
         && !installed.iter().any(|(provider, _)| provider.id() == agent)
     {
-        warnings.push(format!(
-            "config agent = {agent:?}: that agent is not installed; new sessions run the first installed one"
-        ));
+        findings.push(Finding::DefaultAgentMissing {
+            agent: agent.clone(),
+        });
     }
     Found {
         providers: Providers::new(installed, missing, config.agent.as_deref()),
-        warnings,
-        problems,
+        findings,
+        lang,
     }
 }
 
 /// Finds `spec`'s program (`configured`, else its binary in `path_var` and the usual install
 /// directories under `home`) and, when it has a version flag, asks its version. Returns the
-/// program and, when the version is outside the tested range or cannot be read, a warning for
-/// the user (codiva still runs it).
+/// program and, when the version is outside the tested range or cannot be read, what the
+/// user should hear (codiva still runs it).
 pub async fn locate(
     spec: &AgentSpec,
     configured: Option<&Path>,
     path_var: Option<&std::ffi::OsStr>,
     home: &Path,
-) -> Result<(PathBuf, Option<String>), LocateError> {
+) -> Result<(PathBuf, Option<Finding>), LocateError> {
     let program = process::locate_program(spec.binary, configured, path_var, Some(home))?;
     let Some(check) = spec.version else {
         return Ok((program, None));
     };
-    let warning = match process::probe_version_with(&program, check.flag).await {
-        Ok(version) => process::version_check(version, check.oldest, check.newest),
-        Err(err) => Some(format!(
-            "could not read the version of {}: {err}",
-            program.display()
-        )),
+    let finding = match process::probe_version_with(&program, check.flag).await {
+        Ok(version) => process::version_check(version, check.oldest, check.newest).map(|outside| {
+            Finding::Version {
+                agent: spec.display_name,
+                outside,
+            }
+        }),
+        Err(err) => Some(Finding::VersionUnread {
+            agent: spec.display_name,
+            program: program.clone(),
+            flag: check.flag,
+            why: Unread::from(&err),
+        }),
     };
-    Ok((program, warning))
+    Ok((program, finding))
 }
 
 /// The agent a config entry describes, run from `program`.
@@ -166,16 +211,20 @@ fn leaked_names(entry: &AgentEntry) -> (&'static str, &'static str) {
     (id, name)
 }
 
-/// An agent not found; a configured path that is wrong is also a problem (it names the path).
+/// An agent not found; a configured path that is wrong is also a finding (it names the path).
 fn missing_agent(
     id: &'static str,
     name: &'static str,
     install: String,
     err: &LocateError,
-    problems: &mut Vec<(&'static str, String)>,
+    findings: &mut Vec<Finding>,
 ) -> MissingAgent {
     if !matches!(err, LocateError::NotFound { .. }) {
-        problems.push((id, format!("{name}: {err}")));
+        findings.push(Finding::ProgramMissing {
+            id,
+            agent: name,
+            why: NotThere::from(err),
+        });
     }
     MissingAgent { id, name, install }
 }
@@ -201,10 +250,15 @@ mod tests {
         let old = program(dir.path(), "gemini", "echo 0.50.0");
         let (found, warning) = locate(gemini, Some(&old), None, dir.path()).await.unwrap();
         assert_eq!(found, old);
-        let warning = warning.expect("an old version is a warning");
-        assert!(
-            warning.contains("0.50.0") && warning.contains("0.61.0"),
-            "{warning}"
+        assert_eq!(
+            warning,
+            Some(Finding::Version {
+                agent: "Gemini CLI",
+                outside: process::OutsideTested::Older {
+                    found: process::Version::new(0, 50, 0),
+                    oldest: process::Version::new(0, 61, 0),
+                },
+            })
         );
         let tested = program(dir.path(), "gemini-ok", "echo 0.61.0");
         assert_eq!(
@@ -308,10 +362,69 @@ mod tests {
         let missing = found.providers.missing("gone").unwrap();
         assert!(missing.install.contains("[agents.gone]"), "{missing:?}");
         let problems: Vec<_> = found
-            .problems
-            .iter()
+            .problems()
+            .into_iter()
             .filter(|(id, _)| *id == "gone")
             .collect();
-        assert_eq!(problems.len(), 1, "{:?}", found.problems);
+        assert_eq!(problems.len(), 1, "{:?}", found.findings);
+    }
+
+    /// What start-up tells the user is in the UI's language: a version outside the tested
+    /// range, a configured program that is not there (with the system's own words), the
+    /// config's `agent` not installed, and where a config agent's program should be.
+    #[tokio::test]
+    async fn findings_speak_the_uis_language() {
+        let dir = tempfile::tempdir().unwrap();
+        let gemini = program(dir.path(), "old-gemini", "echo 0.50.0");
+        let text = format!(
+            "agent = \"nope\"\ngemini_path = {:?}\ngrok_path = \"/nonexistent/grok\"\n\
+             [agents.gone]\ncommand = \"/nonexistent/agent\"\n",
+            gemini.display().to_string()
+        );
+        let (config, warnings) = crate::config::parse(&text, Path::new("c.toml"));
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let found = find_in(&config, &[], Lang::Ja).await;
+        // Only these: an agent of this machine's PATH may add its own line.
+        let warnings = found.warnings();
+        for expected in [
+            "Gemini CLI のバージョン 0.50.0 は codiva で試した最も古いバージョン（0.61.0）より古いです。動かない機能があるかもしれません。更新を検討してください",
+            "config の agent = \"nope\": その agent はインストールされていません。新しいセッションはインストールされている最初の agent で動きます",
+        ] {
+            assert!(
+                warnings.iter().any(|w| w == expected),
+                "{expected} in {warnings:#?}"
+            );
+        }
+        assert_eq!(
+            found.problems(),
+            [
+                (
+                    "grok",
+                    "Grok: 設定されたプログラム /nonexistent/grok はありません".to_owned()
+                ),
+                (
+                    "gone",
+                    "gone: /nonexistent/agent が見つかりません。探した場所: /nonexistent/agent"
+                        .to_owned()
+                ),
+            ]
+        );
+        assert_eq!(
+            found.providers.missing("gone").unwrap().install,
+            "codiva の config の [agents.gone] の command（/nonexistent/agent）"
+        );
+        let found = find_in(&config, &[], Lang::En).await;
+        assert_eq!(
+            found.problems()[0].1,
+            "Grok: the configured program /nonexistent/grok does not exist"
+        );
+        assert!(
+            found
+                .warnings()
+                .iter()
+                .any(|w| w.starts_with("config agent = \"nope\": that agent is not installed")),
+            "{:?}",
+            found.warnings()
+        );
     }
 }

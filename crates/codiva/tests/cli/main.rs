@@ -15,5 +15,6 @@ mod orphans;
 mod remote;
 mod reset_terminal;
 mod serve;
+mod startup_warnings;
 mod tui;
 mod tui_usage;
