@@ -121,3 +121,21 @@ fn exec_says_what_it_found_in_the_uis_language() {
         }
     }
 }
+
+/// The TUI (over the repository's daemon, which it starts in its own language): the first
+/// start-up warning is its notice, in Japanese for a Japanese UI.
+#[test]
+fn the_tui_says_what_it_found_in_the_uis_language() {
+    let config = "fetch_base = false\ntitles = \"prompt\"\ngrok_path = \"/nonexistent/grok\"\n";
+    let ui = crate::tui::start_custom(
+        |_| Script::new(),
+        crate::tui::Mode::Daemon,
+        &[("CODIVA_LANG", Some("ja"))],
+        Some(config),
+    );
+    let screen = ui.pty.wait_for_text(
+        "警告: Grok: 設定されたプログラム /nonexistent/grok はありません",
+        std::time::Duration::from_secs(60),
+    );
+    assert!(!screen.contains("does not exist"), "{screen}");
+}
