@@ -169,6 +169,7 @@ async fn run_inner(args: ExecArgs) -> Result<ExitCode, String> {
         .iter()
         .map(ToString::to_string)
         .chain(found.warnings())
+        .chain(found.problems().into_iter().map(|(_, problem)| problem))
     {
         eprintln!("codiva: warning: {warning}");
     }

@@ -85,14 +85,31 @@ fn serve_says_what_it_found_in_the_uis_language() {
     assert!(server.close().success());
 }
 
-/// `exec`: the same lines on stderr, in English with `CODIVA_LANG=en`, in Japanese when the
-/// config's `language` says so.
+/// `exec`: the same lines on stderr (a configured program that is not there too, though the
+/// agent run is another), in English with `CODIVA_LANG=en`, in Japanese when the config's
+/// `language` says so.
 #[test]
 fn exec_says_what_it_found_in_the_uis_language() {
     let world = World::new(|_| Script::new());
     for (language, lang_var, expected) in [
-        (None, Some("en"), [OLD_EN, NOPE_EN]),
-        (Some("ja"), None, [OLD_JA, NOPE_JA]),
+        (
+            None,
+            Some("en"),
+            [
+                OLD_EN,
+                NOPE_EN,
+                "Grok: the configured program /nonexistent/grok does not exist",
+            ],
+        ),
+        (
+            Some("ja"),
+            None,
+            [
+                OLD_JA,
+                NOPE_JA,
+                "Grok: 設定されたプログラム /nonexistent/grok はありません",
+            ],
+        ),
     ] {
         std::fs::write(&world.config, config(&world, language)).unwrap();
         let mut command = Command::new(env!("CARGO_BIN_EXE_codiva"));
