@@ -124,17 +124,14 @@ pub struct App {
     /// The inbox key came while the waiting prompts were still being taken from the sessions'
     /// snapshots (just after attaching): it goes to the first that arrives.
     inbox_owed: bool,
+    /// How many of the start-up warnings (`info.warnings`) were shown: each is the notice in
+    /// turn, the next once the one before has gone.
+    warnings_shown: usize,
 }
 
 impl App {
     pub fn new(info: AppInfo) -> Self {
-        let notice = info.warnings.first().map(|warning| notice::Notice {
-            text: tf(AppText::Warning, &[warning]),
-            error: true,
-            place: notice::Place::Everywhere,
-            until: notice::Until::Deadline(notice::ERROR_TIMEOUT),
-        });
-        App {
+        let mut app = App {
             info,
             sessions: Vec::new(),
             panes: HashMap::new(),
@@ -146,7 +143,7 @@ impl App {
             confirm: None,
             help: None,
             run_mode: RunMode::Confirm,
-            notice,
+            notice: None,
             collecting: None,
             set_aside: None,
             drafts: HashMap::new(),
@@ -173,7 +170,10 @@ impl App {
             compare_behind: None,
             plan: plan_usage::PlanView::default(),
             inbox_owed: false,
-        }
+            warnings_shown: 0,
+        };
+        app.next_startup_warning();
+        app
     }
 
     pub fn should_quit(&self) -> bool {

@@ -12,6 +12,7 @@ use codiva_protocol::session::Status;
 
 use super::View;
 use super::overlay::OverlayKind;
+use crate::i18n::{AppText, tf};
 
 /// How long an informational notice stays; errors stay longer.
 pub const INFO_TIMEOUT: Duration = Duration::from_secs(10);
@@ -141,6 +142,25 @@ impl super::App {
         if !holds || left {
             self.notice = None;
         }
-        !holds || left
+        let next = self.notice.is_none() && self.next_startup_warning();
+        !holds || left || next
+    }
+
+    /// The next start-up warning as the notice, everywhere (`warning 2/3: …` when there are
+    /// several); `false` when all were shown.
+    pub(super) fn next_startup_warning(&mut self) -> bool {
+        let total = self.info.warnings.len();
+        let Some(warning) = self.info.warnings.get(self.warnings_shown) else {
+            return false;
+        };
+        self.warnings_shown += 1;
+        let text = if total == 1 {
+            tf(AppText::Warning, &[warning])
+        } else {
+            let (index, total) = (self.warnings_shown.to_string(), total.to_string());
+            tf(AppText::WarningOf, &[warning, &index, &total])
+        };
+        self.notice_everywhere(text);
+        true
     }
 }

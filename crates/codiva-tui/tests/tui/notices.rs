@@ -284,3 +284,54 @@ fn exit_detaches_and_shutdown_asks_first_over_the_daemon() {
         });
     }
 }
+
+/// Regression: only the first start-up warning was ever shown (a wrong `<id>_path` hid an
+/// agent's version warning, and both hid a third). Each is the notice in turn, numbered, the
+/// next once the one before has gone — also when another notice took its place meanwhile.
+#[test]
+fn every_start_up_warning_is_shown_in_turn() {
+    let warnings = [
+        "codex: version 0.1.0 is older",
+        "gemini_path: not found",
+        "third",
+    ];
+    let mut app = App::new(codiva_tui::app::AppInfo {
+        warnings: warnings.iter().map(|w| w.to_string()).collect(),
+        ..info()
+    });
+    assert_eq!(
+        shown(&app).as_deref(),
+        Some("warning 1/3: codex: version 0.1.0 is older")
+    );
+    app.set_now(Duration::from_secs(31));
+    assert!(app.on_tick(), "the screen changes");
+    assert_eq!(
+        shown(&app).as_deref(),
+        Some("warning 2/3: gemini_path: not found")
+    );
+    // Another notice replaces it; once that one has gone, the last warning comes.
+    typed(&mut app, "/nosuchcommand");
+    key(&mut app, KeyCode::Enter);
+    let other = shown(&app).expect("an unknown command says so");
+    assert!(!other.contains("2/3"), "{other}");
+    app.set_now(Duration::from_secs(100));
+    app.on_tick();
+    assert_eq!(shown(&app).as_deref(), Some("warning 3/3: third"));
+    app.set_now(Duration::from_secs(200));
+    app.on_tick();
+    assert_eq!(shown(&app), None);
+
+    let one = App::new(codiva_tui::app::AppInfo {
+        warnings: vec!["only".into()],
+        ..info()
+    });
+    assert_eq!(shown(&one).as_deref(), Some("warning: only"));
+    let ja = codiva_tui::i18n::with_lang(codiva_protocol::lang::Lang::Ja, || {
+        let app = App::new(codiva_tui::app::AppInfo {
+            warnings: vec!["a".into(), "b".into()],
+            ..info()
+        });
+        shown(&app)
+    });
+    assert_eq!(ja.as_deref(), Some("警告 1/2: a"));
+}
