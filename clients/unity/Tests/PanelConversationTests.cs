@@ -86,6 +86,12 @@ namespace Codiva.Tests
             Assert.AreEqual("2m 05s", Words.Duration(125000, Language.En));
             Assert.AreEqual("2分05秒", Words.Duration(125000, Language.Ja));
             Assert.AreEqual("1h 03m", Words.Duration(3780000, Language.En));
+            // A call whose turn ended without its outcome: neither running nor done, and never folded.
+            var unreported = ToolCard.Of(Tool(7, "Bash", "unreported", Obj("command", "touch made.txt"), ms: 1200));
+            Assert.IsFalse(unreported.Running);
+            Assert.IsFalse(unreported.Completed);
+            Assert.AreEqual("Bash  touch made.txt · outcome unknown · 1.2s", PanelRich.Shown(unreported.RichHeader(Language.En)));
+            Assert.AreEqual("Bash  touch made.txt · 結果不明 · 1.2秒", PanelRich.Shown(unreported.RichHeader(Language.Ja)));
             // An unknown state of a later version is kept as its word.
             Assert.AreEqual("queued", ToolCard.Of(Tool(5, "Bash", "queued", Obj())).StateWords(Language.En));
             // A long line is cut at a character boundary, never inside a surrogate pair.

@@ -78,6 +78,12 @@ pub enum AgentEvent {
         /// level (the provider knows which of its tools keep one).
         todo: Option<TodoChange>,
     },
+    /// A call still running when its turn ended, whose end the agent never reported (ACP: the
+    /// prompt's answer ends the turn). Its status says so; a later report still gives it its
+    /// outcome.
+    ToolUnreported {
+        tool_use_id: String,
+    },
     /// A running tool call's kind, title, content or input as the agent now reports them
     /// (agents that send a call before its input is complete, and refine it as it runs).
     ToolUpdated {

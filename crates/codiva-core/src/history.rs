@@ -108,6 +108,8 @@ pub enum ToolOutcome {
     Succeeded,
     Failed,
     Denied,
+    /// Its turn ended without the agent saying how it ended.
+    Unreported,
     #[serde(other)]
     Unknown,
 }
@@ -119,6 +121,7 @@ impl ToolOutcome {
             ToolStatus::Succeeded => ToolOutcome::Succeeded,
             ToolStatus::Failed => ToolOutcome::Failed,
             ToolStatus::Denied => ToolOutcome::Denied,
+            ToolStatus::Unreported => ToolOutcome::Unreported,
         }
     }
 
@@ -128,6 +131,7 @@ impl ToolOutcome {
             ToolOutcome::Succeeded => "succeeded",
             ToolOutcome::Failed => "failed",
             ToolOutcome::Denied => "denied",
+            ToolOutcome::Unreported => "unreported",
             ToolOutcome::Unknown => "unknown",
         }
     }
@@ -667,6 +671,7 @@ impl History {
                             status: match tool.outcome {
                                 ToolOutcome::Succeeded => ToolStatus::Succeeded,
                                 ToolOutcome::Denied => ToolStatus::Denied,
+                                ToolOutcome::Unreported => ToolStatus::Unreported,
                                 // Never finished: it cannot run any more.
                                 ToolOutcome::Running
                                 | ToolOutcome::Failed

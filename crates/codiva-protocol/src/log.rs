@@ -161,6 +161,10 @@ pub enum ToolStatus {
     Succeeded,
     Failed,
     Denied,
+    /// The call's turn ended and the agent never said how the call ended (its protocol says
+    /// the turn is over; the call's own outcome is unknown). A later report of the call still
+    /// gives it its outcome.
+    Unreported,
 }
 
 #[cfg(test)]

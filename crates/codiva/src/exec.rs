@@ -524,6 +524,7 @@ impl Printer {
                     ToolStatus::Succeeded => "✓",
                     ToolStatus::Failed => "✗",
                     ToolStatus::Denied => "denied",
+                    ToolStatus::Unreported => "unreported",
                 };
                 let duration = tool
                     .duration_ms

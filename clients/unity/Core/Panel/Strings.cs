@@ -36,6 +36,8 @@ namespace Codiva.Panel
         ToolSucceeded,
         ToolFailed,
         ToolDenied,
+        /// The call's turn ended without the agent saying how the call ended.
+        ToolUnreported,
         /// `{0}`: how many lines are not shown.
         DiffMoreLines,
         /// `{0}`: seconds (may have one decimal).
@@ -342,6 +344,7 @@ namespace Codiva.Panel
             { Str.ToolSucceeded, "done" },
             { Str.ToolFailed, "failed" },
             { Str.ToolDenied, "denied" },
+            { Str.ToolUnreported, "outcome unknown" },
             { Str.DiffMoreLines, "… {0} more lines" },
             { Str.Seconds, "{0}s" },
             { Str.MinutesSeconds, "{0}m {1}s" },
@@ -563,6 +566,7 @@ namespace Codiva.Panel
             { Str.ToolSucceeded, "完了" },
             { Str.ToolFailed, "失敗" },
             { Str.ToolDenied, "拒否" },
+            { Str.ToolUnreported, "結果不明" },
             { Str.DiffMoreLines, "… ほか {0} 行" },
             { Str.Seconds, "{0}秒" },
             { Str.MinutesSeconds, "{0}分{1}秒" },

@@ -218,7 +218,7 @@ namespace Codiva.Panel
         public string Title;
         /// What it works on, one line.
         public string Line;
-        /// `running`, `succeeded`, `failed`, `denied` (a later version's word kept as it is).
+        /// `running`, `succeeded`, `failed`, `denied`, `unreported` (a later version's word kept as it is).
         public string State;
         public long? DurationMs;
         /// The changed lines of an edit (empty for other tools).
@@ -242,6 +242,7 @@ namespace Codiva.Panel
                 case Known.ToolStatus.Succeeded: return Strings.Get(Str.ToolSucceeded, language);
                 case Known.ToolStatus.Failed: return Strings.Get(Str.ToolFailed, language);
                 case Known.ToolStatus.Denied: return Strings.Get(Str.ToolDenied, language);
+                case Known.ToolStatus.Unreported: return Strings.Get(Str.ToolUnreported, language);
                 default: return Words.OneLine(State, 40);
             }
         }

@@ -583,3 +583,57 @@ fn codex_acp_starts_in_confirm_by_its_command_line_and_cannot_switch_back_to_it(
         [AgentEvent::Connected(info)] if info.permission_mode == Some(PermissionMode::Plan)
     ));
 }
+
+/// codex-acp forgets a turn once it has answered `session/prompt`: a command's end that its
+/// Codex reports after that is never sent (docs/protocol/acp.md "Turns"). A call still open
+/// when the turn ends is unreported (before the turn's end, so the settled log says so); an
+/// update that does come later still gives it its outcome, and it is not unreported again.
+#[test]
+fn a_call_open_when_its_turn_ends_is_unreported_and_a_late_update_still_ends_it() {
+    let (mut connection, _) = ready(codex(), Launch::default(), codex_session());
+    connection.send(&UserInput::text("make a file"));
+    let update = |id: &str, status: &str| {
+        json!({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1",
+            "update":{"sessionUpdate":"tool_call","toolCallId":id,"title":"touch made.txt",
+            "kind":"execute","status":status,"rawInput":{"command":"touch made.txt"}}}})
+    };
+    feed(&mut connection, update("open", "in_progress"));
+    feed(&mut connection, update("done", "completed"));
+    let events = end(&mut connection, 3, json!({"stopReason":"end_turn"}));
+    let unreported: Vec<&str> = events
+        .iter()
+        .filter_map(|event| match event {
+            AgentEvent::ToolUnreported { tool_use_id } => Some(tool_use_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(unreported, ["open"], "{events:?}");
+    let at = |pred: fn(&AgentEvent) -> bool| events.iter().position(pred).unwrap();
+    assert!(
+        at(|e| matches!(e, AgentEvent::ToolUnreported { .. }))
+            < at(|e| matches!(e, AgentEvent::TurnEnded(_)))
+    );
+    let late = feed(
+        &mut connection,
+        json!({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1",
+            "update":{"sessionUpdate":"tool_call_update","toolCallId":"open",
+            "status":"completed","rawOutput":"made"}}}),
+    );
+    assert!(
+        late.events.iter().any(|event| matches!(
+            event,
+            AgentEvent::ToolResult { tool_use_id, text, is_error: false, .. }
+                if tool_use_id == "open" && text == "made"
+        )),
+        "{:?}",
+        late.events
+    );
+    connection.send(&UserInput::text("again"));
+    let events = end(&mut connection, 4, json!({"stopReason":"end_turn"}));
+    assert!(
+        !events
+            .iter()
+            .any(|event| matches!(event, AgentEvent::ToolUnreported { .. })),
+        "{events:?}"
+    );
+}

@@ -296,6 +296,21 @@ impl AcpConnection {
                 todo: None,
             });
         }
+        // Calls the turn ended without an outcome for: the answer to `session/prompt` ends the
+        // turn, and codex-acp forgets a turn once it has answered, so a command's end that its
+        // Codex reports after that never comes (docs/protocol/acp.md "Turns"). Their outcome
+        // is unknown; they stay open, so that an update that does come still gives it.
+        let mut unreported: Vec<&String> = self
+            .calls
+            .keys()
+            .filter(|id| !self.finished_calls.contains(*id))
+            .collect();
+        unreported.sort();
+        for id in unreported {
+            out.events.push(AgentEvent::ToolUnreported {
+                tool_use_id: id.clone(),
+            });
+        }
         self.permissions.clear();
         self.questions.clear();
         // Finished calls need only their ids (a late update of one is ignored); calls still

@@ -75,6 +75,7 @@ impl SessionState {
                 todo,
             } => self.tool_result(&tool_use_id, text, is_error, todo),
             AgentEvent::ToolOutput { tool_use_id, text } => self.tool_output(&tool_use_id, &text),
+            AgentEvent::ToolUnreported { tool_use_id } => self.tool_unreported(&tool_use_id),
             AgentEvent::ToolUpdated {
                 tool_use_id,
                 view,
@@ -449,6 +450,24 @@ impl SessionState {
                         output.get_or_insert_with(String::new).push_str(text);
                     }
                 }
+            }
+        });
+    }
+
+    /// A call whose turn ended without its outcome: shown as unreported, not running. It stays
+    /// known, so that a report that comes later still gives it its outcome.
+    fn tool_unreported(&mut self, tool_use_id: &str) {
+        let Some(tool) = self.tools.get(tool_use_id) else {
+            return;
+        };
+        let (scope, entry_id) = (tool.scope.clone(), tool.entry_id);
+        let duration = self.now_ms.saturating_sub(tool.started_ms);
+        self.update_entry(&scope, entry_id, |kind| {
+            if let EntryKind::Tool(entry) = kind
+                && entry.status == ToolStatus::Running
+            {
+                entry.status = ToolStatus::Unreported;
+                entry.duration_ms = Some(duration);
             }
         });
     }

@@ -9,6 +9,11 @@
 //! * `crash` streams a word, then exits mid-turn (status 3);
 //! * `huge` sends one `session/update` line of 100 MB, then a normal answer;
 //! * `slow` streams until `session/cancel` arrives, then ends `cancelled`;
+//! * `call-never-ends` starts a command (`tool_call` `in_progress`) and ends the turn without
+//!   ever reporting the call's end (as codex-acp does when its Codex reports a command's end
+//!   after the turn's);
+//! * `call-ends-late` starts a command, ends the turn, then reports the call `completed` after
+//!   its answer to `session/prompt`;
 //! * anything else is echoed in two chunks.
 //!
 //! Sessions are numbered per process (`scripted-<pid>-<n>`); `session/load` of any id works
@@ -129,6 +134,23 @@ impl Agent {
             );
             self.say(&format!("permission answered {chosen}"));
             return stop("end_turn");
+        }
+        let never = text.contains("call-never-ends");
+        if never || text.contains("call-ends-late") {
+            self.update(
+                json!({"sessionUpdate": "tool_call", "toolCallId": "call_make",
+                "title": "touch made.txt", "kind": "execute", "status": "in_progress",
+                "rawInput": {"command": "touch made.txt"}}),
+            );
+            self.say("The file is made.");
+            stop("end_turn");
+            if !never {
+                self.update(
+                    json!({"sessionUpdate": "tool_call_update", "toolCallId": "call_make",
+                    "status": "completed", "rawOutput": "made"}),
+                );
+            }
+            return;
         }
         if text.contains("crash") {
             self.update(json!({"sessionUpdate": "agent_message_chunk",

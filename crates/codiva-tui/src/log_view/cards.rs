@@ -121,6 +121,7 @@ pub(super) enum State {
     Failed,
     Denied,
     Stopped,
+    Unreported,
 }
 
 impl From<ToolStatus> for State {
@@ -130,6 +131,7 @@ impl From<ToolStatus> for State {
             ToolStatus::Succeeded => State::Succeeded,
             ToolStatus::Failed => State::Failed,
             ToolStatus::Denied => State::Denied,
+            ToolStatus::Unreported => State::Unreported,
         }
     }
 }
@@ -141,6 +143,7 @@ pub(super) fn mark(state: State, look: &Look) -> (&'static str, Style) {
         State::Failed => (glyph::FAILED, theme::error()),
         State::Denied => (t(AppText::CardDenied), theme::warning()),
         State::Stopped => (t(AppText::CardStopped), theme::warning()),
+        State::Unreported => (t(AppText::CardUnreported), theme::warning()),
     }
 }
 
@@ -459,7 +462,7 @@ pub(crate) fn fold_line<'a>(
     look: &Look,
 ) {
     let mut names: Vec<(&str, usize)> = Vec::new();
-    let (mut count, mut failed, mut denied) = (0, 0, 0);
+    let (mut count, mut failed, mut denied, mut unreported) = (0, 0, 0, 0);
     for call in calls {
         count += 1;
         let name = title(call);
@@ -470,6 +473,7 @@ pub(crate) fn fold_line<'a>(
         match call.status {
             ToolStatus::Failed => failed += 1,
             ToolStatus::Denied => denied += 1,
+            ToolStatus::Unreported => unreported += 1,
             ToolStatus::Running | ToolStatus::Succeeded => {}
         }
     }
@@ -491,6 +495,9 @@ pub(crate) fn fold_line<'a>(
     }
     if denied > 0 {
         problems.push(tf(AppText::CardDeniedN, &[&denied.to_string()]));
+    }
+    if unreported > 0 {
+        problems.push(tf(AppText::CardUnreportedN, &[&unreported.to_string()]));
     }
     let (mark, style) = if problems.is_empty() {
         (glyph::OK.to_owned(), theme::success())

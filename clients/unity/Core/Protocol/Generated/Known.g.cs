@@ -947,8 +947,12 @@ namespace Codiva.Protocol
             public const string Succeeded = "succeeded";
             public const string Failed = "failed";
             public const string Denied = "denied";
+            /// The call's turn ended and the agent never said how the call ended (its protocol says
+            /// the turn is over; the call's own outcome is unknown). A later report of the call still
+            /// gives it its outcome.
+            public const string Unreported = "unreported";
             /// Every value this version knows, in the schema's order.
-            public static readonly string[] Values = { Running, Succeeded, Failed, Denied };
+            public static readonly string[] Values = { Running, Succeeded, Failed, Denied, Unreported };
             /// Whether this version knows `value` (a newer peer may send others).
             public static bool IsKnown(string value) => System.Array.IndexOf(Values, value) >= 0;
             /// `value` when this version knows it, else `fallback`.

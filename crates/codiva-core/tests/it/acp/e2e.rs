@@ -108,6 +108,21 @@ async fn prompt(which: Which, name: &'static str) {
     run.finish().await;
 }
 
+/// The status an allowed command that ran has when its turn has settled. codex-acp writes the
+/// command's end before its answer to `session/prompt`, or never: it forgets a turn once its
+/// Codex has completed it, and drops a command's end that Codex reports after that
+/// (docs/protocol/acp.md "Turns"). So the call succeeded, or its outcome is unreported; it is
+/// never still running, and no late update is waited for. claude-code-acp reports it.
+fn allowed_call_status(which: Which, tool: &codiva_protocol::log::ToolEntry) -> ToolStatus {
+    match (which, tool.status) {
+        (Which::CodexAcp | Which::CodexAcpUnconfigured, ToolStatus::Unreported) => {
+            assert_eq!(tool.result, None, "no outcome is invented");
+            ToolStatus::Unreported
+        }
+        _ => ToolStatus::Succeeded,
+    }
+}
+
 async fn permission_allowed(which: Which, name: &'static str) {
     let mock_script = script(which)
         .then(touch_call(which))
@@ -141,10 +156,9 @@ async fn permission_allowed(which: Which, name: &'static str) {
         .await;
     run.settles(Status::Completed).await;
     assert!(run.worktree().join("made.txt").exists(), "the command ran");
-    run.until_tools_ended().await;
     let tools = run.tools();
     assert_eq!(tools.len(), 1, "one entry per call: {tools:?}");
-    assert_eq!(tools[0].status, ToolStatus::Succeeded);
+    assert_eq!(tools[0].status, allowed_call_status(which, &tools[0]));
     assert_eq!(
         run.assistant_texts().last().map(String::as_str),
         Some("The file is made.")
@@ -507,10 +521,9 @@ async fn codex_acp_without_an_approval_policy_asks_in_the_default_mode() {
         .await;
     run.settles(Status::Completed).await;
     assert!(run.worktree().join("made.txt").exists(), "the command ran");
-    run.until_tools_ended().await;
     let tools = run.tools();
     assert_eq!(tools.len(), 1, "{tools:?}");
-    assert_eq!(tools[0].status, ToolStatus::Succeeded);
+    assert_eq!(tools[0].status, allowed_call_status(which, &tools[0]));
     assert_eq!(
         run.snapshot().await.permission_mode,
         Some(PermissionMode::Default)

@@ -446,17 +446,20 @@ impl Run {
         crate::support::main_log(&self.events)
     }
 
-    /// Waits until no tool call is still running. An ACP agent may write a call's last
-    /// `tool_call_update` after its answer to the turn's `session/prompt` (seen once from
-    /// codex-acp under load: the turn settled with the call running); codiva applies it when it
-    /// comes, and the turn's status does not wait for it.
-    pub async fn until_tools_ended(&mut self) {
-        while self
-            .tools()
-            .iter()
-            .any(|tool| tool.status == codiva_protocol::log::ToolStatus::Running)
-        {
-            self.until("a running tool call's end", |_| true).await;
+    /// Waits (bounded) until the session's only tool call has `status`: an update the agent
+    /// writes after its answer to `session/prompt` arrives after the turn has settled.
+    pub async fn until_tool_ended(
+        &mut self,
+        status: codiva_protocol::log::ToolStatus,
+    ) -> ToolEntry {
+        loop {
+            let tools = self.tools();
+            assert_eq!(tools.len(), 1, "[{}] one call: {tools:?}", self.name);
+            if tools[0].status == status {
+                return tools[0].clone();
+            }
+            self.until(&format!("the call's status {status:?}"), |_| true)
+                .await;
         }
     }
 

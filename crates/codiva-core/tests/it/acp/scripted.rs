@@ -108,6 +108,42 @@ async fn a_permission_is_asked_with_the_agents_options_and_answered_by_id() {
     run.finish().await;
 }
 
+/// A call whose end the agent never reports (codex-acp forgets a turn once it has answered
+/// `session/prompt`, so a command's end its Codex reports after the turn's never comes): when
+/// the turn ends it is shown as unreported: neither running nor succeeded or failed.
+#[tokio::test]
+async fn a_call_whose_end_never_comes_is_unreported_when_its_turn_ends() {
+    let mut run = scripted("scripted-call-never-ends", "call-never-ends").await;
+    run.settles(Status::Completed).await;
+    let tools = run.tools();
+    assert_eq!(tools.len(), 1, "{tools:?}");
+    assert_eq!(tools[0].status, ToolStatus::Unreported);
+    assert_eq!(tools[0].result, None, "no outcome is invented");
+    assert!(tools[0].duration_ms.is_some(), "it ended with its turn");
+    assert_eq!(run.assistant_texts(), ["The file is made."]);
+    run.finish().await;
+}
+
+/// A call whose end the agent reports after its answer to `session/prompt`: unreported when the
+/// turn ends, then given the outcome the late update says; the turn stays completed.
+#[tokio::test]
+async fn a_calls_end_reported_after_its_turn_still_gives_its_outcome() {
+    let mut run = scripted("scripted-call-ends-late", "call-ends-late").await;
+    run.settles(Status::Completed).await;
+    let tools = run.tools();
+    assert_eq!(tools.len(), 1, "{tools:?}");
+    assert_eq!(
+        tools[0].status,
+        ToolStatus::Unreported,
+        "the turn ended first"
+    );
+    let tool = run.until_tool_ended(ToolStatus::Succeeded).await;
+    assert_eq!(tool.result.as_deref(), Some("made"));
+    assert_eq!(run.tools().len(), 1, "updated in place");
+    assert_eq!(run.snapshot().await.status, Status::Completed);
+    run.finish().await;
+}
+
 #[tokio::test]
 async fn a_crash_mid_turn_ends_the_turn_and_the_next_message_starts_a_new_process() {
     let mut run = scripted("scripted-crash", "crash now").await;

@@ -834,3 +834,76 @@ fn a_cut_message_in_an_open_subagent_card_is_found() {
         })
     );
 }
+
+/// A call whose turn ended without the agent saying how it ended (codex-acp forgets a turn once
+/// it has answered it): its card says the outcome is unknown — no spinner, no ✓ or ✗ — and a
+/// fold it is in says so too, in the UI's language.
+#[test]
+fn a_call_whose_outcome_was_never_reported_says_so() {
+    use codiva_protocol::lang::Lang;
+    use codiva_tui::i18n::with_lang;
+    let unreported = call(
+        2,
+        "Bash",
+        "touch made.txt",
+        json!({"command": "touch made.txt"}),
+        ToolStatus::Unreported,
+        None,
+        Some(1_200),
+    );
+    let mut folded = fold_log();
+    folded[3] = call(
+        3,
+        "Bash",
+        "git status --short",
+        json!({"command": "git status --short"}),
+        ToolStatus::Unreported,
+        None,
+        Some(300),
+    );
+    for (lang, suffix, card, fold) in [
+        (
+            Lang::En,
+            "",
+            "⏺ Bash touch made.txt outcome unknown 1.2s",
+            "⏺ 4 tools: Read ×2, Bash, Edit 1 outcome unknown",
+        ),
+        (
+            Lang::Ja,
+            "_ja",
+            "⏺ Bash touch made.txt 結果不明 1.2s",
+            "⏺ 4 個のツール: Read ×2, Bash, Edit 1 件結果不明",
+        ),
+    ] {
+        with_lang(lang, || {
+            for (width, height) in [(80, 24), (200, 60)] {
+                let mut view = LogView::new();
+                view.set_entries(vec![
+                    user(0, "Make a file."),
+                    assistant(1, "Making it."),
+                    unreported.clone(),
+                    assistant(3, "The file is made."),
+                ]);
+                let mut term = terminal(width, height);
+                let buffer = draw(&mut term, &mut view);
+                insta::assert_snapshot!(
+                    format!("unreported{suffix}_{width}x{height}"),
+                    term.backend()
+                );
+                let y = find_row(&buffer, "⏺ Bash");
+                // A wide character's second cell reads as a space.
+                assert_eq!(row(&buffer, y).replace(' ', ""), card.replace(' ', ""));
+                let mut view = LogView::new();
+                view.set_entries(folded.clone());
+                let mut term = terminal(width, height);
+                let buffer = draw(&mut term, &mut view);
+                insta::assert_snapshot!(
+                    format!("unreported_fold{suffix}_{width}x{height}"),
+                    term.backend()
+                );
+                let y = find_row(&buffer, "⏺ 4");
+                assert_eq!(row(&buffer, y).replace(' ', ""), fold.replace(' ', ""));
+            }
+        });
+    }
+}
