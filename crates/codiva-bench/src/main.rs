@@ -119,14 +119,19 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Options> {
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        Some("--fake-claude") => return stream_replay::fake_claude_main(&args[1..]),
-        Some("--stream-only") => return tui::stream_only(args.iter().any(|a| a == "--daemon")),
-        Some("--sessions-only") => return sessions::run(false),
-        Some("--daemon-only") => {
-            return daemon_stream::daemon_only(args.iter().any(|a| a == "--quick"));
-        }
-        _ => {}
+    if args.first().map(String::as_str) == Some("--fake-claude") {
+        return stream_replay::fake_claude_main(&args[1..]);
+    }
+    // The modes that run one table, wherever they stand (`--quick --daemon-only` too).
+    let has = |flag: &str| args.iter().any(|a| a == flag);
+    if has("--stream-only") {
+        return tui::stream_only(has("--daemon"));
+    }
+    if has("--sessions-only") {
+        return sessions::run(false);
+    }
+    if has("--daemon-only") {
+        return daemon_stream::daemon_only(has("--quick"));
     }
     let options = parse_args(args)?;
     if options.tui_memory_child {

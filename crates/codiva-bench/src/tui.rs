@@ -290,21 +290,39 @@ pub(crate) fn stop_daemon(repo: &Path) {
     }
 }
 
-/// CPU time of `pid` and of the repository's daemon, ns.
-pub(crate) fn ui_and_daemon_cpu_ns(pid: u32, repo: &Path) -> Result<u64> {
-    let daemon = daemon_pid(repo).map_or(Ok(0), cpu_ns)?;
-    Ok(cpu_ns(pid)? + daemon)
+/// The threads of `pid` and of the repository's daemon, each with its CPU time so far (ns), by
+/// process and thread id.
+pub(crate) fn ui_and_daemon_threads(
+    pid: u32,
+    repo: &Path,
+) -> Result<std::collections::HashMap<(u32, u32), u64>> {
+    let mut threads = std::collections::HashMap::new();
+    for process in [Some(pid), daemon_pid(repo)].into_iter().flatten() {
+        for (tid, ns) in thread_ns(process)? {
+            threads.insert((process, tid), ns);
+        }
+    }
+    Ok(threads)
 }
 
-/// CPU time of the threads `pid` has now, ns (`/proc/<pid>/task/*/schedstat`). For the idle
-/// rows: the ticks of `/proc/<pid>/stat` count in 10 ms steps, 0.2–0.5 % of their window, as
-/// much as the figure itself; a thread that ended is not counted, which idle windows do not have.
-pub(crate) fn cpu_ns(pid: u32) -> Result<u64> {
-    Ok(thread_ns(pid)?.values().sum())
+/// CPU time spent between two readings of [`ui_and_daemon_threads`], ns: each thread's own
+/// difference (a thread started in between counts from 0). A thread that ended in between is
+/// not in `after`, and its time in the window is lost; summing the totals instead made the
+/// difference negative then (a tokio blocking thread ends after 10 s idle), which wrapped.
+fn cpu_between(
+    before: &std::collections::HashMap<(u32, u32), u64>,
+    after: &std::collections::HashMap<(u32, u32), u64>,
+) -> u64 {
+    after
+        .iter()
+        .map(|(thread, ns)| ns.saturating_sub(before.get(thread).copied().unwrap_or(0)))
+        .sum()
 }
 
 /// Each thread's time on a CPU so far, ns (`/proc/<pid>/task/<tid>/schedstat`), by thread id;
-/// a thread that ended while this read is left out.
+/// a thread that ended while this read is left out. For the idle rows: the ticks of
+/// `/proc/<pid>/stat` count in 10 ms steps, 0.2–0.5 % of their window, as much as the figure
+/// itself.
 pub(crate) fn thread_ns(pid: u32) -> Result<std::collections::HashMap<u32, u64>> {
     let mut threads = std::collections::HashMap::new();
     for task in std::fs::read_dir(format!("/proc/{pid}/task"))? {
@@ -384,15 +402,15 @@ fn binary_in_pty(codiva: &Path, repo: &Path, dir: &Path, quick: bool) -> Result<
     // Let start-up settle, then measure CPU time over an idle stretch.
     std::thread::sleep(Duration::from_millis(500));
     let pid = pty.pid();
-    let before = ui_and_daemon_cpu_ns(pid, repo)?;
+    let before = ui_and_daemon_threads(pid, repo)?;
     let window = if quick {
         Duration::from_secs(2)
     } else {
         Duration::from_secs(5)
     };
     std::thread::sleep(window);
-    let after = ui_and_daemon_cpu_ns(pid, repo)?;
-    let idle = percent(after - before, window);
+    let after = ui_and_daemon_threads(pid, repo)?;
+    let idle = percent(cpu_between(&before, &after), window);
     let daemon_rss = rss(daemon_pid(repo).context("no daemon runs")?)?;
     // One session that works: wait for its spinner, settle, measure again.
     pty.type_line("a silent task");
@@ -410,10 +428,10 @@ fn binary_in_pty(codiva: &Path, repo: &Path, dir: &Path, quick: bool) -> Result<
         std::thread::sleep(Duration::from_millis(20));
     }
     std::thread::sleep(Duration::from_millis(500));
-    let before = ui_and_daemon_cpu_ns(pid, repo)?;
+    let before = ui_and_daemon_threads(pid, repo)?;
     std::thread::sleep(window);
-    let after = ui_and_daemon_cpu_ns(pid, repo)?;
-    let running = percent(after - before, window);
+    let after = ui_and_daemon_threads(pid, repo)?;
+    let running = percent(cpu_between(&before, &after), window);
     // Quit (the daemon keeps the sessions), then attach again.
     pty.type_line("/exit");
     let _ = pty.wait_exit(Duration::from_secs(10));
@@ -900,4 +918,21 @@ pub fn memory_child_main() -> Result<()> {
         .context("VmRSS")?;
     println!("{}", rss_kib * 1024);
     Ok(())
+}
+
+#[cfg(test)]
+mod cpu_tests {
+    use std::collections::HashMap;
+
+    use super::cpu_between;
+
+    /// Regression: a thread that ended in the window made the summed difference negative, and
+    /// the idle row read 368934881474.19 %.
+    #[test]
+    fn a_thread_that_ends_in_the_window_does_not_wrap_the_difference() {
+        let before = HashMap::from([((1, 1), 1_000), ((1, 2), 9_000_000), ((2, 7), 500)]);
+        // Thread 1/2 ended; 2/8 started.
+        let after = HashMap::from([((1, 1), 1_600), ((2, 7), 900), ((2, 8), 50)]);
+        assert_eq!(cpu_between(&before, &after), 600 + 400 + 50);
+    }
 }
