@@ -9,7 +9,6 @@ use std::time::Duration;
 
 use codiva_core::acp::{AcpAgent, AcpProvider};
 use codiva_core::claude::ClaudeProvider;
-use codiva_core::git::IgnoredMode;
 use codiva_core::manager::{CreateOptions, EventReceiver, Manager, ManagerOptions};
 use codiva_core::process::{ChildRegistry, EnvPolicy};
 use codiva_core::provider::{Provider, Providers};
@@ -64,9 +63,8 @@ async fn the_configured_model_is_the_default_agents_only() {
         acp_agent_binary(),
         Vec::new(),
     )));
+    // The manager tests' options, with the two agents, their environment and a configured model.
     let (manager, _) = Manager::start(ManagerOptions {
-        checks: Default::default(),
-        cwd: repo.path().to_path_buf(),
         providers: Providers::new(
             vec![(scripted, None), (claude, None)],
             Vec::new(),
@@ -76,16 +74,8 @@ async fn the_configured_model_is_the_default_agents_only() {
         state_dir: state.path().join("state"),
         registry: Some(registry),
         model: Some("opus".to_owned()),
-        permission_mode: None,
-        fetch_base: false,
-        ignored_files: IgnoredMode::None,
-        ignored_files_exclude: Vec::new(),
-        max_restarts: 0,
         wire_log_cap: 16 * 1024 * 1024,
-        holder: "codiva test".to_owned(),
-        github: Default::default(),
-        titles: codiva_core::title::TitleMode::Prompt,
-        budget: Default::default(),
+        ..crate::manager::options_in(repo.path(), state.path())
     })
     .await
     .unwrap();

@@ -13,17 +13,23 @@ use codiva_protocol::tool::PermissionMode;
 use crate::git::TestRepo;
 
 pub(crate) fn options(repo: &TestRepo) -> ManagerOptions {
+    options_in(&repo.root, repo.tmp.path())
+}
+
+/// The manager tests' options for the repository at `cwd`, with `scratch` for the agent's home
+/// and the state.
+pub(crate) fn options_in(cwd: &std::path::Path, scratch: &std::path::Path) -> ManagerOptions {
     ManagerOptions {
         checks: Default::default(),
-        cwd: repo.root.clone(),
+        cwd: cwd.to_path_buf(),
         providers: codiva_core::provider::Providers::one(std::sync::Arc::new(
             codiva_core::claude::ClaudeProvider::new(
                 PathBuf::from("/bin/true"),
-                repo.tmp.path().join("claude-home"),
+                scratch.join("claude-home"),
             ),
         )),
         env: EnvPolicy::Exact(vec![("PATH".into(), "/usr/bin:/bin".into())]),
-        state_dir: repo.tmp.path().join("state"),
+        state_dir: scratch.join("state"),
         registry: None,
         model: None,
         permission_mode: None,
